@@ -1,0 +1,116 @@
+/**
+ * Core data types shared by every stage. Plain values, no behaviour.
+ *
+ * Time convention: everything that takes part in event computation is in **integer centiseconds**
+ * (0.01 s), rounded once at input (../shared/docs/events.md: "Work in integer centiseconds
+ * throughout"). Audio-level code works in samples; conversion happens at the boundary.
+ */
+
+/** Integer number of centiseconds (0.01 s). */
+export type Centiseconds = number;
+
+/** Benchmark channel index. In MT-QA data channel 1 is the user, channel 0 the system (m3-format.md). */
+export type Channel = 0 | 1;
+
+/** One contiguous stretch of speech on one channel, `[start, end]` in centiseconds, start < end. */
+export interface SpeechSegment {
+  start: Centiseconds;
+  end: Centiseconds;
+}
+
+/** Speech segments of the two channels, each sorted by start and non-overlapping. */
+export type ChannelSegments = Record<Channel, SpeechSegment[]>;
+
+/** Event types the benchmark loader knows (m3-format.md). */
+export type BenchmarkEventType = 'TURN' | 'SHORTPAUSE' | 'BC' | 'TURN_HOLD' | 'TURN_SHIFT' | 'BARGE_IN';
+
+/**
+ * One benchmark event, times in centiseconds. For TURN_SHIFT with overlap, start > end
+ * (events.md rule 4: `TURN_SHIFT [floor.end, turn.start]`).
+ */
+export interface BenchmarkEvent {
+  event: BenchmarkEventType;
+  start: Centiseconds;
+  end: Centiseconds;
+}
+
+/** The events of one dialogue, per channel, in the order they are written. */
+export type ChannelEvents = Record<Channel, BenchmarkEvent[]>;
+
+/** One word (Japanese: one morpheme) of a word-alignment (`txt_align`) file. */
+export interface AlignedWord {
+  channel: Channel;
+  start: Centiseconds;
+  end: Centiseconds;
+  word: string;
+}
+
+/** Languages the pipeline builds. ISO 639-1. */
+export type Language = 'en' | 'ja';
+export const LANGUAGES: readonly Language[] = ['en', 'ja'] as const;
+
+/** Who speaks an utterance in an MT-QA dialogue. */
+export type SpeakerRole = 'user' | 'system';
+
+/** What an utterance is for; used for role-aware checks (events.md, "Synthetic dialogues"). */
+export type UtteranceKind = 'question' | 'answer' | 'backchannel';
+
+/** One turn of an ingested source conversation (TopiOCQA), after quirk handling. */
+export interface SourceTurn {
+  /** 1-based, contiguous within the conversation. */
+  turnNumber: number;
+  question: string;
+  /** null when the corpus has no answer for this turn (a final question without answer). */
+  answer: string | null;
+  /** false when the corpus marks the answer `UNANSWERABLE`. */
+  answerable: boolean;
+  topic: string;
+  topicSection?: string;
+  isNaturalQuestions?: boolean;
+  rationale?: string;
+  additionalAnswers?: string[];
+  /** true when the topic differs from the previous turn's topic. */
+  topicSwitch: boolean;
+}
+
+/** One ingested conversation. */
+export interface SourceConversation {
+  /** Dialogue id used everywhere downstream, e.g. `topiocqa_dev_0001`. */
+  id: string;
+  /** Path of the corpus file it came from. */
+  sourceFile: string;
+  conversationNumber: number;
+  turns: SourceTurn[];
+}
+
+/** One question/answer pair of text as it moves through rewrite and translation. */
+export interface TextTurn {
+  turnNumber: number;
+  question: string;
+  /** Empty string never; null when the source had no answer (the utterance is then not spoken). */
+  answer: string | null;
+}
+
+/** The spoken text of a dialogue in one language, with every earlier version kept for the metadata. */
+export interface DialogueText {
+  id: string;
+  language: Language;
+  /** Written source text (TopiOCQA). */
+  source: TextTurn[];
+  /** English spoken-style rewrite. */
+  spoken: TextTurn[];
+  /** Text to speak in `language` (equals `spoken` for English). */
+  final: TextTurn[];
+  /** Which backends produced `spoken` and `final`. */
+  producedBy: { rewrite: string; translate?: string };
+}
+
+/** One utterance to synthesize and place. */
+export interface ScriptUtterance {
+  /** Position in the dialogue, 0-based. */
+  index: number;
+  turnNumber: number;
+  kind: UtteranceKind;
+  role: SpeakerRole;
+  text: string;
+}
