@@ -1,0 +1,35 @@
+/**
+ * Seeded random streams for the timeline (pure-rand xoroshiro128+).
+ *
+ * Each dialogue gets its own stream, seeded by hashing (build seed, dialogue id, stream name) with
+ * SHA-256 into the generator's full 128-bit state, so dialogues never share an offset sequence
+ * (the published toy data reused one seed for every dialogue: m3-format.md, "Known defects").
+ */
+import { createHash } from 'node:crypto';
+import { unsafeUniformIntDistribution, xoroshiro128plus, type RandomGenerator } from 'pure-rand';
+
+/** A mutable random stream of integers. */
+export interface RandomStream {
+  /** A uniformly distributed integer in `[from, to]` (both inclusive). Advances the stream. */
+  integer(from: number, to: number): number;
+}
+
+/**
+ * Creates the random stream of one dialogue.
+ * @param seed build seed (any safe integer)
+ * @param dialogueId dialogue id, non-empty
+ * @param streamName separates independent uses within one dialogue (default `timeline`)
+ * @throws RangeError when `seed` is not a safe integer or `dialogueId` is empty
+ */
+export function dialogueRandomStream(seed: number, dialogueId: string, streamName = 'timeline'): RandomStream {
+  if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${seed}`);
+  if (dialogueId === '') throw new RangeError('dialogueId must not be empty');
+  const digest = createHash('sha256').update(`duplexsynth\0${streamName}\0${seed}\0${dialogueId}`, 'utf8').digest();
+  const state: number[] = [digest.readInt32BE(0), digest.readInt32BE(4), digest.readInt32BE(8), digest.readInt32BE(12)];
+  // xoroshiro128+ must not start from the all-zero state (it would stay there).
+  if (!state.some((word) => word !== 0)) state[0] = 1;
+  const generator: RandomGenerator = xoroshiro128plus.fromState(state);
+  return {
+    integer: (from, to) => unsafeUniformIntDistribution(from, to, generator),
+  };
+}
