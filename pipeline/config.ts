@@ -1,0 +1,213 @@
+/**
+ * Build configuration: one YAML file per build, validated with zod, defaults resolved once into a
+ * complete `BuildConfig` (every field present). Errors name the YAML path of the offending value.
+ *
+ * `npx duplexsynth schema` writes the JSON Schema (from `z.toJSONSchema`) for editor completion.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { dialogueTextBackendSettingsSchema, replayBackendSettingsSchema } from './services/llm/backend-settings.ts';
+
+/** Project root (the folder holding package.json), resolved from this file's location. */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Folder of shared read-only material (`../shared` beside the project) unless DUPLEXSYNTH_SHARED says otherwise. */
+export function sharedDirectory(): string {
+  return process.env.DUPLEXSYNTH_SHARED ?? path.resolve(PROJECT_ROOT, '..', 'shared');
+}
+
+const language = z.enum(['en', 'ja']);
+const channel = z.union([z.literal(0), z.literal(1)]);
+
+const voiceSettings = z.record(z.string(), z.union([z.string(), z.number()]));
+
+/** `llm.rewrite`: one of the dialogue text backends (pipeline/services/llm/backend-settings.ts). */
+const rewriteBackend = dialogueTextBackendSettingsSchema;
+
+/** `llm.translate`: `none` (no translation possible: non-English languages stop at once) or a backend. */
+const translateBackend = z.discriminatedUnion('backend', [
+  z.object({ backend: z.literal('none') }).strict(),
+  replayBackendSettingsSchema,
+]);
+
+const ttsLanguageConfig = z
+  .object({
+    backend: z.enum(['espeak-ng', 'open-jtalk']),
+    /** Voice settings of the two speaker identities; engine-specific keys (see pipeline/services/tts). */
+    voices: z.object({ user: voiceSettings, system: voiceSettings }).strict().optional(),
+  })
+  .strict();
+
+/** Input schema: what a YAML file may say. Everything optional has a default in `resolveConfig`. */
+export const buildConfigInputSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only').default('build'),
+    seed: z.number().int().nonnegative().default(0),
+    languages: z.array(language).nonempty().default(['en']),
+    corpus: z
+      .object({
+        format: z.literal('topiocqa').default('topiocqa'),
+        /** TopiOCQA raw-release JSON, relative to the config file. */
+        path: z.string(),
+        /** First N conversations by number; null = all. */
+        limit: z.number().int().positive().nullable().default(null),
+        /** What to do with turns whose answer is UNANSWERABLE. */
+        unanswerable: z.enum(['keep', 'drop-turn', 'drop-conversation']).default('keep'),
+      })
+      .strict(),
+    output: z
+      .object({
+        /** Build output folder, relative to the config file. */
+        directory: z.string().default('outputs/build'),
+        /** Content-addressed cache shared between builds. */
+        cacheDirectory: z.string().default('outputs/.cache'),
+      })
+      .strict()
+      .default({ directory: 'outputs/build', cacheDirectory: 'outputs/.cache' }),
+    /** Dataset folder name per language: data/{lang}/task/{dataset}/ (m3-format.md). */
+    datasets: z.partialRecord(language, z.string().regex(/^[A-Za-z0-9._-]+$/)).default({}),
+    /** Channel of each role; m3-format.md default: user 1, system 0. */
+    channels: z
+      .object({ user: channel, system: channel })
+      .strict()
+      .refine((value) => value.user !== value.system, 'user and system must be on different channels')
+      .default({ user: 1, system: 0 }),
+    audio: z
+      .object({
+        /** Output sample rate in Hz; a multiple of 100 so that 10 ms frames are whole samples. */
+        sampleRate: z
+          .number()
+          .int()
+          .min(8000)
+          .max(48000)
+          .refine((rate) => rate % 100 === 0, 'must be a multiple of 100 Hz (10 ms analysis frames)')
+          .default(16000),
+      })
+      .strict()
+      .default({ sampleRate: 16000 }),
+    llm: z
+      .object({
+        rewrite: rewriteBackend.default({ backend: 'rules' }),
+        translate: translateBackend.default({ backend: 'none' }),
+      })
+      .strict()
+      .default({ rewrite: { backend: 'rules' }, translate: { backend: 'none' } }),
+    tts: z
+      .object({ en: ttsLanguageConfig.optional(), ja: ttsLanguageConfig.optional() })
+      .strict()
+      .default({}),
+    speechDetection: z
+      .object({
+        /** Frame RMS threshold in dBFS above which a 10 ms frame is speech. */
+        thresholdDbfs: z.number().max(0).optional(),
+        /** Silences shorter than this (seconds) are bridged. */
+        minimumSilenceSeconds: z.number().positive().optional(),
+        /** Speech shorter than this (seconds) is dropped. */
+        minimumSpeechSeconds: z.number().positive().optional(),
+      })
+      .strict()
+      .default({}),
+    timeline: z
+      .object({
+        /** Timing-statistics JSON per language; null = the shipped default derived from real calls. */
+        statistics: z.partialRecord(language, z.string().nullable()).default({}),
+        leadingSilenceSeconds: z.number().nonnegative().default(0.5),
+        trailingSilenceSeconds: z.number().nonnegative().default(0.5),
+      })
+      .strict()
+      .default({ statistics: {}, leadingSilenceSeconds: 0.5, trailingSilenceSeconds: 0.5 }),
+    synthesis: z
+      .object({
+        /**
+         * A question or answer whose speech lasts at most this long is re-synthesized with padded
+         * phrasing, since an IPU of <= 0.8 s is labelled BC (events.md rule 2); 1.0 s leaves a margin.
+         */
+        minimumUtteranceSeconds: z.number().positive().default(1.0),
+        /** Parallel TTS processes. */
+        concurrency: z.number().int().positive().default(2),
+      })
+      .strict()
+      .default({ minimumUtteranceSeconds: 1.0, concurrency: 2 }),
+  })
+  .strict();
+
+export type BuildConfigInput = z.input<typeof buildConfigInputSchema>;
+type ParsedConfig = z.output<typeof buildConfigInputSchema>;
+
+/** A build configuration with every default resolved and every path absolute. */
+export interface BuildConfig extends Omit<ParsedConfig, 'corpus' | 'output' | 'llm' | 'timeline' | 'tts'> {
+  corpus: ParsedConfig['corpus'];
+  output: ParsedConfig['output'];
+  llm: ParsedConfig['llm'];
+  tts: Record<'en' | 'ja', { backend: 'espeak-ng' | 'open-jtalk'; voices?: { user: Record<string, string | number>; system: Record<string, string | number> } }>;
+  timeline: ParsedConfig['timeline'];
+  /** Folder relative paths were resolved against (the config file's folder, or the project root). */
+  baseDirectory: string;
+}
+
+/** Error in a configuration file; the message names the file and the YAML path of the bad value. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const DEFAULT_TTS: BuildConfig['tts'] = { en: { backend: 'espeak-ng' }, ja: { backend: 'open-jtalk' } };
+
+/**
+ * Validate a parsed YAML/JSON value and resolve every default and relative path.
+ * @param value the parsed document
+ * @param source file name used in error messages
+ * @param baseDirectory folder relative paths are resolved against
+ * @throws ConfigError naming `source` and the YAML path (e.g. `audio.sampleRate`) of each problem
+ */
+export function resolveConfig(value: unknown, source: string, baseDirectory: string): BuildConfig {
+  const result = buildConfigInputSchema.safeParse(value ?? {});
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+    throw new ConfigError(`${source}: invalid configuration: ${problems.join('; ')}`);
+  }
+  const parsed = result.data;
+  const resolvePath = (p: string) => path.resolve(baseDirectory, p);
+  const statistics: Record<string, string | null> = {};
+  for (const [lang, file] of Object.entries(parsed.timeline.statistics)) statistics[lang] = file ? resolvePath(file) : null;
+  const resolveBackend = <T extends { backend: string }>(backend: T): T =>
+    'file' in backend && typeof backend.file === 'string' ? { ...backend, file: resolvePath(backend.file) } : backend;
+  return {
+    ...parsed,
+    datasets: { en: 'topiocqa', ja: 'topiocqa_ja', ...parsed.datasets },
+    corpus: { ...parsed.corpus, path: resolvePath(parsed.corpus.path) },
+    output: { directory: resolvePath(parsed.output.directory), cacheDirectory: resolvePath(parsed.output.cacheDirectory) },
+    llm: { rewrite: resolveBackend(parsed.llm.rewrite), translate: resolveBackend(parsed.llm.translate) },
+    tts: { en: parsed.tts.en ?? DEFAULT_TTS.en, ja: parsed.tts.ja ?? DEFAULT_TTS.ja },
+    timeline: { ...parsed.timeline, statistics },
+    baseDirectory,
+  };
+}
+
+/**
+ * Read and resolve a YAML build configuration.
+ * @throws ConfigError when the file is missing, not YAML, or invalid (message names the file and YAML path)
+ */
+export async function loadConfigFile(file: string): Promise<BuildConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read configuration: ${(error as Error).message}`);
+  }
+  const document = parseDocument(text);
+  if (document.errors.length > 0) {
+    throw new ConfigError(`${file}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
+  }
+  return resolveConfig(document.toJS(), file, path.dirname(path.resolve(file)));
+}
+
+/** Path of the built-in offline default configuration (the demo corpus, both languages). */
+export const DEFAULT_CONFIG_FILE = path.join(PROJECT_ROOT, 'pipeline', 'default-config.yaml');
+
+/** JSON Schema of the configuration file, for editors (`yaml-language-server: $schema=...`). */
+export function configJsonSchema(): unknown {
+  return z.toJSONSchema(buildConfigInputSchema, { io: 'input' });
+}

@@ -1,0 +1,293 @@
+/**
+ * The build runner: ingest → rewrite (spoken style) → translate → synthesize → place timeline →
+ * annotate events → render dataset → summary, per language, one dialogue at a time.
+ *
+ * - Each stage's result is cached by a content hash of its inputs and parameters
+ *   (`ContentCache`), so a second identical build reuses everything and synthesizes nothing.
+ * - One bad dialogue never sinks the run: its failure (stage and reason) is recorded in the summary
+ *   and the build goes on.
+ * - Outputs are deterministic: the same config and seed give byte-identical files (run timings and
+ *   cache use go to `{cacheDirectory}/runs/{name}.json`, outside the output folder).
+ */
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
+import type { BuildConfig } from '../config.ts';
+import { ConfigError } from '../config.ts';
+import type { Language, ScriptUtterance, SourceConversation, SpeakerRole } from '../model/types.ts';
+import { ingestCorpus } from '../../stages/ingest-corpus.ts';
+import { prepareDialogueText, createTextBackends, type DialogueTextBackends } from '../../stages/prepare-text.ts';
+import { synthesizeDialogue, createSynthesisQueue, type SpokenUtterance } from '../../stages/synthesize-speech.ts';
+import { placeTimeline } from '../../stages/place-timeline.ts';
+import { annotateDialogue } from '../../stages/annotate-events.ts';
+import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.ts';
+import { formatSummaryMarkdown, summarizeDataset, type DatasetSummary, type DialogueSummaryInput, type FailedDialogue } from '../../stages/summarize-dataset.ts';
+import { createSpeechSynthesizer, DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
+import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
+import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
+import { ContentCache, writeAtomic } from './content-cache.ts';
+import type { DialogueText } from '../model/types.ts';
+
+/** What a build returns (timings and cache use are also written to `{cacheDirectory}/runs/{name}.json`). */
+export interface BuildReport {
+  outputDirectory: string;
+  summaryMarkdownPath: string;
+  datasets: DatasetSummary[];
+  failedDialogues: number;
+  /** Wall-clock seconds per stage, summed over dialogues (not deterministic; for `npm run bench`). */
+  stageSeconds: Record<string, number>;
+  /** Seconds of dialogue audio written. */
+  audioSeconds: number;
+  cache: ContentCache['statistics'];
+}
+
+/** Logger for progress lines (stderr in the CLI). */
+export type BuildLog = (line: string) => void;
+
+/** The stage names, in order; used for timings. */
+export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'place-timeline', 'annotate-events', 'render-dataset'] as const;
+
+/**
+ * Fail fast, before any work, on a configuration that cannot build the requested languages.
+ * @throws ConfigError with what to configure
+ */
+export function checkBuildIsPossible(config: BuildConfig): void {
+  if (config.languages.includes('ja') && config.llm.translate.backend === 'none') {
+    throw new ConfigError(
+      'Japanese needs a translation backend: set llm.translate in the build config to a replay file of recorded responses ' +
+        '(llm.translate: {backend: replay, file: ..., model: ...}); the demo corpus has one (npm run demo). ' +
+        'Real LLM clients (gemini, openai-compatible) are not available in this version.',
+    );
+  }
+  for (const language of config.languages) {
+    const engine = config.tts[language].backend;
+    if (engine === 'espeak-ng' && language === 'ja') {
+      throw new ConfigError('tts.ja.backend: espeak-ng cannot read kanji; use open-jtalk for Japanese');
+    }
+    if (engine === 'open-jtalk' && language !== 'ja') throw new ConfigError(`tts.${language}.backend: open-jtalk speaks Japanese only`);
+  }
+}
+
+/**
+ * The utterances to speak, in order: each turn's question (user), then its answer (system) when it
+ * has one. A turn without an answer (the source's final question without answer) ends the dialogue
+ * with its question.
+ */
+export function dialogueScript(text: DialogueText): ScriptUtterance[] {
+  const utterances: ScriptUtterance[] = [];
+  for (const turn of text.final) {
+    utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: turn.question });
+    if (turn.answer !== null) utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'answer', role: 'system', text: turn.answer });
+  }
+  return utterances;
+}
+
+/**
+ * Run a whole build.
+ * @throws ConfigError when the configuration cannot build what it asks for; corpus-level errors
+ *   (unreadable, not JSON, malformed) from the ingest stage. Dialogue-level failures do not throw:
+ *   they are counted and listed in the summary.
+ */
+export async function runBuild(config: BuildConfig, options: { log?: BuildLog } = {}): Promise<BuildReport> {
+  const log = options.log ?? (() => {});
+  checkBuildIsPossible(config);
+  const stageSeconds: Record<string, number> = Object.fromEntries(STAGES.map((stage) => [stage, 0]));
+  const timed = async <T>(stage: (typeof STAGES)[number], work: () => Promise<T> | T): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      stageSeconds[stage]! += (performance.now() - started) / 1000;
+    }
+  };
+  const cache = new ContentCache(config.output.cacheDirectory);
+  const corpus = await timed('ingest-corpus', () => ingestCorpus(config));
+  log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
+  const textBackends = await createTextBackends(config);
+  const detector = resolveSpeechDetectorOptions(definedOnly({
+    thresholdDbfs: config.speechDetection.thresholdDbfs,
+    minimumSilenceSeconds: config.speechDetection.minimumSilenceSeconds,
+    minimumSpeechSeconds: config.speechDetection.minimumSpeechSeconds,
+  }));
+  const queue = createSynthesisQueue(config.synthesis.concurrency);
+  const summaries: DatasetSummary[] = [];
+  let audioSeconds = 0;
+  let failedCount = 0;
+
+  for (const language of config.languages) {
+    const dataset = config.datasets[language]!;
+    const datasetDirectory = path.join(config.output.directory, datasetRelativePath(language, dataset));
+    const synthesizer = await createSpeechSynthesizer(config.tts[language].backend);
+    const voices = resolveVoices(language, config, synthesizer);
+    const statisticsFile = config.timeline.statistics[language] ?? defaultTimingStatisticsPath(language);
+    const statistics: TimingStatistics = config.timeline.statistics[language]
+      ? await loadTimingStatistics(statisticsFile)
+      : await loadDefaultTimingStatistics(language);
+    const writer = await DatasetWriter.open(datasetDirectory);
+    const results: DialogueSummaryInput[] = [];
+    const failed: FailedDialogue[] = corpus.rejected.map((item) => ({ id: item.id, stage: 'ingest-corpus', reason: item.reason }));
+    let index = 0;
+    for (const conversation of corpus.conversations) {
+      index += 1;
+      let stage: (typeof STAGES)[number] = 'prepare-text';
+      try {
+        const text = await timed('prepare-text', () => prepareDialogueText(conversation, language, textBackends, cache));
+        stage = 'synthesize-speech';
+        const script = dialogueScript(text);
+        const spoken = await timed('synthesize-speech', () =>
+          synthesizeDialogue(script, synthesizer, {
+            language,
+            voices,
+            sampleRate: config.audio.sampleRate,
+            detector,
+            minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
+          }, cache, queue),
+        );
+        stage = 'place-timeline';
+        const timeline = await timed('place-timeline', () =>
+          placeTimeline({
+            dialogueId: conversation.id,
+            seed: config.seed,
+            utterances: spoken,
+            channelOfRole: config.channels,
+            statistics,
+            options: {
+              leadingSilenceCs: Math.round(config.timeline.leadingSilenceSeconds * 100),
+              trailingSilenceCs: Math.round(config.timeline.trailingSilenceSeconds * 100),
+            },
+          }),
+        );
+        stage = 'annotate-events';
+        const annotated = await timed('annotate-events', () => annotateDialogue(conversation.id, timeline.segments, timeline, spoken));
+        stage = 'render-dataset';
+        const metadata = dialogueMetadata({ conversation, text, spoken, timeline, language, dataset, config, synthesizer, voices, statisticsFile });
+        await timed('render-dataset', () =>
+          writer.addDialogue({ id: conversation.id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata }),
+        );
+        const durationSeconds = timeline.totalDurationCs / 100;
+        audioSeconds += durationSeconds;
+        results.push({
+          id: conversation.id,
+          durationSeconds,
+          events: annotated.events,
+          disagreements: annotated.disagreements,
+          paddedUtterances: spoken.filter((utterance) => utterance.paddingSteps > 0).length,
+          resampledDraws: timeline.placement.resampled,
+          placementFallbacks: timeline.placement.fallbacks,
+          sampledOffsetsCs: timeline.placement.transitions.filter((transition) => transition.kind === 'speaker-change').map((transition) => transition.offset),
+        });
+        log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: ${durationSeconds.toFixed(1)} s, ${spoken.length} utterances`);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+        failed.push({ id: conversation.id, stage, reason });
+        log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: FAILED at ${stage}: ${reason}`);
+      }
+    }
+    const summary = summarizeDataset(language, dataset, results, failed);
+    failedCount += summary.failed.length;
+    summaries.push(summary);
+    await writer.addFile('summary.json', `${JSON.stringify(summary, null, 2)}\n`);
+    await writer.addFile('summary.md', formatSummaryMarkdown(`${dataset} (${language})`, [summary]));
+    await writer.commit({
+      language,
+      dataset,
+      domain: 'task',
+      sampleRate: config.audio.sampleRate,
+      channels: { user: config.channels.user, system: config.channels.system },
+      speechDetection: detector,
+      build: { name: config.name, seed: config.seed },
+    });
+    log(`[${language}] wrote ${summary.dialogues} dialogues to ${datasetDirectory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
+  }
+
+  const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
+  await writeAtomic(summaryMarkdownPath, formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries));
+  await writeAtomic(path.join(config.output.directory, 'summary.json'), `${JSON.stringify({ name: config.name, seed: config.seed, datasets: summaries }, null, 2)}\n`);
+  const report: BuildReport = {
+    outputDirectory: config.output.directory,
+    summaryMarkdownPath,
+    datasets: summaries,
+    failedDialogues: failedCount,
+    stageSeconds,
+    audioSeconds,
+    cache: cache.statistics,
+  };
+  // Timings and cache use differ from run to run, so they stay out of the (deterministic) output folder.
+  await writeAtomic(path.join(config.output.cacheDirectory, 'runs', `${config.name}.json`), `${JSON.stringify({ stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  return report;
+}
+
+function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
+}
+
+function resolveVoices(language: Language, config: BuildConfig, synthesizer: SpeechSynthesizer): Record<SpeakerRole, VoiceSettings> {
+  const configured = config.tts[language].voices;
+  if (configured) return configured;
+  const defaults = DEFAULT_VOICES[language];
+  if (defaults.engine !== synthesizer.id) throw new ConfigError(`tts.${language}.voices: no default voices for engine ${synthesizer.id}; set them`);
+  return defaults.voices;
+}
+
+function dialogueMetadata(input: {
+  conversation: SourceConversation;
+  text: DialogueText;
+  spoken: SpokenUtterance[];
+  timeline: ReturnType<typeof placeTimeline>;
+  language: Language;
+  dataset: string;
+  config: BuildConfig;
+  synthesizer: SpeechSynthesizer;
+  voices: Record<SpeakerRole, VoiceSettings>;
+  statisticsFile: string;
+}) {
+  const { conversation, text, spoken, timeline, config } = input;
+  const turnText = (turnNumber: number, field: 'question' | 'answer') => ({
+    source: text.source.find((turn) => turn.turnNumber === turnNumber)?.[field] ?? null,
+    spoken: text.spoken.find((turn) => turn.turnNumber === turnNumber)?.[field] ?? null,
+    final: text.final.find((turn) => turn.turnNumber === turnNumber)?.[field] ?? null,
+  });
+  const speaker = (role: SpeakerRole) => ({
+    role,
+    channel: config.channels[role],
+    speakerId: `${input.synthesizer.id}:${role}:${JSON.stringify(input.voices[role])}`,
+    engine: input.synthesizer.id,
+    engineVersion: input.synthesizer.version,
+    voice: input.voices[role],
+  });
+  return {
+    id: conversation.id,
+    language: input.language,
+    dataset: input.dataset,
+    seed: config.seed,
+    source: {
+      corpus: 'TopiOCQA',
+      file: path.basename(conversation.sourceFile),
+      conversationNumber: conversation.conversationNumber,
+      turns: conversation.turns.map((turn) => ({
+        turnNumber: turn.turnNumber,
+        topic: turn.topic,
+        topicSwitch: turn.topicSwitch,
+        answerable: turn.answerable,
+      })),
+    },
+    text: { rewrittenBy: text.producedBy.rewrite, translatedBy: text.producedBy.translate ?? null },
+    speakers: { user: speaker('user'), system: speaker('system') },
+    timing: { statistics: path.basename(input.statisticsFile), resampledDraws: timeline.placement.resampled, fallbacks: timeline.placement.fallbacks },
+    sampleRate: timeline.sampleRate,
+    durationSeconds: timeline.totalDurationCs / 100,
+    utterances: spoken.map((utterance, index) => ({
+      index,
+      turnNumber: utterance.turnNumber,
+      role: utterance.role,
+      kind: utterance.kind,
+      channel: timeline.channels[index],
+      start: timeline.placement.starts[index]! / 100,
+      end: timeline.placement.ends[index]! / 100,
+      offsetFromFloor: index > 0 ? timeline.placement.offsets[index - 1]! / 100 : null,
+      text: { ...turnText(utterance.turnNumber, utterance.kind === 'answer' ? 'answer' : 'question'), synthesized: utterance.spokenText },
+      paddingSteps: utterance.paddingSteps,
+      wordTimingSource: utterance.wordTimingSource,
+    })),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Independent check of a written dataset folder (m3-format.md), as the benchmark's loader would see it:
+ * - every WAV has exactly 2 channels and its id equals the file name;
+ * - in every events line, each TURN_SHIFT start equals a TURN end on the other channel, each TURN_HOLD
+ *   start a TURN end on its own channel, each BARGE_IN start a TURN start on its own channel (the
+ *   loader's float-for-float lookups);
+ * - re-deriving the events from the written `txt_align` words (merge words that touch or overlap) and,
+ *   separately, from the written audio (the same speech detector the build used, settings from
+ *   `manifest.json`) gives the same line, byte for byte.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { decodeWav } from '../audio/raw-audio.ts';
+import { detectSpeechSegments, type SpeechDetectorOptions } from '../audio/speech-regions.ts';
+import { computeEvents, formatEventsLine, parseAlignment, parseEventsLine, segmentsFromWords } from '../events/index.ts';
+import type { BenchmarkEvent, ChannelEvents, ChannelSegments } from '../model/types.ts';
+
+/** Result of `verifyDataset`. */
+export interface DatasetVerification {
+  dialogues: number;
+  /** One line per problem, naming the file and dialogue id. */
+  problems: string[];
+}
+
+/**
+ * The loader lookups the benchmark performs, as problems (empty when all hold).
+ * Source: m3-format.md, "How the evaluation code uses events".
+ */
+export function loaderLookupProblems(id: string, events: ChannelEvents): string[] {
+  const problems: string[] = [];
+  const turns = (channel: 0 | 1) => events[channel].filter((event) => event.event === 'TURN');
+  for (const channel of [0, 1] as const) {
+    const other = channel === 0 ? 1 : 0;
+    for (const event of events[channel]) {
+      const has = (list: BenchmarkEvent[], key: 'start' | 'end') => list.some((turn) => turn[key] === event.start);
+      if (event.event === 'TURN_SHIFT' && !has(turns(other), 'end')) problems.push(`${id}: channel ${channel} TURN_SHIFT at ${event.start / 100} s has no TURN ending there on channel ${other}`);
+      if (event.event === 'TURN_HOLD' && !has(turns(channel), 'end')) problems.push(`${id}: channel ${channel} TURN_HOLD at ${event.start / 100} s has no TURN ending there on its own channel`);
+      if (event.event === 'BARGE_IN' && !has(turns(channel), 'start')) problems.push(`${id}: channel ${channel} BARGE_IN at ${event.start / 100} s has no TURN starting there on its own channel`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Verify a dataset folder `data/{lang}/task/{dataset}`.
+ * @param jsonlName events file to check (default `all.jsonl`)
+ * @throws Error when the folder has no manifest or no events file (named in the message)
+ */
+export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'): Promise<DatasetVerification> {
+  const manifestPath = path.join(directory, 'manifest.json');
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8').catch(() => {
+    throw new Error(`${manifestPath}: missing; not a duplexsynth dataset folder`);
+  })) as { speechDetection?: Partial<SpeechDetectorOptions> };
+  const jsonlPath = path.join(directory, jsonlName);
+  const lines = (await readFile(jsonlPath, 'utf8')).split('\n').filter((line) => line.length > 0);
+  const problems: string[] = [];
+  for (const [lineIndex, line] of lines.entries()) {
+    const source = `${jsonlPath}:${lineIndex + 1}`;
+    const { id, events } = parseEventsLine(line, source);
+    problems.push(...loaderLookupProblems(id, events));
+    const alignmentPath = path.join(directory, 'txt_align', `${id}.txt`);
+    const words = parseAlignment(await readFile(alignmentPath, 'utf8'), alignmentPath);
+    const fromWords = formatEventsLine(id, computeEvents(segmentsFromWords(words)));
+    if (fromWords !== line) problems.push(`${alignmentPath}: events re-derived from the words differ from ${source}`);
+    const wavPath = path.join(directory, 'audio', `${id}.wav`);
+    const audio = decodeWav(await readFile(wavPath), wavPath);
+    if (audio.channels.length !== 2) {
+      problems.push(`${wavPath}: ${audio.channels.length} channels, the benchmark needs exactly 2`);
+      continue;
+    }
+    const segments: ChannelSegments = {
+      0: detectSpeechSegments(audio.channels[0]!, audio.sampleRate, manifest.speechDetection ?? {}),
+      1: detectSpeechSegments(audio.channels[1]!, audio.sampleRate, manifest.speechDetection ?? {}),
+    };
+    const fromAudio = formatEventsLine(id, computeEvents(segments));
+    if (fromAudio !== line) problems.push(`${wavPath}: events re-derived from the audio differ from ${source}`);
+  }
+  return { dialogues: lines.length, problems };
+}

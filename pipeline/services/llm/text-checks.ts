@@ -1,0 +1,63 @@
+/**
+ * Checks that a line of text is speakable in its language: no digits, no markup, and for Japanese the
+ * right script with no English left untranslated. Shared by the rewrite and translate validation.
+ */
+import type { Language } from '../../model/types.ts';
+
+/** Options of {@link findSpeakableTextProblems}. */
+export interface SpeakableTextOptions {
+  /**
+   * Latin-letter words allowed in Japanese text besides the acronym rule (all-capital words of at most
+   * five letters, e.g. `NHK`, `DNA`, and single capitals as in `Tシャツ`). Compared after NFKC.
+   */
+  allowedLatinWords?: ReadonlySet<string>;
+}
+
+const JAPANESE_SCRIPT = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
+const ACRONYM = /^[A-Z]{1,5}$/;
+/** Markup and bracket characters a spoken line must not contain (Japanese 「」 quotes are fine). */
+const MARKUP = /[*_#`<>[\]{}()|\\~^=]/;
+
+/**
+ * Lists what keeps a line from being spoken as is. Text is NFKC-normalised first, so full-width
+ * digits and letters count as their ASCII forms.
+ *
+ * - every language: not empty; no Arabic digits; no markup or bracket characters;
+ * - `en`: contains Latin letters and no Japanese script;
+ * - `ja`: contains kana or kanji; Latin words only when allowed acronyms.
+ *
+ * @param text one question or answer.
+ * @param language the language the text must be in.
+ * @param options extra allowed Latin words for Japanese.
+ * @returns problem messages, empty when the text is fine.
+ */
+export function findSpeakableTextProblems(text: string, language: Language, options: SpeakableTextOptions = {}): string[] {
+  const normalised = text.normalize('NFKC');
+  if (normalised.trim() === '') return ['is empty'];
+  const problems: string[] = [];
+  const digits = normalised.match(/[0-9](?:[0-9,.]*[0-9])?/g);
+  if (digits !== null) problems.push(`contains Arabic digits (${quoteList(digits)}); numbers must be written as words`);
+  const markup = normalised.match(new RegExp(MARKUP.source, 'g'));
+  if (markup !== null) problems.push(`contains markup or bracket characters (${quoteList(markup)})`);
+
+  if (language === 'en') {
+    if (!/[A-Za-z]/.test(normalised)) problems.push('contains no English words');
+    if (JAPANESE_SCRIPT.test(normalised)) problems.push('contains Japanese characters');
+  } else if (language === 'ja') {
+    if (!JAPANESE_SCRIPT.test(normalised)) problems.push('contains no kana or kanji');
+    const latinWords = normalised.match(/[A-Za-z]+(?:['’.-][A-Za-z]+)*/g) ?? [];
+    const untranslated = latinWords.filter(
+      (word) => !ACRONYM.test(word) && options.allowedLatinWords?.has(word) !== true,
+    );
+    if (untranslated.length > 0) {
+      problems.push(`contains untranslated Latin text (${quoteList(untranslated)}); write it in katakana`);
+    }
+  }
+  return problems;
+}
+
+function quoteList(items: readonly string[]): string {
+  const unique = [...new Set(items)];
+  const shown = unique.slice(0, 5).map((item) => `"${item}"`);
+  return unique.length > 5 ? `${shown.join(', ')}, …` : shown.join(', ');
+}

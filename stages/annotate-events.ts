@@ -1,0 +1,66 @@
+/**
+ * Stage `annotate-events`: the benchmark events of a placed dialogue, computed from the speech
+ * segments inside the placed utterances with the events.md rules (pipeline/events), plus the
+ * role-aware check of events.md ("Synthetic dialogues"): every question or answer that the rules
+ * label BC, wholly or in part, is reported. The event file itself always follows the rules.
+ */
+import { computeEvents, formatEventsLine } from '../pipeline/events/index.ts';
+import type { ChannelEvents, ChannelSegments } from '../pipeline/model/types.ts';
+import type { PlacedTimeline } from './place-timeline.ts';
+import type { SpokenUtterance } from './synthesize-speech.ts';
+
+/** A question or answer whose speech the 0.8 s rule labelled BC (events.md rule 2). */
+export interface RoleLabelDisagreement {
+  dialogueId: string;
+  utteranceIndex: number;
+  turnNumber: number;
+  role: SpokenUtterance['role'];
+  kind: SpokenUtterance['kind'];
+  text: string;
+  /** `whole` when the utterance is one BC; `part` when a stretch of it after a long pause is a BC. */
+  extent: 'whole' | 'part';
+  /** The BC span(s), seconds. */
+  backchannelSpans: [number, number][];
+}
+
+/** Events of one dialogue, its JSONL line, and the role/label disagreements. */
+export interface AnnotatedDialogue {
+  events: ChannelEvents;
+  line: string;
+  disagreements: RoleLabelDisagreement[];
+}
+
+/**
+ * Compute events and check roles.
+ * @param segments per-channel speech segments, integer centiseconds (from `placeTimeline`)
+ * @throws SegmentValidationError (pipeline/events) when segments overlap within a channel
+ */
+export function annotateDialogue(
+  dialogueId: string,
+  segments: ChannelSegments,
+  timeline: Pick<PlacedTimeline, 'placement' | 'channels'>,
+  utterances: readonly SpokenUtterance[],
+): AnnotatedDialogue {
+  const events = computeEvents(segments);
+  const disagreements: RoleLabelDisagreement[] = [];
+  utterances.forEach((utterance, index) => {
+    if (utterance.kind === 'backchannel') return;
+    const channel = timeline.channels[index]!;
+    const start = timeline.placement.starts[index]!;
+    const end = timeline.placement.ends[index]!;
+    const units = events[channel].filter((event) => (event.event === 'TURN' || event.event === 'BC') && event.start < end && event.end > start);
+    const backchannels = units.filter((event) => event.event === 'BC');
+    if (backchannels.length === 0) return;
+    disagreements.push({
+      dialogueId,
+      utteranceIndex: index,
+      turnNumber: utterance.turnNumber,
+      role: utterance.role,
+      kind: utterance.kind,
+      text: utterance.spokenText,
+      extent: units.length === backchannels.length ? 'whole' : 'part',
+      backchannelSpans: backchannels.map((event) => [event.start / 100, event.end / 100]),
+    });
+  });
+  return { events, line: formatEventsLine(dialogueId, events), disagreements };
+}

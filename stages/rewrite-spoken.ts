@@ -1,0 +1,74 @@
+/**
+ * Stage: rewrite-spoken. Turns the written TopiOCQA turns of one conversation into spoken-style English
+ * with a {@link DialogueTextBackend} (rules, or a language model via replay / a real client).
+ *
+ * Pure apart from the backend call: the lead's stage runner owns caching; it hashes
+ * {@link rewriteSpokenFingerprint} into the stage parameters.
+ */
+import type { Language, TextTurn } from '../pipeline/model/types.ts';
+import {
+  backendFingerprint,
+  producedByLabel,
+  type BackendDescription,
+  type DialogueTextBackend,
+} from '../pipeline/services/llm/dialogue-text-backend.ts';
+import type { RewriteTurn } from '../pipeline/services/llm/dialogue-text.ts';
+
+/** The output of a text stage and what produced it. */
+export interface TextStageOutput {
+  turns: TextTurn[];
+  /** Human-readable provenance for `DialogueText.producedBy`, e.g. `rules v1`. */
+  producedBy: string;
+  /** Cache-key string ({@link backendFingerprint}). */
+  fingerprint: string;
+  description: BackendDescription;
+}
+
+/** Per-dialogue context of the rewrite. */
+export interface RewriteSpokenContext {
+  dialogueId: string;
+  /** Language of the source conversation; default `en` (the only one supported). */
+  language?: Language;
+}
+
+/**
+ * Rewrites one conversation into spoken style.
+ *
+ * @param conversationTurns the source turns (a `SourceTurn[]` fits): `answer` null when the corpus has
+ *   none (stays null), `answerable: false` for unanswerable turns (become "I don't know" answers; the
+ *   answer text is then ignored, so the loader may keep the sentinel or null).
+ * @param backend the text backend.
+ * @param context dialogue id (named in every error) and language.
+ * @returns the spoken turns, one per input turn, and the backend's provenance and fingerprint.
+ * @throws Error when there are no turns; the backend's errors (LanguageModelError subclasses:
+ *   UnsupportedTaskError, NoRecordedResponseError, UnfinishedGenerationError, DialogueTextError …).
+ */
+export async function rewriteSpoken(
+  conversationTurns: readonly RewriteTurn[],
+  backend: DialogueTextBackend,
+  context: RewriteSpokenContext,
+): Promise<TextStageOutput> {
+  if (conversationTurns.length === 0) throw new Error(`dialogue ${context.dialogueId}: no turns to rewrite`);
+  const turns = await backend.rewrite({
+    dialogueId: context.dialogueId,
+    language: context.language ?? 'en',
+    turns: conversationTurns.map((turn) => ({
+      turnNumber: turn.turnNumber,
+      question: turn.question,
+      answer: turn.answer,
+      answerable: turn.answerable ?? true,
+    })),
+  });
+  const description = backend.describe('rewrite-spoken');
+  return { turns, producedBy: producedByLabel(description), fingerprint: backendFingerprint(backend, 'rewrite-spoken'), description };
+}
+
+/**
+ * The cache-key string of the rewrite stage for a backend.
+ *
+ * @param backend the text backend.
+ * @returns {@link backendFingerprint} for `rewrite-spoken`.
+ */
+export function rewriteSpokenFingerprint(backend: DialogueTextBackend): string {
+  return backendFingerprint(backend, 'rewrite-spoken');
+}

@@ -1,0 +1,120 @@
+/**
+ * Stage `summarize-dataset`: a statistics table per dataset like the paper's Table 3 (dialogues, total
+ * and mean duration, counts of TURN_SHIFT, TURN_HOLD, BC, BARGE_IN; plus SHORTPAUSE), the place of every
+ * question or answer the 0.8 s rule labelled BC, padding and resampling counts, and failed dialogues.
+ * Written as Markdown and JSON. Deterministic: no timestamps, everything sorted.
+ */
+import type { BenchmarkEventType, ChannelEvents, Language } from '../pipeline/model/types.ts';
+import type { RoleLabelDisagreement } from './annotate-events.ts';
+
+/** What the summary needs from one written dialogue. */
+export interface DialogueSummaryInput {
+  id: string;
+  durationSeconds: number;
+  events: ChannelEvents;
+  disagreements: RoleLabelDisagreement[];
+  paddedUtterances: number;
+  resampledDraws: number;
+  placementFallbacks: number;
+  sampledOffsetsCs: number[];
+}
+
+/** A failed (quarantined) dialogue and why. */
+export interface FailedDialogue {
+  id: string;
+  stage: string;
+  reason: string;
+}
+
+/** The statistics of one dataset. */
+export interface DatasetSummary {
+  language: Language;
+  dataset: string;
+  dialogues: number;
+  totalHours: number;
+  meanSeconds: number;
+  events: Record<BenchmarkEventType, number>;
+  /** Speaker changes placed with a sampled overlap (negative offset), and of those beyond 0.4 s. */
+  sampledOverlaps: number;
+  sampledOverlapsBeyondBargeInThreshold: number;
+  sampledTransitions: number;
+  paddedUtterances: number;
+  resampledDraws: number;
+  placementFallbacks: number;
+  roleLabelDisagreements: RoleLabelDisagreement[];
+  failed: FailedDialogue[];
+}
+
+const EVENT_TYPES: BenchmarkEventType[] = ['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'];
+
+/** Aggregate dialogue results into a dataset summary (dialogues sorted by id first). */
+export function summarizeDataset(
+  language: Language,
+  dataset: string,
+  dialogues: readonly DialogueSummaryInput[],
+  failed: readonly FailedDialogue[],
+): DatasetSummary {
+  const sorted = [...dialogues].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const events = Object.fromEntries(EVENT_TYPES.map((type) => [type, 0])) as Record<BenchmarkEventType, number>;
+  let totalSeconds = 0;
+  let overlaps = 0;
+  let bargeInOverlaps = 0;
+  let transitions = 0;
+  for (const dialogue of sorted) {
+    totalSeconds += dialogue.durationSeconds;
+    for (const channel of [0, 1] as const) for (const event of dialogue.events[channel]) events[event.event] += 1;
+    transitions += dialogue.sampledOffsetsCs.length;
+    overlaps += dialogue.sampledOffsetsCs.filter((offset) => offset < 0).length;
+    bargeInOverlaps += dialogue.sampledOffsetsCs.filter((offset) => offset < -40).length;
+  }
+  return {
+    language,
+    dataset,
+    dialogues: sorted.length,
+    totalHours: round(totalSeconds / 3600, 4),
+    meanSeconds: sorted.length ? round(totalSeconds / sorted.length, 2) : 0,
+    events,
+    sampledOverlaps: overlaps,
+    sampledOverlapsBeyondBargeInThreshold: bargeInOverlaps,
+    sampledTransitions: transitions,
+    paddedUtterances: sorted.reduce((sum, dialogue) => sum + dialogue.paddedUtterances, 0),
+    resampledDraws: sorted.reduce((sum, dialogue) => sum + dialogue.resampledDraws, 0),
+    placementFallbacks: sorted.reduce((sum, dialogue) => sum + dialogue.placementFallbacks, 0),
+    roleLabelDisagreements: sorted.flatMap((dialogue) => dialogue.disagreements),
+    failed: [...failed].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+  };
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** Markdown rendering of one or more dataset summaries (the table first, then the details). */
+export function formatSummaryMarkdown(title: string, summaries: readonly DatasetSummary[]): string {
+  const lines: string[] = [`# ${title}`, ''];
+  lines.push('| dataset | language | dialogues | hours | mean s | TURN_SHIFT | TURN_HOLD | BC | BARGE_IN | SHORTPAUSE | TURN |');
+  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const summary of summaries) {
+    const e = summary.events;
+    lines.push(
+      `| ${summary.dataset} | ${summary.language} | ${summary.dialogues} | ${summary.totalHours.toFixed(2)} | ${summary.meanSeconds.toFixed(1)} | ${e.TURN_SHIFT} | ${e.TURN_HOLD} | ${e.BC} | ${e.BARGE_IN} | ${e.SHORTPAUSE} | ${e.TURN} |`,
+    );
+  }
+  for (const summary of summaries) {
+    lines.push('', `## ${summary.dataset} (${summary.language})`, '');
+    lines.push(
+      `- speaker changes placed: ${summary.sampledTransitions}; with sampled overlap: ${summary.sampledOverlaps}; overlap > 0.4 s (barge-in by the rules): ${summary.sampledOverlapsBeyondBargeInThreshold}`,
+    );
+    lines.push(`- timeline draws rejected and redrawn: ${summary.resampledDraws}; deterministic fallbacks: ${summary.placementFallbacks}`);
+    lines.push(`- utterances re-synthesized with padded phrasing (too short, would be BC): ${summary.paddedUtterances}`);
+    lines.push(`- questions/answers labelled BC by the 0.8 s rule: ${summary.roleLabelDisagreements.length}`);
+    for (const item of summary.roleLabelDisagreements) {
+      const spans = item.backchannelSpans.map(([start, end]) => `${start.toFixed(2)}–${end.toFixed(2)} s`).join(', ');
+      lines.push(`  - ${item.dialogueId} utterance ${item.utteranceIndex} (turn ${item.turnNumber}, ${item.role} ${item.kind}, ${item.extent}): ${spans} — "${item.text}"`);
+    }
+    lines.push(`- failed dialogues: ${summary.failed.length}`);
+    for (const failure of summary.failed) lines.push(`  - ${failure.id} at ${failure.stage}: ${failure.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,178 @@
+/**
+ * Stage `synthesize-speech`: every utterance of a dialogue spoken by the configured TTS engine with
+ * the voice of its role, trimmed to speech, with speech segments and word timings.
+ *
+ * Role-aware guard (../shared/docs/events.md, "Synthetic dialogues"): an IPU of at most 0.8 s is
+ * labelled BC by rule 2, so a question or an answer whose speech is shorter than
+ * `minimumUtteranceSeconds` is re-synthesized with padded, natural phrasing (a lead-in such as
+ * "Well," or 「ええと、」), up to two times. Every padding is recorded; what is still short is reported
+ * by the summary as a role/label disagreement, never hidden.
+ *
+ * Results are cached per utterance by a content hash of (engine id and version, voice, text,
+ * language, sample rate, detector settings), so a rebuild synthesizes nothing.
+ */
+import PQueue from 'p-queue';
+import { decodeWav, encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
+import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
+import type { Centiseconds, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
+import type { ContentCache } from '../pipeline/run/content-cache.ts';
+import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
+import { synthesizeUtterance, type SynthesizedUtterance } from '../pipeline/services/tts/synthesize-utterance.ts';
+
+/** Cache stage name; bump `SYNTHESIZE_STAGE_VERSION` when the stage's output changes meaning. */
+export const SYNTHESIZE_STAGE = 'synthesize-speech';
+export const SYNTHESIZE_STAGE_VERSION = 1;
+
+/** One synthesized utterance of a dialogue, ready for placement. Times relative to its own speech start. */
+export interface SpokenUtterance {
+  index: number;
+  role: SpeakerRole;
+  kind: ScriptUtterance['kind'];
+  turnNumber: number;
+  /** Text as written in the dialogue script. */
+  scriptText: string;
+  /** Text actually spoken (differs from `scriptText` when padding was applied). */
+  spokenText: string;
+  /** Padding steps applied (0 = none). */
+  paddingSteps: number;
+  /** Mono samples at the output sample rate, on the int16 grid, trimmed to speech. */
+  audio: Float32Array;
+  sampleRate: number;
+  durationCs: Centiseconds;
+  /** Speech segments, centiseconds from the utterance's speech start; first starts at 0, last ends at durationCs. */
+  segments: SpeechSegment[];
+  /** Words tiling the segments, centiseconds from the utterance's speech start. */
+  words: { start: Centiseconds; end: Centiseconds; word: string }[];
+  wordTimingSource: SynthesizedUtterance['wordTimingSource'];
+}
+
+/** Settings of the stage, resolved from the build config. */
+export interface SynthesizeSettings {
+  language: Language;
+  voices: Record<SpeakerRole, VoiceSettings>;
+  sampleRate: number;
+  detector: Partial<SpeechDetectorOptions>;
+  minimumUtteranceSeconds: number;
+}
+
+const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) => string)[]>> = {
+  en: {
+    question: [(text) => `And, ${lowerFirst(text)}`, (text) => `Could you tell me, ${lowerFirst(text)}`],
+    answer: [(text) => `Well, ${lowerFirst(text)}`, (text) => `Well, ${lowerFirst(text)} That is what I know.`],
+  },
+  ja: {
+    question: [(text) => `あの、${text}`, (text) => `あの、すみません、${text}`],
+    answer: [(text) => `ええと、${text}`, (text) => `ええと、${text}、ということです。`],
+  },
+};
+
+function lowerFirst(text: string): string {
+  // keep acronyms and "I" as they are
+  return /^[A-Z][a-z]/.test(text) && !/^I\b/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+}
+
+/**
+ * The padded phrasings tried, in order, for a too-short utterance.
+ * @returns the texts of padding steps 1 and 2 (empty for backchannels, which are meant to be short)
+ */
+export function paddedTexts(language: Language, kind: ScriptUtterance['kind'], text: string): string[] {
+  if (kind === 'backchannel') return [];
+  return PADDING[language][kind].map((pad) => pad(text.trim()));
+}
+
+interface CachedMetadata {
+  sampleRate: number;
+  durationCs: number;
+  segments: SpeechSegment[];
+  words: { start: number; end: number; word: string }[];
+  wordTimingSource: SynthesizedUtterance['wordTimingSource'];
+}
+
+/**
+ * Synthesize one text with the cache in front.
+ * @throws SpeechSynthesisError from the engine
+ */
+async function synthesizeCached(
+  cache: ContentCache,
+  synthesizer: SpeechSynthesizer,
+  text: string,
+  role: SpeakerRole,
+  settings: SynthesizeSettings,
+): Promise<SynthesizedUtterance> {
+  const voice = settings.voices[role];
+  const keyMaterial = {
+    version: SYNTHESIZE_STAGE_VERSION,
+    engine: synthesizer.id,
+    engineVersion: synthesizer.version,
+    voice,
+    text,
+    language: settings.language,
+    sampleRate: settings.sampleRate,
+    detector: settings.detector,
+  };
+  return cache.binary<SynthesizedUtterance, CachedMetadata>(
+    SYNTHESIZE_STAGE,
+    keyMaterial,
+    () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, { sampleRate: settings.sampleRate, detector: settings.detector }),
+    {
+      encode: (value) => ({
+        bytes: encodeWavPcm16({ channels: [value.audio], sampleRate: value.sampleRate }),
+        metadata: { sampleRate: value.sampleRate, durationCs: value.durationCs, segments: value.segments, words: value.words, wordTimingSource: value.wordTimingSource },
+      }),
+      decode: (bytes, metadata) => ({ ...metadata, audio: decodeWav(bytes, 'synthesis cache entry').channels[0]! }),
+    },
+    '.wav',
+  );
+}
+
+/**
+ * Synthesize every utterance of one dialogue (in parallel through `queue`), with the BC guard.
+ * @param utterances the dialogue script in speaking order
+ * @returns one SpokenUtterance per script utterance, same order
+ * @throws SpeechSynthesisError when the engine fails on an utterance (the caller quarantines the dialogue)
+ */
+export async function synthesizeDialogue(
+  utterances: readonly ScriptUtterance[],
+  synthesizer: SpeechSynthesizer,
+  settings: SynthesizeSettings,
+  cache: ContentCache,
+  queue: PQueue,
+): Promise<SpokenUtterance[]> {
+  const minimumCs = Math.round(settings.minimumUtteranceSeconds * 100);
+  return Promise.all(
+    utterances.map((utterance) =>
+      queue.add(async () => {
+        let spokenText = utterance.text;
+        let result = await synthesizeCached(cache, synthesizer, spokenText, utterance.role, settings);
+        let paddingSteps = 0;
+        for (const padded of paddedTexts(settings.language, utterance.kind, utterance.text)) {
+          if (result.durationCs > minimumCs) break;
+          spokenText = padded;
+          paddingSteps += 1;
+          result = await synthesizeCached(cache, synthesizer, spokenText, utterance.role, settings);
+        }
+        const spoken: SpokenUtterance = {
+          index: utterance.index,
+          role: utterance.role,
+          kind: utterance.kind,
+          turnNumber: utterance.turnNumber,
+          scriptText: utterance.text,
+          spokenText,
+          paddingSteps,
+          audio: result.audio,
+          sampleRate: result.sampleRate,
+          durationCs: result.durationCs,
+          segments: result.segments,
+          words: result.words,
+          wordTimingSource: result.wordTimingSource,
+        };
+        return spoken;
+      }),
+    ),
+  );
+}
+
+/** A p-queue bounding the number of TTS engine processes running at once. */
+export function createSynthesisQueue(concurrency: number): PQueue {
+  return new PQueue({ concurrency });
+}
