@@ -1,0 +1,108 @@
+/**
+ * eSpeak NG backend (Debian package `espeak-ng`): formant synthesis, 22050 Hz mono, English here
+ * (it cannot read kanji, so it is not used for Japanese). Gives no word or phoneme times.
+ */
+import { z } from 'zod';
+import type { Language, SpeakerRole } from '../../model/types.ts';
+import { decodeWav, downmixToMono, WavDecodeError } from '../../audio/raw-audio.ts';
+import { runEngineProcess } from './engine-process.ts';
+import {
+  normalizeWhitespace,
+  parseVoice,
+  SpeechSynthesisError,
+  type SpeechSynthesizer,
+  type SynthesisOutput,
+  type SynthesisRequest,
+} from './speech-synthesizer.ts';
+
+export const ESPEAK_NG_ENGINE_ID = 'espeak-ng';
+
+/**
+ * espeak-ng voice settings.
+ * - `voice`: `-v`, a voice name with an optional variant, e.g. `en-us+m3` (variants m1..m7, f1..f5, ...).
+ * - `pitch`: `-p`, base pitch 0..99 (espeak-ng default 50).
+ * - `speed`: `-s`, words per minute 80..450 (espeak-ng default 175).
+ */
+export const espeakNgVoiceSchema = z.object({
+  voice: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_+-]*$/, 'a voice name like en-us+m3'),
+  pitch: z.number().int().min(0).max(99),
+  speed: z.number().int().min(80).max(450),
+});
+export type EspeakNgVoice = z.infer<typeof espeakNgVoiceSchema>;
+
+/**
+ * Two distinct English speakers: the user a lower male variant (m3, pitch 40, 165 wpm), the system a
+ * female variant (f3, pitch 60, 160 wpm). Chosen by ear for being clearly different voices.
+ */
+export const ESPEAK_NG_DEFAULT_VOICES: Readonly<Record<SpeakerRole, EspeakNgVoice>> = Object.freeze({
+  user: Object.freeze({ voice: 'en-us+m3', pitch: 40, speed: 165 }),
+  system: Object.freeze({ voice: 'en-us+f3', pitch: 60, speed: 160 }),
+});
+
+/** Where to find the program. */
+export interface EspeakNgOptions {
+  /** Program name or path; default `espeak-ng` (looked up on PATH). */
+  binary: string;
+}
+
+const DEFAULT_ESPEAK_NG_OPTIONS: EspeakNgOptions = { binary: 'espeak-ng' };
+
+/** espeak-ng behind the {@link SpeechSynthesizer} seam. Create it with {@link createEspeakNgSynthesizer}. */
+export class EspeakNgSynthesizer implements SpeechSynthesizer {
+  readonly id = ESPEAK_NG_ENGINE_ID;
+  readonly languages: readonly Language[] = ['en'];
+
+  constructor(
+    readonly version: string,
+    private readonly options: EspeakNgOptions,
+  ) {}
+
+  /**
+   * Runs `espeak-ng --stdout -b 1 -v VOICE -p PITCH -s SPEED` with the text on standard input (UTF-8,
+   * whitespace collapsed; never on the command line, so text starting with `-` is safe) and decodes the
+   * WAV it writes to standard output (22050 Hz mono 16-bit).
+   *
+   * @returns mono audio at 22050 Hz, no engine timings.
+   * @throws SpeechSynthesisError `unsupported-language` (not English), `empty-text`, `invalid-voice`,
+   *   `missing-binary`, `non-zero-exit`, `invalid-output` (stdout is not WAV), `empty-audio` (no
+   *   samples or only digital silence).
+   */
+  async synthesize(request: SynthesisRequest): Promise<SynthesisOutput> {
+    const text = normalizeWhitespace(request.text);
+    if (!this.languages.includes(request.language)) {
+      throw new SpeechSynthesisError(this.id, request.text, 'unsupported-language', `language "${request.language}" is not supported (only English)`);
+    }
+    if (!text) throw new SpeechSynthesisError(this.id, request.text, 'empty-text', 'the text is empty');
+    const voice = parseVoice(this.id, request.text, espeakNgVoiceSchema, request.voice);
+    const args = ['--stdout', '-b', '1', '-v', voice.voice, '-p', String(voice.pitch), '-s', String(voice.speed)];
+    const { stdout } = await runEngineProcess(this.id, this.options.binary, args, text, request.text);
+    let mono: Float32Array;
+    let sampleRate: number;
+    try {
+      const audio = decodeWav(stdout, `${this.options.binary} standard output`);
+      mono = downmixToMono(audio);
+      sampleRate = audio.sampleRate;
+    } catch (error) {
+      if (error instanceof WavDecodeError) throw new SpeechSynthesisError(this.id, request.text, 'invalid-output', error.message, { cause: error });
+      throw error;
+    }
+    if (!mono.some((sample) => sample !== 0)) {
+      throw new SpeechSynthesisError(this.id, request.text, 'empty-audio', `espeak-ng produced ${mono.length} samples of silence`);
+    }
+    return { audio: { channels: [mono], sampleRate } };
+  }
+}
+
+/**
+ * Checks that espeak-ng runs and reads its version (`espeak-ng --version` -> `espeak-ng 1.51`).
+ *
+ * @throws SpeechSynthesisError `missing-binary` (with the `npm run setup` hint) when the program is not
+ *   installed, `non-zero-exit` when it fails, `invalid-output` when the version line is unreadable.
+ */
+export async function createEspeakNgSynthesizer(options: Partial<EspeakNgOptions> = {}): Promise<EspeakNgSynthesizer> {
+  const resolved = { ...DEFAULT_ESPEAK_NG_OPTIONS, ...options };
+  const { stdout } = await runEngineProcess(ESPEAK_NG_ENGINE_ID, resolved.binary, ['--version'], '', '');
+  const match = /text-to-speech:\s*(\S+)/.exec(Buffer.from(stdout).toString('utf8'));
+  if (!match?.[1]) throw new SpeechSynthesisError(ESPEAK_NG_ENGINE_ID, '', 'invalid-output', 'cannot read the version from `espeak-ng --version`');
+  return new EspeakNgSynthesizer(`espeak-ng ${match[1]}`, resolved);
+}

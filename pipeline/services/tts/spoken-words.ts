@@ -1,0 +1,147 @@
+/**
+ * The words of an utterance as they are written to word alignments: English whitespace tokens,
+ * Japanese morphemes (kuromoji, IPADIC), with a weight for spreading them over speech and a flag for
+ * punctuation that usually makes the engine pause.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import kuromoji from 'kuromoji';
+import type { Language } from '../../model/types.ts';
+import { countMorae, estimateMorae } from './japanese-morae.ts';
+
+/** One word to be timed. */
+export interface SpokenWord {
+  /** The word as written to the alignment (English: punctuation stripped; Japanese: morpheme surface). */
+  text: string;
+  /** Relative length used when spreading words over speech: characters (English) or morae (Japanese); >= 1. */
+  weight: number;
+  /** Japanese: morae from the dictionary pronunciation; null when the dictionary has no reading (English: null). */
+  morae: number | null;
+  /** True when pausing punctuation (, . ; : ? ! 、 。 ・ ...) follows the word in the text. */
+  pauseAfter: boolean;
+}
+
+/** Splits the text of an utterance into the words to time. */
+export interface WordTokenizer {
+  tokenize(text: string, language: Language): Promise<SpokenWord[]>;
+}
+
+/** The Japanese dictionary could not be loaded. */
+export class WordTokenizerError extends Error {
+  override readonly name = 'WordTokenizerError';
+}
+
+/** Punctuation after which espeak-ng and Open JTalk normally pause. */
+const PAUSING_PUNCTUATION = /[,.;:?!…—–、。，．！？；：・]/u;
+const LEADING_PUNCTUATION = /^\p{P}+/u;
+const TRAILING_PUNCTUATION = /\p{P}+$/u;
+
+/**
+ * English words: whitespace-separated tokens with leading and trailing punctuation stripped (inner
+ * punctuation stays: "don't", "U.S"). Tokens that are only punctuation are dropped (their pause flag
+ * goes to the previous word). Weight = the word's spoken length in letters, estimated as its letters
+ * and symbols plus 4 per digit (numbers are read as words: "1889" -> "eighteen eighty-nine", "330" ->
+ * "three hundred and thirty"), at least 1.
+ *
+ * @returns the words in order; empty when the text has none.
+ */
+export function splitEnglishWords(text: string): SpokenWord[] {
+  const words: SpokenWord[] = [];
+  for (const token of text.split(/\s+/u)) {
+    if (!token) continue;
+    const trailing = TRAILING_PUNCTUATION.exec(token)?.[0] ?? '';
+    const word = token.replace(LEADING_PUNCTUATION, '').replace(TRAILING_PUNCTUATION, '');
+    const pauses = PAUSING_PUNCTUATION.test(trailing) || (!word && PAUSING_PUNCTUATION.test(token));
+    if (!word) {
+      const previous = words[words.length - 1];
+      if (previous && pauses) previous.pauseAfter = true;
+      continue;
+    }
+    words.push({ text: word, weight: englishSpokenLength(word), morae: null, pauseAfter: pauses });
+  }
+  return words;
+}
+
+/** Letters a digit stands for when read out, on average (see {@link splitEnglishWords}). */
+const LETTERS_PER_SPOKEN_DIGIT = 4;
+
+function englishSpokenLength(word: string): number {
+  let length = 0;
+  for (const character of word) {
+    if (/\p{Nd}/u.test(character)) length += LETTERS_PER_SPOKEN_DIGIT;
+    else if (/[\p{L}\p{N}\p{S}]/u.test(character)) length += 1;
+  }
+  return Math.max(1, length);
+}
+
+type JapaneseTokenizer = kuromoji.Tokenizer<kuromoji.IpadicFeatures>;
+
+/** Directory of the IPADIC dictionary bundled with the `kuromoji` package (`node_modules/kuromoji/dict`). */
+export function kuromojiDictionaryDirectory(): string {
+  return join(dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')), 'dict');
+}
+
+let cachedTokenizer: Promise<JapaneseTokenizer> | undefined;
+
+/**
+ * Loads kuromoji's tokenizer once per process (about 1.7 s) and returns the same instance afterwards.
+ * A failed load is not cached, so a later call tries again.
+ *
+ * @throws WordTokenizerError when the dictionary cannot be read.
+ */
+export function loadJapaneseTokenizer(): Promise<JapaneseTokenizer> {
+  if (!cachedTokenizer) {
+    const directory = kuromojiDictionaryDirectory();
+    cachedTokenizer = new Promise<JapaneseTokenizer>((resolve, reject) => {
+      kuromoji.builder({ dicPath: directory }).build((error, tokenizer) => {
+        if (error) reject(new WordTokenizerError(`cannot load the kuromoji dictionary from ${directory}: ${error.message}`, { cause: error }));
+        else resolve(tokenizer);
+      });
+    });
+    cachedTokenizer.catch(() => {
+      cachedTokenizer = undefined;
+    });
+  }
+  return cachedTokenizer;
+}
+
+/** IPADIC second-level categories of 記号 (symbol) that are punctuation or space, never spoken. */
+const UNSPOKEN_SYMBOL_CATEGORIES = new Set(['句点', '読点', '括弧開', '括弧閉', '空白']);
+
+/**
+ * Japanese words: kuromoji morphemes without punctuation and spaces (IPADIC 記号 of category 句点,
+ * 読点, 括弧開, 括弧閉, 空白, and any token made only of punctuation or spaces; their pause flag goes to
+ * the previous morpheme). Morae come from the pronunciation field (発音, e.g. 今日 -> キョー = 2) via
+ * {@link countMorae}, else the reading field; weight = morae, or {@link estimateMorae} of the surface
+ * when the dictionary has no reading (unknown words, digits, Latin letters; then `morae` is null).
+ *
+ * @returns the morphemes in order; empty when the text has none.
+ */
+export function splitJapaneseMorphemes(tokenizer: JapaneseTokenizer, text: string): SpokenWord[] {
+  const words: SpokenWord[] = [];
+  for (const token of tokenizer.tokenize(text)) {
+    const surface = token.surface_form;
+    const unspoken =
+      (token.pos === '記号' && UNSPOKEN_SYMBOL_CATEGORIES.has(token.pos_detail_1)) || /^[\p{P}\p{Z}\s]+$/u.test(surface);
+    if (unspoken) {
+      const previous = words[words.length - 1];
+      if (previous && PAUSING_PUNCTUATION.test(surface)) previous.pauseAfter = true;
+      continue;
+    }
+    const pronunciation = [token.pronunciation, token.reading].find((field) => field && field !== '*' && countMorae(field) > 0);
+    const morae = pronunciation ? countMorae(pronunciation) : null;
+    words.push({ text: surface, weight: Math.max(1, morae ?? estimateMorae(surface)), morae, pauseAfter: false });
+  }
+  return words;
+}
+
+/**
+ * The project's word tokenizer: {@link splitEnglishWords} for English, {@link splitJapaneseMorphemes}
+ * with the cached kuromoji tokenizer for Japanese.
+ */
+export const defaultWordTokenizer: WordTokenizer = {
+  async tokenize(text: string, language: Language): Promise<SpokenWord[]> {
+    if (language === 'ja') return splitJapaneseMorphemes(await loadJapaneseTokenizer(), text);
+    return splitEnglishWords(text);
+  },
+};

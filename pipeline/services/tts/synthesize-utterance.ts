@@ -1,0 +1,121 @@
+/**
+ * One utterance from text to placed-ready audio: synthesize -> resample to the output rate -> quantize
+ * to 16-bit -> detect speech -> trim to speech -> time the words. What comes out is exactly what will be
+ * written (16-bit grid) and is analysed as such.
+ */
+import type { Centiseconds, Language, SpeechSegment } from '../../model/types.ts';
+import { downmixToMono, quantizeToPcm16, resample, type ResampleQuality } from '../../audio/raw-audio.ts';
+import { detectSpeechSegments, samplesPerCentisecond, trimToSpeech, type SpeechDetectorOptions } from '../../audio/speech-regions.ts';
+import { moraeFromOpenJtalkPhonemes } from './japanese-morae.ts';
+import { SpeechSynthesisError, type SpeechSynthesizer, type SynthesisRequest } from './speech-synthesizer.ts';
+import { defaultWordTokenizer, type WordTokenizer } from './spoken-words.ts';
+import {
+  assertWordTiling,
+  placeWordsAtEngineTimes,
+  spreadWordsOverSegments,
+  WordTimingError,
+  wordsAtMoraTimes,
+  type TimedWord,
+  type WordTiling,
+} from './word-timing.ts';
+
+/** How the word times were obtained. */
+export type WordTimingSource = 'engine' | 'spread';
+
+/** A synthesized utterance, trimmed to its speech, with speech segments and word times. */
+export interface SynthesizedUtterance {
+  /** Mono samples at `sampleRate`, on the 16-bit PCM grid, from the first speech start to the last speech end. */
+  audio: Float32Array;
+  /** Output sample rate in Hz (a multiple of 100). */
+  sampleRate: number;
+  /** Speech segments in centiseconds relative to the clip: sorted, first.start === 0, last.end === durationCs. */
+  segments: SpeechSegment[];
+  /** Words (Japanese: morphemes) in centiseconds relative to the clip, tiling `segments` (see word-timing.ts). */
+  words: TimedWord[];
+  /** 'engine' when the words were placed at engine times (Open JTalk mora trace), 'spread' when spread by weight. */
+  wordTimingSource: WordTimingSource;
+  /** Clip length in centiseconds; audio.length === durationCs * sampleRate / 100. */
+  durationCs: Centiseconds;
+}
+
+/** Settings of {@link synthesizeUtterance}. */
+export interface SynthesizeUtteranceOptions {
+  /** Output sample rate in Hz; must be a multiple of 100 (10 ms frames). */
+  sampleRate: number;
+  /** Speech detector settings; unset ones from DEFAULT_SPEECH_DETECTOR_OPTIONS (speech-regions.ts). */
+  detector?: Partial<SpeechDetectorOptions>;
+  /** Splits text into words; default {@link defaultWordTokenizer} (whitespace tokens / kuromoji morphemes). */
+  tokenizer?: WordTokenizer;
+  /** Resampler quality; default 'best' (libsamplerate SRC_SINC_BEST_QUALITY). */
+  resampleQuality?: ResampleQuality;
+}
+
+/**
+ * Synthesizes one utterance and prepares it for placement on a timeline.
+ *
+ * Steps: `synthesizer.synthesize(request)` -> downmix to mono -> resample to `options.sampleRate`
+ * -> {@link quantizeToPcm16} -> {@link detectSpeechSegments} -> {@link trimToSpeech} -> words:
+ * - Japanese with an Open JTalk trace whose mora count equals the sum of kuromoji's mora counts: each
+ *   morpheme gets its morae's span from the trace, then snapped to the segments ('engine');
+ * - otherwise words are spread over the segments by weight (characters / morae) ('spread').
+ * When there are fewer words than segments, the segments with the shortest silences between them are
+ * merged (see word-timing.ts); the returned segments are the merged ones, so merging the returned words
+ * (touching or overlapping) gives exactly the returned segments.
+ *
+ * @throws AudioArgumentError when `options.sampleRate` is not a positive multiple of 100 Hz.
+ * @throws SpeechSynthesisError from the engine; `no-speech-detected` when the detector finds no speech;
+ *   `word-timing` when the text has no words or the words cannot tile the speech.
+ */
+export async function synthesizeUtterance(
+  synthesizer: SpeechSynthesizer,
+  request: SynthesisRequest,
+  options: SynthesizeUtteranceOptions,
+): Promise<SynthesizedUtterance> {
+  const sampleRate = options.sampleRate;
+  const frameLength = samplesPerCentisecond(sampleRate);
+  const tokenizer = options.tokenizer ?? defaultWordTokenizer;
+  const wordsPromise = tokenizer.tokenize(request.text, request.language);
+
+  const output = await synthesizer.synthesize(request);
+  const mono = { channels: [downmixToMono(output.audio)], sampleRate: output.audio.sampleRate };
+  const resampled = await resample(mono, sampleRate, options.resampleQuality ?? 'best');
+  const samples = quantizeToPcm16(resampled.channels[0] as Float32Array);
+
+  const detected = detectSpeechSegments(samples, sampleRate, options.detector);
+  if (detected.length === 0) {
+    throw new SpeechSynthesisError(synthesizer.id, request.text, 'no-speech-detected', `no frame of the ${(samples.length / sampleRate).toFixed(2)} s of audio reached the speech threshold`);
+  }
+  const trimmed = trimToSpeech(samples, sampleRate, detected);
+  const words = await wordsPromise;
+  if (words.length === 0) throw new SpeechSynthesisError(synthesizer.id, request.text, 'word-timing', 'the text holds no words');
+
+  let tiling: WordTiling;
+  let wordTimingSource: WordTimingSource = 'spread';
+  try {
+    const expected = engineWordTimes(request.language, output.engineTimings, words, trimmed.startCentiseconds);
+    if (expected) {
+      tiling = placeWordsAtEngineTimes(expected, trimmed.segments);
+      wordTimingSource = 'engine';
+    } else {
+      tiling = spreadWordsOverSegments(words, trimmed.segments);
+    }
+    assertWordTiling(tiling.words, tiling.segments);
+  } catch (error) {
+    if (error instanceof WordTimingError) throw new SpeechSynthesisError(synthesizer.id, request.text, 'word-timing', error.message, { cause: error });
+    throw error;
+  }
+
+  const durationCs = trimmed.samples.length / frameLength;
+  return { audio: trimmed.samples, sampleRate, segments: tiling.segments, words: tiling.words, wordTimingSource, durationCs };
+}
+
+/** Expected word spans from an Open JTalk phoneme trace, or null when there is none or the mora counts differ. */
+function engineWordTimes(
+  language: Language,
+  engineTimings: Parameters<typeof moraeFromOpenJtalkPhonemes>[0] | undefined,
+  words: Parameters<typeof wordsAtMoraTimes>[0],
+  trimStartCentiseconds: number,
+): ReturnType<typeof wordsAtMoraTimes> {
+  if (language !== 'ja' || !engineTimings || engineTimings.length === 0) return null;
+  return wordsAtMoraTimes(words, moraeFromOpenJtalkPhonemes(engineTimings), trimStartCentiseconds);
+}
