@@ -14,9 +14,12 @@ import { dialogueTextBackendSettingsSchema, replayBackendSettingsSchema } from '
 /** Project root (the folder holding package.json), resolved from this file's location. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Folder of shared read-only material (`../shared` beside the project) unless DUPLEXSYNTH_SHARED says otherwise. */
+/**
+ * Folder of the shared read-only material: `DUPLEXSYNTH_SHARED` (absolute, or relative to the project
+ * root) when set, else `../shared` beside the project.
+ */
 export function sharedDirectory(): string {
-  return process.env.DUPLEXSYNTH_SHARED ?? path.resolve(PROJECT_ROOT, '..', 'shared');
+  return path.resolve(PROJECT_ROOT, process.env.DUPLEXSYNTH_SHARED ?? '../shared');
 }
 
 const language = z.enum(['en', 'ja']);

@@ -1,0 +1,172 @@
+/**
+ * End-to-end builds: the demo config (both languages, recorded responses) and the real TopiOCQA dev
+ * set (English, rules backend), checked the way the benchmark's loader reads them, plus determinism,
+ * caching and bad input.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeWav } from '../audio/raw-audio.ts';
+import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, sharedDirectory, type BuildConfig } from '../config.ts';
+import { parseEventsLine } from '../events/index.ts';
+import { bytesHash } from './content-cache.ts';
+import { runBuild, type BuildReport } from './build.ts';
+import { loaderLookupProblems, verifyDataset } from './verify-dataset.ts';
+
+const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-build-test-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+async function config(overrides: (base: BuildConfig) => Partial<BuildConfig>, name: string): Promise<BuildConfig> {
+  const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
+  return {
+    ...base,
+    output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, name, 'cache') },
+    ...overrides(base),
+  };
+}
+
+async function hashTree(directory: string): Promise<Record<string, string>> {
+  const result: Record<string, string> = {};
+  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    result[path.relative(directory, full)] = bytesHash(await readFile(full));
+  }
+  return result;
+}
+
+describe('demo build (both languages, recorded responses)', () => {
+  let demo: BuildConfig;
+  let first: BuildReport;
+  beforeAll(async () => {
+    demo = await config((base) => ({ corpus: { ...base.corpus, limit: 2 } }), 'demo');
+    first = await runBuild(demo);
+  });
+
+  it('writes both datasets in the benchmark layout, and they verify', async () => {
+    expect(first.failedDialogues).toBe(0);
+    expect(first.datasets.map((dataset) => [dataset.language, dataset.dialogues])).toEqual([
+      ['en', 2],
+      ['ja', 2],
+    ]);
+    for (const [language, dataset] of [['en', 'topiocqa_demo'], ['ja', 'topiocqa_ja_demo']] as const) {
+      const directory = path.join(demo.output.directory, 'data', language, 'task', dataset);
+      const verification = await verifyDataset(directory);
+      expect(verification.problems).toEqual([]);
+      expect(verification.dialogues).toBe(2);
+      const lines = (await readFile(path.join(directory, 'all.jsonl'), 'utf8')).trim().split('\n');
+      for (const line of lines) {
+        const { id } = parseEventsLine(line, 'all.jsonl');
+        const audio = decodeWav(await readFile(path.join(directory, 'audio', `${id}.wav`)), id);
+        expect(audio.channels).toHaveLength(2);
+        expect(audio.sampleRate).toBe(16000);
+        const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', `${id}.json`), 'utf8'));
+        expect(metadata.speakers.user.channel).toBe(1);
+        expect(metadata.speakers.system.channel).toBe(0);
+        expect(metadata.speakers.user.speakerId).not.toBe(metadata.speakers.system.speakerId);
+      }
+    }
+  });
+
+  it('Japanese text is the translation and English the spoken rewrite, both kept in the metadata', async () => {
+    const directory = path.join(demo.output.directory, 'data', 'ja', 'task', 'topiocqa_ja_demo', 'metadata');
+    const metadata = JSON.parse(await readFile(path.join(directory, 'demo_topiocqa_0001.json'), 'utf8'));
+    const first = metadata.utterances[0];
+    expect(first.text.final).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
+    expect(first.text.spoken).toMatch(/[a-z]/);
+    expect(first.text.source).toMatch(/[a-z]/);
+    expect(metadata.text.translatedBy).toBeTruthy();
+  });
+
+  it('a second run gives byte-identical files and synthesizes nothing', async () => {
+    const before = await hashTree(demo.output.directory);
+    const second = await runBuild(demo);
+    expect(second.cache['synthesize-speech']?.misses ?? 0).toBe(0);
+    expect(second.cache['synthesize-speech']?.hits).toBeGreaterThan(0);
+    expect(second.cache['translate']?.misses ?? 0).toBe(0);
+    expect(await hashTree(demo.output.directory)).toEqual(before);
+  });
+
+  it('the same seed with a fresh cache gives the same files; another seed moves the timeline', async () => {
+    const fresh = { ...demo, output: { directory: path.join(scratch, 'demo-fresh', 'out'), cacheDirectory: path.join(scratch, 'demo-fresh', 'cache') } };
+    await runBuild(fresh);
+    expect(await hashTree(fresh.output.directory)).toEqual(await hashTree(demo.output.directory));
+    const reseeded = { ...fresh, seed: fresh.seed + 1, output: { ...fresh.output, directory: path.join(scratch, 'demo-reseeded') } };
+    await runBuild(reseeded);
+    const a = await readFile(path.join(fresh.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
+    const b = await readFile(path.join(reseeded.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
+    expect(b).not.toEqual(a);
+  });
+});
+
+describe('real TopiOCQA dev set, English, offline rules backend', () => {
+  it('builds, every dialogue passes the loader lookups and re-derives from words and audio', async () => {
+    const real = await config(
+      (base) => ({
+        languages: ['en'],
+        corpus: { ...base.corpus, path: TOPIOCQA_DEV, limit: 3 },
+        llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+        datasets: { en: 'topiocqa', ja: 'topiocqa_ja' },
+      }),
+      'real',
+    );
+    const report = await runBuild(real);
+    expect(report.failedDialogues).toBe(0);
+    const directory = path.join(real.output.directory, 'data/en/task/topiocqa');
+    const verification = await verifyDataset(directory);
+    expect(verification).toEqual({ dialogues: 3, problems: [] });
+    const lines = (await readFile(path.join(directory, 'all.jsonl'), 'utf8')).trim().split('\n');
+    const ids = lines.map((line) => parseEventsLine(line, 'all.jsonl').id);
+    expect(ids).toEqual(['topiocqa_dev_0001', 'topiocqa_dev_0002', 'topiocqa_dev_0003']);
+    for (const line of lines) {
+      const { id, events } = parseEventsLine(line, 'all.jsonl');
+      expect(loaderLookupProblems(id, events)).toEqual([]);
+      // system responses are not a constant offset (the toy data's defect)
+      const shifts = events[0].filter((event) => event.event === 'TURN_SHIFT').map((event) => event.end - event.start);
+      expect(new Set(shifts).size).toBeGreaterThan(1);
+    }
+  });
+});
+
+describe('bad configuration and bad corpus input', () => {
+  it('Japanese without a translation backend stops at once, writing nothing', async () => {
+    const noTranslate = await config(
+      (base) => ({ languages: ['ja'], corpus: { ...base.corpus, path: TOPIOCQA_DEV }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } } }),
+      'no-translate',
+    );
+    await expect(runBuild(noTranslate)).rejects.toThrow(/Japanese needs a translation backend: set llm\.translate/);
+    expect(existsSync(noTranslate.output.directory)).toBe(false);
+  });
+
+  it.each(['not-json.json', 'empty.json', 'not-array.json'])('%s: a clear error naming the file, no output', async (file) => {
+    const bad = await config(
+      (base) => ({ languages: ['en'], corpus: { ...base.corpus, path: path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa', file) }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } } }),
+      `bad-${file}`,
+    );
+    await expect(runBuild(bad)).rejects.toThrow(file);
+    expect(existsSync(bad.output.directory)).toBe(false);
+  });
+
+  it('an invalid conversation is rejected with a reason naming it and the field; the rest is built', async () => {
+    const gap = await config(
+      (base) => ({ languages: ['en'], corpus: { ...base.corpus, path: path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/missing-field.json') }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } }, datasets: { en: 'topiocqa', ja: 'topiocqa_ja' } }),
+      'missing-field',
+    );
+    const report = await runBuild(gap);
+    const summary = report.datasets[0]!;
+    expect(summary.failed.length).toBeGreaterThan(0);
+    expect(summary.failed[0]!.reason).toMatch(/conversation \d+.*field "/);
+    const listed = (await readFile(path.join(gap.output.directory, 'data/en/task/topiocqa/all.jsonl'), 'utf8')).trim().split('\n').filter(Boolean);
+    expect(listed.length).toBe(summary.dialogues);
+    expect(existsSync(path.join(gap.output.directory, 'data/en/task/topiocqa.partial'))).toBe(false);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The `duplexsynth` command as a user runs it (a real child process): annotate regenerates the
+ * conformance lines, bad input ends with a one-line reason and a non-zero exit code.
+ */
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, sharedDirectory } from '../pipeline/config.ts';
+
+const run = promisify(execFile);
+const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: PROJECT_ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+const TOY = path.join(sharedDirectory(), 'conformance/m3-toy/data/ja');
+
+describe('duplexsynth annotate', () => {
+  it.each([
+    ['chat/magicdata_toy', 'A0022_S0003.0.0-120.0'],
+    ['task/topiocqa_ja_toy', 'topiocqa_dev_0001'],
+  ])('regenerates %s exactly from its txt_align file', async (folder, id) => {
+    const expected = (await readFile(path.join(TOY, folder, 'test.jsonl'), 'utf8')).trim();
+    const result = await cli('annotate', '--alignment', path.join(TOY, folder, 'txt_align', `${id}.txt`), '--id', id);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(expected);
+  });
+
+  it('a missing file: one-line reason naming it, non-zero exit', async () => {
+    const result = await cli('annotate', '--alignment', 'no/such/file.txt', '--id', 'x');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/no\/such\/file\.txt/);
+  });
+
+  it('a malformed alignment line: the reason names file and line', async () => {
+    const result = await cli('annotate', '--alignment', path.join(PROJECT_ROOT, 'package.json'), '--id', 'x');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/package\.json:1/);
+  });
+});
+
+describe('duplexsynth build: bad options and input', () => {
+  it('Japanese on the real corpus without an LLM backend stops at once and says what to configure', async () => {
+    const result = await cli('build', '--corpus', path.join(sharedDirectory(), 'corpora/topiocqa/topiocqa_dev.json'), '--lang', 'ja', '--limit', '1', '--out', '/tmp/duplexsynth-should-not-exist');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/llm\.translate/);
+  });
+
+  it('rejects a bad --limit with a usage message', async () => {
+    const result = await cli('build', '--limit', 'zero');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/positive integer/);
+  });
+
+  it('a corpus that is not JSON: error names the file', async () => {
+    const result = await cli('build', '--corpus', path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/not-json.json'), '--lang', 'en', '--out', '/tmp/duplexsynth-should-not-exist');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/not-json\.json/);
+  });
+});
