@@ -1,0 +1,46 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configJsonSchema, DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig } from './config.ts';
+
+describe('build configuration', () => {
+  it('the built-in default resolves completely, with absolute paths and the m3-format channel mapping', async () => {
+    const config = await loadConfigFile(DEFAULT_CONFIG_FILE);
+    expect(config.channels).toEqual({ user: 1, system: 0 });
+    expect(path.isAbsolute(config.corpus.path)).toBe(true);
+    expect(config.corpus.path).toBe(path.join(PROJECT_ROOT, 'corpora/demo/demo_topiocqa.json'));
+    expect(config.languages).toEqual(['en', 'ja']);
+    expect(config.tts.en.backend).toBe('espeak-ng');
+    expect(config.tts.ja.backend).toBe('open-jtalk');
+    expect(config.synthesis.minimumUtteranceSeconds).toBeGreaterThan(0.8);
+  });
+
+  it('errors name the file and the YAML path of each bad value', () => {
+    const bad = { corpus: { path: 'x.json' }, audio: { sampleRate: 22050 }, channels: { user: 0, system: 0 } };
+    expect(() => resolveConfig(bad, 'my.yaml', '/tmp')).toThrow(ConfigError);
+    try {
+      resolveConfig(bad, 'my.yaml', '/tmp');
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toMatch(/^my\.yaml: /);
+      expect(message).toMatch(/audio\.sampleRate: must be a multiple of 100/);
+      expect(message).toMatch(/channels: user and system must be on different channels/);
+    }
+    expect(() => resolveConfig({ corpus: { path: 'x' }, surprise: 1 }, 'my.yaml', '/tmp')).toThrow(/Unrecognized key.*surprise|surprise/);
+    expect(() => resolveConfig({}, 'my.yaml', '/tmp')).toThrow(/corpus/);
+  });
+
+  it('a file that is not YAML gets a one-line reason naming it', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-config-'));
+    const file = path.join(directory, 'broken.yaml');
+    await writeFile(file, 'corpus: [unclosed\n');
+    await expect(loadConfigFile(file)).rejects.toThrow(/broken\.yaml: not valid YAML/);
+    await expect(loadConfigFile(path.join(directory, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: cannot read/);
+  });
+
+  it('the committed JSON Schema is the one the code generates (run `duplexsynth schema` after a change)', async () => {
+    const committed = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'pipeline/config.schema.json'), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(configJsonSchema())));
+  });
+});
