@@ -114,3 +114,38 @@ export interface ScriptUtterance {
   role: SpeakerRole;
   text: string;
 }
+
+/**
+ * A real two-party conversation used as a reference for turn-taking statistics and voice prompts
+ * (lhotse style: ONE two-channel recording, one supervision per utterance pointing at its channel).
+ * Every reference corpus loader in corpora/ produces this shape.
+ */
+export interface ReferenceRecording {
+  /** Unique id within its corpus, e.g. CANDOR conversation id or MagicData session. */
+  id: string;
+  /** Corpus format it came from: `stereo-wav`, `candor`, `magicdata`, `rttm`, `m3-events`. */
+  format: string;
+  /** Files it was read from. */
+  sources: string[];
+  /** Length of the recording in centiseconds (end of the last speech when the audio is not known). */
+  durationCs: Centiseconds;
+  /** Speech segments per channel, sorted, non-overlapping within a channel. */
+  segments: ChannelSegments;
+  /** Speaker id of each channel (strings, as the corpus writes them; CANDOR's hex ids stay strings). */
+  channelSpeakers: Record<Channel, string>;
+  /** Audio file with one speaker per channel (or one file per channel), when the corpus has audio. */
+  audio?: { path: string; channel: Channel }[];
+  /** Transcribed utterances, when the corpus has transcripts (for the speaker prompt pool). */
+  supervisions?: ReferenceSupervision[];
+  /** What the loader did that a user should know (dropped speakers, skipped lines), one line each. */
+  notes: string[];
+}
+
+/** One transcribed utterance of a reference recording. */
+export interface ReferenceSupervision {
+  channel: Channel;
+  start: Centiseconds;
+  end: Centiseconds;
+  speaker: string;
+  text: string;
+}
