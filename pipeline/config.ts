@@ -129,11 +129,17 @@ export const buildConfigInputSchema = z
          * phrasing, since an IPU of <= 0.8 s is labelled BC (events.md rule 2); 1.0 s leaves a margin.
          */
         minimumUtteranceSeconds: z.number().positive().default(1.0),
+        /**
+         * Silences inside one synthesized utterance longer than this are shortened to it (null: keep).
+         * 0.4 s stays below the 0.5 s IPU rule (events.md rule 1) with a margin for the detector, and
+         * above the median SHORTPAUSE of real calls (0.17 s en, 0.33 s ja; pipeline/timeline/defaults).
+         */
+        maximumInternalPauseSeconds: z.number().positive().nullable().default(0.4),
         /** Parallel TTS processes. */
         concurrency: z.number().int().positive().default(2),
       })
       .strict()
-      .default({ minimumUtteranceSeconds: 1.0, concurrency: 2 }),
+      .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2 }),
   })
   .strict();
 

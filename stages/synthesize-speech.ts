@@ -53,6 +53,8 @@ export interface SynthesizeSettings {
   sampleRate: number;
   detector: Partial<SpeechDetectorOptions>;
   minimumUtteranceSeconds: number;
+  /** Silences inside an utterance longer than this (seconds) are shortened to it; null = keep as synthesized. */
+  maximumInternalPauseSeconds: number | null;
 }
 
 const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) => string)[]>> = {
@@ -66,9 +68,12 @@ const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) =>
   },
 };
 
+/** Sentence-initial function words that are lower-cased after a lead-in ("Well, the …"); names keep their capital. */
+const FUNCTION_WORDS = new Set(['A', 'An', 'The', 'It', 'Its', 'It\'s', 'Yes', 'No', 'This', 'That', 'These', 'Those', 'There', 'He', 'She', 'They', 'We', 'You', 'In', 'On', 'At', 'And', 'But', 'So', 'What', 'Which', 'Who', 'When', 'Where', 'Why', 'How', 'Is', 'Are', 'Was', 'Were', 'Do', 'Does', 'Did', 'Can', 'Could']);
+
 function lowerFirst(text: string): string {
-  // keep acronyms and "I" as they are
-  return /^[A-Z][a-z]/.test(text) && !/^I\b/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+  const first = /^[^\s,.!?]+/.exec(text)?.[0] ?? '';
+  return FUNCTION_WORDS.has(first) ? text[0]!.toLowerCase() + text.slice(1) : text;
 }
 
 /**
@@ -142,14 +147,19 @@ export async function synthesizeDialogue(
   return Promise.all(
     utterances.map((utterance) =>
       queue.add(async () => {
+        const synthesize = async (text: string) => {
+          const raw = await synthesizeCached(cache, synthesizer, text, utterance.role, settings);
+          const maximumPause = settings.maximumInternalPauseSeconds;
+          return maximumPause === null ? raw : capInternalPauses(raw, Math.round(maximumPause * 100));
+        };
         let spokenText = utterance.text;
-        let result = await synthesizeCached(cache, synthesizer, spokenText, utterance.role, settings);
+        let result = await synthesize(spokenText);
         let paddingSteps = 0;
         for (const padded of paddedTexts(settings.language, utterance.kind, utterance.text)) {
           if (result.durationCs > minimumCs) break;
           spokenText = padded;
           paddingSteps += 1;
-          result = await synthesizeCached(cache, synthesizer, spokenText, utterance.role, settings);
+          result = await synthesize(spokenText);
         }
         const spoken: SpokenUtterance = {
           index: utterance.index,
@@ -170,6 +180,45 @@ export async function synthesizeDialogue(
       }),
     ),
   );
+}
+
+/**
+ * Shorten every silence between two speech segments of an utterance to at most `maximumPauseCs`,
+ * cutting samples out of the middle of the silence and shifting later segments and words. TTS engines
+ * pause at commas and sentence ends by a fixed amount (Open JTalk 0.3–0.5 s at 、。, more at slower
+ * rates); a pause beyond the 0.5 s IPU rule (events.md rule 1) would split an answer into several
+ * units, and a short leading phrase such as 「はい、」 would become a BC. Pure: returns a new value.
+ * @param maximumPauseCs integer centiseconds, >= 1
+ * @throws RangeError when the sample rate is not a multiple of 100 Hz
+ */
+export function capInternalPauses(utterance: SynthesizedUtterance, maximumPauseCs: Centiseconds): SynthesizedUtterance {
+  if (utterance.sampleRate % 100 !== 0) throw new RangeError(`sample rate ${utterance.sampleRate} Hz is not a multiple of 100 Hz`);
+  const samplesPerCs = utterance.sampleRate / 100;
+  const cuts: { at: Centiseconds; length: Centiseconds }[] = [];
+  for (let index = 1; index < utterance.segments.length; index += 1) {
+    const gap = utterance.segments[index]!.start - utterance.segments[index - 1]!.end;
+    if (gap > maximumPauseCs) cuts.push({ at: utterance.segments[index - 1]!.end + Math.floor(maximumPauseCs / 2), length: gap - maximumPauseCs });
+  }
+  if (cuts.length === 0) return utterance;
+  const shift = (time: Centiseconds) => time - cuts.filter((cut) => cut.at < time).reduce((sum, cut) => sum + cut.length, 0);
+  const removed = cuts.reduce((sum, cut) => sum + cut.length, 0);
+  const audio = new Float32Array(utterance.audio.length - removed * samplesPerCs);
+  let readFrom = 0;
+  let writeAt = 0;
+  for (const cut of cuts) {
+    const cutStart = cut.at * samplesPerCs;
+    audio.set(utterance.audio.subarray(readFrom, cutStart), writeAt);
+    writeAt += cutStart - readFrom;
+    readFrom = cutStart + cut.length * samplesPerCs;
+  }
+  audio.set(utterance.audio.subarray(readFrom), writeAt);
+  return {
+    ...utterance,
+    audio,
+    durationCs: utterance.durationCs - removed,
+    segments: utterance.segments.map((segment) => ({ start: shift(segment.start), end: shift(segment.end) })),
+    words: utterance.words.map((word) => ({ ...word, start: shift(word.start), end: shift(word.end) })),
+  };
 }
 
 /** A p-queue bounding the number of TTS engine processes running at once. */

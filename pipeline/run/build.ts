@@ -24,6 +24,7 @@ import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.
 import { formatSummaryMarkdown, summarizeDataset, type DatasetSummary, type DialogueSummaryInput, type FailedDialogue } from '../../stages/summarize-dataset.ts';
 import { createSpeechSynthesizer, DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
+import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
 import { ContentCache, writeAtomic } from './content-cache.ts';
 import type { DialogueText } from '../model/types.ts';
@@ -118,7 +119,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
     const dataset = config.datasets[language]!;
     const datasetDirectory = path.join(config.output.directory, datasetRelativePath(language, dataset));
     const synthesizer = await createSpeechSynthesizer(config.tts[language].backend);
-    const voices = resolveVoices(language, config, synthesizer);
+    const roster = speakerRoster(language, config, synthesizer);
     const statisticsFile = config.timeline.statistics[language] ?? defaultTimingStatisticsPath(language);
     const statistics: TimingStatistics = config.timeline.statistics[language]
       ? await loadTimingStatistics(statisticsFile)
@@ -130,6 +131,8 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
     for (const conversation of corpus.conversations) {
       index += 1;
       let stage: (typeof STAGES)[number] = 'prepare-text';
+      const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
+      const voices = { user: speakers.user.voice, system: speakers.system.voice };
       try {
         const text = await timed('prepare-text', () => prepareDialogueText(conversation, language, textBackends, cache));
         stage = 'synthesize-speech';
@@ -141,6 +144,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
             sampleRate: config.audio.sampleRate,
             detector,
             minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
+            maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
           }, cache, queue),
         );
         stage = 'place-timeline';
@@ -160,7 +164,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
         stage = 'annotate-events';
         const annotated = await timed('annotate-events', () => annotateDialogue(conversation.id, timeline.segments, timeline, spoken));
         stage = 'render-dataset';
-        const metadata = dialogueMetadata({ conversation, text, spoken, timeline, language, dataset, config, synthesizer, voices, statisticsFile });
+        const metadata = dialogueMetadata({ conversation, text, spoken, timeline, language, dataset, config, synthesizer, speakers, statisticsFile });
         await timed('render-dataset', () =>
           writer.addDialogue({ id: conversation.id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata }),
         );
@@ -221,12 +225,30 @@ function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
 }
 
-function resolveVoices(language: Language, config: BuildConfig, synthesizer: SpeechSynthesizer): Record<SpeakerRole, VoiceSettings> {
+/**
+ * The speaker identities dialogues draw from: the two configured voices (`tts.{lang}.voices`, the same
+ * pair in every dialogue) or, by default, the engine's offline roster.
+ */
+function speakerRoster(
+  language: Language,
+  config: BuildConfig,
+  synthesizer: SpeechSynthesizer,
+): { fixed?: Record<SpeakerRole, SpeakerIdentity>; identities: readonly SpeakerIdentity[] } {
   const configured = config.tts[language].voices;
-  if (configured) return configured;
+  if (configured) {
+    const fixed = {
+      user: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.user)}`, voice: configured.user },
+      system: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.system)}`, voice: configured.system },
+    };
+    return { fixed, identities: [fixed.user, fixed.system] };
+  }
   const defaults = DEFAULT_VOICES[language];
   if (defaults.engine !== synthesizer.id) throw new ConfigError(`tts.${language}.voices: no default voices for engine ${synthesizer.id}; set them`);
-  return defaults.voices;
+  return { identities: OFFLINE_SPEAKER_ROSTERS[language] };
+}
+
+function canonicalVoice(voice: VoiceSettings): string {
+  return Object.keys(voice).sort().map((key) => `${key}=${String(voice[key])}`).join(',');
 }
 
 function dialogueMetadata(input: {
@@ -238,7 +260,7 @@ function dialogueMetadata(input: {
   dataset: string;
   config: BuildConfig;
   synthesizer: SpeechSynthesizer;
-  voices: Record<SpeakerRole, VoiceSettings>;
+  speakers: Record<SpeakerRole, SpeakerIdentity>;
   statisticsFile: string;
 }) {
   const { conversation, text, spoken, timeline, config } = input;
@@ -250,10 +272,10 @@ function dialogueMetadata(input: {
   const speaker = (role: SpeakerRole) => ({
     role,
     channel: config.channels[role],
-    speakerId: `${input.synthesizer.id}:${role}:${JSON.stringify(input.voices[role])}`,
+    speakerId: input.speakers[role].speakerId,
     engine: input.synthesizer.id,
     engineVersion: input.synthesizer.version,
-    voice: input.voices[role],
+    voice: input.speakers[role].voice,
   });
   return {
     id: conversation.id,

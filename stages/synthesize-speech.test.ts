@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { detectSpeechSegments } from '../pipeline/audio/speech-regions.ts';
+import type { SynthesizedUtterance } from '../pipeline/services/tts/synthesize-utterance.ts';
+import { capInternalPauses, paddedTexts } from './synthesize-speech.ts';
+
+/** 16 kHz tone bursts at the given centisecond spans, silence elsewhere. */
+function bursts(spans: [number, number][], totalCs: number): SynthesizedUtterance {
+  const audio = new Float32Array(totalCs * 160);
+  for (const [start, end] of spans) for (let i = start * 160; i < end * 160; i += 1) audio[i] = 0.3 * Math.sin((2 * Math.PI * 220 * i) / 16000);
+  return {
+    audio,
+    sampleRate: 16000,
+    durationCs: totalCs,
+    segments: spans.map(([start, end]) => ({ start, end })),
+    words: spans.map(([start, end], index) => ({ start, end, word: `w${index}` })),
+    wordTimingSource: 'spread',
+  };
+}
+
+describe('capInternalPauses', () => {
+  it('shortens only the silences longer than the cap, shifting later segments and words; the audio agrees', () => {
+    const input = bursts([[0, 50], [70, 120], [190, 260]], 260); // gaps 20 cs and 70 cs
+    const capped = capInternalPauses(input, 40);
+    expect(capped.segments).toEqual([{ start: 0, end: 50 }, { start: 70, end: 120 }, { start: 160, end: 230 }]);
+    expect(capped.words.map((word) => [word.start, word.end])).toEqual([[0, 50], [70, 120], [160, 230]]);
+    expect(capped.durationCs).toBe(230);
+    expect(capped.audio.length).toBe(230 * 160);
+    expect(detectSpeechSegments(capped.audio, 16000)).toEqual(capped.segments);
+    expect(input.audio.length).toBe(260 * 160); // input untouched
+  });
+
+  it('returns the same value when no silence exceeds the cap', () => {
+    const input = bursts([[0, 50], [80, 120]], 120);
+    expect(capInternalPauses(input, 40)).toBe(input);
+  });
+});
+
+describe('paddedTexts', () => {
+  it('offers two longer phrasings for questions and answers, none for backchannels', () => {
+    expect(paddedTexts('en', 'answer', 'Paris.')).toEqual(['Well, Paris.', 'Well, Paris. That is what I know.']);
+    expect(paddedTexts('ja', 'question', 'なぜ？')[0]).toBe('あの、なぜ？');
+    expect(paddedTexts('en', 'answer', 'It was red.')[0]).toBe('Well, it was red.');
+    expect(paddedTexts('en', 'question', 'What else?')[1]).toBe('Could you tell me, what else?');
+    expect(paddedTexts('en', 'backchannel', 'uh-huh')).toEqual([]);
+  });
+});
