@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { dialogueTextBackendSettingsSchema, replayBackendSettingsSchema } from './services/llm/backend-settings.ts';
+import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS } from './services/llm/backend-settings.ts';
 
 /** Project root (the folder holding package.json), resolved from this file's location. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,7 +33,7 @@ const rewriteBackend = dialogueTextBackendSettingsSchema;
 /** `llm.translate`: `none` (no translation possible: non-English languages stop at once) or a backend. */
 const translateBackend = z.discriminatedUnion('backend', [
   z.object({ backend: z.literal('none') }).strict(),
-  replayBackendSettingsSchema,
+  ...TRANSLATION_BACKEND_SETTINGS_SCHEMAS,
 ]);
 
 const ttsLanguageConfig = z

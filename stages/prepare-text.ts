@@ -9,6 +9,7 @@ import type { DialogueText, Language, SourceConversation, TextTurn } from '../pi
 import type { ContentCache } from '../pipeline/run/content-cache.ts';
 import { createDialogueTextBackend } from '../pipeline/services/llm/backend-settings.ts';
 import type { DialogueTextBackend } from '../pipeline/services/llm/dialogue-text-backend.ts';
+import type { RetryEvent } from '../pipeline/services/llm/retrying-model.ts';
 import { rewriteSpoken, rewriteSpokenFingerprint, type TextStageOutput } from './rewrite-spoken.ts';
 import { translateDialogue, translateFingerprint } from './translate.ts';
 
@@ -18,9 +19,12 @@ export interface DialogueTextBackends {
   translate: DialogueTextBackend | null;
 }
 
-/** Build the text backends named by `config.llm` (paths already resolved by the config loader). */
-export async function createTextBackends(config: BuildConfig): Promise<DialogueTextBackends> {
-  const environment = { baseDirectory: config.baseDirectory };
+/**
+ * Build the text backends named by `config.llm` (paths already resolved by the config loader).
+ * @param onRetry called before each retry of a remote call (for progress lines)
+ */
+export async function createTextBackends(config: BuildConfig, onRetry?: (event: RetryEvent) => void): Promise<DialogueTextBackends> {
+  const environment = { baseDirectory: config.baseDirectory, ...(onRetry ? { onRetry } : {}) };
   return {
     rewrite: createDialogueTextBackend(config.llm.rewrite, environment),
     translate: config.llm.translate.backend === 'none' ? null : createDialogueTextBackend(config.llm.translate, environment),

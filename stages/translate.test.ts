@@ -43,7 +43,7 @@ describe('translateDialogue', () => {
   it('the rules backend refuses with what to configure', async () => {
     const promise = translateDialogue(spoken, new RulesTextBackend(), { dialogueId: 'demo_0004', targetLanguage: 'ja' });
     await expect(promise).rejects.toThrow(UnsupportedTaskError);
-    await expect(promise).rejects.toThrow('configure llm.translate with a replay file or a real LLM backend (gemini, openai-compatible: coming)');
+    await expect(promise).rejects.toThrow('configure llm.translate with a replay file or a real LLM backend (gemini or openai-compatible)');
   });
 
   it('rejects translating into the source language and empty input', async () => {

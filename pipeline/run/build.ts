@@ -27,6 +27,7 @@ import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-sy
 import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
 import { ContentCache, writeAtomic } from './content-cache.ts';
+import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import type { DialogueText } from '../model/types.ts';
 
 /** What a build returns (timings and cache use are also written to `{cacheDirectory}/runs/{name}.json`). */
@@ -55,9 +56,9 @@ export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'pl
 export function checkBuildIsPossible(config: BuildConfig): void {
   if (config.languages.includes('ja') && config.llm.translate.backend === 'none') {
     throw new ConfigError(
-      'Japanese needs a translation backend: set llm.translate in the build config to a replay file of recorded responses ' +
-        '(llm.translate: {backend: replay, file: ..., model: ...}); the demo corpus has one (npm run demo). ' +
-        'Real LLM clients (gemini, openai-compatible) are not available in this version.',
+      'Japanese needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ' +
+        '{backend: gemini, model: gemma-4-31b-it} with GEMINI_API_KEY set, or {backend: openai-compatible, baseUrl: ..., model: ...}, ' +
+        'or to recorded responses {backend: replay, file: ..., model: ...}; see README "Real services". The demo corpus has recordings (npm run demo).',
     );
   }
   for (const language of config.languages) {
@@ -104,7 +105,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
   const cache = new ContentCache(config.output.cacheDirectory);
   const corpus = await timed('ingest-corpus', () => ingestCorpus(config));
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
-  const textBackends = await createTextBackends(config);
+  const textBackends = await createTextBackends(config, (event) => log(`retry: ${describeRetry(event)}`));
   const detector = resolveSpeechDetectorOptions(definedOnly({
     thresholdDbfs: config.speechDetection.thresholdDbfs,
     minimumSilenceSeconds: config.speechDetection.minimumSilenceSeconds,
@@ -127,6 +128,15 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
     const writer = await DatasetWriter.open(datasetDirectory);
     const results: DialogueSummaryInput[] = [];
     const failed: FailedDialogue[] = corpus.rejected.map((item) => ({ id: item.id, stage: 'ingest-corpus', reason: item.reason }));
+    // Text for every dialogue is requested up front: the LLM endpoint queues bound what is in flight,
+    // so remote backends work in parallel while speech is synthesized dialogue by dialogue.
+    const texts = new Map(
+      corpus.conversations.map((conversation) => {
+        const pending = timed('prepare-text', () => prepareDialogueText(conversation, language, textBackends, cache));
+        pending.catch(() => {}); // awaited (and reported) in the loop below
+        return [conversation.id, pending] as const;
+      }),
+    );
     let index = 0;
     for (const conversation of corpus.conversations) {
       index += 1;
@@ -134,7 +144,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
       const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
       const voices = { user: speakers.user.voice, system: speakers.system.voice };
       try {
-        const text = await timed('prepare-text', () => prepareDialogueText(conversation, language, textBackends, cache));
+        const text = await texts.get(conversation.id)!;
         stage = 'synthesize-speech';
         const script = dialogueScript(text);
         const spoken = await timed('synthesize-speech', () =>
@@ -219,6 +229,10 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
   // Timings and cache use differ from run to run, so they stay out of the (deterministic) output folder.
   await writeAtomic(path.join(config.output.cacheDirectory, 'runs', `${config.name}.json`), `${JSON.stringify({ stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
   return report;
+}
+
+function describeRetry(event: RetryEvent): string {
+  return `${event.error.message.split('\n')[0]} (retry ${event.retryIndex + 1} in ${(event.delayMilliseconds / 1000).toFixed(1)} s)`;
 }
 
 function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {

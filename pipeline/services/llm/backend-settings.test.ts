@@ -23,7 +23,7 @@ describe('createDialogueTextBackend', () => {
   });
 
   it('rejects unknown backends and missing fields', () => {
-    expect(() => createDialogueTextBackend({ backend: 'gemini' } as never)).toThrow();
+    expect(() => createDialogueTextBackend({ backend: 'unknown' } as never)).toThrow();
     expect(() => createDialogueTextBackend({ backend: 'replay', file: 'x.jsonl' } as never)).toThrow(/model/);
   });
 });

@@ -1,16 +1,29 @@
 /**
- * Configuration of the dialogue text backends, as a zod schema the project config can embed
- * (`llm.rewrite` and `llm.translate`), and a registry that builds a backend from it.
+ * Configuration of the dialogue text backends, as zod schemas the project config can embed
+ * (`llm.rewrite` and `llm.translate`), and a registry that builds a backend from them.
  *
- * Backends now: `rules` (rewrite only) and `replay` (recorded responses). The real clients of a later
- * issue (`gemini`, `openai-compatible`) add an entry to {@link DIALOGUE_TEXT_BACKEND_FACTORIES} and an
- * option block here; `record` (a file path) will then wrap them in a `RecordingModel`.
+ * Backends: `rules` (rewrite only), `replay` (recorded responses), `gemini` (Gemini API, default
+ * model gemma-4-31b-it) and `openai-compatible` (vLLM, SGLang, llama.cpp server, Ollama, …). The real
+ * clients are stacked as
+ * `RecordingModel? → RetryingModel → QueuedModel (one queue per endpoint, shared) → client`,
+ * so a `record` file holds every request a build made (repair and split requests included) and
+ * `replay` with the same generation and recovery settings rebuilds exactly.
+ *
+ * Units in settings are seconds (timeouts, delays, intervals); API keys are never in settings, only
+ * the name of the environment variable holding them.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import type { DialogueTextRecovery, GenerationSettings } from './dialogue-text.ts';
 import type { DialogueTextBackend } from './dialogue-text-backend.ts';
 import { LanguageModelTextBackend } from './dialogue-text-backend.ts';
-import { ReplayModel } from './replay-model.ts';
+import { SHARED_ENDPOINT_QUEUES, QueuedModel, type EndpointQueues, type EndpointThroughput } from './endpoint-queue.ts';
+import { MissingApiKeyError } from './errors.ts';
+import { DEFAULT_GEMINI_API_KEY_VARIABLES, DEFAULT_GEMINI_BASE_URL, DEFAULT_GEMINI_MODEL, GeminiModel } from './gemini-model.ts';
+import type { LanguageModel } from './language-model.ts';
+import { OpenAICompatibleModel } from './openai-compatible-model.ts';
+import { RecordingModel, ReplayModel } from './replay-model.ts';
+import { RetryingModel, type RetryEvent, type RetryPolicy } from './retrying-model.ts';
 import { RulesTextBackend } from './rules-backend.ts';
 
 /** Default seed of every generation request. */
@@ -21,34 +34,145 @@ const generationFields = {
   model: z.string().min(1),
   temperature: z.number().min(0).default(0),
   seed: z.number().int().default(DEFAULT_SEED),
-  /** Send a response JSON schema (JSON mode). */
+  /** Send a response JSON schema (JSON mode); without the model capability it goes into the prompt. */
   structuredOutput: z.boolean().default(false),
   /** Latin words allowed in Japanese output besides short all-capital acronyms. */
   allowedLatinWords: z.array(z.string()).default([]),
 };
 
+/** `recovery`: one repair request on an invalid reply; halving on MAX_TOKENS; then quarantine. */
+export const recoverySettingsSchema = z
+  .object({
+    /** Send one repair request quoting the problems when a reply is unparseable or invalid. */
+    repair: z.boolean().default(true),
+    /** How many times a conversation cut at MAX_TOKENS may be halved (0 = never). */
+    maximumSplitDepth: z.number().int().min(0).max(8).default(2),
+  })
+  .strict()
+  .default({ repair: true, maximumSplitDepth: 2 });
+
+/** `throughput`: limits of the endpoint's shared queue. */
+export const throughputSettingsSchema = z
+  .object({
+    /** Requests in flight at once (per endpoint, across all dialogues and both tasks). */
+    concurrency: z.number().int().min(1).max(1024).default(4),
+    /** At most this many requests start per `intervalSeconds` (sliding window); absent = no rate limit. */
+    requestsPerInterval: z.number().int().min(1).optional(),
+    /** Length of the rate window, seconds. */
+    intervalSeconds: z.number().positive().default(60),
+  })
+  .strict()
+  .default({ concurrency: 4, intervalSeconds: 60 });
+
+/** `retry`: the one retry policy (5xx, 408, 409, 429, timeouts, network failures). */
+export const retrySettingsSchema = z
+  .object({
+    /** Retries after the first attempt. */
+    maxRetries: z.number().int().min(0).max(20).default(4),
+    /** Backoff before the first retry, seconds. */
+    initialDelaySeconds: z.number().min(0).default(2),
+    /** Longest wait before one retry, seconds; a server asking for longer is not retried. */
+    maxDelaySeconds: z.number().min(0).default(120),
+    backoffFactor: z.number().min(1).default(2),
+    /** Relative jitter of the delays, 0..1. */
+    jitter: z.number().min(0).max(1).default(0.2),
+  })
+  .strict()
+  .default({ maxRetries: 4, initialDelaySeconds: 2, maxDelaySeconds: 120, backoffFactor: 2, jitter: 0.2 });
+
+const capabilitiesSchema = z
+  .object({
+    /** Send the system text separately (else it is put before the prompt). */
+    systemInstruction: z.boolean().optional(),
+    /** Use the provider's JSON mode for `structuredOutput` (else the schema goes into the prompt). */
+    jsonMode: z.boolean().optional(),
+  })
+  .strict();
+
+const environmentVariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (the key itself never goes into settings)');
+
+const clientFields = {
+  /** Client-side timeout of one request, seconds. */
+  timeoutSeconds: z.number().positive().default(120),
+  /** Output token limit sent with every request; absent = the model's. */
+  maxOutputTokens: z.number().int().positive().optional(),
+  /** Overrides of the capability table (pipeline/services/llm/model-capabilities.ts). */
+  capabilities: capabilitiesSchema.optional(),
+  throughput: throughputSettingsSchema,
+  retry: retrySettingsSchema,
+  recovery: recoverySettingsSchema,
+  /** Recorded-response JSONL file every response is added to, for a later `replay` (relative to the base directory). */
+  record: z.string().min(1).optional(),
+};
+
 /** `{backend: 'rules'}`: offline English rewrite; cannot translate. */
 export const rulesBackendSettingsSchema = z.object({ backend: z.literal('rules') });
 
-/** `{backend: 'replay', file, model, temperature?, seed?, structuredOutput?, allowedLatinWords?}`: recorded responses. */
+/** `{backend: 'replay', file, model, temperature?, seed?, structuredOutput?, allowedLatinWords?, recovery?}`: recorded responses. */
 export const replayBackendSettingsSchema = z.object({
   backend: z.literal('replay'),
   /** Recorded-response JSONL file (relative paths resolve against the base directory). */
   file: z.string().min(1),
   ...generationFields,
+  recovery: recoverySettingsSchema,
 });
 
+/** `{backend: 'gemini', model?, apiKeyVariable?, baseUrl?, …}`: the Gemini API through @google/genai. */
+export const geminiBackendSettingsSchema = z
+  .object({
+    backend: z.literal('gemini'),
+    ...generationFields,
+    model: z.string().min(1).default(DEFAULT_GEMINI_MODEL),
+    /** Environment variable with the API key; absent = GEMINI_API_KEY, then GOOGLE_API_KEY. */
+    apiKeyVariable: environmentVariableName.optional(),
+    /** API base URL (without `/v1beta`). */
+    baseUrl: z.url().default(DEFAULT_GEMINI_BASE_URL),
+    ...clientFields,
+  })
+  .strict();
+
+/** `{backend: 'openai-compatible', baseUrl, model, apiKeyVariable?, …}`: a chat-completions server through the openai package. */
+export const openAICompatibleBackendSettingsSchema = z
+  .object({
+    backend: z.literal('openai-compatible'),
+    ...generationFields,
+    /** Base URL including the API prefix, e.g. `http://127.0.0.1:8000/v1`. */
+    baseUrl: z.url(),
+    /** Environment variable with the API key; absent = no `Authorization` header. */
+    apiKeyVariable: environmentVariableName.optional(),
+    ...clientFields,
+  })
+  .strict();
+
 /** Settings of one dialogue text backend (`llm.rewrite` or `llm.translate`), discriminated by `backend`. */
-export const dialogueTextBackendSettingsSchema = z.discriminatedUnion('backend', [rulesBackendSettingsSchema, replayBackendSettingsSchema]);
+export const dialogueTextBackendSettingsSchema = z.discriminatedUnion('backend', [
+  rulesBackendSettingsSchema,
+  replayBackendSettingsSchema,
+  geminiBackendSettingsSchema,
+  openAICompatibleBackendSettingsSchema,
+]);
+
+/**
+ * The backends that can translate (all but `rules`), for `llm.translate`:
+ * `z.discriminatedUnion('backend', [noneSchema, ...TRANSLATION_BACKEND_SETTINGS_SCHEMAS])`.
+ */
+export const TRANSLATION_BACKEND_SETTINGS_SCHEMAS = [replayBackendSettingsSchema, geminiBackendSettingsSchema, openAICompatibleBackendSettingsSchema] as const;
 
 /** Settings of one backend, after defaults. */
 export type DialogueTextBackendSettings = z.output<typeof dialogueTextBackendSettingsSchema>;
 /** Backend names. */
 export type DialogueTextBackendName = DialogueTextBackendSettings['backend'];
 
-/** Where relative paths in settings resolve. */
+/** What the factories need besides the settings. */
 export interface BackendEnvironment {
+  /** Where relative paths in settings resolve. */
   baseDirectory: string;
+  /** Where API keys are read; default `process.env`. */
+  environmentVariables?: Readonly<Record<string, string | undefined>>;
+  /** Endpoint queues; default the process-wide {@link SHARED_ENDPOINT_QUEUES}. */
+  endpointQueues?: EndpointQueues;
+  /** Told about every retry (e.g. the build log). */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 type Factory<Name extends DialogueTextBackendName> = (
@@ -59,27 +183,43 @@ type Factory<Name extends DialogueTextBackendName> = (
 /** One factory per backend name. */
 export const DIALOGUE_TEXT_BACKEND_FACTORIES: { [Name in DialogueTextBackendName]: Factory<Name> } = {
   rules: () => new RulesTextBackend(),
-  replay: (settings, environment) => {
-    const file = isAbsolute(settings.file) ? settings.file : resolve(environment.baseDirectory, settings.file);
-    return new LanguageModelTextBackend(new ReplayModel(file), {
-      settings: {
-        model: settings.model,
-        temperature: settings.temperature,
-        seed: settings.seed,
-        structuredOutput: settings.structuredOutput,
-      },
-      validation: { allowedLatinWords: new Set(settings.allowedLatinWords) },
+  replay: (settings, environment) => textBackend(new ReplayModel(resolvePath(settings.file, environment)), settings),
+  gemini: (settings, environment) => {
+    const client = new GeminiModel({
+      apiKey: () => readApiKey(settings.apiKeyVariable !== undefined ? [settings.apiKeyVariable] : DEFAULT_GEMINI_API_KEY_VARIABLES, environment, 'gemini'),
+      baseUrl: settings.baseUrl,
+      timeoutMilliseconds: settings.timeoutSeconds * 1000,
+      ...(settings.capabilities !== undefined ? { capabilities: settings.capabilities } : {}),
+      ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
     });
+    const endpoint = `gemini ${settings.baseUrl.replace(/\/+$/, '')}/v1beta/models/${settings.model.replace(/^models\//, '')}`;
+    return textBackend(serviceModel(client, endpoint, settings, environment), settings);
+  },
+  'openai-compatible': (settings, environment) => {
+    const variable = settings.apiKeyVariable;
+    const client = new OpenAICompatibleModel({
+      baseUrl: settings.baseUrl,
+      ...(variable !== undefined ? { apiKey: () => readApiKey([variable], environment, 'openai-compatible') } : {}),
+      timeoutMilliseconds: settings.timeoutSeconds * 1000,
+      ...(settings.capabilities !== undefined ? { capabilities: settings.capabilities } : {}),
+      ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+    });
+    const endpoint = `openai-compatible ${settings.baseUrl.replace(/\/+$/, '')}`;
+    return textBackend(serviceModel(client, endpoint, settings, environment), settings);
   },
 };
 
 /**
  * Builds a backend from (unvalidated) settings.
  *
- * @param settings e.g. `{backend: 'replay', file: 'corpora/demo/recorded-responses.jsonl', model: 'hand-written-demo'}`.
- * @param environment base directory for relative paths (default: the working directory).
- * @returns the backend (the replay file is read on first use).
- * @throws z.ZodError when the settings are malformed; Error when prompt templates cannot be loaded.
+ * @param settings e.g. `{backend: 'replay', file: 'corpora/demo/recorded-responses.jsonl', model: 'hand-written-demo'}`
+ *   or `{backend: 'gemini', record: 'outputs/recorded/rewrite.jsonl'}`.
+ * @param environment base directory for relative paths (default: the working directory), environment
+ *   variables, endpoint queues, retry observer.
+ * @returns the backend. Nothing is read or contacted yet: the replay file is read and the API key
+ *   looked up on first use, so a build served from the cache needs neither.
+ * @throws z.ZodError when the settings are malformed; Error when prompt templates cannot be loaded or
+ *   an endpoint is configured twice with different throughput; RangeError for impossible throughput.
  */
 export function createDialogueTextBackend(
   settings: z.input<typeof dialogueTextBackendSettingsSchema>,
@@ -92,4 +232,93 @@ export function createDialogueTextBackend(
     environment: BackendEnvironment,
   ) => DialogueTextBackend;
   return factory(parsed, environment);
+}
+
+/**
+ * The retry policy of settings, in milliseconds.
+ *
+ * @param retry the `retry` block (after defaults).
+ * @returns the policy for {@link RetryingModel}.
+ */
+export function retryPolicyFromSettings(retry: z.output<typeof retrySettingsSchema>): RetryPolicy {
+  return {
+    maxRetries: retry.maxRetries,
+    initialDelayMilliseconds: retry.initialDelaySeconds * 1000,
+    maxDelayMilliseconds: retry.maxDelaySeconds * 1000,
+    backoffFactor: retry.backoffFactor,
+    jitter: retry.jitter,
+  };
+}
+
+/**
+ * The endpoint limits of settings, in milliseconds.
+ *
+ * @param throughput the `throughput` block (after defaults).
+ * @returns the limits for an endpoint queue.
+ */
+export function throughputFromSettings(throughput: z.output<typeof throughputSettingsSchema>): EndpointThroughput {
+  return {
+    concurrency: throughput.concurrency,
+    ...(throughput.requestsPerInterval !== undefined
+      ? { requestsPerInterval: throughput.requestsPerInterval, intervalMilliseconds: throughput.intervalSeconds * 1000 }
+      : {}),
+  };
+}
+
+/**
+ * Reads an API key from the first set variable.
+ *
+ * @param variableNames environment variables to look at, in order.
+ * @param environment where to look (default `process.env`).
+ * @param backend for the message.
+ * @returns the key.
+ * @throws MissingApiKeyError naming the variables when none is set.
+ */
+export function readApiKey(variableNames: readonly string[], environment: Pick<BackendEnvironment, 'environmentVariables'>, backend: string): string {
+  const variables = environment.environmentVariables ?? process.env;
+  for (const name of variableNames) {
+    const value = variables[name];
+    if (value !== undefined && value.trim() !== '') return value.trim();
+  }
+  throw new MissingApiKeyError(
+    `the ${backend} backend needs an API key: set the environment variable ${variableNames.join(' or ')} ` +
+      '(settings name the variable with apiKeyVariable, never the key)',
+    { variableNames },
+  );
+}
+
+function serviceModel(
+  client: LanguageModel,
+  endpoint: string,
+  settings: Extract<DialogueTextBackendSettings, { backend: 'gemini' | 'openai-compatible' }>,
+  environment: BackendEnvironment,
+): LanguageModel {
+  const policy = retryPolicyFromSettings(settings.retry);
+  const queue = (environment.endpointQueues ?? SHARED_ENDPOINT_QUEUES).get(endpoint, throughputFromSettings(settings.throughput));
+  const retrying = new RetryingModel(new QueuedModel(client, queue, policy.maxDelayMilliseconds), policy, undefined, {
+    ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
+  });
+  return settings.record !== undefined ? new RecordingModel(retrying, resolvePath(settings.record, environment)) : retrying;
+}
+
+function textBackend(
+  model: LanguageModel,
+  settings: Extract<DialogueTextBackendSettings, { backend: 'replay' | 'gemini' | 'openai-compatible' }>,
+): LanguageModelTextBackend {
+  const generation: GenerationSettings = {
+    model: settings.model,
+    temperature: settings.temperature,
+    seed: settings.seed,
+    structuredOutput: settings.structuredOutput,
+  };
+  const recovery: DialogueTextRecovery = { repair: settings.recovery.repair, maximumSplitDepth: settings.recovery.maximumSplitDepth };
+  return new LanguageModelTextBackend(model, {
+    settings: generation,
+    validation: { allowedLatinWords: new Set(settings.allowedLatinWords) },
+    recovery,
+  });
+}
+
+function resolvePath(file: string, environment: BackendEnvironment): string {
+  return isAbsolute(file) ? file : resolve(environment.baseDirectory, file);
 }

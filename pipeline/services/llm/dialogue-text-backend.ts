@@ -5,14 +5,17 @@
  *
  * {@link backendFingerprint} gives the string the stage runner hashes into its cache key: it changes
  * whenever the produced text could change (backend kind, model name, prompt version and content,
- * temperature, seed, JSON mode; for rules, the rules version).
+ * temperature, seed, JSON mode, the recovery steps and repair prompt; for rules, the rules version).
  */
 import type { Language, TextTurn } from '../../model/types.ts';
+import { loadPromptTemplate } from '../../prompts/prompt-template.ts';
 import {
   defaultDialogueTextPrompts,
+  PROMPT_IDS,
   rewriteConversation,
   translateConversation,
   type DialogueTextPrompts,
+  type DialogueTextRecovery,
   type DialogueTextTask,
   type DialogueTextValidationOptions,
   type GenerationSettings,
@@ -36,6 +39,11 @@ export interface BackendDescription {
   temperature?: number;
   seed?: number;
   structuredOutput?: boolean;
+  /**
+   * The recovery steps when on, e.g. `repair=repair-dialogue.v1#1a2b3c4d5e6f,split-depth=2`
+   * (`repair=off` without repair); absent when failures are thrown as they come.
+   */
+  recovery?: string;
   /** For `rules`: version of the rule set. */
   rulesVersion?: number;
 }
@@ -88,6 +96,7 @@ export function fingerprintOf(description: BackendDescription): string {
   if (description.temperature !== undefined) parts.push(`temperature=${description.temperature}`);
   if (description.seed !== undefined) parts.push(`seed=${description.seed}`);
   if (description.structuredOutput !== undefined) parts.push(`structured-output=${description.structuredOutput}`);
+  if (description.recovery !== undefined) parts.push(`recovery=${description.recovery}`);
   return parts.join('|');
 }
 
@@ -110,9 +119,14 @@ export interface LanguageModelTextBackendOptions {
   /** Templates; default {@link defaultDialogueTextPrompts}. */
   prompts?: DialogueTextPrompts;
   validation?: DialogueTextValidationOptions;
+  /**
+   * Repair, split and quarantine (./dialogue-text.ts); undefined = failures are thrown as they come
+   * (DialogueTextError, UnfinishedGenerationError). Backends built from settings always set it.
+   */
+  recovery?: DialogueTextRecovery;
 }
 
-/** A {@link DialogueTextBackend} over a {@link LanguageModel}: prompt, call, parse, validate. */
+/** A {@link DialogueTextBackend} over a {@link LanguageModel}: prompt, call, parse, validate (and recover). */
 export class LanguageModelTextBackend implements DialogueTextBackend {
   readonly id: string;
   private readonly prompts: DialogueTextPrompts;
@@ -128,20 +142,24 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
   ) {
     this.id = `language-model(${model.id})`;
     this.prompts = options.prompts ?? defaultDialogueTextPrompts();
+    this.recovery =
+      options.recovery === undefined ? undefined : { ...options.recovery, repairPrompt: options.recovery.repairPrompt ?? loadPromptTemplate(PROMPT_IDS.repair) };
   }
+
+  private readonly recovery: DialogueTextRecovery | undefined;
 
   /**
    * Rewrites with the model; see `rewriteConversation` (./dialogue-text.ts) for what is thrown.
    */
   rewrite(input: RewriteConversationInput): Promise<TextTurn[]> {
-    return rewriteConversation(this.model, input, { ...this.options, prompts: this.prompts });
+    return rewriteConversation(this.model, input, { ...this.options, prompts: this.prompts, recovery: this.recovery });
   }
 
   /**
    * Translates with the model; see `translateConversation` (./dialogue-text.ts) for what is thrown.
    */
   translate(input: TranslateConversationInput): Promise<TextTurn[]> {
-    return translateConversation(this.model, input, { ...this.options, prompts: this.prompts });
+    return translateConversation(this.model, input, { ...this.options, prompts: this.prompts, recovery: this.recovery });
   }
 
   /**
@@ -164,6 +182,19 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
       temperature,
       seed,
       structuredOutput,
+      ...(this.recovery !== undefined ? { recovery: describeRecovery(this.recovery) } : {}),
     };
   }
+}
+
+/**
+ * The fingerprint text of recovery settings, e.g. `repair=repair-dialogue.v1#1a2b3c4d5e6f,split-depth=2`.
+ *
+ * @param recovery the settings (with the repair template resolved).
+ * @returns the text.
+ */
+export function describeRecovery(recovery: DialogueTextRecovery): string {
+  const template = recovery.repairPrompt;
+  const repair = !recovery.repair ? 'off' : template !== undefined ? `${template.id}#${template.sha256.slice(0, 12)}` : PROMPT_IDS.repair;
+  return `repair=${repair},split-depth=${recovery.maximumSplitDepth}`;
 }

@@ -1,15 +1,30 @@
 /**
  * The text-transform layer over a {@link LanguageModel}: build the request for a whole conversation
- * (prompt template + turns as JSON), call the model, extract the JSON, validate the turns.
+ * (prompt template + turns as JSON), call the model, extract the JSON (whole reply, fenced block, or
+ * last balanced object), validate the turns with zod and the speakability checks.
  *
- * Shaped for the repair/quarantine step of a later issue: request building, parsing and validation are
- * separate exported functions, and failures are {@link DialogueTextError}s that carry the raw text and a
- * per-turn problem list (what a repair prompt needs).
+ * With {@link DialogueTextRecovery} (what the configured backends use):
+ * - an unparseable or invalid reply gets ONE repair request (template `repair-dialogue.v1`) that repeats
+ *   the task, quotes the reply and lists the problems;
+ * - a reply cut at the output token limit is not resent as is: the conversation is split into halves
+ *   that are processed separately (recursively, up to `maximumSplitDepth` halvings);
+ * - whatever still fails is quarantined: {@link QuarantinedDialogueError}, message `quarantined: <reason>`.
+ * Without it (the default of the plain functions) the first failure is thrown as a
+ * {@link DialogueTextError} or {@link UnfinishedGenerationError}.
+ * Every step goes through the model, so a recording of a run (RecordingModel) replays it exactly.
  */
 import { z } from 'zod';
 import type { Language, TextTurn } from '../../model/types.ts';
 import { fillPromptTemplate, loadPromptTemplate, type PromptTemplate } from '../../prompts/prompt-template.ts';
-import { DialogueTextError, UnfinishedGenerationError, UnsupportedTaskError, type DialogueTextProblem } from './errors.ts';
+import {
+  describeProblem,
+  DialogueTextError,
+  QuarantinedDialogueError,
+  UnfinishedGenerationError,
+  UnsupportedTaskError,
+  type DialogueTextProblem,
+  type QuarantineCause,
+} from './errors.ts';
 import { extractJsonObject } from './json-extraction.ts';
 import type { GenerationRequest, GenerationResult, JsonSchema, LanguageModel } from './language-model.ts';
 import { findSpeakableTextProblems, type SpeakableTextOptions } from './text-checks.ts';
@@ -64,7 +79,8 @@ export interface DialogueTextPrompts {
 export const PROMPT_IDS = {
   rewrite: 'rewrite-spoken.v1',
   translate: { ja: 'translate.v1' },
-} as const satisfies { rewrite: string; translate: Partial<Record<Language, string>> };
+  repair: 'repair-dialogue.v1',
+} as const satisfies { rewrite: string; translate: Partial<Record<Language, string>>; repair: string };
 
 /**
  * Loads the default templates ({@link PROMPT_IDS}).
@@ -260,11 +276,132 @@ export function assertFinished(result: GenerationResult, dialogueId: string, tas
   }
 }
 
+/** The repair / split / quarantine steps (see the file header). */
+export interface DialogueTextRecovery {
+  /** Send one repair request when a reply is unparseable or invalid. */
+  repair: boolean;
+  /** How many times a conversation cut at MAX_TOKENS may be halved (0 = never); one turn is never split. */
+  maximumSplitDepth: number;
+  /** Template of the repair request; default `repair-dialogue.v1` ({@link PROMPT_IDS}). */
+  repairPrompt?: PromptTemplate;
+}
+
+/** One repair request, halving at most twice (down to quarters of the conversation). */
+export const DEFAULT_DIALOGUE_TEXT_RECOVERY: DialogueTextRecovery = { repair: true, maximumSplitDepth: 2 };
+
+/** The longest part of a previous reply quoted in a repair request, in characters. */
+export const REPAIR_QUOTE_LIMIT = 12_000;
+
+/**
+ * Builds the repair request for a failed reply: same model, temperature, seed and response schema;
+ * the system text is the task's, the prompt repeats the task's prompt, quotes the reply (cut at
+ * {@link REPAIR_QUOTE_LIMIT} characters) and lists each problem on its own line.
+ *
+ * @param original the request that got the reply.
+ * @param previousReply the reply's text.
+ * @param problems what is wrong with it (from a {@link DialogueTextError}).
+ * @param turnCount how many turns the reply must hold.
+ * @param template the repair template; default `repair-dialogue.v1`.
+ * @returns the request; its trace's promptVersion is `<task template>+<repair template>`.
+ * @throws Error when the template cannot be loaded or has other placeholders.
+ */
+export function buildRepairRequest(
+  original: GenerationRequest,
+  previousReply: string,
+  problems: readonly DialogueTextProblem[],
+  turnCount: number,
+  template: PromptTemplate = loadPromptTemplate(PROMPT_IDS.repair),
+): GenerationRequest {
+  const quoted = previousReply.length > REPAIR_QUOTE_LIMIT ? `${previousReply.slice(0, REPAIR_QUOTE_LIMIT)}\n… (cut)` : previousReply;
+  const filled = fillPromptTemplate(template, {
+    taskSystem: original.system ?? '',
+    taskPrompt: original.prompt,
+    previousReply: quoted,
+    problems: problems.map((problem) => `- ${describeProblem(problem)}`).join('\n'),
+    turnCount: String(turnCount),
+  });
+  const request: GenerationRequest = {
+    model: original.model,
+    system: filled.system,
+    prompt: filled.prompt,
+    temperature: original.temperature,
+    seed: original.seed,
+    trace: { ...original.trace, promptVersion: `${original.trace?.promptVersion ?? '?'}+${template.id}` },
+  };
+  if (original.responseSchema !== undefined) request.responseSchema = original.responseSchema;
+  return request;
+}
+
+/** What {@link produceDialogueTurns} needs for one task. */
+interface TaskPlan<Turn extends RewriteTurn> {
+  dialogueId: string;
+  task: DialogueTextTask;
+  /** Language of the reply. */
+  language: Language;
+  build(turns: readonly Turn[]): GenerationRequest;
+}
+
+/**
+ * Runs a task with recovery (see the file header) over `turns`.
+ *
+ * @throws QuarantinedDialogueError when the reply stays unusable; whatever the model throws.
+ */
+async function produceDialogueTurns<Turn extends RewriteTurn>(
+  model: LanguageModel,
+  plan: TaskPlan<Turn>,
+  turns: readonly Turn[],
+  recovery: DialogueTextRecovery,
+  validation: DialogueTextValidationOptions | undefined,
+  depth: number,
+): Promise<TextTurn[]> {
+  const request = plan.build(turns);
+  const expected: ExpectedDialogue = { dialogueId: plan.dialogueId, task: plan.task, language: plan.language, turns };
+  const part = depth === 0 ? '' : `, turns ${turns[0]?.turnNumber ?? '?'}-${turns.at(-1)?.turnNumber ?? '?'}`;
+  const where = `dialogue ${plan.dialogueId} (${plan.task}${part})`;
+  const quarantine = (quarantineCause: QuarantineCause, reason: string, cause?: unknown): never => {
+    throw new QuarantinedDialogueError({ dialogueId: plan.dialogueId, task: plan.task, quarantineCause, reason: `${where}: ${reason}`, cause });
+  };
+
+  let result = await model.generate(request);
+  let repaired = false;
+  for (;;) {
+    const onRepair = repaired ? ' on the repair request' : '';
+    if (result.finishReason === 'max-tokens') {
+      if (turns.length >= 2 && depth < recovery.maximumSplitDepth) {
+        const middle = Math.ceil(turns.length / 2);
+        const first = await produceDialogueTurns(model, plan, turns.slice(0, middle), recovery, validation, depth + 1);
+        const second = await produceDialogueTurns(model, plan, turns.slice(middle), recovery, validation, depth + 1);
+        return [...first, ...second];
+      }
+      const why = turns.length < 2 ? 'a single turn cannot be split' : `already split ${depth} times (maximumSplitDepth ${recovery.maximumSplitDepth})`;
+      return quarantine('max-tokens', `the reply${onRepair} was cut at the output token limit (MAX_TOKENS) and ${why}`);
+    }
+    if (result.finishReason !== 'stop') {
+      return quarantine('finish-reason', `the generation${onRepair} ended with finish reason "${result.finishReason}"`);
+    }
+    try {
+      return parseDialogueResponse(result.text, expected, validation);
+    } catch (error) {
+      if (!(error instanceof DialogueTextError)) throw error;
+      const listed = error.problems.map(describeProblem).join('; ');
+      if (repaired || !recovery.repair) {
+        const state = error.kind === 'unparseable' ? 'could not be parsed' : 'is invalid';
+        const after = repaired ? ' after one repair request' : '';
+        return quarantine(error.kind, `the reply ${state}${after}: ${listed}`, error);
+      }
+      repaired = true;
+      result = await model.generate(buildRepairRequest(request, result.text, error.problems, turns.length, recovery.repairPrompt));
+    }
+  }
+}
+
 /** Everything {@link rewriteConversation} and {@link translateConversation} need besides the model. */
 export interface DialogueTextOptions {
   settings: GenerationSettings;
   prompts?: DialogueTextPrompts;
   validation?: DialogueTextValidationOptions;
+  /** Repair, split and quarantine; undefined = throw the first failure as is. */
+  recovery?: DialogueTextRecovery;
 }
 
 /**
@@ -272,17 +409,27 @@ export interface DialogueTextOptions {
  *
  * @param model the model to call.
  * @param input dialogue id, language (`en`), turns (with `answerable: false` for unanswerable ones).
- * @param options generation settings, templates, validation options.
+ * @param options generation settings, templates, validation options, recovery.
  * @returns one spoken turn per input turn; null answers stay null.
  * @throws UnsupportedTaskError for a language other than `en`; whatever the model throws
- *   (LanguageModelError subclasses); UnfinishedGenerationError; DialogueTextError when the reply is
- *   unparseable or invalid.
+ *   (LanguageModelError subclasses, e.g. LanguageModelCallError after the retries); with `recovery`:
+ *   QuarantinedDialogueError when the reply stays unusable after repair / splitting; without it:
+ *   UnfinishedGenerationError, or DialogueTextError when the reply is unparseable or invalid.
  */
 export async function rewriteConversation(
   model: LanguageModel,
   input: RewriteConversationInput,
   options: DialogueTextOptions,
 ): Promise<TextTurn[]> {
+  if (options.recovery !== undefined) {
+    const plan: TaskPlan<RewriteTurn> = {
+      dialogueId: input.dialogueId,
+      task: 'rewrite-spoken',
+      language: input.language,
+      build: (turns) => buildRewriteRequest({ ...input, turns }, options.settings, options.prompts),
+    };
+    return produceDialogueTurns(model, plan, input.turns, options.recovery, options.validation, 0);
+  }
   const request = buildRewriteRequest(input, options.settings, options.prompts);
   const result = await model.generate(request);
   assertFinished(result, input.dialogueId, 'rewrite-spoken');
@@ -298,17 +445,27 @@ export async function rewriteConversation(
  *
  * @param model the model to call.
  * @param input dialogue id, source and target language, turns.
- * @param options generation settings, templates, validation options (allowed Latin words).
+ * @param options generation settings, templates, validation options (allowed Latin words), recovery.
  * @returns one translated turn per input turn; null answers stay null.
- * @throws UnsupportedTaskError for an unsupported language pair; whatever the model throws;
- *   UnfinishedGenerationError; DialogueTextError when the reply is unparseable or invalid (wrong turn
- *   count, digits, untranslated English, …).
+ * @throws UnsupportedTaskError for an unsupported language pair; whatever the model throws; with
+ *   `recovery`: QuarantinedDialogueError when the reply stays unusable after repair / splitting;
+ *   without it: UnfinishedGenerationError, or DialogueTextError when the reply is unparseable or
+ *   invalid (wrong turn count, digits, untranslated English, …).
  */
 export async function translateConversation(
   model: LanguageModel,
   input: TranslateConversationInput,
   options: DialogueTextOptions,
 ): Promise<TextTurn[]> {
+  if (options.recovery !== undefined) {
+    const plan: TaskPlan<TextTurn> = {
+      dialogueId: input.dialogueId,
+      task: 'translate',
+      language: input.targetLanguage,
+      build: (turns) => buildTranslateRequest({ ...input, turns }, options.settings, options.prompts),
+    };
+    return produceDialogueTurns(model, plan, input.turns, options.recovery, options.validation, 0);
+  }
   const request = buildTranslateRequest(input, options.settings, options.prompts);
   const result = await model.generate(request);
   assertFinished(result, input.dialogueId, 'translate');

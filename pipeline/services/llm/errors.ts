@@ -16,14 +16,24 @@ export class LanguageModelError extends Error {
 }
 
 /**
- * A failed call to a model service (HTTP or SDK error). Real clients (later issue) throw this.
- * Retryable for 408, 409, 429 and ≥ 500, and for network failures without a status code.
+ * How a call failed: the server answered with an error `status`, the client gave up waiting
+ * (`timeout`), the connection failed (`network`), or a success response could not be read
+ * (`malformed-response`).
+ */
+export type CallFailureKind = 'status' | 'timeout' | 'network' | 'malformed-response';
+
+/**
+ * A failed call to a model service (HTTP or SDK error), thrown by the Gemini and OpenAI-compatible
+ * clients. Retryable for 408, 409, 429 and ≥ 500, and for failures without a status code (timeouts,
+ * network failures, unreadable responses) unless `isRetryable` says otherwise.
  */
 export class LanguageModelCallError extends LanguageModelError {
   readonly statusCode: number | undefined;
-  /** Delay the server asked for (e.g. Gemini `RetryInfo.retryDelay`), in milliseconds. */
+  /** Delay the server asked for (e.g. Gemini `RetryInfo.retryDelay`, HTTP `retry-after`), in milliseconds. */
   readonly retryAfterMilliseconds: number | undefined;
   readonly responseBody: string | undefined;
+  /** How the call failed; `status` when a status code is given, else `network` unless told. */
+  readonly failure: CallFailureKind;
 
   constructor(
     message: string,
@@ -32,6 +42,7 @@ export class LanguageModelCallError extends LanguageModelError {
       retryAfterMilliseconds?: number;
       responseBody?: string;
       isRetryable?: boolean;
+      failure?: CallFailureKind;
       cause?: unknown;
     } = {},
   ) {
@@ -42,6 +53,40 @@ export class LanguageModelCallError extends LanguageModelError {
     this.statusCode = options.statusCode;
     this.retryAfterMilliseconds = options.retryAfterMilliseconds;
     this.responseBody = options.responseBody;
+    this.failure = options.failure ?? (options.statusCode !== undefined ? 'status' : 'network');
+  }
+}
+
+/** A model capability that a provider may lack (see ./model-capabilities.ts). */
+export type ModelCapabilityName = 'systemInstruction' | 'jsonMode';
+
+/**
+ * The server rejected a request because the model lacks a capability the request used (Gemini HTTP 400
+ * `Developer instruction is not enabled …` or `JSON mode is not enabled …`). Not retryable: the
+ * settings must switch the capability off (`capabilities.<name>: false`).
+ */
+export class ModelCapabilityError extends LanguageModelCallError {
+  readonly capability: ModelCapabilityName;
+  readonly model: string;
+
+  constructor(
+    message: string,
+    options: { capability: ModelCapabilityName; model: string; statusCode: number; responseBody?: string; cause?: unknown },
+  ) {
+    super(message, { statusCode: options.statusCode, responseBody: options.responseBody, isRetryable: false, cause: options.cause });
+    this.capability = options.capability;
+    this.model = options.model;
+  }
+}
+
+/** A real client needs an API key and the environment variable holding it is not set. Not retryable. */
+export class MissingApiKeyError extends LanguageModelError {
+  /** The environment variables that were looked at, in order. */
+  readonly variableNames: readonly string[];
+
+  constructor(message: string, options: { variableNames: readonly string[] }) {
+    super(message, { isRetryable: false });
+    this.variableNames = options.variableNames;
   }
 }
 
@@ -160,4 +205,33 @@ export function describeProblem(problem: DialogueTextProblem): string {
     problem.field,
   ].filter((part) => part !== undefined);
   return where.length > 0 ? `${where.join(' ')}: ${problem.message}` : problem.message;
+}
+
+/**
+ * Why a dialogue was quarantined: its reply stayed unparseable or invalid (after the repair request,
+ * when repair is on), it was still cut at the output token limit after halving, or the model stopped
+ * for another reason (safety filter, other).
+ */
+export type QuarantineCause = 'unparseable' | 'invalid' | 'max-tokens' | 'finish-reason';
+
+/**
+ * A dialogue whose text could not be produced after the recovery steps (one repair request, halving
+ * on MAX_TOKENS): the build records it as failed and goes on. The message is one line,
+ * `quarantined: <reason>`, with the reason naming the dialogue, task and problems; the last underlying
+ * error is the `cause`. Not retryable.
+ */
+export class QuarantinedDialogueError extends LanguageModelError {
+  readonly dialogueId: string;
+  readonly task: string;
+  readonly quarantineCause: QuarantineCause;
+  /** The reason, as in the message after `quarantined: `. */
+  readonly reason: string;
+
+  constructor(options: { dialogueId: string; task: string; quarantineCause: QuarantineCause; reason: string; cause?: unknown }) {
+    super(`quarantined: ${options.reason.replace(/\s*\n\s*/g, ' ')}`, { isRetryable: false, cause: options.cause });
+    this.dialogueId = options.dialogueId;
+    this.task = options.task;
+    this.quarantineCause = options.quarantineCause;
+    this.reason = options.reason;
+  }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LanguageModelCallError, NoRecordedResponseError, isRetryableStatusCode } from './errors.ts';
 import { FakeLanguageModel } from './fake-language-model.ts';
 import type { GenerationRequest } from './language-model.ts';
-import { RetryingModel } from './retrying-model.ts';
+import { retryDelayMilliseconds, RetryingModel, withRetries } from './retrying-model.ts';
 
 const request: GenerationRequest = { model: 'm', prompt: 'p', temperature: 0, seed: 1 };
 
@@ -23,7 +23,7 @@ describe('RetryingModel', () => {
         return 'ok';
       },
     });
-    const model = new RetryingModel(inner, { initialDelayMilliseconds: 100, backoffFactor: 3 }, async (milliseconds) => {
+    const model = new RetryingModel(inner, { initialDelayMilliseconds: 100, backoffFactor: 3, jitter: 0 }, async (milliseconds) => {
       delays.push(milliseconds);
     });
     expect((await model.generate(request)).text).toBe('ok');
@@ -44,5 +44,56 @@ describe('RetryingModel', () => {
     const down = new FakeLanguageModel({ respond: () => { throw new LanguageModelCallError('down', { statusCode: 500 }); } });
     await expect(new RetryingModel(down, { maxRetries: 2 }, noSleep).generate(request)).rejects.toThrow('down');
     expect(down.calls).toHaveLength(3);
+  });
+});
+
+describe('withRetries / jitter', () => {
+  const noSleep = async (): Promise<void> => {};
+
+  it('spreads backoff by ±jitter and only lengthens a server delay', () => {
+    const error = new LanguageModelCallError('down', { statusCode: 503 });
+    const policy = { maxRetries: 3, initialDelayMilliseconds: 1000, maxDelayMilliseconds: 10_000, backoffFactor: 2, jitter: 0.5 };
+    expect(retryDelayMilliseconds(error, 1, policy, () => 0)).toBe(1000);
+    expect(retryDelayMilliseconds(error, 1, policy, () => 0.5)).toBe(2000);
+    expect(retryDelayMilliseconds(error, 1, policy, () => 0.999)).toBeCloseTo(2998, 0);
+    expect(retryDelayMilliseconds(error, 5, policy, () => 0.5)).toBe(10_000);
+    const limited = new LanguageModelCallError('quota', { statusCode: 429, retryAfterMilliseconds: 4000 });
+    expect(retryDelayMilliseconds(limited, 0, policy, () => 0)).toBe(4000);
+    expect(retryDelayMilliseconds(limited, 0, policy, () => 0.5)).toBe(5000);
+  });
+
+  it('gives up at once when the server asks for longer than the longest wait, saying so', async () => {
+    const calls: number[] = [];
+    const operation = async (attempt: number): Promise<string> => {
+      calls.push(attempt);
+      throw new LanguageModelCallError('quota exhausted', { statusCode: 429, retryAfterMilliseconds: 3_600_000 });
+    };
+    await expect(withRetries(operation, { maxDelayMilliseconds: 60_000 }, { sleep: noSleep })).rejects.toThrow(
+      'quota exhausted (the server asked to wait 3600.0 s, longer than the longest retry wait of 60.0 s; not retried)',
+    );
+    expect(calls).toEqual([0]);
+  });
+
+  it('reports each retry and passes the attempt number', async () => {
+    const events: Array<{ retryIndex: number; delayMilliseconds: number; statusCode: number | undefined }> = [];
+    const result = await withRetries(
+      async (attempt) => {
+        if (attempt < 2) throw new LanguageModelCallError('timeout', { failure: 'timeout' });
+        return `done after ${attempt + 1}`;
+      },
+      { initialDelayMilliseconds: 10, jitter: 0 },
+      { sleep: noSleep, onRetry: (event) => events.push({ retryIndex: event.retryIndex, delayMilliseconds: event.delayMilliseconds, statusCode: (event.error as LanguageModelCallError).statusCode }) },
+    );
+    expect(result).toBe('done after 3');
+    expect(events).toEqual([
+      { retryIndex: 0, delayMilliseconds: 10, statusCode: undefined },
+      { retryIndex: 1, delayMilliseconds: 20, statusCode: undefined },
+    ]);
+  });
+
+  it('does not retry errors that are not LanguageModelErrors', async () => {
+    let calls = 0;
+    await expect(withRetries(async () => { calls += 1; throw new TypeError('bug'); }, {}, { sleep: noSleep })).rejects.toThrow('bug');
+    expect(calls).toBe(1);
   });
 });

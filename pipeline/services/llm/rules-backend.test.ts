@@ -41,7 +41,7 @@ describe('RulesTextBackend', () => {
     const promise = backend.translate({ dialogueId: 'd1', sourceLanguage: 'en', targetLanguage: 'ja', turns: [] });
     await expect(promise).rejects.toThrow(UnsupportedTaskError);
     await expect(promise).rejects.toThrow(
-      'dialogue d1: the rules backend cannot translate; configure llm.translate with a replay file or a real LLM backend (gemini, openai-compatible: coming)',
+      'dialogue d1: the rules backend cannot translate; configure llm.translate with a replay file or a real LLM backend (gemini or openai-compatible)',
     );
     expect(() => backendFingerprint(backend, 'translate', 'ja')).toThrow(RULES_CANNOT_TRANSLATE);
   });

@@ -16,7 +16,7 @@ export const RULES_VERSION = 1;
 /** The message of the refusal to translate. */
 export const RULES_CANNOT_TRANSLATE =
   'the rules backend cannot translate; configure llm.translate with a replay file or a real LLM backend ' +
-  '(gemini, openai-compatible: coming)';
+  '(gemini or openai-compatible)';
 
 /** Offline English spoken-style rewrite; see the file header. */
 export class RulesTextBackend implements DialogueTextBackend {
