@@ -1,0 +1,109 @@
+/**
+ * RTTM speaker timings as `ReferenceRecording`s: an adapter over corpora/rttm.ts (`readRttm` +
+ * `toTwoChannelSegments`), which it uses unchanged.
+ *
+ * What the adapter adds: folders are expanded to their `*.rttm` files, everything rttm.ts reports
+ * (dropped third speakers, merged bullets, empty bullets, skipped non-SPEAKER lines) becomes one
+ * `notes` line each, and the same call published twice under two names (the Japanese CallFriend set
+ * has 4222 and 4261; found with `recordingContentKey`) is loaded once by default.
+ *
+ * RTTM has timing only: no transcripts (no supervisions) and no audio. Channel 0 is the speaker with
+ * more talk time (rttm.ts convention); the calls are symmetric, the mapping carries no role.
+ */
+import path from 'node:path';
+import type { ReferenceRecording } from '../pipeline/model/types.ts';
+import { isDirectory, listFiles, ReferenceCorpusError } from './reference-recording.ts';
+import { readRttm, recordingContentKey, toTwoChannelSegments, type RttmRecording } from './rttm.ts';
+
+/** Options of {@link prepareRttm}. */
+export interface RttmRecordingOptions {
+  /**
+   * Load a call whose timing content equals an earlier file's (same speakers, same centisecond
+   * times) only once; the kept recording's notes name the skipped file. Default true: a duplicate
+   * would count the same turn-taking twice in the timing statistics.
+   */
+  skipDuplicates?: boolean;
+}
+
+/** Defaults of {@link RttmRecordingOptions}. */
+export const DEFAULT_RTTM_RECORDING_OPTIONS: Readonly<Required<RttmRecordingOptions>> = Object.freeze({ skipDuplicates: true });
+
+/**
+ * Converts one parsed RTTM file into a `ReferenceRecording` (`format: 'rttm'`): the two speakers
+ * with most talk time on channels 0 and 1, segments in integer centiseconds, `durationCs` = end of
+ * the last bullet of any speaker (the audio is not known), no audio, no supervisions.
+ *
+ * @throws RttmFormatError (rttm.ts) when fewer than two speakers have speech.
+ */
+export function rttmToReferenceRecording(recording: RttmRecording): ReferenceRecording {
+  const twoChannel = toTwoChannelSegments(recording);
+  const notes: string[] = [`channel 0 = ${twoChannel.channelSpeakers[0]} (more talk time), channel 1 = ${twoChannel.channelSpeakers[1]}`];
+  for (const dropped of twoChannel.droppedSpeakers) {
+    notes.push(
+      `dropped speaker ${dropped.speaker}: ${(dropped.talkTime / 100).toFixed(2)} s of talk in ${dropped.segments.length} segments (only two speakers are kept)`,
+    );
+  }
+  if (twoChannel.mergedSegmentCount > 0) {
+    notes.push(`merged ${twoChannel.mergedSegmentCount} overlapping or abutting bullets of the same speaker`);
+  }
+  if (twoChannel.emptySegmentCount > 0) {
+    notes.push(`dropped ${twoChannel.emptySegmentCount} bullets shorter than 0.005 s (empty in centiseconds)`);
+  }
+  if (recording.skippedLineCount > 0) {
+    notes.push(`skipped ${recording.skippedLineCount} lines that are not SPEAKER lines`);
+  }
+  notes.push('duration is the end of the last bullet (no audio)');
+  return {
+    id: recording.id,
+    format: 'rttm',
+    sources: [recording.path],
+    durationCs: twoChannel.duration,
+    segments: twoChannel.segments,
+    channelSpeakers: twoChannel.channelSpeakers,
+    notes,
+  };
+}
+
+/**
+ * Loads RTTM files, one recording per file.
+ *
+ * @param paths `.rttm` files and/or folders (a folder contributes its `*.rttm` files, sorted by name);
+ *   recordings come out in the order of `paths`, then file name.
+ * @param options see {@link RttmRecordingOptions}.
+ * @returns one `ReferenceRecording` per file (duplicates skipped, see `skipDuplicates`).
+ * @throws RttmFormatError (file and line) for a malformed file; ReferenceCorpusError when a path does
+ *   not exist or two files give the same recording id.
+ */
+export async function prepareRttm(paths: readonly string[], options: RttmRecordingOptions = {}): Promise<ReferenceRecording[]> {
+  const resolved = { ...DEFAULT_RTTM_RECORDING_OPTIONS, ...options };
+  const files: string[] = [];
+  for (const entry of paths) {
+    if (await isDirectory(entry)) files.push(...(await listFiles(entry, ['.rttm'])));
+    else files.push(entry);
+  }
+  const recordings: ReferenceRecording[] = [];
+  const byContent = new Map<string, ReferenceRecording>();
+  const ids = new Map<string, string>();
+  for (const file of files) {
+    let parsed: RttmRecording;
+    try {
+      parsed = await readRttm(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ReferenceCorpusError(file, {}, 'RTTM file not found', { cause: error });
+      throw error;
+    }
+    const previousFile = ids.get(parsed.id);
+    if (previousFile !== undefined) throw new ReferenceCorpusError(file, {}, `recording id ${JSON.stringify(parsed.id)} is also the id of ${previousFile}`);
+    ids.set(parsed.id, file);
+    const key = recordingContentKey(parsed);
+    const earlier = byContent.get(key);
+    if (resolved.skipDuplicates && earlier !== undefined) {
+      earlier.notes.push(`the same call is also published as ${path.basename(file)} (skipped)`);
+      continue;
+    }
+    const recording = rttmToReferenceRecording(parsed);
+    byContent.set(key, recording);
+    recordings.push(recording);
+  }
+  return recordings;
+}
