@@ -140,6 +140,43 @@ export const buildConfigInputSchema = z
       })
       .strict()
       .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2 }),
+    /** Quality scoring (DNSMOS, COMETKiwi, signal checks) and the dev/test split, after rendering. */
+    quality: z
+      .object({
+        /** Score and split at the end of the build. */
+        enabled: z.boolean().default(false),
+        /** DNSMOS model folder; null = DUPLEXSYNTH_DNSMOS_DIR, then ../shared/models/dnsmos, the user cache, a download. */
+        dnsmosModelDirectory: z.string().nullable().default(null),
+        /** Target test duration per language in hours (m3-format.md: about one hour). */
+        testHours: z.number().positive().default(1),
+        /** Size of the optional test_small split (the best N of test); null = none. */
+        testSmall: z.number().int().positive().nullable().default(null),
+        /**
+         * `speaker-group`: test takes whole groups of dialogues that share speakers, best mean DNSMOS
+         * first, so dev stays speaker-disjoint and non-empty; `dialogue`: best dialogues one by one, as the
+         * paper describes, then dev drops every dialogue sharing a speaker with test.
+         */
+        splitUnit: z.enum(['dialogue', 'speaker-group']).default('speaker-group'),
+        /** COMETKiwi for translated datasets: an HTTP scorer or the `comet-score` command (see README). */
+        cometKiwi: z
+          .object({
+            httpUrl: z.string().url().nullable().default(null),
+            command: z.string().default('comet-score'),
+            gpus: z.number().int().nonnegative().nullable().default(null),
+            batchSize: z.number().int().positive().nullable().default(null),
+          })
+          .strict()
+          .default({ httpUrl: null, command: 'comet-score', gpus: null, batchSize: null }),
+      })
+      .strict()
+      .default({
+        enabled: false,
+        dnsmosModelDirectory: null,
+        testHours: 1,
+        testSmall: null,
+        splitUnit: 'speaker-group',
+        cometKiwi: { httpUrl: null, command: 'comet-score', gpus: null, batchSize: null },
+      }),
   })
   .strict();
 
@@ -191,6 +228,7 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
     llm: { rewrite: resolveBackend(parsed.llm.rewrite), translate: resolveBackend(parsed.llm.translate) },
     tts: { en: parsed.tts.en ?? DEFAULT_TTS.en, ja: parsed.tts.ja ?? DEFAULT_TTS.ja },
     timeline: { ...parsed.timeline, statistics },
+    quality: { ...parsed.quality, dnsmosModelDirectory: parsed.quality.dnsmosModelDirectory ? resolvePath(parsed.quality.dnsmosModelDirectory) : null },
     baseDirectory,
   };
 }

@@ -28,6 +28,8 @@ import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } f
 import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
 import { ContentCache, writeAtomic } from './content-cache.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
+import { scoreDatasetQuality } from '../../stages/score-quality.ts';
+import { splitDatasets, type SplitReport } from '../../stages/split-dev-test.ts';
 import type { DialogueText } from '../model/types.ts';
 
 /** What a build returns (timings and cache use are also written to `{cacheDirectory}/runs/{name}.json`). */
@@ -214,8 +216,10 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
     log(`[${language}] wrote ${summary.dialogues} dialogues to ${datasetDirectory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
   }
 
+  const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log) : [];
+
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
-  await writeAtomic(summaryMarkdownPath, formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries));
+  await writeAtomic(summaryMarkdownPath, formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries) + formatSplitsMarkdown(splits));
   await writeAtomic(path.join(config.output.directory, 'summary.json'), `${JSON.stringify({ name: config.name, seed: config.seed, datasets: summaries }, null, 2)}\n`);
   const report: BuildReport = {
     outputDirectory: config.output.directory,
@@ -229,6 +233,56 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
   // Timings and cache use differ from run to run, so they stay out of the (deterministic) output folder.
   await writeAtomic(path.join(config.output.cacheDirectory, 'runs', `${config.name}.json`), `${JSON.stringify({ stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
   return report;
+}
+
+/**
+ * Quality scoring of every written dataset (DNSMOS, COMETKiwi for translations, signal checks) and
+ * the dev/test split of all languages together (so shared test conversations are reported).
+ * A failure here is reported, not thrown: the datasets stay valid without a split.
+ */
+async function scoreAndSplit(config: BuildConfig, summaries: DatasetSummary[], log: BuildLog): Promise<SplitOutcome[]> {
+  const directories = summaries
+    .filter((summary) => summary.dialogues > 0)
+    .map((summary) => path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset)));
+  const { cometKiwi } = config.quality;
+  try {
+    for (const directory of directories) {
+      log(`quality: scoring ${directory}`);
+      await scoreDatasetQuality(directory, {
+        cacheDirectory: config.output.cacheDirectory,
+        ...(config.quality.dnsmosModelDirectory ? { dnsmosModels: { modelDirectory: config.quality.dnsmosModelDirectory } } : {}),
+        cometKiwi: { httpUrl: cometKiwi.httpUrl, command: cometKiwi.command, gpus: cometKiwi.gpus, batchSize: cometKiwi.batchSize },
+        log,
+      });
+    }
+    const results = await splitDatasets(directories, { testHours: config.quality.testHours, testSmall: config.quality.testSmall, unit: config.quality.splitUnit, log });
+    return results.map((result) => ({ directory: result.directory, report: result.report }));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    log(`quality: not done: ${reason}`);
+    return [{ directory: config.output.directory, error: reason }];
+  }
+}
+
+type SplitOutcome = { directory: string; report?: SplitReport; error?: string };
+
+function formatSplitsMarkdown(outcomes: readonly SplitOutcome[]): string {
+  if (outcomes.length === 0) return '';
+  const lines = ['', '## Dev/test split (ranked by dialogue-level DNSMOS OVRL)', ''];
+  for (const outcome of outcomes) {
+    if (outcome.error) {
+      lines.push(`- not done: ${outcome.error}`);
+      continue;
+    }
+    const report = outcome.report!;
+    const part = (name: 'test' | 'dev' | 'test_small') => {
+      const split = report.splits[name];
+      return split ? `${name} ${split.dialogues} dialogues / ${split.hours.toFixed(2)} h` : `${name} none`;
+    };
+    lines.push(`- ${report.dataset} (${report.language}): ${part('test')}, ${part('dev')}, ${part('test_small')}; speaker-disjoint: ${report.settings.speakerDisjoint}; quality and statistics tables in tables.md`);
+    for (const warning of report.warnings) lines.push(`  - warning: ${warning}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 function describeRetry(event: RetryEvent): string {

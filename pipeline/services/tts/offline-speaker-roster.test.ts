@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSpeechSynthesizer } from './synthesizer-registry.ts';
-import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS } from './offline-speaker-roster.ts';
+import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, speakerGroups } from './offline-speaker-roster.ts';
 
 describe('offline speaker rosters', () => {
   it('ids are unique and every voice is accepted by its engine', async () => {
@@ -29,5 +29,21 @@ describe('offline speaker rosters', () => {
     }
     expect(used.size).toBe(roster.length);
     expect(() => drawDialogueSpeakers(roster.slice(0, 1), 7, 'x')).toThrow(RangeError);
+    expect(() => drawDialogueSpeakers(roster.slice(0, 3), 7, 'x')).toThrow(RangeError);
+  });
+
+  it('groups are disjoint pairs: two dialogues share either both speakers or none', () => {
+    for (const roster of Object.values(OFFLINE_SPEAKER_ROSTERS)) {
+      const groups = speakerGroups(roster);
+      expect(groups).toHaveLength(roster.length / 2);
+      expect(new Set(groups.flat().map((speaker) => speaker.speakerId)).size).toBe(roster.length);
+      const pairs = Array.from({ length: 100 }, (_, index) => drawDialogueSpeakers(roster, 3, `d${index}`));
+      for (const a of pairs) {
+        for (const b of pairs) {
+          const shared = [a.user.speakerId, a.system.speakerId].filter((id) => id === b.user.speakerId || id === b.system.speakerId).length;
+          expect([0, 2]).toContain(shared);
+        }
+      }
+    }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Rosters of distinct speaker identities for the offline engines, so that dialogues do not all share
- * the same two voices: each dialogue draws its user and its system speaker (two different identities)
- * from the roster of its language, from a random stream seeded by (build seed, dialogue id). Distinct
+ * the same two voices: each dialogue draws one speaker group (two identities: its user and its system
+ * speaker) from the roster of its language, from a random stream seeded by (build seed, dialogue id). Distinct
  * speakers across dialogues are what makes a speaker-disjoint dev/test split possible
  * (m3-format.md: "the rest is the dev set, kept speaker-disjoint from test").
  *
@@ -50,19 +50,31 @@ export const OFFLINE_SPEAKER_ROSTERS: Readonly<Record<Language, readonly Speaker
 });
 
 /**
- * The two speakers of one dialogue: two different identities drawn from `roster` by the dialogue's
- * own random stream (`speakers`), independent of the timeline's stream.
- * @throws RangeError when the roster has fewer than two identities
+ * Speaker groups of a roster: disjoint pairs, identity `i` with identity `i + n/2` (for the shipped
+ * rosters a lower with a higher voice). A dialogue takes both its speakers from one group, so the
+ * dialogues of different groups share no speaker, and a split that assigns whole groups to test or dev
+ * is speaker-disjoint while keeping dev non-empty (free pairing would link every dialogue to every other
+ * through shared voices, and a speaker-disjoint dev set would come out empty).
+ * @throws RangeError when the roster has an odd number of identities or fewer than two
+ */
+export function speakerGroups(roster: readonly SpeakerIdentity[]): [SpeakerIdentity, SpeakerIdentity][] {
+  if (roster.length < 2 || roster.length % 2 !== 0) throw new RangeError(`a speaker roster needs an even number (>= 2) of identities, got ${roster.length}`);
+  const half = roster.length / 2;
+  return roster.slice(0, half).map((identity, index) => [identity, roster[index + half]!]);
+}
+
+/**
+ * The two speakers of one dialogue: one speaker group drawn by the dialogue's own random stream
+ * (`speakers`, independent of the timeline's stream), and which of the two is the user.
+ * @throws RangeError as `speakerGroups`
  */
 export function drawDialogueSpeakers(
   roster: readonly SpeakerIdentity[],
   seed: number,
   dialogueId: string,
 ): Record<SpeakerRole, SpeakerIdentity> {
-  if (roster.length < 2) throw new RangeError(`a speaker roster needs at least two identities, got ${roster.length}`);
+  const groups = speakerGroups(roster);
   const stream = dialogueRandomStream(seed, dialogueId, 'speakers');
-  const userIndex = stream.integer(0, roster.length - 1);
-  let systemIndex = stream.integer(0, roster.length - 2);
-  if (systemIndex >= userIndex) systemIndex += 1;
-  return { user: roster[userIndex]!, system: roster[systemIndex]! };
+  const [first, second] = groups[stream.integer(0, groups.length - 1)]!;
+  return stream.integer(0, 1) === 0 ? { user: first, system: second } : { user: second, system: first };
 }

@@ -1,0 +1,188 @@
+/**
+ * Reading a written dataset folder (stages/render-dataset.ts layout) for the quality and split
+ * stages: `manifest.json`, `all.jsonl` (lines kept byte for byte), `metadata/{id}.json`,
+ * `summary.json` (failed, i.e. quarantined, dialogues) and `audio/{id}.wav` paths.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { parseEventsLine } from '../events/index.ts';
+import type { ChannelEvents, Language } from '../model/types.ts';
+
+/** A dataset folder could not be read: a file is missing or malformed (named in the message). */
+export class DatasetReadError extends Error {
+  override readonly name = 'DatasetReadError';
+}
+
+const speakerSchema = z.object({ speakerId: z.string().min(1), channel: z.number().int().optional() });
+const utteranceSchema = z.object({
+  index: z.number().int().nonnegative(),
+  role: z.string(),
+  kind: z.string(),
+  channel: z.number().int().nonnegative(),
+  start: z.number(),
+  end: z.number(),
+  text: z.object({
+    source: z.string().nullable().optional(),
+    spoken: z.string().nullable().optional(),
+    final: z.string().nullable().optional(),
+    synthesized: z.string().nullable().optional(),
+  }),
+});
+const metadataSchema = z.object({
+  id: z.string(),
+  language: z.string().optional(),
+  source: z
+    .object({ corpus: z.string().optional(), file: z.string().optional(), conversationNumber: z.number().optional() })
+    .optional(),
+  text: z.object({ translatedBy: z.string().nullable().optional() }).optional(),
+  speakers: z.record(z.string(), speakerSchema),
+  durationSeconds: z.number().nonnegative(),
+  utterances: z.array(utteranceSchema),
+});
+
+/** The fields of `metadata/{id}.json` the quality stages use. */
+export type DialogueMetadata = z.infer<typeof metadataSchema>;
+
+/** One dialogue of a dataset. */
+export interface DatasetDialogue {
+  id: string;
+  /** The dialogue's line of `all.jsonl` exactly as written, with its `\n`. */
+  line: string;
+  events: ChannelEvents;
+  metadata: DialogueMetadata;
+  /** Absolute path of `audio/{id}.wav`. */
+  audioFile: string;
+  /** sha256 (hex) of the WAV as listed in `manifest.json` `files`; null when the manifest has none. */
+  audioSha256: string | null;
+}
+
+/** A quarantined (failed) dialogue from `summary.json`. */
+export interface QuarantinedDialogue {
+  id: string;
+  stage: string;
+  reason: string;
+}
+
+/** A dataset folder, read. */
+export interface DatasetFolder {
+  directory: string;
+  language: Language;
+  dataset: string;
+  /** `manifest.json` domain (`task` for MT-QA, `chat`); `task` when absent. */
+  domain: string;
+  /** Dialogues in `all.jsonl` order (sorted by id as written). */
+  dialogues: DatasetDialogue[];
+  /** Failed dialogues listed in `summary.json` (empty when it has none or there is no summary). */
+  quarantined: QuarantinedDialogue[];
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new DatasetReadError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new DatasetReadError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/**
+ * Splits a JSONL text into lines that keep their `\n` (a last line without one gets none), skipping
+ * empty lines.
+ */
+export function splitJsonlLines(text: string): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline + 1;
+    const line = text.slice(start, end);
+    if (line.trim() !== '') lines.push(line);
+    start = end;
+  }
+  return lines;
+}
+
+/**
+ * Reads a dataset folder `data/{lang}/task/{dataset}`: language and dataset name from
+ * `manifest.json` (falling back to the folder names), every line of `all.jsonl`, each dialogue's
+ * metadata, and the failed list of `summary.json` when present.
+ * @throws DatasetReadError naming the file when `manifest.json`, `all.jsonl` or a metadata file is
+ *   missing or malformed, an events line does not parse, an id repeats, or the language is not en/ja.
+ */
+export async function readDatasetFolder(directory: string): Promise<DatasetFolder> {
+  const absolute = path.resolve(directory);
+  const manifestFile = path.join(absolute, 'manifest.json');
+  const manifest = parseJson(await readText(manifestFile), manifestFile) as { language?: unknown; dataset?: unknown; domain?: unknown; files?: unknown };
+  const manifestFiles = (typeof manifest.files === 'object' && manifest.files !== null ? manifest.files : {}) as Record<string, unknown>;
+  const language = typeof manifest.language === 'string' ? manifest.language : path.basename(path.dirname(path.dirname(absolute)));
+  if (language !== 'en' && language !== 'ja') throw new DatasetReadError(`${manifestFile}: language "${language}" is not en or ja`);
+  const dataset = typeof manifest.dataset === 'string' ? manifest.dataset : path.basename(absolute);
+  const jsonlFile = path.join(absolute, 'all.jsonl');
+  const lines = splitJsonlLines(await readText(jsonlFile));
+  const dialogues: DatasetDialogue[] = [];
+  const seen = new Set<string>();
+  for (const [index, line] of lines.entries()) {
+    let parsed: ReturnType<typeof parseEventsLine>;
+    try {
+      parsed = parseEventsLine(line, `${jsonlFile}:${index + 1}`);
+    } catch (error) {
+      throw new DatasetReadError((error as Error).message);
+    }
+    if (seen.has(parsed.id)) throw new DatasetReadError(`${jsonlFile}:${index + 1}: dialogue id ${parsed.id} appears twice`);
+    seen.add(parsed.id);
+    const metadataFile = path.join(absolute, 'metadata', `${parsed.id}.json`);
+    const result = metadataSchema.safeParse(parseJson(await readText(metadataFile), metadataFile));
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new DatasetReadError(`${metadataFile}: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`);
+    }
+    const audioSha256 = manifestFiles[`audio/${parsed.id}.wav`];
+    dialogues.push({
+      id: parsed.id,
+      line,
+      events: parsed.events,
+      metadata: result.data,
+      audioFile: path.join(absolute, 'audio', `${parsed.id}.wav`),
+      audioSha256: typeof audioSha256 === 'string' ? audioSha256 : null,
+    });
+  }
+  let quarantined: QuarantinedDialogue[] = [];
+  const summaryFile = path.join(absolute, 'summary.json');
+  const summaryText = await readFile(summaryFile, 'utf8').catch(() => null);
+  if (summaryText !== null) {
+    const failed = (parseJson(summaryText, summaryFile) as { failed?: unknown }).failed;
+    if (Array.isArray(failed)) {
+      quarantined = failed
+        .filter((item): item is QuarantinedDialogue => typeof item === 'object' && item !== null && typeof (item as QuarantinedDialogue).id === 'string')
+        .map((item) => ({ id: item.id, stage: String(item.stage ?? ''), reason: String(item.reason ?? '') }))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    }
+  }
+  const domain = typeof manifest.domain === 'string' ? manifest.domain : 'task';
+  return { directory: absolute, language, dataset, domain, dialogues, quarantined };
+}
+
+/** Every speaker identity of a dialogue (`speakers.*.speakerId`, both roles), sorted, unique. */
+export function dialogueSpeakerIds(metadata: Pick<DialogueMetadata, 'speakers'>): string[] {
+  return [...new Set(Object.values(metadata.speakers).map((speaker) => speaker.speakerId))].sort();
+}
+
+/**
+ * The source conversation a dialogue was made from, as a key shared by the languages' datasets:
+ * `{corpus}/{file}#{conversationNumber}` when the metadata has them, else the dialogue id.
+ */
+export function sourceConversationKey(dialogue: Pick<DatasetDialogue, 'id' | 'metadata'>): string {
+  const source = dialogue.metadata.source;
+  if (source && source.file !== undefined && source.conversationNumber !== undefined) {
+    return `${source.corpus ?? 'corpus'}/${source.file}#${source.conversationNumber}`;
+  }
+  return dialogue.id;
+}

@@ -1,0 +1,123 @@
+/**
+ * The quality commands of the `duplexsynth` command line:
+ * - `duplexsynth score DATASET_DIR...`: DNSMOS, COMETKiwi (translated datasets), signal and content
+ *   checks -> `quality.json`, `tables.md`, `tables.json` in each dataset folder;
+ * - `duplexsynth split DATASET_DIR... [--test-hours 1] [--test-small N]`: test / test_small / dev
+ *   -> `test.jsonl`, `dev.jsonl`, `test_small.jsonl`, `split.json`, refreshed tables.
+ * Both print the tables of all given datasets as Markdown on standard output; progress and warnings
+ * go to standard error.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality/tables.ts';
+import { scoreDatasetQuality } from '../../stages/score-quality.ts';
+import { splitDatasets } from '../../stages/split-dev-test.ts';
+
+/** Environment variable naming a COMETKiwi HTTP scorer URL (used when --comet-url is not given). */
+export const COMETKIWI_URL_ENVIRONMENT_VARIABLE = 'DUPLEXSYNTH_COMETKIWI_URL';
+
+function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive number');
+  return parsed;
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive integer');
+  return parsed;
+}
+
+function nonNegativeInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return parsed;
+}
+
+interface ScoreCommandOptions {
+  dnsmosDir?: string;
+  cacheDir?: string;
+  cometUrl?: string;
+  cometCommand?: string;
+  cometGpus?: number;
+  cometBatchSize?: number;
+  comet: boolean;
+  requireComet?: boolean;
+  loudness: boolean;
+  quiet?: boolean;
+}
+
+interface SplitCommandOptions {
+  testHours: number;
+  testSmall?: number;
+  allowSpeakerOverlap?: boolean;
+  bySpeakerGroup?: boolean;
+  quiet?: boolean;
+}
+
+/**
+ * Adds the `score` and `split` commands to `program`. Exit codes: 0 on success; `split` sets 1 when a
+ * dev set came out empty because of speaker overlap (the split files are still written); errors
+ * propagate to the caller (scripts/cli.ts prints them and exits 2).
+ */
+export function registerQualityCommands(program: Command): void {
+  program
+    .command('score')
+    .description('measure DNSMOS, COMETKiwi (translated datasets), loudness, clipping, silence and speech rate; write quality.json and tables')
+    .argument('<dataset-dir...>', 'dataset folders data/{lang}/task/{dataset}')
+    .option('--dnsmos-dir <dir>', 'folder with the DNSMOS ONNX files (default: DUPLEXSYNTH_DNSMOS_DIR, the user cache, or a download)')
+    .option('--cache-dir <dir>', 'content cache for per-dialogue DNSMOS results (e.g. outputs/.cache)')
+    .option('--comet-url <url>', `COMETKiwi HTTP scorer, POST {model, data:[{src, mt}]} -> {scores} (default: $${COMETKIWI_URL_ENVIRONMENT_VARIABLE})`)
+    .option('--comet-command <command>', 'the comet-score command (default: comet-score on PATH)')
+    .option('--comet-gpus <n>', 'comet-score --gpus (0 = CPU; default: the command\'s own default)', nonNegativeInteger)
+    .option('--comet-batch-size <n>', 'comet-score --batch_size', positiveInteger)
+    .option('--no-comet', 'do not run COMETKiwi (recorded as not computed)')
+    .option('--require-comet', 'fail when COMETKiwi cannot be computed for a translated dataset')
+    .option('--no-loudness', 'skip the ffmpeg EBU R 128 measurement')
+    .option('-q, --quiet', 'no progress lines')
+    .action(async (directories: string[], options: ScoreCommandOptions) => {
+      const log = options.quiet ? () => {} : (line: string) => console.error(line);
+      const httpUrl = options.cometUrl ?? process.env[COMETKIWI_URL_ENVIRONMENT_VARIABLE] ?? null;
+      for (const directory of directories) {
+        await scoreDatasetQuality(directory, {
+          ...(options.dnsmosDir ? { dnsmosModels: { modelDirectory: options.dnsmosDir } } : {}),
+          ...(options.cacheDir ? { cacheDirectory: options.cacheDir } : {}),
+          cometKiwi: {
+            httpUrl,
+            ...(options.cometCommand ? { command: options.cometCommand } : {}),
+            ...(options.cometGpus !== undefined ? { gpus: options.cometGpus } : {}),
+            ...(options.cometBatchSize !== undefined ? { batchSize: options.cometBatchSize } : {}),
+          },
+          cometKiwiEnabled: options.comet,
+          cometKiwiRequired: options.requireComet ?? false,
+          measureLoudness: options.loudness,
+          log,
+        });
+      }
+      console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
+    });
+
+  program
+    .command('split')
+    .description('choose test (best dialogue-level DNSMOS up to the target hours), optional test_small, and a speaker-disjoint dev; write the split files')
+    .argument('<dataset-dir...>', 'scored dataset folders data/{lang}/task/{dataset} (one per language)')
+    .option('--test-hours <hours>', 'target duration of test', positiveNumber, 1)
+    .option('--test-small <n>', 'also write test_small.jsonl with the N best test dialogues', positiveInteger)
+    .option('--allow-speaker-overlap', 'keep dev dialogues that share a speaker with test (recorded in split.json)')
+    .option('--by-speaker-group', 'fill test with whole groups of dialogues connected by shared speakers (best mean DNSMOS first)')
+    .option('-q, --quiet', 'no progress lines')
+    .action(async (directories: string[], options: SplitCommandOptions) => {
+      const log = options.quiet ? () => {} : (line: string) => console.error(line);
+      const results = await splitDatasets(directories, {
+        testHours: options.testHours,
+        testSmall: options.testSmall ?? null,
+        speakerDisjoint: !options.allowSpeakerOverlap,
+        unit: options.bySpeakerGroup ? 'speaker-group' : 'dialogue',
+        log,
+      });
+      console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
+      if (results.some((result) => result.report.devEmptyBecauseOfSpeakerOverlap)) {
+        console.error('duplexsynth split: a dev set is empty because every remaining dialogue shares a speaker with test (see split.json warnings)');
+        process.exitCode = 1;
+      }
+    });
+}

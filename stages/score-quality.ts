@@ -1,0 +1,249 @@
+/**
+ * Stage `score-quality`: measures every dialogue of a written dataset folder and writes
+ * `quality.json` beside it (format: pipeline/quality/quality-report.ts):
+ * - DNSMOS P.835 (OVRL, SIG, BAK) and P.808 per channel and per dialogue (mean over the channels with
+ *   speech), pipeline/services/mos/dnsmos.ts;
+ * - COMETKiwi of every translated utterance (source = the English spoken-style text `text.spoken`,
+ *   translation = the final text `text.final`) for a translated dataset (metadata
+ *   `text.translatedBy` set), pipeline/services/qe/cometkiwi.ts — or `{computed: false, reason}`;
+ * - the signal and content checks of pipeline/quality/signal-checks.ts (clipping, silence ratio,
+ *   EBU R 128 loudness and true peak, speech rate, role/label agreement), and the quarantined
+ *   dialogues of `summary.json`.
+ * Deterministic: the same dataset and settings give the same bytes (no timestamps, fixed order,
+ * rounded values). The quality tables (tables.md / tables.json) are written too.
+ */
+import { access, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { decodeWav } from '../pipeline/audio/raw-audio.ts';
+import { readDatasetFolder, dialogueSpeakerIds, sourceConversationKey, type DatasetDialogue } from '../pipeline/quality/dataset-files.ts';
+import { aggregateQuality, QUALITY_FILE_NAME, type DatasetCometKiwi, type DatasetQualityReport, type DialogueCometKiwi, type DialogueDnsmos, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
+import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
+import { writeQualityTables } from '../pipeline/quality/tables.ts';
+import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/quality/thresholds.ts';
+import { sharedDirectory } from '../pipeline/config.ts';
+import { ContentCache, writeAtomic } from '../pipeline/run/content-cache.ts';
+import type { DnsmosRecordingScores, MultiChannelAudio } from '../pipeline/services/mos/dnsmos.ts';
+import { DnsmosScorer } from '../pipeline/services/mos/dnsmos.ts';
+import {
+  DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE,
+  DNSMOS_MODEL_FILE_NAMES,
+  resolveDnsmosModelDirectory,
+  type DnsmosModelLocationConfig,
+} from '../pipeline/services/mos/dnsmos-model-files.ts';
+import { CometKiwiError, scoreTranslations, type CometKiwiOptions, type TranslationPair } from '../pipeline/services/qe/cometkiwi.ts';
+
+/** Anything that scores a recording like `DnsmosScorer.scoreRecording` (tests may pass their own). */
+export interface RecordingDnsmosScorer {
+  scoreRecording(audio: MultiChannelAudio): Promise<DnsmosRecordingScores>;
+}
+
+/** Options of {@link scoreDatasetQuality}; every field is optional. */
+export interface ScoreQualityOptions {
+  /** A loaded DNSMOS scorer to use (not closed here). Default: one loaded from `dnsmosModels`. */
+  dnsmosScorer?: RecordingDnsmosScorer;
+  /** Where the DNSMOS model files are (resolveDnsmosModelDirectory). Default: {@link defaultDnsmosModelLocation}. */
+  dnsmosModels?: DnsmosModelLocationConfig;
+  /**
+   * Content-addressed cache folder for per-dialogue DNSMOS results (keyed by the WAV's sha256 and the
+   * scorer settings), e.g. the build's `output.cacheDirectory`. Default: no cache.
+   */
+  cacheDirectory?: string;
+  /** COMETKiwi scorer settings (HTTP URL, command, GPUs, batch size). */
+  cometKiwi?: CometKiwiOptions;
+  /** false: do not try COMETKiwi at all (recorded as not computed, reason "disabled"). Default true. */
+  cometKiwiEnabled?: boolean;
+  /**
+   * true: a COMETKiwi scorer that runs and fails throws; false (default): the failure is recorded as
+   * `{computed: false, reason}` with the error message.
+   */
+  cometKiwiRequired?: boolean;
+  /** Threshold overrides (pipeline/quality/thresholds.ts). */
+  thresholds?: Parameters<typeof resolveQualityThresholds>[0];
+  /** Measure EBU R 128 loudness with ffmpeg. Default true. */
+  measureLoudness?: boolean;
+  /** Progress lines. */
+  log?: (line: string) => void;
+}
+
+/**
+ * The default DNSMOS model location: the project's shared copy `{shared}/models/dnsmos`
+ * (pipeline/config.ts sharedDirectory) when it holds `sig_bak_ovr.onnx` and the
+ * `DUPLEXSYNTH_DNSMOS_DIR` environment variable is not set; otherwise `{}`, i.e. the search order of
+ * resolveDnsmosModelDirectory (environment variable, user cache, download).
+ */
+export async function defaultDnsmosModelLocation(environment: NodeJS.ProcessEnv = process.env): Promise<DnsmosModelLocationConfig> {
+  if (environment[DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE]) return {};
+  const shared = path.join(sharedDirectory(), 'models', 'dnsmos');
+  try {
+    await access(path.join(shared, DNSMOS_MODEL_FILE_NAMES.primary));
+    return { modelDirectory: shared };
+  } catch {
+    return {};
+  }
+}
+
+/** Version of the DNSMOS cache entries; bump when the stored shape or the computation changes. */
+const DNSMOS_CACHE_VERSION = 1;
+
+function round4(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+/** DNSMOS scores of a recording, rounded to 4 decimals (stable across runs and machines). */
+export function roundDnsmos(scores: DnsmosRecordingScores): DialogueDnsmos {
+  return {
+    dialogue: scores.dialogue
+      ? { ovrl: round4(scores.dialogue.ovrl), sig: round4(scores.dialogue.sig), bak: round4(scores.dialogue.bak), p808: round4(scores.dialogue.p808) }
+      : null,
+    channels: scores.channels.map((channel) => ({
+      channel: channel.channel,
+      hasSpeech: channel.hasSpeech,
+      scores: channel.scores
+        ? { ovrl: round4(channel.scores.ovrl), sig: round4(channel.scores.sig), bak: round4(channel.scores.bak), p808: round4(channel.scores.p808), windows: channel.scores.windows }
+        : null,
+    })),
+  };
+}
+
+/** Whether a dialogue is a translation: its metadata names a translation producer. */
+function isTranslated(dialogue: DatasetDialogue): boolean {
+  return typeof dialogue.metadata.text?.translatedBy === 'string' && dialogue.metadata.text.translatedBy !== '';
+}
+
+/**
+ * The (source, translation) pairs of a dialogue: every utterance whose `text.spoken` (English
+ * spoken-style source) and `text.final` (translation) are both non-empty.
+ * @returns pairs with the utterance index each came from, in metadata order.
+ */
+export function translationPairs(dialogue: DatasetDialogue): (TranslationPair & { utteranceIndex: number })[] {
+  return dialogue.metadata.utterances.flatMap((utterance) => {
+    const src = utterance.text.spoken?.trim() ?? '';
+    const mt = utterance.text.final?.trim() ?? '';
+    return src !== '' && mt !== '' ? [{ src, mt, utteranceIndex: utterance.index }] : [];
+  });
+}
+
+/**
+ * Scores one dataset folder and writes `quality.json`, `tables.md` and `tables.json` into it.
+ * Order: COMETKiwi first (one run for the whole dataset, so a required scorer fails before the long
+ * DNSMOS pass), then per dialogue DNSMOS and the signal checks.
+ * @param directory a dataset folder `data/{lang}/task/{dataset}`.
+ * @returns the report written.
+ * @throws DatasetReadError for an unreadable dataset folder; DnsmosModelFileError when the DNSMOS
+ *   models cannot be found; CometKiwiError when `cometKiwiRequired` and the scorer fails (or is
+ *   unavailable); LoudnessMeasurementError when ffmpeg fails; WavDecodeError for a bad WAV.
+ */
+export async function scoreDatasetQuality(directory: string, options: ScoreQualityOptions = {}): Promise<DatasetQualityReport> {
+  const log = options.log ?? (() => {});
+  const thresholds: QualityThresholds = resolveQualityThresholds(options.thresholds ?? {});
+  const folder = await readDatasetFolder(directory);
+  const translated = folder.dialogues.some(isTranslated);
+
+  let datasetCometKiwi: DatasetCometKiwi | null = null;
+  const cometByDialogue = new Map<string, DialogueCometKiwi>();
+  if (translated) {
+    const pairsByDialogue = folder.dialogues.map((dialogue) => ({ id: dialogue.id, pairs: isTranslated(dialogue) ? translationPairs(dialogue) : [] }));
+    const allPairs = pairsByDialogue.flatMap((entry) => entry.pairs);
+    let scores: number[] | null = null;
+    if (options.cometKiwiEnabled === false) {
+      datasetCometKiwi = { computed: false, reason: 'disabled by the caller (cometKiwiEnabled: false)' };
+    } else {
+      log(`[${folder.language}] COMETKiwi: ${allPairs.length} translated utterances`);
+      try {
+        const result = await scoreTranslations(allPairs, options.cometKiwi ?? {});
+        if (result.computed) {
+          scores = result.segmentScores;
+          datasetCometKiwi = { computed: true, scorer: result.scorer, model: result.model, systemScore: round4(result.systemScore), segments: result.segmentScores.length };
+        } else {
+          if (options.cometKiwiRequired) throw new CometKiwiError(`COMETKiwi is required but not available: ${result.reason}`);
+          datasetCometKiwi = { computed: false, reason: result.reason };
+        }
+      } catch (error) {
+        if (options.cometKiwiRequired || !(error instanceof CometKiwiError)) throw error;
+        datasetCometKiwi = { computed: false, reason: `scorer failed: ${error.message}` };
+      }
+      if (!datasetCometKiwi.computed) log(`[${folder.language}] COMETKiwi not computed: ${datasetCometKiwi.reason}`);
+    }
+    let offset = 0;
+    for (const entry of pairsByDialogue) {
+      const segmentScores = entry.pairs.map((pair, index) => ({ utteranceIndex: pair.utteranceIndex, score: scores ? scores[offset + index]! : null }));
+      offset += entry.pairs.length;
+      const values = segmentScores.flatMap((segment) => (segment.score === null ? [] : [segment.score]));
+      cometByDialogue.set(entry.id, { mean: values.length ? round4(values.reduce((a, b) => a + b, 0) / values.length) : null, segments: segmentScores });
+    }
+  }
+
+  let scorer = options.dnsmosScorer;
+  let loaded: DnsmosScorer | null = null;
+  if (!scorer) {
+    loaded = await DnsmosScorer.load(await resolveDnsmosModelDirectory(options.dnsmosModels ?? (await defaultDnsmosModelLocation())));
+    scorer = loaded;
+  }
+  const cache = options.cacheDirectory ? new ContentCache(options.cacheDirectory) : null;
+  const dialogues: DialogueQuality[] = [];
+  try {
+    for (const [index, dialogue] of folder.dialogues.entries()) {
+      const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
+      const compute = async () => roundDnsmos(await scorer!.scoreRecording(audio));
+      const dnsmos =
+        cache && dialogue.audioSha256 && loaded
+          ? await cache.json('dnsmos', { version: DNSMOS_CACHE_VERSION, audioSha256: dialogue.audioSha256, scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)' }, compute)
+          : await compute();
+      const signal = await checkDialogueSignal(
+        {
+          file: dialogue.audioFile,
+          audio,
+          language: folder.language,
+          events: dialogue.events,
+          utterances: dialogue.metadata.utterances.map((utterance) => ({
+            index: utterance.index,
+            role: utterance.role,
+            kind: utterance.kind,
+            channel: utterance.channel,
+            start: utterance.start,
+            end: utterance.end,
+            spokenText: utterance.text.synthesized ?? utterance.text.final ?? '',
+          })),
+        },
+        thresholds,
+        { measureLoudness: options.measureLoudness ?? true },
+      );
+      dialogues.push({
+        id: dialogue.id,
+        durationSeconds: signal.durationSeconds,
+        audioSha256: dialogue.audioSha256,
+        speakerIds: dialogueSpeakerIds(dialogue.metadata),
+        sourceConversation: sourceConversationKey(dialogue),
+        dnsmos,
+        cometKiwi: translated ? (cometByDialogue.get(dialogue.id) ?? { mean: null, segments: [] }) : null,
+        signal,
+      });
+      log(`[${folder.language}] ${index + 1}/${folder.dialogues.length} ${dialogue.id}: DNSMOS OVRL ${dnsmos.dialogue ? dnsmos.dialogue.ovrl.toFixed(2) : 'n/a'}`);
+    }
+  } finally {
+    if (loaded) await loaded.close();
+  }
+
+  const unit = folder.language === 'ja' ? 'mora' : 'syllable';
+  const unitCounter = dialogues.find((dialogue) => dialogue.signal.unitCounter !== '')?.signal.unitCounter ?? 'none';
+  const report: DatasetQualityReport = {
+    format: 'duplexsynth-quality',
+    version: 1,
+    language: folder.language,
+    dataset: folder.dataset,
+    methods: {
+      dnsmos: 'DNSMOS P.835 (sig_bak_ovr.onnx) and P.808 (model_v8.onnx) as DNS-Challenge dnsmos_local.py, per channel with speech; dialogue = mean over those channels; dataset = mean over dialogues',
+      cometKiwi: translated ? 'Unbabel/wmt22-cometkiwi-da on (text.spoken, text.final) of every translated utterance; dialogue = mean of its utterances; dataset = mean of all utterances' : 'not applicable (not a translated dataset)',
+      loudness: 'EBU R 128 / ITU-R BS.1770 integrated loudness and true peak, ffmpeg ebur128 filter, each channel as a mono programme and the whole file',
+      speechRate: `${unit}s per second of speech (TURN and BC spans minus SHORTPAUSE inside each utterance); counter: ${unitCounter}`,
+    },
+    thresholds,
+    cometKiwi: translated ? datasetCometKiwi : null,
+    aggregates: aggregateQuality(dialogues, unit),
+    quarantined: folder.quarantined,
+    dialogues,
+  };
+  await writeAtomic(path.join(folder.directory, QUALITY_FILE_NAME), `${JSON.stringify(report, null, 2)}\n`);
+  await writeQualityTables(folder.directory);
+  return report;
+}

@@ -1,0 +1,272 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatasetQualityReport, DialogueQuality } from '../pipeline/quality/quality-report.ts';
+import { rankByDnsmos, selectSplits, speakerGroups, splitDatasets, SplitError, type SplitCandidate, type SplitReport } from './split-dev-test.ts';
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = Math.imul(state ^ (state >>> 15), state | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const next = random(seed);
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = Math.floor(next() * (index + 1));
+    [copy[index], copy[other]] = [copy[other]!, copy[index]!];
+  }
+  return copy;
+}
+
+/**
+ * 40 dialogues from a roster of 10 speaker pairs (user u{k} with system s{k}, k drawn pseudo-randomly);
+ * OVRL 2..4 in steps of 0.05, so there are ties.
+ */
+function pooledCandidates(): SplitCandidate[] {
+  const next = random(7);
+  return Array.from({ length: 40 }, (_, index) => {
+    const pair = Math.floor(next() * 10);
+    return {
+      id: `dlg_${String(index + 1).padStart(4, '0')}`,
+      durationSeconds: 60 + Math.round(next() * 60),
+      ovrl: 2 + Math.round(next() * 40) * 0.05,
+      speakerIds: [`user:u${pair}`, `system:s${pair}`],
+    };
+  });
+}
+
+describe('selectSplits', () => {
+  const candidates = pooledCandidates();
+  const target = 10 * 60;
+
+  it('keeps dev speaker-disjoint from test and accounts for every dialogue', () => {
+    const selection = selectSplits(candidates, { testSeconds: target });
+    const speakersOf = new Map(candidates.map((candidate) => [candidate.id, candidate.speakerIds]));
+    const testSpeakers = new Set(selection.test.flatMap((id) => speakersOf.get(id)!));
+    for (const id of selection.dev) for (const speaker of speakersOf.get(id)!) expect(testSpeakers.has(speaker)).toBe(false);
+    for (const item of selection.excludedForSpeakerOverlap) expect(item.sharedSpeakers.every((speaker) => testSpeakers.has(speaker))).toBe(true);
+    const all = [...selection.test, ...selection.dev, ...selection.excludedForSpeakerOverlap.map((item) => item.id)].sort();
+    expect(all).toEqual(candidates.map((candidate) => candidate.id).sort());
+    expect(selection.dev.length).toBeGreaterThan(0);
+    expect(selection.excludedForSpeakerOverlap.length).toBeGreaterThan(0);
+    expect(selection.testSpeakers).toEqual([...testSpeakers].sort());
+  });
+
+  it('takes the best-ranked dialogues until the target duration is reached, no more', () => {
+    const selection = selectSplits(candidates, { testSeconds: target });
+    const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
+    expect(selection.test).toEqual(selection.ranking.slice(0, selection.test.length));
+    const seconds = selection.test.reduce((sum, id) => sum + byId.get(id)!.durationSeconds, 0);
+    const last = byId.get(selection.test[selection.test.length - 1]!)!.durationSeconds;
+    expect(seconds).toBe(selection.testSeconds);
+    expect(seconds).toBeGreaterThanOrEqual(target);
+    expect(seconds - last).toBeLessThan(target);
+    expect(selection.targetReached).toBe(true);
+    const worstTest = Math.min(...selection.test.map((id) => byId.get(id)!.ovrl!));
+    const bestOther = Math.max(...candidates.filter((candidate) => !selection.test.includes(candidate.id)).map((candidate) => candidate.ovrl!));
+    expect(worstTest).toBeGreaterThanOrEqual(bestOther);
+  });
+
+  it('is deterministic: same result on re-run and for any input order; ties go by id', () => {
+    const first = selectSplits(candidates, { testSeconds: target, testSmallCount: 3 });
+    expect(selectSplits(candidates, { testSeconds: target, testSmallCount: 3 })).toEqual(first);
+    for (const seed of [1, 2, 3]) expect(selectSplits(shuffled(candidates, seed), { testSeconds: target, testSmallCount: 3 })).toEqual(first);
+    const tied = [
+      { id: 'b', ovrl: 3.1 },
+      { id: 'c', ovrl: null },
+      { id: 'a', ovrl: 3.1 },
+      { id: 'd', ovrl: 3.5 },
+      { id: 'aa', ovrl: 3.1 },
+    ];
+    expect(rankByDnsmos(tied).map((item) => item.id)).toEqual(['d', 'a', 'aa', 'b', 'c']);
+    expect(first.testSmall).toEqual(first.test.slice(0, 3));
+  });
+
+  it('reports an empty dev when every dialogue shares the same two speakers, or keeps them when asked', () => {
+    const same = candidates.map((candidate) => ({ ...candidate, speakerIds: ['espeak-ng:user:{}', 'espeak-ng:system:{}'] }));
+    const disjoint = selectSplits(same, { testSeconds: target });
+    expect(disjoint.dev).toEqual([]);
+    expect(disjoint.devEmptyBecauseOfSpeakerOverlap).toBe(true);
+    expect(disjoint.excludedForSpeakerOverlap).toHaveLength(candidates.length - disjoint.test.length);
+    expect(disjoint.warnings.join('\n')).toMatch(/dev is empty: all \d+ dialogue\(s\) outside test share a speaker with test \(espeak-ng:system:\{\}, espeak-ng:user:\{\}\)/);
+    const overlapping = selectSplits(same, { testSeconds: target, speakerDisjoint: false });
+    expect(overlapping.test).toEqual(disjoint.test);
+    expect(overlapping.dev).toHaveLength(candidates.length - disjoint.test.length);
+    expect(overlapping.devSharingSpeakersWithTest).toEqual(overlapping.dev);
+    expect(overlapping.devEmptyBecauseOfSpeakerOverlap).toBe(false);
+  });
+
+  it('can fill test with whole speaker groups, excluding nothing', () => {
+    const selection = selectSplits(candidates, { testSeconds: target, unit: 'speaker-group' });
+    expect(selection.excludedForSpeakerOverlap).toEqual([]);
+    expect(selection.test.length + selection.dev.length).toBe(candidates.length);
+    const speakersOf = new Map(candidates.map((candidate) => [candidate.id, candidate.speakerIds]));
+    const testSpeakers = new Set(selection.test.flatMap((id) => speakersOf.get(id)!));
+    for (const id of selection.dev) for (const speaker of speakersOf.get(id)!) expect(testSpeakers.has(speaker)).toBe(false);
+    expect(selection.testSeconds).toBeGreaterThanOrEqual(target);
+    expect(selection.speakerGroups.count).toBe(speakerGroups(candidates).length);
+    expect(selectSplits(shuffled(candidates, 9), { testSeconds: target, unit: 'speaker-group' })).toEqual(selection);
+  });
+
+  it('warns when a roster paired freely connects (nearly) every dialogue through shared speakers', () => {
+    const next = random(11);
+    const roster = Array.from({ length: 24 }, (_, index) => `espeak-ng:voice${index}`);
+    const free = candidates.map((candidate) => {
+      const user = Math.floor(next() * 24);
+      const system = (user + 1 + Math.floor(next() * 23)) % 24;
+      return { ...candidate, speakerIds: [roster[user]!, roster[system]!] };
+    });
+    const selection = selectSplits(free, { testSeconds: target });
+    expect(selection.speakerGroups.largest).toBeGreaterThan(free.length / 2);
+    expect(selection.warnings.join('\n')).toMatch(/shared speakers connect \d+ of 40 dialogues into one group/);
+  });
+
+  it('keeps dialogues without DNSMOS out of test, and puts a too-short dataset in test whole', () => {
+    const small: SplitCandidate[] = [
+      { id: 'x1', durationSeconds: 100, ovrl: 3, speakerIds: ['a'] },
+      { id: 'x2', durationSeconds: 100, ovrl: null, speakerIds: ['b'] },
+      { id: 'x3', durationSeconds: 100, ovrl: 2, speakerIds: ['c'] },
+    ];
+    const selection = selectSplits(small, { testSeconds: 3600, testSmallCount: 5 });
+    expect(selection).toMatchObject({ test: ['x1', 'x3'], dev: ['x2'], withoutDnsmos: ['x2'], targetReached: false, testSmall: ['x1', 'x3'] });
+    expect(selection.warnings).toHaveLength(3);
+    expect(() => selectSplits(small, { testSeconds: 0 })).toThrow(RangeError);
+    expect(() => selectSplits(small, { testSeconds: 10, testSmallCount: 0 })).toThrow(RangeError);
+    expect(() => selectSplits([...small, small[0]!], { testSeconds: 10 })).toThrow(RangeError);
+  });
+});
+
+// ---- splitDatasets on constructed dataset folders ----
+
+function dialogueQuality(id: string, ovrl: number, speakerIds: string[], durationSeconds: number): DialogueQuality {
+  return {
+    id,
+    durationSeconds,
+    audioSha256: `sha-${id}`,
+    speakerIds,
+    sourceConversation: `TopiOCQA/dev.json#${id}`,
+    dnsmos: { dialogue: { ovrl, sig: ovrl + 0.3, bak: 3.9, p808: 3.5 }, channels: [] },
+    cometKiwi: null,
+    signal: {
+      durationSeconds,
+      mutualSilenceRatio: 0.2,
+      channels: [],
+      programmeLoudness: null,
+      utterances: [],
+      speechRateByRole: { user: { units: 40, speechSeconds: 10, speechRate: 4 } },
+      unitCounter: 'test',
+      flagCounts: {},
+    },
+  };
+}
+
+async function writeDataset(
+  directory: string,
+  language: 'en' | 'ja',
+  dialogues: { id: string; ovrl: number; speakers: [string, string]; seconds: number }[],
+): Promise<void> {
+  await mkdir(path.join(directory, 'metadata'), { recursive: true });
+  const files: Record<string, string> = {};
+  let jsonl = '';
+  for (const dialogue of dialogues) {
+    // Lines exactly as render-dataset writes them, with a float time to check byte-exact copies.
+    jsonl += `{"id": "${dialogue.id}", "events": {"0": [{"event": "TURN", "time": [0.5, 3.0]}, {"event": "TURN_SHIFT", "time": [3.0, 3.25]}], "1": [{"event": "TURN", "time": [3.25, 9.1]}, {"event": "BC", "time": [1.0, 1.4]}]}}\n`;
+    files[`audio/${dialogue.id}.wav`] = `sha-${dialogue.id}`;
+    const metadata = {
+      id: dialogue.id,
+      language,
+      source: { corpus: 'TopiOCQA', file: 'dev.json', conversationNumber: Number(dialogue.id.replace(/\D/g, '')) },
+      speakers: { user: { speakerId: dialogue.speakers[0] }, system: { speakerId: dialogue.speakers[1] } },
+      durationSeconds: dialogue.seconds,
+      utterances: [],
+    };
+    await writeFile(path.join(directory, 'metadata', `${dialogue.id}.json`), JSON.stringify(metadata));
+  }
+  await writeFile(path.join(directory, 'all.jsonl'), jsonl);
+  await writeFile(path.join(directory, 'manifest.json'), JSON.stringify({ language, dataset: path.basename(directory), domain: 'task', files }));
+  const report: DatasetQualityReport = {
+    format: 'duplexsynth-quality',
+    version: 1,
+    language,
+    dataset: path.basename(directory),
+    methods: { dnsmos: '', cometKiwi: '', loudness: '', speechRate: '' },
+    thresholds: {} as DatasetQualityReport['thresholds'],
+    cometKiwi: null,
+    aggregates: {} as DatasetQualityReport['aggregates'],
+    quarantined: [],
+    dialogues: dialogues.map((dialogue) => {
+      const quality = dialogueQuality(dialogue.id, dialogue.ovrl, [...dialogue.speakers].sort(), dialogue.seconds);
+      quality.sourceConversation = `TopiOCQA/dev.json#${Number(dialogue.id.replace(/\D/g, ''))}`;
+      return quality;
+    }),
+  };
+  await writeFile(path.join(directory, 'quality.json'), JSON.stringify(report));
+}
+
+describe('splitDatasets', () => {
+  let root: string;
+  let english: string;
+  let japanese: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'split-test-'));
+    english = path.join(root, 'data', 'en', 'task', 'topiocqa');
+    japanese = path.join(root, 'data', 'ja', 'task', 'topiocqa_ja');
+    const ids = Array.from({ length: 10 }, (_, index) => `topiocqa_dev_${String(index + 1).padStart(4, '0')}`);
+    // Speaker roster of three voices per role, assigned by index; OVRL differs per language.
+    await writeDataset(english, 'en', ids.map((id, index) => ({ id, ovrl: 3 + ((index * 7) % 10) / 20, speakers: [`en:user:${index % 3}`, `en:system:${index % 3}`], seconds: 100 })));
+    await writeDataset(japanese, 'ja', ids.map((id, index) => ({ id, ovrl: 3 + ((index * 3) % 10) / 20, speakers: [`ja:user:${index % 3}`, `ja:system:${index % 3}`], seconds: 100 })));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('writes byte-exact split files, split.json, tables, and the test ids shared between languages; re-runs identically', async () => {
+    const options = { testHours: 250 / 3600, testSmall: 2 };
+    const results = await splitDatasets([english, japanese], options);
+    const all = await readFile(path.join(english, 'all.jsonl'), 'utf8');
+    const lines = new Map(all.split('\n').filter(Boolean).map((line) => [JSON.parse(line).id as string, `${line}\n`]));
+    const report = JSON.parse(await readFile(path.join(english, 'split.json'), 'utf8')) as SplitReport;
+    expect(report.splits.test!.dialogues).toBe(3);
+    expect(report.splits.test!.hours).toBeCloseTo(300 / 3600, 4);
+    for (const [split, ids] of [['test', report.splits.test!.ids], ['dev', report.splits.dev!.ids], ['test_small', report.splits.test_small!.ids]] as const) {
+      expect(await readFile(path.join(english, `${split}.jsonl`), 'utf8')).toBe(ids.map((id) => lines.get(id)!).join(''));
+    }
+    expect(report.ranking.slice(0, 3).map((item) => item.id)).toEqual(report.splits.test!.ids.slice().sort((a, b) => report.ranking.findIndex((r) => r.id === a) - report.ranking.findIndex((r) => r.id === b)));
+    const testSpeakers = new Set(report.testSpeakers);
+    const metadataSpeakers = async (id: string) => Object.values((JSON.parse(await readFile(path.join(english, 'metadata', `${id}.json`), 'utf8')) as { speakers: Record<string, { speakerId: string }> }).speakers).map((speaker) => speaker.speakerId);
+    for (const id of report.splits.dev!.ids) for (const speaker of await metadataSpeakers(id)) expect(testSpeakers.has(speaker)).toBe(false);
+    const japaneseReport = results[1]!.report;
+    const sharedExpected = report.splits.test!.ids.filter((id) => japaneseReport.splits.test!.ids.includes(id));
+    expect(report.sharedTestWithOtherLanguages).toEqual([{ language: 'ja', dataset: 'topiocqa_ja', ids: sharedExpected }]);
+    expect(japaneseReport.sharedTestWithOtherLanguages[0]!.ids).toEqual(sharedExpected);
+    const tables = await readFile(path.join(english, 'tables.md'), 'utf8');
+    expect(tables).toContain('| test | 3 | 0.08 | 100.0 | 3 | 0 | 3 | 0 |');
+    expect(tables).toMatch(/\| dev \| \d+ \|/);
+
+    const snapshot = async () => Promise.all(['test.jsonl', 'dev.jsonl', 'test_small.jsonl', 'split.json', 'tables.md', 'tables.json'].map((name) => readFile(path.join(english, name), 'utf8')));
+    const before = await snapshot();
+    await splitDatasets([english, japanese], options);
+    expect(await snapshot()).toEqual(before);
+
+    await splitDatasets([english], { testHours: 250 / 3600 });
+    await expect(readFile(path.join(english, 'test_small.jsonl'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('refuses a missing or stale quality.json', async () => {
+    const quality = path.join(japanese, 'quality.json');
+    const text = await readFile(quality, 'utf8');
+    await writeFile(quality, text.replace('"sha-topiocqa_dev_0003"', '"sha-changed"'));
+    await expect(splitDatasets([japanese])).rejects.toThrow(/audio of topiocqa_dev_0003 changed since quality.json was written/);
+    await rm(quality);
+    await expect(splitDatasets([japanese])).rejects.toThrow(SplitError);
+    await writeFile(quality, text);
+  });
+});
