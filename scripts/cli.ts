@@ -9,6 +9,8 @@ import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/run/build.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
 import path from 'node:path';
+import { registerQualityCommands } from './commands/quality.ts';
+import { registerMeasureCommand } from './commands/measure.ts';
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
@@ -119,6 +121,8 @@ export function createProgram(): Command {
       await runBenchmarks(options);
     });
 
+  registerQualityCommands(program);
+  registerMeasureCommand(program);
   return program;
 }
 

@@ -1,18 +1,14 @@
 /**
  * Measures turn-taking timing of real two-channel conversations with the benchmark's own event rules
  * (pipeline/events, implementing ../shared/docs/events.md), for `timing-statistics.ts`.
- * Corpus-agnostic: input is per-channel speech segments in integer centiseconds.
+ * Corpus-agnostic: input is per-channel speech segments in integer centiseconds (the `segments` of a
+ * `ReferenceRecording`, pipeline/model/types.ts).
  */
-import {
-  buildIpus,
-  DEFAULT_EVENT_THRESHOLDS,
-  turnRelations,
-  type EventThresholds,
-} from '../events/index.ts';
-import type { Centiseconds, ChannelSegments, SpeechSegment } from '../model/types.ts';
+import { buildIpus, DEFAULT_EVENT_THRESHOLDS, turnRelations, type EventThresholds, type Ipu } from '../events/index.ts';
+import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../model/types.ts';
 import { CHANNEL_DIRECTIONS, channelDirection, type TimingMeasurements } from './timing-statistics.ts';
 
-/** A conversation to measure. */
+/** A conversation to measure: the fields of a `ReferenceRecording` this module reads. */
 export interface MeasurableRecording {
   /** Recording id, for messages. */
   id: string;
@@ -20,8 +16,9 @@ export interface MeasurableRecording {
   segments: ChannelSegments;
   /**
    * Speech of anyone not on the two channels (a third person on the line), integer centiseconds.
-   * A measurement whose interval contains some of this speech is not a clean two-party transition
-   * (the silence was not silence, or the change went through the third person) and is discarded.
+   * A speaker change, TURN_HOLD or SHORTPAUSE whose interval contains some of this speech is not a
+   * clean two-party measurement (the silence was not silence, or the change went through the third
+   * person) and is discarded. `ReferenceRecording` has no such field yet; a loader may add it.
    */
   excludedSpeech?: readonly SpeechSegment[];
 }
@@ -33,8 +30,10 @@ export interface DiscardedMeasurements {
   shortPauses: number;
 }
 
-/** Measurements of one or more recordings, integer centiseconds, plus what was discarded. */
+/** Measurements of one or more recordings (integer centiseconds, positions in thousandths), plus counts. */
 export interface MeasuredTiming extends TimingMeasurements {
+  /** TURN and BC IPUs measured (both channels). */
+  unitCounts: { turns: number; backchannels: number };
   discarded: DiscardedMeasurements;
 }
 
@@ -50,32 +49,69 @@ function touchesExcludedSpeech(a: Centiseconds, b: Centiseconds, excluded: reado
   );
 }
 
+function emptyMeasurements(): MeasuredTiming {
+  return {
+    floorTransferOffsets: { 'channel0->channel1': [], 'channel1->channel0': [] },
+    withinTurnOverlapOffsets: { 'channel0->channel1': [], 'channel1->channel0': [] },
+    turnHoldGaps: [],
+    shortPauses: [],
+    backchannels: {
+      byListener: { 0: { count: 0, hostTurnCs: 0 }, 1: { count: 0, hostTurnCs: 0 } },
+      outsideOtherTurns: 0,
+      durationsCs: [],
+      relativePositionsThousandths: [],
+    },
+    unitCounts: { turns: 0, backchannels: 0 },
+    discarded: { speakerChanges: 0, turnHolds: 0, shortPauses: 0 },
+  };
+}
+
+/**
+ * The TURN of `turns` (sorted by start, non-overlapping: one channel's IPUs) whose span contains
+ * `time`, as `turn.start ≤ time < turn.end`, or undefined.
+ */
+function containingTurn(turns: readonly Ipu[], time: Centiseconds): Ipu | undefined {
+  let low = 0;
+  let high = turns.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((turns[middle] as Ipu).start <= time) low = middle + 1;
+    else high = middle;
+  }
+  const candidate = turns[low - 1];
+  return candidate !== undefined && time < candidate.end ? candidate : undefined;
+}
+
 /**
  * Measures one recording with the event rules (buildIpus, turnRelations of pipeline/events):
- * - every TURN_SHIFT and BARGE_IN gives a floor-transfer offset `turn.start − floor.end` (centiseconds,
- *   negative = overlap) under the direction floor channel -> new turn's channel;
+ * - every TURN_SHIFT and BARGE_IN gives an offset `turn.start − floor.end` (centiseconds, negative =
+ *   overlap) under the direction floor channel -> new turn's channel; it is a **floor-transfer offset**
+ *   when the new TURN ends strictly after the floor TURN (the floor moves, events.md rule 4), else a
+ *   **within-turn overlap** (the TURN lies inside the floor TURN; Heldner & Edlund 2010);
  * - every TURN_HOLD gives a gap `turn.start − floor.end` (> the IPU pause threshold);
- * - every SHORTPAUSE (silence inside an IPU, TURN or BC) gives its length.
- * Measurements whose interval contains `excludedSpeech` are discarded and counted.
+ * - every SHORTPAUSE (silence inside an IPU, TURN or BC) gives its length;
+ * - every BC whose start lies inside a TURN of the other channel (`turn.start ≤ bc.start < turn.end`,
+ *   the benchmark's rule for keeping BC events, m3-format.md) gives its duration (`end − start`) and
+ *   its relative position `floor(1000 · (bc.start − turn.start) / (turn.end − turn.start))` thousandths (0–999),
+ *   and counts for its channel as listener; other BCs count in `outsideOtherTurns`;
+ * - the host speech of a listener channel is the summed length of the other channel's TURNs.
+ * Speaker changes, TURN_HOLDs and SHORTPAUSEs whose interval contains `excludedSpeech` are discarded
+ * and counted.
  *
  * @param thresholds event thresholds in centiseconds; default events.md's (50, 80, 40 cs)
- * @throws SegmentValidationError (pipeline/events) when a channel is unsorted or overlapping
+ * @throws SegmentValidationError (pipeline/events) when a channel is unsorted or overlapping;
+ *   RangeError for invalid thresholds
  */
 export function measureTurnTaking(
   recording: MeasurableRecording,
   thresholds: EventThresholds = DEFAULT_EVENT_THRESHOLDS,
 ): MeasuredTiming {
   const excluded = recording.excludedSpeech ?? [];
-  const ipus = {
+  const ipus: Record<Channel, Ipu[]> = {
     0: buildIpus(recording.segments[0], thresholds, 0),
     1: buildIpus(recording.segments[1], thresholds, 1),
   };
-  const measured: MeasuredTiming = {
-    speakerChangeOffsets: { 'channel0->channel1': [], 'channel1->channel0': [] },
-    turnHoldGaps: [],
-    shortPauses: [],
-    discarded: { speakerChanges: 0, turnHolds: 0, shortPauses: 0 },
-  };
+  const measured = emptyMeasurements();
   for (const relation of turnRelations(ipus, thresholds)) {
     const touched = touchesExcludedSpeech(relation.floor.end, relation.turn.start, excluded);
     if (relation.event === 'TURN_HOLD') {
@@ -84,11 +120,27 @@ export function measureTurnTaking(
     } else if (touched) {
       measured.discarded.speakerChanges += 1;
     } else {
-      measured.speakerChangeOffsets[channelDirection(relation.floorChannel, relation.channel)].push(relation.offset);
+      const direction = channelDirection(relation.floorChannel, relation.channel);
+      const list = relation.turn.end > relation.floor.end ? measured.floorTransferOffsets : measured.withinTurnOverlapOffsets;
+      list[direction].push(relation.offset);
     }
   }
   for (const channel of [0, 1] as const) {
+    const otherTurns = ipus[channel === 0 ? 1 : 0].filter((ipu) => ipu.kind === 'TURN');
+    const listener = measured.backchannels.byListener[channel];
+    listener.hostTurnCs = otherTurns.reduce((sum, turn) => sum + (turn.end - turn.start), 0);
     for (const ipu of ipus[channel]) {
+      if (ipu.kind === 'TURN') measured.unitCounts.turns += 1;
+      else {
+        measured.unitCounts.backchannels += 1;
+        const host = containingTurn(otherTurns, ipu.start);
+        if (host === undefined) measured.backchannels.outsideOtherTurns += 1;
+        else {
+          listener.count += 1;
+          measured.backchannels.durationsCs.push(ipu.end - ipu.start);
+          measured.backchannels.relativePositionsThousandths.push(Math.floor((1000 * (ipu.start - host.start)) / (host.end - host.start)));
+        }
+      }
       for (const pause of ipu.pauses) {
         if (touchesExcludedSpeech(pause.start, pause.end, excluded)) measured.discarded.shortPauses += 1;
         else measured.shortPauses.push(pause.end - pause.start);
@@ -100,18 +152,23 @@ export function measureTurnTaking(
 
 /** Concatenates the measurements of several recordings (order kept; sorting happens when building the file). */
 export function combineMeasurements(parts: readonly MeasuredTiming[]): MeasuredTiming {
-  const combined: MeasuredTiming = {
-    speakerChangeOffsets: { 'channel0->channel1': [], 'channel1->channel0': [] },
-    turnHoldGaps: [],
-    shortPauses: [],
-    discarded: { speakerChanges: 0, turnHolds: 0, shortPauses: 0 },
-  };
+  const combined = emptyMeasurements();
   for (const part of parts) {
     for (const direction of CHANNEL_DIRECTIONS) {
-      combined.speakerChangeOffsets[direction].push(...part.speakerChangeOffsets[direction]);
+      combined.floorTransferOffsets[direction].push(...part.floorTransferOffsets[direction]);
+      combined.withinTurnOverlapOffsets[direction].push(...part.withinTurnOverlapOffsets[direction]);
     }
     combined.turnHoldGaps.push(...part.turnHoldGaps);
     combined.shortPauses.push(...part.shortPauses);
+    for (const channel of [0, 1] as const) {
+      combined.backchannels.byListener[channel].count += part.backchannels.byListener[channel].count;
+      combined.backchannels.byListener[channel].hostTurnCs += part.backchannels.byListener[channel].hostTurnCs;
+    }
+    combined.backchannels.outsideOtherTurns += part.backchannels.outsideOtherTurns;
+    combined.backchannels.durationsCs.push(...part.backchannels.durationsCs);
+    combined.backchannels.relativePositionsThousandths.push(...part.backchannels.relativePositionsThousandths);
+    combined.unitCounts.turns += part.unitCounts.turns;
+    combined.unitCounts.backchannels += part.unitCounts.backchannels;
     combined.discarded.speakerChanges += part.discarded.speakerChanges;
     combined.discarded.turnHolds += part.discarded.turnHolds;
     combined.discarded.shortPauses += part.discarded.shortPauses;

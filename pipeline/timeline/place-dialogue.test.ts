@@ -10,6 +10,7 @@ import {
   type PlacedDialogue,
   type UtteranceToPlace,
 } from './place-dialogue.ts';
+import { kolmogorovSmirnovDistance } from './empirical-distribution.ts';
 import { dialogueRandomStream } from './random.ts';
 import { makeStatistics } from './test-helpers.ts';
 import { loadDefaultTimingStatistics, samplingDistributions, type TimingStatistics } from './timing-statistics.ts';
@@ -38,22 +39,6 @@ function randomLayout(index: number, minimumDurationCs: number): UtteranceToPlac
     if (position > 0 && random.integer(1, 10) > 3) channel = channel === 0 ? 1 : 0;
     return { channel, durationCs: random.integer(minimumDurationCs, 1500) };
   });
-}
-
-/** Largest distance between the empirical distribution functions of two samples (two-sample KS statistic). */
-function kolmogorovSmirnovDistance(first: readonly number[], second: readonly number[]): number {
-  const a = [...first].sort((x, y) => x - y);
-  const b = [...second].sort((x, y) => x - y);
-  let i = 0;
-  let j = 0;
-  let distance = 0;
-  while (i < a.length && j < b.length) {
-    const value = Math.min(a[i] as number, b[j] as number);
-    while (i < a.length && (a[i] as number) <= value) i += 1;
-    while (j < b.length && (b[j] as number) <= value) j += 1;
-    distance = Math.max(distance, Math.abs(i / a.length - j / b.length));
-  }
-  return distance;
 }
 
 /** Checks every placement constraint of place-dialogue.ts; returns the violations found (none expected). */
@@ -86,7 +71,10 @@ function constraintViolations(utterances: readonly UtteranceToPlace[], placed: P
     latestEnd = Math.max(latestEnd, end);
   });
   check(placed.totalDurationCs === latestEnd + options.trailingSilenceCs, 'total duration');
-  check(placed.resampled === placed.transitions.reduce((sum, transition) => sum + transition.rejectedDraws, 0), 'resampled count');
+  check(
+    placed.resampled === placed.unassignableDraws + placed.transitions.reduce((sum, transition) => sum + transition.rejectedDraws, 0),
+    'resampled count',
+  );
   check(placed.fallbacks === placed.transitions.filter((transition) => transition.fallback).length, 'fallback count');
   return violations;
 }
@@ -154,13 +142,19 @@ describe('placeDialogue: offsets follow the statistics', () => {
     expect(Math.abs(overlapShare - statistics().speakerChange.pooledSummary.overlapFraction)).toBeLessThan(0.04);
   });
 
-  it('uses each direction’s own offsets when the statistics say per-direction', () => {
+  it('uses each direction’s own offsets when the statistics say per-direction (smoothing off: measured values exactly)', () => {
     const statistics = makeStatistics({
       speakerChange: { 'channel0->channel1': [-60, 200], 'channel1->channel0': [10, 20] },
       samplerUse: 'per-direction',
     });
     for (let dialogue = 0; dialogue < 20; dialogue += 1) {
-      const placed = placeDialogue({ dialogueId: `direction-${dialogue}`, seed: 1, utterances: alternating(12, 500), statistics });
+      const placed = placeDialogue({
+        dialogueId: `direction-${dialogue}`,
+        seed: 1,
+        utterances: alternating(12, 500),
+        statistics,
+        options: { smoothing: false },
+      });
       placed.offsets.forEach((offset, index) => {
         // even transitions: user (1) -> system (0); odd: system -> user
         expect(index % 2 === 0 ? [10, 20] : [-60, 200]).toContain(offset);
@@ -176,11 +170,13 @@ describe('placeDialogue: offsets follow the statistics', () => {
       { channel: 0, durationCs: 300 },
       { channel: 0, durationCs: 300 },
     ];
-    const placed = placeDialogue({ dialogueId: 'holds', seed: 5, utterances, statistics });
+    const placed = placeDialogue({ dialogueId: 'holds', seed: 5, utterances, statistics, options: { smoothing: false } });
     expect(placed.transitions.map((transition) => transition.kind)).toEqual(['same-speaker', 'speaker-change', 'same-speaker']);
     expect(placed.offsets).toEqual([90, 30, 90]);
     expect(placed.starts).toEqual([50, 440, 770, 1160]);
-    expect(placed.resampled).toBe(placed.transitions[0]!.rejectedDraws + placed.transitions[2]!.rejectedDraws);
+    // 51 and 55 fit no same-speaker transition: replaced during the assignment and never used
+    expect(placed.resampled).toBe(placed.unassignableDraws + placed.transitions[0]!.rejectedDraws + placed.transitions[2]!.rejectedDraws);
+    expect(placed.unplacedDraws).toBeGreaterThanOrEqual(placed.unassignableDraws);
     const events = computeEvents(placedUtteranceSegments(utterances, placed));
     // relation events start at the floor end, so they sort before their TURN (events.md rule 7)
     expect(events[1].map((event) => [event.event, event.start, event.end])).toEqual([
@@ -198,7 +194,7 @@ describe('placeDialogue: offsets follow the statistics', () => {
 });
 
 describe('placeDialogue: constraints', () => {
-  it('never overlaps a speaker with themselves and never swallows an utterance (3,000 random dialogues)', () => {
+  it('never overlaps a speaker with themselves and never swallows an utterance (3,000 random dialogues, smoothing off)', () => {
     let transitions = 0;
     let resampled = 0;
     const violations: string[] = [];
@@ -214,7 +210,7 @@ describe('placeDialogue: constraints', () => {
     for (let dialogue = 0; dialogue < 3000; dialogue += 1) {
       const utterances = randomLayout(dialogue, 20);
       const statistics = dialogue % 2 === 0 ? english : japanese;
-      const placed = placeDialogue({ dialogueId: `random-${dialogue}`, seed: 2, utterances, statistics });
+      const placed = placeDialogue({ dialogueId: `random-${dialogue}`, seed: 2, utterances, statistics, options: { smoothing: false } });
       violations.push(...constraintViolations(utterances, placed).map((violation) => `dialogue ${dialogue}: ${violation}`));
       const measured = measuredValues.get(statistics)!;
       placed.transitions.forEach((transition) => {
@@ -258,46 +254,49 @@ describe('placeDialogue: constraints', () => {
     expect(bargeIns / speakerChanges).toBeLessThan(0.3);
   });
 
-  it('produces no BARGE_IN when the statistics have no overlap above 0.40 s', () => {
+  it('produces no BARGE_IN when the drawn values have no overlap above 0.40 s', () => {
+    // (smoothing off: with smoothing, -0.40 s can become -0.41 s, a barge-in drawn from the smoothed distribution)
     const statistics = makeStatistics({ speakerChange: [-40, -30, -5, 0, 15, 60, 200] });
     for (let dialogue = 0; dialogue < 300; dialogue += 1) {
       const utterances = randomLayout(dialogue, 81);
-      const placed = placeDialogue({ dialogueId: `calm-${dialogue}`, seed: 1, utterances, statistics });
+      const placed = placeDialogue({ dialogueId: `calm-${dialogue}`, seed: 1, utterances, statistics, options: { smoothing: false } });
       const events = computeEvents(placedUtteranceSegments(utterances, placed));
       expect([...events[0], ...events[1]].some((event) => event.event === 'BARGE_IN')).toBe(false);
     }
   });
 });
 
-describe('placeDialogue: redraws and fallback', () => {
-  it('counts rejected draws and keeps only feasible measured values', () => {
+describe('placeDialogue: redraws and fallback (smoothing off)', () => {
+  it('replaces values no transition can take and keeps only feasible measured values', () => {
     // -500 can never fit (200 cs utterances allow at most 100 cs overlap), 20 always fits
     const statistics = makeStatistics({ speakerChange: [-500, 20] });
-    const placed = placeDialogue({ dialogueId: 'redraw', seed: 1, utterances: alternating(200, 200), statistics });
+    const placed = placeDialogue({ dialogueId: 'redraw', seed: 1, utterances: alternating(200, 200), statistics, options: { smoothing: false } });
     expect(placed.backchannelLengthIndices).toEqual([]);
     expect(placed.offsets.every((offset) => offset === 20)).toBe(true);
     expect(placed.fallbacks).toBe(0);
-    // about one rejected draw per transition (geometric with p = 1/2)
-    expect(placed.resampled).toBeGreaterThan(120);
-    expect(placed.resampled).toBeLessThan(300);
-    expect(placed.resampled).toBe(placed.transitions.reduce((sum, transition) => sum + transition.rejectedDraws, 0));
+    // about one replaced value per transition (geometric with p = 1/2)
+    expect(placed.unassignableDraws).toBeGreaterThan(120);
+    expect(placed.unassignableDraws).toBeLessThan(300);
+    expect(placed.resampled).toBe(placed.unassignableDraws);
+    expect(placed.unplacedDraws).toBe(placed.unassignableDraws);
   });
 
-  it('falls back to the smallest feasible measured value after maximumDraws rejections', () => {
-    const statistics = makeStatistics({ speakerChange: [-500, 20, 35] });
+  it('falls back to the smallest feasible measured value when draws run out', () => {
+    // five of seven values never fit, so one replacement per transition runs out
+    const statistics = makeStatistics({ speakerChange: [-900, -800, -700, -600, -500, 20, 35] });
     const placed = placeDialogue({
       dialogueId: 'fallback',
       seed: 1,
       utterances: alternating(100, 200),
       statistics,
-      options: { maximumDraws: 1 },
+      options: { maximumDraws: 1, smoothing: false },
     });
-    expect(placed.fallbacks).toBeGreaterThan(10);
-    expect(placed.resampled).toBe(placed.fallbacks);
+    expect(placed.fallbacks).toBeGreaterThan(0);
     placed.transitions.forEach((transition) => {
       if (transition.fallback) expect(transition.offset).toBe(20);
       else expect([20, 35]).toContain(transition.offset);
     });
+    expect(placed.fallbacks).toBe(placed.transitions.filter((transition) => transition.source === 'fallback').length);
   });
 
   it('falls back to the lowest feasible start when no measured value fits', () => {
@@ -307,7 +306,7 @@ describe('placeDialogue: redraws and fallback', () => {
       seed: 1,
       utterances: alternating(4, 200),
       statistics,
-      options: { maximumDraws: 5 },
+      options: { maximumDraws: 5, smoothing: false },
     });
     // [50, 250] on channel 1; then the lowest start is the largest lower bound:
     // utterance 1: 1 s after the previous start (minimumLeadCs) -> 150, offset -100;
@@ -316,7 +315,10 @@ describe('placeDialogue: redraws and fallback', () => {
     expect(placed.starts).toEqual([50, 150, 310, 410]);
     expect(placed.offsets).toEqual([-100, -40, -100]);
     expect(placed.fallbacks).toBe(3);
-    expect(placed.resampled).toBe(15);
+    // assignment: each direction's own values plus 5 replacements per transition fail (2 + 10, 1 + 5);
+    // placement: 5 fresh draws per transition fail
+    expect(placed.unassignableDraws).toBe(18);
+    expect(placed.resampled).toBe(18 + 15);
   });
 
   it('redraws gaps above maximumGapCs', () => {
@@ -326,7 +328,7 @@ describe('placeDialogue: redraws and fallback', () => {
       seed: 1,
       utterances: alternating(50, 300),
       statistics,
-      options: { maximumGapCs: 300 },
+      options: { maximumGapCs: 300, smoothing: false },
     });
     expect(placed.offsets.every((offset) => offset === 10)).toBe(true);
     expect(placed.resampled).toBeGreaterThan(0);
@@ -378,6 +380,9 @@ describe('placeDialogue: options and input errors', () => {
       /must exceed the IPU pause threshold of 50 cs/,
     );
     expect(() => placeDialogue({ ...base, utterances: alternating(2, 100), options: { minimumOutlastCs: 0 } })).toThrow(/minimumOutlastCs/);
+    expect(() =>
+      placeDialogue({ ...base, utterances: [{ channel: 1, durationCs: 100, speechSegments: [{ start: 50, end: 120 }] }] }),
+    ).toThrow(/speech segment 0/);
     expect(() => placeDialogue({ ...base, seed: 1.5, utterances: alternating(2, 100) })).toThrow(RangeError);
     expect(() => placeDialogue({ ...base, dialogueId: '', utterances: alternating(2, 100) })).toThrow(RangeError);
     const noHolds = makeStatistics({ speakerChange: [20], turnHoldGaps: [] });

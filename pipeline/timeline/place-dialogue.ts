@@ -1,63 +1,104 @@
 /**
  * Places the utterances of one dialogue on a two-channel timeline: the "sample" half of the timeline
- * (style.md, lhotse meeting_simulation), drawing every floor-transfer offset from measured timing
- * statistics (timing-statistics.ts). All times are integer centiseconds.
+ * (style.md, lhotse meeting_simulation), drawing every floor-transfer offset from the fitted timing
+ * statistics (timing-statistics.ts `fitTimingModel`, empirical-distribution.ts). All times are
+ * integer centiseconds.
  *
  * ## Placement
  * - Utterance 0 starts after `leadingSilenceCs`.
  * - Each later utterance `i` starts at `floor.end + offset`, where the floor is the utterance with the
  *   latest end so far (events.md rule 4: replaced only by one ending strictly later), and the offset is
  *   drawn from the statistics:
- *   - speaker change (utterance `i − 1` is on the other channel): a floor-transfer offset of a real
- *     TURN_SHIFT or BARGE_IN (negative = overlap), from the direction's distribution (pooled over both
- *     directions unless the statistics say `per-direction`). System responses and user responses are
- *     both drawn; nothing is constant.
- *   - same speaker (utterance `i − 1` is on the same channel): a real TURN_HOLD gap.
- *   Draws are uniform over the measured values (the empirical distribution), plus an optional uniform
- *   integer jitter in `[−jitterCs, +jitterCs]` (default 0: measured values exactly).
+ *   - speaker change (utterance `i − 1` is on the other channel): a floor-transfer offset (negative =
+ *     overlap) from the direction's fitted distribution (pooled over both directions unless the
+ *     statistics say `per-direction`). System responses and user responses are both drawn.
+ *   - same speaker (utterance `i − 1` is on the same channel): a TURN_HOLD gap.
+ *   Draws come from the smoothed empirical distribution (empirical-distribution.ts; `smoothing: false`
+ *   draws the measured values exactly), plus an optional uniform integer jitter in
+ *   `[−jitterCs, +jitterCs]` (default 0).
  * - The dialogue ends `trailingSilenceCs` after the latest utterance end.
  *
- * ## Constraints (a draw that breaks one is rejected and redrawn, never clipped)
+ * ## Constraints (a draw that breaks one is not clipped: it is deferred and another is drawn)
  * 1. Own channel: `start ≥ end of the speaker's previous utterance + minimumSameSpeakerGapCs`
  *    (default 60 cs). It must exceed the IPU pause threshold (events.md rule 1: silences ≤ 0.50 s merge
  *    two segments into one IPU), so two utterances of one speaker stay two units; the 0.10 s margin
  *    absorbs rounding and voice-activity edges inside the synthesized audio.
  * 2. Nothing swallowed, previous side: for a speaker change, `start ≥ previous.start + minimumLeadCs`
- *    (default 100 cs): the previous speaker has spoken at least 1 s before being overlapped, i.e. the
- *    overlap is at most the previous utterance's duration minus 1 s.
+ *    (default 100 cs): the previous speaker has spoken at least 1 s before being overlapped.
  * 3. Nothing swallowed, new side: `end ≥ floor.end + minimumOutlastCs` (default 50 cs): the new
- *    utterance outlasts the floor, so it becomes the floor. Without this, an overlapping utterance
- *    nested inside the floor would leave the floor with the other speaker (events.md rule 5), and in
- *    question/answer order the next utterance is by that other speaker, so the intended response would
- *    be labelled TURN_HOLD instead of TURN_SHIFT. With constraints 1 and 3 every utterance ends later than
- *    all before it, so the floor is always the previous utterance, each speaker change comes out as
- *    TURN_SHIFT or (overlap > 0.40 s) BARGE_IN with exactly the drawn offset, and each same-speaker
+ *    utterance outlasts the floor, so it becomes the floor: every speaker change is a floor transfer,
+ *    which is exactly what the floor-transfer offsets of the statistics measure (within-turn overlaps
+ *    are measured separately and not generated). With constraints 1 and 3 every utterance ends later
+ *    than all before it, so the floor is always the previous utterance, each speaker change comes out
+ *    as TURN_SHIFT or (overlap > 0.40 s) BARGE_IN with exactly the drawn offset, and each same-speaker
  *    continuation as TURN_HOLD (given utterances longer than 0.80 s, which are TURNs, events.md rule 2).
- * 4. Optional: `offset ≤ maximumGapCs` (default null: no limit; the data has rare gaps over 10 s).
+ * 4. Optional: `offset ≤ maximumGapCs` (default null: no limit).
  *
- * Barge-ins therefore arise only from drawn overlaps larger than 0.40 s, at the rate the statistics
- * and constraints 2–3 give, in both directions.
+ * Barge-ins therefore arise only from drawn overlaps larger than 0.40 s.
  *
- * After `maximumDraws` rejected draws (default 100) for one transition, the fallback is deterministic:
- * the smallest measured value that satisfies every constraint (no jitter), or, if none does, the
- * smallest start that satisfies constraints 1–3 (the lower bound, even past `maximumGapCs`). Each
- * such transition counts in `fallbacks`; each rejected draw counts in `resampled`.
+ * ## Correcting the constraints' rejection bias: assign first, then defer
+ * Plain rejection sampling (redraw until a value fits) under-represents large overlaps: a 1.5 s
+ * question cannot be overlapped by more than 0.5 s (constraint 2), so every larger overlap drawn for
+ * it would be thrown away and the generated distribution would lose part of its overlap tail (with
+ * questions of 1.5–4 s this costs about a tenth of the barge-ins). Instead:
+ * 1. **Assignment.** Constraints 2–4 depend only on the durations, so before placing anything, one
+ *    value is drawn for every transition of a kind (each direction of speaker change, and same-speaker
+ *    gaps, separately), and the values are assigned to the transitions that can take them: smallest
+ *    value (largest overlap) first, each to a transition chosen uniformly among the unassigned ones
+ *    whose bounds it satisfies. The multiset of values is an independent sample of the fitted
+ *    distribution; only the pairing with transitions depends on the durations, so large overlaps land
+ *    on utterances long enough to hold them, as in real talk. A value that no remaining transition
+ *    can take is replaced by a fresh draw and counted in `resampled` and `unplacedDraws` (e.g. with
+ *    questions ≤ 4 s an overlap of more than 3.5 s fits nowhere: that part of the target is
+ *    impossible under the constraints, and the count says how much).
+ * 2. **Deferral.** Placing in order, constraint 1 (own channel) may still reject an assigned value
+ *    (after a deep barge-in the interrupted speaker cannot answer with a large overlap). The value is
+ *    then **deferred**, not discarded: it goes to the kind's queue, and each later transition of the
+ *    kind first takes the oldest queued value that fits it (its own assigned value joins the queue),
+ *    then its assigned value, then fresh draws. Values still queued at the end of the dialogue, or
+ *    pushed out of a full queue (`maximumDeferredDraws`, default 32), count in `unplacedDraws`.
+ * Queues and assignments are per direction even when the statistics are pooled: a shared queue would
+ * move the large overlaps that short questions cannot take onto the long answers' direction.
+ * Everything uses the dialogue's own random stream, so determinism and per-dialogue independence hold.
+ *
+ * After `maximumDraws` fresh draws (default 100) for one transition all fail, the fallback is
+ * deterministic: the smallest measured value that satisfies every constraint (no jitter), or, if none
+ * does, the smallest start that satisfies constraints 1–3 (even past `maximumGapCs`). Each such
+ * transition counts in `fallbacks`; each value that did not fit counts in `resampled`.
+ *
+ * ## Backchannels (optional, `placeDialogue` input `backchannels`)
+ * After the utterances are placed, listener backchannels are added inside the other speaker's
+ * utterances at the measured rate and relative positions (place-backchannels.ts). They never move an
+ * utterance: the offsets are the same with or without them.
  *
  * ## Randomness
- * One pure-rand xoroshiro128+ stream per dialogue, seeded from SHA-256 of (seed, dialogueId)
- * (random.ts), so the same input always gives the same timeline and different dialogues get
- * different offset sequences.
+ * One pure-rand xoroshiro128+ stream per dialogue (and a second, `backchannels`, for backchannels),
+ * seeded from SHA-256 of (seed, dialogueId) (random.ts), so the same input always gives the same
+ * timeline and different dialogues get different offset sequences.
  */
 import { DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
-import type { Centiseconds, Channel, ChannelSegments } from '../model/types.ts';
-import { dialogueRandomStream } from './random.ts';
-import { channelDirection, samplingDistributions, type TimingStatistics } from './timing-statistics.ts';
+import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../model/types.ts';
+import { drawFromDistribution, withoutSmoothing, type EmpiricalDistribution } from './empirical-distribution.ts';
+import {
+  placeBackchannels,
+  type BackchannelPlacementReport,
+  type BackchannelRequest,
+  type PlacedBackchannel,
+} from './place-backchannels.ts';
+import { dialogueRandomStream, type RandomStream } from './random.ts';
+import { channelDirection, fitTimingModel, type TimingStatistics } from './timing-statistics.ts';
 
 /** One utterance to place: its channel and the length of its speech (first to last speech sample). */
 export interface UtteranceToPlace {
   channel: Channel;
   /** Speech duration in integer centiseconds, > 0 (leading and trailing silence of the audio excluded). */
   durationCs: Centiseconds;
+  /**
+   * Optional: the utterance's own speech segments, centiseconds relative to its first speech sample
+   * (sorted, inside `[0, durationCs]`). Used only to keep backchannels inside this utterance's speech
+   * (its IPUs); without it the whole `[0, durationCs]` counts as speech.
+   */
+  speechSegments?: readonly SpeechSegment[];
 }
 
 /** Placement options, all integer centiseconds. See the module comment for each rule. */
@@ -66,7 +107,7 @@ export interface PlaceDialogueOptions {
   leadingSilenceCs: Centiseconds;
   /** Silence after the latest utterance end (default 50 = 0.5 s). */
   trailingSilenceCs: Centiseconds;
-  /** Smallest silence between two utterances of one speaker (default 60; must exceed the 50 cs IPU pause threshold). */
+  /** Smallest silence between two units of one speaker, utterances or backchannels (default 60; must exceed the 50 cs IPU pause threshold). */
   minimumSameSpeakerGapCs: Centiseconds;
   /** For a speaker change, the previous utterance's speech before the new one may start (default 100). */
   minimumLeadCs: Centiseconds;
@@ -76,8 +117,15 @@ export interface PlaceDialogueOptions {
   maximumGapCs: Centiseconds | null;
   /** Half-width of the uniform integer jitter added to each drawn value (default 0). */
   jitterCs: Centiseconds;
-  /** Draws per transition before the deterministic fallback (default 100, at least 1). */
+  /** Fresh draws per transition (and per backchannel position) before the fallback (default 100, at least 1). */
   maximumDraws: number;
+  /**
+   * Smooth the measured distributions (default true: empirical-distribution.ts, kernel widths from
+   * Silverman's rule capped by the data's spacing); false draws the measured values exactly.
+   */
+  smoothing: boolean;
+  /** Deferred draws kept per queue (direction or same-speaker); the oldest is dropped (and counted unplaced) beyond it (default 32). */
+  maximumDeferredDraws: number;
 }
 
 /** The defaults of `PlaceDialogueOptions`. */
@@ -90,18 +138,22 @@ export const DEFAULT_PLACE_DIALOGUE_OPTIONS: Readonly<PlaceDialogueOptions> = Ob
   maximumGapCs: null,
   jitterCs: 0,
   maximumDraws: 100,
+  smoothing: true,
+  maximumDeferredDraws: 32,
 });
 
 /** Input of `placeDialogue`. */
 export interface PlaceDialogueInput {
   dialogueId: string;
-  /** Build seed; with `dialogueId` it seeds the dialogue's random stream. */
+  /** Build seed; with `dialogueId` it seeds the dialogue's random streams. */
   seed: number;
   /** Utterances in speaking order. */
   utterances: readonly UtteranceToPlace[];
   statistics: TimingStatistics;
   /** Overrides of `DEFAULT_PLACE_DIALOGUE_OPTIONS`. */
   options?: Partial<PlaceDialogueOptions>;
+  /** When given, listener backchannels are placed too (place-backchannels.ts). */
+  backchannels?: BackchannelRequest;
 }
 
 /** How one utterance (index ≥ 1) was placed. */
@@ -114,7 +166,9 @@ export interface PlacedTransition {
   floorIndex: number;
   /** `start − floor end`, centiseconds (negative = overlap). */
   offset: Centiseconds;
-  /** Draws rejected for this transition. */
+  /** `drawn` (its assigned value or a fresh draw), `deferred` (a value that did not fit an earlier transition), `fallback`. */
+  source: 'drawn' | 'deferred' | 'fallback';
+  /** Values (assigned or freshly drawn) that did not fit this transition and were deferred. */
   rejectedDraws: number;
   /** True when the deterministic fallback was used. */
   fallback: boolean;
@@ -130,8 +184,17 @@ export interface PlacedDialogue {
   offsets: Centiseconds[];
   /** Details per transition, same order as `offsets`. */
   transitions: PlacedTransition[];
-  /** Draws rejected (and redrawn) over the whole dialogue. */
+  /**
+   * Values that did not fit, over the whole dialogue: `unassignableDraws` plus every transition's
+   * `rejectedDraws`.
+   */
   resampled: number;
+  /** Values replaced during the assignment because no transition of their kind could take them. */
+  unassignableDraws: number;
+  /** Transitions that used a deferred draw. */
+  deferredUsed: number;
+  /** Values never used: replaced during assignment, still deferred at the end, or pushed out of a full queue. */
+  unplacedDraws: number;
   /** Transitions placed by the deterministic fallback. */
   fallbacks: number;
   leadingSilenceCs: Centiseconds;
@@ -144,6 +207,10 @@ export interface PlacedDialogue {
    * quality report.
    */
   backchannelLengthIndices: number[];
+  /** Listener backchannels placed (empty unless requested), sorted by start. */
+  backchannels: PlacedBackchannel[];
+  /** What the backchannel placement did, or null when none were requested. */
+  backchannelReport: BackchannelPlacementReport | null;
 }
 
 /** Invalid input to `placeDialogue`; the message names the dialogue. */
@@ -162,7 +229,16 @@ function resolveOptions(dialogueId: string, overrides: Partial<PlaceDialogueOpti
   const fail = (detail: string): never => {
     throw new TimelinePlacementError(dialogueId, `option ${detail}`);
   };
-  for (const key of ['leadingSilenceCs', 'trailingSilenceCs', 'minimumSameSpeakerGapCs', 'minimumLeadCs', 'minimumOutlastCs', 'jitterCs', 'maximumDraws'] as const) {
+  for (const key of [
+    'leadingSilenceCs',
+    'trailingSilenceCs',
+    'minimumSameSpeakerGapCs',
+    'minimumLeadCs',
+    'minimumOutlastCs',
+    'jitterCs',
+    'maximumDraws',
+    'maximumDeferredDraws',
+  ] as const) {
     const value = options[key];
     if (!Number.isSafeInteger(value) || value < 0) fail(`${key} must be a non-negative integer, got ${value}`);
   }
@@ -177,6 +253,7 @@ function resolveOptions(dialogueId: string, overrides: Partial<PlaceDialogueOpti
   }
   if (options.minimumOutlastCs < 1) fail('minimumOutlastCs must be at least 1 (the new utterance must end after the floor)');
   if (options.maximumDraws < 1) fail('maximumDraws must be at least 1');
+  if (typeof options.smoothing !== 'boolean') fail(`smoothing must be true or false, got ${String(options.smoothing)}`);
   return options;
 }
 
@@ -192,21 +269,7 @@ function lowerBoundIndex(values: readonly number[], target: number): number {
   return low;
 }
 
-/**
- * Places one dialogue's utterances on the timeline (rules, constraints and fallback in the module comment).
- *
- * @param input `utterances` in speaking order with integer centisecond durations; `statistics` a
- *   validated timing-statistics file (seconds; converted to centiseconds here); `options` overrides in
- *   centiseconds
- * @returns starts, ends, offsets (centiseconds), per-transition details, `resampled` (rejected draws),
- *   `fallbacks`, leading silence, total duration, and the utterances short enough to become BCs
- * @throws TimelinePlacementError when there are no utterances, a duration is not a positive integer, a
- *   channel is not 0 or 1, an option is invalid, or the statistics lack values for a needed transition
- *   kind; RangeError when `seed` is not a safe integer or `dialogueId` is empty
- */
-export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
-  const { dialogueId, utterances } = input;
-  const options = resolveOptions(dialogueId, input.options);
+function validateUtterances(dialogueId: string, utterances: readonly UtteranceToPlace[]): void {
   if (utterances.length === 0) throw new TimelinePlacementError(dialogueId, 'no utterances to place');
   utterances.forEach((utterance, index) => {
     if (utterance.channel !== 0 && utterance.channel !== 1) {
@@ -218,10 +281,141 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
         `utterance ${index}: durationCs must be a positive integer (centiseconds), got ${utterance.durationCs}`,
       );
     }
+    utterance.speechSegments?.forEach((segment, segmentIndex) => {
+      const previous = utterance.speechSegments?.[segmentIndex - 1];
+      const valid =
+        Number.isSafeInteger(segment.start) &&
+        Number.isSafeInteger(segment.end) &&
+        segment.start >= 0 &&
+        segment.end > segment.start &&
+        segment.end <= utterance.durationCs &&
+        (previous === undefined || segment.start >= previous.end);
+      if (!valid) {
+        throw new TimelinePlacementError(
+          dialogueId,
+          `utterance ${index}: speech segment ${segmentIndex} [${segment.start}, ${segment.end}] must be integer centiseconds, ` +
+            `sorted, non-overlapping, inside [0, ${utterance.durationCs}]`,
+        );
+      }
+    });
   });
-  const distributions = samplingDistributions(input.statistics);
+}
+
+/** One transition to place, with the bounds that depend only on durations (constraints 2–4). */
+interface TransitionPlan {
+  index: number;
+  kind: 'speaker-change' | 'same-speaker';
+  /** Queue and assignment key: the direction of a speaker change, or `same-speaker`. */
+  key: string;
+  distribution: EmpiricalDistribution;
+  /** Smallest offset allowed by constraints 2 and 3 (speaker change) or 1 and 3 (same speaker). */
+  lowestOffset: number;
+  /** Largest offset allowed (constraint 4), or +∞. */
+  highestOffset: number;
+}
+
+function drawWithJitter(distribution: EmpiricalDistribution, random: RandomStream, jitterCs: number): number {
+  const value = drawFromDistribution(distribution, random);
+  return jitterCs > 0 ? value + random.integer(-jitterCs, jitterCs) : value;
+}
+
+/**
+ * Draws one value per transition (per key: direction or same-speaker) and assigns each value to a
+ * transition whose duration bounds it satisfies: values are taken smallest first (largest overlap
+ * first) and each goes to a transition chosen uniformly among the unassigned ones that can take it.
+ * With no largest gap the sets of transitions that can take a value grow with the value, so the
+ * smallest-first order finds an assignment whenever one exists. A value no unassigned transition can
+ * take is replaced by a fresh draw (counted in `unassignable`); after `maximumDraws` such
+ * replacements per transition the remaining transitions get no value (null: phase 3 redraws them).
+ * @returns one value or null per plan, in plan order, and the count of values replaced
+ */
+function assignDraws(
+  plans: readonly TransitionPlan[],
+  random: RandomStream,
+  options: PlaceDialogueOptions,
+): { values: (number | null)[]; unassignable: number } {
+  const values: (number | null)[] = plans.map(() => null);
+  let unassignable = 0;
+  const keys = [...new Set(plans.map((plan) => plan.key))];
+  for (const key of keys) {
+    const members = plans.flatMap((plan, planIndex) => (plan.key === key ? [planIndex] : []));
+    const distribution = (plans[members[0] as number] as TransitionPlan).distribution;
+    const pool = members.map(() => drawWithJitter(distribution, random, options.jitterCs));
+    const open = new Set(members);
+    let replacements = 0;
+    while (open.size > 0 && pool.length > 0) {
+      let smallestAt = 0;
+      pool.forEach((value, at) => {
+        if (value < (pool[smallestAt] as number)) smallestAt = at;
+      });
+      const value = pool.splice(smallestAt, 1)[0] as number;
+      const eligible = [...open].filter((planIndex) => {
+        const plan = plans[planIndex] as TransitionPlan;
+        return value >= plan.lowestOffset && value <= plan.highestOffset;
+      });
+      if (eligible.length === 0) {
+        unassignable += 1;
+        if (replacements < options.maximumDraws * members.length) {
+          replacements += 1;
+          pool.push(drawWithJitter(distribution, random, options.jitterCs));
+        }
+        continue;
+      }
+      const chosen = eligible[random.integer(0, eligible.length - 1)] as number;
+      values[chosen] = value;
+      open.delete(chosen);
+    }
+  }
+  return { values, unassignable };
+}
+
+/**
+ * Places one dialogue's utterances (and, when requested, listener backchannels) on the timeline
+ * (rules, constraints, deferred draws and fallback in the module comment).
+ *
+ * @param input `utterances` in speaking order with integer centisecond durations; `statistics` a
+ *   validated timing-statistics file (seconds; converted to centiseconds here); `options` overrides in
+ *   centiseconds; `backchannels` optional (place-backchannels.ts `BackchannelRequest`)
+ * @returns starts, ends, offsets (centiseconds), per-transition details, counts (`resampled`,
+ *   `deferredUsed`, `unplacedDraws`, `fallbacks`), leading silence, total duration, the utterances
+ *   short enough to become BCs, and the placed backchannels with their report
+ * @throws TimelinePlacementError when there are no utterances, a duration or speech segment is
+ *   invalid, a channel is not 0 or 1, an option or the backchannel request is invalid, or the
+ *   statistics lack values for a needed transition kind; RangeError when `seed` is not a safe integer
+ *   or `dialogueId` is empty
+ */
+export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
+  const { dialogueId, utterances } = input;
+  const options = resolveOptions(dialogueId, input.options);
+  validateUtterances(dialogueId, utterances);
+  const model = fitTimingModel(input.statistics);
   const random = dialogueRandomStream(input.seed, dialogueId);
 
+  // Phase 1: the transitions, their distribution and their bounds from constraints 2–4, which depend
+  // only on durations (the floor is always the previous utterance, see constraint 3).
+  const plans: TransitionPlan[] = [];
+  for (let index = 1; index < utterances.length; index += 1) {
+    const utterance = utterances[index] as UtteranceToPlace;
+    const previous = utterances[index - 1] as UtteranceToPlace;
+    const kind = previous.channel === utterance.channel ? 'same-speaker' : 'speaker-change';
+    const direction = kind === 'same-speaker' ? null : channelDirection(previous.channel, utterance.channel);
+    const fitted = direction === null ? model.sameSpeaker : model.speakerChange[direction];
+    const distribution = options.smoothing ? fitted : withoutSmoothing(fitted);
+    if (distribution.values.length === 0) {
+      throw new TimelinePlacementError(dialogueId, `the timing statistics have no ${kind} values (utterance ${index})`);
+    }
+    let lowestOffset = options.minimumOutlastCs - utterance.durationCs;
+    if (kind === 'same-speaker') lowestOffset = Math.max(lowestOffset, options.minimumSameSpeakerGapCs);
+    else lowestOffset = Math.max(lowestOffset, options.minimumLeadCs - previous.durationCs);
+    plans.push({ index, kind, key: direction ?? 'same-speaker', distribution, lowestOffset, highestOffset: options.maximumGapCs ?? Number.POSITIVE_INFINITY });
+  }
+
+  // Phase 2: draw one value per transition and assign the values to transitions that can take them.
+  const assignment = assignDraws(plans, random, options);
+  let resampled = assignment.unassignable;
+  let evicted = assignment.unassignable;
+
+  // Phase 3: place in order; constraint 1 (own channel) depends on the placement so far.
   const first = utterances[0] as UtteranceToPlace;
   const starts: Centiseconds[] = [options.leadingSilenceCs];
   const ends: Centiseconds[] = [options.leadingSilenceCs + first.durationCs];
@@ -230,21 +424,13 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
   let floorIndex = 0;
   const offsets: Centiseconds[] = [];
   const transitions: PlacedTransition[] = [];
-  let resampled = 0;
+  const deferred = new Map<string, number[]>();
+  let deferredUsed = 0;
   let fallbacks = 0;
 
-  for (let index = 1; index < utterances.length; index += 1) {
+  plans.forEach((plan, planIndex) => {
+    const { index, kind, distribution } = plan;
     const utterance = utterances[index] as UtteranceToPlace;
-    const previousIndex = index - 1;
-    const previousChannel = (utterances[previousIndex] as UtteranceToPlace).channel;
-    const kind = previousChannel === utterance.channel ? 'same-speaker' : 'speaker-change';
-    const values =
-      kind === 'same-speaker'
-        ? distributions.sameSpeaker
-        : distributions.speakerChange[channelDirection(previousChannel, utterance.channel)];
-    if (values.length === 0) {
-      throw new TimelinePlacementError(dialogueId, `the timing statistics have no ${kind} values (utterance ${index})`);
-    }
     const floorEnd = ends[floorIndex] as number;
 
     // Every constraint is a lower bound on the start, except the optional largest gap.
@@ -252,40 +438,84 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
     let lowestStart = floorEnd + options.minimumOutlastCs - utterance.durationCs;
     if (ownLastEnd !== null) lowestStart = Math.max(lowestStart, ownLastEnd + options.minimumSameSpeakerGapCs);
     if (kind === 'speaker-change') {
-      lowestStart = Math.max(lowestStart, (starts[previousIndex] as number) + options.minimumLeadCs);
+      lowestStart = Math.max(lowestStart, (starts[index - 1] as number) + options.minimumLeadCs);
     }
     lowestStart = Math.max(lowestStart, 0);
     const highestStart = options.maximumGapCs === null ? Number.POSITIVE_INFINITY : floorEnd + options.maximumGapCs;
-    const acceptable = (start: number) => start >= lowestStart && start <= highestStart;
+    const fits = (offset: number) => floorEnd + offset >= lowestStart && floorEnd + offset <= highestStart;
 
-    let start: number | null = null;
-    let rejectedDraws = 0;
-    for (let draw = 0; draw < options.maximumDraws; draw += 1) {
-      let offset = values[random.integer(0, values.length - 1)] as number;
-      if (options.jitterCs > 0) offset += random.integer(-options.jitterCs, options.jitterCs);
-      if (acceptable(floorEnd + offset)) {
-        start = floorEnd + offset;
-        break;
-      }
-      rejectedDraws += 1;
+    let queue = deferred.get(plan.key);
+    if (queue === undefined) {
+      queue = [];
+      deferred.set(plan.key, queue);
     }
-    let fallback = false;
-    if (start === null) {
-      fallback = true;
-      const smallest = values[lowerBoundIndex(values, lowestStart - floorEnd)];
-      start = smallest !== undefined && acceptable(floorEnd + smallest) ? floorEnd + smallest : lowestStart;
+    const defer = (value: number) => {
+      queue.push(value);
+      if (queue.length > options.maximumDeferredDraws) {
+        queue.shift();
+        evicted += 1;
+      }
+    };
+    const assigned = assignment.values[planIndex] ?? null;
+    let offset: number | null = null;
+    let source: PlacedTransition['source'] = 'drawn';
+    let rejectedDraws = 0;
+    const queuedIndex = queue.findIndex(fits);
+    if (queuedIndex >= 0) {
+      offset = queue.splice(queuedIndex, 1)[0] as number;
+      source = 'deferred';
+      deferredUsed += 1;
+      if (assigned !== null) defer(assigned);
+    } else if (assigned !== null && fits(assigned)) {
+      offset = assigned;
+    } else {
+      if (assigned !== null) {
+        rejectedDraws += 1;
+        defer(assigned);
+      }
+      for (let draw = 0; draw < options.maximumDraws; draw += 1) {
+        const candidate = drawWithJitter(distribution, random, options.jitterCs);
+        if (fits(candidate)) {
+          offset = candidate;
+          break;
+        }
+        rejectedDraws += 1;
+        defer(candidate);
+      }
+    }
+    if (offset === null) {
+      source = 'fallback';
+      const smallest = distribution.values[lowerBoundIndex(distribution.values, lowestStart - floorEnd)];
+      offset = smallest !== undefined && fits(smallest) ? smallest : lowestStart - floorEnd;
+      fallbacks += 1;
     }
     resampled += rejectedDraws;
-    if (fallback) fallbacks += 1;
 
+    const start = floorEnd + offset;
     const end = start + utterance.durationCs;
     starts.push(start);
     ends.push(end);
-    offsets.push(start - floorEnd);
-    transitions.push({ index, kind, floorIndex, offset: start - floorEnd, rejectedDraws, fallback });
+    offsets.push(offset);
+    transitions.push({ index, kind, floorIndex, offset, source, rejectedDraws, fallback: source === 'fallback' });
     lastEndOnChannel[utterance.channel] = end;
     if (end > floorEnd) floorIndex = index;
-  }
+  });
+
+  const unplacedDraws = evicted + [...deferred.values()].reduce((sum, queue) => sum + queue.length, 0);
+  const backchannelResult =
+    input.backchannels === undefined
+      ? null
+      : placeBackchannels({
+          dialogueId,
+          seed: input.seed,
+          utterances,
+          starts,
+          ends,
+          model,
+          request: input.backchannels,
+          minimumSameSpeakerGapCs: options.minimumSameSpeakerGapCs,
+          maximumDraws: options.maximumDraws,
+        });
 
   return {
     starts,
@@ -293,12 +523,17 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
     offsets,
     transitions,
     resampled,
+    unassignableDraws: assignment.unassignable,
+    deferredUsed,
+    unplacedDraws,
     fallbacks,
     leadingSilenceCs: options.leadingSilenceCs,
     totalDurationCs: Math.max(...ends) + options.trailingSilenceCs,
     backchannelLengthIndices: utterances.flatMap((utterance, index) =>
       utterance.durationCs <= DEFAULT_EVENT_THRESHOLDS.maxBackchannel ? [index] : [],
     ),
+    backchannels: backchannelResult?.backchannels ?? [],
+    backchannelReport: backchannelResult?.report ?? null,
   };
 }
 
@@ -306,16 +541,21 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
  * The speech segments of a placed dialogue when each utterance is one continuous stretch of speech:
  * `[start, end]` per utterance on its channel, sorted. (Synthesized audio may hold pauses inside an
  * utterance; then the audio stage shifts the utterance's own speech regions by its start instead.)
+ * @param placed starts and ends (centiseconds); when it has `backchannels`, they are included as
+ *   continuous speech `[start, end]` on their channel
  * @returns per-channel segments in integer centiseconds, the input of `computeEvents` (pipeline/events)
  */
 export function placedUtteranceSegments(
   utterances: readonly UtteranceToPlace[],
-  placed: Pick<PlacedDialogue, 'starts' | 'ends'>,
+  placed: Pick<PlacedDialogue, 'starts' | 'ends'> & Partial<Pick<PlacedDialogue, 'backchannels'>>,
 ): ChannelSegments {
   const segments: ChannelSegments = { 0: [], 1: [] };
   utterances.forEach((utterance, index) => {
     segments[utterance.channel].push({ start: placed.starts[index] as number, end: placed.ends[index] as number });
   });
+  for (const backchannel of placed.backchannels ?? []) {
+    segments[backchannel.channel].push({ start: backchannel.start, end: backchannel.end });
+  }
   segments[0].sort((a, b) => a.start - b.start);
   segments[1].sort((a, b) => a.start - b.start);
   return segments;

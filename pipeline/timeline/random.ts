@@ -8,10 +8,21 @@
 import { createHash } from 'node:crypto';
 import { unsafeUniformIntDistribution, xoroshiro128plus, type RandomGenerator } from 'pure-rand';
 
-/** A mutable random stream of integers. */
+/** A mutable random stream. Every method advances the stream. */
 export interface RandomStream {
-  /** A uniformly distributed integer in `[from, to]` (both inclusive). Advances the stream. */
+  /** A uniformly distributed integer in `[from, to]` (both inclusive). */
   integer(from: number, to: number): number;
+  /**
+   * A uniformly distributed number in `[0, 1)` with 53 random bits (two integer draws: 26 + 27 bits,
+   * the construction of `Math.random`-quality doubles used by V8 and numpy's `random_sample`).
+   */
+  uniform(): number;
+  /**
+   * A standard normal number (mean 0, standard deviation 1) by the Box–Muller transform
+   * (Box & Muller 1958), from two `uniform()` draws; the second normal of the pair is discarded so
+   * that every call consumes the same amount of the stream.
+   */
+  normal(): number;
 }
 
 /**
@@ -29,7 +40,18 @@ export function dialogueRandomStream(seed: number, dialogueId: string, streamNam
   // xoroshiro128+ must not start from the all-zero state (it would stay there).
   if (!state.some((word) => word !== 0)) state[0] = 1;
   const generator: RandomGenerator = xoroshiro128plus.fromState(state);
+  const integer = (from: number, to: number) => unsafeUniformIntDistribution(from, to, generator);
+  const uniform = () => {
+    const high = integer(0, 2 ** 26 - 1);
+    const low = integer(0, 2 ** 27 - 1);
+    return (high * 2 ** 27 + low) / 2 ** 53;
+  };
   return {
-    integer: (from, to) => unsafeUniformIntDistribution(from, to, generator),
+    integer,
+    uniform,
+    normal: () => {
+      const radius = Math.sqrt(-2 * Math.log(1 - uniform())); // 1 − u lies in (0, 1], so the log is finite
+      return radius * Math.cos(2 * Math.PI * uniform());
+    },
   };
 }

@@ -1,27 +1,45 @@
 /**
  * Timing statistics: the "fit" half of the timeline (style.md, lhotse meeting_simulation's
- * fit/simulate split). A versioned JSON file holding measured turn-taking timing of real
- * conversations, which `place-dialogue.ts` samples from.
+ * fit/simulate split). A versioned JSON file holding the measured turn-taking timing of real
+ * conversations (pipeline/timeline/measure-turn-taking.ts), which `place-dialogue.ts` samples from.
  *
- * What the file holds (all values in **seconds**, 2 decimals, sorted ascending):
- * - `speakerChange.byDirection[direction].offsets`: floor-transfer offsets of every speaker change,
- *   `turn.start − floor.end` of each TURN_SHIFT (positive = gap, negative = overlap) and each
- *   BARGE_IN (always negative: −overlap, overlap > 0.40 s), per direction of the change.
- * - `turnHoldGaps.values`: `turn.start − floor.end` of each TURN_HOLD (same speaker keeps the floor;
- *   always > 0.50 s, since shorter silences merge into one IPU).
+ * ## Version 2 (this module reads and writes only version 2)
+ * Version 1 files (one offset list per direction mixing floor transfers with overlaps inside the
+ * other's turn, no backchannels) are refused with a message saying how to regenerate them: the
+ * missing measurements cannot be recovered from a version 1 file.
+ *
+ * What the file holds (times in **seconds**, 2 decimals; relative positions as fractions of the host
+ * TURN, 3 decimals; every list sorted ascending):
+ * - `speakerChange.byDirection[direction].offsets`: **floor-transfer offsets** (Heldner & Edlund 2010,
+ *   "Pauses, gaps and overlaps in conversations", J. Phonetics 38): `turn.start − floor.end` of each
+ *   TURN_SHIFT or BARGE_IN (events.md rule 4) whose TURN ends after the floor TURN, so the floor moves
+ *   to the new speaker (positive = gap, negative = overlap).
+ * - `speakerChange.withinTurnOverlaps`: the other speaker's TURNs that start and end inside the floor
+ *   TURN (Heldner & Edlund's "within-speaker overlaps"): labelled BARGE_IN by the benchmark rules (their
+ *   overlap always exceeds 0.40 s, since a TURN lasts > 0.80 s) but not floor transfers. Measured and
+ *   reported; the question/answer timeline does not generate them.
+ * - `speakerChange.benchmarkRelationsSummary`: all TURN_SHIFT and BARGE_IN offsets together (both
+ *   kinds above), i.e. the barge-in rate the benchmark annotation of the real data shows.
+ * - `turnHoldGaps.values`: `turn.start − floor.end` of each TURN_HOLD (always > 0.50 s).
  * - `shortPauses.values`: length of each SHORTPAUSE (silence inside an IPU, 0.01–0.50 s).
- * - summaries of each (count, median, quartiles, minimum, maximum; for offsets also the fraction of
- *   overlaps, offset < 0, and of barge-ins, overlap > 0.40 s), checked against the values on load.
- * - provenance: corpus, licence, source files, recording count, total duration, thresholds, command.
+ * - `backchannels`: BCs (IPUs ≤ 0.80 s, events.md rule 2) whose start lies inside a TURN of the
+ *   other channel (the benchmark keeps only those, m3-format.md): count and rate **per minute of the
+ *   other speaker's TURN speech** (sum of the other channel's TURN lengths, pauses included) per
+ *   listener channel and pooled; their durations; their relative position inside the host TURN,
+ *   `(bc.start − turn.start) / (turn.end − turn.start)` in [0, 1); and the count of BCs outside any
+ *   TURN of the other channel (not used).
+ * - a summary per list (count, median, quartiles, minimum, maximum; for offsets also the fraction of
+ *   overlaps, offset < 0, and of barge-ins, overlap > 0.40 s) and the list's kernel bandwidth
+ *   (empirical-distribution.ts), all checked against the values on load.
+ * - provenance: corpus, format, licence, origin, sources, recording count, durations, counts,
+ *   thresholds, voice activity detection, smoothing, the command that wrote the file, notes.
  *
  * Directions are named by benchmark channel: `channel1->channel0` is a change from channel 1 to
  * channel 0. In MT-QA data channel 1 is the user and channel 0 the system (m3-format.md), so
  * `channel1->channel0` is "user->system" (the system responds) and `channel0->channel1` is
- * "system->user" (the user responds). For a source conversation, the file's provenance says which
- * speaker was put on which channel. `speakerChange.samplerUse` says how the sampler uses them:
- * `pooled` (both directions' offsets as one distribution for every speaker change; the default for
- * symmetric source conversations such as telephone calls, where the channel mapping carries no role)
- * or `per-direction` (each direction's own offsets; for sources whose channels have the roles).
+ * "system->user". `speakerChange.samplerUse` says how the sampler uses the measurements: `pooled`
+ * (both directions as one distribution, and the pooled backchannel rate, for symmetric conversations
+ * such as telephone calls where the channel carries no role) or `per-direction`.
  *
  * Thresholds come from ../shared/docs/events.md (IPU pause ≤ 0.50 s, BC ≤ 0.80 s, barge-in overlap
  * > 0.40 s), as implemented in pipeline/events (`DEFAULT_EVENT_THRESHOLDS`).
@@ -33,15 +51,19 @@ import { quantileSorted } from 'simple-statistics';
 import { z } from 'zod';
 import { DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
 import type { Centiseconds, Channel, Language } from '../model/types.ts';
+import { fitEmpiricalDistribution, normalReferenceBandwidth, type EmpiricalDistribution } from './empirical-distribution.ts';
 
-/** Current (and only) version of the timing-statistics file format. */
-export const TIMING_STATISTICS_VERSION = 1;
+/** Current (and only readable) version of the timing-statistics file format. */
+export const TIMING_STATISTICS_VERSION = 2;
 
 /** Direction of a speaker change, by benchmark channel. */
 export type ChannelDirection = 'channel0->channel1' | 'channel1->channel0';
 
 /** Both directions, in the order they are written. */
 export const CHANNEL_DIRECTIONS: readonly ChannelDirection[] = ['channel0->channel1', 'channel1->channel0'] as const;
+
+/** Key of a listener channel in the backchannel rates. */
+export type ListenerKey = 'channel0' | 'channel1';
 
 /**
  * The direction of a speaker change from channel `from` to channel `to`.
@@ -55,25 +77,32 @@ export function channelDirection(from: Channel, to: Channel): ChannelDirection {
 /** Overlap in centiseconds that a speaker change must exceed to be a BARGE_IN (events.md rule 4: 40 cs). */
 const BARGE_IN_OVERLAP_CS = DEFAULT_EVENT_THRESHOLDS.bargeInOverlap;
 
-/** A time value in seconds with at most 2 decimals (a whole number of centiseconds). */
-const secondsValue = z
-  .number()
-  .finite()
-  .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6, {
-    message: 'must be a whole number of centiseconds (seconds with at most 2 decimals)',
-  });
+/** Grid steps per unit of each kind of value: centiseconds per second, thousandths per fraction. */
+const CENTISECONDS_PER_SECOND = 100;
+const THOUSANDTHS_PER_FRACTION = 1000;
 
-const sortedSeconds = z.array(secondsValue).refine(
-  (values) => values.every((value, index) => index === 0 || (values[index - 1] as number) <= value),
-  { message: 'values must be sorted ascending' },
-);
+function onGrid(stepsPerUnit: number) {
+  return z
+    .number()
+    .finite()
+    .refine((value) => Math.abs(value * stepsPerUnit - Math.round(value * stepsPerUnit)) < 1e-6, {
+      message: stepsPerUnit === 100 ? 'must be a whole number of centiseconds (seconds with at most 2 decimals)' : 'must have at most 3 decimals',
+    });
+}
+
+function sortedList(stepsPerUnit: number) {
+  return z.array(onGrid(stepsPerUnit)).refine(
+    (values) => values.every((value, index) => index === 0 || (values[index - 1] as number) <= value),
+    { message: 'values must be sorted ascending' },
+  );
+}
 
 const durationSummarySchema = z
   .object({
     count: z.number().int().nonnegative(),
     /**
-     * Median, seconds (null when count is 0). Quantiles use simple-statistics `quantileSorted`
-     * (linear interpolation, type 7 of R/numpy), rounded to 0.001 s.
+     * Median (null when count is 0). Quantiles use simple-statistics `quantileSorted` (linear
+     * interpolation, type 7 of R/numpy), rounded to 0.001 s (positions: 0.0001).
      */
     median: z.number().nullable(),
     firstQuartile: z.number().nullable(),
@@ -92,40 +121,66 @@ const offsetSummarySchema = durationSummarySchema
   })
   .strict();
 
-const offsetListSchema = z.object({ summary: offsetSummarySchema, offsets: sortedSeconds }).strict();
-const durationListSchema = z.object({ summary: durationSummarySchema, values: sortedSeconds }).strict();
+/** Kernel bandwidth of a list (empirical-distribution.ts), in the list's unit, rounded to 4 decimals. */
+const bandwidthSchema = z.number().nonnegative();
 
-const droppedSpeakerSchema = z
-  .object({ recording: z.string(), speaker: z.string(), talkSeconds: z.number().nonnegative() })
+const offsetListSchema = z.object({ summary: offsetSummarySchema, kernelBandwidth: bandwidthSchema, offsets: sortedList(100) }).strict();
+const durationListSchema = z.object({ summary: durationSummarySchema, kernelBandwidth: bandwidthSchema, values: sortedList(100) }).strict();
+const positionListSchema = z.object({ summary: durationSummarySchema, kernelBandwidth: bandwidthSchema, values: sortedList(1000) }).strict();
+
+const rateSchema = z
+  .object({
+    /** Backchannels spoken on the listener channel whose start lies inside a TURN of the other channel. */
+    count: z.number().int().nonnegative(),
+    /** Total length of the other channel's TURNs (start to end, pauses included), seconds. */
+    hostTurnSeconds: onGrid(100).pipe(z.number().nonnegative()),
+    /** `count / (hostTurnSeconds / 60)`, rounded to 4 decimals (0 when there is no host speech). */
+    perMinute: z.number().nonnegative(),
+  })
   .strict();
 
 const provenanceSchema = z
   .object({
-    /** Corpus the timings were measured on. */
+    /** What the recordings are (corpus name and kind of conversation). */
     corpus: z.string().min(1),
+    /** Reference corpus format read: `stereo-wav`, `candor`, `magicdata`, `rttm`, `m3-events`. */
+    format: z.string().min(1),
     licence: z.string().min(1),
-    /** Where the source files come from (repository, commit). */
+    /** Where the source files come from (repository, commit, download). */
     origin: z.string().min(1),
     /** What the source paths are relative to. */
     pathsRelativeTo: z.string().min(1),
-    /** Every source file read, sorted. */
+    /** Every source file read, sorted, `/`-separated, relative to `pathsRelativeTo`. */
     sourcePaths: z.array(z.string()).min(1),
-    /** Source files read. */
+    /** Recordings the loader produced. */
     recordingCount: z.number().int().nonnegative(),
     /** Recordings measured (recordingCount minus duplicates skipped). */
     recordingsUsed: z.number().int().nonnegative(),
-    /** Files whose timing content repeats an earlier file; skipped. */
-    duplicateRecordings: z.array(z.object({ path: z.string(), sameAs: z.string() }).strict()),
-    /** Sum over the recordings used of the end of their last speech, seconds. */
+    /** Recordings whose speech segments repeat an earlier recording's exactly; skipped. */
+    duplicateRecordings: z.array(z.object({ recording: z.string(), sameAs: z.string() }).strict()),
+    /** Sum of the used recordings' durations, seconds. */
     totalDurationSeconds: z.number().nonnegative(),
     /** How speakers were mapped to channels 0 and 1. */
     channelMapping: z.string().min(1),
-    /** Speakers beyond the two kept per recording, with their talk time. */
-    droppedSpeakers: z.array(droppedSpeakerSchema),
-    /** Measurements discarded because a dropped speaker spoke inside the measured interval. */
-    discardedNearDroppedSpeakers: z
+    /** Voice activity detector that produced the segments (`silero`, `webrtc`), or null for annotations. */
+    voiceActivityDetection: z.string().nullable(),
+    /** What the loaders reported (dropped speakers, skipped lines), `recording: note`, in recording order. */
+    loaderNotes: z.array(z.string()),
+    /** Measurements discarded because speech of someone not on the two channels fell inside them. */
+    discardedNearExcludedSpeech: z
       .object({
         speakerChanges: z.number().int().nonnegative(),
+        turnHolds: z.number().int().nonnegative(),
+        shortPauses: z.number().int().nonnegative(),
+      })
+      .strict(),
+    /** Units measured, over all used recordings. */
+    counts: z
+      .object({
+        turns: z.number().int().nonnegative(),
+        backchannels: z.number().int().nonnegative(),
+        floorTransfers: z.number().int().nonnegative(),
+        withinTurnOverlaps: z.number().int().nonnegative(),
         turnHolds: z.number().int().nonnegative(),
         shortPauses: z.number().int().nonnegative(),
       })
@@ -139,13 +194,18 @@ const provenanceSchema = z
         source: z.string().min(1),
       })
       .strict(),
-    /** Command that wrote the file. No date: the file is deterministic. */
+    /** How the sampler smooths the lists (empirical-distribution.ts). */
+    smoothing: z.string().min(1),
+    /** Command that wrote the file (source paths relative to `pathsRelativeTo`). No date: the file is deterministic. */
     command: z.string().min(1),
     notes: z.array(z.string()),
   })
   .strict();
 
-/** zod schema of the timing-statistics file (version 1). Summaries must match their values. */
+const directionRecord = <T extends z.ZodType>(schema: T) =>
+  z.object({ 'channel0->channel1': schema, 'channel1->channel0': schema }).strict();
+
+/** zod schema of the timing-statistics file (version 2). Summaries, bandwidths and rates must match their values. */
 export const timingStatisticsSchema = z
   .object({
     version: z.literal(TIMING_STATISTICS_VERSION),
@@ -155,15 +215,27 @@ export const timingStatisticsSchema = z
     speakerChange: z
       .object({
         samplerUse: z.enum(['pooled', 'per-direction']),
-        /** Summary of both directions together (their offsets are not repeated in the file). */
+        /** Summary of both directions' floor-transfer offsets together (not repeated in the file). */
         pooledSummary: offsetSummarySchema,
-        byDirection: z
-          .object({ 'channel0->channel1': offsetListSchema, 'channel1->channel0': offsetListSchema })
-          .strict(),
+        /** Summary of every TURN_SHIFT and BARGE_IN offset, floor transfers and within-turn overlaps together. */
+        benchmarkRelationsSummary: offsetSummarySchema,
+        byDirection: directionRecord(offsetListSchema),
+        withinTurnOverlaps: directionRecord(offsetListSchema),
       })
       .strict(),
     turnHoldGaps: durationListSchema,
     shortPauses: durationListSchema,
+    backchannels: z
+      .object({
+        rates: z.object({ channel0: rateSchema, channel1: rateSchema, pooled: rateSchema }).strict(),
+        /** BCs whose start lies outside every TURN of the other channel (not in the rates). */
+        outsideOtherTurns: z.number().int().nonnegative(),
+        /** Durations of the BCs in the rates, seconds. */
+        durations: durationListSchema,
+        /** Start of each BC in the rates relative to its host TURN, fraction in [0, 1). */
+        relativePositions: positionListSchema,
+      })
+      .strict(),
   })
   .strict()
   .superRefine((statistics, context) => {
@@ -172,29 +244,60 @@ export const timingStatisticsSchema = z
         context.addIssue({
           code: 'custom',
           path: where,
-          message: `summary ${JSON.stringify(actual)} does not match its values (expected ${JSON.stringify(expected)})`,
+          message: `${JSON.stringify(actual)} does not match the values (expected ${JSON.stringify(expected)})`,
         });
       }
     };
-    const byDirection = statistics.speakerChange.byDirection;
+    const checkList = (
+      list: { summary: unknown; kernelBandwidth: number },
+      valuesCs: number[],
+      summarize: (values: number[]) => unknown,
+      where: string[],
+    ) => {
+      check(list.summary, summarize(valuesCs), [...where, 'summary']);
+      check(list.kernelBandwidth, bandwidthFor(valuesCs, 100), [...where, 'kernelBandwidth']);
+    };
+    const { speakerChange, backchannels } = statistics;
     for (const direction of CHANNEL_DIRECTIONS) {
-      const list = byDirection[direction];
-      check(list.summary, summarizeOffsets(list.offsets.map(toCentiseconds)), ['speakerChange', 'byDirection', direction, 'summary']);
+      checkList(speakerChange.byDirection[direction], speakerChange.byDirection[direction].offsets.map(toCentiseconds), summarizeOffsets, ['speakerChange', 'byDirection', direction]);
+      checkList(speakerChange.withinTurnOverlaps[direction], speakerChange.withinTurnOverlaps[direction].offsets.map(toCentiseconds), summarizeOffsets, ['speakerChange', 'withinTurnOverlaps', direction]);
     }
-    const pooled = CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets.map(toCentiseconds));
-    check(statistics.speakerChange.pooledSummary, summarizeOffsets(pooled), ['speakerChange', 'pooledSummary']);
-    check(statistics.turnHoldGaps.summary, summarizeDurations(statistics.turnHoldGaps.values.map(toCentiseconds)), ['turnHoldGaps', 'summary']);
-    check(statistics.shortPauses.summary, summarizeDurations(statistics.shortPauses.values.map(toCentiseconds)), ['shortPauses', 'summary']);
+    const transfers = CHANNEL_DIRECTIONS.flatMap((direction) => speakerChange.byDirection[direction].offsets.map(toCentiseconds));
+    const within = CHANNEL_DIRECTIONS.flatMap((direction) => speakerChange.withinTurnOverlaps[direction].offsets.map(toCentiseconds));
+    check(speakerChange.pooledSummary, summarizeOffsets(transfers), ['speakerChange', 'pooledSummary']);
+    check(speakerChange.benchmarkRelationsSummary, summarizeOffsets([...transfers, ...within]), ['speakerChange', 'benchmarkRelationsSummary']);
+    checkList(statistics.turnHoldGaps, statistics.turnHoldGaps.values.map(toCentiseconds), summarizeDurations, ['turnHoldGaps']);
+    checkList(statistics.shortPauses, statistics.shortPauses.values.map(toCentiseconds), summarizeDurations, ['shortPauses']);
+    checkList(backchannels.durations, backchannels.durations.values.map(toCentiseconds), summarizeDurations, ['backchannels', 'durations']);
+    const positions = backchannels.relativePositions.values.map(toThousandths);
+    check(backchannels.relativePositions.summary, summarizePositions(positions), ['backchannels', 'relativePositions', 'summary']);
+    check(backchannels.relativePositions.kernelBandwidth, bandwidthFor(positions, 1000), ['backchannels', 'relativePositions', 'kernelBandwidth']);
+    for (const key of ['channel0', 'channel1', 'pooled'] as const) {
+      const rate = backchannels.rates[key];
+      check(rate.perMinute, ratePerMinute(rate.count, toCentiseconds(rate.hostTurnSeconds)), ['backchannels', 'rates', key, 'perMinute']);
+    }
+    check(
+      [backchannels.rates.pooled.count, toCentiseconds(backchannels.rates.pooled.hostTurnSeconds)],
+      [
+        backchannels.rates.channel0.count + backchannels.rates.channel1.count,
+        toCentiseconds(backchannels.rates.channel0.hostTurnSeconds) + toCentiseconds(backchannels.rates.channel1.hostTurnSeconds),
+      ],
+      ['backchannels', 'rates', 'pooled'],
+    );
+    check(backchannels.durations.values.length, backchannels.rates.pooled.count, ['backchannels', 'durations', 'values']);
+    check(backchannels.relativePositions.values.length, backchannels.rates.pooled.count, ['backchannels', 'relativePositions', 'values']);
   });
 
-/** A parsed, validated timing-statistics file. Times in seconds. */
+/** A parsed, validated timing-statistics file. Times in seconds, positions as fractions. */
 export type TimingStatistics = z.infer<typeof timingStatisticsSchema>;
 /** Summary of offsets (seconds; fractions in [0, 1]). */
 export type OffsetSummary = z.infer<typeof offsetSummarySchema>;
-/** Summary of gaps or pauses (seconds). */
+/** Summary of gaps, pauses or durations (seconds), or of relative positions (fractions). */
 export type DurationSummary = z.infer<typeof durationSummarySchema>;
 /** Provenance block of a timing-statistics file. */
 export type TimingProvenance = z.infer<typeof provenanceSchema>;
+/** One backchannel rate entry (count, host TURN seconds, per minute). */
+export type BackchannelRate = z.infer<typeof rateSchema>;
 
 /** Error for a missing, unreadable or invalid timing-statistics file; the message names the file. */
 export class TimingStatisticsError extends Error {
@@ -209,43 +312,67 @@ export class TimingStatisticsError extends Error {
 
 /** Seconds (2 decimals) -> integer centiseconds. */
 function toCentiseconds(seconds: number): Centiseconds {
-  return Math.round(seconds * 100);
+  return Math.round(seconds * CENTISECONDS_PER_SECOND);
 }
 
-/** Integer centiseconds -> seconds, exact to 2 decimals. */
-function toSeconds(centiseconds: number): number {
-  return Number((centiseconds / 100).toFixed(2));
+/** Fraction (3 decimals) -> integer thousandths. */
+function toThousandths(fraction: number): number {
+  return Math.round(fraction * THOUSANDTHS_PER_FRACTION);
 }
 
-/** Rounds a statistic in centiseconds (quantiles may fall between two values) to 0.001 s. */
-function statisticToSeconds(centiseconds: number): number {
-  return Number((centiseconds / 100).toFixed(3));
+/** Integer grid steps -> unit value, exact to the grid's decimals. */
+function fromGrid(steps: number, stepsPerUnit: number): number {
+  return Number((steps / stepsPerUnit).toFixed(stepsPerUnit === 100 ? 2 : 3));
 }
 
 function fraction(part: number, whole: number): number {
   return whole === 0 ? 0 : Number((part / whole).toFixed(4));
 }
 
-/**
- * Summary of gap or pause lengths.
- * @param valuesCs lengths in integer centiseconds, any order
- * @returns count, median, quartiles (simple-statistics `quantileSorted`: linear interpolation,
- *   type 7 of R/numpy), minimum and maximum in
- *   seconds rounded to 0.001 s; null statistics when there are no values
- */
-export function summarizeDurations(valuesCs: readonly Centiseconds[]): DurationSummary {
-  const sorted = [...valuesCs].sort((a, b) => a - b);
+/** Backchannels per minute of host speech, 4 decimals; 0 without host speech. */
+function ratePerMinute(count: number, hostTurnCs: Centiseconds): number {
+  return hostTurnCs === 0 ? 0 : Number(((count * 6000) / hostTurnCs).toFixed(4));
+}
+
+/** Normal-reference kernel bandwidth of grid values, in the unit (seconds or fraction), 4 decimals. */
+function bandwidthFor(valuesOnGrid: readonly number[], stepsPerUnit: number): number {
+  return Number((normalReferenceBandwidth(valuesOnGrid) / stepsPerUnit).toFixed(4));
+}
+
+function summarizeOnGrid(valuesOnGrid: readonly number[], stepsPerUnit: number, decimals: number): DurationSummary {
+  const sorted = [...valuesOnGrid].sort((a, b) => a - b);
   if (sorted.length === 0) {
     return { count: 0, median: null, firstQuartile: null, thirdQuartile: null, minimum: null, maximum: null };
   }
+  const statistic = (value: number) => Number((value / stepsPerUnit).toFixed(decimals));
   return {
     count: sorted.length,
-    median: statisticToSeconds(quantileSorted(sorted, 0.5)),
-    firstQuartile: statisticToSeconds(quantileSorted(sorted, 0.25)),
-    thirdQuartile: statisticToSeconds(quantileSorted(sorted, 0.75)),
-    minimum: statisticToSeconds(sorted[0] as number),
-    maximum: statisticToSeconds(sorted[sorted.length - 1] as number),
+    median: statistic(quantileSorted(sorted, 0.5)),
+    firstQuartile: statistic(quantileSorted(sorted, 0.25)),
+    thirdQuartile: statistic(quantileSorted(sorted, 0.75)),
+    minimum: statistic(sorted[0] as number),
+    maximum: statistic(sorted[sorted.length - 1] as number),
   };
+}
+
+/**
+ * Summary of gap, pause or duration lengths.
+ * @param valuesCs lengths in integer centiseconds, any order
+ * @returns count, median, quartiles (simple-statistics `quantileSorted`: linear interpolation,
+ *   type 7 of R/numpy), minimum and maximum in seconds rounded to 0.001 s; null statistics when
+ *   there are no values
+ */
+export function summarizeDurations(valuesCs: readonly Centiseconds[]): DurationSummary {
+  return summarizeOnGrid(valuesCs, CENTISECONDS_PER_SECOND, 3);
+}
+
+/**
+ * Summary of relative positions.
+ * @param valuesThousandths positions in integer thousandths of the host TURN (0–999), any order
+ * @returns as `summarizeDurations`, as fractions rounded to 0.0001
+ */
+export function summarizePositions(valuesThousandths: readonly number[]): DurationSummary {
+  return summarizeOnGrid(valuesThousandths, THOUSANDTHS_PER_FRACTION, 4);
 }
 
 /**
@@ -264,66 +391,150 @@ export function summarizeOffsets(offsetsCs: readonly Centiseconds[]): OffsetSumm
   };
 }
 
-/** Measured values, in integer centiseconds, from which a statistics file is built. */
+/** Measured values, in integer centiseconds (positions in thousandths), from which a statistics file is built. */
 export interface TimingMeasurements {
-  /** Floor-transfer offsets of TURN_SHIFTs and BARGE_INs (negative = overlap), per direction. */
-  speakerChangeOffsets: Record<ChannelDirection, Centiseconds[]>;
+  /** Floor-transfer offsets (the new TURN outlasts the floor TURN), per direction; negative = overlap. */
+  floorTransferOffsets: Record<ChannelDirection, Centiseconds[]>;
+  /** Offsets of TURNs that start and end inside the floor TURN (always < −40 cs), per direction. */
+  withinTurnOverlapOffsets: Record<ChannelDirection, Centiseconds[]>;
   /** TURN_HOLD gaps (`turn.start − floor.end`, same channel). */
   turnHoldGaps: Centiseconds[];
   /** SHORTPAUSE lengths. */
   shortPauses: Centiseconds[];
+  backchannels: {
+    /** Per listener channel: BCs inside a TURN of the other channel, and that channel's TURN length. */
+    byListener: Record<Channel, { count: number; hostTurnCs: Centiseconds }>;
+    /** BCs whose start lies outside every TURN of the other channel. */
+    outsideOtherTurns: number;
+    /** Durations of the counted BCs. */
+    durationsCs: Centiseconds[];
+    /** Start of each counted BC relative to its host TURN, integer thousandths in [0, 999]. */
+    relativePositionsThousandths: number[];
+  };
 }
 
+/** Provenance fields the caller gives; `counts` and the thresholds are filled in by `buildTimingStatistics`. */
+export type TimingProvenanceInput = Omit<TimingProvenance, 'counts' | 'thresholds' | 'smoothing'> & {
+  /** Number of TURNs and BCs measured (IPU counts), which the measurements do not carry. */
+  unitCounts: { turns: number; backchannels: number };
+};
+
+/** The smoothing description written into every file (empirical-distribution.ts). */
+export const SMOOTHING_DESCRIPTION =
+  'smoothed bootstrap (Silverman 1986, section 6.4): a uniformly drawn measured value plus Gaussian noise of ' +
+  'standard deviation min(h, spacing / 4), rounded to 0.01 s (positions: 0.001); h = kernelBandwidth, the ' +
+  "normal-reference rule of simple-statistics kernelDensityEstimation 'nrd' (1.06 * min(sd, IQR / 1.34) * n^-1/5, " +
+  "a common version of Silverman's rule of thumb); spacing = distance to the nearest different measured value " +
+  '(pipeline/timeline/empirical-distribution.ts)';
+
 /**
- * Builds a statistics value from measurements: sorts every list, converts centiseconds to seconds
- * (2 decimals), computes the summaries, and validates the result against the schema.
- * @param input language, provenance, measurements (centiseconds), sampler policy (default `pooled`)
- * @throws TimingStatisticsError (source `buildTimingStatistics`) when the result is invalid, e.g.
- *   a non-integer centisecond value
+ * Builds a statistics value from measurements: sorts every list, converts to seconds (2 decimals) or
+ * fractions (3 decimals), computes summaries, bandwidths and rates, fills in the counts, thresholds
+ * and smoothing description, and validates the result against the schema.
+ * @param input language, provenance, measurements (centiseconds / thousandths), sampler policy
+ *   (default `pooled`)
+ * @throws TimingStatisticsError (source `buildTimingStatistics`) when the result is invalid, e.g. a
+ *   non-integer centisecond value
  */
 export function buildTimingStatistics(input: {
   language: Language;
-  provenance: TimingProvenance;
+  provenance: TimingProvenanceInput;
   measurements: TimingMeasurements;
   samplerUse?: 'pooled' | 'per-direction';
 }): TimingStatistics {
   const { measurements } = input;
-  const sortedCs = (values: readonly Centiseconds[]) => [...values].sort((a, b) => a - b);
+  const { unitCounts, ...provenance } = input.provenance;
+  const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
   const offsetList = (values: readonly Centiseconds[]) => ({
     summary: summarizeOffsets(values),
-    offsets: sortedCs(values).map(toSeconds),
+    kernelBandwidth: bandwidthFor(values, 100),
+    offsets: sorted(values).map((value) => fromGrid(value, 100)),
   });
   const durationList = (values: readonly Centiseconds[]) => ({
     summary: summarizeDurations(values),
-    values: sortedCs(values).map(toSeconds),
+    kernelBandwidth: bandwidthFor(values, 100),
+    values: sorted(values).map((value) => fromGrid(value, 100)),
   });
+  const rate = (count: number, hostTurnCs: Centiseconds) => ({
+    count,
+    hostTurnSeconds: fromGrid(hostTurnCs, 100),
+    perMinute: ratePerMinute(count, hostTurnCs),
+  });
+  const listeners = measurements.backchannels.byListener;
+  const transfers = CHANNEL_DIRECTIONS.flatMap((direction) => measurements.floorTransferOffsets[direction]);
+  const within = CHANNEL_DIRECTIONS.flatMap((direction) => measurements.withinTurnOverlapOffsets[direction]);
+  const thresholds = DEFAULT_EVENT_THRESHOLDS;
   const candidate = {
     version: TIMING_STATISTICS_VERSION,
     language: input.language,
     units: 'seconds',
-    provenance: input.provenance,
+    provenance: {
+      ...provenance,
+      counts: {
+        turns: unitCounts.turns,
+        backchannels: unitCounts.backchannels,
+        floorTransfers: transfers.length,
+        withinTurnOverlaps: within.length,
+        turnHolds: measurements.turnHoldGaps.length,
+        shortPauses: measurements.shortPauses.length,
+      },
+      thresholds: {
+        ipuMaximumPauseSeconds: thresholds.maxPauseInIpu / 100,
+        backchannelMaximumSeconds: thresholds.maxBackchannel / 100,
+        bargeInMinimumOverlapSeconds: thresholds.bargeInOverlap / 100,
+        source: 'docs/events.md rules 1, 2 and 4 (pipeline/events DEFAULT_EVENT_THRESHOLDS)',
+      },
+      smoothing: SMOOTHING_DESCRIPTION,
+    },
     speakerChange: {
       samplerUse: input.samplerUse ?? 'pooled',
-      pooledSummary: summarizeOffsets(CHANNEL_DIRECTIONS.flatMap((direction) => measurements.speakerChangeOffsets[direction])),
+      pooledSummary: summarizeOffsets(transfers),
+      benchmarkRelationsSummary: summarizeOffsets([...transfers, ...within]),
       byDirection: {
-        'channel0->channel1': offsetList(measurements.speakerChangeOffsets['channel0->channel1']),
-        'channel1->channel0': offsetList(measurements.speakerChangeOffsets['channel1->channel0']),
+        'channel0->channel1': offsetList(measurements.floorTransferOffsets['channel0->channel1']),
+        'channel1->channel0': offsetList(measurements.floorTransferOffsets['channel1->channel0']),
+      },
+      withinTurnOverlaps: {
+        'channel0->channel1': offsetList(measurements.withinTurnOverlapOffsets['channel0->channel1']),
+        'channel1->channel0': offsetList(measurements.withinTurnOverlapOffsets['channel1->channel0']),
       },
     },
     turnHoldGaps: durationList(measurements.turnHoldGaps),
     shortPauses: durationList(measurements.shortPauses),
+    backchannels: {
+      rates: {
+        channel0: rate(listeners[0].count, listeners[0].hostTurnCs),
+        channel1: rate(listeners[1].count, listeners[1].hostTurnCs),
+        pooled: rate(listeners[0].count + listeners[1].count, listeners[0].hostTurnCs + listeners[1].hostTurnCs),
+      },
+      outsideOtherTurns: measurements.backchannels.outsideOtherTurns,
+      durations: durationList(measurements.backchannels.durationsCs),
+      relativePositions: {
+        summary: summarizePositions(measurements.backchannels.relativePositionsThousandths),
+        kernelBandwidth: bandwidthFor(measurements.backchannels.relativePositionsThousandths, 1000),
+        values: sorted(measurements.backchannels.relativePositionsThousandths).map((value) => fromGrid(value, 1000)),
+      },
+    },
   };
   return parseTimingStatistics(candidate, 'buildTimingStatistics');
 }
 
 /**
- * Validates a parsed JSON value as a timing-statistics file.
+ * Validates a parsed JSON value as a timing-statistics file (version 2).
  * @param value the JSON value
  * @param source file name or description for error messages
- * @throws TimingStatisticsError naming `source` and every invalid field path (including summaries
- *   that do not match their values, and an unsupported `version`)
+ * @throws TimingStatisticsError naming `source` and every invalid field path (including summaries,
+ *   bandwidths and rates that do not match their values); for a version 1 file, a message saying to
+ *   regenerate it with `duplexsynth measure`
  */
 export function parseTimingStatistics(value: unknown, source: string): TimingStatistics {
+  if (value !== null && typeof value === 'object' && (value as { version?: unknown }).version === 1) {
+    throw new TimingStatisticsError(
+      source,
+      'timing statistics version 1 cannot be read (it lacks floor-transfer/within-turn separation and backchannels); ' +
+        'regenerate it from the source recordings with `duplexsynth measure` (version 2)',
+    );
+  }
   const result = timingStatisticsSchema.safeParse(value);
   if (!result.success) {
     const issues = result.error.issues
@@ -361,48 +572,105 @@ export function defaultTimingStatisticsPath(language: Language): string {
 }
 
 /**
- * Loads the shipped default statistics of a language (derived from real CallFriend calls by
- * `scripts/derive-default-timing.ts`).
+ * Loads the shipped default statistics of a language (measured on real CallFriend calls by
+ * `scripts/derive-default-timing.ts`, which runs `duplexsynth measure`).
  * @throws TimingStatisticsError as `loadTimingStatistics`
  */
 export async function loadDefaultTimingStatistics(language: Language): Promise<TimingStatistics> {
   return loadTimingStatistics(defaultTimingStatisticsPath(language));
 }
 
-/** The distributions the sampler draws from, in integer centiseconds, sorted ascending. */
+/** The raw measured lists the sampler targets, integer centiseconds (positions: thousandths), sorted ascending. */
 export interface SamplingDistributions {
-  /** Floor-transfer offsets for a speaker change in each direction (the same list twice when pooled). */
+  /** Floor-transfer offsets for a speaker change in each direction (the pooled list twice when pooled). */
   speakerChange: Record<ChannelDirection, readonly Centiseconds[]>;
   /** Gaps for consecutive utterances of the same speaker (TURN_HOLD gaps). */
   sameSpeaker: readonly Centiseconds[];
+  /** Durations of backchannels inside the other's TURN. */
+  backchannelDurations: readonly Centiseconds[];
+  /** Relative positions of those backchannels in their host TURN, thousandths. */
+  backchannelPositions: readonly number[];
+  /** Backchannel rate per minute of host TURN speech, per listener channel (the pooled rate twice when pooled). */
+  backchannelRatePerMinute: Record<Channel, number>;
 }
 
 const distributionCache = new WeakMap<TimingStatistics, SamplingDistributions>();
 
 /**
- * The distributions the timeline sampler uses, following `speakerChange.samplerUse`: `pooled` gives
- * both directions the union of both directions' offsets; `per-direction` gives each its own.
- * Computed once per statistics object (cached; statistics values are treated as immutable).
- * @returns sorted integer centiseconds, frozen
+ * The measured lists the timeline sampler targets, following `speakerChange.samplerUse`: `pooled`
+ * gives both directions the union of both directions' floor-transfer offsets and both listeners the
+ * pooled backchannel rate; `per-direction` gives each its own. Computed once per statistics object
+ * (cached; statistics values are treated as immutable).
+ * @returns sorted integer centiseconds (positions in thousandths), frozen
  */
 export function samplingDistributions(statistics: TimingStatistics): SamplingDistributions {
   const cached = distributionCache.get(statistics);
   if (cached !== undefined) return cached;
   const byDirection = statistics.speakerChange.byDirection;
   const toSortedCs = (values: readonly number[]) => Object.freeze(values.map(toCentiseconds).sort((a, b) => a - b));
-  const pooled =
-    statistics.speakerChange.samplerUse === 'pooled'
-      ? toSortedCs(CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets))
-      : null;
+  const pooled = statistics.speakerChange.samplerUse === 'pooled';
+  const pooledOffsets = pooled ? toSortedCs(CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets)) : null;
+  const rates = statistics.backchannels.rates;
   const distributions: SamplingDistributions = Object.freeze({
     speakerChange: Object.freeze({
-      'channel0->channel1': pooled ?? toSortedCs(byDirection['channel0->channel1'].offsets),
-      'channel1->channel0': pooled ?? toSortedCs(byDirection['channel1->channel0'].offsets),
+      'channel0->channel1': pooledOffsets ?? toSortedCs(byDirection['channel0->channel1'].offsets),
+      'channel1->channel0': pooledOffsets ?? toSortedCs(byDirection['channel1->channel0'].offsets),
     }),
     sameSpeaker: toSortedCs(statistics.turnHoldGaps.values),
+    backchannelDurations: toSortedCs(statistics.backchannels.durations.values),
+    backchannelPositions: Object.freeze(statistics.backchannels.relativePositions.values.map(toThousandths).sort((a, b) => a - b)),
+    backchannelRatePerMinute: Object.freeze({
+      0: pooled ? rates.pooled.perMinute : rates.channel0.perMinute,
+      1: pooled ? rates.pooled.perMinute : rates.channel1.perMinute,
+    }),
   });
   distributionCache.set(statistics, distributions);
   return distributions;
+}
+
+/** The fitted (smoothed) distributions the sampler draws from; grid units as `SamplingDistributions`. */
+export interface TimingModel {
+  /** Floor-transfer offsets per direction, centiseconds, unbounded. */
+  speakerChange: Record<ChannelDirection, EmpiricalDistribution>;
+  /** TURN_HOLD gaps, centiseconds, support ≥ 51 (a TURN_HOLD gap exceeds the 50 cs IPU pause, events.md rule 1). */
+  sameSpeaker: EmpiricalDistribution;
+  /** Backchannel durations, centiseconds, support [1, 80] (a BC lasts at most 0.80 s, events.md rule 2). */
+  backchannelDurations: EmpiricalDistribution;
+  /** Backchannel relative positions, thousandths, support [0, 999]. */
+  backchannelPositions: EmpiricalDistribution;
+  /** Backchannels per minute of host TURN speech, per listener channel. */
+  backchannelRatePerMinute: Record<Channel, number>;
+}
+
+const modelCache = new WeakMap<TimingStatistics, TimingModel>();
+
+/**
+ * Fits the smoothed empirical distributions (empirical-distribution.ts) of a statistics file, once
+ * per statistics object (cached). Support bounds come from events.md: TURN_HOLD gaps > 0.50 s
+ * (rule 1), BC durations ≤ 0.80 s (rule 2); relative positions lie in [0, 1).
+ * @returns frozen fitted distributions
+ * @throws DistributionFitError (empirical-distribution.ts) when a measured value lies outside its
+ *   support (not possible for files written by `buildTimingStatistics` with the default thresholds)
+ */
+export function fitTimingModel(statistics: TimingStatistics): TimingModel {
+  const cached = modelCache.get(statistics);
+  if (cached !== undefined) return cached;
+  const lists = samplingDistributions(statistics);
+  const thresholds = DEFAULT_EVENT_THRESHOLDS;
+  const pooled = statistics.speakerChange.samplerUse === 'pooled';
+  const first = fitEmpiricalDistribution(lists.speakerChange['channel0->channel1']);
+  const model: TimingModel = Object.freeze({
+    speakerChange: Object.freeze({
+      'channel0->channel1': first,
+      'channel1->channel0': pooled ? first : fitEmpiricalDistribution(lists.speakerChange['channel1->channel0']),
+    }),
+    sameSpeaker: fitEmpiricalDistribution(lists.sameSpeaker, { lower: thresholds.maxPauseInIpu + 1 }),
+    backchannelDurations: fitEmpiricalDistribution(lists.backchannelDurations, { lower: 1, upper: thresholds.maxBackchannel }),
+    backchannelPositions: fitEmpiricalDistribution(lists.backchannelPositions, { lower: 0, upper: THOUSANDTHS_PER_FRACTION - 1 }),
+    backchannelRatePerMinute: lists.backchannelRatePerMinute,
+  });
+  modelCache.set(statistics, model);
+  return model;
 }
 
 /**
@@ -415,7 +683,12 @@ export function formatTimingStatistics(statistics: TimingStatistics): string {
   return `${formatJson(canonical, '')}\n`;
 }
 
-function formatJson(value: unknown, indent: string): string {
+/**
+ * Deterministic JSON text: 2-space indentation, arrays of numbers wrapped at about 100 characters,
+ * keys in insertion order, `undefined` properties left out. Shared by the statistics file and the
+ * fidelity report.
+ */
+export function formatJson(value: unknown, indent = ''): string {
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';

@@ -1,0 +1,412 @@
+/**
+ * Fidelity report: the turn-taking timing of generated dialogues side by side with the measured
+ * statistics they were sampled from (timing-statistics.ts), as JSON and Markdown.
+ *
+ * Compared, per direction of speaker change:
+ * - floor-transfer offsets: two-sample Kolmogorov–Smirnov distance (empirical-distribution.ts
+ *   `kolmogorovSmirnovDistance`) between the generated offsets and the sampler's target (the pooled
+ *   measured offsets when the statistics say `pooled`, else the direction's own), with the 5 %
+ *   critical distance for the two sample sizes; also the distance to the direction's own measured
+ *   offsets; quantiles (5, 25, 50, 75, 95 %, simple-statistics `quantileSorted`, type 7);
+ * - overlap fraction (offset < 0) and barge-in fraction (overlap > 0.40 s, events.md rule 4);
+ * - backchannel rate per minute of the other speaker's TURN speech (generated: total backchannels /
+ *   total host speech; measured: the listener's rate, or the pooled rate when pooled);
+ * - repeated offset sequences: the number of dialogue pairs sharing a run of ≥ 5 consecutive
+ *   identical offsets in one direction (the toy data's reused-seed defect, m3-format.md), next to the
+ *   number of identical 5-runs expected by chance under the fitted distribution
+ *   (`Σ_v p(v)²` to the 5th power per pair of runs, p from `probabilityMassFunction`), since a
+ *   distribution with a large atom (CallFriend English: 18 % of offsets exactly 0.00 s) repeats
+ *   short runs by chance alone.
+ *
+ * Checks (thresholds in `FIDELITY_THRESHOLDS`, from issue 3 "done when"): KS distance ≤ 0.05 per
+ * direction; barge-in fraction and backchannel rate within 10 % (relative) of the measured ones; no
+ * dialogue pair sharing a 5-run.
+ */
+import { quantileSorted } from 'simple-statistics';
+import { DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
+import type { Centiseconds, Channel } from '../model/types.ts';
+import {
+  kolmogorovSmirnovCriticalDistance,
+  kolmogorovSmirnovDistance,
+  probabilityMassFunction,
+} from './empirical-distribution.ts';
+import { hostSpeechCs } from './place-backchannels.ts';
+import type { PlacedDialogue, UtteranceToPlace } from './place-dialogue.ts';
+import {
+  CHANNEL_DIRECTIONS,
+  channelDirection,
+  fitTimingModel,
+  formatJson,
+  samplingDistributions,
+  type ChannelDirection,
+  type TimingStatistics,
+} from './timing-statistics.ts';
+
+/** The timing of one generated dialogue, as plain arrays (what the build collects per dialogue). */
+export interface GeneratedDialogueTiming {
+  /** Dialogue id. */
+  id: string;
+  /** Floor-transfer offsets of the dialogue's speaker changes, in placement order, per direction; integer centiseconds. */
+  offsetsCs: Record<ChannelDirection, readonly Centiseconds[]>;
+  /** Backchannels placed in the dialogue (by the listener). */
+  backchannels: number;
+  /** Seconds of the other speaker's TURN speech (the hosts' speech, the backchannel rate's denominator). */
+  otherSpeakerSpeechSeconds: number;
+}
+
+/** Thresholds of the checks (issue 3, "done when"). */
+export const FIDELITY_THRESHOLDS = Object.freeze({
+  /** Largest KS distance per direction. */
+  maximumKolmogorovSmirnovDistance: 0.05,
+  /** Largest relative difference of the barge-in fraction and of the backchannel rate. */
+  maximumRelativeRateDifference: 0.1,
+  /** Length of a run of identical consecutive offsets that two dialogues must not share. */
+  sharedRunLength: 5,
+});
+
+/** Options of `buildFidelityReport`. */
+export interface FidelityOptions {
+  /** Channel that speaks the backchannels (default 1, the user in MT-QA, m3-format.md). */
+  backchannelListener: Channel;
+  /** Run length for the repeated-sequence count (default 5). */
+  sharedRunLength: number;
+  /**
+   * Whether the build placed backchannels (default true). When false the backchannel rate is still
+   * reported, and its check passes with the detail "backchannels not generated".
+   */
+  backchannelsGenerated: boolean;
+}
+
+/** Quantiles in seconds (3 decimals) at 5, 25, 50, 75, 95 %; null for an empty sample. */
+export interface Quantiles {
+  p05: number | null;
+  p25: number | null;
+  p50: number | null;
+  p75: number | null;
+  p95: number | null;
+}
+
+/** Side-by-side numbers of one direction. */
+export interface DirectionFidelity {
+  direction: ChannelDirection;
+  /** `pooled` (target = both directions' measured offsets) or `per-direction`. */
+  target: 'pooled' | 'per-direction';
+  measuredCount: number;
+  generatedCount: number;
+  /** KS distance generated vs the sampler's target (null when either sample is empty). */
+  kolmogorovSmirnovDistance: number | null;
+  /** The 5 % critical distance for these sample sizes (null when either is empty). */
+  criticalDistance05: number | null;
+  /** KS distance generated vs this direction's own measured offsets (equals the above when per-direction). */
+  distanceToOwnDirection: number | null;
+  measuredQuantiles: Quantiles;
+  generatedQuantiles: Quantiles;
+  measuredOverlapFraction: number;
+  generatedOverlapFraction: number;
+  measuredBargeInFraction: number;
+  generatedBargeInFraction: number;
+  /** `|generated − measured| / measured` (null when measured is 0). */
+  bargeInRelativeDifference: number | null;
+}
+
+/** A pair of dialogues sharing a run of identical offsets. */
+export interface SharedRun {
+  first: string;
+  second: string;
+  direction: ChannelDirection;
+  /** The shared run, seconds. */
+  offsetsSeconds: number[];
+}
+
+/** The fidelity report (JSON shape). Times in seconds unless named otherwise. */
+export interface FidelityReport {
+  statistics: { language: string; corpus: string; command: string; samplerUse: 'pooled' | 'per-direction' };
+  dialogues: number;
+  directions: DirectionFidelity[];
+  bargeIn: { measuredFraction: number; generatedFraction: number; relativeDifference: number | null };
+  backchannels: {
+    listenerChannel: Channel;
+    measuredPerMinute: number;
+    generatedPerMinute: number | null;
+    generatedCount: number;
+    otherSpeakerSpeechSeconds: number;
+    relativeDifference: number | null;
+  };
+  sharedRuns: {
+    runLength: number;
+    /** Dialogue pairs sharing at least one run (either direction). */
+    dialoguePairs: number;
+    /** Identical runs expected between different dialogues by chance alone, under the fitted distributions. */
+    expectedByChance: number;
+    /** Up to 10 examples. */
+    examples: SharedRun[];
+  };
+  checks: { name: string; passed: boolean; detail: string }[];
+}
+
+const round = (value: number, decimals: number) => Number(value.toFixed(decimals));
+
+function quantilesOf(valuesCs: readonly number[]): Quantiles {
+  if (valuesCs.length === 0) return { p05: null, p25: null, p50: null, p75: null, p95: null };
+  const sorted = [...valuesCs].sort((a, b) => a - b);
+  const at = (probability: number) => round(quantileSorted(sorted, probability) / 100, 3);
+  return { p05: at(0.05), p25: at(0.25), p50: at(0.5), p75: at(0.75), p95: at(0.95) };
+}
+
+const fractionOf = (values: readonly number[], predicate: (value: number) => boolean) =>
+  values.length === 0 ? 0 : round(values.filter(predicate).length / values.length, 4);
+
+const relativeDifference = (generated: number, measured: number) =>
+  measured === 0 ? null : round(Math.abs(generated - measured) / measured, 4);
+
+/**
+ * Builds the timing of one generated dialogue from its placement (what the build passes to
+ * `buildFidelityReport`): speaker-change offsets by direction in placement order, the listener's
+ * backchannel count, and the host channel's TURN speech in seconds (`hostSpeechCs` of each
+ * utterance on the other channel).
+ * @param listenerChannel channel of the backchannels (default 1, the user)
+ */
+export function generatedDialogueTiming(
+  id: string,
+  utterances: readonly UtteranceToPlace[],
+  placed: Pick<PlacedDialogue, 'transitions' | 'backchannels'>,
+  listenerChannel: Channel = 1,
+): GeneratedDialogueTiming {
+  const offsetsCs: Record<ChannelDirection, Centiseconds[]> = { 'channel0->channel1': [], 'channel1->channel0': [] };
+  for (const transition of placed.transitions) {
+    if (transition.kind !== 'speaker-change') continue;
+    const from = (utterances[transition.index - 1] as UtteranceToPlace).channel;
+    const to = (utterances[transition.index] as UtteranceToPlace).channel;
+    offsetsCs[channelDirection(from, to)].push(transition.offset);
+  }
+  const hostCs = utterances.reduce((sum, utterance) => sum + (utterance.channel === listenerChannel ? 0 : hostSpeechCs(utterance)), 0);
+  return {
+    id,
+    offsetsCs,
+    backchannels: placed.backchannels.filter((backchannel) => backchannel.channel === listenerChannel).length,
+    otherSpeakerSpeechSeconds: hostCs / 100,
+  };
+}
+
+/** Windows of `length` consecutive values, as text keys. */
+function runKeys(values: readonly number[], length: number): Set<string> {
+  const keys = new Set<string>();
+  for (let index = 0; index + length <= values.length; index += 1) keys.add(values.slice(index, index + length).join(','));
+  return keys;
+}
+
+/**
+ * Compares generated dialogues with the statistics they were sampled from (module comment).
+ * @param statistics the timing statistics used by the sampler
+ * @param dialogues per generated dialogue: offsets by direction (integer centiseconds, placement
+ *   order), backchannel count, other-speaker speech seconds
+ * @param options listener channel (default 1), run length (default 5), whether backchannels were
+ *   generated (default true)
+ * @returns the report (JSON-ready; times in seconds)
+ * @throws RangeError when a dialogue id repeats or an offset is not an integer
+ */
+export function buildFidelityReport(
+  statistics: TimingStatistics,
+  dialogues: readonly GeneratedDialogueTiming[],
+  options: Partial<FidelityOptions> = {},
+): FidelityReport {
+  const listener = options.backchannelListener ?? 1;
+  const runLength = options.sharedRunLength ?? FIDELITY_THRESHOLDS.sharedRunLength;
+  const ids = new Set<string>();
+  for (const dialogue of dialogues) {
+    if (ids.has(dialogue.id)) throw new RangeError(`dialogue id ${dialogue.id} appears twice`);
+    ids.add(dialogue.id);
+    for (const direction of CHANNEL_DIRECTIONS) {
+      if (!dialogue.offsetsCs[direction].every(Number.isSafeInteger)) {
+        throw new RangeError(`dialogue ${dialogue.id}: offsets must be integer centiseconds`);
+      }
+    }
+  }
+  const samplerUse = statistics.speakerChange.samplerUse;
+  const targets = samplingDistributions(statistics);
+  const model = fitTimingModel(statistics);
+  const bargeInLimit = DEFAULT_EVENT_THRESHOLDS.bargeInOverlap;
+
+  const directions = CHANNEL_DIRECTIONS.map((direction): DirectionFidelity => {
+    const generated = dialogues.flatMap((dialogue) => [...dialogue.offsetsCs[direction]]);
+    const target = targets.speakerChange[direction];
+    const own = statistics.speakerChange.byDirection[direction].offsets.map((seconds) => Math.round(seconds * 100));
+    const both = generated.length > 0 && target.length > 0;
+    const measuredBargeIn = fractionOf(target, (offset) => -offset > bargeInLimit);
+    const generatedBargeIn = fractionOf(generated, (offset) => -offset > bargeInLimit);
+    return {
+      direction,
+      target: samplerUse,
+      measuredCount: target.length,
+      generatedCount: generated.length,
+      kolmogorovSmirnovDistance: both ? round(kolmogorovSmirnovDistance(generated, target), 4) : null,
+      criticalDistance05: both ? round(kolmogorovSmirnovCriticalDistance(generated.length, target.length), 4) : null,
+      distanceToOwnDirection: generated.length > 0 && own.length > 0 ? round(kolmogorovSmirnovDistance(generated, own), 4) : null,
+      measuredQuantiles: quantilesOf(target),
+      generatedQuantiles: quantilesOf(generated),
+      measuredOverlapFraction: fractionOf(target, (offset) => offset < 0),
+      generatedOverlapFraction: fractionOf(generated, (offset) => offset < 0),
+      measuredBargeInFraction: measuredBargeIn,
+      generatedBargeInFraction: generatedBargeIn,
+      bargeInRelativeDifference: relativeDifference(generatedBargeIn, measuredBargeIn),
+    };
+  });
+
+  // Overall barge-in fraction: generated over all speaker changes; measured weighted the same way
+  // (each direction's measured fraction weighted by its generated count), so a layout with more
+  // user->system than system->user changes is compared with the matching mixture.
+  const generatedTotal = directions.reduce((sum, entry) => sum + entry.generatedCount, 0);
+  const generatedBargeIns = dialogues.reduce(
+    (sum, dialogue) => sum + CHANNEL_DIRECTIONS.reduce((inner, direction) => inner + dialogue.offsetsCs[direction].filter((offset) => -offset > bargeInLimit).length, 0),
+    0,
+  );
+  const measuredMixture =
+    generatedTotal === 0
+      ? statistics.speakerChange.pooledSummary.bargeInFraction
+      : round(directions.reduce((sum, entry) => sum + entry.measuredBargeInFraction * entry.generatedCount, 0) / generatedTotal, 4);
+  const generatedFraction = generatedTotal === 0 ? 0 : round(generatedBargeIns / generatedTotal, 4);
+
+  const backchannelCount = dialogues.reduce((sum, dialogue) => sum + dialogue.backchannels, 0);
+  const hostSeconds = round(dialogues.reduce((sum, dialogue) => sum + dialogue.otherSpeakerSpeechSeconds, 0), 2);
+  const measuredRate = targets.backchannelRatePerMinute[listener];
+  const generatedRate = hostSeconds === 0 ? null : round((backchannelCount * 60) / hostSeconds, 4);
+
+  // Repeated runs: dialogue pairs sharing a run, and the number expected by chance.
+  const pairs = new Set<string>();
+  const examples: SharedRun[] = [];
+  let expectedByChance = 0;
+  for (const direction of CHANNEL_DIRECTIONS) {
+    const owners = new Map<string, string[]>();
+    const runsPerDialogue: number[] = [];
+    for (const dialogue of dialogues) {
+      const keys = runKeys(dialogue.offsetsCs[direction], runLength);
+      runsPerDialogue.push(Math.max(0, dialogue.offsetsCs[direction].length - runLength + 1));
+      for (const key of keys) {
+        const list = owners.get(key) ?? [];
+        for (const other of list) {
+          const pair = [other, dialogue.id].sort().join('\u0000');
+          if (!pairs.has(pair)) {
+            pairs.add(pair);
+            if (examples.length < 10) {
+              examples.push({ first: other, second: dialogue.id, direction, offsetsSeconds: key.split(',').map((value) => Number(value) / 100) });
+            }
+          }
+        }
+        list.push(dialogue.id);
+        owners.set(key, list);
+      }
+    }
+    const mass = probabilityMassFunction(model.speakerChange[direction]);
+    let collision = 0;
+    for (const probability of mass.values()) collision += probability * probability;
+    const totalRuns = runsPerDialogue.reduce((sum, count) => sum + count, 0);
+    const sameDialoguePairs = runsPerDialogue.reduce((sum, count) => sum + count * count, 0);
+    expectedByChance += ((totalRuns * totalRuns - sameDialoguePairs) / 2) * collision ** runLength;
+  }
+
+  const thresholds = FIDELITY_THRESHOLDS;
+  const checks: FidelityReport['checks'] = [];
+  for (const entry of directions) {
+    checks.push({
+      name: `ks-${entry.direction}`,
+      passed: entry.kolmogorovSmirnovDistance !== null && entry.kolmogorovSmirnovDistance <= thresholds.maximumKolmogorovSmirnovDistance,
+      detail: `KS distance ${entry.kolmogorovSmirnovDistance ?? 'n/a'} (limit ${thresholds.maximumKolmogorovSmirnovDistance}; 5 % critical ${entry.criticalDistance05 ?? 'n/a'})`,
+    });
+  }
+  const bargeInDifference = relativeDifference(generatedFraction, measuredMixture);
+  checks.push({
+    name: 'barge-in-rate',
+    passed: bargeInDifference !== null && bargeInDifference <= thresholds.maximumRelativeRateDifference,
+    detail: `generated ${generatedFraction} vs measured ${measuredMixture} (relative difference ${bargeInDifference ?? 'n/a'}, limit ${thresholds.maximumRelativeRateDifference})`,
+  });
+  const backchannelDifference = generatedRate === null ? null : relativeDifference(generatedRate, measuredRate);
+  const backchannelDetail = `generated ${generatedRate ?? 'n/a'} vs measured ${measuredRate} per minute (relative difference ${backchannelDifference ?? 'n/a'}, limit ${thresholds.maximumRelativeRateDifference})`;
+  checks.push(
+    options.backchannelsGenerated === false
+      ? { name: 'backchannel-rate', passed: true, detail: `backchannels not generated; ${backchannelDetail}` }
+      : {
+          name: 'backchannel-rate',
+          passed: backchannelDifference !== null && backchannelDifference <= thresholds.maximumRelativeRateDifference,
+          detail: backchannelDetail,
+        },
+  );
+  checks.push({
+    name: 'no-shared-runs',
+    passed: pairs.size === 0,
+    detail: `${pairs.size} dialogue pairs share ${runLength} consecutive offsets (expected by chance: ${round(expectedByChance, 4)})`,
+  });
+
+  return {
+    statistics: {
+      language: statistics.language,
+      corpus: statistics.provenance.corpus,
+      command: statistics.provenance.command,
+      samplerUse,
+    },
+    dialogues: dialogues.length,
+    directions,
+    bargeIn: { measuredFraction: measuredMixture, generatedFraction, relativeDifference: bargeInDifference },
+    backchannels: {
+      listenerChannel: listener,
+      measuredPerMinute: measuredRate,
+      generatedPerMinute: generatedRate,
+      generatedCount: backchannelCount,
+      otherSpeakerSpeechSeconds: hostSeconds,
+      relativeDifference: backchannelDifference,
+    },
+    sharedRuns: { runLength, dialoguePairs: pairs.size, expectedByChance: round(expectedByChance, 4), examples },
+    checks,
+  };
+}
+
+/** The report as deterministic JSON text (2-space indentation, trailing newline). */
+export function formatFidelityJson(report: FidelityReport): string {
+  return `${formatJson(report)}\n`;
+}
+
+/** The report as Markdown (deterministic): tables of directions, rates, repeated runs and checks. */
+export function formatFidelityMarkdown(report: FidelityReport): string {
+  const show = (value: number | null) => (value === null ? 'n/a' : String(value));
+  const lines: string[] = [];
+  lines.push(`# Turn-taking fidelity (${report.statistics.language})`, '');
+  lines.push(
+    `${report.dialogues} generated dialogues compared with the measured statistics of ${report.statistics.corpus} ` +
+      `(sampler target: ${report.statistics.samplerUse}; measured by \`${report.statistics.command}\`).`,
+    '',
+  );
+  lines.push('## Floor-transfer offsets (seconds)', '');
+  lines.push('| direction | measured n | generated n | KS distance | 5 % critical | KS to own direction | p05 | p25 | p50 | p75 | p95 | overlap | barge-in |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const entry of report.directions) {
+    const pair = (measured: number | null, generated: number | null) => `${show(measured)} / ${show(generated)}`;
+    const m = entry.measuredQuantiles;
+    const g = entry.generatedQuantiles;
+    lines.push(
+      `| ${entry.direction} | ${entry.measuredCount} | ${entry.generatedCount} | ${show(entry.kolmogorovSmirnovDistance)} | ` +
+        `${show(entry.criticalDistance05)} | ${show(entry.distanceToOwnDirection)} | ${pair(m.p05, g.p05)} | ${pair(m.p25, g.p25)} | ` +
+        `${pair(m.p50, g.p50)} | ${pair(m.p75, g.p75)} | ${pair(m.p95, g.p95)} | ` +
+        `${pair(entry.measuredOverlapFraction, entry.generatedOverlapFraction)} | ${pair(entry.measuredBargeInFraction, entry.generatedBargeInFraction)} |`,
+    );
+  }
+  lines.push('', 'Quantile, overlap and barge-in cells are measured / generated.', '');
+  lines.push('## Rates', '');
+  lines.push('| | measured | generated | relative difference |', '|---|---|---|---|');
+  lines.push(`| barge-in fraction of speaker changes | ${report.bargeIn.measuredFraction} | ${report.bargeIn.generatedFraction} | ${show(report.bargeIn.relativeDifference)} |`);
+  const backchannels = report.backchannels;
+  lines.push(
+    `| backchannels per minute of channel ${backchannels.listenerChannel === 1 ? 0 : 1} TURN speech (listener channel ${backchannels.listenerChannel}) | ` +
+      `${backchannels.measuredPerMinute} | ${show(backchannels.generatedPerMinute)} | ${show(backchannels.relativeDifference)} |`,
+  );
+  lines.push('', `Generated: ${backchannels.generatedCount} backchannels over ${backchannels.otherSpeakerSpeechSeconds} s of host speech.`, '');
+  lines.push('## Repeated offset sequences', '');
+  lines.push(
+    `${report.sharedRuns.dialoguePairs} dialogue pairs share ${report.sharedRuns.runLength} consecutive identical offsets ` +
+      `(expected by chance under the fitted distributions: ${report.sharedRuns.expectedByChance}).`,
+  );
+  for (const example of report.sharedRuns.examples) {
+    lines.push(`- ${example.first} and ${example.second}, ${example.direction}: ${example.offsetsSeconds.join(', ')}`);
+  }
+  lines.push('', '## Checks', '', '| check | passed | detail |', '|---|---|---|');
+  for (const check of report.checks) lines.push(`| ${check.name} | ${check.passed ? 'yes' : 'no'} | ${check.detail} |`);
+  return `${lines.join('\n')}\n`;
+}

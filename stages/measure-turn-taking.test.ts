@@ -1,0 +1,213 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ReferenceRecording } from '../pipeline/model/types.ts';
+import { renderHistogramSvg, timingStatisticsPlots } from '../pipeline/timeline/plots.ts';
+import { loadTimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
+import { loadReferenceRecordingsForMeasure, registerMeasureCommand, type ReferenceRecordingLoader } from '../scripts/commands/measure.ts';
+import {
+  measureReferenceRecordings,
+  MeasureTurnTakingError,
+  plotsDirectoryFor,
+  writeTimingStatisticsFiles,
+  type MeasurementProvenance,
+} from './measure-turn-taking.ts';
+
+function recording(id: string, shift: number, sources = [`/data/corpus/${id}.wav`]): ReferenceRecording {
+  return {
+    id,
+    format: 'stereo-wav',
+    sources,
+    durationCs: 3000 + shift,
+    segments: {
+      0: [
+        { start: 0 + shift, end: 400 + shift },
+        { start: 900 + shift, end: 2000 + shift },
+        { start: 2300 + shift, end: 2340 + shift },
+      ],
+      1: [
+        { start: 380 + shift, end: 1000 + shift },
+        { start: 1200 + shift, end: 1240 + shift },
+        { start: 2050 + shift, end: 2900 + shift },
+      ],
+    },
+    channelSpeakers: { 0: 'A', 1: 'B' },
+    notes: ['one note'],
+  };
+}
+
+const provenance: MeasurementProvenance = {
+  corpus: 'constructed recordings',
+  licence: 'none',
+  origin: 'stages/measure-turn-taking.test.ts',
+  pathsRelativeTo: { directory: '/data', name: 'the data folder' },
+  channelMapping: 'speaker A on channel 0',
+  voiceActivityDetection: 'silero',
+  command: 'duplexsynth measure --format stereo-wav ...',
+  notes: ['a free note'],
+};
+
+describe('measureReferenceRecordings', () => {
+  it('measures, skips exact duplicates, and records provenance with relative paths', () => {
+    const duplicate = { ...recording('b-copy', 0), sources: ['/data/corpus/b-copy.wav'] };
+    const statistics = measureReferenceRecordings({
+      recordings: [recording('b', 0), recording('a', 100), duplicate],
+      language: 'en',
+      format: 'stereo-wav',
+      provenance,
+    });
+    expect(statistics.provenance).toMatchObject({
+      format: 'stereo-wav',
+      recordingCount: 3,
+      recordingsUsed: 2,
+      duplicateRecordings: [{ recording: 'b-copy', sameAs: 'b' }],
+      totalDurationSeconds: 61,
+      sourcePaths: ['corpus/a.wav', 'corpus/b-copy.wav', 'corpus/b.wav'],
+      pathsRelativeTo: 'the data folder',
+      voiceActivityDetection: 'silero',
+      loaderNotes: ['a: one note', 'b: one note'],
+      counts: { turns: 8, backchannels: 4, floorTransfers: 6, withinTurnOverlaps: 0, turnHolds: 0, shortPauses: 0 },
+    });
+    expect(statistics.provenance.notes).toEqual(['0 of 6 floor-transfer offsets are exactly 0.00 s', 'a free note']);
+    // each recording: 0->1 overlap 0.20 s, 1->0 overlap 1.00 s (barge-in), 0->1 gap 0.50 s
+    expect(statistics.speakerChange.byDirection['channel0->channel1'].offsets).toEqual([-0.2, -0.2, 0.5, 0.5]);
+    expect(statistics.speakerChange.byDirection['channel1->channel0'].offsets).toEqual([-1, -1]);
+    // BC [1200, 1240] of channel 1 inside channel 0's TURN [900, 2000]; BC [2300, 2340] of channel 0 inside [2050, 2900]
+    expect(statistics.backchannels.rates.channel1).toEqual({ count: 2, hostTurnSeconds: 30, perMinute: 4 });
+    expect(statistics.backchannels.relativePositions.values).toEqual([0.272, 0.272, 0.294, 0.294]);
+  });
+
+  it('refuses no recordings and repeated ids, and names the recording of invalid segments', () => {
+    const input = { language: 'en' as const, format: 'stereo-wav', provenance };
+    expect(() => measureReferenceRecordings({ ...input, recordings: [] })).toThrow(MeasureTurnTakingError);
+    expect(() => measureReferenceRecordings({ ...input, recordings: [recording('a', 0), recording('a', 5)] })).toThrow(/appears twice/);
+    const broken = recording('broken', 0);
+    broken.segments[1] = [
+      { start: 500, end: 400 },
+      { start: 600, end: 700 },
+    ];
+    expect(() => measureReferenceRecordings({ ...input, recordings: [broken] })).toThrow(/recording broken: channel 1, segment 0/);
+  });
+});
+
+describe('statistics files and histograms', () => {
+  const statistics = measureReferenceRecordings({
+    recordings: [recording('a', 0), recording('b', 50)],
+    language: 'ja',
+    format: 'stereo-wav',
+    provenance,
+  });
+
+  it('writes STATS.json and one SVG per distribution in STATS.plots, byte-identical on a second run', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'measure-'));
+    const out = path.join(folder, 'stats.json');
+    const written = await writeTimingStatisticsFiles(statistics, out);
+    expect(plotsDirectoryFor(out)).toBe(path.join(folder, 'stats.plots'));
+    expect(written[0]).toBe(out);
+    const plots = (await readdir(path.join(folder, 'stats.plots'))).sort();
+    expect(plots).toEqual([
+      'backchannel-durations.svg',
+      'backchannel-relative-positions.svg',
+      'floor-transfer-offsets.channel0-to-channel1.svg',
+      'floor-transfer-offsets.channel1-to-channel0.svg',
+      'short-pauses.svg',
+      'turn-hold-gaps.svg',
+      'within-turn-overlaps.channel0-to-channel1.svg',
+      'within-turn-overlaps.channel1-to-channel0.svg',
+    ]);
+    const first = await Promise.all(written.map((file) => readFile(file, 'utf8')));
+    await writeTimingStatisticsFiles(statistics, out);
+    expect(await Promise.all(written.map((file) => readFile(file, 'utf8')))).toEqual(first);
+    expect(await loadTimingStatistics(out)).toEqual(statistics);
+    const svg = await readFile(path.join(folder, 'stats.plots', 'floor-transfer-offsets.channel0-to-channel1.svg'), 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('Floor-transfer offsets channel0-&gt;channel1 (ja)');
+  });
+
+  it('renders the same SVG text every time (no canvas, no dates, no random ids)', async () => {
+    const again = await timingStatisticsPlots(statistics);
+    expect(await timingStatisticsPlots(statistics)).toEqual(again);
+    const svg = await renderHistogramSvg({ title: 't', axisTitle: 'x (s)', values: [0.1, 0.12, 0.5, 9], binWidth: 0.1, range: [0, 1] });
+    expect(svg).toBe(await renderHistogramSvg({ title: 't', axisTitle: 'x (s)', values: [9, 0.5, 0.12, 0.1], binWidth: 0.1, range: [0, 1] }));
+    expect(svg).toContain('outside the range shown: 0 below, 1 above');
+    await expect(renderHistogramSvg({ title: 't', axisTitle: 'x', values: [], binWidth: 0 })).rejects.toThrow(RangeError);
+  });
+});
+
+describe('duplexsynth measure', () => {
+  const calls: { format: string; paths: readonly string[]; options: object }[] = [];
+  const fakeLoader: ReferenceRecordingLoader = async (format, paths, options) => {
+    calls.push({ format, paths, options });
+    return [recording('a', 0, [path.resolve('corpus/a.wav')]), recording('b', 30, [path.resolve('corpus/b.wav')])];
+  };
+  const run = async (argv: string[]) => {
+    const program = new Command('duplexsynth').exitOverride();
+    registerMeasureCommand(program, fakeLoader);
+    await program.parseAsync(['measure', ...argv], { from: 'user' });
+  };
+  afterEach(() => {
+    calls.length = 0;
+    process.exitCode = undefined;
+  });
+
+  it('loads with the chosen format, language and VAD, and writes the statistics with the command recorded', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'measure-command-'));
+    const out = path.join(folder, 'ja.json');
+    await run(['--format', 'stereo-wav', '--language', 'ja', '--vad', 'webrtc', '--corpus', 'two calls', '--out', out, 'corpus']);
+    expect(calls).toEqual([{ format: 'stereo-wav', paths: ['corpus'], options: { language: 'ja', vad: 'webrtc' } }]);
+    const statistics = await loadTimingStatistics(out);
+    expect(statistics.language).toBe('ja');
+    expect(statistics.provenance).toMatchObject({
+      corpus: 'two calls',
+      format: 'stereo-wav',
+      voiceActivityDetection: 'webrtc',
+      sourcePaths: ['corpus/a.wav', 'corpus/b.wav'],
+      command: 'duplexsynth measure --format stereo-wav --language ja --vad webrtc --sampler-use pooled --out ja.json corpus',
+    });
+    expect((await readdir(path.join(folder, 'ja.plots'))).length).toBe(8);
+
+    // --check: current files pass, a changed file fails, nothing is written
+    await run(['--format', 'stereo-wav', '--language', 'ja', '--vad', 'webrtc', '--corpus', 'two calls', '--check', '--out', out, 'corpus']);
+    expect(process.exitCode).toBeUndefined();
+    await writeFile(out, 'stale');
+    await run(['--format', 'stereo-wav', '--language', 'ja', '--vad', 'webrtc', '--corpus', 'two calls', '--check', '--out', out, 'corpus']);
+    expect(process.exitCode).toBe(1);
+    expect(await readFile(out, 'utf8')).toBe('stale');
+  });
+
+  it('takes the language from single-language corpora, asks for it otherwise, and checks choices', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'measure-command-'));
+    await run(['--format', 'candor', '--out', path.join(folder, 'en.json'), 'candor']);
+    expect((await loadTimingStatistics(path.join(folder, 'en.json'))).language).toBe('en');
+    expect((await loadTimingStatistics(path.join(folder, 'en.json'))).provenance.voiceActivityDetection).toBeNull();
+    await expect(run(['--format', 'rttm', '--out', path.join(folder, 'x.json'), 'calls'])).rejects.toThrow(/--language is required/);
+    await expect(run(['--format', 'wav', '--language', 'en', '--out', 'x.json', 'calls'])).rejects.toThrow(/Allowed choices/);
+    await expect(run(['--format', 'rttm', '--language', 'en', 'calls'])).rejects.toThrow(/--out/);
+  });
+
+  it('the default loader reads RTTM folders through the registry and keeps a third speaker as excluded speech', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'rttm-'));
+    await writeFile(
+      path.join(folder, 'call.rttm'),
+      [
+        'SPEAKER call 1 0.00 2.00 <NA> <NA> A <NA> <NA>',
+        'SPEAKER call 1 2.20 1.50 <NA> <NA> B <NA> <NA>',
+        'SPEAKER call 1 4.00 1.00 <NA> <NA> C <NA> <NA>',
+        'SPEAKER call 1 5.50 2.00 <NA> <NA> A <NA> <NA>',
+      ].join('\n'),
+    );
+    await writeFile(path.join(folder, 'call-again.rttm'), await readFile(path.join(folder, 'call.rttm'), 'utf8'));
+    // through the registry (corpora/reference-corpora.ts), duplicates kept for the stage to record
+    const recordings = await loadReferenceRecordingsForMeasure('rttm', [folder]);
+    expect(recordings.map((item) => item.id).sort()).toEqual(['call', 'call-again']);
+    expect(recordings.find((item) => item.id === 'call')).toMatchObject({ id: 'call', format: 'rttm', channelSpeakers: { 0: 'A', 1: 'B' }, excludedSpeech: [{ start: 400, end: 500 }] });
+    expect(recordings[1]!.notes.some((note) => /dropped speaker C/.test(note))).toBe(true);
+    const statistics = measureReferenceRecordings({ recordings, language: 'en', format: 'rttm', provenance });
+    expect(statistics.provenance.duplicateRecordings).toEqual([{ recording: 'call-again', sameAs: 'call' }]);
+    // the A -> B change and the B -> A change around C's speech: only the first is clean
+    expect(statistics.provenance.discardedNearExcludedSpeech.speakerChanges).toBe(1);
+    await expect(loadReferenceRecordingsForMeasure('candor', [path.join(folder, 'missing')])).rejects.toThrow();
+  });
+});
