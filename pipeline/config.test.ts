@@ -1,8 +1,11 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError, configJsonSchema, DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig } from './config.ts';
+
+/** Temporary folders the tests below create; a later test checks that they were removed. */
+const createdDirectories: string[] = [];
 
 describe('build configuration', () => {
   it('the built-in default resolves completely, with absolute paths and the m3-format channel mapping', async () => {
@@ -33,10 +36,16 @@ describe('build configuration', () => {
 
   it('a file that is not YAML gets a one-line reason naming it', async () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-config-'));
+    createdDirectories.push(directory);
+    onTestFinished(() => rm(directory, { recursive: true, force: true }));
     const file = path.join(directory, 'broken.yaml');
     await writeFile(file, 'corpus: [unclosed\n');
     await expect(loadConfigFile(file)).rejects.toThrow(/broken\.yaml: not valid YAML/);
     await expect(loadConfigFile(path.join(directory, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: cannot read/);
+  });
+
+  it('the not-YAML test leaves no temporary folder behind', async () => {
+    for (const directory of createdDirectories) await expect(access(directory)).rejects.toThrow(/ENOENT/);
   });
 
   it('the committed JSON Schema is the one the code generates (run `duplexsynth schema` after a change)', async () => {

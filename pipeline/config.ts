@@ -119,9 +119,24 @@ export const buildConfigInputSchema = z
         statistics: z.partialRecord(language, z.string().nullable()).default({}),
         leadingSilenceSeconds: z.number().nonnegative().default(0.5),
         trailingSilenceSeconds: z.number().nonnegative().default(0.5),
+        /**
+         * Longest silence a speaker change may get (seconds; null = no limit). Telephone calls hold rare
+         * silences of 10–20 s (a topic runs out); in a question/answer exchange they read as a broken
+         * recording. Longer draws are redrawn, never clipped.
+         */
+        maximumGapSeconds: z.number().positive().nullable().default(5),
+        /** The user's backchannels inside the system's answers, at the measured rate and positions. */
+        backchannels: z
+          .object({
+            enabled: z.boolean().default(true),
+            /** Phrases per language, synthesized with the user's voice; those longer than 0.8 s are not used. */
+            phrases: z.partialRecord(language, z.array(z.string().min(1)).nonempty()).default({}),
+          })
+          .strict()
+          .default({ enabled: true, phrases: {} }),
       })
       .strict()
-      .default({ statistics: {}, leadingSilenceSeconds: 0.5, trailingSilenceSeconds: 0.5 }),
+      .default({ statistics: {}, leadingSilenceSeconds: 0.5, trailingSilenceSeconds: 0.5, maximumGapSeconds: 5, backchannels: { enabled: true, phrases: {} } }),
     synthesis: z
       .object({
         /**
@@ -199,6 +214,12 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Default backchannel phrases: common English and Japanese listener tokens. */
+const DEFAULT_BACKCHANNEL_PHRASES: Record<'en' | 'ja', [string, ...string[]]> = {
+  en: ['uh-huh', 'mm-hmm', 'yeah', 'right', 'okay'],
+  ja: ['うん', 'はい', 'ええ', 'へえ', 'なるほど'],
+};
+
 const DEFAULT_TTS: BuildConfig['tts'] = { en: { backend: 'espeak-ng' }, ja: { backend: 'open-jtalk' } };
 
 /**
@@ -227,7 +248,11 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
     output: { directory: resolvePath(parsed.output.directory), cacheDirectory: resolvePath(parsed.output.cacheDirectory) },
     llm: { rewrite: resolveBackend(parsed.llm.rewrite), translate: resolveBackend(parsed.llm.translate) },
     tts: { en: parsed.tts.en ?? DEFAULT_TTS.en, ja: parsed.tts.ja ?? DEFAULT_TTS.ja },
-    timeline: { ...parsed.timeline, statistics },
+    timeline: {
+      ...parsed.timeline,
+      statistics,
+      backchannels: { enabled: parsed.timeline.backchannels.enabled, phrases: { ...DEFAULT_BACKCHANNEL_PHRASES, ...parsed.timeline.backchannels.phrases } },
+    },
     quality: { ...parsed.quality, dnsmosModelDirectory: parsed.quality.dnsmosModelDirectory ? resolvePath(parsed.quality.dnsmosModelDirectory) : null },
     baseDirectory,
   };

@@ -2,9 +2,10 @@
  * The `duplexsynth` command line (commander). Thin: parses options, calls pipeline functions,
  * prints one-line reasons and exits non-zero on bad input.
  */
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_CONFIG_FILE, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
+import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/run/build.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
@@ -46,6 +47,7 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
   // cannot answer for it, so the English rewrite falls back to the offline rules backend.
   if (options.corpus && !options.config) {
     next.llm = { rewrite: { backend: 'rules' }, translate: { backend: 'none' } };
+    if (!options.lang) next.languages = ['en'];
     next.name = path.basename(options.corpus).replace(/\.json$/, '');
     next.datasets = { en: 'topiocqa', ja: 'topiocqa_ja' };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
@@ -60,10 +62,16 @@ async function build(options: BuildOptions): Promise<void> {
   if (report.failedDialogues > 0) process.exitCode = 3;
 }
 
+/** The `version` field of the project's package.json. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 /** Build the program (exported for tests). */
 export function createProgram(): Command {
   const program = new Command('duplexsynth')
     .description('Build full-duplex spoken dialogue benchmark data (M3-DuplexBench layout) from TopiOCQA.')
+    .version(packageVersion(), '-V, --version', 'print the duplexsynth version')
     .showHelpAfterError('(run with --help for usage)');
 
   const addBuildOptions = (command: Command) =>
@@ -105,7 +113,7 @@ export function createProgram(): Command {
   program
     .command('schema')
     .description('write the JSON Schema of the build configuration')
-    .option('--out <file>', 'output file', 'pipeline/config.schema.json')
+    .option('--out <file>', 'output file', path.join(PROJECT_ROOT, 'pipeline', 'config.schema.json'))
     .action(async (options: { out: string }) => {
       await writeFile(options.out, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
       console.log(options.out);

@@ -14,7 +14,7 @@
  * Nothing is half-written: the dataset is written into `{dataset}.partial/` and renamed over the
  * final folder only when complete; each file inside is itself written atomically.
  */
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
 import { formatAlignment } from '../pipeline/events/index.ts';
@@ -38,9 +38,15 @@ export class DatasetWriter {
 
   /**
    * Start writing a dataset at `directory` (the final folder). A leftover `.partial` folder from an
-   * interrupted run is removed first.
+   * interrupted run is removed first. A final folder that duplexsynth wrote (it has `manifest.json`) is
+   * replaced on `commit`.
+   * @throws Error when `directory` exists with files but no manifest.json (someone else's folder)
    */
   static async open(directory: string): Promise<DatasetWriter> {
+    const existing = await readdir(directory).catch(() => [] as string[]);
+    if (existing.length > 0 && !existing.includes('manifest.json')) {
+      throw new Error(`${directory}: exists, holds files and was not written by duplexsynth (no manifest.json); remove it or choose another --out`);
+    }
     const work = `${directory}.partial`;
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });

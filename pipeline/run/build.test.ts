@@ -30,6 +30,7 @@ async function config(overrides: (base: BuildConfig) => Partial<BuildConfig>, na
   return {
     ...base,
     output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, name, 'cache') },
+    quality: { ...base.quality, enabled: false },
     ...overrides(base),
   };
 }
@@ -48,7 +49,8 @@ describe('demo build (both languages, recorded responses)', () => {
   let demo: BuildConfig;
   let first: BuildReport;
   beforeAll(async () => {
-    demo = await config((base) => ({ corpus: { ...base.corpus, limit: 2 } }), 'demo');
+    // the demo as shipped: quality scoring and the dev/test split included
+    demo = await config((base) => ({ corpus: { ...base.corpus, limit: 2 }, quality: base.quality }), 'demo');
     first = await runBuild(demo);
   });
 
@@ -77,6 +79,22 @@ describe('demo build (both languages, recorded responses)', () => {
     }
   });
 
+  it('scores quality and writes a speaker-disjoint dev/test split with both tables', async () => {
+    for (const [language, dataset] of [['en', 'topiocqa_demo'], ['ja', 'topiocqa_ja_demo']] as const) {
+      const directory = path.join(demo.output.directory, 'data', language, 'task', dataset);
+      for (const file of ['quality.json', 'split.json', 'tables.md', 'tables.json', 'test.jsonl']) expect(existsSync(path.join(directory, file)), file).toBe(true);
+      const split = JSON.parse(await readFile(path.join(directory, 'split.json'), 'utf8'));
+      const speakersOf = async (id: string) => {
+        const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', `${id}.json`), 'utf8'));
+        return [metadata.speakers.user.speakerId, metadata.speakers.system.speakerId];
+      };
+      const testSpeakers = new Set((await Promise.all(split.splits.test.ids.map(speakersOf))).flat());
+      for (const id of split.splits.dev?.ids ?? []) for (const speaker of await speakersOf(id)) expect(testSpeakers.has(speaker)).toBe(false);
+      const quality = JSON.parse(await readFile(path.join(directory, 'quality.json'), 'utf8'));
+      expect(JSON.stringify(quality)).toMatch(/ovrl/i);
+    }
+  });
+
   it('Japanese text is the translation and English the spoken rewrite, both kept in the metadata', async () => {
     const directory = path.join(demo.output.directory, 'data', 'ja', 'task', 'topiocqa_ja_demo', 'metadata');
     const metadata = JSON.parse(await readFile(path.join(directory, 'demo_topiocqa_0001.json'), 'utf8'));
@@ -100,7 +118,7 @@ describe('demo build (both languages, recorded responses)', () => {
     const fresh = { ...demo, output: { directory: path.join(scratch, 'demo-fresh', 'out'), cacheDirectory: path.join(scratch, 'demo-fresh', 'cache') } };
     await runBuild(fresh);
     expect(await hashTree(fresh.output.directory)).toEqual(await hashTree(demo.output.directory));
-    const reseeded = { ...fresh, seed: fresh.seed + 1, output: { ...fresh.output, directory: path.join(scratch, 'demo-reseeded') } };
+    const reseeded = { ...fresh, seed: fresh.seed + 1, quality: { ...fresh.quality, enabled: false }, output: { ...fresh.output, directory: path.join(scratch, 'demo-reseeded') } };
     await runBuild(reseeded);
     const a = await readFile(path.join(fresh.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
     const b = await readFile(path.join(reseeded.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');

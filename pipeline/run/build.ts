@@ -9,13 +9,16 @@
  * - Outputs are deterministic: the same config and seed give byte-identical files (run timings and
  *   cache use go to `{cacheDirectory}/runs/{name}.json`, outside the output folder).
  */
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import lockfile from 'proper-lockfile';
 import { performance } from 'node:perf_hooks';
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
 import type { BuildConfig } from '../config.ts';
 import { ConfigError } from '../config.ts';
 import type { Language, ScriptUtterance, SourceConversation, SpeakerRole } from '../model/types.ts';
-import { ingestCorpus } from '../../stages/ingest-corpus.ts';
+import { ingestCorpus, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
+import { buildFidelityReport, formatFidelityJson, formatFidelityMarkdown, generatedDialogueTiming, type GeneratedDialogueTiming } from '../timeline/fidelity.ts';
 import { prepareDialogueText, createTextBackends, type DialogueTextBackends } from '../../stages/prepare-text.ts';
 import { synthesizeDialogue, createSynthesisQueue, type SpokenUtterance } from '../../stages/synthesize-speech.ts';
 import { placeTimeline } from '../../stages/place-timeline.ts';
@@ -47,6 +50,9 @@ export interface BuildReport {
 
 /** Logger for progress lines (stderr in the CLI). */
 export type BuildLog = (line: string) => void;
+
+/** Longest backchannel clip used, centiseconds: an IPU of at most 0.80 s is a BC (events.md rule 2). */
+const MAXIMUM_BACKCHANNEL_CS = 80;
 
 /** The stage names, in order; used for timings. */
 export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'place-timeline', 'annotate-events', 'render-dataset'] as const;
@@ -107,6 +113,39 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
   const cache = new ContentCache(config.output.cacheDirectory);
   const corpus = await timed('ingest-corpus', () => ingestCorpus(config));
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
+  for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`);
+  const release = await lockOutputDirectory(config.output.directory);
+  try {
+    return await buildLocked(config, corpus, cache, timed, stageSeconds, log);
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * Take the output folder's lock, so two builds never write into one folder at once.
+ * @throws Error naming the folder when another build holds the lock
+ */
+async function lockOutputDirectory(directory: string): Promise<() => Promise<void>> {
+  await mkdir(directory, { recursive: true });
+  try {
+    return await lockfile.lock(directory, { lockfilePath: path.join(directory, '.duplexsynth.lock'), stale: 60_000, update: 10_000 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new Error(`${directory}: another duplexsynth build is writing into this folder; wait for it or choose another --out`);
+    }
+    throw error;
+  }
+}
+
+async function buildLocked(
+  config: BuildConfig,
+  corpus: IngestedCorpus,
+  cache: ContentCache,
+  timed: <T>(stage: (typeof STAGES)[number], work: () => Promise<T> | T) => Promise<T>,
+  stageSeconds: Record<string, number>,
+  log: BuildLog,
+): Promise<BuildReport> {
   const textBackends = await createTextBackends(config, (event) => log(`retry: ${describeRetry(event)}`));
   const detector = resolveSpeechDetectorOptions(definedOnly({
     thresholdDbfs: config.speechDetection.thresholdDbfs,
@@ -129,6 +168,15 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
       : await loadDefaultTimingStatistics(language);
     const writer = await DatasetWriter.open(datasetDirectory);
     const results: DialogueSummaryInput[] = [];
+    const generatedTimings: GeneratedDialogueTiming[] = [];
+    const synthesizeSettings = {
+      language,
+      sampleRate: config.audio.sampleRate,
+      detector,
+      minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
+      maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
+    };
+    const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
     const failed: FailedDialogue[] = corpus.rejected.map((item) => ({ id: item.id, stage: 'ingest-corpus', reason: item.reason }));
     // Text for every dialogue is requested up front: the LLM endpoint queues bound what is in flight,
     // so remote backends work in parallel while speech is synthesized dialogue by dialogue.
@@ -149,16 +197,11 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
         const text = await texts.get(conversation.id)!;
         stage = 'synthesize-speech';
         const script = dialogueScript(text);
-        const spoken = await timed('synthesize-speech', () =>
-          synthesizeDialogue(script, synthesizer, {
-            language,
-            voices,
-            sampleRate: config.audio.sampleRate,
-            detector,
-            minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
-            maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
-          }, cache, queue),
-        );
+        const spoken = await timed('synthesize-speech', () => synthesizeDialogue(script, synthesizer, { ...synthesizeSettings, voices }, cache, queue));
+        const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((text, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text }));
+        const backchannelClips = (
+          await timed('synthesize-speech', () => synthesizeDialogue(backchannelScript, synthesizer, { ...synthesizeSettings, voices }, cache, queue))
+        ).filter((clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS);
         stage = 'place-timeline';
         const timeline = await timed('place-timeline', () =>
           placeTimeline({
@@ -170,8 +213,18 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
             options: {
               leadingSilenceCs: Math.round(config.timeline.leadingSilenceSeconds * 100),
               trailingSilenceCs: Math.round(config.timeline.trailingSilenceSeconds * 100),
+              maximumGapCs: config.timeline.maximumGapSeconds === null ? null : Math.round(config.timeline.maximumGapSeconds * 100),
             },
+            backchannelClips,
           }),
+        );
+        generatedTimings.push(
+          generatedDialogueTiming(
+            conversation.id,
+            spoken.map((utterance, position) => ({ channel: timeline.channels[position]!, durationCs: utterance.durationCs })),
+            timeline.placement,
+            config.channels.user,
+          ),
         );
         stage = 'annotate-events';
         const annotated = await timed('annotate-events', () => annotateDialogue(conversation.id, timeline.segments, timeline, spoken));
@@ -198,6 +251,14 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
         failed.push({ id: conversation.id, stage, reason });
         log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: FAILED at ${stage}: ${reason}`);
       }
+    }
+    if (generatedTimings.length > 0) {
+      const fidelity = buildFidelityReport(statistics, generatedTimings, {
+        backchannelListener: config.channels.user,
+        backchannelsGenerated: backchannelPhrases.length > 0,
+      });
+      await writer.addFile('fidelity.json', formatFidelityJson(fidelity));
+      await writer.addFile('fidelity.md', formatFidelityMarkdown(fidelity));
     }
     const summary = summarizeDataset(language, dataset, results, failed);
     failedCount += summary.failed.length;
@@ -364,6 +425,13 @@ function dialogueMetadata(input: {
     text: { rewrittenBy: text.producedBy.rewrite, translatedBy: text.producedBy.translate ?? null },
     speakers: { user: speaker('user'), system: speaker('system') },
     timing: { statistics: path.basename(input.statisticsFile), resampledDraws: timeline.placement.resampled, fallbacks: timeline.placement.fallbacks },
+    backchannels: timeline.backchannels.map((backchannel) => ({
+      channel: backchannel.channel,
+      start: backchannel.start / 100,
+      end: backchannel.end / 100,
+      text: backchannel.text,
+      hostUtteranceIndex: backchannel.hostUtteranceIndex,
+    })),
     sampleRate: timeline.sampleRate,
     durationSeconds: timeline.totalDurationCs / 100,
     utterances: spoken.map((utterance, index) => ({

@@ -5,7 +5,9 @@
  *
  * Layout: `{cacheDirectory}/{stage}/{key[0..2]}/{key}.json` (and `.wav` for audio entries).
  * Every entry is written atomically (temporary file, then rename), so an interrupted run never leaves
- * a half-written entry that a later run would trust.
+ * a half-written entry that a later run would trust. An entry damaged afterwards (unreadable, not
+ * JSON, a data file whose length or sha256 differs from what its metadata file records, or that the
+ * codec cannot decode) is treated as a miss: recomputed, overwritten and counted as `corrupt`.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -32,40 +34,91 @@ export function bytesHash(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Counts of hits and misses per stage, for the run report and the "synthesizes nothing" check. */
-export type CacheStatistics = Record<string, { hits: number; misses: number }>;
+/**
+ * Counts per stage, for the run report and the "synthesizes nothing" check. `misses` includes the
+ * `corrupt` entries (found but damaged, so recomputed and overwritten).
+ */
+export type CacheStatistics = Record<string, { hits: number; misses: number; corrupt: number }>;
+
+/** Options of {@link ContentCache}. */
+export interface ContentCacheOptions {
+  /** Called for every damaged entry found (it is then recomputed): the entry's file and what is wrong with it. */
+  onCorrupt?: (file: string, reason: string) => void;
+}
+
+/**
+ * What a binary entry's metadata file holds: the codec's metadata plus the data file's length and
+ * sha256, so a truncated or altered data file is noticed even when it still decodes.
+ */
+interface BinaryEntryEnvelope<M> {
+  contentCacheEntry: 1;
+  dataBytes: number;
+  dataSha256: string;
+  metadata: M;
+}
+
+/** A cache entry that exists but cannot be used. */
+class CorruptEntryError extends Error {
+  constructor(
+    readonly file: string,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
 
 /** A content-addressed cache rooted at one folder. */
 export class ContentCache {
   readonly statistics: CacheStatistics = {};
 
-  constructor(readonly directory: string) {}
+  /**
+   * @param directory the cache's root folder (created on first write)
+   * @param options `onCorrupt` to hear about damaged entries
+   */
+  constructor(
+    readonly directory: string,
+    private readonly options: ContentCacheOptions = {},
+  ) {}
 
   /** Path of an entry: `{directory}/{stage}/{key[0..2]}/{key}{extension}`. */
   entryPath(stage: string, key: string, extension: string): string {
     return path.join(this.directory, stage, key.slice(0, 2), `${key}${extension}`);
   }
 
-  private count(stage: string, hit: boolean): void {
-    const entry = (this.statistics[stage] ??= { hits: 0, misses: 0 });
-    if (hit) entry.hits += 1;
+  private count(stage: string, outcome: 'hit' | 'miss' | 'corrupt'): void {
+    const entry = (this.statistics[stage] ??= { hits: 0, misses: 0, corrupt: 0 });
+    if (outcome === 'hit') entry.hits += 1;
     else entry.misses += 1;
+    if (outcome === 'corrupt') entry.corrupt += 1;
+  }
+
+  /** Count a miss, or a corrupt entry (reported to `onCorrupt`) when `error` is a CorruptEntryError; rethrow anything else. */
+  private countFailedRead(stage: string, error: unknown): void {
+    if (!(error instanceof CorruptEntryError)) throw error;
+    this.count(stage, 'corrupt');
+    this.options.onCorrupt?.(error.file, error.message);
   }
 
   /**
    * Return the cached JSON result for (stage, keyMaterial), computing and storing it on a miss.
+   * An entry that cannot be read or parsed counts as `corrupt` and is recomputed and overwritten.
    * @param stage stage name, e.g. `rewrite-spoken`
    * @param keyMaterial everything the result depends on (hashed with `contentHash`)
    * @param compute produces the result; its value must be JSON-serialisable
    */
   async json<T>(stage: string, keyMaterial: unknown, compute: () => Promise<T>): Promise<T> {
     const file = this.entryPath(stage, contentHash({ stage, keyMaterial }), '.json');
-    const cached = await readIfExists(file);
-    if (cached !== undefined) {
-      this.count(stage, true);
-      return JSON.parse(cached.toString('utf8')) as T;
+    try {
+      const cached = await readEntry(file);
+      if (cached !== undefined) {
+        const value = parseEntry(file, cached) as T;
+        this.count(stage, 'hit');
+        return value;
+      }
+      this.count(stage, 'miss');
+    } catch (error) {
+      this.countFailedRead(stage, error);
     }
-    this.count(stage, false);
     const value = await compute();
     await writeAtomic(file, JSON.stringify(value));
     return value;
@@ -73,7 +126,11 @@ export class ContentCache {
 
   /**
    * Like `json`, for results made of binary data plus JSON metadata (e.g. synthesized audio).
-   * `encode`/`decode` convert between the value and its (bytes, metadata) pair.
+   * `encode`/`decode` convert between the value and its (bytes, metadata) pair. An entry whose
+   * metadata cannot be read or parsed, whose data file is missing or differs from the length and
+   * sha256 recorded beside the metadata, or that `decode` throws on, counts as `corrupt` and is
+   * recomputed and overwritten. (Entries written before the length and sha256 were recorded hold
+   * the bare metadata; they are still read, checked by `decode` only.)
    */
   async binary<T, M>(
     stage: string,
@@ -85,27 +142,78 @@ export class ContentCache {
     const key = contentHash({ stage, keyMaterial });
     const dataFile = this.entryPath(stage, key, extension);
     const metadataFile = this.entryPath(stage, key, '.json');
-    const [metadataText, bytes] = await Promise.all([readIfExists(metadataFile), readIfExists(dataFile)]);
-    if (metadataText !== undefined && bytes !== undefined) {
-      this.count(stage, true);
-      return codec.decode(bytes, JSON.parse(metadataText.toString('utf8')) as M);
+    try {
+      const [metadataText, bytes] = await Promise.all([readEntry(metadataFile), readEntry(dataFile)]);
+      // the metadata is written last: without it the entry is merely incomplete (a miss)
+      if (metadataText !== undefined) {
+        const value = decodeBinaryEntry(metadataFile, parseEntry(metadataFile, metadataText), dataFile, bytes, codec);
+        this.count(stage, 'hit');
+        return value;
+      }
+      this.count(stage, 'miss');
+    } catch (error) {
+      this.countFailedRead(stage, error);
     }
-    this.count(stage, false);
     const value = await compute();
     const encoded = codec.encode(value);
+    const envelope: BinaryEntryEnvelope<M> = {
+      contentCacheEntry: 1,
+      dataBytes: encoded.bytes.byteLength,
+      dataSha256: bytesHash(encoded.bytes),
+      metadata: encoded.metadata,
+    };
     await writeAtomic(dataFile, encoded.bytes);
     // metadata last: its presence marks the entry complete
-    await writeAtomic(metadataFile, JSON.stringify(encoded.metadata));
+    await writeAtomic(metadataFile, JSON.stringify(envelope));
     return value;
   }
 }
 
-async function readIfExists(file: string): Promise<Buffer | undefined> {
+/** The entry's bytes, or undefined when it does not exist. @throws CorruptEntryError when it exists but cannot be read */
+async function readEntry(file: string): Promise<Buffer | undefined> {
   try {
     return await readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new CorruptEntryError(file, `cannot read: ${code ?? (error as Error).message}`);
+  }
+}
+
+/** @throws CorruptEntryError when `bytes` is not JSON */
+function parseEntry(file: string, bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new CorruptEntryError(file, `not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function isEnvelope(value: unknown): value is BinaryEntryEnvelope<unknown> {
+  return typeof value === 'object' && value !== null && (value as { contentCacheEntry?: unknown }).contentCacheEntry === 1;
+}
+
+/** Check a binary entry's data against its metadata file and decode it. @throws CorruptEntryError when it does not fit */
+function decodeBinaryEntry<T, M>(
+  metadataFile: string,
+  stored: unknown,
+  dataFile: string,
+  bytes: Buffer | undefined,
+  codec: { decode(bytes: Buffer, metadata: M): T },
+): T {
+  if (bytes === undefined) throw new CorruptEntryError(dataFile, `missing, though its metadata ${path.basename(metadataFile)} exists`);
+  let metadata: M;
+  if (isEnvelope(stored)) {
+    if (bytes.byteLength !== stored.dataBytes) throw new CorruptEntryError(dataFile, `${bytes.byteLength} bytes, expected ${stored.dataBytes}`);
+    if (bytesHash(bytes) !== stored.dataSha256) throw new CorruptEntryError(dataFile, 'sha256 differs from the one recorded at write time');
+    metadata = stored.metadata as M;
+  } else {
+    metadata = stored as M; // an entry from before the envelope
+  }
+  try {
+    return codec.decode(bytes, metadata);
+  } catch (error) {
+    throw new CorruptEntryError(dataFile, `cannot decode: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -1,0 +1,112 @@
+/**
+ * ContentCache with damaged entries: a corrupted entry is a miss (recomputed, overwritten, counted as
+ * `corrupt`), never an exception that fails the dialogue.
+ */
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { decodeWav, encodeWavPcm16 } from '../audio/raw-audio.ts';
+import { ContentCache, contentHash } from './content-cache.ts';
+
+let directory: string;
+beforeEach(async () => {
+  directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-cache-'));
+});
+afterEach(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+interface Clip {
+  label: string;
+  audio: Float32Array;
+}
+
+/** The synthesize stage's kind of codec: 16-bit WAV plus JSON metadata. */
+const WAV_CODEC = {
+  encode: (clip: Clip) => ({ bytes: encodeWavPcm16({ channels: [clip.audio], sampleRate: 16000 }), metadata: { label: clip.label } }),
+  decode: (bytes: Buffer, metadata: { label: string }): Clip => ({ label: metadata.label, audio: decodeWav(bytes, 'cache entry').channels[0]! }),
+};
+
+function clip(): Clip {
+  return { label: 'tone', audio: Float32Array.from({ length: 4000 }, (_, index) => 0.5 * Math.sin(index / 5)) };
+}
+
+function entry(cache: ContentCache, stage: string, keyMaterial: unknown, extension: string): string {
+  return cache.entryPath(stage, contentHash({ stage, keyMaterial }), extension);
+}
+
+describe('ContentCache.json with a corrupted entry', () => {
+  it('recomputes, overwrites the entry and counts it as corrupt', async () => {
+    const onCorrupt = vi.fn();
+    const cache = new ContentCache(directory, { onCorrupt });
+    const compute = vi.fn(async () => ({ answer: 42 }));
+    await cache.json('rewrite-spoken', { id: 1 }, compute);
+    const file = entry(cache, 'rewrite-spoken', { id: 1 }, '.json');
+    await writeFile(file, '{bad');
+
+    await expect(cache.json('rewrite-spoken', { id: 1 }, compute)).resolves.toEqual({ answer: 42 });
+    expect(compute).toHaveBeenCalledTimes(2);
+    expect(cache.statistics['rewrite-spoken']).toEqual({ hits: 0, misses: 2, corrupt: 1 });
+    expect(onCorrupt).toHaveBeenCalledWith(file, expect.stringMatching(/not valid JSON/));
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ answer: 42 });
+
+    await expect(cache.json('rewrite-spoken', { id: 1 }, compute)).resolves.toEqual({ answer: 42 });
+    expect(compute).toHaveBeenCalledTimes(2);
+    expect(cache.statistics['rewrite-spoken']).toEqual({ hits: 1, misses: 2, corrupt: 1 });
+  });
+});
+
+describe('ContentCache.binary with a corrupted entry', () => {
+  const stage = 'synthesize-speech';
+
+  async function filled(): Promise<{ cache: ContentCache; dataFile: string; metadataFile: string; compute: () => Promise<Clip> }> {
+    const cache = new ContentCache(directory);
+    const compute = vi.fn(async () => clip());
+    await cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav');
+    return { cache, compute, dataFile: entry(cache, stage, { text: 'hello' }, '.wav'), metadataFile: entry(cache, stage, { text: 'hello' }, '.json') };
+  }
+
+  it('a truncated audio file (which still decodes, shorter) is recomputed and rewritten', async () => {
+    const { cache, compute, dataFile } = await filled();
+    const complete = await readFile(dataFile);
+    await truncate(dataFile, 1000);
+
+    const value = await cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav');
+    expect(value.audio.length).toBe(4000);
+    expect(compute).toHaveBeenCalledTimes(2);
+    expect(cache.statistics[stage]).toEqual({ hits: 0, misses: 2, corrupt: 1 });
+    expect(await readFile(dataFile)).toEqual(complete);
+
+    const again = await cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav');
+    expect(again.audio.length).toBe(4000);
+    expect(compute).toHaveBeenCalledTimes(2);
+    expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 2, corrupt: 1 });
+  });
+
+  it('metadata that is not JSON is recomputed', async () => {
+    const { cache, compute, metadataFile } = await filled();
+    await writeFile(metadataFile, '{bad');
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
+    expect(cache.statistics[stage]?.corrupt).toBe(1);
+    expect(JSON.parse(await readFile(metadataFile, 'utf8'))).toMatchObject({ metadata: { label: 'tone' } });
+  });
+
+  it('metadata without its audio file is recomputed', async () => {
+    const { cache, compute, dataFile } = await filled();
+    await rm(dataFile);
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
+    expect(cache.statistics[stage]?.corrupt).toBe(1);
+  });
+
+  it('an entry from before the recorded length and sha256 is still a hit, unless the codec cannot decode it', async () => {
+    const { cache, compute, dataFile, metadataFile } = await filled();
+    await writeFile(metadataFile, JSON.stringify({ label: 'legacy' }));
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'legacy' });
+    expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 1, corrupt: 0 });
+
+    await writeFile(dataFile, 'RIFF garbage');
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
+    expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 2, corrupt: 1 });
+  });
+});
