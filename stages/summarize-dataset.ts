@@ -14,6 +14,8 @@ export interface DialogueSummaryInput {
   events: ChannelEvents;
   disagreements: RoleLabelDisagreement[];
   paddedUtterances: number;
+  /** Utterances re-synthesized with phrase breaks because the engine spoke implausibly slowly. */
+  rephrasedUtterances: number;
   resampledDraws: number;
   placementFallbacks: number;
   sampledOffsetsCs: number[];
@@ -39,6 +41,7 @@ export interface DatasetSummary {
   sampledOverlapsBeyondBargeInThreshold: number;
   sampledTransitions: number;
   paddedUtterances: number;
+  rephrasedUtterances: number;
   resampledDraws: number;
   placementFallbacks: number;
   roleLabelDisagreements: RoleLabelDisagreement[];
@@ -78,6 +81,7 @@ export function summarizeDataset(
     sampledOverlapsBeyondBargeInThreshold: bargeInOverlaps,
     sampledTransitions: transitions,
     paddedUtterances: sorted.reduce((sum, dialogue) => sum + dialogue.paddedUtterances, 0),
+    rephrasedUtterances: sorted.reduce((sum, dialogue) => sum + dialogue.rephrasedUtterances, 0),
     resampledDraws: sorted.reduce((sum, dialogue) => sum + dialogue.resampledDraws, 0),
     placementFallbacks: sorted.reduce((sum, dialogue) => sum + dialogue.placementFallbacks, 0),
     roleLabelDisagreements: sorted.flatMap((dialogue) => dialogue.disagreements),
@@ -108,6 +112,7 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
     );
     lines.push(`- timeline draws rejected and redrawn: ${summary.resampledDraws}; deterministic fallbacks: ${summary.placementFallbacks}`);
     lines.push(`- utterances re-synthesized with padded phrasing (too short, would be BC): ${summary.paddedUtterances}`);
+    lines.push(`- utterances re-synthesized with phrase breaks (engine spoke implausibly slowly): ${summary.rephrasedUtterances}`);
     lines.push(`- questions/answers labelled BC by the 0.8 s rule: ${summary.roleLabelDisagreements.length}`);
     for (const item of summary.roleLabelDisagreements) {
       const spans = item.backchannelSpans.map(([start, end]) => `${start.toFixed(2)}–${end.toFixed(2)} s`).join(', ');

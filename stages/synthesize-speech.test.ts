@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { detectSpeechSegments } from '../pipeline/audio/speech-regions.ts';
 import type { SynthesizedUtterance } from '../pipeline/services/tts/synthesize-utterance.ts';
-import { capInternalPauses, paddedTexts } from './synthesize-speech.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ContentCache } from '../pipeline/run/content-cache.ts';
+import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
+import { OFFLINE_SPEAKER_ROSTERS } from '../pipeline/services/tts/offline-speaker-roster.ts';
+import { estimateMorae } from '../pipeline/services/tts/japanese-morae.ts';
+import {
+  capInternalPauses,
+  createSynthesisQueue,
+  japanesePhraseBreaks,
+  MINIMUM_JAPANESE_MORAE_PER_SECOND,
+  paddedTexts,
+  synthesizeDialogue,
+} from './synthesize-speech.ts';
 
 /** 16 kHz tone bursts at the given centisecond spans, silence elsewhere. */
 function bursts(spans: [number, number][], totalCs: number): SynthesizedUtterance {
@@ -42,5 +56,34 @@ describe('paddedTexts', () => {
     expect(paddedTexts('en', 'answer', 'It was red.')[0]).toBe('Well, it was red.');
     expect(paddedTexts('en', 'question', 'What else?')[1]).toBe('Could you tell me, what else?');
     expect(paddedTexts('en', 'backchannel', 'uh-huh')).toEqual([]);
+  });
+});
+
+describe('implausibly slow Japanese speech', () => {
+  const sentence = 'エッフェル塔は千八百八十七年から千八百八十九年にかけて建てられました。';
+
+  it('phrase breaks go after phrase-final particles only', async () => {
+    expect(await japanesePhraseBreaks(sentence)).toBe('エッフェル塔は、千八百八十七年から、千八百八十九年にかけて、建てられました。');
+    expect(await japanesePhraseBreaks('はい、そうです。')).toBe('はい、そうです。');
+  });
+
+  it('Open JTalk stretches the sentence; the stage re-synthesizes it with breaks at a plausible rate', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-rate-'));
+    try {
+      const synthesizer = await createSpeechSynthesizer('open-jtalk');
+      const roster = OFFLINE_SPEAKER_ROSTERS.ja;
+      const [spoken] = await synthesizeDialogue(
+        [{ index: 0, turnNumber: 1, kind: 'answer', role: 'system', text: sentence }],
+        synthesizer,
+        { language: 'ja', voices: { user: roster[0]!.voice, system: roster[2]!.voice }, sampleRate: 16000, detector: {}, minimumUtteranceSeconds: 1, maximumInternalPauseSeconds: 0.4 },
+        new ContentCache(directory),
+        createSynthesisQueue(1),
+      );
+      expect(spoken!.rephrasedForSpeechRate).toBe(true);
+      expect(estimateMorae(sentence) / (spoken!.durationCs / 100)).toBeGreaterThanOrEqual(MINIMUM_JAPANESE_MORAE_PER_SECOND);
+      expect(spoken!.words.map((word) => word.word).join('')).toBe(sentence.replace('。', ''));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -18,6 +18,8 @@ import type { Centiseconds, Language, ScriptUtterance, SpeakerRole, SpeechSegmen
 import type { ContentCache } from '../pipeline/run/content-cache.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
 import { synthesizeUtterance, type SynthesizedUtterance } from '../pipeline/services/tts/synthesize-utterance.ts';
+import { estimateMorae } from '../pipeline/services/tts/japanese-morae.ts';
+import { loadJapaneseTokenizer } from '../pipeline/services/tts/spoken-words.ts';
 
 /** Cache stage name; bump `SYNTHESIZE_STAGE_VERSION` when the stage's output changes meaning. */
 export const SYNTHESIZE_STAGE = 'synthesize-speech';
@@ -35,6 +37,8 @@ export interface SpokenUtterance {
   spokenText: string;
   /** Padding steps applied (0 = none). */
   paddingSteps: number;
+  /** True when the first synthesis spoke implausibly slowly and the text was re-synthesized with phrase breaks. */
+  rephrasedForSpeechRate: boolean;
   /** Mono samples at the output sample rate, on the int16 grid, trimmed to speech. */
   audio: Float32Array;
   sampleRate: number;
@@ -154,6 +158,15 @@ export async function synthesizeDialogue(
         };
         let spokenText = utterance.text;
         let result = await synthesize(spokenText);
+        let rephrasedForSpeechRate = false;
+        if (settings.language === 'ja' && speechRateIsImplausiblySlow(spokenText, result.durationCs)) {
+          const rephrased = await japanesePhraseBreaks(spokenText);
+          if (rephrased !== spokenText) {
+            spokenText = rephrased;
+            result = await synthesize(spokenText);
+            rephrasedForSpeechRate = true;
+          }
+        }
         let paddingSteps = 0;
         for (const padded of paddedTexts(settings.language, utterance.kind, utterance.text)) {
           if (result.durationCs > minimumCs) break;
@@ -169,6 +182,7 @@ export async function synthesizeDialogue(
           scriptText: utterance.text,
           spokenText,
           paddingSteps,
+          rephrasedForSpeechRate,
           audio: result.audio,
           sampleRate: result.sampleRate,
           durationCs: result.durationCs,
@@ -180,6 +194,43 @@ export async function synthesizeDialogue(
       }),
     ),
   );
+}
+
+/**
+ * Slowest plausible Japanese speech rate, morae per second. Conversational Japanese runs at about 7–8
+ * morae/s and careful read speech above 5 (Kitahara, "Speech rate in Japanese", reviewed in
+ * Arai & Greenberg 1997; our Open JTalk voices speak 7–9); Open JTalk sometimes stretches a very long
+ * accent phrase (a run of kanji numerals with no break) to about 2.5 morae/s.
+ */
+export const MINIMUM_JAPANESE_MORAE_PER_SECOND = 4;
+
+/**
+ * Whether a Japanese utterance was spoken implausibly slowly (below
+ * {@link MINIMUM_JAPANESE_MORAE_PER_SECOND}), by the mora estimate of its text.
+ * @param durationCs speech duration, centiseconds
+ */
+export function speechRateIsImplausiblySlow(text: string, durationCs: Centiseconds): boolean {
+  if (durationCs <= 0) return false;
+  return estimateMorae(text) / (durationCs / 100) < MINIMUM_JAPANESE_MORAE_PER_SECOND;
+}
+
+/**
+ * The text with a 、 after each particle (kuromoji 助詞) that ends a phrase (not followed by another
+ * particle, an auxiliary verb or punctuation), so the TTS engine gets accent-phrase breaks: Open JTalk
+ * speaks 「エッフェル塔は千八百八十七年から千八百八十九年にかけて建てられました。」 in 22.7 s, and with
+ * breaks after は, から, にかけて in 8.3 s. Words and their order are unchanged (、 is not a word).
+ */
+export async function japanesePhraseBreaks(text: string): Promise<string> {
+  const tokens = (await loadJapaneseTokenizer()).tokenize(text);
+  let result = '';
+  tokens.forEach((token, index) => {
+    result += token.surface_form;
+    const next = tokens[index + 1];
+    if (token.pos !== '助詞' || !next) return;
+    if (next.pos === '助詞' || next.pos === '助動詞' || next.pos === '記号' || next.pos_detail_1 === '接尾') return;
+    result += '、';
+  });
+  return result;
 }
 
 /**

@@ -241,6 +241,7 @@ async function buildLocked(
           events: annotated.events,
           disagreements: annotated.disagreements,
           paddedUtterances: spoken.filter((utterance) => utterance.paddingSteps > 0).length,
+          rephrasedUtterances: spoken.filter((utterance) => utterance.rephrasedForSpeechRate).length,
           resampledDraws: timeline.placement.resampled,
           placementFallbacks: timeline.placement.fallbacks,
           sampledOffsetsCs: timeline.placement.transitions.filter((transition) => transition.kind === 'speaker-change').map((transition) => transition.offset),
@@ -445,6 +446,7 @@ function dialogueMetadata(input: {
       offsetFromFloor: index > 0 ? timeline.placement.offsets[index - 1]! / 100 : null,
       text: { ...turnText(utterance.turnNumber, utterance.kind === 'answer' ? 'answer' : 'question'), synthesized: utterance.spokenText },
       paddingSteps: utterance.paddingSteps,
+      rephrasedForSpeechRate: utterance.rephrasedForSpeechRate,
       wordTimingSource: utterance.wordTimingSource,
     })),
   };
