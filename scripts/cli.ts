@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
+import { Command, Option } from 'commander';
 import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/run/build.ts';
@@ -12,18 +13,6 @@ import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
 import path from 'node:path';
 import { registerQualityCommands } from './commands/quality.ts';
 import { registerMeasureCommand } from './commands/measure.ts';
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return parsed;
-}
-
-function nonNegativeInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a non-negative integer');
-  return parsed;
-}
 
 interface BuildOptions {
   config?: string;

@@ -7,31 +7,14 @@
  * Both print the tables of all given datasets as Markdown on standard output; progress and warnings
  * go to standard error.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { positiveNumber, positiveInteger, nonNegativeInteger } from './option-parsers.ts';
+import { Command } from 'commander';
 import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality/tables.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import { splitDatasets } from '../../stages/split-dev-test.ts';
 
 /** Environment variable naming a COMETKiwi HTTP scorer URL (used when --comet-url is not given). */
 export const COMETKIWI_URL_ENVIRONMENT_VARIABLE = 'DUPLEXSYNTH_COMETKIWI_URL';
-
-function positiveNumber(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive number');
-  return parsed;
-}
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return parsed;
-}
-
-function nonNegativeInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a non-negative integer');
-  return parsed;
-}
 
 interface ScoreCommandOptions {
   dnsmosDir?: string;
