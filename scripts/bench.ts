@@ -1,25 +1,164 @@
 /**
- * `npm run bench`: builds the first N (default 20) English dialogues of the real TopiOCQA dev set with
- * a fresh cache and reports the time per stage, audio seconds produced per wall-clock second, and, as a
- * baseline measured in the same run, the bare TTS engine on the same texts (the synthesize stage's
- * time as a ratio to it). A second, cached build measures the cache's effect. No wall-clock limits are
- * asserted anywhere: these are measurements.
+ * `npm run bench`: measurements of the pipeline and its services, printed as one Markdown report.
+ * Each section has its own baseline, measured in the same run:
+ *
+ * - build: the first N (default 20) English dialogues of the real TopiOCQA dev set with a fresh
+ *   cache, time per stage, audio seconds per second; baseline: the bare TTS engine on the same texts
+ *   (the synthesize stage's time as a ratio to it). A second, cached build measures the cache's effect.
+ * - VAD (pipeline/services/vad/vad.bench.ts): Silero against a bare onnxruntime loop, x real time per core.
+ * - DNSMOS (pipeline/services/mos/dnsmos.bench.ts): seconds per hour of audio against a bare onnxruntime loop.
+ * - LLM clients (pipeline/services/llm/llm.bench.ts): throughput against a loopback server, against bare fetch.
+ * - TTS service clients (pipeline/services/tts/tts.bench.ts): throughput against loopback servers.
+ *
+ * The machine may be shared, so wall-clock time alone misleads: every section also reports its CPU
+ * time (this process, all threads, user + system, from `process.cpuUsage`; and its terminated child
+ * processes, e.g. espeak-ng and ffmpeg, from /proc/self/stat where available) and the load average
+ * at its start and end. No limits are asserted anywhere: these are measurements.
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, sharedDirectory, type BuildConfig } from '../pipeline/config.ts';
 import { runBuild, type BuildReport } from '../pipeline/run/build.ts';
+import { benchmarkVad, formatVadBenchmark } from '../pipeline/services/vad/vad.bench.ts';
+import { benchmarkDnsmos, formatDnsmosBenchmark } from '../pipeline/services/mos/dnsmos.bench.ts';
+import { formatThroughputReport, runLanguageModelThroughputBench } from '../pipeline/services/llm/llm.bench.ts';
+import { benchmarkSpeechServices, formatBenchmarkResult } from '../pipeline/services/tts/tts.bench.ts';
 import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
 import { DEFAULT_VOICES } from '../pipeline/services/tts/synthesizer-registry.ts';
+
+/** Clock ticks per second of the times in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture node runs on). */
+const PROC_TICKS_PER_SECOND = 100;
+
+/** CPU seconds used so far. */
+export interface CpuTimes {
+  /** This process, all threads, user + system (`process.cpuUsage`). */
+  selfSeconds: number;
+  /**
+   * Its terminated, waited-for child processes (and theirs), user + system: cutime + cstime of
+   * /proc/self/stat. null where /proc is not available. Children still running are not included.
+   */
+  childrenSeconds: number | null;
+}
+
+/**
+ * The children's CPU seconds (cutime + cstime, fields 16 and 17) from the text of a /proc/<pid>/stat file.
+ * @throws RangeError when the text does not have those fields
+ */
+export function childrenCpuSecondsFromProcStat(text: string, ticksPerSecond = PROC_TICKS_PER_SECOND): number {
+  // the command name (field 2) is in parentheses and may hold spaces or parentheses: split after the last ')'
+  const fields = text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const [cutime, cstime] = [Number(fields[13]), Number(fields[14])]; // fields[0] is field 3 (state)
+  if (!Number.isFinite(cutime) || !Number.isFinite(cstime)) throw new RangeError('not a /proc/<pid>/stat line');
+  return (cutime + cstime) / ticksPerSecond;
+}
+
+/** CPU seconds used so far by this process and its finished child processes. */
+export function cpuTimes(): CpuTimes {
+  const usage = process.cpuUsage();
+  let childrenSeconds: number | null = null;
+  try {
+    childrenSeconds = childrenCpuSecondsFromProcStat(readFileSync('/proc/self/stat', 'utf8'));
+  } catch {
+    // not Linux: children's CPU is not measured
+  }
+  return { selfSeconds: (usage.user + usage.system) / 1e6, childrenSeconds };
+}
+
+/** What {@link measure} records about one piece of work. */
+export interface Measurement {
+  wallSeconds: number;
+  /** CPU seconds of this process (all threads). */
+  cpuSelfSeconds: number;
+  /** CPU seconds of child processes that finished during the work; null where not measurable. */
+  cpuChildrenSeconds: number | null;
+  /** `os.loadavg()` (1, 5, 15 minutes) before and after. */
+  loadAverageStart: number[];
+  loadAverageEnd: number[];
+}
+
+/** Self + children CPU seconds of a measurement (self only where children are not measurable). */
+export function totalCpuSeconds(measurement: Measurement): number {
+  return measurement.cpuSelfSeconds + (measurement.cpuChildrenSeconds ?? 0);
+}
+
+/** Run `work` and record its wall-clock time, CPU time (this process and its children) and the load average. */
+export async function measure<T>(work: () => Promise<T>): Promise<{ value: T; measurement: Measurement }> {
+  const loadAverageStart = os.loadavg();
+  const cpuStart = cpuTimes();
+  const started = performance.now();
+  const value = await work();
+  const wallSeconds = (performance.now() - started) / 1000;
+  const cpuEnd = cpuTimes();
+  return {
+    value,
+    measurement: {
+      wallSeconds,
+      cpuSelfSeconds: cpuEnd.selfSeconds - cpuStart.selfSeconds,
+      cpuChildrenSeconds: cpuStart.childrenSeconds === null || cpuEnd.childrenSeconds === null ? null : cpuEnd.childrenSeconds - cpuStart.childrenSeconds,
+      loadAverageStart,
+      loadAverageEnd: os.loadavg(),
+    },
+  };
+}
+
+function loadAverage(values: number[]): string {
+  return values.map((value) => value.toFixed(2)).join(' / ');
+}
+
+/** One line: wall, CPU (self + children) and load average of a measurement. */
+export function formatMeasurement(measurement: Measurement): string {
+  const children = measurement.cpuChildrenSeconds === null ? 'child processes not measured' : `+ ${measurement.cpuChildrenSeconds.toFixed(2)} s child processes`;
+  return (
+    `${measurement.wallSeconds.toFixed(2)} s wall; CPU ${measurement.cpuSelfSeconds.toFixed(2)} s this process ${children}; ` +
+    `load average (1/5/15 min) ${loadAverage(measurement.loadAverageStart)} at start, ${loadAverage(measurement.loadAverageEnd)} at end`
+  );
+}
 
 function formatRow(cells: (string | number)[]): string {
   return `| ${cells.join(' | ')} |`;
 }
 
-/** Run the benchmark and print a Markdown report to stdout. */
+function ratio(numerator: number, denominator: number, digits = 2): string {
+  return denominator > 0 ? (numerator / denominator).toFixed(digits) : 'n/a';
+}
+
+/** Run the benchmarks and print a Markdown report to stdout, section by section as each finishes. */
 export async function runBenchmarks(options: { corpus?: string; limit: number }): Promise<void> {
+  const started = os.loadavg();
+  console.log(
+    [
+      '# duplexsynth benchmark',
+      '',
+      `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}; load average (1/5/15 min) at start ${loadAverage(started)}. ` +
+        'CPU times are user + system; "this process" covers all its threads (onnxruntime included), "child processes" the finished ones (espeak-ng, ffmpeg) from /proc/self/stat.',
+    ].join('\n'),
+  );
+  const sections: [string, () => Promise<string>][] = [
+    ['Build', () => buildSection(options)],
+    ['Voice activity detection', vadSection],
+    ['DNSMOS', dnsmosSection],
+    ['LLM clients', languageModelSection],
+    ['TTS service clients', speechServiceSection],
+  ];
+  for (const [title, run] of sections) {
+    let body: string;
+    try {
+      const { value, measurement } = await measure(run);
+      body = `${value}\n\nSection: ${formatMeasurement(measurement)}.`;
+    } catch (error) {
+      body = `Not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+      process.exitCode = 1;
+    }
+    console.log(`\n## ${title}\n\n${body}`);
+  }
+  console.log(`\nLoad average (1/5/15 min) at the end: ${loadAverage(os.loadavg())}.`);
+}
+
+/** The build benchmark (cold and cached build, bare-engine baseline) as Markdown. */
+async function buildSection(options: { corpus?: string; limit: number }): Promise<string> {
   const corpus = options.corpus ?? path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-bench-'));
   try {
@@ -34,40 +173,78 @@ export async function runBenchmarks(options: { corpus?: string; limit: number })
       output: { directory: path.join(scratch, 'out'), cacheDirectory: path.join(scratch, 'cache') },
     };
     const memoryBefore = process.memoryUsage().rss;
-    const started = performance.now();
-    const cold = await runBuild(config);
-    const coldSeconds = (performance.now() - started) / 1000;
-    const warmStarted = performance.now();
-    const warm = await runBuild(config);
-    const warmSeconds = (performance.now() - warmStarted) / 1000;
+    const { value: cold, measurement: coldTime } = await measure(() => runBuild(config));
+    const { value: warm, measurement: warmTime } = await measure(() => runBuild(config));
 
     // Baseline: the bare engine on the texts the build synthesized (same process-spawn path, no cache,
     // no resampling or analysis).
     const synthesizer = await createSpeechSynthesizer('espeak-ng');
     const texts = await synthesizedTexts(cold);
-    const baselineStarted = performance.now();
-    for (const [role, text] of texts) await synthesizer.synthesize({ text, language: 'en', voice: DEFAULT_VOICES.en.voices[role] });
-    const baselineSeconds = (performance.now() - baselineStarted) / 1000;
+    const { measurement: baseline } = await measure(async () => {
+      for (const [role, text] of texts) await synthesizer.synthesize({ text, language: 'en', voice: DEFAULT_VOICES.en.voices[role] });
+    });
 
-    const lines = [
-      `# duplexsynth benchmark: ${options.limit} English dialogues of ${path.basename(corpus)}`,
-      '',
-      `${cold.datasets[0]?.dialogues ?? 0} dialogues, ${cold.audioSeconds.toFixed(1)} s of dialogue audio, ${texts.length} utterances synthesized; ${os.cpus().length} cores.`,
+    const synthesizeSeconds = cold.stageSeconds['synthesize-speech'] ?? 0;
+    const outsideStages = (report: BuildReport, time: Measurement) => time.wallSeconds - Object.values(report.stageSeconds).reduce((sum, seconds) => sum + seconds, 0);
+    const children = (time: Measurement) => (time.cpuChildrenSeconds === null ? 'not measured' : time.cpuChildrenSeconds.toFixed(2));
+    const cpuLines =
+      baseline.cpuChildrenSeconds === null
+        ? [`- CPU: child processes are not measurable here (no /proc/self/stat); this process: cold build ${coldTime.cpuSelfSeconds.toFixed(2)} s, baseline ${baseline.cpuSelfSeconds.toFixed(2)} s.`]
+        : [
+            `- baseline CPU: ${totalCpuSeconds(baseline).toFixed(2)} s (${baseline.cpuChildrenSeconds.toFixed(2)} s in the espeak-ng processes, ${baseline.cpuSelfSeconds.toFixed(2)} s in this process)`,
+            `- synthesize stage / baseline in CPU terms: the stage's own CPU time is not separable from outside the build (its timings are wall-clock, ` +
+              `and DNSMOS scoring and ffmpeg loudness run in the same build), so two bounds: whole cold build CPU / baseline CPU = ${ratio(totalCpuSeconds(coldTime), totalCpuSeconds(baseline))} (upper bound), ` +
+              `(cold - cached build) CPU / baseline CPU = ${ratio(totalCpuSeconds(coldTime) - totalCpuSeconds(warmTime), totalCpuSeconds(baseline))} (still includes DNSMOS and the rewrite, which the cached build skips too); ` +
+              `child-process CPU, cold build / baseline = ${ratio(coldTime.cpuChildrenSeconds ?? 0, baseline.cpuChildrenSeconds)} (the build's children are the engine processes plus ffmpeg)`,
+          ];
+    return [
+      `${options.limit} English dialogues of ${path.basename(corpus)}: ${cold.datasets[0]?.dialogues ?? 0} dialogues, ${cold.audioSeconds.toFixed(1)} s of dialogue audio, ${texts.length} utterances synthesized.`,
       '',
       formatRow(['stage', 'cold build s', 'cached build s']),
       '|---|---:|---:|',
-      ...Object.keys(cold.stageSeconds).map((stage) => formatRow([stage, cold.stageSeconds[stage]!.toFixed(2), warm.stageSeconds[stage]!.toFixed(2)])),
-      formatRow(['**total (wall clock)**', coldSeconds.toFixed(2), warmSeconds.toFixed(2)]),
+      ...Object.keys(cold.stageSeconds).map((stage) => formatRow([stage, cold.stageSeconds[stage]!.toFixed(2), (warm.stageSeconds[stage] ?? 0).toFixed(2)])),
+      formatRow(['not in a timed stage (quality scoring, dev/test split, summary)', outsideStages(cold, coldTime).toFixed(2), outsideStages(warm, warmTime).toFixed(2)]),
+      formatRow(['**total (wall clock)**', coldTime.wallSeconds.toFixed(2), warmTime.wallSeconds.toFixed(2)]),
+      formatRow(['CPU, this process', coldTime.cpuSelfSeconds.toFixed(2), warmTime.cpuSelfSeconds.toFixed(2)]),
+      formatRow(['CPU, child processes', children(coldTime), children(warmTime)]),
+      formatRow(['load average (1 min) start → end', `${coldTime.loadAverageStart[0]!.toFixed(2)} → ${coldTime.loadAverageEnd[0]!.toFixed(2)}`, `${warmTime.loadAverageStart[0]!.toFixed(2)} → ${warmTime.loadAverageEnd[0]!.toFixed(2)}`]),
       '',
-      `- audio seconds produced per wall-clock second: cold ${(cold.audioSeconds / coldSeconds).toFixed(1)}, cached ${(warm.audioSeconds / warmSeconds).toFixed(1)}`,
-      `- baseline, bare espeak-ng on the same ${texts.length} texts, one at a time: ${baselineSeconds.toFixed(2)} s; synthesize stage / baseline = ${(cold.stageSeconds['synthesize-speech']! / baselineSeconds).toFixed(2)} (the stage runs ${config.synthesis.concurrency} engine processes at once and adds resampling, speech detection and word timing)`,
-      `- cached build / cold build = ${(warmSeconds / coldSeconds).toFixed(3)}; synthesis cache on the cached build: ${JSON.stringify(warm.cache['synthesize-speech'] ?? {})}`,
+      `- audio seconds produced per wall-clock second: cold ${ratio(cold.audioSeconds, coldTime.wallSeconds, 1)}, cached ${ratio(warm.audioSeconds, warmTime.wallSeconds, 1)}; per CPU second (this process + children): cold ${ratio(cold.audioSeconds, totalCpuSeconds(coldTime), 1)}, cached ${ratio(warm.audioSeconds, totalCpuSeconds(warmTime), 1)}`,
+      `- baseline, bare espeak-ng on the same ${texts.length} texts, one at a time: ${formatMeasurement(baseline)}`,
+      `- synthesize stage / baseline (wall clock) = ${ratio(synthesizeSeconds, baseline.wallSeconds)} (the stage runs ${config.synthesis.concurrency} engine processes at once and adds resampling, speech detection and word timing)`,
+      ...cpuLines,
+      `- cached build / cold build = ${ratio(warmTime.wallSeconds, coldTime.wallSeconds, 3)} wall, ${ratio(totalCpuSeconds(warmTime), totalCpuSeconds(coldTime), 3)} CPU; synthesis cache on the cached build: ${JSON.stringify(warm.cache['synthesize-speech'] ?? {})}`,
       `- resident memory: ${(memoryBefore / 2 ** 20).toFixed(0)} MiB before, ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB after`,
-    ];
-    console.log(lines.join('\n'));
+    ].join('\n');
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** Silero VAD against a bare onnxruntime loop (its own baseline), on about 60 s of espeak-ng speech. */
+async function vadSection(): Promise<string> {
+  return formatVadBenchmark(await benchmarkVad());
+}
+
+/** DNSMOS against a bare onnxruntime loop, on 30 s of a speech-like signal, with the shared models. */
+async function dnsmosSection(): Promise<string> {
+  return formatDnsmosBenchmark(await benchmarkDnsmos({ modelDirectory: path.join(sharedDirectory(), 'models', 'dnsmos'), audioSeconds: 30 }));
+}
+
+/** Both LLM clients against a loopback server (4 requests at once x 300 ms), each with its bare-fetch baseline. */
+async function languageModelSection(): Promise<string> {
+  const settings = { capacity: 4, latencyMilliseconds: 300 };
+  const results = [
+    await runLanguageModelThroughputBench({ ...settings, backend: 'gemini' }),
+    await runLanguageModelThroughputBench({ ...settings, backend: 'openai-compatible' }),
+  ];
+  return formatThroughputReport(results);
+}
+
+/** The CosyVoice2 client against 4 loopback servers (1 request at a time x 300 ms); the baseline is the servers' maximum rate. */
+async function speechServiceSection(): Promise<string> {
+  // its own report starts with a level-1 title; this report's sections are level 2
+  return formatBenchmarkResult(await benchmarkSpeechServices({ backend: 'cosyvoice2' })).replace(/^# (.*)\n\n/, '$1:\n\n');
 }
 
 async function synthesizedTexts(report: BuildReport): Promise<['user' | 'system', string][]> {

@@ -65,7 +65,14 @@ export type SpeechSynthesisFailure =
   | 'unsupported-language'
   | 'empty-text'
   | 'no-speech-detected' // after synthesis, the speech detector found nothing (synthesize-utterance)
-  | 'word-timing'; // words could not be laid over the detected speech (synthesize-utterance)
+  | 'word-timing' // words could not be laid over the detected speech (synthesize-utterance)
+  // Remote speech services (CosyVoice2 FastAPI/Triton, OpenAI-style speech; see remote-synthesizer.ts):
+  | 'service-unreachable' // no connection to the service (refused, reset before an answer, DNS)
+  | 'service-error' // the service answered with an HTTP error status or a body that is not audio
+  | 'timeout' // the service did not finish within the configured time
+  | 'truncated-audio' // the audio ended early: stream cut, or far shorter than the text predicts
+  | 'runaway-audio' // the audio is far longer than the text predicts (hallucinated or endless output)
+  | 'implausible-speech-rate'; // speech rate over many utterances says the configured sample rate is wrong
 
 /** Characters of the text quoted in error messages. */
 const TEXT_EXCERPT_LENGTH = 60;

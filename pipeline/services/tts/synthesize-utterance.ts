@@ -48,6 +48,13 @@ export interface SynthesizeUtteranceOptions {
   tokenizer?: WordTokenizer;
   /** Resampler quality; default 'best' (libsamplerate SRC_SINC_BEST_QUALITY). */
   resampleQuality?: ResampleQuality;
+  /**
+   * The text whose words are timed and written to the alignment, when it differs from the text the
+   * engine is given (`request.text`), e.g. the engine reads a kana reading (japanese-kana.ts) while the
+   * alignment keeps the original kanji morphemes. Default: `request.text`. The two must say the same
+   * words; only their spelling may differ.
+   */
+  alignmentText?: string;
 }
 
 /**
@@ -74,7 +81,7 @@ export async function synthesizeUtterance(
   const sampleRate = options.sampleRate;
   const frameLength = samplesPerCentisecond(sampleRate);
   const tokenizer = options.tokenizer ?? defaultWordTokenizer;
-  const wordsPromise = tokenizer.tokenize(request.text, request.language);
+  const wordsPromise = tokenizer.tokenize(options.alignmentText ?? request.text, request.language);
 
   const output = await synthesizer.synthesize(request);
   const mono = { channels: [downmixToMono(output.audio)], sampleRate: output.audio.sampleRate };

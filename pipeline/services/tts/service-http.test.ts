@@ -1,0 +1,97 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeWavPcm16 } from '../../audio/raw-audio.ts';
+import { decodePcm16LittleEndian, decodeWavAnswer, parseRetryAfter, requestService, SpeechServiceError } from './service-http.ts';
+
+let url = '';
+const server = createServer((request, response) => {
+  if (request.url === '/busy') {
+    response.writeHead(429, { 'retry-after': '2' });
+    response.end('slow down');
+  } else if (request.url === '/bad') {
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end('{"detail":"nope"}');
+  } else if (request.url === '/broken') {
+    response.writeHead(200);
+    response.write(new Uint8Array(1000));
+    setTimeout(() => response.socket?.destroy(), 20);
+  } else {
+    response.writeHead(200);
+    response.write(new Uint8Array([1, 0, 2]));
+    setTimeout(() => response.end(new Uint8Array([0])), 10);
+  }
+});
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const context = (route: string) => ({ engine: 'test', text: 'hello', endpoint: url, route });
+const failure = (promise: Promise<unknown>): Promise<SpeechServiceError> => promise.then(() => Promise.reject(new Error('expected a failure')), (error: unknown) => error as SpeechServiceError);
+
+describe('requestService', () => {
+  it('reads a chunked body to its end', async () => {
+    const response = await requestService(context('/ok'), { method: 'POST', body: 'x' }, { timeoutMilliseconds: 2_000 });
+    expect(Array.from(response.body)).toEqual([1, 0, 2, 0]);
+    expect(Array.from(decodePcm16LittleEndian(response.body), (sample) => sample * 32768)).toEqual([1, 2]);
+  });
+
+  it('types every failure and says whether to retry', async () => {
+    const busy = await failure(requestService(context('/busy'), { method: 'POST' }, { timeoutMilliseconds: 2_000 }));
+    expect(busy).toMatchObject({ failure: 'service-error', statusCode: 429, isRetryable: true, retryAfterMilliseconds: 2_000, responseExcerpt: 'slow down' });
+    const bad = await failure(requestService(context('/bad'), { method: 'POST' }, { timeoutMilliseconds: 2_000 }));
+    expect(bad).toMatchObject({ failure: 'service-error', statusCode: 400, isRetryable: false });
+    expect(bad.message).toContain('{"detail":"nope"}');
+    const broken = await failure(requestService(context('/broken'), { method: 'POST' }, { timeoutMilliseconds: 2_000 }));
+    expect(broken).toMatchObject({ failure: 'truncated-audio', isRetryable: true });
+    const slow = await failure(requestService(context('/ok'), { method: 'POST' }, { timeoutMilliseconds: 5 }));
+    expect(slow).toMatchObject({ failure: 'timeout', isRetryable: true });
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = await failure(requestService({ ...context('/ok'), endpoint: `http://127.0.0.1:${closedPort}` }, { method: 'POST' }, { timeoutMilliseconds: 2_000 }));
+    expect(refused).toMatchObject({ failure: 'service-unreachable', isRetryable: true });
+    expect(refused.message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('rethrows the caller abort reason', async () => {
+    const controller = new AbortController();
+    const pending = requestService(context('/ok'), { method: 'POST' }, { timeoutMilliseconds: 2_000, signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await expect(pending).rejects.toThrow('caller gave up');
+  });
+});
+
+describe('decoding', () => {
+  it('reads Retry-After seconds and dates', () => {
+    expect(parseRetryAfter('120')).toBe(120_000);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
+    expect(parseRetryAfter(null)).toBeUndefined();
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+
+  it('refuses an odd number of PCM bytes', () => {
+    expect(() => decodePcm16LittleEndian(new Uint8Array(3))).toThrow(RangeError);
+    const unaligned = new Uint8Array([9, 0, 128, 255, 127]).subarray(1);
+    expect(Array.from(decodePcm16LittleEndian(unaligned), (sample) => sample * 32768)).toEqual([-32768, 32767]);
+  });
+
+  it('decodes PCM16 WAV answers directly, streamed headers and stereo included', () => {
+    const left = Float32Array.from([0, 0.5, -0.5, 0.25]);
+    const right = Float32Array.from([0.125, -1, 0.75, 0]);
+    const stereo = encodeWavPcm16({ channels: [left, right], sampleRate: 22050 });
+    expect(decodeWavAnswer(stereo, 'test')).toEqual({ channels: [left, right], sampleRate: 22050 });
+    const streamed = encodeWavPcm16({ channels: [left], sampleRate: 24000 });
+    new DataView(streamed.buffer).setUint32(4, 0xffffffff, true);
+    new DataView(streamed.buffer).setUint32(40, 0xffffffff, true);
+    expect(decodeWavAnswer(streamed, 'test')).toEqual({ channels: [left], sampleRate: 24000 });
+    expect(() => decodeWavAnswer(new Uint8Array(10), 'test')).toThrow(/Cannot decode WAV/);
+  });
+});

@@ -1,0 +1,287 @@
+/**
+ * HTTP for the remote speech services: one request with a timeout, the whole (possibly streamed)
+ * response body, and every way it can fail turned into a typed {@link SpeechServiceError} that says
+ * whether trying again may help (`isRetryable`, the Vercel AI SDK convention: 408, 409, 429, >= 500,
+ * timeouts, network failures, streams cut short).
+ *
+ * Uses Node's built-in `fetch` (undici). No retries here: retry-with-backoff lives in
+ * pipeline/run/retry.ts and is applied by remote-synthesizer.ts around the endpoint pool.
+ */
+import { decodeWav, type RawAudio } from '../../audio/raw-audio.ts';
+import { SpeechSynthesisError, type SpeechSynthesisFailure } from './speech-synthesizer.ts';
+
+/** Characters of an error response body quoted in messages. */
+const RESPONSE_EXCERPT_LENGTH = 300;
+
+/** One failed request to a speech service. */
+export class SpeechServiceError extends SpeechSynthesisError {
+  /** Whether sending the same request again may succeed. */
+  readonly isRetryable: boolean;
+  /** Base URL of the endpoint that failed. */
+  readonly endpoint: string;
+  /** Route or path requested, e.g. `/inference_zero_shot`. */
+  readonly route: string;
+  /** HTTP status when the service answered, else undefined. */
+  readonly statusCode: number | undefined;
+  /** Delay the service asked for (`Retry-After`), milliseconds. */
+  readonly retryAfterMilliseconds: number | undefined;
+  /** Start of the error response body, when there was one. */
+  readonly responseExcerpt: string | undefined;
+
+  constructor(
+    engine: string,
+    text: string,
+    failure: SpeechSynthesisFailure,
+    detail: string,
+    options: {
+      endpoint: string;
+      route: string;
+      isRetryable: boolean;
+      statusCode?: number;
+      retryAfterMilliseconds?: number;
+      responseExcerpt?: string;
+      cause?: unknown;
+    },
+  ) {
+    super(engine, text, failure, `${detail} [${options.endpoint}${options.route}]`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.isRetryable = options.isRetryable;
+    this.endpoint = options.endpoint;
+    this.route = options.route;
+    this.statusCode = options.statusCode;
+    this.retryAfterMilliseconds = options.retryAfterMilliseconds;
+    this.responseExcerpt = options.responseExcerpt;
+  }
+}
+
+/**
+ * Whether an HTTP status is worth retrying: 408, 409, 429 and every 5xx.
+ *
+ * @param statusCode HTTP status.
+ */
+export function isRetryableStatusCode(statusCode: number): boolean {
+  return statusCode === 408 || statusCode === 409 || statusCode === 429 || statusCode >= 500;
+}
+
+/**
+ * Reads an HTTP `Retry-After` header: delay-seconds (`120`) or an HTTP date.
+ *
+ * @param value the header value, or null.
+ * @param now current time, milliseconds since the epoch (for dates).
+ * @returns milliseconds to wait (>= 0), or undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Where and what one request is about (for errors). */
+export interface ServiceRequestContext {
+  /** Engine id, e.g. `cosyvoice2`. */
+  engine: string;
+  /** The utterance text (quoted in errors). */
+  text: string;
+  /** Base URL of the endpoint, without a trailing slash. */
+  endpoint: string;
+  /** Path appended to the endpoint, e.g. `/inference_zero_shot`. */
+  route: string;
+}
+
+/** Limits of one request. */
+export interface ServiceRequestLimits {
+  /** Whole request, response body included, milliseconds. */
+  timeoutMilliseconds: number;
+  /** Caller's cancellation. */
+  signal?: AbortSignal;
+}
+
+/** A successful response with its whole body. */
+export interface ServiceResponse {
+  status: number;
+  headers: Headers;
+  /** The body chunks concatenated, as received. */
+  body: Uint8Array;
+  /** Body chunks received (one per network read). */
+  chunkCount: number;
+}
+
+/**
+ * Sends one request and reads the whole response body (streams included), all within the timeout.
+ *
+ * @param context engine, text, endpoint and route (the URL is `endpoint + route`).
+ * @param init method, headers and body of the request.
+ * @param limits timeout (milliseconds) and caller signal.
+ * @returns the 2xx response with its body.
+ * @throws SpeechServiceError: `service-unreachable` (no answer: refused, reset, DNS; retryable),
+ *   `timeout` (retryable), `service-error` with the status (retryable for 408, 409, 429, 5xx; the
+ *   `Retry-After` delay is kept), `truncated-audio` when the body stream breaks after the headers
+ *   (retryable). A caller abort rethrows the signal's reason.
+ */
+export async function requestService(context: ServiceRequestContext, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array }, limits: ServiceRequestLimits): Promise<ServiceResponse> {
+  const timeoutSignal = AbortSignal.timeout(limits.timeoutMilliseconds);
+  const signal = limits.signal ? AbortSignal.any([timeoutSignal, limits.signal]) : timeoutSignal;
+  const url = `${context.endpoint}${context.route}`;
+  const fail = (failure: SpeechSynthesisFailure, detail: string, options: { isRetryable: boolean; statusCode?: number; retryAfterMilliseconds?: number; responseExcerpt?: string; cause?: unknown }): SpeechServiceError =>
+    new SpeechServiceError(context.engine, context.text, failure, detail, { endpoint: context.endpoint, route: context.route, ...options });
+  /** The timeout error when the timeout fired; rethrows the caller's reason when the caller aborted; else undefined. */
+  const abortError = (error: unknown, stage: string): SpeechServiceError | undefined => {
+    if (limits.signal?.aborted && !timeoutSignal.aborted) throw limits.signal.reason;
+    if (!timeoutSignal.aborted) return undefined;
+    return fail('timeout', `no complete answer within ${(limits.timeoutMilliseconds / 1000).toFixed(1)} s (${stage})`, { isRetryable: true, cause: error });
+  };
+
+  let response: Response;
+  try {
+    response = await fetch(url, { method: init.method, headers: init.headers, body: init.body, signal, ...(init.body ? { duplex: 'half' } : {}) } as RequestInit);
+  } catch (error) {
+    const timedOut = abortError(error, 'waiting for the response headers');
+    if (timedOut) throw timedOut;
+    throw fail('service-unreachable', `cannot reach the service: ${describeNetworkError(error)}`, { isRetryable: true, cause: error });
+  }
+
+  if (response.status < 200 || response.status > 299) {
+    let excerpt = '';
+    try {
+      excerpt = (await response.text()).slice(0, RESPONSE_EXCERPT_LENGTH);
+    } catch {
+      // the error body is only for the message
+    }
+    throw fail('service-error', `HTTP ${response.status}${excerpt ? `: ${excerpt.replace(/\s+/g, ' ').trim()}` : ''}`, {
+      isRetryable: isRetryableStatusCode(response.status),
+      statusCode: response.status,
+      retryAfterMilliseconds: parseRetryAfter(response.headers.get('retry-after')),
+      responseExcerpt: excerpt,
+    });
+  }
+
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  try {
+    if (response.body) {
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        received += value.length;
+      }
+    }
+  } catch (error) {
+    const timedOut = abortError(error, `after ${received} bytes of the body`);
+    if (timedOut) throw timedOut;
+    throw fail('truncated-audio', `the response stream broke after ${received} bytes: ${describeNetworkError(error)}`, { isRetryable: true, statusCode: response.status, cause: error });
+  }
+  return { status: response.status, headers: response.headers, body: concatenateBytes(chunks, received), chunkCount: chunks.length };
+}
+
+/** Joins byte chunks into one array of `total` bytes. */
+export function concatenateBytes(chunks: readonly Uint8Array[], total: number = chunks.reduce((sum, chunk) => sum + chunk.length, 0)): Uint8Array {
+  const joined = new Uint8Array(total);
+  let position = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, position);
+    position += chunk.length;
+  }
+  return joined;
+}
+
+/** True when typed arrays use little-endian byte order here (x86, ARM as Node runs them). */
+const PLATFORM_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * Raw little-endian signed 16-bit mono PCM (no header) to float samples (integer / 32768).
+ *
+ * @param bytes an even number of bytes.
+ * @returns bytes.length / 2 samples in [-1, 1).
+ * @throws RangeError when the byte count is odd (the stream ended inside a sample).
+ */
+export function decodePcm16LittleEndian(bytes: Uint8Array): Float32Array {
+  if (bytes.length % 2 !== 0) throw new RangeError(`${bytes.length} bytes is not a whole number of 16-bit samples`);
+  const samples = new Float32Array(bytes.length / 2);
+  if (PLATFORM_IS_LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
+    // Aligned on a little-endian platform: read through an Int16Array view (several times faster).
+    const integers = new Int16Array(bytes.buffer, bytes.byteOffset, samples.length);
+    for (let index = 0; index < samples.length; index++) samples[index] = (integers[index] as number) / 32768;
+    return samples;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let index = 0; index < samples.length; index++) samples[index] = view.getInt16(index * 2, true) / 32768;
+  return samples;
+}
+
+/** The error and its causes as one line, e.g. `fetch failed: connect ECONNREFUSED 127.0.0.1:9`. */
+export function describeNetworkError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      parts.push(`${current.message}${typeof code === 'string' && !current.message.includes(code) ? ` (${code})` : ''}`);
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      break;
+    }
+  }
+  return parts.join(': ');
+}
+
+/**
+ * Removes trailing slashes from a base URL and checks it is http(s).
+ *
+ * @throws TypeError when the URL is not an absolute http or https URL.
+ */
+export function normalizeBaseUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${url} is not an http or https URL`);
+  return url.replace(/\/+$/u, '');
+}
+
+/**
+ * Decodes a WAV answer. 16-bit integer PCM (format tag 1, or WAVE_FORMAT_EXTENSIBLE with the PCM
+ * sub-format) is read directly, which is what speech servers send; everything else goes through
+ * {@link decodeWav} (wavefile), which takes about 10 ms per second of audio here. A data chunk whose
+ * declared size exceeds the bytes present (a streamed header with 0xFFFFFFFF placeholders) is read up
+ * to the bytes present, as {@link decodeWav} does.
+ *
+ * @param bytes the whole file.
+ * @param source name for error messages (URL).
+ * @returns the audio with its channels, at the header's sample rate.
+ * @throws WavDecodeError when the bytes are not a WAV file {@link decodeWav} can read.
+ */
+export function decodeWavAnswer(bytes: Uint8Array, source: string): RawAudio {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const tag = (offset: number): string => String.fromCharCode(bytes[offset] ?? 0, bytes[offset + 1] ?? 0, bytes[offset + 2] ?? 0, bytes[offset + 3] ?? 0);
+  if (bytes.length < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE') return decodeWav(bytes, source);
+  let format: { tag: number; channels: number; sampleRate: number; bits: number; subFormat: number } | undefined;
+  for (let offset = 12; offset + 8 <= bytes.length; ) {
+    const size = view.getUint32(offset + 4, true);
+    if (tag(offset) === 'fmt ' && offset + 24 <= bytes.length) {
+      format = {
+        tag: view.getUint16(offset + 8, true),
+        channels: view.getUint16(offset + 10, true),
+        sampleRate: view.getUint32(offset + 12, true),
+        bits: view.getUint16(offset + 22, true),
+        subFormat: size >= 40 && offset + 34 <= bytes.length ? view.getUint16(offset + 32, true) : 0,
+      };
+    }
+    if (tag(offset) === 'data') {
+      const pcm = format && (format.tag === 1 || (format.tag === 0xfffe && format.subFormat === 1));
+      if (!format || !pcm || format.bits !== 16 || format.channels < 1 || format.sampleRate < 1) break;
+      const frameBytes = 2 * format.channels;
+      const present = Math.min(size, bytes.length - offset - 8);
+      const frames = Math.floor(present / frameBytes);
+      const interleaved = decodePcm16LittleEndian(bytes.subarray(offset + 8, offset + 8 + frames * frameBytes));
+      const channels = Array.from({ length: format.channels }, (_, channel) => {
+        const samples = new Float32Array(frames);
+        for (let frame = 0; frame < frames; frame++) samples[frame] = interleaved[frame * format!.channels + channel] as number;
+        return samples;
+      });
+      return { channels, sampleRate: format.sampleRate };
+    }
+    offset += 8 + size + (size % 2);
+  }
+  return decodeWav(bytes, source);
+}
