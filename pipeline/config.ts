@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS } from './services/llm/backend-settings.ts';
+import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
 
 /** Project root (the folder holding package.json), resolved from this file's location. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,9 +39,17 @@ const translateBackend = z.discriminatedUnion('backend', [
 
 const ttsLanguageConfig = z
   .object({
-    backend: z.enum(['espeak-ng', 'open-jtalk']),
+    /** Offline engines (espeak-ng, open-jtalk) or a voice-prompted service (cosyvoice2, cosyvoice2-triton, openai-speech). */
+    backend: z.enum(['espeak-ng', 'open-jtalk', 'cosyvoice2', 'cosyvoice2-triton', 'openai-speech']),
     /** Voice settings of the two speaker identities; engine-specific keys (see pipeline/services/tts). */
     voices: z.object({ user: voiceSettings, system: voiceSettings }).strict().optional(),
+    /** Service settings of a remote backend (urls, sampleRate, retries, …; validated by the engine's schema). */
+    service: z.record(z.string(), z.unknown()).optional(),
+    /** Voice prompts for a remote backend: a speaker prompt pool manifest (corpora/speaker-prompts.ts). */
+    speakerPrompts: z
+      .object({ manifest: z.string(), mode: z.enum(['zero-shot', 'cross-lingual']).default('zero-shot') })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -203,7 +212,7 @@ export interface BuildConfig extends Omit<ParsedConfig, 'corpus' | 'output' | 'l
   corpus: ParsedConfig['corpus'];
   output: ParsedConfig['output'];
   llm: ParsedConfig['llm'];
-  tts: Record<'en' | 'ja', { backend: 'espeak-ng' | 'open-jtalk'; voices?: { user: Record<string, string | number>; system: Record<string, string | number> } }>;
+  tts: Record<'en' | 'ja', z.output<typeof ttsLanguageConfig>>;
   timeline: ParsedConfig['timeline'];
   /** Folder relative paths were resolved against (the config file's folder, or the project root). */
   baseDirectory: string;
@@ -237,6 +246,25 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
   }
   const parsed = result.data;
   const resolvePath = (p: string) => path.resolve(baseDirectory, p);
+  const resolveTts = (language: 'en' | 'ja', tts: z.output<typeof ttsLanguageConfig>): z.output<typeof ttsLanguageConfig> => {
+    const remote = (REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS as Record<string, z.ZodType>)[tts.backend];
+    if (remote) {
+      const checked = remote.safeParse(tts.service ?? {});
+      if (!checked.success) {
+        const problems = checked.error.issues.map((issue) => `tts.${language}.service.${issue.path.join('.')}: ${issue.message}`);
+        throw new ConfigError(`${source}: invalid configuration: ${problems.join('; ')}`);
+      }
+    } else if (tts.service || tts.speakerPrompts) {
+      throw new ConfigError(`${source}: tts.${language}: service and speakerPrompts are for remote backends, not ${tts.backend}`);
+    }
+    const resolveVoice = (voice: Record<string, string | number>) =>
+      typeof voice.promptWav === 'string' ? { ...voice, promptWav: resolvePath(voice.promptWav) } : voice;
+    return {
+      ...tts,
+      ...(tts.voices ? { voices: { user: resolveVoice(tts.voices.user), system: resolveVoice(tts.voices.system) } } : {}),
+      ...(tts.speakerPrompts ? { speakerPrompts: { ...tts.speakerPrompts, manifest: resolvePath(tts.speakerPrompts.manifest) } } : {}),
+    };
+  };
   const statistics: Record<string, string | null> = {};
   for (const [lang, file] of Object.entries(parsed.timeline.statistics)) statistics[lang] = file ? resolvePath(file) : null;
   const resolveBackend = <T extends { backend: string }>(backend: T): T =>
@@ -247,7 +275,7 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
     corpus: { ...parsed.corpus, path: resolvePath(parsed.corpus.path) },
     output: { directory: resolvePath(parsed.output.directory), cacheDirectory: resolvePath(parsed.output.cacheDirectory) },
     llm: { rewrite: resolveBackend(parsed.llm.rewrite), translate: resolveBackend(parsed.llm.translate) },
-    tts: { en: parsed.tts.en ?? DEFAULT_TTS.en, ja: parsed.tts.ja ?? DEFAULT_TTS.ja },
+    tts: { en: resolveTts('en', parsed.tts.en ?? DEFAULT_TTS.en), ja: resolveTts('ja', parsed.tts.ja ?? DEFAULT_TTS.ja) },
     timeline: {
       ...parsed.timeline,
       statistics,

@@ -9,6 +9,7 @@
  * - Outputs are deterministic: the same config and seed give byte-identical files (run timings and
  *   cache use go to `{cacheDirectory}/runs/{name}.json`, outside the output folder).
  */
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -28,6 +29,7 @@ import { formatSummaryMarkdown, summarizeDataset, type DatasetSummary, type Dial
 import { createSpeechSynthesizer, DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
 import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
+import { voicePromptRoster, type VoicePromptEntry } from '../services/tts/voice-prompt.ts';
 import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
 import { ContentCache, writeAtomic } from './content-cache.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
@@ -160,7 +162,7 @@ async function buildLocked(
   for (const language of config.languages) {
     const dataset = config.datasets[language]!;
     const datasetDirectory = path.join(config.output.directory, datasetRelativePath(language, dataset));
-    const synthesizer = await createSpeechSynthesizer(config.tts[language].backend);
+    const synthesizer = await createSpeechSynthesizer(config.tts[language].backend, config.tts[language].service);
     const roster = speakerRoster(language, config, synthesizer);
     const statisticsFile = config.timeline.statistics[language] ?? defaultTimingStatisticsPath(language);
     const statistics: TimingStatistics = config.timeline.statistics[language]
@@ -372,8 +374,28 @@ function speakerRoster(
     };
     return { fixed, identities: [fixed.user, fixed.system] };
   }
+  const prompts = config.tts[language].speakerPrompts;
+  if (prompts) {
+    const entries = readFileSync(prompts.manifest, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim().length > 0)
+      .map((line, index) => {
+        try {
+          return JSON.parse(line) as VoicePromptEntry;
+        } catch {
+          throw new ConfigError(`${prompts.manifest}:${index + 1}: not a JSON line of a speaker prompt manifest`);
+        }
+      });
+    const identities = voicePromptRoster(entries, path.dirname(prompts.manifest), { engine: synthesizer.id as 'cosyvoice2', mode: prompts.mode });
+    // speaker groups are pairs: an odd speaker out is left unused
+    const usable = identities.slice(0, identities.length - (identities.length % 2));
+    if (usable.length < 2) throw new ConfigError(`tts.${language}.speakerPrompts: ${prompts.manifest} has ${identities.length} speaker(s); at least two are needed`);
+    return { identities: usable };
+  }
   const defaults = DEFAULT_VOICES[language];
-  if (defaults.engine !== synthesizer.id) throw new ConfigError(`tts.${language}.voices: no default voices for engine ${synthesizer.id}; set them`);
+  if (defaults.engine !== synthesizer.id) {
+    throw new ConfigError(`tts.${language}: ${synthesizer.id} needs voices (tts.${language}.voices) or voice prompts (tts.${language}.speakerPrompts)`);
+  }
   return { identities: OFFLINE_SPEAKER_ROSTERS[language] };
 }
 
