@@ -37,6 +37,8 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
   if (options.corpus && !options.config) {
     next.llm = { rewrite: { backend: 'rules' }, translate: { backend: 'none' } };
     if (!options.lang) next.languages = ['en'];
+    // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
+    next.quality = { ...next.quality, enabled: false, testHours: 1 };
     next.name = path.basename(options.corpus).replace(/\.json$/, '');
     next.datasets = { en: 'topiocqa', ja: 'topiocqa_ja' };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
