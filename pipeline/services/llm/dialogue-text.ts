@@ -421,23 +421,13 @@ export async function rewriteConversation(
   input: RewriteConversationInput,
   options: DialogueTextOptions,
 ): Promise<TextTurn[]> {
-  if (options.recovery !== undefined) {
-    const plan: TaskPlan<RewriteTurn> = {
-      dialogueId: input.dialogueId,
-      task: 'rewrite-spoken',
-      language: input.language,
-      build: (turns) => buildRewriteRequest({ ...input, turns }, options.settings, options.prompts),
-    };
-    return produceDialogueTurns(model, plan, input.turns, options.recovery, options.validation, 0);
-  }
-  const request = buildRewriteRequest(input, options.settings, options.prompts);
-  const result = await model.generate(request);
-  assertFinished(result, input.dialogueId, 'rewrite-spoken');
-  return parseDialogueResponse(
-    result.text,
-    { dialogueId: input.dialogueId, task: 'rewrite-spoken', language: input.language, turns: input.turns },
-    options.validation,
-  );
+  const plan: TaskPlan<RewriteTurn> = {
+    dialogueId: input.dialogueId,
+    task: 'rewrite-spoken',
+    language: input.language,
+    build: (turns) => buildRewriteRequest({ ...input, turns }, options.settings, options.prompts),
+  };
+  return runTask(model, plan, input.turns, options);
 }
 
 /**
@@ -457,23 +447,29 @@ export async function translateConversation(
   input: TranslateConversationInput,
   options: DialogueTextOptions,
 ): Promise<TextTurn[]> {
-  if (options.recovery !== undefined) {
-    const plan: TaskPlan<TextTurn> = {
-      dialogueId: input.dialogueId,
-      task: 'translate',
-      language: input.targetLanguage,
-      build: (turns) => buildTranslateRequest({ ...input, turns }, options.settings, options.prompts),
-    };
-    return produceDialogueTurns(model, plan, input.turns, options.recovery, options.validation, 0);
-  }
-  const request = buildTranslateRequest(input, options.settings, options.prompts);
-  const result = await model.generate(request);
-  assertFinished(result, input.dialogueId, 'translate');
-  return parseDialogueResponse(
-    result.text,
-    { dialogueId: input.dialogueId, task: 'translate', language: input.targetLanguage, turns: input.turns },
-    options.validation,
-  );
+  const plan: TaskPlan<TextTurn> = {
+    dialogueId: input.dialogueId,
+    task: 'translate',
+    language: input.targetLanguage,
+    build: (turns) => buildTranslateRequest({ ...input, turns }, options.settings, options.prompts),
+  };
+  return runTask(model, plan, input.turns, options);
+}
+
+/**
+ * One task over a whole conversation: with `options.recovery`, through the repair/split/quarantine
+ * steps; without it, one request whose reply must be finished, parseable and valid.
+ */
+async function runTask<Turn extends RewriteTurn>(
+  model: LanguageModel,
+  plan: TaskPlan<Turn>,
+  turns: readonly Turn[],
+  options: DialogueTextOptions,
+): Promise<TextTurn[]> {
+  if (options.recovery !== undefined) return produceDialogueTurns(model, plan, turns, options.recovery, options.validation, 0);
+  const result = await model.generate(plan.build(turns));
+  assertFinished(result, plan.dialogueId, plan.task);
+  return parseDialogueResponse(result.text, { dialogueId: plan.dialogueId, task: plan.task, language: plan.language, turns }, options.validation);
 }
 
 function tidy(text: string): string {
