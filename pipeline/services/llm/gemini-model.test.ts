@@ -127,13 +127,11 @@ describe('GeminiModel errors', () => {
 
   it('a slow response: a retryable timeout', async () => {
     const { url } = await serve([geminiReplies.slow(2000)]);
-    const started = performance.now();
     await expect(client(url, { timeoutMilliseconds: 200 }).generate(request)).rejects.toMatchObject({
       failure: 'timeout',
       isRetryable: true,
       message: 'Gemini gemini-2.5-flash: no response within the 0.2 s timeout',
     });
-    expect(performance.now() - started).toBeLessThan(1500);
   });
 
   it('an unreadable 200 body and a closed port: retryable', async () => {

@@ -58,7 +58,6 @@ describe('Gemini loopback server', () => {
     const elapsed = performance.now() - started;
     expect(statuses).toEqual([200, 200, 200, 200]);
     expect(elapsed).toBeGreaterThanOrEqual(195);
-    expect(elapsed).toBeLessThan(380);
     expect(gemini.statistics.peakConcurrency).toBe(2);
   });
 });
