@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   DistributionFitError,
   drawFromDistribution,
-  drawPoisson,
+  drawLowestStratumAbove,
+  drawStratified,
   fitEmpiricalDistribution,
   kolmogorovSmirnovCriticalDistance,
   kolmogorovSmirnovDistance,
@@ -114,12 +115,57 @@ describe('Kolmogorov–Smirnov distance', () => {
   });
 });
 
-describe('drawPoisson', () => {
-  it('has the requested mean and rejects bad means', () => {
-    const random = dialogueRandomStream(5, 'poisson');
-    const draws = Array.from({ length: 50_000 }, () => drawPoisson(0.7, random));
-    expect(Math.abs(mean(draws) - 0.7)).toBeLessThan(0.02);
-    expect(drawPoisson(0, random)).toBe(0);
-    expect(() => drawPoisson(-1, random)).toThrow(RangeError);
+
+describe('drawStratified', () => {
+  const distribution = fitEmpiricalDistribution(Array.from({ length: 100 }, (_, index) => index * 10));
+
+  it('draws one value from each of count equal-probability strata', () => {
+    const random = dialogueRandomStream(1, 'stratified');
+    for (let trial = 0; trial < 200; trial += 1) {
+      const draws = drawStratified(withoutSmoothing(distribution), random, 4);
+      expect(draws).toHaveLength(4);
+      draws.forEach((value, stratum) => {
+        expect(value).toBeGreaterThanOrEqual(stratum * 250);
+        expect(value).toBeLessThan((stratum + 1) * 250);
+      });
+    }
+  });
+
+  it('follows the distribution when pooled over many batches, closer than independent draws', () => {
+    const random = dialogueRandomStream(2, 'stratified');
+    const stratified = Array.from({ length: 500 }, () => drawStratified(distribution, random, 6)).flat();
+    const independent = Array.from({ length: 3000 }, () => drawFromDistribution(distribution, random));
+    const target = [...distribution.values];
+    expect(kolmogorovSmirnovDistance(stratified, target)).toBeLessThan(0.02);
+    expect(kolmogorovSmirnovDistance(stratified, target)).toBeLessThan(kolmogorovSmirnovDistance(independent, target));
+  });
+
+  it('handles more draws than values and rejects a bad count', () => {
+    const random = dialogueRandomStream(3, 'stratified');
+    expect(drawStratified(withoutSmoothing(fitEmpiricalDistribution([5, 9])), random, 4)).toEqual([5, 5, 9, 9]);
+    expect(drawStratified(distribution, random, 0)).toEqual([]);
+    expect(() => drawStratified(distribution, random, -1)).toThrow(RangeError);
+    expect(() => drawStratified(fitEmpiricalDistribution([]), random, 1)).toThrow(RangeError);
+  });
+});
+
+describe('drawLowestStratumAbove', () => {
+  const distribution = fitEmpiricalDistribution([-300, -200, -100, -50, 0, 10, 20, 30, 40, 50]);
+
+  it('draws at or above the bound, from the lowest stratum of what lies above it', () => {
+    const random = dialogueRandomStream(4, 'above');
+    for (let trial = 0; trial < 500; trial += 1) {
+      const value = drawLowestStratumAbove(distribution, random, -120, 3) as number;
+      expect(value).toBeGreaterThanOrEqual(-120);
+      // 8 measured values lie at or above -120 (from -100); the lowest of 3 strata holds the 3 smallest
+      const plain = drawLowestStratumAbove(withoutSmoothing(distribution), random, -120, 3);
+      expect([-100, -50, 0]).toContain(plain);
+    }
+  });
+
+  it('returns null when no measured value reaches the bound, and rejects a bad stratum count', () => {
+    const random = dialogueRandomStream(5, 'above');
+    expect(drawLowestStratumAbove(distribution, random, 51, 1)).toBeNull();
+    expect(() => drawLowestStratumAbove(distribution, random, 0, 0)).toThrow(RangeError);
   });
 });

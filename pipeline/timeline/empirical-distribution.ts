@@ -136,7 +136,11 @@ function insideSupport(distribution: EmpiricalDistribution, value: number): bool
 export function drawFromDistribution(distribution: EmpiricalDistribution, random: RandomStream): number {
   const count = distribution.values.length;
   if (count === 0) throw new RangeError('cannot draw from an empty distribution');
-  const index = random.integer(0, count - 1);
+  return drawAround(distribution, random.integer(0, count - 1), random);
+}
+
+/** The measured value at `index` plus its kernel noise, redrawn while outside the support (module comment). */
+function drawAround(distribution: EmpiricalDistribution, index: number, random: RandomStream): number {
   const value = distribution.values[index] as number;
   const width = distribution.kernelWidths[index] as number;
   if (width === 0) return value;
@@ -145,6 +149,64 @@ export function drawFromDistribution(distribution: EmpiricalDistribution, random
     if (insideSupport(distribution, drawn)) return drawn;
   }
   return value;
+}
+
+/**
+ * `count` draws from a fitted distribution by stratified sampling (Latin hypercube sampling in one
+ * dimension, McKay, Beckman & Conover 1979): the ascending measured values are cut into `count`
+ * strata of equal probability, draw `j` picks a measured value uniformly inside stratum
+ * `[⌊j·n/count⌋, ⌊(j+1)·n/count⌋)` (the one value `⌊j·n/count⌋` when the stratum is narrower than a
+ * value) and adds that value's kernel noise as `drawFromDistribution` does. Each draw on its own
+ * follows the fitted distribution (up to the rounding of the strata to whole values); together, the
+ * `count` draws cover its quantiles evenly, so the sum over many small batches (the transitions of
+ * many dialogues) lies much closer to the distribution than independent draws do.
+ * @param count number of draws, a non-negative integer
+ * @returns the draws in stratum order (ascending strata; shuffle or assign them as needed), integers
+ *   on the grid
+ * @throws RangeError when the distribution has no values or `count` is not a non-negative integer
+ */
+export function drawStratified(distribution: EmpiricalDistribution, random: RandomStream, count: number): number[] {
+  const size = distribution.values.length;
+  if (size === 0) throw new RangeError('cannot draw from an empty distribution');
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  const draws: number[] = [];
+  for (let stratum = 0; stratum < count; stratum += 1) {
+    const low = Math.floor((stratum * size) / count);
+    const high = Math.max(low, Math.floor(((stratum + 1) * size) / count) - 1);
+    draws.push(drawAround(distribution, random.integer(low, high), random));
+  }
+  return draws;
+}
+
+/**
+ * One draw from the lowest of `strata` equal-probability strata of the fitted distribution truncated
+ * to values ≥ `bound`: a measured value chosen uniformly among the `⌈m / strata⌉` smallest measured
+ * values ≥ `bound` (m of them), plus its kernel noise, redrawn while below `bound` or outside the
+ * support (then the measured value itself). This is the closest draw above a bound that keeps the
+ * distribution's local shape: the placement uses it to replace a drawn overlap that no transition
+ * can take by the largest overlap that one still can, instead of by a fresh draw from the whole
+ * distribution, which would move that probability mass into the gaps.
+ * @param bound smallest allowed draw (grid units)
+ * @param strata how many strata the truncated distribution is cut into (≥ 1; the placement passes the
+ *   number of transitions the value was drawn for)
+ * @returns an integer ≥ `bound`, or null when no measured value is ≥ `bound`
+ * @throws RangeError when `strata` is not a positive integer
+ */
+export function drawLowestStratumAbove(distribution: EmpiricalDistribution, random: RandomStream, bound: number, strata: number): number | null {
+  if (!Number.isSafeInteger(strata) || strata < 1) throw new RangeError(`strata must be a positive integer, got ${strata}`);
+  const values = distribution.values;
+  let first = 0;
+  let last = values.length;
+  while (first < last) {
+    const middle = (first + last) >>> 1;
+    if ((values[middle] as number) < bound) first = middle + 1;
+    else last = middle;
+  }
+  const remaining = values.length - first;
+  if (remaining === 0) return null;
+  const index = first + random.integer(0, Math.ceil(remaining / strata) - 1);
+  const truncated = { ...distribution, lower: distribution.lower === null ? bound : Math.max(distribution.lower, bound) };
+  return drawAround(truncated, index, random);
 }
 
 /** Standard normal distribution function via simple-statistics `errorFunction` (absolute error < 1.2e-7). */
@@ -225,21 +287,4 @@ export function kolmogorovSmirnovDistance(first: readonly number[], second: read
  */
 export function kolmogorovSmirnovCriticalDistance(firstCount: number, secondCount: number): number {
   return Math.sqrt(-Math.log(0.025) / 2) * Math.sqrt((firstCount + secondCount) / (firstCount * secondCount));
-}
-
-/**
- * Poisson-distributed count (Knuth's multiplication method; fine for the small means used here).
- * @param mean expected count, ≥ 0 and finite (≤ 500 to keep `exp(−mean)` above the double range)
- * @throws RangeError for a negative, non-finite or too large mean
- */
-export function drawPoisson(mean: number, random: RandomStream): number {
-  if (!Number.isFinite(mean) || mean < 0 || mean > 500) throw new RangeError(`Poisson mean must be in [0, 500], got ${mean}`);
-  const limit = Math.exp(-mean);
-  let count = 0;
-  let product = random.uniform();
-  while (product > limit) {
-    count += 1;
-    product *= random.uniform();
-  }
-  return count;
 }

@@ -16,7 +16,8 @@
  *   number of identical 5-runs expected by chance under the fitted distribution
  *   (`Σ_v p(v)²` to the 5th power per pair of runs, p from `probabilityMassFunction`), since a
  *   distribution with a large atom (CallFriend English: 18 % of offsets exactly 0.00 s) repeats
- *   short runs by chance alone.
+ *   short runs by chance alone. (The count assumes independent draws; the sampler's stratified draws
+ *   spread a dialogue's values over the quantiles, so they repeat runs less often than that.)
  *
  * Checks (thresholds in `FIDELITY_THRESHOLDS`, from issue 3 "done when"): KS distance ≤ 0.05 per
  * direction; barge-in fraction and backchannel rate within 10 % (relative) of the measured ones; no

@@ -115,20 +115,54 @@ describe('placeBackchannels: model details', () => {
     }
   });
 
-  it('expects rate × host speech backchannels (Poisson per host)', () => {
-    let expected = 0;
+  it('requests the expected count rounded up or down, rounding up with probability equal to its fraction', () => {
     let requested = 0;
-    for (let dialogue = 0; dialogue < 300; dialogue += 1) {
+    for (let dialogue = 0; dialogue < 400; dialogue += 1) {
       const utterances: UtteranceToPlace[] = [
         { channel: 1, durationCs: 200 },
-        { channel: 0, durationCs: 400 },
+        { channel: 0, durationCs: 250 },
       ];
       const placed = placeDialogue({ dialogueId: `rate-${dialogue}`, seed: 1, utterances, statistics, backchannels: { listenerChannel: 1, clipDurationsCs: [50] } });
-      expected += placed.backchannelReport!.expected;
+      expect(placed.backchannelReport!.expected).toBe(2.5); // 2.5 s of host speech at 60 per minute
+      expect([2, 3]).toContain(placed.backchannelReport!.requested);
       requested += placed.backchannelReport!.requested;
     }
-    expect(expected).toBeCloseTo(300 * 4, 6); // 4 s of host speech each at 60 per minute
-    expect(Math.abs(requested - expected)).toBeLessThan(4 * Math.sqrt(expected));
+    // 400 fair coin flips between 2 and 3: mean 2.5, standard deviation of the total 10
+    expect(Math.abs(requested - 1000)).toBeLessThan(40);
+  });
+
+  it('moves a backchannel to another host when its host has no room, keeping the rate', () => {
+    const model = fitTimingModel(
+      makeStatistics({
+        speakerChange: [20, 30],
+        backchannels: {
+          // 12 per minute: one per 5 s of host speech (counts match the 5 durations and positions)
+          byListener: { 0: { count: 2, hostTurnCs: 1000 }, 1: { count: 3, hostTurnCs: 1500 } },
+          durationsCs: [40, 40, 40, 40, 40],
+          relativePositionsThousandths: [100, 300, 500, 700, 900],
+        },
+      }),
+    );
+    let rejected = 0;
+    for (let dialogue = 0; dialogue < 200; dialogue += 1) {
+      // host 1 is one IPU of 0.9 s lying within 0.6 s of both user questions (no room); host 3 is a
+      // 10 s answer with plenty of room
+      const result = placeBackchannels({
+        dialogueId: `room-${dialogue}`,
+        seed: 5,
+        utterances: [{ channel: 1, durationCs: 300 }, { channel: 0, durationCs: 90 }, { channel: 1, durationCs: 300 }, { channel: 0, durationCs: 1000 }],
+        starts: [0, 250, 400, 650],
+        ends: [300, 340, 700, 1650],
+        model,
+        request: { listenerChannel: 1, clipDurationsCs: [40] },
+      });
+      expect(result.report.unplaced).toBe(0);
+      expect(result.backchannels.length).toBe(result.report.requested);
+      for (const backchannel of result.backchannels) expect(backchannel.hostUtteranceIndex).toBe(3);
+      rejected += result.report.rejectedPositionDraws;
+    }
+    // host 1 (8 % of the host speech) was tried first for some backchannels, and all its draws failed
+    expect(rejected).toBeGreaterThanOrEqual(100);
   });
 
   it('stays inside the host speech: never in a silence of more than 0.50 s inside the host utterance', () => {

@@ -8,8 +8,15 @@
  *   length of its TURN IPUs (events.md rules 1–2: its speech segments merged across pauses ≤ 0.50 s,
  *   kept when longer than 0.80 s; without `speechSegments` the whole utterance is one IPU). This is
  *   the denominator of the measured rate ("per minute of the other speaker's TURN speech").
- * - Count per host: Poisson with mean `rate per minute × host speech / 6000 cs`, so the expected total
- *   is the measured rate times the host speech, whatever the host lengths.
+ * - Count per dialogue: the expected count `E = rate per minute × host speech / 6000 cs` over all its
+ *   hosts, rounded up with probability equal to its fraction and down otherwise, so its mean is
+ *   exactly `E` and it differs from `E` by less than one (a Poisson count, the classic choice, has the
+ *   same mean but a variance of `E`, so a build's rate would wander by ±8 % over 150 backchannels).
+ * - Host of each backchannel: drawn with probability proportional to its host speech (what
+ *   independent Poisson counts per host give, conditioned on their total). When no position inside
+ *   that host is accepted within `maximumDraws` draws (a short answer overlapped at both ends has no
+ *   room), the next host is drawn among those not yet tried, again in proportion to their speech; a
+ *   backchannel is dropped, and counted in `unplaced`, only when no host has room.
  * - Each backchannel: a clip is chosen (the `clipDurationsCs` entry nearest to a duration drawn from the
  *   measured BC durations; ties to the lower index), then a relative position `p` (thousandths) is drawn
  *   from the measured positions and the backchannel starts at `host.start + round(p · host.duration / 1000)`.
@@ -20,14 +27,13 @@
  *   backchannel already placed, so it stays its own IPU of ≤ 0.80 s, i.e. a BC (rule 2), never merges
  *   with or overlaps the listener's own speech, and, being a BC, takes no part in turn-taking (rule 3):
  *   the utterances' TURN_SHIFT / BARGE_IN / TURN_HOLD events are unchanged.
- * - A rejected position is redrawn (up to `maximumDraws`); a backchannel with no accepted position is
- *   dropped and counted in `unplaced`. Positions near a host's edges are rejected more often (the
- *   listener's own question may still run there), so accepted positions lean slightly inward; the
- *   count, and so the rate, is kept unless a host has no room at all.
+ * - A rejected position is redrawn (up to `maximumDraws` per host tried). Positions near a host's
+ *   edges are rejected more often (the listener's own question may still run there), so accepted
+ *   positions lean slightly inward; the count, and so the rate, is kept unless no host has room.
  */
 import { buildIpus, DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
 import type { Centiseconds, Channel, SpeechSegment } from '../model/types.ts';
-import { drawFromDistribution, drawPoisson } from './empirical-distribution.ts';
+import { drawFromDistribution } from './empirical-distribution.ts';
 import { dialogueRandomStream } from './random.ts';
 import type { TimingModel } from './timing-statistics.ts';
 
@@ -66,10 +72,10 @@ export interface BackchannelPlacementReport {
   ratePerMinute: number;
   /** Expected count, `ratePerMinute × hostSpeechCs / 6000`, rounded to 4 decimals. */
   expected: number;
-  /** Backchannels drawn (Poisson counts summed). */
+  /** Backchannels asked for: `expected` rounded up or down (module comment). */
   requested: number;
   placed: number;
-  /** Drawn but dropped: no accepted position within `maximumDraws`. */
+  /** Asked for but dropped: no host had an accepted position within `maximumDraws` draws each. */
   unplaced: number;
   /** Position draws rejected (and redrawn). */
   rejectedPositionDraws: number;
@@ -160,45 +166,54 @@ export function placeBackchannels(input: PlaceBackchannelsInput): {
   );
   const clear = (start: number, end: number) => occupied.every((span) => start >= span.end + gap || end + gap <= span.start);
 
-  const backchannels: PlacedBackchannel[] = [];
-  let hostSpeech = 0;
-  let expected = 0;
-  let requested = 0;
-  let unplaced = 0;
-  let rejectedPositionDraws = 0;
-  utterances.forEach((utterance, hostIndex) => {
-    if (utterance.channel === listener) return;
+  const hosts = utterances.flatMap((utterance, hostIndex) => {
+    if (utterance.channel === listener) return [];
     const hostStart = input.starts[hostIndex] as number;
     const spans = hostTurnSpans(utterance, hostStart);
-    const speech = spans.reduce((sum, span) => sum + (span.end - span.start), 0);
-    hostSpeech += speech;
-    if (speech === 0 || rate === 0) return;
-    const mean = (rate * speech) / 6000;
-    expected += mean;
-    const count = drawPoisson(mean, random);
-    requested += count;
-    for (let item = 0; item < count; item += 1) {
-      const target = drawFromDistribution(model.backchannelDurations, random);
-      let clipIndex = 0;
-      request.clipDurationsCs.forEach((duration, index) => {
-        if (Math.abs(duration - target) < Math.abs((request.clipDurationsCs[clipIndex] as number) - target)) clipIndex = index;
-      });
-      const duration = request.clipDurationsCs[clipIndex] as number;
-      let placed = false;
+    return [{ hostIndex, hostStart, durationCs: utterance.durationCs, spans, speech: spans.reduce((sum, span) => sum + (span.end - span.start), 0) }];
+  });
+  const hostSpeech = hosts.reduce((sum, host) => sum + host.speech, 0);
+  const expected = (rate * hostSpeech) / 6000;
+  // The dialogue's count: the expected count rounded up with probability equal to its fraction, so
+  // its mean is exactly `expected` and it differs from it by less than one.
+  const requested = Math.floor(expected) + (random.uniform() < expected - Math.floor(expected) ? 1 : 0);
+  const backchannels: PlacedBackchannel[] = [];
+  let unplaced = 0;
+  let rejectedPositionDraws = 0;
+  for (let item = 0; item < requested; item += 1) {
+    const target = drawFromDistribution(model.backchannelDurations, random);
+    let clipIndex = 0;
+    request.clipDurationsCs.forEach((duration, index) => {
+      if (Math.abs(duration - target) < Math.abs((request.clipDurationsCs[clipIndex] as number) - target)) clipIndex = index;
+    });
+    const duration = request.clipDurationsCs[clipIndex] as number;
+    // Hosts in the order they are tried: each next one drawn with probability proportional to its
+    // host speech among those not yet tried.
+    const untried = hosts.filter((host) => host.speech > 0);
+    let placed = false;
+    while (!placed && untried.length > 0) {
+      const remainingSpeech = untried.reduce((sum, host) => sum + host.speech, 0);
+      let pick = random.integer(0, remainingSpeech - 1);
+      let at = 0;
+      while (pick >= (untried[at] as (typeof hosts)[number]).speech) {
+        pick -= (untried[at] as (typeof hosts)[number]).speech;
+        at += 1;
+      }
+      const host = untried.splice(at, 1)[0] as (typeof hosts)[number];
       for (let draw = 0; draw < maximumDraws && !placed; draw += 1) {
         const position = drawFromDistribution(model.backchannelPositions, random);
-        const start = hostStart + Math.round((position * utterance.durationCs) / 1000);
+        const start = host.hostStart + Math.round((position * host.durationCs) / 1000);
         const end = start + duration;
-        const inside = spans.some((span) => start >= span.start && end <= span.end);
+        const inside = host.spans.some((span) => start >= span.start && end <= span.end);
         if (inside && clear(start, end)) {
-          backchannels.push({ hostUtteranceIndex: hostIndex, channel: listener, start, end, durationCs: duration, clipIndex });
+          backchannels.push({ hostUtteranceIndex: host.hostIndex, channel: listener, start, end, durationCs: duration, clipIndex });
           occupied.push({ start, end });
           placed = true;
         } else rejectedPositionDraws += 1;
       }
-      if (!placed) unplaced += 1;
     }
-  });
+    if (!placed) unplaced += 1;
+  }
   backchannels.sort((a, b) => a.start - b.start);
   return {
     backchannels,
