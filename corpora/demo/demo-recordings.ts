@@ -78,12 +78,13 @@ export async function readHandWrittenResponses(file: string = DEMO_RESPONSE_SOUR
  * Loads the demo conversations with the project's TopiOCQA loader (default options, as the demo
  * config: unanswerable turns kept with `answerable: false`).
  *
- * @param file the demo corpus (default {@link DEMO_CORPUS_FILE}).
+ * @param file the demo corpus (default {@link DEMO_CORPUS_FILE}), or any TopiOCQA-format file.
+ * @param limit only the first `limit` conversations (as `corpus.limit` in a build config).
  * @returns the conversations.
  * @throws TopiocqaFormatError when the corpus is malformed.
  */
-export async function loadDemoConversations(file: string = DEMO_CORPUS_FILE): Promise<SourceConversation[]> {
-  return (await loadTopiocqa(file)).conversations;
+export async function loadDemoConversations(file: string = DEMO_CORPUS_FILE, limit?: number): Promise<SourceConversation[]> {
+  return (await loadTopiocqa(file, limit !== undefined ? { limit } : {})).conversations;
 }
 
 /** Where {@link recordDemoResponses} reads and writes. */
@@ -92,6 +93,8 @@ export interface RecordDemoResponsesOptions {
   sourceFile?: string;
   outputFile?: string;
   settings?: GenerationSettings;
+  /** Only the first `limit` conversations of the corpus (default all). */
+  limit?: number;
 }
 
 /**
@@ -106,7 +109,7 @@ export interface RecordDemoResponsesOptions {
  */
 export async function recordDemoResponses(options: RecordDemoResponsesOptions = {}): Promise<{ conversations: number; records: number }> {
   const outputFile = options.outputFile ?? DEMO_RECORDED_RESPONSES_FILE;
-  const conversations = await loadDemoConversations(options.corpusFile);
+  const conversations = await loadDemoConversations(options.corpusFile, options.limit);
   const handWritten = await readHandWrittenResponses(options.sourceFile);
   const byDialogueId = new Map(conversations.map((conversation) => [conversation.id, conversation.conversationNumber]));
 

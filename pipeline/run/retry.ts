@@ -8,9 +8,11 @@
  * (the Vercel AI SDK convention: 408, 409, 429, >= 500, timeouts, network failures), and its
  * `retryAfterMilliseconds` (when a number) replaces the computed backoff. Both rules can be replaced.
  *
- * Policy field names and jitter semantics match pipeline/services/llm/retrying-model.ts
- * (`maxRetries`, `initialDelayMilliseconds`, `maxDelayMilliseconds`, `backoffFactor`, `jitter`), so
- * that file can delegate here.
+ * The TTS clients (pipeline/services/tts/remote-synthesizer.ts) call it directly; the LLM clients
+ * through pipeline/services/llm/retrying-model.ts, which only adds which errors count and longer
+ * default waits. Own code rather than p-retry or exponential-backoff: neither can replace its
+ * computed backoff by the delay a server asked for (HTTP `Retry-After`, Gemini `RetryInfo`), which
+ * is what a 429 from a quota needs.
  */
 
 /** How often and how long to retry. */

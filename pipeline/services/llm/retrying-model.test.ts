@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LanguageModelCallError, NoRecordedResponseError, isRetryableStatusCode } from './errors.ts';
 import { FakeLanguageModel } from './fake-language-model.ts';
 import type { GenerationRequest } from './language-model.ts';
-import { retryDelayMilliseconds, RetryingModel, withRetries } from './retrying-model.ts';
+import { backoffDelayMilliseconds } from '../../run/retry.ts';
+import { LANGUAGE_MODEL_RETRY_POLICY, RetryingModel, withRetries } from './retrying-model.ts';
 
 const request: GenerationRequest = { model: 'm', prompt: 'p', temperature: 0, seed: 1 };
 
@@ -50,16 +51,21 @@ describe('RetryingModel', () => {
 describe('withRetries / jitter', () => {
   const noSleep = async (): Promise<void> => {};
 
-  it('spreads backoff by ±jitter and only lengthens a server delay', () => {
-    const error = new LanguageModelCallError('down', { statusCode: 503 });
-    const policy = { maxRetries: 3, initialDelayMilliseconds: 1000, maxDelayMilliseconds: 10_000, backoffFactor: 2, jitter: 0.5 };
-    expect(retryDelayMilliseconds(error, 1, policy, () => 0)).toBe(1000);
-    expect(retryDelayMilliseconds(error, 1, policy, () => 0.5)).toBe(2000);
-    expect(retryDelayMilliseconds(error, 1, policy, () => 0.999)).toBeCloseTo(2998, 0);
-    expect(retryDelayMilliseconds(error, 5, policy, () => 0.5)).toBe(10_000);
-    const limited = new LanguageModelCallError('quota', { statusCode: 429, retryAfterMilliseconds: 4000 });
-    expect(retryDelayMilliseconds(limited, 0, policy, () => 0)).toBe(4000);
-    expect(retryDelayMilliseconds(limited, 0, policy, () => 0.5)).toBe(5000);
+  it('waits as the shared helper computes: backoff spread by ±jitter, a server delay only lengthened', async () => {
+    const delays: number[] = [];
+    let call = 0;
+    await withRetries(
+      async () => {
+        call += 1;
+        if (call === 1) throw new LanguageModelCallError('down', { statusCode: 503 });
+        if (call === 2) throw new LanguageModelCallError('quota', { statusCode: 429, retryAfterMilliseconds: 4000 });
+        return 'ok';
+      },
+      { maxRetries: 3, initialDelayMilliseconds: 1000, maxDelayMilliseconds: 10_000, backoffFactor: 2, jitter: 0.5 },
+      { sleep: async (milliseconds) => void delays.push(milliseconds), random: () => 0.5 },
+    );
+    expect(delays).toEqual([backoffDelayMilliseconds(0, { ...LANGUAGE_MODEL_RETRY_POLICY, initialDelayMilliseconds: 1000, maxDelayMilliseconds: 10_000, jitter: 0.5 }, undefined, () => 0.5), 5000]);
+    expect(delays[0]).toBe(1000);
   });
 
   it('gives up at once when the server asks for longer than the longest wait, saying so', async () => {

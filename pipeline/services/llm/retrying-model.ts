@@ -1,42 +1,33 @@
 /**
- * Retries in one place. {@link withRetries} is the one retry helper; {@link RetryingModel} is the
- * {@link LanguageModel} wrapper over it: `new RetryingModel(client, policy)` retries errors whose
- * `isRetryable` is true (5xx, 408, 409, 429, timeouts, network failures) with exponential backoff and
- * jitter, and honours a server-given delay (Gemini 429 `RetryInfo.retryDelay`, HTTP `retry-after`).
- * Everything else (including non-`LanguageModelError`s) is thrown at once. The clients disable their
- * SDKs' own retries, so this is the only retry policy.
+ * Retries of language-model calls, over the project's one retry helper (pipeline/run/retry.ts
+ * `retryWithBackoff`, shared with the TTS clients). {@link RetryingModel} is the {@link LanguageModel}
+ * wrapper: `new RetryingModel(client, policy)` retries {@link LanguageModelError}s whose `isRetryable`
+ * is true (5xx, 408, 409, 429, timeouts, network failures) with exponential backoff and jitter, and
+ * honours a server-given delay (Gemini 429 `RetryInfo.retryDelay`, HTTP `retry-after`, carried as
+ * `LanguageModelCallError.retryAfterMilliseconds`). Everything else (including errors that are not
+ * `LanguageModelError`s) is thrown at once. The clients disable their SDKs' own retries, so this is
+ * the only retry policy.
+ *
+ * Only the language-model specifics live here: which errors count, longer default waits (hosted LLM
+ * quotas recover in tens of seconds, not in one), and the message that says why a 429 was not retried.
  */
+import { retryWithBackoff, type RetryPolicy } from '../../run/retry.ts';
 import { LanguageModelCallError, LanguageModelError } from './errors.ts';
 import type { GenerationRequest, GenerationResult, LanguageModel } from './language-model.ts';
 
-/** How often and how long to retry. */
-export interface RetryPolicy {
-  /** Retries after the first attempt. */
-  maxRetries: number;
-  /** Backoff before the first retry, milliseconds. */
-  initialDelayMilliseconds: number;
-  /**
-   * The longest wait before one retry, milliseconds. Backoff is capped at it; when the server asks for
-   * a longer delay, retrying earlier would fail again, so the error is thrown instead.
-   */
-  maxDelayMilliseconds: number;
-  /** Backoff multiplier per retry. */
-  backoffFactor: number;
-  /**
-   * Relative jitter in [0, 1]: a backoff delay is spread uniformly over ±jitter of itself, and a
-   * server-given delay is lengthened by up to +jitter of itself (never shortened). 0 = exact delays.
-   */
-  jitter: number;
-}
+export type { RetryPolicy } from '../../run/retry.ts';
 
-/** Four retries from two seconds, doubling, ±20 % jitter, at most two minutes apart. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+/**
+ * Four retries from two seconds, doubling, ±20 % jitter, at most two minutes apart: the LLM defaults
+ * (the TTS defaults in retry.ts wait less, a speech server recovers faster than a quota).
+ */
+export const LANGUAGE_MODEL_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxRetries: 4,
   initialDelayMilliseconds: 2_000,
   maxDelayMilliseconds: 120_000,
   backoffFactor: 2,
   jitter: 0.2,
-};
+});
 
 /** Waits; injectable so tests do not sleep. */
 export type Sleep = (milliseconds: number) => Promise<void>;
@@ -60,72 +51,44 @@ export interface RetryHooks {
   onRetry?: (event: RetryEvent) => void;
 }
 
-const realSleep: Sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-/**
- * The delay before retry number `retryIndex` (0-based): the server's delay when it gave one
- * (lengthened by up to `jitter`), else `initial * factor^retryIndex` spread by ±`jitter`, capped at
- * `maxDelayMilliseconds`.
- *
- * @param error the error that caused the retry.
- * @param retryIndex 0 for the first retry.
- * @param policy the retry policy (a policy without `jitter` uses none).
- * @param random uniform [0, 1) source for the jitter; default `Math.random`.
- * @returns milliseconds to wait, or `undefined` when the server asked for longer than
- *   `maxDelayMilliseconds` (retrying earlier is pointless).
- */
-export function retryDelayMilliseconds(
-  error: LanguageModelError,
-  retryIndex: number,
-  policy: Omit<RetryPolicy, 'jitter'> & { jitter?: number },
-  random: RandomSource = Math.random,
-): number | undefined {
-  const jitter = Math.min(Math.max(policy.jitter ?? 0, 0), 1);
-  const serverDelay = error instanceof LanguageModelCallError ? error.retryAfterMilliseconds : undefined;
-  if (serverDelay !== undefined) {
-    if (serverDelay > policy.maxDelayMilliseconds) return undefined;
-    return Math.min(serverDelay * (1 + jitter * random()), policy.maxDelayMilliseconds);
-  }
-  const backoff = policy.initialDelayMilliseconds * policy.backoffFactor ** retryIndex;
-  return Math.min(backoff * (1 - jitter + 2 * jitter * random()), policy.maxDelayMilliseconds);
+/** Whether an error is a retryable language-model error (the only errors retried here). */
+function isRetryableLanguageModelError(error: unknown): boolean {
+  return error instanceof LanguageModelError && error.isRetryable;
 }
 
 /**
- * Runs `operation`, retrying its retryable {@link LanguageModelError}s per `policy`.
+ * Runs `operation`, retrying its retryable {@link LanguageModelError}s per `policy`, through
+ * `retryWithBackoff` (pipeline/run/retry.ts: delays, jitter and the server delay rule are defined there).
  *
  * @param operation the work; gets the 0-based attempt number.
- * @param policy retry counts and delays; missing fields from {@link DEFAULT_RETRY_POLICY}.
+ * @param policy retry counts and delays (milliseconds); missing fields from {@link LANGUAGE_MODEL_RETRY_POLICY}.
  * @param hooks `sleep` (default a timer), `random` (default `Math.random`), `onRetry` (called before
  *   each wait).
  * @returns what `operation` returns.
  * @throws the first non-retryable error or non-`LanguageModelError`; the last error when `maxRetries`
  *   retries are used up; a retryable error at once when the server asked to wait longer than
- *   `maxDelayMilliseconds` (its message then says so).
+ *   `maxDelayMilliseconds` (its message then says so); RangeError for an invalid policy.
  */
 export async function withRetries<T>(
   operation: (attempt: number) => Promise<T>,
   policy: Partial<RetryPolicy> = {},
   hooks: RetryHooks = {},
 ): Promise<T> {
-  const resolved: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(policy) };
-  const sleep = hooks.sleep ?? realSleep;
-  for (let retryIndex = 0; ; retryIndex += 1) {
-    try {
-      return await operation(retryIndex);
-    } catch (error) {
-      if (!(error instanceof LanguageModelError) || !error.isRetryable || retryIndex >= resolved.maxRetries) throw error;
-      const delay = retryDelayMilliseconds(error, retryIndex, resolved, hooks.random);
-      if (delay === undefined) {
-        const asked = error instanceof LanguageModelCallError ? error.retryAfterMilliseconds ?? 0 : 0;
-        error.message +=
-          ` (the server asked to wait ${(asked / 1000).toFixed(1)} s, longer than the longest retry wait of ` +
-          `${(resolved.maxDelayMilliseconds / 1000).toFixed(1)} s; not retried)`;
-        throw error;
-      }
-      hooks.onRetry?.({ error, retryIndex, delayMilliseconds: delay });
-      await sleep(delay);
-    }
-  }
+  const resolved: RetryPolicy = { ...LANGUAGE_MODEL_RETRY_POLICY, ...definedOnly(policy) };
+  return retryWithBackoff(({ attemptIndex }) => operation(attemptIndex), {
+    ...resolved,
+    isRetryable: isRetryableLanguageModelError,
+    ...(hooks.sleep !== undefined ? { sleep: (milliseconds: number) => (hooks.sleep as Sleep)(milliseconds) } : {}),
+    ...(hooks.random !== undefined ? { random: hooks.random } : {}),
+    onRetry: (event) => hooks.onRetry?.({ error: event.error as LanguageModelError, retryIndex: event.retryIndex, delayMilliseconds: event.delayMilliseconds }),
+    onGiveUp: ({ error, reason }) => {
+      if (reason !== 'server-delay-too-long' || !(error instanceof LanguageModelError)) return;
+      const asked = error instanceof LanguageModelCallError ? (error.retryAfterMilliseconds ?? 0) : 0;
+      error.message +=
+        ` (the server asked to wait ${(asked / 1000).toFixed(1)} s, longer than the longest retry wait of ` +
+        `${(resolved.maxDelayMilliseconds / 1000).toFixed(1)} s; not retried)`;
+    },
+  });
 }
 
 /** A {@link LanguageModel} that retries the wrapped model's retryable errors. Its id is the inner id. */
@@ -136,19 +99,19 @@ export class RetryingModel implements LanguageModel {
 
   /**
    * @param inner the model to call.
-   * @param policy retry counts and delays; missing fields from {@link DEFAULT_RETRY_POLICY}.
-   * @param sleep waits between attempts; replace in tests.
+   * @param policy retry counts and delays; missing fields from {@link LANGUAGE_MODEL_RETRY_POLICY}.
+   * @param sleep waits between attempts; replace in tests (default a timer).
    * @param hooks jitter source and a retry observer (see {@link withRetries}).
    */
   constructor(
     private readonly inner: LanguageModel,
     policy: Partial<RetryPolicy> = {},
-    sleep: Sleep = realSleep,
+    sleep?: Sleep,
     hooks: Omit<RetryHooks, 'sleep'> = {},
   ) {
     this.id = inner.id;
-    this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(policy) };
-    this.hooks = { ...hooks, sleep };
+    this.policy = { ...LANGUAGE_MODEL_RETRY_POLICY, ...definedOnly(policy) };
+    this.hooks = { ...hooks, ...(sleep !== undefined ? { sleep } : {}) };
   }
 
   /**
