@@ -179,6 +179,21 @@ export function drawStratified(distribution: EmpiricalDistribution, random: Rand
 }
 
 /**
+ * Index of the first element of ascending `values` that is ≥ `target` (binary search).
+ * @returns an index in `[0, values.length]` (`values.length` when every value is below `target`)
+ */
+export function lowerBoundIndex(values: readonly number[], target: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((values[middle] as number) < target) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
  * One draw from the lowest of `strata` equal-probability strata of the fitted distribution truncated
  * to values ≥ `bound`: a measured value chosen uniformly among the `⌈m / strata⌉` smallest measured
  * values ≥ `bound` (m of them), plus its kernel noise, redrawn while below `bound` or outside the
@@ -195,13 +210,7 @@ export function drawStratified(distribution: EmpiricalDistribution, random: Rand
 export function drawLowestStratumAbove(distribution: EmpiricalDistribution, random: RandomStream, bound: number, strata: number): number | null {
   if (!Number.isSafeInteger(strata) || strata < 1) throw new RangeError(`strata must be a positive integer, got ${strata}`);
   const values = distribution.values;
-  let first = 0;
-  let last = values.length;
-  while (first < last) {
-    const middle = (first + last) >>> 1;
-    if ((values[middle] as number) < bound) first = middle + 1;
-    else last = middle;
-  }
+  const first = lowerBoundIndex(values, bound);
   const remaining = values.length - first;
   if (remaining === 0) return null;
   const index = first + random.integer(0, Math.ceil(remaining / strata) - 1);

@@ -92,7 +92,7 @@
  */
 import { DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
 import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../model/types.ts';
-import { drawFromDistribution, drawLowestStratumAbove, drawStratified, withoutSmoothing, type EmpiricalDistribution } from './empirical-distribution.ts';
+import { drawFromDistribution, drawLowestStratumAbove, drawStratified, lowerBoundIndex, withoutSmoothing, type EmpiricalDistribution } from './empirical-distribution.ts';
 import {
   placeBackchannels,
   type BackchannelPlacementReport,
@@ -269,18 +269,6 @@ function resolveOptions(dialogueId: string, overrides: Partial<PlaceDialogueOpti
   if (options.maximumDraws < 1) fail('maximumDraws must be at least 1');
   if (typeof options.smoothing !== 'boolean') fail(`smoothing must be true or false, got ${String(options.smoothing)}`);
   return options;
-}
-
-/** Index of the first element of ascending `values` that is ≥ `target` (values.length if none). */
-function lowerBoundIndex(values: readonly number[], target: number): number {
-  let low = 0;
-  let high = values.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((values[middle] as number) < target) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 function validateUtterances(dialogueId: string, utterances: readonly UtteranceToPlace[]): void {
