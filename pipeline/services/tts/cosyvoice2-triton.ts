@@ -2,18 +2,33 @@
  * CosyVoice2 through the Triton Inference Server deployment (FunAudioLLM/CosyVoice
  * `runtime/triton_trtllm`, HTTP port 8000), which the maintainers recommend for throughput.
  *
- * Protocol (KServe v2 JSON, ../shared/docs/services.md; the layout follows the upstream
- * `client_http.py`): `POST /v2/models/cosyvoice2/infer` with
- * `{"inputs": [reference_wav FP32 [1,N] (16 kHz), reference_wav_len INT32 [1,1] = [[N]],
- * reference_text BYTES [1,1], target_text BYTES [1,1]]}`; the answer's `outputs` hold `waveform`
- * FP32 samples at 24 kHz (first output used when none is named so). Errors come as
+ * Protocol (KServe v2, ../shared/docs/services.md; the layout follows the upstream
+ * `client_http.py`): `POST /v2/models/cosyvoice2/infer` with the inputs reference_wav FP32 [1,N]
+ * (16 kHz), reference_wav_len INT32 [1,1] = [[N]], reference_text BYTES [1,1], target_text BYTES
+ * [1,1]; the answer's `outputs` hold `waveform` FP32 samples at 24 kHz. Errors come as
  * `{"error": "..."}` with an HTTP status (400 invalid input, 500 model failure, 503 not ready).
  * Zero-shot only: the reference text must be the reference audio's transcript.
+ *
+ * Two encodings (setting `binaryTensors`):
+ * - binary (default), Triton's binary tensor data extension, as NVIDIA's `tritonclient.http` sends
+ *   by default (triton-inference-server/server `docs/protocol/extension_binary_data.md`,
+ *   https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/protocol/extension_binary_data.html):
+ *   the body is the JSON inference request followed by each input's raw bytes in input order
+ *   (little-endian, row-major; a BYTES element is a 4-byte little-endian length then its bytes), the
+ *   header `Inference-Header-Content-Length` gives the JSON part's byte length, each input carries
+ *   `"parameters":{"binary_data_size":bytes}` instead of `data`, and `"outputs":[{"name":"waveform",
+ *   "parameters":{"binary_data":true}}]` asks for the waveform as raw bytes. The answer then sets
+ *   `Inference-Header-Content-Length` and its output carries `binary_data_size`, the bytes following
+ *   the JSON. Sends 4 bytes per prompt sample instead of about 9 characters, and nothing is printed
+ *   or parsed as decimal text.
+ * - JSON (`binaryTensors: false`): every tensor as JSON `data` (prompt samples with 6 decimals), the
+ *   answer's `outputs` in JSON (the first output is used when none is named `waveform`).
+ * Either way a JSON answer (no `Inference-Header-Content-Length`) is read too.
  */
 import { z } from 'zod';
 import type { Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
-import { describeNetworkError, SpeechServiceError, type ServiceResponse } from './service-http.ts';
+import { concatenateBytes, describeNetworkError, SpeechServiceError, type ServiceResponse } from './service-http.ts';
 import {
   assertProbes,
   parseRemoteServiceSettings,
@@ -54,8 +69,10 @@ export type CosyVoiceTritonVoice = z.output<typeof cosyVoiceTritonVoiceSchema>;
  * Settings of the `cosyvoice2-triton` engine: the shared service settings of remote-synthesizer.ts
  * (urls, sampleRate 24000, concurrencyPerEndpoint 1 (raise it: Triton batches), timeoutSeconds 60,
  * retry, endpointCooldown, kanaReading on, checks) plus `modelName` (the Triton model, default
- * `cosyvoice2`), `model` (label in the engine version) and `probe` (check `/v2/health/ready` and the
- * model's metadata when the engine is created).
+ * `cosyvoice2`), `model` (label in the engine version), `probe` (check `/v2/health/ready` and the
+ * model's metadata when the engine is created) and `binaryTensors` (default true: send and ask for
+ * tensors as raw bytes, Triton's binary tensor data extension; false: KServe v2 JSON only, for a
+ * server without the extension).
  */
 export const cosyVoice2TritonSettingsSchema = z
   .object({
@@ -63,6 +80,7 @@ export const cosyVoice2TritonSettingsSchema = z
     modelName: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('cosyvoice2'),
     model: z.string().min(1).default('CosyVoice2-0.5B TensorRT-LLM'),
     probe: z.boolean().default(true),
+    binaryTensors: z.boolean().default(true),
   })
   .strict();
 /** Settings of the `cosyvoice2-triton` engine after defaults. */
@@ -74,6 +92,65 @@ interface OutputTensor {
   datatype?: unknown;
   shape?: unknown;
   data?: unknown;
+  parameters?: { binary_data_size?: unknown };
+}
+
+/**
+ * HTTP header of the binary tensor data extension: the byte length of the JSON object that starts the
+ * body (the tensors' raw bytes follow it). Lower case, as `Headers` reports names.
+ */
+export const INFERENCE_HEADER_CONTENT_LENGTH = 'inference-header-content-length';
+
+/** True when typed arrays use little-endian byte order here (x86, ARM as Node runs them). */
+const PLATFORM_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+const encodedSamples = new WeakMap<Float32Array, Uint8Array>();
+
+/**
+ * Float samples as the raw bytes of a binary FP32 tensor: 4 bytes per sample, IEEE 754 little-endian.
+ * On a little-endian platform the bytes are a view of the samples (no copy; do not change the samples
+ * afterwards), elsewhere a converted copy remembered per sample array (a prompt is encoded once).
+ *
+ * @returns samples.length * 4 bytes.
+ */
+export function encodeFloat32LittleEndian(samples: Float32Array): Uint8Array {
+  if (PLATFORM_IS_LITTLE_ENDIAN) return new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
+  let bytes = encodedSamples.get(samples);
+  if (!bytes) {
+    bytes = new Uint8Array(samples.length * 4);
+    const view = new DataView(bytes.buffer);
+    for (let index = 0; index < samples.length; index++) view.setFloat32(index * 4, samples[index] as number, true);
+    encodedSamples.set(samples, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * The raw bytes of a binary FP32 tensor (IEEE 754 little-endian) as float samples (a copy).
+ *
+ * @param bytes a multiple of 4 bytes, any alignment.
+ * @returns bytes.length / 4 samples.
+ * @throws RangeError when the byte count is not a multiple of 4 (the data ends inside a value).
+ */
+export function decodeFloat32LittleEndian(bytes: Uint8Array): Float32Array {
+  if (bytes.length % 4 !== 0) throw new RangeError(`${bytes.length} bytes is not a whole number of 32-bit floats`);
+  const samples = new Float32Array(bytes.length / 4);
+  if (PLATFORM_IS_LITTLE_ENDIAN) {
+    new Uint8Array(samples.buffer).set(bytes);
+    return samples;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let index = 0; index < samples.length; index++) samples[index] = view.getFloat32(index * 4, true);
+  return samples;
+}
+
+/** One element of a binary BYTES tensor: its UTF-8 byte length (4 bytes, unsigned little-endian), then the bytes. */
+export function encodeBytesElement(text: string): Uint8Array {
+  const utf8 = new TextEncoder().encode(text);
+  const element = new Uint8Array(4 + utf8.length);
+  new DataView(element.buffer).setUint32(0, utf8.length, true);
+  element.set(utf8, 4);
+  return element;
 }
 
 const formattedSamples = new WeakMap<Float32Array, string>();
@@ -116,11 +193,18 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
   private readonly prompts: VoicePromptCache;
   private readonly tempos = new Map<string, Promise<number | null>>();
   private readonly route: string;
+  private readonly binaryTensors: boolean;
 
+  /**
+   * @param settings model name and label, output rate (Hz), and whether to use binary tensors
+   *   (default true).
+   * @param promptCacheSize prompts kept decoded.
+   */
   constructor(
-    readonly settings: Pick<CosyVoice2TritonSettings, 'modelName' | 'model' | 'sampleRate'>,
+    readonly settings: Pick<CosyVoice2TritonSettings, 'modelName' | 'model' | 'sampleRate'> & Partial<Pick<CosyVoice2TritonSettings, 'binaryTensors'>>,
     promptCacheSize = 64,
   ) {
+    this.binaryTensors = settings.binaryTensors ?? true;
     this.prompts = new VoicePromptCache(COSYVOICE2_TRITON_ENGINE_ID, promptCacheSize);
     this.description = `Triton ${settings.model} (model ${settings.modelName})`;
     this.route = `/v2/models/${settings.modelName}/infer`;
@@ -151,11 +235,15 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
     return tempo;
   }
 
-  /** Builds the KServe v2 JSON request of one attempt (samples with 6 decimals). */
+  /**
+   * Builds the request of one attempt: binary tensors (see the file comment) unless `binaryTensors`
+   * is false, then KServe v2 JSON (samples with 6 decimals).
+   */
   async buildRequest(attempt: RemoteAttempt<CosyVoiceTritonVoice>): Promise<RemoteRequest> {
     const prompt = await this.prompts.get(attempt.voice.promptWav);
     const referenceText = await attempt.toSpoken(attempt.voice.promptText);
     const length = prompt.samples.length;
+    if (this.binaryTensors) return this.buildBinaryRequest(prompt.samples, referenceText, attempt.spokenText);
     const body =
       `{"inputs":[` +
       `{"name":"reference_wav","shape":[1,${length}],"datatype":"FP32","data":[[${formatSamples(prompt.samples)}]]},` +
@@ -166,33 +254,96 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
   }
 
   /**
-   * Reads the `waveform` output (or the first output) as samples at the configured rate.
+   * The binary tensor data request: JSON header with each input's `binary_data_size`, then the raw
+   * bytes of reference_wav (float32 LE), reference_wav_len (int32 LE), reference_text and target_text
+   * (4-byte LE length + UTF-8 each), asking for `waveform` as binary data.
+   */
+  private buildBinaryRequest(samples: Float32Array, referenceText: string, targetText: string): RemoteRequest {
+    const wav = encodeFloat32LittleEndian(samples);
+    const wavLength = new Uint8Array(4);
+    new DataView(wavLength.buffer).setInt32(0, samples.length, true);
+    const reference = encodeBytesElement(referenceText);
+    const target = encodeBytesElement(targetText);
+    const header = new TextEncoder().encode(
+      `{"inputs":[` +
+        `{"name":"reference_wav","shape":[1,${samples.length}],"datatype":"FP32","parameters":{"binary_data_size":${wav.length}}},` +
+        `{"name":"reference_wav_len","shape":[1,1],"datatype":"INT32","parameters":{"binary_data_size":4}},` +
+        `{"name":"reference_text","shape":[1,1],"datatype":"BYTES","parameters":{"binary_data_size":${reference.length}}},` +
+        `{"name":"target_text","shape":[1,1],"datatype":"BYTES","parameters":{"binary_data_size":${target.length}}}],` +
+        `"outputs":[{"name":"waveform","parameters":{"binary_data":true}}]}`,
+    );
+    const body = concatenateBytes([header, wav, wavLength, reference, target]);
+    return {
+      route: this.route,
+      headers: { 'content-type': 'application/octet-stream', [INFERENCE_HEADER_CONTENT_LENGTH]: String(header.length) },
+      body,
+    };
+  }
+
+  /**
+   * Reads the `waveform` output (or the first output) as samples at the configured rate, from a
+   * binary answer (`Inference-Header-Content-Length` set, the output's `binary_data_size` bytes after
+   * the JSON) or a JSON one (`data` numbers), whichever the server sent.
    *
-   * @throws SpeechServiceError `service-error` (not retryable) when the answer is not KServe v2 JSON
-   *   with FP32 numbers (retryable when the data does not fill the declared shape: a cut answer);
+   * @throws SpeechServiceError `service-error`, retryable for a cut answer: fewer bytes than the
+   *   JSON header length or an output's `binary_data_size` declare, binary data that is not a whole
+   *   number of float32 values, or values that do not fill the declared shape; not retryable when the
+   *   answer is not KServe v2 JSON with FP32 data (`Inference-Header-Content-Length` missing before
+   *   binary data or not a byte count, bytes left over after the binary outputs);
    *   `empty-audio` (retryable) when it holds no samples.
    */
   readAudio(response: ServiceResponse, request: RemoteRequest, context: { endpoint: string; text: string }): RawAudio {
     const fail = (failure: 'service-error' | 'empty-audio', detail: string, isRetryable: boolean): SpeechServiceError =>
       new SpeechServiceError(this.engine, context.text, failure, detail, { endpoint: context.endpoint, route: request.route, isRetryable, statusCode: response.status });
+    const body = response.body;
+    const declaredHeaderLength = response.headers.get(INFERENCE_HEADER_CONTENT_LENGTH);
+    let headerLength = body.length;
+    if (declaredHeaderLength !== null) {
+      if (!/^\s*\d+\s*$/.test(declaredHeaderLength)) throw fail('service-error', `the Inference-Header-Content-Length header "${declaredHeaderLength.slice(0, 40)}" is not a byte count`, false);
+      headerLength = Number(declaredHeaderLength);
+      if (headerLength > body.length) throw fail('service-error', `the answer ends after ${body.length} bytes, inside its ${headerLength}-byte JSON header`, true);
+    }
     let parsed: { outputs?: unknown };
     try {
-      parsed = JSON.parse(new TextDecoder().decode(response.body)) as { outputs?: unknown };
+      parsed = JSON.parse(new TextDecoder().decode(body.subarray(0, headerLength))) as { outputs?: unknown };
     } catch (error) {
-      throw fail('service-error', `the answer is not JSON (${(error as Error).message})`, false);
+      const without = declaredHeaderLength === null ? 'has no Inference-Header-Content-Length header and ' : '';
+      throw fail('service-error', `the answer ${without}is not JSON (${(error as Error).message})`, false);
     }
     const outputs = Array.isArray(parsed.outputs) ? (parsed.outputs as OutputTensor[]) : [];
     const output = outputs.find((tensor) => tensor.name === 'waveform') ?? outputs[0];
     if (!output) throw fail('service-error', 'the answer has no outputs', false);
     if (output.datatype !== undefined && output.datatype !== 'FP32') throw fail('service-error', `output ${String(output.name)} is ${String(output.datatype)}, not FP32`, false);
-    const values = tensorNumbers(output.data ?? []);
-    if (!values) throw fail('service-error', `output ${String(output.name)} holds values that are not numbers`, false);
+
+    // Binary outputs follow the JSON in output order, each `binary_data_size` bytes long.
+    let binary: Uint8Array | undefined;
+    let offset = headerLength;
+    for (const tensor of outputs) {
+      const size = tensor.parameters?.binary_data_size;
+      if (size === undefined) continue;
+      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw fail('service-error', `output ${String(tensor.name)} has binary_data_size ${JSON.stringify(size)}, not a byte count`, false);
+      if (declaredHeaderLength === null) throw fail('service-error', `output ${String(tensor.name)} holds binary data but the answer lacks the Inference-Header-Content-Length header`, false);
+      if (offset + size > body.length) throw fail('service-error', `output ${String(tensor.name)} declares ${size} bytes of binary data but only ${body.length - offset} arrived`, true);
+      if (tensor === output) binary = body.subarray(offset, offset + size);
+      offset += size;
+    }
+    if (offset < body.length) throw fail('service-error', `${body.length - offset} bytes follow the ${outputs.length} output(s) the JSON header declares`, false);
+
+    let samples: Float32Array;
+    if (binary) {
+      if (binary.length % 4 !== 0) throw fail('service-error', `output ${String(output.name)} holds ${binary.length} bytes of binary data, not a whole number of float32 values`, true);
+      samples = decodeFloat32LittleEndian(binary);
+    } else {
+      const values = tensorNumbers(output.data ?? []);
+      if (!values) throw fail('service-error', `output ${String(output.name)} holds values that are not numbers`, false);
+      samples = Float32Array.from(values);
+    }
     if (Array.isArray(output.shape)) {
       const expected = (output.shape as unknown[]).reduce<number>((product, size) => product * Number(size), 1);
-      if (expected !== values.length) throw fail('service-error', `output ${String(output.name)} has ${values.length} values for shape [${(output.shape as unknown[]).join(',')}]`, true);
+      if (expected !== samples.length) throw fail('service-error', `output ${String(output.name)} has ${samples.length} values for shape [${(output.shape as unknown[]).join(',')}]`, true);
     }
-    if (values.length === 0) throw fail('empty-audio', 'the answer holds no samples', true);
-    return { channels: [Float32Array.from(values)], sampleRate: this.settings.sampleRate };
+    if (samples.length === 0) throw fail('empty-audio', 'the answer holds no samples', true);
+    return { channels: [samples], sampleRate: this.settings.sampleRate };
   }
 }
 
