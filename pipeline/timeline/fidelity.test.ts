@@ -124,13 +124,22 @@ describe('fidelity of generated question/answer timelines (issue 3, done when)',
     }
   });
 
-  it.each([20261130, 1, 2, 3, 4])(
-    'en, real utterance lengths (50 TopiOCQA dialogues, 1,208 speaker changes), seed %i: every fidelity check passes',
-    (seed) => {
-      // Questions of 1.2–3.2 s (10th–90th percentile): the "nothing swallowed" and own-channel
-      // constraints bind, which is what the joint assignment and the replacements by the closest
-      // feasible value are for.
-      const fixture = JSON.parse(readFileSync(new URL('./fixtures/topiocqa-dev-en-durations.json', import.meta.url), 'utf8')) as {
+  it.each([
+    ['en', 'topiocqa-dev-en-durations.json', [579, 629], 20261130],
+    ['en', 'topiocqa-dev-en-durations.json', [579, 629], 1],
+    ['en', 'topiocqa-dev-en-durations.json', [579, 629], 2],
+    ['en', 'topiocqa-dev-en-durations.json', [579, 629], 3],
+    ['ja', 'topiocqa-dev-ja-durations.json', [383, 416], 20261130],
+    ['ja', 'topiocqa-dev-ja-durations.json', [383, 416], 1],
+    ['ja', 'topiocqa-dev-ja-durations.json', [383, 416], 2],
+  ] as const)(
+    '%s, real utterance lengths of built TopiOCQA dialogues (%s, %j speaker changes by direction), seed %i: every fidelity check passes',
+    (language, file, counts, seed) => {
+      // Questions of 1.2–3.2 s (English, 10th–90th percentile) and 1.6–3.9 s (Japanese): the "nothing
+      // swallowed" and own-channel constraints bind, which is what the joint assignment and the
+      // replacement by the closest feasible value are for.
+      const statistics = language === 'en' ? english : japanese;
+      const fixture = JSON.parse(readFileSync(new URL(`./fixtures/${file}`, import.meta.url), 'utf8')) as {
         dialogues: { id: string; utterances: [Channel, number][] }[];
       };
       const timings = fixture.dialogues.map(({ id, utterances: pairs }) => {
@@ -139,14 +148,14 @@ describe('fidelity of generated question/answer timelines (issue 3, done when)',
           dialogueId: id,
           seed,
           utterances,
-          statistics: english,
+          statistics,
           options: { maximumGapCs: 500 },
           backchannels: { listenerChannel: 1, clipDurationsCs: [45, 53, 60] },
         });
         return generatedDialogueTiming(id, utterances, placed);
       });
-      const report = buildFidelityReport(english, timings);
-      expect(report.directions.map((entry) => entry.generatedCount)).toEqual([579, 629]);
+      const report = buildFidelityReport(statistics, timings);
+      expect(report.directions.map((entry) => entry.generatedCount)).toEqual(counts);
       expect(report.checks.filter((entry) => !entry.passed)).toEqual([]);
     },
   );
