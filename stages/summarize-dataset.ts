@@ -46,6 +46,8 @@ export interface DatasetSummary {
   placementFallbacks: number;
   roleLabelDisagreements: RoleLabelDisagreement[];
   failed: FailedDialogue[];
+  /** Corpus quirks that change what is spoken, per built dialogue (stages/ingest-corpus.ts `notes`). */
+  corpusNotes: string[];
 }
 
 const EVENT_TYPES: BenchmarkEventType[] = ['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'];
@@ -56,6 +58,7 @@ export function summarizeDataset(
   dataset: string,
   dialogues: readonly DialogueSummaryInput[],
   failed: readonly FailedDialogue[],
+  corpusNotes: readonly string[] = [],
 ): DatasetSummary {
   const sorted = [...dialogues].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const events = Object.fromEntries(EVENT_TYPES.map((type) => [type, 0])) as Record<BenchmarkEventType, number>;
@@ -86,6 +89,7 @@ export function summarizeDataset(
     placementFallbacks: sorted.reduce((sum, dialogue) => sum + dialogue.placementFallbacks, 0),
     roleLabelDisagreements: sorted.flatMap((dialogue) => dialogue.disagreements),
     failed: [...failed].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    corpusNotes: [...corpusNotes],
   };
 }
 
@@ -120,6 +124,10 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
     }
     lines.push(`- failed dialogues: ${summary.failed.length}`);
     for (const failure of summary.failed) lines.push(`  - ${failure.id} at ${failure.stage}: ${failure.reason}`);
+    if (summary.corpusNotes.length > 0) {
+      lines.push(`- corpus quirks that change what is spoken: ${summary.corpusNotes.length}`);
+      for (const note of summary.corpusNotes) lines.push(`  - ${note}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }

@@ -4,7 +4,7 @@
  * caching and bad input.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +172,28 @@ describe('bad configuration and bad corpus input', () => {
     );
     await expect(runBuild(bad)).rejects.toThrow(file);
     expect(existsSync(bad.output.directory)).toBe(false);
+  });
+
+  it('an empty answer before the last turn is named in the log and the summary, with its dialogue and turn', async () => {
+    const records = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'corpora/demo/demo_topiocqa.json'), 'utf8')) as { Conversation_no: number; Turn_no: number; Answer: string }[];
+    const target = records.find((record) => record.Conversation_no === 1 && record.Turn_no === 2)!;
+    target.Answer = '';
+    const corpusDirectory = path.join(scratch, 'empty-answer-corpus');
+    await mkdir(corpusDirectory, { recursive: true });
+    const corpusFile = path.join(corpusDirectory, 'demo_topiocqa.json');
+    await writeFile(corpusFile, JSON.stringify(records));
+    const empty = await config(
+      (base) => ({ languages: ['en'], corpus: { ...base.corpus, path: corpusFile, limit: 1 }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } }, quality: { ...base.quality, enabled: false } }),
+      'empty-answer',
+    );
+    const logged: string[] = [];
+    const report = await runBuild(empty, { log: (line: string) => logged.push(line) });
+    const summary = report.datasets[0]!;
+    expect(summary.failed).toEqual([]);
+    expect(summary.corpusNotes).toEqual([expect.stringMatching(/^demo_topiocqa_0001 turn 2: field "Answer" is empty in .*demo_topiocqa\.json; the answer is not spoken/)]);
+    expect(logged.some((line) => line.includes('ingest: note: demo_topiocqa_0001 turn 2'))).toBe(true);
+    const markdown = await readFile(path.join(empty.output.directory, 'data/en/task/topiocqa_demo/summary.md'), 'utf8');
+    expect(markdown).toContain('corpus quirks that change what is spoken: 1');
   });
 
   it('an invalid conversation is rejected with a reason naming it and the field; the rest is built', async () => {

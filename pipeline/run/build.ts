@@ -116,6 +116,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
   const corpus = await timed('ingest-corpus', () => ingestCorpus(config));
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
   for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`);
+  for (const note of corpus.notes) log(`ingest: note: ${note}`);
   const release = await lockOutputDirectory(config.output.directory);
   try {
     return await buildLocked(config, corpus, cache, timed, stageSeconds, log);
@@ -263,7 +264,8 @@ async function buildLocked(
       await writer.addFile('fidelity.json', formatFidelityJson(fidelity));
       await writer.addFile('fidelity.md', formatFidelityMarkdown(fidelity));
     }
-    const summary = summarizeDataset(language, dataset, results, failed);
+    const builtIds = new Set(results.map((result) => result.id));
+    const summary = summarizeDataset(language, dataset, results, failed, corpus.notes.filter((note) => builtIds.has(note.split(' ')[0] as string)));
     failedCount += summary.failed.length;
     summaries.push(summary);
     await writer.addFile('summary.json', `${JSON.stringify(summary, null, 2)}\n`);
