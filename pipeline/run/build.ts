@@ -135,7 +135,10 @@ async function lockOutputDirectory(directory: string): Promise<() => Promise<voi
     return await lockfile.lock(directory, { lockfilePath: path.join(directory, '.duplexsynth.lock'), stale: 60_000, update: 10_000 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new Error(`${directory}: another duplexsynth build is writing into this folder; wait for it or choose another --out`);
+      throw new Error(
+        `${directory}: another duplexsynth build is writing into this folder; wait for it or choose another --out ` +
+          '(if no build is running, one was killed: its lock counts as stale 60 s after its last update, then a new build takes over)',
+      );
     }
     throw error;
   }
