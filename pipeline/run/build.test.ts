@@ -4,7 +4,7 @@
  * caching and bad input.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +93,19 @@ describe('demo build (both languages, recorded responses)', () => {
       const quality = JSON.parse(await readFile(path.join(directory, 'quality.json'), 'utf8'));
       expect(JSON.stringify(quality)).toMatch(/ovrl/i);
     }
+  });
+
+  it('verify reports a missing WAV and a broken word alignment per dialogue, and checks the others', async () => {
+    const directory = path.join(demo.output.directory, 'data/en/task/topiocqa_demo');
+    const copy = path.join(scratch, 'verify-damaged');
+    await cp(directory, copy, { recursive: true });
+    await rm(path.join(copy, 'audio/demo_topiocqa_0001.wav'));
+    await writeFile(path.join(copy, 'txt_align/demo_topiocqa_0002.txt'), 'not an alignment\n');
+    const verification = await verifyDataset(copy);
+    expect(verification.dialogues).toBe(2);
+    expect(verification.problems).toHaveLength(2);
+    expect(verification.problems[0]).toMatch(/audio\/demo_topiocqa_0001\.wav: cannot be read \(ENOENT\); dialogue demo_topiocqa_0001/);
+    expect(verification.problems[1]).toContain('txt_align/demo_topiocqa_0002.txt');
   });
 
   it('Japanese text is the translation and English the spoken rewrite, both kept in the metadata', async () => {

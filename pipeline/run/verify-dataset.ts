@@ -44,6 +44,8 @@ export function loaderLookupProblems(id: string, events: ChannelEvents): string[
 /**
  * Verify a dataset folder `data/{lang}/task/{dataset}`.
  * @param jsonlName events file to check (default `all.jsonl`)
+ * Every dialogue is checked: a missing, unreadable or malformed events line, word alignment or WAV
+ * is reported as a problem of its dialogue (file named), and the next dialogue is checked.
  * @throws Error when the folder has no manifest or no events file (named in the message)
  */
 export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'): Promise<DatasetVerification> {
@@ -56,14 +58,45 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
   const problems: string[] = [];
   for (const [lineIndex, line] of lines.entries()) {
     const source = `${jsonlPath}:${lineIndex + 1}`;
-    const { id, events } = parseEventsLine(line, source);
+    let id: string;
+    let events: ReturnType<typeof parseEventsLine>['events'];
+    try {
+      ({ id, events } = parseEventsLine(line, source));
+    } catch (error) {
+      problems.push((error as Error).message);
+      continue;
+    }
     problems.push(...loaderLookupProblems(id, events));
+    // A file that is missing or unreadable is one problem of this dialogue; the others are still checked.
+    const readOrReport = async (filePath: string): Promise<Buffer | null> => {
+      try {
+        return await readFile(filePath);
+      } catch (error) {
+        problems.push(`${filePath}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); dialogue ${id} of ${source}`);
+        return null;
+      }
+    };
     const alignmentPath = path.join(directory, 'txt_align', `${id}.txt`);
-    const words = parseAlignment(await readFile(alignmentPath, 'utf8'), alignmentPath);
-    const fromWords = formatEventsLine(id, computeEvents(segmentsFromWords(words)));
-    if (fromWords !== line) problems.push(`${alignmentPath}: events re-derived from the words differ from ${source}`);
+    const alignment = await readOrReport(alignmentPath);
+    if (alignment !== null) {
+      try {
+        const words = parseAlignment(alignment.toString('utf8'), alignmentPath);
+        const fromWords = formatEventsLine(id, computeEvents(segmentsFromWords(words)));
+        if (fromWords !== line) problems.push(`${alignmentPath}: events re-derived from the words differ from ${source}`);
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
     const wavPath = path.join(directory, 'audio', `${id}.wav`);
-    const audio = decodeWav(await readFile(wavPath), wavPath);
+    const wav = await readOrReport(wavPath);
+    if (wav === null) continue;
+    let audio: ReturnType<typeof decodeWav>;
+    try {
+      audio = decodeWav(wav, wavPath);
+    } catch (error) {
+      problems.push((error as Error).message);
+      continue;
+    }
     if (audio.channels.length !== 2) {
       problems.push(`${wavPath}: ${audio.channels.length} channels, the benchmark needs exactly 2`);
       continue;
