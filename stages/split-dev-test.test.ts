@@ -269,4 +269,12 @@ describe('splitDatasets', () => {
     await expect(splitDatasets([japanese])).rejects.toThrow(SplitError);
     await writeFile(quality, text);
   });
+
+  it('refuses audio changed after the build (its SHA-256 differs from manifest.json), naming the file', async () => {
+    const audio = path.join(japanese, 'audio', 'topiocqa_dev_0002.wav');
+    await mkdir(path.dirname(audio), { recursive: true });
+    await writeFile(audio, 'edited by hand');
+    await expect(splitDatasets([japanese])).rejects.toThrow(/audio\/topiocqa_dev_0002\.wav: the audio of topiocqa_dev_0002 differs from the SHA-256 in manifest\.json/);
+    await rm(audio);
+  });
 });

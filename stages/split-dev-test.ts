@@ -27,12 +27,12 @@
  * copied byte for byte from all.jsonl, in all.jsonl order; an old `test_small.jsonl` is removed when
  * not asked for), `split.json`, and refreshes `tables.md` / `tables.json`. Deterministic.
  */
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { readDatasetFolder, type DatasetFolder } from '../pipeline/quality/dataset-files.ts';
 import { readQualityReport, type DatasetQualityReport } from '../pipeline/quality/quality-report.ts';
 import { SPLIT_FILE_NAME, writeQualityTables } from '../pipeline/quality/tables.ts';
-import { writeAtomic } from '../pipeline/run/content-cache.ts';
+import { bytesHash, writeAtomic } from '../pipeline/run/content-cache.ts';
 
 /** One dialogue as the selection sees it. */
 export interface SplitCandidate {
@@ -310,6 +310,25 @@ export interface DatasetSplitResult {
 }
 
 /**
+ * Checks that each dialogue's WAV still has the SHA-256 the build recorded in manifest.json (and
+ * quality.json was checked against): audio changed by hand after scoring would otherwise be split by
+ * its old DNSMOS. A WAV that is absent is left to the readers that need it.
+ * @throws SplitError naming the file when its content changed.
+ */
+async function checkAudioIsUnchanged(folder: DatasetFolder): Promise<void> {
+  for (const dialogue of folder.dialogues) {
+    if (dialogue.audioSha256 === null) continue;
+    const bytes = await readFile(dialogue.audioFile).catch(() => null);
+    if (bytes !== null && bytesHash(bytes) !== dialogue.audioSha256) {
+      throw new SplitError(
+        `${dialogue.audioFile}: the audio of ${dialogue.id} differs from the SHA-256 in manifest.json (changed after the build); ` +
+          'rebuild the dataset, or re-run "duplexsynth score" if the change is intended',
+      );
+    }
+  }
+}
+
+/**
  * Checks that quality.json covers exactly the dialogues of all.jsonl with the same audio.
  * @throws SplitError naming the first difference.
  */
@@ -349,6 +368,7 @@ export async function splitDatasets(directories: readonly string[], options: Spl
     const folder = await readDatasetFolder(directory);
     const report = await readQualityReport(folder.directory);
     checkQualityIsCurrent(folder, report);
+    await checkAudioIsUnchanged(folder);
     const qualityById = new Map(report.dialogues.map((dialogue) => [dialogue.id, dialogue]));
     const candidates: SplitCandidate[] = folder.dialogues.map((dialogue) => {
       const quality = qualityById.get(dialogue.id)!;
