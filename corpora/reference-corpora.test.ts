@@ -24,6 +24,7 @@ describe('reference corpus registry', () => {
         path.join(SHARED, 'conformance', 'm3-toy', 'data', 'ja', 'chat', 'magicdata_toy'),
         path.join(SHARED, 'conformance', 'm3-toy', 'data', 'ja', 'task', 'topiocqa_ja_toy'),
       ]),
+      nxt: await loadReferenceCorpus('nxt', [path.join(SHARED, 'corpora', 'reference-timing', 'maptask', 'q1ec1.g.timed-units.xml')]),
     };
     expect(Object.fromEntries(Object.entries(loaded).map(([format, recordings]) => [format, recordings.length]))).toEqual({
       'stereo-wav': 2,
@@ -31,6 +32,7 @@ describe('reference corpus registry', () => {
       magicdata: 2,
       rttm: 31,
       'm3-events': 2,
+      nxt: 1,
     });
     for (const [format, recordings] of Object.entries(loaded)) {
       for (const recording of recordings) {
@@ -42,6 +44,6 @@ describe('reference corpus registry', () => {
   });
 
   it('names the known formats for an unknown one', () => {
-    expect(() => loadReferenceCorpus('switchboard' as 'rttm', [])).toThrow('unknown reference corpus format "switchboard"; known: stereo-wav, candor, magicdata, rttm, m3-events');
+    expect(() => loadReferenceCorpus('switchboard' as 'rttm', [])).toThrow('unknown reference corpus format "switchboard"; known: stereo-wav, candor, magicdata, rttm, m3-events, nxt');
   });
 });

@@ -10,16 +10,18 @@
  * | `magicdata`  | corpus folders (`TXT/`, `WAV/`, `SPKINFO.txt`)       | corpora/magicdata.ts       |
  * | `rttm`       | `.rttm` files or folders of them                     | corpora/rttm-recordings.ts |
  * | `m3-events`  | benchmark dataset folders (`{split}.jsonl`, `txt_align/`) | corpora/m3-events.ts  |
+ * | `nxt`        | folders of NXT `*.timed-units.xml` (one per speaker), or such files | corpora/nxt.ts |
  */
 import type { ReferenceRecording } from '../pipeline/model/types.ts';
 import { prepareCandor, type CandorOptions } from './candor.ts';
 import { prepareM3Events, type M3EventsOptions } from './m3-events.ts';
 import { prepareMagicData, type MagicDataOptions } from './magicdata.ts';
+import { prepareNxt, type NxtOptions } from './nxt.ts';
 import { prepareRttm, type RttmRecordingOptions } from './rttm-recordings.ts';
 import { prepareStereoWav, type StereoWavOptions } from './stereo-wav.ts';
 
 /** The reference corpus formats, in documentation order. */
-export const REFERENCE_CORPUS_FORMATS = ['stereo-wav', 'candor', 'magicdata', 'rttm', 'm3-events'] as const;
+export const REFERENCE_CORPUS_FORMATS = ['stereo-wav', 'candor', 'magicdata', 'rttm', 'm3-events', 'nxt'] as const;
 
 /** One of {@link REFERENCE_CORPUS_FORMATS}. */
 export type ReferenceCorpusFormat = (typeof REFERENCE_CORPUS_FORMATS)[number];
@@ -31,6 +33,7 @@ export interface ReferenceCorpusOptions {
   magicdata: MagicDataOptions;
   rttm: RttmRecordingOptions;
   'm3-events': M3EventsOptions;
+  nxt: NxtOptions;
 }
 
 /** A loader: paths in, recordings out. */
@@ -43,6 +46,7 @@ export const REFERENCE_CORPUS_LOADERS: Readonly<{ [Format in ReferenceCorpusForm
   magicdata: (paths, options) => prepareMagicData(paths, options),
   rttm: (paths, options) => prepareRttm(paths, options),
   'm3-events': (paths, options) => prepareM3Events(paths, options),
+  nxt: (paths, options) => prepareNxt(paths, options),
 });
 
 /** True when `name` is one of {@link REFERENCE_CORPUS_FORMATS}. */

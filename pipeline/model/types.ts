@@ -123,7 +123,7 @@ export interface ScriptUtterance {
 export interface ReferenceRecording {
   /** Unique id within its corpus, e.g. CANDOR conversation id or MagicData session. */
   id: string;
-  /** Corpus format it came from: `stereo-wav`, `candor`, `magicdata`, `rttm`, `m3-events`. */
+  /** Corpus format it came from: `stereo-wav`, `candor`, `magicdata`, `rttm`, `m3-events`, `nxt`, `textgrid`, `ctm`. */
   format: string;
   /** Files it was read from. */
   sources: string[];
@@ -148,4 +148,10 @@ export interface ReferenceSupervision {
   end: Centiseconds;
   speaker: string;
   text: string;
+  /**
+   * Word timings inside the utterance (channel = the supervision's channel, integer centiseconds,
+   * start < end, in time order), when the corpus has them (word-level formats: `nxt`, `textgrid`,
+   * `ctm`); the chat track writes them to `txt_align`. lhotse keeps these as a supervision's alignment.
+   */
+  words?: AlignedWord[];
 }

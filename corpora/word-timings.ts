@@ -1,0 +1,216 @@
+/**
+ * What the word-level timing loaders share (corpora/nxt.ts, textgrid.ts, ctm.ts): which tokens are
+ * speech, and how timed words become one `ReferenceRecording` (../pipeline/model/types.ts).
+ *
+ * From words to a recording (all times integer centiseconds, rounded once at input):
+ * - **speech segments**: per channel, the speech words merged while they touch or overlap
+ *   (`segmentsFromWords` of pipeline/events, events.md "Conformance vectors: from the words"); the
+ *   measure stage then merges segments across silences ≤ 0.50 s into IPUs (events.md rule 1), so a
+ *   silence over 0.50 s splits and floor transfers are measured to the centisecond;
+ * - **supervisions**: one per IPU (`buildIpus` of pipeline/events on those segments), its text the
+ *   IPU's words joined with `joinTranscript` (no spaces between Japanese pieces), its `words` the
+ *   word timings; noise, breath and silence tokens are not speech and not text;
+ * - a speech word whose start and end round to the same centisecond (an elided word, or a word shorter
+ *   than 5 ms) adds no speech time; its text goes into the supervision whose span contains it.
+ */
+import { buildIpus, DEFAULT_EVENT_THRESHOLDS, segmentsFromWords, type EventThresholds } from '../pipeline/events/index.ts';
+import type { AlignedWord, Centiseconds, Channel, ReferenceRecording, ReferenceSupervision } from '../pipeline/model/types.ts';
+import { compareSupervisions, formatCentiseconds, joinTranscript, REFERENCE_CHANNELS, validateReferenceRecording } from './reference-recording.ts';
+
+/**
+ * Tokens that are not speech by default, compared case-insensitively after trimming. Sources:
+ * - `''`: an empty interval, how Montreal Forced Aligner 2+ writes silence in its word tiers (MFA
+ *   issue #324: "any blank output in the textgrid ... means silence");
+ * - `sil`, `sp`, `<sil>`, `{SL}`, `<eps>`: silence / short pause / Kaldi epsilon (MFA 1 and HTK/Kaldi
+ *   aligners, MFA with `--disable_textgrid_cleanup`);
+ * - `spn`, `<spn>`, `{LG}`, `{NS}`, ...: MFA's spoken-noise and laughter/noise dictionary symbols;
+ * - `[noise]`, `[laughter]`, `[vocalized-noise]`, ...: Switchboard/Fisher (Kaldi recipes) markers
+ *   that ASR systems carry into their CTM output;
+ * - `<noise>`, `<breath>`, ...: the same in angle brackets (NIST/LDC conventions).
+ * Hesitations (`uh`, `um`, sclite's `%HESITATION`) are speech and not listed.
+ */
+export const DEFAULT_NON_SPEECH_TOKENS: readonly string[] = Object.freeze([
+  '',
+  'sil',
+  'sp',
+  'spn',
+  '<sil>',
+  '<sp>',
+  '<spn>',
+  '<eps>',
+  '<s>',
+  '</s>',
+  '{sl}',
+  '{lg}',
+  '{ns}',
+  '{br}',
+  '{cg}',
+  '{ls}',
+  '{sn}',
+  '{laugh}',
+  '{breath}',
+  '{cough}',
+  '{noise}',
+  '{lipsmack}',
+  '[noise]',
+  '[laughter]',
+  '[laugh]',
+  '[breath]',
+  '[cough]',
+  '[lipsmack]',
+  '[vocalized-noise]',
+  '[sil]',
+  '[silence]',
+  '<noise>',
+  '<breath>',
+  '<laugh>',
+  '<laughter>',
+  '<cough>',
+  '<lipsmack>',
+  '<spoken_noise>',
+  '<spoken-noise>',
+]);
+
+/** Decides whether a token is speech. */
+export interface NonSpeechTokenOptions {
+  /**
+   * Tokens that are not speech (case-insensitive, compared after trimming); replaces the default
+   * {@link DEFAULT_NON_SPEECH_TOKENS}. An empty or whitespace-only token is never speech.
+   */
+  nonSpeechTokens?: readonly string[];
+}
+
+/**
+ * A predicate telling speech tokens from non-speech ones (silence, noise, breath, laughter markers).
+ * @param tokens the non-speech tokens; default {@link DEFAULT_NON_SPEECH_TOKENS}.
+ * @returns `isSpeech(text)`: false for an empty/whitespace token or one in `tokens` (case-insensitive).
+ */
+export function speechTokenPredicate(tokens: readonly string[] = DEFAULT_NON_SPEECH_TOKENS): (text: string) => boolean {
+  const set = new Set(tokens.map((token) => token.trim().toLowerCase()));
+  return (text) => {
+    const trimmed = text.trim();
+    return trimmed !== '' && !set.has(trimmed.toLowerCase());
+  };
+}
+
+/** One timed token of a word-level transcript, as read (before speech/non-speech counting). */
+export interface TimedToken {
+  channel: Channel;
+  /** Integer centiseconds, rounded once from the file's seconds. */
+  start: Centiseconds;
+  end: Centiseconds;
+  /** The token as written, trimmed (a word, or a noise/silence marker). */
+  text: string;
+  /** False for silence, noise and breath tokens. */
+  speech: boolean;
+}
+
+/** What a word-level loader knows about one recording, for {@link recordingFromTimedTokens}. */
+export interface TimedTokenRecordingInput {
+  id: string;
+  /** Loader format (`nxt`, `textgrid`, `ctm`). */
+  format: string;
+  sources: string[];
+  /** Tokens of both channels, any order. */
+  tokens: readonly TimedToken[];
+  channelSpeakers: Record<Channel, string>;
+  /** Length of the recording, centiseconds; default: the end of the last token (any kind). */
+  durationCs?: Centiseconds;
+  audio?: { path: string; channel: Channel }[];
+  /** Loader notes (quirks of the format or file), written before the automatic counts. */
+  notes: string[];
+  /** Thresholds for grouping words into supervisions; default events.md's (IPU pause ≤ 0.50 s). */
+  thresholds?: EventThresholds;
+}
+
+/**
+ * Builds a `ReferenceRecording` from timed tokens (module comment: segments from the speech words,
+ * one supervision per IPU with text and word timings). Adds notes with the counts of speech words,
+ * non-speech tokens (the most frequent listed) and zero-length words.
+ *
+ * @returns a recording that passes `validateReferenceRecording`.
+ * @throws Error (validateReferenceRecording) when a token has a negative time or end < start, naming
+ *   the recording; callers check times while parsing so this names file and line first.
+ */
+export function recordingFromTimedTokens(input: TimedTokenRecordingInput): ReferenceRecording {
+  const thresholds = input.thresholds ?? DEFAULT_EVENT_THRESHOLDS;
+  const speech = input.tokens.filter((token) => token.speech);
+  const timedWords: AlignedWord[] = speech
+    .filter((token) => token.end > token.start)
+    .map((token) => ({ channel: token.channel, start: token.start, end: token.end, word: token.text }));
+  const segments = segmentsFromWords(timedWords);
+  const supervisions: ReferenceSupervision[] = [];
+  let unplacedZeroLength = 0;
+  for (const channel of REFERENCE_CHANNELS) {
+    const channelTokens = speech
+      .filter((token) => token.channel === channel)
+      .map((token, order) => ({ token, order }))
+      .sort((a, b) => a.token.start - b.token.start || a.token.end - b.token.end || a.order - b.order)
+      .map(({ token }) => token);
+    const ipus = buildIpus(segments[channel], thresholds, channel);
+    let next = 0;
+    for (const ipu of ipus) {
+      const inside: TimedToken[] = [];
+      while (next < channelTokens.length && (channelTokens[next] as TimedToken).start < ipu.start) {
+        unplacedZeroLength += 1; // only a zero-length word can lie before its IPU (non-zero words make the IPUs)
+        next += 1;
+      }
+      while (next < channelTokens.length && (channelTokens[next] as TimedToken).start <= ipu.end) {
+        const token = channelTokens[next] as TimedToken;
+        if (token.end > ipu.end) break;
+        inside.push(token);
+        next += 1;
+      }
+      supervisions.push({
+        channel,
+        start: ipu.start,
+        end: ipu.end,
+        speaker: input.channelSpeakers[channel],
+        text: joinTranscript(inside.map((token) => token.text)),
+        words: inside
+          .filter((token) => token.end > token.start)
+          .map((token) => ({ channel, start: token.start, end: token.end, word: token.text })),
+      });
+    }
+    unplacedZeroLength += channelTokens.length - next;
+  }
+  supervisions.sort(compareSupervisions);
+  const nonSpeech = new Map<string, number>();
+  for (const token of input.tokens) {
+    if (!token.speech) nonSpeech.set(token.text, (nonSpeech.get(token.text) ?? 0) + 1);
+  }
+  const nonSpeechCount = input.tokens.length - speech.length;
+  const zeroLength = speech.length - timedWords.length;
+  const notes = [...input.notes];
+  notes.push(
+    `${timedWords.length} timed speech words on ${supervisions.length} supervisions (IPUs: silences over ${formatCentiseconds(thresholds.maxPauseInIpu)} s split)`,
+  );
+  if (nonSpeechCount > 0) {
+    const listed = [...nonSpeech.entries()]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .slice(0, 8)
+      .map(([text, count]) => `${JSON.stringify(text)} ${count}`)
+      .join(', ');
+    notes.push(`${nonSpeechCount} non-speech tokens not counted as speech (${listed}${nonSpeech.size > 8 ? ', ...' : ''})`);
+  }
+  if (zeroLength > 0) {
+    notes.push(
+      `${zeroLength} speech words start and end on the same centisecond: no speech time; their text is kept in the supervision around them` +
+        (unplacedZeroLength > 0 ? ` (${unplacedZeroLength} lie outside every IPU and are left out of the text)` : ''),
+    );
+  }
+  const lastEnd = input.tokens.reduce((latest, token) => Math.max(latest, token.end), 0);
+  const recording: ReferenceRecording = {
+    id: input.id,
+    format: input.format,
+    sources: input.sources,
+    durationCs: input.durationCs ?? lastEnd,
+    segments,
+    channelSpeakers: input.channelSpeakers,
+    ...(input.audio === undefined ? {} : { audio: input.audio }),
+    supervisions,
+    notes,
+  };
+  validateReferenceRecording(recording);
+  return recording;
+}
