@@ -25,6 +25,8 @@ describe('reference corpus registry', () => {
         path.join(SHARED, 'conformance', 'm3-toy', 'data', 'ja', 'task', 'topiocqa_ja_toy'),
       ]),
       nxt: await loadReferenceCorpus('nxt', [path.join(SHARED, 'corpora', 'reference-timing', 'maptask', 'q1ec1.g.timed-units.xml')]),
+      textgrid: await loadReferenceCorpus('textgrid', [path.join(FIXTURES, 'textgrid', 'mfa-long.TextGrid')]),
+      ctm: await loadReferenceCorpus('ctm', [path.join(FIXTURES, 'ctm')]),
     };
     expect(Object.fromEntries(Object.entries(loaded).map(([format, recordings]) => [format, recordings.length]))).toEqual({
       'stereo-wav': 2,
@@ -33,6 +35,8 @@ describe('reference corpus registry', () => {
       rttm: 31,
       'm3-events': 2,
       nxt: 1,
+      textgrid: 1,
+      ctm: 3,
     });
     for (const [format, recordings] of Object.entries(loaded)) {
       for (const recording of recordings) {
@@ -44,6 +48,6 @@ describe('reference corpus registry', () => {
   });
 
   it('names the known formats for an unknown one', () => {
-    expect(() => loadReferenceCorpus('switchboard' as 'rttm', [])).toThrow('unknown reference corpus format "switchboard"; known: stereo-wav, candor, magicdata, rttm, m3-events, nxt');
+    expect(() => loadReferenceCorpus('switchboard' as 'rttm', [])).toThrow('unknown reference corpus format "switchboard"; known: stereo-wav, candor, magicdata, rttm, m3-events, nxt, textgrid, ctm');
   });
 });

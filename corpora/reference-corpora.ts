@@ -11,17 +11,21 @@
  * | `rttm`       | `.rttm` files or folders of them                     | corpora/rttm-recordings.ts |
  * | `m3-events`  | benchmark dataset folders (`{split}.jsonl`, `txt_align/`) | corpora/m3-events.ts  |
  * | `nxt`        | folders of NXT `*.timed-units.xml` (one per speaker), or such files | corpora/nxt.ts |
+ * | `textgrid`   | Praat `.TextGrid` files (a speaker tier each, MFA) or folders of them | corpora/textgrid.ts |
+ * | `ctm`        | NIST CTM word timings (`.ctm` files or folders)      | corpora/ctm.ts             |
  */
 import type { ReferenceRecording } from '../pipeline/model/types.ts';
 import { prepareCandor, type CandorOptions } from './candor.ts';
+import { prepareCtm, type CtmOptions } from './ctm.ts';
 import { prepareM3Events, type M3EventsOptions } from './m3-events.ts';
 import { prepareMagicData, type MagicDataOptions } from './magicdata.ts';
 import { prepareNxt, type NxtOptions } from './nxt.ts';
 import { prepareRttm, type RttmRecordingOptions } from './rttm-recordings.ts';
 import { prepareStereoWav, type StereoWavOptions } from './stereo-wav.ts';
+import { prepareTextGrid, type TextGridOptions } from './textgrid.ts';
 
 /** The reference corpus formats, in documentation order. */
-export const REFERENCE_CORPUS_FORMATS = ['stereo-wav', 'candor', 'magicdata', 'rttm', 'm3-events', 'nxt'] as const;
+export const REFERENCE_CORPUS_FORMATS = ['stereo-wav', 'candor', 'magicdata', 'rttm', 'm3-events', 'nxt', 'textgrid', 'ctm'] as const;
 
 /** One of {@link REFERENCE_CORPUS_FORMATS}. */
 export type ReferenceCorpusFormat = (typeof REFERENCE_CORPUS_FORMATS)[number];
@@ -34,6 +38,8 @@ export interface ReferenceCorpusOptions {
   rttm: RttmRecordingOptions;
   'm3-events': M3EventsOptions;
   nxt: NxtOptions;
+  textgrid: TextGridOptions;
+  ctm: CtmOptions;
 }
 
 /** A loader: paths in, recordings out. */
@@ -47,6 +53,8 @@ export const REFERENCE_CORPUS_LOADERS: Readonly<{ [Format in ReferenceCorpusForm
   rttm: (paths, options) => prepareRttm(paths, options),
   'm3-events': (paths, options) => prepareM3Events(paths, options),
   nxt: (paths, options) => prepareNxt(paths, options),
+  textgrid: (paths, options) => prepareTextGrid(paths, options),
+  ctm: (paths, options) => prepareCtm(paths, options),
 });
 
 /** True when `name` is one of {@link REFERENCE_CORPUS_FORMATS}. */

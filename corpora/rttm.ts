@@ -109,7 +109,7 @@ const DECIMAL_SECONDS = /^\d+(?:\.\d+)?$/;
  * Digits beyond the sixth decimal are rounded half up. Returns null when the text is not a plain
  * non-negative decimal (no sign, no exponent).
  */
-function parseMicroseconds(text: string): number | null {
+export function parseMicroseconds(text: string): number | null {
   if (!DECIMAL_SECONDS.test(text)) return null;
   const [whole = '0', fraction = ''] = text.split('.');
   const padded = (fraction + '000000').slice(0, 6);
@@ -119,7 +119,7 @@ function parseMicroseconds(text: string): number | null {
 }
 
 /** Integer microseconds -> integer centiseconds, round half up (events.md: round once, at input). */
-function microsecondsToCentiseconds(micro: number): Centiseconds {
+export function microsecondsToCentiseconds(micro: number): Centiseconds {
   return Math.floor((micro + MICROSECONDS_PER_CENTISECOND / 2) / MICROSECONDS_PER_CENTISECOND);
 }
 

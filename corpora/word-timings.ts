@@ -15,7 +15,18 @@
  */
 import { buildIpus, DEFAULT_EVENT_THRESHOLDS, segmentsFromWords, type EventThresholds } from '../pipeline/events/index.ts';
 import type { AlignedWord, Centiseconds, Channel, ReferenceRecording, ReferenceSupervision } from '../pipeline/model/types.ts';
-import { compareSupervisions, formatCentiseconds, joinTranscript, REFERENCE_CHANNELS, validateReferenceRecording } from './reference-recording.ts';
+import path from 'node:path';
+import {
+  compareSupervisions,
+  formatCentiseconds,
+  framesToCentiseconds,
+  isFile,
+  joinTranscript,
+  readWavHeader,
+  REFERENCE_CHANNELS,
+  ReferenceCorpusError,
+  validateReferenceRecording,
+} from './reference-recording.ts';
 
 /**
  * Tokens that are not speech by default, compared case-insensitively after trimming. Sources:
@@ -213,4 +224,59 @@ export function recordingFromTimedTokens(input: TimedTokenRecordingInput): Refer
   };
   validateReferenceRecording(recording);
   return recording;
+}
+
+/** Audio found for a recording by {@link findRecordingAudio}. */
+export interface FoundRecordingAudio {
+  audio: { path: string; channel: Channel }[];
+  /** Length of the audio (the shorter file of a pair), centiseconds. */
+  durationCs: Centiseconds;
+  /** How the audio maps onto the channels, for the recording's notes. */
+  note: string;
+}
+
+/**
+ * Finds the audio of a recording in `folder`: `<id>.wav` with two channels (file channel c = recording
+ * channel c), or `<id>_0.wav` and `<id>_1.wav` (one mono file per speaker, the stereo-wav loader's
+ * naming), or a mono `<id>.wav` (a mix: both channels point at it; the speaker prompt pool then relies
+ * on the other channel being silent). Only WAV headers are read.
+ *
+ * @returns the audio entries, or undefined when no such file exists.
+ * @throws ReferenceCorpusError naming the file when a WAV has more than two channels, a pair file is
+ *   not mono, or a file is not a WAV file this reader understands.
+ */
+export async function findRecordingAudio(folder: string, id: string): Promise<FoundRecordingAudio | undefined> {
+  const header = async (file: string) => {
+    const info = await readWavHeader(file);
+    if (info === undefined) throw new ReferenceCorpusError(file, {}, 'not a RIFF/WAVE file with a fmt and a data chunk');
+    return info;
+  };
+  const single = path.join(folder, `${id}.wav`);
+  if (await isFile(single)) {
+    const info = await header(single);
+    if (info.channelCount > 2) throw new ReferenceCorpusError(single, {}, `has ${info.channelCount} channels, expected 2 (one speaker per channel) or 1`);
+    return {
+      audio: REFERENCE_CHANNELS.map((channel) => ({ path: single, channel })),
+      durationCs: framesToCentiseconds(info.frameCount, info.sampleRate),
+      note:
+        info.channelCount === 2
+          ? `audio ${path.basename(single)}: file channel 0 = channel 0, file channel 1 = channel 1`
+          : `audio ${path.basename(single)} is mono (both speakers mixed): both channels point at it`,
+    };
+  }
+  const pair = REFERENCE_CHANNELS.map((channel) => path.join(folder, `${id}_${channel}.wav`));
+  if ((await isFile(pair[0] as string)) && (await isFile(pair[1] as string))) {
+    let durationCs = Number.POSITIVE_INFINITY;
+    for (const file of pair) {
+      const info = await header(file);
+      if (info.channelCount !== 1) throw new ReferenceCorpusError(file, {}, `has ${info.channelCount} channels, expected 1 (one mono file per speaker)`);
+      durationCs = Math.min(durationCs, framesToCentiseconds(info.frameCount, info.sampleRate));
+    }
+    return {
+      audio: REFERENCE_CHANNELS.map((channel) => ({ path: pair[channel] as string, channel })),
+      durationCs,
+      note: `audio: channel 0 = ${path.basename(pair[0] as string)}, channel 1 = ${path.basename(pair[1] as string)}`,
+    };
+  }
+  return undefined;
 }

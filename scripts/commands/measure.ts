@@ -2,7 +2,7 @@
  * `duplexsynth measure`: real two-party recordings -> timing statistics JSON (version 2) and one SVG
  * histogram per distribution beside it (`STATS.plots/*.svg`).
  *
- *     duplexsynth measure --format stereo-wav|candor|magicdata|rttm|m3-events|nxt --out STATS.json
+ *     duplexsynth measure --format stereo-wav|candor|magicdata|rttm|m3-events|nxt|textgrid|ctm --out STATS.json
  *       [--language en|ja] [--vad silero|webrtc] [--sampler-use pooled|per-direction]
  *       [--corpus TEXT] [--licence TEXT] [--origin TEXT] [--channel-mapping TEXT] [--note TEXT...]
  *       [--relative-to DIR] [--relative-to-name TEXT] [--check] PATH...
