@@ -13,6 +13,7 @@ import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
 import path from 'node:path';
 import { registerQualityCommands } from './commands/quality.ts';
 import { registerMeasureCommand } from './commands/measure.ts';
+import { registerExportCommand } from './commands/export.ts';
 
 interface BuildOptions {
   config?: string;
@@ -122,6 +123,7 @@ export function createProgram(): Command {
 
   registerQualityCommands(program);
   registerMeasureCommand(program);
+  registerExportCommand(program);
   return program;
 }
 

@@ -1,0 +1,84 @@
+/**
+ * Writes one export folder without ever leaving it half-written: everything goes into
+ * `{folder}.partial/` and is renamed over the final folder on `commit`, with
+ * `duplexsynth-export.json` (format, source dataset, every file with its sha256) written last.
+ * A final folder that holds files but no `duplexsynth-export.json` belongs to someone else and is
+ * refused.
+ */
+import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { bytesHash, writeAtomic } from '../run/content-cache.ts';
+
+/** The marker file of an export folder. */
+export const EXPORT_MANIFEST_FILE = 'duplexsynth-export.json';
+
+/** What `duplexsynth-export.json` records about the dataset an export was made from. */
+export interface ExportSource {
+  language: string;
+  dataset: string;
+  /** sha256 of the source dataset's `manifest.json` (which lists every file of the dataset with its sha256). */
+  manifestSha256: string;
+}
+
+/** An export folder being written. */
+export class ExportWriter {
+  private readonly files = new Map<string, string>();
+
+  private constructor(
+    readonly finalDirectory: string,
+    readonly workDirectory: string,
+  ) {}
+
+  /**
+   * Starts writing an export at `directory`; a leftover `{directory}.partial/` is removed first.
+   * @throws Error naming the folder when it exists with files but without `duplexsynth-export.json`
+   */
+  static async open(directory: string): Promise<ExportWriter> {
+    const absolute = path.resolve(directory);
+    const existing = await readdir(absolute).catch(() => [] as string[]);
+    if (existing.length > 0 && !existing.includes(EXPORT_MANIFEST_FILE)) {
+      throw new Error(`${absolute}: exists, holds files and is not a duplexsynth export (no ${EXPORT_MANIFEST_FILE}); remove it or choose another --out`);
+    }
+    const work = `${absolute}.partial`;
+    await rm(work, { recursive: true, force: true });
+    await mkdir(work, { recursive: true });
+    return new ExportWriter(absolute, work);
+  }
+
+  /** Writes `data` at `relative` (forward slashes) inside the export. */
+  async write(relative: string, data: Uint8Array | string): Promise<void> {
+    await writeAtomic(path.join(this.workDirectory, relative), data);
+    this.files.set(relative, bytesHash(data));
+  }
+
+  /** Copies the file `source` to `relative` inside the export (bytes unchanged). */
+  async copy(relative: string, source: string): Promise<void> {
+    const target = path.join(this.workDirectory, relative);
+    await mkdir(path.dirname(target), { recursive: true });
+    await copyFile(source, target);
+    this.files.set(relative, bytesHash(await readFile(target)));
+  }
+
+  /** Absolute path a relative export path will have once committed. */
+  finalPath(relative: string): string {
+    return path.join(this.finalDirectory, relative);
+  }
+
+  /**
+   * Writes `duplexsynth-export.json` and replaces the final folder by the finished one.
+   * @param details format-specific settings recorded in the marker (e.g. the sample rate written)
+   */
+  async commit(format: string, source: ExportSource, details: Record<string, unknown> = {}): Promise<void> {
+    const files = Object.fromEntries([...this.files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const marker = { format, source, ...details, files };
+    await writeAtomic(path.join(this.workDirectory, EXPORT_MANIFEST_FILE), `${JSON.stringify(marker, null, 2)}\n`);
+    await rm(this.finalDirectory, { recursive: true, force: true });
+    await mkdir(path.dirname(this.finalDirectory), { recursive: true });
+    await rename(this.workDirectory, this.finalDirectory);
+  }
+
+  /** Removes the work folder (after a failure). */
+  async abandon(): Promise<void> {
+    await rm(this.workDirectory, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * Exports of the hand-written two-dialogue dataset (fixtures/tiny-dataset): golden lines for lhotse
+ * and moshi-finetune written from those projects' documentation (fixtures/golden), lhotse's own
+ * validation rules (lhotse/qa.py), the AudioFolder rules of Hugging Face `datasets`, and round trips
+ * through our own readers (RTTM: corpora/rttm.ts; the events tier of the TextGrid).
+ */
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
+import { decodeWav, encodeWavPcm16 } from '../audio/raw-audio.ts';
+import { computeEvents, formatEventsLine, segmentsFromEvents } from '../events/index.ts';
+import type { Channel, ChannelSegments } from '../model/types.ts';
+import { dialogueAudacityLabels, formatAudacityLabels } from './audacity.ts';
+import { readExportDataset } from './export-dataset.ts';
+import { EXPORT_MANIFEST_FILE } from './export-writer.ts';
+import { defaultExportDirectory, EXPORT_FORMAT_NAMES, exportDataset } from './index.ts';
+import { pythonFloat, pythonFloatText, pythonJson } from './python-json.ts';
+import { coverDomain, dialogueTextGrid, formatTextGrid, parseEventMarks } from './textgrid.ts';
+
+const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'tiny-dataset');
+const GOLDEN = path.join(import.meta.dirname, 'fixtures', 'golden');
+const SAMPLE_RATE = 16_000;
+
+let scratch: string;
+let dataset: string;
+
+/** A tone (channel 0: 220 Hz, channel 1: 330 Hz) inside every word of the fixture, silence elsewhere. */
+async function writeFixtureAudio(directory: string): Promise<void> {
+  const alignment = await readFile(path.join(directory, 'txt_align', 'tiny_0001.txt'), 'utf8');
+  const channels = [new Float32Array(4 * SAMPLE_RATE), new Float32Array(4 * SAMPLE_RATE)];
+  for (const line of alignment.trim().split('\n')) {
+    const [channel, start, end] = line.split('\t');
+    const track = channels[Number(channel)]!;
+    const frequency = channel === '0' ? 220 : 330;
+    for (let index = Math.round(Number(start) * SAMPLE_RATE); index < Math.round(Number(end) * SAMPLE_RATE); index++) {
+      track[index] = 0.3 * Math.sin((2 * Math.PI * frequency * index) / SAMPLE_RATE);
+    }
+  }
+  await mkdir(path.join(directory, 'audio'), { recursive: true });
+  const wav = encodeWavPcm16({ channels, sampleRate: SAMPLE_RATE });
+  for (const id of ['tiny_0001', 'tiny_0002']) await writeFile(path.join(directory, 'audio', `${id}.wav`), wav);
+}
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-export-test-'));
+  await cp(FIXTURE, path.join(scratch, 'build'), { recursive: true });
+  dataset = path.join(scratch, 'build', 'data', 'en', 'task', 'tiny');
+  await writeFixtureAudio(dataset);
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+const golden = async (name: string) => (await readFile(path.join(GOLDEN, name), 'utf8')).replaceAll('{DATASET}', dataset);
+const gunzipLines = async (file: string) => gunzipSync(await readFile(file)).toString('utf8');
+
+describe('pythonJson', () => {
+  it('writes what json.dumps(ensure_ascii=False) writes', () => {
+    expect(pythonJson({ a: 1, b: pythonFloat(3), c: [pythonFloat(0.1), null, true], d: 'x"é\n\u0001', e: undefined })).toBe(
+      '{"a": 1, "b": 3.0, "c": [0.1, null, true], "d": "x\\"é\\n\\u0001"}',
+    );
+    expect(pythonFloatText(24.521950113378686)).toBe('24.521950113378686');
+    expect(pythonFloatText(-0)).toBe('0.0');
+  });
+  it('refuses a float written as an integer and exponent notation', () => {
+    expect(() => pythonJson(0.5)).toThrow(/pythonFloat/);
+    expect(() => pythonFloatText(1e-7)).toThrow(/exponent/);
+  });
+});
+
+describe('readExportDataset', () => {
+  it('reads utterances with the backchannels, words, speakers and splits', async () => {
+    const read = await readExportDataset(dataset);
+    expect(read.hasSplits).toBe(true);
+    expect(read.dialogues.map((dialogue) => [dialogue.id, dialogue.split])).toEqual([['tiny_0001', 'test'], ['tiny_0002', 'dev']]);
+    const first = read.dialogues[0]!;
+    expect(first.utterances.map((utterance) => [utterance.kind, utterance.channel, utterance.start, utterance.end])).toEqual([
+      ['question', 1, 50, 160],
+      ['answer', 0, 190, 350],
+      ['backchannel', 1, 240, 270],
+    ]);
+    expect(first.words).toHaveLength(7);
+  });
+  it('names the file when a split lists an unknown dialogue', async () => {
+    const copy = path.join(scratch, 'bad-split');
+    await cp(dataset, copy, { recursive: true });
+    await writeFile(path.join(copy, 'dev.jsonl'), '{"id": "missing_0009", "events": {"0": [], "1": []}}\n');
+    await expect(readExportDataset(copy)).rejects.toThrow(/dev\.jsonl: lists missing_0009/);
+  });
+});
+
+describe('lhotse export', () => {
+  let out: string;
+  beforeAll(async () => {
+    out = path.join(scratch, 'lhotse');
+    await exportDataset(dataset, 'lhotse', out);
+  });
+
+  it('writes the golden lines (lhotse to_dict + save_to_jsonl)', async () => {
+    expect(await gunzipLines(path.join(out, 'recordings.jsonl.gz'))).toBe(await golden('lhotse-recordings.jsonl'));
+    expect(await gunzipLines(path.join(out, 'supervisions.jsonl.gz'))).toBe(await golden('lhotse-supervisions.jsonl'));
+  });
+
+  it("passes lhotse's validate_recordings_and_supervisions rules and uses only dataclass fields", async () => {
+    const recordings = (await gunzipLines(path.join(out, 'recordings.jsonl.gz'))).trim().split('\n').map((line) => JSON.parse(line));
+    const supervisions = (await gunzipLines(path.join(out, 'supervisions.jsonl.gz'))).trim().split('\n').map((line) => JSON.parse(line));
+    const recordingFields = ['id', 'sources', 'sampling_rate', 'num_samples', 'duration', 'channel_ids', 'transforms'];
+    const sourceFields = ['type', 'channels', 'source', 'video'];
+    const supervisionFields = ['id', 'recording_id', 'start', 'duration', 'channel', 'text', 'language', 'speaker', 'gender', 'custom', 'alignment'];
+    const byId = new Map<string, { duration: number; channel_ids: number[] }>();
+    for (const recording of recordings) {
+      for (const key of Object.keys(recording)) expect(recordingFields).toContain(key);
+      for (const source of recording.sources) for (const key of Object.keys(source)) expect(sourceFields).toContain(key);
+      expect(recording.duration).toBeGreaterThan(0);
+      expect(Math.abs(recording.num_samples / recording.sampling_rate - recording.duration)).toBeLessThanOrEqual(0.025);
+      const wav = decodeWav(await readFile(recording.sources[0].source), recording.sources[0].source);
+      expect([wav.channels.length, wav.channels[0]!.length]).toEqual([recording.channel_ids.length, recording.num_samples]);
+      byId.set(recording.id, recording);
+    }
+    for (const supervision of supervisions) {
+      for (const key of Object.keys(supervision)) expect(supervisionFields).toContain(key);
+      const recording = byId.get(supervision.recording_id)!;
+      expect(recording).toBeDefined();
+      expect(supervision.duration).toBeGreaterThan(0);
+      expect(supervision.start).toBeGreaterThanOrEqual(-1e-3);
+      expect(supervision.start + supervision.duration).toBeLessThanOrEqual(recording.duration + 1e-3);
+      expect(recording.channel_ids).toContain(supervision.channel);
+      for (const [, start, duration] of supervision.alignment.word) {
+        expect(start).toBeGreaterThanOrEqual(supervision.start);
+        expect(start + duration).toBeLessThanOrEqual(supervision.start + supervision.duration + 1e-9);
+      }
+    }
+  });
+
+  it('is byte-identical when run again and records every file in duplexsynth-export.json', async () => {
+    const again = path.join(scratch, 'lhotse-again');
+    await exportDataset(dataset, 'lhotse', again);
+    for (const name of ['recordings.jsonl.gz', 'supervisions.jsonl.gz', EXPORT_MANIFEST_FILE]) {
+      expect(await readFile(path.join(again, name))).toEqual(await readFile(path.join(out, name)));
+    }
+    const marker = JSON.parse(await readFile(path.join(out, EXPORT_MANIFEST_FILE), 'utf8'));
+    expect(Object.keys(marker.files)).toEqual(['recordings.jsonl.gz', 'supervisions.jsonl.gz']);
+    expect(marker.source).toMatchObject({ language: 'en', dataset: 'tiny' });
+  });
+});
+
+describe('moshi-finetune export', () => {
+  let out: string;
+  beforeAll(async () => {
+    out = path.join(scratch, 'moshi');
+    await exportDataset(dataset, 'moshi-finetune', out);
+  });
+
+  it('writes the README layout: {path, duration} lines and the annotate.py alignment JSON', async () => {
+    expect(await readFile(path.join(out, 'tiny.jsonl'), 'utf8')).toBe(await golden('moshi-finetune.jsonl'));
+    expect(await readFile(path.join(out, 'data_stereo', 'tiny_0001.json'), 'utf8')).toBe(await golden('moshi-finetune-tiny_0001.json'));
+  });
+
+  it('writes stereo 24 kHz WAVs with the system on the left and the user on the right', async () => {
+    const audio = decodeWav(await readFile(path.join(out, 'data_stereo', 'tiny_0001.wav')), 'moshi wav');
+    expect(audio.sampleRate).toBe(24_000);
+    expect(audio.channels).toHaveLength(2);
+    const energy = (channel: number, from: number, to: number) => {
+      let sum = 0;
+      for (let index = Math.round(from * 24_000); index < Math.round(to * 24_000); index++) sum += audio.channels[channel]![index]! ** 2;
+      return sum;
+    };
+    // 2.0-2.3 s: only the system speaks (word "Jane"); 0.9-1.1 s: only the user ("wrote")
+    expect(energy(0, 2.0, 2.3)).toBeGreaterThan(100 * energy(1, 2.0, 2.3));
+    expect(energy(1, 0.9, 1.1)).toBeGreaterThan(100 * energy(0, 0.9, 1.1));
+    const line = JSON.parse((await readFile(path.join(out, 'tiny.jsonl'), 'utf8')).split('\n')[0]!);
+    expect(line.duration).toBe(audio.channels[0]!.length / 24_000);
+  });
+
+  it('writes the alignments sorted by start, as the loader binary-searches them', async () => {
+    const { alignments } = JSON.parse(await readFile(path.join(out, 'data_stereo', 'tiny_0001.json'), 'utf8')) as { alignments: [string, [number, number], string][] };
+    const starts = alignments.map((item) => item[1][0]);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    expect(alignments.filter((item) => item[2] === 'SPEAKER_MAIN').map((item) => item[0])).toEqual(['Jane', 'Austen', 'did…']);
+  });
+});
+
+describe('huggingface export (AudioFolder)', () => {
+  let out: string;
+  beforeAll(async () => {
+    out = path.join(scratch, 'huggingface');
+    await exportDataset(dataset, 'huggingface', out);
+  });
+
+  it('puts each split in a folder named by a split keyword, with metadata.jsonl linking file_name to its WAV', async () => {
+    expect((await readdir(out)).sort()).toEqual(['README.md', EXPORT_MANIFEST_FILE, 'test', 'validation']);
+    for (const split of ['test', 'validation']) {
+      const lines = (await readFile(path.join(out, split, 'metadata.jsonl'), 'utf8')).trim().split('\n');
+      for (const line of lines) {
+        const row = JSON.parse(line);
+        const copied = await readFile(path.join(out, split, row.file_name));
+        expect(copied).toEqual(await readFile(path.join(dataset, 'audio', `${row.id}.wav`)));
+        expect(row.split).toBe(split);
+      }
+    }
+  });
+
+  it('writes every time as a float and the same columns in every split (pyarrow infers one schema)', async () => {
+    const keysOf = (value: unknown): unknown =>
+      Array.isArray(value) ? keysOf(value[0]) : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, keysOf(item)])) : typeof value;
+    const shapes = new Set<string>();
+    for (const split of ['test', 'validation']) {
+      for (const line of (await readFile(path.join(out, split, 'metadata.jsonl'), 'utf8')).trim().split('\n')) {
+        expect(line).not.toMatch(/"(start|end|duration)": -?\d+[,}\]]/);
+        expect(line).toMatch(/"duration": \d+\.\d+/);
+        const row = JSON.parse(line);
+        for (const list of ['utterances', 'events', 'words']) expect(row[list].length).toBeGreaterThan(0);
+        shapes.add(JSON.stringify(keysOf(row)));
+      }
+    }
+    expect(shapes.size).toBe(1);
+  });
+});
+
+describe('rttm export', () => {
+  it('reads back with corpora/rttm.ts to the same segments, and the events rules give the same line', async () => {
+    const out = path.join(scratch, 'rttm');
+    await exportDataset(dataset, 'rttm', out);
+    const read = await readExportDataset(dataset);
+    for (const dialogue of read.dialogues) {
+      const recording = parseRttm(await readFile(path.join(out, `${dialogue.id}.rttm`), 'utf8'), `${dialogue.id}.rttm`);
+      expect(recording.fileId).toBe(dialogue.id);
+      const twoChannel = toTwoChannelSegments(recording);
+      // corpora/rttm.ts puts the speaker with more talk time on channel 0; map back by speaker label
+      const channelOfSpeaker: Record<string, Channel> = { 'fixture:user-voice': 1, 'fixture:system-voice': 0 };
+      const segments: ChannelSegments = { 0: [], 1: [] };
+      for (const channel of [0, 1] as Channel[]) segments[channelOfSpeaker[twoChannel.channelSpeakers[channel]]!] = twoChannel.segments[channel];
+      expect(segments).toEqual(segmentsFromEvents(dialogue.events));
+      expect(`${formatEventsLine(dialogue.id, computeEvents(segments))}\n`).toBe(dialogue.eventsLine);
+    }
+  });
+});
+
+describe('audacity export', () => {
+  it('writes start<TAB>end<TAB>text with six decimals, one label file per track', async () => {
+    const out = path.join(scratch, 'audacity');
+    await exportDataset(dataset, 'audacity', out);
+    expect(await readFile(path.join(out, 'tiny_0001.user-words.txt'), 'utf8')).toBe(
+      '0.500000\t0.800000\tWho\n0.800000\t1.200000\twrote\n1.200000\t1.600000\t"Emma"?\n2.400000\t2.700000\tmm-hmm\n',
+    );
+    const events = await readFile(path.join(out, 'tiny_0001.events.txt'), 'utf8');
+    expect(events.split('\n')[0]).toBe('0.500000\t1.600000\tTURN (channel 1)');
+    expect(events).toContain('1.600000\t1.900000\tTURN_SHIFT (channel 0)\n');
+  });
+  it('writes an overlapping TURN_SHIFT (start > end) as a forward region marked as overlap', () => {
+    const labels = dialogueAudacityLabels(
+      { channels: { user: 1, system: 0 } },
+      { events: { 0: [{ event: 'TURN_SHIFT', start: 300, end: 250 }], 1: [] }, words: [] } as never,
+    );
+    expect(formatAudacityLabels(labels.events)).toBe('2.500000\t3.000000\tTURN_SHIFT (channel 0, overlap)\n');
+  });
+});
+
+describe('textgrid export', () => {
+  it('covers the domain with word intervals and keeps every event on the events tier', async () => {
+    const read = await readExportDataset(dataset);
+    const dialogue = read.dialogues[0]!;
+    const grid = dialogueTextGrid(read, dialogue);
+    expect(grid.tiers.map((tier) => tier.name)).toEqual(['system words (channel 0)', 'user words (channel 1)', 'events']);
+    const system = grid.tiers[0]!;
+    if (system.kind !== 'interval') throw new Error('interval tier expected');
+    expect(system.intervals[0]).toEqual({ start: 0, end: 190, text: '' });
+    expect(system.intervals.at(-1)).toEqual({ start: 350, end: 400, text: '' });
+    const events = grid.tiers[2]!;
+    if (events.kind !== 'point') throw new Error('point tier expected');
+    expect(parseEventMarks(events.points.map((point) => point.mark))).toEqual(dialogue.events);
+    const text = formatTextGrid(grid);
+    expect(text).toContain('            text = """Emma""?" \n');
+    expect(text.startsWith('File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0 \nxmax = 4 \ntiers? <exists> \nsize = 3 \n')).toBe(true);
+  });
+  it('refuses overlapping intervals on one tier', () => {
+    expect(() => coverDomain([{ start: 0, end: 50, text: 'a' }, { start: 40, end: 60, text: 'b' }], 100)).toThrow(/overlaps/);
+  });
+});
+
+describe('export folders', () => {
+  it('default to {build}/exports/{format}/{lang}/{dataset}', () => {
+    expect(defaultExportDirectory('/x/out/data/en/task/topiocqa', 'lhotse')).toBe('/x/out/exports/lhotse/en/topiocqa');
+  });
+  it('refuse a folder that holds files but is not an export, and leave no .partial behind on failure', async () => {
+    const foreign = path.join(scratch, 'foreign');
+    await mkdir(foreign, { recursive: true });
+    await writeFile(path.join(foreign, 'notes.txt'), 'mine');
+    await expect(exportDataset(dataset, 'rttm', foreign)).rejects.toThrow(/not a duplexsynth export/);
+    const broken = path.join(scratch, 'broken-audio');
+    await cp(dataset, broken, { recursive: true });
+    await writeFile(path.join(broken, 'audio', 'tiny_0002.wav'), 'not a wav');
+    const target = path.join(scratch, 'broken-export');
+    await expect(exportDataset(broken, 'lhotse', target)).rejects.toThrow(/tiny_0002\.wav/);
+    expect((await readdir(scratch)).filter((name) => name.startsWith('broken-export'))).toEqual([]);
+  });
+  it('lists every format in the registry', () => {
+    expect(EXPORT_FORMAT_NAMES).toEqual(['lhotse', 'moshi-finetune', 'huggingface', 'rttm', 'textgrid', 'audacity']);
+  });
+});

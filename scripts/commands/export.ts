@@ -1,0 +1,24 @@
+/**
+ * `duplexsynth export DATASET_DIR --to FORMAT [--out DIR]`: writes a dataset in the layout of another
+ * tool (lhotse, moshi-finetune, Hugging Face AudioFolder, RTTM, Praat TextGrid, Audacity labels) and
+ * prints the export folder. Errors propagate to scripts/cli.ts (one line, exit code 2).
+ */
+import { Command, Option } from 'commander';
+import { defaultExportDirectory, EXPORT_FORMAT_NAMES, EXPORT_FORMATS, exportDataset, type ExportFormatName } from '../../pipeline/export/index.ts';
+
+/** Adds the `export` command to `program`. */
+export function registerExportCommand(program: Command): void {
+  program
+    .command('export')
+    .description('write a dataset for another tool: ' + EXPORT_FORMAT_NAMES.map((name) => `${name} (${EXPORT_FORMATS[name].description})`).join('; '))
+    .argument('<dataset-dir>', 'dataset folder data/{lang}/{domain}/{dataset}')
+    .addOption(new Option('--to <format>', 'export format').choices(EXPORT_FORMAT_NAMES).makeOptionMandatory())
+    .option('--out <dir>', 'export folder (default: {build}/exports/{format}/{lang}/{dataset})')
+    .option('--absolute-paths', 'moshi-finetune: absolute WAV paths in the JSONL (default: relative to the export folder)')
+    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean }) => {
+      const out = options.out ?? defaultExportDirectory(directory, options.to);
+      const result = await exportDataset(directory, options.to, out, { absolutePaths: options.absolutePaths ?? false });
+      console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
+      console.log(result.directory);
+    });
+}
