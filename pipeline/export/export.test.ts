@@ -10,8 +10,9 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
+import { decodeTextGrid, parseTextGrid, textGridToReferenceRecording } from '../../corpora/textgrid.ts';
 import { decodeWav, encodeWavPcm16 } from '../audio/raw-audio.ts';
-import { computeEvents, formatEventsLine, segmentsFromEvents } from '../events/index.ts';
+import { computeEvents, formatEventsLine, segmentsFromEvents, segmentsFromWords } from '../events/index.ts';
 import type { Channel, ChannelSegments } from '../model/types.ts';
 import { dialogueAudacityLabels, formatAudacityLabels } from './audacity.ts';
 import { readExportDataset } from './export-dataset.ts';
@@ -264,7 +265,7 @@ describe('textgrid export', () => {
     const read = await readExportDataset(dataset);
     const dialogue = read.dialogues[0]!;
     const grid = dialogueTextGrid(read, dialogue);
-    expect(grid.tiers.map((tier) => tier.name)).toEqual(['system words (channel 0)', 'user words (channel 1)', 'events']);
+    expect(grid.tiers.map((tier) => tier.name)).toEqual(['system - words', 'user - words', 'events']);
     const system = grid.tiers[0]!;
     if (system.kind !== 'interval') throw new Error('interval tier expected');
     expect(system.intervals[0]).toEqual({ start: 0, end: 190, text: '' });
@@ -275,6 +276,25 @@ describe('textgrid export', () => {
     const text = formatTextGrid(grid);
     expect(text).toContain('            text = """Emma""?" \n');
     expect(text.startsWith('File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0 \nxmax = 4 \ntiers? <exists> \nsize = 3 \n')).toBe(true);
+  });
+  it('reads back with corpora/textgrid.ts: the same words, segments and speakers per channel, and the same events', async () => {
+    const out = path.join(scratch, 'textgrid');
+    await exportDataset(dataset, 'textgrid', out);
+    const read = await readExportDataset(dataset);
+    for (const dialogue of read.dialogues) {
+      const file = path.join(out, `${dialogue.id}.TextGrid`);
+      const grid = parseTextGrid(decodeTextGrid(await readFile(file)), file);
+      const recording = textGridToReferenceRecording(dialogue.id, [grid]);
+      expect(recording.channelSpeakers).toEqual({ 0: 'system', 1: 'user' });
+      expect(recording.durationCs).toBe(400);
+      expect(recording.segments).toEqual(segmentsFromWords(dialogue.words));
+      const words = (recording.supervisions ?? []).flatMap((supervision) => supervision.words ?? []);
+      const order = (a: { channel: number; start: number }, b: { channel: number; start: number }) => a.channel - b.channel || a.start - b.start;
+      expect(words.sort(order)).toEqual([...dialogue.words].sort(order));
+      const events = grid.tiers.find((tier) => tier.name === 'events')!;
+      expect(events.kind).toBe('TextTier');
+      expect(parseEventMarks(events.intervals.map((point) => point.text))).toEqual(dialogue.events);
+    }
   });
   it('refuses overlapping intervals on one tier', () => {
     expect(() => coverDomain([{ start: 0, end: 50, text: 'a' }, { start: 40, end: 60, text: 'b' }], 100)).toThrow(/overlaps/);

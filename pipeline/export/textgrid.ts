@@ -3,9 +3,10 @@
  * Praat's own "Save as text file" writes it, in UTF-8, which Praat reads), one `{id}.TextGrid` per
  * dialogue, time domain [0, dialogue duration]:
  *
- * 1. IntervalTier `system words (channel N)`: the system's words (Japanese: morphemes), the gaps as
- *    empty intervals (an interval tier covers its whole domain);
- * 2. IntervalTier `user words (channel N)`: the same for the user;
+ * 1. and 2. one IntervalTier per channel, channel 0 first, named as Montreal Forced Aligner names
+ *    speaker tiers (`<speaker> - words`): `system - words` and `user - words` with the words
+ *    (Japanese: morphemes), the gaps as empty intervals (an interval tier covers its whole domain);
+ *    corpora/textgrid.ts reads them back as channels 0 and 1 with speakers `system` and `user`;
  * 3. TextTier `events`: the benchmark events as points at their start time. Events overlap each other
  *    (a TURN holds its SHORTPAUSEs; a BARGE_IN starts with its TURN), so they cannot share one
  *    interval tier, and Praat keeps only one point per time (it drops a second point at the same
@@ -102,17 +103,17 @@ export function parseEventMarks(marks: readonly string[]): ChannelEvents {
 /** The TextGrid of one dialogue (module comment). */
 export function dialogueTextGrid(dataset: Pick<ExportDataset, 'channels'>, dialogue: ExportDialogue): TextGrid {
   const end = Math.round(dialogue.durationSeconds * 100);
-  const wordTier = (role: 'system' | 'user'): TextGridTier => {
-    const channel = dataset.channels[role];
+  const wordTier = (channel: Channel): TextGridTier => {
+    const role = dataset.channels.user === channel ? 'user' : 'system';
     const words = dialogue.words.filter((word: AlignedWord) => word.channel === channel);
-    return { kind: 'interval', name: `${role} words (channel ${channel})`, intervals: coverDomain(words.map((word) => ({ start: word.start, end: word.end, text: word.word })), end) };
+    return { kind: 'interval', name: `${role} - words`, intervals: coverDomain(words.map((word) => ({ start: word.start, end: word.end, text: word.word })), end) };
   };
   const byTime = new Map<Centiseconds, string[]>();
   for (const channel of [0, 1] as Channel[]) {
     for (const event of dialogue.events[channel]) byTime.set(event.start, [...(byTime.get(event.start) ?? []), formatEventMark(event, channel)]);
   }
   const points = [...byTime.entries()].sort(([a], [b]) => a - b).map(([time, marks]) => ({ time, mark: marks.join(EVENT_SEPARATOR) }));
-  return { end, tiers: [wordTier('system'), wordTier('user'), { kind: 'point', name: 'events', points }] };
+  return { end, tiers: [wordTier(0), wordTier(1), { kind: 'point', name: 'events', points }] };
 }
 
 /** The long text format of a TextGrid, laid out as Praat writes it (4-space indents, a space after each value). */
@@ -140,5 +141,5 @@ export function formatTextGrid(grid: TextGrid): string {
 /** Writes `{id}.TextGrid` per dialogue. */
 export async function writeTextGridExport(dataset: ExportDataset, writer: ExportWriter): Promise<Record<string, unknown>> {
   for (const dialogue of dataset.dialogues) await writer.write(`${dialogue.id}.TextGrid`, formatTextGrid(dialogueTextGrid(dataset, dialogue)));
-  return { files: dataset.dialogues.length, tiers: ['system words', 'user words', 'events (points)'] };
+  return { files: dataset.dialogues.length, tiers: ['channel 0 words', 'channel 1 words', 'events (points)'] };
 }
