@@ -1,11 +1,16 @@
 /**
- * Regenerates the shipped default timing statistics, `pipeline/timeline/defaults/{en,ja}.timing.json`
- * and their histograms `pipeline/timeline/defaults/{en,ja}.timing.plots/*.svg`, by running
- * `duplexsynth measure` (scripts/commands/measure.ts, the same code path as the command line) on the
- * real CallFriend speaker timings in the shared folder (`corpora/reference-timing/rttm/{en,ja}`;
- * `DUPLEXSYNTH_SHARED`, default `../shared`).
+ * Regenerates the shipped timing statistics and their histograms (`*.timing.plots/*.svg`) in
+ * `pipeline/timeline/defaults/` by running `duplexsynth measure` (scripts/commands/measure.ts, the
+ * same code path as the command line) on real speaker timings in the shared folder
+ * (`DUPLEXSYNTH_SHARED`, default `../shared`):
+ * - `en.timing.json` (the English default): the 128 HCRC Map Task dialogues, word-level NXT timings
+ *   (`corpora/reference-timing/maptask`), so speaker changes are measured to the centisecond;
+ * - `ja.timing.json` (the Japanese default): CallFriend Japanese, utterance-level RTTM;
+ * - `en.callfriend.timing.json` (an English alternative for `timeline.statistics.en`): CallFriend
+ *   North American English, utterance-level RTTM; its 18 % atom at 0.00 s (abutting transcript
+ *   bullets) is spread over ± 0.10 s by the sampler (timing-statistics.ts `censorAtoms`).
  *
- *     npx tsx scripts/derive-default-timing.ts            # write both languages' files
+ *     npx tsx scripts/derive-default-timing.ts            # write every file
  *     npx tsx scripts/derive-default-timing.ts --check    # write nothing; exit 1 if a file would change
  *
  * The output is deterministic (sorted values, relative paths, no date), so `--check` and the tests
@@ -22,50 +27,98 @@ import { registerMeasureCommand } from './commands/measure.ts';
 /** How to rerun this script, recorded in the files' notes. */
 export const DERIVE_DEFAULT_TIMING_COMMAND = 'npx tsx scripts/derive-default-timing.ts';
 
-/** Where each language's reference timings are, relative to the shared folder, and what they are. */
-export const DEFAULT_TIMING_SOURCES: Record<Language, { folder: string; corpus: string }> = {
-  en: {
-    folder: 'corpora/reference-timing/rttm/en',
-    corpus: 'CallFriend North American English (TalkBank CABank), two-party telephone calls',
-  },
-  ja: {
-    folder: 'corpora/reference-timing/rttm/ja',
-    corpus: 'CallFriend Japanese (TalkBank CABank), two-party telephone calls',
-  },
-};
+/** The shipped statistics files. */
+export type DefaultTimingName = 'en' | 'ja' | 'en.callfriend';
+export const DEFAULT_TIMING_NAMES: readonly DefaultTimingName[] = ['en', 'ja', 'en.callfriend'];
 
-const LICENCE = 'CC BY-NC-SA 3.0';
-const ORIGIN = 'TalkBank CABank CHAT files converted to RTTM by pthavarasa/CallHome-CallFriend-bergmann, commit 9031a9c';
-const CHANNEL_MAPPING =
+const SHARED_FOLDER_NAME = 'the shared folder (DUPLEXSYNTH_SHARED, default ../shared beside the project root)';
+const REGENERATE = `Regenerate with ${DERIVE_DEFAULT_TIMING_COMMAND} (runs the command above on the shared folder).`;
+const CALLFRIEND_LICENCE = 'CC BY-NC-SA 3.0';
+const CALLFRIEND_ORIGIN = 'TalkBank CABank CHAT files converted to RTTM by pthavarasa/CallHome-CallFriend-bergmann, commit 9031a9c';
+const CALLFRIEND_CHANNELS =
   'per call, channel 0 = the speaker with more talk time, channel 1 = the other (corpora/rttm.ts); the calls are ' +
   'symmetric conversations, so the direction carries no user/system role and the sampler pools both directions';
-const SHARED_FOLDER_NAME = 'the shared folder (DUPLEXSYNTH_SHARED, default ../shared beside the project root)';
-const NOTES = [
+const CALLFRIEND_NOTES = [
   'Times come from utterance-level CHAT bullets, not voice activity detection: bullets of different speakers often ' +
     'abut or overlap where the speech itself does not, so overlaps are somewhat overstated.',
   'Speakers beyond the two with the most talk time were dropped; speaker changes, TURN_HOLDs and SHORTPAUSEs ' +
     'containing their speech were discarded (discardedNearExcludedSpeech).',
-  `Regenerate with ${DERIVE_DEFAULT_TIMING_COMMAND} (runs the command above on the shared folder).`,
+  REGENERATE,
 ];
 
+/** What each shipped file is measured from, relative to the shared folder. */
+export const DEFAULT_TIMING_SOURCES: Record<
+  DefaultTimingName,
+  { language: Language; format: string; folder: string; corpus: string; licence: string; origin: string; channelMapping: string; timingResolution: string; notes: string[] }
+> = {
+  en: {
+    language: 'en',
+    format: 'nxt',
+    folder: 'corpora/reference-timing/maptask',
+    corpus: 'HCRC Map Task Corpus (Scottish English, 128 task-oriented two-party dialogues), word-level timed units',
+    licence: 'CC BY-NC-SA 2.5',
+    origin: 'HCRC Map Task Corpus Annotations v2.1 (University of Edinburgh) via pastav/HCRC_Map_Task, commit cb3701b, folder maptaskv2-1/Data/timed-units',
+    channelMapping:
+      'per dialogue, channel 0 = the instruction giver (q*.g), channel 1 = the follower (q*.f) (corpora/nxt.ts); the sampler pools both ' +
+      'directions, so the roles of the map task do not become user/system roles',
+    timingResolution: '0.01',
+    notes: [
+      'Word-level times (NXT timed units, 4 decimals): words of one speaker that touch or overlap form one speech segment, noise ' +
+        'and silence elements are not speech, and speech segments become IPUs by the events.md rules, so floor transfers are ' +
+        'measured to the centisecond (no transcript-bullet atom at 0.00 s).',
+      'Task-oriented dialogue over maps without eye contact: gaps are somewhat longer than in casual conversation.',
+      'CallFriend English (utterance-level telephone calls) is shipped as an alternative: en.callfriend.timing.json.',
+      REGENERATE,
+    ],
+  },
+  ja: {
+    language: 'ja',
+    format: 'rttm',
+    folder: 'corpora/reference-timing/rttm/ja',
+    corpus: 'CallFriend Japanese (TalkBank CABank), two-party telephone calls',
+    licence: CALLFRIEND_LICENCE,
+    origin: CALLFRIEND_ORIGIN,
+    channelMapping: CALLFRIEND_CHANNELS,
+    timingResolution: '0.1',
+    notes: CALLFRIEND_NOTES,
+  },
+  'en.callfriend': {
+    language: 'en',
+    format: 'rttm',
+    folder: 'corpora/reference-timing/rttm/en',
+    corpus: 'CallFriend North American English (TalkBank CABank), two-party telephone calls',
+    licence: CALLFRIEND_LICENCE,
+    origin: CALLFRIEND_ORIGIN,
+    channelMapping: CALLFRIEND_CHANNELS,
+    timingResolution: '0.1',
+    notes: CALLFRIEND_NOTES,
+  },
+};
+
+/** Path of a shipped statistics file. */
+export function defaultTimingFile(name: DefaultTimingName): string {
+  return name === 'en' || name === 'ja' ? defaultTimingStatisticsPath(name) : path.join(path.dirname(defaultTimingStatisticsPath('en')), `${name}.timing.json`);
+}
+
 /**
- * The `duplexsynth measure` arguments (after `measure`) that produce one language's defaults.
+ * The `duplexsynth measure` arguments (after `measure`) that produce one shipped file.
  * @param sharedRoot the shared folder
  * @param out the statistics file to write (default: the shipped file)
  */
-export function defaultTimingArguments(language: Language, sharedRoot: string, out = defaultTimingStatisticsPath(language)): string[] {
-  const source = DEFAULT_TIMING_SOURCES[language];
+export function defaultTimingArguments(name: DefaultTimingName, sharedRoot: string, out = defaultTimingFile(name)): string[] {
+  const source = DEFAULT_TIMING_SOURCES[name];
   return [
-    '--format', 'rttm',
-    '--language', language,
+    '--format', source.format,
+    '--language', source.language,
     '--sampler-use', 'pooled',
+    '--timing-resolution', source.timingResolution,
     '--corpus', source.corpus,
-    '--licence', LICENCE,
-    '--origin', ORIGIN,
-    '--channel-mapping', CHANNEL_MAPPING,
+    '--licence', source.licence,
+    '--origin', source.origin,
+    '--channel-mapping', source.channelMapping,
     '--relative-to', sharedRoot,
     '--relative-to-name', SHARED_FOLDER_NAME,
-    '--note', ...NOTES,
+    '--note', ...source.notes,
     '--out', out,
     path.join(sharedRoot, source.folder),
   ];
@@ -77,13 +130,13 @@ export function defaultTimingArguments(language: Language, sharedRoot: string, o
  * @returns the exit code the command set (0, or 1 when `--check` found a stale file)
  * @throws the command's errors (see scripts/commands/measure.ts `runMeasure`)
  */
-export async function runDefaultTimingMeasure(language: Language, sharedRoot: string, out?: string, extra: string[] = []): Promise<number> {
+export async function runDefaultTimingMeasure(name: DefaultTimingName, sharedRoot: string, out?: string, extra: string[] = []): Promise<number> {
   const program = new Command('duplexsynth').exitOverride();
   registerMeasureCommand(program);
   const previous = process.exitCode;
   process.exitCode = undefined;
   try {
-    await program.parseAsync(['measure', ...extra, ...defaultTimingArguments(language, sharedRoot, out)], { from: 'user' });
+    await program.parseAsync(['measure', ...extra, ...defaultTimingArguments(name, sharedRoot, out)], { from: 'user' });
     return Number(process.exitCode ?? 0);
   } finally {
     process.exitCode = previous;
@@ -93,8 +146,8 @@ export async function runDefaultTimingMeasure(language: Language, sharedRoot: st
 async function main(argv: readonly string[]): Promise<number> {
   const extra = argv.includes('--check') ? ['--check'] : [];
   let code = 0;
-  for (const language of ['en', 'ja'] as const) {
-    code = Math.max(code, await runDefaultTimingMeasure(language, sharedDirectory(), undefined, extra));
+  for (const name of DEFAULT_TIMING_NAMES) {
+    code = Math.max(code, await runDefaultTimingMeasure(name, sharedDirectory(), undefined, extra));
   }
   return code;
 }

@@ -14,6 +14,7 @@ import type { Language, ReferenceRecording, SpeechSegment } from '../pipeline/mo
 import { combineMeasurements, measureTurnTaking } from '../pipeline/timeline/measure-turn-taking.ts';
 import { timingStatisticsPlots } from '../pipeline/timeline/plots.ts';
 import {
+  ATOM_LIMIT_FRACTION,
   buildTimingStatistics,
   CHANNEL_DIRECTIONS,
   formatTimingStatistics,
@@ -53,6 +54,8 @@ export interface MeasureTurnTakingInput {
   format: string;
   /** `pooled` (default; symmetric conversations) or `per-direction` (channels carry roles). */
   samplerUse?: 'pooled' | 'per-direction';
+  /** Timing resolution of the source times, seconds (atom guard; default 0.1, timing-statistics.ts). */
+  timingResolutionSeconds?: number;
   provenance: MeasurementProvenance;
 }
 
@@ -110,8 +113,8 @@ export function measureReferenceRecordings(input: MeasureTurnTakingInput): Timin
   const zeroOffsets = transfers.filter((offset) => offset === 0).length;
   const automaticNotes = [
     `${zeroOffsets} of ${transfers.length} floor-transfer offsets are exactly 0.00 s` +
-      (transfers.length > 0 && zeroOffsets / transfers.length > 0.05
-        ? ' (an atom typical of utterance-level transcript times where the two speakers\u2019 segments abut; the sampler keeps it, so short runs of 0.00 s repeat by chance)'
+      (transfers.length > 0 && zeroOffsets / transfers.length > ATOM_LIMIT_FRACTION
+        ? ' (an atom typical of utterance-level transcript times where the two speakers\u2019 segments abut; see atomGuard: the sampler spreads it over the timing resolution)'
         : ''),
   ];
   const { provenance } = input;
@@ -119,6 +122,7 @@ export function measureReferenceRecordings(input: MeasureTurnTakingInput): Timin
     language: input.language,
     samplerUse: input.samplerUse ?? 'pooled',
     measurements: measured,
+    ...(input.timingResolutionSeconds !== undefined ? { atomGuard: { timingResolutionSeconds: input.timingResolutionSeconds } } : {}),
     provenance: {
       corpus: provenance.corpus,
       format: input.format,

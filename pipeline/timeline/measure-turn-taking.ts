@@ -6,7 +6,7 @@
  */
 import { buildIpus, DEFAULT_EVENT_THRESHOLDS, turnRelations, type EventThresholds, type Ipu } from '../events/index.ts';
 import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../model/types.ts';
-import { CHANNEL_DIRECTIONS, channelDirection, type TimingMeasurements } from './timing-statistics.ts';
+import { CHANNEL_DIRECTIONS, channelDirection, type ChannelDirection, type TimingMeasurements } from './timing-statistics.ts';
 
 /** A conversation to measure: the fields of a `ReferenceRecording` this module reads. */
 export interface MeasurableRecording {
@@ -32,6 +32,7 @@ export interface DiscardedMeasurements {
 
 /** Measurements of one or more recordings (integer centiseconds, positions in thousandths), plus counts. */
 export interface MeasuredTiming extends TimingMeasurements {
+  bargeInLeads: Record<ChannelDirection, Centiseconds[]>;
   /** TURN and BC IPUs measured (both channels). */
   unitCounts: { turns: number; backchannels: number };
   discarded: DiscardedMeasurements;
@@ -55,6 +56,7 @@ function emptyMeasurements(): MeasuredTiming {
     withinTurnOverlapOffsets: { 'channel0->channel1': [], 'channel1->channel0': [] },
     turnHoldGaps: [],
     shortPauses: [],
+    bargeInLeads: { 'channel0->channel1': [], 'channel1->channel0': [] },
     backchannels: {
       byListener: { 0: { count: 0, hostTurnCs: 0 }, 1: { count: 0, hostTurnCs: 0 } },
       outsideOtherTurns: 0,
@@ -88,6 +90,8 @@ function containingTurn(turns: readonly Ipu[], time: Centiseconds): Ipu | undefi
  *   overlap) under the direction floor channel -> new turn's channel; it is a **floor-transfer offset**
  *   when the new TURN ends strictly after the floor TURN (the floor moves, events.md rule 4), else a
  *   **within-turn overlap** (the TURN lies inside the floor TURN; Heldner & Edlund 2010);
+ * - every floor transfer that is a BARGE_IN (overlap > 0.40 s) also gives its **lead**
+ *   `turn.start − floor.start`, how far into the interrupted TURN the interrupter starts (kept when ≥ 0);
  * - every TURN_HOLD gives a gap `turn.start − floor.end` (> the IPU pause threshold);
  * - every SHORTPAUSE (silence inside an IPU, TURN or BC) gives its length;
  * - every BC whose start lies inside a TURN of the other channel (`turn.start ≤ bc.start < turn.end`,
@@ -121,8 +125,11 @@ export function measureTurnTaking(
       measured.discarded.speakerChanges += 1;
     } else {
       const direction = channelDirection(relation.floorChannel, relation.channel);
-      const list = relation.turn.end > relation.floor.end ? measured.floorTransferOffsets : measured.withinTurnOverlapOffsets;
+      const floorTransfer = relation.turn.end > relation.floor.end;
+      const list = floorTransfer ? measured.floorTransferOffsets : measured.withinTurnOverlapOffsets;
       list[direction].push(relation.offset);
+      const lead = relation.turn.start - relation.floor.start;
+      if (floorTransfer && -relation.offset > thresholds.bargeInOverlap && lead >= 0) measured.bargeInLeads[direction].push(lead);
     }
   }
   for (const channel of [0, 1] as const) {
@@ -157,6 +164,7 @@ export function combineMeasurements(parts: readonly MeasuredTiming[]): MeasuredT
     for (const direction of CHANNEL_DIRECTIONS) {
       combined.floorTransferOffsets[direction].push(...part.floorTransferOffsets[direction]);
       combined.withinTurnOverlapOffsets[direction].push(...part.withinTurnOverlapOffsets[direction]);
+      combined.bargeInLeads[direction].push(...part.bargeInLeads[direction]);
     }
     combined.turnHoldGaps.push(...part.turnHoldGaps);
     combined.shortPauses.push(...part.shortPauses);

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runDefaultTimingMeasure } from '../../scripts/derive-default-timing.ts';
+import { DEFAULT_TIMING_NAMES, defaultTimingFile, runDefaultTimingMeasure } from '../../scripts/derive-default-timing.ts';
 import { measureReferenceRecordings, plotsDirectoryFor } from '../../stages/measure-turn-taking.ts';
 import { parseEventsLine, segmentsFromEvents } from '../events/index.ts';
 import type { BenchmarkEvent, Channel, ChannelEvents, ReferenceRecording } from '../model/types.ts';
@@ -237,6 +237,7 @@ function measurementsFromListedEvents(events: ChannelEvents): { measurements: Ti
     withinTurnOverlapOffsets: { 'channel0->channel1': [], 'channel1->channel0': [] },
     turnHoldGaps: [],
     shortPauses: [],
+    bargeInLeads: { 'channel0->channel1': [], 'channel1->channel0': [] },
     backchannels: {
       byListener: { 0: { count: 0, hostTurnCs: 0 }, 1: { count: 0, hostTurnCs: 0 } },
       outsideOtherTurns: 0,
@@ -253,6 +254,9 @@ function measurementsFromListedEvents(events: ChannelEvents): { measurements: Ti
       const turn = of(channel, 'TURN').find((candidate) => candidate.start === bargeIn.start) as BenchmarkEvent;
       const list = turn.end > bargeIn.end ? measurements.floorTransferOffsets : measurements.withinTurnOverlapOffsets;
       list[direction].push(bargeIn.start - bargeIn.end);
+      // the interrupted TURN is the other channel's TURN ending at the BARGE_IN's end
+      const interrupted = of(other, 'TURN').find((candidate) => candidate.end === bargeIn.end);
+      if (turn.end > bargeIn.end && interrupted && bargeIn.start >= interrupted.start) measurements.bargeInLeads![direction].push(bargeIn.start - interrupted.start);
     }
     for (const hold of of(channel, 'TURN_HOLD')) measurements.turnHoldGaps.push(hold.end - hold.start);
     for (const pause of of(channel, 'SHORTPAUSE')) measurements.shortPauses.push(pause.end - pause.start);
@@ -275,6 +279,7 @@ function measurementsFromListedEvents(events: ChannelEvents): { measurements: Ti
 
 const measuredParts = (statistics: TimingStatistics) => ({
   speakerChange: statistics.speakerChange,
+  atomGuard: statistics.atomGuard,
   turnHoldGaps: statistics.turnHoldGaps,
   shortPauses: statistics.shortPauses,
   backchannels: statistics.backchannels,
@@ -326,6 +331,10 @@ describe('statistics of the conformance event files equal those read off their l
         },
         turnHoldGaps: parts.flatMap((part) => part.measurements.turnHoldGaps),
         shortPauses: parts.flatMap((part) => part.measurements.shortPauses),
+        bargeInLeads: {
+          'channel0->channel1': parts.flatMap((part) => part.measurements.bargeInLeads!['channel0->channel1']),
+          'channel1->channel0': parts.flatMap((part) => part.measurements.bargeInLeads!['channel1->channel0']),
+        },
         backchannels: {
           byListener: {
             0: {
@@ -377,13 +386,13 @@ describe('statistics of the conformance event files equal those read off their l
 });
 
 describe('shipped default statistics', () => {
-  it.each(['en', 'ja'] as const)(
+  it.each(DEFAULT_TIMING_NAMES)(
     '%s regenerates byte for byte (JSON and every SVG) from `duplexsynth measure`',
     async (language) => {
       const folder = await mkdtemp(path.join(os.tmpdir(), 'defaults-'));
       const out = path.join(folder, `${language}.timing.json`);
       expect(await runDefaultTimingMeasure(language, SHARED_FOLDER, out)).toBe(0);
-      const shipped = defaultTimingStatisticsPath(language);
+      const shipped = defaultTimingFile(language);
       expect(await readFile(out, 'utf8')).toBe(await readFile(shipped, 'utf8'));
       const plots = (await readdir(plotsDirectoryFor(out))).sort();
       expect(plots).toEqual((await readdir(plotsDirectoryFor(shipped))).sort());
@@ -397,8 +406,35 @@ describe('shipped default statistics', () => {
     60_000,
   );
 
-  it('carry provenance and the measured figures', async () => {
+  it('English comes from the word-level Map Task timings, without atoms; CallFriend English is the alternative with its atom recorded', async () => {
     const en = await loadDefaultTimingStatistics('en');
+    expect(en.provenance.format).toBe('nxt');
+    expect(en.provenance.recordingCount).toBe(128);
+    expect(en.provenance.recordingsUsed).toBe(128);
+    expect(en.provenance.licence).toBe('CC BY-NC-SA 2.5');
+    expect(en.provenance.command).toBe(
+      'duplexsynth measure --format nxt --language en --sampler-use pooled --timing-resolution 0.01 --out en.timing.json corpora/reference-timing/maptask',
+    );
+    expect(en.atomGuard?.atoms).toEqual([]);
+    expect(en.speakerChange.pooledSummary).toMatchObject({ count: 7183, median: 0.45, overlapFraction: 0.2375, bargeInFraction: 0.1118 });
+    expect(en.speakerChange.bargeInLeads?.['channel0->channel1'].summary.count).toBeGreaterThan(300);
+    const callFriend = await loadTimingStatistics(defaultTimingFile('en.callfriend'));
+    expect(callFriend.atomGuard?.atoms.find((atom) => atom.list === 'speakerChange.pooled' && atom.valueSeconds === 0)).toEqual({
+      list: 'speakerChange.pooled',
+      valueSeconds: 0,
+      count: 771,
+      fraction: 0.1846,
+    });
+    // the sampler's target has no value above 2 % after censoring
+    const target = samplingDistributions(callFriend).speakerChange['channel0->channel1'];
+    const counts = new Map<number, number>();
+    for (const value of target) counts.set(value, (counts.get(value) ?? 0) + 1);
+    expect(Math.max(...counts.values()) / target.length).toBeLessThanOrEqual(0.02);
+    expect(target).toHaveLength(4177);
+  });
+
+  it('carry provenance and the measured figures', async () => {
+    const en = await loadTimingStatistics(defaultTimingFile('en.callfriend'));
     const ja = await loadDefaultTimingStatistics('ja');
     expect(en.provenance.recordingCount).toBe(31);
     expect(en.provenance.recordingsUsed).toBe(31);
@@ -407,7 +443,7 @@ describe('shipped default statistics', () => {
     expect(en.provenance.licence).toBe('CC BY-NC-SA 3.0');
     expect(en.provenance.format).toBe('rttm');
     expect(en.provenance.command).toBe(
-      'duplexsynth measure --format rttm --language en --sampler-use pooled --out en.timing.json corpora/reference-timing/rttm/en',
+      'duplexsynth measure --format rttm --language en --sampler-use pooled --timing-resolution 0.1 --out en.callfriend.timing.json corpora/reference-timing/rttm/en',
     );
     expect(en.provenance.notes.at(-1)).toMatch(/npx tsx scripts\/derive-default-timing\.ts/);
     expect(en.speakerChange.samplerUse).toBe('pooled');

@@ -205,6 +205,31 @@ const provenanceSchema = z
 const directionRecord = <T extends z.ZodType>(schema: T) =>
   z.object({ 'channel0->channel1': schema, 'channel1->channel0': schema }).strict();
 
+/** One atom: a single value (to the grid step) holding more than `limitFraction` of its list. */
+const atomSchema = z
+  .object({
+    /** The list, e.g. `speakerChange.byDirection.channel0->channel1`, `speakerChange.pooled`, `turnHoldGaps`. */
+    list: z.string().min(1),
+    valueSeconds: onGrid(100),
+    count: z.number().int().positive(),
+    /** `count / list length`, 4 decimals. */
+    fraction: z.number().min(0).max(1),
+  })
+  .strict();
+
+/**
+ * The atom guard (see `findAtoms`, `censorAtoms`): which values hold more than `limitFraction` of a
+ * list, and how the sampler treats them (interval-censored: spread over ± `timingResolutionSeconds`).
+ */
+const atomGuardSchema = z
+  .object({
+    limitFraction: z.number().gt(0).lt(1),
+    timingResolutionSeconds: onGrid(100).pipe(z.number().positive()),
+    treatment: z.string().min(1),
+    atoms: z.array(atomSchema),
+  })
+  .strict();
+
 /** zod schema of the timing-statistics file (version 2). Summaries, bandwidths and rates must match their values. */
 export const timingStatisticsSchema = z
   .object({
@@ -221,8 +246,16 @@ export const timingStatisticsSchema = z
         benchmarkRelationsSummary: offsetSummarySchema,
         byDirection: directionRecord(offsetListSchema),
         withinTurnOverlaps: directionRecord(offsetListSchema),
+        /**
+         * Optional (files written before it lack it): for each floor transfer that is a barge-in
+         * (overlap > 0.40 s), the time from the start of the interrupted floor TURN to the
+         * interrupter's start, seconds (≥ 0), per direction. Where into a turn barge-ins come.
+         */
+        bargeInLeads: directionRecord(durationListSchema).optional(),
       })
       .strict(),
+    /** Optional (files written before it lack it; then the sampler finds atoms itself with the defaults). */
+    atomGuard: atomGuardSchema.optional(),
     turnHoldGaps: durationListSchema,
     shortPauses: durationListSchema,
     backchannels: z
@@ -284,6 +317,17 @@ export const timingStatisticsSchema = z
       ],
       ['backchannels', 'rates', 'pooled'],
     );
+    if (speakerChange.bargeInLeads) {
+      for (const direction of CHANNEL_DIRECTIONS) {
+        const leads = speakerChange.bargeInLeads[direction];
+        checkList(leads, leads.values.map(toCentiseconds), summarizeDurations, ['speakerChange', 'bargeInLeads', direction]);
+      }
+    }
+    if (statistics.atomGuard) {
+      const guard = statistics.atomGuard;
+      const expected = findAtoms(atomCheckedLists(statistics), guard.limitFraction);
+      check(guard.atoms, expected, ['atomGuard', 'atoms']);
+    }
     check(backchannels.durations.values.length, backchannels.rates.pooled.count, ['backchannels', 'durations', 'values']);
     check(backchannels.relativePositions.values.length, backchannels.rates.pooled.count, ['backchannels', 'relativePositions', 'values']);
   });
@@ -401,6 +445,11 @@ export interface TimingMeasurements {
   turnHoldGaps: Centiseconds[];
   /** SHORTPAUSE lengths. */
   shortPauses: Centiseconds[];
+  /**
+   * Optional: for each floor transfer with overlap > 0.40 s (a barge-in), `turn.start − floor.start`,
+   * the time into the interrupted TURN at which the interrupter starts (≥ 0), per direction.
+   */
+  bargeInLeads?: Record<ChannelDirection, Centiseconds[]>;
   backchannels: {
     /** Per listener channel: BCs inside a TURN of the other channel, and that channel's TURN length. */
     byListener: Record<Channel, { count: number; hostTurnCs: Centiseconds }>;
@@ -441,6 +490,8 @@ export function buildTimingStatistics(input: {
   provenance: TimingProvenanceInput;
   measurements: TimingMeasurements;
   samplerUse?: 'pooled' | 'per-direction';
+  /** Atom guard settings (defaults `ATOM_LIMIT_FRACTION`, `DEFAULT_TIMING_RESOLUTION_SECONDS`). */
+  atomGuard?: { limitFraction?: number; timingResolutionSeconds?: number };
 }): TimingStatistics {
   const { measurements } = input;
   const { unitCounts, ...provenance } = input.provenance;
@@ -498,7 +549,29 @@ export function buildTimingStatistics(input: {
         'channel0->channel1': offsetList(measurements.withinTurnOverlapOffsets['channel0->channel1']),
         'channel1->channel0': offsetList(measurements.withinTurnOverlapOffsets['channel1->channel0']),
       },
+      ...(measurements.bargeInLeads
+        ? {
+            bargeInLeads: {
+              'channel0->channel1': durationList(measurements.bargeInLeads['channel0->channel1']),
+              'channel1->channel0': durationList(measurements.bargeInLeads['channel1->channel0']),
+            },
+          }
+        : {}),
     },
+    atomGuard: (() => {
+      const limitFraction = input.atomGuard?.limitFraction ?? ATOM_LIMIT_FRACTION;
+      const lists = [
+        ...CHANNEL_DIRECTIONS.map((direction) => ({ list: `speakerChange.byDirection.${direction}`, valuesCs: measurements.floorTransferOffsets[direction] })),
+        { list: 'speakerChange.pooled', valuesCs: transfers },
+        { list: 'turnHoldGaps', valuesCs: measurements.turnHoldGaps },
+      ];
+      return {
+        limitFraction,
+        timingResolutionSeconds: input.atomGuard?.timingResolutionSeconds ?? DEFAULT_TIMING_RESOLUTION_SECONDS,
+        treatment: ATOM_TREATMENT,
+        atoms: findAtoms(lists, limitFraction),
+      };
+    })(),
     turnHoldGaps: durationList(measurements.turnHoldGaps),
     shortPauses: durationList(measurements.shortPauses),
     backchannels: {
@@ -580,12 +653,137 @@ export async function loadDefaultTimingStatistics(language: Language): Promise<T
   return loadTimingStatistics(defaultTimingStatisticsPath(language));
 }
 
-/** The raw measured lists the sampler targets, integer centiseconds (positions: thousandths), sorted ascending. */
+/**
+ * Largest share of a list one value (to the grid step) may hold before it counts as an **atom**: an
+ * artefact of how the times were written (abutting transcript bullets give many offsets of exactly
+ * 0.00 s; a coarse time grid piles values on its steps), not a property of conversation. 2 %: far
+ * above what one centisecond holds in a smooth distribution of this spread (Japanese CallFriend's
+ * densest centisecond holds 1.5 %), far below the 18 % atom at 0.00 s of English CallFriend.
+ */
+export const ATOM_LIMIT_FRACTION = 0.02;
+
+/**
+ * Fewest occurrences of one value that make an atom: in a short list any repeat exceeds 2 % (two of
+ * 60 values), and chance alone repeats values a few times; five equal values in a list of under 250
+ * are still counted.
+ */
+export const MINIMUM_ATOM_COUNT = 5;
+
+/**
+ * Default timing resolution of measured times, seconds: an atom is treated as interval-censored
+ * within ± this much. 0.10 s is the assumption made for utterance-level transcript bullets such as
+ * CallFriend's (placed by hand; abutting bullets mean "no audible gap or overlap", not "exactly
+ * 0 ms"); `duplexsynth measure --timing-resolution` sets it per corpus.
+ */
+export const DEFAULT_TIMING_RESOLUTION_SECONDS = 0.1;
+
+/** What the sampler does with atoms; written into every statistics file. */
+export const ATOM_TREATMENT =
+  'an atom (one value holding more than limitFraction of its list, at least 5 times) is treated as interval-censored: the sampler ' +
+  'replaces its occurrences by values spread evenly over [value - timingResolutionSeconds, value + timingResolutionSeconds] ' +
+  '(kept inside the list\u2019s support), repeated until no value holds more than limitFraction (at most 50 rounds); ' +
+  'the measured values in this file are unchanged (pipeline/timeline/timing-statistics.ts censorAtoms)';
+
+/** One atom of a list (the `atomGuard.atoms` entries of a statistics file). */
+export type TimingAtom = z.infer<typeof atomSchema>;
+
+/**
+ * The lists the atom guard looks at: each direction's floor-transfer offsets, both together
+ * (`speakerChange.pooled`), and the TURN_HOLD gaps; integer centiseconds.
+ */
+function atomCheckedLists(statistics: Pick<TimingStatistics, 'speakerChange' | 'turnHoldGaps'>): { list: string; valuesCs: number[] }[] {
+  const byDirection = statistics.speakerChange.byDirection;
+  return [
+    ...CHANNEL_DIRECTIONS.map((direction) => ({ list: `speakerChange.byDirection.${direction}`, valuesCs: byDirection[direction].offsets.map(toCentiseconds) })),
+    { list: 'speakerChange.pooled', valuesCs: CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets.map(toCentiseconds)) },
+    { list: 'turnHoldGaps', valuesCs: statistics.turnHoldGaps.values.map(toCentiseconds) },
+  ];
+}
+
+/**
+ * Values that hold more than `limitFraction` of their list (and occur at least `MINIMUM_ATOM_COUNT` times).
+ * @param lists named lists of integer centiseconds
+ * @returns atoms in list order, then by value ascending; fractions rounded to 4 decimals
+ */
+export function findAtoms(lists: readonly { list: string; valuesCs: readonly number[] }[], limitFraction: number = ATOM_LIMIT_FRACTION): TimingAtom[] {
+  const atoms: TimingAtom[] = [];
+  for (const { list, valuesCs } of lists) {
+    const counts = new Map<number, number>();
+    for (const value of valuesCs) counts.set(value, (counts.get(value) ?? 0) + 1);
+    for (const [value, count] of [...counts].sort((a, b) => a[0] - b[0])) {
+      if (count > limitFraction * valuesCs.length && count >= MINIMUM_ATOM_COUNT) atoms.push({ list, valueSeconds: fromGrid(value, 100), count, fraction: fraction(count, valuesCs.length) });
+    }
+  }
+  return atoms;
+}
+
+/**
+ * Treats atoms as interval-censored (`ATOM_TREATMENT`): while some value holds more than
+ * `limitFraction` of the list, each such value's `c` occurrences are replaced by
+ * `round(v − r + 2r · (k + 0.5) / c)`, k = 0 … c − 1 (evenly over `[v − r, v + r]`; the interval is
+ * shifted to stay inside `[lower, upper]`), at most 50 rounds. Deterministic; the list length is kept.
+ * @param valuesCs integer centiseconds, any order
+ * @param resolutionCs `r`, integer centiseconds ≥ 1
+ * @returns a new sorted list (the input sorted when it has no atom)
+ */
+export function censorAtoms(
+  valuesCs: readonly number[],
+  options: { limitFraction?: number; resolutionCs: number; lower?: number | null; upper?: number | null },
+): number[] {
+  const limit = options.limitFraction ?? ATOM_LIMIT_FRACTION;
+  const r = options.resolutionCs;
+  let values = [...valuesCs].sort((a, b) => a - b);
+  if (r < 1 || values.length === 0) return values;
+  for (let round = 0; round < 50; round += 1) {
+    const counts = new Map<number, number>();
+    for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+    const atoms = [...counts].filter(([, count]) => count > limit * values.length && count >= MINIMUM_ATOM_COUNT);
+    if (atoms.length === 0) break;
+    const atomValues = new Set(atoms.map(([value]) => value));
+    const next = values.filter((value) => !atomValues.has(value));
+    for (const [value, count] of atoms) {
+      let low = value - r;
+      let high = value + r;
+      if (options.lower !== undefined && options.lower !== null && low < options.lower) {
+        high += options.lower - low;
+        low = options.lower;
+      }
+      if (options.upper !== undefined && options.upper !== null && high > options.upper) {
+        low = Math.max(options.lower ?? Number.NEGATIVE_INFINITY, low - (high - options.upper));
+        high = options.upper;
+      }
+      for (let k = 0; k < count; k += 1) next.push(Math.round(low + ((high - low) * (k + 0.5)) / count));
+    }
+    values = next.sort((a, b) => a - b);
+  }
+  return values;
+}
+
+/** The atom guard settings of a statistics file, or the defaults for a file written without them. */
+export function atomGuardOf(statistics: TimingStatistics): { limitFraction: number; resolutionCs: number; atoms: TimingAtom[] } {
+  const guard = statistics.atomGuard;
+  const limitFraction = guard?.limitFraction ?? ATOM_LIMIT_FRACTION;
+  return {
+    limitFraction,
+    resolutionCs: toCentiseconds(guard?.timingResolutionSeconds ?? DEFAULT_TIMING_RESOLUTION_SECONDS),
+    atoms: guard?.atoms ?? findAtoms(atomCheckedLists(statistics), limitFraction),
+  };
+}
+
+/**
+ * The lists the sampler targets, integer centiseconds (positions in thousandths), sorted ascending:
+ * the measured values with atoms censored (`censorAtoms`, settings from the file's `atomGuard`).
+ */
 export interface SamplingDistributions {
   /** Floor-transfer offsets for a speaker change in each direction (the pooled list twice when pooled). */
   speakerChange: Record<ChannelDirection, readonly Centiseconds[]>;
   /** Gaps for consecutive utterances of the same speaker (TURN_HOLD gaps). */
   sameSpeaker: readonly Centiseconds[];
+  /**
+   * Where into the interrupted TURN barge-ins start, per direction (the pooled list twice when
+   * pooled); empty when the file has no `bargeInLeads`.
+   */
+  bargeInLeads: Record<ChannelDirection, readonly Centiseconds[]>;
   /** Durations of backchannels inside the other's TURN. */
   backchannelDurations: readonly Centiseconds[];
   /** Relative positions of those backchannels in their host TURN, thousandths. */
@@ -597,9 +795,10 @@ export interface SamplingDistributions {
 const distributionCache = new WeakMap<TimingStatistics, SamplingDistributions>();
 
 /**
- * The measured lists the timeline sampler targets, following `speakerChange.samplerUse`: `pooled`
- * gives both directions the union of both directions' floor-transfer offsets and both listeners the
- * pooled backchannel rate; `per-direction` gives each its own. Computed once per statistics object
+ * The lists the timeline sampler targets, following `speakerChange.samplerUse`: `pooled` gives both
+ * directions the union of both directions' floor-transfer offsets and both listeners the pooled
+ * backchannel rate; `per-direction` gives each its own. Speaker-change offsets and TURN_HOLD gaps
+ * have their atoms censored (`censorAtoms`, `atomGuardOf`). Computed once per statistics object
  * (cached; statistics values are treated as immutable).
  * @returns sorted integer centiseconds (positions in thousandths), frozen
  */
@@ -607,16 +806,23 @@ export function samplingDistributions(statistics: TimingStatistics): SamplingDis
   const cached = distributionCache.get(statistics);
   if (cached !== undefined) return cached;
   const byDirection = statistics.speakerChange.byDirection;
+  const guard = atomGuardOf(statistics);
   const toSortedCs = (values: readonly number[]) => Object.freeze(values.map(toCentiseconds).sort((a, b) => a - b));
+  const censored = (values: readonly number[], lower: number | null = null) =>
+    Object.freeze(censorAtoms(values.map(toCentiseconds), { limitFraction: guard.limitFraction, resolutionCs: guard.resolutionCs, lower }));
   const pooled = statistics.speakerChange.samplerUse === 'pooled';
-  const pooledOffsets = pooled ? toSortedCs(CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets)) : null;
+  const pooledOffsets = pooled ? censored(CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets)) : null;
+  const leads = statistics.speakerChange.bargeInLeads;
+  const pooledLeads = leads && pooled ? toSortedCs(CHANNEL_DIRECTIONS.flatMap((direction) => leads[direction].values)) : null;
+  const leadsOf = (direction: ChannelDirection) => (leads ? (pooledLeads ?? toSortedCs(leads[direction].values)) : Object.freeze([] as number[]));
   const rates = statistics.backchannels.rates;
   const distributions: SamplingDistributions = Object.freeze({
     speakerChange: Object.freeze({
-      'channel0->channel1': pooledOffsets ?? toSortedCs(byDirection['channel0->channel1'].offsets),
-      'channel1->channel0': pooledOffsets ?? toSortedCs(byDirection['channel1->channel0'].offsets),
+      'channel0->channel1': pooledOffsets ?? censored(byDirection['channel0->channel1'].offsets),
+      'channel1->channel0': pooledOffsets ?? censored(byDirection['channel1->channel0'].offsets),
     }),
-    sameSpeaker: toSortedCs(statistics.turnHoldGaps.values),
+    sameSpeaker: censored(statistics.turnHoldGaps.values, DEFAULT_EVENT_THRESHOLDS.maxPauseInIpu + 1),
+    bargeInLeads: Object.freeze({ 'channel0->channel1': leadsOf('channel0->channel1'), 'channel1->channel0': leadsOf('channel1->channel0') }),
     backchannelDurations: toSortedCs(statistics.backchannels.durations.values),
     backchannelPositions: Object.freeze(statistics.backchannels.relativePositions.values.map(toThousandths).sort((a, b) => a - b)),
     backchannelRatePerMinute: Object.freeze({
@@ -632,6 +838,19 @@ export function samplingDistributions(statistics: TimingStatistics): SamplingDis
 export interface TimingModel {
   /** Floor-transfer offsets per direction, centiseconds, unbounded. */
   speakerChange: Record<ChannelDirection, EmpiricalDistribution>;
+  /**
+   * The positive part of each direction's offsets (gaps ≥ 1 cs, atoms censored within it), support
+   * ≥ 1 cs: what a speaker who never overlaps (the benchmark profile's system) draws. Null when the
+   * direction has no gap.
+   */
+  speakerChangeGaps: Record<ChannelDirection, EmpiricalDistribution | null>;
+  /**
+   * The barge-in part of each direction's offsets (overlap > 0.40 s: offsets ≤ −41 cs), support
+   * ≤ −41 cs; null when the direction has no barge-in.
+   */
+  speakerChangeBargeIns: Record<ChannelDirection, EmpiricalDistribution | null>;
+  /** Where into the interrupted TURN barge-ins start (≥ 0 cs); null when the file has none. */
+  bargeInLeads: Record<ChannelDirection, EmpiricalDistribution | null>;
   /** TURN_HOLD gaps, centiseconds, support ≥ 51 (a TURN_HOLD gap exceeds the 50 cs IPU pause, events.md rule 1). */
   sameSpeaker: EmpiricalDistribution;
   /** Backchannel durations, centiseconds, support [1, 80] (a BC lasts at most 0.80 s, events.md rule 2). */
@@ -647,7 +866,8 @@ const modelCache = new WeakMap<TimingStatistics, TimingModel>();
 /**
  * Fits the smoothed empirical distributions (empirical-distribution.ts) of a statistics file, once
  * per statistics object (cached). Support bounds come from events.md: TURN_HOLD gaps > 0.50 s
- * (rule 1), BC durations ≤ 0.80 s (rule 2); relative positions lie in [0, 1).
+ * (rule 1), BC durations ≤ 0.80 s (rule 2), barge-in overlaps > 0.40 s (rule 4); relative positions
+ * lie in [0, 1); gaps are ≥ 0.01 s.
  * @returns frozen fitted distributions
  * @throws DistributionFitError (empirical-distribution.ts) when a measured value lies outside its
  *   support (not possible for files written by `buildTimingStatistics` with the default thresholds)
@@ -658,12 +878,25 @@ export function fitTimingModel(statistics: TimingStatistics): TimingModel {
   const lists = samplingDistributions(statistics);
   const thresholds = DEFAULT_EVENT_THRESHOLDS;
   const pooled = statistics.speakerChange.samplerUse === 'pooled';
-  const first = fitEmpiricalDistribution(lists.speakerChange['channel0->channel1']);
+  const perDirection = <T>(fit: (direction: ChannelDirection) => T): Record<ChannelDirection, T> => {
+    const first = fit('channel0->channel1');
+    return Object.freeze({ 'channel0->channel1': first, 'channel1->channel0': pooled ? first : fit('channel1->channel0') });
+  };
+  const guard = atomGuardOf(statistics);
+  // A part of a list (the gaps, the barge-ins) is itself a list the sampler targets: its atoms are
+  // censored within its own support, so no value holds more than the limit of what is drawn from it.
+  const part = (values: readonly number[], support: { lower?: number; upper?: number }) =>
+    values.length === 0
+      ? null
+      : fitEmpiricalDistribution(censorAtoms(values, { limitFraction: guard.limitFraction, resolutionCs: guard.resolutionCs, lower: support.lower ?? null, upper: support.upper ?? null }), support);
+  const orNull = (values: readonly number[], support: { lower?: number; upper?: number }) => (values.length === 0 ? null : fitEmpiricalDistribution(values, support));
   const model: TimingModel = Object.freeze({
-    speakerChange: Object.freeze({
-      'channel0->channel1': first,
-      'channel1->channel0': pooled ? first : fitEmpiricalDistribution(lists.speakerChange['channel1->channel0']),
-    }),
+    speakerChange: perDirection((direction) => fitEmpiricalDistribution(lists.speakerChange[direction])),
+    speakerChangeGaps: perDirection((direction) => part(lists.speakerChange[direction].filter((offset) => offset >= 1), { lower: 1 })),
+    speakerChangeBargeIns: perDirection((direction) =>
+      part(lists.speakerChange[direction].filter((offset) => -offset > thresholds.bargeInOverlap), { upper: -(thresholds.bargeInOverlap + 1) }),
+    ),
+    bargeInLeads: perDirection((direction) => orNull(lists.bargeInLeads[direction], { lower: 0 })),
     sameSpeaker: fitEmpiricalDistribution(lists.sameSpeaker, { lower: thresholds.maxPauseInIpu + 1 }),
     backchannelDurations: fitEmpiricalDistribution(lists.backchannelDurations, { lower: 1, upper: thresholds.maxBackchannel }),
     backchannelPositions: fitEmpiricalDistribution(lists.backchannelPositions, { lower: 0, upper: THOUSANDTHS_PER_FRACTION - 1 }),

@@ -18,7 +18,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Language, ReferenceRecording } from '../../pipeline/model/types.ts';
 import { createVoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
 import {
@@ -63,6 +63,8 @@ export interface MeasureOptions {
   note: string[];
   relativeTo: string;
   relativeToName?: string;
+  /** Timing resolution of the source times (seconds): atoms are spread over ± this much by the sampler. */
+  timingResolution?: number;
   check?: boolean;
 }
 
@@ -144,6 +146,7 @@ export async function runMeasure(
     ...(usesVad ? ['--vad', options.vad] : []),
     '--sampler-use',
     options.samplerUse,
+    ...(options.timingResolution !== undefined ? ['--timing-resolution', String(options.timingResolution)] : []),
     '--out',
     path.basename(options.out),
     ...paths.map((file) => displayPath(file, options.relativeTo)),
@@ -153,6 +156,7 @@ export async function runMeasure(
     language,
     format: options.format,
     samplerUse: options.samplerUse,
+    ...(options.timingResolution !== undefined ? { timingResolutionSeconds: options.timingResolution } : {}),
     provenance: {
       corpus: options.corpus ?? `${options.format} recordings`,
       licence: options.licence,
@@ -203,6 +207,15 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .option('--note <text...>', 'notes to record in the provenance', [])
     .option('--relative-to <dir>', 'write source paths relative to this folder', '.')
     .option('--relative-to-name <text>', 'what --relative-to is, as written into the file (default: the folder as given)')
+    .option(
+      '--timing-resolution <seconds>',
+      'resolution of the source times: a value holding more than 2 % of a list (an atom) is spread over ± this much by the sampler (default 0.1)',
+      (value: string) => {
+        const seconds = Number(value);
+        if (!Number.isFinite(seconds) || seconds < 0.01 || Math.abs(seconds * 100 - Math.round(seconds * 100)) > 1e-9) throw new InvalidArgumentError('a number of seconds ≥ 0.01 with at most 2 decimals');
+        return seconds;
+      },
+    )
     .option('--check', 'write nothing; exit 1 when a file would change')
     .action(async (paths: string[], options: MeasureOptions) => {
       const result = await runMeasure(paths, options, loadRecordings);
