@@ -1,0 +1,114 @@
+/**
+ * Issue 11, defects 2 and 9: an atomic write on a full or filling disk never leaves a short file under
+ * its final name and says which file and how much space; temporary files a killed writer left in the
+ * cache are removed, those of a running writer kept. The disk is a real tmpfs (root only).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DiskFullError } from './build-errors.ts';
+import { ContentCache, removeOrphanedTemporaryFiles, writeAtomic } from './content-cache.ts';
+import { hostIdentifier } from './process-liveness.ts';
+import { fillFileSystem, mountTmpfs, tmpfsSkipReason, type MountedTmpfs } from './testing/tmpfs.ts';
+
+const skipReason = tmpfsSkipReason();
+
+describe.skipIf(skipReason !== undefined)(`writeAtomic on a 4 MB tmpfs${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  let disk: MountedTmpfs;
+  beforeAll(() => {
+    disk = mountTmpfs(4 * 1024 * 1024);
+  });
+  afterAll(() => disk.unmount());
+
+  it('a file larger than the free space: DiskFullError naming the file and the bytes needed; the old file stays whole', async () => {
+    const file = path.join(disk.directory, 'audio', 'dialogue.wav');
+    await writeAtomic(file, new Uint8Array(1000).fill(7));
+    const large = new Uint8Array(5 * 1024 * 1024).fill(1);
+    const error = await writeAtomic(file, large).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DiskFullError);
+    const message = (error as DiskFullError).message;
+    expect(message).toContain(file);
+    expect(message).toMatch(/needs 5\.2 MB/);
+    expect(message.split('\n')).toHaveLength(1);
+    expect((error as DiskFullError).neededBytes).toBe(large.byteLength);
+    // the previous content is intact and no temporary file is left
+    expect(await readFile(file)).toEqual(Buffer.from(new Uint8Array(1000).fill(7)));
+    expect(await readdir(path.dirname(file))).toEqual(['dialogue.wav']);
+  });
+
+  it('a disk that fills while writing (another process takes the space): no short file under the final name', async () => {
+    const filler = fillFileSystem(disk.directory);
+    try {
+      const file = path.join(disk.directory, 'late.json');
+      await expect(writeAtomic(file, 'x'.repeat(100_000))).rejects.toThrow(DiskFullError);
+      expect(existsSync(file)).toBe(false);
+      expect((await readdir(disk.directory)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      await rm(filler, { force: true });
+    }
+  });
+
+  it('a cache entry that does not fit is an error, never a truncated entry a later run would trust', async () => {
+    const cache = new ContentCache(path.join(disk.directory, 'cache'));
+    const codec = {
+      encode: (value: Uint8Array) => ({ bytes: value, metadata: { length: value.byteLength } }),
+      decode: (bytes: Buffer) => new Uint8Array(bytes),
+    };
+    const huge = new Uint8Array(6 * 1024 * 1024).fill(3);
+    await expect(cache.binary('synthesize-speech', { text: 'hello' }, async () => huge, codec, '.wav')).rejects.toThrow(DiskFullError);
+    // a second run recomputes (a miss), it does not find a short entry
+    let computed = 0;
+    const small = await cache.binary('synthesize-speech', { text: 'hello' }, async () => {
+      computed += 1;
+      return new Uint8Array(10);
+    }, codec, '.wav');
+    expect(computed).toBe(1);
+    expect(small.byteLength).toBe(10);
+  });
+});
+
+describe('writeAtomic errors name the file and the cause', () => {
+  it('a file where a folder should be', async () => {
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-write-'));
+    try {
+      await writeFile(path.join(scratch, 'blocker'), '');
+      await expect(writeAtomic(path.join(scratch, 'blocker', 'a.json'), '{}')).rejects.toThrow(
+        new RegExp(`${path.join(scratch, 'blocker', 'a.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot write: a part of the path is a file, not a folder`),
+      );
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('temporary files left by killed writers (defect 9)', () => {
+  it('are removed when their writer no longer runs (or, unknown writers, after a day); a running writer keeps its own', async () => {
+    const cache = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-orphans-'));
+    try {
+      const entries = path.join(cache, 'synthesize-speech', 'ab');
+      await mkdir(entries, { recursive: true });
+      // a PID that surely ended: a child that already exited
+      const ended = spawnSync(process.execPath, ['-e', '']).pid!;
+      const host = hostIdentifier();
+      const dead = path.join(entries, `abcd.wav.${host}-${ended}-0badf00d.tmp`);
+      const live = path.join(entries, `abcd.json.${host}-${process.pid}-0badf00d.tmp`);
+      const legacyOld = path.join(entries, 'abcd.json.1234567');
+      const legacyNew = path.join(entries, 'abce.json.7654321');
+      const otherHostOld = path.join(entries, `abcf.json.00000000-1-0badf00d.tmp`);
+      const entry = path.join(entries, 'abcd.json');
+      for (const file of [dead, live, legacyOld, legacyNew, otherHostOld, entry]) await writeFile(file, 'x');
+      const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+      await utimes(legacyOld, twoDaysAgo, twoDaysAgo);
+      await utimes(otherHostOld, twoDaysAgo, twoDaysAgo);
+
+      const removed = await removeOrphanedTemporaryFiles(cache);
+      expect(removed.sort()).toEqual([dead, legacyOld, otherHostOld].sort());
+      expect((await readdir(entries)).sort()).toEqual([path.basename(entry), path.basename(legacyNew), path.basename(live)].sort());
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+});
