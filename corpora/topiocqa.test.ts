@@ -444,6 +444,8 @@ describe('options', () => {
       unanswerable: 'keep',
       onInvalid: 'throw',
       limit: undefined,
+      controlCharacters: 'remove',
+      maximumUtteranceCharacters: 2000,
     });
     expect(resolveTopiocqaOptions('/data/topiocqa dev.v2.json').idPrefix).toBe('topiocqa_dev_v2');
   });

@@ -41,7 +41,19 @@ export interface TopiocqaOptions {
   onInvalid?: InvalidConversationPolicy;
   /** Keep only the first N conversations by conversation number (before validation and policies). */
   limit?: number;
+  /** Control characters in a text field: `remove` them (noted per turn, the default) or `reject` the conversation. */
+  controlCharacters?: ControlCharacterPolicy;
+  /** Longest question or answer in characters (after whitespace normalisation); longer rejects the conversation. Default 2000. */
+  maximumUtteranceCharacters?: number;
 }
+
+/**
+ * What to do with control characters in a text field (C0 but tab/newline, DEL, C1, the byte-order mark,
+ * bidirectional embedding/override/isolate marks; a terminal escape sequence such as `ESC[31m` counts
+ * whole): `remove` them, noting which in a `control-characters-removed` quirk of the turn, or `reject`
+ * the conversation with an error naming turn and field.
+ */
+export type ControlCharacterPolicy = 'remove' | 'reject';
 
 /** Options with every default applied, resolved once per load. */
 export interface ResolvedTopiocqaOptions {
@@ -49,12 +61,16 @@ export interface ResolvedTopiocqaOptions {
   unanswerable: UnanswerablePolicy;
   onInvalid: InvalidConversationPolicy;
   limit: number | undefined;
+  controlCharacters: ControlCharacterPolicy;
+  maximumUtteranceCharacters: number;
 }
 
 /** Defaults of {@link TopiocqaOptions} (the id prefix default depends on the file name). */
 export const DEFAULT_TOPIOCQA_OPTIONS = {
   unanswerable: 'keep',
   onInvalid: 'throw',
+  controlCharacters: 'remove',
+  maximumUtteranceCharacters: 2000,
 } as const satisfies Partial<ResolvedTopiocqaOptions>;
 
 /** The answer text TopiOCQA uses for a question the annotator could not answer. */
@@ -74,6 +90,8 @@ export type TopiocqaQuirkKind =
   | 'question-without-question-mark'
   /** A text field had NBSP / other Unicode spaces / repeated spaces / outer spaces; normalised. */
   | 'whitespace-normalised'
+  /** A text field had control characters or terminal escape sequences; removed (`detail` lists them). */
+  | 'control-characters-removed'
   /** Empty `Topic` (all `UNANSWERABLE` turns): topic kept as `''`, never counted as a topic switch. */
   | 'missing-topic'
   /** The conversation's records were not in `Turn_no` order in the file; sorted. */
@@ -140,8 +158,9 @@ export interface TopiocqaLoadResult {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * - `unreadable`: the file cannot be read; `empty`: no content or an empty list; `not-json`; `not-array`: the top
- *   level is not a list (these four are whole-file errors and always thrown);
+ * - `unreadable`: the file cannot be read; `invalid-utf8`: the bytes are not UTF-8 (the message gives the byte
+ *   offset); `empty`: no content or an empty list; `not-json`; `not-array`: the top level is not a list (these are
+ *   whole-file errors and always thrown);
  * - `invalid-record`: a record that cannot be assigned to a conversation (not an object, bad `Conversation_no`);
  *   always thrown, since skipping it could silently truncate a conversation;
  * - `invalid-turn`: a field of a turn is missing or has the wrong type or value;
@@ -149,6 +168,7 @@ export interface TopiocqaLoadResult {
  */
 export type TopiocqaErrorKind =
   | 'unreadable'
+  | 'invalid-utf8'
   | 'empty'
   | 'not-json'
   | 'not-array'
@@ -263,9 +283,9 @@ const INTEGER_FIELDS = new Set(['Conversation_no', 'Turn_no']);
  */
 export async function loadTopiocqa(file: string, options: TopiocqaOptions = {}): Promise<TopiocqaLoadResult> {
   const resolved = resolveTopiocqaOptions(file, options);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new TopiocqaFormatError({
@@ -275,7 +295,28 @@ export async function loadTopiocqa(file: string, options: TopiocqaOptions = {}):
       cause: error,
     });
   }
-  return parseTopiocqa(text, file, resolved);
+  return parseTopiocqa(decodeUtf8(bytes, file), file, resolved);
+}
+
+/**
+ * Decodes UTF-8 strictly (a byte-order mark is kept for the parser to drop).
+ * @throws TopiocqaFormatError `invalid-utf8` naming the file, the byte offset and line of the first bad sequence
+ */
+export function decodeUtf8(bytes: Buffer, file: string): string {
+  const text = bytes.toString('utf8');
+  // every U+FFFD the lenient decoder made marks a bad sequence, unless the file really holds EF BF BD there
+  for (let index = text.indexOf('\uFFFD'); index !== -1; index = text.indexOf('\uFFFD', index + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, index), 'utf8');
+    if (bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd) continue;
+    const line = text.slice(0, index).split('\n').length;
+    const shown = [...bytes.subarray(offset, offset + 4)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ');
+    throw new TopiocqaFormatError({
+      kind: 'invalid-utf8',
+      file,
+      detail: `not valid UTF-8 at byte offset ${offset} (line ${line}: bytes ${shown}); save the file as UTF-8`,
+    });
+  }
+  return text;
 }
 
 /**
@@ -306,7 +347,7 @@ export function parseTopiocqa(
   for (const conversationNumber of numbers) {
     let built: BuiltConversation;
     try {
-      built = buildConversation(conversationNumber, groups.get(conversationNumber) ?? [], sourceFile);
+      built = buildConversation(conversationNumber, groups.get(conversationNumber) ?? [], sourceFile, resolved);
     } catch (error) {
       if (error instanceof TopiocqaFormatError && resolved.onInvalid === 'skip') {
         rejected.push({ conversationNumber, reason: error.message, error });
@@ -381,6 +422,8 @@ export function resolveTopiocqaOptions(
     unanswerable: options.unanswerable ?? DEFAULT_TOPIOCQA_OPTIONS.unanswerable,
     onInvalid: options.onInvalid ?? DEFAULT_TOPIOCQA_OPTIONS.onInvalid,
     limit,
+    controlCharacters: options.controlCharacters ?? DEFAULT_TOPIOCQA_OPTIONS.controlCharacters,
+    maximumUtteranceCharacters: options.maximumUtteranceCharacters ?? DEFAULT_TOPIOCQA_OPTIONS.maximumUtteranceCharacters,
   };
 }
 
@@ -469,7 +512,7 @@ function groupByConversation(records: unknown[], file: string): Map<number, Inde
   return groups;
 }
 
-function buildConversation(conversationNumber: number, records: IndexedRecord[], file: string): BuiltConversation {
+function buildConversation(conversationNumber: number, records: IndexedRecord[], file: string, options: ResolvedTopiocqaOptions): BuiltConversation {
   const quirks: TopiocqaQuirk[] = [];
   const raw: TopiocqaRawTurn[] = records.map(({ index, record }) => {
     const parsed = topiocqaRawTurnSchema.safeParse(record);
@@ -508,9 +551,36 @@ function buildConversation(conversationNumber: number, records: IndexedRecord[],
       });
     };
     const clean = (field: string, value: string): string => {
+      const found = findControlCharacters(value);
+      if (found.length > 0) {
+        const listed = describeControlCharacters(found);
+        if (options.controlCharacters === 'reject') {
+          throw new TopiocqaFormatError({
+            kind: 'invalid-turn',
+            file,
+            conversationNumber,
+            turnNumber,
+            field,
+            detail: `control characters ${listed}; remove them or set corpus.controlCharacters: remove`,
+          });
+        }
+        note('control-characters-removed', field, listed);
+        value = removeControlCharacters(value);
+      }
       const normalised = normaliseTopiocqaText(value);
       if (normalised !== value) note('whitespace-normalised', field);
       return normalised;
+    };
+    const limitLength = (field: string, value: string): void => {
+      if (value.length <= options.maximumUtteranceCharacters) return;
+      throw new TopiocqaFormatError({
+        kind: 'invalid-turn',
+        file,
+        conversationNumber,
+        turnNumber,
+        field,
+        detail: `${value.length} characters, more than the ${options.maximumUtteranceCharacters} allowed per utterance (corpus.maximumUtteranceCharacters)`,
+      });
     };
 
     for (const key of Object.keys(rawTurn)) if (!KNOWN_FIELDS.has(key)) note('unknown-field', key);
@@ -526,9 +596,11 @@ function buildConversation(conversationNumber: number, records: IndexedRecord[],
         detail: 'empty question',
       });
     }
+    limitLength('Question', question);
     if (!question.includes('?')) note('question-without-question-mark', 'Question');
 
     const answerText = clean('Answer', rawTurn.Answer);
+    limitLength('Answer', answerText);
     let answer: string | null = answerText;
     let answerable = true;
     if (answerText === TOPIOCQA_UNANSWERABLE) {
@@ -572,6 +644,38 @@ function buildConversation(conversationNumber: number, records: IndexedRecord[],
     });
   }
   return { turns, quirks };
+}
+
+/**
+ * Terminal escape sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL|ESC \\`, two-character `ESC x`) and single
+ * control characters: C0 except tab, line feed, vertical tab, form feed and carriage return (whitespace,
+ * normalised to spaces), DEL,
+ * C1, the byte-order mark / zero-width no-break space, and the bidirectional embedding, override and
+ * isolate marks (U+202A–U+202E, U+2066–U+2069), which reorder text invisibly.
+ */
+const CONTROL_SEQUENCE =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000e-\u001f\u007f-\u009f\ufeff\u202a-\u202e\u2066-\u2069]/gu;
+
+interface ControlCharacterMatch {
+  /** The sequence as found. */
+  text: string;
+  /** Offset in UTF-16 code units from the start of the field. */
+  index: number;
+}
+
+function findControlCharacters(value: string): ControlCharacterMatch[] {
+  return [...value.matchAll(CONTROL_SEQUENCE)].map((match) => ({ text: match[0], index: match.index }));
+}
+
+function removeControlCharacters(value: string): string {
+  return value.replace(CONTROL_SEQUENCE, '');
+}
+
+/** `U+001B[31m at character 4, U+0000 at character 10` (the first five). */
+function describeControlCharacters(found: readonly ControlCharacterMatch[]): string {
+  const codePoint = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const shown = found.slice(0, 5).map(({ text, index }) => `${codePoint(text)}${JSON.stringify(text.slice(1)).slice(1, -1)} at character ${index}`);
+  return `${shown.join(', ')}${found.length > 5 ? ` and ${found.length - 5} more` : ''}`;
 }
 
 /** Numbers turns 1..n and computes topic switches (turns with an empty topic neither switch nor reset the topic). */
@@ -703,6 +807,7 @@ const QUIRK_ORDER: readonly TopiocqaQuirkKind[] = [
   'unanswerable',
   'empty-answer',
   'question-without-question-mark',
+  'control-characters-removed',
   'whitespace-normalised',
   'missing-topic',
   'turns-out-of-order',
@@ -751,6 +856,9 @@ function summariseQuirks(
       }
       case 'question-without-question-mark':
         warnings.push(`${n} questions without "?": kept as they are`);
+        break;
+      case 'control-characters-removed':
+        warnings.push(`${n} text fields had control characters removed (${countBy(list, (q) => q.field ?? '')})`);
         break;
       case 'whitespace-normalised':
         warnings.push(`${n} text fields had Unicode or repeated spaces normalised (${countBy(list, (q) => q.field ?? '')})`);

@@ -24,6 +24,16 @@ export function sharedDirectory(): string {
 }
 
 const language = z.enum(['en', 'ja']);
+
+/**
+ * A build or dataset name that is safe as one folder name: letters, digits, `.`, `_`, `-`, starting
+ * with a letter or digit (so never `.` or `..`).
+ */
+export const SAFE_FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const safeFolderName = z
+  .string()
+  .regex(SAFE_FOLDER_NAME, 'letters, digits, dot, dash and underscore only, starting with a letter or digit')
+  .refine((value) => !value.endsWith('.partial'), 'must not end in ".partial" (the name of an unfinished dataset)');
 const channel = z.union([z.literal(0), z.literal(1)]);
 
 const voiceSettings = z.record(z.string(), z.union([z.string(), z.number()]));
@@ -56,8 +66,8 @@ const ttsLanguageConfig = z
 /** Input schema: what a YAML file may say. Everything optional has a default in `resolveConfig`. */
 export const buildConfigInputSchema = z
   .object({
-    name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only').default('build'),
-    seed: z.number().int().nonnegative().default(0),
+    name: safeFolderName.default('build'),
+    seed: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).default(0),
     languages: z.array(language).nonempty().default(['en']),
     corpus: z
       .object({
@@ -68,6 +78,10 @@ export const buildConfigInputSchema = z
         limit: z.number().int().positive().nullable().default(null),
         /** What to do with turns whose answer is UNANSWERABLE. */
         unanswerable: z.enum(['keep', 'drop-turn', 'drop-conversation']).default('keep'),
+        /** Control characters in the text (NUL, ESC and terminal escape sequences, C1, bidi overrides): removed (noted per turn) or the conversation rejected. */
+        controlCharacters: z.enum(['remove', 'reject']).default('remove'),
+        /** Longest question or answer, characters; a longer one rejects its conversation before any service is called (the longest real TopiOCQA dev answer has 474). */
+        maximumUtteranceCharacters: z.number().int().positive().default(2000),
       })
       .strict(),
     output: z

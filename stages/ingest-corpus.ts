@@ -1,11 +1,13 @@
 /**
  * Stage `ingest-corpus`: reads the configured corpus (TopiOCQA raw release) into SourceConversations.
- * Structural file errors (unreadable, empty, not JSON, not a list) stop the build with a message
- * naming the file; an invalid conversation is skipped and reported, so it never sinks the run.
+ * Structural file errors (unreadable, invalid UTF-8, empty, not JSON, not a list) stop the build with
+ * a message naming the file; an invalid conversation (a missing field, control characters under
+ * `corpus.controlCharacters: reject`, an utterance over `corpus.maximumUtteranceCharacters`) is
+ * skipped and reported, so it never sinks the run. This runs before any service is called.
  */
 import { loadTopiocqa } from '../corpora/topiocqa.ts';
 import type { BuildConfig } from '../pipeline/config.ts';
-import type { SourceConversation } from '../pipeline/model/types.ts';
+import type { Language, SourceConversation } from '../pipeline/model/types.ts';
 
 /** Result of ingestion: the conversations to build and those rejected, with reasons. */
 export interface IngestedCorpus {
@@ -18,7 +20,8 @@ export interface IngestedCorpus {
    * empty answer before the conversation's last turn (the answer is not spoken, so the user asks the
    * next question after their own question: a TURN_HOLD, not an answer). The build prints them and
    * keeps them in the dataset summary. (An empty answer on the last turn is the corpus's usual open
-   * final question and is only counted in `warnings`.)
+   * final question and is only counted in `warnings`.) Also: control characters removed from a
+   * field, and letters of another script than the build language's, or emoji ({@link scriptMismatchNotes}).
    */
   notes: string[];
 }
@@ -32,20 +35,68 @@ export async function ingestCorpus(config: BuildConfig): Promise<IngestedCorpus>
     unanswerable: config.corpus.unanswerable,
     onInvalid: 'skip',
     ...(config.corpus.limit ? { limit: config.corpus.limit } : {}),
+    controlCharacters: config.corpus.controlCharacters ?? 'remove',
+    maximumUtteranceCharacters: config.corpus.maximumUtteranceCharacters ?? 2000,
   });
   const idOf = new Map(result.conversations.map((conversation) => [conversation.conversationNumber, conversation.id]));
-  const notes = result.quirks.flatMap((quirk) =>
-    quirk.kind === 'empty-answer' && quirk.detail !== 'final turn' && idOf.has(quirk.conversationNumber)
-      ? [
-          `${idOf.get(quirk.conversationNumber)} turn ${quirk.turnNumber ?? '?'}: field "Answer" is empty in ${config.corpus.path}; ` +
-            'the answer is not spoken and the next question follows the question (TURN_HOLD)',
-        ]
-      : [],
-  );
+  const notes = result.quirks.flatMap((quirk) => {
+    if (!idOf.has(quirk.conversationNumber)) return [];
+    const where = `${idOf.get(quirk.conversationNumber)} turn ${quirk.turnNumber ?? '?'}: field "${quirk.field ?? '?'}"`;
+    if (quirk.kind === 'empty-answer' && quirk.detail !== 'final turn') {
+      return [`${where} is empty in ${config.corpus.path}; the answer is not spoken and the next question follows the question (TURN_HOLD)`];
+    }
+    if (quirk.kind === 'control-characters-removed') return [`${where}: control characters removed (${quirk.detail})`];
+    return [];
+  });
+  notes.push(...scriptMismatchNotes(result.conversations, config.languages));
   return {
     conversations: result.conversations,
     rejected: result.rejected.map((item) => ({ id: `conversation ${item.conversationNumber}`, reason: item.reason })),
     warnings: result.warnings,
     notes,
   };
+}
+
+/** Letters of the source text's expected script (TopiOCQA is English: Latin), digits and punctuation. */
+const EXPECTED_SOURCE_CHARACTERS = /[\p{Script=Latin}\p{Script=Common}\p{Script=Inherited}]/u;
+/** Emoji shown as pictures by default, and the pictograph blocks (U+1F000–U+1FAFF); not ©, ® or ™. */
+const EMOJI = /\p{Emoji_Presentation}|[\u{1F000}-\u{1FAFF}]/u;
+const RIGHT_TO_LEFT_SCRIPTS = new Set(['Arabic', 'Hebrew', 'Syriac', 'Thaana', 'Nko', 'Samaritan', 'Mandaic', 'Adlam']);
+/** Scripts named in the notes (others are reported as "other"); enough for what real corpora carry. */
+const NAMED_SCRIPTS = ['Greek', 'Cyrillic', 'Arabic', 'Hebrew', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Devanagari', 'Thai', 'Armenian', 'Georgian', 'Syriac', 'Thaana'];
+const SCRIPT_PATTERNS = NAMED_SCRIPTS.map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')] as const);
+
+/**
+ * One note per turn and field whose source text an English build would speak as is although it holds
+ * letters of another script than Latin (Greek, Cyrillic, right-to-left Arabic or Hebrew, …) or emoji:
+ * `{id} turn {n}: field "Answer" has 3 characters of another script than English's Latin (Greek) …`.
+ * The text is kept (real TopiOCQA answers quote Greek etymologies); the note tells that the speech
+ * engine may spell or skip those characters. Builds without English (the text is translated first, and
+ * the translation is checked for its own script) get no notes.
+ * @param conversations the ingested conversations
+ * @param languages the build languages
+ */
+export function scriptMismatchNotes(conversations: readonly SourceConversation[], languages: readonly Language[]): string[] {
+  if (!languages.includes('en')) return [];
+  const notes: string[] = [];
+  for (const conversation of conversations) {
+    for (const turn of conversation.turns) {
+      for (const [field, text] of [['Question', turn.question], ['Answer', turn.answer]] as const) {
+        if (text === null) continue;
+        const characters = [...text];
+        const emoji = characters.filter((character) => EMOJI.test(character));
+        const foreign = characters.filter((character) => !EXPECTED_SOURCE_CHARACTERS.test(character) && !EMOJI.test(character) && /\p{L}|\p{M}|\p{N}/u.test(character));
+        if (foreign.length === 0 && emoji.length === 0) continue;
+        const scripts = [...new Set(foreign.map((character) => SCRIPT_PATTERNS.find(([, pattern]) => pattern.test(character))?.[0] ?? 'other'))];
+        const parts: string[] = [];
+        if (foreign.length > 0) {
+          const direction = scripts.some((script) => RIGHT_TO_LEFT_SCRIPTS.has(script)) ? ', written right to left' : '';
+          parts.push(`${foreign.length} characters of another script than English's Latin (${scripts.join(', ')}${direction})`);
+        }
+        if (emoji.length > 0) parts.push(`${emoji.length} emoji (${[...new Set(emoji)].slice(0, 5).join(' ')})`);
+        notes.push(`${conversation.id} turn ${turn.turnNumber}: field "${field}" has ${parts.join(' and ')}; kept, the English speech engine may spell or skip them`);
+      }
+    }
+  }
+  return notes;
 }
