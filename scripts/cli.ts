@@ -14,6 +14,7 @@ import path from 'node:path';
 import { registerQualityCommands } from './commands/quality.ts';
 import { registerMeasureCommand } from './commands/measure.ts';
 import { registerExportCommand } from './commands/export.ts';
+import { registerReportCommand } from './commands/report.ts';
 
 interface BuildOptions {
   config?: string;
@@ -124,6 +125,7 @@ export function createProgram(): Command {
   registerQualityCommands(program);
   registerMeasureCommand(program);
   registerExportCommand(program);
+  registerReportCommand(program);
   return program;
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages duplexsynth needs (ffmpeg, sox, espeak-ng, Open JTalk + its voice).
+# Installs the Debian packages duplexsynth needs (ffmpeg, sox, espeak-ng, Open JTalk + its voice, and
+# chromium for the report's browser test).
 # The Open JTalk voice (hts-voice-nitech-jp-atr503-m001) is in Debian's contrib section, which is not
 # in the default sources, so contrib is added first. Idempotent; needs root (or sudo).
 #
@@ -59,6 +60,8 @@ command -v sox >/dev/null || need+=(sox)
 command -v espeak-ng >/dev/null || need+=(espeak-ng)
 command -v open_jtalk >/dev/null || need+=(open-jtalk open-jtalk-mecab-naist-jdic)
 [ -d /usr/share/hts-voice/nitech-jp-atr503-m001 ] || need+=(hts-voice-nitech-jp-atr503-m001 open-jtalk-mecab-naist-jdic)
+# headless Chromium for the HTML report's browser test (pipeline/report/report.test.ts, playwright-core)
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 for file in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
   if [ -f "$file" ]; then edit_apt_sources "$file"; fi

@@ -1,0 +1,352 @@
+/**
+ * The HTML report of a build: `{build}/report/index.html` plus one page per dialogue, static files
+ * that work from `file://` and offline (no CDN, no web fonts; charts are SVG files compiled at report
+ * time with vega-lite; the audio is the datasets' own WAV files, referenced by relative paths).
+ *
+ * ```
+ * report/index.html                             per dataset: statistics (like the paper's Table 3),
+ *                                               quality (Table 2), turn-taking fidelity (offset
+ *                                               histograms and CDFs per direction, barge-in and
+ *                                               backchannel rates), evaluable events, dialogues
+ * report/dialogues/{lang}/{dataset}/{id}.html   two-lane waveform, events, words, audio (dialogue-page.ts)
+ * report/plots/*.svg, report/assets/*           charts; style sheet and the dialogue page's script
+ * ```
+ *
+ * Sources, per dataset folder: `all.jsonl`, `metadata/`, `txt_align/`, `audio/` (export-dataset.ts),
+ * `tables.json`'s content (rebuilt with quality/tables.ts `buildDatasetTables`, so an unscored
+ * dataset still gets its statistics), `fidelity.json`, `summary.json` (failed dialogues); the
+ * measured offsets come from the timing statistics named in the metadata (`timing.statistics`) when
+ * that file is one of the shipped defaults (pipeline/timeline/defaults/); the evaluable events are
+ * computed with pipeline/events/evaluable-events.ts under the loader settings scripts/pipe.sh uses.
+ * Deterministic: the same build gives the same bytes (no timestamps). Nothing half-written: the
+ * report is written into `report.partial/` and renamed over `report/`.
+ */
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeWav } from '../audio/raw-audio.ts';
+import { benchmarkLoaderSettings, DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUATION_EVENT_TYPES, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
+import { readExportDataset, type ExportDataset } from '../export/export-dataset.ts';
+import type { Centiseconds, Channel } from '../model/types.ts';
+import { buildDatasetTables, type DatasetTables } from '../quality/tables.ts';
+import { writeAtomic } from '../run/content-cache.ts';
+import { CHANNEL_DIRECTIONS, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
+import { dialoguePageHtml } from './dialogue-page.ts';
+import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';
+import { offsetCdfSvg, offsetHistogramSvg, ratesSvg, type OffsetSeries, type RateBar } from './report-plots.ts';
+
+/** Folder of the report inside the build output. */
+export const REPORT_DIRECTORY = 'report';
+const ASSETS_SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
+const DEFAULT_STATISTICS_DIRECTORY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'timeline', 'defaults');
+
+/** Options of {@link writeBuildReport}. */
+export interface BuildReportOptions {
+  /** Most dialogue pages per dataset (the first by id); default: every dialogue. */
+  dialoguePagesPerDataset?: number;
+}
+
+/** What {@link writeBuildReport} wrote. */
+export interface BuildReportResult {
+  /** Absolute path of `report/index.html`. */
+  indexPath: string;
+  datasets: number;
+  dialoguePages: number;
+}
+
+/** The fields of `fidelity.json` the report shows. */
+interface FidelityJson {
+  statistics?: { corpus?: string; command?: string };
+  directions?: {
+    direction: ChannelDirection;
+    target?: string;
+    measuredCount?: number;
+    generatedCount?: number;
+    kolmogorovSmirnovDistance?: number | null;
+    criticalDistance05?: number | null;
+    measuredOverlapFraction?: number | null;
+    generatedOverlapFraction?: number | null;
+    measuredBargeInFraction?: number | null;
+    generatedBargeInFraction?: number | null;
+  }[];
+  bargeIn?: { measuredFraction?: number | null; generatedFraction?: number | null };
+  backchannels?: { measuredPerMinute?: number | null; generatedPerMinute?: number | null };
+  checks?: { name: string; passed: boolean; detail: string }[];
+}
+
+async function readJson<T>(file: string): Promise<T | null> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new Error(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** Dataset folders of a build: every `data/{lang}/{domain}/{dataset}/manifest.json`, sorted. */
+export async function buildDatasetDirectories(outputDirectory: string): Promise<string[]> {
+  const data = path.join(outputDirectory, 'data');
+  const found: string[] = [];
+  const list = async (directory: string) =>
+    (await readdir(directory, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() && !entry.name.endsWith('.partial')).map((entry) => entry.name).sort();
+  for (const language of await list(data)) {
+    for (const domain of await list(path.join(data, language))) {
+      for (const dataset of await list(path.join(data, language, domain))) {
+        const directory = path.join(data, language, domain, dataset);
+        if (existsSync(path.join(directory, 'manifest.json'))) found.push(directory);
+      }
+    }
+  }
+  return found;
+}
+
+/** The placement offsets of a dataset's speaker changes by direction, from `metadata/{id}.json` (`offsetFromFloor`), centiseconds. */
+async function generatedOffsets(dataset: ExportDataset): Promise<{ offsets: Record<ChannelDirection, Centiseconds[]>; statisticsFile: string | null }> {
+  const offsets: Record<ChannelDirection, Centiseconds[]> = { 'channel0->channel1': [], 'channel1->channel0': [] };
+  let statisticsFile: string | null = null;
+  for (const dialogue of dataset.dialogues) {
+    const file = path.join(dataset.directory, 'metadata', `${dialogue.id}.json`);
+    const metadata = (await readJson<{ timing?: { statistics?: string }; utterances?: { channel: Channel; offsetFromFloor?: number | null }[] }>(file)) ?? {};
+    statisticsFile ??= metadata.timing?.statistics ?? null;
+    const utterances = metadata.utterances ?? [];
+    for (let index = 1; index < utterances.length; index++) {
+      const previous = utterances[index - 1]!;
+      const current = utterances[index]!;
+      if (previous.channel === current.channel || typeof current.offsetFromFloor !== 'number') continue;
+      offsets[`channel${previous.channel}->channel${current.channel}` as ChannelDirection].push(Math.round(current.offsetFromFloor * 100));
+    }
+  }
+  return { offsets, statisticsFile };
+}
+
+/** The sampler's target offsets per direction from a shipped statistics file, or null when it is not one. */
+async function measuredOffsets(statisticsFile: string | null): Promise<Record<ChannelDirection, readonly Centiseconds[]> | null> {
+  if (statisticsFile === null) return null;
+  const file = path.join(DEFAULT_STATISTICS_DIRECTORY, path.basename(statisticsFile));
+  if (!existsSync(file)) return null;
+  const distributions = samplingDistributions(await loadTimingStatistics(file));
+  return { 'channel0->channel1': distributions.speakerChange['channel0->channel1'], 'channel1->channel0': distributions.speakerChange['channel1->channel0'] };
+}
+
+function qualityTable(tables: DatasetTables): string {
+  if (!tables.scored) return '<p class="note">Not scored: the build ran without quality scoring (run <code>duplexsynth score</code> on the dataset folder).</p>';
+  const unit = tables.language === 'ja' ? 'morae/s' : 'syllables/s';
+  const rows: Cell[][] = tables.quality.map((row) => {
+    const quality = row.quality;
+    if (quality === null) return [row.split, null, 'not scored', null, null, null, null, null, null, null];
+    return [
+      row.split,
+      quality.dialogues,
+      fixed(quality.dnsmos?.ovrl, 2),
+      fixed(quality.dnsmos?.sig, 2),
+      fixed(quality.dnsmos?.bak, 2),
+      fixed(quality.dnsmos?.p808, 2),
+      quality.cometKiwi === null ? (tables.cometKiwi === null ? 'n/a' : 'not computed') : fixed(quality.cometKiwi, 3),
+      fixed(quality.meanChannelLoudnessLufs, 1),
+      fixed(quality.speechRate, 2),
+      quality.roleLabelDisagreements,
+    ];
+  });
+  return htmlTable(['split', 'dialogues', 'DNSMOS OVRL', 'SIG', 'BAK', 'P808', 'COMETKiwi', 'loudness (LUFS)', `speech rate (${unit})`, 'role/label disagreements'], rows);
+}
+
+function statisticsTable(tables: DatasetTables): string {
+  return htmlTable(
+    ['split', 'dialogues', 'hours', 'mean s', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN'],
+    tables.statistics.map((row) => [row.split, row.dialogues, row.hours.toFixed(2), row.meanSeconds.toFixed(1), row.events.TURN_SHIFT, row.events.TURN_HOLD, row.events.BC, row.events.BARGE_IN]),
+  );
+}
+
+function evaluableEventsSection(reports: readonly EvaluableEventsReport[], scope: string): string {
+  const used = DROP_REASONS.filter((reason) => reports.some((report) => EVALUATION_EVENT_TYPES.some((type) => (report.byType[type].dropped[reason] ?? 0) > 0)));
+  const tables = reports.map((report) => {
+    const rows = EVALUATION_EVENT_TYPES.map((type) => {
+      const counts = report.byType[type];
+      return [type, counts.inFile, counts.samples, ...used.map((reason) => counts.dropped[reason] ?? 0)] as Cell[];
+    });
+    const drops = report.dialoguesWithDrops.length
+      ? `<p class="note">Dropped although this setting evaluates them: ${report.dialoguesWithDrops.length} (${report.dialoguesWithDrops
+          .slice(0, 10)
+          .map((drop) => `${escapeHtml(drop.id)} ${drop.event} at ${(drop.start / 100).toFixed(2)} s: ${drop.reason}`)
+          .join('; ')}${report.dialoguesWithDrops.length > 10 ? '; …' : ''})</p>`
+      : '';
+    return `<h4>${escapeHtml(report.setting)} (${report.dialogues} dialogues)</h4>\n${htmlTable(['event', 'in file', 'samples', ...used.map((reason) => `dropped: ${reason}`)], rows)}${drops}`;
+  });
+  const reasons = used.length ? `<ul class="note">${used.map((reason) => `<li>${reason}: ${escapeHtml(DROP_REASON_DESCRIPTIONS[reason])}</li>`).join('')}</ul>` : '';
+  return `<h3>Evaluable events (${escapeHtml(scope)})</h3>
+<p class="note">What the benchmark's loader (M3-DuplexBench <code>build_event_samples</code>, called as <code>scripts/pipe.sh</code> calls it) turns into samples, and why it drops the others (pipeline/events/evaluable-events.ts).</p>
+${tables.join('\n')}
+${reasons}`;
+}
+
+/**
+ * Writes the report of the build in `outputDirectory` (module comment) and returns where.
+ * @throws Error naming the file when a dataset folder cannot be read (DatasetReadError), a JSON file
+ *   is malformed, or a WAV cannot be decoded; the previous report (if any) is then left as it was
+ */
+export async function writeBuildReport(outputDirectory: string, options: BuildReportOptions = {}): Promise<BuildReportResult> {
+  const output = path.resolve(outputDirectory);
+  const finalDirectory = path.join(output, REPORT_DIRECTORY);
+  const work = `${finalDirectory}.partial`;
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  try {
+    const result = await writeReportInto(output, work, options);
+    await rm(finalDirectory, { recursive: true, force: true });
+    await rename(work, finalDirectory);
+    return { ...result, indexPath: path.join(finalDirectory, 'index.html') };
+  } catch (error) {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function writeReportInto(output: string, work: string, options: BuildReportOptions): Promise<Omit<BuildReportResult, 'indexPath'>> {
+  for (const asset of ['report.css', 'dialogue.js']) {
+    await mkdir(path.join(work, 'assets'), { recursive: true });
+    await copyFile(path.join(ASSETS_SOURCE, asset), path.join(work, 'assets', asset));
+  }
+  const build = await readJson<{ name?: string; seed?: number }>(path.join(output, 'summary.json'));
+  const sections: string[] = [];
+  const contents: string[] = [];
+  let dialoguePages = 0;
+  const directories = await buildDatasetDirectories(output);
+  for (const directory of directories) {
+    const dataset = await readExportDataset(directory);
+    const key = `${dataset.language}-${dataset.dataset}`;
+    const anchor = `dataset-${key}`;
+    contents.push(`<li><a href="#${escapeHtml(anchor)}">${escapeHtml(dataset.dataset)} (${dataset.language})</a></li>`);
+    const tables = await buildDatasetTables(directory);
+    const summary = await readJson<{ failed?: { id: string; stage: string; reason: string }[] }>(path.join(directory, 'summary.json'));
+    const fidelity = await readJson<FidelityJson>(path.join(directory, 'fidelity.json'));
+
+    // turn-taking: measured against generated offsets, per direction
+    const generated = await generatedOffsets(dataset);
+    const measured = await measuredOffsets(generated.statisticsFile);
+    const plotImages: string[] = [];
+    for (const direction of CHANNEL_DIRECTIONS) {
+      const series: OffsetSeries[] = [
+        ...(measured ? [{ series: 'measured' as const, offsetsCs: measured[direction] }] : []),
+        { series: 'generated' as const, offsetsCs: generated.offsets[direction] },
+      ];
+      const name = direction.replace('->', '-to-');
+      const [from, to] = (direction.match(/\d/g) ?? []).map(Number);
+      const roleOf = (channel: number | undefined) => (channel === dataset.channels.user ? 'user' : 'system');
+      const label = `${direction} (${roleOf(from)} → ${roleOf(to)})`;
+      for (const [kind, render] of [['histogram', offsetHistogramSvg], ['cdf', offsetCdfSvg]] as const) {
+        const file = `plots/${key}-offsets-${kind}-${name}.svg`;
+        await writeAtomic(path.join(work, file), await render(`Floor-transfer offsets ${label}, ${kind === 'cdf' ? 'CDF' : 'histogram'}`, series));
+        plotImages.push(`<img src="${escapeHtml(file)}" alt="${escapeHtml(`${kind} of floor-transfer offsets ${direction}`)}">`);
+      }
+    }
+    const bars: RateBar[] = [];
+    if (fidelity?.bargeIn) {
+      for (const [series, value] of [['measured', fidelity.bargeIn.measuredFraction], ['generated', fidelity.bargeIn.generatedFraction]] as const) {
+        if (typeof value === 'number') bars.push({ measure: 'barge-in fraction of speaker changes', series, value });
+      }
+    }
+    if (fidelity?.backchannels) {
+      for (const [series, value] of [['measured', fidelity.backchannels.measuredPerMinute], ['generated', fidelity.backchannels.generatedPerMinute]] as const) {
+        if (typeof value === 'number') bars.push({ measure: 'backchannels per minute', series, value });
+      }
+    }
+    if (bars.length > 0) {
+      const file = `plots/${key}-rates.svg`;
+      await writeAtomic(path.join(work, file), await ratesSvg('Barge-in and backchannel rates', bars));
+      plotImages.push(`<img src="${escapeHtml(file)}" alt="barge-in and backchannel rates, measured and generated">`);
+    }
+    const fidelityRows: Cell[][] = (fidelity?.directions ?? []).map((entry) => [
+      entry.direction,
+      entry.measuredCount ?? null,
+      entry.generatedCount ?? null,
+      fixed(entry.kolmogorovSmirnovDistance, 3),
+      fixed(entry.criticalDistance05, 3),
+      fixed(entry.measuredOverlapFraction, 3),
+      fixed(entry.generatedOverlapFraction, 3),
+      fixed(entry.measuredBargeInFraction, 3),
+      fixed(entry.generatedBargeInFraction, 3),
+    ]);
+    const fidelityHtml = fidelity
+      ? `${htmlTable(['direction', 'measured n', 'generated n', 'KS distance', 'KS 5 % critical', 'overlap (measured)', 'overlap (generated)', 'barge-in (measured)', 'barge-in (generated)'], fidelityRows)}
+${htmlTable(
+  ['rate', 'measured', 'generated'],
+  [
+    ['barge-in fraction of speaker changes', fixed(fidelity.bargeIn?.measuredFraction, 3), fixed(fidelity.bargeIn?.generatedFraction, 3)],
+    ['backchannels per minute of the other speaker’s speech', fixed(fidelity.backchannels?.measuredPerMinute, 2), fixed(fidelity.backchannels?.generatedPerMinute, 2)],
+  ],
+)}
+<ul class="note">${(fidelity.checks ?? []).map((check) => `<li>${check.passed ? '✓' : '✗'} ${escapeHtml(check.name)}: ${escapeHtml(check.detail)}</li>`).join('')}</ul>`
+      : '<p class="note">No fidelity.json in this dataset folder.</p>';
+    // fidelity.json counts the measured offsets the build sampled from; a different count now means the
+    // shipped statistics file changed since the build
+    const changed = CHANNEL_DIRECTIONS.filter((direction) => {
+      const then = fidelity?.directions?.find((entry) => entry.direction === direction)?.measuredCount;
+      return measured !== null && then !== undefined && then !== measured[direction].length;
+    });
+    const measuredNote = measured
+      ? `measured: the sampler's target offsets from <code>${escapeHtml(path.basename(generated.statisticsFile!))}</code> as shipped now (${escapeHtml(fidelity?.statistics?.corpus ?? 'shipped timing statistics')})${
+          changed.length ? `; <strong>that file changed since the build</strong> (measured n in fidelity.json: ${changed.map((direction) => fidelity?.directions?.find((entry) => entry.direction === direction)?.measuredCount).join(', ')}; now: ${changed.map((direction) => measured[direction].length).join(', ')}), so the table below, from the build, is the reference` : ''
+        }`
+      : `measured: not shown (the statistics file <code>${escapeHtml(generated.statisticsFile ?? 'unknown')}</code> is not one of the shipped defaults)`;
+
+    // evaluable events, on the test split when there is one (what the benchmark evaluates)
+    const evaluated = dataset.hasSplits ? dataset.dialogues.filter((dialogue) => dialogue.split === 'test') : dataset.dialogues;
+    const domain = dataset.domain === 'chat' ? 'chat' : 'task';
+    const reports = benchmarkLoaderSettings(domain, domain === 'task' ? { channels: [dataset.channels.user] } : {}).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
+
+    // dialogue pages
+    const limit = options.dialoguePagesPerDataset ?? Number.POSITIVE_INFINITY;
+    const dialogueRows: Cell[][] = [];
+    for (const [index, dialogue] of dataset.dialogues.entries()) {
+      const count = (type: string) => dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === type).length;
+      let link: Cell = dialogue.id;
+      if (index < limit) {
+        const page = `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`;
+        const pageDirectory = path.dirname(path.join(output, 'report', page));
+        const relative = (target: string) => path.relative(pageDirectory, target).split(path.sep).join('/');
+        const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
+        const html = dialoguePageHtml(dataset, dialogue, audio.channels, {
+          assets: relative(path.join(output, 'report', 'assets')),
+          audio: relative(dialogue.audioFile),
+          index: relative(path.join(output, 'report', 'index.html')),
+        });
+        await writeAtomic(path.join(work, page), html);
+        dialoguePages += 1;
+        link = { html: `<a href="${escapeHtml(page)}">${escapeHtml(dialogue.id)}</a>` };
+      }
+      dialogueRows.push([link, dialogue.split ?? '—', dialogue.durationSeconds.toFixed(2), count('TURN_SHIFT'), count('TURN_HOLD'), count('BC'), count('BARGE_IN'), count('SHORTPAUSE')]);
+    }
+    const failed = summary?.failed ?? [];
+    const failedHtml = failed.length
+      ? `<h3 class="failed">Failed dialogues (${failed.length})</h3>${htmlTable(['id', 'stage', 'reason'], failed.map((item) => [item.id, item.stage, item.reason]))}`
+      : '';
+    sections.push(`<section id="${escapeHtml(anchor)}">
+<h2>${escapeHtml(tables.track)}: ${escapeHtml(dataset.dataset)}</h2>
+<p class="note">${escapeHtml(path.relative(output, directory).split(path.sep).join('/'))} · channel ${dataset.channels.user} = user, channel ${dataset.channels.system} = system · ${dataset.sampleRate} Hz</p>
+<h3>Statistics (like the paper's Table 3)</h3>
+${statisticsTable(tables)}
+<h3>Quality (like the paper's Table 2)</h3>
+${qualityTable(tables)}
+<h3>Turn-taking: measured against generated</h3>
+<p class="note">Floor-transfer offsets of speaker changes (next TURN start − floor TURN end; &lt; 0 is an overlap, &lt; −0.40 s a barge-in). Generated: the placements of this dataset (metadata <code>offsetFromFloor</code>); ${measuredNote}.</p>
+<div class="plots">${plotImages.join('\n')}</div>
+${fidelityHtml}
+${evaluableEventsSection(reports, dataset.hasSplits ? `test split, ${evaluated.length} dialogues` : `all ${evaluated.length} dialogues`)}
+<h3>Dialogues</h3>
+${htmlTable(['id', 'split', 'seconds', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'], dialogueRows)}
+${failedHtml}
+</section>`);
+  }
+  const title = `duplexsynth build ${build?.name ? `"${build.name}"` : path.basename(output)}`;
+  const body = `<h1>${escapeHtml(title)}</h1>
+<p class="note">${build?.seed !== undefined ? `seed ${build.seed} · ` : ''}${directories.length} datasets · ${dialoguePages} dialogue pages · static report: open this file in a browser (works offline)</p>
+<ul>${contents.join('')}</ul>
+${sections.join('\n')}`;
+  await writeAtomic(path.join(work, 'index.html'), htmlPage(title, 'assets', body));
+  return { datasets: directories.length, dialoguePages };
+}

@@ -1,0 +1,45 @@
+/** Small HTML helpers for the static report: escaping and tables. */
+
+/** Escapes text for HTML content and attribute values (`& < > " '`). */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+}
+
+/** A cell: text (escaped) or `{ html }` (inserted as is). */
+export type Cell = string | number | null | { html: string };
+
+function cellHtml(cell: Cell): string {
+  if (cell === null) return '—';
+  if (typeof cell === 'object') return cell.html;
+  return escapeHtml(String(cell));
+}
+
+/** A table with a header row; `null` cells print as an em dash. */
+export function htmlTable(header: readonly string[], rows: readonly (readonly Cell[])[], className = ''): string {
+  const head = `<tr>${header.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>`;
+  const body = rows.map((row) => `<tr>${row.map((cell) => `<td>${cellHtml(cell)}</td>`).join('')}</tr>`).join('\n');
+  return `<table${className ? ` class="${escapeHtml(className)}"` : ''}>\n${head}\n${body}\n</table>`;
+}
+
+/** A complete page (UTF-8, the report's style sheet at `{assets}/report.css`, optional script). */
+export function htmlPage(title: string, assets: string, body: string, script?: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${escapeHtml(assets)}/report.css">
+</head>
+<body>
+${body}
+${script ? `<script src="${escapeHtml(assets)}/${escapeHtml(script)}"></script>\n` : ''}</body>
+</html>
+`;
+}
+
+/** A number with `digits` decimals, or null when missing. */
+export function fixed(value: number | null | undefined, digits: number): string | null {
+  return value === null || value === undefined || !Number.isFinite(value) ? null : value.toFixed(digits);
+}
