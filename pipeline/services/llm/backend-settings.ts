@@ -25,6 +25,7 @@ import { OpenAICompatibleModel } from './openai-compatible-model.ts';
 import { RecordingModel, ReplayModel } from './replay-model.ts';
 import { RetryingModel, type RetryEvent, type RetryPolicy } from './retrying-model.ts';
 import { RulesTextBackend } from './rules-backend.ts';
+import { redactErrorInPlace, redactSecrets, registerSecret } from '../../run/redact.ts';
 
 /** Default seed of every generation request. */
 export const DEFAULT_SEED = 1234;
@@ -106,16 +107,18 @@ const clientFields = {
 };
 
 /** `{backend: 'rules'}`: offline English rewrite; cannot translate. */
-export const rulesBackendSettingsSchema = z.object({ backend: z.literal('rules') });
+export const rulesBackendSettingsSchema = z.object({ backend: z.literal('rules') }).strict();
 
 /** `{backend: 'replay', file, model, temperature?, seed?, structuredOutput?, allowedLatinWords?, recovery?}`: recorded responses. */
-export const replayBackendSettingsSchema = z.object({
-  backend: z.literal('replay'),
-  /** Recorded-response JSONL file (relative paths resolve against the base directory). */
-  file: z.string().min(1),
-  ...generationFields,
-  recovery: recoverySettingsSchema,
-});
+export const replayBackendSettingsSchema = z
+  .object({
+    backend: z.literal('replay'),
+    /** Recorded-response JSONL file (relative paths resolve against the base directory). */
+    file: z.string().min(1),
+    ...generationFields,
+    recovery: recoverySettingsSchema,
+  })
+  .strict();
 
 /** `{backend: 'gemini', model?, apiKeyVariable?, baseUrl?, …}`: the Gemini API through @google/genai. */
 export const geminiBackendSettingsSchema = z
@@ -278,7 +281,10 @@ export function readApiKey(variableNames: readonly string[], environment: Pick<B
   const variables = environment.environmentVariables ?? process.env;
   for (const name of variableNames) {
     const value = variables[name];
-    if (value !== undefined && value.trim() !== '') return value.trim();
+    if (value !== undefined && value.trim() !== '') {
+      registerSecret(value, name); // redacted from every message and file from now on
+      return value.trim();
+    }
   }
   throw new MissingApiKeyError(
     `the ${backend} backend needs an API key: set the environment variable ${variableNames.join(' or ')} ` +
@@ -295,10 +301,32 @@ function serviceModel(
 ): LanguageModel {
   const policy = retryPolicyFromSettings(settings.retry);
   const queue = (environment.endpointQueues ?? SHARED_ENDPOINT_QUEUES).get(endpoint, throughputFromSettings(settings.throughput));
-  const retrying = new RetryingModel(new QueuedModel(client, queue, policy.maxDelayMilliseconds), policy, undefined, {
+  const retrying = new RetryingModel(new QueuedModel(new RedactingModel(client), queue, policy.maxDelayMilliseconds), policy, undefined, {
     ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
   });
   return settings.record !== undefined ? new RecordingModel(retrying, resolvePath(settings.record, environment)) : retrying;
+}
+
+/**
+ * A transparent wrapper that redacts every registered API key (../../run/redact.ts) from the errors
+ * and texts of the model it wraps, before retry events, failure reasons or recordings see them
+ * (some gateways echo the key in a 401 body).
+ */
+class RedactingModel implements LanguageModel {
+  readonly id: string;
+
+  constructor(private readonly inner: LanguageModel) {
+    this.id = inner.id;
+  }
+
+  async generate(request: Parameters<LanguageModel['generate']>[0]): ReturnType<LanguageModel['generate']> {
+    try {
+      const result = await this.inner.generate(request);
+      return { ...result, text: redactSecrets(result.text) };
+    } catch (error) {
+      throw redactErrorInPlace(error);
+    }
+  }
 }
 
 function textBackend(

@@ -6,10 +6,9 @@
  * - {@link RecordingModel} wraps any model and adds each response to such a file, atomically
  *   (write a temporary file, then rename).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { writeAtomic } from '../../run/content-cache.ts';
 import { NoRecordedResponseError, RecordedResponseFileError } from './errors.ts';
 import {
   canonicalJson,
@@ -111,21 +110,15 @@ export function formatRecordedResponses(records: Iterable<RecordedResponse>): st
 
 /**
  * Writes records to `file` atomically: a temporary file beside it, then a rename. Creates the folder.
+ * Every registered API key in the text is replaced by its variable name.
  *
  * @param file destination path.
  * @param records the records to write (replaces the file's content).
  * @throws the file system's error when writing or renaming fails (the temporary file is removed).
  */
 export async function writeRecordedResponses(file: string, records: Iterable<RecordedResponse>): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temporaryFile = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporaryFile, formatRecordedResponses(records), 'utf8');
-    await rename(temporaryFile, file);
-  } catch (error) {
-    await rm(temporaryFile, { force: true });
-    throw error;
-  }
+  // writeAtomic checks the written length and redacts every registered API key (../../run/redact.ts)
+  await writeAtomic(file, formatRecordedResponses(records));
 }
 
 /** A {@link LanguageModel} that answers from a recorded-response file. Its id is `replay`. */
