@@ -5,8 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
-import { Command, Option } from 'commander';
-import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
+import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
+import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/run/build-errors.ts';
+import { redactSecrets } from '../pipeline/run/redact.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/run/build.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
@@ -24,6 +26,7 @@ interface BuildOptions {
   out?: string;
   seed?: number;
   quiet?: boolean;
+  allowShrink?: boolean;
 }
 
 /** Apply command-line overrides to a resolved config (paths relative to the working directory). */
@@ -41,18 +44,30 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
     if (!options.lang) next.languages = ['en'];
     // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
     next.quality = { ...next.quality, enabled: false, testHours: 1 };
-    next.name = path.basename(options.corpus).replace(/\.json$/, '');
+    next.name = buildNameOfCorpus(options.corpus);
     next.datasets = { en: 'topiocqa', ja: 'topiocqa_ja' };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
   }
   return next;
 }
 
+/**
+ * The build name (and default output folder `outputs/{name}`) of a corpus file: its name without
+ * `.json`. @throws BuildInputError when that is not a safe folder name (`..json` would make `outputs/` itself the output)
+ */
+function buildNameOfCorpus(corpus: string): string {
+  const name = path.basename(corpus).replace(/\.json$/, '');
+  if (!SAFE_FOLDER_NAME.test(name)) {
+    throw new BuildInputError(`--corpus ${corpus}: the file name gives no safe build name ("${name}"); rename the file or pass --out`);
+  }
+  return name;
+}
+
 async function build(options: BuildOptions): Promise<void> {
   const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
-  const report = await runBuild(config, { log: options.quiet ? () => {} : (line) => console.error(line) });
+  const report = await runBuild(config, { log: options.quiet ? () => {} : (line) => console.error(line), allowShrink: options.allowShrink === true });
   console.log(report.summaryMarkdownPath);
-  if (report.failedDialogues > 0) process.exitCode = 3;
+  if (report.failedDialogues > 0) process.exitCode = EXIT_CODES.someDialoguesFailed;
 }
 
 /** The `version` field of the project's package.json. */
@@ -65,7 +80,9 @@ export function createProgram(): Command {
   const program = new Command('duplexsynth')
     .description('Build full-duplex spoken dialogue benchmark data (M3-DuplexBench layout) from TopiOCQA.')
     .version(packageVersion(), '-V, --version', 'print the duplexsynth version')
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    // usage errors reach main's handler (exit code 2) instead of commander's process.exit(1)
+    .exitOverride();
 
   const addBuildOptions = (command: Command) =>
     command
@@ -74,7 +91,8 @@ export function createProgram(): Command {
       .option('--limit <n>', 'only the first N conversations', positiveInteger)
       .addOption(new Option('--lang <language...>', 'languages to build').choices(['en', 'ja']))
       .option('--out <dir>', 'output folder')
-      .option('--seed <n>', 'random seed', nonNegativeInteger)
+      .option('--seed <n>', 'random seed (an integer from 0 to 2^53 - 1)', nonNegativeInteger)
+      .option('--allow-shrink', 'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)')
       .option('-q, --quiet', 'no progress lines');
 
   addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets')).action(build);
@@ -129,14 +147,38 @@ export function createProgram(): Command {
   return program;
 }
 
-/** Run the CLI; bad input ends with a one-line reason and a non-zero exit code. */
+/**
+ * Run the CLI. Every failure, of any command, ends in this one handler: a one-line reason on stderr
+ * (API keys redacted), no stack trace unless `DUPLEXSYNTH_DEBUG` is set, and the exit code the error
+ * asks for (pipeline/run/build-errors.ts `EXIT_CODES`: 2 bad input, 4 build stopped before committing,
+ * 5 an error that escaped, i.e. a bug). Errors escaping from timers or callbacks (uncaught exceptions,
+ * unhandled rejections) are caught the same way and end the process at once.
+ */
 export async function main(argv: string[]): Promise<void> {
+  const escaped = (error: unknown) => {
+    report(error, EXIT_CODES.internalError, 'internal error (please report it): ');
+    process.exit(EXIT_CODES.internalError);
+  };
+  process.on('uncaughtException', escaped);
+  process.on('unhandledRejection', escaped);
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    console.error(`duplexsynth: ${message.split('\n')[0]}`);
-    if (process.env.DUPLEXSYNTH_DEBUG && error instanceof Error) console.error(error.stack);
-    process.exitCode = 2;
+    if (error instanceof CommanderError) {
+      // commander printed the usage problem already; --help and --version end here too
+      process.exitCode = error.exitCode === 0 ? EXIT_CODES.done : EXIT_CODES.badInput;
+      return;
+    }
+    report(error, exitCodeOf(error));
+    // a build whose lock was lost must not keep writing in the background
+    if (error instanceof LockLostError) process.exit(exitCodeOf(error));
   }
+}
+
+/** Print `duplexsynth: <first line>` (redacted), the stack with DUPLEXSYNTH_DEBUG, and set the exit code. */
+function report(error: unknown, exitCode: number, prefix = ''): void {
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(redactSecrets(`duplexsynth: ${prefix}${message.split('\n')[0]}`));
+  if (process.env.DUPLEXSYNTH_DEBUG && error instanceof Error && error.stack) console.error(redactSecrets(error.stack));
+  process.exitCode = exitCode;
 }

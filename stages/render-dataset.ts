@@ -12,14 +12,28 @@
  * ```
  *
  * Nothing is half-written: the dataset is written into `{dataset}.partial/` and renamed over the
- * final folder only when complete; each file inside is itself written atomically.
+ * final folder only when complete; each file inside is itself written atomically. Before the rename
+ * every file is read back and checked against the manifest. Nothing is lost: a dataset with no
+ * dialogue is never committed, nor one with fewer dialogues than the dataset it would replace unless
+ * asked (`allowShrink`, the CLI's `--allow-shrink`).
  */
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
 import { formatAlignment } from '../pipeline/events/index.ts';
 import type { Language } from '../pipeline/model/types.ts';
+import { NothingBuiltError, ShrinkRefusedError } from '../pipeline/run/build-errors.ts';
+import { assertOutputLockHeld } from '../pipeline/run/build-lock.ts';
 import { bytesHash, writeAtomic } from '../pipeline/run/content-cache.ts';
+import { redactSecrets } from '../pipeline/run/redact.ts';
+
+/** Options of {@link DatasetWriter.commit}. */
+export interface CommitOptions {
+  /** Replace a dataset that has more dialogues than this one (default false: refuse). */
+  allowShrink?: boolean;
+  /** The dialogues that failed, with their reasons: named when nothing was built. */
+  failures?: readonly { id: string; stage: string; reason: string }[];
+}
 
 /** Relative path of a dataset folder inside the build output: `data/{lang}/task/{dataset}`. */
 export function datasetRelativePath(language: Language, dataset: string): string {
@@ -54,8 +68,10 @@ export class DatasetWriter {
   }
 
   private async put(relative: string, data: Uint8Array | string): Promise<void> {
-    await writeAtomic(path.join(this.workDirectory, relative), data);
-    this.files.set(relative.split(path.sep).join('/'), bytesHash(data));
+    // writeAtomic redacts text; the recorded sha256 must be of what is written
+    const content = typeof data === 'string' ? redactSecrets(data) : data;
+    await writeAtomic(path.join(this.workDirectory, relative), content);
+    this.files.set(relative.split(path.sep).join('/'), bytesHash(content));
   }
 
   /**
@@ -90,16 +106,79 @@ export class DatasetWriter {
   }
 
   /**
-   * Write `all.jsonl` and `manifest.json`, then replace the final folder by the finished one.
+   * Write `all.jsonl` and `manifest.json`, check every file against the manifest, then replace the
+   * final folder by the finished one. When it refuses, the `.partial` folder is removed and the final
+   * folder is left as it was.
    * @param manifestExtra settings recorded in the manifest (sample rate, channel mapping, detector settings)
+   * @param options `allowShrink`; `failures` to name the common cause when nothing was built
+   * @throws NothingBuiltError when no dialogue was added (naming the most common failure reason);
+   *   ShrinkRefusedError when the final folder's manifest lists more dialogues and `allowShrink` is not
+   *   set; LockLostError when the build lost its output-folder lock; Error naming the file when a
+   *   written file no longer matches the manifest (missing, other length or sha256)
    */
-  async commit(manifestExtra: Record<string, unknown>): Promise<void> {
-    const jsonl = this.dialogueIds().map((id) => `${this.lines.get(id)}\n`).join('');
+  async commit(manifestExtra: Record<string, unknown>, options: CommitOptions = {}): Promise<void> {
+    const ids = this.dialogueIds();
+    if (ids.length === 0) {
+      await this.discard();
+      throw new NothingBuiltError(`${this.finalDirectory}: no dialogue was built, so nothing was committed${describeCommonCause(options.failures ?? [])}`);
+    }
+    const previous = await existingDialogueCount(this.finalDirectory);
+    if (previous !== undefined && ids.length < previous && options.allowShrink !== true) {
+      await this.discard();
+      const failed = options.failures?.length ? ` (${options.failures.length} failed${describeCommonCause(options.failures)})` : '';
+      throw new ShrinkRefusedError(
+        `${this.finalDirectory}: the new dataset has ${ids.length} dialogues${failed}, the one there has ${previous}; it was kept. ` +
+          'Pass --allow-shrink to replace it with the smaller one, or choose another --out',
+      );
+    }
+    const jsonl = ids.map((id) => `${this.lines.get(id)}\n`).join('');
     await this.put('all.jsonl', jsonl);
     const files = Object.fromEntries([...this.files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    const manifest = { format: 'm3-duplexbench', manifestVersion: 1, ...manifestExtra, dialogues: this.dialogueIds(), files };
+    const manifest = { format: 'm3-duplexbench', manifestVersion: 1, ...manifestExtra, dialogues: ids, files };
     await writeAtomic(path.join(this.workDirectory, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    await this.checkAgainstManifest(files);
+    assertOutputLockHeld(this.finalDirectory);
     await rm(this.finalDirectory, { recursive: true, force: true });
     await rename(this.workDirectory, this.finalDirectory);
   }
+
+  /** Read back every file of the work folder: each one the manifest lists, with its sha256, and no other. @throws Error naming the file */
+  private async checkAgainstManifest(files: Record<string, string>): Promise<void> {
+    for (const [relative, sha256] of Object.entries(files)) {
+      const file = path.join(this.workDirectory, relative);
+      const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+        throw new Error(`${file}: listed in the manifest but cannot be read back (${error.code ?? error.message}); not committed`);
+      });
+      if (bytesHash(bytes) !== sha256) throw new Error(`${file}: ${bytes.byteLength} bytes whose sha256 differs from the manifest's; not committed`);
+    }
+    for (const entry of await readdir(this.workDirectory, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const relative = path.relative(this.workDirectory, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+      if (relative !== 'manifest.json' && !(relative in files)) throw new Error(`${path.join(this.workDirectory, relative)}: not in the manifest; not committed`);
+    }
+  }
+
+  /** Remove the work folder (a refused commit). */
+  private async discard(): Promise<void> {
+    await rm(this.workDirectory, { recursive: true, force: true });
+  }
+}
+
+/** Dialogues listed by the manifest of a committed dataset at `directory`, or undefined when there is none. */
+async function existingDialogueCount(directory: string): Promise<number | undefined> {
+  try {
+    const manifest = JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')) as { dialogues?: unknown };
+    return Array.isArray(manifest.dialogues) ? manifest.dialogues.length : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `; 2 of 2 failed with: ENOSPC …` — the most frequent failure reason, or '' without failures. */
+function describeCommonCause(failures: readonly { reason: string }[]): string {
+  if (failures.length === 0) return '';
+  const counts = new Map<string, number>();
+  for (const failure of failures) counts.set(failure.reason, (counts.get(failure.reason) ?? 0) + 1);
+  const [reason, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
+  return `; ${count} of ${failures.length} dialogues failed with: ${reason}`;
 }

@@ -10,9 +10,7 @@
  *   cache use go to `{cacheDirectory}/runs/{name}.json`, outside the output folder).
  */
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { performance } from 'node:perf_hooks';
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
 import type { BuildConfig } from '../config.ts';
@@ -32,6 +30,8 @@ import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } f
 import { voicePromptRoster, type VoicePromptEntry } from '../services/tts/voice-prompt.ts';
 import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
 import { ContentCache, writeAtomic } from './content-cache.ts';
+import { endsTheBuild } from './build-errors.ts';
+import { beginGuardedBuild, runLocked } from './build-guards.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import { splitDatasets, type SplitReport } from '../../stages/split-dev-test.ts';
@@ -96,13 +96,17 @@ export function dialogueScript(text: DialogueText): ScriptUtterance[] {
 
 /**
  * Run a whole build.
+ * @param options `log` for progress lines (API keys redacted); `allowShrink` to let a dataset replace
+ *   one with more dialogues
  * @throws ConfigError when the configuration cannot build what it asks for; corpus-level errors
- *   (unreadable, not JSON, malformed) from the ingest stage. Dialogue-level failures do not throw:
- *   they are counted and listed in the summary.
+ *   (unreadable, invalid UTF-8, not JSON, malformed) from the ingest stage; BuildInputError for a bad
+ *   setting or output/cache folder; BuildStoppedError subclasses (./build-errors.ts, exit code 4) when
+ *   the build stops before committing: no dialogue built, a smaller dataset, disk full, the lock held
+ *   or lost. Other dialogue-level failures do not throw: they are counted and listed in the summary.
  */
-export async function runBuild(config: BuildConfig, options: { log?: BuildLog } = {}): Promise<BuildReport> {
-  const log = options.log ?? (() => {});
+export async function runBuild(config: BuildConfig, options: { log?: BuildLog; allowShrink?: boolean } = {}): Promise<BuildReport> {
   checkBuildIsPossible(config);
+  const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (./build-guards.ts)
   const stageSeconds: Record<string, number> = Object.fromEntries(STAGES.map((stage) => [stage, 0]));
   const timed = async <T>(stage: (typeof STAGES)[number], work: () => Promise<T> | T): Promise<T> => {
     const started = performance.now();
@@ -117,31 +121,8 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog } 
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
   for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`);
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
-  const release = await lockOutputDirectory(config.output.directory);
-  try {
-    return await buildLocked(config, corpus, cache, timed, stageSeconds, log);
-  } finally {
-    await release();
-  }
-}
-
-/**
- * Take the output folder's lock, so two builds never write into one folder at once.
- * @throws Error naming the folder when another build holds the lock
- */
-async function lockOutputDirectory(directory: string): Promise<() => Promise<void>> {
-  await mkdir(directory, { recursive: true });
-  try {
-    return await lockfile.lock(directory, { lockfilePath: path.join(directory, '.duplexsynth.lock'), stale: 60_000, update: 10_000 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new Error(
-        `${directory}: another duplexsynth build is writing into this folder; wait for it or choose another --out ` +
-          '(if no build is running, one was killed: its lock counts as stale 60 s after its last update, then a new build takes over)',
-      );
-    }
-    throw error;
-  }
+  // folder checks, the output folder's lock, cleanup after killed builds (./build-guards.ts)
+  return runLocked(config, corpus, log, () => buildLocked(config, corpus, cache, timed, stageSeconds, log, options.allowShrink === true));
 }
 
 async function buildLocked(
@@ -151,6 +132,7 @@ async function buildLocked(
   timed: <T>(stage: (typeof STAGES)[number], work: () => Promise<T> | T) => Promise<T>,
   stageSeconds: Record<string, number>,
   log: BuildLog,
+  allowShrink: boolean,
 ): Promise<BuildReport> {
   const textBackends = await createTextBackends(config, (event) => log(`retry: ${describeRetry(event)}`));
   const detector = resolveSpeechDetectorOptions(definedOnly({
@@ -254,6 +236,7 @@ async function buildLocked(
         });
         log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: ${durationSeconds.toFixed(1)} s, ${spoken.length} utterances`);
       } catch (error) {
+        if (endsTheBuild(error)) throw error; // disk full, lock lost: nothing is committed
         const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
         failed.push({ id: conversation.id, stage, reason });
         log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: FAILED at ${stage}: ${reason}`);
@@ -281,7 +264,7 @@ async function buildLocked(
       channels: { user: config.channels.user, system: config.channels.system },
       speechDetection: detector,
       build: { name: config.name, seed: config.seed },
-    });
+    }, { allowShrink, failures: failed }); // refuses an empty or smaller dataset (stages/render-dataset.ts)
     log(`[${language}] wrote ${summary.dialogues} dialogues to ${datasetDirectory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
   }
 

@@ -11,13 +11,13 @@ export function positiveNumber(value: string): number {
 /** An integer > 0. @throws InvalidArgumentError otherwise */
 export function positiveInteger(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive integer');
+  if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive integer');
   return parsed;
 }
 
-/** An integer >= 0. @throws InvalidArgumentError otherwise */
+/** An integer >= 0 and below 2^53 (`1e20` is an integer to JavaScript but not exact). @throws InvalidArgumentError otherwise */
 export function nonNegativeInteger(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  if (!Number.isSafeInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a non-negative integer below 2^53');
   return parsed;
 }
