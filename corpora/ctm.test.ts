@@ -24,7 +24,8 @@ describe('CTM reader', () => {
     // B: %HESITATION fine thanks (first alternative) 2.10-3.05; the laughter after it is not speech.
     expect(call.segments[1]).toEqual([{ start: 210, end: 305 }]);
     expect(call.supervisions?.map((supervision) => [supervision.channel, supervision.text])).toEqual([
-      [0, 'hello there how are you'],
+      [0, 'hello there'], // one supervision per speech segment: the silence before "how" ends it
+      [0, 'how are you'],
       [1, '%HESITATION fine thanks'],
       [0, 'good'],
     ]);

@@ -106,7 +106,7 @@ describe('NXT timed units: the 128 real HCRC Map Task dialogues', () => {
     }
     const first = recordings[0];
     expect(first?.id).toBe('q1ec1');
-    expect(first?.supervisions?.[0]?.text).toBe('okay starting off we are above a caravan park');
+    expect(first?.supervisions?.[0]?.text).toBe('okay starting off'); // the <sil> at 1.37-1.58 s ends the speech segment
     expect(first?.supervisions?.[0]?.words?.[0]).toEqual({ channel: 0, start: 0, end: 33, word: 'okay' });
     // q3ec8.g has a zero-length timed unit "i'll try" at 252.0066 s: no speech time, text kept.
     const q3ec8 = recordings.find((recording) => recording.id === 'q3ec8');

@@ -31,7 +31,7 @@
  * (`channelAgents`). Speaker ids are `<dialogue>.<agent>` (the speaker codes of the Map Task
  * metadata are not in these files, so the same person in two dialogues has two ids). Audio: a file
  * `<dialogue>.wav` (two channels, in channel order) or `<dialogue>.<agent>.wav` (one per speaker)
- * beside the XML files, when present.
+ * beside the XML files (or in `audioDirectory`), when present.
  */
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -45,7 +45,7 @@ import {
   REFERENCE_CHANNELS,
   ReferenceCorpusError,
 } from './reference-recording.ts';
-import { recordingFromTimedTokens, speechTokenPredicate, type NonSpeechTokenOptions, type TimedToken } from './word-timings.ts';
+import { findRecordingAudio, recordingFromTimedTokens, speechTokenPredicate, type NonSpeechTokenOptions, type TimedToken } from './word-timings.ts';
 
 /** Options of {@link prepareNxt}. */
 export interface NxtOptions extends NonSpeechTokenOptions {
@@ -55,6 +55,8 @@ export interface NxtOptions extends NonSpeechTokenOptions {
   channelAgents?: readonly [string, string];
   /** `noi` types counted as speech (e.g. `laugh`); default none. */
   noiseTypesAsSpeech?: readonly string[];
+  /** Look for the audio here instead of beside the XML files. */
+  audioDirectory?: string;
 }
 
 /** File name ending of NXT timed-unit files. */
@@ -251,10 +253,10 @@ export function nxtToReferenceRecording(
   });
 }
 
-/** Audio beside the XML files: `<dialogue>.wav` (both channels) or `<dialogue>.<agent>.wav` per channel. */
+/** Audio beside the XML files: `<dialogue>.wav` or `<dialogue>_0.wav` + `_1.wav` (word-timings.ts `findRecordingAudio`), or `<dialogue>.<agent>.wav` per channel. */
 async function findNxtAudio(folder: string, dialogue: string, agents: readonly [string, string]): Promise<{ path: string; channel: Channel }[] | undefined> {
-  const stereo = path.join(folder, `${dialogue}.wav`);
-  if (await isFile(stereo)) return REFERENCE_CHANNELS.map((channel) => ({ path: stereo, channel }));
+  const found = await findRecordingAudio(folder, dialogue);
+  if (found !== undefined) return found.audio;
   const perSpeaker = agents.map((agent) => path.join(folder, `${dialogue}.${agent}.wav`));
   if ((await isFile(perSpeaker[0] as string)) && (await isFile(perSpeaker[1] as string))) {
     return REFERENCE_CHANNELS.map((channel) => ({ path: perSpeaker[channel] as string, channel }));
@@ -307,7 +309,7 @@ export async function prepareNxt(paths: readonly string[], options: NxtOptions =
     for (const file of files) if (!(await isFile(file))) throw new ReferenceCorpusError(file, {}, `missing: dialogue ${dialogue} needs the timed units of agents ${agents.join(' and ')}`);
     const parsed = [await readNxtTimedUnits(files[0] as string), await readNxtTimedUnits(files[1] as string)] as const;
     const speakers = { 0: `${dialogue}.${agents[0]}`, 1: `${dialogue}.${agents[1]}` };
-    recordings.push(nxtToReferenceRecording(dialogue, parsed, speakers, options, await findNxtAudio(folder, dialogue, agents)));
+    recordings.push(nxtToReferenceRecording(dialogue, parsed, speakers, options, await findNxtAudio(options.audioDirectory ?? folder, dialogue, agents)));
   }
   return recordings;
 }

@@ -140,6 +140,31 @@ describe('speaker prompt pool', () => {
     expect(pool.skipped).toEqual([`magicdata-A0001_S0001-0-3100-3400: reaches past the end of ${short}`]);
   });
 
+  it('draws the clips per speaker by seed: the same seed the same clips, every candidate left out has a reason', () => {
+    const all = planSpeakerPrompts([session], { clipsPerSpeaker: null });
+    const draw = (seed: number) => planSpeakerPrompts([session], { clipsPerSpeaker: 1, selectionSeed: seed });
+    expect(draw(7).clips.map((clip) => clip.id)).toEqual(draw(7).clips.map((clip) => clip.id));
+    const drawn = new Set([0, 1, 2, 3, 4, 5, 6, 7].map((seed) => draw(seed).clips.map((clip) => clip.id).join(',')));
+    expect(drawn.size).toBeGreaterThan(1);
+    const one = draw(3);
+    expect(one.clips).toHaveLength(2);
+    for (const clip of one.clips) expect(all.clips.map((candidate) => candidate.id)).toContain(clip.id);
+    expect(one.rejected.filter((item) => item.reason === 'over the limit of 1 clips per speaker')).toHaveLength(all.clips.length - 2);
+    expect(all.rejected.length).toBeGreaterThan(0);
+    for (const item of all.rejected) expect(item.reason).toMatch(/^(shorter than 3 s|longer than 10 s|the other channel speaks within 0.1 s|untranscribed speech of the speaker inside)/);
+  });
+
+  it('rejects a clip whose transcript holds the aligner placeholder <unk>', () => {
+    // The clip 7.80-12.60 s of G0001 starts with the supervision at 7.80 s.
+    const marked = (supervision: { channel: number; start: number }) => supervision.channel === 0 && supervision.start === 780;
+    const withUnknown = { ...session, supervisions: session.supervisions?.map((supervision) => (marked(supervision) ? { ...supervision, text: `${supervision.text} <unk>` } : supervision)) };
+    expect(withUnknown.supervisions?.filter(marked)).toHaveLength(1);
+    const plan = planSpeakerPrompts([withUnknown], { clipsPerSpeaker: null });
+    expect(plan.clips.map((clip) => clip.id)).not.toContain('magicdata-A0001_S0001-0-780-1260');
+    expect(plan.clips.some((clip) => clip.text.includes('<unk>'))).toBe(false);
+    expect(plan.rejected.some((item) => item.reason.startsWith('the transcript holds the placeholder <unk>') && item.start === 780)).toBe(true);
+  });
+
   it('checks its options', () => {
     expect(() => resolveSpeakerPromptOptions({ minimumDurationSeconds: 11 })).toThrow(RangeError);
     expect(() => resolveSpeakerPromptOptions({ maximumDurationSeconds: 31 })).toThrow(/30 s prompt limit/);

@@ -7,9 +7,12 @@
  *   (`segmentsFromWords` of pipeline/events, events.md "Conformance vectors: from the words"); the
  *   measure stage then merges segments across silences ≤ 0.50 s into IPUs (events.md rule 1), so a
  *   silence over 0.50 s splits and floor transfers are measured to the centisecond;
- * - **supervisions**: one per IPU (`buildIpus` of pipeline/events on those segments), its text the
- *   IPU's words joined with `joinTranscript` (no spaces between Japanese pieces), its `words` the
- *   word timings; noise, breath and silence tokens are not speech and not text;
+ * - **supervisions**: one per speech segment (a stretch of words that touch; any silence ends it,
+ *   {@link SUPERVISION_MAXIMUM_PAUSE} = 0), each with its words' text joined by `joinTranscript` (no
+ *   spaces between Japanese pieces) and its `words` timings; noise, breath and silence tokens are not
+ *   speech and not text. Segments, not IPUs: the speaker prompt pool cuts clips at supervision
+ *   boundaries and joins neighbouring ones again across short silences, so the finest unit lets it
+ *   end a clip at any pause before the other speaker comes in, and invents no pause threshold;
  * - a speech word whose start and end round to the same centisecond (an elided word, or a word shorter
  *   than 5 ms) adds no speech time; its text goes into the supervision whose span contains it.
  */
@@ -82,6 +85,9 @@ export const DEFAULT_NON_SPEECH_TOKENS: readonly string[] = Object.freeze([
   '<spoken-noise>',
 ]);
 
+/** Longest silence inside one supervision of a word-level recording, centiseconds: none (module comment). */
+export const SUPERVISION_MAXIMUM_PAUSE: Centiseconds = 0;
+
 /** Decides whether a token is speech. */
 export interface NonSpeechTokenOptions {
   /**
@@ -130,13 +136,13 @@ export interface TimedTokenRecordingInput {
   audio?: { path: string; channel: Channel }[];
   /** Loader notes (quirks of the format or file), written before the automatic counts. */
   notes: string[];
-  /** Thresholds for grouping words into supervisions; default events.md's (IPU pause ≤ 0.50 s). */
-  thresholds?: EventThresholds;
+  /** Longest silence inside one supervision, centiseconds; default {@link SUPERVISION_MAXIMUM_PAUSE}. */
+  supervisionMaximumPause?: Centiseconds;
 }
 
 /**
  * Builds a `ReferenceRecording` from timed tokens (module comment: segments from the speech words,
- * one supervision per IPU with text and word timings). Adds notes with the counts of speech words,
+ * one supervision per speech segment with text and word timings). Adds notes with the counts of speech words,
  * non-speech tokens (the most frequent listed) and zero-length words.
  *
  * @returns a recording that passes `validateReferenceRecording`.
@@ -144,7 +150,7 @@ export interface TimedTokenRecordingInput {
  *   the recording; callers check times while parsing so this names file and line first.
  */
 export function recordingFromTimedTokens(input: TimedTokenRecordingInput): ReferenceRecording {
-  const thresholds = input.thresholds ?? DEFAULT_EVENT_THRESHOLDS;
+  const thresholds: EventThresholds = { ...DEFAULT_EVENT_THRESHOLDS, maxPauseInIpu: input.supervisionMaximumPause ?? SUPERVISION_MAXIMUM_PAUSE };
   const speech = input.tokens.filter((token) => token.speech);
   const timedWords: AlignedWord[] = speech
     .filter((token) => token.end > token.start)
@@ -158,12 +164,12 @@ export function recordingFromTimedTokens(input: TimedTokenRecordingInput): Refer
       .map((token, order) => ({ token, order }))
       .sort((a, b) => a.token.start - b.token.start || a.token.end - b.token.end || a.order - b.order)
       .map(({ token }) => token);
-    const ipus = buildIpus(segments[channel], thresholds, channel);
+    const phrases = buildIpus(segments[channel], thresholds, channel);
     let next = 0;
-    for (const ipu of ipus) {
+    for (const ipu of phrases) {
       const inside: TimedToken[] = [];
       while (next < channelTokens.length && (channelTokens[next] as TimedToken).start < ipu.start) {
-        unplacedZeroLength += 1; // only a zero-length word can lie before its IPU (non-zero words make the IPUs)
+        unplacedZeroLength += 1; // only a zero-length word can lie before its phrase (non-zero words make the phrases)
         next += 1;
       }
       while (next < channelTokens.length && (channelTokens[next] as TimedToken).start <= ipu.end) {
@@ -194,7 +200,7 @@ export function recordingFromTimedTokens(input: TimedTokenRecordingInput): Refer
   const zeroLength = speech.length - timedWords.length;
   const notes = [...input.notes];
   notes.push(
-    `${timedWords.length} timed speech words on ${supervisions.length} supervisions (IPUs: silences over ${formatCentiseconds(thresholds.maxPauseInIpu)} s split)`,
+    `${timedWords.length} timed speech words in ${supervisions.length} supervisions (${thresholds.maxPauseInIpu === 0 ? 'one per speech segment' : `silences over ${formatCentiseconds(thresholds.maxPauseInIpu)} s split`})`,
   );
   if (nonSpeechCount > 0) {
     const listed = [...nonSpeech.entries()]
@@ -207,7 +213,7 @@ export function recordingFromTimedTokens(input: TimedTokenRecordingInput): Refer
   if (zeroLength > 0) {
     notes.push(
       `${zeroLength} speech words start and end on the same centisecond: no speech time; their text is kept in the supervision around them` +
-        (unplacedZeroLength > 0 ? ` (${unplacedZeroLength} lie outside every IPU and are left out of the text)` : ''),
+        (unplacedZeroLength > 0 ? ` (${unplacedZeroLength} lie outside every phrase and are left out of the text)` : ''),
     );
   }
   const lastEnd = input.tokens.reduce((latest, token) => Math.max(latest, token.end), 0);

@@ -17,6 +17,7 @@ import { registerQualityCommands } from './commands/quality.ts';
 import { registerMeasureCommand } from './commands/measure.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerReportCommand } from './commands/report.ts';
+import { registerPromptsCommand } from './commands/prompts.ts';
 
 interface BuildOptions {
   config?: string;
@@ -144,6 +145,7 @@ export function createProgram(): Command {
   registerMeasureCommand(program);
   registerExportCommand(program);
   registerReportCommand(program);
+  registerPromptsCommand(program);
   return program;
 }
 

@@ -1,0 +1,157 @@
+/**
+ * `duplexsynth prompts` on the real Japanese stereo audio of ../shared (two 10 s two-party
+ * recordings, 32 kHz) with our own TextGrid annotation of it (corpora/fixtures/reference-audio-ja:
+ * intervals placed with Silero VAD, texts are placeholders, see its README), then a CosyVoice2 build
+ * against the loopback server that uses the pool.
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeWav } from '../../pipeline/audio/raw-audio.ts';
+import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory } from '../../pipeline/config.ts';
+import { measureLoudness } from '../../pipeline/quality/loudness.ts';
+import { runBuild } from '../../pipeline/run/build.ts';
+import { verifyDataset } from '../../pipeline/run/verify-dataset.ts';
+import { startCosyVoiceLoopbackServer } from '../../pipeline/services/tts/testing/cosyvoice-loopback-server.ts';
+import { FIXTURES } from '../../corpora/reference-test-audio.ts';
+import { PROMPT_POOL_SUMMARY, runPrompts, type PromptsOptions } from './prompts.ts';
+
+const AUDIO = path.join(sharedDirectory(), 'corpora', 'reference-audio', 'ja');
+const ANNOTATION = path.join(FIXTURES, 'reference-audio-ja');
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-prompts-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+const options = (out: string, extra: Partial<PromptsOptions> = {}): PromptsOptions => ({
+  format: 'textgrid',
+  out,
+  perSpeaker: 3,
+  seed: 0,
+  minSeconds: 3,
+  maxSeconds: 10,
+  loudness: -23,
+  audio: AUDIO,
+  vad: 'silero',
+  minSnr: 10,
+  ...extra,
+});
+
+async function filesOf(folder: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) {
+      const file = path.join(entry.parentPath, entry.name);
+      files.set(path.relative(folder, file), await readFile(file));
+    }
+  }
+  return files;
+}
+
+describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
+  it('cuts one-speaker clips with their transcripts, loudness-normalized, says what it rejected, the same bytes twice', async () => {
+    const first = await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-1')));
+    const manifest = (await readFile(first.manifestPath, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
+    // prompt-62: the right speaker talks 1.29-5.24 s while the left is silent; prompt-159: the left speaker 4.74-8.26 s.
+    expect(manifest.map((entry) => [entry.speaker, entry.recording, entry.start, entry.end])).toEqual([
+      ['jmoshi159-left', 'prompt-159', 4.74, 8.26],
+      ['jmoshi62-right', 'prompt-62', 1.29, 5.24],
+    ]);
+    for (const entry of manifest) {
+      const file = path.join(path.dirname(first.manifestPath), entry.path);
+      const audio = decodeWav(await readFile(file), file);
+      expect(audio.sampleRate).toBe(16000);
+      expect(audio.channels).toHaveLength(1);
+      expect(audio.channels[0]?.length).toBe(Math.round(entry.durationSeconds * 16000));
+      expect(entry.snrDb).toBeGreaterThan(10);
+      // measured again by ffmpeg's ebur128 on the written file (16-bit rounding moves it by far less than 0.5 LU)
+      const loudness = await measureLoudness(file);
+      expect(loudness.integratedLufs).not.toBeNull();
+      expect(Math.abs((loudness.integratedLufs as number) - -23)).toBeLessThan(0.5);
+      expect(loudness.truePeakDbtp as number).toBeLessThanOrEqual(-0.9);
+    }
+    const summary = JSON.parse(await readFile(path.join(path.dirname(first.manifestPath), PROMPT_POOL_SUMMARY), 'utf8'));
+    expect(summary.speakers.map((speaker: { speaker: string; clips: number }) => [speaker.speaker, speaker.clips])).toEqual([
+      ['jmoshi159-left', 1],
+      ['jmoshi159-right', 0],
+      ['jmoshi62-left', 0],
+      ['jmoshi62-right', 1],
+    ]);
+    // The left speaker of prompt-62 only speaks while the right one does (5.58-5.86, 6.31-6.98 s).
+    expect(summary.speakers[2].rejected['the other channel speaks within 0.1 s']).toBe(2);
+    expect(summary.rejectedByReason['shorter than 3 s']).toBeGreaterThan(0);
+
+    const second = await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-2')));
+    const [one, two] = [await filesOf(path.dirname(first.manifestPath)), await filesOf(path.dirname(second.manifestPath))];
+    expect([...one.keys()].sort()).toEqual([...two.keys()].sort());
+    for (const [name, bytes] of one) expect(bytes.equals(two.get(name) as Buffer), name).toBe(true);
+  });
+
+  it('rejects every clip under a signal-to-noise minimum it cannot meet, and names the reason', async () => {
+    const result = await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-strict'), { minSnr: 200 }));
+    expect(result.summary.clips).toBe(0);
+    expect(Object.keys(result.summary.rejectedByReason).some((reason) => /signal-to-noise ratio [\d.]+ dB below 200 dB/.test(reason))).toBe(true);
+  });
+
+  // English dialogue, Japanese voices: CosyVoice2's cross-lingual mode (the prompt audio without its
+  // transcript), the mode for prompts in another language than the dialogue. (A Japanese build against
+  // the loopback server is not used here: its espeak-ng `ja` voice reads kana at about 2.7 morae/s,
+  // which the runaway check rightly rejects.)
+  it('a CosyVoice2 build (loopback server) speaks the demo dialogue with the pool as voice prompts', async () => {
+    const pool = await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-build')));
+    const manifest = (await readFile(pool.manifestPath, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
+    const cosyvoice = await startCosyVoiceLoopbackServer({});
+    try {
+      const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
+      const config = resolveConfig(
+        {
+          name: 'prompts-build',
+          seed: 5,
+          languages: ['en'],
+          corpus: { path: base.corpus.path, limit: 1 },
+          output: { directory: path.join(scratch, 'build', 'out'), cacheDirectory: path.join(scratch, 'build', 'cache') },
+          llm: base.llm,
+          tts: {
+            en: {
+              backend: 'cosyvoice2',
+              // The texts of our annotation are placeholders (fixture README), so the tempo measured from a
+              // prompt and its text means nothing: the tempo watch is off, every other audio check stays on.
+              service: { urls: [cosyvoice.url], sampleRate: 24000, retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 }, checks: { speechRateMonitor: null } },
+              speakerPrompts: { manifest: pool.manifestPath, mode: 'cross-lingual' },
+            },
+          },
+          synthesis: { concurrency: 2 },
+          quality: { enabled: false },
+        },
+        'prompts build (test)',
+        scratch,
+      );
+      const report = await runBuild(config);
+      expect(report.datasets[0]?.failed).toEqual([]);
+      const requests = cosyvoice.requests.filter((request) => request.status === 200);
+      expect(requests.length).toBeGreaterThan(4);
+      // Every request uploaded one of the pool's clips: 16 kHz mono, the clip's length.
+      const durations = manifest.map((entry) => entry.durationSeconds as number);
+      for (const request of requests) {
+        expect(request.route).toBe('/inference_cross_lingual');
+        expect(request.prompt?.sampleRate).toBe(16000);
+        expect(request.prompt?.channels).toBe(1);
+        expect(durations.some((duration) => Math.abs(duration - (request.prompt?.durationSeconds ?? 0)) < 0.01)).toBe(true);
+      }
+      // Both speakers of the pool were used, one per side.
+      expect(new Set(requests.map((request) => request.prompt?.durationSeconds.toFixed(2))).size).toBe(2);
+      const directory = path.join(config.output.directory, 'data', 'en', 'task', config.datasets.en ?? 'topiocqa');
+      expect(await verifyDataset(directory)).toEqual({ dialogues: 1, problems: [] });
+      const [metadataFile] = await readdir(path.join(directory, 'metadata'));
+      const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', metadataFile as string), 'utf8'));
+      expect([metadata.speakers.user.speakerId, metadata.speakers.system.speakerId].sort()).toEqual(['textgrid:jmoshi159-left', 'textgrid:jmoshi62-right']);
+    } finally {
+      await cosyvoice.close();
+    }
+  });
+});
