@@ -11,7 +11,8 @@
  * - 4: the build stopped before committing: every dialogue failed, the dataset would shrink, the disk
  *   is full, the output folder is locked by another build or the lock was lost. Every dataset already
  *   in the output folder is left as it was; rerunning resumes from the cache;
- * - 5: an internal error (a bug): the message says so, `DUPLEXSYNTH_DEBUG=1` prints the stack.
+ * - 5: an error escaped the handling above (an uncaught exception or unhandled rejection: a bug); the
+ *   message says so, `DUPLEXSYNTH_DEBUG=1` prints the stack.
  */
 
 /** The exit codes of the `duplexsynth` command. */
