@@ -125,9 +125,14 @@ export async function lockOutputDirectory(
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw lockedError(resolved, await readOwner(resolved), staleMilliseconds);
     throw error;
   }
-  heldLocks.add(entry);
   const record: LockOwner = { ...currentProcess(), since: new Date().toISOString() };
-  await writeAtomic(ownerPath, `${JSON.stringify(record)}\n`);
+  try {
+    await writeAtomic(ownerPath, `${JSON.stringify(record)}\n`);
+  } catch (error) {
+    await release().catch(() => {});
+    throw error;
+  }
+  heldLocks.add(entry);
 
   return {
     directory: resolved,

@@ -41,7 +41,7 @@ afterAll(async () => {
 
 describe('output and cache folders, checked up front', () => {
   it('a folder under /proc is refused at once, naming the special file system (it used to hang)', async () => {
-    const error = await checkFolder('/proc/duplexsynth/out', 'output folder', 0).then(() => undefined, (caught: unknown) => caught);
+    const error = await checkFolder('/proc/duplexsynth/out', 'output folder').then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(BuildInputError);
     expect((error as Error).message).toBe('/proc/duplexsynth/out: cannot be used as the output folder: it is on the special file system proc, which holds no ordinary files');
   });
@@ -58,8 +58,8 @@ describe('output and cache folders, checked up front', () => {
   it('a file where the folder should be, or where a parent folder should be', async () => {
     const file = path.join(scratch, 'a-file');
     await writeFile(file, '');
-    await expect(checkFolder(file, 'output folder', 0)).rejects.toThrow(`${file}: cannot be used as the output folder: it is a file, not a folder`);
-    await expect(checkFolder(path.join(file, 'sub'), 'cache folder', 0)).rejects.toThrow(`${path.join(file, 'sub')}: cannot be used as the cache folder: ${file} is a file, not a folder`);
+    await expect(checkFolder(file, 'output folder')).rejects.toThrow(`${file}: cannot be used as the output folder: it is a file, not a folder`);
+    await expect(checkFolder(path.join(file, 'sub'), 'cache folder')).rejects.toThrow(`${path.join(file, 'sub')}: cannot be used as the cache folder: ${file} is a file, not a folder`);
   });
 
   describe.skipIf(skipReason !== undefined)(`on tmpfs${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
@@ -67,7 +67,7 @@ describe('output and cache folders, checked up front', () => {
       const disk = mountTmpfs(1024 * 1024, { readOnly: true });
       try {
         const folder = path.join(disk.directory, 'out');
-        await expect(checkFolder(folder, 'output folder', 0)).rejects.toThrow(`${folder}: cannot be used as the output folder: the file system is read-only (EROFS)`);
+        await expect(checkFolder(folder, 'output folder')).rejects.toThrow(`${folder}: cannot be used as the output folder: the file system is read-only (EROFS)`);
       } finally {
         disk.unmount();
       }

@@ -105,8 +105,8 @@ export function estimatePlannedAudioBytes(conversations: readonly SourceConversa
  *   read-only, permission denied)
  */
 export async function checkBuildFolders(config: BuildConfig): Promise<void> {
-  await checkFolder(config.output.directory, 'output folder', 0);
-  await checkFolder(config.output.cacheDirectory, 'cache folder', 0);
+  await checkFolder(config.output.directory, 'output folder');
+  await checkFolder(config.output.cacheDirectory, 'cache folder');
 }
 
 /**
@@ -144,12 +144,13 @@ export async function removeUnfinishedDatasets(outputDirectory: string): Promise
 
 /**
  * Check one folder: exists or can be created, is a folder, is writable, is not on a special file
- * system, and has `neededBytes` + 1 MB free.
+ * system, and (when `neededBytes` is given) has `neededBytes` + 1 MB free.
  * @param folder the folder
  * @param role `output folder` or `cache folder`, for the message
+ * @param neededBytes bytes the build will write there; undefined = no space check
  * @throws BuildInputError, DiskFullError (see {@link checkBuildFolders})
  */
-export async function checkFolder(folder: string, role: string, neededBytes: number): Promise<void> {
+export async function checkFolder(folder: string, role: string, neededBytes?: number): Promise<void> {
   const resolved = path.resolve(folder);
   const fail = (cause: string) => new BuildInputError(`${resolved}: cannot be used as the ${role}: ${cause}`);
   // the nearest part of the path that exists must be a folder
@@ -180,6 +181,7 @@ export async function checkFolder(folder: string, role: string, neededBytes: num
     const causes: Record<string, string> = { EROFS: 'the file system is read-only', EACCES: 'permission denied', EPERM: 'operation not permitted' };
     throw fail(code !== undefined && causes[code] ? `${causes[code]} (${code})` : `cannot create or write in it (${code ?? (error as Error).message})`);
   }
+  if (neededBytes === undefined) return;
   const free = await statfs(resolved).then((stats) => stats.bavail * stats.bsize, () => undefined);
   if (free !== undefined && free < neededBytes + MARGIN_BYTES) {
     throw new DiskFullError(
