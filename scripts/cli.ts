@@ -17,6 +17,9 @@ import { registerQualityCommands } from './commands/quality.ts';
 import { registerMeasureCommand } from './commands/measure.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerReportCommand } from './commands/report.ts';
+import { registerStatusCommand } from './commands/status.ts';
+import { createProgressDisplay, progressModeFor } from '../pipeline/run/progress.ts';
+import { formatBuildPlan, planBuild } from '../pipeline/run/plan-build.ts';
 import { registerPromptsCommand } from './commands/prompts.ts';
 
 interface BuildOptions {
@@ -28,6 +31,8 @@ interface BuildOptions {
   seed?: number;
   quiet?: boolean;
   allowShrink?: boolean;
+  json?: boolean;
+  dryRun?: boolean;
 }
 
 /** Apply command-line overrides to a resolved config (paths relative to the working directory). */
@@ -66,7 +71,20 @@ function buildNameOfCorpus(corpus: string): string {
 
 async function build(options: BuildOptions): Promise<void> {
   const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
-  const report = await runBuild(config, { log: options.quiet ? () => {} : (line) => console.error(line), allowShrink: options.allowShrink === true });
+  if (options.dryRun) {
+    // what the build would do; no service is called and nothing is written (pipeline/run/plan-build.ts)
+    const plan = await planBuild(config);
+    process.stdout.write(options.json ? `${JSON.stringify(plan, null, 2)}\n` : formatBuildPlan(plan));
+    return;
+  }
+  // live bars on a terminal, plain lines otherwise, JSON lines with --json (pipeline/run/progress.ts)
+  const display = createProgressDisplay(progressModeFor(options, process.stderr));
+  let report;
+  try {
+    report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
+  } finally {
+    display.stop();
+  }
   console.log(report.summaryMarkdownPath);
   if (report.failedDialogues > 0) process.exitCode = EXIT_CODES.someDialoguesFailed;
 }
@@ -94,7 +112,9 @@ export function createProgram(): Command {
       .option('--out <dir>', 'output folder')
       .option('--seed <n>', 'random seed (an integer from 0 to 2^53 - 1)', nonNegativeInteger)
       .option('--allow-shrink', 'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)')
-      .option('-q, --quiet', 'no progress lines');
+      .option('-q, --quiet', 'no progress lines')
+      .option('--json', 'progress as JSON lines on standard error (with --dry-run: the plan as JSON on standard output)')
+      .option('--dry-run', 'print what the build would do (dialogues, utterances, service requests, cache hits) without calling any service or writing anything');
 
   addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets')).action(build);
 
@@ -145,6 +165,7 @@ export function createProgram(): Command {
   registerMeasureCommand(program);
   registerExportCommand(program);
   registerReportCommand(program);
+  registerStatusCommand(program);
   registerPromptsCommand(program);
   return program;
 }

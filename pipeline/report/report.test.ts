@@ -18,6 +18,8 @@ import { writeBuildReport, type BuildReportResult } from './build-report.ts';
 /** Where CI finds the screenshot. */
 const SCREENSHOT = path.join(PROJECT_ROOT, 'outputs', 'report-screenshot.png');
 const CHROMIUM = '/usr/bin/chromium';
+/** The page's audio element, as an expression evaluated in the page. */
+const AUDIO = "document.getElementById('dialogue-audio')";
 const CHROMIUM_ARGUMENTS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let scratch: string;
@@ -96,13 +98,13 @@ describe('the report in headless Chromium', () => {
     await page.goto(pathToFileURL(report.indexPath).href);
     await expect(page.locator('h1').textContent()).resolves.toContain('duplexsynth build');
     // every dialogue page, until one with a barge-in
-    const links = await page.locator('a[href^="dialogues/"]').evaluateAll((anchors) => anchors.map((anchor) => (anchor as HTMLAnchorElement).href));
+    const links = await page.locator('a[href^="dialogues/"]').evaluateAll((anchors) => anchors.map((anchor) => (anchor as unknown as { href: string }).href));
     expect(links.length).toBe(2);
     let clicked = false;
     for (const link of links) {
       await page.goto(link);
-      await page.waitForFunction(() => (document.getElementById('dialogue-audio') as HTMLAudioElement).readyState >= 1);
-      const duration = await page.evaluate(() => (document.getElementById('dialogue-audio') as HTMLAudioElement).duration);
+      await page.waitForFunction(`${AUDIO}.readyState >= 1`);
+      const duration = (await page.evaluate(`${AUDIO}.duration`)) as number;
       expect(duration).toBeGreaterThan(10);
       const spans = page.locator('.event.BARGE_IN');
       if ((await spans.count()) === 0) continue;
@@ -111,14 +113,14 @@ describe('the report in headless Chromium', () => {
       expect(start).toBeGreaterThan(0);
       await span.scrollIntoViewIfNeeded();
       await span.click();
-      const position = await page.evaluate(() => (document.getElementById('dialogue-audio') as HTMLAudioElement).currentTime);
+      const position = (await page.evaluate(`${AUDIO}.currentTime`)) as number;
       // playback may already have moved on by a few milliseconds after the click
       expect(position).toBeGreaterThanOrEqual(start - 0.01);
       expect(position).toBeLessThan(start + 0.5);
       await page.waitForTimeout(200);
       await mkdir(path.dirname(SCREENSHOT), { recursive: true });
       await page.screenshot({ path: SCREENSHOT });
-      await page.evaluate(() => (document.getElementById('dialogue-audio') as HTMLAudioElement).pause());
+      await page.evaluate(`${AUDIO}.pause()`);
       clicked = true;
       break;
     }

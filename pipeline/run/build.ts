@@ -30,6 +30,7 @@ import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } f
 import { voicePromptRoster, type VoicePromptEntry } from '../services/tts/voice-prompt.ts';
 import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
 import { ContentCache, writeAtomic } from './content-cache.ts';
+import { progressStagesFailedAt, PROGRESS_STAGES, type ProgressListener } from './progress.ts';
 import { endsTheBuild } from './build-errors.ts';
 import { beginGuardedBuild, runLocked } from './build-guards.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
@@ -104,7 +105,7 @@ export function dialogueScript(text: DialogueText): ScriptUtterance[] {
  *   the build stops before committing: no dialogue built, a smaller dataset, disk full, the lock held
  *   or lost. Other dialogue-level failures do not throw: they are counted and listed in the summary.
  */
-export async function runBuild(config: BuildConfig, options: { log?: BuildLog; allowShrink?: boolean } = {}): Promise<BuildReport> {
+export async function runBuild(config: BuildConfig, options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener } = {}): Promise<BuildReport> {
   checkBuildIsPossible(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (./build-guards.ts)
   const stageSeconds: Record<string, number> = Object.fromEntries(STAGES.map((stage) => [stage, 0]));
@@ -122,7 +123,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog; a
   for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`);
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
   // folder checks, the output folder's lock, cleanup after killed builds (./build-guards.ts)
-  return runLocked(config, corpus, log, () => buildLocked(config, corpus, cache, timed, stageSeconds, log, options.allowShrink === true));
+  return runLocked(config, corpus, log, () => buildLocked(config, corpus, cache, timed, stageSeconds, log, options.allowShrink === true, options.progress ?? (() => {})));
 }
 
 async function buildLocked(
@@ -133,6 +134,7 @@ async function buildLocked(
   stageSeconds: Record<string, number>,
   log: BuildLog,
   allowShrink: boolean,
+  progress: ProgressListener,
 ): Promise<BuildReport> {
   const textBackends = await createTextBackends(config, (event) => log(`retry: ${describeRetry(event)}`));
   const detector = resolveSpeechDetectorOptions(definedOnly({
@@ -166,12 +168,17 @@ async function buildLocked(
     };
     const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
     const failed: FailedDialogue[] = corpus.rejected.map((item) => ({ id: item.id, stage: 'ingest-corpus', reason: item.reason }));
+    for (const stage of PROGRESS_STAGES) progress({ type: 'stage-start', language, stage, total: corpus.conversations.length });
     // Text for every dialogue is requested up front: the LLM endpoint queues bound what is in flight,
     // so remote backends work in parallel while speech is synthesized dialogue by dialogue.
     const texts = new Map(
       corpus.conversations.map((conversation) => {
         const pending = timed('prepare-text', () => prepareDialogueText(conversation, language, textBackends, cache));
         pending.catch(() => {}); // awaited (and reported) in the loop below
+        pending.then(
+          () => progress({ type: 'item', language, stage: 'prepare-text', id: conversation.id, status: 'done' }),
+          (error: unknown) => progress({ type: 'item', language, stage: 'prepare-text', id: conversation.id, status: 'failed', reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) }),
+        );
         return [conversation.id, pending] as const;
       }),
     );
@@ -184,12 +191,15 @@ async function buildLocked(
       try {
         const text = await texts.get(conversation.id)!;
         stage = 'synthesize-speech';
+        const synthesisMisses = () => cache.statistics['synthesize-speech']?.misses ?? 0;
+        const missesBefore = synthesisMisses();
         const script = dialogueScript(text);
         const spoken = await timed('synthesize-speech', () => synthesizeDialogue(script, synthesizer, { ...synthesizeSettings, voices }, cache, queue));
         const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((text, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text }));
         const backchannelClips = (
           await timed('synthesize-speech', () => synthesizeDialogue(backchannelScript, synthesizer, { ...synthesizeSettings, voices }, cache, queue))
         ).filter((clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS);
+        progress({ type: 'item', language, stage: 'synthesize-speech', id: conversation.id, status: synthesisMisses() === missesBefore ? 'cached' : 'done' });
         stage = 'place-timeline';
         const timeline = await timed('place-timeline', () =>
           placeTimeline({
@@ -235,10 +245,12 @@ async function buildLocked(
           sampledOffsetsCs: timeline.placement.transitions.filter((transition) => transition.kind === 'speaker-change').map((transition) => transition.offset),
         });
         log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: ${durationSeconds.toFixed(1)} s, ${spoken.length} utterances`);
+        progress({ type: 'item', language, stage: 'render-dataset', id: conversation.id, status: 'done' });
       } catch (error) {
         if (endsTheBuild(error)) throw error; // disk full, lock lost: nothing is committed
         const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
         failed.push({ id: conversation.id, stage, reason });
+        for (const later of progressStagesFailedAt(stage)) progress({ type: 'item', language, stage: later, id: conversation.id, status: 'failed', reason });
         log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: FAILED at ${stage}: ${reason}`);
       }
     }
@@ -349,7 +361,7 @@ function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
  * The speaker identities dialogues draw from: the two configured voices (`tts.{lang}.voices`, the same
  * pair in every dialogue) or, by default, the engine's offline roster.
  */
-function speakerRoster(
+export function speakerRoster(
   language: Language,
   config: BuildConfig,
   synthesizer: SpeechSynthesizer,
