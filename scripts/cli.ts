@@ -21,6 +21,7 @@ import { registerStatusCommand } from './commands/status.ts';
 import { createProgressDisplay, progressModeFor } from '../pipeline/run/progress.ts';
 import { formatBuildPlan, planBuild } from '../pipeline/run/plan-build.ts';
 import { registerPromptsCommand } from './commands/prompts.ts';
+import { registerChatCommand } from './commands/chat.ts';
 
 interface BuildOptions {
   config?: string;
@@ -167,6 +168,7 @@ export function createProgram(): Command {
   registerReportCommand(program);
   registerStatusCommand(program);
   registerPromptsCommand(program);
+  registerChatCommand(program);
   return program;
 }
 

@@ -35,9 +35,12 @@ export interface CommitOptions {
   failures?: readonly { id: string; stage: string; reason: string }[];
 }
 
-/** Relative path of a dataset folder inside the build output: `data/{lang}/task/{dataset}`. */
-export function datasetRelativePath(language: Language, dataset: string): string {
-  return path.join('data', language, 'task', dataset);
+/**
+ * Relative path of a dataset folder inside the build output: `data/{lang}/{domain}/{dataset}`, the
+ * domain `task` (MT-QA, the default) or `chat` (m3-format.md, "Folder layout").
+ */
+export function datasetRelativePath(language: Language, dataset: string, domain: 'task' | 'chat' = 'task'): string {
+  return path.join('data', language, domain, dataset);
 }
 
 /** Writes one dataset folder; create with `open`, add dialogues, then `commit`. */

@@ -77,7 +77,7 @@ export interface PromptPoolSummary {
  * transcripts, so only useful to see that nothing qualifies).
  * @throws the loaders' errors (ReferenceCorpusError naming file and line, ...).
  */
-export async function loadPromptRecordings(format: ReferenceCorpusFormat, paths: readonly string[], options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad'>): Promise<ReferenceRecording[]> {
+export async function loadTranscribedRecordings(format: ReferenceCorpusFormat, paths: readonly string[], options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad'>): Promise<ReferenceRecording[]> {
   const audioDirectory = options.audio === undefined ? {} : { audioDirectory: path.resolve(options.audio) };
   switch (format) {
     case 'stereo-wav': {
@@ -138,7 +138,7 @@ export function summarizePromptPool(format: string, recordings: readonly Referen
  * @throws RangeError for invalid options; the loaders' and the pool's errors.
  */
 export async function runPrompts(paths: readonly string[], options: PromptsOptions): Promise<{ manifestPath: string; summary: PromptPoolSummary }> {
-  const recordings = await loadPromptRecordings(options.format, paths, options);
+  const recordings = await loadTranscribedRecordings(options.format, paths, options);
   const out = path.resolve(options.out);
   const partial = `${out}.partial`;
   await rm(partial, { recursive: true, force: true });

@@ -1,0 +1,208 @@
+/**
+ * `duplexsynth chat`: real two-party recordings -> a Chat-track dataset in the benchmark layout,
+ * `OUT/data/{lang}/chat/{dataset}/` (../shared/docs/m3-format.md):
+ *
+ *     duplexsynth chat --format ctm|textgrid|nxt|candor|magicdata|... --language en|ja --out OUT
+ *       [--dataset NAME] [--audio DIR] [--tiers NAME...] [--test-hours H] [--no-score] PATH...
+ *
+ * Steps: load the recordings with their timings (any loader of corpora/, audio required), cut each
+ * into segments of about 120 s without splitting an utterance (stages/cut-chat-segments.ts), write per
+ * segment a 2-channel PCM16 WAV, its events line (events.md rules, both channels evaluated: the
+ * benchmark's `--channels 0,1`), `txt_align` from the word timings, and metadata (speakers from the
+ * corpus); commit the dataset atomically (stages/render-dataset.ts `DatasetWriter`), then score
+ * dialogue-level DNSMOS (stages/score-quality.ts) and split test/dev speaker-disjoint by whole
+ * speaker groups, like the MT-QA track (stages/split-dev-test.ts `splitDatasets`).
+ *
+ * A recording that cannot be used (no audio, audio shorter than its timings) is listed with its
+ * reason in `summary.json` (`failed`) and the others go on; exit code 3 when any failed.
+ */
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { formatEventsLine } from '../../pipeline/events/index.ts';
+import type { Channel, Language, ReferenceRecording } from '../../pipeline/model/types.ts';
+import { readReferenceAudio } from '../../corpora/reference-recording.ts';
+import { REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
+import { resample, type RawAudio } from '../../pipeline/audio/raw-audio.ts';
+import { chatSegmentContent, chatSegmentSpans, DEFAULT_CHAT_SEGMENT_OPTIONS, type ChatSegmentContent } from '../../stages/cut-chat-segments.ts';
+import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.ts';
+import { scoreDatasetQuality, type RecordingDnsmosScorer } from '../../stages/score-quality.ts';
+import { splitDatasets } from '../../stages/split-dev-test.ts';
+import { loadTranscribedRecordings } from './prompts.ts';
+import { positiveNumber } from './option-parsers.ts';
+
+/** Options of the chat command (as commander parses them). */
+export interface ChatOptions {
+  format: ReferenceCorpusFormat;
+  language: Language;
+  out: string;
+  dataset?: string;
+  audio?: string;
+  tiers?: string[];
+  vad: 'silero' | 'webrtc';
+  testHours: number;
+  /** false with `--no-score`: no DNSMOS, no split. */
+  score: boolean;
+  log?: (line: string) => void;
+  /** A DNSMOS scorer to use instead of the models (stages/score-quality.ts `dnsmosScorer`). */
+  dnsmosScorer?: RecordingDnsmosScorer;
+}
+
+/** What {@link runChat} wrote. */
+export interface ChatResult {
+  directory: string;
+  segments: { id: string; recording: string; start: number; end: number; durationSeconds: number }[];
+  failed: { id: string; stage: string; reason: string }[];
+  notes: string[];
+  /** Written split files (`test.jsonl`, `dev.jsonl`, ...) when scored. */
+  splits: Record<string, string[]>;
+}
+
+/** Both channels of a recording as two equal-length tracks at one sample rate (channel 0's file rate). */
+async function recordingTracks(recording: ReferenceRecording): Promise<{ tracks: [Float32Array, Float32Array]; sampleRate: number }> {
+  const entries = ([0, 1] as const).map((channel) => (recording.audio ?? []).find((entry) => entry.channel === channel));
+  if (entries.some((entry) => entry === undefined)) throw new Error('no audio for both channels');
+  const decoded = new Map<string, RawAudio>();
+  for (const entry of entries) if (!decoded.has(entry!.path)) decoded.set(entry!.path, await readReferenceAudio(entry!.path));
+  const channelOf = (channel: Channel): RawAudio => {
+    const audio = decoded.get(entries[channel]!.path) as RawAudio;
+    const samples = audio.channels.length >= 2 ? audio.channels[channel] : audio.channels[0];
+    if (samples === undefined) throw new Error(`${entries[channel]!.path} has no audio channels`);
+    return { channels: [samples], sampleRate: audio.sampleRate };
+  };
+  const first = channelOf(0);
+  let second = channelOf(1);
+  if (second.sampleRate !== first.sampleRate) second = await resample(second, first.sampleRate, 'best');
+  return { tracks: [first.channels[0] as Float32Array, second.channels[0] as Float32Array], sampleRate: first.sampleRate };
+}
+
+/**
+ * Runs the chat command's work (module comment).
+ * @returns the dataset folder, the segments written, the failed recordings and the notes.
+ * @throws the loaders' errors (a malformed timing file names file and line); NothingBuiltError when no
+ *   segment could be cut; the scorer's and the split stage's errors.
+ */
+export async function runChat(paths: readonly string[], options: ChatOptions): Promise<ChatResult> {
+  const log = options.log ?? (() => {});
+  const recordings = await loadTranscribedRecordings(options.format, paths, options);
+  const dataset = options.dataset ?? options.format;
+  const directory = path.resolve(options.out, datasetRelativePath(options.language, dataset, 'chat'));
+  const writer = await DatasetWriter.open(directory);
+  const failed: ChatResult['failed'] = [];
+  const notes: string[] = [];
+  const written: ChatResult['segments'] = [];
+  const eventCounts: Record<string, number> = {};
+  const sampleRates = new Set<number>();
+  for (const recording of [...recordings].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    let audio: Awaited<ReturnType<typeof recordingTracks>>;
+    try {
+      audio = await recordingTracks(recording);
+    } catch (error) {
+      failed.push({ id: recording.id, stage: 'read-audio', reason: (error as Error).message });
+      log(`${recording.id}: not used: ${(error as Error).message}`);
+      continue;
+    }
+    const audioCs = Math.floor((Math.min(audio.tracks[0].length, audio.tracks[1].length) * 100) / audio.sampleRate);
+    const lastSpeech = Math.max(...[0, 1].flatMap((channel) => recording.segments[channel as Channel].map((segment) => segment.end)), 0);
+    if (lastSpeech > audioCs) {
+      failed.push({ id: recording.id, stage: 'read-audio', reason: `the timings reach ${lastSpeech / 100} s, the audio lasts ${audioCs / 100} s` });
+      continue;
+    }
+    sampleRates.add(audio.sampleRate);
+    const { spans, notes: cutNotes } = chatSegmentSpans(recording.segments, audioCs);
+    for (const note of cutNotes) notes.push(`${recording.id}: ${note}`);
+    for (const span of spans) {
+      const content: ChatSegmentContent = chatSegmentContent(recording, span);
+      for (const note of content.notes) notes.push(`${content.id}: ${note}`);
+      const from = Math.round((span.start * audio.sampleRate) / 100);
+      const to = Math.round((span.end * audio.sampleRate) / 100);
+      for (const channel of [0, 1] as const) for (const event of content.events[channel]) eventCounts[event.event] = (eventCounts[event.event] ?? 0) + 1;
+      await writer.addDialogue({
+        id: content.id,
+        tracks: [audio.tracks[0].slice(from, to), audio.tracks[1].slice(from, to)],
+        sampleRate: audio.sampleRate,
+        eventsLine: formatEventsLine(content.id, content.events),
+        words: content.words,
+        metadata: {
+          id: content.id,
+          language: options.language,
+          domain: 'chat',
+          source: { corpus: recording.format, recording: recording.id, files: recording.sources.map((file) => path.basename(file)), startSeconds: span.start / 100, endSeconds: span.end / 100 },
+          speakers: {
+            channel0: { speakerId: `${recording.format}:${recording.channelSpeakers[0]}`, channel: 0 },
+            channel1: { speakerId: `${recording.format}:${recording.channelSpeakers[1]}`, channel: 1 },
+          },
+          durationSeconds: (to - from) / audio.sampleRate,
+          alignment: content.alignmentUnit,
+          utterances: content.utterances.map((utterance, index) => ({
+            index,
+            role: `channel${utterance.channel}`,
+            kind: utterance.kind === 'BC' ? 'backchannel' : 'turn',
+            channel: utterance.channel,
+            start: utterance.start / 100,
+            end: utterance.end / 100,
+            text: { final: utterance.text },
+          })),
+          recordingNotes: recording.notes,
+        },
+      });
+      written.push({ id: content.id, recording: recording.id, start: span.start / 100, end: span.end / 100, durationSeconds: (span.end - span.start) / 100 });
+    }
+  }
+  const summary = {
+    format: 'duplexsynth-chat',
+    version: 1,
+    language: options.language,
+    dataset,
+    source: { format: options.format, recordings: recordings.length },
+    segmenting: { ...DEFAULT_CHAT_SEGMENT_OPTIONS, rule: 'cut only where neither channel is inside an IPU (events.md rule 1), nearest to 120 s, 100-140 s' },
+    segments: written,
+    hours: Math.round((written.reduce((sum, segment) => sum + segment.durationSeconds, 0) / 3600) * 10_000) / 10_000,
+    events: Object.fromEntries(Object.entries(eventCounts).sort(([a], [b]) => (a < b ? -1 : 1))),
+    failed,
+    notes,
+  };
+  await writer.addFile('summary.json', `${JSON.stringify(summary, null, 2)}\n`);
+  await writer.commit(
+    { language: options.language, dataset, domain: 'chat', channelsEvaluated: [0, 1], sampleRates: [...sampleRates].sort((a, b) => a - b) },
+    { failures: failed },
+  );
+  log(`${directory}: ${written.length} segments`);
+  const splits: Record<string, string[]> = {};
+  if (options.score && written.length > 0) {
+    await scoreDatasetQuality(directory, { log, measureLoudness: true, ...(options.dnsmosScorer === undefined ? {} : { dnsmosScorer: options.dnsmosScorer }) });
+    const [result] = await splitDatasets([directory], { testHours: options.testHours, unit: 'speaker-group', speakerDisjoint: true, log });
+    if (result !== undefined) {
+      for (const [name, split] of Object.entries(result.report.splits)) if (split !== undefined) splits[name] = split.ids;
+    }
+  }
+  return { directory, segments: written, failed, notes, splits };
+}
+
+/**
+ * Adds the `chat` command to a commander program. Prints the dataset folder and one line per segment;
+ * exit code 3 when a recording failed.
+ * @returns the `chat` command
+ */
+export function registerChatCommand(program: Command): Command {
+  return program
+    .command('chat')
+    .description('cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev')
+    .argument('<path...>', 'recording timing files or folders of the format (audio beside them, or --audio)')
+    .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
+    .addOption(new Option('--language <language>', 'language of the recordings').choices(['en', 'ja']).makeOptionMandatory())
+    .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
+    .option('--dataset <name>', 'dataset folder name (default: the format)')
+    .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt)')
+    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
+    .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
+    .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)
+    .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
+    .action(async (paths: string[], options: ChatOptions) => {
+      const result = await runChat(paths, { ...options, log: (line) => console.error(line) });
+      console.log(result.directory);
+      for (const segment of result.segments) console.log(`  ${segment.id}: ${segment.durationSeconds.toFixed(2)} s`);
+      for (const [name, ids] of Object.entries(result.splits)) console.log(`  ${name}: ${ids.length} segments`);
+      for (const failure of result.failed) console.error(`  failed: ${failure.id}: ${failure.reason}`);
+      if (result.failed.length > 0) process.exitCode = 3;
+    });
+}
