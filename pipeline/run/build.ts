@@ -175,8 +175,12 @@ async function buildLocked(
       corpus.conversations.map((conversation) => {
         const pending = timed('prepare-text', () => prepareDialogueText(conversation, language, textBackends, cache));
         pending.catch(() => {}); // awaited (and reported) in the loop below
+        // cached when no text of this language was computed meanwhile (texts are made concurrently, so a
+        // dialogue finishing after another one's miss counts as done: never cached when it was not)
+        const textMisses = () => (cache.statistics['rewrite-spoken']?.misses ?? 0) + (cache.statistics.translate?.misses ?? 0);
+        const textMissesBefore = textMisses();
         pending.then(
-          () => progress({ type: 'item', language, stage: 'prepare-text', id: conversation.id, status: 'done' }),
+          () => progress({ type: 'item', language, stage: 'prepare-text', id: conversation.id, status: textMisses() === textMissesBefore ? 'cached' : 'done' }),
           (error: unknown) => progress({ type: 'item', language, stage: 'prepare-text', id: conversation.id, status: 'failed', reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) }),
         );
         return [conversation.id, pending] as const;
