@@ -9,6 +9,7 @@
  * {id}.user-words.txt     words of the user's channel
  * {id}.events.txt         benchmark events, text "TYPE (channel N)"
  * ```
+ * (chat data: `{id}.channel0-words.txt` and `{id}.channel1-words.txt`)
  * A region label cannot run backwards, so a TURN_SHIFT whose start is after its end (an overlapping
  * shift, events.md rule 4) is written as the region [end, start] with ", overlap" in its text.
  * Import the dataset's WAV (`audio/{id}.wav`) next to them.
@@ -44,7 +45,7 @@ export function formatAudacityLabels(labels: readonly AudacityLabel[]): string {
 }
 
 /** The three label tracks of one dialogue. */
-export function dialogueAudacityLabels(dataset: Pick<ExportDataset, 'channels'>, dialogue: ExportDialogue): Record<'system-words' | 'user-words' | 'events', AudacityLabel[]> {
+export function dialogueAudacityLabels(dataset: Pick<ExportDataset, 'roles'>, dialogue: ExportDialogue): Record<string, AudacityLabel[]> {
   const wordsOf = (channel: Channel) =>
     dialogue.words
       .filter((word) => word.channel === channel)
@@ -59,7 +60,7 @@ export function dialogueAudacityLabels(dataset: Pick<ExportDataset, 'channels'>,
       ),
     )
     .sort((a, b) => a.start - b.start || a.end - b.end);
-  return { 'system-words': wordsOf(dataset.channels.system), 'user-words': wordsOf(dataset.channels.user), events };
+  return { [`${dataset.roles[0]}-words`]: wordsOf(0), [`${dataset.roles[1]}-words`]: wordsOf(1), events };
 }
 
 /** Writes the three label files of every dialogue. */
@@ -68,5 +69,5 @@ export async function writeAudacityExport(dataset: ExportDataset, writer: Export
     const tracks = dialogueAudacityLabels(dataset, dialogue);
     for (const [name, labels] of Object.entries(tracks)) await writer.write(`${dialogue.id}.${name}.txt`, formatAudacityLabels(labels));
   }
-  return { filesPerDialogue: ['system-words', 'user-words', 'events'].map((name) => `{id}.${name}.txt`) };
+  return { filesPerDialogue: [`${dataset.roles[0]}-words`, `${dataset.roles[1]}-words`, 'events'].map((name) => `{id}.${name}.txt`) };
 }

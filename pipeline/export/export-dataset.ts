@@ -1,10 +1,12 @@
 /**
- * A written dataset folder (stages/render-dataset.ts layout), read once into the shape every export
- * format works from: per dialogue its audio file, events, words, utterances (questions, answers and
- * the placed backchannels) with their channel, role and text, speakers, and its split.
+ * A written dataset folder (stages/render-dataset.ts layout, MT-QA builds and `duplexsynth chat`
+ * alike), read once into the shape every export format works from: per dialogue its audio file,
+ * events, words, utterances with their channel, role and text, the speaker of each channel, and its
+ * split.
  *
- * Times are integer centiseconds, as in the events and word files; the channel of each role comes from
- * `manifest.json` (`channels: {user, system}`; default 1 and 0, m3-format.md).
+ * Times are integer centiseconds, as in the events and word files. The role of each channel: for a
+ * dataset whose `manifest.json` maps `channels: {user, system}` (MT-QA builds; default user 1, system 0,
+ * m3-format.md) `user` and `system`; otherwise (chat: two real speakers) `channel0` and `channel1`.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,15 +15,17 @@ import { parseAlignment } from '../events/index.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelEvents, Language, SpeakerRole, UtteranceKind } from '../model/types.ts';
 import { DatasetReadError, readDatasetFolder, splitJsonlLines } from '../quality/dataset-files.ts';
 
-/** One utterance of a dialogue: a question, an answer or a placed backchannel. */
+/** One utterance of a dialogue: a question, an answer or a placed backchannel (chat: a turn or a backchannel). */
 export interface ExportUtterance {
   channel: Channel;
-  role: SpeakerRole;
-  kind: UtteranceKind;
+  /** The channel's role (`user`, `system`, `channel0`, `channel1`). */
+  role: string;
+  /** `question`, `answer`, `backchannel` (MT-QA); `turn`, `backchannel` (chat). */
+  kind: UtteranceKind | 'turn';
   /** Start and end of the placed clip, centiseconds. */
   start: Centiseconds;
   end: Centiseconds;
-  /** The text that was synthesized (what the audio says; padding such as "Well, ..." included). */
+  /** What the audio says: the synthesized text (padding such as "Well, ..." included), or a recording's transcript. */
   text: string;
   /** TopiOCQA turn number; null for backchannels. */
   turnNumber: number | null;
@@ -43,7 +47,8 @@ export interface ExportDialogue {
   words: AlignedWord[];
   /** Utterances sorted by (start, channel, end). */
   utterances: ExportUtterance[];
-  speakers: Record<SpeakerRole, { speakerId: string; channel: Channel }>;
+  /** Speaker id of each channel. */
+  speakers: Record<Channel, string>;
   /** null when the dataset has no split (built without quality scoring) or the dialogue is in neither part. */
   split: ExportSplit | null;
   /** Listed in `test_small.jsonl`. */
@@ -56,9 +61,12 @@ export interface ExportDataset {
   language: Language;
   dataset: string;
   domain: string;
-  /** Sample rate of the dataset's WAV files, Hz (manifest.json `sampleRate`). */
-  sampleRate: number;
-  channels: Record<SpeakerRole, Channel>;
+  /** Sample rate of the dataset's WAV files, Hz (manifest.json `sampleRate`, or its one `sampleRates` entry); null when they differ or it is not recorded. */
+  sampleRate: number | null;
+  /** The MT-QA channel of each role, when the manifest maps them (null for chat data). */
+  channels: Record<SpeakerRole, Channel> | null;
+  /** The role of each channel (module comment). */
+  roles: Record<Channel, string>;
   /** True when the dataset has `test.jsonl` and `dev.jsonl`. */
   hasSplits: boolean;
   /** In `all.jsonl` order (sorted by id). */
@@ -67,23 +75,28 @@ export interface ExportDataset {
 
 const channelSchema = z.union([z.literal(0), z.literal(1)]);
 const manifestSchema = z.object({
-  sampleRate: z.number().int().positive(),
+  sampleRate: z.number().int().positive().optional(),
+  sampleRates: z.array(z.number().int().positive()).optional(),
   channels: z.object({ user: channelSchema, system: channelSchema }).optional(),
 });
+const textSchema = z.object({
+  synthesized: z.string().nullable().optional(),
+  final: z.string().nullable().optional(),
+  spoken: z.string().nullable().optional(),
+  source: z.string().nullable().optional(),
+});
 const metadataSchema = z.object({
-  speakers: z.object({
-    user: z.object({ speakerId: z.string().min(1) }),
-    system: z.object({ speakerId: z.string().min(1) }),
-  }),
+  /** MT-QA: `user` and `system`; chat: `channel0` and `channel1`; each with its channel. */
+  speakers: z.record(z.string(), z.object({ speakerId: z.string().min(1), channel: channelSchema.optional() })),
   utterances: z.array(
     z.object({
-      turnNumber: z.number().int(),
-      role: z.enum(['user', 'system']),
-      kind: z.enum(['question', 'answer']),
+      turnNumber: z.number().int().optional(),
+      role: z.string(),
+      kind: z.enum(['question', 'answer', 'backchannel', 'turn']),
       channel: channelSchema,
       start: z.number().nonnegative(),
       end: z.number().nonnegative(),
-      text: z.object({ synthesized: z.string() }),
+      text: textSchema,
     }),
   ),
   backchannels: z
@@ -140,8 +153,11 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
     throw new DatasetReadError(`${manifestFile}: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`);
   }
   const manifest = manifestResult.data;
-  const channels: Record<SpeakerRole, Channel> = manifest.channels ?? { user: 1, system: 0 };
-  if (channels.user === channels.system) throw new DatasetReadError(`${manifestFile}: channels: user and system share channel ${channels.user}`);
+  // MT-QA builds record the mapping; a task dataset without one has the default (m3-format.md)
+  const channels: Record<SpeakerRole, Channel> | null = manifest.channels ?? (folder.domain === 'task' ? { user: 1, system: 0 } : null);
+  if (channels !== null && channels.user === channels.system) throw new DatasetReadError(`${manifestFile}: channels: user and system share channel ${channels.user}`);
+  const roles: Record<Channel, string> = channels === null ? { 0: 'channel0', 1: 'channel1' } : ({ [channels.user]: 'user', [channels.system]: 'system' } as Record<Channel, string>);
+  const sampleRates = manifest.sampleRate !== undefined ? [manifest.sampleRate] : (manifest.sampleRates ?? []);
 
   const [test, dev, testSmall] = await Promise.all(
     ['test.jsonl', 'dev.jsonl', 'test_small.jsonl'].map((name) => splitIds(path.join(folder.directory, name))),
@@ -160,21 +176,27 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
       throw new DatasetReadError(`${metadataFile}: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`);
     }
     const metadata = parsed.data;
+    const speakers: Partial<Record<Channel, string>> = {};
+    for (const [key, speaker] of Object.entries(metadata.speakers)) {
+      const channel = speaker.channel ?? (key === 'user' ? channels?.user : key === 'system' ? channels?.system : key === 'channel0' ? 0 : key === 'channel1' ? 1 : undefined);
+      if (channel !== undefined) speakers[channel] = speaker.speakerId;
+    }
+    if (speakers[0] === undefined || speakers[1] === undefined) throw new DatasetReadError(`${metadataFile}: speakers: need the speaker of channel 0 and of channel 1`);
     const alignmentFile = path.join(folder.directory, 'txt_align', `${dialogue.id}.txt`);
     const words = parseAlignment(await readText(alignmentFile), alignmentFile);
     const utterances: ExportUtterance[] = [
       ...metadata.utterances.map((utterance) => ({
         channel: utterance.channel,
-        role: utterance.role,
+        role: roles[utterance.channel],
         kind: utterance.kind,
         start: toCentiseconds(utterance.start),
         end: toCentiseconds(utterance.end),
-        text: utterance.text.synthesized,
-        turnNumber: utterance.turnNumber,
+        text: utterance.text.synthesized ?? utterance.text.final ?? utterance.text.spoken ?? utterance.text.source ?? '',
+        turnNumber: utterance.turnNumber ?? null,
       })),
       ...metadata.backchannels.map((backchannel) => ({
         channel: backchannel.channel,
-        role: (backchannel.channel === channels.user ? 'user' : 'system') as SpeakerRole,
+        role: roles[backchannel.channel],
         kind: 'backchannel' as const,
         start: toCentiseconds(backchannel.start),
         end: toCentiseconds(backchannel.end),
@@ -190,10 +212,7 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
       events: dialogue.events,
       words,
       utterances,
-      speakers: {
-        user: { speakerId: metadata.speakers.user.speakerId, channel: channels.user },
-        system: { speakerId: metadata.speakers.system.speakerId, channel: channels.system },
-      },
+      speakers: speakers as Record<Channel, string>,
       split: test?.has(dialogue.id) ? 'test' : dev?.has(dialogue.id) ? 'dev' : null,
       testSmall: testSmall?.has(dialogue.id) ?? false,
     });
@@ -203,14 +222,23 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
     language: folder.language,
     dataset: folder.dataset,
     domain: folder.domain,
-    sampleRate: manifest.sampleRate,
+    sampleRate: sampleRates.length === 1 ? sampleRates[0]! : null,
     channels,
+    roles,
     hasSplits: test !== null && dev !== null,
     dialogues,
   };
 }
 
-/** The role speaking on `channel`. */
-export function roleOfChannel(dataset: Pick<ExportDataset, 'channels'>, channel: Channel): SpeakerRole {
-  return dataset.channels.user === channel ? 'user' : 'system';
+/**
+ * The "main" channel of a dataset for tools that train one side (moshi-finetune's `SPEAKER_MAIN`, the
+ * left channel): the system's for MT-QA, channel 0 for chat.
+ */
+export function mainChannel(dataset: Pick<ExportDataset, 'channels'>): Channel {
+  return dataset.channels?.system ?? 0;
+}
+
+/** The channels in display order: the user first for MT-QA (the questioner speaks first), else 0, 1. */
+export function channelOrder(dataset: Pick<ExportDataset, 'channels'>): [Channel, Channel] {
+  return dataset.channels === null ? [0, 1] : [dataset.channels.user, dataset.channels.system];
 }

@@ -253,10 +253,10 @@ describe('audacity export', () => {
   });
   it('writes an overlapping TURN_SHIFT (start > end) as a forward region marked as overlap', () => {
     const labels = dialogueAudacityLabels(
-      { channels: { user: 1, system: 0 } },
+      { roles: { 0: 'system', 1: 'user' } },
       { events: { 0: [{ event: 'TURN_SHIFT', start: 300, end: 250 }], 1: [] }, words: [] } as never,
     );
-    expect(formatAudacityLabels(labels.events)).toBe('2.500000\t3.000000\tTURN_SHIFT (channel 0, overlap)\n');
+    expect(formatAudacityLabels(labels.events!)).toBe('2.500000\t3.000000\tTURN_SHIFT (channel 0, overlap)\n');
   });
 });
 
@@ -298,6 +298,57 @@ describe('textgrid export', () => {
   });
   it('refuses overlapping intervals on one tier', () => {
     expect(() => coverDomain([{ start: 0, end: 50, text: 'a' }, { start: 40, end: 60, text: 'b' }], 100)).toThrow(/overlaps/);
+  });
+});
+
+describe('a chat dataset (duplexsynth chat layout: two real speakers, no user/system mapping)', () => {
+  let chat: string;
+  beforeAll(async () => {
+    chat = path.join(scratch, 'chat-build', 'data', 'en', 'chat', 'tiny_chat');
+    await cp(dataset, chat, { recursive: true });
+    const manifest = JSON.parse(await readFile(path.join(chat, 'manifest.json'), 'utf8'));
+    delete manifest.channels;
+    delete manifest.sampleRate;
+    await writeFile(path.join(chat, 'manifest.json'), JSON.stringify({ ...manifest, domain: 'chat', channelsEvaluated: [0, 1], sampleRates: [16000] }));
+    for (const id of ['tiny_0001', 'tiny_0002']) {
+      const file = path.join(chat, 'metadata', `${id}.json`);
+      const metadata = JSON.parse(await readFile(file, 'utf8'));
+      const chatMetadata = {
+        id,
+        language: 'en',
+        domain: 'chat',
+        speakers: { channel0: { speakerId: 'corpus:A', channel: 0 }, channel1: { speakerId: 'corpus:B', channel: 1 } },
+        durationSeconds: metadata.durationSeconds,
+        utterances: [...metadata.utterances, { ...metadata.backchannels[0], kind: 'backchannel' }].map((utterance: { channel: number; start: number; end: number; kind: string; text?: unknown }, index: number) => ({
+          index,
+          role: `channel${utterance.channel}`,
+          kind: utterance.kind === 'backchannel' ? 'backchannel' : 'turn',
+          channel: utterance.channel,
+          start: utterance.start,
+          end: utterance.end,
+          text: { final: 'words' },
+        })),
+      };
+      await writeFile(file, JSON.stringify(chatMetadata));
+    }
+  });
+
+  it('reads with channel roles channel0/channel1 and the speaker of each channel', async () => {
+    const read = await readExportDataset(chat);
+    expect(read).toMatchObject({ channels: null, roles: { 0: 'channel0', 1: 'channel1' }, sampleRate: 16000, domain: 'chat' });
+    expect(read.dialogues[0]!.speakers).toEqual({ 0: 'corpus:A', 1: 'corpus:B' });
+    expect(read.dialogues[0]!.utterances.map((utterance) => utterance.kind)).toEqual(['turn', 'turn', 'backchannel']);
+  });
+
+  it('exports every format; moshi-finetune puts channel 0 on the left as SPEAKER_MAIN, TextGrid tiers are named by channel', async () => {
+    for (const format of EXPORT_FORMAT_NAMES) await exportDataset(chat, format, path.join(scratch, 'chat-exports', format));
+    const { alignments } = JSON.parse(await readFile(path.join(scratch, 'chat-exports', 'moshi-finetune', 'data_stereo', 'tiny_0001.json'), 'utf8')) as { alignments: [string, unknown, string][] };
+    expect(alignments.filter((item) => item[2] === 'SPEAKER_MAIN').map((item) => item[0])).toEqual(['Jane', 'Austen', 'did…']);
+    const grid = parseTextGrid(decodeTextGrid(await readFile(path.join(scratch, 'chat-exports', 'textgrid', 'tiny_0001.TextGrid'))), 'chat TextGrid');
+    expect(grid.tiers.map((tier) => tier.name)).toEqual(['channel0 - words', 'channel1 - words', 'events']);
+    expect(await readdir(path.join(scratch, 'chat-exports', 'audacity'))).toContain('tiny_0001.channel1-words.txt');
+    const row = JSON.parse((await readFile(path.join(scratch, 'chat-exports', 'huggingface', 'test', 'metadata.jsonl'), 'utf8')).split('\n')[0]!);
+    expect(row).toMatchObject({ channel0_role: 'channel0', channel1_speaker: 'corpus:B' });
   });
 });
 

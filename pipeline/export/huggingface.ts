@@ -50,10 +50,10 @@ export function huggingFaceMetadataLine(dataset: ExportDataset, dialogue: Export
     split,
     test_small: dialogue.testSmall,
     duration: pythonFloat(dialogue.durationSeconds),
-    user_channel: dataset.channels.user,
-    system_channel: dataset.channels.system,
-    user_speaker: dialogue.speakers.user.speakerId,
-    system_speaker: dialogue.speakers.system.speakerId,
+    channel0_role: dataset.roles[0],
+    channel1_role: dataset.roles[1],
+    channel0_speaker: dialogue.speakers[0],
+    channel1_speaker: dialogue.speakers[1],
     utterances: dialogue.utterances.map((utterance) => ({
       channel: utterance.channel,
       role: utterance.role,
@@ -83,8 +83,8 @@ tags:
 ---
 # ${dataset.dataset}
 
-Synthetic two-channel spoken dialogues (${LANGUAGE_NAME[dataset.language]}) in the M3-DuplexBench event
-conventions, exported by duplexsynth as an AudioFolder:
+Two-channel spoken dialogues (${LANGUAGE_NAME[dataset.language]}, ${dataset.domain === 'chat' ? 'real conversations' : 'synthetic multi-turn QA'}) in the
+M3-DuplexBench event conventions, exported by duplexsynth as an AudioFolder:
 
 \`\`\`python
 from datasets import load_dataset
@@ -93,11 +93,11 @@ dataset = load_dataset("audiofolder", data_dir="path/to/this/folder")
 
 ${sizes}
 
-Each WAV has two channels: channel ${dataset.channels.user} is the user (the questioner), channel ${dataset.channels.system} the
-system (the answerer). Columns: \`events\` (benchmark events: TURN, SHORTPAUSE, BC, TURN_HOLD, TURN_SHIFT,
+Each WAV has two channels: channel 0 is the ${dataset.roles[0]}, channel 1 the ${dataset.roles[1]}${dataset.channels ? ' (the user asks, the system answers)' : ''}. Columns: \`events\` (benchmark events: TURN, SHORTPAUSE, BC, TURN_HOLD, TURN_SHIFT,
 BARGE_IN, with channel and start/end in seconds; a TURN_SHIFT with start > end is an overlap), \`words\`
-(word or morpheme timings per channel), \`utterances\` (question, answer and backchannel clips with their
-text), speakers and the split. The source texts are derived from TopiOCQA (CC BY-NC-SA 4.0).
+(word or morpheme timings per channel), \`utterances\` (with their channel, role, kind and text), the
+role and speaker of each channel, and the split. Check the licence of the source material (MT-QA
+builds: texts derived from TopiOCQA, CC BY-NC-SA 4.0).
 `;
 }
 

@@ -13,8 +13,9 @@
  * - One `SupervisionSegment` per utterance (question, answer, placed backchannel) on its channel:
  *   `{"id", "recording_id", "start", "duration", "channel", "text", "language", "speaker", "custom",
  *   "alignment"}`; `language` is the English name as lhotse recipes write it (`"English"`,
- *   `"Japanese"`); `custom` carries `role` (user/system), `kind` (question/answer/backchannel: the
- *   backchannels are marked here) and the TopiOCQA `turn_number`; `alignment.word` lists the words as
+ *   `"Japanese"`); `custom` carries `role` (user/system; chat: channel0/channel1), `kind`
+ *   (question/answer/backchannel, chat: turn/backchannel: the backchannels are marked here) and the
+ *   TopiOCQA `turn_number`; `alignment.word` lists the words as
  *   `AlignmentItem.serialize()` writes them, `[symbol, start, duration, score]` with score `null`,
  *   start relative to the recording.
  * Times are the dataset's centiseconds written as floats (seconds).
@@ -62,7 +63,7 @@ export async function lhotseManifestLines(dataset: ExportDataset): Promise<{ rec
           channel: utterance.channel,
           text: utterance.text,
           language: LHOTSE_LANGUAGE[dataset.language],
-          speaker: dialogue.speakers[utterance.role].speakerId,
+          speaker: dialogue.speakers[utterance.channel],
           custom,
           alignment: words.length > 0 ? { word: words.map((word) => [word.word, seconds(word.start), seconds(word.end - word.start), null]) } : undefined,
         }),

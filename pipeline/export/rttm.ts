@@ -21,16 +21,14 @@ function twoDecimals(centiseconds: Centiseconds): string {
 }
 
 /** The RTTM speaker label of each channel: the speaker id with whitespace replaced; role-suffixed when both ids are equal. */
-export function rttmSpeakerLabels(dataset: Pick<ExportDataset, 'channels'>, dialogue: Pick<ExportDialogue, 'speakers'>): Record<Channel, string> {
+export function rttmSpeakerLabels(dataset: Pick<ExportDataset, 'roles'>, dialogue: Pick<ExportDialogue, 'speakers'>): Record<Channel, string> {
   const clean = (text: string) => text.replace(/\s+/g, '_');
-  const user = clean(dialogue.speakers.user.speakerId);
-  const system = clean(dialogue.speakers.system.speakerId);
-  const labels = user === system ? { user: `${user}/user`, system: `${system}/system` } : { user, system };
-  return { [dataset.channels.user]: labels.user, [dataset.channels.system]: labels.system } as Record<Channel, string>;
+  const [first, second] = [clean(dialogue.speakers[0]), clean(dialogue.speakers[1])];
+  return first === second ? { 0: `${first}/${dataset.roles[0]}`, 1: `${second}/${dataset.roles[1]}` } : { 0: first, 1: second };
 }
 
 /** The RTTM text of one dialogue (lines end in `\n`). */
-export function dialogueRttm(dataset: Pick<ExportDataset, 'channels'>, dialogue: ExportDialogue): string {
+export function dialogueRttm(dataset: Pick<ExportDataset, 'roles'>, dialogue: ExportDialogue): string {
   const labels = rttmSpeakerLabels(dataset, dialogue);
   const segments = segmentsFromEvents(dialogue.events);
   const rows = ([0, 1] as Channel[])

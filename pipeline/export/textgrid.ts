@@ -5,8 +5,9 @@
  *
  * 1. and 2. one IntervalTier per channel, channel 0 first, named as Montreal Forced Aligner names
  *    speaker tiers (`<speaker> - words`): `system - words` and `user - words` with the words
- *    (Japanese: morphemes), the gaps as empty intervals (an interval tier covers its whole domain);
- *    corpora/textgrid.ts reads them back as channels 0 and 1 with speakers `system` and `user`;
+ *    (Japanese: morphemes; chat data: `channel0 - words`, `channel1 - words`), the gaps as empty
+ *    intervals (an interval tier covers its whole domain); corpora/textgrid.ts reads them back as
+ *    channels 0 and 1 with speakers `system` and `user`;
  * 3. TextTier `events`: the benchmark events as points at their start time. Events overlap each other
  *    (a TURN holds its SHORTPAUSEs; a BARGE_IN starts with its TURN), so they cannot share one
  *    interval tier, and Praat keeps only one point per time (it drops a second point at the same
@@ -101,10 +102,10 @@ export function parseEventMarks(marks: readonly string[]): ChannelEvents {
 }
 
 /** The TextGrid of one dialogue (module comment). */
-export function dialogueTextGrid(dataset: Pick<ExportDataset, 'channels'>, dialogue: ExportDialogue): TextGrid {
+export function dialogueTextGrid(dataset: Pick<ExportDataset, 'roles'>, dialogue: ExportDialogue): TextGrid {
   const end = Math.round(dialogue.durationSeconds * 100);
   const wordTier = (channel: Channel): TextGridTier => {
-    const role = dataset.channels.user === channel ? 'user' : 'system';
+    const role = dataset.roles[channel];
     const words = dialogue.words.filter((word: AlignedWord) => word.channel === channel);
     return { kind: 'interval', name: `${role} - words`, intervals: coverDomain(words.map((word) => ({ start: word.start, end: word.end, text: word.word })), end) };
   };

@@ -229,14 +229,16 @@ async function writeReportInto(output: string, work: string, options: BuildRepor
     const generated = await generatedOffsets(dataset);
     const measured = await measuredOffsets(generated.statisticsFile);
     const plotImages: string[] = [];
-    for (const direction of CHANNEL_DIRECTIONS) {
+    // real recordings (chat data) have no placements: nothing generated to compare
+    const placed = CHANNEL_DIRECTIONS.some((direction) => generated.offsets[direction].length > 0);
+    for (const direction of placed ? CHANNEL_DIRECTIONS : []) {
       const series: OffsetSeries[] = [
         ...(measured ? [{ series: 'measured' as const, offsetsCs: measured[direction] }] : []),
         { series: 'generated' as const, offsetsCs: generated.offsets[direction] },
       ];
       const name = direction.replace('->', '-to-');
       const [from, to] = (direction.match(/\d/g) ?? []).map(Number);
-      const roleOf = (channel: number | undefined) => (channel === dataset.channels.user ? 'user' : 'system');
+      const roleOf = (channel: number | undefined) => (channel === 0 || channel === 1 ? dataset.roles[channel] : '?');
       const label = `${direction} (${roleOf(from)} → ${roleOf(to)})`;
       for (const [kind, render] of [['histogram', offsetHistogramSvg], ['cdf', offsetCdfSvg]] as const) {
         const file = `plots/${key}-offsets-${kind}-${name}.svg`;
@@ -297,7 +299,7 @@ ${htmlTable(
     // evaluable events, on the test split when there is one (what the benchmark evaluates)
     const evaluated = dataset.hasSplits ? dataset.dialogues.filter((dialogue) => dialogue.split === 'test') : dataset.dialogues;
     const domain = dataset.domain === 'chat' ? 'chat' : 'task';
-    const reports = benchmarkLoaderSettings(domain, domain === 'task' ? { channels: [dataset.channels.user] } : {}).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
+    const reports = benchmarkLoaderSettings(domain, domain === 'task' && dataset.channels !== null ? { channels: [dataset.channels.user] } : {}).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
 
     // dialogue pages
     const limit = options.dialoguePagesPerDataset ?? Number.POSITIVE_INFINITY;
@@ -327,13 +329,13 @@ ${htmlTable(
       : '';
     sections.push(`<section id="${escapeHtml(anchor)}">
 <h2>${escapeHtml(tables.track)}: ${escapeHtml(dataset.dataset)}</h2>
-<p class="note">${escapeHtml(path.relative(output, directory).split(path.sep).join('/'))} · channel ${dataset.channels.user} = user, channel ${dataset.channels.system} = system · ${dataset.sampleRate} Hz</p>
+<p class="note">${escapeHtml(path.relative(output, directory).split(path.sep).join('/'))} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · ${dataset.sampleRate} Hz`}</p>
 <h3>Statistics (like the paper's Table 3)</h3>
 ${statisticsTable(tables)}
 <h3>Quality (like the paper's Table 2)</h3>
 ${qualityTable(tables)}
 <h3>Turn-taking: measured against generated</h3>
-<p class="note">Floor-transfer offsets of speaker changes (next TURN start − floor TURN end; &lt; 0 is an overlap, &lt; −0.40 s a barge-in). Generated: the placements of this dataset (metadata <code>offsetFromFloor</code>); ${measuredNote}.</p>
+${placed ? `<p class="note">Floor-transfer offsets of speaker changes (next TURN start − floor TURN end; &lt; 0 is an overlap, &lt; −0.40 s a barge-in). Generated: the placements of this dataset (metadata <code>offsetFromFloor</code>); ${measuredNote}.</p>` : '<p class="note">No placed utterances in this dataset (recordings of real speech): nothing generated to compare.</p>'}
 <div class="plots">${plotImages.join('\n')}</div>
 ${fidelityHtml}
 ${evaluableEventsSection(reports, dataset.hasSplits ? `test split, ${evaluated.length} dialogues` : `all ${evaluated.length} dialogues`)}

@@ -7,7 +7,7 @@
  * by a relative path, so the page works from `file://` and offline.
  */
 import type { BenchmarkEvent, Channel } from '../model/types.ts';
-import type { ExportDataset, ExportDialogue } from '../export/export-dataset.ts';
+import { channelOrder, type ExportDataset, type ExportDialogue } from '../export/export-dataset.ts';
 import { escapeHtml, htmlPage, htmlTable } from './html.ts';
 import { waveformEnvelope, waveformPath } from './waveform.ts';
 
@@ -30,7 +30,7 @@ function eventSpan(event: BenchmarkEvent, channel: Channel): string {
 }
 
 function lane(dataset: ExportDataset, dialogue: ExportDialogue, channel: Channel, samples: Float32Array, width: number): string {
-  const role = dataset.channels.user === channel ? 'user' : 'system';
+  const role = dataset.roles[channel];
   const columns = Math.max(1, Math.ceil(width / COLUMN_WIDTH));
   const path = waveformPath(waveformEnvelope(samples, columns), COLUMN_WIDTH, WAVEFORM_HEIGHT);
   const events = dialogue.events[channel].map((event) => eventSpan(event, channel)).join('');
@@ -42,7 +42,7 @@ function lane(dataset: ExportDataset, dialogue: ExportDialogue, channel: Channel
     )
     .join('');
   return `<div class="lane" data-channel="${channel}">
-<span class="lane-label">${role} (channel ${channel}) — ${escapeHtml(dialogue.speakers[role].speakerId)}</span>
+<span class="lane-label">${role} (channel ${channel}) — ${escapeHtml(dialogue.speakers[channel])}</span>
 <div class="event-rows">${events}</div>
 <svg class="waveform" width="${width}" height="${WAVEFORM_HEIGHT}" viewBox="0 0 ${width} ${WAVEFORM_HEIGHT}" role="img" aria-label="waveform of channel ${channel}"><line x1="0" x2="${width}" y1="${WAVEFORM_HEIGHT / 2}" y2="${WAVEFORM_HEIGHT / 2}" stroke="#c0c7d1"/><path d="${path}"/></svg>
 <div class="words">${words}</div>
@@ -72,14 +72,14 @@ export interface DialoguePageLinks {
 export function dialoguePageHtml(dataset: ExportDataset, dialogue: ExportDialogue, channels: readonly Float32Array[], links: DialoguePageLinks): string {
   const durationCs = Math.round(dialogue.durationSeconds * 100);
   const width = Math.ceil((durationCs / 100) * PIXELS_PER_SECOND);
-  const order: Channel[] = [dataset.channels.user, dataset.channels.system];
+  const order: Channel[] = channelOrder(dataset);
   const lanes = order.map((channel) => lane(dataset, dialogue, channel, channels[channel]!, width)).join('\n');
   const rows = ([0, 1] as Channel[])
     .flatMap((channel) => dialogue.events[channel].map((event) => ({ channel, event })))
     .sort((a, b) => a.event.start - b.event.start || a.channel - b.channel)
     .map(({ channel, event }) => [
       event.event,
-      `${channel} (${dataset.channels.user === channel ? 'user' : 'system'})`,
+      `${channel} (${dataset.roles[channel]})`,
       { html: `<span data-start="${seconds(event.start)}">${seconds(event.start)}</span>` },
       seconds(event.end),
       event.start > event.end ? 'overlapping shift' : '',
@@ -89,7 +89,7 @@ export function dialoguePageHtml(dataset: ExportDataset, dialogue: ExportDialogu
     .join('');
   const body = `<p><a href="${escapeHtml(links.index)}">← report</a></p>
 <h1>${escapeHtml(dialogue.id)}</h1>
-<p class="note">${escapeHtml(dataset.dataset)} (${dataset.language}) · ${dialogue.durationSeconds.toFixed(2)} s · split: ${dialogue.split ?? 'none'} · channel ${dataset.channels.user} = user, channel ${dataset.channels.system} = system</p>
+<p class="note">${escapeHtml(dataset.dataset)} (${dataset.language}) · ${dialogue.durationSeconds.toFixed(2)} s · split: ${dialogue.split ?? 'none'} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}</p>
 <p class="legend">${legend} <span style="background:#666">hatched = overlapping TURN_SHIFT</span></p>
 <div class="player"><audio id="dialogue-audio" controls preload="auto" src="${escapeHtml(links.audio)}"></audio><span id="clock">0.00 s</span><span class="note">click an event, a word or a time to play from there</span></div>
 <div class="scroller" id="scroller">
