@@ -25,7 +25,6 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeWav } from '../audio/raw-audio.ts';
 import { benchmarkLoaderSettings, DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUATION_EVENT_TYPES, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
 import { readExportDataset, type ExportDataset } from '../export/export-dataset.ts';
 import type { Centiseconds, Channel } from '../model/types.ts';
@@ -35,6 +34,7 @@ import { CHANNEL_DIRECTIONS, loadTimingStatistics, samplingDistributions, type C
 import { dialoguePageHtml } from './dialogue-page.ts';
 import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';
 import { offsetCdfSvg, offsetHistogramSvg, ratesSvg, type OffsetSeries, type RateBar } from './report-plots.ts';
+import { readWavChannels } from './waveform.ts';
 
 /** Folder of the report inside the build output. */
 export const REPORT_DIRECTORY = 'report';
@@ -311,8 +311,8 @@ ${htmlTable(
         const page = `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`;
         const pageDirectory = path.dirname(path.join(output, 'report', page));
         const relative = (target: string) => path.relative(pageDirectory, target).split(path.sep).join('/');
-        const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
-        const html = dialoguePageHtml(dataset, dialogue, audio.channels, {
+        const channels = await readWavChannels(dialogue.audioFile);
+        const html = dialoguePageHtml(dataset, dialogue, channels, {
           assets: relative(path.join(output, 'report', 'assets')),
           audio: relative(dialogue.audioFile),
           index: relative(path.join(output, 'report', 'index.html')),

@@ -1,0 +1,55 @@
+/** The report's WAV reader and waveform outline. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import wavefile from 'wavefile';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeWav, encodeWavPcm16 } from '../audio/raw-audio.ts';
+import { readWavChannels, waveformEnvelope, waveformPath } from './waveform.ts';
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-waveform-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+const tone = (length: number, frequency: number) => Float32Array.from({ length }, (_, index) => 0.5 * Math.sin((2 * Math.PI * frequency * index) / 16000));
+
+describe('readWavChannels', () => {
+  it('reads 16-bit PCM to the same samples as decodeWav, also with a chunk before the data', async () => {
+    const wav = encodeWavPcm16({ channels: [tone(1601, 220), tone(1601, 330)], sampleRate: 16000 });
+    const plain = path.join(scratch, 'plain.wav');
+    await writeFile(plain, wav);
+    expect(await readWavChannels(plain)).toEqual(decodeWav(wav, 'plain').channels);
+    // a LIST chunk of odd length (padded) between fmt and data
+    const list = Buffer.concat([Buffer.from('LIST'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc'), Buffer.from([0])]);
+    const withList = Buffer.concat([Buffer.from(wav.subarray(0, 36)), list, Buffer.from(wav.subarray(36))]);
+    withList.writeUInt32LE(withList.length - 8, 4);
+    const listed = path.join(scratch, 'listed.wav');
+    await writeFile(listed, withList);
+    expect(await readWavChannels(listed)).toEqual(decodeWav(wav, 'plain').channels);
+  });
+
+  it('falls back to decodeWav for other encodings (32-bit float)', async () => {
+    const wave = new wavefile.WaveFile();
+    wave.fromScratch(2, 16000, '32f', [Array.from(tone(400, 220)), Array.from(tone(400, 330))]);
+    const file = path.join(scratch, 'float.wav');
+    await writeFile(file, wave.toBuffer());
+    const channels = await readWavChannels(file);
+    expect(channels).toHaveLength(2);
+    expect(channels[1]![100]).toBeCloseTo(tone(400, 330)[100]!, 6);
+  });
+});
+
+describe('waveformEnvelope / waveformPath', () => {
+  it('keeps the extremes of each column and draws silence on the middle line', () => {
+    const samples = Float32Array.from([0, 0.5, -0.25, 0, 0, 0, 1, -1]);
+    const envelope = waveformEnvelope(samples, 4);
+    expect(Array.from(envelope.maximum)).toEqual([0.5, 0, 0, 1]);
+    expect(Array.from(envelope.minimum)).toEqual([0, -0.25, 0, -1]);
+    expect(waveformPath(envelope, 2, 20)).toBe('M0 5L2 10L4 10L6 0L6 20L4 10L2 12.5L0 10Z');
+    expect(() => waveformEnvelope(samples, 0)).toThrow(RangeError);
+  });
+});
