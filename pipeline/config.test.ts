@@ -19,6 +19,21 @@ describe('build configuration', () => {
     expect(config.synthesis.minimumUtteranceSeconds).toBeGreaterThan(0.8);
   });
 
+  it('timeline profile: benchmark by default (barge-in variants on, the rest also as test_other with a dev alias); natural on request; others refused', () => {
+    const defaults = resolveConfig({ corpus: { path: 'x.json' } }, 'my.yaml', '/tmp');
+    expect(defaults.timeline.profile).toBe('benchmark');
+    expect(defaults.timeline.turnHoldShare).toBeNull();
+    expect(defaults.timeline.bargeIn.systemYields).toBe('next-word-boundary');
+    expect(defaults.datasets).toEqual({ en: 'topiocqa', ja: 'topiocqa_ja', bargeIn: true });
+    expect(defaults.quality.devAlias).toBe(true);
+    const natural = resolveConfig({ corpus: { path: 'x.json' }, timeline: { profile: 'natural', turnHoldShare: 0.3, bargeIn: { systemYields: 'runs-on' } }, datasets: { bargeIn: false } }, 'my.yaml', '/tmp');
+    expect(natural.timeline).toMatchObject({ profile: 'natural', turnHoldShare: 0.3, bargeIn: { systemYields: 'runs-on' } });
+    expect(natural.datasets.bargeIn).toBe(false);
+    expect(() => resolveConfig({ corpus: { path: 'x.json' }, timeline: { profile: 'fast' } }, 'my.yaml', '/tmp')).toThrow(/timeline\.profile/);
+    expect(() => resolveConfig({ corpus: { path: 'x.json' }, timeline: { turnHoldShare: 2 } }, 'my.yaml', '/tmp')).toThrow(/timeline\.turnHoldShare/);
+    expect(() => resolveConfig({ corpus: { path: 'x.json' }, datasets: { de: 'x' } }, 'my.yaml', '/tmp')).toThrow(/datasets/);
+  });
+
   it('errors name the file and the YAML path of each bad value', () => {
     const bad = { corpus: { path: 'x.json' }, audio: { sampleRate: 22050 }, channels: { user: 0, system: 0 } };
     expect(() => resolveConfig(bad, 'my.yaml', '/tmp')).toThrow(ConfigError);

@@ -94,7 +94,19 @@ export const buildConfigInputSchema = z
       .strict()
       .default({ directory: 'outputs/build', cacheDirectory: 'outputs/.cache' }),
     /** Dataset folder name per language: data/{lang}/task/{dataset}/ (m3-format.md). */
-    datasets: z.partialRecord(language, z.string().regex(/^[A-Za-z0-9._-]+$/)).default({}),
+    datasets: z
+      .object({
+        en: safeFolderName.optional(),
+        ja: safeFolderName.optional(),
+        /**
+         * Also write `{dataset}_bargein` per language: the same dialogues and synthesized audio, with
+         * the user barging in on every answer long enough to hold it (the benchmark's `*_bargein`
+         * datasets, scripts/pipe.sh evaluates them with `--ignored-events TURN_SHIFT,TURN_HOLD,BC`).
+         */
+        bargeIn: z.boolean().default(true),
+      })
+      .strict()
+      .default({ bargeIn: true }),
     /** Channel of each role; m3-format.md default: user 1, system 0. */
     channels: z
       .object({ user: channel, system: channel })
@@ -148,6 +160,24 @@ export const buildConfigInputSchema = z
          * recording. Longer draws are redrawn, never clipped.
          */
         maximumGapSeconds: z.number().positive().nullable().default(5),
+        /**
+         * `benchmark` (default): the system answers after a gap drawn from the positive part of the
+         * measured user→system offsets, never overlapping the user (the benchmark evaluates a system
+         * TURN_SHIFT only when the system is silent at the user's TURN end), and a share of the
+         * questions is spoken in two parts with a TURN_HOLD pause; `natural`: both speakers draw the
+         * measured offsets in both signs and no question is split (training data).
+         */
+        profile: z.enum(['benchmark', 'natural']).default('benchmark'),
+        /** Share of questions spoken in two parts with a pause > 0.5 s (a user TURN_HOLD); null = the profile's (benchmark 0.15, natural 0). */
+        turnHoldShare: z.number().min(0).max(1).nullable().default(null),
+        /** The barge-in variant (`datasets.bargeIn`): where the interrupted system stops. */
+        bargeIn: z
+          .object({
+            /** `next-word-boundary`: at the first word end after the drawn overlap; `runs-on`: the answer plays to its end. */
+            systemYields: z.enum(['next-word-boundary', 'runs-on']).default('next-word-boundary'),
+          })
+          .strict()
+          .default({ systemYields: 'next-word-boundary' }),
         /** The user's backchannels inside the system's answers, at the measured rate and positions. */
         backchannels: z
           .object({
@@ -159,7 +189,16 @@ export const buildConfigInputSchema = z
           .default({ enabled: true, phrases: {} }),
       })
       .strict()
-      .default({ statistics: {}, leadingSilenceSeconds: 0.5, trailingSilenceSeconds: 0.5, maximumGapSeconds: 5, backchannels: { enabled: true, phrases: {} } }),
+      .default({
+        statistics: {},
+        leadingSilenceSeconds: 0.5,
+        trailingSilenceSeconds: 0.5,
+        maximumGapSeconds: 5,
+        profile: 'benchmark',
+        turnHoldShare: null,
+        bargeIn: { systemYields: 'next-word-boundary' },
+        backchannels: { enabled: true, phrases: {} },
+      }),
     synthesis: z
       .object({
         /**
@@ -195,6 +234,11 @@ export const buildConfigInputSchema = z
          * paper describes, then dev drops every dialogue sharing a speaker with test.
          */
         splitUnit: z.enum(['dialogue', 'speaker-group']).default('speaker-group'),
+        /**
+         * The dialogues not in test are written as `test_other.jsonl` (a split name the benchmark's
+         * scripts accept); with `devAlias` also as `dev.jsonl` (same lines), the usual name for users' own use.
+         */
+        devAlias: z.boolean().default(true),
         /** COMETKiwi for translated datasets: an HTTP scorer or the `comet-score` command (see README). */
         cometKiwi: z
           .object({
@@ -213,6 +257,7 @@ export const buildConfigInputSchema = z
         testHours: 1,
         testSmall: null,
         splitUnit: 'speaker-group',
+        devAlias: true,
         cometKiwi: { httpUrl: null, command: 'comet-score', gpus: null, batchSize: null },
       }),
   })

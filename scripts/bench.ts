@@ -169,7 +169,7 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
       languages: ['en'],
       corpus: { ...base.corpus, path: corpus, limit: options.limit },
       llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
-      datasets: { en: 'topiocqa' },
+      datasets: { ...base.datasets, en: 'topiocqa' },
       output: { directory: path.join(scratch, 'out'), cacheDirectory: path.join(scratch, 'cache') },
     };
     const memoryBefore = process.memoryUsage().rss;

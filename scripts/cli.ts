@@ -12,6 +12,7 @@ import { redactSecrets } from '../pipeline/run/redact.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/run/build.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
+import { formatEvaluableEventsMarkdown } from '../pipeline/events/evaluable-events.ts';
 import path from 'node:path';
 import { registerQualityCommands } from './commands/quality.ts';
 import { registerMeasureCommand } from './commands/measure.ts';
@@ -52,7 +53,7 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
     // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
     next.quality = { ...next.quality, enabled: false, testHours: 1 };
     next.name = buildNameOfCorpus(options.corpus);
-    next.datasets = { en: 'topiocqa', ja: 'topiocqa_ja' };
+    next.datasets = { ...next.datasets, en: 'topiocqa', ja: 'topiocqa_ja' };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
   }
   return next;
@@ -139,6 +140,7 @@ export function createProgram(): Command {
     .action(async (directory: string) => {
       const result = await verifyDataset(directory);
       for (const problem of result.problems) console.error(problem);
+      console.log(formatEvaluableEventsMarkdown(`Evaluable events: ${directory}`, result.evaluableEvents));
       console.log(`${result.dialogues} dialogues checked, ${result.problems.length} problems`);
       if (result.problems.length > 0) process.exitCode = 1;
     });

@@ -66,7 +66,7 @@ export const DEFAULT_TIMING_SOURCES: Record<
       'Word-level times (NXT timed units, 4 decimals): words of one speaker that touch or overlap form one speech segment, noise ' +
         'and silence elements are not speech, and speech segments become IPUs by the events.md rules, so floor transfers are ' +
         'measured to the centisecond (no transcript-bullet atom at 0.00 s).',
-      'Task-oriented dialogue over maps without eye contact: gaps are somewhat longer than in casual conversation.',
+      'Task-oriented dialogue over maps (64 dialogues with eye contact, 64 without): gaps are somewhat longer than in casual conversation.',
       'CallFriend English (utterance-level telephone calls) is shipped as an alternative: en.callfriend.timing.json.',
       REGENERATE,
     ],

@@ -8,9 +8,11 @@
  * samples in the track: the frame-local speech detector finds the same segments in the written WAV.
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
+import { detectSpeechSegments, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelSegments, SpeakerRole } from '../pipeline/model/types.ts';
 import { placeDialogue, type PlaceDialogueOptions, type PlacedDialogue } from '../pipeline/timeline/place-dialogue.ts';
 import type { PlacedBackchannel } from '../pipeline/timeline/place-backchannels.ts';
+import { clipSegments, placeBargeInVariant, type PlannedBargeIn, type SystemYields } from '../pipeline/timeline/place-barge-in-variant.ts';
 import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
 
@@ -49,14 +51,9 @@ export function placeTimeline(input: {
   backchannelClips?: readonly SpokenUtterance[];
 }): PlacedTimeline {
   const { utterances } = input;
-  const sampleRate = utterances[0]?.sampleRate ?? 16000;
-  if (sampleRate % 100 !== 0) throw new RangeError(`${input.dialogueId}: sample rate ${sampleRate} Hz is not a multiple of 100 Hz`);
-  if (utterances.some((utterance) => utterance.sampleRate !== sampleRate)) {
-    throw new RangeError(`${input.dialogueId}: utterances have different sample rates`);
-  }
-  const channels = utterances.map((utterance) => input.channelOfRole[utterance.role]);
   const clips = input.backchannelClips ?? [];
-  if (clips.some((clip) => clip.sampleRate !== sampleRate)) throw new RangeError(`${input.dialogueId}: backchannel clips have another sample rate`);
+  const sampleRate = commonSampleRate(input.dialogueId, utterances, clips);
+  const channels = utterances.map((utterance) => input.channelOfRole[utterance.role]);
   const placement = placeDialogue({
     dialogueId: input.dialogueId,
     seed: input.seed,
@@ -65,6 +62,36 @@ export function placeTimeline(input: {
     ...(input.options ? { options: input.options } : {}),
     ...(clips.length > 0 ? { backchannels: { listenerChannel: input.channelOfRole.user, clipDurationsCs: clips.map((clip) => clip.durationCs) } } : {}),
   });
+  return composeTimeline(utterances, channels, placement, clips, sampleRate);
+}
+
+/**
+ * Checks the sample rates of a dialogue's utterances and backchannel clips.
+ * @returns the common sample rate (16000 when there are no utterances)
+ * @throws RangeError when rates differ or are not a multiple of 100 Hz
+ */
+function commonSampleRate(dialogueId: string, utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): number {
+  const sampleRate = utterances[0]?.sampleRate ?? 16000;
+  if (sampleRate % 100 !== 0) throw new RangeError(`${dialogueId}: sample rate ${sampleRate} Hz is not a multiple of 100 Hz`);
+  if (utterances.some((utterance) => utterance.sampleRate !== sampleRate)) throw new RangeError(`${dialogueId}: utterances have different sample rates`);
+  if (clips.some((clip) => clip.sampleRate !== sampleRate)) throw new RangeError(`${dialogueId}: backchannel clips have another sample rate`);
+  return sampleRate;
+}
+
+/**
+ * Composes placed utterances (and backchannels) into two tracks, absolute speech segments and words.
+ * @param utterances the utterances as placed (audio, segments and words relative to each one's speech start)
+ * @param channels channel of each utterance
+ * @param placement starts (centiseconds) and total duration; backchannels with their clip index
+ * @returns tracks of `totalDurationCs × rate / 100` samples each; segments and words in absolute centiseconds
+ */
+function composeTimeline(
+  utterances: readonly SpokenUtterance[],
+  channels: Channel[],
+  placement: PlacedDialogue,
+  clips: readonly SpokenUtterance[],
+  sampleRate: number,
+): PlacedTimeline {
   const samplesPerCentisecond = sampleRate / 100;
   const trackLength = placement.totalDurationCs * samplesPerCentisecond;
   const tracks: [Float32Array, Float32Array] = [new Float32Array(trackLength), new Float32Array(trackLength)];
@@ -88,4 +115,87 @@ export function placeTimeline(input: {
   segments[1].sort((a, b) => a.start - b.start);
   words.sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
   return { placement, channels, tracks, sampleRate, segments, words, totalDurationCs: placement.totalDurationCs, backchannels };
+}
+
+/**
+ * An utterance cut where its speaker yields: audio, speech segments and words up to `cutCs`
+ * (centiseconds from its speech start, a word end). The samples kept are unchanged; `placeBargeInTimeline`
+ * offers only cuts where the speech detector finds the same segments in them, clipped at the cut.
+ * @throws RangeError when `cutCs` is outside `(0, durationCs]`
+ */
+export function truncateUtterance(utterance: SpokenUtterance, cutCs: Centiseconds): SpokenUtterance {
+  if (!Number.isSafeInteger(cutCs) || cutCs <= 0 || cutCs > utterance.durationCs) throw new RangeError(`cut at ${cutCs} cs lies outside (0, ${utterance.durationCs}] cs`);
+  if (cutCs === utterance.durationCs) return utterance;
+  return {
+    ...utterance,
+    audio: utterance.audio.slice(0, (cutCs * utterance.sampleRate) / 100),
+    durationCs: cutCs,
+    segments: clipSegments(utterance.segments, cutCs),
+    words: utterance.words.filter((word) => word.start < cutCs).map((word) => ({ ...word, end: Math.min(word.end, cutCs) })),
+  };
+}
+
+/** The barge-in variant of a dialogue on its timeline, with the barge-ins placed. */
+export interface BargeInTimeline extends PlacedTimeline {
+  bargeIns: PlannedBargeIn[];
+  answersTooShort: number[];
+  /** The utterances as spoken in the variant (answers cut where the system yields). */
+  utterances: SpokenUtterance[];
+}
+
+/**
+ * Places and composes the barge-in variant of one dialogue (pipeline/timeline/place-barge-in-variant.ts):
+ * the same synthesized utterances, the user starting each next question while the system is still
+ * answering, the system yielding as `systemYields` says.
+ * @throws as `placeTimeline`; TimelinePlacementError when the statistics have no barge-ins
+ */
+export function placeBargeInTimeline(
+  input: Parameters<typeof placeTimeline>[0] & { systemYields: SystemYields; detector: Partial<SpeechDetectorOptions> },
+): BargeInTimeline {
+  const { utterances } = input;
+  const clips = input.backchannelClips ?? [];
+  const sampleRate = commonSampleRate(input.dialogueId, utterances, clips);
+  const channels = utterances.map((utterance) => input.channelOfRole[utterance.role]);
+  // A word end is a possible cut only where the speech detector, run on the audio cut there, finds
+  // exactly the utterance's segments clipped at it: the detector bridges short silences, so a word
+  // that fades out into the next one can end in a frame below its threshold, and the written WAV would
+  // then show an earlier end than the alignment (verify re-derives events from the audio).
+  const exactCuts = (utterance: SpokenUtterance, index: number): number[] => {
+    const ends = utterance.words.map((word) => word.end);
+    const interrupted = channels[index] === input.channelOfRole.system && channels[index + 1] === input.channelOfRole.user;
+    if (!interrupted) return ends;
+    const samplesPerCs = utterance.sampleRate / 100;
+    return ends.filter(
+      (end) =>
+        end === utterance.durationCs ||
+        JSON.stringify(detectSpeechSegments(utterance.audio.subarray(0, end * samplesPerCs), utterance.sampleRate, input.detector)) === JSON.stringify(clipSegments(utterance.segments, end)),
+    );
+  };
+  const variant = placeBargeInVariant(
+    {
+      dialogueId: input.dialogueId,
+      seed: input.seed,
+      utterances: utterances.map((utterance, index) => ({
+        channel: channels[index]!,
+        durationCs: utterance.durationCs,
+        speechSegments: utterance.segments,
+        wordEndsCs: exactCuts(utterance, index),
+      })),
+      statistics: input.statistics,
+      ...(input.options ? { options: input.options } : {}),
+      ...(clips.length > 0 ? { backchannels: { listenerChannel: input.channelOfRole.user, clipDurationsCs: clips.map((clip) => clip.durationCs) } } : {}),
+    },
+    { systemChannel: input.channelOfRole.system, systemYields: input.systemYields, maximumDraws: 100 },
+  );
+  const cutOf = new Map(variant.bargeIns.map((bargeIn) => [bargeIn.answerIndex, bargeIn.cutCs]));
+  const spoken = utterances.map((utterance, index) => {
+    const cut = cutOf.get(index);
+    return cut === undefined ? utterance : truncateUtterance(utterance, cut);
+  });
+  return {
+    ...composeTimeline(spoken, channels, variant.placement, clips, sampleRate),
+    bargeIns: variant.bargeIns,
+    answersTooShort: variant.answersTooShort,
+    utterances: spoken,
+  };
 }

@@ -59,7 +59,7 @@ describe('score stage on a real build', () => {
       languages: ['en'],
       corpus: { ...base.corpus, path: corpus, limit: null },
       output: { directory: output, cacheDirectory: path.join(scratch, 'cache') },
-      datasets: { en: 'tiny_en' },
+      datasets: { en: 'tiny_en', bargeIn: false },
       llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
     });
     dataset = path.join(output, 'data', 'en', 'task', 'tiny_en');

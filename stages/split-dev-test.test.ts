@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatasetQualityReport, DialogueQuality } from '../pipeline/quality/quality-report.ts';
-import { rankByDnsmos, selectSplits, speakerGroups, splitDatasets, SplitError, type SplitCandidate, type SplitReport } from './split-dev-test.ts';
+import { applySplitToVariant, rankByDnsmos, selectSplits, speakerGroups, splitDatasets, SplitError, type SplitCandidate, type SplitReport } from './split-dev-test.ts';
 
 /** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
 function random(seed: number): () => number {
@@ -236,7 +236,7 @@ describe('splitDatasets', () => {
     const report = JSON.parse(await readFile(path.join(english, 'split.json'), 'utf8')) as SplitReport;
     expect(report.splits.test!.dialogues).toBe(3);
     expect(report.splits.test!.hours).toBeCloseTo(300 / 3600, 4);
-    for (const [split, ids] of [['test', report.splits.test!.ids], ['dev', report.splits.dev!.ids], ['test_small', report.splits.test_small!.ids]] as const) {
+    for (const [split, ids] of [['test', report.splits.test!.ids], ['test_other', report.splits.dev!.ids], ['dev', report.splits.dev!.ids], ['test_small', report.splits.test_small!.ids]] as const) {
       expect(await readFile(path.join(english, `${split}.jsonl`), 'utf8')).toBe(ids.map((id) => lines.get(id)!).join(''));
     }
     expect(report.ranking.slice(0, 3).map((item) => item.id)).toEqual(report.splits.test!.ids.slice().sort((a, b) => report.ranking.findIndex((r) => r.id === a) - report.ranking.findIndex((r) => r.id === b)));
@@ -249,15 +249,36 @@ describe('splitDatasets', () => {
     expect(japaneseReport.sharedTestWithOtherLanguages[0]!.ids).toEqual(sharedExpected);
     const tables = await readFile(path.join(english, 'tables.md'), 'utf8');
     expect(tables).toContain('| test | 3 | 0.08 | 100.0 | 3 | 0 | 3 | 0 |');
-    expect(tables).toMatch(/\| dev \| \d+ \|/);
+    expect(tables).toMatch(/\| test_other \| \d+ \|/);
 
     const snapshot = async () => Promise.all(['test.jsonl', 'dev.jsonl', 'test_small.jsonl', 'split.json', 'tables.md', 'tables.json'].map((name) => readFile(path.join(english, name), 'utf8')));
     const before = await snapshot();
     await splitDatasets([english, japanese], options);
     expect(await snapshot()).toEqual(before);
 
-    await splitDatasets([english], { testHours: 250 / 3600 });
+    await splitDatasets([english], { testHours: 250 / 3600, devAlias: false });
     await expect(readFile(path.join(english, 'test_small.jsonl'), 'utf8')).rejects.toThrow(/ENOENT/);
+    await expect(readFile(path.join(english, 'dev.jsonl'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect((await readFile(path.join(english, 'test_other.jsonl'), 'utf8')).length).toBeGreaterThan(0);
+  });
+
+  it('a variant takes the split of the dataset it varies (same ids), and names ids it lacks', async () => {
+    const [base] = await splitDatasets([english], { testHours: 250 / 3600, testSmall: 1 });
+    const variant = path.join(root, 'data', 'en', 'task', 'topiocqa_bargein');
+    const ids = Array.from({ length: 9 }, (_, index) => `topiocqa_dev_${String(index + 1).padStart(4, '0')}`); // 0010 failed in the variant
+    await writeDataset(variant, 'en', ids.map((id, index) => ({ id, ovrl: 2, speakers: [`en:user:${index % 3}`, `en:system:${index % 3}`], seconds: 90 })));
+    const report = await applySplitToVariant(base!.report, variant);
+    expect(report.dataset).toBe('topiocqa_bargein');
+    expect(report.splits.test!.ids).toEqual(base!.report.splits.test!.ids.filter((id) => ids.includes(id)));
+    expect(report.splits.dev!.ids).toEqual(base!.report.splits.dev!.ids.filter((id) => ids.includes(id)));
+    expect(report.splits.test_small!.ids).toEqual(base!.report.splits.test_small!.ids.filter((id) => ids.includes(id)));
+    const inBase = [...base!.report.splits.test!.ids, ...base!.report.splits.dev!.ids];
+    if (inBase.includes('topiocqa_dev_0010')) expect(report.warnings.at(-1)).toMatch(/topiocqa_dev_0010/);
+    const lines = (name: string) => readFile(path.join(variant, name), 'utf8').then((text) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line).id as string));
+    expect(await lines('test.jsonl')).toEqual(report.splits.test!.ids);
+    expect(await lines('test_other.jsonl')).toEqual(report.splits.dev!.ids);
+    expect(await lines('dev.jsonl')).toEqual(report.splits.dev!.ids);
+    expect(JSON.parse(await readFile(path.join(variant, 'split.json'), 'utf8')).settings.rankedBy).toMatch(/^the split of topiocqa /);
   });
 
   it('refuses a missing or stale quality.json', async () => {

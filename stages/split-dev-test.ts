@@ -23,9 +23,13 @@
  * 5. per language independently; afterwards, for every pair of datasets of different languages, the
  *    dialogues whose source conversation is in both test sets are reported (the paper had 23).
  *
- * Writes, per dataset folder: `test.jsonl`, `dev.jsonl` and, when asked, `test_small.jsonl` (lines
- * copied byte for byte from all.jsonl, in all.jsonl order; an old `test_small.jsonl` is removed when
- * not asked for), `split.json`, and refreshes `tables.md` / `tables.json`. Deterministic.
+ * Writes, per dataset folder: `test.jsonl`, the rest as `test_other.jsonl` (a split name the
+ * benchmark's scripts/pipe.sh accepts: test, test_small, test_other) and, with `devAlias` (default),
+ * the same lines as `dev.jsonl`; when asked, `test_small.jsonl` (lines copied byte for byte from
+ * all.jsonl, in all.jsonl order; an old `test_small.jsonl` or `dev.jsonl` is removed when not asked
+ * for), `split.json` (whose `dev` entry is the rest), and refreshes `tables.md` / `tables.json`.
+ * Deterministic. A variant of a dataset (the `_bargein` datasets: the same dialogues with other
+ * timing) takes the split of the dataset it varies (`applySplitToVariant`).
  */
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -269,9 +273,16 @@ export interface SplitDatasetsOptions {
   speakerDisjoint?: boolean;
   /** Fill test dialogue by dialogue (default) or by whole speaker groups ({@link SplitSelectionOptions.unit}). */
   unit?: 'dialogue' | 'speaker-group';
+  /** Also write the rest (`test_other.jsonl`) as `dev.jsonl`. Default true. */
+  devAlias?: boolean;
   /** Progress and warning lines. */
   log?: (line: string) => void;
 }
+
+/** Name of the file holding the dialogues not in test (the benchmark's split name). */
+export const REST_SPLIT_FILE = 'test_other.jsonl';
+/** Its alias for users' own development use. */
+export const DEV_ALIAS_FILE = 'dev.jsonl';
 
 /** Dialogues of this dataset whose source conversation is also in another language's test set. */
 export interface SharedTestDialogues {
@@ -425,19 +436,71 @@ export async function splitDatasets(directories: readonly string[], options: Spl
       sharedTestWithOtherLanguages: shared,
       warnings: selection.warnings,
     };
-    const jsonl = (ids: readonly string[]) => inFileOrder(ids).map((id) => lineOf.get(id)!).join('');
-    await writeAtomic(path.join(folder.directory, 'test.jsonl'), jsonl(selection.test));
-    await writeAtomic(path.join(folder.directory, 'dev.jsonl'), jsonl(selection.dev));
-    if (selection.testSmall) await writeAtomic(path.join(folder.directory, 'test_small.jsonl'), jsonl(selection.testSmall));
-    else await rm(path.join(folder.directory, 'test_small.jsonl'), { force: true });
-    await writeAtomic(path.join(folder.directory, SPLIT_FILE_NAME), `${JSON.stringify(splitReport, null, 2)}\n`);
-    await writeQualityTables(folder.directory);
+    await writeSplitFiles(folder, splitReport, options.devAlias ?? true);
     log(
-      `[${folder.language}] ${folder.dataset}: test ${splitReport.splits.test!.dialogues} dialogues (${splitReport.splits.test!.hours.toFixed(2)} h), dev ${splitReport.splits.dev!.dialogues} (${splitReport.splits.dev!.hours.toFixed(2)} h), excluded for speaker overlap ${selection.excludedForSpeakerOverlap.length}`,
+      `[${folder.language}] ${folder.dataset}: test ${splitReport.splits.test!.dialogues} dialogues (${splitReport.splits.test!.hours.toFixed(2)} h), test_other (dev) ${splitReport.splits.dev!.dialogues} (${splitReport.splits.dev!.hours.toFixed(2)} h), excluded for speaker overlap ${selection.excludedForSpeakerOverlap.length}`,
     );
     for (const warning of selection.warnings) log(`[${folder.language}] ${folder.dataset}: warning: ${warning}`);
     for (const item of shared) log(`[${folder.language}] ${folder.dataset}: ${item.ids.length} test dialogue(s) share their source conversation with the ${item.language} test set (${item.dataset})`);
     results.push({ directory: folder.directory, report: splitReport });
   }
   return results;
+}
+
+/**
+ * Writes the split files of a folder from a report (lines byte for byte from all.jsonl, in its
+ * order), `split.json`, and the tables.
+ */
+async function writeSplitFiles(folder: DatasetFolder, report: SplitReport, devAlias: boolean): Promise<void> {
+  const order = new Map(folder.dialogues.map((dialogue, index) => [dialogue.id, index]));
+  const lineOf = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.line]));
+  const jsonl = (ids: readonly string[]) =>
+    [...ids]
+      .filter((id) => lineOf.has(id))
+      .sort((a, b) => order.get(a)! - order.get(b)!)
+      .map((id) => lineOf.get(id)!)
+      .join('');
+  await writeAtomic(path.join(folder.directory, 'test.jsonl'), jsonl(report.splits.test?.ids ?? []));
+  await writeAtomic(path.join(folder.directory, REST_SPLIT_FILE), jsonl(report.splits.dev?.ids ?? []));
+  if (devAlias) await writeAtomic(path.join(folder.directory, DEV_ALIAS_FILE), jsonl(report.splits.dev?.ids ?? []));
+  else await rm(path.join(folder.directory, DEV_ALIAS_FILE), { force: true });
+  if (report.splits.test_small) await writeAtomic(path.join(folder.directory, 'test_small.jsonl'), jsonl(report.splits.test_small.ids));
+  else await rm(path.join(folder.directory, 'test_small.jsonl'), { force: true });
+  await writeAtomic(path.join(folder.directory, SPLIT_FILE_NAME), `${JSON.stringify(report, null, 2)}\n`);
+  await writeQualityTables(folder.directory);
+}
+
+/**
+ * Gives a variant dataset (the same dialogues with other timing, e.g. `topiocqa_bargein` of
+ * `topiocqa`) the split of the dataset it varies: the same dialogue ids in test, test_small and
+ * test_other, so a dialogue is never in test in one and in dev in the other. Ids the variant lacks
+ * (a dialogue that failed there) are left out and named in `warnings`.
+ * @param baseReport the split report of the base dataset (`splitDatasets`)
+ * @returns the variant's split report (also written as its split.json)
+ * @throws DatasetReadError for an unreadable variant folder
+ */
+export async function applySplitToVariant(baseReport: SplitReport, variantDirectory: string, options: { devAlias?: boolean; log?: (line: string) => void } = {}): Promise<SplitReport> {
+  const folder = await readDatasetFolder(variantDirectory);
+  const durationOf = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.metadata.durationSeconds]));
+  const describe = (ids: readonly string[]) => {
+    const present = ids.filter((id) => durationOf.has(id));
+    return { ids: present, dialogues: present.length, hours: round4(present.reduce((sum, id) => sum + durationOf.get(id)!, 0) / 3600) };
+  };
+  const missing = [...(baseReport.splits.test?.ids ?? []), ...(baseReport.splits.dev?.ids ?? [])].filter((id) => !durationOf.has(id));
+  const report: SplitReport = {
+    ...baseReport,
+    dataset: folder.dataset,
+    language: folder.language,
+    settings: { ...baseReport.settings, rankedBy: `the split of ${baseReport.dataset} (same dialogue ids; ${baseReport.settings.rankedBy})` },
+    splits: {
+      test: describe(baseReport.splits.test?.ids ?? []),
+      test_small: baseReport.splits.test_small ? describe(baseReport.splits.test_small.ids) : undefined,
+      dev: describe(baseReport.splits.dev?.ids ?? []),
+    },
+    sharedTestWithOtherLanguages: [],
+    warnings: [...baseReport.warnings, ...(missing.length > 0 ? [`not in this variant (failed here): ${missing.join(', ')}`] : [])],
+  };
+  await writeSplitFiles(folder, report, options.devAlias ?? true);
+  options.log?.(`[${folder.language}] ${folder.dataset}: split of ${baseReport.dataset}: test ${report.splits.test!.dialogues}, test_other (dev) ${report.splits.dev!.dialogues}`);
+  return report;
 }

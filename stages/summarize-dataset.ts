@@ -4,7 +4,13 @@
  * question or answer the 0.8 s rule labelled BC, padding and resampling counts, and failed dialogues.
  * Written as Markdown and JSON. Deterministic: no timestamps, everything sorted.
  */
-import type { BenchmarkEventType, ChannelEvents, Language } from '../pipeline/model/types.ts';
+import {
+  benchmarkLoaderSettings,
+  evaluableEventsReport,
+  formatEvaluableEventsMarkdown,
+  type EvaluableEventsReport,
+} from '../pipeline/events/evaluable-events.ts';
+import type { BenchmarkEventType, Channel, ChannelEvents, Language } from '../pipeline/model/types.ts';
 import type { RoleLabelDisagreement } from './annotate-events.ts';
 
 /** What the summary needs from one written dialogue. */
@@ -19,6 +25,12 @@ export interface DialogueSummaryInput {
   resampledDraws: number;
   placementFallbacks: number;
   sampledOffsetsCs: number[];
+  /** Questions spoken in two parts around a TURN_HOLD pause. */
+  splitQuestions?: number;
+  /** Questions chosen for a split but spoken whole because a part came out too short. */
+  splitQuestionsSpokenWhole?: number;
+  /** Barge-in variant only: answers barged in on, answers too short to hold one, smallest-barge-in fallbacks. */
+  bargeIns?: { placed: number; answersTooShort: number; fallbacks: number };
 }
 
 /** A failed (quarantined) dialogue and why. */
@@ -32,6 +44,8 @@ export interface FailedDialogue {
 export interface DatasetSummary {
   language: Language;
   dataset: string;
+  /** `default`, or `barge-in` for a `{dataset}_bargein` variant. */
+  variant: 'default' | 'barge-in';
   dialogues: number;
   totalHours: number;
   meanSeconds: number;
@@ -48,18 +62,33 @@ export interface DatasetSummary {
   failed: FailedDialogue[];
   /** Corpus quirks that change what is spoken, per built dialogue (stages/ingest-corpus.ts `notes`). */
   corpusNotes: string[];
+  /** Questions spoken in two parts (user TURN_HOLDs), and those chosen but spoken whole. */
+  splitQuestions: number;
+  splitQuestionsSpokenWhole: number;
+  /** Barge-in variant only (null otherwise): answers barged in on, too short, fallbacks. */
+  bargeIns: { placed: number; answersTooShort: number; fallbacks: number } | null;
+  /**
+   * What the benchmark's evaluation turns into samples (pipeline/events/evaluable-events.ts), as
+   * scripts/pipe.sh calls it for task data, without and with context.
+   */
+  evaluableEvents: EvaluableEventsReport[];
 }
 
 const EVENT_TYPES: BenchmarkEventType[] = ['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'];
 
-/** Aggregate dialogue results into a dataset summary (dialogues sorted by id first). */
+/**
+ * Aggregate dialogue results into a dataset summary (dialogues sorted by id first).
+ * @param options the variant (default `default`) and the user channel the evaluation reads (default 1)
+ */
 export function summarizeDataset(
   language: Language,
   dataset: string,
   dialogues: readonly DialogueSummaryInput[],
   failed: readonly FailedDialogue[],
   corpusNotes: readonly string[] = [],
+  options: { variant?: 'default' | 'barge-in'; userChannel?: Channel } = {},
 ): DatasetSummary {
+  const variant = options.variant ?? 'default';
   const sorted = [...dialogues].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const events = Object.fromEntries(EVENT_TYPES.map((type) => [type, 0])) as Record<BenchmarkEventType, number>;
   let totalSeconds = 0;
@@ -73,9 +102,14 @@ export function summarizeDataset(
     overlaps += dialogue.sampledOffsetsCs.filter((offset) => offset < 0).length;
     bargeInOverlaps += dialogue.sampledOffsetsCs.filter((offset) => offset < -40).length;
   }
+  const sum = (value: (dialogue: DialogueSummaryInput) => number) => sorted.reduce((total, dialogue) => total + value(dialogue), 0);
+  const evaluableEvents = benchmarkLoaderSettings('task', { bargeInVariant: variant === 'barge-in', channels: [options.userChannel ?? 1] }).map(({ name, settings }) =>
+    evaluableEventsReport(name, settings, sorted.map((dialogue) => ({ id: dialogue.id, events: dialogue.events }))),
+  );
   return {
     language,
     dataset,
+    variant,
     dialogues: sorted.length,
     totalHours: round(totalSeconds / 3600, 4),
     meanSeconds: sorted.length ? round(totalSeconds / sorted.length, 2) : 0,
@@ -90,6 +124,17 @@ export function summarizeDataset(
     roleLabelDisagreements: sorted.flatMap((dialogue) => dialogue.disagreements),
     failed: [...failed].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     corpusNotes: [...corpusNotes],
+    splitQuestions: sum((dialogue) => dialogue.splitQuestions ?? 0),
+    splitQuestionsSpokenWhole: sum((dialogue) => dialogue.splitQuestionsSpokenWhole ?? 0),
+    bargeIns:
+      variant === 'barge-in'
+        ? {
+            placed: sum((dialogue) => dialogue.bargeIns?.placed ?? 0),
+            answersTooShort: sum((dialogue) => dialogue.bargeIns?.answersTooShort ?? 0),
+            fallbacks: sum((dialogue) => dialogue.bargeIns?.fallbacks ?? 0),
+          }
+        : null,
+    evaluableEvents,
   };
 }
 
@@ -117,6 +162,12 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
     lines.push(`- timeline draws rejected and redrawn: ${summary.resampledDraws}; deterministic fallbacks: ${summary.placementFallbacks}`);
     lines.push(`- utterances re-synthesized with padded phrasing (too short, would be BC): ${summary.paddedUtterances}`);
     lines.push(`- utterances re-synthesized with phrase breaks (engine spoke implausibly slowly): ${summary.rephrasedUtterances}`);
+    lines.push(`- questions spoken in two parts around a pause (user TURN_HOLD): ${summary.splitQuestions}; chosen but spoken whole (a part too short): ${summary.splitQuestionsSpokenWhole}`);
+    if (summary.bargeIns) {
+      lines.push(
+        `- barge-in variant: user barge-ins placed ${summary.bargeIns.placed}; answers too short to hold one ${summary.bargeIns.answersTooShort}; smallest barge-in used (no drawn pair fitted) ${summary.bargeIns.fallbacks}`,
+      );
+    }
     lines.push(`- questions/answers labelled BC by the 0.8 s rule: ${summary.roleLabelDisagreements.length}`);
     for (const item of summary.roleLabelDisagreements) {
       const spans = item.backchannelSpans.map(([start, end]) => `${start.toFixed(2)}–${end.toFixed(2)} s`).join(', ');
@@ -128,6 +179,7 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
       lines.push(`- corpus quirks that change what is spoken: ${summary.corpusNotes.length}`);
       for (const note of summary.corpusNotes) lines.push(`  - ${note}`);
     }
+    lines.push('', formatEvaluableEventsMarkdown(`Evaluable events: ${summary.dataset} (${summary.language})`, summary.evaluableEvents).trimEnd());
   }
   return `${lines.join('\n')}\n`;
 }

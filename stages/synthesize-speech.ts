@@ -39,6 +39,8 @@ export interface SpokenUtterance {
   paddingSteps: number;
   /** True when the first synthesis spoke implausibly slowly and the text was re-synthesized with phrase breaks. */
   rephrasedForSpeechRate: boolean;
+  /** Part 1 or 2 of a question split around a TURN_HOLD pause (ScriptUtterance `part`); absent otherwise. */
+  part?: 1 | 2;
   /** Mono samples at the output sample rate, on the int16 grid, trimmed to speech. */
   audio: Float32Array;
   sampleRate: number;
@@ -168,7 +170,8 @@ export async function synthesizeDialogue(
           }
         }
         let paddingSteps = 0;
-        for (const padded of paddedTexts(settings.language, utterance.kind, utterance.text)) {
+        // A part of a split question is not padded: when it is too short the caller speaks the question whole.
+        for (const padded of utterance.part === undefined ? paddedTexts(settings.language, utterance.kind, utterance.text) : []) {
           if (result.durationCs > minimumCs) break;
           spokenText = padded;
           paddingSteps += 1;
@@ -183,6 +186,7 @@ export async function synthesizeDialogue(
           spokenText,
           paddingSteps,
           rephrasedForSpeechRate,
+          ...(utterance.part !== undefined ? { part: utterance.part } : {}),
           audio: result.audio,
           sampleRate: result.sampleRate,
           durationCs: result.durationCs,

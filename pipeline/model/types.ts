@@ -113,6 +113,11 @@ export interface ScriptUtterance {
   kind: UtteranceKind;
   role: SpeakerRole;
   text: string;
+  /**
+   * For a question spoken in two parts around a pause (a user TURN_HOLD, pipeline/text/turn-hold-split.ts):
+   * which part this is; absent for a whole utterance.
+   */
+  part?: 1 | 2;
 }
 
 /**

@@ -21,6 +21,7 @@ export const TABLES_MARKDOWN_FILE_NAME = 'tables.md';
 export const TABLES_JSON_FILE_NAME = 'tables.json';
 
 /** The split names in table order; `all` is every dialogue of all.jsonl. */
+/** Split names in split.json (`dev` is the rest, shown as `test_other`). */
 export const TABLE_SPLITS = ['test', 'test_small', 'dev', 'all'] as const;
 
 /** Event types of the statistics table (m3-format.md published table plus TURN_HOLD and BC). */
@@ -78,7 +79,8 @@ async function readSplitIds(folder: DatasetFolder): Promise<Map<string, string[]
     const report = JSON.parse(text) as { splits?: Record<string, { ids?: unknown }> };
     for (const name of TABLE_SPLITS) {
       const ids = report.splits?.[name]?.ids;
-      if (Array.isArray(ids)) splits.set(name, ids.map(String));
+      // split.json's `dev` is the rest, written as test_other.jsonl (the benchmark's split name; dev.jsonl is its alias)
+      if (Array.isArray(ids)) splits.set(name === 'dev' ? 'test_other' : name, ids.map(String));
     }
   }
   splits.set('all', folder.dialogues.map((dialogue) => dialogue.id));
@@ -175,7 +177,7 @@ export function formatTablesMarkdown(tables: readonly DatasetTables[]): string {
       lines.push('');
     }
     lines.push('### Statistics', '');
-    lines.push('| split | dialogues | hours | mean s | TURN_SHIFT | TURN_HOLD | BC | BARGE_IN |');
+    lines.push('| split | dialogues | hours | mean s | SHIFT (TURN_SHIFT) | PAUSE (TURN_HOLD) | BC | BARGE_IN |');
     lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of table.statistics) {
       const e = row.events;
@@ -184,6 +186,21 @@ export function formatTablesMarkdown(tables: readonly DatasetTables[]): string {
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/**
+ * The paper's Table 3 over several datasets (variants included): one row per dataset and split —
+ * dialogues, hours, mean seconds, SHIFT (TURN_SHIFT), PAUSE (TURN_HOLD), BC, BARGE_IN.
+ */
+export function formatStatisticsTableMarkdown(tables: readonly DatasetTables[]): string {
+  const lines = ['| dataset | split | dialogues | hours | mean s | SHIFT | PAUSE | BC | BARGE_IN |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const table of tables) {
+    for (const row of table.statistics) {
+      const e = row.events;
+      lines.push(`| ${table.dataset} (${table.language}) | ${row.split} | ${row.dialogues} | ${row.hours.toFixed(2)} | ${row.meanSeconds.toFixed(1)} | ${e.TURN_SHIFT} | ${e.TURN_HOLD} | ${e.BC} | ${e.BARGE_IN} |`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /**

@@ -56,11 +56,13 @@ describe('demo build (both languages, recorded responses)', () => {
 
   it('writes both datasets in the benchmark layout, and they verify', async () => {
     expect(first.failedDialogues).toBe(0);
-    expect(first.datasets.map((dataset) => [dataset.language, dataset.dialogues])).toEqual([
-      ['en', 2],
-      ['ja', 2],
+    expect(first.datasets.map((dataset) => [dataset.language, dataset.dataset, dataset.dialogues])).toEqual([
+      ['en', 'topiocqa_demo', 2],
+      ['en', 'topiocqa_demo_bargein', 2],
+      ['ja', 'topiocqa_ja_demo', 2],
+      ['ja', 'topiocqa_ja_demo_bargein', 2],
     ]);
-    for (const [language, dataset] of [['en', 'topiocqa_demo'], ['ja', 'topiocqa_ja_demo']] as const) {
+    for (const [language, dataset] of [['en', 'topiocqa_demo'], ['ja', 'topiocqa_ja_demo'], ['en', 'topiocqa_demo_bargein'], ['ja', 'topiocqa_ja_demo_bargein']] as const) {
       const directory = path.join(demo.output.directory, 'data', language, 'task', dataset);
       const verification = await verifyDataset(directory);
       expect(verification.problems).toEqual([]);
@@ -79,10 +81,42 @@ describe('demo build (both languages, recorded responses)', () => {
     }
   });
 
+  it('benchmark profile: every system TURN_SHIFT is evaluable, questions are held, the barge-in variants are all evaluable barge-ins', async () => {
+    for (const summary of first.datasets) {
+      const [withoutContext, withContext] = summary.evaluableEvents;
+      const shifts = withContext!.byType.TURN_SHIFT;
+      // TURN_SHIFTs listed on the system channel (0) evaluate the user channel: all of them are samples
+      if (summary.variant === 'default') {
+        expect(shifts.samples).toBe(shifts.inFile - (shifts.dropped['channel-not-evaluated'] ?? 0));
+        expect(shifts.samples).toBeGreaterThan(10);
+        expect(withoutContext!.byType.TURN_SHIFT.samples).toBe(shifts.samples);
+        expect(summary.splitQuestions).toBeGreaterThan(0);
+        expect(withContext!.byType.TURN_HOLD.samples).toBeGreaterThan(0);
+      } else {
+        const bargeIns = withContext!.byType.BARGE_IN;
+        expect(bargeIns.samples).toBe(bargeIns.inFile);
+        expect(bargeIns.samples).toBeGreaterThanOrEqual(summary.dialogues);
+        expect(summary.bargeIns!.placed).toBeGreaterThanOrEqual(summary.dialogues);
+        expect(withoutContext!.byType.BARGE_IN.samples).toBe(0);
+      }
+      expect(withContext!.dialoguesWithDrops).toEqual([]);
+    }
+    const variantMetadata = JSON.parse(await readFile(path.join(demo.output.directory, 'data/en/task/topiocqa_demo_bargein/metadata/demo_topiocqa_0001.json'), 'utf8'));
+    expect(variantMetadata.variant.kind).toBe('barge-in');
+    expect(variantMetadata.variant.bargeIns.length).toBeGreaterThan(0);
+    for (const bargeIn of variantMetadata.variant.bargeIns) expect(bargeIn.overlapSeconds).toBeGreaterThan(0.4);
+    const summaryMarkdown = await readFile(first.summaryMarkdownPath, 'utf8');
+    expect(summaryMarkdown).toContain('## Statistics per split (Table 3');
+    expect(summaryMarkdown).toMatch(/\| topiocqa_demo_bargein \(en\) \| test \| /);
+  });
+
   it('scores quality and writes a speaker-disjoint dev/test split with both tables', async () => {
     for (const [language, dataset] of [['en', 'topiocqa_demo'], ['ja', 'topiocqa_ja_demo']] as const) {
       const directory = path.join(demo.output.directory, 'data', language, 'task', dataset);
-      for (const file of ['quality.json', 'split.json', 'tables.md', 'tables.json', 'test.jsonl']) expect(existsSync(path.join(directory, file)), file).toBe(true);
+      for (const file of ['quality.json', 'split.json', 'tables.md', 'tables.json', 'test.jsonl', 'test_other.jsonl', 'dev.jsonl']) expect(existsSync(path.join(directory, file)), file).toBe(true);
+      // the barge-in variant has the same split
+      const variantSplit = JSON.parse(await readFile(path.join(`${directory}_bargein`, 'split.json'), 'utf8'));
+      expect(variantSplit.splits.test.ids).toEqual(JSON.parse(await readFile(path.join(directory, 'split.json'), 'utf8')).splits.test.ids);
       const split = JSON.parse(await readFile(path.join(directory, 'split.json'), 'utf8'));
       const speakersOf = async (id: string) => {
         const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', `${id}.json`), 'utf8'));
@@ -146,7 +180,7 @@ describe('real TopiOCQA dev set, English, offline rules backend', () => {
         languages: ['en'],
         corpus: { ...base.corpus, path: TOPIOCQA_DEV, limit: 3 },
         llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
-        datasets: { en: 'topiocqa', ja: 'topiocqa_ja' },
+        datasets: { ...base.datasets, en: 'topiocqa', ja: 'topiocqa_ja' },
       }),
       'real',
     );
@@ -211,7 +245,7 @@ describe('bad configuration and bad corpus input', () => {
 
   it('an invalid conversation is rejected with a reason naming it and the field; the rest is built', async () => {
     const gap = await config(
-      (base) => ({ languages: ['en'], corpus: { ...base.corpus, path: path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/missing-field.json') }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } }, datasets: { en: 'topiocqa', ja: 'topiocqa_ja' } }),
+      (base) => ({ languages: ['en'], corpus: { ...base.corpus, path: path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/missing-field.json') }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } }, datasets: { ...base.datasets, en: 'topiocqa', ja: 'topiocqa_ja' } }),
       'missing-field',
     );
     const report = await runBuild(gap);

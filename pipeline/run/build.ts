@@ -20,7 +20,10 @@ import { ingestCorpus, type IngestedCorpus } from '../../stages/ingest-corpus.ts
 import { buildFidelityReport, formatFidelityJson, formatFidelityMarkdown, generatedDialogueTiming, type GeneratedDialogueTiming } from '../timeline/fidelity.ts';
 import { prepareDialogueText, createTextBackends, type DialogueTextBackends } from '../../stages/prepare-text.ts';
 import { synthesizeDialogue, createSynthesisQueue, type SpokenUtterance } from '../../stages/synthesize-speech.ts';
-import { placeTimeline } from '../../stages/place-timeline.ts';
+import { placeBargeInTimeline, placeTimeline } from '../../stages/place-timeline.ts';
+import { planTurnHolds, type QuestionParts } from '../text/turn-hold-split.ts';
+import { dialogueRandomStream } from '../timeline/random.ts';
+import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { annotateDialogue } from '../../stages/annotate-events.ts';
 import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.ts';
 import { formatSummaryMarkdown, summarizeDataset, type DatasetSummary, type DialogueSummaryInput, type FailedDialogue } from '../../stages/summarize-dataset.ts';
@@ -35,7 +38,8 @@ import { endsTheBuild } from './build-errors.ts';
 import { beginGuardedBuild, runLocked } from './build-guards.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
-import { splitDatasets, type SplitReport } from '../../stages/split-dev-test.ts';
+import { buildDatasetTables, formatStatisticsTableMarkdown } from '../quality/tables.ts';
+import { applySplitToVariant, splitDatasets, type SplitReport } from '../../stages/split-dev-test.ts';
 import type { DialogueText } from '../model/types.ts';
 
 /** What a build returns (timings and cache use are also written to `{cacheDirectory}/runs/{name}.json`). */
@@ -84,12 +88,17 @@ export function checkBuildIsPossible(config: BuildConfig): void {
 /**
  * The utterances to speak, in order: each turn's question (user), then its answer (system) when it
  * has one. A turn without an answer (the source's final question without answer) ends the dialogue
- * with its question.
+ * with its question. A turn in `holds` has its question spoken in two parts (`part` 1 and 2), so the
+ * timeline puts a TURN_HOLD pause between them.
  */
-export function dialogueScript(text: DialogueText): ScriptUtterance[] {
+export function dialogueScript(text: DialogueText, holds: ReadonlyMap<number, QuestionParts> = new Map()): ScriptUtterance[] {
   const utterances: ScriptUtterance[] = [];
   for (const turn of text.final) {
-    utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: turn.question });
+    const parts = holds.get(turn.turnNumber);
+    if (parts) {
+      utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: parts.first, part: 1 });
+      utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: parts.second, part: 2 });
+    } else utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: turn.question });
     if (turn.answer !== null) utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'answer', role: 'system', text: turn.answer });
   }
   return utterances;
@@ -156,9 +165,11 @@ async function buildLocked(
     const statistics: TimingStatistics = config.timeline.statistics[language]
       ? await loadTimingStatistics(statisticsFile)
       : await loadDefaultTimingStatistics(language);
-    const writer = await DatasetWriter.open(datasetDirectory);
-    const results: DialogueSummaryInput[] = [];
-    const generatedTimings: GeneratedDialogueTiming[] = [];
+    const base = await DatasetOutput.open(language, dataset, datasetDirectory, corpus);
+    const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
+    const variant = config.datasets.bargeIn
+      ? await DatasetOutput.open(language, variantDataset, path.join(config.output.directory, datasetRelativePath(language, variantDataset)), corpus)
+      : null;
     const synthesizeSettings = {
       language,
       sampleRate: config.audio.sampleRate,
@@ -166,8 +177,16 @@ async function buildLocked(
       minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
       maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
     };
+    const minimumUtteranceCs = Math.round(config.synthesis.minimumUtteranceSeconds * 100);
+    const benchmarkProfile = config.timeline.profile === 'benchmark';
+    const turnHoldShare = config.timeline.turnHoldShare ?? (benchmarkProfile ? DEFAULT_BENCHMARK_TURN_HOLD_SHARE : 0);
+    const placementOptions = {
+      leadingSilenceCs: Math.round(config.timeline.leadingSilenceSeconds * 100),
+      trailingSilenceCs: Math.round(config.timeline.trailingSilenceSeconds * 100),
+      maximumGapCs: config.timeline.maximumGapSeconds === null ? null : Math.round(config.timeline.maximumGapSeconds * 100),
+      gapOnlyChannel: benchmarkProfile ? config.channels.system : null,
+    };
     const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
-    const failed: FailedDialogue[] = corpus.rejected.map((item) => ({ id: item.id, stage: 'ingest-corpus', reason: item.reason }));
     for (const stage of PROGRESS_STAGES) progress({ type: 'stage-start', language, stage, total: corpus.conversations.length });
     // Text for every dialogue is requested up front: the LLM endpoint queues bound what is in flight,
     // so remote backends work in parallel while speech is synthesized dialogue by dialogue.
@@ -192,102 +211,135 @@ async function buildLocked(
       let stage: (typeof STAGES)[number] = 'prepare-text';
       const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
       const voices = { user: speakers.user.voice, system: speakers.system.voice };
+      let prepared: { text: DialogueText; spoken: SpokenUtterance[]; backchannelClips: SpokenUtterance[]; splitQuestionsSpokenWhole: number } | null = null;
       try {
         const text = await texts.get(conversation.id)!;
         stage = 'synthesize-speech';
         const synthesisMisses = () => cache.statistics['synthesize-speech']?.misses ?? 0;
         const missesBefore = synthesisMisses();
-        const script = dialogueScript(text);
-        const spoken = await timed('synthesize-speech', () => synthesizeDialogue(script, synthesizer, { ...synthesizeSettings, voices }, cache, queue));
+        const synthesize = (script: ScriptUtterance[]) => timed('synthesize-speech', () => synthesizeDialogue(script, synthesizer, { ...synthesizeSettings, voices }, cache, queue));
+        // User TURN_HOLDs: a share of the questions spoken in two parts; a question whose part comes
+        // out too short to be a TURN is spoken whole instead (the parts stay in the cache).
+        const holds = await planTurnHolds(
+          text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question })),
+          language,
+          turnHoldShare,
+          dialogueRandomStream(config.seed, conversation.id, 'turn-holds'),
+        );
+        let spoken = await synthesize(dialogueScript(text, holds));
+        const tooShort = new Set(spoken.filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs).map((utterance) => utterance.turnNumber));
+        if (tooShort.size > 0) {
+          for (const turnNumber of tooShort) holds.delete(turnNumber);
+          spoken = await synthesize(dialogueScript(text, holds));
+        }
         const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((text, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text }));
-        const backchannelClips = (
-          await timed('synthesize-speech', () => synthesizeDialogue(backchannelScript, synthesizer, { ...synthesizeSettings, voices }, cache, queue))
-        ).filter((clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS);
+        const backchannelClips = (await synthesize(backchannelScript)).filter((clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS);
+        prepared = { text, spoken, backchannelClips, splitQuestionsSpokenWhole: tooShort.size };
         progress({ type: 'item', language, stage: 'synthesize-speech', id: conversation.id, status: synthesisMisses() === missesBefore ? 'cached' : 'done' });
         stage = 'place-timeline';
         const timeline = await timed('place-timeline', () =>
-          placeTimeline({
-            dialogueId: conversation.id,
-            seed: config.seed,
-            utterances: spoken,
-            channelOfRole: config.channels,
-            statistics,
-            options: {
-              leadingSilenceCs: Math.round(config.timeline.leadingSilenceSeconds * 100),
-              trailingSilenceCs: Math.round(config.timeline.trailingSilenceSeconds * 100),
-              maximumGapCs: config.timeline.maximumGapSeconds === null ? null : Math.round(config.timeline.maximumGapSeconds * 100),
-            },
-            backchannelClips,
-          }),
-        );
-        generatedTimings.push(
-          generatedDialogueTiming(
-            conversation.id,
-            spoken.map((utterance, position) => ({ channel: timeline.channels[position]!, durationCs: utterance.durationCs })),
-            timeline.placement,
-            config.channels.user,
-          ),
+          placeTimeline({ dialogueId: conversation.id, seed: config.seed, utterances: spoken, channelOfRole: config.channels, statistics, options: placementOptions, backchannelClips }),
         );
         stage = 'annotate-events';
         const annotated = await timed('annotate-events', () => annotateDialogue(conversation.id, timeline.segments, timeline, spoken));
         stage = 'render-dataset';
         const metadata = dialogueMetadata({ conversation, text, spoken, timeline, language, dataset, config, synthesizer, speakers, statisticsFile });
-        await timed('render-dataset', () =>
-          writer.addDialogue({ id: conversation.id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata }),
-        );
-        const durationSeconds = timeline.totalDurationCs / 100;
-        audioSeconds += durationSeconds;
-        results.push({
-          id: conversation.id,
-          durationSeconds,
-          events: annotated.events,
-          disagreements: annotated.disagreements,
-          paddedUtterances: spoken.filter((utterance) => utterance.paddingSteps > 0).length,
-          rephrasedUtterances: spoken.filter((utterance) => utterance.rephrasedForSpeechRate).length,
-          resampledDraws: timeline.placement.resampled,
-          placementFallbacks: timeline.placement.fallbacks,
-          sampledOffsetsCs: timeline.placement.transitions.filter((transition) => transition.kind === 'speaker-change').map((transition) => transition.offset),
-        });
-        log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: ${durationSeconds.toFixed(1)} s, ${spoken.length} utterances`);
+        await timed('render-dataset', () => base.add(conversation.id, timeline, annotated, metadata, spoken, config.channels.user, { splitQuestionsSpokenWhole: tooShort.size }));
+        audioSeconds += timeline.totalDurationCs / 100;
+        log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: ${(timeline.totalDurationCs / 100).toFixed(1)} s, ${spoken.length} utterances`);
         progress({ type: 'item', language, stage: 'render-dataset', id: conversation.id, status: 'done' });
       } catch (error) {
         if (endsTheBuild(error)) throw error; // disk full, lock lost: nothing is committed
         const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-        failed.push({ id: conversation.id, stage, reason });
+        base.failed.push({ id: conversation.id, stage, reason });
+        variant?.failed.push({ id: conversation.id, stage, reason });
         for (const later of progressStagesFailedAt(stage)) progress({ type: 'item', language, stage: later, id: conversation.id, status: 'failed', reason });
         log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: FAILED at ${stage}: ${reason}`);
+        continue;
+      }
+      if (variant === null || prepared === null) continue;
+      // The barge-in variant: the same synthesized audio, the user barging in on every answer long enough.
+      const { text, spoken, backchannelClips } = prepared;
+      stage = 'place-timeline';
+      try {
+        const timeline = await timed('place-timeline', () =>
+          placeBargeInTimeline({
+            dialogueId: conversation.id,
+            seed: config.seed,
+            utterances: spoken,
+            channelOfRole: config.channels,
+            statistics,
+            options: { ...placementOptions, gapOnlyChannel: config.channels.system },
+            backchannelClips,
+            systemYields: config.timeline.bargeIn.systemYields,
+            detector,
+          }),
+        );
+        stage = 'annotate-events';
+        const annotated = await timed('annotate-events', () => annotateDialogue(conversation.id, timeline.segments, timeline, timeline.utterances));
+        stage = 'render-dataset';
+        const metadata = {
+          ...dialogueMetadata({ conversation, text, spoken: timeline.utterances, timeline, language, dataset: variantDataset, config, synthesizer, speakers, statisticsFile }),
+          variant: {
+            kind: 'barge-in',
+            of: dataset,
+            systemYields: config.timeline.bargeIn.systemYields,
+            bargeIns: timeline.bargeIns.map((bargeIn) => ({
+              answerIndex: bargeIn.answerIndex,
+              questionIndex: bargeIn.questionIndex,
+              userStartsIntoAnswerSeconds: bargeIn.leadCs / 100,
+              drawnOverlapSeconds: bargeIn.drawnOverlapCs / 100,
+              overlapSeconds: (bargeIn.cutCs - bargeIn.leadCs) / 100,
+              answerSpokenSeconds: bargeIn.cutCs / 100,
+              answerFullSeconds: spoken[bargeIn.answerIndex]!.durationCs / 100,
+              unspokenWords: spoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).map((word) => word.word),
+              fallback: bargeIn.fallback,
+            })),
+            answersTooShort: timeline.answersTooShort,
+          },
+        };
+        await timed('render-dataset', () =>
+          variant.add(conversation.id, timeline, annotated, metadata, timeline.utterances, config.channels.user, {
+            splitQuestionsSpokenWhole: prepared.splitQuestionsSpokenWhole,
+            bargeIns: { placed: timeline.bargeIns.length, answersTooShort: timeline.answersTooShort.length, fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length },
+          }),
+        );
+        audioSeconds += timeline.totalDurationCs / 100;
+      } catch (error) {
+        if (endsTheBuild(error)) throw error;
+        const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+        variant.failed.push({ id: conversation.id, stage, reason });
+        log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id} (${variantDataset}): FAILED at ${stage}: ${reason}`);
       }
     }
-    if (generatedTimings.length > 0) {
-      const fidelity = buildFidelityReport(statistics, generatedTimings, {
-        backchannelListener: config.channels.user,
-        backchannelsGenerated: backchannelPhrases.length > 0,
-      });
-      await writer.addFile('fidelity.json', formatFidelityJson(fidelity));
-      await writer.addFile('fidelity.md', formatFidelityMarkdown(fidelity));
-    }
-    const builtIds = new Set(results.map((result) => result.id));
-    const summary = summarizeDataset(language, dataset, results, failed, corpus.notes.filter((note) => builtIds.has(note.split(' ')[0] as string)));
-    failedCount += summary.failed.length;
-    summaries.push(summary);
-    await writer.addFile('summary.json', `${JSON.stringify(summary, null, 2)}\n`);
-    await writer.addFile('summary.md', formatSummaryMarkdown(`${dataset} (${language})`, [summary]));
-    await writer.commit({
-      language,
-      dataset,
+    const commitSettings = {
       domain: 'task',
       sampleRate: config.audio.sampleRate,
       channels: { user: config.channels.user, system: config.channels.system },
       speechDetection: detector,
       build: { name: config.name, seed: config.seed },
-    }, { allowShrink, failures: failed }); // refuses an empty or smaller dataset (stages/render-dataset.ts)
-    log(`[${language}] wrote ${summary.dialogues} dialogues to ${datasetDirectory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
+      timeline: { profile: config.timeline.profile, turnHoldShare },
+    };
+    const fidelityOptions = {
+      backchannelListener: config.channels.user,
+      backchannelsGenerated: backchannelPhrases.length > 0,
+      gapOnlyChannel: placementOptions.gapOnlyChannel,
+    };
+    for (const output of variant ? [base, variant] : [base]) {
+      const summary = await output.commit(statistics, output === base ? fidelityOptions : null, { ...commitSettings, ...(output === variant ? { variant: { kind: 'barge-in', of: dataset, systemYields: config.timeline.bargeIn.systemYields } } : {}) }, { allowShrink, variant: output === variant ? 'barge-in' : 'default' });
+      failedCount += summary.failed.length;
+      summaries.push(summary);
+      log(`[${language}] wrote ${summary.dialogues} dialogues to ${output.directory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
+    }
   }
 
   const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log) : [];
 
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
-  await writeAtomic(summaryMarkdownPath, formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries) + formatSplitsMarkdown(splits));
+  await writeAtomic(
+    summaryMarkdownPath,
+    formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries) + formatSplitsMarkdown(splits) + (await formatStatisticsPerSplit(config, summaries)),
+  );
   await writeAtomic(path.join(config.output.directory, 'summary.json'), `${JSON.stringify({ name: config.name, seed: config.seed, datasets: summaries }, null, 2)}\n`);
   const report: BuildReport = {
     outputDirectory: config.output.directory,
@@ -309,9 +361,11 @@ async function buildLocked(
  * A failure here is reported, not thrown: the datasets stay valid without a split.
  */
 async function scoreAndSplit(config: BuildConfig, summaries: DatasetSummary[], log: BuildLog): Promise<SplitOutcome[]> {
-  const directories = summaries
-    .filter((summary) => summary.dialogues > 0)
-    .map((summary) => path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset)));
+  const directoryOf = (summary: DatasetSummary) => path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset));
+  const built = summaries.filter((summary) => summary.dialogues > 0);
+  // A barge-in variant holds the same dialogues as its base dataset: it takes the base's split
+  // (applySplitToVariant) rather than being scored and ranked on its own.
+  const directories = built.filter((summary) => summary.variant === 'default').map(directoryOf);
   const { cometKiwi } = config.quality;
   try {
     for (const directory of directories) {
@@ -323,8 +377,16 @@ async function scoreAndSplit(config: BuildConfig, summaries: DatasetSummary[], l
         log,
       });
     }
-    const results = await splitDatasets(directories, { testHours: config.quality.testHours, testSmall: config.quality.testSmall, unit: config.quality.splitUnit, log });
-    return results.map((result) => ({ directory: result.directory, report: result.report }));
+    const results = await splitDatasets(directories, { testHours: config.quality.testHours, testSmall: config.quality.testSmall, unit: config.quality.splitUnit, devAlias: config.quality.devAlias, log });
+    const outcomes: SplitOutcome[] = results.map((result) => ({ directory: result.directory, report: result.report }));
+    for (const summary of built.filter((entry) => entry.variant === 'barge-in')) {
+      const baseName = summary.dataset.slice(0, -BARGE_IN_SUFFIX.length);
+      const base = results.find((result) => result.report.language === summary.language && result.report.dataset === baseName);
+      if (!base) continue;
+      const report = await applySplitToVariant(base.report, directoryOf(summary), { devAlias: config.quality.devAlias, log });
+      outcomes.push({ directory: directoryOf(summary), report });
+    }
+    return outcomes;
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     log(`quality: not done: ${reason}`);
@@ -333,6 +395,16 @@ async function scoreAndSplit(config: BuildConfig, summaries: DatasetSummary[], l
 }
 
 type SplitOutcome = { directory: string; report?: SplitReport; error?: string };
+
+/** The paper's Table 3 rows of every written dataset, variants included, per split (pipeline/quality/tables.ts). */
+async function formatStatisticsPerSplit(config: BuildConfig, summaries: readonly DatasetSummary[]): Promise<string> {
+  const tables = [];
+  for (const summary of summaries.filter((entry) => entry.dialogues > 0)) {
+    tables.push(await buildDatasetTables(path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset))));
+  }
+  if (tables.length === 0) return '';
+  return `\n## Statistics per split (Table 3: SHIFT = TURN_SHIFT, PAUSE = TURN_HOLD)\n\n${formatStatisticsTableMarkdown(tables)}`;
+}
 
 function formatSplitsMarkdown(outcomes: readonly SplitOutcome[]): string {
   if (outcomes.length === 0) return '';
@@ -345,7 +417,8 @@ function formatSplitsMarkdown(outcomes: readonly SplitOutcome[]): string {
     const report = outcome.report!;
     const part = (name: 'test' | 'dev' | 'test_small') => {
       const split = report.splits[name];
-      return split ? `${name} ${split.dialogues} dialogues / ${split.hours.toFixed(2)} h` : `${name} none`;
+      const label = name === 'dev' ? 'test_other (dev)' : name;
+      return split ? `${label} ${split.dialogues} dialogues / ${split.hours.toFixed(2)} h` : `${label} none`;
     };
     lines.push(`- ${report.dataset} (${report.language}): ${part('test')}, ${part('dev')}, ${part('test_small')}; speaker-disjoint: ${report.settings.speakerDisjoint}; quality and statistics tables in tables.md`);
     for (const warning of report.warnings) lines.push(`  - warning: ${warning}`);
@@ -470,6 +543,7 @@ function dialogueMetadata(input: {
       start: timeline.placement.starts[index]! / 100,
       end: timeline.placement.ends[index]! / 100,
       offsetFromFloor: index > 0 ? timeline.placement.offsets[index - 1]! / 100 : null,
+      ...(utterance.part !== undefined ? { questionPart: utterance.part } : {}),
       text: { ...turnText(utterance.turnNumber, utterance.kind === 'answer' ? 'answer' : 'question'), synthesized: utterance.spokenText },
       paddingSteps: utterance.paddingSteps,
       rephrasedForSpeechRate: utterance.rephrasedForSpeechRate,

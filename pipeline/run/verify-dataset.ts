@@ -4,6 +4,7 @@
  * - in every events line, each TURN_SHIFT start equals a TURN end on the other channel, each TURN_HOLD
  *   start a TURN end on its own channel, each BARGE_IN start a TURN start on its own channel (the
  *   loader's float-for-float lookups);
+ * - the evaluable-events report: what the benchmark's evaluation samples and drops, with reasons;
  * - re-deriving the events from the written `txt_align` words (merge words that touch or overlap) and,
  *   separately, from the written audio (the same speech detector the build used, settings from
  *   `manifest.json`) gives the same line, byte for byte.
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { decodeWav } from '../audio/raw-audio.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { computeEvents, formatEventsLine, parseAlignment, parseEventsLine, segmentsFromWords } from '../events/index.ts';
+import { benchmarkLoaderSettings, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
 import type { BenchmarkEvent, ChannelEvents, ChannelSegments } from '../model/types.ts';
 
 /** Result of `verifyDataset`. */
@@ -20,6 +22,11 @@ export interface DatasetVerification {
   dialogues: number;
   /** One line per problem, naming the file and dialogue id. */
   problems: string[];
+  /**
+   * What the benchmark's evaluation would sample from the events file (pipeline/events/evaluable-events.ts),
+   * with the settings scripts/pipe.sh uses for this dataset's domain and variant, without and with context.
+   */
+  evaluableEvents: EvaluableEventsReport[];
 }
 
 /**
@@ -52,10 +59,17 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
   const manifestPath = path.join(directory, 'manifest.json');
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8').catch(() => {
     throw new Error(`${manifestPath}: missing; not a duplexsynth dataset folder`);
-  })) as { speechDetection?: Partial<SpeechDetectorOptions> };
+  })) as {
+    speechDetection?: Partial<SpeechDetectorOptions>;
+    domain?: string;
+    dataset?: string;
+    channels?: { user?: number };
+    variant?: { kind?: string };
+  };
   const jsonlPath = path.join(directory, jsonlName);
   const lines = (await readFile(jsonlPath, 'utf8')).split('\n').filter((line) => line.length > 0);
   const problems: string[] = [];
+  const parsed: { id: string; events: ChannelEvents }[] = [];
   for (const [lineIndex, line] of lines.entries()) {
     const source = `${jsonlPath}:${lineIndex + 1}`;
     let id: string;
@@ -67,6 +81,7 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
       continue;
     }
     problems.push(...loaderLookupProblems(id, events));
+    parsed.push({ id, events });
     // A file that is missing or unreadable is one problem of this dialogue; the others are still checked.
     const readOrReport = async (filePath: string): Promise<Buffer | null> => {
       try {
@@ -108,5 +123,11 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
     const fromAudio = formatEventsLine(id, computeEvents(segments));
     if (fromAudio !== line) problems.push(`${wavPath}: events re-derived from the audio differ from ${source}`);
   }
-  return { dialogues: lines.length, problems };
+  const domain = manifest.domain === 'chat' ? 'chat' : 'task';
+  const bargeInVariant = manifest.variant?.kind === 'barge-in' || /_bargein$/.test(manifest.dataset ?? path.basename(directory));
+  const userChannel = manifest.channels?.user === 0 ? 0 : 1;
+  const evaluableEvents = benchmarkLoaderSettings(domain, { bargeInVariant, ...(domain === 'task' ? { channels: [userChannel] } : {}) }).map(({ name, settings }) =>
+    evaluableEventsReport(name, settings, parsed),
+  );
+  return { dialogues: lines.length, problems, evaluableEvents };
 }

@@ -191,6 +191,7 @@ describe('buildFidelityReport', () => {
       ['ks-channel1->channel0', false],
       ['barge-in-rate', false],
       ['backchannel-rate', false],
+      ['no-offset-atoms', true],
       ['no-shared-runs', false],
     ]);
   });
@@ -202,7 +203,8 @@ describe('buildFidelityReport', () => {
     expect(JSON.parse(formatFidelityJson(report))).toEqual(report);
     const markdown = formatFidelityMarkdown(report);
     expect(markdown).toBe(formatFidelityMarkdown(buildFidelityReport(statistics, dialogues)));
-    expect(markdown).toContain('| channel0->channel1 | 4 | 4 | 0 |');
+    expect(markdown).toContain('| channel0->channel1 | whole distribution | 4 | 4 | 0 |');
+    expect(markdown).toContain('## Value atoms');
     expect(markdown).toContain('## Checks');
   });
 

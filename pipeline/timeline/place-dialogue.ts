@@ -140,6 +140,14 @@ export interface PlaceDialogueOptions {
   smoothing: boolean;
   /** Deferred draws kept per queue (direction or same-speaker); the oldest is dropped (and counted unplaced) beyond it (default 32). */
   maximumDeferredDraws: number;
+  /**
+   * A channel whose speaker never overlaps on taking the turn (default null: none). Speaker changes
+   * *to* this channel draw from the positive part of the direction's offsets (gaps ≥ 0.01 s,
+   * timing-statistics.ts `speakerChangeGaps`): the benchmark profile's system, whose TURN_SHIFTs the
+   * evaluation only keeps when the system is silent at the user's TURN end (closed interval, so a gap
+   * of 0 is dropped too; pipeline/events/evaluable-events.ts).
+   */
+  gapOnlyChannel: Channel | null;
 }
 
 /** The defaults of `PlaceDialogueOptions`. */
@@ -154,6 +162,7 @@ export const DEFAULT_PLACE_DIALOGUE_OPTIONS: Readonly<PlaceDialogueOptions> = Ob
   maximumDraws: 100,
   smoothing: true,
   maximumDeferredDraws: 32,
+  gapOnlyChannel: null,
 });
 
 /** Input of `placeDialogue`. */
@@ -168,6 +177,12 @@ export interface PlaceDialogueInput {
   options?: Partial<PlaceDialogueOptions>;
   /** When given, listener backchannels are placed too (place-backchannels.ts). */
   backchannels?: BackchannelRequest;
+  /**
+   * Offsets fixed by the caller, by utterance index (≥ 1), integer centiseconds from the floor end
+   * (the barge-in variant pins its barge-ins). They are not drawn, count as assigned values in the
+   * own-channel windows, and must satisfy the constraints (else TimelinePlacementError).
+   */
+  pinnedOffsets?: ReadonlyMap<number, Centiseconds>;
 }
 
 /** How one utterance (index ≥ 1) was placed. */
@@ -180,8 +195,8 @@ export interface PlacedTransition {
   floorIndex: number;
   /** `start − floor end`, centiseconds (negative = overlap). */
   offset: Centiseconds;
-  /** `drawn` (its assigned value or a fresh draw), `deferred` (a value that did not fit an earlier transition), `fallback`. */
-  source: 'drawn' | 'deferred' | 'fallback';
+  /** `drawn` (its assigned value or a fresh draw), `deferred` (a value that did not fit an earlier transition), `fallback`, `pinned` (given by the caller). */
+  source: 'drawn' | 'deferred' | 'fallback' | 'pinned';
   /** Values (assigned or freshly drawn) that did not fit this transition and were deferred. */
   rejectedDraws: number;
   /** True when the deterministic fallback was used. */
@@ -268,6 +283,7 @@ function resolveOptions(dialogueId: string, overrides: Partial<PlaceDialogueOpti
   if (options.minimumOutlastCs < 1) fail('minimumOutlastCs must be at least 1 (the new utterance must end after the floor)');
   if (options.maximumDraws < 1) fail('maximumDraws must be at least 1');
   if (typeof options.smoothing !== 'boolean') fail(`smoothing must be true or false, got ${String(options.smoothing)}`);
+  if (options.gapOnlyChannel !== null && options.gapOnlyChannel !== 0 && options.gapOnlyChannel !== 1) fail(`gapOnlyChannel must be 0, 1 or null, got ${String(options.gapOnlyChannel)}`);
   return options;
 }
 
@@ -314,6 +330,8 @@ interface TransitionPlan {
   lowestOffset: number;
   /** Largest offset allowed (constraint 4), or +∞. */
   highestOffset: number;
+  /** The caller's fixed offset, or null. */
+  pinned: number | null;
 }
 
 function drawWithJitter(distribution: EmpiricalDistribution, random: RandomStream, jitterCs: number): number {
@@ -369,12 +387,13 @@ function assignDraws(
   random: RandomStream,
   options: PlaceDialogueOptions,
 ): { values: (number | null)[]; unassignable: number } {
-  const values: (number | null)[] = plans.map(() => null);
+  const values: (number | null)[] = plans.map((plan) => plan.pinned);
   const windowsOfPlan = plans.map(() => [] as OwnChannelWindow[]);
   for (const window of windows) for (const planIndex of window.plans) windowsOfPlan[planIndex]?.push(window);
-  const keys = [...new Set(plans.map((plan) => plan.key))];
-  const distributionOf = new Map(plans.map((plan) => [plan.key, plan.distribution]));
-  const open = new Map(keys.map((key) => [key, new Set(plans.flatMap((plan, planIndex) => (plan.key === key ? [planIndex] : [])))]));
+  const drawnPlans = plans.filter((plan) => plan.pinned === null);
+  const keys = [...new Set(drawnPlans.map((plan) => plan.key))];
+  const distributionOf = new Map(drawnPlans.map((plan) => [plan.key, plan.distribution]));
+  const open = new Map(keys.map((key) => [key, new Set(plans.flatMap((plan, planIndex) => (plan.key === key && plan.pinned === null ? [planIndex] : [])))]));
   const replacementsLeft = new Map(keys.map((key) => [key, options.maximumDraws * (open.get(key) as Set<number>).size]));
   // The pool of drawn values, each with its key; drawn per key in key order (one stream, deterministic).
   const pool: { value: number; key: string }[] = [];
@@ -460,15 +479,19 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
     const previous = utterances[index - 1] as UtteranceToPlace;
     const kind = previous.channel === utterance.channel ? 'same-speaker' : 'speaker-change';
     const direction = kind === 'same-speaker' ? null : channelDirection(previous.channel, utterance.channel);
-    const fitted = direction === null ? model.sameSpeaker : model.speakerChange[direction];
-    const distribution = options.smoothing ? fitted : withoutSmoothing(fitted);
-    if (distribution.values.length === 0) {
-      throw new TimelinePlacementError(dialogueId, `the timing statistics have no ${kind} values (utterance ${index})`);
+    const gapsOnly = direction !== null && utterance.channel === options.gapOnlyChannel;
+    const fitted = direction === null ? model.sameSpeaker : gapsOnly ? model.speakerChangeGaps[direction] : model.speakerChange[direction];
+    if (fitted === null || fitted.values.length === 0) {
+      throw new TimelinePlacementError(dialogueId, `the timing statistics have no ${gapsOnly ? 'positive ' : ''}${kind} values (utterance ${index})`);
     }
+    const distribution = options.smoothing ? fitted : withoutSmoothing(fitted);
+    const pinned = input.pinnedOffsets?.get(index) ?? null;
+    if (pinned !== null && !Number.isSafeInteger(pinned)) throw new TimelinePlacementError(dialogueId, `pinned offset of utterance ${index} must be integer centiseconds, got ${pinned}`);
     let lowestOffset = options.minimumOutlastCs - utterance.durationCs;
     if (kind === 'same-speaker') lowestOffset = Math.max(lowestOffset, options.minimumSameSpeakerGapCs);
     else lowestOffset = Math.max(lowestOffset, options.minimumLeadCs - previous.durationCs);
-    plans.push({ index, kind, key: direction ?? 'same-speaker', distribution, lowestOffset, highestOffset: options.maximumGapCs ?? Number.POSITIVE_INFINITY });
+    const key = direction === null ? 'same-speaker' : gapsOnly ? `${direction} gaps` : direction;
+    plans.push({ index, kind, key, distribution, lowestOffset, highestOffset: options.maximumGapCs ?? Number.POSITIVE_INFINITY, pinned });
   }
 
   // Phase 2: draw one value per transition and assign the values to transitions that can take them.
@@ -521,8 +544,17 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
     let offset: number | null = null;
     let source: PlacedTransition['source'] = 'drawn';
     let rejectedDraws = 0;
-    const queuedIndex = queue.findIndex(fits);
-    if (queuedIndex >= 0) {
+    const queuedIndex = plan.pinned === null ? queue.findIndex(fits) : -1;
+    if (plan.pinned !== null) {
+      if (!fits(plan.pinned)) {
+        throw new TimelinePlacementError(
+          dialogueId,
+          `pinned offset ${plan.pinned} cs of utterance ${index} breaks a constraint (start must lie in [${lowestStart}, ${highestStart}] cs)`,
+        );
+      }
+      offset = plan.pinned;
+      source = 'pinned';
+    } else if (queuedIndex >= 0) {
       offset = queue.splice(queuedIndex, 1)[0] as number;
       source = 'deferred';
       deferredUsed += 1;

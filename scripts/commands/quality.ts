@@ -11,7 +11,10 @@ import { positiveNumber, positiveInteger, nonNegativeInteger } from './option-pa
 import { Command } from 'commander';
 import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality/tables.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
-import { splitDatasets } from '../../stages/split-dev-test.ts';
+import { applySplitToVariant, splitDatasets, type SplitReport } from '../../stages/split-dev-test.ts';
+import { BARGE_IN_SUFFIX } from '../../pipeline/run/dataset-output.ts';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 
 /** Environment variable naming a COMETKiwi HTTP scorer URL (used when --comet-url is not given). */
 export const COMETKIWI_URL_ENVIRONMENT_VARIABLE = 'DUPLEXSYNTH_COMETKIWI_URL';
@@ -30,6 +33,7 @@ interface ScoreCommandOptions {
 }
 
 interface SplitCommandOptions {
+  devAlias: boolean;
   testHours: number;
   testSmall?: number;
   allowSpeakerOverlap?: boolean;
@@ -88,15 +92,31 @@ export function registerQualityCommands(program: Command): void {
     .option('--allow-speaker-overlap', 'keep dev dialogues that share a speaker with test (recorded in split.json)')
     .option('--by-speaker-group', 'fill test with whole groups of dialogues connected by shared speakers (best mean DNSMOS first)')
     .option('-q, --quiet', 'no progress lines')
+    .option('--no-dev-alias', 'write the rest as test_other.jsonl only (default: also as dev.jsonl)')
     .action(async (directories: string[], options: SplitCommandOptions) => {
       const log = options.quiet ? () => {} : (line: string) => console.error(line);
-      const results = await splitDatasets(directories, {
+      // A barge-in variant (`{dataset}_bargein`) takes the split of its base dataset, the sibling folder.
+      const isVariant = (directory: string) => path.basename(path.resolve(directory)).endsWith(BARGE_IN_SUFFIX);
+      const baseOf = (directory: string) => path.resolve(directory).slice(0, -BARGE_IN_SUFFIX.length);
+      const results = await splitDatasets(directories.filter((directory) => !isVariant(directory)), {
         testHours: options.testHours,
         testSmall: options.testSmall ?? null,
         speakerDisjoint: !options.allowSpeakerOverlap,
         unit: options.bySpeakerGroup ? 'speaker-group' : 'dialogue',
+        devAlias: options.devAlias,
         log,
       });
+      for (const variant of directories.filter(isVariant)) {
+        const base = results.find((result) => path.resolve(result.directory) === baseOf(variant));
+        const baseReport =
+          base?.report ??
+          (JSON.parse(
+            await readFile(path.join(baseOf(variant), 'split.json'), 'utf8').catch(() => {
+              throw new Error(`${variant}: a barge-in variant takes the split of ${baseOf(variant)}; split that folder first (or give both)`);
+            }),
+          ) as SplitReport);
+        await applySplitToVariant(baseReport, variant, { devAlias: options.devAlias, log });
+      }
       console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
       if (results.some((result) => result.report.devEmptyBecauseOfSpeakerOverlap)) {
         console.error('duplexsynth split: a dev set is empty because every remaining dialogue shares a speaker with test (see split.json warnings)');

@@ -1,0 +1,115 @@
+/**
+ * One dataset being written by a build (the base dataset of a language, or its `_bargein` variant):
+ * the writer of its folder, the results of its dialogues for the summary, the generated timing for the
+ * fidelity report, and its failures. `commit` writes the reports and renames the folder into place.
+ */
+import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
+import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
+import type { PlacedTimeline } from '../../stages/place-timeline.ts';
+import { DatasetWriter } from '../../stages/render-dataset.ts';
+import { formatSummaryMarkdown, summarizeDataset, type DatasetSummary, type DialogueSummaryInput, type FailedDialogue } from '../../stages/summarize-dataset.ts';
+import type { SpokenUtterance } from '../../stages/synthesize-speech.ts';
+import type { Channel, Language } from '../model/types.ts';
+import { buildFidelityReport, formatFidelityJson, formatFidelityMarkdown, generatedDialogueTiming, type FidelityOptions, type GeneratedDialogueTiming } from '../timeline/fidelity.ts';
+import type { TimingStatistics } from '../timeline/timing-statistics.ts';
+
+/** Suffix of the barge-in variant's dataset name (the benchmark's `topiocqa_bargein`, `topiocqa_ja_bargein`). */
+export const BARGE_IN_SUFFIX = '_bargein';
+
+/** Questions spoken in two parts in the benchmark profile by default (`timeline.turnHoldShare`). */
+export const DEFAULT_BENCHMARK_TURN_HOLD_SHARE = 0.15;
+
+export class DatasetOutput {
+  readonly results: DialogueSummaryInput[] = [];
+  readonly timings: GeneratedDialogueTiming[] = [];
+  readonly failed: FailedDialogue[];
+
+  private constructor(
+    readonly language: Language,
+    readonly dataset: string,
+    readonly directory: string,
+    private readonly writer: DatasetWriter,
+    private readonly corpus: IngestedCorpus,
+  ) {
+    this.failed = corpus.rejected.map((item) => ({ id: item.id, stage: 'ingest-corpus', reason: item.reason }));
+  }
+
+  /**
+   * Starts writing the dataset folder `directory` (DatasetWriter.open: `.partial` first).
+   * @throws as DatasetWriter.open (a foreign folder)
+   */
+  static async open(language: Language, dataset: string, directory: string, corpus: IngestedCorpus): Promise<DatasetOutput> {
+    return new DatasetOutput(language, dataset, directory, await DatasetWriter.open(directory), corpus);
+  }
+
+  /**
+   * Writes one dialogue and keeps what the summary and the fidelity report need.
+   * @param spoken the utterances as placed (same order as the timeline's)
+   * @param userChannel the listener channel of backchannels (the user)
+   */
+  async add(
+    id: string,
+    timeline: PlacedTimeline,
+    annotated: AnnotatedDialogue,
+    metadata: unknown,
+    spoken: readonly SpokenUtterance[],
+    userChannel: Channel,
+    extra: Pick<DialogueSummaryInput, 'splitQuestionsSpokenWhole' | 'bargeIns'> = {},
+  ): Promise<void> {
+    await this.writer.addDialogue({ id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata });
+    this.timings.push(
+      generatedDialogueTiming(
+        id,
+        spoken.map((utterance, position) => ({ channel: timeline.channels[position]!, durationCs: utterance.durationCs })),
+        timeline.placement,
+        userChannel,
+      ),
+    );
+    this.results.push({
+      id,
+      durationSeconds: timeline.totalDurationCs / 100,
+      events: annotated.events,
+      disagreements: annotated.disagreements,
+      paddedUtterances: spoken.filter((utterance) => utterance.paddingSteps > 0).length,
+      rephrasedUtterances: spoken.filter((utterance) => utterance.rephrasedForSpeechRate).length,
+      resampledDraws: timeline.placement.resampled,
+      placementFallbacks: timeline.placement.fallbacks,
+      sampledOffsetsCs: timeline.placement.transitions.filter((transition) => transition.kind === 'speaker-change').map((transition) => transition.offset),
+      splitQuestions: spoken.filter((utterance) => utterance.part === 1).length,
+      ...extra,
+    });
+  }
+
+  /**
+   * Writes the fidelity report (when `fidelity` is given and a dialogue was built), the summary, the
+   * events file and the manifest, then puts the folder in place.
+   * @param manifestExtra settings recorded in manifest.json
+   * @returns the dataset's summary
+   * @throws as DatasetWriter.commit (an empty or smaller dataset, a write error)
+   */
+  async commit(
+    statistics: TimingStatistics,
+    fidelity: Partial<FidelityOptions> | null,
+    manifestExtra: Record<string, unknown>,
+    options: { allowShrink: boolean; variant: 'default' | 'barge-in'; userChannel?: Channel },
+  ): Promise<DatasetSummary> {
+    if (fidelity !== null && this.timings.length > 0) {
+      const report = buildFidelityReport(statistics, this.timings, fidelity);
+      await this.writer.addFile('fidelity.json', formatFidelityJson(report));
+      await this.writer.addFile('fidelity.md', formatFidelityMarkdown(report));
+    }
+    const builtIds = new Set(this.results.map((result) => result.id));
+    const notes = this.corpus.notes.filter((note) => builtIds.has(note.split(' ')[0] as string));
+    const summary = summarizeDataset(this.language, this.dataset, this.results, this.failed, notes, {
+      variant: options.variant,
+      ...(options.userChannel !== undefined ? { userChannel: options.userChannel } : {}),
+    });
+    await this.writer.addFile('summary.json', `${JSON.stringify(summary, null, 2)}\n`);
+    await this.writer.addFile('summary.md', formatSummaryMarkdown(`${this.dataset} (${this.language})`, [summary]));
+    await this.writer.commit(
+      { language: this.language, dataset: this.dataset, ...manifestExtra },
+      { allowShrink: options.allowShrink, failures: this.failed },
+    ); // refuses an empty or smaller dataset (stages/render-dataset.ts)
+    return summary;
+  }
+}
