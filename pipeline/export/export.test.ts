@@ -19,7 +19,7 @@ import { readExportDataset } from './export-dataset.ts';
 import { EXPORT_MANIFEST_FILE } from './export-writer.ts';
 import { defaultExportDirectory, EXPORT_FORMAT_NAMES, exportDataset } from './index.ts';
 import { pythonFloat, pythonFloatText, pythonJson } from './python-json.ts';
-import { coverDomain, dialogueTextGrid, formatTextGrid, parseEventMarks } from './textgrid.ts';
+import { coverDomain, dialogueTextGrid, formatTextGrid, parseEventMarks, wordIntervals } from './textgrid.ts';
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'tiny-dataset');
 const GOLDEN = path.join(import.meta.dirname, 'fixtures', 'golden');
@@ -295,6 +295,12 @@ describe('textgrid export', () => {
       expect(events.kind).toBe('TextTier');
       expect(parseEventMarks(events.intervals.map((point) => point.text))).toEqual(dialogue.events);
     }
+  });
+  it('joins a word that overlaps the one before it (real transcripts) into one interval', () => {
+    expect(wordIntervals([{ start: 0, end: 50, word: 'a' }, { start: 40, end: 60, word: 'b' }, { start: 70, end: 80, word: 'c' }])).toEqual([
+      { start: 0, end: 60, text: 'a b' },
+      { start: 70, end: 80, text: 'c' },
+    ]);
   });
   it('refuses overlapping intervals on one tier', () => {
     expect(() => coverDomain([{ start: 0, end: 50, text: 'a' }, { start: 40, end: 60, text: 'b' }], 100)).toThrow(/overlaps/);

@@ -74,6 +74,23 @@ export function coverDomain(spans: readonly TextGridInterval[], end: Centisecond
   return intervals;
 }
 
+/**
+ * Word intervals for one tier: sorted, and a word that starts before the previous one ends (possible in
+ * transcripts of real speech, never in our synthetic alignments) joined into it, text separated by a
+ * space, since intervals of one tier cannot overlap.
+ */
+export function wordIntervals(words: readonly { start: Centiseconds; end: Centiseconds; word: string }[]): TextGridInterval[] {
+  const intervals: TextGridInterval[] = [];
+  for (const word of [...words].sort((a, b) => a.start - b.start || a.end - b.end)) {
+    const last = intervals.at(-1);
+    if (last !== undefined && word.start < last.end) {
+      last.end = Math.max(last.end, word.end);
+      last.text = `${last.text} ${word.word}`;
+    } else intervals.push({ start: word.start, end: word.end, text: word.word });
+  }
+  return intervals;
+}
+
 /** The text of one event inside an events-tier mark: `TYPE channel C [start, end]`. */
 export function formatEventMark(event: BenchmarkEvent, channel: Channel): string {
   return `${event.event} channel ${channel} [${praatNumber(event.start)}, ${praatNumber(event.end)}]`;
@@ -107,7 +124,7 @@ export function dialogueTextGrid(dataset: Pick<ExportDataset, 'roles'>, dialogue
   const wordTier = (channel: Channel): TextGridTier => {
     const role = dataset.roles[channel];
     const words = dialogue.words.filter((word: AlignedWord) => word.channel === channel);
-    return { kind: 'interval', name: `${role} - words`, intervals: coverDomain(words.map((word) => ({ start: word.start, end: word.end, text: word.word })), end) };
+    return { kind: 'interval', name: `${role} - words`, intervals: coverDomain(wordIntervals(words), end) };
   };
   const byTime = new Map<Centiseconds, string[]>();
   for (const channel of [0, 1] as Channel[]) {
