@@ -31,7 +31,7 @@ export interface ExportUtterance {
   turnNumber: number | null;
 }
 
-/** The benchmark split a dialogue belongs to (split.json, `test.jsonl` / `dev.jsonl`). */
+/** The benchmark split a dialogue belongs to (`test.jsonl`; `dev.jsonl`, or `test_other.jsonl` when there is no dev alias). */
 export type ExportSplit = 'test' | 'dev';
 
 /** One dialogue, read. */
@@ -67,7 +67,7 @@ export interface ExportDataset {
   channels: Record<SpeakerRole, Channel> | null;
   /** The role of each channel (module comment). */
   roles: Record<Channel, string>;
-  /** True when the dataset has `test.jsonl` and `dev.jsonl`. */
+  /** True when the dataset has `test.jsonl` and `dev.jsonl` or `test_other.jsonl`. */
   hasSplits: boolean;
   /** In `all.jsonl` order (sorted by id). */
   dialogues: ExportDialogue[];
@@ -159,11 +159,13 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
   const roles: Record<Channel, string> = channels === null ? { 0: 'channel0', 1: 'channel1' } : ({ [channels.user]: 'user', [channels.system]: 'system' } as Record<Channel, string>);
   const sampleRates = manifest.sampleRate !== undefined ? [manifest.sampleRate] : (manifest.sampleRates ?? []);
 
-  const [test, dev, testSmall] = await Promise.all(
-    ['test.jsonl', 'dev.jsonl', 'test_small.jsonl'].map((name) => splitIds(path.join(folder.directory, name))),
+  // the rest of a split is `test_other.jsonl` (a split name the benchmark knows), also written as `dev.jsonl`
+  const [test, devFile, testOther, testSmall] = await Promise.all(
+    ['test.jsonl', 'dev.jsonl', 'test_other.jsonl', 'test_small.jsonl'].map((name) => splitIds(path.join(folder.directory, name))),
   );
+  const dev = devFile ?? testOther;
   const known = new Set(folder.dialogues.map((dialogue) => dialogue.id));
-  for (const [name, ids] of [['test.jsonl', test], ['dev.jsonl', dev], ['test_small.jsonl', testSmall]] as const) {
+  for (const [name, ids] of [['test.jsonl', test], ['dev.jsonl', devFile], ['test_other.jsonl', testOther], ['test_small.jsonl', testSmall]] as const) {
     for (const id of ids ?? []) if (!known.has(id)) throw new DatasetReadError(`${path.join(folder.directory, name)}: lists ${id}, which is not in all.jsonl`);
   }
 

@@ -4,7 +4,7 @@
  * validation rules (lhotse/qa.py), the AudioFolder rules of Hugging Face `datasets`, and round trips
  * through our own readers (RTTM: corpora/rttm.ts; the events tier of the TextGrid).
  */
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -84,6 +84,14 @@ describe('readExportDataset', () => {
       ['backchannel', 1, 240, 270],
     ]);
     expect(first.words).toHaveLength(7);
+  });
+  it('takes test_other.jsonl as the dev part when there is no dev.jsonl', async () => {
+    const copy = path.join(scratch, 'test-other');
+    await cp(dataset, copy, { recursive: true });
+    await rename(path.join(copy, 'dev.jsonl'), path.join(copy, 'test_other.jsonl'));
+    const read = await readExportDataset(copy);
+    expect(read.hasSplits).toBe(true);
+    expect(read.dialogues.map((dialogue) => dialogue.split)).toEqual(['test', 'dev']);
   });
   it('names the file when a split lists an unknown dialogue', async () => {
     const copy = path.join(scratch, 'bad-split');

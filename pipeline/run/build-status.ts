@@ -17,7 +17,7 @@ export interface DatasetStatus {
   folder: string;
   built: number;
   failed: { id: string; stage: string; reason: string }[];
-  /** Dialogues per split file present (`test`, `dev`, `test_small`). */
+  /** Dialogues per split file present (`test`, `test_other`, `dev`, `test_small`). */
   splits: Record<string, number>;
 }
 
@@ -76,7 +76,7 @@ export async function readBuildStatus(outputDirectory: string, cacheDirectory: s
         const all = await readFile(path.join(directory, 'all.jsonl'), 'utf8').catch(() => '');
         const datasetSummary = (await readJson(path.join(directory, 'summary.json'))) as { failed?: { id: string; stage: string; reason: string }[] } | null;
         const splits: Record<string, number> = {};
-        for (const split of ['test', 'dev', 'test_small']) {
+        for (const split of ['test', 'test_other', 'dev', 'test_small']) {
           const text = await readFile(path.join(directory, `${split}.jsonl`), 'utf8').catch(() => null);
           if (text !== null) splits[split] = splitJsonlLines(text).length;
         }

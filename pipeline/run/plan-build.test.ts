@@ -53,6 +53,7 @@ describe('planBuild (--dry-run)', () => {
       expect(english.text).toMatchObject({ remote: true, cached: 0, serviceRequests: 1 });
       const phrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases.en ?? []).length : 0;
       expect(english.utterances).toBeGreaterThan(4);
+      // without the text the plan counts the source's questions and answers (a build may split some questions in two)
       expect(english.synthesis).toMatchObject({ remote: true, cached: 0, requests: english.utterances + phrases });
       expect(formatBuildPlan(before)).toContain('1 service requests');
 
@@ -68,8 +69,9 @@ describe('planBuild (--dry-run)', () => {
       expect(speech.requests).toHaveLength(speechRequests);
       const cached = after.languages[0]!;
       expect(cached.text).toMatchObject({ cached: 1, serviceRequests: 0 });
-      expect(cached.synthesis.cached).toBeGreaterThan(0);
-      expect(cached.synthesis.requests).toBeLessThan(english.synthesis.requests);
+      // the plan looks up the clips under the keys the build used (questions split for TURN_HOLDs included)
+      expect(cached.synthesis.requests).toBe(0);
+      expect(cached.synthesis.cached).toBeGreaterThanOrEqual(cached.utterances);
     } finally {
       await chat.close();
       await speech.close();

@@ -29,7 +29,10 @@ import type { SpeechSynthesizer } from '../services/tts/speech-synthesizer.ts';
 import { COSYVOICE2_ENGINE_ID } from '../services/tts/cosyvoice2-fastapi.ts';
 import { COSYVOICE2_TRITON_ENGINE_ID } from '../services/tts/cosyvoice2-triton.ts';
 import { createSpeechSynthesizer, isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
+import { planTurnHolds } from '../text/turn-hold-split.ts';
+import { dialogueRandomStream } from '../timeline/random.ts';
 import { checkBuildIsPossible, dialogueScript, speakerRoster } from './build.ts';
+import { DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { ContentCache } from './content-cache.ts';
 
 /** Speech engines that ask their servers something when created, unless `probe: false`. */
@@ -177,6 +180,9 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
     ),
   );
   const queue = createSynthesisQueue(config.synthesis.concurrency);
+  // as runBuild: a share of the questions spoken in two parts (user TURN_HOLDs)
+  const turnHoldShare = config.timeline.turnHoldShare ?? (config.timeline.profile === 'benchmark' ? DEFAULT_BENCHMARK_TURN_HOLD_SHARE : 0);
+  const minimumUtteranceCs = Math.round(config.synthesis.minimumUtteranceSeconds * 100);
   const languages: LanguagePlan[] = [];
   for (const language of config.languages) {
     const engine = config.tts[language].backend;
@@ -223,8 +229,14 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
         plan.failures.push({ id: conversation.id, reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) });
         continue;
       }
-      const script = dialogueScript(text);
-      plan.utterances += script.length;
+      const holds = await planTurnHolds(
+        text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question })),
+        language,
+        turnHoldShare,
+        dialogueRandomStream(config.seed, conversation.id, 'turn-holds'),
+      );
+      let script = dialogueScript(text, holds);
+      const firstScript = script;
       const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
       const settings = {
         language,
@@ -238,13 +250,21 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
       const requestsBefore = synthesizer.texts.length;
       const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((phrase, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text: phrase }));
       try {
-        await synthesizeDialogue(script, synthesizer, settings, cache, queue);
+        const spoken = await synthesizeDialogue(script, synthesizer, settings, cache, queue);
+        // a question whose part comes out too short is spoken whole, as the build does
+        const tooShort = new Set(spoken.filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs).map((utterance) => utterance.turnNumber));
+        if (tooShort.size > 0) {
+          for (const turnNumber of tooShort) holds.delete(turnNumber);
+          script = dialogueScript(text, holds);
+          await synthesizeDialogue(script, synthesizer, settings, cache, queue);
+        }
         await synthesizeDialogue(backchannelScript, synthesizer, settings, cache, queue);
       } catch (error) {
         plan.failures.push({ id: conversation.id, reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) });
       }
+      plan.utterances += script.length;
       plan.synthesis.cached += synthesisHits() - hitsBefore;
-      const ownTexts = new Set([...script, ...backchannelScript].map((utterance) => utterance.text));
+      const ownTexts = new Set([...firstScript, ...script, ...backchannelScript].map((utterance) => utterance.text));
       const requested = synthesizer.texts.slice(requestsBefore);
       const first = requested.filter((requestedText) => ownTexts.has(requestedText)).length;
       plan.synthesis.requests += first;
