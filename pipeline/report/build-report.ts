@@ -222,7 +222,7 @@ async function writeReportInto(output: string, work: string, options: BuildRepor
     const anchor = `dataset-${key}`;
     contents.push(`<li><a href="#${escapeHtml(anchor)}">${escapeHtml(dataset.dataset)} (${dataset.language})</a></li>`);
     const tables = await buildDatasetTables(directory);
-    const summary = await readJson<{ failed?: { id: string; stage: string; reason: string }[] }>(path.join(directory, 'summary.json'));
+    const summary = await readJson<{ failed?: { id: string; stage: string; reason: string }[]; evaluableEvents?: EvaluableEventsReport[] }>(path.join(directory, 'summary.json'));
     const fidelity = await readJson<FidelityJson>(path.join(directory, 'fidelity.json'));
 
     // turn-taking: measured against generated offsets, per direction
@@ -296,10 +296,20 @@ ${htmlTable(
         }`
       : `measured: not shown (the statistics file <code>${escapeHtml(generated.statisticsFile ?? 'unknown')}</code> is not one of the shipped defaults)`;
 
-    // evaluable events, on the test split when there is one (what the benchmark evaluates)
+    // evaluable events: the build's own report in summary.json (its loader settings, barge-in variants
+    // included, all dialogues) when it has one; else computed here on the test split (what the
+    // benchmark evaluates), or on every dialogue without a split
     const evaluated = dataset.hasSplits ? dataset.dialogues.filter((dialogue) => dialogue.split === 'test') : dataset.dialogues;
     const domain = dataset.domain === 'chat' ? 'chat' : 'task';
-    const reports = benchmarkLoaderSettings(domain, domain === 'task' && dataset.channels !== null ? { channels: [dataset.channels.user] } : {}).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
+    const fromSummary = Array.isArray(summary?.evaluableEvents) && summary.evaluableEvents.length > 0 ? summary.evaluableEvents : null;
+    const reports =
+      fromSummary ??
+      benchmarkLoaderSettings(domain, domain === 'task' && dataset.channels !== null ? { channels: [dataset.channels.user] } : {}).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
+    const evaluableScope = fromSummary
+      ? `all ${fromSummary[0]!.dialogues} dialogues, from the build's summary.json`
+      : dataset.hasSplits
+        ? `test split, ${evaluated.length} dialogues`
+        : `all ${evaluated.length} dialogues`;
 
     // dialogue pages
     const limit = options.dialoguePagesPerDataset ?? Number.POSITIVE_INFINITY;
@@ -338,7 +348,7 @@ ${qualityTable(tables)}
 ${placed ? `<p class="note">Floor-transfer offsets of speaker changes (next TURN start − floor TURN end; &lt; 0 is an overlap, &lt; −0.40 s a barge-in). Generated: the placements of this dataset (metadata <code>offsetFromFloor</code>); ${measuredNote}.</p>` : '<p class="note">No placed utterances in this dataset (recordings of real speech): nothing generated to compare.</p>'}
 <div class="plots">${plotImages.join('\n')}</div>
 ${fidelityHtml}
-${evaluableEventsSection(reports, dataset.hasSplits ? `test split, ${evaluated.length} dialogues` : `all ${evaluated.length} dialogues`)}
+${evaluableEventsSection(reports, evaluableScope)}
 <h3>Dialogues</h3>
 ${htmlTable(['id', 'split', 'seconds', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'], dialogueRows)}
 ${failedHtml}
