@@ -24,14 +24,16 @@ import {
   extraDelay,
   faultList,
   httpErrorFault,
-  loopbackSpeech,
+  loopbackAudio,
   readRequestBody,
   readWaveHeader,
   RequestLog,
   sendJson,
   streamBytes,
   type FaultScript,
+  serviceMilliseconds,
   type LoopbackServer,
+  type LoopbackSpeechSource,
   type LoopbackVoice,
 } from './loopback-speech.ts';
 
@@ -51,6 +53,10 @@ export interface CosyVoiceLoopbackOptions {
   zeroShotAlwaysFails: boolean;
   /** espeak-ng rate and pitch of the speech. */
   voice: Partial<LoopbackVoice>;
+  /** Added to `latencyMs` per answer: this factor x the answer's audio duration (a GPU server's real-time factor). Default 0. */
+  realTimeFactor: number;
+  /** What is spoken: espeak-ng speech (default) or the cheap speech-like signal of saturation benchmarks. */
+  speech: LoopbackSpeechSource;
 }
 
 const ROUTE_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -74,7 +80,7 @@ function openApiDescription(): unknown {
  * @returns `{url, close, requests, peakOpenRequests}`; `requests` records every request (fields, prompt, faults, timing).
  */
 export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoopbackOptions> = {}): Promise<LoopbackServer> {
-  const settings: CosyVoiceLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, chunkBytes: 9601, zeroShotAlwaysFails: false, voice: {}, ...options };
+  const settings: CosyVoiceLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, chunkBytes: 9601, zeroShotAlwaysFails: false, voice: {}, realTimeFactor: 0, speech: 'espeak-ng', ...options };
   const gate = new CapacityGate(settings.capacity);
   const log = new RequestLog();
 
@@ -160,7 +166,7 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
       const faults = faultList(settings.faults, { index: record.index, route, text });
       record.faults = faults;
       const voice = { pitch: 30 + (promptSamples % 40), ...settings.voice };
-      const speech = loopbackSpeech(text, settings.sampleRate, voice);
+      const speech = loopbackAudio(text, settings.sampleRate, voice, settings.speech);
       speech.catch(() => undefined);
       await delay(extraDelay(faults));
       if (response.destroyed) return;
@@ -187,7 +193,7 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
       response.writeHead(200);
       record.audioBytes = await streamBytes(response, encodePcm16LittleEndian(samples), settings.chunkBytes, faults, {
         startedAt: record.startedAt + extraDelay(faults),
-        durationMilliseconds: settings.latencyMs,
+        durationMilliseconds: serviceMilliseconds(settings.latencyMs, settings.realTimeFactor, samples.length, settings.sampleRate),
       });
     } finally {
       release();

@@ -91,6 +91,88 @@ export function loopbackSpeech(text: string, sampleRate: number, voice: Partial<
   return speech;
 }
 
+/** What a loopback server speaks: espeak-ng speech of the text, or {@link speechLikeSignal} (no process, almost no CPU). */
+export type LoopbackSpeechSource = 'espeak-ng' | 'speech-like';
+
+/**
+ * The audio a loopback server answers for `text`: {@link loopbackSpeech} for 'espeak-ng',
+ * {@link speechLikeSignal} for 'speech-like' (what saturation benchmarks use, so the servers cost the
+ * machine almost nothing and only their service time counts).
+ * @returns mono samples in [-1, 1] at `sampleRate`.
+ */
+export function loopbackAudio(text: string, sampleRate: number, voice: Partial<LoopbackVoice> = {}, source: LoopbackSpeechSource = 'espeak-ng'): Promise<Float32Array> {
+  return source === 'espeak-ng' ? loopbackSpeech(text, sampleRate, voice) : Promise.resolve(speechLikeSignal(text, sampleRate, voice.pitch ?? 50));
+}
+
+/** Seconds of one syllable of {@link speechLikeSignal} (about 5 syllables per second, a conversational rate). */
+const SPEECH_LIKE_SYLLABLE_SECONDS = 0.2;
+const syllableCache = new Map<string, Float32Array>();
+
+/** One voiced syllable: 12 harmonics of a 100-180 Hz fundamental (by pitch 0..99) under a raised-sine envelope that dips to -30 dB between syllables. */
+function speechLikeSyllable(sampleRate: number, pitch: number): Float32Array {
+  const key = `${sampleRate}|${pitch}`;
+  let syllable = syllableCache.get(key);
+  if (!syllable) {
+    const length = Math.round(SPEECH_LIKE_SYLLABLE_SECONDS * sampleRate);
+    const fundamental = 100 + (80 * Math.min(99, Math.max(0, pitch))) / 99;
+    syllable = new Float32Array(length);
+    for (let index = 0; index < length; index++) {
+      const phase = (2 * Math.PI * fundamental * index) / sampleRate;
+      let voice = 0;
+      for (let harmonic = 1; harmonic <= 12; harmonic++) voice += Math.sin(harmonic * phase) / harmonic;
+      const envelope = 0.03 + 0.97 * Math.sin((Math.PI * index) / length) ** 2;
+      syllable[index] = 0.2 * envelope * voice;
+    }
+    syllableCache.set(key, syllable);
+  }
+  return syllable;
+}
+
+/**
+ * A deterministic speech-like signal for `text`: 0.15 s of silence, then per word one 0.2 s voiced
+ * syllable per three letters (at least one), words back to back, 0.25 s of silence after a comma,
+ * semicolon or colon and 0.45 s after a sentence end (. ! ?), then 0.3 s of silence. The energy
+ * detector and the word timing of the build see speech segments split at the pauses, like speech; the
+ * samples are copies of one cached syllable, so making it costs about as much as copying it.
+ * @param pitch 0..99 (espeak-ng's scale): the fundamental runs from 100 to 180 Hz.
+ * @returns mono samples in [-1, 1] at `sampleRate`.
+ */
+export function speechLikeSignal(text: string, sampleRate: number, pitch = 50): Float32Array {
+  const syllable = speechLikeSyllable(sampleRate, Math.round(pitch));
+  const seconds = (value: number): number => Math.round(value * sampleRate);
+  const plan: (number | 'syllable')[] = [seconds(0.15)];
+  const words = text.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word));
+  for (const word of words) {
+    const letters = word.replace(/[^\p{L}\p{N}]/gu, '').length;
+    for (let count = Math.max(1, Math.round(letters / 3)); count > 0; count--) plan.push('syllable');
+    if (/[.!?]["')\]]*$/.test(word)) plan.push(seconds(0.45));
+    else if (/[,;:]["')\]]*$/.test(word)) plan.push(seconds(0.25));
+  }
+  plan.push(seconds(0.3));
+  const length = plan.reduce<number>((sum, part) => sum + (part === 'syllable' ? syllable.length : part), 0);
+  const signal = new Float32Array(length);
+  let position = 0;
+  for (const part of plan) {
+    if (part === 'syllable') {
+      signal.set(syllable, position);
+      position += syllable.length;
+    } else {
+      position += part;
+    }
+  }
+  return signal;
+}
+
+/**
+ * A loopback server's processing time for one answer: the fixed `latencyMs` plus `realTimeFactor` x
+ * the answer's audio duration (a GPU TTS server's time grows with the audio it makes; CosyVoice2 on
+ * TensorRT-LLM runs at a real-time factor of about 0.03 on one L20).
+ * @returns milliseconds.
+ */
+export function serviceMilliseconds(latencyMs: number, realTimeFactor: number, sampleCount: number, sampleRate: number): number {
+  return latencyMs + (realTimeFactor * sampleCount * 1000) / sampleRate;
+}
+
 async function espeakSpeech(text: string, sampleRate: number, wordsPerMinute: number, pitch: number): Promise<Float32Array> {
   const args = ['--stdout', '-b', '1', '-v', isJapaneseText(text) ? 'ja' : 'en-us', '-s', String(Math.min(450, Math.max(80, wordsPerMinute))), '-p', String(pitch)];
   const wav = await new Promise<Buffer>((resolve, reject) => {

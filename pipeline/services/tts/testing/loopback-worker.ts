@@ -5,7 +5,7 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { startCosyVoiceLoopbackServer } from './cosyvoice-loopback-server.ts';
-import { loopbackSpeech, type LoopbackServer, type LoopbackVoice } from './loopback-speech.ts';
+import { loopbackSpeech, type LoopbackServer, type LoopbackSpeechSource, type LoopbackVoice } from './loopback-speech.ts';
 import { startOpenAiSpeechLoopbackServer } from './openai-speech-loopback-server.ts';
 import { startTritonLoopbackServer } from './triton-loopback-server.ts';
 
@@ -20,6 +20,10 @@ export interface LoopbackWorkerOptions {
   voice: Partial<LoopbackVoice>;
   /** Texts whose speech is made before the servers start (so no request waits for espeak-ng). */
   warmTexts: string[];
+  /** Added per request to `latencyMs`: this factor x the answer's audio duration (CosyVoice2 and Triton servers). Default 0. */
+  realTimeFactor?: number;
+  /** What the servers speak (CosyVoice2 and Triton servers); default espeak-ng. */
+  speech?: LoopbackSpeechSource;
 }
 
 /** Per server, after the run. */
@@ -29,6 +33,9 @@ export interface LoopbackWorkerServerReport {
   /** Sum of the requests' processing times (capacity slot held), milliseconds. */
   busyMilliseconds: number;
   peakOpenRequests: number;
+  /** performance.timeOrigin + performance.now() (ms since the epoch) of the first processing start and the last end since the reset; null without requests. */
+  firstStartedAt: number | null;
+  lastFinishedAt: number | null;
 }
 
 /** Handle of the worker's servers. */
@@ -85,9 +92,10 @@ async function runWorker(options: LoopbackWorkerOptions): Promise<void> {
   await Promise.all(options.warmTexts.map((text) => loopbackSpeech(text, 24000, options.voice)));
   const servers: LoopbackServer[] = [];
   const settings = { latencyMs: options.latencyMs, capacity: options.capacity, voice: options.voice };
+  const speechSettings = { realTimeFactor: options.realTimeFactor ?? 0, speech: options.speech ?? 'espeak-ng' };
   for (let index = 0; index < options.servers; index++) {
-    if (options.protocol === 'cosyvoice2') servers.push(await startCosyVoiceLoopbackServer(settings));
-    else if (options.protocol === 'cosyvoice2-triton') servers.push(await startTritonLoopbackServer(settings));
+    if (options.protocol === 'cosyvoice2') servers.push(await startCosyVoiceLoopbackServer({ ...settings, ...speechSettings }));
+    else if (options.protocol === 'cosyvoice2-triton') servers.push(await startTritonLoopbackServer({ ...settings, ...speechSettings }));
     else servers.push(await startOpenAiSpeechLoopbackServer(settings));
   }
   parentPort?.on('message', async (message: Command) => {
@@ -101,6 +109,8 @@ async function runWorker(options: LoopbackWorkerOptions): Promise<void> {
           requests: server.requests.length,
           busyMilliseconds: server.requests.reduce((sum, request) => sum + (request.finishedAt - request.startedAt), 0),
           peakOpenRequests: server.peakOpenRequests(),
+          firstStartedAt: server.requests.length ? performance.timeOrigin + Math.min(...server.requests.map((request) => request.startedAt)) : null,
+          lastFinishedAt: server.requests.length ? performance.timeOrigin + Math.max(...server.requests.map((request) => request.finishedAt)) : null,
         })),
       );
     } else {

@@ -27,12 +27,14 @@ import {
   extraDelay,
   faultList,
   httpErrorFault,
-  loopbackSpeech,
+  loopbackAudio,
   readRequestBody,
   RequestLog,
   sendJson,
   type FaultScript,
+  serviceMilliseconds,
   type LoopbackServer,
+  type LoopbackSpeechSource,
   type LoopbackVoice,
 } from './loopback-speech.ts';
 
@@ -48,6 +50,10 @@ export interface TritonLoopbackOptions {
   /** Model name served. Default `cosyvoice2`. */
   modelName: string;
   voice: Partial<LoopbackVoice>;
+  /** Added to `latencyMs` per answer: this factor x the answer's audio duration (a GPU server's real-time factor). Default 0. */
+  realTimeFactor: number;
+  /** What is spoken: espeak-ng speech (default) or the cheap speech-like signal of saturation benchmarks. */
+  speech: LoopbackSpeechSource;
   /**
    * Whether the waveform is answered as binary data when the request asks for it. Default true;
    * false answers JSON `data` always (as a KServe v2 server that ignores `binary_data`).
@@ -124,7 +130,7 @@ class BadInferenceRequest extends Error {}
  * @returns `{url, close, requests, peakOpenRequests}`.
  */
 export async function startTritonLoopbackServer(options: Partial<TritonLoopbackOptions> = {}): Promise<LoopbackServer> {
-  const settings: TritonLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, modelName: 'cosyvoice2', voice: {}, binaryAnswers: true, cutAnswers: 'shortened', ...options };
+  const settings: TritonLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, modelName: 'cosyvoice2', voice: {}, binaryAnswers: true, cutAnswers: 'shortened', realTimeFactor: 0, speech: 'espeak-ng', ...options };
   const gate = new CapacityGate(settings.capacity);
   const log = new RequestLog();
   const error = (response: ServerResponse, status: number, message: string): void => sendJson(response, status, { error: message });
@@ -190,9 +196,11 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
       const faults = faultList(settings.faults, { index: record.index, route, text: targetText });
       record.faults = faults;
       const voice = { pitch: 30 + (wavLength % 40), ...settings.voice };
-      const speech = loopbackSpeech(targetText, settings.sampleRate, voice);
+      const speech = loopbackAudio(targetText, settings.sampleRate, voice, settings.speech);
       speech.catch(() => undefined);
-      await delay(record.startedAt + settings.latencyMs + extraDelay(faults) - performance.now());
+      // the answer comes whole after the service time (with a real-time factor: that of the speech, before faults)
+      const serviceTime = settings.realTimeFactor > 0 ? serviceMilliseconds(settings.latencyMs, settings.realTimeFactor, (await speech).length, settings.sampleRate) : settings.latencyMs;
+      await delay(record.startedAt + serviceTime + extraDelay(faults) - performance.now());
       if (response.destroyed) return;
       const failure = httpErrorFault(faults);
       if (failure) {
