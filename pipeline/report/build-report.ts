@@ -30,7 +30,7 @@ import { readExportDataset, type ExportDataset } from '../export/export-dataset.
 import type { Centiseconds, Channel } from '../model/types.ts';
 import { buildDatasetTables, type DatasetTables } from '../quality/tables.ts';
 import { writeAtomic } from '../run/content-cache.ts';
-import { CHANNEL_DIRECTIONS, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
+import { CHANNEL_DIRECTIONS, fitTimingModel, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
 import { dialoguePageHtml } from './dialogue-page.ts';
 import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';
 import { offsetCdfSvg, offsetHistogramSvg, ratesSvg, type OffsetSeries, type RateBar } from './report-plots.ts';
@@ -61,6 +61,8 @@ interface FidelityJson {
   directions?: {
     direction: ChannelDirection;
     target?: string;
+    /** `gaps`: compared with the positive part only (the benchmark profile's system answers). */
+    part?: 'whole' | 'gaps';
     measuredCount?: number;
     generatedCount?: number;
     kolmogorovSmirnovDistance?: number | null;
@@ -124,13 +126,20 @@ async function generatedOffsets(dataset: ExportDataset): Promise<{ offsets: Reco
   return { offsets, statisticsFile };
 }
 
-/** The sampler's target offsets per direction from a shipped statistics file, or null when it is not one. */
-async function measuredOffsets(statisticsFile: string | null): Promise<Record<ChannelDirection, readonly Centiseconds[]> | null> {
+/**
+ * The sampler's target offsets per direction from a shipped statistics file, or null when it is not
+ * one: the whole distribution, or its positive part (gaps) for a direction fidelity.json compared that
+ * way (as pipeline/timeline/fidelity.ts does for the benchmark profile's gap-only channel).
+ */
+async function measuredOffsets(statisticsFile: string | null, gapDirections: ReadonlySet<ChannelDirection>): Promise<Record<ChannelDirection, readonly Centiseconds[]> | null> {
   if (statisticsFile === null) return null;
   const file = path.join(DEFAULT_STATISTICS_DIRECTORY, path.basename(statisticsFile));
   if (!existsSync(file)) return null;
-  const distributions = samplingDistributions(await loadTimingStatistics(file));
-  return { 'channel0->channel1': distributions.speakerChange['channel0->channel1'], 'channel1->channel0': distributions.speakerChange['channel1->channel0'] };
+  const statistics = await loadTimingStatistics(file);
+  const distributions = samplingDistributions(statistics);
+  const model = fitTimingModel(statistics);
+  const of = (direction: ChannelDirection) => (gapDirections.has(direction) ? (model.speakerChangeGaps[direction]?.values ?? []) : distributions.speakerChange[direction]);
+  return { 'channel0->channel1': of('channel0->channel1'), 'channel1->channel0': of('channel1->channel0') };
 }
 
 function qualityTable(tables: DatasetTables): string {
@@ -227,7 +236,8 @@ async function writeReportInto(output: string, work: string, options: BuildRepor
 
     // turn-taking: measured against generated offsets, per direction
     const generated = await generatedOffsets(dataset);
-    const measured = await measuredOffsets(generated.statisticsFile);
+    const gapDirections = new Set((fidelity?.directions ?? []).filter((entry) => entry.part === 'gaps').map((entry) => entry.direction));
+    const measured = await measuredOffsets(generated.statisticsFile, gapDirections);
     const plotImages: string[] = [];
     // real recordings (chat data) have no placements: nothing generated to compare
     const placed = CHANNEL_DIRECTIONS.some((direction) => generated.offsets[direction].length > 0);
@@ -239,7 +249,7 @@ async function writeReportInto(output: string, work: string, options: BuildRepor
       const name = direction.replace('->', '-to-');
       const [from, to] = (direction.match(/\d/g) ?? []).map(Number);
       const roleOf = (channel: number | undefined) => (channel === 0 || channel === 1 ? dataset.roles[channel] : '?');
-      const label = `${direction} (${roleOf(from)} → ${roleOf(to)})`;
+      const label = `${direction} (${roleOf(from)} → ${roleOf(to)}${gapDirections.has(direction) ? '; measured: gaps only' : ''})`;
       for (const [kind, render] of [['histogram', offsetHistogramSvg], ['cdf', offsetCdfSvg]] as const) {
         const file = `plots/${key}-offsets-${kind}-${name}.svg`;
         await writeAtomic(path.join(work, file), await render(`Floor-transfer offsets ${label}, ${kind === 'cdf' ? 'CDF' : 'histogram'}`, series));
@@ -264,6 +274,7 @@ async function writeReportInto(output: string, work: string, options: BuildRepor
     }
     const fidelityRows: Cell[][] = (fidelity?.directions ?? []).map((entry) => [
       entry.direction,
+      entry.part === 'gaps' ? 'gaps (positive part)' : 'whole distribution',
       entry.measuredCount ?? null,
       entry.generatedCount ?? null,
       fixed(entry.kolmogorovSmirnovDistance, 3),
@@ -274,7 +285,7 @@ async function writeReportInto(output: string, work: string, options: BuildRepor
       fixed(entry.generatedBargeInFraction, 3),
     ]);
     const fidelityHtml = fidelity
-      ? `${htmlTable(['direction', 'measured n', 'generated n', 'KS distance', 'KS 5 % critical', 'overlap (measured)', 'overlap (generated)', 'barge-in (measured)', 'barge-in (generated)'], fidelityRows)}
+      ? `${htmlTable(['direction', 'measured', 'measured n', 'generated n', 'KS distance', 'KS 5 % critical', 'overlap (measured)', 'overlap (generated)', 'barge-in (measured)', 'barge-in (generated)'], fidelityRows)}
 ${htmlTable(
   ['rate', 'measured', 'generated'],
   [
