@@ -58,6 +58,12 @@ export interface BuildReport {
 /** Logger for progress lines (stderr in the CLI). */
 export type BuildLog = (line: string) => void;
 
+/**
+ * Dialogues whose text and speech are made ahead of the one being placed and written (their
+ * utterances wait in the synthesis queue, so the TTS servers never run dry between dialogues).
+ */
+const SYNTHESIS_LOOKAHEAD = 3;
+
 /** Longest backchannel clip used, centiseconds: an IPU of at most 0.80 s is a BC (events.md rule 2). */
 const MAXIMUM_BACKCHANNEL_CS = 80;
 
@@ -176,6 +182,7 @@ async function buildLocked(
       detector,
       minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
       maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
+      resampleQuality: config.synthesis.resampleQuality,
     };
     const minimumUtteranceCs = Math.round(config.synthesis.minimumUtteranceSeconds * 100);
     const benchmarkProfile = config.timeline.profile === 'benchmark';
@@ -205,13 +212,14 @@ async function buildLocked(
         return [conversation.id, pending] as const;
       }),
     );
-    let index = 0;
-    for (const conversation of corpus.conversations) {
-      index += 1;
-      let stage: (typeof STAGES)[number] = 'prepare-text';
+    type Prepared = { text: DialogueText; spoken: SpokenUtterance[]; backchannelClips: SpokenUtterance[]; splitQuestionsSpokenWhole: number };
+    type Synthesized = { ok: true; value: Prepared } | { ok: false; stage: (typeof STAGES)[number]; error: unknown };
+    // Text and speech of a dialogue, started SYNTHESIS_LOOKAHEAD dialogues ahead of its placement, so
+    // the TTS servers (or engine processes) are fed while earlier dialogues are placed and written.
+    const synthesizeConversation = async (conversation: SourceConversation): Promise<Synthesized> => {
       const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
       const voices = { user: speakers.user.voice, system: speakers.system.voice };
-      let prepared: { text: DialogueText; spoken: SpokenUtterance[]; backchannelClips: SpokenUtterance[]; splitQuestionsSpokenWhole: number } | null = null;
+      let stage: (typeof STAGES)[number] = 'prepare-text';
       try {
         const text = await texts.get(conversation.id)!;
         stage = 'synthesize-speech';
@@ -234,8 +242,31 @@ async function buildLocked(
         }
         const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((text, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text }));
         const backchannelClips = (await synthesize(backchannelScript)).filter((clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS);
-        prepared = { text, spoken, backchannelClips, splitQuestionsSpokenWhole: tooShort.size };
         progress({ type: 'item', language, stage: 'synthesize-speech', id: conversation.id, status: synthesisMisses() === missesBefore ? 'cached' : 'done' });
+        return { ok: true, value: { text, spoken, backchannelClips, splitQuestionsSpokenWhole: tooShort.size } };
+      } catch (error) {
+        return { ok: false, stage, error };
+      }
+    };
+    const synthesizing = new Map<string, Promise<Synthesized>>();
+    let index = 0;
+    for (const conversation of corpus.conversations) {
+      for (const ahead of corpus.conversations.slice(index, index + 1 + SYNTHESIS_LOOKAHEAD)) {
+        if (!synthesizing.has(ahead.id)) synthesizing.set(ahead.id, synthesizeConversation(ahead));
+      }
+      index += 1;
+      let stage: (typeof STAGES)[number] = 'prepare-text';
+      const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
+      let prepared: Prepared | null = null;
+      try {
+        const synthesized = await synthesizing.get(conversation.id)!;
+        synthesizing.delete(conversation.id);
+        if (!synthesized.ok) {
+          stage = synthesized.stage;
+          throw synthesized.error;
+        }
+        prepared = synthesized.value;
+        const { text, spoken, backchannelClips } = prepared;
         stage = 'place-timeline';
         const timeline = await timed('place-timeline', () =>
           placeTimeline({ dialogueId: conversation.id, seed: config.seed, utterances: spoken, channelOfRole: config.channels, statistics, options: placementOptions, backchannelClips }),
@@ -244,7 +275,7 @@ async function buildLocked(
         const annotated = await timed('annotate-events', () => annotateDialogue(conversation.id, timeline.segments, timeline, spoken));
         stage = 'render-dataset';
         const metadata = dialogueMetadata({ conversation, text, spoken, timeline, language, dataset, config, synthesizer, speakers, statisticsFile });
-        await timed('render-dataset', () => base.add(conversation.id, timeline, annotated, metadata, spoken, config.channels.user, { splitQuestionsSpokenWhole: tooShort.size }));
+        await timed('render-dataset', () => base.add(conversation.id, timeline, annotated, metadata, spoken, config.channels.user, { splitQuestionsSpokenWhole: prepared!.splitQuestionsSpokenWhole }));
         audioSeconds += timeline.totalDurationCs / 100;
         log(`[${language}] ${index}/${corpus.conversations.length} ${conversation.id}: ${(timeline.totalDurationCs / 100).toFixed(1)} s, ${spoken.length} utterances`);
         progress({ type: 'item', language, stage: 'render-dataset', id: conversation.id, status: 'done' });
@@ -325,8 +356,21 @@ async function buildLocked(
       backchannelsGenerated: backchannelPhrases.length > 0,
       gapOnlyChannel: placementOptions.gapOnlyChannel,
     };
-    for (const output of variant ? [base, variant] : [base]) {
-      const summary = await output.commit(statistics, output === base ? fidelityOptions : null, { ...commitSettings, ...(output === variant ? { variant: { kind: 'barge-in', of: dataset, systemYields: config.timeline.bargeIn.systemYields } } : {}) }, { allowShrink, variant: output === variant ? 'barge-in' : 'default' });
+    const outputs = variant ? [base, variant] : [base];
+    for (const [position, output] of outputs.entries()) {
+      // a dataset that is refused (empty, smaller) or cannot be written stops the build: the ones not yet committed are discarded
+      let summary: DatasetSummary;
+      try {
+        summary = await output.commit(
+          statistics,
+          output === base ? fidelityOptions : null,
+          { ...commitSettings, ...(output === variant ? { variant: { kind: 'barge-in', of: dataset, systemYields: config.timeline.bargeIn.systemYields } } : {}) },
+          { allowShrink, variant: output === variant ? 'barge-in' : 'default' },
+        );
+      } catch (error) {
+        for (const later of outputs.slice(position + 1)) await later.discard();
+        throw error;
+      }
       failedCount += summary.failed.length;
       summaries.push(summary);
       log(`[${language}] wrote ${summary.dialogues} dialogues to ${output.directory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
