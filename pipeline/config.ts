@@ -214,9 +214,16 @@ export const buildConfigInputSchema = z
         maximumInternalPauseSeconds: z.number().positive().nullable().default(0.4),
         /** Parallel TTS processes. */
         concurrency: z.number().int().positive().default(2),
+        /**
+         * Resampler from the engine's rate to audio.sampleRate: libsamplerate 'best' (default; its
+         * sinc filter is most of the local CPU per audio second, about 35 s of audio per CPU second at
+         * 24 -> 16 kHz) or 'speex' (SpeexDSP quality 7, about 100 times faster, in-band error below
+         * -110 dB; for fast TTS servers). 'medium' and 'fastest' are libsamplerate's other sinc converters.
+         */
+        resampleQuality: z.enum(['best', 'medium', 'fastest', 'speex']).default('best'),
       })
       .strict()
-      .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2 }),
+      .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2, resampleQuality: 'best' }),
     /** Quality scoring (DNSMOS, COMETKiwi, signal checks) and the dev/test split, after rendering. */
     quality: z
       .object({

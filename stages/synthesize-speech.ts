@@ -12,7 +12,7 @@
  * language, sample rate, detector settings), so a rebuild synthesizes nothing.
  */
 import PQueue from 'p-queue';
-import { decodeWav, encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
+import { decodeWav, encodeWavPcm16, type ResampleQuality } from '../pipeline/audio/raw-audio.ts';
 import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { Centiseconds, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
 import type { ContentCache } from '../pipeline/run/content-cache.ts';
@@ -61,6 +61,8 @@ export interface SynthesizeSettings {
   minimumUtteranceSeconds: number;
   /** Silences inside an utterance longer than this (seconds) are shortened to it; null = keep as synthesized. */
   maximumInternalPauseSeconds: number | null;
+  /** Resampler from the engine's rate to `sampleRate` (raw-audio.ts `resample`); default 'best'. */
+  resampleQuality?: ResampleQuality;
 }
 
 const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) => string)[]>> = {
@@ -120,11 +122,13 @@ async function synthesizeCached(
     language: settings.language,
     sampleRate: settings.sampleRate,
     detector: settings.detector,
+    // only a resampler other than the default is part of the key (entries made with 'best' keep theirs)
+    ...(settings.resampleQuality !== undefined && settings.resampleQuality !== 'best' ? { resampleQuality: settings.resampleQuality } : {}),
   };
   return cache.binary<SynthesizedUtterance, CachedMetadata>(
     SYNTHESIZE_STAGE,
     keyMaterial,
-    () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, { sampleRate: settings.sampleRate, detector: settings.detector }),
+    () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, { sampleRate: settings.sampleRate, detector: settings.detector, resampleQuality: settings.resampleQuality ?? 'best' }),
     {
       encode: (value) => ({
         bytes: encodeWavPcm16({ channels: [value.audio], sampleRate: value.sampleRate }),

@@ -244,6 +244,7 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
         detector,
         minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
         maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
+        resampleQuality: config.synthesis.resampleQuality,
         voices: { user: speakers.user.voice, system: speakers.system.voice },
       };
       const hitsBefore = synthesisHits();
