@@ -88,6 +88,7 @@ async function build(options: BuildOptions): Promise<void> {
     display.stop();
   }
   console.log(report.summaryMarkdownPath);
+  if (report.reportPath) console.log(report.reportPath);
   if (report.failedDialogues > 0) process.exitCode = EXIT_CODES.someDialoguesFailed;
 }
 

@@ -162,7 +162,8 @@ export class DatasetWriter {
   }
 
   /** Remove the work folder (a refused commit). */
-  private async discard(): Promise<void> {
+  /** Removes the `.partial` folder of an unfinished dataset (the final folder is left as it is). */
+  async discard(): Promise<void> {
     await rm(this.workDirectory, { recursive: true, force: true });
   }
 }

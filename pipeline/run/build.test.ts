@@ -188,7 +188,10 @@ describe('real TopiOCQA dev set, English, offline rules backend', () => {
     expect(report.failedDialogues).toBe(0);
     const directory = path.join(real.output.directory, 'data/en/task/topiocqa');
     const verification = await verifyDataset(directory);
-    expect(verification).toEqual({ dialogues: 3, problems: [] });
+    expect(verification).toMatchObject({ dialogues: 3, problems: [] });
+    // benchmark profile: every system TURN_SHIFT (channel 0, evaluating the user channel 1) becomes a sample
+    const shifts = verification.evaluableEvents[1]!.byType.TURN_SHIFT;
+    expect(shifts.samples).toBe(shifts.inFile - (shifts.dropped['channel-not-evaluated'] ?? 0));
     const lines = (await readFile(path.join(directory, 'all.jsonl'), 'utf8')).trim().split('\n');
     const ids = lines.map((line) => parseEventsLine(line, 'all.jsonl').id);
     expect(ids).toEqual(['topiocqa_dev_0001', 'topiocqa_dev_0002', 'topiocqa_dev_0003']);
@@ -198,7 +201,19 @@ describe('real TopiOCQA dev set, English, offline rules backend', () => {
       // system responses are not a constant offset (the toy data's defect)
       const shifts = events[0].filter((event) => event.event === 'TURN_SHIFT').map((event) => event.end - event.start);
       expect(new Set(shifts).size).toBeGreaterThan(1);
+      expect(Math.min(...shifts)).toBeGreaterThanOrEqual(1); // benchmark profile: the system never overlaps
     }
+    // the natural profile: same dialogues, system responses overlap too, no question is split
+    const natural = { ...real, timeline: { ...real.timeline, profile: 'natural' as const }, output: { ...real.output, directory: path.join(scratch, 'real-natural') } };
+    const naturalReport = await runBuild(natural);
+    const naturalSummary = naturalReport.datasets.find((summary) => summary.dataset === 'topiocqa')!;
+    expect(naturalSummary.splitQuestions).toBe(0);
+    const systemOffsets = (await readFile(path.join(natural.output.directory, 'data/en/task/topiocqa/all.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .flatMap((line) => parseEventsLine(line, 'all.jsonl').events[0].filter((event) => event.event === 'TURN_SHIFT' || event.event === 'BARGE_IN'))
+      .map((event) => (event.event === 'TURN_SHIFT' ? event.end - event.start : event.start - event.end));
+    expect(systemOffsets.some((offset) => offset <= 0)).toBe(true);
   });
 });
 

@@ -23,6 +23,7 @@ import { synthesizeDialogue, createSynthesisQueue, type SpokenUtterance } from '
 import { placeBargeInTimeline, placeTimeline } from '../../stages/place-timeline.ts';
 import { planTurnHolds, type QuestionParts } from '../text/turn-hold-split.ts';
 import { dialogueRandomStream } from '../timeline/random.ts';
+import { writeBuildReport } from '../report/build-report.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { annotateDialogue } from '../../stages/annotate-events.ts';
 import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.ts';
@@ -46,6 +47,8 @@ import type { DialogueText } from '../model/types.ts';
 export interface BuildReport {
   outputDirectory: string;
   summaryMarkdownPath: string;
+  /** The HTML report's index.html, or null when it could not be written (the reason is logged). */
+  reportPath: string | null;
   datasets: DatasetSummary[];
   failedDialogues: number;
   /** Wall-clock seconds per stage, summed over dialogues (not deterministic; for `npm run bench`). */
@@ -154,8 +157,9 @@ async function buildLocked(
   const textBackends = await createTextBackends(config, (event) => log(`retry: ${describeRetry(event)}`));
   const detector = resolveSpeechDetectorOptions(definedOnly({
     thresholdDbfs: config.speechDetection.thresholdDbfs,
-    minimumSilenceSeconds: config.speechDetection.minimumSilenceSeconds,
-    minimumSpeechSeconds: config.speechDetection.minimumSpeechSeconds,
+    // the config says minimum…, the detector min… (pipeline/audio/speech-regions.ts)
+    minSilenceSeconds: config.speechDetection.minimumSilenceSeconds,
+    minSpeechSeconds: config.speechDetection.minimumSpeechSeconds,
   }));
   const queue = createSynthesisQueue(config.synthesis.concurrency);
   const summaries: DatasetSummary[] = [];
@@ -385,9 +389,19 @@ async function buildLocked(
     formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries) + formatSplitsMarkdown(splits) + (await formatStatisticsPerSplit(config, summaries)),
   );
   await writeAtomic(path.join(config.output.directory, 'summary.json'), `${JSON.stringify({ name: config.name, seed: config.seed, datasets: summaries }, null, 2)}\n`);
+  // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.
+  let reportPath: string | null = null;
+  try {
+    reportPath = (await writeBuildReport(config.output.directory)).indexPath;
+    log(`report: ${reportPath}`);
+  } catch (error) {
+    if (endsTheBuild(error)) throw error;
+    log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
   const report: BuildReport = {
     outputDirectory: config.output.directory,
     summaryMarkdownPath,
+    reportPath,
     datasets: summaries,
     failedDialogues: failedCount,
     stageSeconds,

@@ -80,6 +80,11 @@ export class DatasetOutput {
     });
   }
 
+  /** Abandons the dataset: its `.partial` folder is removed, a dataset already in place is kept. */
+  async discard(): Promise<void> {
+    await this.writer.discard();
+  }
+
   /**
    * Writes the fidelity report (when `fidelity` is given and a dialogue was built), the summary, the
    * events file and the manifest, then puts the folder in place.

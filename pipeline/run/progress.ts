@@ -79,6 +79,25 @@ const counted = (counts: StageCounts) => counts.done + counts.cached + counts.fa
  * @param mode see the module comment
  */
 export function createProgressDisplay(mode: ProgressMode, output: TextOutput = process.stderr): ProgressDisplay {
+  const display = createDisplay(mode, output);
+  // After stop, work still finishing in the background (text requested up front for every dialogue)
+  // prints nothing: a stopped build's last line stays the one naming its cause.
+  let stopped = false;
+  return {
+    log: (line) => {
+      if (!stopped) display.log(line);
+    },
+    progress: (event) => {
+      if (!stopped) display.progress(event);
+    },
+    stop: () => {
+      if (!stopped) display.stop();
+      stopped = true;
+    },
+  };
+}
+
+function createDisplay(mode: ProgressMode, output: TextOutput): ProgressDisplay {
   const counts = new Map<string, StageCounts>();
   const key = (language: string, stage: string) => `${language} ${stage}`;
   const record = (event: ProgressEvent): StageCounts | null => {
