@@ -231,6 +231,22 @@ export const buildConfigInputSchema = z
         enabled: z.boolean().default(false),
         /** DNSMOS model folder; null = DUPLEXSYNTH_DNSMOS_DIR, then ../shared/models/dnsmos, the user cache, a download. */
         dnsmosModelDirectory: z.string().nullable().default(null),
+        /**
+         * How DNSMOS runs (pipeline/services/mos/dnsmos.ts): onnxruntime execution provider ('cpu';
+         * 'cuda' needs onnxruntime-node's CUDA binaries and a GPU; 'auto' tries CUDA, then the CPU),
+         * intra-op threads (null: one per core), windows per model run, dialogues scored at once
+         * (their signal checks and ffmpeg loudness overlap the next one's model runs). Scores do not
+         * depend on these (to float32 rounding of the model outputs).
+         */
+        dnsmos: z
+          .object({
+            executionProvider: z.enum(['cpu', 'cuda', 'auto']).default('cpu'),
+            intraOpThreads: z.number().int().positive().nullable().default(null),
+            batchWindows: z.number().int().positive().default(4),
+            concurrentDialogues: z.number().int().positive().default(2),
+          })
+          .strict()
+          .default({ executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2 }),
         /** Target test duration per language in hours (m3-format.md: about one hour). */
         testHours: z.number().positive().default(1),
         /** Size of the optional test_small split (the best N of test); null = none. */
@@ -261,6 +277,7 @@ export const buildConfigInputSchema = z
       .default({
         enabled: false,
         dnsmosModelDirectory: null,
+        dnsmos: { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2 },
         testHours: 1,
         testSmall: null,
         splitUnit: 'speaker-group',

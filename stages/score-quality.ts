@@ -23,7 +23,7 @@ import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/qu
 import { sharedDirectory } from '../pipeline/config.ts';
 import { ContentCache, writeAtomic } from '../pipeline/run/content-cache.ts';
 import type { DnsmosRecordingScores, MultiChannelAudio } from '../pipeline/services/mos/dnsmos.ts';
-import { DnsmosScorer } from '../pipeline/services/mos/dnsmos.ts';
+import { DEFAULT_DNSMOS_BATCH_WINDOWS, DnsmosScorer, loadDnsmosScorer, type DnsmosRunSettings } from '../pipeline/services/mos/dnsmos.ts';
 import {
   DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE,
   DNSMOS_MODEL_FILE_NAMES,
@@ -63,6 +63,11 @@ export interface ScoreQualityOptions {
   measureLoudness?: boolean;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * How the scorer loaded here runs (execution provider, intra-op threads, windows per model run) and
+   * how many dialogues are scored at once. Defaults: CPU, onnxruntime's threads, 4 windows, 2 dialogues.
+   */
+  dnsmos?: Partial<DnsmosRunSettings & { concurrentDialogues: number }>;
 }
 
 /**
@@ -176,50 +181,74 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
   let scorer = options.dnsmosScorer;
   let loaded: DnsmosScorer | null = null;
   if (!scorer) {
-    loaded = await DnsmosScorer.load(await resolveDnsmosModelDirectory(options.dnsmosModels ?? (await defaultDnsmosModelLocation())));
+    const run = { executionProvider: options.dnsmos?.executionProvider ?? 'cpu', intraOpThreads: options.dnsmos?.intraOpThreads ?? null, batchWindows: options.dnsmos?.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS };
+    loaded = (await loadDnsmosScorer(await resolveDnsmosModelDirectory(options.dnsmosModels ?? (await defaultDnsmosModelLocation())), run)).scorer;
     scorer = loaded;
   }
   const cache = options.cacheDirectory ? new ContentCache(options.cacheDirectory) : null;
-  const dialogues: DialogueQuality[] = [];
+  // Dialogues are scored a few at a time (their WAV decoding, signal checks and ffmpeg loudness
+  // overlap another one's model runs), in order: results are kept by position, so the report does not
+  // depend on which finishes first; at most `concurrentDialogues` recordings are in memory.
+  const concurrentDialogues = Math.max(1, options.dnsmos?.concurrentDialogues ?? 2);
+  const dialogues: DialogueQuality[] = new Array(folder.dialogues.length);
+  let scored = 0;
+  const scoreDialogue = async (dialogue: DatasetDialogue): Promise<DialogueQuality> => {
+    const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
+    const compute = async () => roundDnsmos(await scorer!.scoreRecording(audio));
+    const dnsmos =
+      cache && dialogue.audioSha256 && loaded
+        ? await cache.json('dnsmos', { version: DNSMOS_CACHE_VERSION, audioSha256: dialogue.audioSha256, scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)' }, compute)
+        : await compute();
+    const signal = await checkDialogueSignal(
+      {
+        file: dialogue.audioFile,
+        audio,
+        language: folder.language,
+        events: dialogue.events,
+        utterances: dialogue.metadata.utterances.map((utterance) => ({
+          index: utterance.index,
+          role: utterance.role,
+          kind: utterance.kind,
+          channel: utterance.channel,
+          start: utterance.start,
+          end: utterance.end,
+          spokenText: utterance.text.synthesized ?? utterance.text.final ?? '',
+        })),
+      },
+      thresholds,
+      { measureLoudness: options.measureLoudness ?? true },
+    );
+    return {
+      id: dialogue.id,
+      durationSeconds: signal.durationSeconds,
+      audioSha256: dialogue.audioSha256,
+      speakerIds: dialogueSpeakerIds(dialogue.metadata),
+      sourceConversation: sourceConversationKey(dialogue),
+      dnsmos,
+      cometKiwi: translated ? (cometByDialogue.get(dialogue.id) ?? { mean: null, segments: [] }) : null,
+      signal,
+    } satisfies DialogueQuality;
+  };
   try {
-    for (const [index, dialogue] of folder.dialogues.entries()) {
-      const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
-      const compute = async () => roundDnsmos(await scorer!.scoreRecording(audio));
-      const dnsmos =
-        cache && dialogue.audioSha256 && loaded
-          ? await cache.json('dnsmos', { version: DNSMOS_CACHE_VERSION, audioSha256: dialogue.audioSha256, scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)' }, compute)
-          : await compute();
-      const signal = await checkDialogueSignal(
-        {
-          file: dialogue.audioFile,
-          audio,
-          language: folder.language,
-          events: dialogue.events,
-          utterances: dialogue.metadata.utterances.map((utterance) => ({
-            index: utterance.index,
-            role: utterance.role,
-            kind: utterance.kind,
-            channel: utterance.channel,
-            start: utterance.start,
-            end: utterance.end,
-            spokenText: utterance.text.synthesized ?? utterance.text.final ?? '',
-          })),
-        },
-        thresholds,
-        { measureLoudness: options.measureLoudness ?? true },
-      );
-      dialogues.push({
-        id: dialogue.id,
-        durationSeconds: signal.durationSeconds,
-        audioSha256: dialogue.audioSha256,
-        speakerIds: dialogueSpeakerIds(dialogue.metadata),
-        sourceConversation: sourceConversationKey(dialogue),
-        dnsmos,
-        cometKiwi: translated ? (cometByDialogue.get(dialogue.id) ?? { mean: null, segments: [] }) : null,
-        signal,
-      });
-      log(`[${folder.language}] ${index + 1}/${folder.dialogues.length} ${dialogue.id}: DNSMOS OVRL ${dnsmos.dialogue ? dnsmos.dialogue.ovrl.toFixed(2) : 'n/a'}`);
-    }
+    let next = 0;
+    let failed = false;
+    const worker = async (): Promise<void> => {
+      while (next < folder.dialogues.length) {
+        const position = next++;
+        if (failed) return;
+        const dialogue = folder.dialogues[position]!;
+        dialogues[position] = await scoreDialogue(dialogue).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        });
+        const dnsmos = dialogues[position].dnsmos;
+        log(`[${folder.language}] ${++scored}/${folder.dialogues.length} ${dialogue.id}: DNSMOS OVRL ${dnsmos.dialogue ? dnsmos.dialogue.ovrl.toFixed(2) : 'n/a'}`);
+      }
+    };
+    // every worker ends before the scorer is closed; the first failure is then thrown
+    const outcomes = await Promise.allSettled(Array.from({ length: Math.min(concurrentDialogues, folder.dialogues.length) }, worker));
+    const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
   } finally {
     if (loaded) await loaded.close();
   }

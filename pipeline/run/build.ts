@@ -432,6 +432,7 @@ async function scoreAndSplit(config: BuildConfig, summaries: DatasetSummary[], l
         cacheDirectory: config.output.cacheDirectory,
         ...(config.quality.dnsmosModelDirectory ? { dnsmosModels: { modelDirectory: config.quality.dnsmosModelDirectory } } : {}),
         cometKiwi: { httpUrl: cometKiwi.httpUrl, command: cometKiwi.command, gpus: cometKiwi.gpus, batchSize: cometKiwi.batchSize },
+        dnsmos: config.quality.dnsmos,
         log,
       });
     }

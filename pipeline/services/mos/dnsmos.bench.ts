@@ -8,6 +8,7 @@ import * as ort from 'onnxruntime-node';
 import path from 'node:path';
 import { DNSMOS_MODEL_FILE_NAMES, resolveDnsmosModelDirectory } from './dnsmos-model-files.ts';
 import {
+  DEFAULT_DNSMOS_BATCH_WINDOWS,
   DNSMOS_SAMPLE_RATE,
   DNSMOS_WINDOW_SAMPLES,
   DnsmosScorer,
@@ -34,6 +35,10 @@ export interface DnsmosBenchmarkOptions {
   resampleQuality?: ResampleQuality;
   /** onnxruntime session options for both loops (e.g. `intraOpNumThreads`). */
   sessionOptions?: ort.InferenceSession.SessionOptions;
+  /** Windows per `session.run` of the scorer (DnsmosScorerOptions.batchWindows). Default its default. */
+  batchWindows?: number;
+  /** Each loop is timed this many times, alternating, and the fastest (least CPU) run kept. Default 3. */
+  repetitions?: number;
 }
 
 /** Wall-clock and CPU time (all threads of this process: user + system) of one measured loop, seconds. */
@@ -59,8 +64,16 @@ export interface DnsmosBenchmarkResult {
   windows: number;
   /** Windows a one-hour channel gets (3570 with the reference's window rule). */
   windowsPerAudioHour: number;
-  /** `DnsmosScorer.score` on the signal, resampling included. */
+  /** Windows per run of the scorer. */
+  batchWindows: number;
+  /** Timings per loop (the least CPU kept). */
+  repetitions: number;
+  /** `DnsmosScorer.score` on the signal, resampling included (batched). */
   dnsmos: MeasuredTime;
+  /** `DnsmosScorer.score` with one window per run (batchWindows 1). */
+  dnsmosPerWindow: MeasuredTime;
+  /** Largest difference of OVRL, SIG, BAK, P.808 between the batched and the per-window scorer. */
+  largestScoreDifference: number;
   /** Resampling of the signal to 16 kHz alone (0 at 16 kHz). */
   resampling: MeasuredTime;
   /** The bare `session.run` loop over the same windows. */
@@ -73,6 +86,9 @@ export interface DnsmosBenchmarkResult {
   ratioToBareOnnx: number;
   /** The same ratio on CPU time, less sensitive to other processes on the machine. */
   cpuRatioToBareOnnx: number;
+  /** dnsmosPerWindow / bareOnnx, wall and CPU: the cost around the models alone. */
+  perWindowRatioToBareOnnx: number;
+  perWindowCpuRatioToBareOnnx: number;
 }
 
 async function measure(run: () => Promise<void>): Promise<MeasuredTime> {
@@ -123,26 +139,18 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
   const signal = syntheticSpeechLikeSignal(audioSeconds, sampleRate);
 
   const resampleQuality = options.resampleQuality ?? 'best';
-  const scorer = await DnsmosScorer.load(modelDirectory, { personalized, sessionOptions, resampleQuality });
-  let windows = 0;
-  let dnsmos: MeasuredTime;
-  try {
-    await scorer.score(signal.subarray(0, Math.min(signal.length, 10 * sampleRate)), sampleRate); // warm-up
-    dnsmos = await measure(async () => {
-      windows = (await scorer.score(signal, sampleRate)).windows;
-    });
-  } finally {
-    await scorer.close();
-  }
+  const repetitions = Math.max(1, options.repetitions ?? 3);
+  const batched = await DnsmosScorer.load(modelDirectory, { personalized, sessionOptions, resampleQuality, ...(options.batchWindows !== undefined ? { batchWindows: options.batchWindows } : {}) });
+  const perWindow = await DnsmosScorer.load(modelDirectory, { personalized, sessionOptions, resampleQuality, batchWindows: 1 });
 
   let audio16k = signal;
   const resampling = await measure(async () => {
     audio16k = await resampleTo16k(signal, sampleRate, resampleQuality);
   });
 
-  // Bare loop: the same windows, tensors prebuilt, only session.run timed.
+  // Bare loop: the same windows, tensors prebuilt, one session.run per window and model, nothing else timed.
   const audio = extendByDoubling(audio16k);
-  const plan = scorer.planWindows(audio16k.length);
+  const plan = batched.planWindows(audio16k.length);
   const extractor = new P808FeatureExtractor();
   const inputs = plan.windows.map((window) => ({
     audio: new ort.Tensor('float32', audio.slice(window.start, window.end), [1, DNSMOS_WINDOW_SAMPLES]),
@@ -152,22 +160,48 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
   const primary = await open(DNSMOS_MODEL_FILE_NAMES.primary);
   const p808 = await open(DNSMOS_MODEL_FILE_NAMES.p808);
   const personalizedSession = personalized ? await open(DNSMOS_MODEL_FILE_NAMES.personalized) : null;
-  let bareOnnx: MeasuredTime;
+  const runWindow = async (input: { audio: ort.Tensor; features: ort.Tensor }): Promise<void> => {
+    await primary.run({ input_1: input.audio });
+    await p808.run({ input_1: input.features });
+    if (personalizedSession !== null) await personalizedSession.run({ input_1: input.audio });
+  };
+
+  let windows = 0;
+  let largestScoreDifference = 0;
+  const best = (current: MeasuredTime | null, next: MeasuredTime): MeasuredTime => (current === null || next.cpuSeconds < current.cpuSeconds ? next : current);
+  let dnsmos: MeasuredTime | null = null;
+  let dnsmosPerWindow: MeasuredTime | null = null;
+  let bareOnnx: MeasuredTime | null = null;
   try {
-    const runWindow = async (input: { audio: ort.Tensor; features: ort.Tensor }): Promise<void> => {
-      await primary.run({ input_1: input.audio });
-      await p808.run({ input_1: input.features });
-      if (personalizedSession !== null) await personalizedSession.run({ input_1: input.audio });
-    };
-    if (inputs[0] !== undefined) await runWindow(inputs[0]); // warm-up
-    bareOnnx = await measure(async () => {
-      for (const input of inputs) await runWindow(input);
-    });
+    // warm-up of all three (one window's worth each)
+    const warmUp = signal.subarray(0, Math.min(signal.length, 10 * sampleRate));
+    await batched.score(warmUp, sampleRate);
+    await perWindow.score(warmUp, sampleRate);
+    if (inputs[0] !== undefined) await runWindow(inputs[0]);
+    for (let repetition = 0; repetition < repetitions; repetition++) {
+      let batchedScores: Awaited<ReturnType<DnsmosScorer['score']>> | null = null;
+      let perWindowScores: Awaited<ReturnType<DnsmosScorer['score']>> | null = null;
+      dnsmos = best(dnsmos, await measure(async () => {
+        batchedScores = await batched.score(signal, sampleRate);
+      }));
+      bareOnnx = best(bareOnnx, await measure(async () => {
+        for (const input of inputs) await runWindow(input);
+      }));
+      dnsmosPerWindow = best(dnsmosPerWindow, await measure(async () => {
+        perWindowScores = await perWindow.score(signal, sampleRate);
+      }));
+      const [a, b] = [batchedScores!, perWindowScores!] as [Awaited<ReturnType<DnsmosScorer['score']>>, Awaited<ReturnType<DnsmosScorer['score']>>];
+      windows = a.windows;
+      for (const key of ['ovrl', 'sig', 'bak', 'p808'] as const) largestScoreDifference = Math.max(largestScoreDifference, Math.abs(a[key] - b[key]));
+    }
   } finally {
+    await batched.close();
+    await perWindow.close();
     await primary.release();
     await p808.release();
     if (personalizedSession !== null) await personalizedSession.release();
   }
+  const measured = { dnsmos: dnsmos!, dnsmosPerWindow: dnsmosPerWindow!, bareOnnx: bareOnnx! };
 
   const windowsPerAudioHour = planDnsmosWindows(3600 * DNSMOS_SAMPLE_RATE).windows.length;
   const perHourByDuration = 3600 / audioSeconds;
@@ -178,23 +212,43 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
     personalized,
     windows,
     windowsPerAudioHour,
-    dnsmos,
+    batchWindows: options.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS,
+    repetitions,
+    ...measured,
+    largestScoreDifference,
     resampling,
-    bareOnnx,
     dnsmosSecondsPerAudioHour:
-      resampling.wallSeconds * perHourByDuration + Math.max(0, dnsmos.wallSeconds - resampling.wallSeconds) * perHourByWindows,
-    bareOnnxSecondsPerAudioHour: bareOnnx.wallSeconds * perHourByWindows,
-    ratioToBareOnnx: dnsmos.wallSeconds / bareOnnx.wallSeconds,
-    cpuRatioToBareOnnx: dnsmos.cpuSeconds / bareOnnx.cpuSeconds,
+      resampling.wallSeconds * perHourByDuration + Math.max(0, measured.dnsmos.wallSeconds - resampling.wallSeconds) * perHourByWindows,
+    bareOnnxSecondsPerAudioHour: measured.bareOnnx.wallSeconds * perHourByWindows,
+    ratioToBareOnnx: measured.dnsmos.wallSeconds / measured.bareOnnx.wallSeconds,
+    cpuRatioToBareOnnx: measured.dnsmos.cpuSeconds / measured.bareOnnx.cpuSeconds,
+    perWindowRatioToBareOnnx: measured.dnsmosPerWindow.wallSeconds / measured.bareOnnx.wallSeconds,
+    perWindowCpuRatioToBareOnnx: measured.dnsmosPerWindow.cpuSeconds / measured.bareOnnx.cpuSeconds,
   };
 }
 
-/** One-line human-readable summary of a {@link DnsmosBenchmarkResult}. */
+/** Human-readable summary of a {@link DnsmosBenchmarkResult} (Markdown lines). */
 export function formatDnsmosBenchmark(result: DnsmosBenchmarkResult): string {
-  return (
-    `DNSMOS${result.personalized ? ' (+pDNSMOS)' : ''}: ${result.dnsmosSecondsPerAudioHour.toFixed(0)} s per hour of audio ` +
-    `(measured on ${result.audioSeconds} s at ${result.sampleRate} Hz: ${result.windows} windows in ${result.dnsmos.wallSeconds.toFixed(2)} s, ` +
-    `resampling ${result.resampling.wallSeconds.toFixed(2)} s); bare onnxruntime ${result.bareOnnxSecondsPerAudioHour.toFixed(0)} s per hour; ` +
-    `ratio ${result.ratioToBareOnnx.toFixed(3)} wall, ${result.cpuRatioToBareOnnx.toFixed(3)} CPU`
+  const time = (measured: MeasuredTime) => `${measured.wallSeconds.toFixed(2)} s wall, ${measured.cpuSeconds.toFixed(2)} s CPU`;
+  return [
+    `DNSMOS${result.personalized ? ' (+pDNSMOS)' : ''} on ${result.audioSeconds} s of a speech-like signal at ${result.sampleRate} Hz (${result.windows} windows; each loop timed ${result.repetitions} times alternating, the run with the least CPU kept):`,
+    '',
+    '| loop | time | / bare loop (wall) | / bare loop (CPU) |',
+    '|---|---|---:|---:|',
+    `| bare onnxruntime, one session.run per window and model, tensors prebuilt | ${time(result.bareOnnx)} | 1 | 1 |`,
+    `| DnsmosScorer.score, ${result.batchWindows} windows per run${result.batchWindows === DEFAULT_DNSMOS_BATCH_WINDOWS ? ' (default)' : ''} | ${time(result.dnsmos)} | ${result.ratioToBareOnnx.toFixed(3)} | ${result.cpuRatioToBareOnnx.toFixed(3)} |`,
+    `| DnsmosScorer.score, one window per run | ${time(result.dnsmosPerWindow)} | ${result.perWindowRatioToBareOnnx.toFixed(3)} | ${result.perWindowCpuRatioToBareOnnx.toFixed(3)} |`,
+    '',
+    `- resampling to 16 kHz: ${time(result.resampling)}${result.sampleRate === DNSMOS_SAMPLE_RATE ? ' (none: the build writes 16 kHz)' : ''}; largest score difference batched vs per window: ${result.largestScoreDifference.toExponential(1)}`,
+    `- projected per hour of one-channel audio: DNSMOS ${result.dnsmosSecondsPerAudioHour.toFixed(0)} s, bare loop ${result.bareOnnxSecondsPerAudioHour.toFixed(0)} s`,
+  ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href) {
+  const [seconds, sampleRate, batchWindows] = process.argv.slice(2);
+  console.log(
+    formatDnsmosBenchmark(
+      await benchmarkDnsmos({ modelDirectory: path.join((await import('../../config.ts')).sharedDirectory(), 'models', 'dnsmos'), audioSeconds: Number(seconds ?? 30), sampleRate: Number(sampleRate ?? 16000), ...(batchWindows ? { batchWindows: Number(batchWindows) } : {}) }),
+    ),
   );
 }

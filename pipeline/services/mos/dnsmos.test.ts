@@ -7,6 +7,7 @@ import {
   channelHasSpeech,
   evaluatePolynomial,
   extendByDoubling,
+  loadDnsmosScorer,
   mapDnsmosRawScores,
   p808MelFeatures,
   planDnsmosWindows,
@@ -244,6 +245,50 @@ describe('personalized DNSMOS (pDNSMOS)', () => {
       }
     } finally {
       await scorer.close();
+    }
+  });
+});
+
+describe('batched model runs and execution providers', () => {
+  test('windows batched into one run (and batches prepared while the previous one runs) score as one run per window', async () => {
+    // about 20 s of espeak-ng speech in noise: the reference rule scores about 7 windows
+    const speech = synthesizeSpeechWithEspeak(`${SPEECH_TEXT} ${SPEECH_TEXT}`);
+    const samples = mixAtSnr(speech.samples, seededGaussianNoise(speech.samples.length, 7), 15);
+    const scores: DnsmosScores[] = [];
+    for (const batchWindows of [1, 2, 64]) {
+      const scorer = await DnsmosScorer.load(sharedDnsmosModelDirectory(), { batchWindows, personalized: batchWindows !== 64 });
+      try {
+        scores.push(await scorer.score(samples, speech.sampleRate));
+      } finally {
+        await scorer.close();
+      }
+    }
+    const [perWindow, ...batched] = scores as [DnsmosScores, ...DnsmosScores[]];
+    expect(perWindow.windows).toBeGreaterThan(4); // several batches of 2
+    for (const other of batched) {
+      expect(other.windows).toBe(perWindow.windows);
+      for (const key of ['ovrl', 'sig', 'bak', 'p808'] as const) expect(Math.abs(other[key] - perWindow[key])).toBeLessThan(1e-5);
+      if (other.personalized) for (const key of ['ovrl', 'sig', 'bak'] as const) expect(Math.abs(other.personalized[key] - perWindow.personalized![key])).toBeLessThan(1e-5);
+    }
+  });
+
+  test('batchWindows must be a positive integer', async () => {
+    await expect(DnsmosScorer.load(sharedDnsmosModelDirectory(), { batchWindows: 0 })).rejects.toThrow(RangeError);
+  });
+
+  test("'auto' runs on CUDA when onnxruntime-node can load it and on the CPU otherwise; 'cpu' on the CPU", async () => {
+    const settings = { intraOpThreads: 1, batchWindows: 4 };
+    const auto = await loadDnsmosScorer(sharedDnsmosModelDirectory(), { ...settings, executionProvider: 'auto' });
+    const cpu = await loadDnsmosScorer(sharedDnsmosModelDirectory(), { ...settings, executionProvider: 'cpu' });
+    try {
+      expect(['cpu', 'cuda']).toContain(auto.executionProvider);
+      expect(cpu.executionProvider).toBe('cpu');
+      const speech = synthesizeSpeechWithEspeak(SPEECH_TEXT);
+      const [a, b] = [await auto.scorer.score(speech.samples, speech.sampleRate), await cpu.scorer.score(speech.samples, speech.sampleRate)];
+      expect(Math.abs(a.ovrl - b.ovrl)).toBeLessThan(1e-3);
+    } finally {
+      await auto.scorer.close();
+      await cpu.scorer.close();
     }
   });
 });

@@ -26,7 +26,7 @@
 import libsamplerate from '@alexanderolsen/libsamplerate-js';
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
-import { DNSMOS_MODEL_FILE_NAMES, requiredDnsmosModelFiles, verifyDnsmosModelDirectory } from './dnsmos-model-files.ts';
+import { DNSMOS_MODEL_FILE_NAMES, DnsmosModelFileError, requiredDnsmosModelFiles, verifyDnsmosModelDirectory } from './dnsmos-model-files.ts';
 import { MelSpectrogramComputer, powerToDb } from './mel-spectrogram.ts';
 
 const { create: createSampleRateConverter, ConverterType } = libsamplerate;
@@ -368,6 +368,57 @@ export interface DnsmosScorerOptions {
   resampleQuality?: ResampleQuality;
   /** See {@link DnsmosWindowOptions.referenceWindowEnds}. Default true (match the reference). */
   referenceWindowEnds?: boolean;
+  /**
+   * Windows of one channel given to each model in one `session.run` (the models' batch dimension N
+   * is free: input [N, 144160] / [N, 900, 120]). Default {@link DEFAULT_DNSMOS_BATCH_WINDOWS}; 1 = one run per window.
+   * Scores agree with one run per window to float32 rounding of the model outputs (about 1e-6).
+   */
+  batchWindows?: number;
+}
+
+/**
+ * Default windows per `session.run`: 4 (about 4 MB of input per batch, two batches in memory). On 2
+ * cores with the CPU execution provider, batches of 4 to 8 cost about 0.85-0.95 x a bare loop of one
+ * run per window in CPU time (`npm run bench`), and a channel of a minute has enough batches for the
+ * next one's features to be computed while onnxruntime runs the current one.
+ */
+export const DEFAULT_DNSMOS_BATCH_WINDOWS = 4;
+
+/**
+ * onnxruntime session options for DNSMOS from an execution provider and an intra-op thread count:
+ * 'cpu' (default) or 'cuda' (onnxruntime-node's CUDA provider; needs the CUDA build of its shared
+ * libraries, which `npm install` does not fetch here, and a GPU). `intraOpThreads` null: onnxruntime's
+ * default (one per physical core).
+ */
+export function dnsmosSessionOptions(executionProvider: 'cpu' | 'cuda' = 'cpu', intraOpThreads: number | null = null): ort.InferenceSession.SessionOptions {
+  return { executionProviders: [executionProvider], ...(intraOpThreads !== null ? { intraOpNumThreads: intraOpThreads } : {}) };
+}
+
+/** Settings of {@link loadDnsmosScorer}. */
+export interface DnsmosRunSettings {
+  /** 'cpu', 'cuda', or 'auto': CUDA when onnxruntime-node can load it, else the CPU. */
+  executionProvider: 'cpu' | 'cuda' | 'auto';
+  /** onnxruntime intra-op threads; null = its default. */
+  intraOpThreads: number | null;
+  /** Windows per model run ({@link DnsmosScorerOptions.batchWindows}). */
+  batchWindows: number;
+}
+
+/**
+ * Loads a scorer with an execution provider: 'auto' tries CUDA and falls back to the CPU when
+ * onnxruntime-node cannot load its CUDA provider (the usual case without a CUDA build).
+ * @returns the scorer and the provider it runs on.
+ * @throws as {@link DnsmosScorer.load}; for 'cuda', onnxruntime's error when CUDA cannot be loaded.
+ */
+export async function loadDnsmosScorer(modelDirectory: string, settings: DnsmosRunSettings, options: Omit<DnsmosScorerOptions, 'sessionOptions' | 'batchWindows'> = {}): Promise<{ scorer: DnsmosScorer; executionProvider: 'cpu' | 'cuda' }> {
+  const load = (provider: 'cpu' | 'cuda') => DnsmosScorer.load(modelDirectory, { ...options, batchWindows: settings.batchWindows, sessionOptions: dnsmosSessionOptions(provider, settings.intraOpThreads) });
+  if (settings.executionProvider !== 'auto') return { scorer: await load(settings.executionProvider), executionProvider: settings.executionProvider };
+  try {
+    return { scorer: await load('cuda'), executionProvider: 'cuda' };
+  } catch (error) {
+    if (error instanceof DnsmosModelFileError) throw error;
+    return { scorer: await load('cpu'), executionProvider: 'cpu' };
+  }
 }
 
 /** A recording with any number of channels: `channels[c][i]` is sample i of channel c, in -1..1. */
@@ -452,6 +503,7 @@ export class DnsmosScorer {
   private readonly personalizedSession: ort.InferenceSession | null;
   private readonly resampleQuality: ResampleQuality;
   private readonly referenceWindowEnds: boolean;
+  private readonly batchWindows: number;
 
   private constructor(
     modelDirectory: string,
@@ -465,6 +517,8 @@ export class DnsmosScorer {
     this.personalizedSession = sessions.personalized;
     this.resampleQuality = options.resampleQuality ?? 'best';
     this.referenceWindowEnds = options.referenceWindowEnds ?? true;
+    this.batchWindows = options.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS;
+    if (!Number.isInteger(this.batchWindows) || this.batchWindows < 1) throw new RangeError(`batchWindows must be a positive integer, got ${this.batchWindows}`);
   }
 
   /**
@@ -502,8 +556,9 @@ export class DnsmosScorer {
 
   /**
    * DNSMOS of ONE channel: `samples` in -1..1 at `sampleRate` Hz (any rate; resampled to 16 kHz).
-   * Runs, per scored window, `sig_bak_ovr.onnx` on float32 [1, 144160], `model_v8.onnx` on float32
-   * [1, 900, 120] and, when personalized, `p_sig_bak_ovr.onnx` on [1, 144160]; averages over windows.
+   * Runs, per batch of up to `batchWindows` scored windows (N of them), `sig_bak_ovr.onnx` on float32
+   * [N, 144160], `model_v8.onnx` on float32 [N, 900, 120] and, when personalized, `p_sig_bak_ovr.onnx`
+   * on [N, 144160]; averages over windows. The 16 kHz signal (resampled once) feeds both models.
    * Deterministic: the same input gives the same scores.
    * @throws RangeError for empty audio, a bad sample rate, or non-finite samples.
    */
@@ -516,27 +571,47 @@ export class DnsmosScorer {
     const plan = planDnsmosWindows(audio.length, { referenceWindowEnds: this.referenceWindowEnds });
     const extended = extendByDoubling(audio);
     const extractor = new P808FeatureExtractor();
-    const windowBuffer = new Float32Array(DNSMOS_WINDOW_SAMPLES);
-    const featureBuffer = new Float32Array(P808_FRAME_COUNT * P808_MEL_BANDS);
-    const windowTensor = new ort.Tensor('float32', windowBuffer, [1, DNSMOS_WINDOW_SAMPLES]);
-    const featureTensor = new ort.Tensor('float32', featureBuffer, [1, P808_FRAME_COUNT, P808_MEL_BANDS]);
+    const batchLength = Math.min(this.batchWindows, Math.max(1, plan.windows.length));
+    const featureLength = P808_FRAME_COUNT * P808_MEL_BANDS;
+    // Two sets of input buffers: the next batch's samples and P.808 features are prepared (JavaScript,
+    // this thread) while onnxruntime runs the current one on its own threads.
+    const buffers = [0, 1].map(() => ({ windows: new Float32Array(batchLength * DNSMOS_WINDOW_SAMPLES), features: new Float32Array(batchLength * featureLength) }));
     const raw = { sig: 0, bak: 0, ovrl: 0 };
     const mapped = { sig: 0, bak: 0, ovrl: 0 };
     const personalizedRaw = { sig: 0, bak: 0, ovrl: 0 };
     const personalizedMapped = { sig: 0, bak: 0, ovrl: 0 };
     let p808 = 0;
-    for (const window of plan.windows) {
-      windowBuffer.set(extended.subarray(window.start, window.end));
-      extractor.features(extended, window.start, featureBuffer);
-      const windowRaw = await runP835(this.primarySession, windowTensor);
-      accumulate(raw, windowRaw);
-      accumulate(mapped, mapDnsmosRawScores(windowRaw, false));
-      p808 += await runP808(this.p808Session, featureTensor);
-      if (this.personalizedSession !== null) {
-        const windowPersonalizedRaw = await runP835(this.personalizedSession, windowTensor);
-        accumulate(personalizedRaw, windowPersonalizedRaw);
-        accumulate(personalizedMapped, mapDnsmosRawScores(windowPersonalizedRaw, true));
-      }
+    type BatchResult = { raw: P835Values[]; p808: number[]; personalizedRaw: P835Values[] | null };
+    const start = (first: number, buffer: (typeof buffers)[number]): Promise<BatchResult> => {
+      const batch = plan.windows.slice(first, first + batchLength);
+      batch.forEach((window, position) => {
+        buffer.windows.set(extended.subarray(window.start, window.end), position * DNSMOS_WINDOW_SAMPLES);
+        extractor.features(extended, window.start, buffer.features.subarray(position * featureLength, (position + 1) * featureLength));
+      });
+      const windowTensor = new ort.Tensor('float32', buffer.windows.subarray(0, batch.length * DNSMOS_WINDOW_SAMPLES), [batch.length, DNSMOS_WINDOW_SAMPLES]);
+      const featureTensor = new ort.Tensor('float32', buffer.features.subarray(0, batch.length * featureLength), [batch.length, P808_FRAME_COUNT, P808_MEL_BANDS]);
+      return Promise.all([
+        runP835(this.primarySession, windowTensor, batch.length),
+        runP808(this.p808Session, featureTensor, batch.length),
+        this.personalizedSession !== null ? runP835(this.personalizedSession, windowTensor, batch.length) : Promise.resolve(null),
+      ]).then(([batchRaw, batchP808, batchPersonalizedRaw]) => ({ raw: batchRaw, p808: batchP808, personalizedRaw: batchPersonalizedRaw }));
+    };
+    let pending: Promise<BatchResult> | null = plan.windows.length > 0 ? start(0, buffers[0]!) : null;
+    for (let first = 0, turn = 0; pending !== null; first += batchLength, turn++) {
+      const current: Promise<BatchResult> = pending;
+      current.catch(() => {}); // awaited below; a failure while the next batch is prepared must not go unhandled
+      pending = first + batchLength < plan.windows.length ? start(first + batchLength, buffers[(turn + 1) % 2]!) : null;
+      const result = await current;
+      // summed in window order, as one run per window would
+      result.raw.forEach((windowRaw, position) => {
+        accumulate(raw, windowRaw);
+        accumulate(mapped, mapDnsmosRawScores(windowRaw, false));
+        p808 += result.p808[position]!;
+        if (result.personalizedRaw !== null) {
+          accumulate(personalizedRaw, result.personalizedRaw[position]!);
+          accumulate(personalizedMapped, mapDnsmosRawScores(result.personalizedRaw[position]!, true));
+        }
+      });
     }
     const count = plan.windows.length;
     const scores: DnsmosScores = {
@@ -605,19 +680,21 @@ export class DnsmosScorer {
   }
 }
 
-async function runP835(session: ort.InferenceSession, input: ort.Tensor): Promise<P835Values> {
+/** Raw [SIG, BAK, OVRL] of each of the `windows` windows of a [windows, 144160] input (output [windows, 3]). */
+async function runP835(session: ort.InferenceSession, input: ort.Tensor, windows: number): Promise<P835Values[]> {
   const output = await session.run({ input_1: input });
   const tensor = output[session.outputNames[0]!]!;
   const data = tensor.data as Float32Array;
-  if (data.length !== 3) throw new Error(`P.835 model returned ${data.length} values, expected 3 (SIG, BAK, OVRL)`);
-  return { sig: data[0]!, bak: data[1]!, ovrl: data[2]! };
+  if (data.length !== 3 * windows) throw new Error(`P.835 model returned ${data.length} values for ${windows} windows, expected ${3 * windows} (SIG, BAK, OVRL each)`);
+  return Array.from({ length: windows }, (_, window) => ({ sig: data[3 * window]!, bak: data[3 * window + 1]!, ovrl: data[3 * window + 2]! }));
 }
 
-async function runP808(session: ort.InferenceSession, input: ort.Tensor): Promise<number> {
+/** P.808 MOS of each of the `windows` windows of a [windows, 900, 120] input (output [windows, 1]). */
+async function runP808(session: ort.InferenceSession, input: ort.Tensor, windows: number): Promise<number[]> {
   const output = await session.run({ input_1: input });
   const data = output[session.outputNames[0]!]!.data as Float32Array;
-  if (data.length !== 1) throw new Error(`P.808 model returned ${data.length} values, expected 1`);
-  return data[0]!;
+  if (data.length !== windows) throw new Error(`P.808 model returned ${data.length} values for ${windows} windows, expected ${windows}`);
+  return Array.from(data);
 }
 
 function accumulate(total: P835Values, add: P835Values): void {
