@@ -3,6 +3,7 @@
  * event loop (real servers run elsewhere; in one thread, server work would delay the client's timers
  * and the other way round). Start it with {@link startLoopbackServersInWorker}.
  */
+import { readFileSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { startCosyVoiceLoopbackServer } from './cosyvoice-loopback-server.ts';
 import { loopbackSpeech, type LoopbackServer, type LoopbackSpeechSource, type LoopbackVoice } from './loopback-speech.ts';
@@ -45,11 +46,16 @@ export interface LoopbackWorkerServers {
   resetCounters(): Promise<void>;
   /** Per-server counters since the last reset. */
   report(): Promise<LoopbackWorkerServerReport[]>;
+  /**
+   * CPU seconds (user + system) the servers' thread has used so far, from /proc/thread-self/stat;
+   * null where /proc is not available. Lets a benchmark count the servers' CPU apart from the client's.
+   */
+  threadCpuSeconds(): Promise<number | null>;
   /** Closes the servers and ends the worker. */
   close(): Promise<void>;
 }
 
-type Command = { command: 'reset' } | { command: 'report' } | { command: 'close' };
+type Command = { command: 'reset' } | { command: 'report' } | { command: 'cpu' } | { command: 'close' };
 
 /**
  * Starts the loopback servers in a worker thread (this module is the worker's entry, loaded through
@@ -81,6 +87,7 @@ export async function startLoopbackServersInWorker(options: LoopbackWorkerOption
     urls,
     resetCounters: async () => void (await ask({ command: 'reset' })),
     report: async () => (await ask({ command: 'report' })) as LoopbackWorkerServerReport[],
+    threadCpuSeconds: async () => (await ask({ command: 'cpu' })) as number | null,
     close: async () => {
       await ask({ command: 'close' });
       await worker.terminate();
@@ -102,6 +109,16 @@ async function runWorker(options: LoopbackWorkerOptions): Promise<void> {
     if (message.command === 'reset') {
       for (const server of servers) server.requests.length = 0;
       parentPort?.postMessage('reset');
+    } else if (message.command === 'cpu') {
+      let seconds: number | null = null;
+      try {
+        const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
+        seconds = (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime (fields 14, 15) in USER_HZ ticks
+      } catch {
+        // not Linux
+      }
+      parentPort?.postMessage(seconds);
     } else if (message.command === 'report') {
       parentPort?.postMessage(
         servers.map((server) => ({

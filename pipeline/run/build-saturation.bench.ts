@@ -1,0 +1,419 @@
+/**
+ * Saturation benchmark of the whole build: a real-corpus build (TopiOCQA dev, English, rules rewrite)
+ * against N loopback CosyVoice2 servers (FastAPI or Triton protocol) that each serve one request at a
+ * time with a service time of `realTimeFactor` x the answer's audio duration, answering a cheap
+ * speech-like signal (loopback-speech.ts `speechLikeSignal`), so the servers cost this machine almost
+ * nothing and stand for GPUs elsewhere. Reports the servers' busy fraction, synthesized audio seconds
+ * per wall second and per CPU second, and the local CPU per audio second split by step, from a CPU
+ * profile of the build's thread (node:inspector; {@link classifyProfile}).
+ *
+ * Run: `npx tsx pipeline/run/build-saturation.bench.ts [dialogues] [servers] [realTimeFactor] [protocol]`
+ * (defaults 20, 4, 0.02, cosyvoice2). Quality scoring (DNSMOS) is off here: it is measured on its
+ * own (pipeline/services/mos/dnsmos.bench.ts) against the bare model loop.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory, type BuildConfig } from '../config.ts';
+import { startLoopbackServersInWorker, type LoopbackWorkerServerReport } from '../services/tts/testing/loopback-worker.ts';
+import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
+import { runBuild, type BuildReport } from './build.ts';
+
+/** Settings of {@link benchmarkBuildSaturation}. */
+export interface SaturationBenchmarkOptions {
+  /** First N conversations of the corpus. Default 20. */
+  dialogues: number;
+  /** Loopback servers, one request at a time each. Default 4. */
+  servers: number;
+  /** Service time per answer = this x its audio duration. Default 0.02. */
+  realTimeFactor: number;
+  /** Server protocol. Default cosyvoice2 (FastAPI). */
+  protocol: 'cosyvoice2' | 'cosyvoice2-triton';
+  /** TopiOCQA JSON. Default the shared dev set. */
+  corpus: string;
+  /** `synthesis.concurrency` of the build (utterances in flight). Default 4 x servers. */
+  concurrency: number;
+  /** Record a CPU profile of the build's thread and split the local cost by step. Default true. */
+  profile: boolean;
+  /** `synthesis.resampleQuality` of the build. Default 'best' (the config default). */
+  resampleQuality: 'best' | 'speex';
+  /** Keep the build's output folder here instead of a removed temporary one. */
+  outputDirectory?: string;
+}
+
+/** CPU seconds (of the build's thread, from the profile) per step. */
+export type StepSeconds = Record<string, number>;
+
+/** What {@link benchmarkBuildSaturation} measured. */
+export interface SaturationBenchmarkResult {
+  options: SaturationBenchmarkOptions;
+  wallSeconds: number;
+  /** CPU seconds of this process, all threads (the loopback servers' worker thread included), user + system. */
+  cpuSeconds: number;
+  /** Audio seconds the servers synthesized (from the client's counters). */
+  synthesizedAudioSeconds: number;
+  /** Dialogue audio seconds written (base datasets and barge-in variants). */
+  writtenAudioSeconds: number;
+  utterancesSynthesized: number;
+  /** Per server: busy time (capacity held) / wall time of the build. */
+  serverBusyFraction: number[];
+  /** Mean of serverBusyFraction. */
+  meanBusyFraction: number;
+  /** Busy time / (last answer end - first processing start): how busy the servers were while the synthesis ran. */
+  busyFractionWhileSynthesizing: number;
+  servers: LoopbackWorkerServerReport[];
+  /** CPU seconds of the loopback servers' worker thread (what stands for the GPUs' hosts); null where not measurable. */
+  serverThreadCpuSeconds: number | null;
+  /** cpuSeconds minus serverThreadCpuSeconds: what the build itself used locally. */
+  localCpuSeconds: number;
+  /** CPU seconds per thread name over the build (threads that ended during it are missing). */
+  threadCpuSeconds: Record<string, number>;
+  /** CPU seconds of the build's (main) thread; null where not measurable. */
+  mainThreadCpuSeconds: number | null;
+  /**
+   * The main thread's CPU seconds split by step: each step's share of the profile's non-idle samples
+   * x mainThreadCpuSeconds (a sampling profile counts wall time, which on a loaded machine includes
+   * time the thread waited for a core); null when not profiled.
+   */
+  steps: StepSeconds | null;
+  stageSeconds: BuildReport['stageSeconds'];
+  peakResidentMebibytes: number;
+  failedDialogues: number;
+}
+
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'best' };
+
+/**
+ * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
+ * (fields 14 and 15, in USER_HZ = 100 ticks per second); null where /proc is not available.
+ */
+export function mainThreadCpuSeconds(): number | null {
+  try {
+    const text = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+    return (Number(fields[11]) + Number(fields[12])) / 100; // fields[0] is field 3 (state)
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds (user + system) of each thread of this process by thread name (/proc/self/task/{tid}/comm,
+ * e.g. `node`, `libuv-worker`, `V8 DefaultWorke`), summed over threads of the same name; {} without /proc.
+ */
+export function threadCpuSecondsByName(): Record<string, number> {
+  const totals: Record<string, number> = {};
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+        const text = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        const fields = text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+        const key = tid === String(process.pid) ? 'main' : name;
+        totals[key] = (totals[key] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  } catch {
+    // not Linux
+  }
+  return totals;
+}
+
+/** A V8 CPU profile (Profiler.stop). */
+export interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string }; children?: number[] }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * Which step a profile frame's own time belongs to, by its source file (and function for the shared
+ * audio module); null = the caller's step (built-ins, WebAssembly, node internals called by our code).
+ * The steps: decode (HTTP client, PCM/WAV decoding, downmix), resample (libsamplerate and the 16-bit
+ * quantization), detection (energy speech detection, trimming), timing (word tokenization and timing),
+ * placement (timeline), events (annotation), render (mixing, WAV encoding, dataset records), write
+ * (cache and dataset files), text (ingest and rewrite), orchestration (queues, build loop).
+ */
+export function stepOfFrame(functionName: string, url: string): string | null {
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  if (functionName === '(idle)') return 'idle';
+  if (functionName === '(program)') return 'native (unattributed)';
+  if (url === '' || url.startsWith('wasm://')) return null;
+  if (url.includes('libsamplerate') || url.includes('speex-resampler')) return 'resample';
+  if (url.includes('/pipeline/audio/raw-audio.ts')) {
+    if (/resample|quantize/i.test(functionName)) return 'resample';
+    if (/encode|placeOnTrack|mix|concatenate/i.test(functionName)) return 'render';
+    if (/decode|downmix/i.test(functionName)) return 'decode';
+    return null;
+  }
+  if (url.includes('/pipeline/services/tts/synthesis-checks.ts')) return 'detection';
+  if (url.includes('/pipeline/audio/speech-regions.ts') || url.includes('/pipeline/services/vad/')) return 'detection';
+  if (/\/pipeline\/services\/tts\/(word-timing|spoken-words|japanese-morae|japanese-kana)\.ts/.test(url) || url.includes('kuromoji')) return 'timing';
+  if (/\/pipeline\/services\/tts\/|undici|node:internal\/(http|net|stream|streams|deps\/undici|webstreams)|node:(http|net|stream)/.test(url)) return 'decode';
+  if (url.includes('/stages/place-timeline.ts') || url.includes('/pipeline/timeline/')) return 'placement';
+  if (url.includes('/stages/annotate-events.ts') || url.includes('/pipeline/events/')) return 'events';
+  if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/run/dataset-output.ts') || url.includes('/stages/summarize-dataset.ts')) return 'render';
+  if (url.includes('/pipeline/run/content-cache.ts') || /node:(fs|internal\/fs)|write-file-atomic|canonicalize|node:crypto|node:internal\/crypto/.test(url)) return 'write';
+  if (url.includes('/stages/ingest-corpus.ts') || url.includes('/stages/prepare-text.ts') || url.includes('/pipeline/services/llm/') || url.includes('/pipeline/text/')) return 'text';
+  if (url.includes('/stages/synthesize-speech.ts')) return 'orchestration';
+  if (url.includes('/node_modules/') || url.startsWith('node:')) return null;
+  return 'orchestration';
+}
+
+/**
+ * Self time of a CPU profile by step ({@link stepOfFrame}); a frame without its own step counts for
+ * the nearest ancestor that has one ('orchestration' at the top).
+ * @returns seconds per step.
+ */
+export function classifyProfile(profile: CpuProfile): StepSeconds {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const stepOfNode = new Map<number, string>();
+  const root = profile.nodes[0];
+  if (!root) return {};
+  const stack: [number, string][] = [[root.id, 'orchestration']];
+  while (stack.length > 0) {
+    const [id, inherited] = stack.pop()!;
+    const node = byId.get(id)!;
+    const step = stepOfFrame(node.callFrame.functionName, node.callFrame.url) ?? inherited;
+    stepOfNode.set(id, step);
+    for (const child of node.children ?? []) stack.push([child, step]);
+  }
+  const seconds: StepSeconds = {};
+  profile.samples.forEach((id, index) => {
+    const step = stepOfNode.get(id) ?? 'orchestration';
+    seconds[step] = (seconds[step] ?? 0) + (profile.timeDeltas[index] ?? 0) / 1e6;
+  });
+  return seconds;
+}
+
+/**
+ * Runs `work` under a V8 sampling profile of this (main) thread and splits the thread's CPU time by
+ * step: each step's share of the profile's busy samples ({@link classifyProfile}) x the thread's CPU
+ * seconds from /proc (a sampling profile counts wall time, which on a loaded machine includes time the
+ * thread waited for a core). Without /proc the profile's own seconds are returned.
+ * @returns the work's value, the steps (CPU seconds) and the thread's CPU seconds (null without /proc).
+ */
+export async function profileMainThread<T>(work: () => Promise<T>, profileFile?: string): Promise<{ value: T; steps: StepSeconds; mainThreadCpuSeconds: number | null }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 1000 });
+  await session.post('Profiler.start');
+  const mainStart = mainThreadCpuSeconds();
+  let value: T;
+  let mainEnd: number | null;
+  let profile: CpuProfile;
+  try {
+    value = await work();
+  } finally {
+    mainEnd = mainThreadCpuSeconds();
+    profile = ((await session.post('Profiler.stop')) as { profile: CpuProfile }).profile;
+    session.disconnect();
+  }
+  if (profileFile) writeFileSync(profileFile, JSON.stringify(profile));
+  const mainCpu = mainStart === null || mainEnd === null ? null : mainEnd - mainStart;
+  const sampled = classifyProfile(profile);
+  const busy = Object.entries(sampled).filter(([step]) => step !== 'idle').reduce((sum, [, seconds]) => sum + seconds, 0);
+  const scale = mainCpu !== null && busy > 0 ? mainCpu / busy : 1;
+  const steps = Object.fromEntries(Object.entries(sampled).filter(([step]) => step !== 'idle').map(([step, seconds]) => [step, seconds * scale]));
+  return { value, steps, mainThreadCpuSeconds: mainCpu };
+}
+
+/**
+ * Runs the saturation build (see the file comment).
+ * @throws Error when espeak-ng is missing (voice prompts) or the build cannot start.
+ */
+export async function benchmarkBuildSaturation(options: Partial<SaturationBenchmarkOptions> = {}): Promise<SaturationBenchmarkResult> {
+  const base = { ...DEFAULTS, ...options };
+  const resolved: SaturationBenchmarkOptions = {
+    corpus: path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json'),
+    concurrency: 4 * base.servers,
+    ...base,
+  };
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-saturation-'));
+  const servers = await startLoopbackServersInWorker({
+    protocol: resolved.protocol,
+    servers: resolved.servers,
+    latencyMs: 0,
+    capacity: 1,
+    voice: {},
+    warmTexts: [],
+    realTimeFactor: resolved.realTimeFactor,
+    speech: 'speech-like',
+  });
+  try {
+    const transcripts = ['I grew up near the sea and I still love the sound of waves.', 'My favourite season is autumn because the light is so soft.'];
+    const prompts = await Promise.all(transcripts.map((transcript, index) => writePromptFixture(scratch, transcript, { pitch: 30 + 40 * index, minimumSeconds: 3 })));
+    const voice = (index: number) => ({ mode: 'zero-shot', promptWav: prompts[index]!.path, promptText: transcripts[index]! });
+    const defaults = await loadConfigFile(DEFAULT_CONFIG_FILE);
+    const config: BuildConfig = resolveConfig(
+      {
+        name: 'saturation',
+        seed: defaults.seed,
+        languages: ['en'],
+        corpus: { path: resolved.corpus, limit: resolved.dialogues },
+        output: { directory: resolved.outputDirectory ?? path.join(scratch, 'out'), cacheDirectory: path.join(scratch, 'cache') },
+        datasets: { en: 'topiocqa' },
+        llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+        tts: {
+          en: {
+            backend: resolved.protocol,
+            service: { urls: servers.urls, sampleRate: 24000, ...(resolved.protocol === 'cosyvoice2' ? { probe: false } : {}) },
+            voices: { user: voice(0), system: voice(1) },
+          },
+        },
+        synthesis: { concurrency: resolved.concurrency, resampleQuality: resolved.resampleQuality },
+        quality: { enabled: false },
+      },
+      'saturation benchmark',
+      scratch,
+    );
+    // Warm-up outside the clock: one dialogue into other folders (module loading and compilation,
+    // JIT, the voice prompts, connections), so the measurement is the steady state of a long build.
+    await runBuild({ ...config, name: 'saturation-warm-up', corpus: { ...config.corpus, limit: 1 }, output: { directory: path.join(scratch, 'warm-up'), cacheDirectory: path.join(scratch, 'warm-up-cache') } });
+    await servers.resetCounters();
+    global.gc?.();
+    let peakResident = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      peakResident = Math.max(peakResident, process.memoryUsage.rss());
+    }, 50);
+    const serverCpuStart = await servers.threadCpuSeconds();
+    const threadsStart = threadCpuSecondsByName();
+    const cpuStart = process.cpuUsage();
+    const mainStart = mainThreadCpuSeconds();
+    const started = performance.now();
+    let steps: StepSeconds | null = null;
+    let report: BuildReport;
+    if (resolved.profile) {
+      const profiled = await profileMainThread(() => runBuild(config), process.env.SATURATION_PROFILE_FILE);
+      report = profiled.value;
+      steps = profiled.steps;
+    } else {
+      report = await runBuild(config);
+    }
+    const wallMilliseconds = performance.now() - started;
+    const cpu = process.cpuUsage(cpuStart);
+    const mainEnd = mainThreadCpuSeconds();
+    const serverCpuEnd = await servers.threadCpuSeconds();
+    const threadsEnd = threadCpuSecondsByName();
+    const threadCpu = Object.fromEntries(Object.entries(threadsEnd).map(([name, seconds]) => [name, seconds - (threadsStart[name] ?? 0)]));
+    const serverCpu = serverCpuStart === null || serverCpuEnd === null ? null : serverCpuEnd - serverCpuStart;
+    const mainCpu = mainStart === null || mainEnd === null ? null : mainEnd - mainStart;
+    clearInterval(sampler);
+    const serverReports = await servers.report();
+    const synthesizedAudioSeconds = await synthesizedSeconds(config);
+    const busy = serverReports.map((server) => server.busyMilliseconds / wallMilliseconds);
+    const firstStart = Math.min(...serverReports.map((server) => server.firstStartedAt ?? Infinity));
+    const lastEnd = Math.max(...serverReports.map((server) => server.lastFinishedAt ?? -Infinity));
+    const busyTotal = serverReports.reduce((sum, server) => sum + server.busyMilliseconds, 0);
+    return {
+      options: resolved,
+      wallSeconds: wallMilliseconds / 1000,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      serverThreadCpuSeconds: serverCpu,
+      localCpuSeconds: (cpu.user + cpu.system) / 1e6 - (serverCpu ?? 0),
+      synthesizedAudioSeconds,
+      writtenAudioSeconds: report.audioSeconds,
+      utterancesSynthesized: serverReports.reduce((sum, server) => sum + server.requests, 0),
+      serverBusyFraction: busy,
+      meanBusyFraction: busy.reduce((sum, share) => sum + share, 0) / Math.max(1, busy.length),
+      busyFractionWhileSynthesizing: Number.isFinite(lastEnd - firstStart) ? busyTotal / (serverReports.length * (lastEnd - firstStart)) : 0,
+      servers: serverReports,
+      mainThreadCpuSeconds: mainCpu,
+      threadCpuSeconds: threadCpu,
+      steps,
+      stageSeconds: report.stageSeconds,
+      peakResidentMebibytes: peakResident / 2 ** 20,
+      failedDialogues: report.failedDialogues,
+    };
+  } finally {
+    await servers.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Seconds of audio in the build's synthesis cache entries (each a WAV of one synthesized utterance). */
+async function synthesizedSeconds(config: BuildConfig): Promise<number> {
+  const { readdir, stat } = await import('node:fs/promises');
+  const directory = path.join(config.output.cacheDirectory, 'synthesize-speech');
+  let bytes = 0;
+  const walk = async (folder: string): Promise<void> => {
+    for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+      const file = path.join(folder, entry.name);
+      if (entry.isDirectory()) await walk(file);
+      else if (entry.name.endsWith('.wav')) bytes += (await stat(file)).size - 44;
+    }
+  };
+  await walk(directory);
+  return bytes / 2 / config.audio.sampleRate;
+}
+
+/** Steps in report order. */
+export const STEP_ORDER = ['decode', 'resample', 'detection', 'timing', 'placement', 'events', 'render', 'write', 'text', 'orchestration', 'garbage collection', 'native (unattributed)'] as const;
+
+/** The result as Markdown. */
+export function formatSaturationBenchmark(result: SaturationBenchmarkResult): string {
+  const { options } = result;
+  const audio = result.synthesizedAudioSeconds;
+  const lines = [
+    `${options.dialogues} TopiOCQA dev dialogues (English, rules rewrite, quality scoring off) against ${options.servers} loopback ${options.protocol} servers, one request at a time each, ` +
+      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, resampler '${options.resampleQuality}'; ${os.cpus().length} cores.`,
+    '',
+    '| measure | value |',
+    '|---|---:|',
+    `| wall s | ${result.wallSeconds.toFixed(2)} |`,
+    `| CPU s (this process, all threads) | ${result.cpuSeconds.toFixed(2)} |`,
+    `| of which the loopback servers' thread | ${result.serverThreadCpuSeconds === null ? 'not measured' : result.serverThreadCpuSeconds.toFixed(2)} |`,
+    `| local CPU s (the build: process minus servers) | ${result.localCpuSeconds.toFixed(2)} |`,
+    `| utterances synthesized | ${result.utterancesSynthesized} |`,
+    `| synthesized audio s | ${audio.toFixed(1)} |`,
+    `| dialogue audio written s (datasets + barge-in variants) | ${result.writtenAudioSeconds.toFixed(1)} |`,
+    `| servers' busy fraction (of the build's wall time) | ${result.serverBusyFraction.map((share) => `${(share * 100).toFixed(1)} %`).join(', ')} (mean ${(result.meanBusyFraction * 100).toFixed(1)} %) |`,
+    `| busy fraction from first request to last answer | ${(result.busyFractionWhileSynthesizing * 100).toFixed(1)} % |`,
+    `| synthesized audio s per wall s | ${(audio / result.wallSeconds).toFixed(1)} |`,
+    `| synthesized audio s per local CPU s | ${(audio / result.localCpuSeconds).toFixed(1)} |`,
+    `| synthesized audio s per CPU s, servers' thread included | ${(audio / result.cpuSeconds).toFixed(1)} |`,
+    `| CPU s by thread | ${Object.entries(result.threadCpuSeconds).filter(([, seconds]) => seconds >= 0.01).sort((a, b) => b[1] - a[1]).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`).join(', ')} |`,
+    `| peak RSS MiB | ${result.peakResidentMebibytes.toFixed(0)} |`,
+    `| failed dialogues | ${result.failedDialogues} |`,
+  ];
+  if (result.steps) {
+    const steps = result.steps;
+    const busy = Object.values(steps).reduce((sum, seconds) => sum + seconds, 0);
+    lines.push(
+      '',
+      `Local CPU of the build's main thread (${busy.toFixed(2)} s of the build's ${result.localCpuSeconds.toFixed(2)} s; the rest is its other threads: V8's garbage collector and compiler, libuv's file system pool) by step ` +
+        `(share of the V8 sampling profile's busy samples x the thread's CPU time from /proc), per second of synthesized audio:`,
+      '',
+      '| step | CPU s | ms per audio s | audio s per CPU s |',
+      '|---|---:|---:|---:|',
+      ...[...STEP_ORDER, ...Object.keys(steps).filter((step) => step !== 'idle' && !(STEP_ORDER as readonly string[]).includes(step))]
+        .filter((step) => steps[step] !== undefined)
+        .map((step) => `| ${step} | ${steps[step]!.toFixed(2)} | ${((steps[step]! * 1000) / audio).toFixed(2)} | ${(audio / steps[step]!).toFixed(0)} |`),
+      `| **all (main thread)** | ${busy.toFixed(2)} | ${((busy * 1000) / audio).toFixed(2)} | ${(audio / busy).toFixed(0)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [dialogues, servers, realTimeFactor, protocol] = process.argv.slice(2);
+  const result = await benchmarkBuildSaturation({
+    ...(dialogues ? { dialogues: Number(dialogues) } : {}),
+    ...(servers ? { servers: Number(servers) } : {}),
+    ...(realTimeFactor ? { realTimeFactor: Number(realTimeFactor) } : {}),
+    ...(protocol ? { protocol: protocol as SaturationBenchmarkOptions['protocol'] } : {}),
+    ...(process.env.SATURATION_NO_PROFILE ? { profile: false } : {}),
+    ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
+    ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
+  });
+  // SATURATION_JSON: the result and the process's peak resident set (getrusage maxrss) as one JSON line (the bench's memory runs)
+  if (process.env.SATURATION_JSON) console.log(JSON.stringify({ ...result, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 }));
+  else console.log(formatSaturationBenchmark(result));
+}
