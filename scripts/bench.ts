@@ -5,6 +5,12 @@
  * - build: the first N (default 20) English dialogues of the real TopiOCQA dev set with a fresh
  *   cache, time per stage, audio seconds per second; baseline: the bare TTS engine on the same texts
  *   (the synthesize stage's time as a ratio to it). A second, cached build measures the cache's effect.
+ *   The cold build's main-thread CPU is split by step from a CPU profile (pipeline/run/build-saturation.bench.ts).
+ * - saturation (pipeline/run/build-saturation.bench.ts): the same N-dialogue build against 4 loopback
+ *   CosyVoice2 servers at a real-time factor of 0.02 (one request at a time each): servers' busy
+ *   fraction, synthesized audio per wall and per CPU second, local CPU by step; with each resampler.
+ * - memory: peak resident set of a 20- and a 200-dialogue build against fast loopback servers, each in
+ *   its own process (the ratio is the claim: memory flat in corpus size).
  * - VAD (pipeline/services/vad/vad.bench.ts): Silero against a bare onnxruntime loop, x real time per core.
  * - DNSMOS (pipeline/services/mos/dnsmos.bench.ts): seconds per hour of audio against a bare onnxruntime loop.
  * - LLM clients (pipeline/services/llm/llm.bench.ts): throughput against a loopback server, against bare fetch.
@@ -27,6 +33,9 @@ import { benchmarkDnsmos, formatDnsmosBenchmark } from '../pipeline/services/mos
 import { formatThroughputReport, runLanguageModelThroughputBench } from '../pipeline/services/llm/llm.bench.ts';
 import { benchmarkSpeechServices, formatBenchmarkResult } from '../pipeline/services/tts/tts.bench.ts';
 import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
+import { benchmarkBuildSaturation, formatSaturationBenchmark, formatStepTable, profileMainThread, synthesizedSeconds, type SaturationBenchmarkResult } from '../pipeline/run/build-saturation.bench.ts';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_VOICES } from '../pipeline/services/tts/synthesizer-registry.ts';
 
 /** Clock ticks per second of the times in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture node runs on). */
@@ -126,7 +135,7 @@ function ratio(numerator: number, denominator: number, digits = 2): string {
 }
 
 /** Run the benchmarks and print a Markdown report to stdout, section by section as each finishes. */
-export async function runBenchmarks(options: { corpus?: string; limit: number }): Promise<void> {
+export async function runBenchmarks(options: { corpus?: string; limit: number; sections?: string[] }): Promise<void> {
   const started = os.loadavg();
   console.log(
     [
@@ -136,14 +145,19 @@ export async function runBenchmarks(options: { corpus?: string; limit: number })
         'CPU times are user + system; "this process" covers all its threads (onnxruntime included), "child processes" the finished ones (espeak-ng, ffmpeg) from /proc/self/stat.',
     ].join('\n'),
   );
-  const sections: [string, () => Promise<string>][] = [
-    ['Build', () => buildSection(options)],
-    ['Voice activity detection', vadSection],
-    ['DNSMOS', dnsmosSection],
-    ['LLM clients', languageModelSection],
-    ['TTS service clients', speechServiceSection],
+  const sections: [string, string, () => Promise<string>][] = [
+    ['build', 'Build (offline engines)', () => buildSection(options)],
+    ['saturation', 'Saturation: the build against fast CosyVoice2 servers', () => saturationSection(options)],
+    ['memory', 'Memory: 20 against 200 dialogues', memorySection],
+    ['vad', 'Voice activity detection', vadSection],
+    ['dnsmos', 'DNSMOS', dnsmosSection],
+    ['llm', 'LLM clients', languageModelSection],
+    ['tts', 'TTS service clients', speechServiceSection],
   ];
-  for (const [title, run] of sections) {
+  const unknown = (options.sections ?? []).filter((name) => !sections.some(([key]) => key === name));
+  if (unknown.length > 0) throw new RangeError(`unknown bench section(s) ${unknown.join(', ')}; the sections are ${sections.map(([key]) => key).join(', ')}`);
+  for (const [key, title, run] of sections) {
+    if (options.sections && options.sections.length > 0 && !options.sections.includes(key)) continue;
     let body: string;
     try {
       const { value, measurement } = await measure(run);
@@ -173,7 +187,9 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
       output: { directory: path.join(scratch, 'out'), cacheDirectory: path.join(scratch, 'cache') },
     };
     const memoryBefore = process.memoryUsage().rss;
-    const { value: cold, measurement: coldTime } = await measure(() => runBuild(config));
+    const { value: profiled, measurement: coldTime } = await measure(() => profileMainThread(() => runBuild(config)));
+    const cold = profiled.value;
+    const synthesized = await synthesizedSeconds(config);
     const { value: warm, measurement: warmTime } = await measure(() => runBuild(config));
 
     // Baseline: the bare engine on the texts the build synthesized (same process-spawn path, no cache,
@@ -215,6 +231,10 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
       ...cpuLines,
       `- cached build / cold build = ${ratio(warmTime.wallSeconds, coldTime.wallSeconds, 3)} wall, ${ratio(totalCpuSeconds(warmTime), totalCpuSeconds(coldTime), 3)} CPU; synthesis cache on the cached build: ${JSON.stringify(warm.cache['synthesize-speech'] ?? {})}`,
       `- resident memory: ${(memoryBefore / 2 ** 20).toFixed(0)} MiB before, ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB after`,
+      '',
+      `Cold build, main-thread CPU by step (${profiled.mainThreadCpuSeconds === null ? 'profile seconds' : `${profiled.mainThreadCpuSeconds.toFixed(2)} s`}; the engine processes and ffmpeg are child processes, not in it), per second of the ${synthesized.toFixed(0)} s of synthesized audio:`,
+      '',
+      formatStepTable(profiled.steps, synthesized),
     ].join('\n');
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -226,9 +246,75 @@ async function vadSection(): Promise<string> {
   return formatVadBenchmark(await benchmarkVad());
 }
 
-/** DNSMOS against a bare onnxruntime loop, on 30 s of a speech-like signal, with the shared models. */
+/**
+ * DNSMOS against a bare onnxruntime loop, with the shared models: 60 s at 16 kHz (what the build
+ * scores: its WAVs are 16 kHz, nothing is resampled) and 30 s at 24 kHz (resampling included).
+ */
 async function dnsmosSection(): Promise<string> {
-  return formatDnsmosBenchmark(await benchmarkDnsmos({ modelDirectory: path.join(sharedDirectory(), 'models', 'dnsmos'), audioSeconds: 30 }));
+  const modelDirectory = path.join(sharedDirectory(), 'models', 'dnsmos');
+  return [
+    formatDnsmosBenchmark(await benchmarkDnsmos({ modelDirectory, audioSeconds: 60, sampleRate: 16000 })),
+    '',
+    formatDnsmosBenchmark(await benchmarkDnsmos({ modelDirectory, audioSeconds: 30, sampleRate: 24000, repetitions: 2 })),
+  ].join('\n');
+}
+
+/** The build against 4 loopback CosyVoice2 servers at RTF 0.02: FastAPI with each resampler, Triton with 'speex'. */
+async function saturationSection(options: { corpus?: string; limit: number }): Promise<string> {
+  const runs: [string, Partial<Parameters<typeof benchmarkBuildSaturation>[0]>][] = [
+    ["FastAPI protocol, resampler 'best' (the default)", { protocol: 'cosyvoice2', resampleQuality: 'best' }],
+    ["FastAPI protocol, resampler 'speex'", { protocol: 'cosyvoice2', resampleQuality: 'speex' }],
+    ["Triton protocol, resampler 'speex'", { protocol: 'cosyvoice2-triton', resampleQuality: 'speex' }],
+  ];
+  const results: [string, SaturationBenchmarkResult][] = [];
+  for (const [label, settings] of runs) {
+    results.push([label, await benchmarkBuildSaturation({ dialogues: options.limit, servers: 4, realTimeFactor: 0.02, ...(options.corpus ? { corpus: options.corpus } : {}), ...settings })]);
+  }
+  const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+  return [
+    `Summary (${options.limit} dialogues; 4 servers x 1 request at a time, service time 0.02 x audio duration = 200 s of audio per second at most):`,
+    '',
+    '| run | servers busy (mean, of wall time) | busy from first request to last answer | synthesized audio s per wall s | per local CPU s | main thread ms per audio s |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...results.map(([label, result]) => {
+      const main = result.steps ? Object.values(result.steps).reduce((sum, seconds) => sum + seconds, 0) : null;
+      return `| ${label} | ${percent(result.meanBusyFraction)} | ${percent(result.busyFractionWhileSynthesizing)} | ${(result.synthesizedAudioSeconds / result.wallSeconds).toFixed(1)} | ${(result.synthesizedAudioSeconds / result.localCpuSeconds).toFixed(1)} | ${main === null ? 'n/a' : ((main * 1000) / result.synthesizedAudioSeconds).toFixed(2)} |`;
+    }),
+    ...results.flatMap(([label, result]) => ['', `### ${label}`, '', formatSaturationBenchmark(result)]),
+  ].join('\n');
+}
+
+/**
+ * Peak resident set (getrusage maxrss) of a 20- and a 200-dialogue build, each in its own process,
+ * against 4 loopback CosyVoice2 servers at RTF 0.002 with the 'speex' resampler and no profile (a
+ * 200-dialogue build against espeak-ng would take about an hour here); quality scoring off. The peak
+ * includes the loopback servers' thread, which runs in the same process.
+ */
+async function memorySection(): Promise<string> {
+  const script = fileURLToPath(new URL('../pipeline/run/build-saturation.bench.ts', import.meta.url));
+  const runOne = (dialogues: number) =>
+    new Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx/esm', script, String(dialogues), '4', '0.002'],
+        { env: { ...process.env, SATURATION_JSON: '1', SATURATION_NO_PROFILE: '1', SATURATION_RESAMPLER: 'speex' }, maxBuffer: 64 * 2 ** 20 },
+        (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!))),
+      );
+    });
+  const small = await runOne(20);
+  const large = await runOne(200);
+  const row = (result: typeof small) =>
+    `| ${result.options.dialogues} | ${result.writtenAudioSeconds.toFixed(0)} | ${result.wallSeconds.toFixed(1)} | ${result.maxResidentMebibytes.toFixed(0)} | ${result.failedDialogues} |`;
+  return [
+    'Each build in its own process (`node --import tsx/esm pipeline/run/build-saturation.bench.ts N 4 0.002` with SATURATION_RESAMPLER=speex): 4 loopback CosyVoice2 servers at RTF 0.002, quality scoring off.',
+    '',
+    '| dialogues | dialogue audio written s | wall s | peak RSS MiB (process, servers included) | failed |',
+    '|---:|---:|---:|---:|---:|',
+    row(small),
+    row(large),
+    '',
+    `- peak RSS, 200 / 20 dialogues = ${ratio(large.maxResidentMebibytes, small.maxResidentMebibytes)} (goal <= 1.5)`,
+  ].join('\n');
 }
 
 /** Both LLM clients against a loopback server (4 requests at once x 300 ms), each with its bare-fetch baseline. */

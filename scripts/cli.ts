@@ -160,7 +160,8 @@ export function createProgram(): Command {
     .description('time each stage of a 20-dialogue English build of the real corpus (see README)')
     .option('--corpus <path>', 'TopiOCQA JSON (default: ../shared/corpora/topiocqa/topiocqa_dev.json)')
     .option('--limit <n>', 'dialogues', positiveInteger, 20)
-    .action(async (options: { corpus?: string; limit: number }) => {
+    .option('--sections <name...>', 'only these sections: build saturation memory vad dnsmos llm tts (default: all)')
+    .action(async (options: { corpus?: string; limit: number; sections?: string[] }) => {
       const { runBenchmarks } = await import('./bench.ts');
       await runBenchmarks(options);
     });

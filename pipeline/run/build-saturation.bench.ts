@@ -19,7 +19,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory, type BuildConfig } from '../config.ts';
-import { startLoopbackServersInWorker, type LoopbackWorkerServerReport } from '../services/tts/testing/loopback-worker.ts';
+import { startLoopbackServersInProcess, type LoopbackWorkerServerReport } from '../services/tts/testing/loopback-worker.ts';
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild, type BuildReport } from './build.ts';
 
@@ -37,6 +37,12 @@ export interface SaturationBenchmarkOptions {
   corpus: string;
   /** `synthesis.concurrency` of the build (utterances in flight). Default 4 x servers. */
   concurrency: number;
+  /**
+   * Requests the client keeps open per server (`concurrencyPerEndpoint`); the servers still process
+   * one at a time, so with 2 the next request waits at the server while the current one is served
+   * (as requests queue at a FastAPI or Triton server), hiding the client's turnaround. Default 2.
+   */
+  requestsPerServer: number;
   /** Record a CPU profile of the build's thread and split the local cost by step. Default true. */
   profile: boolean;
   /** `synthesis.resampleQuality` of the build. Default 'best' (the config default). */
@@ -52,7 +58,7 @@ export type StepSeconds = Record<string, number>;
 export interface SaturationBenchmarkResult {
   options: SaturationBenchmarkOptions;
   wallSeconds: number;
-  /** CPU seconds of this process, all threads (the loopback servers' worker thread included), user + system. */
+  /** CPU seconds of this process (the build alone: the servers run in a child process), all threads, user + system. */
   cpuSeconds: number;
   /** Audio seconds the servers synthesized (from the client's counters). */
   synthesizedAudioSeconds: number;
@@ -65,10 +71,14 @@ export interface SaturationBenchmarkResult {
   meanBusyFraction: number;
   /** Busy time / (last answer end - first processing start): how busy the servers were while the synthesis ran. */
   busyFractionWhileSynthesizing: number;
+  /** Seconds from the build's start to the first request processed (ingest, checks, lock, first texts). */
+  leadSeconds: number;
+  /** Seconds from the last answer to the build's end (the last dialogues' placement and writing, commits, summaries). */
+  tailSeconds: number;
   servers: LoopbackWorkerServerReport[];
-  /** CPU seconds of the loopback servers' worker thread (what stands for the GPUs' hosts); null where not measurable. */
-  serverThreadCpuSeconds: number | null;
-  /** cpuSeconds minus serverThreadCpuSeconds: what the build itself used locally. */
+  /** CPU seconds of the loopback servers' process (what stands for the GPU hosts), all threads. */
+  serverCpuSeconds: number | null;
+  /** What the build used locally: cpuSeconds (kept as its own field for the report). */
   localCpuSeconds: number;
   /** CPU seconds per thread name over the build (threads that ended during it are missing). */
   threadCpuSeconds: Record<string, number>;
@@ -85,7 +95,7 @@ export interface SaturationBenchmarkResult {
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'best' };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'best', requestsPerServer: 2 };
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
@@ -153,6 +163,9 @@ export function stepOfFrame(functionName: string, url: string): string | null {
     return null;
   }
   if (url.includes('/pipeline/services/tts/synthesis-checks.ts')) return 'detection';
+  if (url.includes('/pipeline/services/mos/') || url.includes('onnxruntime')) return 'quality: DNSMOS';
+  if (url.includes('/pipeline/quality/') || url.includes('/stages/score-quality.ts') || url.includes('/stages/split-dev-test.ts')) return 'quality: checks and split';
+  if (url.includes('/pipeline/report/')) return 'report';
   if (url.includes('/pipeline/audio/speech-regions.ts') || url.includes('/pipeline/services/vad/')) return 'detection';
   if (/\/pipeline\/services\/tts\/(word-timing|spoken-words|japanese-morae|japanese-kana)\.ts/.test(url) || url.includes('kuromoji')) return 'timing';
   if (/\/pipeline\/services\/tts\/|undici|node:internal\/(http|net|stream|streams|deps\/undici|webstreams)|node:(http|net|stream)/.test(url)) return 'decode';
@@ -237,7 +250,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     ...base,
   };
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-saturation-'));
-  const servers = await startLoopbackServersInWorker({
+  const servers = await startLoopbackServersInProcess({
     protocol: resolved.protocol,
     servers: resolved.servers,
     latencyMs: 0,
@@ -264,7 +277,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
         tts: {
           en: {
             backend: resolved.protocol,
-            service: { urls: servers.urls, sampleRate: 24000, ...(resolved.protocol === 'cosyvoice2' ? { probe: false } : {}) },
+            service: { urls: servers.urls, sampleRate: 24000, concurrencyPerEndpoint: resolved.requestsPerServer },
             voices: { user: voice(0), system: voice(1) },
           },
         },
@@ -288,6 +301,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     const cpuStart = process.cpuUsage();
     const mainStart = mainThreadCpuSeconds();
     const started = performance.now();
+    const startedAt = performance.timeOrigin + started;
     let steps: StepSeconds | null = null;
     let report: BuildReport;
     if (resolved.profile) {
@@ -316,13 +330,15 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
       options: resolved,
       wallSeconds: wallMilliseconds / 1000,
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
-      serverThreadCpuSeconds: serverCpu,
-      localCpuSeconds: (cpu.user + cpu.system) / 1e6 - (serverCpu ?? 0),
+      serverCpuSeconds: serverCpu,
+      localCpuSeconds: (cpu.user + cpu.system) / 1e6,
       synthesizedAudioSeconds,
       writtenAudioSeconds: report.audioSeconds,
       utterancesSynthesized: serverReports.reduce((sum, server) => sum + server.requests, 0),
       serverBusyFraction: busy,
       meanBusyFraction: busy.reduce((sum, share) => sum + share, 0) / Math.max(1, busy.length),
+      leadSeconds: Number.isFinite(firstStart) ? (firstStart - startedAt) / 1000 : 0,
+      tailSeconds: Number.isFinite(lastEnd) ? (startedAt + wallMilliseconds - lastEnd) / 1000 : 0,
       busyFractionWhileSynthesizing: Number.isFinite(lastEnd - firstStart) ? busyTotal / (serverReports.length * (lastEnd - firstStart)) : 0,
       servers: serverReports,
       mainThreadCpuSeconds: mainCpu,
@@ -338,8 +354,8 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
   }
 }
 
-/** Seconds of audio in the build's synthesis cache entries (each a WAV of one synthesized utterance). */
-async function synthesizedSeconds(config: BuildConfig): Promise<number> {
+/** Seconds of audio in the build's synthesis cache entries (each a 16-bit mono WAV of one synthesized utterance at audio.sampleRate). */
+export async function synthesizedSeconds(config: BuildConfig): Promise<number> {
   const { readdir, stat } = await import('node:fs/promises');
   const directory = path.join(config.output.cacheDirectory, 'synthesize-speech');
   let bytes = 0;
@@ -355,7 +371,7 @@ async function synthesizedSeconds(config: BuildConfig): Promise<number> {
 }
 
 /** Steps in report order. */
-export const STEP_ORDER = ['decode', 'resample', 'detection', 'timing', 'placement', 'events', 'render', 'write', 'text', 'orchestration', 'garbage collection', 'native (unattributed)'] as const;
+export const STEP_ORDER = ['decode', 'resample', 'detection', 'timing', 'placement', 'events', 'render', 'write', 'text', 'quality: DNSMOS', 'quality: checks and split', 'report', 'orchestration', 'garbage collection', 'native (unattributed)'] as const;
 
 /** The result as Markdown. */
 export function formatSaturationBenchmark(result: SaturationBenchmarkResult): string {
@@ -363,43 +379,50 @@ export function formatSaturationBenchmark(result: SaturationBenchmarkResult): st
   const audio = result.synthesizedAudioSeconds;
   const lines = [
     `${options.dialogues} TopiOCQA dev dialogues (English, rules rewrite, quality scoring off) against ${options.servers} loopback ${options.protocol} servers, one request at a time each, ` +
-      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, resampler '${options.resampleQuality}'; ${os.cpus().length} cores.`,
+      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'; ${os.cpus().length} cores.`,
     '',
     '| measure | value |',
     '|---|---:|',
     `| wall s | ${result.wallSeconds.toFixed(2)} |`,
-    `| CPU s (this process, all threads) | ${result.cpuSeconds.toFixed(2)} |`,
-    `| of which the loopback servers' thread | ${result.serverThreadCpuSeconds === null ? 'not measured' : result.serverThreadCpuSeconds.toFixed(2)} |`,
-    `| local CPU s (the build: process minus servers) | ${result.localCpuSeconds.toFixed(2)} |`,
+    `| local CPU s (the build's process, all threads) | ${result.localCpuSeconds.toFixed(2)} |`,
+    `| CPU s of the loopback servers' process (same 2 cores) | ${result.serverCpuSeconds === null ? 'not measured' : result.serverCpuSeconds.toFixed(2)} |`,
     `| utterances synthesized | ${result.utterancesSynthesized} |`,
     `| synthesized audio s | ${audio.toFixed(1)} |`,
     `| dialogue audio written s (datasets + barge-in variants) | ${result.writtenAudioSeconds.toFixed(1)} |`,
     `| servers' busy fraction (of the build's wall time) | ${result.serverBusyFraction.map((share) => `${(share * 100).toFixed(1)} %`).join(', ')} (mean ${(result.meanBusyFraction * 100).toFixed(1)} %) |`,
     `| busy fraction from first request to last answer | ${(result.busyFractionWhileSynthesizing * 100).toFixed(1)} % |`,
+    `| s before the first request / after the last answer | ${result.leadSeconds.toFixed(2)} / ${result.tailSeconds.toFixed(2)} |`,
     `| synthesized audio s per wall s | ${(audio / result.wallSeconds).toFixed(1)} |`,
     `| synthesized audio s per local CPU s | ${(audio / result.localCpuSeconds).toFixed(1)} |`,
-    `| synthesized audio s per CPU s, servers' thread included | ${(audio / result.cpuSeconds).toFixed(1)} |`,
+    `| synthesized audio s per CPU s, servers' process included | ${(audio / (result.cpuSeconds + (result.serverCpuSeconds ?? 0))).toFixed(1)} |`,
     `| CPU s by thread | ${Object.entries(result.threadCpuSeconds).filter(([, seconds]) => seconds >= 0.01).sort((a, b) => b[1] - a[1]).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`).join(', ')} |`,
     `| peak RSS MiB | ${result.peakResidentMebibytes.toFixed(0)} |`,
     `| failed dialogues | ${result.failedDialogues} |`,
   ];
   if (result.steps) {
-    const steps = result.steps;
-    const busy = Object.values(steps).reduce((sum, seconds) => sum + seconds, 0);
+    const busy = Object.values(result.steps).reduce((sum, seconds) => sum + seconds, 0);
     lines.push(
       '',
-      `Local CPU of the build's main thread (${busy.toFixed(2)} s of the build's ${result.localCpuSeconds.toFixed(2)} s; the rest is its other threads: V8's garbage collector and compiler, libuv's file system pool) by step ` +
+      `Local CPU of the build's main thread (${busy.toFixed(2)} s of the build's ${result.localCpuSeconds.toFixed(2)} s; the rest is the process's other threads: V8's background threads (concurrent garbage collection, compilation) and libuv's file system pool) by step ` +
         `(share of the V8 sampling profile's busy samples x the thread's CPU time from /proc), per second of synthesized audio:`,
       '',
-      '| step | CPU s | ms per audio s | audio s per CPU s |',
-      '|---|---:|---:|---:|',
-      ...[...STEP_ORDER, ...Object.keys(steps).filter((step) => step !== 'idle' && !(STEP_ORDER as readonly string[]).includes(step))]
-        .filter((step) => steps[step] !== undefined)
-        .map((step) => `| ${step} | ${steps[step]!.toFixed(2)} | ${((steps[step]! * 1000) / audio).toFixed(2)} | ${(audio / steps[step]!).toFixed(0)} |`),
-      `| **all (main thread)** | ${busy.toFixed(2)} | ${((busy * 1000) / audio).toFixed(2)} | ${(audio / busy).toFixed(0)} |`,
+      formatStepTable(result.steps, audio),
     );
   }
   return lines.join('\n');
+}
+
+/** A Markdown table of CPU seconds by step, per second of `audioSeconds`, in {@link STEP_ORDER}. */
+export function formatStepTable(steps: StepSeconds, audioSeconds: number): string {
+  const busy = Object.values(steps).reduce((sum, seconds) => sum + seconds, 0);
+  return [
+    '| step | CPU s | ms per audio s | audio s per CPU s |',
+    '|---|---:|---:|---:|',
+    ...[...STEP_ORDER, ...Object.keys(steps).filter((step) => step !== 'idle' && !(STEP_ORDER as readonly string[]).includes(step))]
+      .filter((step) => steps[step] !== undefined && steps[step]! > 0)
+      .map((step) => `| ${step} | ${steps[step]!.toFixed(2)} | ${((steps[step]! * 1000) / audioSeconds).toFixed(2)} | ${(audioSeconds / steps[step]!).toFixed(0)} |`),
+    `| **all (main thread)** | ${busy.toFixed(2)} | ${((busy * 1000) / audioSeconds).toFixed(2)} | ${(audioSeconds / busy).toFixed(0)} |`,
+  ].join('\n');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -410,6 +433,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(realTimeFactor ? { realTimeFactor: Number(realTimeFactor) } : {}),
     ...(protocol ? { protocol: protocol as SaturationBenchmarkOptions['protocol'] } : {}),
     ...(process.env.SATURATION_NO_PROFILE ? { profile: false } : {}),
+    ...(process.env.SATURATION_REQUESTS_PER_SERVER ? { requestsPerServer: Number(process.env.SATURATION_REQUESTS_PER_SERVER) } : {}),
     ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
   });

@@ -1,9 +1,12 @@
 /**
  * Loopback speech servers in a worker thread, so a benchmark's client and servers do not share one
  * event loop (real servers run elsewhere; in one thread, server work would delay the client's timers
- * and the other way round). Start it with {@link startLoopbackServersInWorker}.
+ * and the other way round). Start it with {@link startLoopbackServersInWorker}, or in a child process
+ * with {@link startLoopbackServersInProcess} (nothing of the servers in the benchmark's process).
  */
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { startCosyVoiceLoopbackServer } from './cosyvoice-loopback-server.ts';
 import { loopbackSpeech, type LoopbackServer, type LoopbackSpeechSource, type LoopbackVoice } from './loopback-speech.ts';
@@ -95,7 +98,59 @@ export async function startLoopbackServersInWorker(options: LoopbackWorkerOption
   };
 }
 
-async function runWorker(options: LoopbackWorkerOptions): Promise<void> {
+/** Environment variable that carries the options to a loopback server process ({@link startLoopbackServersInProcess}). */
+const PROCESS_OPTIONS_VARIABLE = 'DUPLEXSYNTH_LOOPBACK_SERVER_OPTIONS';
+
+/**
+ * Starts the loopback servers in a child process (this module, run through tsx), so a benchmark's
+ * process holds only the client: its CPU time, threads and garbage collection are the client's alone
+ * (in a worker thread, the servers' garbage collection runs on the same process's V8 background
+ * threads). Same handle as {@link startLoopbackServersInWorker}; `threadCpuSeconds` is then the whole
+ * server process's CPU (all its threads).
+ * @throws Error when the process fails to start its servers.
+ */
+export async function startLoopbackServersInProcess(options: LoopbackWorkerOptions): Promise<LoopbackWorkerServers> {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ['--import', import.meta.resolve('tsx/esm')],
+    env: { ...process.env, [PROCESS_OPTIONS_VARIABLE]: JSON.stringify(options) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = (): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const onExit = (code: number | null): void => reject(new Error(`the loopback server process ended (exit code ${code}) before answering`));
+      child.once('message', (message: unknown) => {
+        child.off('exit', onExit);
+        resolve(message);
+      });
+      child.once('exit', onExit);
+    });
+  const ask = async (command: Command): Promise<unknown> => {
+    const answer = next();
+    child.send(command);
+    return answer;
+  };
+  const { urls } = (await next()) as { urls: string[] };
+  return {
+    urls,
+    resetCounters: async () => void (await ask({ command: 'reset' })),
+    report: async () => (await ask({ command: 'report' })) as LoopbackWorkerServerReport[],
+    threadCpuSeconds: async () => (await ask({ command: 'cpu' })) as number | null,
+    close: async () => {
+      await ask({ command: 'close' });
+      child.disconnect();
+    },
+  };
+}
+
+/** The channel to the parent: a worker thread's port or a forked process's IPC. */
+interface ParentChannel {
+  on(listener: (message: Command) => void): void;
+  send(message: unknown): void;
+  /** CPU seconds of what runs the servers: this thread (worker) or this process (all threads). */
+  cpuSeconds(): number | null;
+}
+
+async function runWorker(options: LoopbackWorkerOptions, channel: ParentChannel): Promise<void> {
   await Promise.all(options.warmTexts.map((text) => loopbackSpeech(text, 24000, options.voice)));
   const servers: LoopbackServer[] = [];
   const settings = { latencyMs: options.latencyMs, capacity: options.capacity, voice: options.voice };
@@ -105,22 +160,14 @@ async function runWorker(options: LoopbackWorkerOptions): Promise<void> {
     else if (options.protocol === 'cosyvoice2-triton') servers.push(await startTritonLoopbackServer({ ...settings, ...speechSettings }));
     else servers.push(await startOpenAiSpeechLoopbackServer(settings));
   }
-  parentPort?.on('message', async (message: Command) => {
+  channel.on(async (message: Command) => {
     if (message.command === 'reset') {
       for (const server of servers) server.requests.length = 0;
-      parentPort?.postMessage('reset');
+      channel.send('reset');
     } else if (message.command === 'cpu') {
-      let seconds: number | null = null;
-      try {
-        const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
-        seconds = (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime (fields 14, 15) in USER_HZ ticks
-      } catch {
-        // not Linux
-      }
-      parentPort?.postMessage(seconds);
+      channel.send(channel.cpuSeconds());
     } else if (message.command === 'report') {
-      parentPort?.postMessage(
+      channel.send(
         servers.map((server) => ({
           url: server.url,
           requests: server.requests.length,
@@ -132,12 +179,38 @@ async function runWorker(options: LoopbackWorkerOptions): Promise<void> {
       );
     } else {
       await Promise.all(servers.map((server) => server.close()));
-      parentPort?.postMessage('closed');
+      channel.send('closed');
     }
   });
-  parentPort?.postMessage({ urls: servers.map((server) => server.url) });
+  channel.send({ urls: servers.map((server) => server.url) });
+}
+
+/** This thread's CPU seconds (utime + stime of /proc/thread-self/stat, USER_HZ ticks); null without /proc. */
+function thisThreadCpuSeconds(): number | null {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
+    return (Number(fields[11]) + Number(fields[12])) / 100; // fields 14 and 15
+  } catch {
+    return null;
+  }
 }
 
 if (!isMainThread && (workerData as LoopbackWorkerOptions | undefined)?.protocol) {
-  void runWorker(workerData as LoopbackWorkerOptions);
+  void runWorker(workerData as LoopbackWorkerOptions, {
+    on: (listener) => parentPort?.on('message', listener),
+    send: (message) => parentPort?.postMessage(message),
+    cpuSeconds: thisThreadCpuSeconds,
+  });
+} else if (isMainThread && process.send && process.env[PROCESS_OPTIONS_VARIABLE]) {
+  const options = JSON.parse(process.env[PROCESS_OPTIONS_VARIABLE]) as LoopbackWorkerOptions;
+  process.on('disconnect', () => process.exit(0));
+  void runWorker(options, {
+    on: (listener) => process.on('message', listener),
+    send: (message) => process.send?.(message),
+    cpuSeconds: () => {
+      const usage = process.cpuUsage();
+      return (usage.user + usage.system) / 1e6;
+    },
+  });
 }
