@@ -263,7 +263,8 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
   try {
     const transcripts = ['I grew up near the sea and I still love the sound of waves.', 'My favourite season is autumn because the light is so soft.'];
     const prompts = await Promise.all(transcripts.map((transcript, index) => writePromptFixture(scratch, transcript, { pitch: 30 + 40 * index, minimumSeconds: 3 })));
-    const voice = (index: number) => ({ mode: 'zero-shot', promptWav: prompts[index]!.path, promptText: transcripts[index]! });
+    // the Triton client's voice has no mode (zero-shot is what its server does)
+    const voice = (index: number) => ({ ...(resolved.protocol === 'cosyvoice2' ? { mode: 'zero-shot' } : {}), promptWav: prompts[index]!.path, promptText: transcripts[index]! });
     const defaults = await loadConfigFile(DEFAULT_CONFIG_FILE);
     const config: BuildConfig = resolveConfig(
       {
