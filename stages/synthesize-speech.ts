@@ -17,7 +17,7 @@ import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts'
 import type { Centiseconds, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
 import type { ContentCache } from '../pipeline/run/content-cache.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
-import { synthesizeUtterance, type SynthesizedUtterance } from '../pipeline/services/tts/synthesize-utterance.ts';
+import { synthesizeUtterance, type SynthesizedUtterance, type SynthesizeUtteranceOptions } from '../pipeline/services/tts/synthesize-utterance.ts';
 import { estimateMorae } from '../pipeline/services/tts/japanese-morae.ts';
 import { loadJapaneseTokenizer } from '../pipeline/services/tts/spoken-words.ts';
 
@@ -63,6 +63,8 @@ export interface SynthesizeSettings {
   maximumInternalPauseSeconds: number | null;
   /** Resampler from the engine's rate to `sampleRate` (raw-audio.ts `resample`); default 'best'. */
   resampleQuality?: ResampleQuality;
+  /** Where the resampling runs (synthesize-utterance.ts `resampler`, e.g. a worker pool); default this thread. Not part of cache keys: same samples. */
+  resampler?: SynthesizeUtteranceOptions['resampler'];
 }
 
 const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) => string)[]>> = {
@@ -128,7 +130,12 @@ async function synthesizeCached(
   return cache.binary<SynthesizedUtterance, CachedMetadata>(
     SYNTHESIZE_STAGE,
     keyMaterial,
-    () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, { sampleRate: settings.sampleRate, detector: settings.detector, resampleQuality: settings.resampleQuality ?? 'best' }),
+    () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, {
+      sampleRate: settings.sampleRate,
+      detector: settings.detector,
+      resampleQuality: settings.resampleQuality ?? 'best',
+      ...(settings.resampler ? { resampler: settings.resampler } : {}),
+    }),
     {
       encode: (value) => ({
         bytes: encodeWavPcm16({ channels: [value.audio], sampleRate: value.sampleRate }),

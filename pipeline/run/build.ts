@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
+import { createResamplePool } from '../audio/resample-pool.ts';
 import type { BuildConfig } from '../config.ts';
 import { ConfigError } from '../config.ts';
 import type { Language, ScriptUtterance, SourceConversation, SpeakerRole } from '../model/types.ts';
@@ -162,6 +163,8 @@ async function buildLocked(
     minSpeechSeconds: config.speechDetection.minimumSpeechSeconds,
   }));
   const queue = createSynthesisQueue(config.synthesis.concurrency);
+  // resampling threads (synthesis.resampleThreads); idle threads end on their own if the build stops early
+  const resamplePool = config.synthesis.resampleThreads > 0 ? createResamplePool(config.synthesis.resampleThreads) : null;
   const summaries: DatasetSummary[] = [];
   let audioSeconds = 0;
   let failedCount = 0;
@@ -187,6 +190,7 @@ async function buildLocked(
       minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
       maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
       resampleQuality: config.synthesis.resampleQuality,
+      ...(resamplePool ? { resampler: resamplePool.resample } : {}),
     };
     const minimumUtteranceCs = Math.round(config.synthesis.minimumUtteranceSeconds * 100);
     const benchmarkProfile = config.timeline.profile === 'benchmark';
@@ -381,6 +385,7 @@ async function buildLocked(
     }
   }
 
+  await resamplePool?.close();
   const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log) : [];
 
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');

@@ -4,7 +4,7 @@
  * written (16-bit grid) and is analysed as such.
  */
 import type { Centiseconds, Language, SpeechSegment } from '../../model/types.ts';
-import { downmixToMono, quantizeToPcm16, resample, type ResampleQuality } from '../../audio/raw-audio.ts';
+import { downmixToMono, quantizeToPcm16, resample, type RawAudio, type ResampleQuality } from '../../audio/raw-audio.ts';
 import { detectSpeechSegments, samplesPerCentisecond, trimToSpeech, type SpeechDetectorOptions } from '../../audio/speech-regions.ts';
 import { moraeFromOpenJtalkPhonemes } from './japanese-morae.ts';
 import { SpeechSynthesisError, type SpeechSynthesizer, type SynthesisRequest } from './speech-synthesizer.ts';
@@ -48,6 +48,8 @@ export interface SynthesizeUtteranceOptions {
   tokenizer?: WordTokenizer;
   /** Resampler quality; default 'best' (libsamplerate SRC_SINC_BEST_QUALITY). */
   resampleQuality?: ResampleQuality;
+  /** Runs the resampling, e.g. in worker threads (audio/resample-pool.ts); default raw-audio.ts `resample` on this thread. Must give the same samples. */
+  resampler?: (audio: RawAudio, targetRate: number, quality: ResampleQuality) => Promise<RawAudio>;
   /**
    * The text whose words are timed and written to the alignment, when it differs from the text the
    * engine is given (`request.text`), e.g. the engine reads a kana reading (japanese-kana.ts) while the
@@ -85,7 +87,7 @@ export async function synthesizeUtterance(
 
   const output = await synthesizer.synthesize(request);
   const mono = { channels: [downmixToMono(output.audio)], sampleRate: output.audio.sampleRate };
-  const resampled = await resample(mono, sampleRate, options.resampleQuality ?? 'best');
+  const resampled = await (options.resampler ?? resample)(mono, sampleRate, options.resampleQuality ?? 'best');
   const samples = quantizeToPcm16(resampled.channels[0] as Float32Array);
 
   const detected = detectSpeechSegments(samples, sampleRate, options.detector);

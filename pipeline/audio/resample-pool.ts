@@ -1,0 +1,43 @@
+/**
+ * Resampling in worker threads (piscina): the same {@link resample} of raw-audio.ts, run on other
+ * cores so that libsamplerate's 'best' converter (about 30 ms of CPU per second of audio at 24 or
+ * 22.05 -> 16 kHz, most of the build's local cost) does not hold the build's thread. The output is
+ * bit-identical to calling `resample` directly (same code, same input).
+ */
+import { Piscina } from 'piscina';
+import type { RawAudio, ResampleQuality } from './raw-audio.ts';
+
+/** A pool of resampling threads; `close` it when done (idle threads also end on their own). */
+export interface ResamplePool {
+  /** Threads in the pool. */
+  readonly threads: number;
+  /**
+   * Resamples `audio` to `targetRate` Hz in a worker. The channels are copied to the worker and the
+   * result back (structured clone; the caller keeps its input).
+   * @throws AudioArgumentError (as `resample`) for bad rates or malformed audio.
+   */
+  resample(audio: RawAudio, targetRate: number, quality: ResampleQuality): Promise<RawAudio>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a pool of `threads` worker threads (each loads tsx and raw-audio.ts once, on first use).
+ * @throws RangeError when `threads` is not a positive integer.
+ */
+export function createResamplePool(threads: number): ResamplePool {
+  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`resampling threads must be a positive integer, got ${threads}`);
+  const pool = new Piscina({
+    filename: new URL('./resample-worker.mjs', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: threads,
+    idleTimeout: 2000,
+  });
+  return {
+    threads,
+    resample: async (audio, targetRate, quality) => {
+      const result = (await pool.run({ channels: audio.channels, sampleRate: audio.sampleRate, targetRate, quality })) as RawAudio;
+      return { channels: result.channels, sampleRate: result.sampleRate };
+    },
+    close: () => pool.destroy(),
+  };
+}
