@@ -44,8 +44,8 @@ import path from 'node:path';
 import { encodeWavPcm16, quantizeToPcm16, resample, type RawAudio, type ResampleQuality } from '../pipeline/audio/raw-audio.ts';
 import type { Centiseconds, Channel, ReferenceRecording, ReferenceSupervision, SpeechSegment } from '../pipeline/model/types.ts';
 import { measureLoudness, type LoudnessMeasurement } from '../pipeline/quality/loudness.ts';
-import { writeAtomic } from '../pipeline/run/content-cache.ts';
-import { dialogueRandomStream } from '../pipeline/timeline/random.ts';
+import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
+import { dialogueRandomStream } from '../pipeline/model/random.ts';
 import { joinTranscript, readReferenceAudio, REFERENCE_CHANNELS, type AudioFileReader } from './reference-recording.ts';
 import { mergeOverlappingSegments } from './rttm.ts';
 

@@ -7,8 +7,8 @@ import { writeFile } from 'node:fs/promises';
 import { positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
-import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/run/build-errors.ts';
-import { redactSecrets } from '../pipeline/run/redact.ts';
+import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
+import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/run/build.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
@@ -179,7 +179,7 @@ export function createProgram(): Command {
 /**
  * Run the CLI. Every failure, of any command, ends in this one handler: a one-line reason on stderr
  * (API keys redacted), no stack trace unless `DUPLEXSYNTH_DEBUG` is set, and the exit code the error
- * asks for (pipeline/run/build-errors.ts `EXIT_CODES`: 2 bad input, 4 build stopped before committing,
+ * asks for (pipeline/model/build-errors.ts `EXIT_CODES`: 2 bad input, 4 build stopped before committing,
  * 5 an error that escaped, i.e. a bug). Errors escaping from timers or callbacks (uncaught exceptions,
  * unhandled rejections) are caught the same way and end the process at once.
  */

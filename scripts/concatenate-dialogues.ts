@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { decodeWav, encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
 import { parseAlignment, parseEventsLine } from '../pipeline/events/index.ts';
 import type { AlignedWord } from '../pipeline/model/types.ts';
-import { writeAtomic } from '../pipeline/run/content-cache.ts';
+import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 
 /** Options of {@link concatenateDialogues}. */
 export interface ConcatenateOptions {

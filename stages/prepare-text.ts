@@ -6,7 +6,7 @@
  */
 import type { BuildConfig } from '../pipeline/config.ts';
 import type { DialogueText, Language, SourceConversation, TextTurn } from '../pipeline/model/types.ts';
-import type { ContentCache } from '../pipeline/run/content-cache.ts';
+import type { ContentCache } from '../pipeline/storage/content-cache.ts';
 import { createDialogueTextBackend } from '../pipeline/services/llm/backend-settings.ts';
 import type { DialogueTextBackend } from '../pipeline/services/llm/dialogue-text-backend.ts';
 import type { RetryEvent } from '../pipeline/services/llm/retrying-model.ts';

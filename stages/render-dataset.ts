@@ -22,10 +22,11 @@ import path from 'node:path';
 import { encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
 import { formatAlignment } from '../pipeline/events/index.ts';
 import type { Language } from '../pipeline/model/types.ts';
-import { NothingBuiltError, ShrinkRefusedError } from '../pipeline/run/build-errors.ts';
+import { NothingBuiltError, ShrinkRefusedError } from '../pipeline/model/build-errors.ts';
 import { assertOutputLockHeld } from '../pipeline/run/build-lock.ts';
-import { bytesHash, writeAtomic } from '../pipeline/run/content-cache.ts';
-import { redactSecrets } from '../pipeline/run/redact.ts';
+import { bytesHash } from '../pipeline/storage/content-cache.ts';
+import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
+import { redactSecrets } from '../pipeline/storage/redact.ts';
 
 /** Options of {@link DatasetWriter.commit}. */
 export interface CommitOptions {

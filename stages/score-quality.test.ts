@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, sharedDirectory } from '../pipeline/config.ts';
 import type { DatasetQualityReport } from '../pipeline/quality/quality-report.ts';
-import { bytesHash } from '../pipeline/run/content-cache.ts';
+import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { runBuild } from '../pipeline/run/build.ts';
 import { scoreDatasetQuality, type RecordingDnsmosScorer } from './score-quality.ts';
 import { splitDatasets } from './split-dev-test.ts';

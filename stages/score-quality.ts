@@ -21,7 +21,8 @@ import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
 import { writeQualityTables } from '../pipeline/quality/tables.ts';
 import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/quality/thresholds.ts';
 import { sharedDirectory } from '../pipeline/config.ts';
-import { ContentCache, writeAtomic } from '../pipeline/run/content-cache.ts';
+import { ContentCache } from '../pipeline/storage/content-cache.ts';
+import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import type { DnsmosRecordingScores, MultiChannelAudio } from '../pipeline/services/mos/dnsmos.ts';
 import { DEFAULT_DNSMOS_BATCH_WINDOWS, DnsmosScorer, loadDnsmosScorer, type DnsmosRunSettings } from '../pipeline/services/mos/dnsmos.ts';
 import {

@@ -36,7 +36,8 @@ import path from 'node:path';
 import { readDatasetFolder, type DatasetFolder } from '../pipeline/quality/dataset-files.ts';
 import { readQualityReport, type DatasetQualityReport } from '../pipeline/quality/quality-report.ts';
 import { SPLIT_FILE_NAME, writeQualityTables } from '../pipeline/quality/tables.ts';
-import { bytesHash, writeAtomic } from '../pipeline/run/content-cache.ts';
+import { bytesHash } from '../pipeline/storage/content-cache.ts';
+import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 
 /** One dialogue as the selection sees it. */
 export interface SplitCandidate {

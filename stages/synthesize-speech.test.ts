@@ -4,10 +4,10 @@ import type { SynthesizedUtterance } from '../pipeline/services/tts/synthesize-u
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ContentCache } from '../pipeline/run/content-cache.ts';
+import { ContentCache } from '../pipeline/storage/content-cache.ts';
 import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
 import { OFFLINE_SPEAKER_ROSTERS } from '../pipeline/services/tts/offline-speaker-roster.ts';
-import { estimateMorae } from '../pipeline/services/tts/japanese-morae.ts';
+import { estimateMorae } from '../pipeline/alignment/japanese-morae.ts';
 import {
   capInternalPauses,
   createSynthesisQueue,

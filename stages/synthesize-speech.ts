@@ -15,11 +15,11 @@ import PQueue from 'p-queue';
 import { decodeWav, encodeWavPcm16, type ResampleQuality } from '../pipeline/audio/raw-audio.ts';
 import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { Centiseconds, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
-import type { ContentCache } from '../pipeline/run/content-cache.ts';
+import type { ContentCache } from '../pipeline/storage/content-cache.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
 import { synthesizeUtterance, type SynthesizedUtterance, type SynthesizeUtteranceOptions } from '../pipeline/services/tts/synthesize-utterance.ts';
-import { estimateMorae } from '../pipeline/services/tts/japanese-morae.ts';
-import { loadJapaneseTokenizer } from '../pipeline/services/tts/spoken-words.ts';
+import { estimateMorae } from '../pipeline/alignment/japanese-morae.ts';
+import { loadJapaneseTokenizer } from '../pipeline/alignment/spoken-words.ts';
 
 /** Cache stage name; bump `SYNTHESIZE_STAGE_VERSION` when the stage's output changes meaning. */
 export const SYNTHESIZE_STAGE = 'synthesize-speech';

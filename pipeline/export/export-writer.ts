@@ -7,7 +7,8 @@
  */
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { bytesHash, writeAtomic } from '../run/content-cache.ts';
+import { bytesHash } from '../storage/content-cache.ts';
+import { writeAtomic } from '../storage/write-atomic.ts';
 
 /** The marker file of an export folder. */
 export const EXPORT_MANIFEST_FILE = 'duplexsynth-export.json';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bytesHash } from '../run/content-cache.ts';
+import { bytesHash } from '../storage/content-cache.ts';
 import { writeAudacityExport } from './audacity.ts';
 import { readExportDataset, type ExportDataset } from './export-dataset.ts';
 import { ExportWriter } from './export-writer.ts';

@@ -160,3 +160,13 @@ export interface ReferenceSupervision {
    */
   words?: AlignedWord[];
 }
+
+/** A time span the engine reports inside its own output, e.g. one phoneme. */
+export interface EngineTiming {
+  /** Engine label, e.g. an Open JTalk phoneme (`k`, `o`, `N`, `cl`, `pau`, `sil`). */
+  label: string;
+  /** Seconds from the start of the returned audio. */
+  start: number;
+  /** Seconds from the start of the returned audio; >= start. */
+  end: number;
+}

@@ -7,11 +7,11 @@
  * named in every result so numbers from different counters are never mixed silently.
  *
  * Japanese: kuromoji (IPADIC) morphemes with the mora count of their pronunciation, as the word
- * alignments use (pipeline/services/tts/spoken-words.ts, japanese-morae.ts).
+ * alignments use (pipeline/alignment/spoken-words.ts, japanese-morae.ts).
  */
 import type { Language } from '../model/types.ts';
-import { estimateMorae } from '../services/tts/japanese-morae.ts';
-import { loadJapaneseTokenizer, splitJapaneseMorphemes } from '../services/tts/spoken-words.ts';
+import { estimateMorae } from '../alignment/japanese-morae.ts';
+import { loadJapaneseTokenizer, splitJapaneseMorphemes } from '../alignment/spoken-words.ts';
 
 /** Spoken units of one text. */
 export interface SpokenUnitCount {
@@ -119,7 +119,7 @@ export async function countJapaneseMorae(text: string): Promise<SpokenUnitCount>
       units += estimateMorae(morpheme.text);
     } else units += morpheme.morae;
   }
-  return { units, unit: 'mora', counter: 'kuromoji IPADIC pronunciation (pipeline/services/tts/spoken-words.ts)', estimatedWords };
+  return { units, unit: 'mora', counter: 'kuromoji IPADIC pronunciation (pipeline/alignment/spoken-words.ts)', estimatedWords };
 }
 
 /**

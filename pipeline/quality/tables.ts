@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BenchmarkEventType } from '../model/types.ts';
-import { writeAtomic } from '../run/content-cache.ts';
+import { writeAtomic } from '../storage/write-atomic.ts';
 import { readDatasetFolder, type DatasetFolder } from './dataset-files.ts';
 import { aggregateQuality, readQualityReport, type DatasetCometKiwi, type QualityAggregates } from './quality-report.ts';
 

@@ -29,7 +29,7 @@ import { benchmarkLoaderSettings, DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUA
 import { readExportDataset, type ExportDataset } from '../export/export-dataset.ts';
 import type { Centiseconds, Channel } from '../model/types.ts';
 import { buildDatasetTables, type DatasetTables } from '../quality/tables.ts';
-import { writeAtomic } from '../run/content-cache.ts';
+import { writeAtomic } from '../storage/write-atomic.ts';
 import { CHANNEL_DIRECTIONS, fitTimingModel, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
 import { dialoguePageHtml } from './dialogue-page.ts';
 import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';

@@ -18,8 +18,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, sharedDirectory } from '../config.ts';
-import { bytesHash } from './content-cache.ts';
-import { fillFileSystem, mountTmpfs, tmpfsSkipReason } from './testing/tmpfs.ts';
+import { bytesHash } from '../storage/content-cache.ts';
+import { fillFileSystem, mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 
 const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');

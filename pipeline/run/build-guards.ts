@@ -12,9 +12,9 @@
 import type { BuildConfig } from '../config.ts';
 import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import { lockOutputDirectory } from './build-lock.ts';
-import { removeOrphanedTemporaryFiles } from './content-cache.ts';
+import { removeOrphanedTemporaryFiles } from '../storage/write-atomic.ts';
 import { checkBuildFolders, checkBuildSettings, checkFreeSpace, estimatePlannedAudioBytes, removeUnfinishedDatasets } from './output-checks.ts';
-import { redactSecrets, registerConfiguredSecrets } from './redact.ts';
+import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
 /**
  * Register the configuration's API keys for redaction and check its settings.
@@ -56,4 +56,30 @@ export async function runLocked<T>(config: BuildConfig, corpus: IngestedCorpus, 
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * The environment variables a build's configuration reads API keys from: `apiKeyVariable` of the
+ * `llm.rewrite`/`llm.translate` backends (the Gemini backend's defaults GEMINI_API_KEY and
+ * GOOGLE_API_KEY when it names none) and `apiKeyEnvironmentVariable` of a remote speech service.
+ */
+export function configuredKeyVariables(config: BuildConfig): string[] {
+  const names = new Set<string>();
+  for (const backend of [config.llm.rewrite, config.llm.translate] as { backend: string; apiKeyVariable?: string }[]) {
+    if (typeof backend.apiKeyVariable === 'string') names.add(backend.apiKeyVariable);
+    else if (backend.backend === 'gemini') for (const name of GEMINI_DEFAULT_KEY_VARIABLES) names.add(name);
+  }
+  for (const language of config.languages) {
+    const variable = config.tts[language].service?.apiKeyEnvironmentVariable;
+    if (typeof variable === 'string') names.add(variable);
+  }
+  return [...names];
+}
+
+/**
+ * Register the values of every key variable the configuration names ({@link configuredKeyVariables}).
+ * @param environment where the values are read; default `process.env`
+ */
+export function registerConfiguredSecrets(config: BuildConfig, environment: Readonly<Record<string, string | undefined>> = process.env): void {
+  for (const name of configuredKeyVariables(config)) registerSecret(environment[name], name);
 }

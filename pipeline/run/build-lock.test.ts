@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasetWriter } from '../../stages/render-dataset.ts';
-import { LockLostError, OutputLockedError } from './build-errors.ts';
+import { LockLostError, OutputLockedError } from '../model/build-errors.ts';
 import { assertOutputLockHeld, LOCK_NAME, LOCK_OWNER_NAME, lockOutputDirectory } from './build-lock.ts';
 
 const HOLDER = path.join(path.dirname(new URL(import.meta.url).pathname), 'testing', 'hold-output-lock.ts');

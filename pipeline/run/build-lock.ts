@@ -15,9 +15,9 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { LockLostError, OutputLockedError } from './build-errors.ts';
-import { writeAtomic } from './content-cache.ts';
-import { currentProcess, isProcessRunning, type ProcessIdentity } from './process-liveness.ts';
+import { LockLostError, OutputLockedError } from '../model/build-errors.ts';
+import { writeAtomic } from '../storage/write-atomic.ts';
+import { currentProcess, isProcessRunning, type ProcessIdentity } from '../storage/process-liveness.ts';
 
 /** Name of the lock folder inside the output folder. */
 export const LOCK_NAME = '.duplexsynth.lock';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav } from '../audio/raw-audio.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, sharedDirectory, type BuildConfig } from '../config.ts';
 import { parseEventsLine } from '../events/index.ts';
-import { bytesHash } from './content-cache.ts';
+import { bytesHash } from '../storage/content-cache.ts';
 import { runBuild, type BuildReport } from './build.ts';
 import { loaderLookupProblems, verifyDataset } from './verify-dataset.ts';
 

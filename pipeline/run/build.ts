@@ -23,7 +23,7 @@ import { prepareDialogueText, createTextBackends, type DialogueTextBackends } fr
 import { synthesizeDialogue, createSynthesisQueue, type SpokenUtterance } from '../../stages/synthesize-speech.ts';
 import { placeBargeInTimeline, placeTimeline } from '../../stages/place-timeline.ts';
 import { planTurnHolds, type QuestionParts } from '../text/turn-hold-split.ts';
-import { dialogueRandomStream } from '../timeline/random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { writeBuildReport } from '../report/build-report.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { annotateDialogue } from '../../stages/annotate-events.ts';
@@ -34,9 +34,10 @@ import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-sy
 import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import { voicePromptRoster, type VoicePromptEntry } from '../services/tts/voice-prompt.ts';
 import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
-import { ContentCache, writeAtomic } from './content-cache.ts';
+import { ContentCache } from '../storage/content-cache.ts';
+import { writeAtomic } from '../storage/write-atomic.ts';
 import { progressStagesFailedAt, PROGRESS_STAGES, type ProgressListener } from './progress.ts';
-import { endsTheBuild } from './build-errors.ts';
+import { endsTheBuild } from '../model/build-errors.ts';
 import { beginGuardedBuild, runLocked } from './build-guards.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';

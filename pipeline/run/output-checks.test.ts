@@ -12,9 +12,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig, sharedDirectory, type BuildConfig } from '../config.ts';
-import { BuildInputError, DiskFullError } from './build-errors.ts';
+import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
 import { checkBuildSettings, checkFolder, estimatePlannedAudioBytes } from './output-checks.ts';
-import { mountTmpfs, tmpfsSkipReason } from './testing/tmpfs.ts';
+import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 
 const run = promisify(execFile);
 const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');

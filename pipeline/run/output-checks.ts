@@ -13,8 +13,8 @@ import { access, mkdir, readdir, rm, stat, statfs, writeFile } from 'node:fs/pro
 import path from 'node:path';
 import { SAFE_FOLDER_NAME, type BuildConfig } from '../config.ts';
 import type { SourceConversation } from '../model/types.ts';
-import { BuildInputError, DiskFullError } from './build-errors.ts';
-import { formatBytes } from './content-cache.ts';
+import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
+import { formatBytes } from '../storage/write-atomic.ts';
 
 /**
  * Linux file systems that cannot hold a build's files (statfs `f_type`, from linux/magic.h), by name.

@@ -30,10 +30,10 @@ import { COSYVOICE2_ENGINE_ID } from '../services/tts/cosyvoice2-fastapi.ts';
 import { COSYVOICE2_TRITON_ENGINE_ID } from '../services/tts/cosyvoice2-triton.ts';
 import { createSpeechSynthesizer, isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
 import { planTurnHolds } from '../text/turn-hold-split.ts';
-import { dialogueRandomStream } from '../timeline/random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { checkBuildIsPossible, dialogueScript, speakerRoster } from './build.ts';
 import { DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
-import { ContentCache } from './content-cache.ts';
+import { ContentCache } from '../storage/content-cache.ts';
 
 /** Speech engines that ask their servers something when created, unless `probe: false`. */
 const PROBING_ENGINES = new Set<string>([COSYVOICE2_ENGINE_ID, COSYVOICE2_TRITON_ENGINE_ID]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dialogueRandomStream } from '../timeline/random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { planTurnHolds, splitEnglishQuestion, splitJapaneseQuestion } from './turn-hold-split.ts';
 
 describe('splitting a question where a speaker would pause', () => {

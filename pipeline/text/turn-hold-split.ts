@@ -20,8 +20,8 @@
  * Among the candidates of the best class, the one closest to the middle (in words or morae) is taken.
  */
 import type { Language } from '../model/types.ts';
-import { estimateMorae } from '../services/tts/japanese-morae.ts';
-import { loadJapaneseTokenizer } from '../services/tts/spoken-words.ts';
+import { estimateMorae } from '../alignment/japanese-morae.ts';
+import { loadJapaneseTokenizer } from '../alignment/spoken-words.ts';
 
 /** A question split in two. `first` ends with a comma (、) so the engine ends it as a continuation. */
 export interface QuestionParts {
@@ -109,7 +109,7 @@ export async function splitQuestion(text: string, language: Language, options: S
   return language === 'ja' ? splitJapaneseQuestion(text, options) : splitEnglishQuestion(text, options);
 }
 
-/** A uniform integer source (pipeline/timeline/random.ts `RandomStream` satisfies it). */
+/** A uniform integer source (pipeline/model/random.ts `RandomStream` satisfies it). */
 interface IntegerSource {
   integer(from: number, to: number): number;
 }

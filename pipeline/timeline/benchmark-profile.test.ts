@@ -10,7 +10,7 @@ import { kolmogorovSmirnovDistance } from './empirical-distribution.ts';
 import { buildFidelityReport, generatedDialogueTiming } from './fidelity.ts';
 import { placeBargeInVariant, type VariantUtterance } from './place-barge-in-variant.ts';
 import { placeDialogue, placedUtteranceSegments, TimelinePlacementError, type UtteranceToPlace } from './place-dialogue.ts';
-import { dialogueRandomStream } from './random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { makeStatistics } from './test-helpers.ts';
 import { fitTimingModel, loadDefaultTimingStatistics, type TimingStatistics } from './timing-statistics.ts';
 

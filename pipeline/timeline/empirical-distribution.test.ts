@@ -12,7 +12,7 @@ import {
   probabilityMassFunction,
   withoutSmoothing,
 } from './empirical-distribution.ts';
-import { dialogueRandomStream } from './random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 
 const values = [-120, -40, -5, 0, 0, 0, 3, 8, 10, 12, 15, 20, 22, 25, 40, 90, 300];
 

@@ -25,7 +25,7 @@
  *   for the same value) up to 10 times, then the value itself is used.
  */
 import { errorFunction, interquartileRange, sampleStandardDeviation } from 'simple-statistics';
-import type { RandomStream } from './random.ts';
+import type { RandomStream } from '../model/random.ts';
 
 /** A fitted distribution on an integer grid. Plain frozen data. */
 export interface EmpiricalDistribution {

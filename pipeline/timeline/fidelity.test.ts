@@ -10,7 +10,7 @@ import {
   type GeneratedDialogueTiming,
 } from './fidelity.ts';
 import { placeDialogue, type PlacedDialogue, type UtteranceToPlace } from './place-dialogue.ts';
-import { dialogueRandomStream } from './random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { makeStatistics } from './test-helpers.ts';
 import { defaultTimingFile } from '../../scripts/derive-default-timing.ts';
 import { loadDefaultTimingStatistics, loadTimingStatistics, type TimingStatistics } from './timing-statistics.ts';

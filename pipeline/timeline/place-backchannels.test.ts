@@ -3,7 +3,7 @@ import { buildIpus, computeEvents, turnRelations } from '../events/index.ts';
 import type { Channel } from '../model/types.ts';
 import { BackchannelPlacementError, hostSpeechCs, placeBackchannels } from './place-backchannels.ts';
 import { placeDialogue, placedUtteranceSegments, type UtteranceToPlace } from './place-dialogue.ts';
-import { dialogueRandomStream } from './random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { makeStatistics } from './test-helpers.ts';
 import { fitTimingModel, loadDefaultTimingStatistics, type TimingStatistics } from './timing-statistics.ts';
 

@@ -34,7 +34,7 @@
 import { buildIpus, DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
 import type { Centiseconds, Channel, SpeechSegment } from '../model/types.ts';
 import { drawFromDistribution } from './empirical-distribution.ts';
-import { dialogueRandomStream } from './random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import type { TimingModel } from './timing-statistics.ts';
 
 /** What the caller asks for: who backchannels, and the clips available (synthesized "uh-huh"s). */

@@ -36,7 +36,7 @@ import { DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
 import type { Centiseconds, Channel, SpeechSegment } from '../model/types.ts';
 import { drawFromDistribution } from './empirical-distribution.ts';
 import { DEFAULT_PLACE_DIALOGUE_OPTIONS, placeDialogue, TimelinePlacementError, type PlaceDialogueInput, type PlacedDialogue, type UtteranceToPlace } from './place-dialogue.ts';
-import { dialogueRandomStream } from './random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { channelDirection, fitTimingModel } from './timing-statistics.ts';
 
 /** Shortest stretch of speech kept before a cut (the speech detector drops blips under 3 cs; margin). */

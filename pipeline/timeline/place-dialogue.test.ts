@@ -11,7 +11,7 @@ import {
   type UtteranceToPlace,
 } from './place-dialogue.ts';
 import { kolmogorovSmirnovDistance } from './empirical-distribution.ts';
-import { dialogueRandomStream } from './random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { makeStatistics } from './test-helpers.ts';
 import { loadDefaultTimingStatistics, samplingDistributions, type TimingStatistics } from './timing-statistics.ts';
 

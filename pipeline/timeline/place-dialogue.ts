@@ -99,7 +99,7 @@ import {
   type BackchannelRequest,
   type PlacedBackchannel,
 } from './place-backchannels.ts';
-import { dialogueRandomStream, type RandomStream } from './random.ts';
+import { dialogueRandomStream, type RandomStream } from '../model/random.ts';
 import { channelDirection, fitTimingModel, type TimingStatistics } from './timing-statistics.ts';
 
 /** One utterance to place: its channel and the length of its speech (first to last speech sample). */

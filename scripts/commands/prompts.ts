@@ -17,7 +17,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReferenceRecording } from '../../pipeline/model/types.ts';
-import { writeAtomic } from '../../pipeline/run/content-cache.ts';
+import { writeAtomic } from '../../pipeline/storage/write-atomic.ts';
 import { createVoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
 import {

@@ -25,7 +25,7 @@ import { OpenAICompatibleModel } from './openai-compatible-model.ts';
 import { RecordingModel, ReplayModel } from './replay-model.ts';
 import { RetryingModel, type RetryEvent, type RetryPolicy } from './retrying-model.ts';
 import { RulesTextBackend } from './rules-backend.ts';
-import { redactErrorInPlace, redactSecrets, registerSecret } from '../../run/redact.ts';
+import { redactErrorInPlace, redactSecrets, registerSecret } from '../../storage/redact.ts';
 
 /** Default seed of every generation request. */
 export const DEFAULT_SEED = 1234;

@@ -27,7 +27,7 @@ import {
 } from './errors.ts';
 import { extractJsonObject } from './json-extraction.ts';
 import type { GenerationRequest, GenerationResult, JsonSchema, LanguageModel } from './language-model.ts';
-import { findSpeakableTextProblems, type SpeakableTextOptions } from './text-checks.ts';
+import { findSpeakableTextProblems, type SpeakableTextOptions } from '../../text/text-checks.ts';
 
 /** The two text tasks. */
 export type DialogueTextTask = 'rewrite-spoken' | 'translate';

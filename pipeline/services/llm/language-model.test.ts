@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, describeRequest, requestKey, type GenerationRequest } from './language-model.ts';
+import { describeRequest, requestKey, type GenerationRequest } from './language-model.ts';
 
 const request: GenerationRequest = { model: 'm', system: 's', prompt: 'p', temperature: 0, seed: 1 };
-
-describe('canonicalJson', () => {
-  it('sorts keys recursively and drops undefined members', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
-  });
-
-  it('rejects values JSON cannot hold', () => {
-    expect(() => canonicalJson({ a: Number.NaN })).toThrow(TypeError);
-    expect(() => canonicalJson({ a: 1n })).toThrow(TypeError);
-  });
-});
 
 describe('requestKey', () => {
   it('is a sha256 hex digest independent of key order', () => {

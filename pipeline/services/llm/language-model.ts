@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { canonicalJson } from '../../storage/canonical-json.ts';
 
 /** Why the model stopped. Anything but `stop` means the text is not to be trusted as complete. */
 export type FinishReason = 'stop' | 'max-tokens' | 'safety' | 'other';
@@ -93,37 +94,6 @@ export const generationResultSchema = z.object({
     })
     .optional(),
 });
-
-/**
- * Serialises a JSON value with object keys sorted (recursively) and `undefined` members dropped, so
- * equal values always give the same text.
- *
- * @param value a JSON-compatible value (objects, arrays, strings, finite numbers, booleans, null).
- * @returns the canonical JSON text, no whitespace.
- * @throws TypeError for values JSON cannot represent (functions, symbols, bigint, non-finite numbers).
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return JSON.stringify(value);
-    case 'number':
-      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: non-finite number ${value}`);
-      return JSON.stringify(value);
-    case 'object': {
-      if (Array.isArray(value)) {
-        return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
-      }
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, member]) => member !== undefined)
-        .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-      return `{${entries.map(([name, member]) => `${JSON.stringify(name)}:${canonicalJson(member)}`).join(',')}}`;
-    }
-    default:
-      throw new TypeError(`canonicalJson: cannot serialise a value of type ${typeof value}`);
-  }
-}
 
 /**
  * The replay key of a request: sha256 (hex) of the canonical JSON of the request without `trace`.

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NoRecordedResponseError, RecordedResponseFileError } from './errors.ts';
 import { FakeLanguageModel } from './fake-language-model.ts';
-import { canonicalJson, requestKey, type GenerationRequest } from './language-model.ts';
+import { requestKey, type GenerationRequest } from './language-model.ts';
+import { canonicalJson } from '../../storage/canonical-json.ts';
 import { readRecordedResponses, RecordingModel, ReplayModel } from './replay-model.ts';
 
 let directory: string;

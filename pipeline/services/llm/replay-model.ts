@@ -8,18 +8,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { writeAtomic } from '../../run/content-cache.ts';
+import { writeAtomic } from '../../storage/write-atomic.ts';
 import { NoRecordedResponseError, RecordedResponseFileError } from './errors.ts';
-import {
-  canonicalJson,
-  describeRequest,
-  generationRequestSchema,
-  generationResultSchema,
-  requestKey,
-  type GenerationRequest,
-  type GenerationResult,
-  type LanguageModel,
-} from './language-model.ts';
+import { describeRequest, generationRequestSchema, generationResultSchema, requestKey, type GenerationRequest, type GenerationResult, type LanguageModel } from './language-model.ts';
+import { canonicalJson } from '../../storage/canonical-json.ts';
 
 /** One line of a recorded-response file. */
 export interface RecordedResponse {

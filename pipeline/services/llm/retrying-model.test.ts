@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LanguageModelCallError, NoRecordedResponseError, isRetryableStatusCode } from './errors.ts';
 import { FakeLanguageModel } from './fake-language-model.ts';
 import type { GenerationRequest } from './language-model.ts';
-import { backoffDelayMilliseconds } from '../../run/retry.ts';
+import { backoffDelayMilliseconds } from '../retry.ts';
 import { LANGUAGE_MODEL_RETRY_POLICY, RetryingModel, withRetries } from './retrying-model.ts';
 
 const request: GenerationRequest = { model: 'm', prompt: 'p', temperature: 0, seed: 1 };

@@ -1,5 +1,5 @@
 /**
- * Retries of language-model calls, over the project's one retry helper (pipeline/run/retry.ts
+ * Retries of language-model calls, over the project's one retry helper (pipeline/services/retry.ts
  * `retryWithBackoff`, shared with the TTS clients). {@link RetryingModel} is the {@link LanguageModel}
  * wrapper: `new RetryingModel(client, policy)` retries {@link LanguageModelError}s whose `isRetryable`
  * is true (5xx, 408, 409, 429, timeouts, network failures) with exponential backoff and jitter, and
@@ -11,11 +11,11 @@
  * Only the language-model specifics live here: which errors count, longer default waits (hosted LLM
  * quotas recover in tens of seconds, not in one), and the message that says why a 429 was not retried.
  */
-import { retryWithBackoff, type RetryPolicy } from '../../run/retry.ts';
+import { retryWithBackoff, type RetryPolicy } from '../retry.ts';
 import { LanguageModelCallError, LanguageModelError } from './errors.ts';
 import type { GenerationRequest, GenerationResult, LanguageModel } from './language-model.ts';
 
-export type { RetryPolicy } from '../../run/retry.ts';
+export type { RetryPolicy } from '../retry.ts';
 
 /**
  * Four retries from two seconds, doubling, ±20 % jitter, at most two minutes apart: the LLM defaults
@@ -58,7 +58,7 @@ function isRetryableLanguageModelError(error: unknown): boolean {
 
 /**
  * Runs `operation`, retrying its retryable {@link LanguageModelError}s per `policy`, through
- * `retryWithBackoff` (pipeline/run/retry.ts: delays, jitter and the server delay rule are defined there).
+ * `retryWithBackoff` (pipeline/services/retry.ts: delays, jitter and the server delay rule are defined there).
  *
  * @param operation the work; gets the 0-based attempt number.
  * @param policy retry counts and delays (milliseconds); missing fields from {@link LANGUAGE_MODEL_RETRY_POLICY}.

@@ -7,8 +7,8 @@ import type { TextTurn } from '../../model/types.ts';
 import type { DialogueTextTask, RewriteConversationInput, TranslateConversationInput } from './dialogue-text.ts';
 import type { BackendDescription, DialogueTextBackend } from './dialogue-text-backend.ts';
 import { DialogueTextError, UnsupportedTaskError, type DialogueTextProblem } from './errors.ts';
-import { spokenAnswer, spokenQuestion, unanswerableReply } from './spoken-turns.ts';
-import { findSpeakableTextProblems } from './text-checks.ts';
+import { spokenAnswer, spokenQuestion, unanswerableReply } from '../../text/spoken-turns.ts';
+import { findSpeakableTextProblems } from '../../text/text-checks.ts';
 
 /** Bump when a rule change alters output, so cached rewrites are redone. */
 export const RULES_VERSION = 1;

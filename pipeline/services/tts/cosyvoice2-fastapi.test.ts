@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCosyVoice2Synthesizer } from './cosyvoice2-fastapi.ts';
 import { SpeechSynthesisQuarantineError } from './remote-synthesizer.ts';
 import { SpeechSynthesisError } from './speech-synthesizer.ts';
-import { loadJapaneseTokenizer } from './spoken-words.ts';
+import { loadJapaneseTokenizer } from '../../alignment/spoken-words.ts';
 import { synthesizeUtterance } from './synthesize-utterance.ts';
 import { startCosyVoiceLoopbackServer } from './testing/cosyvoice-loopback-server.ts';
 import { faultsByRequestIndex, type LoopbackServer } from './testing/loopback-speech.ts';

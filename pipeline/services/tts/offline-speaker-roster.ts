@@ -11,7 +11,7 @@
  *   × 2 speaking rates = 20 identities.
  */
 import type { Language, SpeakerRole } from '../../model/types.ts';
-import { dialogueRandomStream } from '../../timeline/random.ts';
+import { dialogueRandomStream } from '../../model/random.ts';
 import type { VoiceSettings } from './speech-synthesizer.ts';
 
 /** One speaker identity: a stable id (used for speaker-disjoint splits) and its voice settings. */

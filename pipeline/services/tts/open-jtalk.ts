@@ -25,14 +25,13 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { Language, SpeakerRole } from '../../model/types.ts';
+import type { EngineTiming, Language, SpeakerRole } from '../../model/types.ts';
 import { decodeWav, downmixToMono, WavDecodeError } from '../../audio/raw-audio.ts';
 import { runEngineProcess } from './engine-process.ts';
 import {
   normalizeWhitespace,
   parseVoice,
   SpeechSynthesisError,
-  type EngineTiming,
   type SpeechSynthesizer,
   type SynthesisOutput,
   type SynthesisRequest,

@@ -2,7 +2,7 @@
  * What every remote TTS client shares, as one {@link SpeechSynthesizer}: the service's settings
  * (zod, seconds in YAML), Japanese kana readings for the engine with the original text kept for
  * alignment, an {@link EndpointPool} over several servers, retries with backoff and jitter
- * (pipeline/run/retry.ts) on server errors, timeouts, cut streams and implausible durations, tail
+ * (pipeline/services/retry.ts) on server errors, timeouts, cut streams and implausible durations, tail
  * trimming and duration checks (synthesis-checks.ts), a speech-rate watch that catches a wrong
  * sample rate, and finally quarantine: a {@link SpeechSynthesisQuarantineError} with every attempt.
  *
@@ -12,8 +12,8 @@
 import { z } from 'zod';
 import type { Language } from '../../model/types.ts';
 import { downmixToMono, type RawAudio } from '../../audio/raw-audio.ts';
-import { resolveRetryPolicy, retryWithBackoff, type RetryGiveUpReason, type RetryPolicy } from '../../run/retry.ts';
-import { containsKanji, describeKanaReadingOptions, toKanaReading, type KanaReadingOptions } from './japanese-kana.ts';
+import { resolveRetryPolicy, retryWithBackoff, type RetryGiveUpReason, type RetryPolicy } from '../retry.ts';
+import { containsKanji, describeKanaReadingOptions, toKanaReading, type KanaReadingOptions } from '../../text/japanese-kana.ts';
 import { EndpointPool, type EndpointPoolStatistics } from './service-endpoints.ts';
 import { normalizeBaseUrl, requestService, SpeechServiceError, type ServiceResponse } from './service-http.ts';
 import {
@@ -82,7 +82,7 @@ export function remoteServiceSettingsShape(defaults: { kanaEnabled: boolean; sam
     requestsPerInterval: z.object({ count: z.number().int().positive(), intervalSeconds: z.number().positive() }).strict().nullable().default(null),
     /** One attempt, response body included, seconds. */
     timeoutSeconds: z.number().positive().default(defaults.timeoutSeconds),
-    /** Retries after the first attempt, with exponential backoff and jitter (pipeline/run/retry.ts). */
+    /** Retries after the first attempt, with exponential backoff and jitter (pipeline/services/retry.ts). */
     retry: z
       .object({
         maxRetries: z.number().int().nonnegative().default(4),

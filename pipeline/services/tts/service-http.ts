@@ -5,7 +5,7 @@
  * timeouts, network failures, streams cut short).
  *
  * Uses Node's built-in `fetch` (undici). No retries here: retry-with-backoff lives in
- * pipeline/run/retry.ts and is applied by remote-synthesizer.ts around the endpoint pool.
+ * pipeline/services/retry.ts and is applied by remote-synthesizer.ts around the endpoint pool.
  */
 import { decodeWav, type RawAudio } from '../../audio/raw-audio.ts';
 import { SpeechSynthesisError, type SpeechSynthesisFailure } from './speech-synthesizer.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEspeakNgSynthesizer, ESPEAK_NG_DEFAULT_VOICES } from './espeak-ng.ts';
 import { createOpenJtalkSynthesizer, OPEN_JTALK_DEFAULT_VOICES, parseOpenJtalkTrace } from './open-jtalk.ts';
-import { moraeFromOpenJtalkPhonemes } from './japanese-morae.ts';
+import { moraeFromOpenJtalkPhonemes } from '../../alignment/japanese-morae.ts';
 import { SpeechSynthesisError, type SynthesisOutput } from './speech-synthesizer.ts';
 import { DEFAULT_VOICES, createSpeechSynthesizer } from './synthesizer-registry.ts';
 

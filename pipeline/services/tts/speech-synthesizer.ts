@@ -3,7 +3,7 @@
  * one), the request/output shapes, and the one error type engines throw.
  */
 import type { z } from 'zod';
-import type { Language } from '../../model/types.ts';
+import type { EngineTiming, Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
 
 /**
@@ -19,16 +19,6 @@ export interface SynthesisRequest {
   text: string;
   language: Language;
   voice: VoiceSettings;
-}
-
-/** A time span the engine reports inside its own output, e.g. one phoneme. */
-export interface EngineTiming {
-  /** Engine label, e.g. an Open JTalk phoneme (`k`, `o`, `N`, `cl`, `pau`, `sil`). */
-  label: string;
-  /** Seconds from the start of the returned audio. */
-  start: number;
-  /** Seconds from the start of the returned audio; >= start. */
-  end: number;
 }
 
 /** What an engine returns for one request. */

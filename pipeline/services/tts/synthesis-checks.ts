@@ -13,7 +13,7 @@
  */
 import type { Language } from '../../model/types.ts';
 import type { VoiceActivityDetector } from '../vad/voice-activity-detector.ts';
-import { defaultWordTokenizer, type WordTokenizer } from './spoken-words.ts';
+import { defaultWordTokenizer, type WordTokenizer } from '../../alignment/spoken-words.ts';
 
 /** One stretch of speech, seconds from the start of the audio. */
 export interface SpeechSpan {

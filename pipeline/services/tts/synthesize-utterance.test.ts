@@ -9,9 +9,9 @@ import { createEspeakNgSynthesizer, ESPEAK_NG_DEFAULT_VOICES } from './espeak-ng
 import { FakeSpeechSynthesizer } from './fake-speech-synthesizer.ts';
 import { createOpenJtalkSynthesizer, OPEN_JTALK_DEFAULT_VOICES } from './open-jtalk.ts';
 import { SpeechSynthesisError, type SpeechSynthesizer } from './speech-synthesizer.ts';
-import { loadJapaneseTokenizer } from './spoken-words.ts';
+import { loadJapaneseTokenizer } from '../../alignment/spoken-words.ts';
 import { synthesizeUtterance, type SynthesizedUtterance } from './synthesize-utterance.ts';
-import { assertWordTiling, mergeTouchingWords } from './word-timing.ts';
+import { assertWordTiling, mergeTouchingWords } from '../../alignment/word-timing.ts';
 
 const SAMPLE_RATE = 16000;
 

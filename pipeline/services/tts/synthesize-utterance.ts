@@ -6,9 +6,9 @@
 import type { Centiseconds, Language, SpeechSegment } from '../../model/types.ts';
 import { downmixToMono, quantizeToPcm16, resample, type RawAudio, type ResampleQuality } from '../../audio/raw-audio.ts';
 import { detectSpeechSegments, samplesPerCentisecond, trimToSpeech, type SpeechDetectorOptions } from '../../audio/speech-regions.ts';
-import { moraeFromOpenJtalkPhonemes } from './japanese-morae.ts';
+import { moraeFromOpenJtalkPhonemes } from '../../alignment/japanese-morae.ts';
 import { SpeechSynthesisError, type SpeechSynthesizer, type SynthesisRequest } from './speech-synthesizer.ts';
-import { defaultWordTokenizer, type WordTokenizer } from './spoken-words.ts';
+import { defaultWordTokenizer, type WordTokenizer } from '../../alignment/spoken-words.ts';
 import {
   assertWordTiling,
   placeWordsAtEngineTimes,
@@ -17,7 +17,7 @@ import {
   wordsAtMoraTimes,
   type TimedWord,
   type WordTiling,
-} from './word-timing.ts';
+} from '../../alignment/word-timing.ts';
 
 /** How the word times were obtained. */
 export type WordTimingSource = 'engine' | 'spread';

@@ -10,7 +10,7 @@
  *   kanji numerals (not a translation, but it passes every check).
  */
 import { balancedObjectSpans } from '../json-extraction.ts';
-import { spokenAnswer, spokenQuestion, unanswerableReply } from '../spoken-turns.ts';
+import { spokenAnswer, spokenQuestion, unanswerableReply } from '../../../text/spoken-turns.ts';
 
 /** The task a prompt asks for. */
 export type DialogueRequestTask = 'rewrite-spoken' | 'translate';

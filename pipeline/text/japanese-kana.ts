@@ -14,7 +14,7 @@
  * to words before synthesis).
  */
 import * as wanakana from 'wanakana';
-import { loadJapaneseTokenizer } from './spoken-words.ts';
+import { loadJapaneseTokenizer } from '../alignment/spoken-words.ts';
 
 /** How text is turned into kana. */
 export interface KanaReadingOptions {

@@ -2,7 +2,7 @@
  * Checks that a line of text is speakable in its language: no digits, no markup, and for Japanese the
  * right script with no English left untranslated. Shared by the rewrite and translate validation.
  */
-import type { Language } from '../../model/types.ts';
+import type { Language } from '../model/types.ts';
 
 /** Options of {@link findSpeakableTextProblems}. */
 export interface SpeakableTextOptions {

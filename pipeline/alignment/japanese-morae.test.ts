@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countMorae, estimateMorae, moraeFromOpenJtalkPhonemes } from './japanese-morae.ts';
-import type { EngineTiming } from './speech-synthesizer.ts';
+import type { EngineTiming } from '../model/types.ts';
 
 describe('countMorae', () => {
   it.each([

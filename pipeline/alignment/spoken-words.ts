@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import kuromoji from 'kuromoji';
-import type { Language } from '../../model/types.ts';
+import type { Language } from '../model/types.ts';
 import { countMorae, estimateMorae } from './japanese-morae.ts';
 
 /** One word to be timed. */

@@ -12,7 +12,7 @@
  * first (the silence becomes part of the speech), so every segment can get a word; the merged segments
  * are returned and are the utterance's speech segments from then on.
  */
-import type { Centiseconds, SpeechSegment } from '../../model/types.ts';
+import type { Centiseconds, SpeechSegment } from '../model/types.ts';
 import type { SpokenWord } from './spoken-words.ts';
 import type { TimedMora } from './japanese-morae.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SpeechSegment } from '../../model/types.ts';
+import type { SpeechSegment } from '../model/types.ts';
 import type { SpokenWord } from './spoken-words.ts';
 import {
   assertWordTiling,

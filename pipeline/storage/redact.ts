@@ -5,14 +5,13 @@
  * `Incorrect API key provided: sk-…`); without this it would reach stderr and `summary.json`.
  *
  * Keys are registered process-wide when read (`readApiKey` in pipeline/services/llm/backend-settings.ts)
- * and, for a build, up front from the configuration ({@link registerConfiguredSecrets}). The sinks
+ * and, for a build, up front from the configuration (`registerConfiguredSecrets` in pipeline/run/build-guards.ts). The sinks
  * call {@link redactSecrets}: `writeAtomic` (every text file), the build log, the CLI's error line, the
  * recorded-response writer and the LLM clients' errors ({@link redactErrorInPlace}).
  *
  * Values shorter than {@link MINIMUM_SECRET_LENGTH} characters are not registered: replacing a
  * three-letter "key" everywhere would mangle ordinary text, and no real API key is that short.
  */
-import type { BuildConfig } from '../config.ts';
 
 /**
  * The variables the Gemini backend reads without `apiKeyVariable` (DEFAULT_GEMINI_API_KEY_VARIABLES of
@@ -81,30 +80,4 @@ export function redactErrorInPlace<T>(error: T): T {
     current = target.cause;
   }
   return error;
-}
-
-/**
- * The environment variables a build's configuration reads API keys from: `apiKeyVariable` of the
- * `llm.rewrite`/`llm.translate` backends (the Gemini backend's defaults GEMINI_API_KEY and
- * GOOGLE_API_KEY when it names none) and `apiKeyEnvironmentVariable` of a remote speech service.
- */
-export function configuredKeyVariables(config: BuildConfig): string[] {
-  const names = new Set<string>();
-  for (const backend of [config.llm.rewrite, config.llm.translate] as { backend: string; apiKeyVariable?: string }[]) {
-    if (typeof backend.apiKeyVariable === 'string') names.add(backend.apiKeyVariable);
-    else if (backend.backend === 'gemini') for (const name of GEMINI_DEFAULT_KEY_VARIABLES) names.add(name);
-  }
-  for (const language of config.languages) {
-    const variable = config.tts[language].service?.apiKeyEnvironmentVariable;
-    if (typeof variable === 'string') names.add(variable);
-  }
-  return [...names];
-}
-
-/**
- * Register the values of every key variable the configuration names ({@link configuredKeyVariables}).
- * @param environment where the values are read; default `process.env`
- */
-export function registerConfiguredSecrets(config: BuildConfig, environment: Readonly<Record<string, string | undefined>> = process.env): void {
-  for (const name of configuredKeyVariables(config)) registerSecret(environment[name], name);
 }

@@ -1,7 +1,7 @@
 /**
  * Japanese morae: counted from kana readings, and recovered with times from an Open JTalk phoneme trace.
  */
-import type { EngineTiming } from './speech-synthesizer.ts';
+import type { EngineTiming } from '../model/types.ts';
 
 /** Small kana that merge with the preceding kana into one mora (拗音 and small vowels), hiragana and katakana. */
 const NON_MORAIC_SMALL_KANA = new Set('ぁぃぅぇぉゃゅょゎァィゥェォャュョヮ');

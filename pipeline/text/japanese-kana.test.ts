@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FakeSpeechSynthesizer } from './fake-speech-synthesizer.ts';
-import { synthesizeUtterance } from './synthesize-utterance.ts';
+import { FakeSpeechSynthesizer } from '../services/tts/fake-speech-synthesizer.ts';
+import { synthesizeUtterance } from '../services/tts/synthesize-utterance.ts';
 import { containsKanji, describeKanaReadingOptions, DEFAULT_KANA_READING_OPTIONS, kanaReadingOfTokens, toKanaReading } from './japanese-kana.ts';
-import { loadJapaneseTokenizer } from './spoken-words.ts';
+import { loadJapaneseTokenizer } from '../alignment/spoken-words.ts';
 
 beforeAll(async () => {
   await loadJapaneseTokenizer();

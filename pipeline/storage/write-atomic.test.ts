@@ -9,8 +9,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiskFullError } from './build-errors.ts';
-import { ContentCache, removeOrphanedTemporaryFiles, writeAtomic } from './content-cache.ts';
+import { DiskFullError } from '../model/build-errors.ts';
+import { ContentCache } from './content-cache.ts';
+import { removeOrphanedTemporaryFiles, writeAtomic } from './write-atomic.ts';
 import { hostIdentifier } from './process-liveness.ts';
 import { fillFileSystem, mountTmpfs, tmpfsSkipReason, type MountedTmpfs } from './testing/tmpfs.ts';
 

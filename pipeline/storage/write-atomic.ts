@@ -1,0 +1,145 @@
+/**
+ * Atomic file writes: a file gets its final name only once all of its bytes are on the disk, and the
+ * temporary files a killed writer left are recognised and removed. Every dataset file, cache entry and
+ * report goes through {@link writeAtomic}.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, statfs, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { DiskFullError } from '../model/build-errors.ts';
+import { hostIdentifier, isProcessRunning } from './process-liveness.ts';
+import { redactSecrets } from './redact.ts';
+
+/** Temporary files of {@link writeAtomic}: `{file}.{host}-{pid}-{random}.tmp` (host: 8 hex digits). */
+const TEMPORARY_FILE = /\.([0-9a-f]{8})-(\d+)-[0-9a-f]{8}\.tmp$/;
+/** Temporary files write-file-atomic (used before) left: `{file}.{decimal murmur hash}`. */
+const LEGACY_TEMPORARY_FILE = /\.(json|wav|jsonl|md|txt)\.\d{1,10}$/;
+/** Age after which a temporary file whose writer cannot be checked (another host, legacy name) is removed. */
+const ORPHAN_AGE_MILLISECONDS = 24 * 3600 * 1000;
+
+/**
+ * Write a file atomically: the data goes to a temporary file beside it (`{file}.{host}-{pid}-{random}.tmp`),
+ * is flushed to the disk (fsync), its length is checked against the data, and only then is it renamed
+ * over `file`. Readers see either the old file or the complete new one; a short write never ends up
+ * under the final name (write-file-atomic, used before, wrote with one `fs.write` and ignored a short
+ * count: on a filling disk a cut WAV got its final name; issue 11). Parent folders are created. Text is written as UTF-8 with every registered API
+ * key replaced by its variable name (./redact.ts).
+ * @throws DiskFullError (./build-errors.ts) when the file system is full or the write came out short,
+ *   naming the file, the bytes needed and the bytes free; Error naming the file and the cause for
+ *   every other failure (read-only file system, a file where a folder should be, permissions), with the
+ *   system error's `code` kept. The temporary file is removed on failure.
+ */
+export async function writeAtomic(file: string, data: Uint8Array | string): Promise<void> {
+  const bytes = typeof data === 'string' ? Buffer.from(redactSecrets(data), 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const temporary = `${file}.${hostIdentifier()}-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  let handle: FileHandle | undefined;
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    handle = await open(temporary, 'wx');
+    await handle.writeFile(bytes); // loops over short writes; ENOSPC surfaces here
+    await handle.sync();
+    const { size } = await handle.stat();
+    if (size !== bytes.byteLength) {
+      throw Object.assign(new Error(`wrote ${size} of ${bytes.byteLength} bytes`), { code: 'ESHORTWRITE' });
+    }
+    await handle.close();
+    handle = undefined;
+    await rename(temporary, file);
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    await rm(temporary, { force: true }).catch(() => {});
+    throw await describeWriteFailure(file, bytes.byteLength, error);
+  }
+}
+
+/** A one-line error for a failed write of `neededBytes` to `file`. */
+async function describeWriteFailure(file: string, neededBytes: number, error: unknown): Promise<Error> {
+  if (error instanceof DiskFullError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'ESHORTWRITE') {
+    const available = await freeBytes(path.dirname(file));
+    const free = available === undefined ? '' : `, ${formatBytes(available)} free`;
+    const what = code === 'ESHORTWRITE' ? `the write came out short (${(error as Error).message})` : code === 'EDQUOT' ? 'disk quota exceeded' : 'no space left on the device';
+    return new DiskFullError(`${file}: ${what}: it needs ${formatBytes(neededBytes)}${free}; free some space or choose another folder`, file, neededBytes, available, { cause: error });
+  }
+  const reasons: Record<string, string> = {
+    EROFS: 'the file system is read-only',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'a part of the path is a file, not a folder',
+    EISDIR: 'a folder is in the way',
+    ENAMETOOLONG: 'the path is too long',
+    ENOENT: 'a folder on the path cannot be created',
+  };
+  const reason = (code !== undefined ? reasons[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
+  return Object.assign(new Error(`${file}: cannot write: ${reason}${code && reasons[code] ? ` (${code})` : ''}`, { cause: error }), code ? { code } : {});
+}
+
+/** Bytes free for an unprivileged writer on the file system holding `directory` (or its nearest existing parent); undefined when unknown. */
+export async function freeBytes(directory: string): Promise<number | undefined> {
+  let current = path.resolve(directory);
+  for (;;) {
+    try {
+      const stats = await statfs(current);
+      return stats.bavail * stats.bsize;
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return undefined;
+      current = parent;
+    }
+  }
+}
+
+/** `1.5 MB` style (decimal units). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} bytes`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * Remove the temporary files a killed writer left under `directory` (recursively): those of
+ * {@link writeAtomic} whose writer, on this host, no longer runs, those of another host or of
+ * write-file-atomic (used before) once older than a day. Files of a running writer are kept, so this
+ * is safe while another build uses the same cache.
+ * @returns the paths removed
+ */
+export async function removeOrphanedTemporaryFiles(directory: string): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(directory, { recursive: true, withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const removed: string[] = [];
+  const now = Date.now();
+  const thisHost = hostIdentifier();
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const match = TEMPORARY_FILE.exec(entry.name);
+    const legacy = match === null && LEGACY_TEMPORARY_FILE.test(entry.name);
+    if (match === null && !legacy) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    let orphaned: boolean;
+    if (match !== null && match[1] === thisHost) {
+      orphaned = isProcessRunning({ host: thisHost, pid: Number(match[2]), startTime: null }) === false;
+    } else {
+      const modified = await stat(file).then((stats) => stats.mtimeMs, () => now);
+      orphaned = now - modified > ORPHAN_AGE_MILLISECONDS;
+    }
+    if (orphaned) {
+      await rm(file, { force: true });
+      removed.push(file);
+    }
+  }
+  return removed;
+}
