@@ -11,6 +11,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS } from './services/llm/backend-settings.ts';
 import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
+import { describeIssues } from './model/validation.ts';
 
 /** Project root (the folder holding package.json), resolved from this file's location. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -331,8 +332,7 @@ const DEFAULT_TTS: BuildConfig['tts'] = { en: { backend: 'espeak-ng' }, ja: { ba
 export function resolveConfig(value: unknown, source: string, baseDirectory: string): BuildConfig {
   const result = buildConfigInputSchema.safeParse(value ?? {});
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`);
-    throw new ConfigError(`${source}: invalid configuration: ${problems.join('; ')}`);
+    throw new ConfigError(`${source}: invalid configuration: ${describeIssues(result.error.issues)}`);
   }
   const parsed = result.data;
   const resolvePath = (p: string) => path.resolve(baseDirectory, p);
@@ -341,8 +341,7 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
     if (remote) {
       const checked = remote.safeParse(tts.service ?? {});
       if (!checked.success) {
-        const problems = checked.error.issues.map((issue) => `tts.${language}.service.${issue.path.join('.')}: ${issue.message}`);
-        throw new ConfigError(`${source}: invalid configuration: ${problems.join('; ')}`);
+        throw new ConfigError(`${source}: invalid configuration: ${describeIssues(checked.error.issues, { prefix: `tts.${language}.service` })}`);
       }
     } else if (tts.service || tts.speakerPrompts) {
       throw new ConfigError(`${source}: tts.${language}: service and speakerPrompts are for remote backends, not ${tts.backend}`);

@@ -20,6 +20,7 @@ import { FakeLanguageModel } from '../../pipeline/services/llm/fake-language-mod
 import type { GenerationRequest } from '../../pipeline/services/llm/language-model.ts';
 import { RecordingModel } from '../../pipeline/services/llm/replay-model.ts';
 import { loadTopiocqa } from '../topiocqa.ts';
+import { describeIssues } from '../../pipeline/model/validation.ts';
 
 /** The demo corpus, raw TopiOCQA format. */
 export const DEMO_CORPUS_FILE = fileURLToPath(new URL('./demo_topiocqa.json', import.meta.url));
@@ -64,7 +65,7 @@ export type HandWrittenConversation = z.infer<typeof responseSourceSchema>['conv
 export async function readHandWrittenResponses(file: string = DEMO_RESPONSE_SOURCE_FILE): Promise<Map<number, HandWrittenConversation>> {
   const parsed = responseSourceSchema.safeParse(parseYaml(await readFile(file, 'utf8')));
   if (!parsed.success) {
-    throw new Error(`${file}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    throw new Error(`${file}: ${describeIssues(parsed.error.issues)}`);
   }
   const byNumber = new Map<number, HandWrittenConversation>();
   for (const conversation of parsed.data.conversations) {

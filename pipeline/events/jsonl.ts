@@ -4,6 +4,7 @@
  * non-ASCII escaped as `\uXXXX`, floats always with a decimal point).
  */
 import { z } from 'zod';
+import { issuePath } from '../model/validation.ts';
 import type { BenchmarkEvent, BenchmarkEventType, Centiseconds, Channel, ChannelEvents } from '../model/types.ts';
 import { CHANNELS } from './rules.ts';
 
@@ -96,14 +97,6 @@ const lineSchema = z.strictObject({
   events: z.strictObject({ '0': z.array(eventSchema), '1': z.array(eventSchema) }),
 });
 
-/** `["events", "1", 3, "time", 0]` -> `events.1[3].time[0]`. */
-function fieldPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, key) => {
-    if (typeof key === 'number') return `${text}[${key}]`;
-    return text === '' ? String(key) : `${text}.${String(key)}`;
-  }, '');
-}
-
 /**
  * Parses and validates one JSONL events line (m3-format.md); times become integer centiseconds.
  * @param line the line, with or without its newline.
@@ -122,7 +115,7 @@ export function parseEventsLine(line: string, source: string): { id: string; eve
   if (!result.success) {
     const [issue, ...others] = result.error.issues;
     const more = others.length > 0 ? ` (and ${others.length} more problem${others.length > 1 ? 's' : ''})` : '';
-    throw new EventsLineParseError(source, fieldPath(issue?.path ?? []) || 'line', `${issue?.message ?? 'invalid'}${more}`);
+    throw new EventsLineParseError(source, issuePath(issue?.path ?? []) || 'line', `${issue?.message ?? 'invalid'}${more}`);
   }
   const toEvents = (channel: '0' | '1'): BenchmarkEvent[] =>
     result.data.events[channel].map(({ event, time }) => ({

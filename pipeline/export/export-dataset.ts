@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { parseAlignment } from '../events/index.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelEvents, Language, SpeakerRole, UtteranceKind } from '../model/types.ts';
 import { DatasetReadError, readDatasetFolder, splitJsonlLines } from '../quality/dataset-files.ts';
+import { describeIssues } from '../model/validation.ts';
 
 /** One utterance of a dialogue: a question, an answer or a placed backchannel (chat: a turn or a backchannel). */
 export interface ExportUtterance {
@@ -149,8 +150,7 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
   const manifestFile = path.join(folder.directory, 'manifest.json');
   const manifestResult = manifestSchema.safeParse(JSON.parse(await readText(manifestFile)));
   if (!manifestResult.success) {
-    const issue = manifestResult.error.issues[0];
-    throw new DatasetReadError(`${manifestFile}: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`);
+    throw new DatasetReadError(`${manifestFile}: ${describeIssues(manifestResult.error.issues)}`);
   }
   const manifest = manifestResult.data;
   // MT-QA builds record the mapping; a task dataset without one has the default (m3-format.md)
@@ -174,8 +174,7 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
     const metadataFile = path.join(folder.directory, 'metadata', `${dialogue.id}.json`);
     const parsed = metadataSchema.safeParse(JSON.parse(await readText(metadataFile)));
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new DatasetReadError(`${metadataFile}: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`);
+      throw new DatasetReadError(`${metadataFile}: ${describeIssues(parsed.error.issues)}`);
     }
     const metadata = parsed.data;
     const speakers: Partial<Record<Channel, string>> = {};

@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { describeIssues } from '../model/validation.ts';
 
 /** A parsed prompt template. */
 export interface PromptTemplate {
@@ -73,7 +74,7 @@ export function parsePromptTemplate(id: string, text: string): PromptTemplate {
   if (frontMatter === null) throw new Error(`prompt template ${id}: missing YAML front matter (--- … ---)`);
   const header = frontMatterSchema.safeParse(parseYaml(frontMatter[1] ?? ''));
   if (!header.success) {
-    throw new Error(`prompt template ${id}: bad front matter: ${header.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    throw new Error(`prompt template ${id}: bad front matter: ${describeIssues(header.error.issues)}`);
   }
   const declaredId = `${header.data.name}.v${header.data.version}`;
   if (declaredId !== id) throw new Error(`prompt template ${id}: front matter declares ${declaredId}`);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseEventsLine } from '../events/index.ts';
 import type { ChannelEvents, Language } from '../model/types.ts';
+import { describeIssues } from '../model/validation.ts';
 
 /** A dataset folder could not be read: a file is missing or malformed (named in the message). */
 export class DatasetReadError extends Error {
@@ -141,8 +142,7 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
     const metadataFile = path.join(absolute, 'metadata', `${parsed.id}.json`);
     const result = metadataSchema.safeParse(parseJson(await readText(metadataFile), metadataFile));
     if (!result.success) {
-      const issue = result.error.issues[0];
-      throw new DatasetReadError(`${metadataFile}: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`);
+      throw new DatasetReadError(`${metadataFile}: ${describeIssues(result.error.issues)}`);
     }
     const audioSha256 = manifestFiles[`audio/${parsed.id}.wav`];
     dialogues.push({

@@ -52,6 +52,7 @@ import { z } from 'zod';
 import { DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
 import type { Centiseconds, Channel, Language } from '../model/types.ts';
 import { fitEmpiricalDistribution, normalReferenceBandwidth, type EmpiricalDistribution } from './empirical-distribution.ts';
+import { describeIssues } from '../model/validation.ts';
 
 /** Current (and only readable) version of the timing-statistics file format. */
 export const TIMING_STATISTICS_VERSION = 2;
@@ -610,11 +611,7 @@ export function parseTimingStatistics(value: unknown, source: string): TimingSta
   }
   const result = timingStatisticsSchema.safeParse(value);
   if (!result.success) {
-    const issues = result.error.issues
-      .slice(0, 10)
-      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-      .join('; ');
-    throw new TimingStatisticsError(source, `invalid timing statistics: ${issues}`);
+    throw new TimingStatisticsError(source, `invalid timing statistics: ${describeIssues(result.error.issues)}`);
   }
   return result.data;
 }

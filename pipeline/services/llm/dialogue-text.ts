@@ -28,6 +28,7 @@ import {
 import { extractJsonObject } from './json-extraction.ts';
 import type { GenerationRequest, GenerationResult, JsonSchema, LanguageModel } from './language-model.ts';
 import { findSpeakableTextProblems, type SpeakableTextOptions } from '../../text/text-checks.ts';
+import { describeIssues } from '../../model/validation.ts';
 
 /** The two text tasks. */
 export type DialogueTextTask = 'rewrite-spoken' | 'translate';
@@ -226,7 +227,7 @@ export function parseDialogueResponse(
   if (!parsed.success) {
     return fail(
       'unparseable',
-      parsed.error.issues.map((issue) => ({ message: `${issue.path.join('.') || 'reply'}: ${issue.message}` })),
+      parsed.error.issues.map((issue) => ({ message: describeIssues([issue], { root: 'reply' }) })),
     );
   }
   const replyTurns = parsed.data.turns;

@@ -12,6 +12,7 @@ import { writeAtomic } from '../../storage/write-atomic.ts';
 import { NoRecordedResponseError, RecordedResponseFileError } from './errors.ts';
 import { describeRequest, generationRequestSchema, generationResultSchema, requestKey, type GenerationRequest, type GenerationResult, type LanguageModel } from './language-model.ts';
 import { canonicalJson } from '../../storage/canonical-json.ts';
+import { describeIssues } from '../../model/validation.ts';
 
 /** One line of a recorded-response file. */
 export interface RecordedResponse {
@@ -66,8 +67,7 @@ export async function readRecordedResponses(
     }
     const parsed = recordedResponseSchema.safeParse(value);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(line)'}: ${issue.message}`);
-      throw new RecordedResponseFileError(`${file}:${lineNumber}: not a recorded response: ${issues.join('; ')}`, {
+      throw new RecordedResponseFileError(`${file}:${lineNumber}: not a recorded response: ${describeIssues(parsed.error.issues, { root: '(line)' })}`, {
         file,
         lineNumber,
       });

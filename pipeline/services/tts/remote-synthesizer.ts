@@ -35,6 +35,7 @@ import {
   type SynthesisCheckOptions,
   type TailKind,
 } from './synthesis-checks.ts';
+import { describeIssues } from '../../model/validation.ts';
 
 const languageSchema = z.enum(['en', 'ja']);
 
@@ -527,8 +528,7 @@ export function parseRemoteServiceSettings<Schema extends z.ZodType>(engine: str
   if (settings === undefined) throw new RemoteServiceSettingsError(`${engine}: service settings are required (at least \`urls\`)`);
   const parsed = schema.safeParse(settings);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(settings)'}: ${issue.message}`).join('; ');
-    throw new RemoteServiceSettingsError(`${engine}: invalid service settings: ${problems}`);
+    throw new RemoteServiceSettingsError(`${engine}: invalid service settings: ${describeIssues(parsed.error.issues, { root: '(settings)' })}`);
   }
   return parsed.data;
 }

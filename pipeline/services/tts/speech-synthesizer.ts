@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { EngineTiming, Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
+import { describeIssues } from '../../model/validation.ts';
 
 /**
  * Engine-specific voice settings as a flat record (serializable, so it can be part of a cache key).
@@ -116,8 +117,7 @@ export function normalizeWhitespace(text: string): string {
 export function parseVoice<Schema extends z.ZodType>(engine: string, text: string, schema: Schema, voice: VoiceSettings): z.infer<Schema> {
   const parsed = schema.safeParse(voice);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'voice'}: ${issue.message}`).join('; ');
-    throw new SpeechSynthesisError(engine, text, 'invalid-voice', `voice settings ${JSON.stringify(voice)} are invalid (${problems})`);
+    throw new SpeechSynthesisError(engine, text, 'invalid-voice', `voice settings ${JSON.stringify(voice)} are invalid (${describeIssues(parsed.error.issues, { root: 'voice' })})`);
   }
   return parsed.data;
 }
