@@ -14,6 +14,7 @@
  * computed backoff by the delay a server asked for (HTTP `Retry-After`, Gemini `RetryInfo`), which
  * is what a 429 from a quota needs.
  */
+import { SYSTEM_CLOCK } from './clock.ts';
 
 /** How often and how long to retry. */
 export interface RetryPolicy {
@@ -172,7 +173,7 @@ export async function retryWithBackoff<T>(operation: (attempt: RetryAttempt) => 
   const resolved = resolveRetryPolicy(policy);
   const isRetryable = policy.isRetryable ?? isRetryableError;
   const serverDelay = policy.retryAfterMilliseconds ?? serverRetryDelayMilliseconds;
-  const sleep = policy.sleep ?? abortableSleep;
+  const sleep = policy.sleep ?? SYSTEM_CLOCK.sleep;
   const previousErrors: unknown[] = [];
   for (let attemptIndex = 0; ; attemptIndex += 1) {
     policy.signal?.throwIfAborted();
@@ -198,27 +199,4 @@ export async function retryWithBackoff<T>(operation: (attempt: RetryAttempt) => 
       }
     }
   }
-}
-
-/**
- * Waits `milliseconds`; rejects with the signal's reason as soon as `signal` aborts.
- *
- * @throws the signal's reason when aborted (before or during the wait).
- */
-export function abortableSleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

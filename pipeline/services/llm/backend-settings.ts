@@ -17,7 +17,8 @@ import { z } from 'zod';
 import type { DialogueTextRecovery, GenerationSettings } from './dialogue-text.ts';
 import type { DialogueTextBackend } from './dialogue-text-backend.ts';
 import { LanguageModelTextBackend } from './dialogue-text-backend.ts';
-import { SHARED_ENDPOINT_QUEUES, QueuedModel, type EndpointQueues, type EndpointThroughput } from './endpoint-queue.ts';
+import { SHARED_ENDPOINT_POOLS, type EndpointPools, type EndpointThroughput } from '../endpoint-pool.ts';
+import { QueuedModel } from './queued-model.ts';
 import { MissingApiKeyError } from './errors.ts';
 import { DEFAULT_GEMINI_API_KEY_VARIABLES, DEFAULT_GEMINI_BASE_URL, DEFAULT_GEMINI_MODEL, GeminiModel } from './gemini-model.ts';
 import type { LanguageModel } from './language-model.ts';
@@ -172,8 +173,8 @@ export interface BackendEnvironment {
   baseDirectory: string;
   /** Where API keys are read; default `process.env`. */
   environmentVariables?: Readonly<Record<string, string | undefined>>;
-  /** Endpoint queues; default the process-wide {@link SHARED_ENDPOINT_QUEUES}. */
-  endpointQueues?: EndpointQueues;
+  /** Endpoint pools; default the process-wide {@link SHARED_ENDPOINT_POOLS}. */
+  endpointPools?: EndpointPools;
   /** Told about every retry (e.g. the build log). */
   onRetry?: (event: RetryEvent) => void;
 }
@@ -300,7 +301,7 @@ function serviceModel(
   environment: BackendEnvironment,
 ): LanguageModel {
   const policy = retryPolicyFromSettings(settings.retry);
-  const queue = (environment.endpointQueues ?? SHARED_ENDPOINT_QUEUES).get(endpoint, throughputFromSettings(settings.throughput));
+  const queue = (environment.endpointPools ?? SHARED_ENDPOINT_POOLS).get(endpoint, throughputFromSettings(settings.throughput));
   const retrying = new RetryingModel(new QueuedModel(new RedactingModel(client), queue, policy.maxDelayMilliseconds), policy, undefined, {
     ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
   });

@@ -12,7 +12,7 @@ import type { TextTurn } from '../../model/types.ts';
 import { createDialogueTextBackend, type BackendEnvironment } from './backend-settings.ts';
 import type { RewriteTurn } from './dialogue-text.ts';
 import { backendFingerprint, type DialogueTextBackend } from './dialogue-text-backend.ts';
-import { EndpointQueues } from './endpoint-queue.ts';
+import { EndpointPools } from '../endpoint-pool.ts';
 import { LanguageModelCallError, MissingApiKeyError, ModelCapabilityError, QuarantinedDialogueError } from './errors.ts';
 import type { RetryEvent } from './retrying-model.ts';
 import { readDialogueRequest, validDialogueReply, validReplyTurns } from './testing/dialogue-replies.ts';
@@ -63,7 +63,7 @@ afterEach(async () => {
 });
 
 function environment(variables: Record<string, string | undefined> = { GEMINI_API_KEY: GEMINI_LOOPBACK_API_KEY }): BackendEnvironment {
-  return { baseDirectory: directory, environmentVariables: variables, endpointQueues: new EndpointQueues(), onRetry: (event) => retries.push(event) };
+  return { baseDirectory: directory, environmentVariables: variables, endpointPools: new EndpointPools(), onRetry: (event) => retries.push(event) };
 }
 
 const fastRetry = { maxRetries: 4, initialDelaySeconds: 0.02, maxDelaySeconds: 2, jitter: 0 };
@@ -260,7 +260,7 @@ describe('throughput: one queue per endpoint, shared by dialogues and tasks', ()
     expect(results).toHaveLength(16);
     expect(gemini.requests).toHaveLength(16);
     expect(gemini.statistics.peakConcurrency).toBe(3);
-    expect(shared.endpointQueues!.size).toBe(1);
+    expect(shared.endpointPools!.size).toBe(1);
   });
 
   it('rejects two blocks naming one endpoint with different limits', async () => {

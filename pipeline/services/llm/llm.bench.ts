@@ -17,7 +17,7 @@
 import { pathToFileURL } from 'node:url';
 import PQueue from 'p-queue';
 import { createDialogueTextBackend } from './backend-settings.ts';
-import { EndpointQueues } from './endpoint-queue.ts';
+import { EndpointPools } from '../endpoint-pool.ts';
 import { GEMINI_LOOPBACK_API_KEY, startGeminiLoopbackServer } from './testing/gemini-loopback-server.ts';
 import { startOpenAILoopbackServer } from './testing/openai-loopback-server.ts';
 
@@ -87,7 +87,7 @@ export async function runLanguageModelThroughputBench(options: ThroughputBenchOp
   const environment = {
     baseDirectory: process.cwd(),
     environmentVariables: { GEMINI_API_KEY: GEMINI_LOOPBACK_API_KEY },
-    endpointQueues: new EndpointQueues(),
+    endpointPools: new EndpointPools(),
   };
   const shared = { throughput: { concurrency: queueConcurrency }, retry: { maxRetries: 2, initialDelaySeconds: 0.05, maxDelaySeconds: 1 } };
   const backend =

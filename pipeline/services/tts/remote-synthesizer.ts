@@ -14,7 +14,7 @@ import type { Language } from '../../model/types.ts';
 import { downmixToMono, type RawAudio } from '../../audio/raw-audio.ts';
 import { resolveRetryPolicy, retryWithBackoff, type RetryGiveUpReason, type RetryPolicy } from '../retry.ts';
 import { containsKanji, describeKanaReadingOptions, toKanaReading, type KanaReadingOptions } from '../../text/japanese-kana.ts';
-import { EndpointPool, type EndpointPoolStatistics } from './service-endpoints.ts';
+import { EndpointPool, type EndpointPoolStatistics } from '../endpoint-pool.ts';
 import { normalizeBaseUrl, requestService, SpeechServiceError, type ServiceResponse } from './service-http.ts';
 import {
   normalizeWhitespace,

@@ -1,16 +1,19 @@
 /**
- * Throughput over several servers of one speech service: one p-queue per endpoint (a CosyVoice
- * FastAPI process handles one request at a time, so concurrency 1 by default), each request handed
- * to the least-busy endpoint at the moment one has a free slot, an optional cap on requests started
- * per time interval over the whole pool, a cool-down for endpoints that stopped answering, and
- * progress counters.
+ * The one endpoint pool of every service client (speech servers, LLM endpoints): one p-queue per
+ * endpoint (a CosyVoice FastAPI process handles one request at a time, so concurrency 1 by default),
+ * each request handed to the least-busy endpoint at the moment one has a free slot, an optional cap
+ * on requests started per time interval over the whole pool, a cool-down for endpoints that stopped
+ * answering, a hold of the whole pool for a server-given delay (HTTP 429 with RetryInfo: the other
+ * requests would be refused too), and progress counters.
  *
  * Requests wait in one pool-wide line and are assigned only when an endpoint has room, so a slow
- * endpoint never holds requests that another could serve. Retries are not done here (see
- * remote-synthesizer.ts, which retries around {@link EndpointPool.run} and asks it to avoid the
- * endpoint that just failed).
+ * endpoint never holds requests that another could serve. Retries are not done here: the callers
+ * retry around {@link EndpointPool.run} (tts/remote-synthesizer.ts asks it to avoid the endpoint that
+ * just failed; llm/queued-model.ts sits inside the retry wrapper so a request waiting to be retried
+ * holds no slot). Time comes from an injected {@link Clock}, so tests run on fake timers.
  */
 import PQueue from 'p-queue';
+import { SYSTEM_CLOCK, type Clock } from './clock.ts';
 
 /** A cap on requests started per interval over the whole pool (sliding window). */
 export interface RequestRateCap {
@@ -32,8 +35,8 @@ export interface EndpointPoolOptions {
   cooldownMaximumMilliseconds: number;
   /** Which task errors cool the endpoint down. Default {@link isEndpointUnavailableError}. */
   coolsDown: (error: unknown) => boolean;
-  /** Clock, milliseconds; injectable for tests. Default `performance.now`. */
-  now: () => number;
+  /** Clock and sleep; injectable for tests. Default {@link SYSTEM_CLOCK}. */
+  clock: Clock;
 }
 
 /**
@@ -110,7 +113,7 @@ const DEFAULT_POOL_OPTIONS: EndpointPoolOptions = {
   cooldownInitialMilliseconds: 1_000,
   cooldownMaximumMilliseconds: 30_000,
   coolsDown: isEndpointUnavailableError,
-  now: () => performance.now(),
+  clock: SYSTEM_CLOCK,
 };
 
 /** Several endpoints of one service behind one `run` call. */
@@ -123,7 +126,10 @@ export class EndpointPool {
   private waitingForRate = 0;
   private peakRunning = 0;
   private assignments = 0;
-  private wakeTimer: NodeJS.Timeout | undefined;
+  /** Cancels the pending wake-up (one at a time). */
+  private wake: AbortController | undefined;
+  /** No request starts before this time (clock milliseconds); 0 = no hold. */
+  private holdUntil = 0;
 
   /**
    * @param urls base URLs of the endpoints (at least one; duplicates are an error).
@@ -191,7 +197,7 @@ export class EndpointPool {
           },
           run: (endpoint) => {
             options.signal?.removeEventListener('abort', onAbort);
-            const started = this.options.now();
+            const started = this.options.clock.now();
             endpoint.queue
               .add(async () => {
                 this.peakRunning = Math.max(this.peakRunning, this.runningCount());
@@ -233,9 +239,21 @@ export class EndpointPool {
     });
   }
 
+  /**
+   * Starts no new request for `milliseconds` (requests in flight go on). A longer hold replaces a
+   * shorter one. Used for a server-given delay (HTTP 429 with RetryInfo) that applies to every request.
+   * @param milliseconds how long to hold, from now
+   */
+  holdFor(milliseconds: number): void {
+    const until = this.options.clock.now() + milliseconds;
+    if (until <= this.holdUntil) return;
+    this.holdUntil = until;
+    this.wakeAt(until);
+  }
+
   /** A snapshot of the counters. */
   statistics(): EndpointPoolStatistics {
-    const now = this.options.now();
+    const now = this.options.clock.now();
     const endpoints = this.endpoints.map((endpoint) => ({
       url: endpoint.url,
       running: endpoint.queue.pending,
@@ -258,7 +276,7 @@ export class EndpointPool {
   async onIdle(): Promise<void> {
     while (this.waiting.length > 0 || this.waitingForRate > 0 || this.endpoints.some((endpoint) => endpoint.queue.pending + endpoint.queue.size > 0)) {
       await Promise.all(this.endpoints.map((endpoint) => endpoint.queue.onIdle()));
-      if (this.waiting.length > 0 || this.waitingForRate > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (this.waiting.length > 0 || this.waitingForRate > 0) await this.options.clock.sleep(5);
     }
   }
 
@@ -267,7 +285,7 @@ export class EndpointPool {
   }
 
   private settle(endpoint: Endpoint, started: number, error: unknown): void {
-    const now = this.options.now();
+    const now = this.options.clock.now();
     endpoint.statistics.busyMilliseconds += now - started;
     if (error === null) {
       endpoint.statistics.succeeded += 1;
@@ -286,7 +304,11 @@ export class EndpointPool {
 
   /** Assigns waiting requests, in order, to endpoints with a free slot. */
   private dispatch(): void {
-    const now = this.options.now();
+    const now = this.options.clock.now();
+    if (now < this.holdUntil) {
+      this.wakeAt(this.holdUntil);
+      return;
+    }
     const concurrency = this.options.concurrencyPerEndpoint;
     const load = (endpoint: Endpoint): number => endpoint.queue.pending + endpoint.queue.size;
     for (let index = 0; index < this.waiting.length; ) {
@@ -317,11 +339,92 @@ export class EndpointPool {
     if (this.waiting.length > 0 && Number.isFinite(earliestCooling)) this.wakeAt(earliestCooling);
   }
 
+  /** Dispatches again at `time` (clock milliseconds), replacing an earlier wake-up. */
   private wakeAt(time: number): void {
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = undefined;
-      this.dispatch();
-    }, Math.max(1, time - this.options.now()));
+    this.wake?.abort();
+    const wake = new AbortController();
+    this.wake = wake;
+    this.options.clock.sleep(Math.max(1, time - this.options.clock.now()), wake.signal).then(
+      () => {
+        if (this.wake !== wake) return;
+        this.wake = undefined;
+        this.dispatch();
+      },
+      () => {}, // replaced by a later wake-up
+    );
   }
 }
+
+/** Limits of one endpoint as the LLM settings give them (`throughput`). */
+export interface EndpointThroughput {
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** At most this many requests start per `intervalMilliseconds` (sliding window); undefined = no rate limit. */
+  requestsPerInterval?: number;
+  /** Length of the rate window, milliseconds (required with `requestsPerInterval`). */
+  intervalMilliseconds?: number;
+}
+
+/**
+ * A pool of one endpoint with the given throughput: no cool-down (the LLM clients retry with their
+ * own policy), holds for server-given delays.
+ * @throws RangeError when concurrency is not a positive integer, or a rate limit lacks its interval
+ */
+export function singleEndpointPool(name: string, throughput: EndpointThroughput, clock: Clock = SYSTEM_CLOCK): EndpointPool {
+  if (!Number.isInteger(throughput.concurrency) || throughput.concurrency < 1) {
+    throw new RangeError(`endpoint ${name}: concurrency must be a positive integer (got ${throughput.concurrency})`);
+  }
+  const rateLimited = throughput.requestsPerInterval !== undefined;
+  if (rateLimited && !(throughput.intervalMilliseconds !== undefined && throughput.intervalMilliseconds > 0)) {
+    throw new RangeError(`endpoint ${name}: requestsPerInterval needs a positive intervalMilliseconds`);
+  }
+  return new EndpointPool([name], {
+    concurrencyPerEndpoint: throughput.concurrency,
+    requestRate: rateLimited ? { count: throughput.requestsPerInterval as number, intervalMilliseconds: throughput.intervalMilliseconds as number } : null,
+    coolsDown: () => false,
+    clock,
+  });
+}
+
+/** A registry of single-endpoint pools by key, shared by every client of the same endpoint; the build uses {@link SHARED_ENDPOINT_POOLS}. */
+export class EndpointPools {
+  private readonly pools = new Map<string, { pool: EndpointPool; throughput: EndpointThroughput }>();
+
+  /** @param clock the clock of the pools it creates (default {@link SYSTEM_CLOCK}) */
+  constructor(private readonly clock: Clock = SYSTEM_CLOCK) {}
+
+  /**
+   * The pool of an endpoint, created on first use.
+   * @param key identifies the endpoint (see `endpointKey` in llm/backend-settings.ts)
+   * @param throughput its limits
+   * @throws Error when the endpoint already has a pool with different limits (two settings blocks
+   *   name the same endpoint with different `throughput`); RangeError from {@link singleEndpointPool}
+   */
+  get(key: string, throughput: EndpointThroughput): EndpointPool {
+    const existing = this.pools.get(key);
+    if (existing === undefined) {
+      const pool = singleEndpointPool(key, throughput, this.clock);
+      this.pools.set(key, { pool, throughput });
+      return pool;
+    }
+    const same =
+      existing.throughput.concurrency === throughput.concurrency &&
+      existing.throughput.requestsPerInterval === throughput.requestsPerInterval &&
+      existing.throughput.intervalMilliseconds === throughput.intervalMilliseconds;
+    if (!same) {
+      throw new Error(
+        `endpoint ${key} is configured twice with different throughput limits ` +
+          `(${JSON.stringify(existing.throughput)} and ${JSON.stringify(throughput)}); give llm.rewrite and llm.translate the same throughput`,
+      );
+    }
+    return existing.pool;
+  }
+
+  /** Number of endpoints with a pool. */
+  get size(): number {
+    return this.pools.size;
+  }
+}
+
+/** The process-wide registry: every LLM backend built from settings shares it unless given its own. */
+export const SHARED_ENDPOINT_POOLS = new EndpointPools();
