@@ -123,7 +123,7 @@ describe('prepareM3Events with audio and errors', () => {
     await writeFile(path.join(folder, 'test.jsonl'), '{"id": "dlg_a", "events": {"0": [], "1": []}}\n{"id": "dlg_b", "events": {"0": [{"event": "TURN", "time": ["x", 1.0]}], "1": []}}\n');
     const eventsError = await prepareM3Events([folder]).catch((error: unknown) => error);
     expect(eventsError).toBeInstanceOf(EventsLineParseError);
-    expect((eventsError as Error).message).toContain(`${path.join(folder, 'test.jsonl')}:2: events.0[0].time[0]`);
+    expect((eventsError as Error).message).toContain(`${path.join(folder, 'test.jsonl')}:2: events.0.0.time.0`);
 
     await expect(prepareM3Events([folder], { splits: ['dev'] })).rejects.toThrow(`${path.join(folder, 'dev.jsonl')}: events JSONL file not found`);
     await expect(prepareM3Events([path.join(folder, 'nothing')])).rejects.toThrow(ReferenceCorpusError);

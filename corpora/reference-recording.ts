@@ -17,6 +17,7 @@ import { open, readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { RawAudio } from '../pipeline/audio/raw-audio.ts';
 import { readAudioFile } from '../pipeline/audio/read-audio-file.ts';
+import { readWavFileLayout } from '../pipeline/audio/wav.ts';
 import { validateSegments } from '../pipeline/events/index.ts';
 import type {
   Centiseconds,
@@ -207,40 +208,16 @@ export interface WavHeaderInfo {
 
 /**
  * Reads only the header of a RIFF/WAVE file (not its samples) to learn channel count, sample rate and
- * length; used for durations of recordings whose audio is not otherwise read.
+ * length (the chunk walker of pipeline/audio/wav.ts); used for durations of recordings whose audio is
+ * not otherwise read.
  *
  * @returns undefined when the file is not a WAV file this function understands (caller falls back).
  * @throws the file-system error when the file cannot be opened.
  */
 export async function readWavHeader(file: string): Promise<WavHeaderInfo | undefined> {
-  const handle = await open(file, 'r');
-  try {
-    const size = (await handle.stat()).size;
-    const header = Buffer.alloc(12);
-    await handle.read(header, 0, 12, 0);
-    if (header.toString('latin1', 0, 4) !== 'RIFF' || header.toString('latin1', 8, 12) !== 'WAVE') return undefined;
-    let position = 12;
-    let format: { channelCount: number; sampleRate: number; blockAlign: number } | undefined;
-    const chunkHeader = Buffer.alloc(8);
-    while (position + 8 <= size) {
-      await handle.read(chunkHeader, 0, 8, position);
-      const id = chunkHeader.toString('latin1', 0, 4);
-      const chunkSize = chunkHeader.readUInt32LE(4);
-      if (id === 'fmt ') {
-        const body = Buffer.alloc(16);
-        await handle.read(body, 0, 16, position + 8);
-        format = { channelCount: body.readUInt16LE(2), sampleRate: body.readUInt32LE(4), blockAlign: body.readUInt16LE(12) };
-      } else if (id === 'data') {
-        if (format === undefined || format.blockAlign === 0 || format.sampleRate === 0) return undefined;
-        const dataBytes = Math.min(chunkSize, size - position - 8);
-        return { channelCount: format.channelCount, sampleRate: format.sampleRate, frameCount: Math.floor(dataBytes / format.blockAlign) };
-      }
-      position += 8 + chunkSize + (chunkSize % 2);
-    }
-    return undefined;
-  } finally {
-    await handle.close();
-  }
+  const layout = readWavFileLayout(file);
+  if (layout === undefined || layout.format.blockAlign === 0 || layout.format.sampleRate === 0) return undefined;
+  return { channelCount: layout.format.channels, sampleRate: layout.format.sampleRate, frameCount: Math.floor(layout.dataBytes / layout.format.blockAlign) };
 }
 
 /** Length in centiseconds of `frameCount` samples at `sampleRate` Hz, rounded up (every sample covered). */

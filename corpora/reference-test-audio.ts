@@ -8,7 +8,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
+import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { Centiseconds, SpeechSegment } from '../pipeline/model/types.ts';
 import type { VoiceActivityDetector } from '../pipeline/services/vad/voice-activity-detector.ts';

@@ -1,7 +1,7 @@
 import { cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeWav } from '../pipeline/audio/raw-audio.ts';
+import { decodeWav } from '../pipeline/audio/wav.ts';
 import { detectSpeechSegments } from '../pipeline/audio/speech-regions.ts';
 import type { ReferenceRecording } from '../pipeline/model/types.ts';
 import { sharedDirectory } from '../pipeline/config.ts';

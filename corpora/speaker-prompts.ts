@@ -41,7 +41,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeWavPcm16, quantizeToPcm16, resample, type RawAudio, type ResampleQuality } from '../pipeline/audio/raw-audio.ts';
+import { quantizeToPcm16, type RawAudio } from '../pipeline/audio/raw-audio.ts';
+import { resample, type ResampleQuality } from '../pipeline/audio/resample.ts';
+import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import type { Centiseconds, Channel, ReferenceRecording, ReferenceSupervision, SpeechSegment } from '../pipeline/model/types.ts';
 import { measureLoudness, type LoudnessMeasurement } from '../pipeline/quality/loudness.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';

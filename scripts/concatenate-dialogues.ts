@@ -14,7 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { decodeWav, encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
+import { decodeWav, encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import { parseAlignment, parseEventsLine } from '../pipeline/events/index.ts';
 import type { AlignedWord } from '../pipeline/model/types.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';

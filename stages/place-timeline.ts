@@ -117,21 +117,85 @@ function composeTimeline(
   return { placement, channels, tracks, sampleRate, segments, words, totalDurationCs: placement.totalDurationCs, backchannels };
 }
 
+/** A place where an interrupted utterance can stop (`yieldPoints`). */
+export interface YieldPoint {
+  /** End of the speech kept, centiseconds from the utterance's speech start (what the detector finds). */
+  endCs: Centiseconds;
+  /** Samples of the utterance's audio kept (the last `FADE_OUT_CS` of them faded out). */
+  sampleCount: number;
+}
+
+/** Length of the fade-out at a yield point: 20 ms, long enough that no click is heard. */
+export const FADE_OUT_CS = 2;
+/** How far from an estimated word end a yield point may move to the quietest 10 ms frame. */
+const YIELD_SEARCH_CS = 6;
+
+function frameEnergy(audio: Float32Array, frame: number, samplesPerCs: number): number {
+  let sum = 0;
+  for (let index = frame * samplesPerCs; index < (frame + 1) * samplesPerCs && index < audio.length; index += 1) sum += audio[index]! * audio[index]!;
+  return sum;
+}
+
+function fadedPrefix(audio: Float32Array, sampleCount: number, fadeSamples: number): Float32Array {
+  const kept = audio.slice(0, sampleCount);
+  const fadeStart = Math.max(0, sampleCount - fadeSamples);
+  for (let index = fadeStart; index < sampleCount; index += 1) {
+    const position = (index - fadeStart + 1) / (sampleCount - fadeStart);
+    kept[index] = kept[index]! * 0.5 * (1 + Math.cos(Math.PI * position)); // raised cosine from 1 to 0
+  }
+  return kept;
+}
+
 /**
- * An utterance cut where its speaker yields: audio, speech segments and words up to `cutCs`
- * (centiseconds from its speech start, a word end). The samples kept are unchanged; `placeBargeInTimeline`
- * offers only cuts where the speech detector finds the same segments in them, clipped at the cut.
- * @throws RangeError when `cutCs` is outside `(0, durationCs]`
+ * Where an utterance can stop when its speaker yields: at each word end (word timings may be
+ * estimates, so the cut moves to the quietest 10 ms frame boundary within ±60 ms, a dip between
+ * syllables or words), with a 20 ms raised-cosine fade-out. A point is offered only where the speech
+ * detector, run on the faded audio, finds exactly the utterance's segments clipped at its end: the
+ * written WAV then re-derives the same events as the alignment (verify). The utterance's own end is
+ * always a point (nothing cut).
+ * @returns points by ascending `endCs`, distinct
  */
-export function truncateUtterance(utterance: SpokenUtterance, cutCs: Centiseconds): SpokenUtterance {
-  if (!Number.isSafeInteger(cutCs) || cutCs <= 0 || cutCs > utterance.durationCs) throw new RangeError(`cut at ${cutCs} cs lies outside (0, ${utterance.durationCs}] cs`);
-  if (cutCs === utterance.durationCs) return utterance;
+export function yieldPoints(utterance: SpokenUtterance, detector: Partial<SpeechDetectorOptions>): YieldPoint[] {
+  const samplesPerCs = utterance.sampleRate / 100;
+  const points = new Map<number, YieldPoint>();
+  for (const word of utterance.words) {
+    if (word.end >= utterance.durationCs) continue;
+    let cut = word.end;
+    let quietest = Number.POSITIVE_INFINITY;
+    for (let candidate = Math.max(FADE_OUT_CS + 1, word.end - YIELD_SEARCH_CS); candidate <= Math.min(utterance.durationCs - 1, word.end + YIELD_SEARCH_CS); candidate += 1) {
+      const energy = frameEnergy(utterance.audio, candidate, samplesPerCs);
+      if (energy < quietest) {
+        quietest = energy;
+        cut = candidate;
+      }
+    }
+    const sampleCount = cut * samplesPerCs;
+    const detected = detectSpeechSegments(fadedPrefix(utterance.audio, sampleCount, FADE_OUT_CS * samplesPerCs), utterance.sampleRate, detector);
+    const endCs = detected.at(-1)?.end;
+    if (endCs === undefined || endCs <= 0) continue;
+    if (JSON.stringify(detected) !== JSON.stringify(clipSegments(utterance.segments, endCs))) continue;
+    if (!points.has(endCs)) points.set(endCs, { endCs, sampleCount });
+  }
+  points.set(utterance.durationCs, { endCs: utterance.durationCs, sampleCount: utterance.audio.length });
+  return [...points.values()].sort((a, b) => a.endCs - b.endCs);
+}
+
+/**
+ * An utterance cut where its speaker yields (a point from `yieldPoints`): the audio kept, faded out
+ * over its last 20 ms; speech segments and words up to the point's end (a word running across it is
+ * shortened, those after it dropped).
+ * @throws RangeError when the point lies outside the utterance
+ */
+export function truncateUtterance(utterance: SpokenUtterance, point: YieldPoint): SpokenUtterance {
+  if (!Number.isSafeInteger(point.endCs) || point.endCs <= 0 || point.endCs > utterance.durationCs) throw new RangeError(`cut at ${point.endCs} cs lies outside (0, ${utterance.durationCs}] cs`);
+  if (point.endCs === utterance.durationCs) return utterance;
+  const samplesPerCs = utterance.sampleRate / 100;
   return {
     ...utterance,
-    audio: utterance.audio.slice(0, (cutCs * utterance.sampleRate) / 100),
-    durationCs: cutCs,
-    segments: clipSegments(utterance.segments, cutCs),
-    words: utterance.words.filter((word) => word.start < cutCs).map((word) => ({ ...word, end: Math.min(word.end, cutCs) })),
+    audio: fadedPrefix(utterance.audio, point.sampleCount, FADE_OUT_CS * samplesPerCs),
+    durationCs: point.endCs,
+    segments: clipSegments(utterance.segments, point.endCs),
+    words: utterance.words.filter((word) => word.start < point.endCs).map((word) => ({ ...word, end: Math.min(word.end, point.endCs) })),
   };
 }
 
@@ -156,21 +220,10 @@ export function placeBargeInTimeline(
   const clips = input.backchannelClips ?? [];
   const sampleRate = commonSampleRate(input.dialogueId, utterances, clips);
   const channels = utterances.map((utterance) => input.channelOfRole[utterance.role]);
-  // A word end is a possible cut only where the speech detector, run on the audio cut there, finds
-  // exactly the utterance's segments clipped at it: the detector bridges short silences, so a word
-  // that fades out into the next one can end in a frame below its threshold, and the written WAV would
-  // then show an earlier end than the alignment (verify re-derives events from the audio).
-  const exactCuts = (utterance: SpokenUtterance, index: number): number[] => {
-    const ends = utterance.words.map((word) => word.end);
-    const interrupted = channels[index] === input.channelOfRole.system && channels[index + 1] === input.channelOfRole.user;
-    if (!interrupted) return ends;
-    const samplesPerCs = utterance.sampleRate / 100;
-    return ends.filter(
-      (end) =>
-        end === utterance.durationCs ||
-        JSON.stringify(detectSpeechSegments(utterance.audio.subarray(0, end * samplesPerCs), utterance.sampleRate, input.detector)) === JSON.stringify(clipSegments(utterance.segments, end)),
-    );
-  };
+  // the places where each interrupted answer can stop (yieldPoints); other utterances are never cut
+  const pointsOf = utterances.map((utterance, index) =>
+    channels[index] === input.channelOfRole.system && channels[index + 1] === input.channelOfRole.user ? yieldPoints(utterance, input.detector) : null,
+  );
   const variant = placeBargeInVariant(
     {
       dialogueId: input.dialogueId,
@@ -179,7 +232,7 @@ export function placeBargeInTimeline(
         channel: channels[index]!,
         durationCs: utterance.durationCs,
         speechSegments: utterance.segments,
-        wordEndsCs: exactCuts(utterance, index),
+        wordEndsCs: pointsOf[index]?.map((point) => point.endCs) ?? [utterance.durationCs],
       })),
       statistics: input.statistics,
       ...(input.options ? { options: input.options } : {}),
@@ -190,7 +243,8 @@ export function placeBargeInTimeline(
   const cutOf = new Map(variant.bargeIns.map((bargeIn) => [bargeIn.answerIndex, bargeIn.cutCs]));
   const spoken = utterances.map((utterance, index) => {
     const cut = cutOf.get(index);
-    return cut === undefined ? utterance : truncateUtterance(utterance, cut);
+    const point = cut === undefined ? undefined : pointsOf[index]?.find((candidate) => candidate.endCs === cut);
+    return point === undefined ? utterance : truncateUtterance(utterance, point);
   });
   return {
     ...composeTimeline(spoken, channels, variant.placement, clips, sampleRate),

@@ -19,7 +19,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
+import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import { formatAlignment } from '../pipeline/events/index.ts';
 import type { Language } from '../pipeline/model/types.ts';
 import { NothingBuiltError, ShrinkRefusedError } from '../pipeline/model/build-errors.ts';

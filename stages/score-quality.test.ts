@@ -9,7 +9,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeWavPcm16 } from '../pipeline/audio/raw-audio.ts';
+import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, sharedDirectory } from '../pipeline/config.ts';
 import type { DatasetQualityReport } from '../pipeline/quality/quality-report.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';

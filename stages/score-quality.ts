@@ -14,7 +14,7 @@
  */
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { decodeWav } from '../pipeline/audio/raw-audio.ts';
+import { decodeWav } from '../pipeline/audio/wav.ts';
 import { readDatasetFolder, dialogueSpeakerIds, sourceConversationKey, type DatasetDialogue } from '../pipeline/quality/dataset-files.ts';
 import { aggregateQuality, QUALITY_FILE_NAME, type DatasetCometKiwi, type DatasetQualityReport, type DialogueCometKiwi, type DialogueDnsmos, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
 import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';

@@ -12,7 +12,8 @@
  * language, sample rate, detector settings), so a rebuild synthesizes nothing.
  */
 import PQueue from 'p-queue';
-import { decodeWav, encodeWavPcm16, type ResampleQuality } from '../pipeline/audio/raw-audio.ts';
+import { type ResampleQuality } from '../pipeline/audio/resample.ts';
+import { decodeWav, encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { Centiseconds, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
 import type { ContentCache } from '../pipeline/storage/content-cache.ts';

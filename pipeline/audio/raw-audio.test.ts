@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import {
-  AudioArgumentError,
-  concatenate,
-  decodeWav,
-  downmixToMono,
-  encodeWavPcm16,
-  placeOnTrackInPlace,
-  quantizeToPcm16,
-  resample,
-  sliceBySamples,
-  WavDecodeError,
-} from './raw-audio.ts';
+import { AudioArgumentError, concatenate, downmixToMono, placeOnTrackInPlace, quantizeToPcm16, sliceBySamples, WavDecodeError } from './raw-audio.ts';
+import { resample } from './resample.ts';
+import { decodeWav, encodeWavPcm16 } from './wav.ts';
 
 function waveBytes(bitDepth: string, channels: number[][], sampleRate = 8000): Uint8Array {
   const wave = new wavefile.WaveFile();

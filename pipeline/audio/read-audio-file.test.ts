@@ -4,7 +4,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import wavefile from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeWavPcm16, quantizeToPcm16, type RawAudio } from './raw-audio.ts';
+import { quantizeToPcm16, type RawAudio } from './raw-audio.ts';
+import { encodeWavPcm16 } from './wav.ts';
 import { AudioFileError, readAudioFile } from './read-audio-file.ts';
 
 let folder: string;

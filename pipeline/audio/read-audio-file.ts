@@ -11,7 +11,8 @@ import { constants as bufferConstants } from 'node:buffer';
 import { open, readFile, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { execa } from 'execa';
-import { decodeWav, WavDecodeError, type RawAudio } from './raw-audio.ts';
+import { WavDecodeError, type RawAudio } from './raw-audio.ts';
+import { decodeWav, isRiffWave } from './wav.ts';
 
 /** Why a file could not be read. */
 export type AudioFileFailure =
@@ -62,12 +63,6 @@ function excerpt(text: string): string {
  */
 function fileUrl(path: string): string {
   return `file:${resolvePath(path)}`;
-}
-
-/** True when the first 12 bytes are a RIFF/WAVE header. */
-function isWavHeader(header: Uint8Array): boolean {
-  const text = Buffer.from(header).toString('latin1');
-  return header.length >= 12 && text.startsWith('RIFF') && text.slice(8, 12) === 'WAVE';
 }
 
 /** Reads the first `length` bytes of a file (fewer when the file is shorter). */
@@ -162,7 +157,7 @@ export async function readAudioFile(path: string, options: Partial<ReadAudioFile
   } catch (error) {
     throw new AudioFileError(path, 'unreadable', String(error), { cause: error });
   }
-  if (isWavHeader(header)) {
+  if (isRiffWave(header)) {
     let bytes: Buffer;
     try {
       bytes = await readFile(path);

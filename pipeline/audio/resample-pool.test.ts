@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { resample } from './raw-audio.ts';
+import { resample } from './resample.ts';
 import { createResamplePool } from './resample-pool.ts';
 
 const pool = createResamplePool(2);

@@ -1,11 +1,12 @@
 /**
- * Resampling in worker threads (piscina): the same {@link resample} of raw-audio.ts, run on other
+ * Resampling in worker threads (piscina): the same {@link resample} of resample.ts, run on other
  * cores so that libsamplerate's 'best' converter (about 30 ms of CPU per second of audio at 24 or
  * 22.05 -> 16 kHz, most of the build's local cost) does not hold the build's thread. The output is
  * bit-identical to calling `resample` directly (same code, same input).
  */
 import { Piscina } from 'piscina';
-import type { RawAudio, ResampleQuality } from './raw-audio.ts';
+import type { RawAudio } from './raw-audio.ts';
+import type { ResampleQuality } from './resample.ts';
 
 /** A pool of resampling threads; `close` it when done (idle threads also end on their own). */
 export interface ResamplePool {
@@ -21,7 +22,7 @@ export interface ResamplePool {
 }
 
 /**
- * Starts a pool of `threads` worker threads (each loads tsx and raw-audio.ts once, on first use).
+ * Starts a pool of `threads` worker threads (each loads tsx and resample.ts once, on first use).
  * @throws RangeError when `threads` is not a positive integer.
  */
 export function createResamplePool(threads: number): ResamplePool {

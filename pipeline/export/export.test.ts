@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { decodeTextGrid, parseTextGrid, textGridToReferenceRecording } from '../../corpora/textgrid.ts';
-import { decodeWav, encodeWavPcm16 } from '../audio/raw-audio.ts';
+import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
 import { computeEvents, formatEventsLine, segmentsFromEvents, segmentsFromWords } from '../events/index.ts';
 import type { Channel, ChannelSegments } from '../model/types.ts';
 import { dialogueAudacityLabels, formatAudacityLabels } from './audacity.ts';

@@ -23,7 +23,8 @@
  */
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { decodeWav, encodeWavPcm16, resample } from '../audio/raw-audio.ts';
+import { resample } from '../audio/resample.ts';
+import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
 import type { AlignedWord } from '../model/types.ts';
 import { mainChannel, type ExportDataset } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';

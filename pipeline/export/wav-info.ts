@@ -1,7 +1,6 @@
-/** The header facts of a WAV file (channels, sample rate, samples per channel), read with wavefile. */
-import { readFile } from 'node:fs/promises';
-import wavefile from 'wavefile';
+/** The header facts of a WAV file (channels, sample rate, samples per channel), from its chunk headers only. */
 import { WavDecodeError } from '../audio/raw-audio.ts';
+import { readWavFileLayout } from '../audio/wav.ts';
 
 /** Facts from a WAV header. */
 export interface WavInfo {
@@ -13,20 +12,15 @@ export interface WavInfo {
 }
 
 /**
- * Reads the header of the WAV file `file`.
- * @throws WavDecodeError naming the file when it is not a PCM/float WAV file wavefile can parse
+ * Reads the header of the WAV file `file` (pipeline/audio/wav.ts; the samples are not read).
+ * @throws WavDecodeError naming the file when it is not a RIFF/WAVE file with a `fmt ` and a `data`
+ *   chunk, or its data is not a whole number of frames; the file-system error when it cannot be read
  */
 export async function readWavInfo(file: string): Promise<WavInfo> {
-  const bytes = await readFile(file);
-  let wave: InstanceType<typeof wavefile.WaveFile>;
-  try {
-    wave = new wavefile.WaveFile(bytes);
-  } catch (error) {
-    throw new WavDecodeError(file, error instanceof Error ? error.message : String(error));
-  }
-  const format = wave.fmt as { numChannels: number; sampleRate: number; bitsPerSample: number };
-  const data = wave.data as { chunkSize: number };
-  const frameBytes = format.numChannels * (format.bitsPerSample / 8);
-  if (!(frameBytes > 0) || data.chunkSize % frameBytes !== 0) throw new WavDecodeError(file, `data chunk of ${data.chunkSize} bytes is not a whole number of ${frameBytes}-byte frames`);
-  return { channels: format.numChannels, sampleRate: format.sampleRate, sampleCount: data.chunkSize / frameBytes };
+  const layout = readWavFileLayout(file);
+  if (layout === undefined) throw new WavDecodeError(file, 'not a RIFF/WAVE file with a fmt and a data chunk');
+  const { channels, sampleRate, bitsPerSample } = layout.format;
+  const frameBytes = channels * (bitsPerSample / 8);
+  if (!(frameBytes > 0) || layout.dataBytes % frameBytes !== 0) throw new WavDecodeError(file, `data chunk of ${layout.dataBytes} bytes is not a whole number of ${frameBytes}-byte frames`);
+  return { channels, sampleRate, sampleCount: layout.dataBytes / frameBytes };
 }

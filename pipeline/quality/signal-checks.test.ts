@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeWav, encodeWavPcm16 } from '../audio/raw-audio.ts';
+import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
 import type { BenchmarkEvent, ChannelEvents } from '../model/types.ts';
 import { LoudnessMeasurementError, measureLoudness, parseEbur128Summary } from './loudness.ts';
 import {

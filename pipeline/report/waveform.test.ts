@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import wavefile from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeWav, encodeWavPcm16 } from '../audio/raw-audio.ts';
+import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
 import { readWavChannels, waveformEnvelope, waveformPath } from './waveform.ts';
 
 let scratch: string;

@@ -4,38 +4,15 @@
  * audio without any script.
  */
 import { readFile } from 'node:fs/promises';
-import { decodeWav } from '../audio/raw-audio.ts';
+import { decodeWav } from '../audio/wav.ts';
 
 /**
- * The channels of a WAV file as floats in [-1, 1] (index = channel). 16-bit PCM, what every dataset
- * holds, is read straight from the data chunk (RIFF chunks walked as the WAVE format defines them:
- * 4-byte id, 32-bit little-endian size, padded to even length), about ten times faster than the
- * general decoder; anything else goes through `decodeWav`.
+ * The channels of a WAV file as floats in [-1, 1] (index = channel), through the project's WAV codec
+ * (16-bit PCM, what every dataset holds, is read straight from the data chunk).
  * @throws WavDecodeError naming the file when it is not a WAV file `decodeWav` can read
  */
 export async function readWavChannels(file: string): Promise<Float32Array[]> {
-  const bytes = await readFile(file);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const text = (offset: number) => bytes.toString('latin1', offset, offset + 4);
-  if (bytes.length >= 12 && text(0) === 'RIFF' && text(8) === 'WAVE') {
-    let format: { tag: number; channels: number; bits: number } | null = null;
-    for (let offset = 12; offset + 8 <= bytes.length; ) {
-      const id = text(offset);
-      const size = view.getUint32(offset + 4, true);
-      const body = offset + 8;
-      if (id === 'fmt ' && size >= 16) format = { tag: view.getUint16(body, true), channels: view.getUint16(body + 2, true), bits: view.getUint16(body + 14, true) };
-      if (id === 'data' && format !== null && format.tag === 1 && format.bits === 16 && format.channels > 0) {
-        const frames = Math.floor(Math.min(size, bytes.length - body) / (2 * format.channels));
-        const channels = Array.from({ length: format.channels }, () => new Float32Array(frames));
-        for (let frame = 0; frame < frames; frame++) {
-          for (let channel = 0; channel < format.channels; channel++) channels[channel]![frame] = view.getInt16(body + 2 * (frame * format.channels + channel), true) / 32768;
-        }
-        return channels;
-      }
-      offset = body + size + (size % 2);
-    }
-  }
-  return decodeWav(bytes, file).channels;
+  return decodeWav(await readFile(file), file).channels;
 }
 
 /** Lowest and highest sample per column. */

@@ -49,7 +49,9 @@ export async function runLocked<T>(config: BuildConfig, corpus: IngestedCorpus, 
       const removed = await removeOrphanedTemporaryFiles(directory);
       if (removed.length > 0) log(`cleanup: removed ${removed.length} temporary files left by killed builds in ${directory}`);
     }
-    await checkFreeSpace(config, estimatePlannedAudioBytes(corpus.conversations, config.languages.length, config.audio.sampleRate));
+    // each language's dataset, and its barge-in variant when asked for (counted at full length: an over-estimate)
+    const datasetsPerLanguage = config.datasets.bargeIn ? 2 : 1;
+    await checkFreeSpace(config, estimatePlannedAudioBytes(corpus.conversations, config.languages.length * datasetsPerLanguage, config.audio.sampleRate));
     const running = work();
     running.catch(() => {}); // when the lock is lost first, the abandoned work's failure is not reported twice
     return await Promise.race([running, lock.lost]);

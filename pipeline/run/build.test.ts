@@ -8,7 +8,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeWav } from '../audio/raw-audio.ts';
+import { decodeWav } from '../audio/wav.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, sharedDirectory, type BuildConfig } from '../config.ts';
 import { parseEventsLine } from '../events/index.ts';
 import { bytesHash } from '../storage/content-cache.ts';

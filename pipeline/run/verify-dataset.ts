@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { decodeWav } from '../audio/raw-audio.ts';
+import { decodeWav } from '../audio/wav.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { computeEvents, formatEventsLine, parseAlignment, parseEventsLine, segmentsFromWords } from '../events/index.ts';
 import { benchmarkLoaderSettings, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { decodeWav, encodeWavPcm16 } from '../audio/raw-audio.ts';
+import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
 import { ContentCache, contentHash } from './content-cache.ts';
 
 let directory: string;

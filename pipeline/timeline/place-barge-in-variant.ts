@@ -47,7 +47,7 @@ export type SystemYields = 'next-word-boundary' | 'runs-on';
 
 /** One utterance of the variant: what placement needs plus its word ends (the possible cut points). */
 export interface VariantUtterance extends UtteranceToPlace {
-  /** End of each word, centiseconds from the utterance's speech start, ascending. */
+  /** Where the utterance can stop (word ends, or yield points near them), centiseconds from its speech start, ascending. */
   wordEndsCs: readonly Centiseconds[];
 }
 

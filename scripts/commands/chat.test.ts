@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeWav } from '../../pipeline/audio/raw-audio.ts';
+import { decodeWav } from '../../pipeline/audio/wav.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory } from '../../pipeline/config.ts';
 import { parseEventsLine } from '../../pipeline/events/index.ts';
 import { runBuild } from '../../pipeline/run/build.ts';

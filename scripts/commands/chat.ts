@@ -22,13 +22,15 @@ import { formatEventsLine } from '../../pipeline/events/index.ts';
 import type { Channel, Language, ReferenceRecording } from '../../pipeline/model/types.ts';
 import { readReferenceAudio } from '../../corpora/reference-recording.ts';
 import { REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
-import { resample, type RawAudio } from '../../pipeline/audio/raw-audio.ts';
+import { type RawAudio } from '../../pipeline/audio/raw-audio.ts';
+import { resample } from '../../pipeline/audio/resample.ts';
 import { chatSegmentContent, chatSegmentSpans, DEFAULT_CHAT_SEGMENT_OPTIONS, type ChatSegmentContent } from '../../stages/cut-chat-segments.ts';
 import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.ts';
 import { scoreDatasetQuality, type RecordingDnsmosScorer } from '../../stages/score-quality.ts';
 import { splitDatasets } from '../../stages/split-dev-test.ts';
 import { loadTranscribedRecordings } from './prompts.ts';
 import { positiveNumber } from './option-parsers.ts';
+import { checkFolder } from '../../pipeline/run/output-checks.ts';
 
 /** Options of the chat command (as commander parses them). */
 export interface ChatOptions {
@@ -198,6 +200,7 @@ export function registerChatCommand(program: Command): Command {
     .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)
     .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
     .action(async (paths: string[], options: ChatOptions) => {
+      await checkFolder(options.out, 'output folder'); // a file there, /proc, a read-only disk: one line, nothing removed
       const result = await runChat(paths, { ...options, log: (line) => console.error(line) });
       console.log(result.directory);
       for (const segment of result.segments) console.log(`  ${segment.id}: ${segment.durationSeconds.toFixed(2)} s`);

@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { defaultExportDirectory, EXPORT_FORMAT_NAMES, EXPORT_FORMATS, exportDataset, type ExportFormatName } from '../../pipeline/export/index.ts';
+import { checkFolder } from '../../pipeline/run/output-checks.ts';
 
 /** Adds the `export` command to `program`. */
 export function registerExportCommand(program: Command): void {
@@ -17,6 +18,7 @@ export function registerExportCommand(program: Command): void {
     .option('--absolute-paths', 'moshi-finetune: absolute WAV paths in the JSONL (default: relative to the export folder)')
     .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean }) => {
       const out = options.out ?? defaultExportDirectory(directory, options.to);
+      await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
       const result = await exportDataset(directory, options.to, out, { absolutePaths: options.absolutePaths ?? false });
       console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
       console.log(result.directory);

@@ -29,6 +29,7 @@ import {
 } from '../../stages/measure-turn-taking.ts';
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
 import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
+import { checkFolder } from '../../pipeline/run/output-checks.ts';
 
 /** Reference corpus formats the command reads (the registry's, corpora/reference-corpora.ts). */
 export const REFERENCE_FORMATS = REFERENCE_CORPUS_FORMATS;
@@ -218,6 +219,7 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     )
     .option('--check', 'write nothing; exit 1 when a file would change')
     .action(async (paths: string[], options: MeasureOptions) => {
+      if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
       const result = await runMeasure(paths, options, loadRecordings);
       if (options.check) {
         for (const file of result.paths) console.error(`${file}: out of date`);

@@ -29,6 +29,7 @@ import {
   type SpeakerPromptOptions,
 } from '../../corpora/speaker-prompts.ts';
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
+import { checkFolder } from '../../pipeline/run/output-checks.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
@@ -206,6 +207,7 @@ export function registerPromptsCommand(program: Command): Command {
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
     .action(async (paths: string[], options: PromptsOptions) => {
+      await checkFolder(options.out, 'prompt pool folder'); // a file there, /proc, a read-only disk: one line, nothing removed
       const result = await runPrompts(paths, options);
       process.stdout.write(formatPromptPoolSummary(result.manifestPath, result.summary));
       if (result.summary.clips === 0) process.exitCode = 1;

@@ -7,19 +7,8 @@
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
 import { DNSMOS_MODEL_FILE_NAMES, resolveDnsmosModelDirectory } from './dnsmos-model-files.ts';
-import {
-  DEFAULT_DNSMOS_BATCH_WINDOWS,
-  DNSMOS_SAMPLE_RATE,
-  DNSMOS_WINDOW_SAMPLES,
-  DnsmosScorer,
-  P808FeatureExtractor,
-  P808_FRAME_COUNT,
-  P808_MEL_BANDS,
-  extendByDoubling,
-  planDnsmosWindows,
-  resampleTo16k,
-  type ResampleQuality,
-} from './dnsmos.ts';
+import { DEFAULT_DNSMOS_BATCH_WINDOWS, DNSMOS_SAMPLE_RATE, DNSMOS_WINDOW_SAMPLES, DnsmosScorer, P808FeatureExtractor, P808_FRAME_COUNT, P808_MEL_BANDS, extendByDoubling, planDnsmosWindows, resampleTo16k } from './dnsmos.ts';
+import { type ResampleQuality } from '../../audio/resample.ts';
 
 /** Options of {@link benchmarkDnsmos}. */
 export interface DnsmosBenchmarkOptions {

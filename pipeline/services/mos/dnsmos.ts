@@ -23,13 +23,12 @@
  *    {@link DNSMOS_POLYNOMIALS};
  * 6. every value is averaged (arithmetic mean) over the scored windows.
  */
-import libsamplerate from '@alexanderolsen/libsamplerate-js';
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
 import { DNSMOS_MODEL_FILE_NAMES, DnsmosModelFileError, requiredDnsmosModelFiles, verifyDnsmosModelDirectory } from './dnsmos-model-files.ts';
 import { MelSpectrogramComputer, powerToDb } from './mel-spectrogram.ts';
+import { resample, type ResampleQuality } from '../../audio/resample.ts';
 
-const { create: createSampleRateConverter, ConverterType } = libsamplerate;
 
 /** Sampling rate the models expect, Hz (`SAMPLING_RATE` in dnsmos_local.py). */
 export const DNSMOS_SAMPLE_RATE = 16000;
@@ -300,40 +299,18 @@ export class P808FeatureExtractor {
   }
 }
 
-/** libsamplerate converter used to bring audio to 16 kHz. */
-export type ResampleQuality = 'best' | 'medium' | 'fastest';
-
 /**
- * Resamples one channel to 16 kHz with libsamplerate (`SRC_SINC_BEST_QUALITY` by default). The
- * output has `ceil(n * 16000 / sampleRate)` samples, the length `librosa.resample` produces (the
- * signal is followed by zeros while converting so the converter's delay line is flushed, then cut).
- * Returns the input array itself when it is at 16 kHz already.
+ * Resamples one channel to 16 kHz with the project's resampler (../../audio/resample.ts, libsamplerate
+ * `SRC_SINC_BEST_QUALITY` by default). The output has `ceil(n * 16000 / sampleRate)` samples, the
+ * length `librosa.resample` produces (the last one from the zeros after the signal). Returns the input
+ * array itself when it is at 16 kHz already.
  * @throws RangeError for a non-positive or non-integer sample rate.
  */
 export async function resampleTo16k(samples: Float32Array, sampleRate: number, quality: ResampleQuality = 'best'): Promise<Float32Array> {
   if (!Number.isInteger(sampleRate) || sampleRate <= 0) throw new RangeError(`sample rate must be a positive integer in Hz, got ${sampleRate}`);
   if (sampleRate === DNSMOS_SAMPLE_RATE) return samples;
-  const outputLength = Math.ceil((samples.length * DNSMOS_SAMPLE_RATE) / sampleRate);
   if (samples.length === 0) return new Float32Array(0);
-  const converterType =
-    quality === 'best'
-      ? ConverterType.SRC_SINC_BEST_QUALITY
-      : quality === 'medium'
-        ? ConverterType.SRC_SINC_MEDIUM_QUALITY
-        : ConverterType.SRC_SINC_FASTEST;
-  const converter = await createSampleRateConverter(1, sampleRate, DNSMOS_SAMPLE_RATE, { converterType });
-  try {
-    // One second of zeros flushes the sinc filter's delay (libsamplerate-js's chunked path for long
-    // inputs never signals end of input, so without it the last few hundred samples would be lost).
-    const padded = new Float32Array(samples.length + sampleRate);
-    padded.set(samples, 0);
-    const converted = converter.simple(padded);
-    const output = new Float32Array(outputLength);
-    output.set(converted.subarray(0, Math.min(outputLength, converted.length)), 0);
-    return output;
-  } finally {
-    converter.destroy();
-  }
+  return (await resample({ channels: [samples], sampleRate }, DNSMOS_SAMPLE_RATE, quality, { length: 'ceil' })).channels[0]!;
 }
 
 /** DNSMOS of one channel. All MOS values are on the 1..5 scale (the mapping may exceed it slightly). */

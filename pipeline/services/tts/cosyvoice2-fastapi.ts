@@ -18,7 +18,8 @@
 import { z } from 'zod';
 import type { Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
-import { decodePcm16LittleEndian, describeNetworkError, SpeechServiceError, type ServiceResponse } from './service-http.ts';
+import { decodePcm16LittleEndian } from '../../audio/wav.ts';
+import { describeNetworkError, SpeechServiceError, type ServiceResponse } from './service-http.ts';
 import {
   assertProbes,
   parseRemoteServiceSettings,

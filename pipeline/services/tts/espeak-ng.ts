@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import type { Language, SpeakerRole } from '../../model/types.ts';
-import { decodeWav, downmixToMono, WavDecodeError } from '../../audio/raw-audio.ts';
+import { downmixToMono, WavDecodeError } from '../../audio/raw-audio.ts';
+import { decodeWav } from '../../audio/wav.ts';
 import { runEngineProcess } from './engine-process.ts';
 import {
   normalizeWhitespace,

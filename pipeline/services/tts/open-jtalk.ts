@@ -26,7 +26,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { EngineTiming, Language, SpeakerRole } from '../../model/types.ts';
-import { decodeWav, downmixToMono, WavDecodeError } from '../../audio/raw-audio.ts';
+import { downmixToMono, WavDecodeError } from '../../audio/raw-audio.ts';
+import { decodeWav } from '../../audio/wav.ts';
 import { runEngineProcess } from './engine-process.ts';
 import {
   normalizeWhitespace,

@@ -11,7 +11,8 @@
 import { z } from 'zod';
 import type { Language } from '../../model/types.ts';
 import { downmixToMono, WavDecodeError, type RawAudio } from '../../audio/raw-audio.ts';
-import { decodePcm16LittleEndian, decodeWavAnswer, SpeechServiceError, type ServiceResponse } from './service-http.ts';
+import { decodePcm16LittleEndian, decodeWav } from '../../audio/wav.ts';
+import { SpeechServiceError, type ServiceResponse } from './service-http.ts';
 import {
   parseRemoteServiceSettings,
   RemoteSpeechSynthesizer,
@@ -105,7 +106,7 @@ export class OpenAiSpeechBackend implements RemoteSpeechBackend<OpenAiSpeechVoic
       return { channels: [decodePcm16LittleEndian(response.body)], sampleRate: this.settings.sampleRate };
     }
     try {
-      const audio = decodeWavAnswer(response.body, `${context.endpoint}${request.route}`);
+      const audio = decodeWav(response.body, `${context.endpoint}${request.route}`);
       return { channels: [downmixToMono(audio)], sampleRate: audio.sampleRate };
     } catch (error) {
       if (error instanceof WavDecodeError) throw fail('service-error', error.message, false);

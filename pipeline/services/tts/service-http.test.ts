@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeWavPcm16 } from '../../audio/raw-audio.ts';
-import { decodePcm16LittleEndian, decodeWavAnswer, parseRetryAfter, requestService, SpeechServiceError } from './service-http.ts';
+import { decodePcm16LittleEndian } from '../../audio/wav.ts';
+import { parseRetryAfter, requestService, SpeechServiceError } from './service-http.ts';
 
 let url = '';
 const server = createServer((request, response) => {
@@ -75,23 +75,5 @@ describe('decoding', () => {
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
     expect(parseRetryAfter(null)).toBeUndefined();
     expect(parseRetryAfter('soon')).toBeUndefined();
-  });
-
-  it('refuses an odd number of PCM bytes', () => {
-    expect(() => decodePcm16LittleEndian(new Uint8Array(3))).toThrow(RangeError);
-    const unaligned = new Uint8Array([9, 0, 128, 255, 127]).subarray(1);
-    expect(Array.from(decodePcm16LittleEndian(unaligned), (sample) => sample * 32768)).toEqual([-32768, 32767]);
-  });
-
-  it('decodes PCM16 WAV answers directly, streamed headers and stereo included', () => {
-    const left = Float32Array.from([0, 0.5, -0.5, 0.25]);
-    const right = Float32Array.from([0.125, -1, 0.75, 0]);
-    const stereo = encodeWavPcm16({ channels: [left, right], sampleRate: 22050 });
-    expect(decodeWavAnswer(stereo, 'test')).toEqual({ channels: [left, right], sampleRate: 22050 });
-    const streamed = encodeWavPcm16({ channels: [left], sampleRate: 24000 });
-    new DataView(streamed.buffer).setUint32(4, 0xffffffff, true);
-    new DataView(streamed.buffer).setUint32(40, 0xffffffff, true);
-    expect(decodeWavAnswer(streamed, 'test')).toEqual({ channels: [left], sampleRate: 24000 });
-    expect(() => decodeWavAnswer(new Uint8Array(10), 'test')).toThrow(/Cannot decode WAV/);
   });
 });

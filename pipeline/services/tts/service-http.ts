@@ -7,7 +7,6 @@
  * Uses Node's built-in `fetch` (undici). No retries here: retry-with-backoff lives in
  * pipeline/services/retry.ts and is applied by remote-synthesizer.ts around the endpoint pool.
  */
-import { decodeWav, type RawAudio } from '../../audio/raw-audio.ts';
 import { SpeechSynthesisError, type SpeechSynthesisFailure } from './speech-synthesizer.ts';
 
 /** Characters of an error response body quoted in messages. */
@@ -187,30 +186,6 @@ export function concatenateBytes(chunks: readonly Uint8Array[], total: number = 
   return joined;
 }
 
-/** True when typed arrays use little-endian byte order here (x86, ARM as Node runs them). */
-const PLATFORM_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-/**
- * Raw little-endian signed 16-bit mono PCM (no header) to float samples (integer / 32768).
- *
- * @param bytes an even number of bytes.
- * @returns bytes.length / 2 samples in [-1, 1).
- * @throws RangeError when the byte count is odd (the stream ended inside a sample).
- */
-export function decodePcm16LittleEndian(bytes: Uint8Array): Float32Array {
-  if (bytes.length % 2 !== 0) throw new RangeError(`${bytes.length} bytes is not a whole number of 16-bit samples`);
-  const samples = new Float32Array(bytes.length / 2);
-  if (PLATFORM_IS_LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
-    // Aligned on a little-endian platform: read through an Int16Array view (several times faster).
-    const integers = new Int16Array(bytes.buffer, bytes.byteOffset, samples.length);
-    for (let index = 0; index < samples.length; index++) samples[index] = (integers[index] as number) / 32768;
-    return samples;
-  }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let index = 0; index < samples.length; index++) samples[index] = view.getInt16(index * 2, true) / 32768;
-  return samples;
-}
-
 /** The error and its causes as one line, e.g. `fetch failed: connect ECONNREFUSED 127.0.0.1:9`. */
 export function describeNetworkError(error: unknown): string {
   const parts: string[] = [];
@@ -237,51 +212,4 @@ export function normalizeBaseUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${url} is not an http or https URL`);
   return url.replace(/\/+$/u, '');
-}
-
-/**
- * Decodes a WAV answer. 16-bit integer PCM (format tag 1, or WAVE_FORMAT_EXTENSIBLE with the PCM
- * sub-format) is read directly, which is what speech servers send; everything else goes through
- * {@link decodeWav} (wavefile), which takes about 10 ms per second of audio here. A data chunk whose
- * declared size exceeds the bytes present (a streamed header with 0xFFFFFFFF placeholders) is read up
- * to the bytes present, as {@link decodeWav} does.
- *
- * @param bytes the whole file.
- * @param source name for error messages (URL).
- * @returns the audio with its channels, at the header's sample rate.
- * @throws WavDecodeError when the bytes are not a WAV file {@link decodeWav} can read.
- */
-export function decodeWavAnswer(bytes: Uint8Array, source: string): RawAudio {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const tag = (offset: number): string => String.fromCharCode(bytes[offset] ?? 0, bytes[offset + 1] ?? 0, bytes[offset + 2] ?? 0, bytes[offset + 3] ?? 0);
-  if (bytes.length < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE') return decodeWav(bytes, source);
-  let format: { tag: number; channels: number; sampleRate: number; bits: number; subFormat: number } | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
-    const size = view.getUint32(offset + 4, true);
-    if (tag(offset) === 'fmt ' && offset + 24 <= bytes.length) {
-      format = {
-        tag: view.getUint16(offset + 8, true),
-        channels: view.getUint16(offset + 10, true),
-        sampleRate: view.getUint32(offset + 12, true),
-        bits: view.getUint16(offset + 22, true),
-        subFormat: size >= 40 && offset + 34 <= bytes.length ? view.getUint16(offset + 32, true) : 0,
-      };
-    }
-    if (tag(offset) === 'data') {
-      const pcm = format && (format.tag === 1 || (format.tag === 0xfffe && format.subFormat === 1));
-      if (!format || !pcm || format.bits !== 16 || format.channels < 1 || format.sampleRate < 1) break;
-      const frameBytes = 2 * format.channels;
-      const present = Math.min(size, bytes.length - offset - 8);
-      const frames = Math.floor(present / frameBytes);
-      const interleaved = decodePcm16LittleEndian(bytes.subarray(offset + 8, offset + 8 + frames * frameBytes));
-      const channels = Array.from({ length: format.channels }, (_, channel) => {
-        const samples = new Float32Array(frames);
-        for (let frame = 0; frame < frames; frame++) samples[frame] = interleaved[frame * format!.channels + channel] as number;
-        return samples;
-      });
-      return { channels, sampleRate: format.sampleRate };
-    }
-    offset += 8 + size + (size % 2);
-  }
-  return decodeWav(bytes, source);
 }

@@ -4,7 +4,8 @@
  * written (16-bit grid) and is analysed as such.
  */
 import type { Centiseconds, Language, SpeechSegment } from '../../model/types.ts';
-import { downmixToMono, quantizeToPcm16, resample, type RawAudio, type ResampleQuality } from '../../audio/raw-audio.ts';
+import { downmixToMono, quantizeToPcm16, type RawAudio } from '../../audio/raw-audio.ts';
+import { resample, type ResampleQuality } from '../../audio/resample.ts';
 import { detectSpeechSegments, samplesPerCentisecond, trimToSpeech, type SpeechDetectorOptions } from '../../audio/speech-regions.ts';
 import { moraeFromOpenJtalkPhonemes } from '../../alignment/japanese-morae.ts';
 import { SpeechSynthesisError, type SpeechSynthesizer, type SynthesisRequest } from './speech-synthesizer.ts';

@@ -11,7 +11,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Language } from '../../model/types.ts';
-import { decodeWav, downmixToMono, encodeWavPcm16, quantizeToPcm16, resample, WavDecodeError } from '../../audio/raw-audio.ts';
+import { downmixToMono, quantizeToPcm16, WavDecodeError } from '../../audio/raw-audio.ts';
+import { resample } from '../../audio/resample.ts';
+import { decodeWav, encodeWavPcm16 } from '../../audio/wav.ts';
 import type { SpeakerIdentity } from './offline-speaker-roster.ts';
 import { SpeechSynthesisError, type VoiceSettings } from './speech-synthesizer.ts';
 import { DEFAULT_SPEECH_RATE_BOUNDS, energySpeechDetector, spokenLength } from './synthesis-checks.ts';

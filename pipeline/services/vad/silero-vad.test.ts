@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resample } from '../../audio/raw-audio.ts';
+import { resample } from '../../audio/resample.ts';
 import { detectSpeechSegments } from '../../audio/speech-regions.ts';
 import { createSpeechSynthesizer, DEFAULT_VOICES } from '../tts/synthesizer-registry.ts';
 import { VoiceActivityDetectionError, VoiceActivityOptionsError } from './errors.ts';

@@ -23,7 +23,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { SpeechSegment } from '../../model/types.ts';
-import { resample, type ResampleQuality } from '../../audio/raw-audio.ts';
+import { resample, type ResampleQuality } from '../../audio/resample.ts';
 import {
   DEFAULT_BOUNDARY_REFINEMENT_OPTIONS,
   refineSpeechBoundaries,

@@ -8,7 +8,8 @@
  * offset — exactly what the synthetic timelines of this project use.
  */
 import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../../model/types.ts';
-import { placeOnTrackInPlace, resample, type RawAudio } from '../../audio/raw-audio.ts';
+import { placeOnTrackInPlace, type RawAudio } from '../../audio/raw-audio.ts';
+import { resample } from '../../audio/resample.ts';
 import { detectSpeechSegments, trimToSpeech } from '../../audio/speech-regions.ts';
 import { DEFAULT_VOICES, createSpeechSynthesizer } from '../tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../tts/speech-synthesizer.ts';

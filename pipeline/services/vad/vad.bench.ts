@@ -7,7 +7,7 @@
  */
 import * as ort from 'onnxruntime-node';
 import { performance } from 'node:perf_hooks';
-import { resample } from '../../audio/raw-audio.ts';
+import { resample } from '../../audio/resample.ts';
 import { createSileroVoiceActivityDetector, SILERO_CONTEXT_SAMPLES, SILERO_FRAME_SAMPLES, SILERO_SAMPLE_RATE } from './silero-vad.ts';
 import { buildSyntheticDialogue } from './test-dialogue.ts';
 import { createWebRtcVoiceActivityDetector } from './webrtc-vad.ts';

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeWavPcm16, type RawAudio } from '../../audio/raw-audio.ts';
+import { type RawAudio } from '../../audio/raw-audio.ts';
+import { encodeWavPcm16 } from '../../audio/wav.ts';
 import { FakeVoiceActivityDetector } from './fake-voice-activity-detector.ts';
 import {
   createVoiceActivityDetector,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resample } from '../../audio/raw-audio.ts';
+import { resample } from '../../audio/resample.ts';
 import { detectSpeechSegments } from '../../audio/speech-regions.ts';
 import { createSpeechSynthesizer, DEFAULT_VOICES } from '../tts/synthesizer-registry.ts';
 import { VoiceActivityOptionsError } from './errors.ts';

@@ -10,7 +10,7 @@
  */
 import type { FvadModule } from '@echogarden/fvad-wasm';
 import type { SpeechSegment } from '../../model/types.ts';
-import { resample, type ResampleQuality } from '../../audio/raw-audio.ts';
+import { resample, type ResampleQuality } from '../../audio/resample.ts';
 import { checkAudioInput, refinementInput } from './audio-input.ts';
 import {
   DEFAULT_BOUNDARY_REFINEMENT_OPTIONS,

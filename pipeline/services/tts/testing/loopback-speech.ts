@@ -6,7 +6,8 @@
  */
 import { execFile } from 'node:child_process';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { decodeWav, downmixToMono } from '../../../audio/raw-audio.ts';
+import { downmixToMono } from '../../../audio/raw-audio.ts';
+import { decodeWav } from '../../../audio/wav.ts';
 
 /** A fault a loopback server applies to one request. */
 export type LoopbackFault =

@@ -5,7 +5,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeWavPcm16 } from '../../../audio/raw-audio.ts';
+import { encodeWavPcm16 } from '../../../audio/wav.ts';
 import { linearResample, loopbackSpeech } from './loopback-speech.ts';
 
 /** A prompt file and its transcript. */

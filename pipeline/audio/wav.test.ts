@@ -1,0 +1,81 @@
+/** The WAV codec: chunk walking, header-only reads, the 16-bit fast path against wavefile. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import wavefile from 'wavefile';
+import { decodePcm16LittleEndian, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout } from './wav.ts';
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-wav-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** `wav` with a LIST chunk of `bytes` bytes (odd: padded) put before its data chunk. */
+function withListChunk(wav: Uint8Array, bytes: number): Uint8Array {
+  const list = new Uint8Array(8 + bytes + (bytes % 2));
+  list.set([0x4c, 0x49, 0x53, 0x54]); // LIST
+  new DataView(list.buffer).setUint32(4, bytes, true);
+  const joined = new Uint8Array(wav.length + list.length);
+  joined.set(wav.subarray(0, 36));
+  joined.set(list, 36);
+  joined.set(wav.subarray(36), 36 + list.length);
+  new DataView(joined.buffer).setUint32(4, joined.length - 8, true);
+  return joined;
+}
+
+describe('WAV codec', () => {
+  it('refuses an odd number of PCM bytes', () => {
+    expect(() => decodePcm16LittleEndian(new Uint8Array(3))).toThrow(RangeError);
+    const unaligned = new Uint8Array([9, 0, 128, 255, 127]).subarray(1);
+    expect(Array.from(decodePcm16LittleEndian(unaligned), (sample) => sample * 32768)).toEqual([-32768, 32767]);
+  });
+
+  it('decodes 16-bit PCM straight from the data chunk, streamed headers and stereo included', () => {
+    const left = Float32Array.from([0, 0.5, -0.5, 0.25]);
+    const right = Float32Array.from([0.125, -1, 0.75, 0]);
+    const stereo = encodeWavPcm16({ channels: [left, right], sampleRate: 22050 });
+    expect(decodeWav(stereo, 'test')).toEqual({ channels: [left, right], sampleRate: 22050 });
+    const streamed = encodeWavPcm16({ channels: [left], sampleRate: 24000 });
+    new DataView(streamed.buffer).setUint32(4, 0xffffffff, true);
+    new DataView(streamed.buffer).setUint32(40, 0xffffffff, true);
+    expect(decodeWav(streamed, 'test')).toEqual({ channels: [left], sampleRate: 24000 });
+    expect(() => decodeWav(new Uint8Array(10), 'test')).toThrow(/Cannot decode WAV/);
+  });
+
+  it('gives the samples wavefile gives for 16-bit PCM, mono and stereo, with a chunk before the data', () => {
+    const left = Float32Array.from({ length: 999 }, (_, index) => Math.sin(index / 7) * 0.9);
+    const right = Float32Array.from({ length: 999 }, (_, index) => Math.cos(index / 5) * 0.3);
+    for (const channels of [[left], [left, right]]) {
+      const wav = withListChunk(encodeWavPcm16({ channels, sampleRate: 16000 }), 5);
+      const reference = new wavefile.WaveFile(wav);
+      const samples = reference.getSamples(false, Float64Array) as unknown as Float64Array | Float64Array[];
+      const expected = (channels.length === 1 ? [samples as Float64Array] : (samples as Float64Array[])).map((values) => Float32Array.from(values, (value) => value / 32768));
+      expect(decodeWav(wav, 'test')).toEqual({ channels: expected, sampleRate: 16000 });
+    }
+  });
+
+  it('decodes other encodings through wavefile (32-bit float)', () => {
+    const wave = new wavefile.WaveFile();
+    wave.fromScratch(1, 8000, '32f', [0.5, -0.25]);
+    expect(decodeWav(wave.toBuffer(), 'float')).toEqual({ channels: [Float32Array.from([0.5, -0.25])], sampleRate: 8000 });
+  });
+
+  it('finds the format and the data chunk in memory and on disk, reading only chunk headers from a file', async () => {
+    const wav = withListChunk(encodeWavPcm16({ channels: [new Float32Array(100), new Float32Array(100)], sampleRate: 8000 }), 3);
+    const layout = wavLayout(wav);
+    expect(layout).toEqual({ format: { formatTag: 1, channels: 2, sampleRate: 8000, blockAlign: 4, bitsPerSample: 16, subFormat: null }, dataOffset: 44 + 12, dataBytes: 400 });
+    const file = path.join(scratch, 'listed.wav');
+    await writeFile(file, wav);
+    expect(readWavFileLayout(file)).toEqual(layout);
+    // a streamed header declares more data than there is: clipped to the bytes present
+    const cut = wav.slice(0, wav.length - 100);
+    expect(wavLayout(cut)?.dataBytes).toBe(300);
+    expect(isRiffWave(wav)).toBe(true);
+    expect(wavLayout(new TextEncoder().encode('RIFF....WAVEdata'))).toBeUndefined();
+    expect(isRiffWave(new Uint8Array(12))).toBe(false);
+  });
+});

@@ -1,0 +1,59 @@
+import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatasetWriter } from './render-dataset.ts';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'render-dataset-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A dataset of `ids`, one second of silence each, committed into `directory`. */
+async function writeDataset(directory: string, ids: string[], seed: number): Promise<DatasetWriter> {
+  const writer = await DatasetWriter.open(directory);
+  for (const id of ids) {
+    const track = new Float32Array(16000);
+    await writer.addDialogue({ id, tracks: [track, track], sampleRate: 16000, eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`, words: [], metadata: { id, seed } });
+  }
+  return writer;
+}
+
+describe('DatasetWriter commit: the complete old dataset is never lost', () => {
+  it('replaces the old dataset and leaves no aside folder', async () => {
+    const directory = path.join(root, 'a', 'topiocqa');
+    await (await writeDataset(directory, ['d1', 'd2'], 1)).commit({ build: 1 });
+    await (await writeDataset(directory, ['d1', 'd2'], 2)).commit({ build: 2 });
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build).toBe(2);
+    expect((await readdir(path.dirname(directory))).sort()).toEqual(['topiocqa']);
+  });
+
+  it('a commit killed between its two renames: the next open puts the old dataset back, and the build can go on', async () => {
+    const directory = path.join(root, 'b', 'topiocqa');
+    await (await writeDataset(directory, ['d1', 'd2'], 1)).commit({ build: 1 });
+    // the state a kill leaves after the first rename of a second commit: old aside, new still .partial
+    await writeDataset(directory, ['d1', 'd2'], 2);
+    await rename(directory, `${directory}.previous`);
+    const again = await writeDataset(directory, ['d1', 'd2'], 3);
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build).toBe(1); // restored
+    await again.commit({ build: 3 });
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build).toBe(3);
+    expect((await readdir(path.dirname(directory))).sort()).toEqual(['topiocqa']);
+  });
+
+  it('a commit killed after both renames: the leftover aside folder is removed, the new dataset kept', async () => {
+    const directory = path.join(root, 'c', 'topiocqa');
+    await (await writeDataset(directory, ['d1'], 1)).commit({ build: 1 });
+    await rename(directory, `${directory}.previous`);
+    await (await writeDataset(directory, ['d1'], 2)).commit({ build: 2 });
+    // simulate: new in place and an old aside left over
+    await (await writeDataset(path.join(root, 'tmp'), ['d1'], 9)).commit({ build: 9 });
+    await rename(path.join(root, 'tmp'), `${directory}.previous`);
+    await DatasetWriter.open(directory);
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build).toBe(2);
+    expect((await readdir(path.dirname(directory))).filter((name) => name.endsWith('.previous'))).toEqual([]);
+  });
+});
