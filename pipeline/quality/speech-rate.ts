@@ -119,7 +119,9 @@ export async function countJapaneseMorae(text: string): Promise<SpokenUnitCount>
       units += estimateMorae(morpheme.text);
     } else units += morpheme.morae;
   }
-  return { units, unit: 'mora', counter: 'kuromoji IPADIC pronunciation (pipeline/alignment/spoken-words.ts)', estimatedWords };
+  // The counter's label is written into quality.json; it keeps the file's former path
+  // (pipeline/alignment/spoken-words.ts now) so that datasets stay byte-identical to earlier builds.
+  return { units, unit: 'mora', counter: 'kuromoji IPADIC pronunciation (pipeline/services/tts/spoken-words.ts)', estimatedWords };
 }
 
 /**
