@@ -129,6 +129,8 @@ export interface YieldPoint {
 export const FADE_OUT_CS = 2;
 /** How far from an estimated word end a yield point may move to the quietest 10 ms frame. */
 const YIELD_SEARCH_CS = 6;
+/** A yield point's frame must be this far below the utterance's mean frame energy (−10 dB). */
+const DIP_ENERGY_RATIO = 0.1;
 
 function frameEnergy(audio: Float32Array, frame: number, samplesPerCs: number): number {
   let sum = 0;
@@ -148,8 +150,9 @@ function fadedPrefix(audio: Float32Array, sampleCount: number, fadeSamples: numb
 
 /**
  * Where an utterance can stop when its speaker yields: at each word end (word timings may be
- * estimates, so the cut moves to the quietest 10 ms frame boundary within ±60 ms, a dip between
- * syllables or words), with a 20 ms raised-cosine fade-out. A point is offered only where the speech
+ * estimates, so the cut moves to the quietest 10 ms frame within ±60 ms; it must be a real dip, at
+ * least 10 dB below the utterance's mean frame energy, else that word end is not offered), with a
+ * 20 ms raised-cosine fade-out. A point is offered only where the speech
  * detector, run on the faded audio, finds exactly the utterance's segments clipped at its end: the
  * written WAV then re-derives the same events as the alignment (verify). The utterance's own end is
  * always a point (nothing cut).
@@ -158,6 +161,9 @@ function fadedPrefix(audio: Float32Array, sampleCount: number, fadeSamples: numb
 export function yieldPoints(utterance: SpokenUtterance, detector: Partial<SpeechDetectorOptions>): YieldPoint[] {
   const samplesPerCs = utterance.sampleRate / 100;
   const points = new Map<number, YieldPoint>();
+  let total = 0;
+  for (let frame = 0; frame < utterance.durationCs; frame += 1) total += frameEnergy(utterance.audio, frame, samplesPerCs);
+  const meanFrameEnergy = total / Math.max(1, utterance.durationCs);
   for (const word of utterance.words) {
     if (word.end >= utterance.durationCs) continue;
     let cut = word.end;
@@ -169,6 +175,8 @@ export function yieldPoints(utterance: SpokenUtterance, detector: Partial<Speech
         cut = candidate;
       }
     }
+    // only a real dip: the quietest frame 10 dB below the utterance's mean, else mid-syllable
+    if (quietest > meanFrameEnergy * DIP_ENERGY_RATIO) continue;
     const sampleCount = cut * samplesPerCs;
     const detected = detectSpeechSegments(fadedPrefix(utterance.audio, sampleCount, FADE_OUT_CS * samplesPerCs), utterance.sampleRate, detector);
     const endCs = detected.at(-1)?.end;

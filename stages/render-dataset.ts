@@ -61,6 +61,7 @@ export class DatasetWriter {
    * @throws Error when `directory` exists with files but no manifest.json (someone else's folder)
    */
   static async open(directory: string): Promise<DatasetWriter> {
+    await restorePreviousDataset(directory);
     const existing = await readdir(directory).catch(() => [] as string[]);
     if (existing.length > 0 && !existing.includes('manifest.json')) {
       throw new Error(`${directory}: exists, holds files and was not written by duplexsynth (no manifest.json); remove it or choose another --out`);
@@ -142,8 +143,26 @@ export class DatasetWriter {
     await writeAtomic(path.join(this.workDirectory, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     await this.checkAgainstManifest(files);
     assertOutputLockHeld(this.finalDirectory);
-    await rm(this.finalDirectory, { recursive: true, force: true });
-    await rename(this.workDirectory, this.finalDirectory);
+    // The complete old dataset is moved aside, not deleted, until the new one is in place: a kill or an
+    // error between the two renames leaves `{dataset}.previous`, which `open` puts back.
+    const aside = previousDirectoryOf(this.finalDirectory);
+    await rm(aside, { recursive: true, force: true });
+    const hadOld = await rename(this.finalDirectory, aside).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false;
+        throw error;
+      },
+    );
+    try {
+      await rename(this.workDirectory, this.finalDirectory);
+    } catch (error) {
+      if (hadOld) await rename(aside, this.finalDirectory).catch(() => {});
+      throw error;
+    }
+    // the new dataset is in place; an old one that cannot be removed (a read-only subfolder) is left
+    // as `{dataset}.previous` and removed by the next build's `open`
+    await rm(aside, { recursive: true, force: true }).catch(() => {});
   }
 
   /** Read back every file of the work folder: each one the manifest lists, with its sha256, and no other. @throws Error naming the file */
@@ -186,4 +205,28 @@ function describeCommonCause(failures: readonly { reason: string }[]): string {
   for (const failure of failures) counts.set(failure.reason, (counts.get(failure.reason) ?? 0) + 1);
   const [reason, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
   return `; ${count} of ${failures.length} dialogues failed with: ${reason}`;
+}
+
+/** Where `commit` keeps the old dataset while the new one is renamed into place. */
+function previousDirectoryOf(directory: string): string {
+  return `${directory}.previous`;
+}
+
+/**
+ * After a commit that was interrupted between its two renames: `{dataset}.previous` holds the last
+ * complete dataset. It goes back into place when the folder itself is missing (or empty); when the
+ * folder is complete again (the new one arrived), the leftover is removed.
+ */
+async function restorePreviousDataset(directory: string): Promise<void> {
+  const previous = previousDirectoryOf(directory);
+  const previousEntries = await readdir(previous).catch(() => null);
+  if (previousEntries === null) return;
+  const current = await readdir(directory).catch(() => null);
+  if (current !== null && current.includes('manifest.json')) {
+    await rm(previous, { recursive: true, force: true });
+    return;
+  }
+  if (current !== null) await rm(directory, { recursive: true, force: true });
+  if (previousEntries.includes('manifest.json')) await rename(previous, directory);
+  else await rm(previous, { recursive: true, force: true });
 }

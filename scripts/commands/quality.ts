@@ -13,7 +13,7 @@ import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import { applySplitToVariant, splitDatasets, type SplitReport } from '../../stages/split-dev-test.ts';
 import { BARGE_IN_SUFFIX } from '../../pipeline/run/dataset-output.ts';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Environment variable naming a COMETKiwi HTTP scorer URL (used when --comet-url is not given). */
@@ -106,7 +106,13 @@ export function registerQualityCommands(program: Command): void {
         devAlias: options.devAlias,
         log,
       });
-      for (const variant of directories.filter(isVariant)) {
+      // a base dataset's barge-in sibling is kept in line even when not named
+      const variants = [...directories.filter(isVariant)];
+      for (const result of results) {
+        const sibling = `${path.resolve(result.directory)}${BARGE_IN_SUFFIX}`;
+        if (!variants.some((variant) => path.resolve(variant) === sibling) && (await stat(path.join(sibling, 'manifest.json')).then(() => true, () => false))) variants.push(sibling);
+      }
+      for (const variant of variants) {
         const base = results.find((result) => path.resolve(result.directory) === baseOf(variant));
         const baseReport =
           base?.report ??

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { detectSpeechSegments } from '../pipeline/audio/speech-regions.ts';
+import { FADE_OUT_CS, truncateUtterance, yieldPoints } from './place-timeline.ts';
+import type { SpokenUtterance } from './synthesize-speech.ts';
+
+const RATE = 16000;
+
+/**
+ * Three "words" of a 200 Hz tone (0.30 s each) with dips to −30 dB between them (0.05 s, not silent,
+ * so one speech segment as in real speech), and word timings that put the boundaries 3 cs late.
+ */
+function utterance(): SpokenUtterance {
+  const durationCs = 100;
+  const audio = new Float32Array(durationCs * 160);
+  for (let index = 0; index < audio.length; index += 1) {
+    const cs = Math.floor(index / 160);
+    const dip = (cs >= 30 && cs < 35) || (cs >= 65 && cs < 70);
+    audio[index] = (dip ? 0.01 : 0.3) * Math.sin((2 * Math.PI * 200 * index) / RATE);
+  }
+  const segments = detectSpeechSegments(audio, RATE, {});
+  return {
+    index: 1, role: 'system', kind: 'answer', turnNumber: 1, scriptText: 'one two three', spokenText: 'one two three', paddingSteps: 0,
+    rephrasedForSpeechRate: false, audio, sampleRate: RATE, durationCs, segments,
+    words: [{ start: 0, end: 36, word: 'one' }, { start: 36, end: 71, word: 'two' }, { start: 71, end: 100, word: 'three' }],
+    wordTimingSource: 'spread',
+  };
+}
+
+describe('yield points of an interrupted utterance', () => {
+  it('move to the quiet frame near each estimated word end, fade out, and re-detect exactly', () => {
+    const spoken = utterance();
+    expect(spoken.segments).toEqual([{ start: 0, end: 100 }]); // the dips are above the speech threshold
+    const points = yieldPoints(spoken, {});
+    expect(points.at(-1)).toEqual({ endCs: 100, sampleCount: spoken.audio.length });
+    const inner = points.slice(0, -1);
+    expect(inner.length).toBe(2);
+    for (const point of inner) {
+      const cutFrame = point.sampleCount / 160;
+      expect((cutFrame >= 30 && cutFrame <= 35) || (cutFrame >= 65 && cutFrame <= 70)).toBe(true); // inside a dip
+      const cut = truncateUtterance(spoken, point);
+      expect(cut.durationCs).toBe(point.endCs);
+      expect(detectSpeechSegments(cut.audio, RATE, {})).toEqual(cut.segments);
+      // faded: the last samples are near zero, no click
+      const tail = cut.audio.subarray(cut.audio.length - 16);
+      expect(Math.max(...Array.from(tail, Math.abs))).toBeLessThan(0.01);
+      expect(cut.audio.length - FADE_OUT_CS * 160).toBeGreaterThan(0);
+      expect(cut.words.every((word) => word.end <= point.endCs)).toBe(true);
+    }
+  });
+
+  it('offers no point inside a loud stretch (no dip near the word end)', () => {
+    const spoken = utterance();
+    spoken.audio.forEach((_, index) => (spoken.audio[index] = 0.3 * Math.sin((2 * Math.PI * 200 * index) / RATE)));
+    expect(yieldPoints(spoken, {}).map((point) => point.endCs)).toEqual([100]);
+  });
+});
