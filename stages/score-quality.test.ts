@@ -14,7 +14,8 @@ import { DEFAULT_CONFIG_FILE, loadConfigFile, sharedDirectory } from '../pipelin
 import type { DatasetQualityReport } from '../pipeline/quality/quality-report.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { runBuild } from '../pipeline/run/build.ts';
-import { scoreDatasetQuality, type RecordingDnsmosScorer } from './score-quality.ts';
+import { FakeMosScorer } from '../pipeline/services/mos/fake-mos-scorer.ts';
+import { scoreDatasetQuality } from './score-quality.ts';
 import { splitDatasets } from './split-dev-test.ts';
 
 const DNSMOS_DIRECTORY = path.join(sharedDirectory(), 'models', 'dnsmos');
@@ -163,15 +164,7 @@ async function writeTranslatedDataset(directory: string): Promise<void> {
 }
 
 /** A stand-in DNSMOS scorer (these tests are about COMETKiwi; the real scorer is exercised above). */
-const stubScorer: RecordingDnsmosScorer = {
-  async scoreRecording(audio) {
-    const scores = { ovrl: 3, sig: 3.5, bak: 4, p808: 3.6, raw: { ovrl: 3, sig: 3.5, bak: 4 }, windows: 1, hopCount: 1, durationSeconds: 9.01 };
-    return {
-      channels: audio.channels.map((_, channel) => ({ channel, hasSpeech: true, scores })),
-      dialogue: { ovrl: 3, sig: 3.5, bak: 4, p808: 3.6, channelCount: audio.channels.length },
-    };
-  },
-};
+const stubScorer = new FakeMosScorer();
 
 describe('score stage on a translated dataset', () => {
   let dataset: string;

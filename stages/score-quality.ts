@@ -31,17 +31,14 @@ import {
   resolveDnsmosModelDirectory,
   type DnsmosModelLocationConfig,
 } from '../pipeline/services/mos/dnsmos-model-files.ts';
-import { CometKiwiError, scoreTranslations, type CometKiwiOptions, type TranslationPair } from '../pipeline/services/qe/cometkiwi.ts';
-
-/** Anything that scores a recording like `DnsmosScorer.scoreRecording` (tests may pass their own). */
-export interface RecordingDnsmosScorer {
-  scoreRecording(audio: MultiChannelAudio): Promise<DnsmosRecordingScores>;
-}
+import { CometKiwiError, type CometKiwiOptions, type TranslationPair } from '../pipeline/services/qe/cometkiwi.ts';
+import { cometKiwiEstimator, type TranslationQualityEstimator } from '../pipeline/services/qe/translation-quality.ts';
+import type { RecordingMosScorer } from '../pipeline/services/mos/mos-scorer.ts';
 
 /** Options of {@link scoreDatasetQuality}; every field is optional. */
 export interface ScoreQualityOptions {
   /** A loaded DNSMOS scorer to use (not closed here). Default: one loaded from `dnsmosModels`. */
-  dnsmosScorer?: RecordingDnsmosScorer;
+  dnsmosScorer?: RecordingMosScorer;
   /** Where the DNSMOS model files are (resolveDnsmosModelDirectory). Default: {@link defaultDnsmosModelLocation}. */
   dnsmosModels?: DnsmosModelLocationConfig;
   /**
@@ -51,6 +48,8 @@ export interface ScoreQualityOptions {
   cacheDirectory?: string;
   /** COMETKiwi scorer settings (HTTP URL, command, GPUs, batch size). */
   cometKiwi?: CometKiwiOptions;
+  /** The translation quality estimator to use. Default: the COMETKiwi client with `cometKiwi`. */
+  translationQuality?: TranslationQualityEstimator;
   /** false: do not try COMETKiwi at all (recorded as not computed, reason "disabled"). Default true. */
   cometKiwiEnabled?: boolean;
   /**
@@ -156,7 +155,7 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     } else {
       log(`[${folder.language}] COMETKiwi: ${allPairs.length} translated utterances`);
       try {
-        const result = await scoreTranslations(allPairs, options.cometKiwi ?? {});
+        const result = await (options.translationQuality ?? cometKiwiEstimator(options.cometKiwi ?? {})).score(allPairs);
         if (result.computed) {
           scores = result.segmentScores;
           datasetCometKiwi = { computed: true, scorer: result.scorer, model: result.model, systemScore: round4(result.systemScore), segments: result.segmentScores.length };

@@ -12,7 +12,7 @@ import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory } f
 import { parseEventsLine } from '../../pipeline/events/index.ts';
 import { runBuild } from '../../pipeline/run/build.ts';
 import { verifyDataset } from '../../pipeline/run/verify-dataset.ts';
-import type { RecordingDnsmosScorer } from '../../stages/score-quality.ts';
+import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
 import { concatenateDialogues } from '../concatenate-dialogues.ts';
 import { runChat, type ChatOptions } from './chat.ts';
 
@@ -24,7 +24,7 @@ let recordings: string;
  * per second of audio here: the real scorer on these 8 minutes would dominate the test). This one gives
  * each segment a different OVRL from its length, so the ranking (and with it the split) is decided.
  */
-const lengthScorer: RecordingDnsmosScorer = {
+const lengthScorer: RecordingMosScorer = {
   async scoreRecording(audio) {
     const ovrl = 2 + ((audio.channels[0]?.length ?? 0) % 997) / 997;
     const scores = { ovrl, sig: 3, bak: 3, p808: 3, raw: { ovrl, sig: 3, bak: 3 }, windows: 1, hopCount: 1, durationSeconds: 9.01 };

@@ -26,7 +26,8 @@ import { type RawAudio } from '../../pipeline/audio/raw-audio.ts';
 import { resample } from '../../pipeline/audio/resample.ts';
 import { chatSegmentContent, chatSegmentSpans, DEFAULT_CHAT_SEGMENT_OPTIONS, type ChatSegmentContent } from '../../stages/cut-chat-segments.ts';
 import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.ts';
-import { scoreDatasetQuality, type RecordingDnsmosScorer } from '../../stages/score-quality.ts';
+import { scoreDatasetQuality } from '../../stages/score-quality.ts';
+import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
 import { splitDatasets } from '../../stages/split-dev-test.ts';
 import { loadTranscribedRecordings } from './prompts.ts';
 import { positiveNumber } from './option-parsers.ts';
@@ -46,7 +47,7 @@ export interface ChatOptions {
   score: boolean;
   log?: (line: string) => void;
   /** A DNSMOS scorer to use instead of the models (stages/score-quality.ts `dnsmosScorer`). */
-  dnsmosScorer?: RecordingDnsmosScorer;
+  dnsmosScorer?: RecordingMosScorer;
 }
 
 /** What {@link runChat} wrote. */

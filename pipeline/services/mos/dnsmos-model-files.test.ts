@@ -14,7 +14,7 @@ import {
   sha256OfFile,
   type DnsmosModelFileName,
 } from './dnsmos-model-files.ts';
-import { sharedDnsmosModelDirectory } from './test-support.ts';
+import { sharedDnsmosModelDirectory } from './testing/test-support.ts';
 
 const SHARED = sharedDnsmosModelDirectory();
 const temporaryDirectories: string[] = [];

@@ -14,7 +14,7 @@ import {
   resampleTo16k,
   type DnsmosScores,
 } from './dnsmos.ts';
-import { mixAtSnr, seededGaussianNoise, sharedDnsmosModelDirectory, synthesizeSpeechWithEspeak } from './test-support.ts';
+import { mixAtSnr, seededGaussianNoise, sharedDnsmosModelDirectory, synthesizeSpeechWithEspeak } from './testing/test-support.ts';
 
 const SPEECH_TEXT =
   'The quick brown fox jumps over the lazy dog near the river bank. Yesterday we talked about the history of the old city, ' +

@@ -12,7 +12,7 @@ import {
   powerToDb,
   slaneyMelFilterbank,
 } from './mel-spectrogram.ts';
-import { seededGaussianNoise, synthesizeSpeechWithEspeak } from './test-support.ts';
+import { seededGaussianNoise, synthesizeSpeechWithEspeak } from './testing/test-support.ts';
 
 // ---------------------------------------------------------------------------------------------
 // An independent, deliberately naive implementation of the DNSMOS P.808 front end, written from the

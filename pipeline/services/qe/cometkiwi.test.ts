@@ -1,6 +1,4 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +11,9 @@ import {
   scoreTranslations,
   toSegmentLine,
 } from './cometkiwi.ts';
+import { FakeTranslationQualityEstimator } from './fake-translation-quality.ts';
+import { cometKiwiEstimator } from './translation-quality.ts';
+import { startCometKiwiLoopbackServer } from './testing/cometkiwi-loopback-server.ts';
 
 /** Standard error of a real unbabel-comet 2.2 run on a CPU machine (log noise the client must ignore). */
 const REAL_STDERR_NOISE = [
@@ -158,30 +159,29 @@ describe('scoreTranslations with the comet-score command', () => {
 
 describe('scoreTranslations with an HTTP scorer', () => {
   it('posts {model, data:[{src, mt}]} in batches and reads {scores}', async () => {
-    const bodies: { model: string; data: { src: string; mt: string }[] }[] = [];
-    const server = http.createServer((request, response) => {
-      let text = '';
-      request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      request.on('end', () => {
-        const body = JSON.parse(text) as { model: string; data: { src: string; mt: string }[] };
-        bodies.push(body);
-        if (body.data.some((item) => item.mt === 'FAIL')) {
-          response.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"model loading"}');
-          return;
-        }
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ scores: body.data.map((item) => expectedScore(item.mt)) }));
-      });
+    const server = await startCometKiwiLoopbackServer({
+      score: (item) => expectedScore(item.mt),
+      fail: (request) => (request.data.some((item) => item.mt === 'FAIL') ? { status: 503, body: '{"detail":"model loading"}' } : null),
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/predict`;
     try {
-      const result = await scoreTranslations(pairs, { httpUrl: url, httpBatchSize: 2, environment: { PATH: goodBin } });
+      const result = await scoreTranslations(pairs, { httpUrl: server.url, httpBatchSize: 2, environment: { PATH: goodBin } });
       expect(result).toMatchObject({ computed: true, scorer: 'http', segmentScores: pairs.map((pair) => expectedScore(pair.mt)) });
-      expect(bodies.map((body) => body.data.length)).toEqual([2, 1]);
-      expect(bodies[0]!.model).toBe(COMETKIWI_MODEL);
-      await expect(scoreTranslations([{ src: 'x', mt: 'FAIL' }], { httpUrl: url })).rejects.toThrow(/HTTP 503: \{"detail":"model loading"\}/);
+      expect(server.requests.map((body) => body.data.length)).toEqual([2, 1]);
+      expect(server.requests[0]!.model).toBe(COMETKIWI_MODEL);
+      await expect(scoreTranslations([{ src: 'x', mt: 'FAIL' }], { httpUrl: server.url })).rejects.toThrow(/HTTP 503: \{"detail":"model loading"\}/);
+      // the same through the QE seam
+      expect(await cometKiwiEstimator({ httpUrl: server.url }).score(pairs.slice(0, 1))).toMatchObject({ computed: true, segmentScores: [expectedScore(pairs[0]!.mt)] });
     } finally {
-      server.close();
+      await server.close();
     }
+  });
+});
+
+describe('FakeTranslationQualityEstimator', () => {
+  it('records the pairs of each call and scores them with its function', async () => {
+    const fake = new FakeTranslationQualityEstimator((pair) => pair.mt.length / 100);
+    expect(await fake.score([{ src: 'a', mt: 'abcd' }, { src: 'b', mt: 'ab' }])).toEqual({ computed: true, scorer: 'http', model: 'fake-qe', segmentScores: [0.04, 0.02], systemScore: 0.03 });
+    expect(await fake.score([])).toMatchObject({ computed: false });
+    expect(fake.calls).toEqual([[{ src: 'a', mt: 'abcd' }, { src: 'b', mt: 'ab' }], []]);
   });
 });

@@ -9,7 +9,7 @@ import {
   resolveBoundaryRefinementOptions,
 } from './boundary-refinement.ts';
 import { VoiceActivityOptionsError } from './errors.ts';
-import { addWhiteNoiseInPlace } from './test-dialogue.ts';
+import { addWhiteNoiseInPlace } from './testing/test-dialogue.ts';
 
 const RATE = 16000;
 const PER_CENTISECOND = RATE / 100;

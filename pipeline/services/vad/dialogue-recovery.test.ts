@@ -25,7 +25,7 @@ import { type RawAudio } from '../../audio/raw-audio.ts';
 import { encodeWavPcm16 } from '../../audio/wav.ts';
 import { readAudioFile } from '../../audio/read-audio-file.ts';
 import { buildIpus, computeEvents, DEFAULT_EVENT_THRESHOLDS } from '../../events/index.ts';
-import { buildSyntheticDialogue, type SyntheticDialogue } from './test-dialogue.ts';
+import { buildSyntheticDialogue, type SyntheticDialogue } from './testing/test-dialogue.ts';
 import { createVoiceActivityDetector, detectChannels, type VoiceActivityEngine, type VoiceActivityEngineOptions } from './voice-activity-detector.ts';
 
 /** Largest allowed boundary error, centiseconds (50 ms). */

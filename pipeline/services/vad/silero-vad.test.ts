@@ -16,7 +16,7 @@ import {
   SILERO_MODEL_FILE_NAME,
   type SileroVoiceActivityDetector,
 } from './silero-vad.ts';
-import { addWhiteNoiseInPlace } from './test-dialogue.ts';
+import { addWhiteNoiseInPlace } from './testing/test-dialogue.ts';
 
 /** The reference wrapper shipped with the weights (CommonJS), with its own parity tests against Python. */
 interface ReferenceSileroVad {

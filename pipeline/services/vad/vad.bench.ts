@@ -9,7 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { performance } from 'node:perf_hooks';
 import { resample } from '../../audio/resample.ts';
 import { createSileroVoiceActivityDetector, SILERO_CONTEXT_SAMPLES, SILERO_FRAME_SAMPLES, SILERO_SAMPLE_RATE } from './silero-vad.ts';
-import { buildSyntheticDialogue } from './test-dialogue.ts';
+import { buildSyntheticDialogue } from './testing/test-dialogue.ts';
 import { createWebRtcVoiceActivityDetector } from './webrtc-vad.ts';
 
 /** Wall-clock and CPU time (all threads of this process: user + system) of one measured run, seconds. */

@@ -3,7 +3,7 @@ import { resample } from '../../audio/resample.ts';
 import { detectSpeechSegments } from '../../audio/speech-regions.ts';
 import { createSpeechSynthesizer, DEFAULT_VOICES } from '../tts/synthesizer-registry.ts';
 import { VoiceActivityOptionsError } from './errors.ts';
-import { addWhiteNoiseInPlace } from './test-dialogue.ts';
+import { addWhiteNoiseInPlace } from './testing/test-dialogue.ts';
 import {
   createWebRtcVoiceActivityDetector,
   DEFAULT_WEBRTC_VAD_OPTIONS,

@@ -7,12 +7,12 @@
  * speaker's channel. The known placement is each clip's detected speech segments shifted by its
  * offset — exactly what the synthetic timelines of this project use.
  */
-import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../../model/types.ts';
-import { placeOnTrackInPlace, type RawAudio } from '../../audio/raw-audio.ts';
-import { resample } from '../../audio/resample.ts';
-import { detectSpeechSegments, trimToSpeech } from '../../audio/speech-regions.ts';
-import { DEFAULT_VOICES, createSpeechSynthesizer } from '../tts/synthesizer-registry.ts';
-import type { SpeechSynthesizer, VoiceSettings } from '../tts/speech-synthesizer.ts';
+import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../../../model/types.ts';
+import { placeOnTrackInPlace, type RawAudio } from '../../../audio/raw-audio.ts';
+import { resample } from '../../../audio/resample.ts';
+import { detectSpeechSegments, trimToSpeech } from '../../../audio/speech-regions.ts';
+import { DEFAULT_VOICES, createSpeechSynthesizer } from '../../tts/synthesizer-registry.ts';
+import type { SpeechSynthesizer, VoiceSettings } from '../../tts/speech-synthesizer.ts';
 
 /** Where a clip's speech starts: `seconds` after the start or the end of an earlier step's speech (negative: before). */
 export interface StepPosition {

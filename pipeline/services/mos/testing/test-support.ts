@@ -6,23 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import wavefile from 'wavefile';
-
-/** The project root (the folder holding package.json), from this file's location. */
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-
-/**
- * The read-only `shared` folder: `$DUPLEXSYNTH_SHARED` when set, else the `shared` folder beside
- * the project root.
- */
-export function sharedDirectory(environment: NodeJS.ProcessEnv = process.env): string {
-  return environment.DUPLEXSYNTH_SHARED ? path.resolve(environment.DUPLEXSYNTH_SHARED) : path.resolve(PROJECT_ROOT, '..', 'shared');
-}
+import { sharedDirectory } from '../../../config.ts';
 
 /** `<shared>/models/dnsmos`, holding sig_bak_ovr.onnx, model_v8.onnx, p_sig_bak_ovr.onnx and SHA256SUMS. */
-export function sharedDnsmosModelDirectory(environment: NodeJS.ProcessEnv = process.env): string {
-  return path.join(sharedDirectory(environment), 'models', 'dnsmos');
+export function sharedDnsmosModelDirectory(): string {
+  return path.join(sharedDirectory(), 'models', 'dnsmos');
 }
 
 /**
