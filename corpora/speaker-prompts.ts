@@ -50,6 +50,8 @@ import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import { dialogueRandomStream } from '../pipeline/model/random.ts';
 import { joinTranscript, readReferenceAudio, REFERENCE_CHANNELS, type AudioFileReader } from './reference-recording.ts';
 import { mergeOverlappingSegments } from './rttm.ts';
+import { speakerPromptLineSchema, type SpeakerPromptLine } from '../pipeline/model/speaker-prompt.ts';
+import { formatRecordLine } from '../pipeline/storage/json-records.ts';
 
 /** Options of the speaker prompt pool. Every field has a default in {@link DEFAULT_SPEAKER_PROMPT_OPTIONS}. */
 export interface SpeakerPromptOptions {
@@ -389,35 +391,9 @@ export function planSpeakerPrompts(recordings: readonly ReferenceRecording[], op
   return { clips: selected.clips, skipped: [...candidates.skipped, ...selected.skipped], rejected: [...candidates.rejected, ...selected.rejected] };
 }
 
-/** One line of the manifest. */
-export interface SpeakerPromptEntry {
-  id: string;
-  speaker: string;
-  /** The recording's `format`. */
-  corpus: string;
-  /** Recording id. */
-  recording: string;
-  /** Clip start in the recording, seconds (0.01 s resolution). */
-  start: number;
-  /** Clip end in the recording, seconds (0.01 s resolution). */
-  end: number;
-  /** Exact transcript of the clip (CosyVoice `prompt_text`). */
-  text: string;
-  /** WAV file, relative to the output folder (`clips/<id>.wav`). */
-  path: string;
-  /** end - start, seconds. */
-  durationSeconds: number;
-  /** Signal-to-noise ratio, dB, 0.1 dB resolution (only with `minimumSnrDb`; null for a digitally silent background, an infinite ratio). */
-  snrDb?: number | null;
-  /** Integrated loudness after the gain, LUFS, 0.1 LU resolution (only with `loudness`). */
-  loudnessLufs?: number;
-  /** The gain applied, dB, 0.1 dB resolution (only with `loudness`). */
-  gainDb?: number;
-}
-
 /** What {@link writeSpeakerPromptPool} wrote. */
 export interface SpeakerPromptPool {
-  entries: SpeakerPromptEntry[];
+  entries: SpeakerPromptLine[];
   /** Absolute-or-as-given path of `speaker-prompts.jsonl`. */
   manifestPath: string;
   /** Recordings and clips left out, one reason each. */
@@ -556,7 +532,7 @@ export async function writeSpeakerPromptPool(
   const selected = selectPerSpeaker(candidates, resolved);
   skipped.push(...selected.skipped);
   rejected.push(...selected.rejected);
-  const written = new Map<string, SpeakerPromptEntry>();
+  const written = new Map<string, SpeakerPromptLine>();
   const scratch = resolved.loudness === null ? undefined : await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-prompt-loudness-'));
   try {
     // One audio file in memory at a time: cut every clip of a file, then move on.
@@ -572,7 +548,7 @@ export async function writeSpeakerPromptPool(
           continue;
         }
         const cut = await resample({ channels: [samples.slice(from, to)], sampleRate: audio.sampleRate }, resolved.sampleRate, resolved.resampleQuality);
-        let levels: Pick<SpeakerPromptEntry, 'loudnessLufs' | 'gainDb'> = {};
+        let levels: Pick<SpeakerPromptLine, 'loudnessLufs' | 'gainDb'> = {};
         if (resolved.loudness !== null && scratch !== undefined) {
           const probe = path.join(scratch, `${clip.id}.wav`);
           await writeFile(probe, encodeWavPcm16(cut));
@@ -615,6 +591,6 @@ export async function writeSpeakerPromptPool(
   }
   const entries = selected.clips.flatMap((clip) => written.get(clip.id) ?? []);
   const manifestPath = path.join(outputDirectory, SPEAKER_PROMPT_MANIFEST);
-  await writeAtomic(manifestPath, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+  await writeAtomic(manifestPath, entries.map((entry, index) => formatRecordLine(`${manifestPath}:${index + 1}`, speakerPromptLineSchema, entry)).join(''));
   return { entries, manifestPath, skipped, rejected };
 }

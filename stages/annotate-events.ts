@@ -6,22 +6,9 @@
  */
 import { computeEvents, formatEventsLine } from '../pipeline/events/index.ts';
 import type { ChannelEvents, ChannelSegments } from '../pipeline/model/types.ts';
+import type { RoleLabelDisagreement } from '../pipeline/model/dataset-summary.ts';
 import type { PlacedTimeline } from './place-timeline.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
-
-/** A question or answer whose speech the 0.8 s rule labelled BC (events.md rule 2). */
-export interface RoleLabelDisagreement {
-  dialogueId: string;
-  utteranceIndex: number;
-  turnNumber: number;
-  role: SpokenUtterance['role'];
-  kind: SpokenUtterance['kind'];
-  text: string;
-  /** `whole` when the utterance is one BC; `part` when a stretch of it after a long pause is a BC. */
-  extent: 'whole' | 'part';
-  /** The BC span(s), seconds. */
-  backchannelSpans: [number, number][];
-}
 
 /** Events of one dialogue, its JSONL line, and the role/label disagreements. */
 export interface AnnotatedDialogue {

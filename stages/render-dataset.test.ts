@@ -17,43 +17,46 @@ async function writeDataset(directory: string, ids: string[], seed: number): Pro
   const writer = await DatasetWriter.open(directory);
   for (const id of ids) {
     const track = new Float32Array(16000);
-    await writer.addDialogue({ id, tracks: [track, track], sampleRate: 16000, eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`, words: [], metadata: { id, seed } });
+    await writer.addDialogue({ id, tracks: [track, track], sampleRate: 16000, eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`, words: [], metadata: { id, speakers: {}, durationSeconds: 0.01, utterances: [] } });
   }
   return writer;
 }
 
+/** Manifest settings of build `seed` (read back as `build.seed`, to tell the commits apart). */
+const settings = (seed: number) => ({ language: 'en' as const, dataset: 'topiocqa', domain: 'task' as const, build: { name: 'test', seed } });
+
 describe('DatasetWriter commit: the complete old dataset is never lost', () => {
   it('replaces the old dataset and leaves no aside folder', async () => {
     const directory = path.join(root, 'a', 'topiocqa');
-    await (await writeDataset(directory, ['d1', 'd2'], 1)).commit({ build: 1 });
-    await (await writeDataset(directory, ['d1', 'd2'], 2)).commit({ build: 2 });
-    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build).toBe(2);
+    await (await writeDataset(directory, ['d1', 'd2'], 1)).commit(settings(1));
+    await (await writeDataset(directory, ['d1', 'd2'], 2)).commit(settings(2));
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(2);
     expect((await readdir(path.dirname(directory))).sort()).toEqual(['topiocqa']);
   });
 
   it('a commit killed between its two renames: the next open puts the old dataset back, and the build can go on', async () => {
     const directory = path.join(root, 'b', 'topiocqa');
-    await (await writeDataset(directory, ['d1', 'd2'], 1)).commit({ build: 1 });
+    await (await writeDataset(directory, ['d1', 'd2'], 1)).commit(settings(1));
     // the state a kill leaves after the first rename of a second commit: old aside, new still .partial
     await writeDataset(directory, ['d1', 'd2'], 2);
     await rename(directory, `${directory}.previous`);
     const again = await writeDataset(directory, ['d1', 'd2'], 3);
-    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build).toBe(1); // restored
-    await again.commit({ build: 3 });
-    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build).toBe(3);
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(1); // restored
+    await again.commit(settings(3));
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(3);
     expect((await readdir(path.dirname(directory))).sort()).toEqual(['topiocqa']);
   });
 
   it('a commit killed after both renames: the leftover aside folder is removed, the new dataset kept', async () => {
     const directory = path.join(root, 'c', 'topiocqa');
-    await (await writeDataset(directory, ['d1'], 1)).commit({ build: 1 });
+    await (await writeDataset(directory, ['d1'], 1)).commit(settings(1));
     await rename(directory, `${directory}.previous`);
-    await (await writeDataset(directory, ['d1'], 2)).commit({ build: 2 });
+    await (await writeDataset(directory, ['d1'], 2)).commit(settings(2));
     // simulate: new in place and an old aside left over
-    await (await writeDataset(path.join(root, 'tmp'), ['d1'], 9)).commit({ build: 9 });
+    await (await writeDataset(path.join(root, 'tmp'), ['d1'], 9)).commit(settings(9));
     await rename(path.join(root, 'tmp'), `${directory}.previous`);
     await DatasetWriter.open(directory);
-    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build).toBe(2);
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(2);
     expect((await readdir(path.dirname(directory))).filter((name) => name.endsWith('.previous'))).toEqual([]);
   });
 });

@@ -27,6 +27,10 @@ import { assertOutputLockHeld } from '../pipeline/run/build-lock.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
+import { formatRecord, readRecord } from '../pipeline/storage/json-records.ts';
+import { dialogueMetadataSchema, type DialogueMetadata } from '../pipeline/model/dialogue-metadata.ts';
+import { datasetManifestSchema, writtenManifestSchema, type ManifestSettings, type WrittenManifest } from '../pipeline/model/dataset-manifest.ts';
+import type { z } from 'zod';
 
 /** Options of {@link DatasetWriter.commit}. */
 export interface CommitOptions {
@@ -82,21 +86,28 @@ export class DatasetWriter {
   /**
    * Write one dialogue's audio, alignment and metadata, and keep its events line for `all.jsonl`.
    * @param tracks two mono tracks (index = channel) of equal length, float samples in [-1, 1]
-   * @throws RangeError when the tracks differ in length or the id is not a safe file name
+   * @param metadataSchema the schema the metadata is checked against before it is written
+   *   (pipeline/model/dialogue-metadata.ts: the task or chat one; default the one every dataset's fits)
+   * @throws RangeError when the tracks differ in length or the id is not a safe file name;
+   *   RecordFileError when the metadata does not fit its schema
    */
-  async addDialogue(dialogue: {
-    id: string;
-    tracks: [Float32Array, Float32Array];
-    sampleRate: number;
-    eventsLine: string;
-    words: Parameters<typeof formatAlignment>[0];
-    metadata: unknown;
-  }): Promise<void> {
+  async addDialogue<S extends z.ZodType<DialogueMetadata>>(
+    dialogue: {
+      id: string;
+      tracks: [Float32Array, Float32Array];
+      sampleRate: number;
+      eventsLine: string;
+      words: Parameters<typeof formatAlignment>[0];
+      metadata: z.input<S>;
+    },
+    metadataSchema: S = dialogueMetadataSchema as unknown as S,
+  ): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id)) throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
     if (dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
     await this.put(path.join('audio', `${dialogue.id}.wav`), encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
     await this.put(path.join('txt_align', `${dialogue.id}.txt`), formatAlignment(dialogue.words));
-    await this.put(path.join('metadata', `${dialogue.id}.json`), `${JSON.stringify(dialogue.metadata, null, 2)}\n`);
+    const metadataFile = path.join('metadata', `${dialogue.id}.json`);
+    await this.put(metadataFile, formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata));
     this.lines.set(dialogue.id, dialogue.eventsLine);
   }
 
@@ -114,14 +125,15 @@ export class DatasetWriter {
    * Write `all.jsonl` and `manifest.json`, check every file against the manifest, then replace the
    * final folder by the finished one. When it refuses, the `.partial` folder is removed and the final
    * folder is left as it was.
-   * @param manifestExtra settings recorded in the manifest (sample rate, channel mapping, detector settings)
+   * @param settings recorded in the manifest (language, dataset, domain, sample rate, channel mapping,
+   *   detector settings; pipeline/model/dataset-manifest.ts)
    * @param options `allowShrink`; `failures` to name the common cause when nothing was built
    * @throws NothingBuiltError when no dialogue was added (naming the most common failure reason);
    *   ShrinkRefusedError when the final folder's manifest lists more dialogues and `allowShrink` is not
    *   set; LockLostError when the build lost its output-folder lock; Error naming the file when a
    *   written file no longer matches the manifest (missing, other length or sha256)
    */
-  async commit(manifestExtra: Record<string, unknown>, options: CommitOptions = {}): Promise<void> {
+  async commit(settings: ManifestSettings, options: CommitOptions = {}): Promise<void> {
     const ids = this.dialogueIds();
     if (ids.length === 0) {
       await this.discard();
@@ -139,8 +151,8 @@ export class DatasetWriter {
     const jsonl = ids.map((id) => `${this.lines.get(id)}\n`).join('');
     await this.put('all.jsonl', jsonl);
     const files = Object.fromEntries([...this.files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    const manifest = { format: 'm3-duplexbench', manifestVersion: 1, ...manifestExtra, dialogues: ids, files };
-    await writeAtomic(path.join(this.workDirectory, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const manifest: WrittenManifest = { format: 'm3-duplexbench', manifestVersion: 1, ...settings, dialogues: ids, files };
+    await writeAtomic(path.join(this.workDirectory, 'manifest.json'), formatRecord(path.join(this.finalDirectory, 'manifest.json'), writtenManifestSchema, manifest));
     await this.checkAgainstManifest(files);
     assertOutputLockHeld(this.finalDirectory);
     // The complete old dataset is moved aside, not deleted, until the new one is in place: a kill or an
@@ -191,10 +203,9 @@ export class DatasetWriter {
 /** Dialogues listed by the manifest of a committed dataset at `directory`, or undefined when there is none. */
 async function existingDialogueCount(directory: string): Promise<number | undefined> {
   try {
-    const manifest = JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')) as { dialogues?: unknown };
-    return Array.isArray(manifest.dialogues) ? manifest.dialogues.length : undefined;
+    return (await readRecord(path.join(directory, 'manifest.json'), datasetManifestSchema, { optional: true }))?.dialogues?.length;
   } catch {
-    return undefined;
+    return undefined; // an unreadable manifest: no dataset to compare with
   }
 }
 

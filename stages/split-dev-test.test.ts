@@ -1,9 +1,11 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatasetQualityReport, DialogueQuality } from '../pipeline/quality/quality-report.ts';
-import { applySplitToVariant, rankByDnsmos, selectSplits, speakerGroups, splitDatasets, SplitError, type SplitCandidate, type SplitReport } from './split-dev-test.ts';
+import { applySplitToVariant, rankByDnsmos, selectSplits, speakerGroups, splitDatasets, SplitError, type SplitCandidate } from './split-dev-test.ts';
+import { type SplitReport } from '../pipeline/model/split-report.ts';
 
 /** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
 function random(seed: number): () => number {
@@ -146,11 +148,14 @@ describe('selectSplits', () => {
 
 // ---- splitDatasets on constructed dataset folders ----
 
+/** A stand-in audio SHA-256 (hex, as manifest.json holds it) derived from a name. */
+const fakeSha = (name: string): string => createHash('sha256').update(name).digest('hex');
+
 function dialogueQuality(id: string, ovrl: number, speakerIds: string[], durationSeconds: number): DialogueQuality {
   return {
     id,
     durationSeconds,
-    audioSha256: `sha-${id}`,
+    audioSha256: fakeSha(id),
     speakerIds,
     sourceConversation: `TopiOCQA/dev.json#${id}`,
     dnsmos: { dialogue: { ovrl, sig: ovrl + 0.3, bak: 3.9, p808: 3.5 }, channels: [] },
@@ -179,7 +184,7 @@ async function writeDataset(
   for (const dialogue of dialogues) {
     // Lines exactly as render-dataset writes them, with a float time to check byte-exact copies.
     jsonl += `{"id": "${dialogue.id}", "events": {"0": [{"event": "TURN", "time": [0.5, 3.0]}, {"event": "TURN_SHIFT", "time": [3.0, 3.25]}], "1": [{"event": "TURN", "time": [3.25, 9.1]}, {"event": "BC", "time": [1.0, 1.4]}]}}\n`;
-    files[`audio/${dialogue.id}.wav`] = `sha-${dialogue.id}`;
+    files[`audio/${dialogue.id}.wav`] = fakeSha(dialogue.id);
     const metadata = {
       id: dialogue.id,
       language,
@@ -284,7 +289,7 @@ describe('splitDatasets', () => {
   it('refuses a missing or stale quality.json', async () => {
     const quality = path.join(japanese, 'quality.json');
     const text = await readFile(quality, 'utf8');
-    await writeFile(quality, text.replace('"sha-topiocqa_dev_0003"', '"sha-changed"'));
+    await writeFile(quality, text.replace(`"${fakeSha('topiocqa_dev_0003')}"`, `"${fakeSha('changed')}"`));
     await expect(splitDatasets([japanese])).rejects.toThrow(/audio of topiocqa_dev_0003 changed since quality.json was written/);
     await rm(quality);
     await expect(splitDatasets([japanese])).rejects.toThrow(SplitError);

@@ -38,6 +38,8 @@ import { readQualityReport, type DatasetQualityReport } from '../pipeline/qualit
 import { SPLIT_FILE_NAME, writeQualityTables } from '../pipeline/quality/tables.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
+import { splitReportSchema, type SplitReport } from '../pipeline/model/split-report.ts';
+import { formatRecord } from '../pipeline/storage/json-records.ts';
 
 /** One dialogue as the selection sees it. */
 export interface SplitCandidate {
@@ -286,34 +288,8 @@ export const REST_SPLIT_FILE = 'test_other.jsonl';
 export const DEV_ALIAS_FILE = 'dev.jsonl';
 
 /** Dialogues of this dataset whose source conversation is also in another language's test set. */
-export interface SharedTestDialogues {
-  language: string;
-  dataset: string;
-  /** Ids (of this dataset) in both test sets, sorted. */
-  ids: string[];
-}
-
-/** The `split.json` of one dataset. */
-export interface SplitReport {
-  format: 'duplexsynth-split';
-  version: 1;
-  language: string;
-  dataset: string;
-  settings: { rankedBy: string; unit: 'dialogue' | 'speaker-group'; testHours: number; testSmall: number | null; speakerDisjoint: boolean; speakerKey: string };
-  splits: Record<'test' | 'dev' | 'test_small', { ids: string[]; dialogues: number; hours: number } | undefined>;
-  excludedForSpeakerOverlap: SplitSelection['excludedForSpeakerOverlap'];
-  devEmptyBecauseOfSpeakerOverlap: boolean;
-  devSharingSpeakersWithTest: string[];
-  testSpeakers: string[];
-  speakerGroups: SplitSelection['speakerGroups'];
-  targetReached: boolean;
-  withoutDnsmos: string[];
-  /** The ranking with each dialogue's OVRL. */
-  ranking: { id: string; ovrl: number | null }[];
-  /** Filled when several languages are split together; empty otherwise. */
-  sharedTestWithOtherLanguages: SharedTestDialogues[];
-  warnings: string[];
-}
+/** Dialogues of a dataset also in another language's test set. */
+export type SharedTestDialogues = SplitReport['sharedTestWithOtherLanguages'][number];
 
 /** Result of {@link splitDatasets} for one dataset. */
 export interface DatasetSplitResult {
@@ -467,7 +443,7 @@ async function writeSplitFiles(folder: DatasetFolder, report: SplitReport, devAl
   else await rm(path.join(folder.directory, DEV_ALIAS_FILE), { force: true });
   if (report.splits.test_small) await writeAtomic(path.join(folder.directory, 'test_small.jsonl'), jsonl(report.splits.test_small.ids));
   else await rm(path.join(folder.directory, 'test_small.jsonl'), { force: true });
-  await writeAtomic(path.join(folder.directory, SPLIT_FILE_NAME), `${JSON.stringify(report, null, 2)}\n`);
+  await writeAtomic(path.join(folder.directory, SPLIT_FILE_NAME), formatRecord(path.join(folder.directory, SPLIT_FILE_NAME), splitReportSchema, report));
   await writeQualityTables(folder.directory);
 }
 

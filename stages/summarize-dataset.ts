@@ -11,7 +11,7 @@ import {
   type EvaluableEventsReport,
 } from '../pipeline/events/evaluable-events.ts';
 import type { BenchmarkEventType, Channel, ChannelEvents, Language } from '../pipeline/model/types.ts';
-import type { RoleLabelDisagreement } from './annotate-events.ts';
+import type { DatasetSummary, FailedDialogue, RoleLabelDisagreement } from '../pipeline/model/dataset-summary.ts';
 
 /** What the summary needs from one written dialogue. */
 export interface DialogueSummaryInput {
@@ -31,47 +31,6 @@ export interface DialogueSummaryInput {
   splitQuestionsSpokenWhole?: number;
   /** Barge-in variant only: answers barged in on, answers too short to hold one, smallest-barge-in fallbacks. */
   bargeIns?: { placed: number; answersTooShort: number; fallbacks: number };
-}
-
-/** A failed (quarantined) dialogue and why. */
-export interface FailedDialogue {
-  id: string;
-  stage: string;
-  reason: string;
-}
-
-/** The statistics of one dataset. */
-export interface DatasetSummary {
-  language: Language;
-  dataset: string;
-  /** `default`, or `barge-in` for a `{dataset}_bargein` variant. */
-  variant: 'default' | 'barge-in';
-  dialogues: number;
-  totalHours: number;
-  meanSeconds: number;
-  events: Record<BenchmarkEventType, number>;
-  /** Speaker changes placed with a sampled overlap (negative offset), and of those beyond 0.4 s. */
-  sampledOverlaps: number;
-  sampledOverlapsBeyondBargeInThreshold: number;
-  sampledTransitions: number;
-  paddedUtterances: number;
-  rephrasedUtterances: number;
-  resampledDraws: number;
-  placementFallbacks: number;
-  roleLabelDisagreements: RoleLabelDisagreement[];
-  failed: FailedDialogue[];
-  /** Corpus quirks that change what is spoken, per built dialogue (stages/ingest-corpus.ts `notes`). */
-  corpusNotes: string[];
-  /** Questions spoken in two parts (user TURN_HOLDs), and those chosen but spoken whole. */
-  splitQuestions: number;
-  splitQuestionsSpokenWhole: number;
-  /** Barge-in variant only (null otherwise): answers barged in on, too short, fallbacks. */
-  bargeIns: { placed: number; answersTooShort: number; fallbacks: number } | null;
-  /**
-   * What the benchmark's evaluation turns into samples (pipeline/events/evaluable-events.ts), as
-   * scripts/pipe.sh calls it for task data, without and with context.
-   */
-  evaluableEvents: EvaluableEventsReport[];
 }
 
 const EVENT_TYPES: BenchmarkEventType[] = ['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'];

@@ -5,45 +5,23 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import { parseEventsLine } from '../events/index.ts';
 import type { ChannelEvents, Language } from '../model/types.ts';
-import { describeIssues } from '../model/validation.ts';
+import { dialogueMetadataSchema, type DialogueMetadata } from '../model/dialogue-metadata.ts';
+import { datasetManifestSchema } from '../model/dataset-manifest.ts';
+import { summaryFailuresSchema } from '../model/dataset-summary.ts';
+import { readRecord } from '../storage/json-records.ts';
 
 /** A dataset folder could not be read: a file is missing or malformed (named in the message). */
 export class DatasetReadError extends Error {
   override readonly name = 'DatasetReadError';
 }
 
-const speakerSchema = z.object({ speakerId: z.string().min(1), channel: z.number().int().optional() });
-const utteranceSchema = z.object({
-  index: z.number().int().nonnegative(),
-  role: z.string(),
-  kind: z.string(),
-  channel: z.number().int().nonnegative(),
-  start: z.number(),
-  end: z.number(),
-  text: z.object({
-    source: z.string().nullable().optional(),
-    spoken: z.string().nullable().optional(),
-    final: z.string().nullable().optional(),
-    synthesized: z.string().nullable().optional(),
-  }),
-});
-const metadataSchema = z.object({
-  id: z.string(),
-  language: z.string().optional(),
-  source: z
-    .object({ corpus: z.string().optional(), file: z.string().optional(), conversationNumber: z.number().optional() })
-    .optional(),
-  text: z.object({ translatedBy: z.string().nullable().optional() }).optional(),
-  speakers: z.record(z.string(), speakerSchema),
-  durationSeconds: z.number().nonnegative(),
-  utterances: z.array(utteranceSchema),
-});
+/** The fields of `metadata/{id}.json` the quality stages use (every dataset's metadata has them). */
+export type { DialogueMetadata };
 
-/** The fields of `metadata/{id}.json` the quality stages use. */
-export type DialogueMetadata = z.infer<typeof metadataSchema>;
+/** Turns a record failure into a DatasetReadError (the message names the file and the field). */
+const readError = (message: string): Error => new DatasetReadError(message);
 
 /** One dialogue of a dataset. */
 export interface DatasetDialogue {
@@ -86,14 +64,6 @@ async function readText(file: string): Promise<string> {
   }
 }
 
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new DatasetReadError(`${file}: not valid JSON (${(error as Error).message})`);
-  }
-}
-
 /**
  * Splits a JSONL text into lines that keep their `\n` (a last line without one gets none), skipping
  * empty lines.
@@ -121,11 +91,11 @@ export function splitJsonlLines(text: string): string[] {
 export async function readDatasetFolder(directory: string): Promise<DatasetFolder> {
   const absolute = path.resolve(directory);
   const manifestFile = path.join(absolute, 'manifest.json');
-  const manifest = parseJson(await readText(manifestFile), manifestFile) as { language?: unknown; dataset?: unknown; domain?: unknown; files?: unknown };
-  const manifestFiles = (typeof manifest.files === 'object' && manifest.files !== null ? manifest.files : {}) as Record<string, unknown>;
-  const language = typeof manifest.language === 'string' ? manifest.language : path.basename(path.dirname(path.dirname(absolute)));
+  const manifest = await readRecord(manifestFile, datasetManifestSchema, { makeError: readError });
+  const manifestFiles: Record<string, string> = manifest.files ?? {};
+  const language = manifest.language ?? path.basename(path.dirname(path.dirname(absolute)));
   if (language !== 'en' && language !== 'ja') throw new DatasetReadError(`${manifestFile}: language "${language}" is not en or ja`);
-  const dataset = typeof manifest.dataset === 'string' ? manifest.dataset : path.basename(absolute);
+  const dataset = manifest.dataset ?? path.basename(absolute);
   const jsonlFile = path.join(absolute, 'all.jsonl');
   const lines = splitJsonlLines(await readText(jsonlFile));
   const dialogues: DatasetDialogue[] = [];
@@ -140,33 +110,26 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
     if (seen.has(parsed.id)) throw new DatasetReadError(`${jsonlFile}:${index + 1}: dialogue id ${parsed.id} appears twice`);
     seen.add(parsed.id);
     const metadataFile = path.join(absolute, 'metadata', `${parsed.id}.json`);
-    const result = metadataSchema.safeParse(parseJson(await readText(metadataFile), metadataFile));
-    if (!result.success) {
-      throw new DatasetReadError(`${metadataFile}: ${describeIssues(result.error.issues)}`);
-    }
+    const metadata = await readRecord(metadataFile, dialogueMetadataSchema, { makeError: readError });
     const audioSha256 = manifestFiles[`audio/${parsed.id}.wav`];
     dialogues.push({
       id: parsed.id,
       line,
       events: parsed.events,
-      metadata: result.data,
+      metadata,
       audioFile: path.join(absolute, 'audio', `${parsed.id}.wav`),
       audioSha256: typeof audioSha256 === 'string' ? audioSha256 : null,
     });
   }
   let quarantined: QuarantinedDialogue[] = [];
   const summaryFile = path.join(absolute, 'summary.json');
-  const summaryText = await readFile(summaryFile, 'utf8').catch(() => null);
-  if (summaryText !== null) {
-    const failed = (parseJson(summaryText, summaryFile) as { failed?: unknown }).failed;
-    if (Array.isArray(failed)) {
-      quarantined = failed
-        .filter((item): item is QuarantinedDialogue => typeof item === 'object' && item !== null && typeof (item as QuarantinedDialogue).id === 'string')
-        .map((item) => ({ id: item.id, stage: String(item.stage ?? ''), reason: String(item.reason ?? '') }))
-        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    }
+  const summary = await readRecord(summaryFile, summaryFailuresSchema, { optional: true, makeError: readError });
+  if (summary?.failed) {
+    quarantined = summary.failed
+      .map((item) => ({ id: item.id, stage: item.stage ?? '', reason: item.reason ?? '' }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
-  const domain = typeof manifest.domain === 'string' ? manifest.domain : 'task';
+  const domain = manifest.domain ?? 'task';
   return { directory: absolute, language, dataset, domain, dialogues, quarantined };
 }
 

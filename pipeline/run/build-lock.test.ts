@@ -106,7 +106,7 @@ describe('output folder lock', () => {
       sampleRate: 16000,
       eventsLine: '{"id": "d1"}',
       words: [],
-      metadata: {},
+      metadata: { id: 'd1', speakers: {}, durationSeconds: 0.01, utterances: [] },
     });
     // another build (on another host, say) removes the lock and takes it
     await rm(path.join(directory, LOCK_NAME), { recursive: true, force: true });
@@ -119,7 +119,7 @@ describe('output folder lock', () => {
       expect(message).toMatch(new RegExp(`^${directory}: this build lost its lock on the folder \\(.*\\); another build may be writing into it, so it stopped without committing`));
       expect(() => lock.assertHeld()).toThrow(LockLostError);
       expect(() => assertOutputLockHeld(dataset)).toThrow(LockLostError);
-      await expect(writer.commit({})).rejects.toThrow(LockLostError);
+      await expect(writer.commit({ language: 'en', dataset: 'topiocqa', domain: 'task' })).rejects.toThrow(LockLostError);
       expect(existsSync(dataset)).toBe(false);
       await lock.release(); // nothing to give back: no error
     } finally {

@@ -28,11 +28,15 @@ import { writeBuildReport } from '../report/build-report.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { annotateDialogue } from '../../stages/annotate-events.ts';
 import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.ts';
-import { formatSummaryMarkdown, summarizeDataset, type DatasetSummary, type DialogueSummaryInput, type FailedDialogue } from '../../stages/summarize-dataset.ts';
+import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../../stages/summarize-dataset.ts';
+import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
 import { createSpeechSynthesizer, DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
 import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
-import { voicePromptRoster, type VoicePromptEntry } from '../services/tts/voice-prompt.ts';
+import { voicePromptRoster } from '../services/tts/voice-prompt.ts';
+import { speakerPromptLineSchema } from '../model/speaker-prompt.ts';
+import { buildSummarySchema } from '../model/dataset-summary.ts';
+import { parseRecord, writeRecord } from '../storage/json-records.ts';
 import { loadDefaultTimingStatistics, loadTimingStatistics, defaultTimingStatisticsPath, type TimingStatistics } from '../timeline/timing-statistics.ts';
 import { ContentCache } from '../storage/content-cache.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
@@ -42,8 +46,10 @@ import { beginGuardedBuild, runLocked } from './build-guards.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import { buildDatasetTables, formatStatisticsTableMarkdown } from '../quality/tables.ts';
-import { applySplitToVariant, splitDatasets, type SplitReport } from '../../stages/split-dev-test.ts';
+import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.ts';
+import { type SplitReport } from '../model/split-report.ts';
 import type { DialogueText } from '../model/types.ts';
+import type { TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
 
 /** What a build returns (timings and cache use are also written to `{cacheDirectory}/runs/{name}.json`). */
 export interface BuildReport {
@@ -318,7 +324,7 @@ async function buildLocked(
         stage = 'annotate-events';
         const annotated = await timed('annotate-events', () => annotateDialogue(conversation.id, timeline.segments, timeline, timeline.utterances));
         stage = 'render-dataset';
-        const metadata = {
+        const metadata: TaskDialogueMetadata = {
           ...dialogueMetadata({ conversation, text, spoken: timeline.utterances, timeline, language, dataset: variantDataset, config, synthesizer, speakers, statisticsFile }),
           variant: {
             kind: 'barge-in',
@@ -353,7 +359,7 @@ async function buildLocked(
       }
     }
     const commitSettings = {
-      domain: 'task',
+      domain: 'task' as const,
       sampleRate: config.audio.sampleRate,
       channels: { user: config.channels.user, system: config.channels.system },
       speechDetection: detector,
@@ -394,7 +400,7 @@ async function buildLocked(
     summaryMarkdownPath,
     formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries) + formatSplitsMarkdown(splits) + (await formatStatisticsPerSplit(config, summaries)),
   );
-  await writeAtomic(path.join(config.output.directory, 'summary.json'), `${JSON.stringify({ name: config.name, seed: config.seed, datasets: summaries }, null, 2)}\n`);
+  await writeRecord(path.join(config.output.directory, 'summary.json'), buildSummarySchema, { name: config.name, seed: config.seed, datasets: summaries });
   // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.
   let reportPath: string | null = null;
   try {
@@ -520,14 +526,11 @@ export function speakerRoster(
   if (prompts) {
     const entries = readFileSync(prompts.manifest, 'utf8')
       .split('\n')
-      .filter((line) => line.trim().length > 0)
-      .map((line, index) => {
-        try {
-          return JSON.parse(line) as VoicePromptEntry;
-        } catch {
-          throw new ConfigError(`${prompts.manifest}:${index + 1}: not a JSON line of a speaker prompt manifest`);
-        }
-      });
+      .map((line, index) => ({ line, number: index + 1 }))
+      .filter(({ line }) => line.trim().length > 0)
+      .map(({ line, number }) =>
+        parseRecord(line, `${prompts.manifest}:${number}`, speakerPromptLineSchema, (message) => new ConfigError(`${message} (a speaker prompt manifest line)`)),
+      );
     const identities = voicePromptRoster(entries, path.dirname(prompts.manifest), { engine: synthesizer.id as 'cosyvoice2', mode: prompts.mode });
     // speaker groups are pairs: an odd speaker out is left unused
     const usable = identities.slice(0, identities.length - (identities.length % 2));
@@ -556,7 +559,7 @@ function dialogueMetadata(input: {
   synthesizer: SpeechSynthesizer;
   speakers: Record<SpeakerRole, SpeakerIdentity>;
   statisticsFile: string;
-}) {
+}): TaskDialogueMetadata {
   const { conversation, text, spoken, timeline, config } = input;
   const turnText = (turnNumber: number, field: 'question' | 'answer') => ({
     source: text.source.find((turn) => turn.turnNumber === turnNumber)?.[field] ?? null,
@@ -604,7 +607,7 @@ function dialogueMetadata(input: {
       turnNumber: utterance.turnNumber,
       role: utterance.role,
       kind: utterance.kind,
-      channel: timeline.channels[index],
+      channel: timeline.channels[index]!,
       start: timeline.placement.starts[index]! / 100,
       end: timeline.placement.ends[index]! / 100,
       offsetFromFloor: index > 0 ? timeline.placement.offsets[index - 1]! / 100 : null,

@@ -7,9 +7,15 @@ import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import type { PlacedTimeline } from '../../stages/place-timeline.ts';
 import { DatasetWriter } from '../../stages/render-dataset.ts';
-import { formatSummaryMarkdown, summarizeDataset, type DatasetSummary, type DialogueSummaryInput, type FailedDialogue } from '../../stages/summarize-dataset.ts';
+import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../../stages/summarize-dataset.ts';
+import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
 import type { SpokenUtterance } from '../../stages/synthesize-speech.ts';
 import type { Channel, Language } from '../model/types.ts';
+import { taskDialogueMetadataSchema, type TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
+import type { ManifestSettings } from '../model/dataset-manifest.ts';
+import { datasetSummarySchema } from '../model/dataset-summary.ts';
+import { formatRecord } from '../storage/json-records.ts';
+import path from 'node:path';
 import { buildFidelityReport, formatFidelityJson, formatFidelityMarkdown, generatedDialogueTiming, type FidelityOptions, type GeneratedDialogueTiming } from '../timeline/fidelity.ts';
 import type { TimingStatistics } from '../timeline/timing-statistics.ts';
 
@@ -51,12 +57,12 @@ export class DatasetOutput {
     id: string,
     timeline: PlacedTimeline,
     annotated: AnnotatedDialogue,
-    metadata: unknown,
+    metadata: TaskDialogueMetadata,
     spoken: readonly SpokenUtterance[],
     userChannel: Channel,
     extra: Pick<DialogueSummaryInput, 'splitQuestionsSpokenWhole' | 'bargeIns'> = {},
   ): Promise<void> {
-    await this.writer.addDialogue({ id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata });
+    await this.writer.addDialogue({ id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata }, taskDialogueMetadataSchema);
     this.timings.push(
       generatedDialogueTiming(
         id,
@@ -95,7 +101,7 @@ export class DatasetOutput {
   async commit(
     statistics: TimingStatistics,
     fidelity: Partial<FidelityOptions> | null,
-    manifestExtra: Record<string, unknown>,
+    manifestExtra: Omit<ManifestSettings, 'language' | 'dataset'>,
     options: { allowShrink: boolean; variant: 'default' | 'barge-in'; userChannel?: Channel },
   ): Promise<DatasetSummary> {
     if (fidelity !== null && this.timings.length > 0) {
@@ -109,7 +115,7 @@ export class DatasetOutput {
       variant: options.variant,
       ...(options.userChannel !== undefined ? { userChannel: options.userChannel } : {}),
     });
-    await this.writer.addFile('summary.json', `${JSON.stringify(summary, null, 2)}\n`);
+    await this.writer.addFile('summary.json', formatRecord(path.join(this.directory, 'summary.json'), datasetSummarySchema, summary));
     await this.writer.addFile('summary.md', formatSummaryMarkdown(`${this.dataset} (${this.language})`, [summary]));
     await this.writer.commit(
       { language: this.language, dataset: this.dataset, ...manifestExtra },

@@ -32,6 +32,9 @@ import { splitDatasets } from '../../stages/split-dev-test.ts';
 import { loadTranscribedRecordings } from './prompts.ts';
 import { positiveNumber } from './option-parsers.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
+import { chatDialogueMetadataSchema } from '../../pipeline/model/dialogue-metadata.ts';
+import { chatSummarySchema, type ChatSummary } from '../../pipeline/model/dataset-summary.ts';
+import { formatRecord } from '../../pipeline/storage/json-records.ts';
 
 /** Options of the chat command (as commander parses them). */
 export interface ChatOptions {
@@ -147,11 +150,11 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
           })),
           recordingNotes: recording.notes,
         },
-      });
+      }, chatDialogueMetadataSchema);
       written.push({ id: content.id, recording: recording.id, start: span.start / 100, end: span.end / 100, durationSeconds: (span.end - span.start) / 100 });
     }
   }
-  const summary = {
+  const summary: ChatSummary = {
     format: 'duplexsynth-chat',
     version: 1,
     language: options.language,
@@ -164,7 +167,7 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
     failed,
     notes,
   };
-  await writer.addFile('summary.json', `${JSON.stringify(summary, null, 2)}\n`);
+  await writer.addFile('summary.json', formatRecord(path.join(directory, 'summary.json'), chatSummarySchema, summary));
   await writer.commit(
     { language: options.language, dataset, domain: 'chat', channelsEvaluated: [0, 1], sampleRates: [...sampleRates].sort((a, b) => a - b) },
     { failures: failed },

@@ -25,11 +25,11 @@ import {
   SPEAKER_PROMPT_MANIFEST,
   writeSpeakerPromptPool,
   type RejectedSpeakerPrompt,
-  type SpeakerPromptEntry,
   type SpeakerPromptOptions,
 } from '../../corpora/speaker-prompts.ts';
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
+import type { SpeakerPromptLine } from '../../pipeline/model/speaker-prompt.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
@@ -107,7 +107,7 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Record<strin
 }
 
 /** The summary of a written pool (deterministic order: corpus, speaker). */
-export function summarizePromptPool(format: string, recordings: readonly ReferenceRecording[], entries: readonly SpeakerPromptEntry[], rejected: readonly RejectedSpeakerPrompt[], skipped: readonly string[]): PromptPoolSummary {
+export function summarizePromptPool(format: string, recordings: readonly ReferenceRecording[], entries: readonly SpeakerPromptLine[], rejected: readonly RejectedSpeakerPrompt[], skipped: readonly string[]): PromptPoolSummary {
   const keyOf = (corpus: string, speaker: string) => `${corpus}\u0000${speaker}`;
   const speakers = new Map<string, PromptPoolSpeakerSummary>();
   const speakerOf = (corpus: string, speaker: string) => {

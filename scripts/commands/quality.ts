@@ -11,7 +11,8 @@ import { positiveNumber, positiveInteger, nonNegativeInteger } from './option-pa
 import { Command } from 'commander';
 import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality/tables.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
-import { applySplitToVariant, splitDatasets, type SplitReport } from '../../stages/split-dev-test.ts';
+import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.ts';
+import { type SplitReport } from '../../pipeline/model/split-report.ts';
 import { BARGE_IN_SUFFIX } from '../../pipeline/run/dataset-output.ts';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';

@@ -5,7 +5,8 @@ import { cosyVoiceVoiceSchema } from './cosyvoice2-fastapi.ts';
 import { cosyVoiceTritonVoiceSchema } from './cosyvoice2-triton.ts';
 import { drawDialogueSpeakers } from './offline-speaker-roster.ts';
 import { fixtureDirectory, writePromptFixture } from './testing/prompt-fixtures.ts';
-import { loadVoicePrompt, VoicePromptCache, voicePromptRoster, voicePromptTempo, type VoicePromptEntry } from './voice-prompt.ts';
+import { loadVoicePrompt, VoicePromptCache, voicePromptRoster, voicePromptTempo } from './voice-prompt.ts';
+import type { SpeakerPromptLine } from '../../model/speaker-prompt.ts';
 
 let directory: string;
 beforeAll(async () => {
@@ -45,7 +46,7 @@ describe('loadVoicePrompt', () => {
 });
 
 describe('voicePromptRoster', () => {
-  const entries: VoicePromptEntry[] = [
+  const entries: SpeakerPromptLine[] = [
     { id: 'candor-a-1', speaker: 'a', corpus: 'candor', text: 'first clip of a', path: 'clips/candor-a-1.wav', durationSeconds: 4 },
     { id: 'candor-a-2', speaker: 'a', corpus: 'candor', text: 'longer clip of a', path: 'clips/candor-a-2.wav', durationSeconds: 7.5 },
     { id: 'candor-b-1', speaker: 'b', corpus: 'candor', text: 'clip of b', path: 'clips/candor-b-1.wav', durationSeconds: 5 },

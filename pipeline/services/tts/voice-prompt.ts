@@ -17,6 +17,7 @@ import { decodeWav, encodeWavPcm16 } from '../../audio/wav.ts';
 import type { SpeakerIdentity } from './offline-speaker-roster.ts';
 import { SpeechSynthesisError, type VoiceSettings } from './speech-synthesizer.ts';
 import { DEFAULT_SPEECH_RATE_BOUNDS, energySpeechDetector, spokenLength } from './synthesis-checks.ts';
+import type { SpeakerPromptLine } from '../../model/speaker-prompt.ts';
 
 /** Sample rate of prompts sent to the services, Hz (CosyVoice loads prompts at 16 kHz). */
 export const VOICE_PROMPT_SAMPLE_RATE = 16000;
@@ -187,18 +188,6 @@ export class VoicePromptCache {
   }
 }
 
-/** The fields of a speaker prompt pool manifest line (corpora/speaker-prompts.ts `SpeakerPromptEntry`) read here. */
-export interface VoicePromptEntry {
-  id: string;
-  speaker: string;
-  corpus: string;
-  /** Exact transcript of the clip. */
-  text: string;
-  /** WAV file, relative to the manifest's folder (or absolute). */
-  path: string;
-  durationSeconds: number;
-}
-
 /** Settings of {@link voicePromptRoster}. */
 export interface VoicePromptRosterOptions {
   /** Voice settings shape: `cosyvoice2` (FastAPI, with `mode`) or `cosyvoice2-triton`. Default `cosyvoice2`. */
@@ -220,9 +209,9 @@ export interface VoicePromptRosterOptions {
  * @param options voice shape and mode.
  * @returns identities `{speakerId, voice}`.
  */
-export function voicePromptRoster(entries: readonly VoicePromptEntry[], manifestDirectory: string, options: Partial<VoicePromptRosterOptions> = {}): SpeakerIdentity[] {
+export function voicePromptRoster(entries: readonly SpeakerPromptLine[], manifestDirectory: string, options: Partial<VoicePromptRosterOptions> = {}): SpeakerIdentity[] {
   const { engine, mode } = { engine: 'cosyvoice2', mode: 'zero-shot', ...options } as VoicePromptRosterOptions;
-  const best = new Map<string, VoicePromptEntry>();
+  const best = new Map<string, SpeakerPromptLine>();
   for (const entry of entries) {
     if (entry.durationSeconds > VOICE_PROMPT_MAXIMUM_SECONDS) continue;
     const speakerId = `${entry.corpus}:${entry.speaker}`;

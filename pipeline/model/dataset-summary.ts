@@ -1,0 +1,109 @@
+/**
+ * `summary.json`: of a dataset folder (its statistics, failures and evaluable events; written by
+ * pipeline/run/dataset-output.ts) and of a build's output folder (its name, seed and every dataset's
+ * summary; pipeline/run/build.ts). `duplexsynth chat` writes its own dataset summary
+ * ({@link chatSummarySchema}). {@link summaryFailuresSchema} is what readers of any of them use.
+ */
+import { z } from 'zod';
+
+const eventType = z.enum(['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE']);
+/** Why the benchmark's loader drops an event (pipeline/events/evaluable-events.ts `DropReason`). */
+const dropReason = z.enum([
+  'short-pause-ignored',
+  'event-type-ignored',
+  'needs-context',
+  'channel-not-evaluated',
+  'no-turn-starts-there',
+  'no-turn-ends-there',
+  'no-turn-contains-it',
+  'system-speaking',
+  'system-not-speaking',
+]);
+
+/** A dialogue that failed (was quarantined), at which stage and why. */
+export const failedDialogueSchema = z.object({ id: z.string(), stage: z.string(), reason: z.string() });
+export type FailedDialogue = z.infer<typeof failedDialogueSchema>;
+
+/** An utterance whose role disagrees with its benchmark label (a question or answer labelled BC). */
+export const roleLabelDisagreementSchema = z.object({
+  dialogueId: z.string(),
+  utteranceIndex: z.number().int().nonnegative(),
+  turnNumber: z.number().int().nonnegative(),
+  role: z.enum(['user', 'system']),
+  kind: z.enum(['question', 'answer', 'backchannel']),
+  text: z.string(),
+  /** `whole` when the utterance is one BC; `part` when a stretch of it after a long pause is a BC. */
+  extent: z.enum(['whole', 'part']),
+  /** The BC span(s), seconds. */
+  backchannelSpans: z.array(z.tuple([z.number(), z.number()])),
+});
+export type RoleLabelDisagreement = z.infer<typeof roleLabelDisagreementSchema>;
+
+/** What the benchmark's loader turns into samples under one setting (pipeline/events/evaluable-events.ts). */
+export const evaluableEventsReportSchema = z.object({
+  setting: z.string(),
+  settings: z.object({ channels: z.array(z.union([z.literal(0), z.literal(1)])).readonly(), ignoreShortPause: z.boolean(), ignoredEvents: z.array(eventType).readonly(), useContext: z.boolean() }),
+  dialogues: z.number().int().nonnegative(),
+  byType: z.record(z.enum(['TURN_SHIFT', 'TURN_HOLD', 'SHORTPAUSE', 'BC', 'BARGE_IN']), z.object({ inFile: z.number().int(), samples: z.number().int(), dropped: z.partialRecord(dropReason, z.number().int()) })),
+  dialoguesWithDrops: z.array(z.object({ id: z.string(), event: z.enum(['TURN_SHIFT', 'TURN_HOLD', 'SHORTPAUSE', 'BC', 'BARGE_IN']), start: z.number(), reason: dropReason })),
+});
+
+/** The statistics of one dataset (its `summary.json`). */
+export const datasetSummarySchema = z.object({
+  language: z.enum(['en', 'ja']),
+  dataset: z.string(),
+  /** `default`, or `barge-in` for a `{dataset}_bargein` variant. */
+  variant: z.enum(['default', 'barge-in']),
+  dialogues: z.number().int().nonnegative(),
+  totalHours: z.number().nonnegative(),
+  meanSeconds: z.number().nonnegative(),
+  events: z.record(eventType, z.number().int().nonnegative()),
+  /** Speaker changes placed with a sampled overlap (negative offset), and of those beyond 0.4 s. */
+  sampledOverlaps: z.number().int().nonnegative(),
+  sampledOverlapsBeyondBargeInThreshold: z.number().int().nonnegative(),
+  sampledTransitions: z.number().int().nonnegative(),
+  paddedUtterances: z.number().int().nonnegative(),
+  rephrasedUtterances: z.number().int().nonnegative(),
+  resampledDraws: z.number().int().nonnegative(),
+  placementFallbacks: z.number().int().nonnegative(),
+  roleLabelDisagreements: z.array(roleLabelDisagreementSchema),
+  failed: z.array(failedDialogueSchema),
+  /** Corpus quirks that change what is spoken, per built dialogue (stages/ingest-corpus.ts `notes`). */
+  corpusNotes: z.array(z.string()),
+  /** Questions spoken in two parts (user TURN_HOLDs), and those chosen but spoken whole. */
+  splitQuestions: z.number().int().nonnegative(),
+  splitQuestionsSpokenWhole: z.number().int().nonnegative(),
+  /** Barge-in variant only (null otherwise): answers barged in on, too short, fallbacks. */
+  bargeIns: z.object({ placed: z.number().int().nonnegative(), answersTooShort: z.number().int().nonnegative(), fallbacks: z.number().int().nonnegative() }).nullable(),
+  /** The benchmark's evaluation as scripts/pipe.sh calls it for task data, without and with context. */
+  evaluableEvents: z.array(evaluableEventsReportSchema),
+});
+export type DatasetSummary = z.infer<typeof datasetSummarySchema>;
+
+/** The build's `summary.json` in its output folder. */
+export const buildSummarySchema = z.object({ name: z.string(), seed: z.number().int().nonnegative(), datasets: z.array(datasetSummarySchema) });
+export type BuildSummary = z.infer<typeof buildSummarySchema>;
+
+/** `duplexsynth chat`'s dataset `summary.json`. */
+export const chatSummarySchema = z.object({
+  format: z.literal('duplexsynth-chat'),
+  version: z.literal(1),
+  language: z.enum(['en', 'ja']),
+  dataset: z.string(),
+  source: z.object({ format: z.string(), recordings: z.number().int().nonnegative() }),
+  /** The segmenting settings and rule (stages/cut-chat-segments.ts). */
+  segmenting: z.record(z.string(), z.unknown()),
+  segments: z.array(z.object({ id: z.string(), recording: z.string(), start: z.number(), end: z.number(), durationSeconds: z.number() })),
+  hours: z.number().nonnegative(),
+  events: z.record(z.string(), z.number().int().nonnegative()),
+  failed: z.array(failedDialogueSchema),
+  notes: z.array(z.string()),
+});
+export type ChatSummary = z.infer<typeof chatSummarySchema>;
+
+/** What readers of any dataset's or build's summary use: the failed dialogues, the build's name and seed. */
+export const summaryFailuresSchema = z.object({
+  name: z.string().optional(),
+  seed: z.number().optional(),
+  failed: z.array(failedDialogueSchema.partial({ stage: true, reason: true })).optional(),
+});

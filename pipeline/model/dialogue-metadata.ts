@@ -1,0 +1,145 @@
+/**
+ * `metadata/{id}.json`, the record of one dialogue of a dataset (m3-format.md: duplexsynth's own
+ * addition beside the benchmark files). {@link dialogueMetadataSchema} is what every dataset's
+ * metadata has (MT-QA builds, `duplexsynth chat`, datasets of earlier versions): readers use it.
+ * {@link taskDialogueMetadataSchema} is what an MT-QA build writes (the render stage validates each
+ * record with it before writing), {@link chatDialogueMetadataSchema} what `duplexsynth chat` writes.
+ * Times are seconds (0.01 s resolution) from the start of the dialogue's WAV.
+ */
+import { z } from 'zod';
+
+const language = z.enum(['en', 'ja']);
+
+/** One speaker of a dialogue: who speaks on which channel. */
+export const metadataSpeakerSchema = z.object({
+  speakerId: z.string().min(1),
+  /** WAV channel (0 or 1); absent in metadata of earlier versions, where the key (`user`, `system`, `channel0`) says it. */
+  channel: z.number().int().nonnegative().optional(),
+});
+
+/** Texts of an utterance through the pipeline; null when the stage has none (an unanswered turn). */
+const utteranceTextSchema = z.object({
+  source: z.string().nullable().optional(),
+  spoken: z.string().nullable().optional(),
+  final: z.string().nullable().optional(),
+  synthesized: z.string().nullable().optional(),
+});
+
+/** One utterance as placed in the dialogue. */
+export const metadataUtteranceSchema = z.object({
+  index: z.number().int().nonnegative(),
+  role: z.string(),
+  kind: z.string(),
+  channel: z.number().int().nonnegative(),
+  /** Seconds. */
+  start: z.number(),
+  end: z.number(),
+  text: utteranceTextSchema,
+});
+
+/** What every dataset's dialogue metadata holds (the fields readers may rely on). */
+export const dialogueMetadataSchema = z.object({
+  id: z.string().min(1),
+  language: z.string().optional(),
+  source: z.object({ corpus: z.string().optional(), file: z.string().optional(), conversationNumber: z.number().optional() }).optional(),
+  text: z.object({ translatedBy: z.string().nullable().optional() }).optional(),
+  /** By role (`user`, `system`) or by channel (`channel0`, `channel1`). */
+  speakers: z.record(z.string(), metadataSpeakerSchema),
+  /** Length of the WAV, seconds. */
+  durationSeconds: z.number().nonnegative(),
+  utterances: z.array(metadataUtteranceSchema),
+});
+
+/** Any dataset's dialogue metadata, as read. */
+export type DialogueMetadata = z.infer<typeof dialogueMetadataSchema>;
+
+const voiceSettingsSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+
+/** A speaker of an MT-QA dialogue: role, channel, identity and the engine and voice that spoke. */
+const taskSpeakerSchema = metadataSpeakerSchema.extend({
+  role: z.enum(['user', 'system']),
+  channel: z.number().int().nonnegative(),
+  engine: z.string(),
+  engineVersion: z.string(),
+  voice: voiceSettingsSchema,
+});
+
+/** The barge-in variant's record (`{dataset}_bargein`): where the user barged in and what went unspoken. */
+export const bargeInVariantSchema = z.object({
+  kind: z.literal('barge-in'),
+  /** The dataset the variant is made from (same synthesized audio). */
+  of: z.string(),
+  systemYields: z.enum(['next-word-boundary', 'runs-on']),
+  bargeIns: z.array(
+    z.object({
+      /** Utterance indices of the answer barged in on and of the question that barges in. */
+      answerIndex: z.number().int().nonnegative(),
+      questionIndex: z.number().int().nonnegative(),
+      userStartsIntoAnswerSeconds: z.number(),
+      drawnOverlapSeconds: z.number(),
+      overlapSeconds: z.number(),
+      answerSpokenSeconds: z.number(),
+      answerFullSeconds: z.number(),
+      unspokenWords: z.array(z.string()),
+      /** True when no drawn overlap fitted and the smallest barge-in was placed. */
+      fallback: z.boolean(),
+    }),
+  ),
+  /** Utterance indices of the answers too short to hold a barge-in. */
+  answersTooShort: z.array(z.number().int().nonnegative()),
+});
+
+/** One utterance of an MT-QA dialogue, with its texts through the pipeline and how it was made. */
+const taskUtteranceSchema = metadataUtteranceSchema.extend({
+  turnNumber: z.number().int().nonnegative(),
+  role: z.enum(['user', 'system']),
+  kind: z.enum(['question', 'answer', 'backchannel']),
+  /** Gap (positive) or overlap (negative) from the end of the floor holder's speech, seconds; null for the first utterance. */
+  offsetFromFloor: z.number().nullable(),
+  /** Part 1 or 2 of a question spoken in two parts around a TURN_HOLD pause; absent for a whole question. */
+  questionPart: z.union([z.literal(1), z.literal(2)]).optional(),
+  text: z.object({ source: z.string().nullable(), spoken: z.string().nullable(), final: z.string().nullable(), synthesized: z.string() }),
+  paddingSteps: z.number().int().nonnegative(),
+  rephrasedForSpeechRate: z.boolean(),
+  wordTimingSource: z.enum(['engine', 'spread']),
+});
+
+/** What an MT-QA build writes for each dialogue (stages/render-dataset.ts). */
+export const taskDialogueMetadataSchema = dialogueMetadataSchema.extend({
+  language,
+  dataset: z.string(),
+  seed: z.number().int().nonnegative(),
+  source: z.object({
+    corpus: z.literal('TopiOCQA'),
+    file: z.string(),
+    conversationNumber: z.number().int(),
+    turns: z.array(z.object({ turnNumber: z.number().int(), topic: z.string(), topicSwitch: z.boolean(), answerable: z.boolean() })),
+  }),
+  text: z.object({ rewrittenBy: z.string(), translatedBy: z.string().nullable() }),
+  speakers: z.object({ user: taskSpeakerSchema, system: taskSpeakerSchema }),
+  /** The timing statistics file the offsets were drawn from (its name), draws redrawn and fallbacks. */
+  timing: z.object({ statistics: z.string(), resampledDraws: z.number().int().nonnegative(), fallbacks: z.number().int().nonnegative() }),
+  backchannels: z.array(z.object({ channel: z.number().int().nonnegative(), start: z.number(), end: z.number(), text: z.string(), hostUtteranceIndex: z.number().int().nonnegative() })),
+  /** Hz. */
+  sampleRate: z.number().int().positive(),
+  utterances: z.array(taskUtteranceSchema),
+  /** Only in a barge-in variant. */
+  variant: bargeInVariantSchema.optional(),
+});
+
+/** An MT-QA dialogue's metadata. */
+export type TaskDialogueMetadata = z.infer<typeof taskDialogueMetadataSchema>;
+
+/** What `duplexsynth chat` writes for each segment of a real recording. */
+export const chatDialogueMetadataSchema = dialogueMetadataSchema.extend({
+  language,
+  domain: z.literal('chat'),
+  source: z.object({ corpus: z.string(), recording: z.string(), files: z.array(z.string()), startSeconds: z.number(), endSeconds: z.number() }),
+  speakers: z.object({ channel0: metadataSpeakerSchema, channel1: metadataSpeakerSchema }),
+  /** What the words' times come from (the corpus's word or segment timings). */
+  alignment: z.enum(['words', 'supervisions', 'none']),
+  recordingNotes: z.array(z.string()),
+});
+
+/** A chat segment's metadata. */
+export type ChatDialogueMetadata = z.infer<typeof chatDialogueMetadataSchema>;
