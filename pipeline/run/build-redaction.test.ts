@@ -9,12 +9,12 @@ import { readdir, readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig } from '../config.ts';
 import { clearRegisteredSecrets } from '../storage/redact.ts';
 import { geminiDialogueResponder, startGeminiLoopbackServer } from '../services/llm/testing/gemini-loopback-server.ts';
 import { openAIDialogueResponder, startOpenAILoopbackServer, type OpenAILoopbackResponder } from '../services/llm/testing/openai-loopback-server.ts';
-import { runBuild } from './build.ts';
+import { runBuild } from '../build/build.ts';
 
 const run = promisify(execFile);
 const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');
@@ -24,6 +24,9 @@ const KEY = 'sk-loopback-Secret-Value-Never-Shown';
 let scratch: string;
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-redact-'));
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
 });
 afterAll(async () => {
   clearRegisteredSecrets();
@@ -97,7 +100,7 @@ describe('a key echoed by the server never reaches a message or a file', () => {
       responder: (request) =>
         request.index === 0 ? { kind: 'error', code: 401, status: 'UNAUTHENTICATED', message: `API key not valid: ${request.apiKey}` } : responder(request),
     });
-    process.env.DUPLEXSYNTH_TEST_GEMINI_LEAK_KEY = KEY;
+    vi.stubEnv('DUPLEXSYNTH_TEST_GEMINI_LEAK_KEY', KEY);
     try {
       const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
       const folder = path.join(scratch, 'gemini');
@@ -125,7 +128,6 @@ describe('a key echoed by the server never reaches a message or a file', () => {
       expect(logged.join('\n')).toContain('$DUPLEXSYNTH_TEST_GEMINI_LEAK_KEY');
       expect(await filesContaining(folder, KEY)).toEqual([]);
     } finally {
-      delete process.env.DUPLEXSYNTH_TEST_GEMINI_LEAK_KEY;
       await server.close();
     }
   });

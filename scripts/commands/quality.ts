@@ -13,7 +13,7 @@ import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.ts';
 import { type SplitReport } from '../../pipeline/model/split-report.ts';
-import { BARGE_IN_SUFFIX } from '../../pipeline/run/dataset-output.ts';
+import { BARGE_IN_SUFFIX } from '../../pipeline/build/dataset-output.ts';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 

@@ -13,7 +13,7 @@ import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, sharedDirectory, typ
 import { parseEventsLine } from '../events/index.ts';
 import { bytesHash } from '../storage/content-cache.ts';
 import { runBuild, type BuildReport } from './build.ts';
-import { loaderLookupProblems, verifyDataset } from './verify-dataset.ts';
+import { loaderLookupProblems, verifyDataset } from '../run/verify-dataset.ts';
 
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 
