@@ -10,7 +10,7 @@
  *    planned audio, runs the work, and ends it with a one-line LockLostError as soon as the lock is lost.
  */
 import type { BuildConfig } from '../config.ts';
-import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
+import type { SourceConversation } from '../model/types.ts';
 import { lockOutputDirectory } from './build-lock.ts';
 import { removeOrphanedTemporaryFiles } from '../storage/write-atomic.ts';
 import { checkBuildFolders, checkBuildSettings, checkFreeSpace, estimatePlannedAudioBytes, removeUnfinishedDatasets } from './output-checks.ts';
@@ -32,14 +32,14 @@ export function beginGuardedBuild(config: BuildConfig, log: (line: string) => vo
 /**
  * Check the folders, take the lock, clean up after killed builds, run `work`, release the lock.
  * @param config the build
- * @param corpus the ingested corpus (its size sets the space the folders need)
+ * @param corpus the ingested corpus (the ingest stage's IngestedCorpus; its conversations set the space the folders need)
  * @param log the build log
  * @param work the build proper
  * @returns what `work` returns
  * @throws BuildInputError or DiskFullError from the folder checks; OutputLockedError when a running
  *   build holds the lock; LockLostError when the lock is lost during `work`; whatever `work` throws
  */
-export async function runLocked<T>(config: BuildConfig, corpus: IngestedCorpus, log: (line: string) => void, work: () => Promise<T>): Promise<T> {
+export async function runLocked<T>(config: BuildConfig, corpus: { readonly conversations: readonly SourceConversation[] }, log: (line: string) => void, work: () => Promise<T>): Promise<T> {
   await checkBuildFolders(config);
   const lock = await lockOutputDirectory(config.output.directory, { log });
   try {

@@ -3,7 +3,7 @@
  * returns canned segments (or computes them with a function you give) and records every call.
  */
 import type { SpeechSegment } from '../../model/types.ts';
-import type { VoiceActivityDetector } from './voice-activity-detector.ts';
+import type { VoiceActivityDetector } from './detector.ts';
 
 /** What the fake was asked: the signal's length in samples and its rate in Hz. */
 export interface FakeDetectionCall {

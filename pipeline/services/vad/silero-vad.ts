@@ -38,7 +38,7 @@ import {
   type SpeechTimestampOptions,
 } from './speech-timestamps.ts';
 import { checkAudioInput, refinementInput } from './audio-input.ts';
-import type { VoiceActivityDetector } from './voice-activity-detector.ts';
+import type { VoiceActivityDetector } from './detector.ts';
 
 /** Engine id of this detector (the `VoiceActivityEngine` name). */
 export const SILERO_ENGINE_ID = 'silero';

@@ -1,36 +1,18 @@
 /**
- * The voice activity detection seam: a tiny interface every engine implements (one engine per file
- * beside this one: silero-vad.ts, webrtc-vad.ts), engines chosen by name and loaded lazily, and the
- * helpers that turn two-party recordings into per-channel speech segments.
+ * The voice activity detection seam: a tiny interface every engine implements (detector.ts,
+ * re-exported here; one engine per file beside this one: silero-vad.ts, webrtc-vad.ts), engines chosen
+ * by name and loaded lazily, and the helpers that turn two-party recordings into per-channel speech
+ * segments.
  */
 import type { ChannelSegments, SpeechSegment } from '../../model/types.ts';
 import { downmixToMono, type RawAudio } from '../../audio/raw-audio.ts';
 import { readAudioFile } from '../../audio/read-audio-file.ts';
 import { VoiceActivityDetectionError } from './errors.ts';
+import type { VoiceActivityDetector } from './detector.ts';
 import type { SileroVadOptionsInput } from './silero-vad.ts';
 import type { WebRtcVadOptionsInput } from './webrtc-vad.ts';
 
-/** Finds speech in a mono signal. */
-export interface VoiceActivityDetector {
-  /** Engine identifier: `silero`, `webrtc`, or a fake's name. */
-  readonly id: string;
-  /**
-   * Speech segments of one mono signal.
-   *
-   * @param samples mono samples, nominal range [-1, 1]; not changed.
-   * @param sampleRate Hz, a positive integer.
-   * @returns segments in integer centiseconds from `samples[0]`, sorted by start, non-overlapping, start < end.
-   * @throws VoiceActivityDetectionError on any failure.
-   */
-  detect(samples: Float32Array, sampleRate: number): Promise<SpeechSegment[]>;
-  /**
-   * Optional: several signals at once, when the engine can batch them (same result as calling
-   * {@link detect} on each).
-   */
-  detectMany?(channels: readonly Float32Array[], sampleRate: number): Promise<SpeechSegment[][]>;
-  /** Optional: frees the engine's native resources (model session, WebAssembly memory). */
-  release?(): Promise<void>;
-}
+export type { VoiceActivityDetector } from './detector.ts';
 
 /** Engines this project can create by name. */
 export type VoiceActivityEngine = 'silero' | 'webrtc';

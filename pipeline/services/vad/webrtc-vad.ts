@@ -25,7 +25,7 @@ import {
   speechSampleSegments,
   type SpeechTimestampOptions,
 } from './speech-timestamps.ts';
-import type { VoiceActivityDetector } from './voice-activity-detector.ts';
+import type { VoiceActivityDetector } from './detector.ts';
 
 /** Engine id of this detector (the `VoiceActivityEngine` name). */
 export const WEBRTC_ENGINE_ID = 'webrtc';
