@@ -114,7 +114,7 @@ describe('the statistics file format (version 2)', () => {
     expect(await loadTimingStatistics(file)).toEqual(statistics);
     await writeFile(file, '{ not json');
     await expect(loadTimingStatistics(file)).rejects.toThrow(TimingStatisticsError);
-    await expect(loadTimingStatistics(path.join(folder, 'missing.json'))).rejects.toThrow(/missing\.json: cannot read/);
+    await expect(loadTimingStatistics(path.join(folder, 'missing.json'))).rejects.toThrow(/missing\.json: cannot be read/);
   });
 
   it('samplingDistributions pools both directions and listeners unless the file says per-direction', () => {
