@@ -2,8 +2,8 @@
  * Stage: rewrite-spoken. Turns the written TopiOCQA turns of one conversation into spoken-style English
  * with a {@link DialogueTextBackend} (rules, or a language model via replay / a real client).
  *
- * Pure apart from the backend call: the lead's stage runner owns caching; it hashes
- * {@link rewriteSpokenFingerprint} into the stage parameters.
+ * {@link rewriteSpoken} is pure apart from the backend call; {@link rewriteSpokenStage} puts the
+ * content cache in front of it, keyed by {@link rewriteSpokenFingerprint}, the dialogue id and the turns.
  */
 import type { Language, TextTurn } from '../pipeline/model/types.ts';
 import {
@@ -13,6 +13,7 @@ import {
   type DialogueTextBackend,
 } from '../pipeline/services/llm/dialogue-text-backend.ts';
 import type { RewriteTurn } from '../pipeline/services/llm/dialogue-text.ts';
+import { cachedJson, type Stage, type StageCacheKey } from '../pipeline/run/stage.ts';
 
 /** The output of a text stage and what produced it. */
 export interface TextStageOutput {
@@ -72,3 +73,35 @@ export async function rewriteSpoken(
 export function rewriteSpokenFingerprint(backend: DialogueTextBackend): string {
   return backendFingerprint(backend, 'rewrite-spoken');
 }
+
+/** Input of {@link rewriteSpokenStage}: one conversation's source turns. */
+export interface RewriteSpokenInput {
+  dialogueId: string;
+  /** The source turns as the corpus has them (`SourceTurn` fields `turnNumber`, `question`, `answer`, `answerable`). */
+  turns: readonly RewriteTurn[];
+}
+
+/** Parameters of {@link rewriteSpokenStage}: the dataset's rewrite backend. */
+export interface RewriteSpokenParameters {
+  backend: DialogueTextBackend;
+}
+
+/** The cache entry of one rewrite: `{fingerprint, dialogueId, turns}` under `rewrite-spoken`. */
+function rewriteCacheKey(input: RewriteSpokenInput, parameters: RewriteSpokenParameters): StageCacheKey {
+  return { stage: 'rewrite-spoken', keyMaterial: { fingerprint: rewriteSpokenFingerprint(parameters.backend), dialogueId: input.dialogueId, turns: input.turns } };
+}
+
+/**
+ * Stage `rewrite-spoken`: {@link rewriteSpoken} of one English conversation, cached under the backend's
+ * fingerprint, the dialogue id and the source turns.
+ * @throws as {@link rewriteSpoken}
+ */
+export const rewriteSpokenStage: Stage<RewriteSpokenInput, RewriteSpokenParameters, TextStageOutput> = {
+  name: 'rewrite-spoken',
+  inputs: ['dialogueId', 'turns'],
+  parameters: ['backend'],
+  cacheStages: ['rewrite-spoken'],
+  cacheKeys: async (input, parameters) => [rewriteCacheKey(input, parameters)],
+  run: (input, parameters, context) =>
+    cachedJson(context.cache, rewriteCacheKey(input, parameters), () => rewriteSpoken(input.turns, parameters.backend, { dialogueId: input.dialogueId, language: 'en' })),
+};

@@ -3,12 +3,13 @@
  * (Japanese) with a {@link DialogueTextBackend}. For English targets the runner uses the spoken text as
  * final text and does not call this stage.
  *
- * Pure apart from the backend call: the lead's stage runner owns caching; it hashes
- * {@link translateFingerprint} into the stage parameters.
+ * {@link translateDialogue} is pure apart from the backend call; {@link translateStage} puts the
+ * content cache in front of it, keyed by {@link translateFingerprint}, the dialogue id and the turns.
  */
 import type { Language, TextTurn } from '../pipeline/model/types.ts';
 import { backendFingerprint, producedByLabel, type DialogueTextBackend } from '../pipeline/services/llm/dialogue-text-backend.ts';
 import type { TextStageOutput } from './rewrite-spoken.ts';
+import { cachedJson, type Stage, type StageCacheKey } from '../pipeline/run/stage.ts';
 
 export type { TextStageOutput } from './rewrite-spoken.ts';
 
@@ -67,3 +68,38 @@ export async function translateDialogue(
 export function translateFingerprint(backend: DialogueTextBackend, targetLanguage: Language): string {
   return backendFingerprint(backend, 'translate', targetLanguage);
 }
+
+/** Input of {@link translateStage}: one conversation's spoken English turns. */
+export interface TranslateInput {
+  dialogueId: string;
+  /** The spoken-style turns (the `rewrite-spoken` stage's output turns). */
+  turns: readonly TextTurn[];
+}
+
+/** Parameters of {@link translateStage}: the dataset's language and translation backend. */
+export interface TranslateParameters {
+  backend: DialogueTextBackend;
+  targetLanguage: Language;
+}
+
+/** The cache entry of one translation: `{fingerprint, dialogueId, turns}` under `translate`. */
+function translateCacheKey(input: TranslateInput, parameters: TranslateParameters): StageCacheKey {
+  return { stage: 'translate', keyMaterial: { fingerprint: translateFingerprint(parameters.backend, parameters.targetLanguage), dialogueId: input.dialogueId, turns: input.turns } };
+}
+
+/**
+ * Stage `translate`: {@link translateDialogue} from English, cached under the backend's fingerprint for
+ * the target language, the dialogue id and the spoken turns.
+ * @throws as {@link translateDialogue}; UnsupportedTaskError from the rules backend already when the key is made
+ */
+export const translateStage: Stage<TranslateInput, TranslateParameters, TextStageOutput> = {
+  name: 'translate',
+  inputs: ['dialogueId', 'turns'],
+  parameters: ['backend', 'targetLanguage'],
+  cacheStages: ['translate'],
+  cacheKeys: async (input, parameters) => [translateCacheKey(input, parameters)],
+  run: (input, parameters, context) =>
+    cachedJson(context.cache, translateCacheKey(input, parameters), () =>
+      translateDialogue(input.turns, parameters.backend, { dialogueId: input.dialogueId, sourceLanguage: 'en', targetLanguage: parameters.targetLanguage }),
+    ),
+};

@@ -166,6 +166,7 @@ export function stepOfFrame(functionName: string, url: string): string | null {
   }
   if (url.includes('/pipeline/services/tts/synthesis-checks.ts')) return 'detection';
   if (url.includes('/pipeline/services/mos/') || url.includes('onnxruntime')) return 'quality: DNSMOS';
+  if (url.includes('/pipeline/quality/summarize-dataset.ts')) return 'render';
   if (url.includes('/pipeline/quality/') || url.includes('/stages/score-quality.ts') || url.includes('/stages/split-dev-test.ts')) return 'quality: checks and split';
   if (url.includes('/pipeline/report/')) return 'report';
   if (url.includes('/pipeline/audio/speech-regions.ts') || url.includes('/pipeline/services/vad/')) return 'detection';
@@ -173,9 +174,9 @@ export function stepOfFrame(functionName: string, url: string): string | null {
   if (/\/pipeline\/services\/tts\/|undici|node:internal\/(http|net|stream|streams|deps\/undici|webstreams)|node:(http|net|stream)/.test(url)) return 'decode';
   if (url.includes('/stages/place-timeline.ts') || url.includes('/pipeline/timeline/')) return 'placement';
   if (url.includes('/stages/annotate-events.ts') || url.includes('/pipeline/events/')) return 'events';
-  if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/build/dataset-output.ts') || url.includes('/stages/summarize-dataset.ts')) return 'render';
+  if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/build/dataset-output.ts')) return 'render';
   if (url.includes('/pipeline/run/content-cache.ts') || /node:(fs|internal\/fs)|write-file-atomic|canonicalize|node:crypto|node:internal\/crypto/.test(url)) return 'write';
-  if (url.includes('/stages/ingest-corpus.ts') || url.includes('/stages/prepare-text.ts') || url.includes('/pipeline/services/llm/') || url.includes('/pipeline/text/')) return 'text';
+  if (url.includes('/stages/ingest-corpus.ts') || url.includes('/pipeline/build/prepare-text.ts') || url.includes('/pipeline/services/llm/') || url.includes('/pipeline/text/')) return 'text';
   if (url.includes('/stages/synthesize-speech.ts')) return 'orchestration';
   if (url.includes('/node_modules/') || url.startsWith('node:')) return null;
   return 'orchestration';

@@ -7,7 +7,7 @@ import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import type { PlacedTimeline } from '../../stages/place-timeline.ts';
 import { DatasetWriter } from '../../stages/render-dataset.ts';
-import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../../stages/summarize-dataset.ts';
+import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../quality/summarize-dataset.ts';
 import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
 import type { SpokenUtterance } from '../../stages/synthesize-speech.ts';
 import type { Channel, Language } from '../model/types.ts';

@@ -1,5 +1,5 @@
 /**
- * Stage `summarize-dataset`: a statistics table per dataset like the paper's Table 3 (dialogues, total
+ * The summary of a written dataset: a statistics table per dataset like the paper's Table 3 (dialogues, total
  * and mean duration, counts of TURN_SHIFT, TURN_HOLD, BC, BARGE_IN; plus SHORTPAUSE), the place of every
  * question or answer the 0.8 s rule labelled BC, padding and resampling counts, and failed dialogues.
  * Written as Markdown and JSON. Deterministic: no timestamps, everything sorted.
@@ -9,9 +9,9 @@ import {
   evaluableEventsReport,
   formatEvaluableEventsMarkdown,
   type EvaluableEventsReport,
-} from '../pipeline/events/evaluable-events.ts';
-import type { BenchmarkEventType, Channel, ChannelEvents, Language } from '../pipeline/model/types.ts';
-import type { DatasetSummary, FailedDialogue, RoleLabelDisagreement } from '../pipeline/model/dataset-summary.ts';
+} from '../events/evaluable-events.ts';
+import type { BenchmarkEventType, Channel, ChannelEvents, Language } from '../model/types.ts';
+import type { DatasetSummary, FailedDialogue, RoleLabelDisagreement } from '../model/dataset-summary.ts';
 
 /** What the summary needs from one written dialogue. */
 export interface DialogueSummaryInput {
