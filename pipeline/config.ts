@@ -6,15 +6,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS } from './services/llm/backend-settings.ts';
 import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
 import { describeIssues } from './model/validation.ts';
+import { PACKAGE_ROOT } from './storage/package-files.ts';
 
-/** Project root (the folder holding package.json), resolved from this file's location. */
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Project root (the folder holding package.json), the same from the sources and from dist/ (storage/package-files.ts). */
+export const PROJECT_ROOT = PACKAGE_ROOT;
 
 /**
  * Folder of the shared read-only material: `DUPLEXSYNTH_SHARED` (absolute, or relative to the project

@@ -10,7 +10,6 @@
  * requests a replay will make. The hand-written texts pass the same validation as model output.
  */
 import { readFile, rm, rename } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { SourceConversation } from '../../pipeline/model/types.ts';
@@ -21,13 +20,14 @@ import type { GenerationRequest } from '../../pipeline/services/llm/language-mod
 import { RecordingModel } from '../../pipeline/services/llm/replay-model.ts';
 import { loadTopiocqa } from '../topiocqa.ts';
 import { describeIssues } from '../../pipeline/model/validation.ts';
+import { packageFile } from '../../pipeline/storage/package-files.ts';
 
 /** The demo corpus, raw TopiOCQA format. */
-export const DEMO_CORPUS_FILE = fileURLToPath(new URL('./demo_topiocqa.json', import.meta.url));
+export const DEMO_CORPUS_FILE = packageFile('corpora', 'demo', 'demo_topiocqa.json');
 /** Hand-written spoken English and Japanese per demo conversation. */
-export const DEMO_RESPONSE_SOURCE_FILE = fileURLToPath(new URL('./demo-responses.source.yaml', import.meta.url));
+export const DEMO_RESPONSE_SOURCE_FILE = packageFile('corpora', 'demo', 'demo-responses.source.yaml');
 /** The recorded-response file the demo config replays. */
-export const DEMO_RECORDED_RESPONSES_FILE = fileURLToPath(new URL('./recorded-responses.jsonl', import.meta.url));
+export const DEMO_RECORDED_RESPONSES_FILE = packageFile('corpora', 'demo', 'recorded-responses.jsonl');
 
 /**
  * Generation settings of the demo recordings; the replay backend must use the same (these are the

@@ -19,11 +19,11 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { describeIssues } from '../model/validation.ts';
+import { packageFile } from '../storage/package-files.ts';
 
 /** A parsed prompt template. */
 export interface PromptTemplate {
@@ -47,7 +47,7 @@ export interface FilledPrompt {
 }
 
 /** Folder of the template files (this folder). */
-export const PROMPT_DIRECTORY = fileURLToPath(new URL('.', import.meta.url));
+export const PROMPT_DIRECTORY = packageFile('pipeline', 'prompts');
 
 const frontMatterSchema = z.object({
   name: z.string().regex(/^[a-z][a-z0-9-]*$/),

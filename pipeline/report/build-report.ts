@@ -24,11 +24,11 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { benchmarkLoaderSettings, DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUATION_EVENT_TYPES, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
 import { readExportDataset, type ExportDataset } from '../export/export-dataset.ts';
 import type { Centiseconds, Channel } from '../model/types.ts';
 import { buildDatasetTables, type DatasetTables } from '../quality/tables.ts';
+import { packageFile } from '../storage/package-files.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { CHANNEL_DIRECTIONS, fitTimingModel, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
 import { dialoguePageHtml } from './dialogue-page.ts';
@@ -38,8 +38,8 @@ import { readWavChannels } from './waveform.ts';
 
 /** Folder of the report inside the build output. */
 export const REPORT_DIRECTORY = 'report';
-const ASSETS_SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
-const DEFAULT_STATISTICS_DIRECTORY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'timeline', 'defaults');
+const ASSETS_SOURCE = packageFile('pipeline', 'report', 'assets');
+const DEFAULT_STATISTICS_DIRECTORY = packageFile('pipeline', 'timeline', 'defaults');
 
 /** Options of {@link writeBuildReport}. */
 export interface BuildReportOptions {
