@@ -29,16 +29,9 @@
  * speaker's channel is heard on its own; ffmpeg's `dualmono` option is not used.
  */
 import { execa } from 'execa';
+import type { LoudnessMeasurement } from '../model/quality-report.ts';
 
-/** EBU R 128 measurements of one programme (a channel, or the whole file). */
-export interface LoudnessMeasurement {
-  /** Integrated loudness, LUFS (gated, BS.1770-4); null when nothing passes the -70 LUFS gate. */
-  integratedLufs: number | null;
-  /** Maximum true peak (4x oversampled), dBTP (ffmpeg prints the unit as dBFS); null for digital silence. */
-  truePeakDbtp: number | null;
-  /** Loudness range, LU (EBU Tech 3342). */
-  loudnessRangeLu: number;
-}
+export type { LoudnessMeasurement } from '../model/quality-report.ts';
 
 /** ffmpeg failed or its output held no loudness summary. */
 export class LoudnessMeasurementError extends Error {

@@ -1,110 +1,25 @@
 /**
- * The shape of `quality.json` (written by stages/score-quality.ts next to a dataset) and the
+ * `quality.json` (written by stages/score-quality.ts next to a dataset): writing and reading it
+ * through its schema (pipeline/model/quality-report.ts, which holds its shape and types), and the
  * aggregation of per-dialogue values over any set of dialogues (the whole dataset, or a split).
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { QualityFlag, DialogueSignalChecks } from './signal-checks.ts';
-import type { QualityThresholds } from './thresholds.ts';
+import { datasetQualityReportSchema, type DatasetQualityReport, type DialogueQuality, type DnsmosValues, type QualityAggregates, type QualityFlag } from '../model/quality-report.ts';
+import { formatRecord, readRecord, writeRecord } from '../storage/json-records.ts';
+
+export {
+  datasetQualityReportSchema,
+  type DatasetCometKiwi,
+  type DatasetQualityReport,
+  type DialogueCometKiwi,
+  type DialogueDnsmos,
+  type DialogueQuality,
+  type DnsmosValues,
+  type QualityAggregates,
+} from '../model/quality-report.ts';
 
 /** File name of the quality report inside a dataset folder. */
 export const QUALITY_FILE_NAME = 'quality.json';
-
-/** DNSMOS values of one channel or one dialogue (1..5 scale), rounded to 4 decimals. */
-export interface DnsmosValues {
-  ovrl: number;
-  sig: number;
-  bak: number;
-  p808: number;
-}
-
-/** DNSMOS of one dialogue. */
-export interface DialogueDnsmos {
-  /** Mean over the channels with speech (DnsmosScorer.scoreRecording); null when no channel has speech. */
-  dialogue: DnsmosValues | null;
-  channels: { channel: number; hasSpeech: boolean; scores: (DnsmosValues & { windows: number }) | null }[];
-}
-
-/** COMETKiwi of one dialogue's translated utterances. */
-export interface DialogueCometKiwi {
-  /** Mean of the segment scores; null when the dataset's COMETKiwi was not computed. */
-  mean: number | null;
-  /** Per translated utterance: its index in the metadata and its score (null when not computed). */
-  segments: { utteranceIndex: number; score: number | null }[];
-}
-
-/** Everything measured for one dialogue. */
-export interface DialogueQuality {
-  id: string;
-  durationSeconds: number;
-  /** sha256 of the WAV scored, from manifest.json (null when unlisted); lets later stages detect staleness. */
-  audioSha256: string | null;
-  /** Speaker identities of both roles (metadata speakers.*.speakerId), sorted. */
-  speakerIds: string[];
-  /** Source conversation key shared across languages (dataset-files.ts sourceConversationKey). */
-  sourceConversation: string;
-  dnsmos: DialogueDnsmos;
-  /** null for a dataset that is not a translation. */
-  cometKiwi: DialogueCometKiwi | null;
-  signal: DialogueSignalChecks;
-}
-
-/** Dataset-level COMETKiwi: computed with its scorer and system score, or not computed with the reason. */
-export type DatasetCometKiwi =
-  | { computed: true; scorer: 'command' | 'http'; model: string; systemScore: number; segments: number }
-  | { computed: false; reason: string };
-
-/** Aggregates over a set of dialogues. */
-export interface QualityAggregates {
-  dialogues: number;
-  hours: number;
-  /** Mean over dialogues of the dialogue-level DNSMOS; null when no dialogue has one. */
-  dnsmos: DnsmosValues | null;
-  /** Dialogues without a dialogue-level DNSMOS (no speech). */
-  dnsmosMissing: number;
-  /** Mean of all translated utterances' COMETKiwi scores of these dialogues; null when none. */
-  cometKiwi: number | null;
-  /** Translated utterances with a score. */
-  cometKiwiSegments: number;
-  /** Mean over dialogues and channels of the per-channel integrated loudness, LUFS (silent channels left out). */
-  meanChannelLoudnessLufs: number | null;
-  /** Highest per-channel true peak, dBTP. */
-  maximumTruePeakDbtp: number | null;
-  /** Units (syllables or morae) per second of speech, pooled over every utterance. */
-  speechRate: number | null;
-  speechRateUnit: 'syllable' | 'mora';
-  /** Share of the total duration in which both channels are silent (duration-weighted mean), 0..1; null for no dialogues. */
-  mutualSilenceRatio: number | null;
-  /** Pooled speech rate per role. */
-  speechRateByRole: Record<string, number | null>;
-  /** Utterances whose role disagrees with the benchmark's label (questions/answers labelled BC, backchannels labelled TURN) or that have no speech in their span. */
-  roleLabelDisagreements: number;
-  /** Every flag, counted over the dialogues' channels and utterances. */
-  flagCounts: Partial<Record<QualityFlag, number>>;
-}
-
-/** The whole `quality.json`. */
-export interface DatasetQualityReport {
-  format: 'duplexsynth-quality';
-  version: 1;
-  language: 'en' | 'ja';
-  dataset: string;
-  /** How the numbers were made. */
-  methods: {
-    dnsmos: string;
-    cometKiwi: string;
-    loudness: string;
-    speechRate: string;
-  };
-  thresholds: QualityThresholds;
-  /** null when the dataset is not a translation (COMETKiwi does not apply). */
-  cometKiwi: DatasetCometKiwi | null;
-  aggregates: QualityAggregates;
-  /** Dialogues that failed during the build (summary.json), not part of the dataset. */
-  quarantined: { id: string; stage: string; reason: string }[];
-  /** In all.jsonl order. */
-  dialogues: DialogueQuality[];
-}
 
 function round(value: number, digits: number): number {
   const factor = 10 ** digits;
@@ -170,27 +85,30 @@ export function aggregateQuality(dialogues: readonly DialogueQuality[], unit: 's
 }
 
 /**
- * Reads `quality.json` of a dataset folder.
+ * The text of `quality.json` (`JSON.stringify(report, null, 2)` and a newline, the writer's key
+ * order), after checking the report against its schema.
+ * @param file names the file in the message
+ * @throws RecordFileError (pipeline/storage/json-records.ts) naming the file and field when the report does not fit (a bug)
+ */
+export function formatQualityReport(file: string, report: DatasetQualityReport): string {
+  return formatRecord(file, datasetQualityReportSchema, report);
+}
+
+/**
+ * Checks the report against its schema and writes `quality.json` of a dataset folder atomically
+ * (pipeline/storage/json-records.ts `writeRecord`; same text as {@link formatQualityReport}).
+ * @throws RecordFileError naming the file and field when the report does not fit (a bug)
+ */
+export async function writeQualityReport(datasetDirectory: string, report: DatasetQualityReport): Promise<void> {
+  await writeRecord(path.join(datasetDirectory, QUALITY_FILE_NAME), datasetQualityReportSchema, report);
+}
+
+/**
+ * Reads `quality.json` of a dataset folder, checked against its schema.
  * @returns the report, or null when the folder has none.
- * @throws Error naming the file when it exists but is not JSON or not a quality report.
+ * @throws RecordFileError (pipeline/storage/json-records.ts) naming the file (and the field) when it
+ *   exists but cannot be read, is not JSON or is not a quality report.
  */
 export async function readQualityReport(datasetDirectory: string): Promise<DatasetQualityReport | null> {
-  const file = path.join(datasetDirectory, QUALITY_FILE_NAME);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  let report: unknown;
-  try {
-    report = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${file}: not valid JSON (${(error as Error).message})`);
-  }
-  if ((report as { format?: unknown }).format !== 'duplexsynth-quality' || !Array.isArray((report as { dialogues?: unknown }).dialogues)) {
-    throw new Error(`${file}: not a duplexsynth quality report (format "duplexsynth-quality" with dialogues)`);
-  }
-  return report as DatasetQualityReport;
+  return (await readRecord(path.join(datasetDirectory, QUALITY_FILE_NAME), datasetQualityReportSchema, { optional: true })) ?? null;
 }

@@ -13,21 +13,12 @@
  * Thresholds come from thresholds.ts. Checks flag; they never change the dataset.
  */
 import type { BenchmarkEvent, Centiseconds, ChannelEvents, Language } from '../model/types.ts';
+import type { ChannelChecks, ClippingMeasurement, DialogueSignalChecks, QualityFlag, RoleLabelAgreement, UtteranceChecks } from '../model/quality-report.ts';
 import { measureLoudness, type LoudnessMeasurement } from './loudness.ts';
 import { countSpokenUnits } from './speech-rate.ts';
 import type { QualityThresholds } from './thresholds.ts';
 
-/** Clipping of a stretch of samples. */
-export interface ClippingMeasurement {
-  /** Samples whose absolute value is at least the full-scale level. */
-  fullScaleSamples: number;
-  /** `fullScaleSamples` / samples examined (0 for an empty stretch). */
-  fullScaleRatio: number;
-  /** Runs of at least `minimumClippingRunSamples` consecutive full-scale samples. */
-  clippedRuns: number;
-  /** Longest run of consecutive full-scale samples. */
-  longestRunSamples: number;
-}
+export type { ChannelChecks, ClippingMeasurement, DialogueSignalChecks, QualityFlag, RoleLabelAgreement, UtteranceChecks } from '../model/quality-report.ts';
 
 /**
  * Counts full-scale samples and clipping runs in `samples[start, end)`.
@@ -155,14 +146,6 @@ export function speechCentisecondsWithin(events: readonly BenchmarkEvent[], star
 }
 
 /**
- * How the benchmark's rules labelled an utterance's speech, compared with its role:
- * `agrees`; `labelled-bc-whole` / `labelled-bc-part` (a question or answer wholly or partly labelled
- * BC by the 0.8 s rule); `labelled-turn` (a backchannel labelled TURN); `no-speech` (no TURN or BC
- * overlaps the utterance).
- */
-export type RoleLabelAgreement = 'agrees' | 'labelled-bc-whole' | 'labelled-bc-part' | 'labelled-turn' | 'no-speech';
-
-/**
  * Compares an utterance's kind with the TURN/BC units of its channel that overlap [start, end)
  * (same rule as stages/annotate-events.ts, plus the backchannel direction).
  */
@@ -187,70 +170,6 @@ export interface UtteranceForChecks {
   end: number;
   /** The text the engine spoke (metadata `text.synthesized`, else `text.final`). */
   spokenText: string;
-}
-
-/** Check codes; an item carries the codes of the checks it failed. */
-export type QualityFlag =
-  | 'clipping'
-  | 'silence-ratio-high'
-  | 'speech-rate-low'
-  | 'speech-rate-high'
-  | 'labelled-bc'
-  | 'labelled-turn'
-  | 'no-speech'
-  | 'loudness-off-target'
-  | 'true-peak-over-limit'
-  | 'channel-silent';
-
-/** Checks of one utterance. */
-export interface UtteranceChecks {
-  index: number;
-  role: string;
-  kind: string;
-  channel: number;
-  start: number;
-  end: number;
-  clipping: ClippingMeasurement;
-  /** Sample peak in the utterance span, dBFS; null when silent. */
-  samplePeakDbfs: number | null;
-  /** Silent 10 ms frames / frames of the span. */
-  silenceRatio: number;
-  /** Seconds of speech (events) in the span. */
-  speechSeconds: number;
-  /** Spoken units of the text (syllables or morae). */
-  units: number;
-  unit: 'syllable' | 'mora';
-  /** `units / speechSeconds`, rounded to 0.01; null when there is no speech. */
-  speechRate: number | null;
-  roleLabel: RoleLabelAgreement;
-  flags: QualityFlag[];
-}
-
-/** Checks of one channel of the file. */
-export interface ChannelChecks {
-  channel: number;
-  clipping: ClippingMeasurement;
-  silenceRatio: number;
-  /** EBU R 128 of the channel alone as a mono programme; null when loudness was not measured. */
-  loudness: LoudnessMeasurement | null;
-  flags: QualityFlag[];
-}
-
-/** Checks of one dialogue. */
-export interface DialogueSignalChecks {
-  durationSeconds: number;
-  /** Share of 10 ms frames in which both channels are silent (dead air), 0..1. */
-  mutualSilenceRatio: number;
-  channels: ChannelChecks[];
-  /** EBU R 128 of the whole file (all channels); null when loudness was not measured. */
-  programmeLoudness: LoudnessMeasurement | null;
-  utterances: UtteranceChecks[];
-  /** Units and speech seconds summed over utterances, per role, with the resulting rate. */
-  speechRateByRole: Record<string, { units: number; speechSeconds: number; speechRate: number | null }>;
-  /** Name of the counter that counted the units. */
-  unitCounter: string;
-  /** Every flag of the dialogue's channels and utterances, counted. */
-  flagCounts: Partial<Record<QualityFlag, number>>;
 }
 
 /** Input of {@link checkDialogueSignal}. */
