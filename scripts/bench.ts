@@ -36,7 +36,7 @@ import { benchmarkSpeechServices, formatBenchmarkResult } from '../pipeline/serv
 import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
 import { benchmarkBuildSaturation, formatSaturationBenchmark, formatStepTable, profileMainThread, synthesizedSeconds, type SaturationBenchmarkResult } from '../pipeline/build/build-saturation.bench.ts';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
 import { DEFAULT_VOICES } from '../pipeline/services/tts/synthesizer-registry.ts';
 
 /** Clock ticks per second of the times in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture node runs on). */
@@ -311,12 +311,12 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
  * includes the loopback servers' thread, which runs in the same process.
  */
 async function memorySection(): Promise<string> {
-  const script = fileURLToPath(new URL('../pipeline/build/build-saturation.bench.ts', import.meta.url));
+  const script = runnableModule('pipeline/build/build-saturation.bench.ts');
   const runOne = (dialogues: number) =>
     new Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }>((resolve, reject) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx/esm', script, String(dialogues), '4', '0.002'],
+        [...TYPESCRIPT_LOADER_ARGUMENTS, script, String(dialogues), '4', '0.002'],
         { env: { ...process.env, SATURATION_JSON: '1', SATURATION_NO_PROFILE: '1', SATURATION_RESAMPLER: 'speex' }, maxBuffer: 64 * 2 ** 20 },
         (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!))),
       );

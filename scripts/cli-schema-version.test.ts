@@ -12,7 +12,7 @@ import { PROJECT_ROOT, configJsonSchema } from '../pipeline/config.ts';
 import { createProgram } from './cli.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');
+const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
 
 describe('duplexsynth schema', () => {
   it('defaults --out to the absolute path of pipeline/config.schema.json in the project', () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, sharedDirectory } from '../pipeline/config.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');
+const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

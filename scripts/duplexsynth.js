@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-// Entry point of the `duplexsynth` command. The project is TypeScript run through tsx's loader, so
-// `npx duplexsynth` works right after `npm ci` with no build step.
-import { register } from 'tsx/esm/api';
+// Entry point of the `duplexsynth` command: runs the compiled code in dist/ (`npm run build`; `npm run
+// demo` and `npm test` build it when it is missing or stale), so nothing is compiled at start and the
+// types were checked when it was built. A dist/ that is not a build of the sources as they are now is
+// refused (exit code 2) instead of run. From the sources through tsx: scripts/duplexsynth-dev.js.
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { PROJECT_ROOT, distState } from './build-dist.js';
 
-register();
-const { main } = await import('./cli.ts');
+const state = distState();
+if (!state.fresh) {
+  console.error(`duplexsynth: ${state.reason}: run \`npm run build\` first (or \`npm run dev -- ...\` to run the sources through tsx)`);
+  process.exit(2);
+}
+const { main } = await import(pathToFileURL(path.join(PROJECT_ROOT, 'dist', 'scripts', 'cli.js')).href);
 await main(process.argv);

@@ -1,5 +1,7 @@
-// Runs `npm ci` when node_modules is missing or older than package-lock.json, so that
-// `npm run demo` and `npm test` work on a fresh checkout with nothing installed but Node.
+// Run before `npm run demo` and `npm test` (their pre-scripts): runs `npm ci` when node_modules is
+// missing or older than package-lock.json, then compiles the sources to dist/ when dist/ is missing
+// or is not a build of the sources as they are now (scripts/build-dist.js), so that both commands
+// work on a fresh checkout with nothing installed but Node.
 import { existsSync, statSync } from 'node:fs';
 import { execSync } from 'node:child_process';
 
@@ -8,4 +10,16 @@ const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync('packag
 if (stale) {
   console.error('duplexsynth: installing npm dependencies (npm ci)');
   execSync('npm ci --no-audit --no-fund', { stdio: 'inherit', env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' } });
+}
+// Imported only now: build-dist.js needs nothing from node_modules, but tsc comes from there.
+const { buildDist, distState } = await import('./build-dist.js');
+const state = distState();
+if (!state.fresh) {
+  console.error(`duplexsynth: compiling to dist/ (${state.reason}): tsc -p tsconfig.build.json`);
+  try {
+    buildDist();
+  } catch (error) {
+    console.error(`duplexsynth: ${error.message}`);
+    process.exit(1);
+  }
 }

@@ -7,6 +7,7 @@
 import { Piscina } from 'piscina';
 import type { RawAudio } from './raw-audio.ts';
 import type { ResampleQuality } from './resample.ts';
+import { RUNNING_COMPILED } from '../storage/package-files.ts';
 
 /** A pool of resampling threads; `close` it when done (idle threads also end on their own). */
 export interface ResamplePool {
@@ -22,13 +23,14 @@ export interface ResamplePool {
 }
 
 /**
- * Starts a pool of `threads` worker threads (each loads tsx and resample.ts once, on first use).
+ * Starts a pool of `threads` worker threads (each loads resample.ts once, on first use: compiled
+ * resample-worker.js from dist/, or resample-worker.mjs with tsx's loader from the sources).
  * @throws RangeError when `threads` is not a positive integer.
  */
 export function createResamplePool(threads: number): ResamplePool {
   if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`resampling threads must be a positive integer, got ${threads}`);
   const pool = new Piscina({
-    filename: new URL('./resample-worker.mjs', import.meta.url).href,
+    filename: new URL(RUNNING_COMPILED ? './resample-worker.js' : './resample-worker.mjs', import.meta.url).href,
     minThreads: 0,
     maxThreads: threads,
     idleTimeout: 2000,

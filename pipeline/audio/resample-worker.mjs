@@ -1,13 +1,10 @@
-// Worker entry of the resampling pool (resample-pool.ts): loads resample.ts through tsx's loader
-// (registered in this worker) and resamples one audio value per task. Plain JavaScript because a
-// worker's entry is loaded before any loader is registered.
+// Worker entry of the resampling pool (resample-pool.ts) when running from the TypeScript sources:
+// registers tsx's loader in this worker and hands the tasks to resample-worker.ts. Plain JavaScript
+// because a worker's entry is loaded before any loader is registered. Compiled code (dist/) starts
+// resample-worker.js instead.
 import { register } from 'tsx/esm/api';
 
 register();
-const { resample } = await import('./resample.ts');
+const { default: resampleTask } = await import('./resample-worker.ts');
 
-/** Task: {channels, sampleRate, targetRate, quality}; returns {channels, sampleRate} (copied back: a small cost next to the resampling). */
-export default async function resampleTask({ channels, sampleRate, targetRate, quality }) {
-  const output = await resample({ channels, sampleRate }, targetRate, quality);
-  return { channels: output.channels, sampleRate: output.sampleRate };
-}
+export default resampleTask;

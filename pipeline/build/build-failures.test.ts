@@ -21,7 +21,7 @@ import { PROJECT_ROOT, sharedDirectory } from '../config.ts';
 import { bytesHash } from '../storage/content-cache.ts';
 import { fillFileSystem, mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');
+const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 const DATASET = 'data/en/task/topiocqa';
 const skipReason = tmpfsSkipReason();

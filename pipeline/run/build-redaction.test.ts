@@ -17,7 +17,7 @@ import { openAIDialogueResponder, startOpenAILoopbackServer, type OpenAILoopback
 import { runBuild } from '../build/build.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');
+const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
 /** Letters and dashes only, so a reply carrying it still passes the spoken-text checks. */
 const KEY = 'sk-loopback-Secret-Value-Never-Shown';
 

@@ -17,7 +17,7 @@ import { checkBuildSettings, checkFolder, estimatePlannedAudioBytes } from './ou
 import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js');
+const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 const skipReason = tmpfsSkipReason();
 

@@ -12,6 +12,7 @@ import { startCosyVoiceLoopbackServer } from './cosyvoice-loopback-server.ts';
 import { loopbackSpeech, type LoopbackServer, type LoopbackSpeechSource, type LoopbackVoice } from './loopback-speech.ts';
 import { startOpenAiSpeechLoopbackServer } from './openai-speech-loopback-server.ts';
 import { startTritonLoopbackServer } from './triton-loopback-server.ts';
+import { RUNNING_COMPILED, TYPESCRIPT_LOADER_ARGUMENTS } from '../../../storage/package-files.ts';
 
 /** What the worker is asked to start. */
 export interface LoopbackWorkerOptions {
@@ -62,14 +63,17 @@ type Command = { command: 'reset' } | { command: 'report' } | { command: 'cpu' }
 
 /**
  * Starts the loopback servers in a worker thread (this module is the worker's entry, loaded through
- * tsx).
+ * tsx from the sources, as is when compiled).
  *
  * @returns the server URLs and a handle to read their counters and close them.
  * @throws Error when the worker fails to start its servers.
  */
 export async function startLoopbackServersInWorker(options: LoopbackWorkerOptions): Promise<LoopbackWorkerServers> {
-  // The worker loads this TypeScript file through tsx's loader (a package dependency), registered in the worker itself.
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  // From the sources the worker loads this TypeScript file through tsx's loader (a package dependency),
+  // registered in the worker itself; compiled, it imports this module's .js directly.
+  const bootstrap = RUNNING_COMPILED
+    ? `import(${JSON.stringify(import.meta.url)})`
+    : `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const worker = new Worker(bootstrap, { eval: true, workerData: options });
   const next = (): Promise<unknown> =>
     new Promise((resolve, reject) => {
@@ -102,7 +106,7 @@ export async function startLoopbackServersInWorker(options: LoopbackWorkerOption
 const PROCESS_OPTIONS_VARIABLE = 'DUPLEXSYNTH_LOOPBACK_SERVER_OPTIONS';
 
 /**
- * Starts the loopback servers in a child process (this module, run through tsx), so a benchmark's
+ * Starts the loopback servers in a child process (this module, run through tsx or compiled), so a benchmark's
  * process holds only the client: its CPU time, threads and garbage collection are the client's alone
  * (in a worker thread, the servers' garbage collection runs on the same process's V8 background
  * threads). Same handle as {@link startLoopbackServersInWorker}; `threadCpuSeconds` is then the whole
@@ -111,7 +115,7 @@ const PROCESS_OPTIONS_VARIABLE = 'DUPLEXSYNTH_LOOPBACK_SERVER_OPTIONS';
  */
 export async function startLoopbackServersInProcess(options: LoopbackWorkerOptions): Promise<LoopbackWorkerServers> {
   const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--import', import.meta.resolve('tsx/esm')],
+    execArgv: [...TYPESCRIPT_LOADER_ARGUMENTS],
     env: { ...process.env, [PROCESS_OPTIONS_VARIABLE]: JSON.stringify(options) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
