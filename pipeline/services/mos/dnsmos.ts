@@ -22,282 +22,59 @@
  * 5. raw P.835 values are mapped with fixed polynomials (`np.poly1d`, highest power first), see
  *    {@link DNSMOS_POLYNOMIALS};
  * 6. every value is averaged (arithmetic mean) over the scored windows.
+ *
+ * Sizes, polynomials and the window plan: ./dnsmos-windows.ts; the P.808 input: ./dnsmos-p808-features.ts;
+ * the results and the speech rule for a recording's channels: ./dnsmos-scores.ts.
  */
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
 import { DNSMOS_MODEL_FILE_NAMES, DnsmosModelFileError, requiredDnsmosModelFiles, verifyDnsmosModelDirectory } from './dnsmos-model-files.ts';
-import { MelSpectrogramComputer, powerToDb } from './mel-spectrogram.ts';
+import { P808FeatureExtractor } from './dnsmos-p808-features.ts';
+import { channelHasSpeech, type DnsmosChannelResult, type DnsmosDialogueScores, type DnsmosRecordingOptions, type DnsmosRecordingScores, type DnsmosScores, type MultiChannelAudio } from './dnsmos-scores.ts';
+import {
+  DNSMOS_SAMPLE_RATE,
+  DNSMOS_WINDOW_SAMPLES,
+  P808_FRAME_COUNT,
+  P808_MEL_BANDS,
+  extendByDoubling,
+  mapDnsmosRawScores,
+  planDnsmosWindows,
+  type DnsmosWindowPlan,
+  type P835Values,
+} from './dnsmos-windows.ts';
 import { resample, type ResampleQuality } from '../../audio/resample.ts';
 
-
-/** Sampling rate the models expect, Hz (`SAMPLING_RATE` in dnsmos_local.py). */
-export const DNSMOS_SAMPLE_RATE = 16000;
-/** Window length in seconds (`INPUT_LENGTH` in dnsmos_local.py). */
-export const DNSMOS_INPUT_SECONDS = 9.01;
-/** Window length in samples: `int(9.01 * 16000)` = 144160. */
-export const DNSMOS_WINDOW_SAMPLES = Math.trunc(DNSMOS_INPUT_SECONDS * DNSMOS_SAMPLE_RATE);
-/** Hop between windows in samples (`hop_len_samples = fs` in dnsmos_local.py): one second. */
-export const DNSMOS_HOP_SAMPLES = DNSMOS_SAMPLE_RATE;
-/** The P.808 front end drops the last 160 samples of the window (`audio_seg[:-160]`): 144000 samples. */
-export const P808_INPUT_SAMPLES = DNSMOS_WINDOW_SAMPLES - 160;
-/** P.808 front end (`audio_melspec` in dnsmos_local.py): n_fft = frame_size + 1 = 321. */
-export const P808_FFT_SIZE = 321;
-/** P.808 front end hop length in samples. */
-export const P808_HOP_LENGTH = 160;
-/** P.808 front end mel band count. */
-export const P808_MEL_BANDS = 120;
-/** Frames of the P.808 input: 1 + floor((144000 + 2 * 160 - 321) / 160) = 900 (model input [N, 900, 120]). */
-export const P808_FRAME_COUNT = 1 + Math.floor((P808_INPUT_SAMPLES + 2 * Math.floor(P808_FFT_SIZE / 2) - P808_FFT_SIZE) / P808_HOP_LENGTH);
-
-/**
- * Polynomials mapping raw model outputs to MOS, highest power first (`np.poly1d` coefficient order),
- * copied from `get_polyfit_val` in DNS-Challenge `dnsmos_local.py`. `standard` goes with
- * `sig_bak_ovr.onnx`, `personalized` with the pDNSMOS model (`p_sig_bak_ovr.onnx`).
- */
-export const DNSMOS_POLYNOMIALS = {
-  standard: {
-    ovrl: [-0.06766283, 1.11546468, 0.04602535],
-    sig: [-0.08397278, 1.22083953, 0.0052439],
-    bak: [-0.13166888, 1.60915514, -0.39604546],
-  },
-  personalized: {
-    ovrl: [-0.00533021, 0.005101, 1.18058466, -0.11236046],
-    sig: [-0.01019296, 0.02751166, 1.19576786, -0.24348726],
-    bak: [-0.04976499, 0.44276479, -0.1644611, 0.96883132],
-  },
-} as const;
-
-/**
- * Evaluates a polynomial given highest power first, by Horner's rule in float64, the way
- * `numpy.polyval` / `np.poly1d.__call__` does (`y = y * x + c` for each coefficient).
- */
-export function evaluatePolynomial(coefficientsHighestFirst: readonly number[], x: number): number {
-  let y = 0;
-  for (const coefficient of coefficientsHighestFirst) y = y * x + coefficient;
-  return y;
-}
-
-/** Raw or mapped P.835 values of one window or one clip. */
-export interface P835Values {
-  sig: number;
-  bak: number;
-  ovrl: number;
-}
-
-/**
- * Maps raw `sig_bak_ovr` outputs to MOS with {@link DNSMOS_POLYNOMIALS} (`get_polyfit_val` of
- * dnsmos_local.py). `personalized` selects the pDNSMOS polynomials.
- */
-export function mapDnsmosRawScores(raw: P835Values, personalized: boolean): P835Values {
-  const polynomials = personalized ? DNSMOS_POLYNOMIALS.personalized : DNSMOS_POLYNOMIALS.standard;
-  return {
-    sig: evaluatePolynomial(polynomials.sig, raw.sig),
-    bak: evaluatePolynomial(polynomials.bak, raw.bak),
-    ovrl: evaluatePolynomial(polynomials.ovrl, raw.ovrl),
-  };
-}
-
-/** Options of the window plan. */
-export interface DnsmosWindowOptions {
-  /**
-   * true (default): window ends are `Math.trunc((idx + 9.01) * 16000)` in float64, exactly like the
-   * reference's `int((idx + INPUT_LENGTH) * hop_len_samples)`, so the windows the reference skips
-   * (that expression rounds to 144159 samples for idx 7..23, 119.., and others) are skipped here too
-   * and scores match published DNSMOS numbers. false: every window is `[idx * 16000, idx * 16000 +
-   * 144160)` and only windows running past the end are skipped.
-   */
-  referenceWindowEnds?: boolean;
-}
-
-/** One analysed window, in samples of the extended (doubled) 16 kHz signal: `[start, end)`. */
-export interface DnsmosWindow {
-  index: number;
-  start: number;
-  end: number;
-}
-
-/** The length handling and windowing of dnsmos_local.py for one signal. */
-export interface DnsmosWindowPlan {
-  /** Length of the 16 kHz signal before doubling, samples. */
-  originalLength: number;
-  /** Length after doubling (`while len(audio) < 144160: audio = np.append(audio, audio)`), samples. */
-  extendedLength: number;
-  /** How many times the signal was doubled. */
-  doublings: number;
-  /** `num_hops = trunc(floor(extendedLength / 16000) - 9.01) + 1`. */
-  hopCount: number;
-  /** The windows that are scored, each exactly 144160 samples long. */
-  windows: DnsmosWindow[];
-  /** Indices `idx < hopCount` whose slice was shorter than 144160 samples, hence skipped. */
-  skippedWindowIndices: number[];
-}
-
-/**
- * The windows dnsmos_local.py scores for a 16 kHz signal of `sampleCount` samples (see the module
- * comment, steps 2 and 3). Example: 3 s = 48000 samples doubles to 96000 then 192000 (12 s),
- * `num_hops = trunc(12 - 9.01) + 1 = 3`, windows start at 0, 16000, 32000.
- * @throws RangeError when `sampleCount` is not a positive integer (the reference loops forever on
- *   empty audio).
- */
-export function planDnsmosWindows(sampleCount: number, options: DnsmosWindowOptions = {}): DnsmosWindowPlan {
-  if (!Number.isInteger(sampleCount) || sampleCount < 1) {
-    throw new RangeError(`DNSMOS needs at least one sample, got ${sampleCount}`);
-  }
-  const referenceWindowEnds = options.referenceWindowEnds ?? true;
-  let extendedLength = sampleCount;
-  let doublings = 0;
-  while (extendedLength < DNSMOS_WINDOW_SAMPLES) {
-    extendedLength *= 2;
-    doublings++;
-  }
-  const hopCount = Math.trunc(Math.floor(extendedLength / DNSMOS_SAMPLE_RATE) - DNSMOS_INPUT_SECONDS) + 1;
-  const windows: DnsmosWindow[] = [];
-  const skippedWindowIndices: number[] = [];
-  for (let index = 0; index < hopCount; index++) {
-    const start = Math.trunc(index * DNSMOS_HOP_SAMPLES);
-    const nominalEnd = referenceWindowEnds
-      ? Math.trunc((index + DNSMOS_INPUT_SECONDS) * DNSMOS_HOP_SAMPLES)
-      : start + DNSMOS_WINDOW_SAMPLES;
-    const end = Math.min(nominalEnd, extendedLength);
-    if (end - start < DNSMOS_WINDOW_SAMPLES) skippedWindowIndices.push(index);
-    else windows.push({ index, start, end: start + DNSMOS_WINDOW_SAMPLES });
-  }
-  return { originalLength: sampleCount, extendedLength, doublings, hopCount, windows, skippedWindowIndices };
-}
-
-/**
- * Appends the signal to itself until it has at least 144160 samples, as dnsmos_local.py does
- * (`np.append(audio, audio)` in a loop). Returns the input itself when it is long enough already.
- * @throws RangeError for an empty signal.
- */
-export function extendByDoubling(samples: Float32Array): Float32Array {
-  if (samples.length === 0) throw new RangeError('DNSMOS needs at least one sample, got an empty signal');
-  if (samples.length >= DNSMOS_WINDOW_SAMPLES) return samples;
-  let length = samples.length;
-  while (length < DNSMOS_WINDOW_SAMPLES) length *= 2;
-  const extended = new Float32Array(length);
-  extended.set(samples, 0);
-  for (let filled = samples.length; filled < length; filled *= 2) extended.copyWithin(filled, 0, filled);
-  return extended;
-}
-
-function newMelComputer(): MelSpectrogramComputer {
-  return new MelSpectrogramComputer({
-    sampleRate: DNSMOS_SAMPLE_RATE,
-    fftSize: P808_FFT_SIZE,
-    hopLength: P808_HOP_LENGTH,
-    melBandCount: P808_MEL_BANDS,
-  });
-}
-
-/** `(power_to_db(S, ref=np.max) + 40) / 40`, cast to float32, as `audio_melspec` of dnsmos_local.py. */
-function melPowerToP808Input(melPower: Float64Array, output: Float32Array): Float32Array {
-  const decibels = powerToDb(melPower, { reference: 'max', amin: 1e-10, topDb: 80 });
-  for (let index = 0; index < decibels.length; index++) output[index] = (decibels[index]! + 40) / 40;
-  return output;
-}
-
-/**
- * The P.808 model input for one window, computed directly (no caching): `audio_melspec(audio_seg[:-160])`
- * of dnsmos_local.py, i.e. the librosa mel spectrogram (n_fft 321, hop 160, 120 Slaney bands,
- * 16 kHz, centred zero-padded frames, periodic Hann, power 2) of the first 144000 samples, then
- * `(power_to_db(ref=max, amin=1e-10, top_db=80) + 40) / 40`. Returns float32 of shape [900, 120],
- * frame-major (`[frame * 120 + band]`), ready for a [1, 900, 120] tensor.
- * @throws RangeError when `windowSamples` has fewer than 144160 samples.
- */
-export function p808MelFeatures(windowSamples: ArrayLike<number>): Float32Array {
-  if (windowSamples.length < DNSMOS_WINDOW_SAMPLES) {
-    throw new RangeError(`a DNSMOS window has ${DNSMOS_WINDOW_SAMPLES} samples, got ${windowSamples.length}`);
-  }
-  const input = new Float64Array(P808_INPUT_SAMPLES);
-  for (let index = 0; index < P808_INPUT_SAMPLES; index++) input[index] = windowSamples[index]!;
-  const spectrogram = newMelComputer().melPowerSpectrogram(input);
-  return melPowerToP808Input(spectrogram.data, new Float32Array(spectrogram.data.length));
-}
-
-/** librosa `power_to_db` default `amin`: powers are floored at 1e-10 before the logarithm. */
-const POWER_TO_DB_AMIN = 1e-10;
-/** librosa `power_to_db` default `top_db`: values more than 80 dB below the maximum are raised to it. */
-const POWER_TO_DB_TOP_DB = 80.0;
-
-/** `10 * log10(max(amin, power))` for each of `count` values, the first step of librosa `power_to_db`. */
-function powerToUnreferencedDb(power: Float64Array, count: number, output: Float64Array, outputOffset: number): void {
-  for (let index = 0; index < count; index++) output[outputOffset + index] = 10.0 * Math.log10(Math.max(POWER_TO_DB_AMIN, power[index]!));
-}
-
-/**
- * P.808 features for consecutive DNSMOS windows of one signal, reusing the work on frames that
- * overlapping windows share. A frame's mel power depends only on the 321 samples it covers; the
- * first and last frame of each window (which reach into the zero padding) are computed per window,
- * the 898 interior ones are cached by their absolute position, as `10 * log10(max(1e-10, power))`
- * (the window-independent part of `power_to_db`). Per window only the reference (the window's
- * maximum, `ref=np.max`), the 80 dB floor and `(x + 40) / 40` remain. The result is bit-identical
- * to {@link p808MelFeatures} (same floating-point operations on the same values: `log10` is
- * monotonic, so the largest cached value is `10 * log10(max(1e-10, max power))` exactly); caching
- * turns ~900 frame transforms and 108000 logarithms per window into ~100 and 12000 (one-second hop).
- * Holds scratch buffers: use one instance per signal at a time.
- */
-export class P808FeatureExtractor {
-  private readonly computer = newMelComputer();
-  private readonly cache = new Map<number, Float64Array>();
-  private cachedSignal: Float32Array | null = null;
-  private readonly decibels = new Float64Array(P808_FRAME_COUNT * P808_MEL_BANDS);
-  private readonly framePower = new Float64Array(P808_MEL_BANDS);
-
-  /**
-   * Features of the window starting at sample `windowStart` of `signal` (16 kHz, already extended
-   * by doubling): float32 [900, 120] frame-major, written to `output` when given.
-   * @throws RangeError when the window runs past the end of `signal`.
-   */
-  features(signal: Float32Array, windowStart: number, output?: Float32Array): Float32Array {
-    if (!Number.isInteger(windowStart) || windowStart < 0 || windowStart + DNSMOS_WINDOW_SAMPLES > signal.length) {
-      throw new RangeError(`window at ${windowStart} does not fit in a signal of ${signal.length} samples`);
-    }
-    if (signal !== this.cachedSignal) {
-      this.cache.clear();
-      this.cachedSignal = signal;
-    }
-    const segment = signal.subarray(windowStart, windowStart + P808_INPUT_SAMPLES);
-    const decibels = this.decibels;
-    const bands = P808_MEL_BANDS;
-    const lastInteriorFrame = P808_FRAME_COUNT - 2;
-    for (let frame = 0; frame < P808_FRAME_COUNT; frame++) {
-      const centre = frame * P808_HOP_LENGTH;
-      if (frame === 0 || frame > lastInteriorFrame) {
-        this.computer.melPowerFrame(segment, centre, this.framePower, 0);
-        powerToUnreferencedDb(this.framePower, bands, decibels, frame * bands);
-        continue;
-      }
-      const key = windowStart + centre;
-      let row = this.cache.get(key);
-      if (row === undefined) {
-        this.computer.melPowerFrame(segment, centre, this.framePower, 0);
-        row = new Float64Array(bands);
-        powerToUnreferencedDb(this.framePower, bands, row, 0);
-        this.cache.set(key, row);
-      }
-      decibels.set(row, frame * bands);
-    }
-    // Windows advance; frames centred before this window's first interior frame are not needed again
-    // when windows are requested in increasing order.
-    const keep = windowStart + P808_HOP_LENGTH;
-    for (const key of this.cache.keys()) if (key < keep) this.cache.delete(key);
-
-    // power_to_db(ref=np.max): subtract 10 log10(max(amin, max power)), floor at (max - top_db).
-    let referenceDb = -Infinity;
-    for (let index = 0; index < decibels.length; index++) if (decibels[index]! > referenceDb) referenceDb = decibels[index]!;
-    let maximum = -Infinity;
-    for (let index = 0; index < decibels.length; index++) {
-      const value = decibels[index]! - referenceDb;
-      decibels[index] = value;
-      if (value > maximum) maximum = value;
-    }
-    const floor = maximum - POWER_TO_DB_TOP_DB;
-    const result = output ?? new Float32Array(decibels.length);
-    for (let index = 0; index < decibels.length; index++) result[index] = (Math.max(decibels[index]!, floor) + 40) / 40;
-    return result;
-  }
-}
+export {
+  DNSMOS_HOP_SAMPLES,
+  DNSMOS_INPUT_SECONDS,
+  DNSMOS_POLYNOMIALS,
+  DNSMOS_SAMPLE_RATE,
+  DNSMOS_WINDOW_SAMPLES,
+  P808_FFT_SIZE,
+  P808_FRAME_COUNT,
+  P808_HOP_LENGTH,
+  P808_INPUT_SAMPLES,
+  P808_MEL_BANDS,
+  evaluatePolynomial,
+  extendByDoubling,
+  mapDnsmosRawScores,
+  planDnsmosWindows,
+  type DnsmosWindow,
+  type DnsmosWindowOptions,
+  type DnsmosWindowPlan,
+  type P835Values,
+} from './dnsmos-windows.ts';
+export { P808FeatureExtractor, p808MelFeatures } from './dnsmos-p808-features.ts';
+export {
+  channelHasSpeech,
+  type ChannelSpeechOptions,
+  type DnsmosChannelResult,
+  type DnsmosDialogueScores,
+  type DnsmosRecordingOptions,
+  type DnsmosRecordingScores,
+  type DnsmosScores,
+  type MultiChannelAudio,
+} from './dnsmos-scores.ts';
 
 /**
  * Resamples one channel to 16 kHz with the project's resampler (../../audio/resample.ts, libsamplerate
@@ -311,28 +88,6 @@ export async function resampleTo16k(samples: Float32Array, sampleRate: number, q
   if (sampleRate === DNSMOS_SAMPLE_RATE) return samples;
   if (samples.length === 0) return new Float32Array(0);
   return (await resample({ channels: [samples], sampleRate }, DNSMOS_SAMPLE_RATE, quality, { length: 'ceil' })).channels[0]!;
-}
-
-/** DNSMOS of one channel. All MOS values are on the 1..5 scale (the mapping may exceed it slightly). */
-export interface DnsmosScores {
-  /** P.835 overall quality, mean over windows of the mapped values. */
-  ovrl: number;
-  /** P.835 speech signal quality. */
-  sig: number;
-  /** P.835 background noise quality. */
-  bak: number;
-  /** P.808 MOS (`model_v8.onnx` output, used as is). */
-  p808: number;
-  /** Means over windows of the raw (unmapped) `sig_bak_ovr.onnx` outputs (`OVRL_raw` etc. of the reference). */
-  raw: P835Values;
-  /** pDNSMOS values (personalized model and polynomials), present when the scorer was loaded with `personalized: true`. */
-  personalized?: P835Values & { raw: P835Values };
-  /** Number of windows scored. */
-  windows: number;
-  /** `num_hops` of the reference (windows considered, including skipped ones). */
-  hopCount: number;
-  /** Duration of the channel in seconds (16 kHz samples before doubling / 16000, `len_in_sec`). */
-  durationSeconds: number;
 }
 
 /** Options of {@link DnsmosScorer.load}. */
@@ -398,75 +153,6 @@ export async function loadDnsmosScorer(modelDirectory: string, settings: DnsmosR
   }
 }
 
-/** A recording with any number of channels: `channels[c][i]` is sample i of channel c, in -1..1. */
-export interface MultiChannelAudio {
-  channels: Float32Array[];
-  sampleRate: number;
-}
-
-/** Options of {@link DnsmosScorer.scoreRecording}. */
-export interface DnsmosRecordingOptions {
-  /**
-   * Which channels contain speech (e.g. from a voice activity detector). Default: decided per channel
-   * by {@link channelHasSpeech}.
-   */
-  channelHasSpeech?: boolean[];
-}
-
-/** Per-channel result of {@link DnsmosScorer.scoreRecording}. */
-export interface DnsmosChannelResult {
-  channel: number;
-  hasSpeech: boolean;
-  /** null for a channel without speech (not scored: DNSMOS of silence is meaningless). */
-  scores: DnsmosScores | null;
-}
-
-/** Dialogue-level DNSMOS: per-channel values averaged over the channels with speech. */
-export interface DnsmosDialogueScores {
-  ovrl: number;
-  sig: number;
-  bak: number;
-  p808: number;
-  personalized?: P835Values;
-  /** Number of channels averaged. */
-  channelCount: number;
-}
-
-/** Result of {@link DnsmosScorer.scoreRecording}. */
-export interface DnsmosRecordingScores {
-  channels: DnsmosChannelResult[];
-  /** null when no channel has speech. */
-  dialogue: DnsmosDialogueScores | null;
-}
-
-/** Options of {@link channelHasSpeech}. */
-export interface ChannelSpeechOptions {
-  /** Level a 30 ms frame's RMS must exceed, dB relative to full scale. Default -50. */
-  thresholdDbfs?: number;
-  /** Total duration of such frames needed, seconds. Default 0.3. */
-  minimumSeconds?: number;
-}
-
-/**
- * Energy rule deciding whether a channel holds speech worth scoring: at least `minimumSeconds`
- * (0.3 s) of non-overlapping 30 ms frames whose RMS level is above `thresholdDbfs` (-50 dBFS).
- * Synthetic dialogue channels are digital silence (or a low noise floor) while the other side talks,
- * so this separates talking from silent channels; pass VAD results to
- * {@link DnsmosScorer.scoreRecording} instead when you have them.
- */
-export function channelHasSpeech(samples: Float32Array, sampleRate: number, options: ChannelSpeechOptions = {}): boolean {
-  const threshold = Math.pow(10, (options.thresholdDbfs ?? -50) / 20);
-  const thresholdSquared = threshold * threshold;
-  const frameLength = Math.max(1, Math.round(0.03 * sampleRate));
-  const framesNeeded = Math.ceil(((options.minimumSeconds ?? 0.3) * sampleRate) / frameLength);
-  let loudFrames = 0;
-  for (let start = 0; start + frameLength <= samples.length; start += frameLength) {
-    let energy = 0;
-    for (let index = start; index < start + frameLength; index++) energy += samples[index]! * samples[index]!;
-    if (energy / frameLength > thresholdSquared && ++loudFrames >= framesNeeded) return true;
-  }
-  return false;
-}
 
 /**
  * Scores speech with the DNSMOS ONNX models. Create with {@link DnsmosScorer.load}; release the
