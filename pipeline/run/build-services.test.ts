@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../config.ts';
 import { GEMINI_LOOPBACK_API_KEY, geminiDialogueResponder, geminiReplies, startGeminiLoopbackServer } from '../services/llm/testing/gemini-loopback-server.ts';
 import { openAIDialogueResponder, startOpenAILoopbackServer } from '../services/llm/testing/openai-loopback-server.ts';
@@ -14,12 +14,15 @@ import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-
 import { faultsByRequestIndex } from '../services/tts/testing/loopback-speech.ts';
 import { startOpenAiSpeechLoopbackServer } from '../services/tts/testing/openai-speech-loopback-server.ts';
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
-import { runBuild } from './build.ts';
+import { runBuild } from '../build/build.ts';
 import { verifyDataset } from './verify-dataset.ts';
 
 let scratch: string;
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-services-'));
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
@@ -45,10 +48,20 @@ async function serviceConfig(name: string, llm: unknown, ttsEnglish: unknown): P
   return config;
 }
 
-// One full-suite run (tests in parallel, machine under load) saw the first test's dialogue fail once;
-// it did not reproduce alone or under load. The assertion now prints the failure reason; one retry
-// keeps CI from hanging on it while the cause is found (see the closing note of session 1).
-describe('build with real service clients on loopback servers', { retry: 1 }, () => {
+/**
+ * The speech-rate watch of the remote clients is off here. It judges the median tempo of the last 8
+ * utterances in the order they COMPLETE, which depends on scheduling (4 syntheses in flight, the
+ * retried 500, disk and CPU load). The espeak-ng speech of this dialogue spreads from 0.48 to 1.21 times
+ * the prompts' tempo (8 of its 26 syntheses, the short questions, their padded forms and the
+ * backchannels, below the watch's 0.75), so an order a few places off the usual one puts 5 slow ones in
+ * one window: the watch then quarantines every later utterance as `implausible-speech-rate` and the
+ * dialogue fails. That was the failure once seen under load (hidden behind `retry: 1` until found).
+ * The watch has its own tests (synthesis-checks.test.ts, cosyvoice2-fastapi.test.ts); this test is
+ * about the protocols and the faults.
+ */
+const NO_SPEECH_RATE_WATCH = { speechRateMonitor: null };
+
+describe('build with real service clients on loopback servers', () => {
   it('gemini + cosyvoice2 (zero-shot voice prompts from a speaker prompt pool), with 429 and 500 faults', async () => {
     let geminiCalls = 0;
     const responder = geminiDialogueResponder();
@@ -71,7 +84,7 @@ describe('build with real service clients on loopback servers', { retry: 1 }, ()
         lines.push(JSON.stringify({ id: `clip-${index}`, speaker: `speaker-${index}`, corpus: 'fixture', text: transcript, path: fixture.path, durationSeconds: 3.5 }));
       }
       await writeFile(path.join(prompts, 'manifest.jsonl'), `${lines.join('\n')}\n`);
-      process.env.DUPLEXSYNTH_TEST_GEMINI_KEY = GEMINI_LOOPBACK_API_KEY;
+      vi.stubEnv('DUPLEXSYNTH_TEST_GEMINI_KEY', GEMINI_LOOPBACK_API_KEY);
       const config = await serviceConfig(
         'gemini-cosyvoice',
         {
@@ -80,7 +93,7 @@ describe('build with real service clients on loopback servers', { retry: 1 }, ()
         },
         {
           backend: 'cosyvoice2',
-          service: { urls: [cosyvoice.url], sampleRate: 24000, retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 } },
+          service: { urls: [cosyvoice.url], sampleRate: 24000, retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 }, checks: NO_SPEECH_RATE_WATCH },
           speakerPrompts: { manifest: path.join(prompts, 'manifest.jsonl') },
         },
       );
@@ -107,7 +120,7 @@ describe('build with real service clients on loopback servers', { retry: 1 }, ()
       const config = await serviceConfig(
         'openai',
         { rewrite: { backend: 'openai-compatible', baseUrl: `${chat.url}/v1`, model: 'local-model' }, translate: { backend: 'none' } },
-        { backend: 'openai-speech', service: { urls: [speech.url], sampleRate: 24000 }, voices: { user: { voice: 'alloy' }, system: { voice: 'echo' } } },
+        { backend: 'openai-speech', service: { urls: [speech.url], sampleRate: 24000, checks: NO_SPEECH_RATE_WATCH }, voices: { user: { voice: 'alloy' }, system: { voice: 'echo' } } },
       );
       const report = await runBuild(config);
       expect(report.datasets[0]!.failed).toEqual([]);
