@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { backoffDelayMilliseconds, DEFAULT_RETRY_POLICY, resolveRetryPolicy, retryWithBackoff, type RetryGiveUpEvent } from './retry.ts';
 
 class TypedError extends Error {
@@ -98,13 +98,34 @@ describe('retryWithBackoff', () => {
     expect(result).toBe('ok');
   });
 
-  it('stops when the signal aborts during a wait', async () => {
-    const controller = new AbortController();
-    const started = Date.now();
-    const pending = retryWithBackoff(async () => Promise.reject(new TypedError('again', true)), { ...noJitter, initialDelayMilliseconds: 10_000, maxDelayMilliseconds: 10_000, signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('stopped by caller')), 20);
-    await expect(pending).rejects.toThrow('stopped by caller');
-    expect(Date.now() - started).toBeLessThan(5_000);
+  describe('on fake timers', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('stops when the signal aborts during a wait (the default sleep, cancelled at once)', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+      const controller = new AbortController();
+      let calls = 0;
+      const events: RetryGiveUpEvent[] = [];
+      const pending = retryWithBackoff(
+        async () => {
+          calls += 1;
+          throw new TypedError('again', true);
+        },
+        { ...noJitter, initialDelayMilliseconds: 10_000, maxDelayMilliseconds: 10_000, signal: controller.signal, onGiveUp: (event) => events.push(event) },
+      );
+      const settled = pending.catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(calls).toBe(1);
+      expect(vi.getTimerCount()).toBe(1); // the 10 s backoff wait
+      controller.abort(new Error('stopped by caller'));
+      expect(await settled).toMatchObject({ message: 'stopped by caller' });
+      expect(vi.getTimerCount()).toBe(0); // the wait was cancelled, not left to run out
+      expect(performance.now()).toBe(20);
+      expect(calls).toBe(1);
+      expect(events.map((event) => [event.reason, event.attempts])).toEqual([['aborted', 1]]);
+    });
   });
 });
 

@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { TextTurn } from '../../model/types.ts';
 import { createDialogueTextBackend, type BackendEnvironment } from './backend-settings.ts';
@@ -55,6 +55,7 @@ beforeEach(async () => {
   retries = [];
 });
 afterEach(async () => {
+  vi.useRealTimers();
   await gemini?.close();
   await openAI?.close();
   gemini = undefined;
@@ -67,6 +68,20 @@ function environment(variables: Record<string, string | undefined> = { GEMINI_AP
 }
 
 const fastRetry = { maxRetries: 4, initialDelaySeconds: 0.02, maxDelaySeconds: 2, jitter: 0 };
+
+/**
+ * Fake timers for the waits (client timeout, retry backoff, pool hold, server delay): the clock moves
+ * only when a test advances it, so waits are asserted to the millisecond. setImmediate stays real, so
+ * the loopback sockets keep working.
+ */
+function useFakeClock(): void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+}
+
+/** Lets real I/O (the loopback exchange) run until `done()` holds; fake time does not move meanwhile. */
+async function untilTrue(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}
 
 /** Replies with `faults[index]` when set (a reply or a function of the correct reply), else correctly. */
 function scripted(faults: ReadonlyArray<GeminiLoopbackReply | ((correct: string) => string) | undefined>): (request: GeminiLoopbackRequest) => GeminiLoopbackReply | string {
@@ -98,13 +113,18 @@ describe('gemini backend: field faults end retried-and-correct', () => {
     expect(backendFingerprint(backend, 'translate', 'ja')).toMatch(/^language-model\|model=gemma-4-31b-it\|prompt=translate\.v1#\w{12}\|temperature=0\|seed=1234\|structured-output=false\|recovery=repair=repair-dialogue\.v1#\w{12},split-depth=2$/);
   });
 
-  it('429 RESOURCE_EXHAUSTED with RetryInfo "0.2s": waits that long, then succeeds', async () => {
+  it('429 RESOURCE_EXHAUSTED with RetryInfo "0.2s": waits exactly that long, then succeeds', async () => {
     const backend = await geminiBackend([geminiReplies.rateLimited('0.2s')]);
-    const started = performance.now();
-    expect(await backend.translate(translateInput)).toEqual(expectedJapanese);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
-    expect(gemini!.requests).toHaveLength(2);
+    useFakeClock();
+    const translated = backend.translate(translateInput);
+    await untilTrue(() => retries.length === 1);
     expect(retries.map((event) => event.delayMilliseconds)).toEqual([200]);
+    await vi.advanceTimersByTimeAsync(199);
+    expect(gemini!.requests).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await translated).toEqual(expectedJapanese);
+    expect(gemini!.requests).toHaveLength(2);
+    expect(performance.now()).toBe(200);
   });
 
   it('500 and 503 on some requests: retried with backoff', async () => {
@@ -119,9 +139,19 @@ describe('gemini backend: field faults end retried-and-correct', () => {
 
   it('a slow response hitting the client timeout: retried', async () => {
     const backend = await geminiBackend([geminiReplies.slow(3000)], { timeoutSeconds: 0.3 });
-    expect(await backend.translate(translateInput)).toEqual(expectedJapanese);
-    expect(gemini!.requests).toHaveLength(2);
+    useFakeClock();
+    const translated = backend.translate(translateInput);
+    await untilTrue(() => gemini!.requests.length === 1);
+    await vi.advanceTimersByTimeAsync(299);
+    expect(retries).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    await untilTrue(() => retries.length === 1);
     expect((retries[0]?.error as LanguageModelCallError).failure).toBe('timeout');
+    expect(retries[0]?.delayMilliseconds).toBe(20);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await translated).toEqual(expectedJapanese);
+    expect(gemini!.requests).toHaveLength(2);
+    expect(performance.now()).toBe(320);
   });
 
   it('JSON in a markdown fence, and a stray prefix before the JSON: parsed, no extra request', async () => {
@@ -293,8 +323,18 @@ describe('openai-compatible backend', () => {
 
   it('a slow response: retried after the client timeout; untranslated English: repaired', async () => {
     const backend = await openAIBackend([openAIReplies.slow(3000), () => englishReply()], { timeoutSeconds: 0.3 });
-    expect(await backend.translate(translateInput)).toEqual(expectedJapanese);
+    useFakeClock();
+    const translated = backend.translate(translateInput);
+    await untilTrue(() => openAI!.requests.length === 1);
+    await vi.advanceTimersByTimeAsync(299);
+    expect(retries).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    await untilTrue(() => retries.length === 1);
+    expect((retries[0]?.error as LanguageModelCallError).failure).toBe('timeout');
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await translated).toEqual(expectedJapanese);
     expect(openAI!.requests).toHaveLength(3);
+    expect(performance.now()).toBe(320);
   });
 
   it('structuredOutput sends response_format json_schema with the exact turn count; jsonMode off puts it in the prompt', async () => {

@@ -32,23 +32,25 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+/** Timeout of the requests that are meant to be answered: far above any stall of a loaded machine (only the `slow` case times out, at 5 ms, before the 10 ms reply ends). */
+const ANSWER_TIMEOUT = 60_000;
 const context = (route: string) => ({ engine: 'test', text: 'hello', endpoint: url, route });
 const failure = (promise: Promise<unknown>): Promise<SpeechServiceError> => promise.then(() => Promise.reject(new Error('expected a failure')), (error: unknown) => error as SpeechServiceError);
 
 describe('requestService', () => {
   it('reads a chunked body to its end', async () => {
-    const response = await requestService(context('/ok'), { method: 'POST', body: 'x' }, { timeoutMilliseconds: 2_000 });
+    const response = await requestService(context('/ok'), { method: 'POST', body: 'x' }, { timeoutMilliseconds: ANSWER_TIMEOUT });
     expect(Array.from(response.body)).toEqual([1, 0, 2, 0]);
     expect(Array.from(decodePcm16LittleEndian(response.body), (sample) => sample * 32768)).toEqual([1, 2]);
   });
 
   it('types every failure and says whether to retry', async () => {
-    const busy = await failure(requestService(context('/busy'), { method: 'POST' }, { timeoutMilliseconds: 2_000 }));
+    const busy = await failure(requestService(context('/busy'), { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
     expect(busy).toMatchObject({ failure: 'service-error', statusCode: 429, isRetryable: true, retryAfterMilliseconds: 2_000, responseExcerpt: 'slow down' });
-    const bad = await failure(requestService(context('/bad'), { method: 'POST' }, { timeoutMilliseconds: 2_000 }));
+    const bad = await failure(requestService(context('/bad'), { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
     expect(bad).toMatchObject({ failure: 'service-error', statusCode: 400, isRetryable: false });
     expect(bad.message).toContain('{"detail":"nope"}');
-    const broken = await failure(requestService(context('/broken'), { method: 'POST' }, { timeoutMilliseconds: 2_000 }));
+    const broken = await failure(requestService(context('/broken'), { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
     expect(broken).toMatchObject({ failure: 'truncated-audio', isRetryable: true });
     const slow = await failure(requestService(context('/ok'), { method: 'POST' }, { timeoutMilliseconds: 5 }));
     expect(slow).toMatchObject({ failure: 'timeout', isRetryable: true });
@@ -56,14 +58,14 @@ describe('requestService', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const refused = await failure(requestService({ ...context('/ok'), endpoint: `http://127.0.0.1:${closedPort}` }, { method: 'POST' }, { timeoutMilliseconds: 2_000 }));
+    const refused = await failure(requestService({ ...context('/ok'), endpoint: `http://127.0.0.1:${closedPort}` }, { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
     expect(refused).toMatchObject({ failure: 'service-unreachable', isRetryable: true });
     expect(refused.message).toMatch(/ECONNREFUSED/);
   });
 
   it('rethrows the caller abort reason', async () => {
     const controller = new AbortController();
-    const pending = requestService(context('/ok'), { method: 'POST' }, { timeoutMilliseconds: 2_000, signal: controller.signal });
+    const pending = requestService(context('/ok'), { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT, signal: controller.signal });
     controller.abort(new Error('caller gave up'));
     await expect(pending).rejects.toThrow('caller gave up');
   });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { kanjiNumeral, readDialogueRequest } from './dialogue-replies.ts';
 import { GEMINI_LOOPBACK_API_KEY, startGeminiLoopbackServer, type GeminiLoopbackServer } from './gemini-loopback-server.ts';
 import { startOpenAILoopbackServer, type OpenAILoopbackServer } from './openai-loopback-server.ts';
@@ -6,6 +6,7 @@ import { startOpenAILoopbackServer, type OpenAILoopbackServer } from './openai-l
 let gemini: GeminiLoopbackServer | undefined;
 let openAI: OpenAILoopbackServer | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await gemini?.close();
   await openAI?.close();
   gemini = undefined;
@@ -53,11 +54,22 @@ describe('Gemini loopback server', () => {
   it('capacity with queue: extra requests wait, so N requests take N / capacity service times', async () => {
     gemini = await startGeminiLoopbackServer({ responder: () => 'x', latencyMs: 100, capacity: 2 });
     const url = `${gemini.url}/v1beta/models/m:generateContent`;
-    const started = performance.now();
-    const statuses = await Promise.all(Array.from({ length: 4 }, () => post(url).then((response) => response.status)));
-    const elapsed = performance.now() - started;
-    expect(statuses).toEqual([200, 200, 200, 200]);
-    expect(elapsed).toBeGreaterThanOrEqual(195);
+    // Fake timers for the service latency (setImmediate stays real, so the sockets keep working): the
+    // clock moves only when advanced, so each reply's time is exact.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    const untilTrue = async (done: () => boolean): Promise<void> => {
+      while (!done()) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const answered: number[] = [];
+    const statuses = Promise.all(Array.from({ length: 4 }, () => post(url).then((response) => (answered.push(performance.now()), response.status))));
+    await untilTrue(() => gemini!.statistics.peakConcurrency === 2 && gemini!.statistics.received === 4);
+    await vi.advanceTimersByTimeAsync(99);
+    expect(answered).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    await untilTrue(() => answered.length === 2);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await statuses).toEqual([200, 200, 200, 200]);
+    expect(answered).toEqual([100, 100, 200, 200]);
     expect(gemini.statistics.peakConcurrency).toBe(2);
   });
 });
