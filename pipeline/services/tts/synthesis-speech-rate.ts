@@ -1,0 +1,156 @@
+/**
+ * Speaking rate of synthesized speech (./synthesis-checks.ts): the per-language bounds, the spoken
+ * length of a text and the duration range it allows (truncated stream / runaway output), and the
+ * watch over many utterances ({@link SpeechRateMonitor}) that catches a wrong sample rate.
+ */
+import type { Language } from '../../model/types.ts';
+import { defaultWordTokenizer, type WordTokenizer } from '../../alignment/spoken-words.ts';
+
+/** Speaking-rate bounds of one language; rates in spoken units (see {@link spokenLength}) per second of speech. */
+export interface SpeechRateBounds {
+  /** What ordinary conversational speech reaches; used for the predicted duration and the tempo ratio. */
+  typicalUnitsPerSecond: number;
+  /** Slower than this (with the allowances) is runaway output. */
+  minimumUnitsPerSecond: number;
+  /** Faster than this is truncated output (or a sample rate set too high). */
+  maximumUnitsPerSecond: number;
+  /** Longest pause one pausing punctuation mark may add, seconds (added to the maximum duration). */
+  pauseAllowanceSeconds: number;
+  /** Fixed slack added to the maximum duration, seconds (short utterances vary most). */
+  allowanceSeconds: number;
+}
+
+/**
+ * Bounds per language. Units: English letters (digits count 4, as read out; spoken-words.ts), Japanese
+ * morae (kuromoji pronunciation; japanese-morae.ts).
+ * - English: conversational speech runs at about 150-190 words per minute, 5.2 syllables per second
+ *   (J. Yuan, M. Liberman, C. Cieri, "Towards an integrated understanding of speaking rate in
+ *   conversation", Interspeech 2006), i.e. about 12-15 letters per second; espeak-ng at 175 words per
+ *   minute measures 12.4-15.1 here. Bounds 5 (about 65 words per minute) to 24 (about 300) letters/s.
+ * - Japanese: spontaneous speech averages 7-8 morae per second, fast speakers reach 10-11 (Corpus of
+ *   Spontaneous Japanese, K. Maekawa, "Corpus of Spontaneous Japanese: its design and evaluation",
+ *   SSPR 2003); Open JTalk and espeak-ng measure 6.5-7.5. Bounds 3 to 13 morae/s.
+ * A stream cut at half the text doubles the apparent rate and crosses the maximum; a clean cut that
+ * keeps 70 % or more of the text, or a cut of a one-word utterance, cannot be told from fast speech
+ * (the abrupt-end check catches cuts inside a word).
+ */
+export const DEFAULT_SPEECH_RATE_BOUNDS: Readonly<Record<Language, Readonly<SpeechRateBounds>>> = Object.freeze({
+  en: Object.freeze({ typicalUnitsPerSecond: 13.5, minimumUnitsPerSecond: 5, maximumUnitsPerSecond: 24, pauseAllowanceSeconds: 0.6, allowanceSeconds: 1.0 }),
+  ja: Object.freeze({ typicalUnitsPerSecond: 7.5, minimumUnitsPerSecond: 3, maximumUnitsPerSecond: 13, pauseAllowanceSeconds: 0.6, allowanceSeconds: 1.0 }),
+});
+
+/** How long a text is when spoken, in the units of {@link DEFAULT_SPEECH_RATE_BOUNDS}. */
+export interface SpokenLength {
+  units: number;
+  unit: 'letters' | 'morae';
+  /** Words followed by pausing punctuation, the last word excluded. */
+  pauses: number;
+}
+
+/**
+ * The spoken length of a text: English letters (digits 4 each), Japanese morae (dictionary
+ * pronunciation, estimated where unknown), and pausing punctuation marks inside the text.
+ *
+ * @param text the text as written (for Japanese, the original with kanji: kuromoji reads it).
+ * @param tokenizer word splitter; default {@link defaultWordTokenizer}.
+ * @throws WordTokenizerError when the Japanese dictionary cannot be loaded.
+ */
+export async function spokenLength(text: string, language: Language, tokenizer: WordTokenizer = defaultWordTokenizer): Promise<SpokenLength> {
+  const words = await tokenizer.tokenize(text, language);
+  const units = words.reduce((sum, word) => sum + word.weight, 0);
+  const pauses = words.slice(0, -1).filter((word) => word.pauseAfter).length;
+  return { units, unit: language === 'ja' ? 'morae' : 'letters', pauses };
+}
+
+/** Plausible speech durations of one text, seconds. */
+export interface DurationRange {
+  /** Shorter speech is truncated: units / maximum rate. */
+  minimumSeconds: number;
+  /** units / typical rate. */
+  typicalSeconds: number;
+  /** Longer speech is runaway: units / minimum rate + pauses * pause allowance + allowance. */
+  maximumSeconds: number;
+}
+
+/**
+ * The plausible speech duration range of a text of `length` under `bounds`.
+ *
+ * @returns seconds; minimum <= typical <= maximum.
+ */
+export function plausibleDurationRange(length: SpokenLength, bounds: SpeechRateBounds): DurationRange {
+  return {
+    minimumSeconds: length.units / bounds.maximumUnitsPerSecond,
+    typicalSeconds: length.units / bounds.typicalUnitsPerSecond,
+    maximumSeconds: length.units / bounds.minimumUnitsPerSecond + length.pauses * bounds.pauseAllowanceSeconds + bounds.allowanceSeconds,
+  };
+}
+
+/** Settings of {@link SpeechRateMonitor}. */
+export interface SpeechRateMonitorOptions {
+  /** Accepted utterances looked at (the most recent ones); no verdict before this many. Default 8. */
+  windowSize: number;
+  /** Median tempo ratio below this is implausible. Default 0.75. */
+  minimumTempoRatio: number;
+  /** Median tempo ratio above this is implausible. Default 1.4. */
+  maximumTempoRatio: number;
+}
+
+/**
+ * Defaults: over 8 utterances, the median tempo relative to the reference (the voice prompt's tempo,
+ * or the language's typical rate) must stay within [0.75, 1.4]. A model rate of 24000 Hz read as
+ * 16000 Hz gives 0.667 and is caught; read as 22050 Hz gives 0.919, which speaking-rate statistics
+ * cannot separate from a slower voice (keep `sampleRate` at the model's: 24000 for CosyVoice2).
+ */
+export const DEFAULT_SPEECH_RATE_MONITOR_OPTIONS: Readonly<SpeechRateMonitorOptions> = Object.freeze({
+  windowSize: 8,
+  minimumTempoRatio: 0.75,
+  maximumTempoRatio: 1.4,
+});
+
+/** What {@link SpeechRateMonitor.assess} concludes. */
+export interface SpeechRateAssessment {
+  /** Median of the recorded tempo ratios in the window. */
+  medianTempoRatio: number;
+  /** Ratios in the window. */
+  count: number;
+  plausible: boolean;
+}
+
+/**
+ * Watches the tempo of accepted utterances (their units per second over the reference's). A sample
+ * rate configured differently from the model's stretches every clip by the same factor: single clips
+ * stay inside the per-utterance bounds, but the median over a window moves out of
+ * [minimumTempoRatio, maximumTempoRatio].
+ */
+export class SpeechRateMonitor {
+  readonly options: SpeechRateMonitorOptions;
+  private readonly ratios: number[] = [];
+
+  constructor(options: Partial<SpeechRateMonitorOptions> = {}) {
+    this.options = { ...DEFAULT_SPEECH_RATE_MONITOR_OPTIONS, ...options };
+  }
+
+  /**
+   * Records one accepted utterance.
+   *
+   * @param tempoRatio the utterance's tempo divided by the reference tempo (> 0; others are ignored).
+   */
+  record(tempoRatio: number): void {
+    if (!(tempoRatio > 0) || !Number.isFinite(tempoRatio)) return;
+    this.ratios.push(tempoRatio);
+    if (this.ratios.length > this.options.windowSize) this.ratios.shift();
+  }
+
+  /** @returns the verdict over the window, or null while fewer than `windowSize` utterances were recorded. */
+  assess(): SpeechRateAssessment | null {
+    if (this.ratios.length < this.options.windowSize) return null;
+    const sorted = [...this.ratios].sort((a, b) => a - b);
+    const middle = sorted.length / 2;
+    const medianTempoRatio = sorted.length % 2 === 1 ? (sorted[Math.floor(middle)] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+    return {
+      medianTempoRatio,
+      count: sorted.length,
+      plausible: medianTempoRatio >= this.options.minimumTempoRatio && medianTempoRatio <= this.options.maximumTempoRatio,
+    };
+  }
+}
