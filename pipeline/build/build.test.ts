@@ -45,6 +45,15 @@ async function hashTree(directory: string): Promise<Record<string, string>> {
   return result;
 }
 
+/**
+ * Cold demo builds (both languages, every utterance synthesized, DNSMOS quality scoring and the split)
+ * outlast the suite's 3-minute default (vitest.config.ts): the fresh-cache test (a cold build with
+ * scoring, then a reseeded one) took 125-230 s in full-suite runs, and with the two cores shared by
+ * other builds and test runs (load 12-18, 2 December) the first build took about 14 minutes and the
+ * fresh-cache test 9. Twenty minutes still ends a hung build.
+ */
+const DEMO_BUILD_TIMEOUT = 1_200_000;
+
 describe('demo build (both languages, recorded responses)', () => {
   let demo: BuildConfig;
   let first: BuildReport;
@@ -52,7 +61,7 @@ describe('demo build (both languages, recorded responses)', () => {
     // the demo as shipped: quality scoring and the dev/test split included
     demo = await config((base) => ({ corpus: { ...base.corpus, limit: 2 }, quality: base.quality }), 'demo');
     first = await runBuild(demo);
-  });
+  }, DEMO_BUILD_TIMEOUT);
 
   it('writes both datasets in the benchmark layout, and they verify', async () => {
     expect(first.failedDialogues).toBe(0);
@@ -170,7 +179,7 @@ describe('demo build (both languages, recorded responses)', () => {
     const a = await readFile(path.join(fresh.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
     const b = await readFile(path.join(reseeded.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
     expect(b).not.toEqual(a);
-  });
+  }, DEMO_BUILD_TIMEOUT);
 });
 
 describe('real TopiOCQA dev set, English, offline rules backend', () => {

@@ -52,7 +52,9 @@ beforeAll(async () => {
   await runBuild(config);
   recordings = path.join(scratch, 'recordings');
   await concatenateDialogues(path.join(scratch, 'source', 'data', 'en', 'task', 'topiocqa'), recordings, { perRecording: 3, gapSeconds: 2 });
-}, 600_000);
+  // A cold 6-dialogue build: 20-40 s in an ordinary full-suite run, but past the suite's 3-minute
+  // default while other builds share the two cores (seen on 2 December); twenty minutes still ends a hang.
+}, 1_200_000);
 
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
@@ -128,7 +130,7 @@ describe('duplexsynth chat', () => {
     const testSpeakers = await speakersOf(test);
     for (const speaker of await speakersOf(dev)) expect(testSpeakers.has(speaker)).toBe(false);
     expect((await readdir(result.directory)).filter((name) => name.endsWith('.jsonl')).sort()).toEqual(expect.arrayContaining(['all.jsonl', 'test.jsonl']));
-  }, 600_000);
+  });
 
   it('writes the same bytes again from the same recordings', async () => {
     const first = await runChat([recordings], chatOptions(path.join(scratch, 'chat-a'), { score: false }));
@@ -136,7 +138,7 @@ describe('duplexsynth chat', () => {
     const names = (await readdir(first.directory, { recursive: true })).filter((name) => /\.(wav|txt|jsonl|json)$/.test(name)).sort();
     expect(names.length).toBeGreaterThan(10);
     for (const name of names) expect((await readFile(path.join(first.directory, name))).equals(await readFile(path.join(second.directory, name))), name).toBe(true);
-  }, 600_000);
+  });
 
   it('lists a recording without audio as failed and goes on with the others', async () => {
     const { copyFile, mkdir } = await import('node:fs/promises');
@@ -148,5 +150,5 @@ describe('duplexsynth chat', () => {
     expect(result.segments.every((segment) => segment.recording === 'synthetic-1')).toBe(true);
     const summary = JSON.parse(await readFile(path.join(result.directory, 'summary.json'), 'utf8'));
     expect(summary.failed).toEqual(result.failed);
-  }, 600_000);
+  });
 });

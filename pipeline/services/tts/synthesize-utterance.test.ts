@@ -57,7 +57,7 @@ beforeAll(async () => {
     const utterance = await synthesizeUtterance(job.synthesizer, { text: job.text, language: job.language, voice: job.voice }, { sampleRate: SAMPLE_RATE });
     results.push({ language: job.language, text: job.text, utterance });
   }
-}, 300_000);
+});
 
 describe('synthesizeUtterance on real engines', () => {
   it('returns 16-bit-grid audio trimmed exactly to speech (no leading or trailing silence)', () => {
