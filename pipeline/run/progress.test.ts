@@ -2,7 +2,7 @@
  * The progress displays: plain lines when standard error is not a terminal, JSON lines with --json,
  * live bars (cli-progress) on a terminal, and the mode chosen from the options and the stream.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createProgressDisplay, progressModeFor, progressStagesFailedAt, type ProgressEvent } from './progress.ts';
 
 function collector(isTTY: boolean) {
@@ -45,19 +45,28 @@ describe('createProgressDisplay', () => {
     expect(lines).toEqual([{ type: 'log', line: 'hello' }, ...events]);
   });
 
-  it('bars: a bar per stage with counts, and failures printed above it', async () => {
-    const output = collector(true);
-    const display = createProgressDisplay('bars', output.stream as never);
-    for (const event of events) display.progress(event);
-    display.log('a log line');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    display.stop();
-    const text = output.text();
+  it('bars: a bar per stage with counts, and failures printed above it', () => {
+    // cli-progress redraws on a timer (10 frames per second): fake timers run its frames without waiting
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    try {
+      const output = collector(true);
+      const display = createProgressDisplay('bars', output.stream as never);
+      for (const event of events) display.progress(event);
+      display.log('a log line');
+      vi.advanceTimersByTime(250);
+      display.stop();
+      checkBars(output.text());
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  function checkBars(text: string): void {
     expect(text).toContain('[en] synthesize-speech');
     expect(text).toContain('3/3 (1 cached, 1 failed)');
     expect(text).toContain('[en] synthesize-speech b: FAILED: espeak-ng: missing');
     expect(text).toContain('a log line');
-  });
+  }
 });
 
 describe('progressStagesFailedAt', () => {
