@@ -23,6 +23,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { approximateTokenCount, startLoopbackHttpServer, type LoopbackHttpReply, type OverCapacityPolicy } from './loopback-http.ts';
+import type { Clock } from '../../clock.ts';
 import { readDialogueRequest, validDialogueReply } from './dialogue-replies.ts';
 
 /** The key the server accepts unless told otherwise. */
@@ -104,6 +105,8 @@ export interface GeminiLoopbackOptions {
   emulateModelQuirks?: boolean;
   /** Port; default any free one. */
   port?: number;
+  /** The service latency and reply delays wait on it; default the system clock (vitest's fake timers drive it). */
+  clock?: Clock;
 }
 
 /** A running Gemini loopback server. */
@@ -233,7 +236,7 @@ export async function startGeminiLoopbackServer(options: GeminiLoopbackOptions =
         return toHttpReply(reply, request);
       },
     },
-    { ...(options.capacity !== undefined ? { capacity: options.capacity } : {}), ...(options.overCapacity !== undefined ? { overCapacity: options.overCapacity } : {}), ...(options.port !== undefined ? { port: options.port } : {}) },
+    { ...(options.capacity !== undefined ? { capacity: options.capacity } : {}), ...(options.overCapacity !== undefined ? { overCapacity: options.overCapacity } : {}), ...(options.port !== undefined ? { port: options.port } : {}), ...(options.clock !== undefined ? { clock: options.clock } : {}) },
   );
   return { url: http.url, requests, statistics: http.statistics, close: http.close };
 }

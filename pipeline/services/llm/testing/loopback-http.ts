@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
 
 /** What to do with a request that arrives while `capacity` requests are being served. */
 export type OverCapacityPolicy = 'queue' | 'reject';
@@ -18,6 +19,8 @@ export interface LoopbackHttpOptions {
   overCapacity?: OverCapacityPolicy;
   /** Port; default 0 (any free port). */
   port?: number;
+  /** The service latency waits on it; default {@link SYSTEM_CLOCK} (which vitest's fake timers drive). */
+  clock?: Clock;
 }
 
 /** A response the handler wants written. */
@@ -73,20 +76,14 @@ export async function startLoopbackHttpServer(handlers: LoopbackHttpHandlers, op
   const overCapacity = options.overCapacity ?? 'queue';
   const statistics: LoopbackHttpStatistics = { received: 0, rejectedOverCapacity: 0, peakConcurrency: 0, abandoned: 0 };
   const waiting: Array<() => void> = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  /** Aborted by `close`: ends the pending latency waits (their replies are not written). */
+  const closing = new AbortController();
   let serving = 0;
   let closed = false;
 
   const wait = (milliseconds: number): Promise<void> =>
-    milliseconds <= 0 || closed
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const timer = setTimeout(() => {
-            timers.delete(timer);
-            resolve();
-          }, milliseconds);
-          timers.add(timer);
-        });
+    milliseconds <= 0 || closed ? Promise.resolve() : clock.sleep(milliseconds, closing.signal).catch(() => undefined);
 
   const acquire = async (): Promise<void> => {
     if (serving < capacity) {
@@ -149,8 +146,7 @@ export async function startLoopbackHttpServer(handlers: LoopbackHttpHandlers, op
     statistics,
     close: async () => {
       closed = true;
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
+      closing.abort();
       for (const resolve of waiting.splice(0)) resolve();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -74,6 +74,18 @@ describe('Gemini loopback server', () => {
   });
 });
 
+describe('loopback servers on an injected clock', () => {
+  it('the service latency and a reply delay are waited on the given clock', async () => {
+    const waits: number[] = [];
+    const clock = { now: () => 0, sleep: async (milliseconds: number) => void waits.push(milliseconds) };
+    gemini = await startGeminiLoopbackServer({ responder: () => ({ kind: 'text', text: 'x', delayMilliseconds: 250 }), latencyMs: 60_000, clock });
+    expect((await post(`${gemini.url}/v1beta/models/m:generateContent`)).status).toBe(200);
+    openAI = await startOpenAILoopbackServer({ responder: () => 'y', latencyMs: 30_000, clock });
+    expect((await post(`${openAI.url}/v1/chat/completions`, {}, JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }))).status).toBe(200);
+    expect(waits).toEqual([60_250, 30_000]);
+  });
+});
+
 describe('OpenAI-compatible loopback server', () => {
   it('answers chat.completion objects and OpenAI error bodies with retry-after', async () => {
     openAI = await startOpenAILoopbackServer({ responder: (request) => (request.index === 0 ? 'hello' : { kind: 'error', statusCode: 429, message: 'slow down', type: 'rate_limit_error', retryAfterSeconds: 2 }) });

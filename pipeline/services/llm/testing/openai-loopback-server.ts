@@ -20,6 +20,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { approximateTokenCount, startLoopbackHttpServer, type LoopbackHttpReply, type OverCapacityPolicy } from './loopback-http.ts';
+import type { Clock } from '../../clock.ts';
 import { readDialogueRequest, validDialogueReply } from './dialogue-replies.ts';
 
 /** The request body fields the server reads. */
@@ -71,6 +72,8 @@ export interface OpenAILoopbackOptions {
   /** Answer 400 to a `system` message. Default false. */
   rejectSystemRole?: boolean;
   port?: number;
+  /** The service latency and reply delays wait on it; default the system clock (vitest's fake timers drive it). */
+  clock?: Clock;
 }
 
 /** A running OpenAI-compatible loopback server. */
@@ -156,7 +159,7 @@ export async function startOpenAILoopbackServer(options: OpenAILoopbackOptions =
         return toHttpReply(reply, request);
       },
     },
-    { ...(options.capacity !== undefined ? { capacity: options.capacity } : {}), ...(options.overCapacity !== undefined ? { overCapacity: options.overCapacity } : {}), ...(options.port !== undefined ? { port: options.port } : {}) },
+    { ...(options.capacity !== undefined ? { capacity: options.capacity } : {}), ...(options.overCapacity !== undefined ? { overCapacity: options.overCapacity } : {}), ...(options.port !== undefined ? { port: options.port } : {}), ...(options.clock !== undefined ? { clock: options.clock } : {}) },
   );
   return { url: http.url, requests, statistics: http.statistics, close: http.close };
 }
