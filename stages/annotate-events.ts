@@ -9,6 +9,7 @@ import type { ChannelEvents, ChannelSegments } from '../pipeline/model/types.ts'
 import type { RoleLabelDisagreement } from '../pipeline/model/dataset-summary.ts';
 import type { PlacedTimeline } from './place-timeline.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
+import type { Stage } from '../pipeline/run/stage.ts';
 
 /** Events of one dialogue, its JSONL line, and the role/label disagreements. */
 export interface AnnotatedDialogue {
@@ -51,3 +52,25 @@ export function annotateDialogue(
   });
   return { events, line: formatEventsLine(dialogueId, events), disagreements };
 }
+
+/** Input of {@link annotateEventsStage}: a placed dialogue and its utterances as placed. */
+export interface AnnotateEventsInput {
+  dialogueId: string;
+  timeline: Pick<PlacedTimeline, 'segments' | 'placement' | 'channels'>;
+  /** The utterances in the timeline's order (a barge-in variant's cut answers included). */
+  utterances: readonly SpokenUtterance[];
+}
+
+/**
+ * Stage `annotate-events`: {@link annotateDialogue} of the timeline's speech segments. No parameters
+ * (the events.md rules are fixed); not cached.
+ * @throws as {@link annotateDialogue}
+ */
+export const annotateEventsStage: Stage<AnnotateEventsInput, Record<string, never>, AnnotatedDialogue> = {
+  name: 'annotate-events',
+  inputs: ['dialogueId', 'timeline', 'utterances'],
+  parameters: [],
+  cacheStages: [],
+  cacheKeys: async () => [],
+  run: async (input) => annotateDialogue(input.dialogueId, input.timeline.segments, input.timeline, input.utterances),
+};

@@ -21,6 +21,7 @@
 import { buildIpus, computeEvents, DEFAULT_EVENT_THRESHOLDS, segmentsFromWords, type EventThresholds } from '../pipeline/events/index.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelEvents, ChannelSegments, ReferenceRecording, SpeechSegment } from '../pipeline/model/types.ts';
 import { joinTranscript } from '../corpora/reference-recording.ts';
+import type { Stage } from '../pipeline/run/stage.ts';
 
 /** Segment lengths of the chat track, seconds. */
 export interface ChatSegmentOptions {
@@ -206,3 +207,27 @@ export function chatSegmentContent(recording: ReferenceRecording, span: ChatSpan
     notes,
   };
 }
+
+/** Input of {@link cutChatSegmentsStage}: one recording and its length. */
+export interface CutChatSegmentsInput {
+  recording: ReferenceRecording;
+  /** The recording's audio length, centiseconds. */
+  durationCs: Centiseconds;
+}
+
+/**
+ * Stage `cut-chat-segments`: where to cut one recording ({@link chatSegmentSpans}) and the content of
+ * each segment ({@link chatSegmentContent}). Not cached (fast, and its output is written at once).
+ * @throws as {@link chatSegmentSpans} and {@link chatSegmentContent}
+ */
+export const cutChatSegmentsStage: Stage<CutChatSegmentsInput, { options: Partial<ChatSegmentOptions> }, { segments: ChatSegmentContent[]; notes: string[] }> = {
+  name: 'cut-chat-segments',
+  inputs: ['recording', 'durationCs'],
+  parameters: ['options'],
+  cacheStages: [],
+  cacheKeys: async () => [],
+  run: async (input, parameters) => {
+    const { spans, notes } = chatSegmentSpans(input.recording.segments, input.durationCs, parameters.options);
+    return { segments: spans.map((span) => chatSegmentContent(input.recording, span)), notes };
+  },
+};

@@ -8,6 +8,7 @@
 import { loadTopiocqa } from '../corpora/topiocqa.ts';
 import type { BuildConfig } from '../pipeline/config.ts';
 import type { Language, SourceConversation } from '../pipeline/model/types.ts';
+import type { Stage } from '../pipeline/run/stage.ts';
 
 /** Result of ingestion: the conversations to build and those rejected, with reasons. */
 export interface IngestedCorpus {
@@ -30,7 +31,7 @@ export interface IngestedCorpus {
  * Ingest the corpus named by `config.corpus`.
  * @throws TopiocqaFormatError (corpora/topiocqa.ts) for whole-file problems, naming the file
  */
-export async function ingestCorpus(config: BuildConfig): Promise<IngestedCorpus> {
+export async function ingestCorpus(config: Pick<BuildConfig, 'corpus' | 'languages'>): Promise<IngestedCorpus> {
   const result = await loadTopiocqa(config.corpus.path, {
     unanswerable: config.corpus.unanswerable,
     onInvalid: 'skip',
@@ -100,3 +101,17 @@ export function scriptMismatchNotes(conversations: readonly SourceConversation[]
   }
   return notes;
 }
+
+/**
+ * Stage `ingest-corpus`: {@link ingestCorpus}. The input is the corpus setting (its file and how to
+ * read it), the parameter the build's languages (for the script checks). Not cached (a local file).
+ * @throws as {@link ingestCorpus}
+ */
+export const ingestCorpusStage: Stage<Pick<BuildConfig, 'corpus'>, Pick<BuildConfig, 'languages'>, IngestedCorpus> = {
+  name: 'ingest-corpus',
+  inputs: ['corpus'],
+  parameters: ['languages'],
+  cacheStages: [],
+  cacheKeys: async () => [],
+  run: (input, parameters) => ingestCorpus({ corpus: input.corpus, languages: parameters.languages }),
+};

@@ -15,6 +15,7 @@ import type { PlacedBackchannel } from '../pipeline/timeline/place-backchannels.
 import { clipSegments, placeBargeInVariant, type PlannedBargeIn, type SystemYields } from '../pipeline/timeline/place-barge-in-variant.ts';
 import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
+import type { Stage } from '../pipeline/run/stage.ts';
 
 /** A dialogue on its timeline: audio per channel, segments and words in absolute centiseconds. */
 export interface PlacedTimeline {
@@ -261,3 +262,50 @@ export function placeBargeInTimeline(
     utterances: spoken,
   };
 }
+
+/** Input of the placement stages: one dialogue's synthesized utterances and backchannel clips. */
+export interface PlaceTimelineInput {
+  dialogueId: string;
+  utterances: readonly SpokenUtterance[];
+  backchannelClips: readonly SpokenUtterance[];
+}
+
+/** Parameters of {@link placeTimelineStage}: the dataset's seed, channels, timing statistics and placement options. */
+export interface PlaceTimelineParameters {
+  seed: number;
+  channelOfRole: Record<SpeakerRole, Channel>;
+  statistics: TimingStatistics;
+  options: Partial<PlaceDialogueOptions>;
+}
+
+/**
+ * Stage `place-timeline`: {@link placeTimeline}. Not cached (deterministic and fast next to synthesis).
+ * @throws as {@link placeTimeline}
+ */
+export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParameters, PlacedTimeline> = {
+  name: 'place-timeline',
+  inputs: ['dialogueId', 'utterances', 'backchannelClips'],
+  parameters: ['seed', 'channelOfRole', 'statistics', 'options'],
+  cacheStages: [],
+  cacheKeys: async () => [],
+  run: async (input, parameters) => placeTimeline({ ...input, ...parameters }),
+};
+
+/** Parameters of {@link placeBargeInTimelineStage}: those of {@link placeTimelineStage}, how the system yields, and the speech detector. */
+export interface PlaceBargeInTimelineParameters extends PlaceTimelineParameters {
+  systemYields: SystemYields;
+  detector: Partial<SpeechDetectorOptions>;
+}
+
+/**
+ * Stage `place-timeline` of the barge-in variant: {@link placeBargeInTimeline}. Not cached.
+ * @throws as {@link placeBargeInTimeline}
+ */
+export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTimelineParameters, BargeInTimeline> = {
+  name: 'place-timeline',
+  inputs: ['dialogueId', 'utterances', 'backchannelClips'],
+  parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'systemYields', 'detector'],
+  cacheStages: [],
+  cacheKeys: async () => [],
+  run: async (input, parameters) => placeBargeInTimeline({ ...input, ...parameters }),
+};

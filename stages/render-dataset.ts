@@ -21,16 +21,21 @@ import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import { formatAlignment } from '../pipeline/events/index.ts';
-import type { Language } from '../pipeline/model/types.ts';
+import type { Channel, Language } from '../pipeline/model/types.ts';
 import { NothingBuiltError, ShrinkRefusedError } from '../pipeline/model/build-errors.ts';
 import { assertOutputLockHeld } from '../pipeline/run/build-lock.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { formatRecord, readRecord } from '../pipeline/storage/json-records.ts';
-import { dialogueMetadataSchema, type DialogueMetadata } from '../pipeline/model/dialogue-metadata.ts';
+import { dialogueMetadataSchema, type DialogueMetadata, type TaskDialogueMetadata } from '../pipeline/model/dialogue-metadata.ts';
 import { datasetManifestSchema, writtenManifestSchema, type ManifestSettings, type WrittenManifest } from '../pipeline/model/dataset-manifest.ts';
 import type { z } from 'zod';
+import type { DialogueSummaryInput } from '../pipeline/quality/summarize-dataset.ts';
+import type { Stage } from '../pipeline/run/stage.ts';
+import type { AnnotatedDialogue } from './annotate-events.ts';
+import type { PlacedTimeline } from './place-timeline.ts';
+import type { SpokenUtterance } from './synthesize-speech.ts';
 
 /** Options of {@link DatasetWriter.commit}. */
 export interface CommitOptions {
@@ -241,3 +246,49 @@ async function restorePreviousDataset(directory: string): Promise<void> {
   if (previousEntries.includes('manifest.json')) await rename(previous, directory);
   else await rm(previous, { recursive: true, force: true });
 }
+
+/** Counts of a dialogue the summary keeps besides what its timeline and events give. */
+export type DialogueCounts = Pick<DialogueSummaryInput, 'splitQuestionsSpokenWhole' | 'bargeIns'>;
+
+/** A dataset being written by a build, one dialogue at a time (the build's DatasetOutput: a {@link DatasetWriter} plus what the summary needs). */
+export interface DialogueSink {
+  /**
+   * Write one dialogue's files and keep what the summary and the fidelity report need.
+   * @param spoken the utterances as placed (same order as the timeline's)
+   * @param userChannel the listener channel of backchannels (the user)
+   * @throws as {@link DatasetWriter.addDialogue}
+   */
+  add(id: string, timeline: PlacedTimeline, annotated: AnnotatedDialogue, metadata: TaskDialogueMetadata, spoken: readonly SpokenUtterance[], userChannel: Channel, extra?: DialogueCounts): Promise<void>;
+}
+
+/** Input of {@link renderDatasetStage}: one placed and annotated dialogue with its metadata record. */
+export interface RenderDatasetInput {
+  id: string;
+  timeline: PlacedTimeline;
+  annotated: AnnotatedDialogue;
+  metadata: TaskDialogueMetadata;
+  /** The utterances as placed. */
+  spoken: readonly SpokenUtterance[];
+  counts: DialogueCounts;
+}
+
+/** Parameters of {@link renderDatasetStage}: the dataset being written and the user channel. */
+export interface RenderDatasetParameters {
+  output: DialogueSink;
+  userChannel: Channel;
+}
+
+/**
+ * Stage `render-dataset`: one dialogue's WAV, events line, word alignment and metadata added to the
+ * dataset being written (committed by the build once every dialogue is done). Not cached: it writes
+ * the output.
+ * @throws as {@link DialogueSink.add} (a metadata record its schema refuses, a write error, the output lock lost)
+ */
+export const renderDatasetStage: Stage<RenderDatasetInput, RenderDatasetParameters, void> = {
+  name: 'render-dataset',
+  inputs: ['id', 'timeline', 'annotated', 'metadata', 'spoken', 'counts'],
+  parameters: ['output', 'userChannel'],
+  cacheStages: [],
+  cacheKeys: async () => [],
+  run: (input, parameters) => parameters.output.add(input.id, input.timeline, input.annotated, input.metadata, input.spoken, parameters.userChannel, input.counts),
+};

@@ -1,9 +1,13 @@
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ContentCache, contentHash } from '../pipeline/storage/content-cache.ts';
 import type { SourceTurn } from '../pipeline/model/types.ts';
 import { LanguageModelTextBackend } from '../pipeline/services/llm/dialogue-text-backend.ts';
 import { FakeLanguageModel } from '../pipeline/services/llm/fake-language-model.ts';
 import { RulesTextBackend } from '../pipeline/services/llm/rules-backend.ts';
-import { rewriteSpoken, rewriteSpokenFingerprint } from './rewrite-spoken.ts';
+import { rewriteSpoken, rewriteSpokenFingerprint, rewriteSpokenStage } from './rewrite-spoken.ts';
 
 const sourceTurns: SourceTurn[] = [
   { turnNumber: 1, question: 'who won the 3rd race', answer: 'Maurice Garin', answerable: true, topic: 'Tour de France', topicSwitch: false },
@@ -38,5 +42,26 @@ describe('rewriteSpoken', () => {
 
   it('rejects an empty conversation', async () => {
     await expect(rewriteSpoken([], new RulesTextBackend(), { dialogueId: 'demo_0009' })).rejects.toThrow('dialogue demo_0009: no turns to rewrite');
+  });
+});
+
+describe('rewriteSpokenStage', () => {
+  it('stores its result under the key it declares, the entry builds before the stage shape wrote ({fingerprint, dialogueId, turns})', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-rewrite-stage-'));
+    try {
+      const cache = new ContentCache(directory);
+      const backend = new RulesTextBackend();
+      const turns = sourceTurns.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, answer: turn.answer, answerable: turn.answerable }));
+      const input = { dialogueId: 'demo_0001', turns };
+      const [key] = await rewriteSpokenStage.cacheKeys(input, { backend });
+      expect(key).toEqual({ stage: 'rewrite-spoken', keyMaterial: { fingerprint: 'rules|version=1', dialogueId: 'demo_0001', turns } });
+      const output = await rewriteSpokenStage.run(input, { backend }, { cache });
+      expect(output.turns).toEqual((await rewriteSpoken(sourceTurns, backend, { dialogueId: 'demo_0001' })).turns);
+      await access(cache.entryPath('rewrite-spoken', contentHash({ stage: key!.stage, keyMaterial: key!.keyMaterial }), '.json'));
+      await rewriteSpokenStage.run(input, { backend }, { cache });
+      expect(cache.statistics['rewrite-spoken']).toEqual({ hits: 1, misses: 1, corrupt: 0 });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

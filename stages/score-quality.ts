@@ -34,6 +34,7 @@ import {
 import { CometKiwiError, type CometKiwiOptions, type TranslationPair } from '../pipeline/services/qe/cometkiwi.ts';
 import { cometKiwiEstimator, type TranslationQualityEstimator } from '../pipeline/services/qe/translation-quality.ts';
 import type { RecordingMosScorer } from '../pipeline/services/mos/mos-scorer.ts';
+import { cachedJson, type Stage, type StageCacheKey } from '../pipeline/run/stage.ts';
 
 /** Options of {@link scoreDatasetQuality}; every field is optional. */
 export interface ScoreQualityOptions {
@@ -89,6 +90,11 @@ export async function defaultDnsmosModelLocation(environment: NodeJS.ProcessEnv 
 
 /** Version of the DNSMOS cache entries; bump when the stored shape or the computation changes. */
 const DNSMOS_CACHE_VERSION = 1;
+
+/** The cache entry of one dialogue's DNSMOS scores by the default scorer: the WAV's sha256 under `dnsmos`. */
+function dnsmosCacheKey(audioSha256: string): StageCacheKey {
+  return { stage: 'dnsmos', keyMaterial: { version: DNSMOS_CACHE_VERSION, audioSha256, scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)' } };
+}
 
 function round4(value: number): number {
   return Math.round(value * 10_000) / 10_000;
@@ -197,7 +203,7 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     const compute = async () => roundDnsmos(await scorer!.scoreRecording(audio));
     const dnsmos =
       cache && dialogue.audioSha256 && loaded
-        ? await cache.json('dnsmos', { version: DNSMOS_CACHE_VERSION, audioSha256: dialogue.audioSha256, scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)' }, compute)
+        ? await cachedJson(cache, dnsmosCacheKey(dialogue.audioSha256), compute)
         : await compute();
     const signal = await checkDialogueSignal(
       {
@@ -276,3 +282,22 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
   await writeQualityTables(folder.directory);
   return report;
 }
+
+/**
+ * Stage `score-quality`: {@link scoreDatasetQuality} of one written dataset folder. Its DNSMOS results
+ * are cached in `options.cacheDirectory` (not the context's cache: `duplexsynth quality` scores without
+ * a build), one entry per dialogue keyed by the WAV's sha256, when the default scorer is loaded.
+ * @throws as {@link scoreDatasetQuality}; `cacheKeys` as `readDatasetFolder` (DatasetReadError)
+ */
+export const scoreQualityStage: Stage<{ directory: string }, ScoreQualityOptions, DatasetQualityReport> = {
+  name: 'score-quality',
+  inputs: ['directory'],
+  parameters: ['dnsmosScorer', 'dnsmosModels', 'cacheDirectory', 'cometKiwi', 'translationQuality', 'cometKiwiEnabled', 'cometKiwiRequired', 'thresholds', 'measureLoudness', 'log', 'dnsmos'],
+  cacheStages: ['dnsmos'],
+  cacheKeys: async (input, parameters) => {
+    if (!parameters.cacheDirectory || parameters.dnsmosScorer) return [];
+    const folder = await readDatasetFolder(input.directory);
+    return folder.dialogues.flatMap((dialogue) => (dialogue.audioSha256 ? [dnsmosCacheKey(dialogue.audioSha256)] : []));
+  },
+  run: (input, parameters) => scoreDatasetQuality(input.directory, parameters),
+};

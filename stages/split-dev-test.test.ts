@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatasetQualityReport, DialogueQuality } from '../pipeline/quality/quality-report.ts';
-import { applySplitToVariant, rankByDnsmos, selectSplits, speakerGroups, splitDatasets, SplitError, type SplitCandidate } from './split-dev-test.ts';
+import { applySplitToVariant, splitDatasets, SplitError } from './split-dev-test.ts';
+import { rankByDnsmos, selectSplits, speakerGroups, type SplitCandidate } from '../pipeline/quality/split-selection.ts';
 import { type SplitReport } from '../pipeline/model/split-report.ts';
 
 /** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */

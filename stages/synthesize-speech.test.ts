@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectSpeechSegments } from '../pipeline/audio/speech-regions.ts';
 import type { SynthesizedUtterance } from '../pipeline/services/tts/synthesize-utterance.ts';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ContentCache } from '../pipeline/storage/content-cache.ts';
@@ -13,9 +13,12 @@ import {
   createSynthesisQueue,
   japanesePhraseBreaks,
   MINIMUM_JAPANESE_MORAE_PER_SECOND,
-  paddedTexts,
   synthesizeDialogue,
+  synthesizeSpeechStage,
 } from './synthesize-speech.ts';
+import { FakeSpeechSynthesizer } from '../pipeline/services/tts/fake-speech-synthesizer.ts';
+import { contentHash } from '../pipeline/storage/content-cache.ts';
+import type { DialogueText } from '../pipeline/model/types.ts';
 
 /** 16 kHz tone bursts at the given centisecond spans, silence elsewhere. */
 function bursts(spans: [number, number][], totalCs: number): SynthesizedUtterance {
@@ -49,16 +52,6 @@ describe('capInternalPauses', () => {
   });
 });
 
-describe('paddedTexts', () => {
-  it('offers two longer phrasings for questions and answers, none for backchannels', () => {
-    expect(paddedTexts('en', 'answer', 'Paris.')).toEqual(['Well, Paris.', 'Well, Paris. That is what I know.']);
-    expect(paddedTexts('ja', 'question', 'なぜ？')[0]).toBe('あの、なぜ？');
-    expect(paddedTexts('en', 'answer', 'It was red.')[0]).toBe('Well, it was red.');
-    expect(paddedTexts('en', 'question', 'What else?')[1]).toBe('Could you tell me, what else?');
-    expect(paddedTexts('en', 'backchannel', 'uh-huh')).toEqual([]);
-  });
-});
-
 describe('implausibly slow Japanese speech', () => {
   const sentence = 'エッフェル塔は千八百八十七年から千八百八十九年にかけて建てられました。';
 
@@ -82,6 +75,46 @@ describe('implausibly slow Japanese speech', () => {
       expect(spoken!.rephrasedForSpeechRate).toBe(true);
       expect(estimateMorae(sentence) / (spoken!.durationCs / 100)).toBeGreaterThanOrEqual(MINIMUM_JAPANESE_MORAE_PER_SECOND);
       expect(spoken!.words.map((word) => word.word).join('')).toBe(sentence.replace('。', ''));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('synthesizeSpeechStage', () => {
+  const text: DialogueText = {
+    id: 'stage_0001',
+    language: 'en',
+    source: [],
+    spoken: [],
+    final: [
+      { turnNumber: 1, question: 'Who built the Eiffel Tower and when was it finished?', answer: 'Gustave Eiffel built it, and it was finished in eighteen eighty-nine.' },
+      { turnNumber: 2, question: 'How tall is it?', answer: null },
+    ],
+    producedBy: { rewrite: 'rules v1' },
+  };
+
+  it('declares the cache entries it synthesizes first: one per script utterance and backchannel phrase, each stored after a run', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-speech-stage-'));
+    try {
+      const cache = new ContentCache(directory);
+      const synthesizer = new FakeSpeechSynthesizer();
+      const voices = { user: { voice: 'user' }, system: { voice: 'system' } };
+      const parameters = {
+        synthesizer,
+        queue: createSynthesisQueue(2),
+        seed: 7,
+        turnHoldShare: 0,
+        backchannelPhrases: ['yeah'],
+        settings: { language: 'en' as const, sampleRate: 16000, detector: {}, minimumUtteranceSeconds: 0.5, maximumInternalPauseSeconds: null },
+      };
+      const input = { dialogueId: text.id, text, voices };
+      const keys = await synthesizeSpeechStage.cacheKeys(input, parameters);
+      expect(keys.map((key) => (key.keyMaterial as { text: string }).text)).toEqual([text.final[0]!.question, text.final[0]!.answer, text.final[1]!.question, 'yeah']);
+      expect(keys.every((key) => key.stage === 'synthesize-speech')).toBe(true);
+      const speech = await synthesizeSpeechStage.run(input, parameters, { cache });
+      expect(speech.spoken.map((utterance) => utterance.scriptText)).toEqual([text.final[0]!.question, text.final[0]!.answer, text.final[1]!.question]);
+      for (const key of keys) await access(cache.entryPath(key.stage, contentHash({ stage: key.stage, keyMaterial: key.keyMaterial }), '.wav'));
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

@@ -10,12 +10,19 @@
  *
  * Results are cached per utterance by a content hash of (engine id and version, voice, text,
  * language, sample rate, detector settings), so a rebuild synthesizes nothing.
+ *
+ * The stage ({@link synthesizeSpeechStage}) speaks a dialogue's script: a share of the questions in two
+ * parts around a user TURN_HOLD pause, and the backchannel phrases as clips for the timeline.
  */
 import PQueue from 'p-queue';
 import { type ResampleQuality } from '../pipeline/audio/resample.ts';
 import { decodeWav, encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
-import type { Centiseconds, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
+import type { Centiseconds, DialogueText, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
+import { dialogueRandomStream } from '../pipeline/model/random.ts';
+import { planTurnHolds, type QuestionParts } from '../pipeline/text/turn-hold-split.ts';
+import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
+import { paddedTexts } from '../pipeline/text/padded-phrasing.ts';
 import type { ContentCache } from '../pipeline/storage/content-cache.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
 import { synthesizeUtterance, type SynthesizedUtterance, type SynthesizeUtteranceOptions } from '../pipeline/services/tts/synthesize-utterance.ts';
@@ -68,40 +75,32 @@ export interface SynthesizeSettings {
   resampler?: SynthesizeUtteranceOptions['resampler'];
 }
 
-const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) => string)[]>> = {
-  en: {
-    question: [(text) => `And, ${lowerFirst(text)}`, (text) => `Could you tell me, ${lowerFirst(text)}`],
-    answer: [(text) => `Well, ${lowerFirst(text)}`, (text) => `Well, ${lowerFirst(text)} That is what I know.`],
-  },
-  ja: {
-    question: [(text) => `あの、${text}`, (text) => `あの、すみません、${text}`],
-    answer: [(text) => `ええと、${text}`, (text) => `ええと、${text}、ということです。`],
-  },
-};
-
-/** Sentence-initial function words that are lower-cased after a lead-in ("Well, the …"); names keep their capital. */
-const FUNCTION_WORDS = new Set(['A', 'An', 'The', 'It', 'Its', 'It\'s', 'Yes', 'No', 'This', 'That', 'These', 'Those', 'There', 'He', 'She', 'They', 'We', 'You', 'In', 'On', 'At', 'And', 'But', 'So', 'What', 'Which', 'Who', 'When', 'Where', 'Why', 'How', 'Is', 'Are', 'Was', 'Were', 'Do', 'Does', 'Did', 'Can', 'Could']);
-
-function lowerFirst(text: string): string {
-  const first = /^[^\s,.!?]+/.exec(text)?.[0] ?? '';
-  return FUNCTION_WORDS.has(first) ? text[0]!.toLowerCase() + text.slice(1) : text;
-}
-
-/**
- * The padded phrasings tried, in order, for a too-short utterance.
- * @returns the texts of padding steps 1 and 2 (empty for backchannels, which are meant to be short)
- */
-export function paddedTexts(language: Language, kind: ScriptUtterance['kind'], text: string): string[] {
-  if (kind === 'backchannel') return [];
-  return PADDING[language][kind].map((pad) => pad(text.trim()));
-}
-
 interface CachedMetadata {
   sampleRate: number;
   durationCs: number;
   segments: SpeechSegment[];
   words: { start: number; end: number; word: string }[];
   wordTimingSource: SynthesizedUtterance['wordTimingSource'];
+}
+
+/**
+ * The cache entry of one synthesis: engine id and version, voice, text, language, sample rate,
+ * detector settings, and the resampler when it is not the default `best`, under `synthesize-speech`.
+ */
+export function synthesisCacheKey(synthesizer: SpeechSynthesizer, text: string, role: SpeakerRole, settings: SynthesizeSettings): StageCacheKey {
+  const keyMaterial = {
+    version: SYNTHESIZE_STAGE_VERSION,
+    engine: synthesizer.id,
+    engineVersion: synthesizer.version,
+    voice: settings.voices[role],
+    text,
+    language: settings.language,
+    sampleRate: settings.sampleRate,
+    detector: settings.detector,
+    // only a resampler other than the default is part of the key (entries made with 'best' keep theirs)
+    ...(settings.resampleQuality !== undefined && settings.resampleQuality !== 'best' ? { resampleQuality: settings.resampleQuality } : {}),
+  };
+  return { stage: SYNTHESIZE_STAGE, keyMaterial };
 }
 
 /**
@@ -116,21 +115,10 @@ async function synthesizeCached(
   settings: SynthesizeSettings,
 ): Promise<SynthesizedUtterance> {
   const voice = settings.voices[role];
-  const keyMaterial = {
-    version: SYNTHESIZE_STAGE_VERSION,
-    engine: synthesizer.id,
-    engineVersion: synthesizer.version,
-    voice,
-    text,
-    language: settings.language,
-    sampleRate: settings.sampleRate,
-    detector: settings.detector,
-    // only a resampler other than the default is part of the key (entries made with 'best' keep theirs)
-    ...(settings.resampleQuality !== undefined && settings.resampleQuality !== 'best' ? { resampleQuality: settings.resampleQuality } : {}),
-  };
+  const key = synthesisCacheKey(synthesizer, text, role, settings);
   return cache.binary<SynthesizedUtterance, CachedMetadata>(
-    SYNTHESIZE_STAGE,
-    keyMaterial,
+    key.stage,
+    key.keyMaterial,
     () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, {
       sampleRate: settings.sampleRate,
       detector: settings.detector,
@@ -292,3 +280,106 @@ export function capInternalPauses(utterance: SynthesizedUtterance, maximumPauseC
 export function createSynthesisQueue(concurrency: number): PQueue {
   return new PQueue({ concurrency });
 }
+
+/** Longest backchannel clip used, centiseconds: an IPU of at most 0.80 s is a BC (events.md rule 2). */
+export const MAXIMUM_BACKCHANNEL_CS = 80;
+
+/**
+ * The utterances to speak, in order: each turn's question (user), then its answer (system) when it
+ * has one. A turn without an answer (the source's final question without answer) ends the dialogue
+ * with its question. A turn in `holds` has its question spoken in two parts (`part` 1 and 2), so the
+ * timeline puts a TURN_HOLD pause between them.
+ */
+export function dialogueScript(text: DialogueText, holds: ReadonlyMap<number, QuestionParts> = new Map()): ScriptUtterance[] {
+  const utterances: ScriptUtterance[] = [];
+  for (const turn of text.final) {
+    const parts = holds.get(turn.turnNumber);
+    if (parts) {
+      utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: parts.first, part: 1 });
+      utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: parts.second, part: 2 });
+    } else utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: turn.question });
+    if (turn.answer !== null) utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'answer', role: 'system', text: turn.answer });
+  }
+  return utterances;
+}
+
+/** Input of {@link synthesizeSpeechStage}: one dialogue's final text and the voices its speakers were drawn. */
+export interface SynthesizeSpeechInput {
+  dialogueId: string;
+  text: DialogueText;
+  voices: Record<SpeakerRole, VoiceSettings>;
+}
+
+/** Parameters of {@link synthesizeSpeechStage}: the dataset's engine, settings and queue. */
+export interface SynthesizeSpeechParameters {
+  synthesizer: SpeechSynthesizer;
+  settings: Omit<SynthesizeSettings, 'voices'>;
+  /** Bounds the engine processes or requests in flight, shared by every dialogue ({@link createSynthesisQueue}). */
+  queue: PQueue;
+  /** The build seed (the choice of split questions is drawn from the dialogue's `turn-holds` stream). */
+  seed: number;
+  /** Share of the questions spoken in two parts, in [0, 1] (`timeline.turnHoldShare`). */
+  turnHoldShare: number;
+  /** Backchannel phrases of the listener (user), synthesized as clips; empty when backchannels are off. */
+  backchannelPhrases: readonly string[];
+}
+
+/** What a dialogue's speech stage returns. */
+export interface DialogueSpeech {
+  /** One per script utterance, in speaking order. */
+  spoken: SpokenUtterance[];
+  /** The backchannel clips of at most {@link MAXIMUM_BACKCHANNEL_CS}, in phrase order. */
+  backchannelClips: SpokenUtterance[];
+  /** Questions chosen for a split but spoken whole because a part came out too short to be a TURN. */
+  splitQuestionsSpokenWhole: number;
+}
+
+/** The script with its planned TURN_HOLD splits. @throws RangeError for a share outside [0, 1] */
+async function plannedScript(input: SynthesizeSpeechInput, parameters: SynthesizeSpeechParameters): Promise<{ holds: Map<number, QuestionParts>; script: ScriptUtterance[] }> {
+  const holds = await planTurnHolds(
+    input.text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question })),
+    parameters.settings.language,
+    parameters.turnHoldShare,
+    dialogueRandomStream(parameters.seed, input.dialogueId, 'turn-holds'),
+  );
+  return { holds, script: dialogueScript(input.text, holds) };
+}
+
+function backchannelScript(phrases: readonly string[]): ScriptUtterance[] {
+  return phrases.map((text, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text }));
+}
+
+/**
+ * Stage `synthesize-speech`: a dialogue's script spoken by the engine ({@link synthesizeDialogue}),
+ * with `turnHoldShare` of the questions split in two parts; a split question whose part comes out no
+ * longer than `minimumUtteranceSeconds` is spoken whole instead (the parts stay in the cache); then
+ * the backchannel phrases, kept when at most {@link MAXIMUM_BACKCHANNEL_CS}. Its cache keys are those
+ * of each utterance's first synthesis (padded or rephrased re-syntheses and whole questions after a
+ * too-short part have keys of their own text).
+ * @throws SpeechSynthesisError from the engine; RangeError for a share outside [0, 1]
+ */
+export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeechParameters, DialogueSpeech> = {
+  name: SYNTHESIZE_STAGE,
+  inputs: ['dialogueId', 'text', 'voices'],
+  parameters: ['synthesizer', 'settings', 'queue', 'seed', 'turnHoldShare', 'backchannelPhrases'],
+  cacheStages: [SYNTHESIZE_STAGE],
+  cacheKeys: async (input, parameters) => {
+    const settings = { ...parameters.settings, voices: input.voices };
+    const { script } = await plannedScript(input, parameters);
+    return [...script, ...backchannelScript(parameters.backchannelPhrases)].map((utterance) => synthesisCacheKey(parameters.synthesizer, utterance.text, utterance.role, settings));
+  },
+  run: async (input, parameters, context) => {
+    const settings = { ...parameters.settings, voices: input.voices };
+    const synthesize = (script: ScriptUtterance[]) => synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue);
+    const minimumUtteranceCs = Math.round(settings.minimumUtteranceSeconds * 100);
+    const { holds, script } = await plannedScript(input, parameters);
+    let spoken = await synthesize(script);
+    const tooShort = new Set(spoken.filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs).map((utterance) => utterance.turnNumber));
+    if (tooShort.size > 0) {
+      for (const turnNumber of tooShort) holds.delete(turnNumber);
+      spoken = await synthesize(dialogueScript(input.text, holds));
+    }
+    const backchannelClips = (await synthesize(backchannelScript(parameters.backchannelPhrases))).filter((clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS);
+    return { spoken, backchannelClips, splitQuestionsSpokenWhole: tooShort.size };
+  },
+};

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING_NAMES, defaultTimingFile, runDefaultTimingMeasure } from '../../scripts/derive-default-timing.ts';
-import { measureReferenceRecordings, plotsDirectoryFor } from '../../stages/measure-turn-taking.ts';
+import { measureReferenceRecordings, plotsDirectoryFor } from '../../stages/measure-conversations.ts';
 import { parseEventsLine, segmentsFromEvents } from '../events/index.ts';
 import type { BenchmarkEvent, Channel, ChannelEvents, ReferenceRecording } from '../model/types.ts';
 import { combineMeasurements, measureTurnTaking } from './measure-turn-taking.ts';

@@ -8,7 +8,7 @@
  *       [--relative-to DIR] [--relative-to-name TEXT] [--check] PATH...
  *
  * The recordings are read by the reference corpus loaders (corpora/), measured by the stage
- * `stages/measure-turn-taking.ts`, and written deterministically. `--check` writes nothing and exits
+ * `stages/measure-conversations.ts`, and written deterministically. `--check` writes nothing and exits
  * with code 1 when a file would change (used to keep the shipped defaults in step:
  * scripts/derive-default-timing.ts).
  *
@@ -26,7 +26,7 @@ import {
   renderTimingStatisticsFiles,
   writeTimingStatisticsFiles,
   type MeasurableReferenceRecording,
-} from '../../stages/measure-turn-taking.ts';
+} from '../../stages/measure-conversations.ts';
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
 import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';

@@ -1,5 +1,5 @@
 /**
- * Stage `measure-turn-taking`: real two-party recordings (`ReferenceRecording[]` from any reference
+ * Stage `measure-conversations`: real two-party recordings (`ReferenceRecording[]` from any reference
  * corpus loader in corpora/) -> timing statistics (pipeline/timeline/timing-statistics.ts, version 2)
  * plus one SVG histogram per distribution (pipeline/timeline/plots.ts).
  *
@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Language, ReferenceRecording, SpeechSegment } from '../pipeline/model/types.ts';
 import { combineMeasurements, measureTurnTaking } from '../pipeline/timeline/measure-turn-taking.ts';
 import { timingStatisticsPlots } from '../pipeline/timeline/plots.ts';
+import type { Stage } from '../pipeline/run/stage.ts';
 import {
   ATOM_LIMIT_FRACTION,
   buildTimingStatistics,
@@ -170,3 +171,18 @@ export async function writeTimingStatisticsFiles(statistics: TimingStatistics, s
   for (const [file, text] of files) await writeFile(file, text);
   return [...files.keys()];
 }
+
+/**
+ * Stage `measure-conversations`: {@link measureReferenceRecordings}. The input is the recordings, the
+ * parameters what is recorded about them and how they are pooled. Not cached (`duplexsynth measure`
+ * writes the statistics file it returns).
+ * @throws as {@link measureReferenceRecordings}
+ */
+export const measureConversationsStage: Stage<Pick<MeasureTurnTakingInput, 'recordings'>, Omit<MeasureTurnTakingInput, 'recordings'>, TimingStatistics> = {
+  name: 'measure-conversations',
+  inputs: ['recordings'],
+  parameters: ['language', 'format', 'samplerUse', 'timingResolutionSeconds', 'provenance'],
+  cacheStages: [],
+  cacheKeys: async () => [],
+  run: async (input, parameters) => measureReferenceRecordings({ ...parameters, recordings: input.recordings }),
+};

@@ -13,7 +13,7 @@ import {
   plotsDirectoryFor,
   writeTimingStatisticsFiles,
   type MeasurementProvenance,
-} from './measure-turn-taking.ts';
+} from './measure-conversations.ts';
 
 function recording(id: string, shift: number, sources = [`/data/corpus/${id}.wav`]): ReferenceRecording {
   return {
@@ -41,7 +41,7 @@ function recording(id: string, shift: number, sources = [`/data/corpus/${id}.wav
 const provenance: MeasurementProvenance = {
   corpus: 'constructed recordings',
   licence: 'none',
-  origin: 'stages/measure-turn-taking.test.ts',
+  origin: 'stages/measure-conversations.test.ts',
   pathsRelativeTo: { directory: '/data', name: 'the data folder' },
   channelMapping: 'speaker A on channel 0',
   voiceActivityDetection: 'silero',
