@@ -6,7 +6,7 @@
 import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import type { PlacedTimeline } from '../../stages/place-timeline.ts';
-import { DatasetWriter } from '../../stages/render-dataset.ts';
+import { DatasetWriter, type DialogueCounts, type DialogueSink } from '../../stages/render-dataset.ts';
 import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../quality/summarize-dataset.ts';
 import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
 import type { SpokenUtterance } from '../../stages/synthesize-speech.ts';
@@ -25,7 +25,7 @@ export const BARGE_IN_SUFFIX = '_bargein';
 /** Questions spoken in two parts in the benchmark profile by default (`timeline.turnHoldShare`). */
 export const DEFAULT_BENCHMARK_TURN_HOLD_SHARE = 0.15;
 
-export class DatasetOutput {
+export class DatasetOutput implements DialogueSink {
   readonly results: DialogueSummaryInput[] = [];
   readonly timings: GeneratedDialogueTiming[] = [];
   readonly failed: FailedDialogue[];
@@ -60,7 +60,7 @@ export class DatasetOutput {
     metadata: TaskDialogueMetadata,
     spoken: readonly SpokenUtterance[],
     userChannel: Channel,
-    extra: Pick<DialogueSummaryInput, 'splitQuestionsSpokenWhole' | 'bargeIns'> = {},
+    extra: DialogueCounts = {},
   ): Promise<void> {
     await this.writer.addDialogue({ id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata }, taskDialogueMetadataSchema);
     this.timings.push(

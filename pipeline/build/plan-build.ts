@@ -22,7 +22,7 @@ import type { Language, ScriptUtterance } from '../model/types.ts';
 import { ingestCorpus } from '../../stages/ingest-corpus.ts';
 import { prepareDialogueText } from './prepare-text.ts';
 import { createTextBackends, type DialogueTextBackends } from '../services/llm/text-backends.ts';
-import { createSynthesisQueue, synthesizeDialogue, SYNTHESIZE_STAGE } from '../../stages/synthesize-speech.ts';
+import { createSynthesisQueue, dialogueScript, synthesizeDialogue, SYNTHESIZE_STAGE } from '../../stages/synthesize-speech.ts';
 import type { DialogueTextBackend } from '../services/llm/dialogue-text-backend.ts';
 import { FakeSpeechSynthesizer } from '../services/tts/fake-speech-synthesizer.ts';
 import { drawDialogueSpeakers } from '../services/tts/offline-speaker-roster.ts';
@@ -32,7 +32,8 @@ import { COSYVOICE2_TRITON_ENGINE_ID } from '../services/tts/cosyvoice2-triton.t
 import { createSpeechSynthesizer, isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
 import { planTurnHolds } from '../text/turn-hold-split.ts';
 import { dialogueRandomStream } from '../model/random.ts';
-import { checkBuildIsPossible, dialogueScript, speakerRoster } from './build.ts';
+import { checkBuildIsPossible } from './build.ts';
+import { speakerRoster } from './speaker-roster.ts';
 import { DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { ContentCache } from '../storage/content-cache.ts';
 

@@ -192,6 +192,8 @@ export class StageRunner {
 
     // per item, the promise of the last phase started so far
     const pending: Promise<ItemOutcome<State>>[] = items.map((item) => Promise.resolve({ ok: true as const, state: run.initial(item) }));
+    const FINISHED: Promise<ItemOutcome<State>> = Promise.reject(new Error('item already finished'));
+    FINISHED.catch(() => {});
     const started = items.map(() => -1);
     const startThrough = (position: number, phaseIndex: number) => {
       for (let index = started[position]! + 1; index <= phaseIndex; index += 1) {
@@ -214,6 +216,7 @@ export class StageRunner {
       });
       startThrough(position, phases.length - 1);
       const outcome = await pending[position]!;
+      pending[position] = FINISHED; // the item's state (its audio) is not kept once it is finished
       const label = run.id(item);
       if (outcome.ok) {
         run.log(itemLogLine(language, position + 1, items.length, label, run.completed(item, outcome.state)));

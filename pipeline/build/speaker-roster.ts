@@ -1,0 +1,71 @@
+/**
+ * The speakers a build's dialogues draw from, per language: the two configured voices
+ * (`tts.{lang}.voices`), the voice prompts of a speaker prompt manifest (`tts.{lang}.speakerPrompts`),
+ * or the engine's offline roster.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { BuildConfig } from '../config.ts';
+import { ConfigError } from '../config.ts';
+import type { Language, SpeakerRole } from '../model/types.ts';
+import { speakerPromptLineSchema, type SpeakerPromptLine } from '../model/speaker-prompt.ts';
+import { parseRecord } from '../storage/json-records.ts';
+import { DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
+import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
+import { OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
+import { voicePromptRoster } from '../services/tts/voice-prompt.ts';
+
+/** A language's speakers: a fixed pair (the same in every dialogue), or identities each dialogue draws its pair from. */
+export interface SpeakerRoster {
+  fixed?: Record<SpeakerRole, SpeakerIdentity>;
+  identities: readonly SpeakerIdentity[];
+}
+
+/**
+ * The speaker identities dialogues draw from: the two configured voices (`tts.{lang}.voices`, the same
+ * pair in every dialogue), the speakers of a voice prompt manifest (in pairs: an odd one out is left
+ * unused) or, by default, the engine's offline roster.
+ * @throws ConfigError for a manifest line its schema refuses (naming file and line), a manifest with
+ *   fewer than two speakers, or an engine that has no default voices; the read error of a missing manifest
+ */
+export function speakerRoster(language: Language, config: BuildConfig, synthesizer: SpeechSynthesizer): SpeakerRoster {
+  const configured = config.tts[language].voices;
+  if (configured) {
+    const fixed = {
+      user: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.user)}`, voice: configured.user },
+      system: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.system)}`, voice: configured.system },
+    };
+    return { fixed, identities: [fixed.user, fixed.system] };
+  }
+  const prompts = config.tts[language].speakerPrompts;
+  if (prompts) {
+    const identities = voicePromptRoster(readSpeakerPromptManifest(prompts.manifest), path.dirname(prompts.manifest), { engine: synthesizer.id as 'cosyvoice2', mode: prompts.mode });
+    // speaker groups are pairs: an odd speaker out is left unused
+    const usable = identities.slice(0, identities.length - (identities.length % 2));
+    if (usable.length < 2) throw new ConfigError(`tts.${language}.speakerPrompts: ${prompts.manifest} has ${identities.length} speaker(s); at least two are needed`);
+    return { identities: usable };
+  }
+  const defaults = DEFAULT_VOICES[language];
+  if (defaults.engine !== synthesizer.id) {
+    throw new ConfigError(`tts.${language}: ${synthesizer.id} needs voices (tts.${language}.voices) or voice prompts (tts.${language}.speakerPrompts)`);
+  }
+  return { identities: OFFLINE_SPEAKER_ROSTERS[language] };
+}
+
+/**
+ * The lines of a speaker prompt manifest (JSONL, one speaker prompt per line; blank lines skipped).
+ * @throws ConfigError naming `{manifest}:{line}` and the field for a line its schema refuses; the read
+ *   error (ENOENT …) of a manifest that cannot be read
+ */
+export function readSpeakerPromptManifest(manifest: string): SpeakerPromptLine[] {
+  return readFileSync(manifest, 'utf8')
+    .split('\n')
+    .map((line, index) => ({ line, number: index + 1 }))
+    .filter(({ line }) => line.trim().length > 0)
+    .map(({ line, number }) => parseRecord(line, `${manifest}:${number}`, speakerPromptLineSchema, (message) => new ConfigError(`${message} (a speaker prompt manifest line)`)));
+}
+
+/** A voice's settings as `key=value` pairs sorted by key (its part of a fixed speaker's id). */
+function canonicalVoice(voice: VoiceSettings): string {
+  return Object.keys(voice).sort().map((key) => `${key}=${String(voice[key])}`).join(',');
+}
