@@ -97,6 +97,8 @@ export function remoteServiceSettingsShape(defaults: { kanaEnabled: boolean; sam
             windowSize: z.number().int().positive().default(8),
             minimumTempoRatio: z.number().positive().default(0.75),
             maximumTempoRatio: z.number().positive().default(1.4),
+            /** Shorter utterances (predicted seconds) are not looked at. */
+            minimumTypicalSeconds: z.number().nonnegative().default(1.5),
           })
           .strict()
           .nullable()

@@ -204,7 +204,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
       for (const kind of checked.removed) this.counters.trimmedTails[kind] += 1;
       if (this.monitor && checked.tempo > 0) {
         const reference = (await this.backend.referenceTempo?.(voice)) ?? 1;
-        this.monitor.record(checked.tempo / reference);
+        this.monitor.record(checked.tempo / reference, checked.typicalSeconds);
       }
       this.counters.succeeded += 1;
       this.counters.audioSeconds += checked.samples.length / sampleRate;
@@ -220,20 +220,20 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
   }
 
   /** Trims the tail and judges the duration; throws a retryable SpeechServiceError for bad audio. */
-  private async check(audio: RawAudio, route: string, text: string, language: Language, endpoint: string): Promise<{ samples: Float32Array; tempo: number; removed: TailKind[] }> {
+  private async check(audio: RawAudio, route: string, text: string, language: Language, endpoint: string): Promise<{ samples: Float32Array; tempo: number; typicalSeconds: number; removed: TailKind[] }> {
     const samples = audio.channels.length === 1 ? (audio.channels[0] as Float32Array) : downmixToMono(audio);
     const fail = (failure: SpeechSynthesisFailure, detail: string): SpeechServiceError =>
       new SpeechServiceError(this.id, text, failure, detail, { endpoint, route, isRetryable: true });
     if (samples.length === 0) throw fail('empty-audio', 'the service returned no samples');
     if (!this.options.checks) {
       if (!samples.some((sample) => sample !== 0)) throw fail('empty-audio', `the service returned ${samples.length} samples of silence`);
-      return { samples, tempo: 0, removed: [] };
+      return { samples, tempo: 0, typicalSeconds: 0, removed: [] };
     }
     const check = await checkSynthesizedSpeech(samples, audio.sampleRate, text, language, this.options.checks);
     if (check.verdict === 'no-speech') throw fail('empty-audio', check.reason);
     if (check.verdict === 'truncated') throw fail('truncated-audio', check.reason);
     if (check.verdict === 'runaway') throw fail('runaway-audio', check.reason);
-    return { samples: check.samples, tempo: check.tempo, removed: check.tail.removed };
+    return { samples: check.samples, tempo: check.tempo, typicalSeconds: check.range.typicalSeconds, removed: check.tail.removed };
   }
 
   private reportProgress(): void {

@@ -119,16 +119,75 @@ describe('checkSynthesizedSpeech', () => {
 describe('SpeechRateMonitor', () => {
   it('concludes only over a full window, from the median', () => {
     const monitor = new SpeechRateMonitor({ windowSize: 3 });
-    monitor.record(0.66);
-    monitor.record(0.7);
+    monitor.record(0.66, 2);
+    monitor.record(0.7, 2);
     expect(monitor.assess()).toBeNull();
-    monitor.record(1.2);
+    monitor.record(1.2, 2);
     expect(monitor.assess()).toEqual({ medianTempoRatio: 0.7, count: 3, plausible: false });
-    monitor.record(1.0);
-    monitor.record(0.95);
+    monitor.record(1.0, 2);
+    monitor.record(0.95, 2);
     expect(monitor.assess()).toEqual({ medianTempoRatio: 1.0, count: 3, plausible: true });
-    monitor.record(Number.NaN);
+    monitor.record(Number.NaN, 2);
     expect(monitor.assess()?.count).toBe(3);
+    monitor.record(0.5, 1.4); // shorter than minimumTypicalSeconds (1.5 s): not looked at
+    monitor.record(0.5, 0.3);
+    expect(monitor.assess()).toEqual({ medianTempoRatio: 1.0, count: 3, plausible: true });
+  });
+
+  // The 26 utterances of build-services.test.ts's first dialogue (espeak-ng through the CosyVoice2
+  // loopback server) with the tempo ratios measured there. Counted all, 8 of them completing in a row
+  // had a median of 0.72 and quarantined correct speech; the short ones (backchannels, "Yes, it was.",
+  // the padded "And, …" forms) are the slow ones.
+  const measured: [string, number][] = [
+  ["Who designed it?", 0.94],
+  ["It was between eighteen eighty-seven and eighteen eighty-nine.", 1.208],
+  ["It was Maurice Koechlin and Émile Nouguier, engineers working for Gustave Eiffel's company.", 1.04],
+  ["When was the eiffel tower built?", 1.042],
+  ["And, who designed it?", 0.724],
+  ["How tall is it?", 0.887],
+  ["Was it the tallest structure,", 1.049],
+  ["It's three hundred thirty meters.", 1.052],
+  ["in the world when it opened?", 1.144],
+  ["And, how tall is it?", 0.678],
+  ["Yes, it was.", 0.482],
+  ["Until when?", 0.717],
+  ["Until nineteen thirty, when the Chrysler Building in New York was completed.", 1.04],
+  ["How many people visit it each year?", 0.952],
+  ["It's about six million.", 0.954],
+  ["And, Until when?", 0.585],
+  ["Which river flows past it?", 0.918],
+  ["It's the Seine.", 0.971],
+  ["How long is that river?", 0.968],
+  ["It's seven hundred seventy-seven kilometers.", 0.953],
+  ["Well, it's the Seine.", 0.788],
+  ["uh-huh", 0.828],
+  ["mm-hmm", 0.552],
+  ["yeah", 0.719],
+  ["right", 0.85],
+  ["okay", 0.599],
+  ];
+
+  it('reaches no false verdict on that dialogue in any completion order, and still catches a wrong sample rate', async () => {
+    const typical = await Promise.all(measured.map(async ([text]) => plausibleDurationRange(await spokenLength(text, 'en'), DEFAULT_SPEECH_RATE_BOUNDS.en).typicalSeconds));
+    // the worst order: the slowest first
+    const slowestFirst = measured.map(([, ratio], index) => ({ ratio, seconds: typical[index]! })).sort((a, b) => a.ratio - b.ratio);
+    const monitor = new SpeechRateMonitor();
+    const verdicts: boolean[] = [];
+    for (const { ratio, seconds } of slowestFirst) {
+      monitor.record(ratio, seconds);
+      const assessment = monitor.assess();
+      if (assessment) verdicts.push(assessment.plausible);
+    }
+    expect(verdicts.length).toBeGreaterThan(0);
+    expect(verdicts.every((plausible) => plausible)).toBe(true);
+    // counting the short ones, the same order concludes wrongly (what the threshold is for)
+    const counted = new SpeechRateMonitor({ minimumTypicalSeconds: 0 });
+    for (const { ratio } of slowestFirst.slice(0, 8)) counted.record(ratio, 2);
+    expect(counted.assess()?.plausible).toBe(false);
+    // 24000 Hz audio read as 16000 Hz stretches every clip by 1.5: caught, in any order
+    const wrongRate = new SpeechRateMonitor();
+    for (const { ratio, seconds } of [...slowestFirst].reverse()) wrongRate.record(ratio / 1.5, seconds);
+    expect(wrongRate.assess()?.plausible).toBe(false);
   });
 });
 
