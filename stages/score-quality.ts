@@ -16,13 +16,12 @@ import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeWav } from '../pipeline/audio/wav.ts';
 import { readDatasetFolder, dialogueSpeakerIds, sourceConversationKey, type DatasetDialogue } from '../pipeline/quality/dataset-files.ts';
-import { aggregateQuality, QUALITY_FILE_NAME, type DatasetCometKiwi, type DatasetQualityReport, type DialogueCometKiwi, type DialogueDnsmos, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
+import { aggregateQuality, writeQualityReport, type DatasetCometKiwi, type DatasetQualityReport, type DialogueCometKiwi, type DialogueDnsmos, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
 import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
 import { writeQualityTables } from '../pipeline/quality/tables.ts';
 import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/quality/thresholds.ts';
 import { sharedDirectory } from '../pipeline/config.ts';
 import { ContentCache } from '../pipeline/storage/content-cache.ts';
-import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import type { DnsmosRecordingScores, MultiChannelAudio } from '../pipeline/services/mos/dnsmos.ts';
 import { DEFAULT_DNSMOS_BATCH_WINDOWS, DnsmosScorer, loadDnsmosScorer, type DnsmosRunSettings } from '../pipeline/services/mos/dnsmos.ts';
 import {
@@ -278,7 +277,7 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     quarantined: folder.quarantined,
     dialogues,
   };
-  await writeAtomic(path.join(folder.directory, QUALITY_FILE_NAME), `${JSON.stringify(report, null, 2)}\n`);
+  await writeQualityReport(folder.directory, report);
   await writeQualityTables(folder.directory);
   return report;
 }

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatasetQualityReport, DialogueQuality } from '../pipeline/quality/quality-report.ts';
+import { aggregateQuality, type DatasetQualityReport, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
+import { DEFAULT_QUALITY_THRESHOLDS } from '../pipeline/quality/thresholds.ts';
 import { applySplitToVariant, splitDatasets, SplitError } from './split-dev-test.ts';
 import { rankByDnsmos, selectSplits, speakerGroups, type SplitCandidate } from '../pipeline/quality/split-selection.ts';
 import { type SplitReport } from '../pipeline/model/split-report.ts';
@@ -198,21 +199,22 @@ async function writeDataset(
   }
   await writeFile(path.join(directory, 'all.jsonl'), jsonl);
   await writeFile(path.join(directory, 'manifest.json'), JSON.stringify({ language, dataset: path.basename(directory), domain: 'task', files }));
+  const qualities = dialogues.map((dialogue) => {
+    const quality = dialogueQuality(dialogue.id, dialogue.ovrl, [...dialogue.speakers].sort(), dialogue.seconds);
+    quality.sourceConversation = `TopiOCQA/dev.json#${Number(dialogue.id.replace(/\D/g, ''))}`;
+    return quality;
+  });
   const report: DatasetQualityReport = {
     format: 'duplexsynth-quality',
     version: 1,
     language,
     dataset: path.basename(directory),
     methods: { dnsmos: '', cometKiwi: '', loudness: '', speechRate: '' },
-    thresholds: {} as DatasetQualityReport['thresholds'],
+    thresholds: DEFAULT_QUALITY_THRESHOLDS,
     cometKiwi: null,
-    aggregates: {} as DatasetQualityReport['aggregates'],
+    aggregates: aggregateQuality(qualities, language === 'ja' ? 'mora' : 'syllable'),
     quarantined: [],
-    dialogues: dialogues.map((dialogue) => {
-      const quality = dialogueQuality(dialogue.id, dialogue.ovrl, [...dialogue.speakers].sort(), dialogue.seconds);
-      quality.sourceConversation = `TopiOCQA/dev.json#${Number(dialogue.id.replace(/\D/g, ''))}`;
-      return quality;
-    }),
+    dialogues: qualities,
   };
   await writeFile(path.join(directory, 'quality.json'), JSON.stringify(report));
 }
