@@ -12,9 +12,10 @@ import { Command } from 'commander';
 import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality/tables.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.ts';
-import { type SplitReport } from '../../pipeline/model/split-report.ts';
+import { splitReportSchema } from '../../pipeline/model/split-report.ts';
+import { readRecord } from '../../pipeline/storage/json-records.ts';
 import { BARGE_IN_SUFFIX } from '../../pipeline/build/dataset-output.ts';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Environment variable naming a COMETKiwi HTTP scorer URL (used when --comet-url is not given). */
@@ -117,11 +118,8 @@ export function registerQualityCommands(program: Command): void {
         const base = results.find((result) => path.resolve(result.directory) === baseOf(variant));
         const baseReport =
           base?.report ??
-          (JSON.parse(
-            await readFile(path.join(baseOf(variant), 'split.json'), 'utf8').catch(() => {
-              throw new Error(`${variant}: a barge-in variant takes the split of ${baseOf(variant)}; split that folder first (or give both)`);
-            }),
-          ) as SplitReport);
+          (await readRecord(path.join(baseOf(variant), 'split.json'), splitReportSchema, { optional: true })) ??
+          failNoBaseSplit(variant, baseOf(variant));
         await applySplitToVariant(baseReport, variant, { devAlias: options.devAlias, log });
       }
       console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
@@ -130,4 +128,9 @@ export function registerQualityCommands(program: Command): void {
         process.exitCode = 1;
       }
     });
+}
+
+/** A barge-in variant whose base folder has no split.json yet. */
+function failNoBaseSplit(variant: string, base: string): never {
+  throw new Error(`${variant}: a barge-in variant takes the split of ${base}; split that folder first (or give both)`);
 }
