@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -73,6 +73,34 @@ describe('output folder lock', () => {
     const lock = await lockOutputDirectory(directory, { log: (line) => logged.push(line) });
     expect(logged).toEqual([`lock: ${directory}: the build that held it (PID ${holder.child.pid}) no longer runs; taking it over`]);
     await lock.release();
+  });
+
+  it('a holder killed after taking the lock but before renaming its candidate record: taken over at once; a live one in that moment is refused', async () => {
+    // the state such a kill leaves: the lock folder, the candidate record, no owner record (the
+    // kill -9 trial of build-failures.test.ts once landed there under load and waited for the stale time)
+    const inTheGap = async (name: string) => {
+      const directory = path.join(scratch, name);
+      await mkdir(directory);
+      const holder = await startHolder(directory, 60_000, 10_000);
+      await rename(path.join(directory, LOCK_OWNER_NAME), path.join(directory, `.duplexsynth.lock.candidate.${holder.child.pid}.json`));
+      return { directory, holder };
+    };
+    const live = await inTheGap('gap-live');
+    await expect(lockOutputDirectory(live.directory)).rejects.toThrow(new RegExp(`another duplexsynth build \\(PID ${live.holder.child.pid}, since `));
+    live.holder.child.kill('SIGKILL');
+    await exited(live.holder.child);
+
+    const killed = await inTheGap('gap-killed');
+    killed.holder.child.kill('SIGKILL');
+    await exited(killed.holder.child);
+    const logged: string[] = [];
+    const lock = await lockOutputDirectory(killed.directory, { log: (line) => logged.push(line) });
+    expect(logged).toEqual([`lock: ${killed.directory}: the build that held it (PID ${killed.holder.child.pid}) no longer runs; taking it over`]);
+    // the dead build's candidate record is gone, ours became the owner record
+    expect((await readdir(killed.directory)).filter((name) => name.startsWith('.duplexsynth.lock')).sort()).toEqual([LOCK_NAME, LOCK_OWNER_NAME].sort());
+    expect(JSON.parse(await readFile(path.join(killed.directory, LOCK_OWNER_NAME), 'utf8')).pid).toBe(process.pid);
+    await lock.release();
+    expect((await readdir(killed.directory)).filter((name) => name.startsWith('.duplexsynth.lock'))).toEqual([]);
   });
 
   it('a holder paused (SIGSTOP) longer than the stale time keeps its lock: it still runs on this host', async () => {

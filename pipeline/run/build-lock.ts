@@ -2,7 +2,10 @@
  * The output folder's lock (proper-lockfile), so two builds never write into one folder at once.
  *
  * - The lock is the folder `{output}/.duplexsynth.lock`; its holder (host, PID, process start time)
- *   is recorded beside it in `.duplexsynth.lock.owner.json`.
+ *   is recorded beside it in `.duplexsynth.lock.owner.json`. A build writes its record as a candidate
+ *   (`.duplexsynth.lock.candidate.{pid}.json`) before it takes the lock and renames it to the owner
+ *   record after, so a build killed between the two is still known by its candidate record (without
+ *   it, the lock would have no holder to check and would wait for the stale time).
  * - A lock whose holder on this host no longer runs (the build was killed) is taken over at once; one
  *   whose holder still runs is never taken, however long it has been paused. A holder on another host
  *   cannot be checked: its lock counts as stale `staleMilliseconds` after its last update (the holder
@@ -12,7 +15,7 @@
  *   rejects with a one-line {@link LockLostError}, and {@link assertOutputLockHeld} (called before a
  *   dataset is committed) refuses, so it never replaces what the other build wrote.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LockLostError, OutputLockedError } from '../model/build-errors.ts';
@@ -23,6 +26,10 @@ import { currentProcess, isProcessRunning, type ProcessIdentity } from '../stora
 export const LOCK_NAME = '.duplexsynth.lock';
 /** Name of the holder record beside it. */
 export const LOCK_OWNER_NAME = '.duplexsynth.lock.owner.json';
+
+/** Prefix and suffix of a candidate record (`{prefix}{pid}{suffix}`), written before the lock is taken. */
+const CANDIDATE_PREFIX = '.duplexsynth.lock.candidate.';
+const CANDIDATE_SUFFIX = '.json';
 
 /** Defaults: the holder touches the lock every 10 s; another host's holder is stale after 60 s without. */
 export const DEFAULT_LOCK_TIMING = { staleMilliseconds: 60_000, updateMilliseconds: 10_000 } as const;
@@ -59,13 +66,24 @@ export function assertOutputLockHeld(target: string): void {
   }
 }
 
-async function readOwner(directory: string): Promise<LockOwner | undefined> {
+async function readOwner(directory: string, name: string = LOCK_OWNER_NAME): Promise<LockOwner | undefined> {
   try {
-    const value = JSON.parse(await readFile(path.join(directory, LOCK_OWNER_NAME), 'utf8')) as Partial<LockOwner>;
+    const value = JSON.parse(await readFile(path.join(directory, name), 'utf8')) as Partial<LockOwner>;
     return typeof value.pid === 'number' && typeof value.host === 'string' ? (value as LockOwner) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The candidate records in the folder (file name and record), other than this process's. */
+async function readCandidates(directory: string): Promise<{ name: string; owner: LockOwner }[]> {
+  const names = (await readdir(directory).catch(() => [] as string[])).filter((name) => name.startsWith(CANDIDATE_PREFIX) && name.endsWith(CANDIDATE_SUFFIX));
+  const found: { name: string; owner: LockOwner }[] = [];
+  for (const name of names.sort()) {
+    const owner = await readOwner(directory, name);
+    if (owner !== undefined && !(owner.pid === process.pid && isProcessRunning(owner) === true)) found.push({ name, owner });
+  }
+  return found;
 }
 
 async function lockExists(directory: string): Promise<boolean> {
@@ -90,14 +108,21 @@ export async function lockOutputDirectory(
   const updateMilliseconds = options.updateMilliseconds ?? DEFAULT_LOCK_TIMING.updateMilliseconds;
 
   const owner = await readOwner(resolved);
-  if (owner !== undefined && (await lockExists(resolved))) {
-    const running = isProcessRunning(owner);
-    if (running === true) throw lockedError(resolved, owner, staleMilliseconds);
-    if (running === false) {
-      options.log?.(`lock: ${resolved}: the build that held it (PID ${owner.pid}) no longer runs; taking it over`);
+  if (await lockExists(resolved)) {
+    // who may hold it: the owner record, or a build killed after taking the lock and before renaming
+    // its candidate record (a live build in that moment is a candidate too)
+    const claimants = [...(owner === undefined ? [] : [owner]), ...(await readCandidates(resolved)).map((candidate) => candidate.owner)];
+    const running = claimants.find((claimant) => isProcessRunning(claimant) === true);
+    if (running !== undefined) throw lockedError(resolved, running, staleMilliseconds);
+    if (claimants.length > 0 && claimants.every((claimant) => isProcessRunning(claimant) === false)) {
+      const pids = [...new Set(claimants.map((claimant) => claimant.pid))].join(', ');
+      options.log?.(`lock: ${resolved}: the build that held it (PID ${pids}) no longer runs; taking it over`);
       await rm(lockfilePath, { recursive: true, force: true });
     }
   }
+  const record: LockOwner = { ...currentProcess(), since: new Date().toISOString() };
+  const candidatePath = path.join(resolved, `${CANDIDATE_PREFIX}${record.pid}${CANDIDATE_SUFFIX}`);
+  await writeAtomic(candidatePath, `${JSON.stringify(record)}\n`);
 
   const entry = { directory: resolved, lostError: undefined as LockLostError | undefined };
   let rejectLost: (error: LockLostError) => void = () => {};
@@ -122,13 +147,18 @@ export async function lockOutputDirectory(
       },
     });
   } catch (error) {
+    await rm(candidatePath, { force: true });
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw lockedError(resolved, await readOwner(resolved), staleMilliseconds);
     throw error;
   }
-  const record: LockOwner = { ...currentProcess(), since: new Date().toISOString() };
   try {
-    await writeAtomic(ownerPath, `${JSON.stringify(record)}\n`);
+    await rename(candidatePath, ownerPath);
+    // candidates of builds that died before or while taking the lock are left over: gone now
+    for (const candidate of await readCandidates(resolved)) {
+      if (isProcessRunning(candidate.owner) === false) await rm(path.join(resolved, candidate.name), { force: true });
+    }
   } catch (error) {
+    await rm(candidatePath, { force: true }).catch(() => {});
     await release().catch(() => {});
     throw error;
   }
