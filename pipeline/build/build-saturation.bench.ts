@@ -175,7 +175,7 @@ export function stepOfFrame(functionName: string, url: string): string | null {
   if (url.includes('/stages/place-timeline.ts') || url.includes('/pipeline/timeline/')) return 'placement';
   if (url.includes('/stages/annotate-events.ts') || url.includes('/pipeline/events/')) return 'events';
   if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/build/dataset-output.ts')) return 'render';
-  if (url.includes('/pipeline/run/content-cache.ts') || /node:(fs|internal\/fs)|write-file-atomic|canonicalize|node:crypto|node:internal\/crypto/.test(url)) return 'write';
+  if (url.includes('/pipeline/storage/') || /node:(fs|internal\/fs)|write-file-atomic|canonicalize|node:crypto|node:internal\/crypto/.test(url)) return 'write';
   if (url.includes('/stages/ingest-corpus.ts') || url.includes('/pipeline/build/prepare-text.ts') || url.includes('/pipeline/services/llm/') || url.includes('/pipeline/text/')) return 'text';
   if (url.includes('/stages/synthesize-speech.ts')) return 'orchestration';
   if (url.includes('/node_modules/') || url.startsWith('node:')) return null;
