@@ -19,11 +19,11 @@ import {
   applyAudioFaults,
   CapacityGate,
   closeServer,
-  delay,
   encodePcm16LittleEndian,
   extraDelay,
   faultList,
   httpErrorFault,
+  LoopbackTime,
   loopbackAudio,
   readRequestBody,
   readWaveHeader,
@@ -36,6 +36,7 @@ import {
   type LoopbackSpeechSource,
   type LoopbackVoice,
 } from './loopback-speech.ts';
+import type { Clock } from '../../clock.ts';
 
 /** Settings of {@link startCosyVoiceLoopbackServer}. */
 export interface CosyVoiceLoopbackOptions {
@@ -57,6 +58,8 @@ export interface CosyVoiceLoopbackOptions {
   realTimeFactor: number;
   /** What is spoken: espeak-ng speech (default) or the cheap speech-like signal of saturation benchmarks. */
   speech: LoopbackSpeechSource;
+  /** Service time, `delay` faults and stream steps wait on it, request times are read on it; default the system clock (vitest's fake timers drive it). `close` ends the pending waits. */
+  clock?: Clock;
 }
 
 const ROUTE_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -82,7 +85,8 @@ function openApiDescription(): unknown {
 export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoopbackOptions> = {}): Promise<LoopbackServer> {
   const settings: CosyVoiceLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, chunkBytes: 9601, zeroShotAlwaysFails: false, voice: {}, realTimeFactor: 0, speech: 'espeak-ng', ...options };
   const gate = new CapacityGate(settings.capacity);
-  const log = new RequestLog();
+  const time = new LoopbackTime(options.clock);
+  const log = new RequestLog(time);
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -115,7 +119,7 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
     response.on('close', finish);
     // The capacity slot is taken on arrival: parsing is part of the server's time per request.
     const release = await gate.acquire();
-    record.startedAt = performance.now();
+    record.startedAt = time.now();
     try {
       let form: FormData;
       try {
@@ -168,8 +172,8 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
       const voice = { pitch: 30 + (promptSamples % 40), ...settings.voice };
       const speech = loopbackAudio(text, settings.sampleRate, voice, settings.speech);
       speech.catch(() => undefined);
-      await delay(extraDelay(faults));
-      if (response.destroyed) return;
+      await time.wait(extraDelay(faults));
+      if (response.destroyed || time.closed) return;
       const failure = httpErrorFault(faults);
       if (failure || (settings.zeroShotAlwaysFails && route === '/inference_zero_shot')) {
         record.status = failure?.status ?? 500;
@@ -177,21 +181,21 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
           'content-type': 'text/plain; charset=utf-8',
           ...(failure?.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {}),
         });
-        await delay(record.startedAt + settings.latencyMs - performance.now());
+        await time.wait(record.startedAt + settings.latencyMs - time.now());
         response.end(failure?.body ?? 'Internal Server Error');
         return;
       }
       record.status = 200;
       if (faults.some((fault) => fault.kind === 'empty')) {
         response.writeHead(200);
-        await delay(record.startedAt + settings.latencyMs - performance.now());
+        await time.wait(record.startedAt + settings.latencyMs - time.now());
         response.end();
         return;
       }
       const samples = await applyAudioFaults(await speech, settings.sampleRate, faults, voice);
       // StreamingResponse without a media type: no content-type, chunked transfer.
       response.writeHead(200);
-      record.audioBytes = await streamBytes(response, encodePcm16LittleEndian(samples), settings.chunkBytes, faults, {
+      record.audioBytes = await streamBytes(response, encodePcm16LittleEndian(samples), settings.chunkBytes, faults, time, {
         startedAt: record.startedAt + extraDelay(faults),
         durationMilliseconds: serviceMilliseconds(settings.latencyMs, settings.realTimeFactor, samples.length, settings.sampleRate),
       });
@@ -206,6 +210,6 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
     url: `http://127.0.0.1:${port}`,
     requests: log.requests,
     peakOpenRequests: () => log.peakOpen(),
-    close: () => closeServer(server),
+    close: () => closeServer(server, time),
   };
 }

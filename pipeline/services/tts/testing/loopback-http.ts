@@ -4,6 +4,7 @@
  * helpers, streamed answers with the cut-stream fault, and closing a server.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
 import type { LoopbackFault } from './loopback-faults.ts';
 
 /**
@@ -55,7 +56,7 @@ export interface LoopbackRequestRecord {
   audioBytes: number;
   /** Requests open on this server when this one arrived (itself included). */
   openOnArrival: number;
-  /** Milliseconds (performance.now) of arrival, of the start of processing (a capacity slot) and of the end. */
+  /** Milliseconds on the server's clock (performance.now for the system clock) of arrival, of the start of processing (a capacity slot) and of the end. */
   receivedAt: number;
   startedAt: number;
   finishedAt: number;
@@ -79,11 +80,14 @@ export class RequestLog {
   private open = 0;
   private peak = 0;
 
+  /** @param time the server's time; the records' times are read on its clock. */
+  constructor(private readonly time: LoopbackTime) {}
+
   /** Starts a record for an arriving request; call `finish` when its answer ended. */
   begin(method: string, route: string): { record: LoopbackRequestRecord; finish: () => void } {
     this.open += 1;
     this.peak = Math.max(this.peak, this.open);
-    const now = performance.now();
+    const now = this.time.now();
     const record: LoopbackRequestRecord = { index: this.requests.length, method, route, fields: {}, faults: [], status: 0, audioBytes: 0, openOnArrival: this.open, receivedAt: now, startedAt: now, finishedAt: now };
     this.requests.push(record);
     let finished = false;
@@ -93,7 +97,7 @@ export class RequestLog {
         if (finished) return;
         finished = true;
         this.open -= 1;
-        record.finishedAt = performance.now();
+        record.finishedAt = this.time.now();
       },
     };
   }
@@ -104,9 +108,40 @@ export class RequestLog {
   }
 }
 
-/** Waits `milliseconds`. */
-export function delay(milliseconds: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, milliseconds)));
+/**
+ * The time of one loopback server: every reading and every wait (service time, `delay` faults, stream
+ * steps, the moment before a reset) goes through its {@link Clock} (default {@link SYSTEM_CLOCK},
+ * which vitest's fake timers drive), and {@link LoopbackTime.close} ends the waits still pending.
+ */
+export class LoopbackTime {
+  /** Aborted by `close`: ends the pending waits. */
+  private readonly closing = new AbortController();
+
+  constructor(readonly clock: Clock = SYSTEM_CLOCK) {}
+
+  /** Whether `close` was called (the server's connections are gone; handlers stop writing). */
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
+  /** Milliseconds on the clock. */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /**
+   * Waits `milliseconds` on the clock; resolves at once for 0 or less and once closed, and early when
+   * closed during the wait (the server then finds its responses destroyed). Never rejects.
+   */
+  wait(milliseconds: number): Promise<void> {
+    if (milliseconds <= 0 || this.closing.signal.aborted) return Promise.resolve();
+    return this.clock.sleep(milliseconds, this.closing.signal).catch(() => undefined);
+  }
+
+  /** Ends the pending waits and makes later ones return at once. */
+  close(): void {
+    this.closing.abort();
+  }
 }
 
 /** Reads a Node request body completely. */
@@ -132,7 +167,8 @@ const STREAM_STEPS = 4;
  * applying a `cut-stream` fault when there is one. The answer ends at startedAt + duration at the
  * earliest.
  *
- * @param startedAt performance.now() milliseconds when processing began.
+ * @param time the server's time: the schedule is read and waited on its clock.
+ * @param schedule `startedAt`: clock milliseconds when processing began (default now); `durationMilliseconds` default 0.
  * @returns bytes written.
  */
 export async function streamBytes(
@@ -140,28 +176,29 @@ export async function streamBytes(
   bytes: Uint8Array,
   chunkBytes: number,
   faults: readonly LoopbackFault[],
-  schedule: { startedAt: number; durationMilliseconds: number } = { startedAt: performance.now(), durationMilliseconds: 0 },
+  time: LoopbackTime,
+  schedule: { startedAt: number; durationMilliseconds: number } = { startedAt: time.now(), durationMilliseconds: 0 },
 ): Promise<number> {
   const cut = faults.find((fault): fault is Extract<LoopbackFault, { kind: 'cut-stream' }> => fault.kind === 'cut-stream');
   const limit = cut ? Math.floor(bytes.length * cut.fraction) : bytes.length;
   const chunkCount = Math.max(1, Math.ceil(bytes.length / chunkBytes));
   const steps = Math.min(STREAM_STEPS, chunkCount);
   let written = 0;
-  for (let chunk = 0; written < limit && !response.destroyed; chunk++) {
+  for (let chunk = 0; written < limit && !response.destroyed && !time.closed; chunk++) {
     const step = Math.floor((chunk * steps) / chunkCount); // the step this chunk belongs to
     const due = schedule.startedAt + (schedule.durationMilliseconds * (step + 1)) / steps;
-    const wait = due - performance.now();
-    if (wait > 1) await delay(wait);
+    const wait = due - time.now();
+    if (wait > 1) await time.wait(wait);
     const end = Math.min(limit, written + chunkBytes);
     const flushed = response.write(bytes.subarray(written, end));
     written = end;
     if (!flushed) await new Promise<void>((resolve) => response.once('drain', resolve));
   }
-  const remaining = schedule.startedAt + schedule.durationMilliseconds - performance.now();
-  if (remaining > 1 && !cut) await delay(remaining);
+  const remaining = schedule.startedAt + schedule.durationMilliseconds - time.now();
+  if (remaining > 1 && !cut) await time.wait(remaining);
   if (cut?.how === 'reset') {
     // Give the written chunks a moment to leave, then break the connection without the final chunk.
-    await delay(5);
+    await time.wait(5);
     response.socket?.destroy();
     response.destroy();
   } else {
@@ -202,11 +239,18 @@ export function readWaveHeader(bytes: Uint8Array): WaveHeader {
   throw new Error('no data chunk');
 }
 
-/** Closes an HTTP server and every connection it holds; closing a closed server does nothing. */
-export function closeServer(server: Server): Promise<void> {
-  if (!server.listening) return Promise.resolve();
+/**
+ * Closes an HTTP server and every connection it holds, then ends the server's pending waits (`time`:
+ * the handlers resume on destroyed connections and write nothing); closing a closed server does nothing.
+ */
+export function closeServer(server: Server, time?: LoopbackTime): Promise<void> {
+  if (!server.listening) {
+    time?.close();
+    return Promise.resolve();
+  }
   return new Promise((resolve, reject) => {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();
+    time?.close();
   });
 }

@@ -12,11 +12,11 @@ import {
   applyAudioFaults,
   CapacityGate,
   closeServer,
-  delay,
   encodePcm16LittleEndian,
   extraDelay,
   faultList,
   httpErrorFault,
+  LoopbackTime,
   loopbackSpeech,
   readRequestBody,
   RequestLog,
@@ -26,6 +26,7 @@ import {
   type LoopbackServer,
   type LoopbackVoice,
 } from './loopback-speech.ts';
+import type { Clock } from '../../clock.ts';
 
 /** Settings of {@link startOpenAiSpeechLoopbackServer}. */
 export interface OpenAiSpeechLoopbackOptions {
@@ -45,6 +46,8 @@ export interface OpenAiSpeechLoopbackOptions {
   /** Bytes per streamed chunk. Default 9601. */
   chunkBytes: number;
   voice: Partial<LoopbackVoice>;
+  /** Service time, `delay` faults and stream steps wait on it, request times are read on it; default the system clock (vitest's fake timers drive it). `close` ends the pending waits. */
+  clock?: Clock;
 }
 
 function invalidRequest(response: ServerResponse, message: string, param: string | null = null): void {
@@ -80,7 +83,8 @@ function wavHeader(sampleRate: number, dataBytes: number | null): Uint8Array {
 export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpeechLoopbackOptions> = {}): Promise<LoopbackServer> {
   const settings: OpenAiSpeechLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, path: '/v1/audio/speech', voices: null, wavHeader: 'exact', chunkBytes: 9601, voice: {}, ...options };
   const gate = new CapacityGate(settings.capacity);
-  const log = new RequestLog();
+  const time = new LoopbackTime(options.clock);
+  const log = new RequestLog(time);
 
   const server = createServer((request, response) => {
     handle(request, response).catch((caught: unknown) => {
@@ -97,7 +101,7 @@ export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpe
     response.on('close', finish);
     // The capacity slot is taken on arrival: parsing is part of the server's time per request.
     const release = await gate.acquire();
-    record.startedAt = performance.now();
+    record.startedAt = time.now();
     try {
       let body: Record<string, unknown>;
       try {
@@ -124,12 +128,12 @@ export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpe
       const voice = { wordsPerMinute: 175 * speed, ...settings.voice };
       const speech = loopbackSpeech(body.input, settings.sampleRate, voice);
       speech.catch(() => undefined);
-      await delay(extraDelay(faults));
-      if (response.destroyed) return;
+      await time.wait(extraDelay(faults));
+      if (response.destroyed || time.closed) return;
       const failure = httpErrorFault(faults);
       if (failure) {
         record.status = failure.status;
-        await delay(record.startedAt + settings.latencyMs - performance.now());
+        await time.wait(record.startedAt + settings.latencyMs - time.now());
         return sendJson(response, failure.status, { error: { message: failure.body ?? 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }, failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {});
       }
       const samples = faults.some((fault) => fault.kind === 'empty') ? new Float32Array(0) : await applyAudioFaults(await speech, settings.sampleRate, faults, voice);
@@ -143,7 +147,7 @@ export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpe
       }
       record.status = 200;
       response.writeHead(200, { 'content-type': format === 'wav' ? 'audio/wav' : 'audio/pcm' });
-      record.audioBytes = await streamBytes(response, bytes, settings.chunkBytes, faults, { startedAt: record.startedAt + extraDelay(faults), durationMilliseconds: settings.latencyMs });
+      record.audioBytes = await streamBytes(response, bytes, settings.chunkBytes, faults, time, { startedAt: record.startedAt + extraDelay(faults), durationMilliseconds: settings.latencyMs });
     } finally {
       release();
     }
@@ -151,5 +155,5 @@ export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpe
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests: log.requests, peakOpenRequests: () => log.peakOpen(), close: () => closeServer(server) };
+  return { url: `http://127.0.0.1:${port}`, requests: log.requests, peakOpenRequests: () => log.peakOpen(), close: () => closeServer(server, time) };
 }

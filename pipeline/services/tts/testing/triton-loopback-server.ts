@@ -23,10 +23,10 @@ import {
   applyAudioFaults,
   CapacityGate,
   closeServer,
-  delay,
   extraDelay,
   faultList,
   httpErrorFault,
+  LoopbackTime,
   loopbackAudio,
   readRequestBody,
   RequestLog,
@@ -37,6 +37,7 @@ import {
   type LoopbackSpeechSource,
   type LoopbackVoice,
 } from './loopback-speech.ts';
+import type { Clock } from '../../clock.ts';
 
 /** Settings of {@link startTritonLoopbackServer}. */
 export interface TritonLoopbackOptions {
@@ -67,6 +68,8 @@ export interface TritonLoopbackOptions {
    * Content-Length (a body cut by a proxy or a server bug, not a broken connection).
    */
   cutAnswers: 'shortened' | 'truncated';
+  /** Service time, `delay` faults and stream steps wait on it, request times are read on it; default the system clock (vitest's fake timers drive it). `close` ends the pending waits. */
+  clock?: Clock;
 }
 
 const INPUTS = [
@@ -132,7 +135,8 @@ class BadInferenceRequest extends Error {}
 export async function startTritonLoopbackServer(options: Partial<TritonLoopbackOptions> = {}): Promise<LoopbackServer> {
   const settings: TritonLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, modelName: 'cosyvoice2', voice: {}, binaryAnswers: true, cutAnswers: 'shortened', realTimeFactor: 0, speech: 'espeak-ng', ...options };
   const gate = new CapacityGate(settings.capacity);
-  const log = new RequestLog();
+  const time = new LoopbackTime(options.clock);
+  const log = new RequestLog(time);
   const error = (response: ServerResponse, status: number, message: string): void => sendJson(response, status, { error: message });
 
   const server = createServer((request, response) => {
@@ -170,7 +174,7 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
     response.on('close', finish);
     // The capacity slot is taken on arrival: parsing is part of the server's time per request.
     const release = await gate.acquire();
-    record.startedAt = performance.now();
+    record.startedAt = time.now();
     try {
       let parsed: { header: InferenceRequestHeader; inputs: DecodedInput[] };
       try {
@@ -200,8 +204,8 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
       speech.catch(() => undefined);
       // the answer comes whole after the service time (with a real-time factor: that of the speech, before faults)
       const serviceTime = settings.realTimeFactor > 0 ? serviceMilliseconds(settings.latencyMs, settings.realTimeFactor, (await speech).length, settings.sampleRate) : settings.latencyMs;
-      await delay(record.startedAt + serviceTime + extraDelay(faults) - performance.now());
-      if (response.destroyed) return;
+      await time.wait(record.startedAt + serviceTime + extraDelay(faults) - time.now());
+      if (response.destroyed || time.closed) return;
       const failure = httpErrorFault(faults);
       if (failure) {
         record.status = failure.status;
@@ -223,7 +227,7 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
           response.write(part.subarray(0, left));
           left -= part.length;
         }
-        await delay(5);
+        await time.wait(5);
         response.socket?.destroy();
         response.destroy();
         return;
@@ -238,7 +242,7 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests: log.requests, peakOpenRequests: () => log.peakOpen(), close: () => closeServer(server) };
+  return { url: `http://127.0.0.1:${port}`, requests: log.requests, peakOpenRequests: () => log.peakOpen(), close: () => closeServer(server, time) };
 }
 
 /** An answer body in parts (JSON header, then binary data when there is some), with its headers. */
