@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { resolveRetryPolicy, type RetryPolicy } from '../retry.ts';
+import type { Clock } from '../clock.ts';
 import type { KanaReadingOptions } from '../../text/japanese-kana.ts';
 import { normalizeBaseUrl } from './service-http.ts';
 import { resolveSynthesisCheckOptions, type SpeechActivityDetector, type SpeechRateMonitorOptions, type SynthesisCheckOptions } from './synthesis-checks.ts';
@@ -130,8 +131,10 @@ export interface RemoteSynthesizerOptions {
   checks: SynthesisCheckOptions | null;
   monitor: SpeechRateMonitorOptions | null;
   promptCacheSize: number;
-  /** Waits between retries; injectable for tests. */
+  /** Waits between retries; injectable for tests. Default the clock's sleep. */
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
+  /** Request timeouts, endpoint cool-downs and rate waits, retry waits (unless `sleep` is given) and attempt times; injectable for tests. Default the system clock. */
+  clock?: Clock;
   /** Jitter source; injectable for tests. */
   random?: () => number;
   /** Called with the counters each time an utterance succeeds or is quarantined (e.g. to drive a progress bar). */

@@ -17,6 +17,7 @@ import { downmixToMono, type RawAudio } from '../../audio/raw-audio.ts';
 import { retryWithBackoff } from '../retry.ts';
 import { containsKanji, describeKanaReadingOptions, toKanaReading } from '../../text/japanese-kana.ts';
 import { EndpointPool } from '../endpoint-pool.ts';
+import { SYSTEM_CLOCK, type Clock } from '../clock.ts';
 import { requestService, SpeechServiceError } from './service-http.ts';
 import {
   normalizeWhitespace,
@@ -66,6 +67,8 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
   readonly version: string;
   readonly languages: readonly Language[];
   readonly pool: EndpointPool;
+  /** The pool's, the timeouts' and the retries' time (options.clock, default the system clock). */
+  private readonly clock: Clock;
   private readonly monitor: SpeechRateMonitor | null;
   private readonly counters: Omit<RemoteSynthesisStatistics, 'speechRate' | 'pool'> = {
     requested: 0,
@@ -96,11 +99,13 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
       options.kana ? describeKanaReadingOptions(options.kana) : 'kana off',
       options.checks ? 'checks 1' : 'checks off',
     ].join('; ');
+    this.clock = options.clock ?? SYSTEM_CLOCK;
     this.pool = new EndpointPool(options.urls, {
       concurrencyPerEndpoint: options.concurrencyPerEndpoint,
       requestRate: options.requestRate,
       cooldownInitialMilliseconds: options.cooldownInitialMilliseconds,
       cooldownMaximumMilliseconds: options.cooldownMaximumMilliseconds,
+      clock: this.clock,
     });
     this.monitor = options.checks && options.monitor ? new SpeechRateMonitor(options.monitor) : null;
   }
@@ -151,7 +156,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
       const accepted = await retryWithBackoff(
         async ({ attemptIndex, previousErrors }) => {
           let endpointUsed = '';
-          let started = performance.now();
+          let started = this.clock.now();
           const built = await this.backend.buildRequest({
             text,
             spokenText,
@@ -162,7 +167,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
             toSpoken: (other) => this.spokenText(other),
           });
           const record = (failure: SpeechSynthesisFailure | null, detail: string): void => {
-            attempts.push({ attemptIndex, endpoint: endpointUsed, route: built.route, failure, detail, elapsedMilliseconds: Math.round(performance.now() - started) });
+            attempts.push({ attemptIndex, endpoint: endpointUsed, route: built.route, failure, detail, elapsedMilliseconds: Math.round(this.clock.now() - started) });
             if (failure) this.counters.failures[failure] = (this.counters.failures[failure] ?? 0) + 1;
           };
           try {
@@ -171,12 +176,12 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
               (endpoint, signal) => {
                 endpointUsed = endpoint;
                 lastEndpoint = endpoint;
-                started = performance.now();
+                started = this.clock.now();
                 this.counters.attempts += 1;
                 return requestService(
                   { engine: this.id, text, endpoint, route: built.route },
                   { method: 'POST', headers: built.headers, body: built.body },
-                  { timeoutMilliseconds: this.options.timeoutMilliseconds, ...(signal ? { signal } : {}) },
+                  { timeoutMilliseconds: this.options.timeoutMilliseconds, clock: this.clock, ...(signal ? { signal } : {}) },
                 );
               },
               lastEndpoint ? { avoid: lastEndpoint } : {},
@@ -195,7 +200,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
           isRetryable: (error) => error instanceof SpeechServiceError && error.isRetryable,
           onRetry: () => void (this.counters.retries += 1),
           onGiveUp: (event) => void (giveUp = event.reason),
-          ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
+          sleep: this.options.sleep ?? ((milliseconds, signal) => this.clock.sleep(milliseconds, signal)),
           ...(this.options.random ? { random: this.options.random } : {}),
         },
       );

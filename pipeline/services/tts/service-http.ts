@@ -7,6 +7,7 @@
  * Uses Node's built-in `fetch` (undici). No retries here: retry-with-backoff lives in
  * pipeline/services/retry.ts and is applied by remote-synthesizer.ts around the endpoint pool.
  */
+import { SYSTEM_CLOCK, type Clock } from '../clock.ts';
 import { SpeechSynthesisError, type SpeechSynthesisFailure } from './speech-synthesizer.ts';
 
 /** Characters of an error response body quoted in messages. */
@@ -94,6 +95,8 @@ export interface ServiceRequestLimits {
   timeoutMilliseconds: number;
   /** Caller's cancellation. */
   signal?: AbortSignal;
+  /** The timeout is waited on it; default {@link SYSTEM_CLOCK} (vitest's fake timers drive it). */
+  clock?: Clock;
 }
 
 /** A successful response with its whole body. */
@@ -119,7 +122,22 @@ export interface ServiceResponse {
  *   (retryable). A caller abort rethrows the signal's reason.
  */
 export async function requestService(context: ServiceRequestContext, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array }, limits: ServiceRequestLimits): Promise<ServiceResponse> {
-  const timeoutSignal = AbortSignal.timeout(limits.timeoutMilliseconds);
+  // The timeout is a sleep on the clock, ended when the exchange is over.
+  const timeout = new AbortController();
+  const exchangeOver = new AbortController();
+  (limits.clock ?? SYSTEM_CLOCK).sleep(limits.timeoutMilliseconds, exchangeOver.signal).then(
+    () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    () => undefined,
+  );
+  try {
+    return await exchange(context, init, limits, timeout.signal);
+  } finally {
+    exchangeOver.abort();
+  }
+}
+
+/** {@link requestService} once its timeout signal is made. */
+async function exchange(context: ServiceRequestContext, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array }, limits: ServiceRequestLimits, timeoutSignal: AbortSignal): Promise<ServiceResponse> {
   const signal = limits.signal ? AbortSignal.any([timeoutSignal, limits.signal]) : timeoutSignal;
   const url = `${context.endpoint}${context.route}`;
   const fail = (failure: SpeechSynthesisFailure, detail: string, options: { isRetryable: boolean; statusCode?: number; retryAfterMilliseconds?: number; responseExcerpt?: string; cause?: unknown }): SpeechServiceError =>
