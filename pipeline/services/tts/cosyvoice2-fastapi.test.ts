@@ -3,7 +3,7 @@
  * raw int16 PCM stream out) with scripted faults.
  */
 import { readFile, rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCosyVoice2Synthesizer } from './cosyvoice2-fastapi.ts';
 import { SpeechSynthesisQuarantineError } from './remote-synthesizer.ts';
 import { SpeechSynthesisError } from './speech-synthesizer.ts';
@@ -33,6 +33,11 @@ function settings(urls: string[], extra: Record<string, unknown> = {}): Record<s
 
 function zeroShot(fixture: PromptFixture = prompt): Record<string, string> {
   return { mode: 'zero-shot', promptWav: fixture.path, promptText: fixture.transcript };
+}
+
+/** Lets real I/O (sockets, espeak-ng) run until `done()` holds; fake time does not move meanwhile. */
+async function untilTrue(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
 }
 
 async function quarantine(promise: Promise<unknown>): Promise<SpeechSynthesisQuarantineError> {
@@ -214,7 +219,8 @@ describe('cosyvoice2 FastAPI client: faults', () => {
 
   it('times out a slow server and retries', async () => {
     // The first request hangs far longer than the client's timeout; the client must give up on it and retry.
-    // The server keeps working on the abandoned request (one at a time), so the retry waits until it is free.
+    // Fake timers (setImmediate stays real, so the sockets and espeak-ng keep working): the 1 s timeout,
+    // the server's 3 s delay and the 4 s retry wait end at exact times; the clock moves only when advanced.
     const loopback = await server({ faults: faultsByRequestIndex({ 0: { kind: 'delay', milliseconds: 3_000 } }) });
     const synthesizer = await createCosyVoice2Synthesizer(
       settings([loopback.url], {
@@ -223,10 +229,32 @@ describe('cosyvoice2 FastAPI client: faults', () => {
         endpointCooldown: { initialSeconds: 0.05, maximumSeconds: 0.1 },
       }),
     );
-    await synthesizer.synthesize({ text: 'Yes, that is right.', language: 'en', voice: zeroShot() });
-    expect(synthesizer.statistics().failures.timeout).toBeGreaterThanOrEqual(1);
-    expect(synthesizer.statistics().attempts).toBeGreaterThanOrEqual(2);
-    expect(synthesizer.statistics().succeeded).toBe(1);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const synthesized = synthesizer.synthesize({ text: 'Yes, that is right.', language: 'en', voice: zeroShot() });
+      // the server has read the request and waits out its delay
+      await untilTrue(() => loopback.requests[0]?.faults.length === 1);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(synthesizer.statistics()).toMatchObject({ attempts: 1, retries: 0, failures: {} });
+      await vi.advanceTimersByTimeAsync(1);
+      await untilTrue(() => synthesizer.statistics().retries === 1);
+      expect(synthesizer.statistics().failures).toEqual({ timeout: 1 });
+      // the server has seen the client hang up (its delay still runs, one request at a time)
+      await untilTrue(() => loopback.requests[0]!.finishedAt > 0);
+      await vi.advanceTimersByTimeAsync(3_999);
+      expect(loopback.requests).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      await synthesized;
+      expect(performance.now()).toBe(5_000);
+      // the abandoned request was closed by the client at 1 s and never answered; the retry started at 5 s and was answered
+      expect(loopback.requests.map((request) => [request.status, request.startedAt, request.finishedAt])).toEqual([
+        [0, 0, 1_000],
+        [200, 5_000, 5_000],
+      ]);
+      expect(synthesizer.statistics()).toMatchObject({ attempts: 2, retries: 1, succeeded: 1, failures: { timeout: 1 } });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('trims silence, noise and hallucinated tails', async () => {

@@ -28,17 +28,23 @@ describe('speech-like loopback audio', () => {
   });
 
   it('a CosyVoice2 loopback server with a real-time factor holds each request for that share of its audio', async () => {
-    const server = await startCosyVoiceLoopbackServer({ realTimeFactor: 0.5, speech: 'speech-like' });
+    // on a clock that moves by its sleeps only: the hold is exact
+    const clock = recordingClock();
+    const server = await startCosyVoiceLoopbackServer({ realTimeFactor: 0.5, speech: 'speech-like', clock });
     const directory = await fixtureDirectory();
     try {
       const prompt = await writePromptFixture(directory, 'This is the prompt speaker.');
       const synthesizer = await createCosyVoice2Synthesizer({ urls: [server.url] });
       const output = await synthesizer.synthesize({ text: 'One two three, four five six.', language: 'en', voice: { mode: 'zero-shot', promptWav: prompt.path, promptText: prompt.transcript } });
-      const audioSeconds = output.audio.channels[0]!.length / output.audio.sampleRate;
+      expect(output.audio.channels[0]!.length).toBeGreaterThan(0);
       const record = server.requests.at(-1)!;
       expect(record.status).toBe(200);
-      // the answer cannot end before its service time (a lower bound; no upper limit is asserted)
-      expect(record.finishedAt - record.startedAt).toBeGreaterThanOrEqual(0.5 * audioSeconds * 1000 - 5);
+      await untilTrue(() => record.finishedAt > record.startedAt);
+      // half the duration of the audio sent (int16: 2 bytes a sample, before the client trims its tail)
+      const held = 0.5 * ((record.audioBytes / 2 / 24000) * 1000);
+      expect(held).toBeGreaterThan(500);
+      expect(record.finishedAt - record.startedAt).toBeCloseTo(held, 6);
+      expect(clock.waits.reduce((sum, wait) => sum + wait, 0)).toBeCloseTo(held, 6);
     } finally {
       await server.close();
       await rm(directory, { recursive: true, force: true });
