@@ -30,6 +30,7 @@
  * Times are integer centiseconds; the lines come from `parseEventsLine` (pipeline/events/jsonl.ts).
  */
 import type { BenchmarkEvent, BenchmarkEventType, Centiseconds, Channel, ChannelEvents } from '../model/types.ts';
+import { DROP_REASONS, type DropReason } from '../model/dataset-summary.ts';
 
 /** How the benchmark's loader is called (`run_inference.py` options). */
 export interface LoaderSettings {
@@ -43,30 +44,8 @@ export interface LoaderSettings {
   useContext: boolean;
 }
 
-/** Why the loader drops an event (module comment, steps 2–5). */
-export type DropReason =
-  | 'short-pause-ignored'
-  | 'event-type-ignored'
-  | 'needs-context'
-  | 'channel-not-evaluated'
-  | 'no-turn-starts-there'
-  | 'no-turn-ends-there'
-  | 'no-turn-contains-it'
-  | 'system-speaking'
-  | 'system-not-speaking';
-
-/** All drop reasons, in the loader's order of checks (for tables). */
-export const DROP_REASONS: readonly DropReason[] = [
-  'short-pause-ignored',
-  'event-type-ignored',
-  'needs-context',
-  'channel-not-evaluated',
-  'no-turn-starts-there',
-  'no-turn-ends-there',
-  'no-turn-contains-it',
-  'system-speaking',
-  'system-not-speaking',
-] as const;
+/** Why the loader drops an event (module comment, steps 2–5), and all of them in the loader's order of checks. */
+export { DROP_REASONS, type DropReason };
 
 /** One sentence per reason, for reports. */
 export const DROP_REASON_DESCRIPTIONS: Readonly<Record<DropReason, string>> = Object.freeze({

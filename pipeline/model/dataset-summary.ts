@@ -7,8 +7,11 @@
 import { z } from 'zod';
 
 const eventType = z.enum(['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE']);
-/** Why the benchmark's loader drops an event (pipeline/events/evaluable-events.ts `DropReason`). */
-const dropReason = z.enum([
+/**
+ * Why the benchmark's loader drops an event, in the loader's order of checks (for tables); the rules
+ * are pipeline/events/evaluable-events.ts's, which re-exports these.
+ */
+export const DROP_REASONS = [
   'short-pause-ignored',
   'event-type-ignored',
   'needs-context',
@@ -18,7 +21,10 @@ const dropReason = z.enum([
   'no-turn-contains-it',
   'system-speaking',
   'system-not-speaking',
-]);
+] as const;
+/** One of {@link DROP_REASONS}. */
+export type DropReason = (typeof DROP_REASONS)[number];
+const dropReason = z.enum(DROP_REASONS);
 
 /** A dialogue that failed (was quarantined), at which stage and why. */
 export const failedDialogueSchema = z.object({ id: z.string(), stage: z.string(), reason: z.string() });
