@@ -18,6 +18,7 @@ import PQueue from 'p-queue';
 import { type ResampleQuality } from '../pipeline/audio/resample.ts';
 import { decodeWav, encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
+import type { BuildConfig } from '../pipeline/config.ts';
 import type { Centiseconds, DialogueText, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
 import { dialogueRandomStream } from '../pipeline/model/random.ts';
 import { planTurnHolds, type QuestionParts } from '../pipeline/text/turn-hold-split.ts';
@@ -73,6 +74,27 @@ export interface SynthesizeSettings {
   resampleQuality?: ResampleQuality;
   /** Where the resampling runs (synthesize-utterance.ts `resampler`, e.g. a worker pool); default this thread. Not part of cache keys: same samples. */
   resampler?: SynthesizeUtteranceOptions['resampler'];
+}
+
+/**
+ * The stage's settings for one language from the build config (all but the voices and the resampler
+ * thread): what the build synthesizes with, and what `--dry-run` (pipeline/build/plan-build.ts) keys
+ * its cache look-ups with, so the two cannot drift apart.
+ * @param detector the speech detector settings (seconds, dBFS) as resolved for the build
+ */
+export function synthesizeSettingsOf(
+  config: Pick<BuildConfig, 'audio' | 'synthesis'>,
+  language: Language,
+  detector: Partial<SpeechDetectorOptions>,
+): Omit<SynthesizeSettings, 'voices' | 'resampler'> {
+  return {
+    language,
+    sampleRate: config.audio.sampleRate,
+    detector,
+    minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
+    maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
+    resampleQuality: config.synthesis.resampleQuality,
+  };
 }
 
 interface CachedMetadata {

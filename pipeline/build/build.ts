@@ -40,7 +40,7 @@ import { annotateEventsStage, type AnnotatedDialogue } from '../../stages/annota
 import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import { placeBargeInTimelineStage, placeTimelineStage, type BargeInTimeline, type PlacedTimeline } from '../../stages/place-timeline.ts';
 import { datasetRelativePath, renderDatasetStage } from '../../stages/render-dataset.ts';
-import { createSynthesisQueue, synthesizeSpeechStage, type DialogueSpeech } from '../../stages/synthesize-speech.ts';
+import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type DialogueSpeech } from '../../stages/synthesize-speech.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { prepareTextStage } from './prepare-text.ts';
 import { scoreAndSplit } from './score-and-split.ts';
@@ -200,15 +200,7 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
           seed: config.seed,
           turnHoldShare,
           backchannelPhrases,
-          settings: {
-            language,
-            sampleRate: config.audio.sampleRate,
-            detector,
-            minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
-            maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
-            resampleQuality: config.synthesis.resampleQuality,
-            ...(resamplePool ? { resampler: resamplePool.resample } : {}),
-          },
+          settings: { ...synthesizeSettingsOf(config, language, detector), ...(resamplePool ? { resampler: resamplePool.resample } : {}) },
         },
         output: (work, speech) => ({ ...work, speech }),
       }),

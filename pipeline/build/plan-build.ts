@@ -22,7 +22,7 @@ import type { Language, ScriptUtterance } from '../model/types.ts';
 import { ingestCorpus } from '../../stages/ingest-corpus.ts';
 import { prepareDialogueText } from './prepare-text.ts';
 import { createTextBackends, type DialogueTextBackends } from '../services/llm/text-backends.ts';
-import { createSynthesisQueue, dialogueScript, synthesizeDialogue, SYNTHESIZE_STAGE } from '../../stages/synthesize-speech.ts';
+import { createSynthesisQueue, dialogueScript, synthesizeDialogue, synthesizeSettingsOf, SYNTHESIZE_STAGE } from '../../stages/synthesize-speech.ts';
 import type { DialogueTextBackend } from '../services/llm/dialogue-text-backend.ts';
 import { FakeSpeechSynthesizer } from '../services/tts/fake-speech-synthesizer.ts';
 import { drawDialogueSpeakers } from '../services/tts/offline-speaker-roster.ts';
@@ -240,15 +240,7 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
       let script = dialogueScript(text, holds);
       const firstScript = script;
       const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
-      const settings = {
-        language,
-        sampleRate: config.audio.sampleRate,
-        detector,
-        minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
-        maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
-        resampleQuality: config.synthesis.resampleQuality,
-        voices: { user: speakers.user.voice, system: speakers.system.voice },
-      };
+      const settings = { ...synthesizeSettingsOf(config, language, detector), voices: { user: speakers.user.voice, system: speakers.system.voice } };
       const hitsBefore = synthesisHits();
       const requestsBefore = synthesizer.texts.length;
       const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((phrase, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text: phrase }));
