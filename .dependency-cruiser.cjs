@@ -4,7 +4,7 @@
  * never up:
  *
  *   1 scripts/                                     the CLI, its commands, scripts/*.ts tools
- *   2 pipeline/build/                              the MT-QA build: the list of stages and the lock
+ *   2 pipeline/orchestration/                      the MT-QA build: the list of stages and the lock
  *   3 stages/                                      one module per stage
  *   4 pipeline/run/                                stage machinery (Stage, runner, lock, guards, progress)
  *   5 pipeline/config.ts                           the build config: its schema is assembled from the
@@ -32,7 +32,7 @@ const TEST_SUPPORT = [
 /** Layers from the top; each is a list of path patterns (regular expressions on the path from the project root). */
 const LAYERS = [
   { name: 'cli', paths: ['^scripts/'] },
-  { name: 'build', paths: ['^pipeline/build/'] },
+  { name: 'orchestration', paths: ['^pipeline/orchestration/'] },
   { name: 'stages', paths: ['^stages/'] },
   { name: 'run', paths: ['^pipeline/run/'] },
   { name: 'config', paths: ['^pipeline/config\\.ts$'] },

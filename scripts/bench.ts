@@ -5,8 +5,8 @@
  * - build: the first N (default 20) English dialogues of the real TopiOCQA dev set with a fresh
  *   cache, time per stage, audio seconds per second; baseline: the bare TTS engine on the same texts
  *   (the synthesize stage's time as a ratio to it). A second, cached build measures the cache's effect.
- *   The cold build's main-thread CPU is split by step from a CPU profile (pipeline/build/build-saturation.bench.ts).
- * - saturation (pipeline/build/build-saturation.bench.ts): the same N-dialogue build against 4 loopback
+ *   The cold build's main-thread CPU is split by step from a CPU profile (pipeline/orchestration/build-saturation.bench.ts).
+ * - saturation (pipeline/orchestration/build-saturation.bench.ts): the same N-dialogue build against 4 loopback
  *   CosyVoice2 servers at a real-time factor of 0.02 (one request at a time each): servers' busy
  *   fraction, synthesized audio per wall and per CPU second, local CPU by step; with each resampler.
  * - memory: peak resident set of a 20- and a 200-dialogue build against fast loopback servers, each in
@@ -27,14 +27,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, sharedDirectory, type BuildConfig } from '../pipeline/config.ts';
-import { runBuild, type BuildReport } from '../pipeline/build/build.ts';
+import { runBuild, type BuildReport } from '../pipeline/orchestration/build.ts';
 import { scoreDatasetQuality } from '../stages/score-quality.ts';
 import { benchmarkVad, formatVadBenchmark } from '../pipeline/services/vad/vad.bench.ts';
 import { benchmarkDnsmos, formatDnsmosBenchmark } from '../pipeline/services/mos/dnsmos.bench.ts';
 import { formatThroughputReport, runLanguageModelThroughputBench } from '../pipeline/services/llm/llm.bench.ts';
 import { benchmarkSpeechServices, formatBenchmarkResult } from '../pipeline/services/tts/tts.bench.ts';
 import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
-import { benchmarkBuildSaturation, formatSaturationBenchmark, formatStepTable, profileMainThread, synthesizedSeconds, type SaturationBenchmarkResult } from '../pipeline/build/build-saturation.bench.ts';
+import { benchmarkBuildSaturation, formatSaturationBenchmark, formatStepTable, profileMainThread, synthesizedSeconds, type SaturationBenchmarkResult } from '../pipeline/orchestration/build-saturation.bench.ts';
 import { execFile } from 'node:child_process';
 import { runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
 import { DEFAULT_VOICES } from '../pipeline/services/tts/synthesizer-registry.ts';
@@ -311,7 +311,7 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
  * includes the loopback servers' thread, which runs in the same process.
  */
 async function memorySection(): Promise<string> {
-  const script = runnableModule('pipeline/build/build-saturation.bench.ts');
+  const script = runnableModule('pipeline/orchestration/build-saturation.bench.ts');
   const runOne = (dialogues: number) =>
     new Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }>((resolve, reject) => {
       execFile(
@@ -326,7 +326,7 @@ async function memorySection(): Promise<string> {
   const row = (result: typeof small) =>
     `| ${result.options.dialogues} | ${result.writtenAudioSeconds.toFixed(0)} | ${result.wallSeconds.toFixed(1)} | ${result.maxResidentMebibytes.toFixed(0)} | ${result.failedDialogues} |`;
   return [
-    'Each build in its own process (`node --import tsx/esm pipeline/build/build-saturation.bench.ts N 4 0.002` with SATURATION_RESAMPLER=speex): 4 loopback CosyVoice2 servers at RTF 0.002, quality scoring off.',
+    'Each build in its own process (`node --import tsx/esm pipeline/orchestration/build-saturation.bench.ts N 4 0.002` with SATURATION_RESAMPLER=speex): 4 loopback CosyVoice2 servers at RTF 0.002, quality scoring off.',
     '',
     '| dialogues | dialogue audio written s | wall s | peak RSS MiB (process, servers included) | failed |',
     '|---:|---:|---:|---:|---:|',

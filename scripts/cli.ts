@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, 
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
-import { runBuild } from '../pipeline/build/build.ts';
+import { runBuild } from '../pipeline/orchestration/build.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
 import { formatEvaluableEventsMarkdown } from '../pipeline/events/evaluable-events.ts';
 import path from 'node:path';
@@ -20,7 +20,7 @@ import { registerExportCommand } from './commands/export.ts';
 import { registerReportCommand } from './commands/report.ts';
 import { registerStatusCommand } from './commands/status.ts';
 import { createProgressDisplay, progressModeFor } from '../pipeline/run/progress.ts';
-import { formatBuildPlan, planBuild } from '../pipeline/build/plan-build.ts';
+import { formatBuildPlan, planBuild } from '../pipeline/orchestration/plan-build.ts';
 import { registerPromptsCommand } from './commands/prompts.ts';
 import { registerChatCommand } from './commands/chat.ts';
 
@@ -74,7 +74,7 @@ function buildNameOfCorpus(corpus: string): string {
 async function build(options: BuildOptions): Promise<void> {
   const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
   if (options.dryRun) {
-    // what the build would do; no service is called and nothing is written (pipeline/build/plan-build.ts)
+    // what the build would do; no service is called and nothing is written (pipeline/orchestration/plan-build.ts)
     const plan = await planBuild(config);
     process.stdout.write(options.json ? `${JSON.stringify(plan, null, 2)}\n` : formatBuildPlan(plan));
     return;

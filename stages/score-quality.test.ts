@@ -13,7 +13,7 @@ import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, sharedDirectory } from '../pipeline/config.ts';
 import type { DatasetQualityReport } from '../pipeline/quality/quality-report.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
-import { runBuild } from '../pipeline/build/build.ts';
+import { runBuild } from '../pipeline/orchestration/build.ts';
 import { FakeMosScorer } from '../pipeline/services/mos/fake-mos-scorer.ts';
 import { scoreDatasetQuality } from './score-quality.ts';
 import { splitDatasets } from './split-dev-test.ts';

@@ -78,7 +78,7 @@ export interface SynthesizeSettings {
 
 /**
  * The stage's settings for one language from the build config (all but the voices and the resampler
- * thread): what the build synthesizes with, and what `--dry-run` (pipeline/build/plan-build.ts) keys
+ * thread): what the build synthesizes with, and what `--dry-run` (pipeline/orchestration/plan-build.ts) keys
  * its cache look-ups with, so the two cannot drift apart.
  * @param detector the speech detector settings (seconds, dBFS) as resolved for the build
  */

@@ -1,7 +1,7 @@
 /**
  * `summary.json`: of a dataset folder (its statistics, failures and evaluable events; written by
- * pipeline/build/dataset-output.ts) and of a build's output folder (its name, seed and every dataset's
- * summary; pipeline/build/build.ts). `duplexsynth chat` writes its own dataset summary
+ * pipeline/orchestration/dataset-output.ts) and of a build's output folder (its name, seed and every dataset's
+ * summary; pipeline/orchestration/build.ts). `duplexsynth chat` writes its own dataset summary
  * ({@link chatSummarySchema}). {@link summaryFailuresSchema} is what readers of any of them use.
  */
 import { z } from 'zod';

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT } from '../config.ts';
-import { runBuild } from '../build/build.ts';
+import { runBuild } from '../orchestration/build.ts';
 import { writeBuildReport, type BuildReportResult } from './build-report.ts';
 
 /** Where CI finds the screenshot. */

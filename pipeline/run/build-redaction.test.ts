@@ -14,7 +14,7 @@ import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig } from
 import { clearRegisteredSecrets } from '../storage/redact.ts';
 import { geminiDialogueResponder, startGeminiLoopbackServer } from '../services/llm/testing/gemini-loopback-server.ts';
 import { openAIDialogueResponder, startOpenAILoopbackServer, type OpenAILoopbackResponder } from '../services/llm/testing/openai-loopback-server.ts';
-import { runBuild } from '../build/build.ts';
+import { runBuild } from '../orchestration/build.ts';
 
 const run = promisify(execFile);
 const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)

@@ -14,7 +14,7 @@ import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-
 import { faultsByRequestIndex } from '../services/tts/testing/loopback-speech.ts';
 import { startOpenAiSpeechLoopbackServer } from '../services/tts/testing/openai-speech-loopback-server.ts';
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
-import { runBuild } from '../build/build.ts';
+import { runBuild } from '../orchestration/build.ts';
 import { verifyDataset } from './verify-dataset.ts';
 
 let scratch: string;

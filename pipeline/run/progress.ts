@@ -6,7 +6,7 @@
  *   terminal: a file, a pipe, CI);
  * - `json`: one JSON object per line per event (`--json`), for programs.
  *
- * The build (pipeline/build/build.ts) calls a {@link ProgressListener} at each stage start and each
+ * The build (pipeline/orchestration/build.ts) calls a {@link ProgressListener} at each stage start and each
  * finished item; nothing here changes what the build writes.
  */
 import cliProgress from 'cli-progress';

@@ -46,7 +46,7 @@ export function packageFile(...segments: string[]): string {
  * The file to start for a project module given by its source path: the `.ts` source when running from
  * the sources (start it with tsx's loader, see {@link TYPESCRIPT_LOADER_ARGUMENTS}), the compiled `.js`
  * in `dist/` when running compiled.
- * @param sourcePath path of the `.ts` module from the package root, e.g. `pipeline/build/build-saturation.bench.ts`
+ * @param sourcePath path of the `.ts` module from the package root, e.g. `pipeline/orchestration/build-saturation.bench.ts`
  * @throws Error when `sourcePath` does not end in `.ts`
  */
 export function runnableModule(sourcePath: string): string {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav } from '../../pipeline/audio/wav.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory } from '../../pipeline/config.ts';
 import { parseEventsLine } from '../../pipeline/events/index.ts';
-import { runBuild } from '../../pipeline/build/build.ts';
+import { runBuild } from '../../pipeline/orchestration/build.ts';
 import { verifyDataset } from '../../pipeline/run/verify-dataset.ts';
 import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
 import { concatenateDialogues } from '../concatenate-dialogues.ts';

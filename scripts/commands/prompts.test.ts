@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav } from '../../pipeline/audio/wav.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory } from '../../pipeline/config.ts';
 import { measureLoudness } from '../../pipeline/quality/loudness.ts';
-import { runBuild } from '../../pipeline/build/build.ts';
+import { runBuild } from '../../pipeline/orchestration/build.ts';
 import { verifyDataset } from '../../pipeline/run/verify-dataset.ts';
 import { startCosyVoiceLoopbackServer } from '../../pipeline/services/tts/testing/cosyvoice-loopback-server.ts';
 import { FIXTURES } from '../../corpora/reference-test-audio.ts';

@@ -14,7 +14,7 @@ import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.ts';
 import { splitReportSchema } from '../../pipeline/model/split-report.ts';
 import { readRecord } from '../../pipeline/storage/json-records.ts';
-import { BARGE_IN_SUFFIX } from '../../pipeline/build/dataset-output.ts';
+import { BARGE_IN_SUFFIX } from '../../pipeline/orchestration/dataset-output.ts';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 

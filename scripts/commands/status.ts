@@ -1,12 +1,12 @@
 /**
  * `duplexsynth status OUT [--cache-dir DIR]`: what a build output folder holds (built, failed with
  * reasons, splits, an interrupted build's leftovers, the report) and the cache use of the last run
- * with the build's name. Reads files only (pipeline/build/build-status.ts).
+ * with the build's name. Reads files only (pipeline/orchestration/build-status.ts).
  */
 import path from 'node:path';
 import { Command } from 'commander';
 import { PROJECT_ROOT } from '../../pipeline/config.ts';
-import { formatBuildStatus, readBuildStatus } from '../../pipeline/build/build-status.ts';
+import { formatBuildStatus, readBuildStatus } from '../../pipeline/orchestration/build-status.ts';
 
 /** Adds the `status` command to `program`. */
 export function registerStatusCommand(program: Command): void {

@@ -7,7 +7,7 @@
  * per wall second and per CPU second, and the local CPU per audio second split by step, from a CPU
  * profile of the build's thread (node:inspector; {@link classifyProfile}).
  *
- * Run: `npx tsx pipeline/build/build-saturation.bench.ts [dialogues] [servers] [realTimeFactor] [protocol]`
+ * Run: `npx tsx pipeline/orchestration/build-saturation.bench.ts [dialogues] [servers] [realTimeFactor] [protocol]`
  * (defaults 20, 4, 0.02, cosyvoice2). Quality scoring (DNSMOS) is off here: it is measured on its
  * own (pipeline/services/mos/dnsmos.bench.ts) against the bare model loop.
  */
@@ -174,9 +174,9 @@ export function stepOfFrame(functionName: string, url: string): string | null {
   if (/\/pipeline\/services\/tts\/|undici|node:internal\/(http|net|stream|streams|deps\/undici|webstreams)|node:(http|net|stream)/.test(url)) return 'decode';
   if (url.includes('/stages/place-timeline.ts') || url.includes('/pipeline/timeline/')) return 'placement';
   if (url.includes('/stages/annotate-events.ts') || url.includes('/pipeline/events/')) return 'events';
-  if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/build/dataset-output.ts')) return 'render';
+  if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/orchestration/dataset-output.ts')) return 'render';
   if (url.includes('/pipeline/storage/') || /node:(fs|internal\/fs)|write-file-atomic|canonicalize|node:crypto|node:internal\/crypto/.test(url)) return 'write';
-  if (url.includes('/stages/ingest-corpus.ts') || url.includes('/pipeline/build/prepare-text.ts') || url.includes('/pipeline/services/llm/') || url.includes('/pipeline/text/')) return 'text';
+  if (url.includes('/stages/ingest-corpus.ts') || url.includes('/pipeline/orchestration/prepare-text.ts') || url.includes('/pipeline/services/llm/') || url.includes('/pipeline/text/')) return 'text';
   if (url.includes('/stages/synthesize-speech.ts')) return 'orchestration';
   if (url.includes('/node_modules/') || url.startsWith('node:')) return null;
   return 'orchestration';
