@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { writeBuildReport } from '../../pipeline/report/build-report.ts';
 import { positiveInteger } from './option-parsers.ts';
+import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
 
 /** Adds the `report` command to `program`. */
 export function registerReportCommand(program: Command): void {
@@ -14,6 +15,8 @@ export function registerReportCommand(program: Command): void {
     .argument('<out>', 'the build output folder (holds data/ and summary.json)')
     .option('--dialogue-pages <n>', 'at most N dialogue pages per dataset (default: all)', positiveInteger)
     .action(async (out: string, options: { dialoguePages?: number }) => {
+      // a missing folder, a file, a dataset folder (the report would change a committed dataset): exit 2, nothing created
+      await requireBuildOutputFolder(out, 'report', { needsDatasets: true });
       const result = await writeBuildReport(out, options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages });
       console.error(`report: ${result.datasets} datasets, ${result.dialoguePages} dialogue pages`);
       console.log(result.indexPath);
