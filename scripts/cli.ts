@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
+import { languageCodes, positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
+import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, defaultDatasetName, loadConfigFile, withLanguageDefaults, type BuildConfig } from '../pipeline/config.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
@@ -29,7 +29,7 @@ interface BuildOptions {
   config?: string;
   corpus?: string;
   limit?: number;
-  lang?: ('en' | 'ja')[];
+  lang?: string[];
   out?: string;
   seed?: number;
   quiet?: boolean;
@@ -54,10 +54,10 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
     // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
     next.quality = { ...next.quality, enabled: false, testHours: 1 };
     next.name = buildNameOfCorpus(options.corpus);
-    next.datasets = { ...next.datasets, en: 'topiocqa', ja: 'topiocqa_ja' };
+    next.datasets = { ...next.datasets, en: defaultDatasetName('en'), ja: defaultDatasetName('ja'), ...Object.fromEntries(next.languages.map((language) => [language, defaultDatasetName(language)])) };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
   }
-  return next;
+  return withLanguageDefaults(next);
 }
 
 /**
@@ -112,7 +112,7 @@ export function createProgram(): Command {
       .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
       .option('--corpus <path>', 'TopiOCQA raw-release JSON to read instead of the configured corpus')
       .option('--limit <n>', 'only the first N conversations', positiveInteger)
-      .addOption(new Option('--lang <language...>', 'languages to build').choices(['en', 'ja']))
+      .addOption(new Option('--lang <language...>', 'languages to build (BCP-47 codes such as en, ja, zh, de)').argParser(languageCodes))
       .option('--out <dir>', 'output folder')
       .option('--seed <n>', 'random seed (an integer from 0 to 2^53 - 1)', nonNegativeInteger)
       .option('--allow-shrink', 'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)')

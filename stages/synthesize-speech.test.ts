@@ -65,7 +65,7 @@ describe('implausibly slow Japanese speech', () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-rate-'));
     try {
       const synthesizer = await createSpeechSynthesizer('open-jtalk');
-      const roster = OFFLINE_SPEAKER_ROSTERS.ja;
+      const roster = OFFLINE_SPEAKER_ROSTERS.ja!;
       const [spoken] = await synthesizeDialogue(
         [{ index: 0, turnNumber: 1, kind: 'answer', role: 'system', text: sentence }],
         synthesizer,

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { createResamplePool } from '../audio/resample-pool.ts';
 import type { BuildConfig } from '../config.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError, datasetNameOf, ttsOf } from '../config.ts';
 import type { DialogueText, SourceConversation, SpeakerRole } from '../model/types.ts';
 import { buildSummarySchema, type DatasetSummary } from '../model/dataset-summary.ts';
 import { endsTheBuild } from '../model/build-errors.ts';
@@ -32,6 +32,7 @@ import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { createTextBackends } from '../services/llm/text-backends.ts';
 import { createSpeechSynthesizer } from '../services/tts/synthesizer-registry.ts';
 import { drawDialogueSpeakers, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
+import { DEFAULT_SPEECH_RATE_BOUNDS } from '../services/tts/synthesis-speech-rate.ts';
 import { ContentCache } from '../storage/content-cache.ts';
 import { writeRecord } from '../storage/json-records.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
@@ -80,15 +81,22 @@ export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'pl
  * @throws ConfigError with what to configure
  */
 export function checkBuildIsPossible(config: BuildConfig): void {
-  if (config.languages.includes('ja') && config.llm.translate.backend === 'none') {
+  for (const language of config.languages) {
+    if (!Object.hasOwn(DEFAULT_SPEECH_RATE_BOUNDS, language)) {
+      throw new ConfigError(`languages: no language pack for ${language} (built in: ${Object.keys(DEFAULT_SPEECH_RATE_BOUNDS).join(', ')})`);
+    }
+  }
+  const translated = config.languages.find((language) => language !== 'en');
+  if (translated !== undefined && config.llm.translate.backend === 'none') {
+    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(translated) ?? translated;
     throw new ConfigError(
-      'Japanese needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ' +
+      `${name} needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ` +
         '{backend: gemini, model: gemma-4-31b-it} with GEMINI_API_KEY set, or {backend: openai-compatible, baseUrl: ..., model: ...}, ' +
         'or to recorded responses {backend: replay, file: ..., model: ...}; see README "Real services". The demo corpus has recordings (npm run demo).',
     );
   }
   for (const language of config.languages) {
-    const engine = config.tts[language].backend;
+    const engine = ttsOf(config, language).backend;
     if (engine === 'espeak-ng' && language === 'ja') {
       throw new ConfigError('tts.ja.backend: espeak-ng cannot read kanji; use open-jtalk for Japanese');
     }
@@ -155,8 +163,8 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   let failedCount = 0;
 
   for (const language of config.languages) {
-    const dataset = config.datasets[language]!;
-    const synthesizer = await createSpeechSynthesizer(config.tts[language].backend, config.tts[language].service);
+    const dataset = datasetNameOf(config, language);
+    const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
     const roster = speakerRoster(language, config, synthesizer);
     const statisticsFile = config.timeline.statistics[language] ?? defaultTimingStatisticsPath(language);
     const statistics = config.timeline.statistics[language] ? await loadTimingStatistics(statisticsFile) : await loadDefaultTimingStatistics(language);

@@ -72,7 +72,7 @@ export function configuredKeyVariables(config: BuildConfig): string[] {
     else if (backend.backend === 'gemini') for (const name of GEMINI_DEFAULT_KEY_VARIABLES) names.add(name);
   }
   for (const language of config.languages) {
-    const variable = config.tts[language].service?.apiKeyEnvironmentVariable;
+    const variable = config.tts[language]?.service?.apiKeyEnvironmentVariable;
     if (typeof variable === 'string') names.add(variable);
   }
   return [...names];
