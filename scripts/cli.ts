@@ -12,6 +12,7 @@ import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/orchestration/build.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
+import { verifyDatasetIntegrity } from '../pipeline/run/dataset-integrity.ts';
 import { formatEvaluableEventsMarkdown } from '../pipeline/events/evaluable-events.ts';
 import path from 'node:path';
 import { registerQualityCommands } from './commands/quality.ts';
@@ -150,14 +151,25 @@ export function createProgram(): Command {
 
   program
     .command('verify')
-    .description('re-derive the events of a written dataset from its txt_align files and its audio, and compare')
+    .description('check a written dataset: every file against the sha256 in its manifest.json, then re-derive the events from its txt_align files and its audio, and compare')
     .argument('<dataset-dir>', 'folder data/{lang}/task/{dataset}')
-    .action(async (directory: string) => {
+    .option('--quick', 'check the files against manifest.json only (no event re-derivation)')
+    .action(async (directory: string, options: { quick?: boolean }) => {
+      // integrity first (pipeline/run/dataset-integrity.ts): missing, changed and unlisted files
+      const integrity = await verifyDatasetIntegrity(directory);
+      for (const note of integrity.notes) console.error(`note: ${note}`);
+      for (const problem of integrity.problems) console.error(problem);
+      if (options.quick) {
+        console.log(`${integrity.filesChecked} files checked against manifest.json, ${integrity.problems.length} problems`);
+        if (integrity.problems.length > 0) process.exitCode = 1;
+        return;
+      }
       const result = await verifyDataset(directory);
       for (const problem of result.problems) console.error(problem);
+      const problems = integrity.problems.length + result.problems.length;
       console.log(formatEvaluableEventsMarkdown(`Evaluable events: ${directory}`, result.evaluableEvents));
-      console.log(`${result.dialogues} dialogues checked, ${result.problems.length} problems`);
-      if (result.problems.length > 0) process.exitCode = 1;
+      console.log(`${integrity.filesChecked} files checked against manifest.json, ${result.dialogues} dialogues checked, ${problems} problems`);
+      if (problems > 0) process.exitCode = 1;
     });
 
   program

@@ -13,6 +13,7 @@ import {
   createSynthesisQueue,
   japanesePhraseBreaks,
   MINIMUM_JAPANESE_MORAE_PER_SECOND,
+  synthesisCacheKey,
   synthesizeDialogue,
   synthesizeSpeechStage,
 } from './synthesize-speech.ts';
@@ -122,5 +123,19 @@ describe('synthesizeSpeechStage', () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe('synthesisCacheKey: the resampler', () => {
+  const synthesizer = new FakeSpeechSynthesizer();
+  const settings = { language: 'en' as const, voices: { user: { voice: 'user' }, system: { voice: 'system' } }, sampleRate: 16000, detector: {}, minimumUtteranceSeconds: 0.5, maximumInternalPauseSeconds: null };
+  const keyOf = (resampleQuality?: 'best' | 'speex') =>
+    synthesisCacheKey(synthesizer, 'Hello there.', 'user', { ...settings, ...(resampleQuality ? { resampleQuality } : {}) }).keyMaterial as Record<string, unknown>;
+
+  it("SpeexDSP is the default and is in the key; libsamplerate 'best' keeps the key it had (no resampler field)", () => {
+    expect(keyOf().resampleQuality).toBe('speex');
+    expect(keyOf()).toEqual(keyOf('speex'));
+    expect('resampleQuality' in keyOf('best')).toBe(false);
+    expect(contentHash(keyOf('best'))).not.toBe(contentHash(keyOf()));
   });
 });

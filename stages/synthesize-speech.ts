@@ -70,7 +70,7 @@ export interface SynthesizeSettings {
   minimumUtteranceSeconds: number;
   /** Silences inside an utterance longer than this (seconds) are shortened to it; null = keep as synthesized. */
   maximumInternalPauseSeconds: number | null;
-  /** Resampler from the engine's rate to `sampleRate` (raw-audio.ts `resample`); default 'best'. */
+  /** Resampler from the engine's rate to `sampleRate` (audio/resample.ts `resample`); default {@link DEFAULT_SYNTHESIS_RESAMPLE_QUALITY}. */
   resampleQuality?: ResampleQuality;
   /** Where the resampling runs (synthesize-utterance.ts `resampler`, e.g. a worker pool); default this thread. Not part of cache keys: same samples. */
   resampler?: SynthesizeUtteranceOptions['resampler'];
@@ -106,8 +106,19 @@ interface CachedMetadata {
 }
 
 /**
+ * The resampler of the stage when the settings name none: SpeexDSP (audio/resample.ts 'speex'), about
+ * 100 times cheaper than libsamplerate's 'best' with its written samples within two 16-bit steps of
+ * it; 'best' is set explicitly (`synthesis.resampleQuality: best`).
+ */
+export const DEFAULT_SYNTHESIS_RESAMPLE_QUALITY: ResampleQuality = 'speex';
+
+function resampleQualityOf(settings: Pick<SynthesizeSettings, 'resampleQuality'>): ResampleQuality {
+  return settings.resampleQuality ?? DEFAULT_SYNTHESIS_RESAMPLE_QUALITY;
+}
+
+/**
  * The cache entry of one synthesis: engine id and version, voice, text, language, sample rate,
- * detector settings, and the resampler when it is not the default `best`, under `synthesize-speech`.
+ * detector settings, and the resampler unless it is libsamplerate's `best`, under `synthesize-speech`.
  */
 export function synthesisCacheKey(synthesizer: SpeechSynthesizer, text: string, role: SpeakerRole, settings: SynthesizeSettings): StageCacheKey {
   const keyMaterial = {
@@ -119,8 +130,9 @@ export function synthesisCacheKey(synthesizer: SpeechSynthesizer, text: string, 
     language: settings.language,
     sampleRate: settings.sampleRate,
     detector: settings.detector,
-    // only a resampler other than the default is part of the key (entries made with 'best' keep theirs)
-    ...(settings.resampleQuality !== undefined && settings.resampleQuality !== 'best' ? { resampleQuality: settings.resampleQuality } : {}),
+    // every resampler but libsamplerate's 'best' is part of the key: entries made with 'best' (the
+    // default before SpeexDSP became it) keep their keys, and the default 'speex' writes other samples
+    ...(resampleQualityOf(settings) !== 'best' ? { resampleQuality: resampleQualityOf(settings) } : {}),
   };
   return { stage: SYNTHESIZE_STAGE, keyMaterial };
 }
@@ -144,7 +156,7 @@ async function synthesizeCached(
     () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, {
       sampleRate: settings.sampleRate,
       detector: settings.detector,
-      resampleQuality: settings.resampleQuality ?? 'best',
+      resampleQuality: resampleQualityOf(settings),
       ...(settings.resampler ? { resampler: settings.resampler } : {}),
     }),
     {

@@ -111,7 +111,9 @@ export function checkBuildIsPossible(config: BuildConfig): void {
 export async function runBuild(config: BuildConfig, options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener } = {}): Promise<BuildReport> {
   checkBuildIsPossible(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (pipeline/run/build-guards.ts)
-  const runner = new StageRunner(STAGES, { cache: new ContentCache(config.output.cacheDirectory) });
+  // a damaged cache entry (its content hash differs) is recomputed; each is named, the count closes the build
+  const cache = new ContentCache(config.output.cacheDirectory, { onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn') });
+  const runner = new StageRunner(STAGES, { cache });
   const corpus = await runner.runStage(ingestCorpusStage, { corpus: config.corpus }, { languages: config.languages });
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
   for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`, 'warn');
@@ -355,7 +357,13 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   // Timings and cache use differ from run to run, so they stay out of the (deterministic) output folder.
   const outputDirectory = path.resolve(config.output.directory);
   await writeAtomic(runRecordFile(config.output.cacheDirectory, config.name, outputDirectory), `${JSON.stringify({ outputDirectory, stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  if (cache.corruptEntries > 0) log(`cache: ${describeCorruptEntries(cache.corruptEntries)}`, 'warn');
   return { outputDirectory: config.output.directory, summaryMarkdownPath, reportPath, datasets: summaries, failedDialogues: failedCount, stageSeconds, audioSeconds, cache: cache.statistics };
+}
+
+/** `3 corrupt cache entries redone` (the build's closing line about damaged cache entries). */
+export function describeCorruptEntries(count: number): string {
+  return `${count} corrupt cache ${count === 1 ? 'entry' : 'entries'} redone`;
 }
 
 function describeRetry(event: RetryEvent): string {

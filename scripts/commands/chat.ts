@@ -34,6 +34,9 @@ import { positiveNumber } from './option-parsers.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import { chatDialogueMetadataSchema } from '../../pipeline/model/dialogue-metadata.ts';
 import { chatSummarySchema, type ChatSummary } from '../../pipeline/model/dataset-summary.ts';
+import type { EventDerivation } from '../../pipeline/model/dataset-manifest.ts';
+import { decodeWav, encodeWavPcm16 } from '../../pipeline/audio/wav.ts';
+import { createVoiceActivityDetector, detectTrackSpeech, voiceActivitySettings, type VoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
 import { formatRecord } from '../../pipeline/storage/json-records.ts';
 
 /** Options of the chat command (as commander parses them). */
@@ -88,8 +91,34 @@ async function recordingTracks(recording: ReferenceRecording): Promise<{ tracks:
  *   segment could be cut; the scorer's and the split stage's errors.
  */
 export async function runChat(paths: readonly string[], options: ChatOptions): Promise<ChatResult> {
+  // Without a transcript the events come from the voice activity detector: the one that found where to
+  // cut also derives each segment's events from the segment's written samples, as `verify` does again.
+  const detector = options.format === 'stereo-wav' ? await createVoiceActivityDetector(options.vad) : undefined;
+  try {
+    return await cutAndWriteChat(paths, options, detector);
+  } finally {
+    await detector?.release?.();
+  }
+}
+
+/**
+ * How the events of a chat dataset are derived, recorded in its manifest so that `verify` judges it by
+ * the same rules (pipeline/run/verify-chat-events.ts): the voice activity detector for recordings
+ * without a transcript, else the word timings, utterance timings or speaker turns the corpus has.
+ */
+export function chatEventDerivation(recordings: readonly ReferenceRecording[], detector: VoiceActivityDetector | undefined): EventDerivation {
+  const thresholds = { ...DEFAULT_CHAT_SEGMENT_OPTIONS.thresholds };
+  if (detector !== undefined) return { from: 'voice-activity', hasWords: false, thresholds, voiceActivity: voiceActivitySettings(detector) };
+  const supervisions = recordings.flatMap((recording) => recording.supervisions ?? []);
+  if (supervisions.some((supervision) => supervision.words !== undefined)) return { from: 'words', hasWords: true, thresholds };
+  if (supervisions.length > 0) return { from: 'supervisions', hasWords: true, thresholds };
+  return { from: 'turns', hasWords: false, thresholds };
+}
+
+async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, detector: VoiceActivityDetector | undefined): Promise<ChatResult> {
   const log = options.log ?? (() => {});
-  const recordings = await loadTranscribedRecordings(options.format, paths, options);
+  const recordings = await loadTranscribedRecordings(options.format, paths, { ...options, ...(detector === undefined ? {} : { detector }) });
+  const derivation = chatEventDerivation(recordings, detector);
   const dataset = options.dataset ?? options.format;
   const directory = path.resolve(options.out, datasetRelativePath(options.language, dataset, 'chat'));
   const writer = await DatasetWriter.open(directory);
@@ -117,14 +146,23 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
     const { spans, notes: cutNotes } = chatSegmentSpans(recording.segments, audioCs);
     for (const note of cutNotes) notes.push(`${recording.id}: ${note}`);
     for (const span of spans) {
-      const content: ChatSegmentContent = chatSegmentContent(recording, span);
-      for (const note of content.notes) notes.push(`${content.id}: ${note}`);
       const from = Math.round((span.start * audio.sampleRate) / 100);
       const to = Math.round((span.end * audio.sampleRate) / 100);
+      const tracks: [Float32Array, Float32Array] = [audio.tracks[0].slice(from, to), audio.tracks[1].slice(from, to)];
+      let segmentRecording = recording;
+      if (detector !== undefined) {
+        // the samples as written (PCM16), so that verify, reading the WAV, sees what the detector saw here
+        const written = decodeWav(encodeWavPcm16({ channels: tracks, sampleRate: audio.sampleRate }), recording.id);
+        const local = await detectTrackSpeech([written.channels[0] as Float32Array, written.channels[1] as Float32Array], audio.sampleRate, detector);
+        const shift = (segments: readonly { start: number; end: number }[]) => segments.map((segment) => ({ start: segment.start + span.start, end: segment.end + span.start }));
+        segmentRecording = { ...recording, segments: { 0: shift(local[0]), 1: shift(local[1]) } };
+      }
+      const content: ChatSegmentContent = chatSegmentContent(segmentRecording, span);
+      for (const note of content.notes) notes.push(`${content.id}: ${note}`);
       for (const channel of [0, 1] as const) for (const event of content.events[channel]) eventCounts[event.event] = (eventCounts[event.event] ?? 0) + 1;
       await writer.addDialogue({
         id: content.id,
-        tracks: [audio.tracks[0].slice(from, to), audio.tracks[1].slice(from, to)],
+        tracks,
         sampleRate: audio.sampleRate,
         eventsLine: formatEventsLine(content.id, content.events),
         words: content.words,
@@ -139,6 +177,9 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
           },
           durationSeconds: (to - from) / audio.sampleRate,
           alignment: content.alignmentUnit,
+          ...(derivation.from === 'turns'
+            ? { speech: { channel0: content.segments[0].map((segment) => [segment.start / 100, segment.end / 100] as [number, number]), channel1: content.segments[1].map((segment) => [segment.start / 100, segment.end / 100] as [number, number]) } }
+            : {}),
           utterances: content.utterances.map((utterance, index) => ({
             index,
             role: `channel${utterance.channel}`,
@@ -169,7 +210,7 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
   };
   await writer.addFile('summary.json', formatRecord(path.join(directory, 'summary.json'), chatSummarySchema, summary));
   await writer.commit(
-    { language: options.language, dataset, domain: 'chat', channelsEvaluated: [0, 1], sampleRates: [...sampleRates].sort((a, b) => a - b) },
+    { language: options.language, dataset, domain: 'chat', channelsEvaluated: [0, 1], sampleRates: [...sampleRates].sort((a, b) => a - b), eventDerivation: derivation },
     { failures: failed },
   );
   log(`${directory}: ${written.length} segments`);

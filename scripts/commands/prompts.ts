@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReferenceRecording } from '../../pipeline/model/types.ts';
 import { writeAtomic } from '../../pipeline/storage/write-atomic.ts';
-import { createVoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
+import { createVoiceActivityDetector, type VoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
 import {
   EBU_R128_LOUDNESS,
@@ -78,10 +78,15 @@ export interface PromptPoolSummary {
  * transcripts, so only useful to see that nothing qualifies).
  * @throws the loaders' errors (ReferenceCorpusError naming file and line, ...).
  */
-export async function loadTranscribedRecordings(format: ReferenceCorpusFormat, paths: readonly string[], options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad'>): Promise<ReferenceRecording[]> {
+export async function loadTranscribedRecordings(
+  format: ReferenceCorpusFormat,
+  paths: readonly string[],
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad'> & { detector?: VoiceActivityDetector },
+): Promise<ReferenceRecording[]> {
   const audioDirectory = options.audio === undefined ? {} : { audioDirectory: path.resolve(options.audio) };
   switch (format) {
     case 'stereo-wav': {
+      if (options.detector !== undefined) return await loadReferenceCorpus('stereo-wav', paths, { detector: options.detector });
       const detector = await createVoiceActivityDetector(options.vad);
       try {
         return await loadReferenceCorpus('stereo-wav', paths, { detector });
