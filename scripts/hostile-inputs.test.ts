@@ -86,16 +86,14 @@ describe('hostile configuration files', () => {
     await writeFile(bomb, `${lines.join('\n')}\n`);
     const result = await cli(['build', '--config', bomb]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: ${bomb}: not usable YAML: Excessive alias count indicates a resource exhaustion attack`]);
+    expect(result.stderr.at(-1)).toBe(`duplexsynth: ${bomb}: not usable YAML: Excessive alias count indicates a resource exhaustion attack`);
   });
 
   it('a configuration file over the size limit: refused before it is read, the limit and its variable named', async () => {
     const { file } = await config('oversized');
     const result = await cli(['build', '--config', file], { DUPLEXSYNTH_MAXIMUM_CONFIG_BYTES: '100' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([
-      expect.stringMatching(new RegExp(`^duplexsynth: ${file}: \\d+ bytes, more than the 100 allowed for a configuration file \\(DUPLEXSYNTH_MAXIMUM_CONFIG_BYTES\\); a build config is a few kB$`)),
-    ]);
+    expect(result.stderr.at(-1)).toMatch(new RegExp(`^duplexsynth: ${file}: \\d+ bytes, more than the 100 allowed for a configuration file \\(DUPLEXSYNTH_MAXIMUM_CONFIG_BYTES\\); a build config is a few kB$`));
   });
 
   it('321 backchannel phrases: refused, the field, count and limit named', async () => {
@@ -103,9 +101,9 @@ describe('hostile configuration files', () => {
     const { file, out } = await config('phrases', { timeline: { backchannels: { phrases: { en: phrases } } } });
     const result = await cli(['build', '--config', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([
+    expect(result.stderr.at(-1)).toBe(
       `duplexsynth: ${file}: timeline.backchannels.phrases.en: 321 phrases, more than the 100 allowed (timeline.backchannels.maximumPhrases; each is synthesized in every user voice)`,
-    ]);
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -114,7 +112,7 @@ describe('hostile configuration files', () => {
     await mkdir(folder, { recursive: true });
     const result = await cli(['build', '--config', folder]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: ${folder}: configuration file: is a folder, where a file is needed (EISDIR); give the file inside it`]);
+    expect(result.stderr.at(-1)).toBe(`duplexsynth: ${folder}: configuration file: is a folder, where a file is needed (EISDIR); give the file inside it`);
   });
 });
 
@@ -132,7 +130,7 @@ describe('hostile corpora', () => {
     await mkdir(folder, { recursive: true });
     const result = await cli(['build', '--corpus', folder, '--out', path.join(scratch, 'corpus-folder-out'), '--dry-run']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: corpus-folder.json: cannot read ${folder}: is a folder, where a file is needed (EISDIR); give the file inside it`]);
+    expect(result.stderr.at(-1)).toBe(`duplexsynth: corpus-folder.json: cannot read ${folder}: is a folder, where a file is needed (EISDIR); give the file inside it`);
   });
 
   it('a 150-turn conversation: rejected before any service, naming file, conversation, field and limit; no folder left', async () => {

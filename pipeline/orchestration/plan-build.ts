@@ -17,7 +17,7 @@
  * replies and retries come on top in a real build.
  */
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
-import type { BuildConfig } from '../config.ts';
+import { datasetNameOf, ttsOf, type BuildConfig } from '../config.ts';
 import type { Language, ScriptUtterance } from '../model/types.ts';
 import { ingestCorpus } from '../../stages/ingest-corpus.ts';
 import { prepareDialogueText } from './prepare-text.ts';
@@ -190,8 +190,8 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
   const minimumUtteranceCs = Math.round(config.synthesis.minimumUtteranceSeconds * 100);
   const languages: LanguagePlan[] = [];
   for (const language of config.languages) {
-    const engine = config.tts[language].backend;
-    const service = config.tts[language].service;
+    const engine = ttsOf(config, language).backend;
+    const service = ttsOf(config, language).service;
     const remoteEngine = isRemoteSpeechEngine(engine);
     const synthesizer = countingSynthesizer(
       await createSpeechSynthesizer(engine, PROBING_ENGINES.has(engine) && typeof service === 'object' && service !== null ? { ...service, probe: false } : service),
@@ -200,7 +200,7 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
     const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
     const plan: LanguagePlan = {
       language,
-      dataset: config.datasets[language]!,
+      dataset: datasetNameOf(config, language),
       dialogues: corpus.conversations.length,
       utterances: 0,
       text: {

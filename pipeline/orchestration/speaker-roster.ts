@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BuildConfig } from '../config.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError, ttsOf } from '../config.ts';
 import type { Language, SpeakerRole } from '../model/types.ts';
 import { speakerPromptLineSchema, type SpeakerPromptLine } from '../model/speaker-prompt.ts';
 import { parseRecord } from '../storage/json-records.ts';
@@ -32,7 +32,7 @@ export interface SpeakerRoster {
  *   fewer than two speakers, or an engine that has no default voices; the read error of a missing manifest
  */
 export function speakerRoster(language: Language, config: BuildConfig, synthesizer: SpeechSynthesizer): SpeakerRoster {
-  const configured = config.tts[language].voices;
+  const configured = ttsOf(config, language).voices;
   if (configured) {
     const fixed = {
       user: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.user)}`, voice: configured.user },
@@ -40,7 +40,7 @@ export function speakerRoster(language: Language, config: BuildConfig, synthesiz
     };
     return { fixed, identities: [fixed.user, fixed.system] };
   }
-  const prompts = config.tts[language].speakerPrompts;
+  const prompts = ttsOf(config, language).speakerPrompts;
   if (prompts) {
     const identities = voicePromptRoster(readSpeakerPromptManifest(prompts.manifest), path.dirname(prompts.manifest), { engine: synthesizer.id as 'cosyvoice2', mode: prompts.mode });
     // speaker groups are pairs: an odd speaker out is left unused
@@ -49,10 +49,11 @@ export function speakerRoster(language: Language, config: BuildConfig, synthesiz
     return { identities: usable };
   }
   const defaults = DEFAULT_VOICES[language];
-  if (defaults.engine !== synthesizer.id) {
+  const roster = OFFLINE_SPEAKER_ROSTERS[language];
+  if (defaults?.engine !== synthesizer.id || !roster) {
     throw new ConfigError(`tts.${language}: ${synthesizer.id} needs voices (tts.${language}.voices) or voice prompts (tts.${language}.speakerPrompts)`);
   }
-  return { identities: OFFLINE_SPEAKER_ROSTERS[language] };
+  return { identities: roster };
 }
 
 /**
@@ -83,7 +84,7 @@ function canonicalVoice(voice: VoiceSettings): string {
  * @throws ConfigError naming the manifest, the prompt id, its WAV, the field and the limit
  */
 export async function checkSpeakerPromptClips(language: Language, config: BuildConfig): Promise<void> {
-  const prompts = config.tts[language].speakerPrompts;
+  const prompts = config.tts[language]?.speakerPrompts;
   if (!prompts) return;
   const lines = readSpeakerPromptManifest(prompts.manifest);
   const byId = new Map(lines.map((line) => [line.id, line]));
@@ -108,8 +109,10 @@ export async function checkSpeakerPromptClips(language: Language, config: BuildC
       );
     }
     const transcriptLanguage = guessTranscriptLanguage(line.text);
+    const bounds = DEFAULT_SPEECH_RATE_BOUNDS[transcriptLanguage];
+    if (bounds === undefined) continue; // no speaking-rate bounds for that language: the duration check above is all
     const length = await spokenLength(line.text, transcriptLanguage);
-    const range = plausibleDurationRange(length, DEFAULT_SPEECH_RATE_BOUNDS[transcriptLanguage]);
+    const range = plausibleDurationRange(length, bounds);
     if (seconds < range.minimumSeconds || seconds > range.maximumSeconds) {
       throw new ConfigError(
         `${where}: field "text": ${length.units} ${length.unit} of transcript need ${range.minimumSeconds.toFixed(2)}-${range.maximumSeconds.toFixed(2)} s of speech, ` +

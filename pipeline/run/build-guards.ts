@@ -12,6 +12,7 @@
 import type { BuildConfig } from '../config.ts';
 import type { SourceConversation } from '../model/types.ts';
 import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
+import type { LogLevel } from './progress.ts';
 import { lockOutputDirectory } from './build-lock.ts';
 import { formatBytes, removeOrphanedTemporaryFiles } from '../storage/write-atomic.ts';
 import { readdir, stat } from 'node:fs/promises';
@@ -28,11 +29,11 @@ import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../
  * @throws BuildInputError naming the setting (./output-checks.ts `checkBuildSettings`), or the
  *   setting and the environment variable of an API key that is not set ({@link checkConfiguredKeys})
  */
-export function beginGuardedBuild(config: BuildConfig, log: (line: string) => void): (line: string) => void {
+export function beginGuardedBuild(config: BuildConfig, log: (line: string, level?: LogLevel) => void): (line: string, level?: LogLevel) => void {
   registerConfiguredSecrets(config);
   checkBuildSettings(config);
   checkConfiguredKeys(config);
-  return (line) => log(redactSecrets(line));
+  return (line, level) => log(redactSecrets(line), level);
 }
 
 /**
@@ -116,7 +117,7 @@ export function configuredKeyVariables(config: BuildConfig): string[] {
     else if (backend.backend === 'gemini') for (const name of GEMINI_DEFAULT_KEY_VARIABLES) names.add(name);
   }
   for (const language of config.languages) {
-    const variable = config.tts[language].service?.apiKeyEnvironmentVariable;
+    const variable = config.tts[language]?.service?.apiKeyEnvironmentVariable;
     if (typeof variable === 'string') names.add(variable);
   }
   return [...names];
@@ -143,7 +144,7 @@ export function checkConfiguredKeys(config: BuildConfig, environment: Readonly<R
     }
   }
   for (const language of config.languages) {
-    const variable = config.tts[language].service?.apiKeyEnvironmentVariable;
+    const variable = config.tts[language]?.service?.apiKeyEnvironmentVariable;
     if (typeof variable === 'string' && !isSet(variable)) {
       throw new BuildInputError(`tts.${language}.service.apiKeyEnvironmentVariable: the speech service needs an API key: set the environment variable ${variable}`);
     }
