@@ -234,12 +234,14 @@ export const buildConfigInputSchema = z
         /** Parallel TTS processes. */
         concurrency: z.number().int().positive().default(2),
         /**
-         * Resampler from the engine's rate to audio.sampleRate: libsamplerate 'best' (default; its
-         * sinc filter is most of the local CPU per audio second, about 35 s of audio per CPU second at
-         * 24 -> 16 kHz) or 'speex' (SpeexDSP quality 7, about 100 times faster, in-band error below
-         * -110 dB; for fast TTS servers). 'medium' and 'fastest' are libsamplerate's other sinc converters.
+         * Resampler from the engine's rate to audio.sampleRate: 'speex' (default: SpeexDSP quality 7,
+         * about 3000 s of audio per CPU second at 24 -> 16 kHz, in-band error below -110 dB on tones,
+         * written samples within two 16-bit steps of 'best') or libsamplerate 'best' (its sinc filter
+         * costs about 100 times more, 35 s of audio per CPU second, and bounds a build against fast
+         * TTS servers to one core; it was the default before, and its cache entries keep their keys).
+         * 'medium' and 'fastest' are libsamplerate's other sinc converters.
          */
-        resampleQuality: z.enum(['best', 'medium', 'fastest', 'speex']).default('best'),
+        resampleQuality: z.enum(['best', 'medium', 'fastest', 'speex']).default('speex'),
         /**
          * Worker threads that resample (pipeline/audio/resample-pool.ts); 0 (default) = on the build's
          * thread. The samples are the same. With 'best' and both cores of a 2-core machine free, 2
@@ -249,7 +251,7 @@ export const buildConfigInputSchema = z
         resampleThreads: z.number().int().nonnegative().max(64).default(0),
       })
       .strict()
-      .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2, resampleQuality: 'best', resampleThreads: 0 }),
+      .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2, resampleQuality: 'speex', resampleThreads: 0 }),
     /** Quality scoring (DNSMOS, COMETKiwi, signal checks) and the dev/test split, after rendering. */
     quality: z
       .object({

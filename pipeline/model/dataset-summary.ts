@@ -105,6 +105,8 @@ export const chatSummarySchema = z.object({
   events: z.record(z.string(), z.number().int().nonnegative()),
   failed: z.array(failedDialogueSchema),
   notes: z.array(z.string()),
+  /** Audio below 16 kHz upsampled to 16 kHz (`--allow-upsample`): file, its rate and the rate written, Hz. */
+  upsampled: z.array(z.object({ file: z.string(), sampleRate: z.number().int().positive(), to: z.number().int().positive() })).optional(),
 });
 export type ChatSummary = z.infer<typeof chatSummarySchema>;
 

@@ -139,6 +139,11 @@ export const chatDialogueMetadataSchema = dialogueMetadataSchema.extend({
   speakers: z.object({ channel0: metadataSpeakerSchema, channel1: metadataSpeakerSchema }),
   /** What the words' times come from (the corpus's word or segment timings). */
   alignment: z.enum(['words', 'supervisions', 'none']),
+  /**
+   * The speech segments the events were derived from, `[start, end]` seconds per channel: written when
+   * they are in no other file (speaker turns without text, e.g. RTTM), so `verify` can re-derive them.
+   */
+  speech: z.object({ channel0: z.array(z.tuple([z.number(), z.number()])), channel1: z.array(z.tuple([z.number(), z.number()])) }).optional(),
   recordingNotes: z.array(z.string()),
 });
 

@@ -13,7 +13,7 @@
  * - One bad dialogue never sinks the run: its failure (stage and reason) is recorded in the summary
  *   and the build goes on.
  * - Outputs are deterministic: the same config and seed give byte-identical files (run timings and
- *   cache use go to `{cacheDirectory}/runs/{name}.json`, outside the output folder).
+ *   cache use go to `{cacheDirectory}/runs/{name}-{hash of the output folder}.json`, outside the output folder).
  * - The output folder is locked while the build runs (pipeline/run/build-guards.ts).
  */
 import path from 'node:path';
@@ -26,7 +26,7 @@ import { buildSummarySchema, type DatasetSummary } from '../model/dataset-summar
 import { endsTheBuild } from '../model/build-errors.ts';
 import { writeBuildReport } from '../report/build-report.ts';
 import { beginGuardedBuild, runLocked } from '../run/build-guards.ts';
-import type { ProgressListener } from '../run/progress.ts';
+import type { LogLevel, ProgressListener } from '../run/progress.ts';
 import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type StageStep } from '../run/stage-runner.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { createTextBackends } from '../services/llm/text-backends.ts';
@@ -46,11 +46,12 @@ import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { prepareTextStage } from './prepare-text.ts';
 import { scoreAndSplit } from './score-and-split.ts';
+import { runRecordFile } from './build-status.ts';
 import { speakerRoster } from './speaker-roster.ts';
 import { formatBuildSummaryMarkdown } from './summary-markdown.ts';
 import { bargeInVariantMetadata, taskDialogueMetadata } from './task-metadata.ts';
 
-/** What a build returns (timings and cache use are also written to `{cacheDirectory}/runs/{name}.json`). */
+/** What a build returns (timings and cache use are also written to build-status.ts `runRecordFile`). */
 export interface BuildReport {
   outputDirectory: string;
   summaryMarkdownPath: string;
@@ -65,8 +66,8 @@ export interface BuildReport {
   cache: ContentCache['statistics'];
 }
 
-/** Logger for progress lines (stderr in the CLI). */
-export type BuildLog = (line: string) => void;
+/** Logger for progress lines (stderr in the CLI); `warn` for a dialogue or a step that failed while the build goes on. */
+export type BuildLog = (line: string, level?: LogLevel) => void;
 
 /**
  * Dialogues whose text and speech are made ahead of the one being placed and written (their
@@ -144,10 +145,12 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog; a
   checkBuildIsPossible(config);
   await checkOfflineVoices(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (pipeline/run/build-guards.ts)
-  const runner = new StageRunner(STAGES, { cache: new ContentCache(config.output.cacheDirectory) });
+  // a damaged cache entry (its content hash differs) is recomputed; each is named, the count closes the build
+  const cache = new ContentCache(config.output.cacheDirectory, { onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn') });
+  const runner = new StageRunner(STAGES, { cache });
   const corpus = await runner.runStage(ingestCorpusStage, { corpus: config.corpus }, { languages: config.languages });
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
-  for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`);
+  for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`, 'warn');
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)
   return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {})));
@@ -243,6 +246,10 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
           turnHoldShare,
           backchannelPhrases,
           settings: { ...synthesizeSettingsOf(config, language, detector), ...(resamplePool ? { resampler: resamplePool.resample } : {}) },
+          progress: {
+            planned: (id, amount) => progress({ type: 'item-planned', language, stage: 'synthesize-speech', id, amount }),
+            spoken: (id) => progress({ type: 'item-advanced', language, stage: 'synthesize-speech', id, amount: 1 }),
+          },
         },
         output: (work, speech) => ({ ...work, speech }),
       }),
@@ -329,7 +336,7 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
         if (endsTheBuild(outcome.error)) throw outcome.error;
         const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
         variant.failed.push({ id: conversation.id, ...failure });
-        log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)));
+        log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
       },
       failed: (conversation, failure) => {
         base.failed.push({ id: conversation.id, ...failure });
@@ -374,7 +381,7 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   }
 
   await resamplePool?.close();
-  const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context) : [];
+  const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context, progress) : [];
 
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
   const timingNote = timingPriorWarnings.length > 0 ? `\n## Timing statistics assumed, not measured\n\n${timingPriorWarnings.map((warning) => `- ${warning}`).join('\n')}\n` : '';
@@ -387,12 +394,19 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
     log(`report: ${reportPath}`);
   } catch (error) {
     if (endsTheBuild(error)) throw error;
-    log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 'warn');
   }
   const { stageSeconds } = runner;
   // Timings and cache use differ from run to run, so they stay out of the (deterministic) output folder.
-  await writeAtomic(path.join(config.output.cacheDirectory, 'runs', `${config.name}.json`), `${JSON.stringify({ stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  const outputDirectory = path.resolve(config.output.directory);
+  await writeAtomic(runRecordFile(config.output.cacheDirectory, config.name, outputDirectory), `${JSON.stringify({ outputDirectory, stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  if (cache.corruptEntries > 0) log(`cache: ${describeCorruptEntries(cache.corruptEntries)}`, 'warn');
   return { outputDirectory: config.output.directory, summaryMarkdownPath, reportPath, datasets: summaries, failedDialogues: failedCount, stageSeconds, audioSeconds, cache: cache.statistics };
+}
+
+/** `3 corrupt cache entries redone` (the build's closing line about damaged cache entries). */
+export function describeCorruptEntries(count: number): string {
+  return `${count} corrupt cache ${count === 1 ? 'entry' : 'entries'} redone`;
 }
 
 function describeRetry(event: RetryEvent): string {

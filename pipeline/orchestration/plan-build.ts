@@ -55,9 +55,12 @@ const MISS = Symbol('dry-run cache miss');
 /**
  * A content cache that reads like the build's and never writes: a hit returns the stored value; a
  * miss (or a corrupt entry) runs `compute` and returns its value without storing it. Hits and misses
- * are counted in `statistics` as in a build.
+ * are counted in `statistics` as in a build. An entry from before the content hashes is read but
+ * not rewritten.
  */
 export class PlanningCache extends ContentCache {
+  protected override async store(): Promise<void> {}
+
   override async json<T>(stage: string, keyMaterial: unknown, compute: () => Promise<T>): Promise<T> {
     try {
       return await super.json<T>(stage, keyMaterial, () => Promise.reject(MISS));
