@@ -42,7 +42,7 @@ export type VoiceActivityDetectorName = 'silero' | 'webrtc';
 export type ReferenceRecordingLoader = (
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { language: Language; vad: VoiceActivityDetectorName },
+  options: { language: Language; vad: VoiceActivityDetectorName; tiers?: readonly string[] },
 ) => Promise<MeasurableReferenceRecording[]>;
 
 /** Language of a format whose corpus has only one (CANDOR English, MagicData Japanese); else none. */
@@ -67,6 +67,8 @@ export interface MeasureOptions {
   /** Timing resolution of the source times (seconds): atoms are spread over ± this much by the sampler. */
   timingResolution?: number;
   check?: boolean;
+  /** `--tiers`: the TextGrid speaker tiers in channel order (corpora/textgrid.ts `speakerTiers`). */
+  tiers?: string[];
 }
 
 function displayPath(file: string, directory: string): string {
@@ -104,9 +106,11 @@ async function withDroppedSpeakersSpeech(recording: ReferenceRecording): Promise
 export async function loadReferenceRecordingsForMeasure(
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { vad: VoiceActivityDetectorName } = { vad: 'silero' },
+  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[] } = { vad: 'silero' },
 ): Promise<MeasurableReferenceRecording[]> {
   switch (format) {
+    case 'textgrid':
+      return loadReferenceCorpus('textgrid', paths, options.tiers === undefined ? {} : { speakerTiers: options.tiers });
     case 'stereo-wav': {
       const detector = await createVoiceActivityDetector(options.vad);
       try {
@@ -135,7 +139,7 @@ export async function runMeasure(
 ): Promise<{ paths: string[]; changed: boolean }> {
   const language = options.language ?? FORMAT_LANGUAGE[options.format];
   if (language === undefined) throw new Error(`--language is required for --format ${options.format}`);
-  const recordings = await loadRecordings(options.format, paths, { language, vad: options.vad });
+  const recordings = await loadRecordings(options.format, paths, { language, vad: options.vad, ...(options.tiers === undefined ? {} : { tiers: options.tiers }) });
   const usesVad = AUDIO_FORMATS.has(options.format);
   const commandWords = [
     'duplexsynth',
@@ -145,6 +149,7 @@ export async function runMeasure(
     '--language',
     language,
     ...(usesVad ? ['--vad', options.vad] : []),
+    ...(options.tiers === undefined ? [] : ['--tiers', ...options.tiers]),
     '--sampler-use',
     options.samplerUse,
     ...(options.timingResolution !== undefined ? ['--timing-resolution', String(options.timingResolution)] : []),
@@ -196,6 +201,7 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
     .addOption(new Option('--language <language>', 'language of the recordings (default: en for candor, ja for magicdata)').choices(['en', 'ja']))
     .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
+    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(
       new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
         .choices(['pooled', 'per-direction'])
