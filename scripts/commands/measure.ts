@@ -30,6 +30,7 @@ import {
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
 import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
+import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
 
 /** Reference corpus formats the command reads (the registry's, corpora/reference-corpora.ts). */
 export const REFERENCE_FORMATS = REFERENCE_CORPUS_FORMATS;
@@ -67,6 +68,8 @@ export interface MeasureOptions {
   /** Timing resolution of the source times (seconds): atoms are spread over ± this much by the sampler. */
   timingResolution?: number;
   check?: boolean;
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
+  speakerMap?: string;
   /** `--tiers`: the TextGrid speaker tiers in channel order (corpora/textgrid.ts `speakerTiers`). */
   tiers?: string[];
 }
@@ -139,7 +142,8 @@ export async function runMeasure(
 ): Promise<{ paths: string[]; changed: boolean }> {
   const language = options.language ?? FORMAT_LANGUAGE[options.format];
   if (language === undefined) throw new Error(`--language is required for --format ${options.format}`);
-  const recordings = await loadRecordings(options.format, paths, { language, vad: options.vad, ...(options.tiers === undefined ? {} : { tiers: options.tiers }) });
+  const loaded = await loadRecordings(options.format, paths, { language, vad: options.vad, ...(options.tiers === undefined ? {} : { tiers: options.tiers }) });
+  const recordings = options.speakerMap === undefined ? loaded : applySpeakerMap(loaded, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
   const usesVad = AUDIO_FORMATS.has(options.format);
   const commandWords = [
     'duplexsynth',
@@ -202,6 +206,7 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .addOption(new Option('--language <language>', 'language of the recordings (default: en for candor, ja for magicdata)').choices(['en', 'ja']))
     .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id')
     .addOption(
       new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
         .choices(['pooled', 'per-direction'])
