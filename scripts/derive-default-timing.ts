@@ -27,8 +27,8 @@ import { registerMeasureCommand } from './commands/measure.ts';
 /** How to rerun this script, recorded in the files' notes. */
 export const DERIVE_DEFAULT_TIMING_COMMAND = 'npx tsx scripts/derive-default-timing.ts';
 
-/** The shipped statistics files. */
-export type DefaultTimingName = 'en' | 'ja' | 'en.callfriend';
+/** The shipped statistics files: `{language}` (the language's default) or `{language}.{corpus}` (an alternative). */
+export type DefaultTimingName = string;
 export const DEFAULT_TIMING_NAMES: readonly DefaultTimingName[] = ['en', 'ja', 'en.callfriend'];
 
 const SHARED_FOLDER_NAME = 'the shared folder (DUPLEXSYNTH_SHARED, default ../shared beside the project root)';
@@ -97,7 +97,7 @@ export const DEFAULT_TIMING_SOURCES: Record<
 
 /** Path of a shipped statistics file. */
 export function defaultTimingFile(name: DefaultTimingName): string {
-  return name === 'en' || name === 'ja' ? defaultTimingStatisticsPath(name) : path.join(path.dirname(defaultTimingStatisticsPath('en')), `${name}.timing.json`);
+  return !name.includes('.') ? defaultTimingStatisticsPath(name) : path.join(path.dirname(defaultTimingStatisticsPath('en')), `${name}.timing.json`);
 }
 
 /**
@@ -107,6 +107,7 @@ export function defaultTimingFile(name: DefaultTimingName): string {
  */
 export function defaultTimingArguments(name: DefaultTimingName, sharedRoot: string, out = defaultTimingFile(name)): string[] {
   const source = DEFAULT_TIMING_SOURCES[name];
+  if (!source) throw new Error(`no shipped timing statistics named ${name} (known: ${DEFAULT_TIMING_NAMES.join(', ')})`);
   return [
     '--format', source.format,
     '--language', source.language,

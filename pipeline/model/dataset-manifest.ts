@@ -5,6 +5,7 @@
  * settings of the build in the middle.
  */
 import { z } from 'zod';
+import { languageCodeSchema } from './language-code.ts';
 
 const channel = z.number().int().min(0).max(1);
 
@@ -63,7 +64,7 @@ export type DatasetManifest = z.infer<typeof datasetManifestSchema>;
 export const writtenManifestSchema = datasetManifestSchema.extend({
   format: z.literal('m3-duplexbench'),
   manifestVersion: z.literal(1),
-  language: z.enum(['en', 'ja']),
+  language: languageCodeSchema,
   dataset: z.string().min(1),
   domain: z.enum(['task', 'chat']),
   dialogues: z.array(z.string()),

@@ -7,8 +7,9 @@
  * Times are seconds (0.01 s resolution) from the start of the dialogue's WAV.
  */
 import { z } from 'zod';
+import { languageCodeSchema } from './language-code.ts';
 
-const language = z.enum(['en', 'ja']);
+const language = languageCodeSchema;
 
 /** One speaker of a dialogue: who speaks on which channel. */
 export const metadataSpeakerSchema = z.object({

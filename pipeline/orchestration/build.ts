@@ -13,25 +13,26 @@
  * - One bad dialogue never sinks the run: its failure (stage and reason) is recorded in the summary
  *   and the build goes on.
  * - Outputs are deterministic: the same config and seed give byte-identical files (run timings and
- *   cache use go to `{cacheDirectory}/runs/{name}.json`, outside the output folder).
+ *   cache use go to `{cacheDirectory}/runs/{name}-{hash of the output folder}.json`, outside the output folder).
  * - The output folder is locked while the build runs (pipeline/run/build-guards.ts).
  */
 import path from 'node:path';
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { createResamplePool } from '../audio/resample-pool.ts';
 import type { BuildConfig } from '../config.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError, datasetNameOf, ttsOf } from '../config.ts';
 import type { DialogueText, SourceConversation, SpeakerRole } from '../model/types.ts';
 import { buildSummarySchema, type DatasetSummary } from '../model/dataset-summary.ts';
 import { endsTheBuild } from '../model/build-errors.ts';
 import { writeBuildReport } from '../report/build-report.ts';
 import { beginGuardedBuild, runLocked } from '../run/build-guards.ts';
-import type { ProgressListener } from '../run/progress.ts';
+import type { LogLevel, ProgressListener } from '../run/progress.ts';
 import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type StageStep } from '../run/stage-runner.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { createTextBackends } from '../services/llm/text-backends.ts';
 import { createSpeechSynthesizer } from '../services/tts/synthesizer-registry.ts';
 import { drawDialogueSpeakers, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
+import { DEFAULT_SPEECH_RATE_BOUNDS } from '../services/tts/synthesis-speech-rate.ts';
 import { ContentCache } from '../storage/content-cache.ts';
 import { writeRecord } from '../storage/json-records.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
@@ -44,11 +45,12 @@ import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { prepareTextStage } from './prepare-text.ts';
 import { scoreAndSplit } from './score-and-split.ts';
+import { runRecordFile } from './build-status.ts';
 import { speakerRoster } from './speaker-roster.ts';
 import { formatBuildSummaryMarkdown } from './summary-markdown.ts';
 import { bargeInVariantMetadata, taskDialogueMetadata } from './task-metadata.ts';
 
-/** What a build returns (timings and cache use are also written to `{cacheDirectory}/runs/{name}.json`). */
+/** What a build returns (timings and cache use are also written to build-status.ts `runRecordFile`). */
 export interface BuildReport {
   outputDirectory: string;
   summaryMarkdownPath: string;
@@ -63,8 +65,8 @@ export interface BuildReport {
   cache: ContentCache['statistics'];
 }
 
-/** Logger for progress lines (stderr in the CLI). */
-export type BuildLog = (line: string) => void;
+/** Logger for progress lines (stderr in the CLI); `warn` for a dialogue or a step that failed while the build goes on. */
+export type BuildLog = (line: string, level?: LogLevel) => void;
 
 /**
  * Dialogues whose text and speech are made ahead of the one being placed and written (their
@@ -80,15 +82,22 @@ export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'pl
  * @throws ConfigError with what to configure
  */
 export function checkBuildIsPossible(config: BuildConfig): void {
-  if (config.languages.includes('ja') && config.llm.translate.backend === 'none') {
+  for (const language of config.languages) {
+    if (!Object.hasOwn(DEFAULT_SPEECH_RATE_BOUNDS, language)) {
+      throw new ConfigError(`languages: no language pack for ${language} (built in: ${Object.keys(DEFAULT_SPEECH_RATE_BOUNDS).join(', ')})`);
+    }
+  }
+  const translated = config.languages.find((language) => language !== 'en');
+  if (translated !== undefined && config.llm.translate.backend === 'none') {
+    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(translated) ?? translated;
     throw new ConfigError(
-      'Japanese needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ' +
+      `${name} needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ` +
         '{backend: gemini, model: gemma-4-31b-it} with GEMINI_API_KEY set, or {backend: openai-compatible, baseUrl: ..., model: ...}, ' +
         'or to recorded responses {backend: replay, file: ..., model: ...}; see README "Real services". The demo corpus has recordings (npm run demo).',
     );
   }
   for (const language of config.languages) {
-    const engine = config.tts[language].backend;
+    const engine = ttsOf(config, language).backend;
     if (engine === 'espeak-ng' && language === 'ja') {
       throw new ConfigError('tts.ja.backend: espeak-ng cannot read kanji; use open-jtalk for Japanese');
     }
@@ -110,10 +119,12 @@ export function checkBuildIsPossible(config: BuildConfig): void {
 export async function runBuild(config: BuildConfig, options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener } = {}): Promise<BuildReport> {
   checkBuildIsPossible(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (pipeline/run/build-guards.ts)
-  const runner = new StageRunner(STAGES, { cache: new ContentCache(config.output.cacheDirectory) });
+  // a damaged cache entry (its content hash differs) is recomputed; each is named, the count closes the build
+  const cache = new ContentCache(config.output.cacheDirectory, { onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn') });
+  const runner = new StageRunner(STAGES, { cache });
   const corpus = await runner.runStage(ingestCorpusStage, { corpus: config.corpus }, { languages: config.languages });
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
-  for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`);
+  for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`, 'warn');
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)
   return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {})));
@@ -153,8 +164,8 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   let failedCount = 0;
 
   for (const language of config.languages) {
-    const dataset = config.datasets[language]!;
-    const synthesizer = await createSpeechSynthesizer(config.tts[language].backend, config.tts[language].service);
+    const dataset = datasetNameOf(config, language);
+    const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
     const roster = speakerRoster(language, config, synthesizer);
     const statisticsFile = config.timeline.statistics[language] ?? defaultTimingStatisticsPath(language);
     const statistics = config.timeline.statistics[language] ? await loadTimingStatistics(statisticsFile) : await loadDefaultTimingStatistics(language);
@@ -201,6 +212,10 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
           turnHoldShare,
           backchannelPhrases,
           settings: { ...synthesizeSettingsOf(config, language, detector), ...(resamplePool ? { resampler: resamplePool.resample } : {}) },
+          progress: {
+            planned: (id, amount) => progress({ type: 'item-planned', language, stage: 'synthesize-speech', id, amount }),
+            spoken: (id) => progress({ type: 'item-advanced', language, stage: 'synthesize-speech', id, amount: 1 }),
+          },
         },
         output: (work, speech) => ({ ...work, speech }),
       }),
@@ -287,7 +302,7 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
         if (endsTheBuild(outcome.error)) throw outcome.error;
         const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
         variant.failed.push({ id: conversation.id, ...failure });
-        log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)));
+        log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
       },
       failed: (conversation, failure) => {
         base.failed.push({ id: conversation.id, ...failure });
@@ -332,7 +347,7 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   }
 
   await resamplePool?.close();
-  const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context) : [];
+  const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context, progress) : [];
 
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
   await writeAtomic(summaryMarkdownPath, await formatBuildSummaryMarkdown(config, summaries, splits));
@@ -344,12 +359,19 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
     log(`report: ${reportPath}`);
   } catch (error) {
     if (endsTheBuild(error)) throw error;
-    log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 'warn');
   }
   const { stageSeconds } = runner;
   // Timings and cache use differ from run to run, so they stay out of the (deterministic) output folder.
-  await writeAtomic(path.join(config.output.cacheDirectory, 'runs', `${config.name}.json`), `${JSON.stringify({ stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  const outputDirectory = path.resolve(config.output.directory);
+  await writeAtomic(runRecordFile(config.output.cacheDirectory, config.name, outputDirectory), `${JSON.stringify({ outputDirectory, stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  if (cache.corruptEntries > 0) log(`cache: ${describeCorruptEntries(cache.corruptEntries)}`, 'warn');
   return { outputDirectory: config.output.directory, summaryMarkdownPath, reportPath, datasets: summaries, failedDialogues: failedCount, stageSeconds, audioSeconds, cache: cache.statistics };
+}
+
+/** `3 corrupt cache entries redone` (the build's closing line about damaged cache entries). */
+export function describeCorruptEntries(count: number): string {
+  return `${count} corrupt cache ${count === 1 ? 'entry' : 'entries'} redone`;
 }
 
 function describeRetry(event: RetryEvent): string {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BuildConfig } from '../config.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError, ttsOf } from '../config.ts';
 import type { Language, SpeakerRole } from '../model/types.ts';
 import { speakerPromptLineSchema, type SpeakerPromptLine } from '../model/speaker-prompt.ts';
 import { parseRecord } from '../storage/json-records.ts';
@@ -29,7 +29,7 @@ export interface SpeakerRoster {
  *   fewer than two speakers, or an engine that has no default voices; the read error of a missing manifest
  */
 export function speakerRoster(language: Language, config: BuildConfig, synthesizer: SpeechSynthesizer): SpeakerRoster {
-  const configured = config.tts[language].voices;
+  const configured = ttsOf(config, language).voices;
   if (configured) {
     const fixed = {
       user: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.user)}`, voice: configured.user },
@@ -37,7 +37,7 @@ export function speakerRoster(language: Language, config: BuildConfig, synthesiz
     };
     return { fixed, identities: [fixed.user, fixed.system] };
   }
-  const prompts = config.tts[language].speakerPrompts;
+  const prompts = ttsOf(config, language).speakerPrompts;
   if (prompts) {
     const identities = voicePromptRoster(readSpeakerPromptManifest(prompts.manifest), path.dirname(prompts.manifest), { engine: synthesizer.id as 'cosyvoice2', mode: prompts.mode });
     // speaker groups are pairs: an odd speaker out is left unused
@@ -46,10 +46,11 @@ export function speakerRoster(language: Language, config: BuildConfig, synthesiz
     return { identities: usable };
   }
   const defaults = DEFAULT_VOICES[language];
-  if (defaults.engine !== synthesizer.id) {
+  const roster = OFFLINE_SPEAKER_ROSTERS[language];
+  if (defaults?.engine !== synthesizer.id || !roster) {
     throw new ConfigError(`tts.${language}: ${synthesizer.id} needs voices (tts.${language}.voices) or voice prompts (tts.${language}.speakerPrompts)`);
   }
-  return { identities: OFFLINE_SPEAKER_ROSTERS[language] };
+  return { identities: roster };
 }
 
 /**

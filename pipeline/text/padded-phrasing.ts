@@ -4,6 +4,7 @@
  * re-synthesized with a natural lead-in ("Well," / 「ええと、」), up to two steps.
  */
 import type { Language, ScriptUtterance } from '../model/types.ts';
+import { entryOfLanguage } from '../model/language-code.ts';
 
 const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) => string)[]>> = {
   en: {
@@ -30,5 +31,5 @@ function lowerFirst(text: string): string {
  */
 export function paddedTexts(language: Language, kind: ScriptUtterance['kind'], text: string): string[] {
   if (kind === 'backchannel') return [];
-  return PADDING[language][kind].map((pad) => pad(text.trim()));
+  return entryOfLanguage(PADDING, language, 'padded phrasings')[kind].map((pad) => pad(text.trim()));
 }

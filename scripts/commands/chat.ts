@@ -2,7 +2,7 @@
  * `duplexsynth chat`: real two-party recordings -> a Chat-track dataset in the benchmark layout,
  * `OUT/data/{lang}/chat/{dataset}/` (../shared/docs/m3-format.md):
  *
- *     duplexsynth chat --format ctm|textgrid|nxt|candor|magicdata|... --language en|ja --out OUT
+ *     duplexsynth chat --format ctm|textgrid|nxt|candor|magicdata|... --language CODE --out OUT
  *       [--dataset NAME] [--audio DIR] [--tiers NAME...] [--test-hours H] [--no-score] PATH...
  *
  * Steps: load the recordings with their timings (any loader of corpora/, audio required), cut each
@@ -30,7 +30,7 @@ import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
 import { splitDatasets } from '../../stages/split-dev-test.ts';
 import { loadTranscribedRecordings, speakerPair } from './prompts.ts';
-import { positiveNumber } from './option-parsers.ts';
+import { languageCode, positiveNumber } from './option-parsers.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import { chatDialogueMetadataSchema } from '../../pipeline/model/dialogue-metadata.ts';
 import { chatSummarySchema, type ChatSummary } from '../../pipeline/model/dataset-summary.ts';
@@ -267,7 +267,7 @@ export function registerChatCommand(program: Command): Command {
     .description('cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev')
     .argument('<path...>', 'recording timing files or folders of the format (audio beside them, or --audio)')
     .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
-    .addOption(new Option('--language <language>', 'language of the recordings').choices(['en', 'ja']).makeOptionMandatory())
+    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)').argParser(languageCode).makeOptionMandatory())
     .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
     .option('--dataset <name>', 'dataset folder name (default: the format)')
     .option('--audio <dir>', 'folder of the audio, <id>.wav or <id>_0.wav + <id>_1.wav (textgrid, ctm, nxt, rttm: any format that brings no audio)')

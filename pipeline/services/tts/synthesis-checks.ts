@@ -15,6 +15,7 @@
  * length and the speech-rate watch: synthesis-speech-rate.ts (both re-exported).
  */
 import type { Language } from '../../model/types.ts';
+import { entryOfLanguage } from '../../model/language-code.ts';
 import type { WordTokenizer } from '../../alignment/spoken-words.ts';
 import { DEFAULT_SPEECH_RATE_BOUNDS, plausibleDurationRange, spokenLength, type DurationRange, type SpeechRateBounds, type SpokenLength } from './synthesis-speech-rate.ts';
 import { DEFAULT_TAIL_TRIM_OPTIONS, endsAbruptly, trimTail, type SpeechActivityDetector, type TailTrimOptions, type TrimmedTail } from './synthesis-tail.ts';
@@ -56,10 +57,10 @@ export interface SynthesisCheckOptions {
 
 /** Resolves partial check settings. */
 export function resolveSynthesisCheckOptions(options: { bounds?: Partial<Record<Language, Partial<SpeechRateBounds>>>; tail?: Partial<TailTrimOptions>; detector?: SpeechActivityDetector } = {}): SynthesisCheckOptions {
-  const bounds = {
-    en: { ...DEFAULT_SPEECH_RATE_BOUNDS.en, ...options.bounds?.en },
-    ja: { ...DEFAULT_SPEECH_RATE_BOUNDS.ja, ...options.bounds?.ja },
-  };
+  const bounds: Record<Language, SpeechRateBounds> = {};
+  for (const language of new Set([...Object.keys(DEFAULT_SPEECH_RATE_BOUNDS), ...Object.keys(options.bounds ?? {})])) {
+    bounds[language] = { ...DEFAULT_SPEECH_RATE_BOUNDS[language], ...options.bounds?.[language] } as SpeechRateBounds;
+  }
   const resolved: SynthesisCheckOptions = { bounds, tail: { ...DEFAULT_TAIL_TRIM_OPTIONS, ...options.tail } };
   if (options.detector) resolved.detector = options.detector;
   return resolved;
@@ -110,7 +111,7 @@ export async function checkSynthesizedSpeech(
   options: SynthesisCheckOptions = resolveSynthesisCheckOptions(),
   tokenizer?: WordTokenizer,
 ): Promise<SpeechCheck> {
-  const bounds = options.bounds[language];
+  const bounds = entryOfLanguage(options.bounds, language, 'speech-rate bounds');
   const length = await spokenLength(text, language, tokenizer);
   const range = plausibleDurationRange(length, bounds);
   const abruptEnd = endsAbruptly(samples, sampleRate, options.tail.abruptEndDbfs);

@@ -11,6 +11,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Language } from '../../model/types.ts';
+import { entryOfLanguage } from '../../model/language-code.ts';
 import { downmixToMono, quantizeToPcm16, WavDecodeError } from '../../audio/raw-audio.ts';
 import { resample } from '../../audio/resample.ts';
 import { decodeWav, encodeWavPcm16 } from '../../audio/wav.ts';
@@ -123,7 +124,7 @@ export async function voicePromptTempo(prompt: VoicePrompt, transcript: string, 
   if (prompt.speechSeconds <= 0) return null;
   const length = await spokenLength(transcript, language);
   if (length.units === 0) return null;
-  return length.units / prompt.speechSeconds / DEFAULT_SPEECH_RATE_BOUNDS[language].typicalUnitsPerSecond;
+  return length.units / prompt.speechSeconds / entryOfLanguage(DEFAULT_SPEECH_RATE_BOUNDS, language, 'speech-rate bounds').typicalUnitsPerSecond;
 }
 
 /**
