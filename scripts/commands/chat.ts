@@ -29,7 +29,7 @@ import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
 import { splitDatasets } from '../../stages/split-dev-test.ts';
-import { loadTranscribedRecordings } from './prompts.ts';
+import { loadTranscribedRecordings, speakerPair } from './prompts.ts';
 import { languageCode, positiveNumber } from './option-parsers.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import { chatDialogueMetadataSchema } from '../../pipeline/model/dialogue-metadata.ts';
@@ -50,6 +50,10 @@ export interface ChatOptions {
   tiers?: string[];
   vad: 'silero' | 'webrtc';
   testHours: number;
+  /** `--speakers A,B`: the two speakers of an RTTM file with more, in channel order (else such a file is refused). */
+  speakers?: [string, string];
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts), for the speaker-disjoint split. */
+  speakerMap?: string;
   /** `--allow-upsample`: take audio below 16 kHz, upsampled to 16 kHz (recorded in the summary); else refused. */
   allowUpsample?: boolean;
   /** false with `--no-score`: no DNSMOS, no split. */
@@ -163,6 +167,7 @@ async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, d
       continue;
     }
     sampleRates.add(audio.sampleRate);
+    for (const note of recording.notes) if (/--speakers|speaker map/.test(note)) notes.push(`${recording.id}: ${note}`);
     const { spans, notes: cutNotes } = chatSegmentSpans(recording.segments, audioCs);
     for (const note of cutNotes) notes.push(`${recording.id}: ${note}`);
     if (spans.length === 0) uncut.push({ id: recording.id, stage: 'cut-chat-segments', reason: cutNotes.join('; ') || `${audioCs / 100} s of audio, no segment of ${DEFAULT_CHAT_SEGMENT_OPTIONS.minimumSeconds}-${DEFAULT_CHAT_SEGMENT_OPTIONS.maximumSeconds} s` });
@@ -265,7 +270,9 @@ export function registerChatCommand(program: Command): Command {
     .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)').argParser(languageCode).makeOptionMandatory())
     .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
     .option('--dataset <name>', 'dataset folder name (default: the format)')
-    .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt)')
+    .option('--audio <dir>', 'folder of the audio, <id>.wav or <id>_0.wav + <id>_1.wav (textgrid, ctm, nxt, rttm: any format that brings no audio)')
+    .option('--speakers <A,B>', 'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)', speakerPair)
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings')
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
     .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)
