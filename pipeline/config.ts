@@ -12,6 +12,7 @@ import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS
 import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
 import { describeIssues } from './model/validation.ts';
 import { languageCodeSchema } from './model/language-code.ts';
+import { knownLanguageCodes, languagePackOf, LanguagePackError, registerLanguagePacks, parseLanguagePack, readLanguagePackFile, type LanguagePack } from './model/language-pack.ts';
 import { PACKAGE_ROOT } from './storage/package-files.ts';
 
 /** Project root (the folder holding package.json), the same from the sources and from dist/ (storage/package-files.ts). */
@@ -71,9 +72,16 @@ export const buildConfigInputSchema = z
     name: safeFolderName.default('build'),
     seed: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).default(0),
     languages: z.array(language).nonempty().default(['en']),
+    /**
+     * Language packs added to the built-in ones (en, ja, zh, de, es, fr, ko): each a YAML file (relative
+     * to the config file) or the pack itself inline (pipeline/model/language-pack.ts; README "Adding a language").
+     */
+    languagePacks: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).default([]),
     corpus: z
       .object({
         format: z.literal('topiocqa').default('topiocqa'),
+        /** Language the corpus is written in (TopiOCQA: English); other build languages are translated from it. */
+        language: language.default('en'),
         /** TopiOCQA raw-release JSON, relative to the config file. */
         path: z.string(),
         /** First N conversations by number; null = all. */
@@ -311,7 +319,9 @@ export type BuildConfigInput = z.input<typeof buildConfigInputSchema>;
 type ParsedConfig = z.output<typeof buildConfigInputSchema>;
 
 /** A build configuration with every default resolved and every path absolute. */
-export interface BuildConfig extends Omit<ParsedConfig, 'corpus' | 'output' | 'llm' | 'timeline' | 'tts' | 'datasets'> {
+export interface BuildConfig extends Omit<ParsedConfig, 'corpus' | 'output' | 'llm' | 'timeline' | 'tts' | 'datasets' | 'languagePacks'> {
+  /** The added language packs, read and validated (the build registers them before any work). */
+  languagePacks: LanguagePack[];
   corpus: ParsedConfig['corpus'];
   output: ParsedConfig['output'];
   llm: ParsedConfig['llm'];
@@ -329,11 +339,11 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Default backchannel phrases: common English and Japanese listener tokens. */
-const DEFAULT_BACKCHANNEL_PHRASES: Record<string, [string, ...string[]]> = {
-  en: ['uh-huh', 'mm-hmm', 'yeah', 'right', 'okay'],
-  ja: ['うん', 'はい', 'ええ', 'へえ', 'なるほど'],
-};
+
+/** Default backchannel phrases: every known language pack's (`phrases.backchannels`). */
+function defaultBackchannelPhrases(): Record<string, [string, ...string[]]> {
+  return Object.fromEntries(knownLanguageCodes().map((code): [string, [string, ...string[]]] => [code, languagePackOf(code).phrases.backchannels as [string, ...string[]]]));
+}
 
 /** The offline speech engine of a language when the config names none: Open JTalk for Japanese, espeak-ng otherwise. */
 function defaultTts(language: string): z.output<typeof ttsLanguageConfig> {
@@ -396,6 +406,17 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
   }
   const parsed = result.data;
   const resolvePath = (p: string) => path.resolve(baseDirectory, p);
+  let languagePacks: LanguagePack[];
+  try {
+    languagePacks = parsed.languagePacks.map((pack, index) =>
+      typeof pack === 'string' ? readLanguagePackFile(resolvePath(pack)) : parseLanguagePack(pack, `${source}: languagePacks.${index}`),
+    );
+  } catch (error) {
+    if (error instanceof LanguagePackError) throw new ConfigError(error.message);
+    throw error;
+  }
+  // the config's packs are known to the process from here on (every stage looks languages up by code)
+  registerLanguagePacks(languagePacks);
   const resolveTts = (language: string, tts: z.output<typeof ttsLanguageConfig>): z.output<typeof ttsLanguageConfig> => {
     const remote = (REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS as Record<string, z.ZodType>)[tts.backend];
     if (remote) {
@@ -420,6 +441,7 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
     'file' in backend && typeof backend.file === 'string' ? { ...backend, file: resolvePath(backend.file) } : backend;
   return {
     ...parsed,
+    languagePacks,
     datasets: Object.fromEntries([
       ...[...new Set(['en', 'ja', ...parsed.languages])].map((lang) => [lang, defaultDatasetName(lang)]),
       ...Object.entries(parsed.datasets),
@@ -433,7 +455,8 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
     timeline: {
       ...parsed.timeline,
       statistics,
-      backchannels: { enabled: parsed.timeline.backchannels.enabled, phrases: { ...DEFAULT_BACKCHANNEL_PHRASES, ...parsed.timeline.backchannels.phrases } },
+      // default phrases: each language pack's listener tokens (for every known language, as the former en/ja table)
+      backchannels: { enabled: parsed.timeline.backchannels.enabled, phrases: { ...defaultBackchannelPhrases(), ...parsed.timeline.backchannels.phrases } },
     },
     quality: { ...parsed.quality, dnsmosModelDirectory: parsed.quality.dnsmosModelDirectory ? resolvePath(parsed.quality.dnsmosModelDirectory) : null },
     baseDirectory,

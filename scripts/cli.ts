@@ -9,6 +9,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, defaultDatasetName, loadConfigFile, withLanguageDefaults, type BuildConfig } from '../pipeline/config.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
+import { languagePackJsonSchema, LanguagePackError, readLanguagePackFile, registerLanguagePacks } from '../pipeline/model/language-pack.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/orchestration/build.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
@@ -30,6 +31,7 @@ interface BuildOptions {
   corpus?: string;
   limit?: number;
   lang?: string[];
+  languagePack?: string[];
   out?: string;
   seed?: number;
   quiet?: boolean;
@@ -44,6 +46,16 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
   const next: BuildConfig = structuredClone(config);
   if (options.corpus) next.corpus.path = path.resolve(options.corpus);
   if (options.limit !== undefined) next.corpus.limit = options.limit;
+  if (options.languagePack) {
+    // language packs from files (pipeline/model/language-pack.ts): validated here, before any work
+    try {
+      next.languagePacks = [...next.languagePacks, ...options.languagePack.map((file) => readLanguagePackFile(path.resolve(file)))];
+    } catch (error) {
+      if (error instanceof LanguagePackError) throw new BuildInputError(`--language-pack ${error.message}`);
+      throw error;
+    }
+    registerLanguagePacks(next.languagePacks);
+  }
   if (options.lang) next.languages = options.lang as BuildConfig['languages'];
   if (options.out) next.output.directory = path.resolve(options.out);
   if (options.seed !== undefined) next.seed = options.seed;
@@ -126,6 +138,7 @@ export function createProgram(): Command {
       .option('--corpus <path>', 'TopiOCQA raw-release JSON to read instead of the configured corpus')
       .option('--limit <n>', 'only the first N conversations', positiveInteger)
       .addOption(new Option('--lang <language...>', 'languages to build (BCP-47 codes such as en, ja, zh, de)').argParser(languageCodes))
+      .option('--language-pack <file...>', 'language pack YAML files adding languages (README "Adding a language")')
       .option('--out <dir>', 'output folder')
       .option('--seed <n>', 'random seed (an integer from 0 to 2^53 - 1)', nonNegativeInteger)
       .option('--allow-shrink', 'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)')
@@ -174,11 +187,14 @@ export function createProgram(): Command {
 
   program
     .command('schema')
-    .description('write the JSON Schema of the build configuration')
+    .description('write the JSON Schema of the build configuration (and, beside it, of a language pack file)')
     .option('--out <file>', 'output file', path.join(PROJECT_ROOT, 'pipeline', 'config.schema.json'))
     .action(async (options: { out: string }) => {
       await writeFile(options.out, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
       console.log(options.out);
+      const packSchema = path.join(path.dirname(options.out), 'language-pack.schema.json');
+      await writeFile(packSchema, `${JSON.stringify(languagePackJsonSchema(), null, 2)}\n`);
+      console.log(packSchema);
     });
 
   program

@@ -83,6 +83,8 @@ export interface SourceConversation {
   sourceFile: string;
   conversationNumber: number;
   turns: SourceTurn[];
+  /** Language the corpus is written in (`corpus.language`); absent = English (TopiOCQA). */
+  language?: Language;
 }
 
 /** One question/answer pair of text as it moves through rewrite and translation. */

@@ -31,12 +31,13 @@ import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type Stage
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { createTextBackends } from '../services/llm/text-backends.ts';
 import { createSpeechSynthesizer } from '../services/tts/synthesizer-registry.ts';
+import { espeakNgVoiceNames } from '../services/tts/espeak-ng.ts';
 import { drawDialogueSpeakers, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
-import { DEFAULT_SPEECH_RATE_BOUNDS } from '../services/tts/synthesis-speech-rate.ts';
+import { findLanguagePack, knownLanguageCodes, languagePackOf, languagePackSource, registerLanguagePacks } from '../model/language-pack.ts';
 import { ContentCache } from '../storage/content-cache.ts';
 import { writeRecord } from '../storage/json-records.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
-import { defaultTimingStatisticsPath, loadDefaultTimingStatistics, loadTimingStatistics } from '../timeline/timing-statistics.ts';
+import { loadTimingStatistics, shippedTimingStatisticsOf } from '../timeline/timing-statistics.ts';
 import { annotateEventsStage, type AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import { placeBargeInTimelineStage, placeTimelineStage, type BargeInTimeline, type PlacedTimeline } from '../../stages/place-timeline.ts';
@@ -82,14 +83,21 @@ export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'pl
  * @throws ConfigError with what to configure
  */
 export function checkBuildIsPossible(config: BuildConfig): void {
+  registerLanguagePacks(config.languagePacks);
   for (const language of config.languages) {
-    if (!Object.hasOwn(DEFAULT_SPEECH_RATE_BOUNDS, language)) {
-      throw new ConfigError(`languages: no language pack for ${language} (built in: ${Object.keys(DEFAULT_SPEECH_RATE_BOUNDS).join(', ')})`);
+    if (!findLanguagePack(language)) {
+      throw new ConfigError(
+        `languages: no language pack for ${language} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (README "Adding a language")`,
+      );
     }
   }
-  const translated = config.languages.find((language) => language !== 'en');
+  // a language other than the corpus's is translated from it
+  const translated = config.languages.find((language) => language !== config.corpus.language);
+  if (translated !== undefined && config.corpus.language !== 'en') {
+    throw new ConfigError(`languages: ${translated} differs from corpus.language ${config.corpus.language}; translation is from English only (the prompt templates), so build ${config.corpus.language} alone`);
+  }
   if (translated !== undefined && config.llm.translate.backend === 'none') {
-    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(translated) ?? translated;
+    const name = translated === 'ja' ? 'Japanese' : languagePackOf(translated).name;
     throw new ConfigError(
       `${name} needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ` +
         '{backend: gemini, model: gemma-4-31b-it} with GEMINI_API_KEY set, or {backend: openai-compatible, baseUrl: ..., model: ...}, ' +
@@ -106,6 +114,23 @@ export function checkBuildIsPossible(config: BuildConfig): void {
 }
 
 /**
+ * Checks, before any work, that the espeak-ng voice of each language built with espeak-ng without
+ * configured voices (its language pack's `offlineVoice.voice`) exists in `espeak-ng --voices`.
+ * @throws ConfigError naming the pack's field and the voice
+ */
+export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
+  const needed = config.languages.filter((language) => ttsOf(config, language).backend === 'espeak-ng' && !ttsOf(config, language).voices && language !== 'en');
+  if (needed.length === 0) return;
+  const voices = await espeakNgVoiceNames();
+  for (const language of needed) {
+    const pack = languagePackOf(language);
+    if (!voices.has(pack.offlineVoice.voice)) {
+      throw new ConfigError(`${languagePackSource(pack)}: offlineVoice.voice: espeak-ng has no voice "${pack.offlineVoice.voice}" (see espeak-ng --voices)`);
+    }
+  }
+}
+
+/**
  * Run a whole build.
  * @param options `log` for progress lines (API keys redacted); `allowShrink` to let a dataset replace
  *   one with more dialogues
@@ -118,6 +143,7 @@ export function checkBuildIsPossible(config: BuildConfig): void {
  */
 export async function runBuild(config: BuildConfig, options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener } = {}): Promise<BuildReport> {
   checkBuildIsPossible(config);
+  await checkOfflineVoices(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (pipeline/run/build-guards.ts)
   // a damaged cache entry (its content hash differs) is recomputed; each is named, the count closes the build
   const cache = new ContentCache(config.output.cacheDirectory, { onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn') });
@@ -162,13 +188,21 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   const summaries: DatasetSummary[] = [];
   let audioSeconds = 0;
   let failedCount = 0;
+  /** Languages built with the cross-language timing prior: a warning each, repeated in summary.md. */
+  const timingPriorWarnings: string[] = [];
 
   for (const language of config.languages) {
     const dataset = datasetNameOf(config, language);
     const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
     const roster = speakerRoster(language, config, synthesizer);
-    const statisticsFile = config.timeline.statistics[language] ?? defaultTimingStatisticsPath(language);
-    const statistics = config.timeline.statistics[language] ? await loadTimingStatistics(statisticsFile) : await loadDefaultTimingStatistics(language);
+    const shipped = shippedTimingStatisticsOf(language);
+    const statisticsFile = config.timeline.statistics[language] ?? shipped.file;
+    const statistics = await loadTimingStatistics(statisticsFile);
+    if (!config.timeline.statistics[language] && shipped.prior) {
+      const warning = `${language}: no measured timing statistics (its language pack has timing.statistics: null); using the cross-language prior ${path.basename(shipped.file)} (CallFriend/CallHome calls of en, ja, zh, de pooled; Stivers et al. 2009, PNAS 106:10587). Measure real ${language} conversations with duplexsynth measure and set timeline.statistics.${language}`;
+      log(`warning: ${warning}`);
+      timingPriorWarnings.push(warning);
+    }
     const base = await DatasetOutput.open(language, dataset, path.join(config.output.directory, datasetRelativePath(language, dataset)), corpus);
     const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
     const variant = config.datasets.bargeIn
@@ -350,7 +384,8 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context, progress) : [];
 
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
-  await writeAtomic(summaryMarkdownPath, await formatBuildSummaryMarkdown(config, summaries, splits));
+  const timingNote = timingPriorWarnings.length > 0 ? `\n## Timing statistics assumed, not measured\n\n${timingPriorWarnings.map((warning) => `- ${warning}`).join('\n')}\n` : '';
+  await writeAtomic(summaryMarkdownPath, (await formatBuildSummaryMarkdown(config, summaries, splits)) + timingNote);
   await writeRecord(path.join(config.output.directory, 'summary.json'), buildSummarySchema, { name: config.name, seed: config.seed, datasets: summaries });
   // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.
   let reportPath: string | null = null;

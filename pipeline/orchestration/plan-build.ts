@@ -32,7 +32,7 @@ import { COSYVOICE2_TRITON_ENGINE_ID } from '../services/tts/cosyvoice2-triton.t
 import { createSpeechSynthesizer, isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
 import { planTurnHolds } from '../text/turn-hold-split.ts';
 import { dialogueRandomStream } from '../model/random.ts';
-import { checkBuildIsPossible } from './build.ts';
+import { checkBuildIsPossible, checkOfflineVoices } from './build.ts';
 import { speakerRoster } from './speaker-roster.ts';
 import { DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { ContentCache } from '../storage/content-cache.ts';
@@ -166,6 +166,7 @@ export interface BuildPlan {
  */
 export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
   checkBuildIsPossible(config);
+  await checkOfflineVoices(config);
   const corpus = await ingestCorpus(config);
   const cache = new PlanningCache(config.output.cacheDirectory);
   const real = await createTextBackends(config);

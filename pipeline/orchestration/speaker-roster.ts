@@ -8,11 +8,12 @@ import path from 'node:path';
 import type { BuildConfig } from '../config.ts';
 import { ConfigError, ttsOf } from '../config.ts';
 import type { Language, SpeakerRole } from '../model/types.ts';
+import { languagePackOf } from '../model/language-pack.ts';
 import { speakerPromptLineSchema, type SpeakerPromptLine } from '../model/speaker-prompt.ts';
 import { parseRecord } from '../storage/json-records.ts';
 import { DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
-import { OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
+import { offlineSpeakerRosterOf, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import { voicePromptRoster } from '../services/tts/voice-prompt.ts';
 
 /** A language's speakers: a fixed pair (the same in every dialogue), or identities each dialogue draws its pair from. */
@@ -45,12 +46,11 @@ export function speakerRoster(language: Language, config: BuildConfig, synthesiz
     if (usable.length < 2) throw new ConfigError(`tts.${language}.speakerPrompts: ${prompts.manifest} has ${identities.length} speaker(s); at least two are needed`);
     return { identities: usable };
   }
-  const defaults = DEFAULT_VOICES[language];
-  const roster = OFFLINE_SPEAKER_ROSTERS[language];
-  if (defaults?.engine !== synthesizer.id || !roster) {
+  const engine = Object.hasOwn(DEFAULT_VOICES, language) ? DEFAULT_VOICES[language]?.engine : languagePackOf(language).offlineVoice.engine;
+  if (engine !== synthesizer.id) {
     throw new ConfigError(`tts.${language}: ${synthesizer.id} needs voices (tts.${language}.voices) or voice prompts (tts.${language}.speakerPrompts)`);
   }
-  return { identities: roster };
+  return { identities: offlineSpeakerRosterOf(language) };
 }
 
 /**

@@ -11,13 +11,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Language } from '../../model/types.ts';
-import { entryOfLanguage } from '../../model/language-code.ts';
 import { downmixToMono, quantizeToPcm16, WavDecodeError } from '../../audio/raw-audio.ts';
 import { resample } from '../../audio/resample.ts';
 import { decodeWav, encodeWavPcm16 } from '../../audio/wav.ts';
 import type { SpeakerIdentity } from './offline-speaker-roster.ts';
 import { SpeechSynthesisError, type VoiceSettings } from './speech-synthesizer.ts';
-import { DEFAULT_SPEECH_RATE_BOUNDS, energySpeechDetector, spokenLength } from './synthesis-checks.ts';
+import { energySpeechDetector, speechRateBoundsOf, spokenLength } from './synthesis-checks.ts';
 import type { SpeakerPromptLine } from '../../model/speaker-prompt.ts';
 
 /** Sample rate of prompts sent to the services, Hz (CosyVoice loads prompts at 16 kHz). */
@@ -124,7 +123,7 @@ export async function voicePromptTempo(prompt: VoicePrompt, transcript: string, 
   if (prompt.speechSeconds <= 0) return null;
   const length = await spokenLength(transcript, language);
   if (length.units === 0) return null;
-  return length.units / prompt.speechSeconds / entryOfLanguage(DEFAULT_SPEECH_RATE_BOUNDS, language, 'speech-rate bounds').typicalUnitsPerSecond;
+  return length.units / prompt.speechSeconds / speechRateBoundsOf(language).typicalUnitsPerSecond;
 }
 
 /**
