@@ -3,7 +3,7 @@
  * histogram per distribution beside it (`STATS.plots/*.svg`).
  *
  *     duplexsynth measure --format stereo-wav|candor|magicdata|rttm|m3-events|nxt|textgrid|ctm --out STATS.json
- *       [--language en|ja] [--vad silero|webrtc] [--sampler-use pooled|per-direction]
+ *       [--language CODE] [--vad silero|webrtc] [--sampler-use pooled|per-direction]
  *       [--corpus TEXT] [--licence TEXT] [--origin TEXT] [--channel-mapping TEXT] [--note TEXT...]
  *       [--relative-to DIR] [--relative-to-name TEXT] [--check] PATH...
  *
@@ -30,6 +30,7 @@ import {
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
 import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
+import { languageCode } from './option-parsers.ts';
 
 /** Reference corpus formats the command reads (the registry's, corpora/reference-corpora.ts). */
 export const REFERENCE_FORMATS = REFERENCE_CORPUS_FORMATS;
@@ -194,7 +195,7 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .argument('<path...>', 'recording files or folders of the format')
     .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_FORMATS).makeOptionMandatory())
     .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
-    .addOption(new Option('--language <language>', 'language of the recordings (default: en for candor, ja for magicdata)').choices(['en', 'ja']))
+    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)').argParser(languageCode))
     .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
     .addOption(
       new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
