@@ -154,9 +154,15 @@ export const buildConfigInputSchema = z
           .max(48000)
           .refine((rate) => rate % 100 === 0, 'must be a multiple of 100 Hz (10 ms analysis frames)')
           .default(16000),
+        /**
+         * Also write each dialogue at the TTS engine's own rate when it is above `sampleRate` (24000 Hz
+         * CosyVoice2, 22050 Hz espeak-ng, 48000 Hz Open JTalk): `audio_fullband/{id}.wav` beside the
+         * benchmark's `audio/`, for training data (moshi-finetune, lhotse Shar). Default true.
+         */
+        fullBandMaster: z.boolean().default(true),
       })
       .strict()
-      .default({ sampleRate: 16000 }),
+      .default({ sampleRate: 16000, fullBandMaster: true }),
     llm: z
       .object({
         rewrite: rewriteBackend.default({ backend: 'rules' }),
