@@ -6,23 +6,21 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
+import type { BuildConfig } from '../pipeline/config.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
-import { annotateAlignmentFile } from '../pipeline/events/index.ts';
-import { runBuild } from '../pipeline/orchestration/build.ts';
-import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
-import { formatEvaluableEventsMarkdown } from '../pipeline/events/evaluable-events.ts';
+import { PACKAGE_ROOT } from '../pipeline/storage/package-files.ts';
 import path from 'node:path';
 import { registerQualityCommands } from './commands/quality.ts';
-import { registerMeasureCommand } from './commands/measure.ts';
+import { registerMeasureCommand } from './commands/measure-command.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerReportCommand } from './commands/report.ts';
 import { registerStatusCommand } from './commands/status.ts';
-import { createProgressDisplay, progressModeFor } from '../pipeline/run/progress.ts';
-import { formatBuildPlan, planBuild } from '../pipeline/orchestration/plan-build.ts';
-import { registerPromptsCommand } from './commands/prompts.ts';
-import { registerChatCommand } from './commands/chat.ts';
+import { registerPromptsCommand } from './commands/prompts-command.ts';
+import { registerChatCommand } from './commands/chat-command.ts';
+
+// Only commander and the commands' option definitions load at start: each command imports the
+// pipeline when it runs (`--help` and `--version` in well under 0.5 s; `npm run bench`, section cli).
 
 interface BuildOptions {
   config?: string;
@@ -38,7 +36,7 @@ interface BuildOptions {
 }
 
 /** Apply command-line overrides to a resolved config (paths relative to the working directory). */
-function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig {
+function applyOverrides(config: BuildConfig, options: BuildOptions, safeFolderName: RegExp): BuildConfig {
   const next: BuildConfig = structuredClone(config);
   if (options.corpus) next.corpus.path = path.resolve(options.corpus);
   if (options.limit !== undefined) next.corpus.limit = options.limit;
@@ -52,7 +50,7 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
     if (!options.lang) next.languages = ['en'];
     // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
     next.quality = { ...next.quality, enabled: false, testHours: 1 };
-    next.name = buildNameOfCorpus(options.corpus);
+    next.name = buildNameOfCorpus(options.corpus, safeFolderName);
     next.datasets = { ...next.datasets, en: 'topiocqa', ja: 'topiocqa_ja' };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
   }
@@ -63,22 +61,25 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
  * The build name (and default output folder `outputs/{name}`) of a corpus file: its name without
  * `.json`. @throws BuildInputError when that is not a safe folder name (`..json` would make `outputs/` itself the output)
  */
-function buildNameOfCorpus(corpus: string): string {
+function buildNameOfCorpus(corpus: string, safeFolderName: RegExp): string {
   const name = path.basename(corpus).replace(/\.json$/, '');
-  if (!SAFE_FOLDER_NAME.test(name)) {
+  if (!safeFolderName.test(name)) {
     throw new BuildInputError(`--corpus ${corpus}: the file name gives no safe build name ("${name}"); rename the file or pass --out`);
   }
   return name;
 }
 
 async function build(options: BuildOptions): Promise<void> {
-  const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
+  const { DEFAULT_CONFIG_FILE, SAFE_FOLDER_NAME, loadConfigFile } = await import('../pipeline/config.ts');
+  const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, SAFE_FOLDER_NAME);
   if (options.dryRun) {
     // what the build would do; no service is called and nothing is written (pipeline/orchestration/plan-build.ts)
+    const { formatBuildPlan, planBuild } = await import('../pipeline/orchestration/plan-build.ts');
     const plan = await planBuild(config);
     process.stdout.write(options.json ? `${JSON.stringify(plan, null, 2)}\n` : formatBuildPlan(plan));
     return;
   }
+  const [{ runBuild }, { createProgressDisplay, progressModeFor }] = await Promise.all([import('../pipeline/orchestration/build.ts'), import('../pipeline/run/progress.ts')]);
   // live bars on a terminal, plain lines otherwise, JSON lines with --json (pipeline/run/progress.ts)
   const display = createProgressDisplay(progressModeFor(options, process.stderr));
   let report;
@@ -94,7 +95,7 @@ async function build(options: BuildOptions): Promise<void> {
 
 /** The `version` field of the project's package.json. */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** Build the program (exported for tests). */
@@ -131,6 +132,7 @@ export function createProgram(): Command {
     .requiredOption('--alignment <file>', 'txt_align file: channel<TAB>start<TAB>end<TAB>word')
     .requiredOption('--id <id>', 'dialogue id to write in the line')
     .action(async (options: { alignment: string; id: string }) => {
+      const { annotateAlignmentFile } = await import('../pipeline/events/index.ts');
       console.log(await annotateAlignmentFile(options.alignment, options.id));
     });
 
@@ -139,6 +141,7 @@ export function createProgram(): Command {
     .description('re-derive the events of a written dataset from its txt_align files and its audio, and compare')
     .argument('<dataset-dir>', 'folder data/{lang}/task/{dataset}')
     .action(async (directory: string) => {
+      const [{ verifyDataset }, { formatEvaluableEventsMarkdown }] = await Promise.all([import('../pipeline/run/verify-dataset.ts'), import('../pipeline/events/evaluable-events.ts')]);
       const result = await verifyDataset(directory);
       for (const problem of result.problems) console.error(problem);
       console.log(formatEvaluableEventsMarkdown(`Evaluable events: ${directory}`, result.evaluableEvents));
@@ -149,8 +152,9 @@ export function createProgram(): Command {
   program
     .command('schema')
     .description('write the JSON Schema of the build configuration')
-    .option('--out <file>', 'output file', path.join(PROJECT_ROOT, 'pipeline', 'config.schema.json'))
+    .option('--out <file>', 'output file', path.join(PACKAGE_ROOT, 'pipeline', 'config.schema.json'))
     .action(async (options: { out: string }) => {
+      const { configJsonSchema } = await import('../pipeline/config.ts');
       await writeFile(options.out, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
       console.log(options.out);
     });

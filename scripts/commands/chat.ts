@@ -17,11 +17,10 @@
  * reason in `summary.json` (`failed`) and the others go on; exit code 3 when any failed.
  */
 import path from 'node:path';
-import { Command, Option } from 'commander';
 import { formatEventsLine } from '../../pipeline/events/index.ts';
 import type { Channel, Language, ReferenceRecording } from '../../pipeline/model/types.ts';
 import { readReferenceAudio } from '../../corpora/reference-recording.ts';
-import { REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
+import type { ReferenceCorpusFormat } from '../../corpora/reference-corpus-formats.ts';
 import { type RawAudio } from '../../pipeline/audio/raw-audio.ts';
 import { resample } from '../../pipeline/audio/resample.ts';
 import { chatSegmentContent, chatSegmentSpans, DEFAULT_CHAT_SEGMENT_OPTIONS, type ChatSegmentContent } from '../../stages/cut-chat-segments.ts';
@@ -30,8 +29,6 @@ import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
 import { splitDatasets } from '../../stages/split-dev-test.ts';
 import { loadTranscribedRecordings } from './prompts.ts';
-import { positiveNumber } from './option-parsers.ts';
-import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import { chatDialogueMetadataSchema } from '../../pipeline/model/dialogue-metadata.ts';
 import { chatSummarySchema, type ChatSummary } from '../../pipeline/model/dataset-summary.ts';
 import { formatRecord } from '../../pipeline/storage/json-records.ts';
@@ -182,34 +179,4 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
     }
   }
   return { directory, segments: written, failed, notes, splits };
-}
-
-/**
- * Adds the `chat` command to a commander program. Prints the dataset folder and one line per segment;
- * exit code 3 when a recording failed.
- * @returns the `chat` command
- */
-export function registerChatCommand(program: Command): Command {
-  return program
-    .command('chat')
-    .description('cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev')
-    .argument('<path...>', 'recording timing files or folders of the format (audio beside them, or --audio)')
-    .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
-    .addOption(new Option('--language <language>', 'language of the recordings').choices(['en', 'ja']).makeOptionMandatory())
-    .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
-    .option('--dataset <name>', 'dataset folder name (default: the format)')
-    .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt)')
-    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
-    .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
-    .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)
-    .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
-    .action(async (paths: string[], options: ChatOptions) => {
-      await checkFolder(options.out, 'output folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-      const result = await runChat(paths, { ...options, log: (line) => console.error(line) });
-      console.log(result.directory);
-      for (const segment of result.segments) console.log(`  ${segment.id}: ${segment.durationSeconds.toFixed(2)} s`);
-      for (const [name, ids] of Object.entries(result.splits)) console.log(`  ${name}: ${ids.length} segments`);
-      for (const failure of result.failed) console.error(`  failed: ${failure.id}: ${failure.reason}`);
-      if (result.failed.length > 0) process.exitCode = 3;
-    });
 }

@@ -9,12 +9,6 @@
  */
 import { positiveNumber, positiveInteger, nonNegativeInteger } from './option-parsers.ts';
 import { Command } from 'commander';
-import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality/tables.ts';
-import { scoreDatasetQuality } from '../../stages/score-quality.ts';
-import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.ts';
-import { splitReportSchema } from '../../pipeline/model/split-report.ts';
-import { readRecord } from '../../pipeline/storage/json-records.ts';
-import { BARGE_IN_SUFFIX } from '../../pipeline/orchestration/dataset-output.ts';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -46,7 +40,8 @@ interface SplitCommandOptions {
 /**
  * Adds the `score` and `split` commands to `program`. Exit codes: 0 on success; `split` sets 1 when a
  * dev set came out empty because of speaker overlap (the split files are still written); errors
- * propagate to the caller (scripts/cli.ts prints them and exits 2).
+ * propagate to the caller (scripts/cli.ts prints them and exits 2). The scoring and split code loads
+ * when a command runs, so the CLI starts fast.
  */
 export function registerQualityCommands(program: Command): void {
   program
@@ -64,6 +59,7 @@ export function registerQualityCommands(program: Command): void {
     .option('--no-loudness', 'skip the ffmpeg EBU R 128 measurement')
     .option('-q, --quiet', 'no progress lines')
     .action(async (directories: string[], options: ScoreCommandOptions) => {
+      const [{ scoreDatasetQuality }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([import('../../stages/score-quality.ts'), import('../../pipeline/quality/tables.ts')]);
       const log = options.quiet ? () => {} : (line: string) => console.error(line);
       const httpUrl = options.cometUrl ?? process.env[COMETKIWI_URL_ENVIRONMENT_VARIABLE] ?? null;
       for (const directory of directories) {
@@ -96,6 +92,13 @@ export function registerQualityCommands(program: Command): void {
     .option('-q, --quiet', 'no progress lines')
     .option('--no-dev-alias', 'write the rest as test_other.jsonl only (default: also as dev.jsonl)')
     .action(async (directories: string[], options: SplitCommandOptions) => {
+      const [{ applySplitToVariant, splitDatasets }, { splitReportSchema }, { readRecord }, { BARGE_IN_SUFFIX }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([
+        import('../../stages/split-dev-test.ts'),
+        import('../../pipeline/model/split-report.ts'),
+        import('../../pipeline/storage/json-records.ts'),
+        import('../../pipeline/orchestration/dataset-output.ts'),
+        import('../../pipeline/quality/tables.ts'),
+      ]);
       const log = options.quiet ? () => {} : (line: string) => console.error(line);
       // A barge-in variant (`{dataset}_bargein`) takes the split of its base dataset, the sibling folder.
       const isVariant = (directory: string) => path.basename(path.resolve(directory)).endsWith(BARGE_IN_SUFFIX);

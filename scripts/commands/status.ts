@@ -5,10 +5,9 @@
  */
 import path from 'node:path';
 import { Command } from 'commander';
-import { PROJECT_ROOT } from '../../pipeline/config.ts';
-import { formatBuildStatus, readBuildStatus } from '../../pipeline/orchestration/build-status.ts';
+import { PACKAGE_ROOT } from '../../pipeline/storage/package-files.ts';
 
-/** Adds the `status` command to `program`. */
+/** Adds the `status` command to `program` (its reader loads when it runs: the CLI starts fast). */
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
@@ -17,7 +16,8 @@ export function registerStatusCommand(program: Command): void {
     .option('--cache-dir <dir>', 'the build cache (default: outputs/.cache of this project, as in the default config)')
     .option('--json', 'print the status as JSON')
     .action(async (out: string, options: { cacheDir?: string; json?: boolean }) => {
-      const status = await readBuildStatus(out, options.cacheDir ? path.resolve(options.cacheDir) : path.join(PROJECT_ROOT, 'outputs', '.cache'));
+      const { formatBuildStatus, readBuildStatus } = await import('../../pipeline/orchestration/build-status.ts');
+      const status = await readBuildStatus(out, options.cacheDir ? path.resolve(options.cacheDir) : path.join(PACKAGE_ROOT, 'outputs', '.cache'));
       process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatBuildStatus(status));
     });
 }

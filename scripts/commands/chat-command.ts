@@ -1,0 +1,37 @@
+/** The `chat` command's options (its code: ./chat.ts, loaded when the command runs). */
+import { Command, Option } from 'commander';
+import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
+import { positiveNumber } from './option-parsers.ts';
+import type { ChatOptions } from './chat.ts';
+
+/**
+ * Adds the `chat` command to a commander program. Prints the dataset folder and one line per segment;
+ * exit code 3 when a recording failed. The command's code (./chat.ts) loads when it runs, so the CLI
+ * starts fast.
+ * @returns the `chat` command
+ */
+export function registerChatCommand(program: Command): Command {
+  return program
+    .command('chat')
+    .description('cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev')
+    .argument('<path...>', 'recording timing files or folders of the format (audio beside them, or --audio)')
+    .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
+    .addOption(new Option('--language <language>', 'language of the recordings').choices(['en', 'ja']).makeOptionMandatory())
+    .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
+    .option('--dataset <name>', 'dataset folder name (default: the format)')
+    .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt)')
+    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
+    .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
+    .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)
+    .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
+    .action(async (paths: string[], options: ChatOptions) => {
+      const [{ runChat }, { checkFolder }] = await Promise.all([import('./chat.ts'), import('../../pipeline/run/output-checks.ts')]);
+      await checkFolder(options.out, 'output folder'); // a file there, /proc, a read-only disk: one line, nothing removed
+      const result = await runChat(paths, { ...options, log: (line) => console.error(line) });
+      console.log(result.directory);
+      for (const segment of result.segments) console.log(`  ${segment.id}: ${segment.durationSeconds.toFixed(2)} s`);
+      for (const [name, ids] of Object.entries(result.splits)) console.log(`  ${name}: ${ids.length} segments`);
+      for (const failure of result.failed) console.error(`  failed: ${failure.id}: ${failure.reason}`);
+      if (result.failed.length > 0) process.exitCode = 3;
+    });
+}
