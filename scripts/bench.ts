@@ -224,7 +224,7 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
     const synthesizer = await createSpeechSynthesizer('espeak-ng');
     const texts = await synthesizedTexts(cold);
     const { measurement: baseline } = await measure(async () => {
-      for (const [role, text] of texts) await synthesizer.synthesize({ text, language: 'en', voice: DEFAULT_VOICES.en.voices[role] });
+      for (const [role, text] of texts) await synthesizer.synthesize({ text, language: 'en', voice: DEFAULT_VOICES.en!.voices[role] });
     });
 
     const children = (time: Measurement) => (time.cpuChildrenSeconds === null ? 'not measured' : time.cpuChildrenSeconds.toFixed(2));

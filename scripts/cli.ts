@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
+import { languageCodes, positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
 import { Command, CommanderError, Option } from 'commander';
 import type { BuildConfig } from '../pipeline/config.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
@@ -16,30 +16,57 @@ import { registerMeasureCommand } from './commands/measure-command.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerReportCommand } from './commands/report.ts';
 import { registerStatusCommand } from './commands/status.ts';
+import { causeReportedAsJson, createProgressDisplay, failureOutcome, progressModeFor } from '../pipeline/run/progress.ts';
 import { registerPromptsCommand } from './commands/prompts-command.ts';
 import { registerChatCommand } from './commands/chat-command.ts';
 
-// Only commander and the commands' option definitions load at start: each command imports the
-// pipeline when it runs (`--help` and `--version` in well under 0.5 s; `npm run bench`, section cli).
+// Only commander, the progress display and the commands' option definitions load at start: each
+// command imports the pipeline when it runs (`--help` and `--version` in well under 0.5 s; `npm run
+// bench`, section cli).
+
+/** The config and language-pack modules, loaded when a build runs. */
+interface ConfigModules {
+  config: typeof import('../pipeline/config.ts');
+  languagePack: typeof import('../pipeline/model/language-pack.ts');
+}
+
+async function configModules(): Promise<ConfigModules> {
+  const [config, languagePack] = await Promise.all([import('../pipeline/config.ts'), import('../pipeline/model/language-pack.ts')]);
+  return { config, languagePack };
+}
 
 interface BuildOptions {
   config?: string;
   corpus?: string;
   limit?: number;
-  lang?: ('en' | 'ja')[];
+  lang?: string[];
+  languagePack?: string[];
   out?: string;
   seed?: number;
   quiet?: boolean;
   allowShrink?: boolean;
   json?: boolean;
+  plain?: boolean;
   dryRun?: boolean;
 }
 
 /** Apply command-line overrides to a resolved config (paths relative to the working directory). */
-function applyOverrides(config: BuildConfig, options: BuildOptions, safeFolderName: RegExp): BuildConfig {
+function applyOverrides(config: BuildConfig, options: BuildOptions, modules: ConfigModules): BuildConfig {
+  const { defaultDatasetName, withLanguageDefaults } = modules.config;
+  const { LanguagePackError, readLanguagePackFile, registerLanguagePacks } = modules.languagePack;
   const next: BuildConfig = structuredClone(config);
   if (options.corpus) next.corpus.path = path.resolve(options.corpus);
   if (options.limit !== undefined) next.corpus.limit = options.limit;
+  if (options.languagePack) {
+    // language packs from files (pipeline/model/language-pack.ts): validated here, before any work
+    try {
+      next.languagePacks = [...next.languagePacks, ...options.languagePack.map((file) => readLanguagePackFile(path.resolve(file)))];
+    } catch (error) {
+      if (error instanceof LanguagePackError) throw new BuildInputError(`--language-pack ${error.message}`);
+      throw error;
+    }
+    registerLanguagePacks(next.languagePacks);
+  }
   if (options.lang) next.languages = options.lang as BuildConfig['languages'];
   if (options.out) next.output.directory = path.resolve(options.out);
   if (options.seed !== undefined) next.seed = options.seed;
@@ -50,11 +77,11 @@ function applyOverrides(config: BuildConfig, options: BuildOptions, safeFolderNa
     if (!options.lang) next.languages = ['en'];
     // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
     next.quality = { ...next.quality, enabled: false, testHours: 1 };
-    next.name = buildNameOfCorpus(options.corpus, safeFolderName);
-    next.datasets = { ...next.datasets, en: 'topiocqa', ja: 'topiocqa_ja' };
+    next.name = buildNameOfCorpus(options.corpus, modules.config.SAFE_FOLDER_NAME);
+    next.datasets = { ...next.datasets, en: defaultDatasetName('en'), ja: defaultDatasetName('ja'), ...Object.fromEntries(next.languages.map((language) => [language, defaultDatasetName(language)])) };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
   }
-  return next;
+  return withLanguageDefaults(next);
 }
 
 /**
@@ -70,27 +97,40 @@ function buildNameOfCorpus(corpus: string, safeFolderName: RegExp): string {
 }
 
 async function build(options: BuildOptions): Promise<void> {
-  const { DEFAULT_CONFIG_FILE, SAFE_FOLDER_NAME, loadConfigFile } = await import('../pipeline/config.ts');
-  const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, SAFE_FOLDER_NAME);
+  const modules = await configModules();
+  const { DEFAULT_CONFIG_FILE, loadConfigFile } = modules.config;
   if (options.dryRun) {
+    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules);
     // what the build would do; no service is called and nothing is written (pipeline/orchestration/plan-build.ts)
     const { formatBuildPlan, planBuild } = await import('../pipeline/orchestration/plan-build.ts');
     const plan = await planBuild(config);
     process.stdout.write(options.json ? `${JSON.stringify(plan, null, 2)}\n` : formatBuildPlan(plan));
     return;
   }
-  const [{ runBuild }, { createProgressDisplay, progressModeFor }] = await Promise.all([import('../pipeline/orchestration/build.ts'), import('../pipeline/run/progress.ts')]);
-  // live bars on a terminal, plain lines otherwise, JSON lines with --json (pipeline/run/progress.ts)
+  // live bars on a terminal, plain lines otherwise or with --plain, JSON lines with --json (pipeline/run/progress.ts)
   const display = createProgressDisplay(progressModeFor(options, process.stderr));
   let report;
   try {
+    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules);
+    const { runBuild } = await import('../pipeline/orchestration/build.ts');
     report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
-  } finally {
+  } catch (error) {
     display.stop();
+    // --json ends with a summary event naming the cause, also when the build stops: it is then the last line
+    display.finish(failureOutcome(error, exitCodeOf(error)));
+    throw error;
   }
+  display.stop();
+  const failed = report.failedDialogues > 0;
+  display.finish({
+    level: failed ? 'warn' : 'info',
+    exitCode: failed ? EXIT_CODES.someDialoguesFailed : EXIT_CODES.done,
+    outputs: [report.summaryMarkdownPath, ...(report.reportPath ? [report.reportPath] : [])],
+    failedDialogues: report.failedDialogues,
+  });
   console.log(report.summaryMarkdownPath);
   if (report.reportPath) console.log(report.reportPath);
-  if (report.failedDialogues > 0) process.exitCode = EXIT_CODES.someDialoguesFailed;
+  if (failed) process.exitCode = EXIT_CODES.someDialoguesFailed;
 }
 
 /** The `version` field of the project's package.json. */
@@ -112,12 +152,14 @@ export function createProgram(): Command {
       .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
       .option('--corpus <path>', 'TopiOCQA raw-release JSON to read instead of the configured corpus')
       .option('--limit <n>', 'only the first N conversations', positiveInteger)
-      .addOption(new Option('--lang <language...>', 'languages to build').choices(['en', 'ja']))
+      .addOption(new Option('--lang <language...>', 'languages to build (BCP-47 codes such as en, ja, zh, de)').argParser(languageCodes))
+      .option('--language-pack <file...>', 'language pack YAML files adding languages (README "Adding a language")')
       .option('--out <dir>', 'output folder')
       .option('--seed <n>', 'random seed (an integer from 0 to 2^53 - 1)', nonNegativeInteger)
       .option('--allow-shrink', 'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)')
       .option('-q, --quiet', 'no progress lines')
-      .option('--json', 'progress as JSON lines on standard error (with --dry-run: the plan as JSON on standard output)')
+      .option('--plain', 'progress as plain lines even on a terminal (no live bars)')
+      .option('--json', 'progress as JSON lines on standard error, each with a level, the last a summary (with --dry-run: the plan as JSON on standard output)')
       .option('--dry-run', 'print what the build would do (dialogues, utterances, service requests, cache hits) without calling any service or writing anything');
 
   addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets')).action(build);
@@ -138,25 +180,43 @@ export function createProgram(): Command {
 
   program
     .command('verify')
-    .description('re-derive the events of a written dataset from its txt_align files and its audio, and compare')
+    .description('check a written dataset: every file against the sha256 in its manifest.json, then re-derive the events from its txt_align files and its audio, and compare')
     .argument('<dataset-dir>', 'folder data/{lang}/task/{dataset}')
-    .action(async (directory: string) => {
-      const [{ verifyDataset }, { formatEvaluableEventsMarkdown }] = await Promise.all([import('../pipeline/run/verify-dataset.ts'), import('../pipeline/events/evaluable-events.ts')]);
+    .option('--quick', 'check the files against manifest.json only (no event re-derivation)')
+    .action(async (directory: string, options: { quick?: boolean }) => {
+      const [{ verifyDatasetIntegrity }, { verifyDataset }, { formatEvaluableEventsMarkdown }] = await Promise.all([
+        import('../pipeline/run/dataset-integrity.ts'),
+        import('../pipeline/run/verify-dataset.ts'),
+        import('../pipeline/events/evaluable-events.ts'),
+      ]);
+      // integrity first (pipeline/run/dataset-integrity.ts): missing, changed and unlisted files
+      const integrity = await verifyDatasetIntegrity(directory);
+      for (const note of integrity.notes) console.error(`note: ${note}`);
+      for (const problem of integrity.problems) console.error(problem);
+      if (options.quick) {
+        console.log(`${integrity.filesChecked} files checked against manifest.json, ${integrity.problems.length} problems`);
+        if (integrity.problems.length > 0) process.exitCode = 1;
+        return;
+      }
       const result = await verifyDataset(directory);
       for (const problem of result.problems) console.error(problem);
+      const problems = integrity.problems.length + result.problems.length;
       console.log(formatEvaluableEventsMarkdown(`Evaluable events: ${directory}`, result.evaluableEvents));
-      console.log(`${result.dialogues} dialogues checked, ${result.problems.length} problems`);
-      if (result.problems.length > 0) process.exitCode = 1;
+      console.log(`${integrity.filesChecked} files checked against manifest.json, ${result.dialogues} dialogues checked, ${problems} problems`);
+      if (problems > 0) process.exitCode = 1;
     });
 
   program
     .command('schema')
-    .description('write the JSON Schema of the build configuration')
+    .description('write the JSON Schema of the build configuration (and, beside it, of a language pack file)')
     .option('--out <file>', 'output file', path.join(PACKAGE_ROOT, 'pipeline', 'config.schema.json'))
     .action(async (options: { out: string }) => {
-      const { configJsonSchema } = await import('../pipeline/config.ts');
+      const [{ configJsonSchema }, { languagePackJsonSchema }] = await Promise.all([import('../pipeline/config.ts'), import('../pipeline/model/language-pack.ts')]);
       await writeFile(options.out, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
       console.log(options.out);
+      const packSchema = path.join(path.dirname(options.out), 'language-pack.schema.json');
+      await writeFile(packSchema, `${JSON.stringify(languagePackJsonSchema(), null, 2)}\n`);
+      console.log(packSchema);
     });
 
   program
@@ -211,7 +271,8 @@ export async function main(argv: string[]): Promise<void> {
 /** Print `duplexsynth: <first line>` (redacted), the stack with DUPLEXSYNTH_DEBUG, and set the exit code. */
 function report(error: unknown, exitCode: number, prefix = ''): void {
   const message = error instanceof Error ? error.message : String(error);
-  console.error(redactSecrets(`duplexsynth: ${prefix}${message.split('\n')[0]}`));
+  // with --json the summary event named the cause already, as the last line
+  if (!causeReportedAsJson(error)) console.error(redactSecrets(`duplexsynth: ${prefix}${message.split('\n')[0]}`));
   if (process.env.DUPLEXSYNTH_DEBUG && error instanceof Error && error.stack) console.error(redactSecrets(error.stack));
   process.exitCode = exitCode;
 }

@@ -65,7 +65,7 @@ describe('implausibly slow Japanese speech', () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-rate-'));
     try {
       const synthesizer = await createSpeechSynthesizer('open-jtalk');
-      const roster = OFFLINE_SPEAKER_ROSTERS.ja;
+      const roster = OFFLINE_SPEAKER_ROSTERS.ja!;
       const [spoken] = await synthesizeDialogue(
         [{ index: 0, turnNumber: 1, kind: 'answer', role: 'system', text: sentence }],
         synthesizer,
@@ -95,7 +95,7 @@ describe('synthesizeSpeechStage', () => {
     producedBy: { rewrite: 'rules v1' },
   };
 
-  it('declares the cache entries it synthesizes first: one per script utterance and backchannel phrase, each stored after a run', async () => {
+  it('declares the cache entries it synthesizes first: one per script utterance and backchannel phrase, each stored after a run; reports its progress in utterances', async () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-speech-stage-'));
     try {
       const cache = new ContentCache(directory);
@@ -108,13 +108,17 @@ describe('synthesizeSpeechStage', () => {
         turnHoldShare: 0,
         backchannelPhrases: ['yeah'],
         settings: { language: 'en' as const, sampleRate: 16000, detector: {}, minimumUtteranceSeconds: 0.5, maximumInternalPauseSeconds: null },
+        progress: { planned: (id: string, utterances: number) => progress.push(`planned ${id} ${utterances}`), spoken: (id: string) => progress.push(`spoken ${id}`) },
       };
+      const progress: string[] = [];
       const input = { dialogueId: text.id, text, voices };
       const keys = await synthesizeSpeechStage.cacheKeys(input, parameters);
       expect(keys.map((key) => (key.keyMaterial as { text: string }).text)).toEqual([text.final[0]!.question, text.final[0]!.answer, text.final[1]!.question, 'yeah']);
       expect(keys.every((key) => key.stage === 'synthesize-speech')).toBe(true);
       const speech = await synthesizeSpeechStage.run(input, parameters, { cache });
       expect(speech.spoken.map((utterance) => utterance.scriptText)).toEqual([text.final[0]!.question, text.final[0]!.answer, text.final[1]!.question]);
+      // three script utterances and one backchannel clip: planned first, then one call per utterance spoken
+      expect(progress).toEqual(['planned stage_0001 4', ...Array(4).fill('spoken stage_0001')]);
       for (const key of keys) await access(cache.entryPath(key.stage, contentHash({ stage: key.stage, keyMaterial: key.keyMaterial }), '.wav'));
     } finally {
       await rm(directory, { recursive: true, force: true });

@@ -173,6 +173,7 @@ async function synthesizeCached(
 /**
  * Synthesize every utterance of one dialogue (in parallel through `queue`), with the BC guard.
  * @param utterances the dialogue script in speaking order
+ * @param onUtterance called as each utterance is spoken (found in the cache or synthesized), for progress
  * @returns one SpokenUtterance per script utterance, same order
  * @throws SpeechSynthesisError when the engine fails on an utterance (the caller quarantines the dialogue)
  */
@@ -182,6 +183,7 @@ export async function synthesizeDialogue(
   settings: SynthesizeSettings,
   cache: ContentCache,
   queue: PQueue,
+  onUtterance: () => void = () => {},
 ): Promise<SpokenUtterance[]> {
   const minimumCs = Math.round(settings.minimumUtteranceSeconds * 100);
   return Promise.all(
@@ -228,6 +230,7 @@ export async function synthesizeDialogue(
           words: result.words,
           wordTimingSource: result.wordTimingSource,
         };
+        onUtterance();
         return spoken;
       }),
     ),
@@ -356,6 +359,12 @@ export interface SynthesizeSpeechParameters {
   turnHoldShare: number;
   /** Backchannel phrases of the listener (user), synthesized as clips; empty when backchannels are off. */
   backchannelPhrases: readonly string[];
+  /**
+   * Progress in utterances: `planned` once a dialogue's script is known (its utterances and the
+   * backchannel clips), `spoken` per utterance done (a re-synthesis of a too-short part counts again;
+   * the progress display caps a dialogue at its plan).
+   */
+  progress?: { planned(dialogueId: string, utterances: number): void; spoken(dialogueId: string): void };
 }
 
 /** What a dialogue's speech stage returns. */
@@ -395,7 +404,7 @@ function backchannelScript(phrases: readonly string[]): ScriptUtterance[] {
 export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeechParameters, DialogueSpeech> = {
   name: SYNTHESIZE_STAGE,
   inputs: ['dialogueId', 'text', 'voices'],
-  parameters: ['synthesizer', 'settings', 'queue', 'seed', 'turnHoldShare', 'backchannelPhrases'],
+  parameters: ['synthesizer', 'settings', 'queue', 'seed', 'turnHoldShare', 'backchannelPhrases', 'progress'],
   cacheStages: [SYNTHESIZE_STAGE],
   cacheKeys: async (input, parameters) => {
     const settings = { ...parameters.settings, voices: input.voices };
@@ -404,9 +413,11 @@ export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeec
   },
   run: async (input, parameters, context) => {
     const settings = { ...parameters.settings, voices: input.voices };
-    const synthesize = (script: ScriptUtterance[]) => synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue);
+    const spokenOne = () => parameters.progress?.spoken(input.dialogueId);
+    const synthesize = (script: ScriptUtterance[]) => synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue, spokenOne);
     const minimumUtteranceCs = Math.round(settings.minimumUtteranceSeconds * 100);
     const { holds, script } = await plannedScript(input, parameters);
+    parameters.progress?.planned(input.dialogueId, script.length + parameters.backchannelPhrases.length);
     let spoken = await synthesize(script);
     const tooShort = new Set(spoken.filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs).map((utterance) => utterance.turnNumber));
     if (tooShort.size > 0) {

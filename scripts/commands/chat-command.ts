@@ -1,7 +1,7 @@
 /** The `chat` command's options (its code: ./chat.ts, loaded when the command runs). */
 import { Command, Option } from 'commander';
 import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
-import { positiveNumber } from './option-parsers.ts';
+import { languageCode, positiveNumber } from './option-parsers.ts';
 import type { ChatOptions } from './chat.ts';
 
 /**
@@ -16,13 +16,14 @@ export function registerChatCommand(program: Command): Command {
     .description('cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev')
     .argument('<path...>', 'recording timing files or folders of the format (audio beside them, or --audio)')
     .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
-    .addOption(new Option('--language <language>', 'language of the recordings').choices(['en', 'ja']).makeOptionMandatory())
+    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)').argParser(languageCode).makeOptionMandatory())
     .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
     .option('--dataset <name>', 'dataset folder name (default: the format)')
     .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt)')
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
     .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)
+    .option('--allow-upsample', 'take audio below 16 kHz, upsampled to 16 kHz (recorded in summary.json); refused without it')
     .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
     .action(async (paths: string[], options: ChatOptions) => {
       const [{ runChat }, { checkFolder }] = await Promise.all([import('./chat.ts'), import('../../pipeline/run/output-checks.ts')]);

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
+import { languageCode } from './option-parsers.ts';
 import type { MeasureOptions, ReferenceRecordingLoader } from './measure.ts';
 
 /**
@@ -18,7 +19,7 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .argument('<path...>', 'recording files or folders of the format')
     .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
     .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
-    .addOption(new Option('--language <language>', 'language of the recordings (default: en for candor, ja for magicdata)').choices(['en', 'ja']))
+    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)').argParser(languageCode))
     .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
     .addOption(
       new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')

@@ -3,7 +3,7 @@
  * histogram per distribution beside it (`STATS.plots/*.svg`).
  *
  *     duplexsynth measure --format stereo-wav|candor|magicdata|rttm|m3-events|nxt|textgrid|ctm --out STATS.json
- *       [--language en|ja] [--vad silero|webrtc] [--sampler-use pooled|per-direction]
+ *       [--language CODE] [--vad silero|webrtc] [--sampler-use pooled|per-direction]
  *       [--corpus TEXT] [--licence TEXT] [--origin TEXT] [--channel-mapping TEXT] [--note TEXT...]
  *       [--relative-to DIR] [--relative-to-name TEXT] [--check] PATH...
  *

@@ -40,6 +40,7 @@ export function registerPromptsCommand(program: Command): Command {
     .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt: <id>.wav or <id>_0.wav + <id>_1.wav); default beside the timing files')
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
+    .option('--allow-upsample', 'take audio below 16 kHz (recorded in prompt-pool-summary.json); refused without it')
     .action(async (paths: string[], options: PromptsOptions) => {
       const [{ formatPromptPoolSummary, runPrompts }, { checkFolder }] = await Promise.all([import('./prompts.ts'), import('../../pipeline/run/output-checks.ts')]);
       await checkFolder(options.out, 'prompt pool folder'); // a file there, /proc, a read-only disk: one line, nothing removed

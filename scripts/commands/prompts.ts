@@ -17,7 +17,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReferenceRecording } from '../../pipeline/model/types.ts';
 import { writeAtomic } from '../../pipeline/storage/write-atomic.ts';
-import { createVoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
+import { createVoiceActivityDetector, type VoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
 import { loadReferenceCorpus, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
 import {
   EBU_R128_LOUDNESS,
@@ -27,6 +27,7 @@ import {
   type SpeakerPromptOptions,
 } from '../../corpora/speaker-prompts.ts';
 import type { SpeakerPromptLine } from '../../pipeline/model/speaker-prompt.ts';
+import { checkRecordingAudio, type UpsampledAudio } from './recording-checks.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
@@ -45,6 +46,8 @@ export interface PromptsOptions {
   audio?: string;
   tiers?: string[];
   vad: 'silero' | 'webrtc';
+  /** `--allow-upsample`: take audio below 16 kHz (recorded in the summary); else refused. */
+  allowUpsample?: boolean;
 }
 
 /** Per speaker: clips kept and candidates rejected by reason. */
@@ -67,6 +70,8 @@ export interface PromptPoolSummary {
   skipped: string[];
   /** Every rejected candidate (times in seconds). */
   rejected: (Omit<RejectedSpeakerPrompt, 'start' | 'end'> & { start: number; end: number })[];
+  /** Audio below 16 kHz taken with `--allow-upsample`: file name, its rate and the clips' rate, Hz. */
+  upsampled?: UpsampledAudio[];
 }
 
 /**
@@ -75,10 +80,15 @@ export interface PromptPoolSummary {
  * transcripts, so only useful to see that nothing qualifies).
  * @throws the loaders' errors (ReferenceCorpusError naming file and line, ...).
  */
-export async function loadTranscribedRecordings(format: ReferenceCorpusFormat, paths: readonly string[], options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad'>): Promise<ReferenceRecording[]> {
+export async function loadTranscribedRecordings(
+  format: ReferenceCorpusFormat,
+  paths: readonly string[],
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad'> & { detector?: VoiceActivityDetector },
+): Promise<ReferenceRecording[]> {
   const audioDirectory = options.audio === undefined ? {} : { audioDirectory: path.resolve(options.audio) };
   switch (format) {
     case 'stereo-wav': {
+      if (options.detector !== undefined) return await loadReferenceCorpus('stereo-wav', paths, { detector: options.detector });
       const detector = await createVoiceActivityDetector(options.vad);
       try {
         return await loadReferenceCorpus('stereo-wav', paths, { detector });
@@ -137,6 +147,7 @@ export function summarizePromptPool(format: string, recordings: readonly Referen
  */
 export async function runPrompts(paths: readonly string[], options: PromptsOptions): Promise<{ manifestPath: string; summary: PromptPoolSummary }> {
   const recordings = await loadTranscribedRecordings(options.format, paths, options);
+  const upsampled = await checkRecordingAudio(recordings, { onePerChannel: false, allowUpsample: options.allowUpsample === true, command: 'prompts' });
   const out = path.resolve(options.out);
   const partial = `${out}.partial`;
   await rm(partial, { recursive: true, force: true });
@@ -151,6 +162,7 @@ export async function runPrompts(paths: readonly string[], options: PromptsOptio
   };
   const pool = await writeSpeakerPromptPool(recordings, partial, poolOptions);
   const summary = summarizePromptPool(options.format, recordings, pool.entries, pool.rejected, pool.skipped);
+  if (upsampled.length > 0) summary.upsampled = upsampled.map((item) => ({ ...item, file: path.basename(item.file) }));
   await writeAtomic(path.join(partial, PROMPT_POOL_SUMMARY), `${JSON.stringify(summary, null, 2)}\n`);
   await rm(out, { recursive: true, force: true });
   await rename(partial, out);
