@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
 import { languageCode, positiveNumber } from './option-parsers.ts';
+import { speakerPair } from './prompts-command.ts';
 import type { ChatOptions } from './chat.ts';
 
 /**
@@ -19,7 +20,9 @@ export function registerChatCommand(program: Command): Command {
     .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)').argParser(languageCode).makeOptionMandatory())
     .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
     .option('--dataset <name>', 'dataset folder name (default: the format)')
-    .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt)')
+    .option('--audio <dir>', 'folder of the audio, <id>.wav or <id>_0.wav + <id>_1.wav (textgrid, ctm, nxt, rttm: any format that brings no audio)')
+    .option('--speakers <A,B>', 'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)', speakerPair)
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings')
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
     .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)

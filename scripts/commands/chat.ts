@@ -47,6 +47,10 @@ export interface ChatOptions {
   tiers?: string[];
   vad: 'silero' | 'webrtc';
   testHours: number;
+  /** `--speakers A,B`: the two speakers of an RTTM file with more, in channel order (else such a file is refused). */
+  speakers?: [string, string];
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts), for the speaker-disjoint split. */
+  speakerMap?: string;
   /** `--allow-upsample`: take audio below 16 kHz, upsampled to 16 kHz (recorded in the summary); else refused. */
   allowUpsample?: boolean;
   /** false with `--no-score`: no DNSMOS, no split. */
@@ -160,6 +164,7 @@ async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, d
       continue;
     }
     sampleRates.add(audio.sampleRate);
+    for (const note of recording.notes) if (/--speakers|speaker map/.test(note)) notes.push(`${recording.id}: ${note}`);
     const { spans, notes: cutNotes } = chatSegmentSpans(recording.segments, audioCs);
     for (const note of cutNotes) notes.push(`${recording.id}: ${note}`);
     if (spans.length === 0) uncut.push({ id: recording.id, stage: 'cut-chat-segments', reason: cutNotes.join('; ') || `${audioCs / 100} s of audio, no segment of ${DEFAULT_CHAT_SEGMENT_OPTIONS.minimumSeconds}-${DEFAULT_CHAT_SEGMENT_OPTIONS.maximumSeconds} s` });

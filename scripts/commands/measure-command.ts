@@ -21,6 +21,8 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
     .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)').argParser(languageCode))
     .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
+    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id')
     .addOption(
       new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
         .choices(['pooled', 'per-direction'])

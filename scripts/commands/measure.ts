@@ -28,6 +28,7 @@ import {
 } from '../../stages/measure-conversations.ts';
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
 import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
+import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
 
 /** Reference corpus formats the command reads (the registry's, corpora/reference-corpora.ts). */
 export const REFERENCE_FORMATS = REFERENCE_CORPUS_FORMATS;
@@ -40,7 +41,7 @@ export type VoiceActivityDetectorName = 'silero' | 'webrtc';
 export type ReferenceRecordingLoader = (
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { language: Language; vad: VoiceActivityDetectorName },
+  options: { language: Language; vad: VoiceActivityDetectorName; tiers?: readonly string[] },
 ) => Promise<MeasurableReferenceRecording[]>;
 
 /** Language of a format whose corpus has only one (CANDOR English, MagicData Japanese); else none. */
@@ -65,6 +66,10 @@ export interface MeasureOptions {
   /** Timing resolution of the source times (seconds): atoms are spread over ± this much by the sampler. */
   timingResolution?: number;
   check?: boolean;
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
+  speakerMap?: string;
+  /** `--tiers`: the TextGrid speaker tiers in channel order (corpora/textgrid.ts `speakerTiers`). */
+  tiers?: string[];
 }
 
 function displayPath(file: string, directory: string): string {
@@ -102,9 +107,11 @@ async function withDroppedSpeakersSpeech(recording: ReferenceRecording): Promise
 export async function loadReferenceRecordingsForMeasure(
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { vad: VoiceActivityDetectorName } = { vad: 'silero' },
+  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[] } = { vad: 'silero' },
 ): Promise<MeasurableReferenceRecording[]> {
   switch (format) {
+    case 'textgrid':
+      return loadReferenceCorpus('textgrid', paths, options.tiers === undefined ? {} : { speakerTiers: options.tiers });
     case 'stereo-wav': {
       const detector = await createVoiceActivityDetector(options.vad);
       try {
@@ -133,7 +140,8 @@ export async function runMeasure(
 ): Promise<{ paths: string[]; changed: boolean }> {
   const language = options.language ?? FORMAT_LANGUAGE[options.format];
   if (language === undefined) throw new Error(`--language is required for --format ${options.format}`);
-  const recordings = await loadRecordings(options.format, paths, { language, vad: options.vad });
+  const loaded = await loadRecordings(options.format, paths, { language, vad: options.vad, ...(options.tiers === undefined ? {} : { tiers: options.tiers }) });
+  const recordings = options.speakerMap === undefined ? loaded : applySpeakerMap(loaded, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
   const usesVad = AUDIO_FORMATS.has(options.format);
   const commandWords = [
     'duplexsynth',
@@ -143,6 +151,7 @@ export async function runMeasure(
     '--language',
     language,
     ...(usesVad ? ['--vad', options.vad] : []),
+    ...(options.tiers === undefined ? [] : ['--tiers', ...options.tiers]),
     '--sampler-use',
     options.samplerUse,
     ...(options.timingResolution !== undefined ? ['--timing-resolution', String(options.timingResolution)] : []),

@@ -5,6 +5,13 @@ import { EBU_R128_LOUDNESS } from '../../corpora/speaker-prompt-loudness.ts';
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
 import type { PromptsOptions } from './prompts.ts';
 
+/** `--speakers` value: two different speaker labels separated by a comma. */
+export function speakerPair(value: string): [string, string] {
+  const parts = value.split(',').map((part) => part.trim());
+  if (parts.length !== 2 || parts.some((part) => part === '') || parts[0] === parts[1]) throw new InvalidArgumentError('expected two different speaker labels, e.g. A,B');
+  return [parts[0] as string, parts[1] as string];
+}
+
 /** `--loudness` value: a finite number of LUFS (negative). */
 function lufs(value: string): number {
   const parsed = Number(value);
@@ -41,6 +48,8 @@ export function registerPromptsCommand(program: Command): Command {
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
     .option('--allow-upsample', 'take audio below 16 kHz (recorded in prompt-pool-summary.json); refused without it')
+    .option('--speakers <A,B>', 'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)', speakerPair)
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings')
     .action(async (paths: string[], options: PromptsOptions) => {
       const [{ formatPromptPoolSummary, runPrompts }, { checkFolder }] = await Promise.all([import('./prompts.ts'), import('../../pipeline/run/output-checks.ts')]);
       await checkFolder(options.out, 'prompt pool folder'); // a file there, /proc, a read-only disk: one line, nothing removed

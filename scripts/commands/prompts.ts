@@ -28,6 +28,8 @@ import {
 } from '../../corpora/speaker-prompts.ts';
 import type { SpeakerPromptLine } from '../../pipeline/model/speaker-prompt.ts';
 import { checkRecordingAudio, type UpsampledAudio } from './recording-checks.ts';
+import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
+import { findRecordingAudio } from '../../corpora/word-timings.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
@@ -48,6 +50,10 @@ export interface PromptsOptions {
   vad: 'silero' | 'webrtc';
   /** `--allow-upsample`: take audio below 16 kHz (recorded in the summary); else refused. */
   allowUpsample?: boolean;
+  /** `--speakers A,B`: the two speakers of an RTTM file with more, in channel order. */
+  speakers?: [string, string];
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
+  speakerMap?: string;
 }
 
 /** Per speaker: clips kept and candidates rejected by reason. */
@@ -83,7 +89,38 @@ export interface PromptPoolSummary {
 export async function loadTranscribedRecordings(
   format: ReferenceCorpusFormat,
   paths: readonly string[],
-  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad'> & { detector?: VoiceActivityDetector },
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers' | 'speakerMap'> & { detector?: VoiceActivityDetector },
+): Promise<ReferenceRecording[]> {
+  const recordings = await loadRecordingsOfFormat(format, paths, options);
+  const withAudio = options.audio === undefined ? recordings : await Promise.all(recordings.map((recording) => attachAudio(recording, path.resolve(options.audio as string))));
+  if (options.speakerMap === undefined) return withAudio;
+  return applySpeakerMap(withAudio, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
+}
+
+/**
+ * `--audio DIR` for a recording whose format brings no audio (RTTM, or timings whose audio is
+ * elsewhere): `<id>.wav` or `<id>_0.wav` + `<id>_1.wav` in DIR (corpora/word-timings.ts
+ * `findRecordingAudio`). An RTTM recording's channels are then put in speaker-label order (`A` on
+ * channel 0, as CallHome's left channel) unless `--speakers` chose the order.
+ */
+async function attachAudio(recording: ReferenceRecording, directory: string): Promise<ReferenceRecording> {
+  if ((recording.audio ?? []).length > 0) return recording;
+  const found = await findRecordingAudio(directory, recording.id);
+  if (found === undefined) return recording;
+  let next: ReferenceRecording = { ...recording, audio: found.audio, durationCs: Math.max(recording.durationCs, found.durationCs), notes: [...recording.notes, found.note] };
+  const [label0, label1] = [next.channelSpeakers[0], next.channelSpeakers[1]];
+  if (recording.format === 'rttm' && !next.notes.some((note) => note.includes('(chosen by --speakers)')) && label1 < label0) {
+    next = { ...next, segments: { 0: next.segments[1], 1: next.segments[0] }, channelSpeakers: { 0: label1, 1: label0 } };
+    next.notes.push(`channels in speaker-label order for the audio: channel 0 = ${label1}, channel 1 = ${label0} (--speakers to choose)`);
+  }
+  return next;
+}
+
+/** The format's loader with the options the commands know (see loadTranscribedRecordings). */
+async function loadRecordingsOfFormat(
+  format: ReferenceCorpusFormat,
+  paths: readonly string[],
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers'> & { detector?: VoiceActivityDetector },
 ): Promise<ReferenceRecording[]> {
   const audioDirectory = options.audio === undefined ? {} : { audioDirectory: path.resolve(options.audio) };
   switch (format) {
@@ -102,6 +139,12 @@ export async function loadTranscribedRecordings(
       return loadReferenceCorpus('ctm', paths, audioDirectory);
     case 'nxt':
       return loadReferenceCorpus('nxt', paths, audioDirectory);
+    case 'rttm': {
+      // a third voice would be in the audio: refused unless --speakers picks the two (corpora/rttm-recordings.ts)
+      const loaded = await loadReferenceCorpus('rttm', paths, { extraSpeakers: 'refuse', ...(options.speakers === undefined ? {} : { speakers: options.speakers }) });
+      // RTTM labels (A, B) repeat in every call: the speaker ids are the call's own unless a speaker map says more
+      return loaded.map((recording) => ({ ...recording, channelSpeakers: { 0: `${recording.id}:${recording.channelSpeakers[0]}`, 1: `${recording.id}:${recording.channelSpeakers[1]}` } }));
+    }
     default:
       return loadReferenceCorpus(format, paths);
   }

@@ -77,8 +77,8 @@ export async function copySharedBuild(build: SharedBuild, directory: string): Pr
 
 /**
  * The demo as shipped (`duplexsynth demo --limit 2`: both languages, the barge-in variants, quality
- * scoring and the dev/test split), built once per test run: pipeline/orchestration/build.test.ts and
- * pipeline/report/report.test.ts read it.
+ * scoring and the dev/test split), built once per test run for the files that read it
+ * (pipeline/orchestration/build.test.ts).
  */
 export async function sharedDemoBuild(): Promise<SharedBuild> {
   const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
