@@ -24,11 +24,9 @@ import { prepareRttm, type RttmRecordingOptions } from './rttm-recordings.ts';
 import { prepareStereoWav, type StereoWavOptions } from './stereo-wav.ts';
 import { prepareTextGrid, type TextGridOptions } from './textgrid.ts';
 
-/** The reference corpus formats, in documentation order. */
-export const REFERENCE_CORPUS_FORMATS = ['stereo-wav', 'candor', 'magicdata', 'rttm', 'm3-events', 'nxt', 'textgrid', 'ctm'] as const;
+import { REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat } from './reference-corpus-formats.ts';
 
-/** One of {@link REFERENCE_CORPUS_FORMATS}. */
-export type ReferenceCorpusFormat = (typeof REFERENCE_CORPUS_FORMATS)[number];
+export { REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat };
 
 /** The options each format's loader takes (`stereo-wav` needs a voice activity detector). */
 export interface ReferenceCorpusOptions {

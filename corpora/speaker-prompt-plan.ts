@@ -9,6 +9,7 @@ import { measureLoudness, type LoudnessMeasurement } from '../pipeline/quality/l
 import { dialogueRandomStream } from '../pipeline/model/random.ts';
 import { joinTranscript, readReferenceAudio, REFERENCE_CHANNELS, type AudioFileReader } from './reference-recording.ts';
 import { mergeOverlappingSegments } from './rttm.ts';
+import type { SpeakerPromptLoudness } from './speaker-prompt-loudness.ts';
 
 /** Options of the speaker prompt pool. Every field has a default in {@link DEFAULT_SPEAKER_PROMPT_OPTIONS}. */
 export interface SpeakerPromptOptions {
@@ -41,16 +42,7 @@ export interface SpeakerPromptOptions {
   measureLoudness?: (file: string) => Promise<LoudnessMeasurement>;
 }
 
-/** Loudness target of the written clips. */
-export interface SpeakerPromptLoudness {
-  /** Integrated loudness to reach, LUFS (EBU R 128 programme target: −23). */
-  targetLufs: number;
-  /** Highest true peak allowed after the gain, dBTP (EBU R 128: −1). */
-  maximumTruePeakDbtp: number;
-}
-
-/** The EBU R 128 targets: −23 LUFS integrated, true peak at most −1 dBTP (EBU R 128, 2020). */
-export const EBU_R128_LOUDNESS: Readonly<SpeakerPromptLoudness> = Object.freeze({ targetLufs: -23, maximumTruePeakDbtp: -1 });
+export { EBU_R128_LOUDNESS, type SpeakerPromptLoudness } from './speaker-prompt-loudness.ts';
 
 /** Options with every default applied. */
 export type ResolvedSpeakerPromptOptions = Required<SpeakerPromptOptions>;

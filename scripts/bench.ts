@@ -15,6 +15,14 @@
  * - DNSMOS (pipeline/services/mos/dnsmos.bench.ts): seconds per hour of audio against a bare onnxruntime loop.
  * - LLM clients (pipeline/services/llm/llm.bench.ts): throughput against a loopback server, against bare fetch.
  * - TTS service clients (pipeline/services/tts/tts.bench.ts): throughput against loopback servers.
+ * - cli: the command's start (`--version`, `--help`) against a bare Node start and against the pipeline
+ *   loaded at start, as the command did before its imports became lazy.
+ * - tests: the suite as `npm test` runs it (the end-to-end and unit projects at once, vitest.config.ts)
+ *   against one worker process, one file after another (`DUPLEXSYNTH_TEST_SERIAL=1`: vitest's default
+ *   on 2 cores, the set-up before); wall, CPU, the ten slowest files. It runs the suite twice.
+ *
+ * A summary at the end puts the default config's figures beside their baselines: servers' busy share
+ * and audio per CPU second (saturation, 'best' as before), CLI start, test-suite wall time.
  *
  * The machine may be shared, so wall-clock time alone misleads: every section also reports its CPU
  * time (this process, all threads, user + system, from `process.cpuUsage`; and its terminated child
@@ -22,7 +30,7 @@
  * at its start and end. No limits are asserted anywhere: these are measurements.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,8 +44,10 @@ import { benchmarkSpeechServices, formatBenchmarkResult } from '../pipeline/serv
 import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
 import { benchmarkBuildSaturation, formatSaturationBenchmark, formatStepTable, profileMainThread, synthesizedSeconds, type SaturationBenchmarkResult } from '../pipeline/orchestration/build-saturation.bench.ts';
 import { execFile } from 'node:child_process';
-import { runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_ROOT, runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
 import { DEFAULT_VOICES } from '../pipeline/services/tts/synthesizer-registry.ts';
+import { distState } from './build-dist.js';
 
 /** Clock ticks per second of the times in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture node runs on). */
 const PROC_TICKS_PER_SECOND = 100;
@@ -154,7 +164,10 @@ export async function runBenchmarks(options: { corpus?: string; limit: number; s
     ['dnsmos', 'DNSMOS', dnsmosSection],
     ['llm', 'LLM clients', languageModelSection],
     ['tts', 'TTS service clients', speechServiceSection],
+    ['cli', 'CLI start', () => cliStartSection().then(({ markdown, headline }) => (headlines.push(headline), markdown))],
+    ['tests', 'Test suite', () => testSuiteSection().then(({ markdown, headline }) => (headlines.push(headline), markdown))],
   ];
+  headlines.length = 0;
   const unknown = (options.sections ?? []).filter((name) => !sections.some(([key]) => key === name));
   if (unknown.length > 0) throw new RangeError(`unknown bench section(s) ${unknown.join(', ')}; the sections are ${sections.map(([key]) => key).join(', ')}`);
   for (const [key, title, run] of sections) {
@@ -169,8 +182,12 @@ export async function runBenchmarks(options: { corpus?: string; limit: number; s
     }
     console.log(`\n## ${title}\n\n${body}`);
   }
+  if (headlines.length > 0) console.log(`\n## Summary: the default config beside its baselines (same run)\n\n${headlines.map((line) => `- ${line}`).join('\n')}`);
   console.log(`\nLoad average (1/5/15 min) at the end: ${loadAverage(os.loadavg())}.`);
 }
+
+/** One line per goal figure, each beside its baseline, printed after the sections (filled by them). */
+const headlines: string[] = [];
 
 /** The build benchmark (cold and cached build, bare-engine baseline) as Markdown. */
 async function buildSection(options: { corpus?: string; limit: number }): Promise<string> {
@@ -290,6 +307,13 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
     }
   }
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+  const [defaultRun, bestRun] = [results.find(([label]) => label.includes('(the default)'))?.[1], results.find(([label]) => label === "FastAPI protocol, resampler 'best'")?.[1]];
+  if (defaultRun && bestRun) {
+    headlines.push(
+      `servers busy, whole build (default config, 4 servers at RTF 0.02): ${percent(defaultRun.meanBusyFraction)}; baseline ('best', the default before) ${percent(bestRun.meanBusyFraction)}`,
+      `synthesized audio s per CPU s of the build's process (servers excluded): ${(defaultRun.synthesizedAudioSeconds / defaultRun.localCpuSeconds).toFixed(1)}; baseline ('best') ${(bestRun.synthesizedAudioSeconds / bestRun.localCpuSeconds).toFixed(1)}`,
+    );
+  }
   return [
     `Summary (${options.limit} dialogues; 4 servers x 1 request at a time, service time 0.02 x audio duration = 200 s of audio per second at most):`,
     '',
@@ -362,4 +386,136 @@ async function synthesizedTexts(report: BuildReport): Promise<['user' | 'system'
     for (const utterance of metadata.utterances) texts.push([utterance.role, utterance.text.synthesized]);
   }
   return texts;
+}
+
+/** Runs a command to its end (any exit code) and returns its standard output. */
+function runToEnd(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, timeoutMilliseconds = 0): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: PACKAGE_ROOT, env, maxBuffer: 256 * 2 ** 20, timeout: timeoutMilliseconds }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The fastest of `repetitions` runs (by CPU: the least disturbed by other processes on a shared machine). */
+async function fastestOf(repetitions: number, work: () => Promise<unknown>): Promise<Measurement> {
+  let best: Measurement | null = null;
+  for (let index = 0; index < repetitions; index++) {
+    const { measurement } = await measure(work);
+    if (best === null || totalCpuSeconds(measurement) < totalCpuSeconds(best)) best = measurement;
+  }
+  return best!;
+}
+
+/** Modules the command loaded at start before its imports became lazy (scripts/cli.ts's former static imports). */
+const EAGER_START_MODULES = [
+  'pipeline/config',
+  'pipeline/orchestration/build',
+  'pipeline/orchestration/plan-build',
+  'pipeline/run/verify-dataset',
+  'pipeline/run/progress',
+  'pipeline/events/index',
+  'pipeline/events/evaluable-events',
+  'scripts/commands/quality',
+  'scripts/commands/measure',
+  'scripts/commands/export',
+  'scripts/commands/report',
+  'scripts/commands/status',
+  'scripts/commands/prompts',
+  'scripts/commands/chat',
+  'pipeline/export/index',
+  'pipeline/report/build-report',
+  'pipeline/orchestration/build-status',
+  'stages/score-quality',
+  'stages/split-dev-test',
+];
+
+/** The `cli` section: start of `duplexsynth --version` and `--help` against its baselines. */
+export async function cliStartSection(repetitions = 5): Promise<{ markdown: string; headline: string }> {
+  const compiled = distState().fresh;
+  const command = compiled ? [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth.js')] : [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js')];
+  const moduleUrl = (module: string) => pathToFileURL(compiled ? path.join(PACKAGE_ROOT, 'dist', `${module}.js`) : path.join(PACKAGE_ROOT, `${module}.ts`)).href;
+  const eager = `await Promise.all(${JSON.stringify(EAGER_START_MODULES.map(moduleUrl))}.map((url) => import(url)));`;
+  const loader = compiled ? [] : [...TYPESCRIPT_LOADER_ARGUMENTS];
+  const rows: [string, Measurement][] = [
+    ['`duplexsynth --version`', await fastestOf(repetitions, () => runToEnd(process.execPath, [...command, '--version']))],
+    ['`duplexsynth --help`', await fastestOf(repetitions, () => runToEnd(process.execPath, [...command, '--help']))],
+    ['baseline: bare `node -e 0`', await fastestOf(repetitions, () => runToEnd(process.execPath, ['-e', '0']))],
+    ['baseline: the modules the command loaded at start before (whole pipeline)', await fastestOf(repetitions, () => runToEnd(process.execPath, [...loader, '--input-type=module', '-e', eager]))],
+  ];
+  const cpu = (measurement: Measurement) => totalCpuSeconds(measurement).toFixed(3);
+  const [version, help, , before] = rows.map(([, measurement]) => measurement) as [Measurement, Measurement, Measurement, Measurement];
+  return {
+    markdown: [
+      `${compiled ? 'The compiled command (dist/, what `npm install` users run)' : 'From the sources through tsx (dist/ is missing or stale: run `npm run build` to measure the compiled command)'}; fastest of ${repetitions} runs each, by CPU.`,
+      '',
+      '| run | wall s | CPU s (user + system) |',
+      '|---|---:|---:|',
+      ...rows.map(([label, measurement]) => `| ${label} | ${measurement.wallSeconds.toFixed(3)} | ${cpu(measurement)} |`),
+      '',
+      `- \`--help\` CPU / eager start CPU = ${(totalCpuSeconds(help) / totalCpuSeconds(before)).toFixed(2)} (goal: under 0.5 s on an idle machine, where wall ≈ CPU)`,
+    ].join('\n'),
+    headline: `CLI start: \`--version\` ${version.wallSeconds.toFixed(2)} s wall / ${cpu(version)} s CPU, \`--help\` ${help.wallSeconds.toFixed(2)} s / ${cpu(help)} s CPU; baseline (the pipeline loaded at start, as before) ${before.wallSeconds.toFixed(2)} s / ${cpu(before)} s CPU`,
+  };
+}
+
+/** vitest's JSON report (the fields used here). */
+interface VitestJsonReport {
+  numTotalTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  testResults: { name: string; startTime: number; endTime: number; status: string }[];
+}
+
+/** One `vitest run` of the suite with the JSON reporter. */
+async function runSuite(serial: boolean, files: readonly string[]): Promise<{ report: VitestJsonReport | null; measurement: Measurement; exitCode: number }> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-bench-tests-'));
+  try {
+    const outputFile = path.join(scratch, 'report.json');
+    const vitest = path.join(PACKAGE_ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+    const env = { ...process.env, ...(serial ? { DUPLEXSYNTH_TEST_SERIAL: '1' } : {}) };
+    const { value, measurement } = await measure(() => runToEnd(process.execPath, [vitest, 'run', '--reporter=json', `--outputFile=${outputFile}`, ...files], env));
+    const report = await readFile(outputFile, 'utf8').then((text) => JSON.parse(text) as VitestJsonReport, () => null);
+    return { report, measurement, exitCode: value.code };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The `tests` section: the suite as `npm test` runs it against one worker, one file at a time.
+ * @param files only these test files (default: the whole suite)
+ */
+export async function testSuiteSection(files: readonly string[] = []): Promise<{ markdown: string; headline: string }> {
+  const parallel = await runSuite(false, files);
+  const serial = await runSuite(true, files);
+  const describe = (label: string, run: Awaited<ReturnType<typeof runSuite>>) => {
+    const report = run.report;
+    const tests = report ? `${report.numTotalTests} tests, ${report.numFailedTests} failed, ${report.numPendingTests} skipped` : `no report (exit code ${run.exitCode})`;
+    return `| ${label} | ${run.measurement.wallSeconds.toFixed(0)} | ${totalCpuSeconds(run.measurement).toFixed(0)} | ${tests} |`;
+  };
+  const seconds = (result: VitestJsonReport['testResults'][number]) => (result.endTime - result.startTime) / 1000;
+  const slowest = [...(parallel.report?.testResults ?? [])].sort((a, b) => seconds(b) - seconds(a)).slice(0, 10);
+  const serialSeconds = new Map((serial.report?.testResults ?? []).map((result) => [result.name, seconds(result)]));
+  const relative = (file: string) => path.relative(PACKAGE_ROOT, file);
+  const load = `load average (1 min) ${parallel.measurement.loadAverageStart[0]!.toFixed(1)} → ${serial.measurement.loadAverageEnd[0]!.toFixed(1)}`;
+  return {
+    markdown: [
+      `\`vitest run\`${files.length > 0 ? ` of ${files.length} files` : ' of the whole suite'} (the type check and layering of \`npm test\` not included); CPU = the test processes' user + system; ${load}.`,
+      '',
+      '| run | wall s | CPU s | tests |',
+      '|---|---:|---:|---|',
+      describe('as `npm test` runs it: end-to-end and unit projects at once (vitest.config.ts)', parallel),
+      describe('baseline: one worker, one file at a time (`DUPLEXSYNTH_TEST_SERIAL=1`)', serial),
+      '',
+      `- wall, npm test / baseline = ${(parallel.measurement.wallSeconds / serial.measurement.wallSeconds).toFixed(2)}; CPU = ${(totalCpuSeconds(parallel.measurement) / totalCpuSeconds(serial.measurement)).toFixed(2)}`,
+      '',
+      'The ten slowest files (wall s in the parallel run, where files share the cores; alone in the baseline run):',
+      '',
+      '| file | s (npm test) | s (one worker) |',
+      '|---|---:|---:|',
+      ...slowest.map((result) => `| ${relative(result.name)} | ${seconds(result).toFixed(1)} | ${serialSeconds.get(result.name)?.toFixed(1) ?? 'n/a'} |`),
+    ].join('\n'),
+    headline: `test suite: ${(parallel.measurement.wallSeconds / 60).toFixed(1)} min wall, ${totalCpuSeconds(parallel.measurement).toFixed(0)} CPU s; baseline (one worker) ${(serial.measurement.wallSeconds / 60).toFixed(1)} min, ${totalCpuSeconds(serial.measurement).toFixed(0)} CPU s`,
+  };
 }

@@ -6,25 +6,34 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { languageCodes, positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, defaultDatasetName, loadConfigFile, withLanguageDefaults, type BuildConfig } from '../pipeline/config.ts';
+import type { BuildConfig } from '../pipeline/config.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
-import { languagePackJsonSchema, LanguagePackError, readLanguagePackFile, registerLanguagePacks } from '../pipeline/model/language-pack.ts';
-import { annotateAlignmentFile } from '../pipeline/events/index.ts';
-import { runBuild } from '../pipeline/orchestration/build.ts';
-import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
-import { verifyDatasetIntegrity } from '../pipeline/run/dataset-integrity.ts';
-import { formatEvaluableEventsMarkdown } from '../pipeline/events/evaluable-events.ts';
+import { PACKAGE_ROOT } from '../pipeline/storage/package-files.ts';
 import path from 'node:path';
 import { registerQualityCommands } from './commands/quality.ts';
-import { registerMeasureCommand } from './commands/measure.ts';
+import { registerMeasureCommand } from './commands/measure-command.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerReportCommand } from './commands/report.ts';
 import { registerStatusCommand } from './commands/status.ts';
 import { causeReportedAsJson, createProgressDisplay, failureOutcome, progressModeFor } from '../pipeline/run/progress.ts';
-import { formatBuildPlan, planBuild } from '../pipeline/orchestration/plan-build.ts';
-import { registerPromptsCommand } from './commands/prompts.ts';
-import { registerChatCommand } from './commands/chat.ts';
+import { registerPromptsCommand } from './commands/prompts-command.ts';
+import { registerChatCommand } from './commands/chat-command.ts';
+
+// Only commander, the progress display and the commands' option definitions load at start: each
+// command imports the pipeline when it runs (`--help` and `--version` in well under 0.5 s; `npm run
+// bench`, section cli).
+
+/** The config and language-pack modules, loaded when a build runs. */
+interface ConfigModules {
+  config: typeof import('../pipeline/config.ts');
+  languagePack: typeof import('../pipeline/model/language-pack.ts');
+}
+
+async function configModules(): Promise<ConfigModules> {
+  const [config, languagePack] = await Promise.all([import('../pipeline/config.ts'), import('../pipeline/model/language-pack.ts')]);
+  return { config, languagePack };
+}
 
 interface BuildOptions {
   config?: string;
@@ -42,7 +51,9 @@ interface BuildOptions {
 }
 
 /** Apply command-line overrides to a resolved config (paths relative to the working directory). */
-function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig {
+function applyOverrides(config: BuildConfig, options: BuildOptions, modules: ConfigModules): BuildConfig {
+  const { defaultDatasetName, withLanguageDefaults } = modules.config;
+  const { LanguagePackError, readLanguagePackFile, registerLanguagePacks } = modules.languagePack;
   const next: BuildConfig = structuredClone(config);
   if (options.corpus) next.corpus.path = path.resolve(options.corpus);
   if (options.limit !== undefined) next.corpus.limit = options.limit;
@@ -66,7 +77,7 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
     if (!options.lang) next.languages = ['en'];
     // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
     next.quality = { ...next.quality, enabled: false, testHours: 1 };
-    next.name = buildNameOfCorpus(options.corpus);
+    next.name = buildNameOfCorpus(options.corpus, modules.config.SAFE_FOLDER_NAME);
     next.datasets = { ...next.datasets, en: defaultDatasetName('en'), ja: defaultDatasetName('ja'), ...Object.fromEntries(next.languages.map((language) => [language, defaultDatasetName(language)])) };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
   }
@@ -77,18 +88,21 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
  * The build name (and default output folder `outputs/{name}`) of a corpus file: its name without
  * `.json`. @throws BuildInputError when that is not a safe folder name (`..json` would make `outputs/` itself the output)
  */
-function buildNameOfCorpus(corpus: string): string {
+function buildNameOfCorpus(corpus: string, safeFolderName: RegExp): string {
   const name = path.basename(corpus).replace(/\.json$/, '');
-  if (!SAFE_FOLDER_NAME.test(name)) {
+  if (!safeFolderName.test(name)) {
     throw new BuildInputError(`--corpus ${corpus}: the file name gives no safe build name ("${name}"); rename the file or pass --out`);
   }
   return name;
 }
 
 async function build(options: BuildOptions): Promise<void> {
+  const modules = await configModules();
+  const { DEFAULT_CONFIG_FILE, loadConfigFile } = modules.config;
   if (options.dryRun) {
-    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
+    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules);
     // what the build would do; no service is called and nothing is written (pipeline/orchestration/plan-build.ts)
+    const { formatBuildPlan, planBuild } = await import('../pipeline/orchestration/plan-build.ts');
     const plan = await planBuild(config);
     process.stdout.write(options.json ? `${JSON.stringify(plan, null, 2)}\n` : formatBuildPlan(plan));
     return;
@@ -97,7 +111,8 @@ async function build(options: BuildOptions): Promise<void> {
   const display = createProgressDisplay(progressModeFor(options, process.stderr));
   let report;
   try {
-    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
+    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules);
+    const { runBuild } = await import('../pipeline/orchestration/build.ts');
     report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
   } catch (error) {
     display.stop();
@@ -120,7 +135,7 @@ async function build(options: BuildOptions): Promise<void> {
 
 /** The `version` field of the project's package.json. */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** Build the program (exported for tests). */
@@ -159,6 +174,7 @@ export function createProgram(): Command {
     .requiredOption('--alignment <file>', 'txt_align file: channel<TAB>start<TAB>end<TAB>word')
     .requiredOption('--id <id>', 'dialogue id to write in the line')
     .action(async (options: { alignment: string; id: string }) => {
+      const { annotateAlignmentFile } = await import('../pipeline/events/index.ts');
       console.log(await annotateAlignmentFile(options.alignment, options.id));
     });
 
@@ -168,6 +184,11 @@ export function createProgram(): Command {
     .argument('<dataset-dir>', 'folder data/{lang}/task/{dataset}')
     .option('--quick', 'check the files against manifest.json only (no event re-derivation)')
     .action(async (directory: string, options: { quick?: boolean }) => {
+      const [{ verifyDatasetIntegrity }, { verifyDataset }, { formatEvaluableEventsMarkdown }] = await Promise.all([
+        import('../pipeline/run/dataset-integrity.ts'),
+        import('../pipeline/run/verify-dataset.ts'),
+        import('../pipeline/events/evaluable-events.ts'),
+      ]);
       // integrity first (pipeline/run/dataset-integrity.ts): missing, changed and unlisted files
       const integrity = await verifyDatasetIntegrity(directory);
       for (const note of integrity.notes) console.error(`note: ${note}`);
@@ -188,8 +209,9 @@ export function createProgram(): Command {
   program
     .command('schema')
     .description('write the JSON Schema of the build configuration (and, beside it, of a language pack file)')
-    .option('--out <file>', 'output file', path.join(PROJECT_ROOT, 'pipeline', 'config.schema.json'))
+    .option('--out <file>', 'output file', path.join(PACKAGE_ROOT, 'pipeline', 'config.schema.json'))
     .action(async (options: { out: string }) => {
+      const [{ configJsonSchema }, { languagePackJsonSchema }] = await Promise.all([import('../pipeline/config.ts'), import('../pipeline/model/language-pack.ts')]);
       await writeFile(options.out, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
       console.log(options.out);
       const packSchema = path.join(path.dirname(options.out), 'language-pack.schema.json');
@@ -202,7 +224,7 @@ export function createProgram(): Command {
     .description('time each stage of a 20-dialogue English build of the real corpus (see README)')
     .option('--corpus <path>', 'TopiOCQA JSON (default: ../shared/corpora/topiocqa/topiocqa_dev.json)')
     .option('--limit <n>', 'dialogues', positiveInteger, 20)
-    .option('--sections <name...>', 'only these sections: build saturation memory vad dnsmos llm tts (default: all)')
+    .option('--sections <name...>', 'only these sections: build saturation memory vad dnsmos llm tts cli tests (default: all)')
     .action(async (options: { corpus?: string; limit: number; sections?: string[] }) => {
       const { runBenchmarks } = await import('./bench.ts');
       await runBenchmarks(options);

@@ -22,7 +22,7 @@ import { Command } from 'commander';
 import { sharedDirectory } from '../pipeline/config.ts';
 import type { Language } from '../pipeline/model/types.ts';
 import { defaultTimingStatisticsPath } from '../pipeline/timeline/timing-statistics.ts';
-import { registerMeasureCommand } from './commands/measure.ts';
+import { registerMeasureCommand } from './commands/measure-command.ts';
 
 /** How to rerun this script, recorded in the files' notes. */
 export const DERIVE_DEFAULT_TIMING_COMMAND = 'npx tsx scripts/derive-default-timing.ts';

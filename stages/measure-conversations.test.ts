@@ -7,7 +7,8 @@ import type { ReferenceRecording } from '../pipeline/model/types.ts';
 import { FIXTURES } from '../corpora/reference-test-audio.ts';
 import { renderHistogramSvg, timingStatisticsPlots } from '../pipeline/timeline/plots.ts';
 import { loadTimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
-import { loadReferenceRecordingsForMeasure, registerMeasureCommand, type ReferenceRecordingLoader } from '../scripts/commands/measure.ts';
+import { loadReferenceRecordingsForMeasure, type ReferenceRecordingLoader } from '../scripts/commands/measure.ts';
+import { registerMeasureCommand } from '../scripts/commands/measure-command.ts';
 import {
   measureReferenceRecordings,
   MeasureTurnTakingError,

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,5 +58,23 @@ describe('DatasetWriter commit: the complete old dataset is never lost', () => {
     await DatasetWriter.open(directory);
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(2);
     expect((await readdir(path.dirname(directory))).filter((name) => name.endsWith('.previous'))).toEqual([]);
+  });
+});
+
+describe('DatasetWriter commit: the files are checked, not read back', () => {
+  it('a file cut or removed after it was written, or a file nobody wrote, stops the commit naming it; the old dataset stays', async () => {
+    const directory = path.join(root, 'checked', 'topiocqa');
+    await (await writeDataset(directory, ['d1'], 1)).commit(settings(1));
+    const cut = await writeDataset(directory, ['d1', 'd2'], 2);
+    const wav = path.join(`${directory}.partial`, 'audio', 'd2.wav');
+    await writeFile(wav, (await readFile(wav)).subarray(0, 100));
+    await expect(cut.commit(settings(2))).rejects.toThrow(/audio\/d2\.wav: 100 bytes, \d+ were written; not committed/);
+    const removed = await writeDataset(directory, ['d1', 'd2'], 3);
+    await rm(path.join(`${directory}.partial`, 'txt_align', 'd1.txt'));
+    await expect(removed.commit(settings(3))).rejects.toThrow(/txt_align\/d1\.txt: listed in the manifest but missing \(ENOENT\)/);
+    const stray = await writeDataset(directory, ['d1', 'd2'], 4);
+    await writeFile(path.join(`${directory}.partial`, 'audio', 'extra.wav'), 'x');
+    await expect(stray.commit(settings(4))).rejects.toThrow(/audio\/extra\.wav: not in the manifest; not committed/);
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(1);
   });
 });

@@ -13,12 +13,14 @@
  * ```
  *
  * Nothing is half-written: the dataset is written into `{dataset}.partial/` and renamed over the
- * final folder only when complete; each file inside is itself written atomically. Before the rename
- * every file is read back and checked against the manifest. Nothing is lost: a dataset with no
+ * final folder only when complete; each file inside is itself written atomically (fsync'd, its length
+ * checked). Before the rename every file the manifest lists is checked to be there with the length
+ * written, and no other file: the files are not read back (their bytes were hashed as they were
+ * written, and reading a dataset's audio again cost as much as writing it). Nothing is lost: a dataset with no
  * dialogue is never committed, nor one with fewer dialogues than the dataset it would replace unless
  * asked (`allowShrink`, the CLI's `--allow-shrink`).
  */
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import { formatAlignment } from '../pipeline/events/index.ts';
@@ -60,6 +62,8 @@ export function datasetRelativePath(language: Language, dataset: string, domain:
 /** Writes one dataset folder; create with `open`, add dialogues, then `commit`. */
 export class DatasetWriter {
   private readonly files = new Map<string, string>();
+  /** Bytes written per file (the same keys as `files`). */
+  private readonly sizes = new Map<string, number>();
   private readonly lines = new Map<string, string>();
   /** Sample rate of each full-band master written, by dialogue id. */
   private readonly fullBandRates = new Map<string, number>();
@@ -91,7 +95,9 @@ export class DatasetWriter {
     // writeAtomic redacts text; the recorded sha256 must be of what is written
     const content = typeof data === 'string' ? redactSecrets(data) : data;
     await writeAtomic(path.join(this.workDirectory, relative), content);
-    this.files.set(relative.split(path.sep).join('/'), bytesHash(content));
+    const key = relative.split(path.sep).join('/');
+    this.files.set(key, bytesHash(content));
+    this.sizes.set(key, typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength);
   }
 
   /**
@@ -148,7 +154,7 @@ export class DatasetWriter {
    * @throws NothingBuiltError when no dialogue was added (naming the most common failure reason);
    *   ShrinkRefusedError when the final folder's manifest lists more dialogues and `allowShrink` is not
    *   set; LockLostError when the build lost its output-folder lock; Error naming the file when a
-   *   written file no longer matches the manifest (missing, other length or sha256)
+   *   written file is missing or has another length than was written, or a file not in the manifest is there
    */
   async commit(settings: ManifestSettings, options: CommitOptions = {}): Promise<void> {
     const ids = this.dialogueIds();
@@ -196,14 +202,19 @@ export class DatasetWriter {
     await rm(aside, { recursive: true, force: true }).catch(() => {});
   }
 
-  /** Read back every file of the work folder: each one the manifest lists, with its sha256, and no other. @throws Error naming the file */
+  /**
+   * Check the work folder: every file the manifest lists is there with the length written (writeAtomic
+   * fsync'd it and checked that length, so the bytes are not read back), and no other file is.
+   * @throws Error naming the file
+   */
   private async checkAgainstManifest(files: Record<string, string>): Promise<void> {
-    for (const [relative, sha256] of Object.entries(files)) {
+    for (const relative of Object.keys(files)) {
       const file = path.join(this.workDirectory, relative);
-      const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
-        throw new Error(`${file}: listed in the manifest but cannot be read back (${error.code ?? error.message}); not committed`);
+      const { size } = await stat(file).catch((error: NodeJS.ErrnoException) => {
+        throw new Error(`${file}: listed in the manifest but missing (${error.code ?? error.message}); not committed`);
       });
-      if (bytesHash(bytes) !== sha256) throw new Error(`${file}: ${bytes.byteLength} bytes whose sha256 differs from the manifest's; not committed`);
+      const written = this.sizes.get(relative);
+      if (size !== written) throw new Error(`${file}: ${size} bytes, ${written} were written; not committed`);
     }
     for (const entry of await readdir(this.workDirectory, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;

@@ -62,10 +62,14 @@ export function toPcm16Integer(sample: number): number {
  * audio that is analysed is exactly the audio {@link encodeWavPcm16} writes: encoding the result and
  * decoding it again gives back the same floats. Values outside [-1, 32767/32768] are clipped.
  *
- * @returns a new array of the same length; the input is not changed.
+ * @param into where the result goes: a new array by default (the input is not changed), or `samples`
+ *   itself to round in place (no copy, for a buffer the caller owns)
+ * @returns `into`, of the same length as `samples`
+ * @throws RangeError when `into` has another length
  */
-export function quantizeToPcm16(samples: Float32Array): Float32Array {
-  const quantized = new Float32Array(samples.length);
+export function quantizeToPcm16(samples: Float32Array, into: Float32Array = new Float32Array(samples.length)): Float32Array {
+  if (into.length !== samples.length) throw new RangeError(`quantizeToPcm16: ${into.length} output samples for ${samples.length} input samples`);
+  const quantized = into;
   for (let index = 0; index < samples.length; index++) quantized[index] = toPcm16Integer(samples[index] as number) / 32768;
   return quantized;
 }

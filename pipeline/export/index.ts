@@ -14,6 +14,7 @@ import { writeLhotseExport } from './lhotse.ts';
 import { writeMoshiFinetuneExport } from './moshi-finetune.ts';
 import { writeRttmExport } from './rttm.ts';
 import { writeTextGridExport } from './textgrid.ts';
+import { EXPORT_FORMAT_DESCRIPTIONS, EXPORT_FORMAT_NAMES, type ExportFormatName } from './export-formats.ts';
 
 /** Options every format accepts. */
 export interface ExportOptions {
@@ -27,24 +28,20 @@ export interface ExportFormat {
   write(dataset: ExportDataset, writer: ExportWriter, options: ExportOptions): Promise<Record<string, unknown>>;
 }
 
-/** The export formats by name. */
+/** The export formats by name (their descriptions: ./export-formats.ts). */
 export const EXPORT_FORMATS = {
-  lhotse: { description: 'lhotse recordings.jsonl.gz + supervisions.jsonl.gz (RecordingSet/SupervisionSet.from_jsonl)', write: writeLhotseExport },
+  lhotse: { description: EXPORT_FORMAT_DESCRIPTIONS.lhotse, write: writeLhotseExport },
   'moshi-finetune': {
-    description: 'kyutai moshi-finetune: stereo 24 kHz WAV (left system, right user), {dataset}.jsonl of {path, duration}, per-file word alignments',
+    description: EXPORT_FORMAT_DESCRIPTIONS['moshi-finetune'],
     write: (dataset, writer, options) => writeMoshiFinetuneExport(dataset, writer, { absolutePaths: options.absolutePaths ?? false }),
   },
-  huggingface: { description: 'Hugging Face datasets AudioFolder (metadata.jsonl with file_name; test/validation splits)', write: writeHuggingFaceExport },
-  rttm: { description: 'RTTM speaker segments, one {id}.rttm per dialogue', write: writeRttmExport },
-  textgrid: { description: 'Praat TextGrid per dialogue: word tier per channel, events point tier', write: writeTextGridExport },
-  audacity: { description: 'Audacity label tracks per dialogue: system words, user words, events', write: writeAudacityExport },
-} as const satisfies Record<string, ExportFormat>;
+  huggingface: { description: EXPORT_FORMAT_DESCRIPTIONS.huggingface, write: writeHuggingFaceExport },
+  rttm: { description: EXPORT_FORMAT_DESCRIPTIONS.rttm, write: writeRttmExport },
+  textgrid: { description: EXPORT_FORMAT_DESCRIPTIONS.textgrid, write: writeTextGridExport },
+  audacity: { description: EXPORT_FORMAT_DESCRIPTIONS.audacity, write: writeAudacityExport },
+} as const satisfies Record<ExportFormatName, ExportFormat>;
 
-/** A format name. */
-export type ExportFormatName = keyof typeof EXPORT_FORMATS;
-
-/** Format names, in the order the help lists them. */
-export const EXPORT_FORMAT_NAMES = Object.keys(EXPORT_FORMATS) as ExportFormatName[];
+export { EXPORT_FORMAT_NAMES, type ExportFormatName };
 
 /**
  * Where an export goes without `--out`: `{build}/exports/{format}/{lang}/{dataset}` when the dataset

@@ -4,22 +4,22 @@
  * prints the export folder. Errors propagate to scripts/cli.ts (one line, exit code 2).
  */
 import { Command, Option } from 'commander';
-import { defaultExportDirectory, EXPORT_FORMAT_NAMES, EXPORT_FORMATS, exportDataset, type ExportFormatName } from '../../pipeline/export/index.ts';
-import { checkFolder } from '../../pipeline/run/output-checks.ts';
-import { requireDatasetFolder } from '../../pipeline/run/dataset-integrity.ts';
+import { EXPORT_FORMAT_DESCRIPTIONS, EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../pipeline/export/export-formats.ts';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../../pipeline/storage/empty-folders.ts';
 
-/** Adds the `export` command to `program`. */
+/** Adds the `export` command to `program` (the writers load when it runs: the CLI starts fast). */
 export function registerExportCommand(program: Command): void {
   program
     .command('export')
-    .description('write a dataset for another tool: ' + EXPORT_FORMAT_NAMES.map((name) => `${name} (${EXPORT_FORMATS[name].description})`).join('; '))
+    .description('write a dataset for another tool: ' + EXPORT_FORMAT_NAMES.map((name) => `${name} (${EXPORT_FORMAT_DESCRIPTIONS[name]})`).join('; '))
     .argument('<dataset-dir>', 'dataset folder data/{lang}/{domain}/{dataset}')
     .addOption(new Option('--to <format>', 'export format').choices(EXPORT_FORMAT_NAMES).makeOptionMandatory())
     .option('--out <dir>', 'export folder (default: {build}/exports/{format}/{lang}/{dataset})')
     .option('--absolute-paths', 'moshi-finetune: absolute WAV paths in the JSONL (default: relative to the export folder)')
     .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean }) => {
+      const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
       await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
+      const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([import('../../pipeline/export/index.ts'), import('../../pipeline/run/output-checks.ts')]);
       const out = options.out ?? defaultExportDirectory(directory, options.to);
       const created = await outermostMissingFolder(out);
       let result;

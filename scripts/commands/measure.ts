@@ -17,10 +17,8 @@
  * (descriptive options are recorded in their own provenance fields).
  */
 import { BuildInputError } from '../../pipeline/model/build-errors.ts';
-import { requireInputPaths } from '../../pipeline/run/command-paths.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Language, ReferenceRecording } from '../../pipeline/model/types.ts';
 import { createVoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
 import {
@@ -31,9 +29,7 @@ import {
 } from '../../stages/measure-conversations.ts';
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
 import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
-import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
-import { languageCode } from './option-parsers.ts';
 
 /** Reference corpus formats the command reads (the registry's, corpora/reference-corpora.ts). */
 export const REFERENCE_FORMATS = REFERENCE_CORPUS_FORMATS;
@@ -193,57 +189,4 @@ export async function runMeasure(
     return { paths: stale, changed: stale.length > 0 };
   }
   return { paths: await writeTimingStatisticsFiles(statistics, options.out), changed: true };
-}
-
-/**
- * Adds the `measure` command to a commander program (the lead wires it into scripts/cli.ts).
- * Prints the written paths, one per line; with `--check`, prints the stale ones to stderr and sets
- * exit code 1 when any.
- * @param loadRecordings injectable loader (tests); default: the reference corpus loaders
- * @returns the `measure` command
- */
-export function registerMeasureCommand(program: Command, loadRecordings?: ReferenceRecordingLoader): Command {
-  return program
-    .command('measure')
-    .description('measure turn-taking timing of real two-party recordings into timing statistics (JSON + SVG histograms)')
-    .argument('<path...>', 'recording files or folders of the format')
-    .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_FORMATS).makeOptionMandatory())
-    .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
-    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)').argParser(languageCode))
-    .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
-    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
-    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id')
-    .addOption(
-      new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
-        .choices(['pooled', 'per-direction'])
-        .default('pooled'),
-    )
-    .option('--corpus <text>', 'what the recordings are (written into the provenance)')
-    .option('--licence <text>', 'licence of the recordings', 'not stated')
-    .option('--origin <text>', 'where the recordings come from', 'not stated')
-    .option('--channel-mapping <text>', 'how speakers were put on channels 0 and 1', 'as assigned by the corpus loader (channelSpeakers)')
-    .option('--note <text...>', 'notes to record in the provenance', [])
-    .option('--relative-to <dir>', 'write source paths relative to this folder', '.')
-    .option('--relative-to-name <text>', 'what --relative-to is, as written into the file (default: the folder as given)')
-    .option(
-      '--timing-resolution <seconds>',
-      'resolution of the source times: a value holding more than 2 % of a list (an atom) is spread over ± this much by the sampler (default 0.1)',
-      (value: string) => {
-        const seconds = Number(value);
-        if (!Number.isFinite(seconds) || seconds < 0.01 || Math.abs(seconds * 100 - Math.round(seconds * 100)) > 1e-9) throw new InvalidArgumentError('a number of seconds ≥ 0.01 with at most 2 decimals');
-        return seconds;
-      },
-    )
-    .option('--check', 'write nothing; exit 1 when a file would change')
-    .action(async (paths: string[], options: MeasureOptions) => {
-      await requireInputPaths(paths, `${options.format} recordings`); // a missing path: one line, nothing written
-      if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
-      const result = await runMeasure(paths, options, loadRecordings);
-      if (options.check) {
-        for (const file of result.paths) console.error(`${file}: out of date`);
-        if (result.changed) process.exitCode = 1;
-        return;
-      }
-      for (const file of result.paths) console.log(file);
-    });
 }

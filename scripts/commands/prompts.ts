@@ -15,11 +15,10 @@
  */
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReferenceRecording } from '../../pipeline/model/types.ts';
 import { writeAtomic } from '../../pipeline/storage/write-atomic.ts';
 import { createVoiceActivityDetector, type VoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
-import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
+import { loadReferenceCorpus, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
 import {
   EBU_R128_LOUDNESS,
   SPEAKER_PROMPT_MANIFEST,
@@ -27,8 +26,6 @@ import {
   type RejectedSpeakerPrompt,
   type SpeakerPromptOptions,
 } from '../../corpora/speaker-prompts.ts';
-import { nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
-import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import type { SpeakerPromptLine } from '../../pipeline/model/speaker-prompt.ts';
 import { checkRecordingAudio, type UpsampledAudio } from './recording-checks.ts';
 import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
@@ -224,57 +221,4 @@ export function formatPromptPoolSummary(manifestPath: string, summary: PromptPoo
   }
   for (const line of summary.skipped) lines.push(`  skipped: ${line}`);
   return `${lines.join('\n')}\n`;
-}
-
-/** `--speakers` value: two different speaker labels separated by a comma. */
-export function speakerPair(value: string): [string, string] {
-  const parts = value.split(',').map((part) => part.trim());
-  if (parts.length !== 2 || parts.some((part) => part === '') || parts[0] === parts[1]) throw new InvalidArgumentError('expected two different speaker labels, e.g. A,B');
-  return [parts[0] as string, parts[1] as string];
-}
-
-/** `--loudness` value: a finite number of LUFS (negative). */
-function lufs(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed >= 0) throw new InvalidArgumentError('expected a negative loudness in LUFS, e.g. -23');
-  return parsed;
-}
-
-function decibels(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed)) throw new InvalidArgumentError('expected a number of dB');
-  return parsed;
-}
-
-/**
- * Adds the `prompts` command to a commander program. Prints the summary; sets exit code 1 when no
- * clip was kept.
- * @returns the `prompts` command
- */
-export function registerPromptsCommand(program: Command): Command {
-  return program
-    .command('prompts')
-    .description('cut the speaker prompt pool (voice prompts with exact transcripts) from real conversations')
-    .argument('<path...>', 'recording files or folders of the format')
-    .addOption(new Option('--format <format>', 'reference corpus format (one with transcripts)').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
-    .requiredOption('--out <dir>', 'pool folder to write (speaker-prompts.jsonl, clips/, prompt-pool-summary.json)')
-    .option('--per-speaker <n>', 'clips kept per speaker', positiveInteger, 3)
-    .option('--min-snr <dB>', 'reject clips with a lower signal-to-noise ratio', decibels)
-    .option('--seed <n>', 'seed of the per-speaker draw', nonNegativeInteger, 0)
-    .option('--min-seconds <s>', 'shortest clip', positiveNumber, 3)
-    .option('--max-seconds <s>', 'longest clip (at most 30)', positiveNumber, 10)
-    .option('--loudness <LUFS>', 'integrated loudness of the clips (EBU R 128; true peak at most -1 dBTP)', lufs, EBU_R128_LOUDNESS.targetLufs)
-    .option('--no-loudness', 'keep the clips at their recorded level')
-    .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt: <id>.wav or <id>_0.wav + <id>_1.wav); default beside the timing files')
-    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
-    .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
-    .option('--allow-upsample', 'take audio below 16 kHz (recorded in prompt-pool-summary.json); refused without it')
-    .option('--speakers <A,B>', 'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)', speakerPair)
-    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings')
-    .action(async (paths: string[], options: PromptsOptions) => {
-      await checkFolder(options.out, 'prompt pool folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-      const result = await runPrompts(paths, options);
-      process.stdout.write(formatPromptPoolSummary(result.manifestPath, result.summary));
-      if (result.summary.clips === 0) process.exitCode = 1;
-    });
 }

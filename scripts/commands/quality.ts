@@ -9,12 +9,6 @@
  */
 import { positiveNumber, positiveInteger, nonNegativeInteger } from './option-parsers.ts';
 import { Command } from 'commander';
-import { buildDatasetTables, formatTablesMarkdown } from '../../pipeline/quality/tables.ts';
-import { scoreDatasetQuality } from '../../stages/score-quality.ts';
-import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.ts';
-import { splitReportSchema } from '../../pipeline/model/split-report.ts';
-import { readRecord } from '../../pipeline/storage/json-records.ts';
-import { BARGE_IN_SUFFIX } from '../../pipeline/orchestration/dataset-output.ts';
 import { stat } from 'node:fs/promises';
 import { createProgressDisplay, failureOutcome, progressModeFor } from '../../pipeline/run/progress.ts';
 import { EXIT_CODES, exitCodeOf } from '../../pipeline/model/build-errors.ts';
@@ -50,7 +44,8 @@ interface SplitCommandOptions {
 /**
  * Adds the `score` and `split` commands to `program`. Exit codes: 0 on success; `split` sets 1 when a
  * dev set came out empty because of speaker overlap (the split files are still written); errors
- * propagate to the caller (scripts/cli.ts prints them and exits 2).
+ * propagate to the caller (scripts/cli.ts prints them and exits 2). The scoring and split code loads
+ * when a command runs, so the CLI starts fast.
  */
 export function registerQualityCommands(program: Command): void {
   program
@@ -70,6 +65,7 @@ export function registerQualityCommands(program: Command): void {
     .option('--plain', 'progress as plain lines even on a terminal (no live bar)')
     .option('--json', 'progress as JSON lines on standard error, each with a level, the last a summary')
     .action(async (directories: string[], options: ScoreCommandOptions) => {
+      const [{ scoreDatasetQuality }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([import('../../stages/score-quality.ts'), import('../../pipeline/quality/tables.ts')]);
       // a bar in channel-seconds per dataset on a terminal (pipeline/run/progress.ts)
       const display = createProgressDisplay(progressModeFor(options, process.stderr));
       const log = display.log;
@@ -115,6 +111,13 @@ export function registerQualityCommands(program: Command): void {
     .option('-q, --quiet', 'no progress lines')
     .option('--no-dev-alias', 'write the rest as test_other.jsonl only (default: also as dev.jsonl)')
     .action(async (directories: string[], options: SplitCommandOptions) => {
+      const [{ applySplitToVariant, splitDatasets }, { splitReportSchema }, { readRecord }, { BARGE_IN_SUFFIX }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([
+        import('../../stages/split-dev-test.ts'),
+        import('../../pipeline/model/split-report.ts'),
+        import('../../pipeline/storage/json-records.ts'),
+        import('../../pipeline/orchestration/dataset-output.ts'),
+        import('../../pipeline/quality/tables.ts'),
+      ]);
       const log = options.quiet ? () => {} : (line: string) => console.error(line);
       // A barge-in variant (`{dataset}_bargein`) takes the split of its base dataset, the sibling folder.
       const isVariant = (directory: string) => path.basename(path.resolve(directory)).endsWith(BARGE_IN_SUFFIX);

@@ -5,9 +5,7 @@
  * pipeline/report/serve-report.ts). Errors propagate to scripts/cli.ts.
  */
 import { Command } from 'commander';
-import { writeBuildReport } from '../../pipeline/report/build-report.ts';
 import { nonNegativeInteger, positiveInteger } from './option-parsers.ts';
-import { serveBuildReport } from '../../pipeline/report/serve-report.ts';
 import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
 
 /** Adds the `report` command to `program`. */
@@ -22,6 +20,8 @@ export function registerReportCommand(program: Command): void {
     .action(async (out: string, options: { dialoguePages?: number; serve?: boolean; port?: number }) => {
       // a missing folder, a file, a dataset folder (the report would change a committed dataset): exit 2, nothing created
       await requireBuildOutputFolder(out, 'report', { needsDatasets: true });
+      // the report code loads when the command runs: the CLI starts fast
+      const [{ writeBuildReport }, { serveBuildReport }] = await Promise.all([import('../../pipeline/report/build-report.ts'), import('../../pipeline/report/serve-report.ts')]);
       const result = await writeBuildReport(out, options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages });
       console.error(`report: ${result.datasets} datasets, ${result.dialoguePages} dialogue pages`);
       if (!options.serve) {

@@ -5,11 +5,10 @@
  */
 import path from 'node:path';
 import { Command } from 'commander';
-import { PROJECT_ROOT } from '../../pipeline/config.ts';
-import { formatBuildStatus, readBuildStatus } from '../../pipeline/orchestration/build-status.ts';
+import { PACKAGE_ROOT } from '../../pipeline/storage/package-files.ts';
 import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
 
-/** Adds the `status` command to `program`. */
+/** Adds the `status` command to `program` (its reader loads when it runs: the CLI starts fast). */
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
@@ -19,7 +18,8 @@ export function registerStatusCommand(program: Command): void {
     .option('--json', 'print the status as JSON')
     .action(async (out: string, options: { cacheDir?: string; json?: boolean }) => {
       await requireBuildOutputFolder(out, 'status'); // a missing folder, a file, a dataset folder: exit 2
-      const status = await readBuildStatus(out, options.cacheDir ? path.resolve(options.cacheDir) : path.join(PROJECT_ROOT, 'outputs', '.cache'));
+      const { formatBuildStatus, readBuildStatus } = await import('../../pipeline/orchestration/build-status.ts');
+      const status = await readBuildStatus(out, options.cacheDir ? path.resolve(options.cacheDir) : path.join(PACKAGE_ROOT, 'outputs', '.cache'));
       process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatBuildStatus(status));
     });
 }

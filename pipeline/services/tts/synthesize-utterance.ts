@@ -112,9 +112,11 @@ export async function synthesizeUtterance(
   const wordsPromise = tokenizer.tokenize(options.alignmentText ?? request.text, request.language);
 
   const output = await synthesizer.synthesize(request);
-  const mono = { channels: [downmixToMono(output.audio)], sampleRate: output.audio.sampleRate };
+  // mono output is resampled as it came (resample does not change its input: no copy); the resampled
+  // buffer is new and ours, so it is rounded to the 16-bit grid in place
+  const mono = { channels: [output.audio.channels.length === 1 ? (output.audio.channels[0] as Float32Array) : downmixToMono(output.audio)], sampleRate: output.audio.sampleRate };
   const resampled = await (options.resampler ?? resample)(mono, sampleRate, options.resampleQuality ?? 'best');
-  const samples = quantizeToPcm16(resampled.channels[0] as Float32Array);
+  const samples = quantizeToPcm16(resampled.channels[0] as Float32Array, resampled.channels[0] as Float32Array);
 
   const detected = detectSpeechSegments(samples, sampleRate, options.detector);
   if (detected.length === 0) {

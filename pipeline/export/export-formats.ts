@@ -1,0 +1,20 @@
+/**
+ * The export formats' names and descriptions, apart from their writers (./index.ts), so the command
+ * line lists them without loading any writer.
+ */
+
+/** One line per format: what it writes and for which tool. */
+export const EXPORT_FORMAT_DESCRIPTIONS = {
+  lhotse: 'lhotse recordings.jsonl.gz + supervisions.jsonl.gz (RecordingSet/SupervisionSet.from_jsonl)',
+  'moshi-finetune': 'kyutai moshi-finetune: stereo 24 kHz WAV (left system, right user), {dataset}.jsonl of {path, duration}, per-file word alignments',
+  huggingface: 'Hugging Face datasets AudioFolder (metadata.jsonl with file_name; test/validation splits)',
+  rttm: 'RTTM speaker segments, one {id}.rttm per dialogue',
+  textgrid: 'Praat TextGrid per dialogue: word tier per channel, events point tier',
+  audacity: 'Audacity label tracks per dialogue: system words, user words, events',
+} as const;
+
+/** A format name. */
+export type ExportFormatName = keyof typeof EXPORT_FORMAT_DESCRIPTIONS;
+
+/** Format names, in the order the help lists them. */
+export const EXPORT_FORMAT_NAMES = Object.keys(EXPORT_FORMAT_DESCRIPTIONS) as ExportFormatName[];

@@ -1,0 +1,61 @@
+/** The `measure` command's options (its code: ./measure.ts, loaded when the command runs). */
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
+import { languageCode } from './option-parsers.ts';
+import { requireInputPaths } from '../../pipeline/run/command-paths.ts';
+import type { MeasureOptions, ReferenceRecordingLoader } from './measure.ts';
+
+/**
+ * Adds the `measure` command to a commander program (the lead wires it into scripts/cli.ts).
+ * Prints the written paths, one per line; with `--check`, prints the stale ones to stderr and sets
+ * exit code 1 when any. The command's code (./measure.ts) loads when it runs, so the CLI starts fast.
+ * @param loadRecordings injectable loader (tests); default: the reference corpus loaders
+ * @returns the `measure` command
+ */
+export function registerMeasureCommand(program: Command, loadRecordings?: ReferenceRecordingLoader): Command {
+  return program
+    .command('measure')
+    .description('measure turn-taking timing of real two-party recordings into timing statistics (JSON + SVG histograms)')
+    .argument('<path...>', 'recording files or folders of the format')
+    .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
+    .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
+    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)').argParser(languageCode))
+    .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
+    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id')
+    .addOption(
+      new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
+        .choices(['pooled', 'per-direction'])
+        .default('pooled'),
+    )
+    .option('--corpus <text>', 'what the recordings are (written into the provenance)')
+    .option('--licence <text>', 'licence of the recordings', 'not stated')
+    .option('--origin <text>', 'where the recordings come from', 'not stated')
+    .option('--channel-mapping <text>', 'how speakers were put on channels 0 and 1', 'as assigned by the corpus loader (channelSpeakers)')
+    .option('--note <text...>', 'notes to record in the provenance', [])
+    .option('--relative-to <dir>', 'write source paths relative to this folder', '.')
+    .option('--relative-to-name <text>', 'what --relative-to is, as written into the file (default: the folder as given)')
+    .option(
+      '--timing-resolution <seconds>',
+      'resolution of the source times: a value holding more than 2 % of a list (an atom) is spread over ± this much by the sampler (default 0.1)',
+      (value: string) => {
+        const seconds = Number(value);
+        if (!Number.isFinite(seconds) || seconds < 0.01 || Math.abs(seconds * 100 - Math.round(seconds * 100)) > 1e-9) throw new InvalidArgumentError('a number of seconds ≥ 0.01 with at most 2 decimals');
+        return seconds;
+      },
+    )
+    .option('--check', 'write nothing; exit 1 when a file would change')
+    .action(async (paths: string[], options: MeasureOptions) => {
+      await requireInputPaths(paths, `${options.format} recordings`); // a missing path: one line, nothing written
+      const [{ runMeasure }, { checkFolder }] = await Promise.all([import('./measure.ts'), import('../../pipeline/run/output-checks.ts')]);
+      if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
+      const result = await runMeasure(paths, options, loadRecordings);
+      if (options.check) {
+        for (const file of result.paths) console.error(`${file}: out of date`);
+        if (result.changed) process.exitCode = 1;
+        return;
+      }
+      for (const file of result.paths) console.log(file);
+    });
+}
