@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, configJsonSchema } from '../pipeline/config.ts';
+import { languagePackJsonSchema } from '../pipeline/model/language-pack.ts';
 import { createProgram } from './cli.ts';
 
 const run = promisify(execFile);
@@ -26,8 +27,10 @@ describe('duplexsynth schema', () => {
     try {
       const file = path.join(directory, 'schema.json');
       const { stdout } = await run(process.execPath, [CLI, 'schema', '--out', file], { cwd: directory });
-      expect(stdout.trim()).toBe(file);
+      const packFile = path.join(directory, 'language-pack.schema.json');
+      expect(stdout.trim().split('\n')).toEqual([file, packFile]);
       expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(configJsonSchema())));
+      expect(JSON.parse(await readFile(packFile, 'utf8'))).toEqual(JSON.parse(JSON.stringify(languagePackJsonSchema())));
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
