@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS } from './services/llm/backend-settings.ts';
 import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
 import { describeIssues } from './model/validation.ts';
+import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from './model/split-report.ts';
 import { PACKAGE_ROOT } from './storage/package-files.ts';
 
 /** Project root (the folder holding package.json), the same from the sources and from dist/ (storage/package-files.ts). */
@@ -264,7 +265,7 @@ export const buildConfigInputSchema = z
          * first, so dev stays speaker-disjoint and non-empty; `dialogue`: best dialogues one by one, as the
          * paper describes, then dev drops every dialogue sharing a speaker with test.
          */
-        splitUnit: z.enum(['dialogue', 'speaker-group']).default('speaker-group'),
+        splitUnit: z.enum(SPLIT_UNITS).default(DEFAULT_SPLIT_UNIT),
         /**
          * The dialogues not in test are written as `test_other.jsonl` (a split name the benchmark's
          * scripts accept); with `devAlias` also as `dev.jsonl` (same lines), the usual name for users' own use.
@@ -288,7 +289,7 @@ export const buildConfigInputSchema = z
         dnsmos: { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2 },
         testHours: 1,
         testSmall: null,
-        splitUnit: 'speaker-group',
+        splitUnit: DEFAULT_SPLIT_UNIT,
         devAlias: true,
         cometKiwi: { httpUrl: null, command: 'comet-score', gpus: null, batchSize: null },
       }),
@@ -391,6 +392,23 @@ export async function loadConfigFile(file: string): Promise<BuildConfig> {
     throw new ConfigError(`${file}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
   }
   return resolveConfig(document.toJS(), file, path.dirname(path.resolve(file)));
+}
+
+/**
+ * Whether a YAML build configuration sets `output.cacheDirectory` itself (else a command-line `--out`
+ * puts the cache beside the output folder).
+ * @throws ConfigError as {@link loadConfigFile} when the file cannot be read or is not YAML
+ */
+export async function configFileSetsCacheDirectory(file: string): Promise<boolean> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read configuration: ${(error as Error).message}`);
+  }
+  const document = parseDocument(text);
+  if (document.errors.length > 0) throw new ConfigError(`${file}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
+  return document.hasIn(['output', 'cacheDirectory']);
 }
 
 /** Path of the built-in offline default configuration (the demo corpus, both languages). */
