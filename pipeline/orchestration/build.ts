@@ -40,6 +40,7 @@ import { annotateEventsStage, type AnnotatedDialogue } from '../../stages/annota
 import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import { placeBargeInTimelineStage, placeTimelineStage, type BargeInTimeline, type PlacedTimeline } from '../../stages/place-timeline.ts';
 import { datasetRelativePath, renderDatasetStage } from '../../stages/render-dataset.ts';
+import { protectedPhrasesOf } from '../text/turn-hold-split.ts';
 import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type DialogueSpeech } from '../../stages/synthesize-speech.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { prepareTextStage } from './prepare-text.ts';
@@ -193,7 +194,12 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
       stageStep(synthesizeSpeechStage, {
         startAhead: SYNTHESIS_LOOKAHEAD,
         progress: 'synthesize-speech',
-        input: (work) => ({ dialogueId: work.conversation.id, text: made(work.text, 'text', work), voices: { user: work.speakers.user.voice, system: work.speakers.system.voice } }),
+        input: (work) => ({
+          dialogueId: work.conversation.id,
+          text: made(work.text, 'text', work),
+          voices: { user: work.speakers.user.voice, system: work.speakers.system.voice },
+          protectedPhrases: protectedPhrasesOf(work.conversation.turns),
+        }),
         parameters: {
           synthesizer,
           queue,
