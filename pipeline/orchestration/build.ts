@@ -41,6 +41,7 @@ import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corp
 import { placeBargeInTimelineStage, placeTimelineStage, type BargeInTimeline, type PlacedTimeline } from '../../stages/place-timeline.ts';
 import { datasetRelativePath, renderDatasetStage } from '../../stages/render-dataset.ts';
 import { protectedPhrasesOf } from '../text/turn-hold-split.ts';
+import { loadDefaultQuestionPauses, withQuestionPauses } from '../timeline/question-pauses.ts';
 import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type DialogueSpeech } from '../../stages/synthesize-speech.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { prepareTextStage } from './prepare-text.ts';
@@ -158,7 +159,10 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
     const synthesizer = await createSpeechSynthesizer(config.tts[language].backend, config.tts[language].service);
     const roster = speakerRoster(language, config, synthesizer);
     const statisticsFile = config.timeline.statistics[language] ?? defaultTimingStatisticsPath(language);
-    const statistics = config.timeline.statistics[language] ? await loadTimingStatistics(statisticsFile) : await loadDefaultTimingStatistics(language);
+    // with the shipped statistics, a question split in two draws its pause from the measured pauses inside questions
+    const statistics = config.timeline.statistics[language]
+      ? await loadTimingStatistics(statisticsFile)
+      : withQuestionPauses(await loadDefaultTimingStatistics(language), await loadDefaultQuestionPauses(language));
     const base = await DatasetOutput.open(language, dataset, path.join(config.output.directory, datasetRelativePath(language, dataset)), corpus);
     const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
     const variant = config.datasets.bargeIn
