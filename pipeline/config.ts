@@ -177,9 +177,18 @@ export const buildConfigInputSchema = z
           .object({
             /** `next-word-boundary`: at the first word end after the drawn overlap; `runs-on`: the answer plays to its end. */
             systemYields: z.enum(['next-word-boundary', 'runs-on']).default('next-word-boundary'),
+            /**
+             * `next-word-boundary`: a barge-in must leave at least this much of the answer unspoken
+             * (either suffices), else the answer keeps its ordinary transition: a barge-in the system
+             * need not stop for tests little (issue 19).
+             */
+            minimumUnspoken: z
+              .object({ seconds: z.number().nonnegative().default(1), words: z.number().int().nonnegative().default(3) })
+              .strict()
+              .default({ seconds: 1, words: 3 }),
           })
           .strict()
-          .default({ systemYields: 'next-word-boundary' }),
+          .default({ systemYields: 'next-word-boundary', minimumUnspoken: { seconds: 1, words: 3 } }),
         /** The user's backchannels inside the system's answers, at the measured rate and positions. */
         backchannels: z
           .object({
@@ -198,7 +207,7 @@ export const buildConfigInputSchema = z
         maximumGapSeconds: 5,
         profile: 'benchmark',
         turnHoldShare: null,
-        bargeIn: { systemYields: 'next-word-boundary' },
+        bargeIn: { systemYields: 'next-word-boundary', minimumUnspoken: { seconds: 1, words: 3 } },
         backchannels: { enabled: true, phrases: {} },
       }),
     synthesis: z

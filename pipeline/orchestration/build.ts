@@ -246,7 +246,7 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
     const variantSteps: StageStep<DialogueWork>[] = !variant ? [] : [
       stageStep(placeBargeInTimelineStage, {
         input: (work) => ({ dialogueId: work.conversation.id, utterances: made(work.speech, 'speech', work).spoken, backchannelClips: made(work.speech, 'speech', work).backchannelClips }),
-        parameters: { ...placement, options: { ...placement.options, gapOnlyChannel: config.channels.system }, systemYields: config.timeline.bargeIn.systemYields, detector },
+        parameters: { ...placement, options: { ...placement.options, gapOnlyChannel: config.channels.system }, systemYields: config.timeline.bargeIn.systemYields, minimumUnspoken: config.timeline.bargeIn.minimumUnspoken, detector },
         output: (work, bargeInTimeline) => ({ ...work, bargeInTimeline }),
       }),
       stageStep(annotateEventsStage, {
@@ -266,7 +266,14 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
             spoken: timeline.utterances,
             counts: {
               splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole,
-              bargeIns: { placed: timeline.bargeIns.length, answersTooShort: timeline.answersTooShort.length, fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length },
+              bargeIns: {
+                placed: timeline.bargeIns.length,
+                answersTooShort: timeline.answersTooShort.length,
+                fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length,
+                unspokenCs: timeline.bargeIns.map((bargeIn) => bargeIn.unspokenCs),
+                // measured as the metadata lists them: the answer's words starting at or after the cut
+                unspokenWords: timeline.bargeIns.map((bargeIn) => speech.spoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).length),
+              },
             },
           };
         },
