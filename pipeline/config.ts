@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS } from './services/llm/backend-settings.ts';
 import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
 import { describeIssues } from './model/validation.ts';
+import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from './model/split-report.ts';
 import { languageCodeSchema } from './model/language-code.ts';
 import { knownLanguageCodes, languagePackOf, LanguagePackError, registerLanguagePacks, parseLanguagePack, readLanguagePackFile, type LanguagePack } from './model/language-pack.ts';
 import { PACKAGE_ROOT } from './storage/package-files.ts';
@@ -210,9 +211,18 @@ export const buildConfigInputSchema = z
           .object({
             /** `next-word-boundary`: at the first word end after the drawn overlap; `runs-on`: the answer plays to its end. */
             systemYields: z.enum(['next-word-boundary', 'runs-on']).default('next-word-boundary'),
+            /**
+             * `next-word-boundary`: a barge-in must leave at least this much of the answer unspoken
+             * (either suffices), else the answer keeps its ordinary transition: a barge-in the system
+             * need not stop for tests little (issue 19).
+             */
+            minimumUnspoken: z
+              .object({ seconds: z.number().nonnegative().default(1), words: z.number().int().nonnegative().default(3) })
+              .strict()
+              .default({ seconds: 1, words: 3 }),
           })
           .strict()
-          .default({ systemYields: 'next-word-boundary' }),
+          .default({ systemYields: 'next-word-boundary', minimumUnspoken: { seconds: 1, words: 3 } }),
         /** The user's backchannels inside the system's answers, at the measured rate and positions. */
         backchannels: z
           .object({
@@ -233,7 +243,7 @@ export const buildConfigInputSchema = z
         maximumGapSeconds: 5,
         profile: 'benchmark',
         turnHoldShare: null,
-        bargeIn: { systemYields: 'next-word-boundary' },
+        bargeIn: { systemYields: 'next-word-boundary', minimumUnspoken: { seconds: 1, words: 3 } },
         backchannels: { enabled: true, phrases: {}, maximumPhrases: 100 },
       }),
     synthesis: z
@@ -302,7 +312,7 @@ export const buildConfigInputSchema = z
          * first, so dev stays speaker-disjoint and non-empty; `dialogue`: best dialogues one by one, as the
          * paper describes, then dev drops every dialogue sharing a speaker with test.
          */
-        splitUnit: z.enum(['dialogue', 'speaker-group']).default('speaker-group'),
+        splitUnit: z.enum(SPLIT_UNITS).default(DEFAULT_SPLIT_UNIT),
         /**
          * The dialogues not in test are written as `test_other.jsonl` (a split name the benchmark's
          * scripts accept); with `devAlias` also as `dev.jsonl` (same lines), the usual name for users' own use.
@@ -326,7 +336,7 @@ export const buildConfigInputSchema = z
         dnsmos: { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2 },
         testHours: 1,
         testSmall: null,
-        splitUnit: 'speaker-group',
+        splitUnit: DEFAULT_SPLIT_UNIT,
         devAlias: true,
         cometKiwi: { httpUrl: null, command: 'comet-score', gpus: null, batchSize: null },
       }),
@@ -531,6 +541,23 @@ function maximumConfigFileBytes(): number {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new ConfigError(`${MAXIMUM_CONFIG_BYTES_VARIABLE}: "${value}" is not a positive whole number of bytes`);
   return parsed;
+}
+
+/**
+ * Whether a YAML build configuration sets `output.cacheDirectory` itself (else a command-line `--out`
+ * puts the cache beside the output folder).
+ * @throws ConfigError as {@link loadConfigFile} when the file cannot be read or is not YAML
+ */
+export async function configFileSetsCacheDirectory(file: string): Promise<boolean> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read configuration: ${(error as Error).message}`);
+  }
+  const document = parseDocument(text);
+  if (document.errors.length > 0) throw new ConfigError(`${file}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
+  return document.hasIn(['output', 'cacheDirectory']);
 }
 
 /** Path of the built-in offline default configuration (the demo corpus, both languages). */

@@ -4,9 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { languageCodes, positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
+import { languageCodes, positiveInteger, nonNegativeInteger, positiveNumber } from './commands/option-parsers.ts';
 import { Command, CommanderError, Option } from 'commander';
 import type { BuildConfig } from '../pipeline/config.ts';
+import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from '../pipeline/model/split-report.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { PACKAGE_ROOT } from '../pipeline/storage/package-files.ts';
@@ -48,10 +49,23 @@ interface BuildOptions {
   json?: boolean;
   plain?: boolean;
   dryRun?: boolean;
+  /** `--no-score`: false skips quality scoring and the split. */
+  score?: boolean;
+  testHours?: number;
+  testSmall?: number;
+  splitUnit?: 'dialogue' | 'speaker-group';
 }
 
-/** Apply command-line overrides to a resolved config (paths relative to the working directory). */
-function applyOverrides(config: BuildConfig, options: BuildOptions, modules: ConfigModules): BuildConfig {
+/**
+ * Apply command-line overrides to a resolved config (paths relative to the working directory).
+ * A real corpus given without `--config` is built as the benchmark reads it: rules rewrite, English,
+ * scored and split (test, test_small with `--test-small`, test_other and its `dev` alias) with the
+ * config's split defaults. The cache goes beside the output folder (`{out}/../.cache`) unless a
+ * `--config` file sets `output.cacheDirectory`.
+ * @param modules the config and language-pack modules (loaded when a command runs: the CLI starts fast)
+ * @param configSetsCache whether the `--config` file sets `output.cacheDirectory` itself
+ */
+function applyOverrides(config: BuildConfig, options: BuildOptions, modules: ConfigModules, configSetsCache = false): BuildConfig {
   const { defaultDatasetName, withLanguageDefaults } = modules.config;
   const { LanguagePackError, readLanguagePackFile, registerLanguagePacks } = modules.languagePack;
   const next: BuildConfig = structuredClone(config);
@@ -75,11 +89,19 @@ function applyOverrides(config: BuildConfig, options: BuildOptions, modules: Con
   if (options.corpus && !options.config) {
     next.llm = { rewrite: { backend: 'rules' }, translate: { backend: 'none' } };
     if (!options.lang) next.languages = ['en'];
-    // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
-    next.quality = { ...next.quality, enabled: false, testHours: 1 };
+    // scored and split by default, so pipe.sh's --split test|test_small|test_other finds its files
+    next.quality = { ...next.quality, enabled: true, testHours: 1, testSmall: null, splitUnit: DEFAULT_SPLIT_UNIT, devAlias: true };
     next.name = buildNameOfCorpus(options.corpus, modules.config.SAFE_FOLDER_NAME);
     next.datasets = { ...next.datasets, en: defaultDatasetName('en'), ja: defaultDatasetName('ja'), ...Object.fromEntries(next.languages.map((language) => [language, defaultDatasetName(language)])) };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
+  }
+  if (options.score === false) next.quality = { ...next.quality, enabled: false };
+  if (options.testHours !== undefined) next.quality = { ...next.quality, testHours: options.testHours };
+  if (options.testSmall !== undefined) next.quality = { ...next.quality, testSmall: options.testSmall };
+  if (options.splitUnit !== undefined) next.quality = { ...next.quality, splitUnit: options.splitUnit };
+  // the cache beside the output folder, unless the user's config names it
+  if (next.output.directory !== config.output.directory && !configSetsCache) {
+    next.output.cacheDirectory = path.join(path.dirname(next.output.directory), '.cache');
   }
   return withLanguageDefaults(next);
 }
@@ -98,9 +120,10 @@ function buildNameOfCorpus(corpus: string, safeFolderName: RegExp): string {
 
 async function build(options: BuildOptions): Promise<void> {
   const modules = await configModules();
-  const { DEFAULT_CONFIG_FILE, loadConfigFile } = modules.config;
+  const { DEFAULT_CONFIG_FILE, loadConfigFile, configFileSetsCacheDirectory } = modules.config;
+  const configSetsCache = options.config !== undefined && (await configFileSetsCacheDirectory(options.config));
   if (options.dryRun) {
-    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules);
+    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules, configSetsCache);
     // what the build would do; no service is called and nothing is written (pipeline/orchestration/plan-build.ts)
     const { formatBuildPlan, planBuild } = await import('../pipeline/orchestration/plan-build.ts');
     const plan = await planBuild(config);
@@ -111,7 +134,7 @@ async function build(options: BuildOptions): Promise<void> {
   const display = createProgressDisplay(progressModeFor(options, process.stderr));
   let report;
   try {
-    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules);
+    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules, configSetsCache);
     const { runBuild } = await import('../pipeline/orchestration/build.ts');
     report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
   } catch (error) {
@@ -154,7 +177,11 @@ export function createProgram(): Command {
       .option('--limit <n>', 'only the first N conversations', positiveInteger)
       .addOption(new Option('--lang <language...>', 'languages to build (BCP-47 codes such as en, ja, zh, de)').argParser(languageCodes))
       .option('--language-pack <file...>', 'language pack YAML files adding languages (README "Adding a language")')
-      .option('--out <dir>', 'output folder')
+      .option('--out <dir>', 'output folder (the cache goes beside it, {out}/../.cache, unless the --config file sets output.cacheDirectory)')
+      .option('--no-score', 'skip quality scoring and the test/test_other split (on by default for --corpus without --config)')
+      .option('--test-hours <hours>', 'target duration of test (default: the config\'s quality.testHours; 1 for --corpus without --config)', positiveNumber)
+      .option('--test-small <n>', 'also write test_small.jsonl with the N best test dialogues', positiveInteger)
+      .addOption(new Option('--split-unit <unit>', `fill test by whole speaker groups or dialogue by dialogue (default: the config's quality.splitUnit, ${DEFAULT_SPLIT_UNIT})`).choices(SPLIT_UNITS))
       .option('--seed <n>', 'random seed (an integer from 0 to 2^53 - 1)', nonNegativeInteger)
       .option('--allow-shrink', 'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)')
       .option('-q, --quiet', 'no progress lines')

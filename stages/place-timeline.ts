@@ -268,7 +268,7 @@ export interface BargeInTimeline extends PlacedTimeline {
  * @throws as `placeTimeline`; TimelinePlacementError when the statistics have no barge-ins
  */
 export function placeBargeInTimeline(
-  input: Parameters<typeof placeTimeline>[0] & { systemYields: SystemYields; detector: Partial<SpeechDetectorOptions> },
+  input: Parameters<typeof placeTimeline>[0] & { systemYields: SystemYields; detector: Partial<SpeechDetectorOptions>; minimumUnspoken?: { seconds: number; words: number } },
 ): BargeInTimeline {
   const { utterances } = input;
   const clips = input.backchannelClips ?? [];
@@ -292,7 +292,12 @@ export function placeBargeInTimeline(
       ...(input.options ? { options: input.options } : {}),
       ...(clips.length > 0 ? { backchannels: { listenerChannel: input.channelOfRole.user, clipDurationsCs: clips.map((clip) => clip.durationCs) } } : {}),
     },
-    { systemChannel: input.channelOfRole.system, systemYields: input.systemYields, maximumDraws: 100 },
+    {
+      systemChannel: input.channelOfRole.system,
+      systemYields: input.systemYields,
+      maximumDraws: 100,
+      ...(input.minimumUnspoken ? { minimumUnspokenCs: Math.round(input.minimumUnspoken.seconds * 100), minimumUnspokenWords: input.minimumUnspoken.words } : {}),
+    },
   );
   const cutOf = new Map(variant.bargeIns.map((bargeIn) => [bargeIn.answerIndex, bargeIn.cutCs]));
   const spoken = utterances.map((utterance, index) => {
@@ -340,6 +345,8 @@ export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParamete
 export interface PlaceBargeInTimelineParameters extends PlaceTimelineParameters {
   systemYields: SystemYields;
   detector: Partial<SpeechDetectorOptions>;
+  /** The least of an answer a barge-in leaves unspoken (`timeline.bargeIn.minimumUnspoken`). */
+  minimumUnspoken?: { seconds: number; words: number };
 }
 
 /**
@@ -349,7 +356,7 @@ export interface PlaceBargeInTimelineParameters extends PlaceTimelineParameters 
 export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTimelineParameters, BargeInTimeline> = {
   name: 'place-timeline',
   inputs: ['dialogueId', 'utterances', 'backchannelClips'],
-  parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'systemYields', 'detector'],
+  parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'systemYields', 'detector', 'minimumUnspoken'],
   cacheStages: [],
   cacheKeys: async () => [],
   run: async (input, parameters) => placeBargeInTimeline({ ...input, ...parameters }),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aggregateQuality, type DatasetQualityReport, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
 import { DEFAULT_QUALITY_THRESHOLDS } from '../pipeline/quality/thresholds.ts';
-import { applySplitToVariant, splitDatasets, SplitError } from './split-dev-test.ts';
+import { applySplitToVariant, excludedDialogues, splitDatasets, SplitError } from './split-dev-test.ts';
 import { rankByDnsmos, selectSplits, speakerGroups, type SplitCandidate } from '../pipeline/quality/split-selection.ts';
 import { type SplitReport } from '../pipeline/model/split-report.ts';
 import type { Language } from '../pipeline/model/types.ts';
@@ -238,7 +238,7 @@ describe('splitDatasets', () => {
   });
 
   it('writes byte-exact split files, split.json, tables, and the test ids shared between languages; re-runs identically', async () => {
-    const options = { testHours: 250 / 3600, testSmall: 2 };
+    const options = { testHours: 250 / 3600, testSmall: 2, unit: 'dialogue' as const };
     const results = await splitDatasets([english, japanese], options);
     const all = await readFile(path.join(english, 'all.jsonl'), 'utf8');
     const lines = new Map(all.split('\n').filter(Boolean).map((line) => [JSON.parse(line).id as string, `${line}\n`]));
@@ -252,6 +252,12 @@ describe('splitDatasets', () => {
     const testSpeakers = new Set(report.testSpeakers);
     const metadataSpeakers = async (id: string) => Object.values((JSON.parse(await readFile(path.join(english, 'metadata', `${id}.json`), 'utf8')) as { speakers: Record<string, { speakerId: string }> }).speakers).map((speaker) => speaker.speakerId);
     for (const id of report.splits.dev!.ids) for (const speaker of await metadataSpeakers(id)) expect(testSpeakers.has(speaker)).toBe(false);
+    // dialogue by dialogue, the rest sharing a speaker with test is in neither split: each listed with its reason
+    const inSplits = new Set([...report.splits.test!.ids, ...report.splits.dev!.ids]);
+    const outside = [...lines.keys()].filter((id) => !inSplits.has(id));
+    expect(report.excluded.map((item) => item.id)).toEqual(outside);
+    expect(report.excluded.map((item) => item.id).sort()).toEqual(report.excludedForSpeakerOverlap.map((item) => item.id).sort());
+    for (const item of report.excluded) expect(item.reason).toMatch(/^shares speaker\(s\) en:(user|system):\d.* with test$/);
     const japaneseReport = results[1]!.report;
     const sharedExpected = report.splits.test!.ids.filter((id) => japaneseReport.splits.test!.ids.includes(id));
     expect(report.sharedTestWithOtherLanguages).toEqual([{ language: 'ja', dataset: 'topiocqa_ja', ids: sharedExpected }]);
@@ -271,8 +277,26 @@ describe('splitDatasets', () => {
     expect((await readFile(path.join(english, 'test_other.jsonl'), 'utf8')).length).toBeGreaterThan(0);
   });
 
+  it('lists every dialogue in neither split with its reason (excludedDialogues)', () => {
+    const reasons = new Map([['b', 'shares speaker(s) s1 with test']]);
+    expect(excludedDialogues(['a', 'b', 'c', 'd'], ['a', 'd'], reasons)).toEqual([
+      { id: 'b', reason: 'shares speaker(s) s1 with test' },
+      { id: 'c', reason: 'in no split (unexpected: please report it)' },
+    ]);
+    expect(excludedDialogues(['a'], ['a'], reasons)).toEqual([]);
+  });
+
+  it('by default fills test with whole speaker groups, as the config does: every dialogue is in test or test_other', async () => {
+    const [result] = await splitDatasets([english], { testHours: 250 / 3600 });
+    const report = result!.report;
+    expect(report.settings.unit).toBe('speaker-group');
+    expect(report.excluded).toEqual([]);
+    expect(report.splits.test!.dialogues + report.splits.dev!.dialogues).toBe(10);
+    expect(report.splits.dev!.dialogues).toBeGreaterThan(0);
+  });
+
   it('a variant takes the split of the dataset it varies (same ids), and names ids it lacks', async () => {
-    const [base] = await splitDatasets([english], { testHours: 250 / 3600, testSmall: 1 });
+    const [base] = await splitDatasets([english], { testHours: 250 / 3600, testSmall: 1, unit: 'dialogue' });
     const variant = path.join(root, 'data', 'en', 'task', 'topiocqa_bargein');
     const ids = Array.from({ length: 9 }, (_, index) => `topiocqa_dev_${String(index + 1).padStart(4, '0')}`); // 0010 failed in the variant
     await writeDataset(variant, 'en', ids.map((id, index) => ({ id, ovrl: 2, speakers: [`en:user:${index % 3}`, `en:system:${index % 3}`], seconds: 90 })));
@@ -288,6 +312,9 @@ describe('splitDatasets', () => {
     expect(await lines('test_other.jsonl')).toEqual(report.splits.dev!.ids);
     expect(await lines('dev.jsonl')).toEqual(report.splits.dev!.ids);
     expect(JSON.parse(await readFile(path.join(variant, 'split.json'), 'utf8')).settings.rankedBy).toMatch(/^the split of topiocqa /);
+    // the base's exclusions carry over with their reason, naming the base
+    expect(report.excluded.map((item) => item.id)).toEqual(base!.report.excluded.map((item) => item.id).filter((id) => ids.includes(id)));
+    for (const item of report.excluded) expect(item.reason).toMatch(/with test \(in topiocqa\)$/);
   });
 
   it('refuses a missing or stale quality.json', async () => {

@@ -15,9 +15,10 @@
  *    that empties dev — e.g. every dialogue uses the same two offline voices — split.json says so in
  *    `warnings` and `devEmptyBecauseOfSpeakerOverlap`. `speakerDisjoint: false` keeps them in dev
  *    instead (recorded in split.json);
- *    Alternative (`unit: 'speaker-group'`): test is filled with whole groups of dialogues connected
- *    by shared speakers (best mean OVRL first), so nothing is excluded; useful when speakers are
- *    assigned in disjoint groups. With a small roster whose identities are paired freely, shared
+ *    `unit: 'speaker-group'` (the default, as in the config and the `split` command): test is filled
+ *    with whole groups of dialogues connected by shared speakers (best mean OVRL first), so nothing is
+ *    excluded when speakers are assigned in disjoint groups (the offline rosters are).
+ *    Every dialogue in neither split is listed in split.json `excluded` with its reason. With a small roster whose identities are paired freely, shared
  *    speakers connect almost every dialogue and no split can keep dev speaker-disjoint and non-empty;
  *    split.json then warns about it;
  * 5. per language independently; afterwards, for every pair of datasets of different languages, the
@@ -39,7 +40,7 @@ import { readQualityReport, type DatasetQualityReport } from '../pipeline/qualit
 import { SPLIT_FILE_NAME, writeQualityTables } from '../pipeline/quality/tables.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
-import { splitReportSchema, type SplitReport } from '../pipeline/model/split-report.ts';
+import { DEFAULT_SPLIT_UNIT, splitReportSchema, type SplitReport, type SplitUnit } from '../pipeline/model/split-report.ts';
 import { formatRecord } from '../pipeline/storage/json-records.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 import { selectSplits, type SplitCandidate, type SplitSelection } from '../pipeline/quality/split-selection.ts';
@@ -57,8 +58,8 @@ export interface SplitDatasetsOptions {
   testSmall?: number | null;
   /** Keep dev speaker-disjoint from test. Default true. */
   speakerDisjoint?: boolean;
-  /** Fill test dialogue by dialogue (default) or by whole speaker groups ({@link SplitSelectionOptions.unit}). */
-  unit?: 'dialogue' | 'speaker-group';
+  /** Fill test by whole speaker groups (default, as the config) or dialogue by dialogue ({@link SplitSelectionOptions.unit}). */
+  unit?: SplitUnit;
   /** Also write the rest (`test_other.jsonl`) as `dev.jsonl`. Default true. */
   devAlias?: boolean;
   /** Progress and warning lines. */
@@ -145,7 +146,7 @@ export async function splitDatasets(directories: readonly string[], options: Spl
       const quality = qualityById.get(dialogue.id)!;
       return { id: dialogue.id, durationSeconds: dialogue.metadata.durationSeconds, ovrl: quality.dnsmos.dialogue?.ovrl ?? null, speakerIds: quality.speakerIds };
     });
-    const selection = selectSplits(candidates, { testSeconds: testHours * 3600, testSmallCount: options.testSmall ?? null, speakerDisjoint, unit: options.unit ?? 'dialogue' });
+    const selection = selectSplits(candidates, { testSeconds: testHours * 3600, testSmallCount: options.testSmall ?? null, speakerDisjoint, unit: options.unit ?? DEFAULT_SPLIT_UNIT });
     prepared.push({ folder, selection, report, sourceOf: new Map(report.dialogues.map((dialogue) => [dialogue.id, dialogue.sourceConversation])) });
   }
 
@@ -174,7 +175,7 @@ export async function splitDatasets(directories: readonly string[], options: Spl
       dataset: folder.dataset,
       settings: {
         rankedBy: 'dialogue-level DNSMOS OVRL (quality.json) descending, then id ascending',
-        unit: options.unit ?? 'dialogue',
+        unit: options.unit ?? DEFAULT_SPLIT_UNIT,
         testHours,
         testSmall: options.testSmall ?? null,
         speakerDisjoint,
@@ -186,6 +187,11 @@ export async function splitDatasets(directories: readonly string[], options: Spl
         dev: describe(selection.dev),
       },
       excludedForSpeakerOverlap: selection.excludedForSpeakerOverlap,
+      excluded: excludedDialogues(
+        folder.dialogues.map((dialogue) => dialogue.id),
+        [...selection.test, ...selection.dev],
+        new Map(selection.excludedForSpeakerOverlap.map((item) => [item.id, `shares speaker(s) ${item.sharedSpeakers.join(', ')} with test`])),
+      ),
       devEmptyBecauseOfSpeakerOverlap: selection.devEmptyBecauseOfSpeakerOverlap,
       devSharingSpeakersWithTest: inFileOrder(selection.devSharingSpeakersWithTest),
       testSpeakers: selection.testSpeakers,
@@ -200,6 +206,7 @@ export async function splitDatasets(directories: readonly string[], options: Spl
     log(
       `[${folder.language}] ${folder.dataset}: test ${splitReport.splits.test!.dialogues} dialogues (${splitReport.splits.test!.hours.toFixed(2)} h), test_other (dev) ${splitReport.splits.dev!.dialogues} (${splitReport.splits.dev!.hours.toFixed(2)} h), excluded for speaker overlap ${selection.excludedForSpeakerOverlap.length}`,
     );
+    for (const item of splitReport.excluded) log(`[${folder.language}] ${folder.dataset}: ${item.id} in neither test nor test_other: ${item.reason}`);
     for (const warning of selection.warnings) log(`[${folder.language}] ${folder.dataset}: warning: ${warning}`);
     for (const item of shared) log(`[${folder.language}] ${folder.dataset}: ${item.ids.length} test dialogue(s) share their source conversation with the ${item.language} test set (${item.dataset})`);
     results.push({ directory: folder.directory, report: splitReport });
@@ -257,12 +264,30 @@ export async function applySplitToVariant(baseReport: SplitReport, variantDirect
       test_small: baseReport.splits.test_small ? describe(baseReport.splits.test_small.ids) : undefined,
       dev: describe(baseReport.splits.dev?.ids ?? []),
     },
+    excluded: excludedDialogues(
+      folder.dialogues.map((dialogue) => dialogue.id),
+      [...(baseReport.splits.test?.ids ?? []), ...(baseReport.splits.dev?.ids ?? [])],
+      new Map(baseReport.excluded.map((item) => [item.id, `${item.reason} (in ${baseReport.dataset})`])),
+      `not in ${baseReport.dataset} (failed there), so in none of its splits`,
+    ),
     sharedTestWithOtherLanguages: [],
     warnings: [...baseReport.warnings, ...(missing.length > 0 ? [`not in this variant (failed here): ${missing.join(', ')}`] : [])],
   };
   await writeSplitFiles(folder, report, options.devAlias ?? true);
+  for (const item of report.excluded) options.log?.(`[${folder.language}] ${folder.dataset}: ${item.id} in neither test nor test_other: ${item.reason}`);
   options.log?.(`[${folder.language}] ${folder.dataset}: split of ${baseReport.dataset}: test ${report.splits.test!.dialogues}, test_other (dev) ${report.splits.dev!.dialogues}`);
   return report;
+}
+
+/**
+ * The dialogues of a dataset in neither test nor test_other (dev), each with its reason, in the
+ * dataset's order: nothing leaves the splits silently.
+ * @param ids every dialogue id of the dataset (all.jsonl order); `inSplits` the ids of test and dev
+ * @param reasons the known reason per excluded id; `otherwise` the reason of any other
+ */
+export function excludedDialogues(ids: readonly string[], inSplits: readonly string[], reasons: ReadonlyMap<string, string>, otherwise = 'in no split (unexpected: please report it)'): { id: string; reason: string }[] {
+  const kept = new Set(inSplits);
+  return ids.filter((id) => !kept.has(id)).map((id) => ({ id, reason: reasons.get(id) ?? otherwise }));
 }
 
 /**

@@ -387,6 +387,11 @@ export interface SynthesizeSpeechInput {
   dialogueId: string;
   text: DialogueText;
   voices: Record<SpeakerRole, VoiceSettings>;
+  /**
+   * Per turn number, the phrases a TURN_HOLD split must not fall inside (pipeline/text/turn-hold-split.ts
+   * `protectedPhrasesOf`: topics, answers); none when absent.
+   */
+  protectedPhrases?: ReadonlyMap<number, readonly string[]>;
 }
 
 /** Parameters of {@link synthesizeSpeechStage}: the dataset's engine, settings and queue. */
@@ -422,7 +427,7 @@ export interface DialogueSpeech {
 /** The script with its planned TURN_HOLD splits. @throws RangeError for a share outside [0, 1] */
 async function plannedScript(input: SynthesizeSpeechInput, parameters: SynthesizeSpeechParameters): Promise<{ holds: Map<number, QuestionParts>; script: ScriptUtterance[] }> {
   const holds = await planTurnHolds(
-    input.text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question })),
+    input.text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, protectedPhrases: input.protectedPhrases?.get(turn.turnNumber) ?? [] })),
     parameters.settings.language,
     parameters.turnHoldShare,
     dialogueRandomStream(parameters.seed, input.dialogueId, 'turn-holds'),
@@ -445,7 +450,7 @@ function backchannelScript(phrases: readonly string[]): ScriptUtterance[] {
  */
 export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeechParameters, DialogueSpeech> = {
   name: SYNTHESIZE_STAGE,
-  inputs: ['dialogueId', 'text', 'voices'],
+  inputs: ['dialogueId', 'text', 'voices', 'protectedPhrases'],
   parameters: ['synthesizer', 'settings', 'queue', 'seed', 'turnHoldShare', 'backchannelPhrases', 'progress'],
   cacheStages: [SYNTHESIZE_STAGE],
   cacheKeys: async (input, parameters) => {

@@ -81,7 +81,17 @@ export const datasetSummarySchema = z.object({
   splitQuestions: z.number().int().nonnegative(),
   splitQuestionsSpokenWhole: z.number().int().nonnegative(),
   /** Barge-in variant only (null otherwise): answers barged in on, too short, fallbacks. */
-  bargeIns: z.object({ placed: z.number().int().nonnegative(), answersTooShort: z.number().int().nonnegative(), fallbacks: z.number().int().nonnegative() }).nullable(),
+  bargeIns: z
+    .object({
+      placed: z.number().int().nonnegative(),
+      answersTooShort: z.number().int().nonnegative(),
+      fallbacks: z.number().int().nonnegative(),
+      /** What the barge-ins leave of the answers unspoken, measured on the placed cuts: seconds and words, least and median (null without barge-ins). */
+      unspoken: z
+        .object({ minimumSeconds: z.number().nullable(), medianSeconds: z.number().nullable(), minimumWords: z.number().int().nullable(), medianWords: z.number().nullable(), withoutUnspokenWords: z.number().int().nonnegative() })
+        .optional(),
+    })
+    .nullable(),
   /** The benchmark's evaluation as scripts/pipe.sh calls it for task data, without and with context. */
   evaluableEvents: z.array(evaluableEventsReportSchema),
 });

@@ -42,6 +42,8 @@ import { annotateEventsStage, type AnnotatedDialogue } from '../../stages/annota
 import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import { placeBargeInTimelineStage, placeTimelineStage, type BargeInTimeline, type PlacedTimeline } from '../../stages/place-timeline.ts';
 import { datasetRelativePath, renderDatasetStage } from '../../stages/render-dataset.ts';
+import { protectedPhrasesOf } from '../text/turn-hold-split.ts';
+import { loadDefaultQuestionPauses, withQuestionPauses } from '../timeline/question-pauses.ts';
 import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type DialogueSpeech } from '../../stages/synthesize-speech.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { prepareTextStage } from './prepare-text.ts';
@@ -201,7 +203,10 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
     const roster = speakerRoster(language, config, synthesizer);
     const shipped = shippedTimingStatisticsOf(language);
     const statisticsFile = config.timeline.statistics[language] ?? shipped.file;
-    const statistics = await loadTimingStatistics(statisticsFile);
+    // with the shipped statistics, a question split in two draws its pause from the measured pauses inside questions
+    const statistics = config.timeline.statistics[language]
+      ? await loadTimingStatistics(statisticsFile)
+      : withQuestionPauses(await loadTimingStatistics(statisticsFile), await loadDefaultQuestionPauses(language));
     if (!config.timeline.statistics[language] && shipped.prior) {
       const warning = `${language}: no measured timing statistics (its language pack has timing.statistics: null); using the cross-language prior ${path.basename(shipped.file)} (CallFriend/CallHome calls of en, ja, zh, de pooled; Stivers et al. 2009, PNAS 106:10587). Measure real ${language} conversations with duplexsynth measure and set timeline.statistics.${language}`;
       log(`warning: ${warning}`);
@@ -242,7 +247,12 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
       stageStep(synthesizeSpeechStage, {
         startAhead: SYNTHESIS_LOOKAHEAD,
         progress: 'synthesize-speech',
-        input: (work) => ({ dialogueId: work.conversation.id, text: made(work.text, 'text', work), voices: { user: work.speakers.user.voice, system: work.speakers.system.voice } }),
+        input: (work) => ({
+          dialogueId: work.conversation.id,
+          text: made(work.text, 'text', work),
+          voices: { user: work.speakers.user.voice, system: work.speakers.system.voice },
+          protectedPhrases: protectedPhrasesOf(work.conversation.turns),
+        }),
         parameters: {
           synthesizer,
           queue,
@@ -289,7 +299,7 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
     const variantSteps: StageStep<DialogueWork>[] = !variant ? [] : [
       stageStep(placeBargeInTimelineStage, {
         input: (work) => ({ dialogueId: work.conversation.id, utterances: made(work.speech, 'speech', work).spoken, backchannelClips: made(work.speech, 'speech', work).backchannelClips }),
-        parameters: { ...placement, options: { ...placement.options, gapOnlyChannel: config.channels.system }, systemYields: config.timeline.bargeIn.systemYields, detector },
+        parameters: { ...placement, options: { ...placement.options, gapOnlyChannel: config.channels.system }, systemYields: config.timeline.bargeIn.systemYields, minimumUnspoken: config.timeline.bargeIn.minimumUnspoken, detector },
         output: (work, bargeInTimeline) => ({ ...work, bargeInTimeline }),
       }),
       stageStep(annotateEventsStage, {
@@ -309,7 +319,14 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
             spoken: timeline.utterances,
             counts: {
               splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole,
-              bargeIns: { placed: timeline.bargeIns.length, answersTooShort: timeline.answersTooShort.length, fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length },
+              bargeIns: {
+                placed: timeline.bargeIns.length,
+                answersTooShort: timeline.answersTooShort.length,
+                fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length,
+                unspokenCs: timeline.bargeIns.map((bargeIn) => bargeIn.unspokenCs),
+                // measured as the metadata lists them: the answer's words starting at or after the cut
+                unspokenWords: timeline.bargeIns.map((bargeIn) => speech.spoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).length),
+              },
             },
           };
         },

@@ -30,7 +30,7 @@ import type { SpeechSynthesizer } from '../services/tts/speech-synthesizer.ts';
 import { COSYVOICE2_ENGINE_ID } from '../services/tts/cosyvoice2-fastapi.ts';
 import { COSYVOICE2_TRITON_ENGINE_ID } from '../services/tts/cosyvoice2-triton.ts';
 import { createSpeechSynthesizer, isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
-import { planTurnHolds } from '../text/turn-hold-split.ts';
+import { planTurnHolds, protectedPhrasesOf } from '../text/turn-hold-split.ts';
 import { dialogueRandomStream } from '../model/random.ts';
 import { checkBuildIsPossible, checkOfflineVoices } from './build.ts';
 import { speakerRoster } from './speaker-roster.ts';
@@ -235,8 +235,9 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
         plan.failures.push({ id: conversation.id, reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) });
         continue;
       }
+      const protectedPhrases = protectedPhrasesOf(conversation.turns);
       const holds = await planTurnHolds(
-        text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question })),
+        text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, protectedPhrases: protectedPhrases.get(turn.turnNumber) ?? [] })),
         language,
         turnHoldShare,
         dialogueRandomStream(config.seed, conversation.id, 'turn-holds'),

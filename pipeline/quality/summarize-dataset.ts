@@ -30,7 +30,7 @@ export interface DialogueSummaryInput {
   /** Questions chosen for a split but spoken whole because a part came out too short. */
   splitQuestionsSpokenWhole?: number;
   /** Barge-in variant only: answers barged in on, answers too short to hold one, smallest-barge-in fallbacks. */
-  bargeIns?: { placed: number; answersTooShort: number; fallbacks: number };
+  bargeIns?: { placed: number; answersTooShort: number; fallbacks: number; unspokenCs?: number[]; unspokenWords?: number[] };
 }
 
 const EVENT_TYPES: BenchmarkEventType[] = ['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'];
@@ -91,9 +91,30 @@ export function summarizeDataset(
             placed: sum((dialogue) => dialogue.bargeIns?.placed ?? 0),
             answersTooShort: sum((dialogue) => dialogue.bargeIns?.answersTooShort ?? 0),
             fallbacks: sum((dialogue) => dialogue.bargeIns?.fallbacks ?? 0),
+            unspoken: unspokenSummary(
+              sorted.flatMap((dialogue) => dialogue.bargeIns?.unspokenCs ?? []),
+              sorted.flatMap((dialogue) => dialogue.bargeIns?.unspokenWords ?? []),
+            ),
           }
         : null,
     evaluableEvents,
+  };
+}
+
+/** Least and median unspoken part of the barge-ins' answers (seconds from centiseconds, words); nulls without barge-ins. */
+function unspokenSummary(unspokenCs: readonly number[], unspokenWords: readonly number[]) {
+  const median = (values: readonly number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  if (unspokenCs.length === 0) return { minimumSeconds: null, medianSeconds: null, minimumWords: null, medianWords: null, withoutUnspokenWords: 0 };
+  return {
+    minimumSeconds: round(Math.min(...unspokenCs) / 100, 2),
+    medianSeconds: round(median(unspokenCs) / 100, 2),
+    minimumWords: Math.min(...unspokenWords),
+    medianWords: median(unspokenWords),
+    withoutUnspokenWords: unspokenWords.filter((words) => words === 0).length,
   };
 }
 
@@ -126,6 +147,12 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
       lines.push(
         `- barge-in variant: user barge-ins placed ${summary.bargeIns.placed}; answers too short to hold one ${summary.bargeIns.answersTooShort}; smallest barge-in used (no drawn pair fitted) ${summary.bargeIns.fallbacks}`,
       );
+      const unspoken = summary.bargeIns.unspoken;
+      if (unspoken && unspoken.minimumSeconds !== null) {
+        lines.push(
+          `- answer left unspoken by a barge-in: least ${unspoken.minimumSeconds.toFixed(2)} s / ${unspoken.minimumWords} words, median ${unspoken.medianSeconds!.toFixed(2)} s / ${unspoken.medianWords} words; barge-ins with no unspoken word ${unspoken.withoutUnspokenWords}`,
+        );
+      }
     }
     lines.push(`- questions/answers labelled BC by the 0.8 s rule: ${summary.roleLabelDisagreements.length}`);
     for (const item of summary.roleLabelDisagreements) {

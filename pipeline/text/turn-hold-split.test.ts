@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dialogueRandomStream } from '../model/random.ts';
-import { planTurnHolds, splitEnglishQuestion, splitJapaneseQuestion } from './turn-hold-split.ts';
+import { phrasesAroundBoundary, planTurnHolds, protectedBoundaries, protectedPhrasesOf, splitEnglishQuestion, splitJapaneseQuestion } from './turn-hold-split.ts';
 
 describe('splitting a question where a speaker would pause', () => {
   it('English: prefers a comma, then a relative clause, a conjunction, a phrase; never inside a word', () => {
@@ -29,6 +29,45 @@ describe('splitting a question where a speaker would pause', () => {
 
   it('English: never splits after a sentence end inside the question', () => {
     expect(splitEnglishQuestion('That is very interesting indeed. What did they do next?')).toBeNull();
+  });
+
+  it('English: never inside the turn\'s topic, a capitalised or quoted span, a number phrase or the answer (the issue 19 cases)', () => {
+    // the real TopiOCQA dev questions whose pause fell inside a title before
+    const golden = splitEnglishQuestion('Where does the man with the golden gun take place?', undefined, ['The Man with the Golden Gun (film)']);
+    expect(golden).toBeNull(); // before: "Where does the man, ‖ with the golden gun take place?"
+    // before: "Who sang all I want, ‖ for christmas in nineteen ninety-five?"; the only other place leaves three words
+    expect(splitEnglishQuestion('Who sang all I want for christmas in nineteen ninety-five?', undefined, ['All I Want for Christmas Is You'])).toBeNull();
+    expect(splitEnglishQuestion('Who sang all I want for christmas in the year nineteen ninety-five?', undefined, ['All I Want for Christmas Is You'])?.first).toBe('Who sang all I want for christmas,');
+    expect(splitEnglishQuestion('Who was the singer of count on me in the first place?', undefined, ['Count on Me (Bruno Mars song)'])?.first).toBe('Who was the singer of count on me,');
+    // a verb particle is not a phrase opening: "stand ‖ for in washington" is no pause point
+    expect(splitEnglishQuestion('What do dc stand for in washington dc?', { minimumWords: 4, minimumMorae: 8 }, ['Washington, D.C.'])).toBeNull();
+    // capitalised, quoted, number spans without being told
+    const words = 'Did he sing in The Man with the Golden Gun or "Live and Let Die" in nineteen seventy three?'.split(' ');
+    const blocked = protectedBoundaries(words);
+    for (const at of [5, 6, 7, 8, 9]) expect(blocked.has(at)).toBe(true); // inside "The Man with the Golden Gun"
+    for (const at of [12, 13, 14]) expect(blocked.has(at)).toBe(true); // inside the quote
+    for (const at of [17, 18]) expect(blocked.has(at)).toBe(true); // inside "nineteen seventy three"
+    for (const at of [1, 2, 3, 4, 10, 11, 15, 16]) expect(blocked.has(at)).toBe(false);
+    // the turn's answer is protected where the question takes it up
+    expect(protectedBoundaries('what else did the district of columbia do then'.split(' '), ['District of Columbia.']).has(5)).toBe(true);
+  });
+
+  it('protectedPhrasesOf: the topics so far and this and the previous answer, per turn', () => {
+    const phrases = protectedPhrasesOf([
+      { turnNumber: 1, topic: 'A (film)', answer: 'x' },
+      { turnNumber: 2, topic: 'B', answer: null },
+      { turnNumber: 3, topic: 'A (film)', answer: 'z' },
+    ]);
+    expect(phrases.get(1)).toEqual(['A (film)', 'x']);
+    expect(phrases.get(2)).toEqual(['A (film)', 'B', 'x']);
+    expect(phrases.get(3)).toEqual(['A (film)', 'B', 'z']);
+  });
+
+  it('phrasesAroundBoundary finds a pause inside a title (the check of scripts/check-pause-points.ts)', () => {
+    const words = 'Where does the man with the golden gun take place?'.split(' ');
+    expect(phrasesAroundBoundary(words, 4, ['The Man with the Golden Gun (film)'])).toEqual(['The Man with the Golden Gun (film)']);
+    expect(phrasesAroundBoundary(words, 2, ['The Man with the Golden Gun (film)'])).toEqual([]);
+    expect(phrasesAroundBoundary('Who sang all I want for christmas in nineteen ninety-five?'.split(' '), 4, ['All I Want for Christmas Is You'])).toHaveLength(1);
   });
 
   it('Japanese: after 、 first, else after a phrase-final particle; both parts at least eight morae', async () => {

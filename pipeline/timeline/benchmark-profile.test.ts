@@ -138,12 +138,18 @@ describe('barge-in variant', () => {
         expect(bargeIn.cutCs - bargeIn.leadCs).toBeGreaterThan(40);
         expect(bargeIn.cutCs - bargeIn.leadCs).toBeGreaterThanOrEqual(bargeIn.drawnOverlapCs);
         if (systemYields === 'runs-on') expect(bargeIn.cutCs).toBe(answer.durationCs);
-        else expect(answer.wordEndsCs).toContain(bargeIn.cutCs);
+        else {
+          expect(answer.wordEndsCs).toContain(bargeIn.cutCs);
+          // the system must stop: at least 1 s or 3 words of the answer are left unspoken
+          expect(bargeIn.unspokenCs).toBe(answer.durationCs - bargeIn.cutCs);
+          expect(bargeIn.unspokenCs >= 100 || answer.wordEndsCs.filter((end) => end > bargeIn.cutCs).length >= 3).toBe(true);
+        }
         expect(variant.utterances[bargeIn.answerIndex]!.durationCs).toBe(bargeIn.cutCs);
         const start = variant.placement.starts[bargeIn.questionIndex]!;
         expect(start - variant.placement.starts[bargeIn.answerIndex]!).toBe(bargeIn.leadCs);
       }
-      for (const index of variant.answersTooShort) expect(utterances[index]!.durationCs).toBeLessThan(100 + 41 + 60);
+      // too short: no room for the 1 s lead, a 0.41 s overlap to a word end and (next-word-boundary) 1 s or 3 words left unspoken
+      for (const index of variant.answersTooShort) expect(utterances[index]!.durationCs).toBeLessThan(100 + 41 + 60 + (systemYields === 'runs-on' ? 0 : 45 + 100));
       const events = computeEvents(placedUtteranceSegments(variant.utterances, variant.placement));
       const kept = classifyEvents(events, withContext!.settings).filter((decision) => decision.dropped === null);
       const userBargeIns = events[USER].filter((event) => event.event === 'BARGE_IN');

@@ -22,7 +22,10 @@
  * - `runs-on`: the system finishes its answer; the user starts `o` before its end (`L = d − o`).
  * A pair is feasible when `L ≥ minimumLeadCs` (the system has spoken 1 s), the cut exists, and the
  * question outlasts the rest of the answer (`question ≥ cut − L + minimumOutlastCs`), so the
- * question takes the floor and the event is a BARGE_IN anchored at the question's TURN start. Up to
+ * question takes the floor and the event is a BARGE_IN anchored at the question's TURN start; and,
+ * under `next-word-boundary`, when the cut leaves at least `minimumUnspokenCs` of the answer or
+ * `minimumUnspokenWords` of its words unspoken (default 1 s or 3 words; issue 19: a barge-in after
+ * which the answer would have ended anyway is no test of stopping, and is not placed). Up to
  * `maximumDraws` pairs are drawn per answer; when none fits, the smallest barge-in (`L` =
  * `minimumLeadCs`, `o` = 0.41 s) is tried; an answer where even that does not fit is too short to
  * hold a barge-in and keeps the ordinary (benchmark profile) transition.
@@ -65,6 +68,8 @@ export interface PlannedBargeIn {
   cutCs: Centiseconds;
   /** Words of the answer not spoken (cut off). */
   wordsCut: number;
+  /** Length of the answer's speech not spoken, centiseconds (`answer duration − cut`; 0 under `runs-on`). */
+  unspokenCs: Centiseconds;
   /** The smallest barge-in was used because no drawn pair fitted. */
   fallback: boolean;
 }
@@ -85,6 +90,9 @@ export interface BargeInVariantOptions {
   systemYields: SystemYields;
   /** Pairs drawn per answer before the smallest barge-in is tried (default 100). */
   maximumDraws: number;
+  /** `next-word-boundary`: the least of the answer a barge-in leaves unspoken, centiseconds or words (either suffices); default 100 cs, 3 words. */
+  minimumUnspokenCs?: Centiseconds;
+  minimumUnspokenWords?: number;
 }
 
 /**
@@ -108,6 +116,8 @@ export function placeBargeInVariant(
   const leads = model.bargeInLeads[direction];
   const random = dialogueRandomStream(input.seed, dialogueId, 'barge-in-variant');
   const smallestOverlap = DEFAULT_EVENT_THRESHOLDS.bargeInOverlap + 1;
+  const minimumUnspokenCs = variant.minimumUnspokenCs ?? 100;
+  const minimumUnspokenWords = variant.minimumUnspokenWords ?? 3;
 
   const placed: UtteranceToPlace[] = input.utterances.map((utterance) => ({ channel: utterance.channel, durationCs: utterance.durationCs, ...(utterance.speechSegments ? { speechSegments: utterance.speechSegments } : {}) }));
   const pinned = new Map<number, Centiseconds>();
@@ -127,6 +137,10 @@ export function placeBargeInVariant(
       const across = answer.speechSegments?.find((segment) => segment.start < cut && cut <= segment.end);
       if (across !== undefined && cut - across.start < MINIMUM_KEPT_SPEECH_CS) return null;
       if (question.durationCs < cut - leadCs + options.minimumOutlastCs) return null;
+      if (variant.systemYields === 'next-word-boundary') {
+        const unspokenWords = answer.wordEndsCs.filter((end) => end > cut).length;
+        if (answer.durationCs - cut < minimumUnspokenCs && unspokenWords < minimumUnspokenWords) return null;
+      }
       return cut;
     };
     let chosen: { leadCs: number; overlapCs: number; cutCs: number; fallback: boolean } | null = null;
@@ -159,7 +173,7 @@ export function placeBargeInVariant(
         : {}),
     };
     pinned.set(index + 1, leadCs - cutCs);
-    bargeIns.push({ answerIndex: index, questionIndex: index + 1, leadCs, drawnOverlapCs: overlapCs, cutCs, wordsCut: answer.wordEndsCs.filter((end) => end > cutCs).length, fallback });
+    bargeIns.push({ answerIndex: index, questionIndex: index + 1, leadCs, drawnOverlapCs: overlapCs, cutCs, wordsCut: answer.wordEndsCs.filter((end) => end > cutCs).length, unspokenCs: answer.durationCs - cutCs, fallback });
   }
 
   const placement = placeDialogue({ ...input, utterances: placed, options, pinnedOffsets: pinned });

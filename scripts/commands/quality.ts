@@ -8,7 +8,8 @@
  * go to standard error.
  */
 import { positiveNumber, positiveInteger, nonNegativeInteger } from './option-parsers.ts';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS, type SplitUnit } from '../../pipeline/model/split-report.ts';
 import { stat } from 'node:fs/promises';
 import { createProgressDisplay, failureOutcome, progressModeFor } from '../../pipeline/run/progress.ts';
 import { EXIT_CODES, exitCodeOf } from '../../pipeline/model/build-errors.ts';
@@ -38,6 +39,7 @@ interface SplitCommandOptions {
   testSmall?: number;
   allowSpeakerOverlap?: boolean;
   bySpeakerGroup?: boolean;
+  splitUnit: SplitUnit;
   quiet?: boolean;
 }
 
@@ -107,7 +109,12 @@ export function registerQualityCommands(program: Command): void {
     .option('--test-hours <hours>', 'target duration of test', positiveNumber, 1)
     .option('--test-small <n>', 'also write test_small.jsonl with the N best test dialogues', positiveInteger)
     .option('--allow-speaker-overlap', 'keep dev dialogues that share a speaker with test (recorded in split.json)')
-    .option('--by-speaker-group', 'fill test with whole groups of dialogues connected by shared speakers (best mean DNSMOS first)')
+    .addOption(
+      new Option('--split-unit <unit>', 'fill test with whole groups of dialogues connected by shared speakers (best mean DNSMOS first), or dialogue by dialogue (dev then drops those sharing a speaker with test); the config\'s default')
+        .choices(SPLIT_UNITS)
+        .default(DEFAULT_SPLIT_UNIT),
+    )
+    .option('--by-speaker-group', 'the same as --split-unit speaker-group (the default)')
     .option('-q, --quiet', 'no progress lines')
     .option('--no-dev-alias', 'write the rest as test_other.jsonl only (default: also as dev.jsonl)')
     .action(async (directories: string[], options: SplitCommandOptions) => {
@@ -126,7 +133,7 @@ export function registerQualityCommands(program: Command): void {
         testHours: options.testHours,
         testSmall: options.testSmall ?? null,
         speakerDisjoint: !options.allowSpeakerOverlap,
-        unit: options.bySpeakerGroup ? 'speaker-group' : 'dialogue',
+        unit: options.bySpeakerGroup ? 'speaker-group' : options.splitUnit,
         devAlias: options.devAlias,
         log,
       });
