@@ -17,8 +17,10 @@ import { writeTextGridExport } from './textgrid.ts';
 
 /** Options every format accepts. */
 export interface ExportOptions {
-  /** moshi-finetune: absolute paths in the JSONL. */
+  /** moshi-finetune, lhotse: absolute paths (default: relative to the export folder). */
   absolutePaths?: boolean;
+  /** lhotse: copy the WAVs into the export (`audio/{id}.wav`). */
+  copyAudio?: boolean;
 }
 
 /** One export format. */
@@ -29,7 +31,10 @@ export interface ExportFormat {
 
 /** The export formats by name. */
 export const EXPORT_FORMATS = {
-  lhotse: { description: 'lhotse recordings.jsonl.gz + supervisions.jsonl.gz (RecordingSet/SupervisionSet.from_jsonl)', write: writeLhotseExport },
+  lhotse: {
+    description: 'lhotse recordings.jsonl.gz + supervisions.jsonl.gz + events.jsonl.gz (RecordingSet/SupervisionSet.from_jsonl), sources relative to the export folder',
+    write: (dataset, writer, options) => writeLhotseExport(dataset, writer, { copyAudio: options.copyAudio ?? false, absolutePaths: options.absolutePaths ?? false }),
+  },
   'moshi-finetune': {
     description: 'kyutai moshi-finetune: stereo 24 kHz WAV (left system, right user), {dataset}.jsonl of {path, duration}, per-file word alignments',
     write: (dataset, writer, options) => writeMoshiFinetuneExport(dataset, writer, { absolutePaths: options.absolutePaths ?? false }),

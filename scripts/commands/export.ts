@@ -15,11 +15,12 @@ export function registerExportCommand(program: Command): void {
     .argument('<dataset-dir>', 'dataset folder data/{lang}/{domain}/{dataset}')
     .addOption(new Option('--to <format>', 'export format').choices(EXPORT_FORMAT_NAMES).makeOptionMandatory())
     .option('--out <dir>', 'export folder (default: {build}/exports/{format}/{lang}/{dataset})')
-    .option('--absolute-paths', 'moshi-finetune: absolute WAV paths in the JSONL (default: relative to the export folder)')
-    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean }) => {
+    .option('--absolute-paths', 'moshi-finetune, lhotse: absolute WAV paths (default: relative to the export folder)')
+    .option('--copy-audio', 'lhotse: copy the WAVs into the export (audio/{id}.wav), so it stands alone')
+    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean }) => {
       const out = options.out ?? defaultExportDirectory(directory, options.to);
       await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-      const result = await exportDataset(directory, options.to, out, { absolutePaths: options.absolutePaths ?? false });
+      const result = await exportDataset(directory, options.to, out, { absolutePaths: options.absolutePaths ?? false, copyAudio: options.copyAudio ?? false });
       console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
       console.log(result.directory);
     });
