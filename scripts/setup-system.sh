@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages duplexsynth needs (ffmpeg, sox, espeak-ng, Open JTalk + its voice, and
-# chromium for the report's browser test).
+# chromium and a CJK font (fonts-noto-cjk) for the report's browser test).
 # The Open JTalk voice (hts-voice-nitech-jp-atr503-m001) is in Debian's contrib section, which is not
 # in the default sources, so contrib is added first. Idempotent; needs root (or sudo).
 #
@@ -62,6 +62,9 @@ command -v open_jtalk >/dev/null || need+=(open-jtalk open-jtalk-mecab-naist-jdi
 [ -d /usr/share/hts-voice/nitech-jp-atr503-m001 ] || need+=(hts-voice-nitech-jp-atr503-m001 open-jtalk-mecab-naist-jdic)
 # headless Chromium for the HTML report's browser test (pipeline/report/report.test.ts, playwright-core)
 command -v chromium >/dev/null || need+=(chromium)
+# a CJK font, so the report's Japanese words render as glyphs and not as empty boxes (checked by the
+# report's browser test); fc-list comes with fontconfig, a dependency of chromium
+[ -n "$(fc-list :lang=ja 2>/dev/null)" ] || need+=(fonts-noto-cjk)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 for file in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
   if [ -f "$file" ]; then edit_apt_sources "$file"; fi

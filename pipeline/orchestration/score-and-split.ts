@@ -19,9 +19,9 @@ import type { LogLevel, ProgressListener } from '../run/progress.ts';
 export type SplitOutcome = { directory: string; report?: SplitReport; error?: string };
 
 /**
- * Score every written base dataset and split them; a barge-in variant holds the same dialogues as its
- * base dataset, so it takes the base's split (applySplitToVariant) rather than being scored and
- * ranked on its own. A failure here is reported, not thrown: the datasets stay valid without a split.
+ * Score every written dataset and split the base datasets; a barge-in variant holds the same dialogues
+ * as its base dataset, so it takes the base's split (applySplitToVariant) rather than being ranked on
+ * its own; it is scored all the same, for its quality table. A failure here is reported, not thrown: the datasets stay valid without a split.
  * @param summaries the summaries of the datasets written (datasets without dialogues are skipped)
  * @param log progress lines (`quality: …`)
  * @param progress the scoring's progress events (channel-seconds per dataset)
@@ -39,7 +39,9 @@ export async function scoreAndSplit(
   const directories = built.filter((summary) => summary.variant === 'default').map(directoryOf);
   const { cometKiwi } = config.quality;
   try {
-    for (const directory of directories) {
+    // every dataset is scored (a barge-in variant's recordings differ from its base's: cut answers,
+    // overlaps), so each has its quality table; only the base datasets are ranked into splits
+    for (const directory of built.map(directoryOf)) {
       log(`quality: scoring ${directory}`);
       await scoreQualityStage.run(
         { directory },

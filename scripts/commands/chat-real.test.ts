@@ -154,3 +154,57 @@ describe('duplexsynth chat refuses what it cannot make a two-channel dataset of 
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^duplexsynth: chat: recording call: .*is a mono mix/)]);
   }, 120_000);
 });
+
+/** RTTM turns of `call`: A and B take turns of 2 s every 5 s over `seconds`; C says one thing at 50 s. */
+function turnTakingRttm(id: string, seconds: number, third = true): string {
+  const lines: string[] = [];
+  for (let turn = 0; turn * 5 + 3 <= seconds; turn += 1) lines.push(`SPEAKER ${id} 1 ${(turn * 5 + 0.5).toFixed(2)} 2.00 <NA> <NA> ${turn % 2 === 0 ? 'A' : 'B'} <NA> <NA>`);
+  if (third) lines.push(`SPEAKER ${id} 1 53.00 1.00 <NA> <NA> C <NA> <NA>`);
+  return `${lines.join('\n')}\n`;
+}
+
+describe('duplexsynth chat --format rttm --audio, --speakers, --speaker-map', () => {
+  it('refuses a third speaker; with --speakers A,B and --audio builds a dataset from the turns that verify passes', async () => {
+    const folder = path.join(scratch.folder, 'rttm');
+    await mkdir(path.join(folder, 'audio'), { recursive: true });
+    await writeFile(path.join(folder, 'call.rttm'), turnTakingRttm('call', 120));
+    await soxConvert(joined, path.join(folder, 'audio', 'call.wav'), []);
+    const options = (extra: Partial<ChatOptions>) => chatOptions(path.join(scratch.folder, 'out-rttm'), { format: 'rttm', audio: path.join(folder, 'audio'), ...extra });
+    await expect(runChat([path.join(folder, 'call.rttm')], options({}))).rejects.toThrow(/call\.rttm: has 3 speakers \(A, B, C\), a two-party recording has 2: pick the two with --speakers A,B/);
+
+    const map = path.join(folder, 'speakers.tsv');
+    await writeFile(map, '# recording\tchannel\tspeaker\ncall\tB\tspk-bea\n');
+    const result = await runChat([path.join(folder, 'call.rttm')], options({ speakers: ['A', 'B'], speakerMap: map }));
+    expect(result.segments).toHaveLength(1);
+    expect(result.notes).toContain('call: speakers C left out (--speakers A,B)');
+    const manifest = JSON.parse(await readFile(path.join(result.directory, 'manifest.json'), 'utf8'));
+    expect(manifest.eventDerivation).toMatchObject({ from: 'turns', hasWords: false });
+    const metadata = JSON.parse(await readFile(path.join(result.directory, 'metadata', `${result.segments[0]?.id}.json`), 'utf8'));
+    expect(metadata.speakers).toEqual({ channel0: { speakerId: 'rttm:call:A', channel: 0 }, channel1: { speakerId: 'rttm:spk-bea', channel: 1 } });
+    expect(metadata.speech.channel0[0]).toEqual([0.5, 2.5]);
+    expect(metadata.speech.channel1[0]).toEqual([5.5, 7.5]);
+    expect((await verifyDataset(result.directory)).problems).toEqual([]);
+    // The turns are what verify checks: a changed speech segment is found.
+    metadata.speech.channel1[0] = [5.5, 9.5];
+    await writeFile(path.join(result.directory, 'metadata', `${result.segments[0]?.id}.json`), JSON.stringify(metadata));
+    expect((await verifyDataset(result.directory)).problems).toEqual([expect.stringMatching(/events re-derived from the speech segments of the metadata differ/)]);
+  }, 120_000);
+
+  it('--speaker-map gives one person one id across recordings, so the per-speaker prompt limit holds', async () => {
+    const folder = path.join(scratch.folder, 'mapped');
+    await mkdir(folder, { recursive: true });
+    for (const id of ['call1', 'call2']) {
+      await writeFile(path.join(folder, `${id}.ctm`), turnTakingCtm(id, 10));
+      await soxConvert(sharedJapaneseRecordings()[0], path.join(folder, `${id}.wav`), []);
+    }
+    const base = { format: 'ctm' as const, perSpeaker: 1, seed: 0, minSeconds: 1, maxSeconds: 10, loudness: false as const, vad: 'silero' as const };
+    const unmapped = await runPrompts([folder], { ...base, out: path.join(scratch.folder, 'pool-unmapped') });
+    expect(unmapped.summary.speakers.filter((speaker) => speaker.clips > 0).map((speaker) => speaker.speaker)).toEqual(['call1:A', 'call1:B', 'call2:A', 'call2:B']);
+    const map = path.join(folder, 'speakers.tsv');
+    await writeFile(map, 'call1\t0\tami\ncall2\tA\tami\ncall1\t1\tbo\ncall2\t1\tbo\n');
+    const mapped = await runPrompts([folder], { ...base, out: path.join(scratch.folder, 'pool-mapped'), speakerMap: map });
+    expect(mapped.summary.speakers.map((speaker) => [speaker.speaker, speaker.clips])).toEqual([['ami', 1], ['bo', 1]]);
+    await writeFile(map, 'call1\t0\tami\ncall3\t1\tbo\n');
+    await expect(runPrompts([folder], { ...base, out: path.join(scratch.folder, 'pool-bad'), speakerMap: map })).rejects.toThrow(/speakers\.tsv:2: no recording "call3" among the 2 read/);
+  }, 120_000);
+});

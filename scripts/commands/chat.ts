@@ -3,7 +3,8 @@
  * `OUT/data/{lang}/chat/{dataset}/` (../shared/docs/m3-format.md):
  *
  *     duplexsynth chat --format ctm|textgrid|nxt|candor|magicdata|... --language CODE --out OUT
- *       [--dataset NAME] [--audio DIR] [--tiers NAME...] [--test-hours H] [--no-score] PATH...
+ *       [--dataset NAME] [--audio DIR] [--tiers NAME...] [--speakers A,B] [--speaker-map FILE]
+ *       [--allow-upsample] [--test-hours H] [--no-score] PATH...
  *
  * Steps: load the recordings with their timings (any loader of corpora/, audio required), cut each
  * into segments of about 120 s without splitting an utterance (stages/cut-chat-segments.ts), write per
@@ -14,7 +15,11 @@
  * speaker groups, like the MT-QA track (stages/split-dev-test.ts `splitDatasets`).
  *
  * A recording that cannot be used (no audio, audio shorter than its timings) is listed with its
- * reason in `summary.json` (`failed`) and the others go on; exit code 3 when any failed.
+ * reason in `summary.json` (`failed`) and the others go on; exit code 3 when any failed. What cannot
+ * become one speaker per channel (a mono mix, a missing or mismatched speaker file, a third RTTM speaker
+ * without `--speakers`) and audio below 16 kHz without `--allow-upsample` are refused before anything
+ * is written (recording-checks.ts; one line, exit code 2). The manifest records how the events were
+ * derived (`eventDerivation`), which `duplexsynth verify` follows (pipeline/run/verify-chat-events.ts).
  */
 import path from 'node:path';
 import { Command, Option } from 'commander';
@@ -29,7 +34,7 @@ import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
 import { splitDatasets } from '../../stages/split-dev-test.ts';
-import { loadTranscribedRecordings } from './prompts.ts';
+import { loadTranscribedRecordings, speakerPair } from './prompts.ts';
 import { languageCode, positiveNumber } from './option-parsers.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import { chatDialogueMetadataSchema } from '../../pipeline/model/dialogue-metadata.ts';
@@ -50,6 +55,10 @@ export interface ChatOptions {
   tiers?: string[];
   vad: 'silero' | 'webrtc';
   testHours: number;
+  /** `--speakers A,B`: the two speakers of an RTTM file with more, in channel order (else such a file is refused). */
+  speakers?: [string, string];
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts), for the speaker-disjoint split. */
+  speakerMap?: string;
   /** `--allow-upsample`: take audio below 16 kHz, upsampled to 16 kHz (recorded in the summary); else refused. */
   allowUpsample?: boolean;
   /** false with `--no-score`: no DNSMOS, no split. */
@@ -163,6 +172,7 @@ async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, d
       continue;
     }
     sampleRates.add(audio.sampleRate);
+    for (const note of recording.notes) if (/--speakers|speaker map/.test(note)) notes.push(`${recording.id}: ${note}`);
     const { spans, notes: cutNotes } = chatSegmentSpans(recording.segments, audioCs);
     for (const note of cutNotes) notes.push(`${recording.id}: ${note}`);
     if (spans.length === 0) uncut.push({ id: recording.id, stage: 'cut-chat-segments', reason: cutNotes.join('; ') || `${audioCs / 100} s of audio, no segment of ${DEFAULT_CHAT_SEGMENT_OPTIONS.minimumSeconds}-${DEFAULT_CHAT_SEGMENT_OPTIONS.maximumSeconds} s` });
@@ -265,7 +275,9 @@ export function registerChatCommand(program: Command): Command {
     .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)').argParser(languageCode).makeOptionMandatory())
     .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
     .option('--dataset <name>', 'dataset folder name (default: the format)')
-    .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt)')
+    .option('--audio <dir>', 'folder of the audio, <id>.wav or <id>_0.wav + <id>_1.wav (textgrid, ctm, nxt, rttm: any format that brings no audio)')
+    .option('--speakers <A,B>', 'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)', speakerPair)
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings')
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
     .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)

@@ -16,6 +16,8 @@
  * the measuring options, `--out` as a file name only, and the PATHs relative to `--relative-to`
  * (descriptive options are recorded in their own provenance fields).
  */
+import { BuildInputError } from '../../pipeline/model/build-errors.ts';
+import { requireInputPaths } from '../../pipeline/run/command-paths.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -30,6 +32,7 @@ import {
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
 import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
+import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
 import { languageCode } from './option-parsers.ts';
 
 /** Reference corpus formats the command reads (the registry's, corpora/reference-corpora.ts). */
@@ -43,7 +46,7 @@ export type VoiceActivityDetectorName = 'silero' | 'webrtc';
 export type ReferenceRecordingLoader = (
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { language: Language; vad: VoiceActivityDetectorName },
+  options: { language: Language; vad: VoiceActivityDetectorName; tiers?: readonly string[] },
 ) => Promise<MeasurableReferenceRecording[]>;
 
 /** Language of a format whose corpus has only one (CANDOR English, MagicData Japanese); else none. */
@@ -68,6 +71,10 @@ export interface MeasureOptions {
   /** Timing resolution of the source times (seconds): atoms are spread over ± this much by the sampler. */
   timingResolution?: number;
   check?: boolean;
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
+  speakerMap?: string;
+  /** `--tiers`: the TextGrid speaker tiers in channel order (corpora/textgrid.ts `speakerTiers`). */
+  tiers?: string[];
 }
 
 function displayPath(file: string, directory: string): string {
@@ -105,9 +112,11 @@ async function withDroppedSpeakersSpeech(recording: ReferenceRecording): Promise
 export async function loadReferenceRecordingsForMeasure(
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { vad: VoiceActivityDetectorName } = { vad: 'silero' },
+  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[] } = { vad: 'silero' },
 ): Promise<MeasurableReferenceRecording[]> {
   switch (format) {
+    case 'textgrid':
+      return loadReferenceCorpus('textgrid', paths, options.tiers === undefined ? {} : { speakerTiers: options.tiers });
     case 'stereo-wav': {
       const detector = await createVoiceActivityDetector(options.vad);
       try {
@@ -136,7 +145,11 @@ export async function runMeasure(
 ): Promise<{ paths: string[]; changed: boolean }> {
   const language = options.language ?? FORMAT_LANGUAGE[options.format];
   if (language === undefined) throw new Error(`--language is required for --format ${options.format}`);
-  const recordings = await loadRecordings(options.format, paths, { language, vad: options.vad });
+  const loaded = await loadRecordings(options.format, paths, { language, vad: options.vad, ...(options.tiers === undefined ? {} : { tiers: options.tiers }) });
+  const recordings = options.speakerMap === undefined ? loaded : applySpeakerMap(loaded, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
+  if (recordings.length === 0) {
+    throw new BuildInputError(`no ${options.format} recordings found in ${paths.map((file) => path.resolve(file)).join(', ')}; give files or folders of that format`);
+  }
   const usesVad = AUDIO_FORMATS.has(options.format);
   const commandWords = [
     'duplexsynth',
@@ -146,6 +159,7 @@ export async function runMeasure(
     '--language',
     language,
     ...(usesVad ? ['--vad', options.vad] : []),
+    ...(options.tiers === undefined ? [] : ['--tiers', ...options.tiers]),
     '--sampler-use',
     options.samplerUse,
     ...(options.timingResolution !== undefined ? ['--timing-resolution', String(options.timingResolution)] : []),
@@ -197,6 +211,8 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
     .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)').argParser(languageCode))
     .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
+    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id')
     .addOption(
       new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
         .choices(['pooled', 'per-direction'])
@@ -220,6 +236,7 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     )
     .option('--check', 'write nothing; exit 1 when a file would change')
     .action(async (paths: string[], options: MeasureOptions) => {
+      await requireInputPaths(paths, `${options.format} recordings`); // a missing path: one line, nothing written
       if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
       const result = await runMeasure(paths, options, loadRecordings);
       if (options.check) {

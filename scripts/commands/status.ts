@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { PROJECT_ROOT } from '../../pipeline/config.ts';
 import { formatBuildStatus, readBuildStatus } from '../../pipeline/orchestration/build-status.ts';
+import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
 
 /** Adds the `status` command to `program`. */
 export function registerStatusCommand(program: Command): void {
@@ -17,6 +18,7 @@ export function registerStatusCommand(program: Command): void {
     .option('--cache-dir <dir>', 'the build cache (default: outputs/.cache of this project, as in the default config)')
     .option('--json', 'print the status as JSON')
     .action(async (out: string, options: { cacheDir?: string; json?: boolean }) => {
+      await requireBuildOutputFolder(out, 'status'); // a missing folder, a file, a dataset folder: exit 2
       const status = await readBuildStatus(out, options.cacheDir ? path.resolve(options.cacheDir) : path.join(PROJECT_ROOT, 'outputs', '.cache'));
       process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatBuildStatus(status));
     });
