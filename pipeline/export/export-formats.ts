@@ -5,11 +5,11 @@
 
 /** One line per format: what it writes and for which tool. */
 export const EXPORT_FORMAT_DESCRIPTIONS = {
-  lhotse: 'lhotse recordings.jsonl.gz + supervisions.jsonl.gz (RecordingSet/SupervisionSet.from_jsonl)',
+  lhotse: 'lhotse recordings.jsonl.gz + supervisions.jsonl.gz + events.jsonl.gz (RecordingSet/SupervisionSet.from_jsonl), sources relative to the export folder',
   'moshi-finetune': 'kyutai moshi-finetune: stereo 24 kHz WAV (left system, right user), {dataset}.jsonl of {path, duration}, per-file word alignments',
   huggingface: 'Hugging Face datasets AudioFolder (metadata.jsonl with file_name; test/validation splits)',
-  rttm: 'RTTM speaker segments, one {id}.rttm per dialogue',
-  textgrid: 'Praat TextGrid per dialogue: word tier per channel, events point tier',
+  rttm: 'RTTM speaker segments with SPKR-INFO lines and role-named speakers, one {id}.rttm per dialogue',
+  textgrid: 'Praat TextGrid per dialogue: word tier per channel, an interval tier per channel and event type',
   audacity: 'Audacity label tracks per dialogue: system words, user words, events',
 } as const;
 

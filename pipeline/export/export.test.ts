@@ -180,8 +180,10 @@ describe('lhotse export', () => {
     await exportDataset(dataset, 'lhotse', out);
   });
 
-  it('writes the golden lines (lhotse to_dict + save_to_jsonl)', async () => {
-    expect(await gunzipLines(path.join(out, 'recordings.jsonl.gz'))).toBe(await golden('lhotse-recordings.jsonl'));
+  it('writes the golden lines (lhotse to_dict + save_to_jsonl), sources relative to the export folder', async () => {
+    // {DATASET} is the dataset folder, here seen from the export folder (lhotse: with_path_prefix(export folder))
+    const recordingsGolden = (await golden('lhotse-recordings.jsonl')).replaceAll(dataset, path.relative(out, dataset));
+    expect(await gunzipLines(path.join(out, 'recordings.jsonl.gz'))).toBe(recordingsGolden);
     expect(await gunzipLines(path.join(out, 'supervisions.jsonl.gz'))).toBe(await golden('lhotse-supervisions.jsonl'));
   });
 
@@ -197,7 +199,7 @@ describe('lhotse export', () => {
       for (const source of recording.sources) for (const key of Object.keys(source)) expect(sourceFields).toContain(key);
       expect(recording.duration).toBeGreaterThan(0);
       expect(Math.abs(recording.num_samples / recording.sampling_rate - recording.duration)).toBeLessThanOrEqual(0.025);
-      const wav = decodeWav(await readFile(recording.sources[0].source), recording.sources[0].source);
+      const wav = decodeWav(await readFile(path.resolve(out, recording.sources[0].source)), recording.sources[0].source);
       expect([wav.channels.length, wav.channels[0]!.length]).toEqual([recording.channel_ids.length, recording.num_samples]);
       byId.set(recording.id, recording);
     }
@@ -219,12 +221,45 @@ describe('lhotse export', () => {
   it('is byte-identical when run again and records every file in duplexsynth-export.json', async () => {
     const again = path.join(scratch, 'lhotse-again');
     await exportDataset(dataset, 'lhotse', again);
-    for (const name of ['recordings.jsonl.gz', 'supervisions.jsonl.gz', EXPORT_MANIFEST_FILE]) {
+    for (const name of ['recordings.jsonl.gz', 'supervisions.jsonl.gz', 'events.jsonl.gz', EXPORT_MANIFEST_FILE]) {
       expect(await readFile(path.join(again, name))).toEqual(await readFile(path.join(out, name)));
     }
     const marker = JSON.parse(await readFile(path.join(out, EXPORT_MANIFEST_FILE), 'utf8'));
-    expect(Object.keys(marker.files)).toEqual(['recordings.jsonl.gz', 'supervisions.jsonl.gz']);
+    expect(Object.keys(marker.files)).toEqual(['events.jsonl.gz', 'recordings.jsonl.gz', 'supervisions.jsonl.gz']);
     expect(marker.source).toMatchObject({ language: 'en', dataset: 'tiny' });
+  });
+});
+
+describe('lhotse export: events, copied audio, a moved export', () => {
+  it('writes every benchmark event as a supervision with duration > 0 (lhotse qa), an overlapping TURN_SHIFT forward and marked', async () => {
+    const out = path.join(scratch, 'lhotse-events');
+    await exportDataset(dataset, 'lhotse', out);
+    const events = (await gunzipLines(path.join(out, 'events.jsonl.gz'))).trim().split('\n').map((line) => JSON.parse(line));
+    const read = await readExportDataset(dataset);
+    expect(events.filter((event) => event.recording_id === 'tiny_0001')).toHaveLength(read.dialogues[0]!.events[0].length + read.dialogues[0]!.events[1].length);
+    for (const event of events) {
+      expect(event.duration).toBeGreaterThan(0);
+      expect(Object.keys(event).sort()).toEqual(['channel', 'custom', 'duration', 'id', 'recording_id', 'speaker', 'start']);
+    }
+    expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+    const turns = events.filter((event) => event.recording_id === 'tiny_0001' && event.channel === 1 && event.custom.event === 'TURN');
+    expect(turns.map((event) => [event.start, event.duration])).toEqual([[0.5, 1.1]]);
+  });
+
+  it('--copy-audio: a self-contained export that still loads after the build folder is gone', async () => {
+    const build = path.join(scratch, 'lhotse-moved-build');
+    await cp(path.join(scratch, 'build'), build, { recursive: true });
+    const out = path.join(build, 'exports', 'lhotse');
+    await exportDataset(path.join(build, 'data', 'en', 'task', 'tiny'), 'lhotse', out, { copyAudio: true });
+    const moved = path.join(scratch, 'lhotse-moved-export');
+    await rename(out, moved);
+    await rm(build, { recursive: true, force: true });
+    for (const line of (await gunzipLines(path.join(moved, 'recordings.jsonl.gz'))).trim().split('\n')) {
+      const recording = JSON.parse(line);
+      expect(recording.sources[0].source).toBe(`audio/${recording.id}.wav`);
+      const wav = decodeWav(await readFile(path.join(moved, recording.sources[0].source)), recording.id);
+      expect(wav.channels[0]!.length).toBe(recording.num_samples);
+    }
   });
 });
 
@@ -299,6 +334,7 @@ describe('huggingface export (AudioFolder)', () => {
 
   it('puts each split in a folder named by a split keyword, with metadata.jsonl linking file_name to its WAV', async () => {
     expect((await readdir(out)).sort()).toEqual(['README.md', EXPORT_MANIFEST_FILE, 'test', 'validation']);
+    expect(await readFile(path.join(out, 'README.md'), 'utf8')).toContain('dataset.cast_column("audio", Audio(mono=False))');
     for (const split of ['test', 'validation']) {
       const lines = (await readFile(path.join(out, split, 'metadata.jsonl'), 'utf8')).trim().split('\n');
       for (const line of lines) {

@@ -91,9 +91,15 @@ Two-channel spoken dialogues (${languageName(dataset.language)}, ${dataset.domai
 M3-DuplexBench event conventions, exported by duplexsynth as an AudioFolder:
 
 \`\`\`python
-from datasets import load_dataset
+from datasets import Audio, load_dataset
 dataset = load_dataset("audiofolder", data_dir="path/to/this/folder")
+# datasets before 4.0 mix the two channels down to mono unless told otherwise:
+dataset = dataset.cast_column("audio", Audio(mono=False))
 \`\`\`
+
+The splits are folders: \`test\` (the benchmark's test.jsonl) and \`validation\` (its dev.jsonl /
+test_other.jsonl); \`test_small\` (true for the dialogues of test_small.jsonl, a subset of test) is a
+column, since a dialogue is in one split only.
 
 ${sizes}
 

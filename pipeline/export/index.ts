@@ -18,8 +18,10 @@ import { EXPORT_FORMAT_DESCRIPTIONS, EXPORT_FORMAT_NAMES, type ExportFormatName 
 
 /** Options every format accepts. */
 export interface ExportOptions {
-  /** moshi-finetune: absolute paths in the JSONL. */
+  /** moshi-finetune, lhotse: absolute paths (default: relative to the export folder). */
   absolutePaths?: boolean;
+  /** lhotse: copy the WAVs into the export (`audio/{id}.wav`). */
+  copyAudio?: boolean;
 }
 
 /** One export format. */
@@ -30,7 +32,10 @@ export interface ExportFormat {
 
 /** The export formats by name (their descriptions: ./export-formats.ts). */
 export const EXPORT_FORMATS = {
-  lhotse: { description: EXPORT_FORMAT_DESCRIPTIONS.lhotse, write: writeLhotseExport },
+  lhotse: {
+    description: EXPORT_FORMAT_DESCRIPTIONS.lhotse,
+    write: (dataset, writer, options) => writeLhotseExport(dataset, writer, { copyAudio: options.copyAudio ?? false, absolutePaths: options.absolutePaths ?? false }),
+  },
   'moshi-finetune': {
     description: EXPORT_FORMAT_DESCRIPTIONS['moshi-finetune'],
     write: (dataset, writer, options) => writeMoshiFinetuneExport(dataset, writer, { absolutePaths: options.absolutePaths ?? false }),

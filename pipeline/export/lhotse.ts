@@ -8,8 +8,12 @@
  * - One `Recording` per dialogue, a single two-channel source:
  *   `{"id", "sources": [{"type": "file", "channels": [0, 1], "source": PATH}], "sampling_rate",
  *   "num_samples", "duration", "channel_ids": [0, 1]}` (field order of the dataclass; `None` fields
- *   left out, as `asdict_nonull` does). `source` is the absolute path of the dataset's WAV: lhotse opens
- *   it as given, so the manifests point at the dataset in place (nothing is copied).
+ *   left out, as `asdict_nonull` does). `source` is the dataset's WAV by its path relative to the
+ *   export folder (the manifests' folder), so build folder and export move together; lhotse opens a
+ *   `source` as given, i.e. relative to the working directory, so load with
+ *   `RecordingSet.from_jsonl(D / "recordings.jsonl.gz").with_path_prefix(D)` (lhotse's own way to
+ *   re-root relative sources) or run from D. `copyAudio` copies the WAVs into `audio/{id}.wav` of the
+ *   export (self-contained), `absolutePaths` writes absolute paths.
  * - One `SupervisionSegment` per utterance (question, answer, placed backchannel) on its channel:
  *   `{"id", "recording_id", "start", "duration", "channel", "text", "language", "speaker", "custom",
  *   "alignment"}`; `language` is the English name as lhotse recipes write it (`"English"`,
@@ -19,8 +23,13 @@
  *   `cut_off: true`, `cut_at` (seconds, the supervision's end) and `planned_text`; `alignment.word` lists the words as
  *   `AlignmentItem.serialize()` writes them, `[symbol, start, duration, score]` with score `null`,
  *   start relative to the recording.
+ * - `events.jsonl.gz`: the benchmark events as a second SupervisionSet (`SupervisionSet.from_jsonl`),
+ *   one supervision per event on its channel, no text, `custom: {event: TYPE}`; a TURN_SHIFT whose
+ *   turn overlaps the floor (start > end) is the span [end, start] with `custom.overlap: true`, and a
+ *   zero-length one (lhotse requires a duration > 0) lasts 0.01 s with `custom.zero_length: true`.
  * Times are the dataset's centiseconds written as floats (seconds).
  */
+import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Centiseconds, Language } from '../model/types.ts';
 import type { ExportDataset } from './export-dataset.ts';
@@ -34,16 +43,20 @@ const LHOTSE_LANGUAGE: Record<Language, string> = { en: 'English', ja: 'Japanese
 const seconds = (centiseconds: Centiseconds) => pythonFloat(centiseconds / 100);
 
 /** The lhotse manifest lines of a dataset (one string per line, no newline). */
-export async function lhotseManifestLines(dataset: ExportDataset): Promise<{ recordings: string[]; supervisions: string[] }> {
+export async function lhotseManifestLines(
+  dataset: ExportDataset,
+  sourceOf: (dialogue: ExportDataset['dialogues'][number]) => string = (dialogue) => dialogue.audioFile,
+): Promise<{ recordings: string[]; supervisions: string[]; events: string[] }> {
   const recordings: string[] = [];
   const supervisions: string[] = [];
+  const events: string[] = [];
   for (const dialogue of dataset.dialogues) {
     const wav = await readWavInfo(dialogue.audioFile);
     if (wav.channels !== 2) throw new RangeError(`${dialogue.audioFile}: ${wav.channels} channels; a dialogue recording has 2`);
     recordings.push(
       pythonJson({
         id: dialogue.id,
-        sources: [{ type: 'file', channels: [0, 1], source: dialogue.audioFile }],
+        sources: [{ type: 'file', channels: [0, 1], source: sourceOf(dialogue) }],
         sampling_rate: wav.sampleRate,
         num_samples: wav.sampleCount,
         duration: pythonFloat(wav.sampleCount / wav.sampleRate),
@@ -71,8 +84,28 @@ export async function lhotseManifestLines(dataset: ExportDataset): Promise<{ rec
         }),
       );
     });
+    const all = ([0, 1] as const).flatMap((channel) => dialogue.events[channel].map((event) => ({ channel, ...event })));
+    all.sort((a, b) => Math.min(a.start, a.end) - Math.min(b.start, b.end) || a.channel - b.channel);
+    const eventWidth = String(all.length).length;
+    all.forEach((event, index) => {
+      const [start, end] = [Math.min(event.start, event.end), Math.max(event.start, event.end)];
+      const custom: Record<string, PythonJsonValue> = { event: event.event };
+      if (event.start > event.end) custom.overlap = true;
+      if (start === end) custom.zero_length = true;
+      events.push(
+        pythonJson({
+          id: `${dialogue.id}-event-${String(index).padStart(eventWidth, '0')}`,
+          recording_id: dialogue.id,
+          start: seconds(start),
+          duration: seconds(Math.max(1, end - start)),
+          channel: event.channel,
+          speaker: dialogue.speakers[event.channel],
+          custom,
+        }),
+      );
+    });
   }
-  return { recordings, supervisions };
+  return { recordings, supervisions, events };
 }
 
 /**
@@ -80,10 +113,26 @@ export async function lhotseManifestLines(dataset: ExportDataset): Promise<{ rec
  * so the bytes are deterministic).
  * @throws RangeError when a dialogue's WAV does not have two channels; WavDecodeError for an unreadable WAV
  */
-export async function writeLhotseExport(dataset: ExportDataset, writer: ExportWriter): Promise<Record<string, unknown>> {
-  const { recordings, supervisions } = await lhotseManifestLines(dataset);
+export async function writeLhotseExport(dataset: ExportDataset, writer: ExportWriter, options: { copyAudio?: boolean; absolutePaths?: boolean } = {}): Promise<Record<string, unknown>> {
+  if (options.copyAudio) for (const dialogue of dataset.dialogues) await writer.copy(`audio/${dialogue.id}.wav`, dialogue.audioFile);
+  const sourceOf = (dialogue: ExportDataset['dialogues'][number]) =>
+    options.copyAudio
+      ? options.absolutePaths
+        ? writer.finalPath(`audio/${dialogue.id}.wav`)
+        : `audio/${dialogue.id}.wav`
+      : options.absolutePaths
+        ? dialogue.audioFile
+        : path.relative(writer.finalDirectory, dialogue.audioFile).split(path.sep).join('/');
+  const { recordings, supervisions, events } = await lhotseManifestLines(dataset, sourceOf);
   const gzip = (lines: string[]) => gzipSync(Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8'), { level: 9 });
   await writer.write('recordings.jsonl.gz', gzip(recordings));
   await writer.write('supervisions.jsonl.gz', gzip(supervisions));
-  return { recordings: recordings.length, supervisions: supervisions.length };
+  await writer.write('events.jsonl.gz', gzip(events));
+  return {
+    recordings: recordings.length,
+    supervisions: supervisions.length,
+    events: events.length,
+    sources: options.absolutePaths ? 'absolute' : 'relative to the export folder: RecordingSet.from_jsonl(...).with_path_prefix(export folder)',
+    audioCopied: options.copyAudio ?? false,
+  };
 }

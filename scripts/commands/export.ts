@@ -15,8 +15,9 @@ export function registerExportCommand(program: Command): void {
     .argument('<dataset-dir>', 'dataset folder data/{lang}/{domain}/{dataset}')
     .addOption(new Option('--to <format>', 'export format').choices(EXPORT_FORMAT_NAMES).makeOptionMandatory())
     .option('--out <dir>', 'export folder (default: {build}/exports/{format}/{lang}/{dataset})')
-    .option('--absolute-paths', 'moshi-finetune: absolute WAV paths in the JSONL (default: relative to the export folder)')
-    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean }) => {
+    .option('--absolute-paths', 'moshi-finetune, lhotse: absolute WAV paths (default: relative to the export folder)')
+    .option('--copy-audio', 'lhotse: copy the WAVs into the export (audio/{id}.wav), so it stands alone')
+    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean }) => {
       const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
       await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
       const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([import('../../pipeline/export/index.ts'), import('../../pipeline/run/output-checks.ts')]);
@@ -25,7 +26,7 @@ export function registerExportCommand(program: Command): void {
       let result;
       try {
         await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-        result = await exportDataset(directory, options.to, out, { absolutePaths: options.absolutePaths ?? false });
+        result = await exportDataset(directory, options.to, out, { absolutePaths: options.absolutePaths ?? false, copyAudio: options.copyAudio ?? false });
       } catch (error) {
         await removeFoldersLeftEmpty(out, created); // a refused export leaves no empty folder
         throw error;
