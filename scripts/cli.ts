@@ -57,6 +57,17 @@ interface BuildOptions {
 }
 
 /**
+ * The build config: the `--config` file (or the built-in default) read and checked first, so a bad file
+ * is named by its reader, then the command-line overrides applied.
+ */
+async function loadBuildConfig(options: BuildOptions, modules: ConfigModules): Promise<BuildConfig> {
+  const { DEFAULT_CONFIG_FILE, loadConfigFile, configFileSetsCacheDirectory } = modules.config;
+  const loaded = await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE);
+  const configSetsCache = options.config !== undefined && (await configFileSetsCacheDirectory(options.config));
+  return applyOverrides(loaded, options, modules, configSetsCache);
+}
+
+/**
  * Apply command-line overrides to a resolved config (paths relative to the working directory).
  * A real corpus given without `--config` is built as the benchmark reads it: rules rewrite, English,
  * scored and split (test, test_small with `--test-small`, test_other and its `dev` alias) with the
@@ -120,10 +131,8 @@ function buildNameOfCorpus(corpus: string, safeFolderName: RegExp): string {
 
 async function build(options: BuildOptions): Promise<void> {
   const modules = await configModules();
-  const { DEFAULT_CONFIG_FILE, loadConfigFile, configFileSetsCacheDirectory } = modules.config;
-  const configSetsCache = options.config !== undefined && (await configFileSetsCacheDirectory(options.config));
   if (options.dryRun) {
-    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules, configSetsCache);
+    const config = await loadBuildConfig(options, modules);
     // what the build would do; no service is called and nothing is written (pipeline/orchestration/plan-build.ts)
     const { formatBuildPlan, planBuild } = await import('../pipeline/orchestration/plan-build.ts');
     const plan = await planBuild(config);
@@ -134,7 +143,7 @@ async function build(options: BuildOptions): Promise<void> {
   const display = createProgressDisplay(progressModeFor(options, process.stderr));
   let report;
   try {
-    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules, configSetsCache);
+    const config = await loadBuildConfig(options, modules);
     const { runBuild } = await import('../pipeline/orchestration/build.ts');
     report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
   } catch (error) {
