@@ -100,9 +100,9 @@ describe('duplexsynth build when things fail', () => {
     const result = await build(['--config', config]);
     expect(result.code, result.stderr).toBe(0);
     reference = await hashTree(referenceOut);
-    // two dialogues, in the dataset and in its barge-in variant
-    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa${path.sep}audio`))).toHaveLength(2);
-    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa_bargein${path.sep}audio`))).toHaveLength(2);
+    // two dialogues, in the dataset and in its barge-in variant (audio/, not the full-band masters in audio_fullband/)
+    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa${path.sep}audio${path.sep}`))).toHaveLength(2);
+    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa_bargein${path.sep}audio${path.sep}`))).toHaveLength(2);
   });
 
   it('the LLM service down for every dialogue: nothing committed, the complete dataset kept, exit 4 naming the cause', async () => {
