@@ -154,7 +154,7 @@ describe('duplexsynth build when things fail', () => {
   it.skipIf(skipReason !== undefined)(
     `a disk filling during the build: stopped with the file and the space named, old dataset intact; after freeing space the rerun completes${skipReason ? ` (skipped: ${skipReason})` : ''}`,
     async () => {
-      const disk = mountTmpfs(64 * 1024 * 1024); // room for the reference dataset, its barge-in variant and the planned audio
+      const disk = mountTmpfs(128 * 1024 * 1024); // room for the reference dataset, its barge-in variant, their full-band masters and the planned audio
       try {
         const out = path.join(disk.directory, 'out');
         await cp(referenceOut, out, { recursive: true });
