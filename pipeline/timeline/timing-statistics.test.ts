@@ -432,6 +432,26 @@ describe('shipped default statistics', () => {
     expect(target).toHaveLength(4177);
   });
 
+  it.each(['zh', 'de'])('%s comes from the CallHome RTTM calls; no speaker-change offset is an atom over 2 %%, and the sampler draws no value above 2 %%', async (language) => {
+    const statistics = await loadDefaultTimingStatistics(language);
+    expect(statistics.provenance.format).toBe('rttm');
+    expect(statistics.provenance.command).toBe(
+      `duplexsynth measure --format rttm --language ${language} --sampler-use pooled --timing-resolution 0.1 --out ${language}.timing.json corpora/reference-timing/rttm/${language}`,
+    );
+    expect(statistics.provenance.recordingsUsed).toBe(language === 'zh' ? 140 : 120);
+    // the only atoms are TURN_HOLD gaps (censored by the sampler), none among the floor-transfer offsets
+    expect(statistics.atomGuard?.atoms.filter((atom) => atom.list !== 'turnHoldGaps')).toEqual([]);
+    const lists = samplingDistributions(statistics);
+    for (const [name, values] of [
+      ['speakerChange', lists.speakerChange['channel0->channel1']],
+      ['sameSpeaker', lists.sameSpeaker],
+    ] as const) {
+      const counts = new Map<number, number>();
+      for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+      expect(Math.max(...counts.values()) / values.length, name).toBeLessThanOrEqual(0.02);
+    }
+  });
+
   it('carry provenance and the measured figures', async () => {
     const en = await loadTimingStatistics(defaultTimingFile('en.callfriend'));
     const ja = await loadDefaultTimingStatistics('ja');
