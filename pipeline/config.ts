@@ -14,7 +14,7 @@ import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesize
 import { describeIssues } from './model/validation.ts';
 import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from './model/split-report.ts';
 import { languageCodeSchema } from './model/language-code.ts';
-import { knownLanguageCodes, languagePackOf, LanguagePackError, registerLanguagePacks, parseLanguagePack, readLanguagePackFile, type LanguagePack } from './model/language-pack.ts';
+import { findLanguagePack, knownLanguageCodes, languagePackOf, LanguagePackError, registerLanguagePacks, parseLanguagePack, readLanguagePackFile, type LanguagePack } from './model/language-pack.ts';
 import { PACKAGE_ROOT } from './storage/package-files.ts';
 
 /** Project root (the folder holding package.json), the same from the sources and from dist/ (storage/package-files.ts). */
@@ -373,9 +373,9 @@ function defaultBackchannelPhrases(): Record<string, [string, ...string[]]> {
   return Object.fromEntries(knownLanguageCodes().map((code): [string, [string, ...string[]]] => [code, languagePackOf(code).phrases.backchannels as [string, ...string[]]]));
 }
 
-/** The offline speech engine of a language when the config names none: Open JTalk for Japanese, espeak-ng otherwise. */
+/** The offline speech engine of a language when the config names none: its pack's `offlineVoice.engine` (espeak-ng without a pack). */
 function defaultTts(language: string): z.output<typeof ttsLanguageConfig> {
-  return language === 'ja' ? { backend: 'open-jtalk' } : { backend: 'espeak-ng' };
+  return { backend: findLanguagePack(language)?.offlineVoice.engine ?? 'espeak-ng' };
 }
 
 /**
@@ -397,7 +397,9 @@ export function withLanguageDefaults(config: BuildConfig): BuildConfig {
     if (typeof datasets[language] !== 'string') datasets[language] = defaultDatasetName(language);
     tts[language] ??= defaultTts(language);
   }
-  return { ...config, datasets, tts };
+  const next = { ...config, datasets, tts };
+  keepConfigSource(config, next);
+  return next;
 }
 
 /**
@@ -428,6 +430,25 @@ export function ttsOf(config: Pick<BuildConfig, 'tts'>, language: string): Build
  * @throws ConfigError naming `source` and the YAML path (e.g. `audio.sampleRate`) of each problem
  */
 export function resolveConfig(value: unknown, source: string, baseDirectory: string): BuildConfig {
+  const resolved = resolveConfigValue(value, source, baseDirectory);
+  configSources.set(resolved, source);
+  return resolved;
+}
+
+const configSources = new WeakMap<BuildConfig, string>();
+
+/** The file a config was read from (for messages naming the file and field), or undefined. */
+export function configSourceOf(config: BuildConfig): string | undefined {
+  return configSources.get(config);
+}
+
+/** Records that `next` (a changed copy of `config`) still takes `languages` from `config`'s file. */
+export function keepConfigSource(config: BuildConfig, next: BuildConfig): void {
+  const source = configSources.get(config);
+  if (source !== undefined) configSources.set(next, source);
+}
+
+function resolveConfigValue(value: unknown, source: string, baseDirectory: string): BuildConfig {
   const result = buildConfigInputSchema.safeParse(value ?? {});
   if (!result.success) {
     throw new ConfigError(`${source}: invalid configuration: ${describeIssues(result.error.issues)}`);

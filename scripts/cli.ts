@@ -93,6 +93,7 @@ function applyOverrides(config: BuildConfig, options: BuildOptions, modules: Con
     registerLanguagePacks(next.languagePacks);
   }
   if (options.lang) next.languages = options.lang as BuildConfig['languages'];
+  else if (options.config) modules.config.keepConfigSource(config, next); // messages about languages name the file
   if (options.out) next.output.directory = path.resolve(options.out);
   if (options.seed !== undefined) next.seed = options.seed;
   // A real corpus given on the command line is not the demo corpus: the demo's recorded responses

@@ -18,6 +18,8 @@ import { decodeWav } from '../pipeline/audio/wav.ts';
 import { readDatasetFolder, dialogueSpeakerIds, sourceConversationKey, type DatasetDialogue } from '../pipeline/quality/dataset-files.ts';
 import { aggregateQuality, writeQualityReport, type DatasetCometKiwi, type DatasetQualityReport, type DialogueCometKiwi, type DialogueDnsmos, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
 import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
+import { speechRateUnit } from '../pipeline/quality/speech-rate.ts';
+import { findLanguagePack, languagePackSource } from '../pipeline/model/language-pack.ts';
 import { writeQualityTables } from '../pipeline/quality/tables.ts';
 import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/quality/thresholds.ts';
 import { sharedDirectory } from '../pipeline/config.ts';
@@ -122,6 +124,9 @@ export function roundDnsmos(scores: DnsmosRecordingScores): DialogueDnsmos {
   };
 }
 
+/** The language translations are made from (the prompt templates translate English: build.ts checkBuildIsPossible). */
+const TRANSLATION_SOURCE_LANGUAGE = 'en';
+
 /** Whether a dialogue is a translation: its metadata names a translation producer. */
 function isTranslated(dialogue: DatasetDialogue): boolean {
   return typeof dialogue.metadata.text?.translatedBy === 'string' && dialogue.metadata.text.translatedBy !== '';
@@ -162,10 +167,16 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     const pairsByDialogue = folder.dialogues.map((dialogue) => ({ id: dialogue.id, pairs: isTranslated(dialogue) ? translationPairs(dialogue) : [] }));
     const allPairs = pairsByDialogue.flatMap((entry) => entry.pairs);
     let scores: number[] | null = null;
+    // the direction: source = the corpus's spoken-style text (English: a build translates from English
+    // only, build.ts checkBuildIsPossible), target = the dataset's language; COMETKiwi (XLM-R) must cover both
+    const unsupported = [TRANSLATION_SOURCE_LANGUAGE, folder.language].map((code) => findLanguagePack(code)).find((pack) => pack !== undefined && !pack.cometKiwi.supported);
     if (options.cometKiwiEnabled === false) {
       datasetCometKiwi = { computed: false, reason: 'disabled by the caller (cometKiwiEnabled: false)' };
+    } else if (unsupported !== undefined) {
+      datasetCometKiwi = { computed: false, reason: `COMETKiwi does not cover ${unsupported.name} (${languagePackSource(unsupported)} cometKiwi.supported: false)` };
+      log(`[${folder.language}] COMETKiwi not computed: ${datasetCometKiwi.reason}`);
     } else {
-      log(`[${folder.language}] COMETKiwi: ${allPairs.length} translated utterances`);
+      log(`[${folder.language}] COMETKiwi ${TRANSLATION_SOURCE_LANGUAGE}→${folder.language}: ${allPairs.length} translated utterances (source text.spoken, translation text.final)`);
       try {
         const result = await (options.translationQuality ?? cometKiwiEstimator(options.cometKiwi ?? {})).score(allPairs);
         if (result.computed) {
@@ -277,7 +288,7 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     if (loaded) await loaded.close();
   }
 
-  const unit = folder.language === 'ja' ? 'mora' : 'syllable';
+  const unit = speechRateUnit(folder.language);
   const unitCounter = dialogues.find((dialogue) => dialogue.signal.unitCounter !== '')?.signal.unitCounter ?? 'none';
   const report: DatasetQualityReport = {
     format: 'duplexsynth-quality',

@@ -29,6 +29,7 @@ import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/
 import { fullBandSample, synthesizeUtterance, type FullBandClip, type SynthesizedUtterance, type SynthesizeUtteranceOptions } from '../pipeline/services/tts/synthesize-utterance.ts';
 import { estimateMorae } from '../pipeline/alignment/japanese-morae.ts';
 import { loadJapaneseTokenizer } from '../pipeline/alignment/spoken-words.ts';
+import { languagePackOf } from '../pipeline/model/language-pack.ts';
 
 /** Cache stage name; bump `SYNTHESIZE_STAGE_VERSION` when the stage's output changes meaning. */
 export const SYNTHESIZE_STAGE = 'synthesize-speech';
@@ -219,7 +220,9 @@ export async function synthesizeDialogue(
         let spokenText = utterance.text;
         let result = await synthesize(spokenText);
         let rephrasedForSpeechRate = false;
-        if (settings.language === 'ja' && speechRateIsImplausiblySlow(spokenText, result.durationCs)) {
+        // the language pack's repair of implausibly slow offline speech (ja: phrase breaks for Open JTalk)
+        const slowSpeechRepair = languagePackOf(settings.language).speechRate.slowSpeechRepair;
+        if (slowSpeechRepair !== null && speechRateIsImplausiblySlow(spokenText, result.durationCs, slowSpeechRepair.below)) {
           const rephrased = await japanesePhraseBreaks(spokenText);
           if (rephrased !== spokenText) {
             spokenText = rephrased;
@@ -261,7 +264,8 @@ export async function synthesizeDialogue(
 }
 
 /**
- * Slowest plausible Japanese speech rate, morae per second. Conversational Japanese runs at about 7–8
+ * Slowest plausible Japanese speech rate, morae per second (the Japanese pack's
+ * `speechRate.slowSpeechRepair.below`). Conversational Japanese runs at about 7–8
  * morae/s and careful read speech above 5 (Kitahara, "Speech rate in Japanese", reviewed in
  * Arai & Greenberg 1997; our Open JTalk voices speak 7–9); Open JTalk sometimes stretches a very long
  * accent phrase (a run of kanji numerals with no break) to about 2.5 morae/s.
@@ -270,12 +274,13 @@ export const MINIMUM_JAPANESE_MORAE_PER_SECOND = 4;
 
 /**
  * Whether a Japanese utterance was spoken implausibly slowly (below
- * {@link MINIMUM_JAPANESE_MORAE_PER_SECOND}), by the mora estimate of its text.
+ * `minimum`, default {@link MINIMUM_JAPANESE_MORAE_PER_SECOND}), by the mora estimate of its text.
  * @param durationCs speech duration, centiseconds
+ * @param minimum slowest plausible rate, morae per second
  */
-export function speechRateIsImplausiblySlow(text: string, durationCs: Centiseconds): boolean {
+export function speechRateIsImplausiblySlow(text: string, durationCs: Centiseconds, minimum = MINIMUM_JAPANESE_MORAE_PER_SECOND): boolean {
   if (durationCs <= 0) return false;
-  return estimateMorae(text) / (durationCs / 100) < MINIMUM_JAPANESE_MORAE_PER_SECOND;
+  return estimateMorae(text) / (durationCs / 100) < minimum;
 }
 
 /**

@@ -176,8 +176,6 @@ export function splitSegmenterWords(text: string, language: Language): SpokenWor
  */
 export const defaultWordTokenizer: WordTokenizer = {
   async tokenize(text: string, language: Language): Promise<SpokenWord[]> {
-    if (language === 'ja') return splitJapaneseMorphemes(await loadJapaneseTokenizer(), text);
-    if (language === 'en') return splitEnglishWords(text);
     const segmentation = languagePackOf(language).script.segmentation;
     if (segmentation === 'japanese-morphemes') return splitJapaneseMorphemes(await loadJapaneseTokenizer(), text);
     if (segmentation === 'intl-segmenter') return splitSegmenterWords(text, language);

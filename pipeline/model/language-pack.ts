@@ -7,7 +7,8 @@
  *
  * What each field drives:
  * - `script.scripts`: the Unicode scripts its letters are written in; the corpus check (> 50 % of the
- *   letters outside them: the text is not in this language) and the reply check (no letters in it).
+ *   letters outside them: the text is not in this language) and the reply check (no letters in it;
+ *   `missingLetters`, `latinAdvice`, `foreignLetters` word its messages).
  * - `script.segmentation`: how text becomes the words of `txt_align`: `spaces` (white space, punctuation
  *   stripped), `intl-segmenter` (ICU word boundaries, `Intl.Segmenter` word granularity, dictionary-based
  *   for Chinese, Japanese, Thai, Khmer, Lao, Burmese), `japanese-morphemes` (kuromoji IPADIC morphemes).
@@ -15,12 +16,20 @@
  *   (the LLM rewrite or translation writes numbers as words; every reply is checked to hold no digits).
  * - `offlineVoice`: the offline engine (`espeak-ng` voice name from `espeak-ng --voices`, or
  *   `open-jtalk` for Japanese) and its speaker roster (voice variants × pitches).
- * - `cosyVoice`: which CosyVoice generation supports the language, and what its text needs.
+ * - `cosyVoice`: which CosyVoice generation speaks the language (a build with a model that does not
+ *   stops before any request), the language tag sent before the text (none for CosyVoice2/3), and
+ *   what the text needs (pipeline/services/tts/cosyvoice-languages.ts).
  * - `phrases`: the user's backchannels, and the lead-ins that pad a too-short question or answer.
- * - `speechRate`: the plausible speaking rate of synthesized speech (spoken units per second).
+ * - `speechRate`: the plausible speaking rate of synthesized speech (spoken units per second), the unit
+ *   and counter of the quality speech rate (syllables; morae for Japanese), and the repair of speech an
+ *   offline engine spoke implausibly slowly (Japanese phrase breaks).
  * - `timing`: the shipped timing statistics (`pipeline/timeline/defaults/{name}.timing.json`), or null:
  *   the cross-language prior (pipeline/timeline/defaults/prior.timing.json) with a warning.
- * - `cometKiwi`: whether COMETKiwi (XLM-R based) covers the language, for translation quality estimation.
+ * - `cometKiwi`: whether COMETKiwi (XLM-R based) covers the language; scoring (English source →
+ *   this target) records "not computed" for a language it does not cover.
+ * - `pausePoints`: where a question may be split for a user TURN_HOLD (the word lists, or Japanese
+ *   particles).
+ * The word separator of a transcript follows `script.segmentation` (spaces, or none).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -57,6 +66,21 @@ export const languagePackSchema = z
         scripts: z.array(unicodeScript).nonempty(),
         /** Word segmentation of `txt_align` (see the module comment). */
         segmentation: z.enum(['spaces', 'intl-segmenter', 'japanese-morphemes']),
+        /**
+         * How the reply check (pipeline/text/text-checks.ts) names the language's letters when a line
+         * has none: "contains no {missingLetters}". Default: "{scripts} letters ({name})".
+         */
+        missingLetters: z.string().min(1).optional(),
+        /**
+         * For a language written without Latin letters: what to do with an untranslated Latin word,
+         * appended to the reply check's message ("write it in katakana"). Default: nothing appended.
+         */
+        latinAdvice: z.string().min(1).optional(),
+        /**
+         * For a language written in Latin letters: how the reply check names Chinese or Japanese
+         * characters in a line ("contains {foreignLetters}"). Default: "Japanese or Chinese characters".
+         */
+        foreignLetters: z.string().min(1).optional(),
       })
       .strict(),
     /** How numbers, dates and units become words (see the module comment). */
@@ -76,6 +100,15 @@ export const languagePackSchema = z
         cosyvoice2: z.boolean(),
         /** CosyVoice3 (zh, en, ja, ko, de, es, fr, it, ru) supports it. */
         cosyvoice3: z.boolean(),
+        /**
+         * A language tag put before the text sent to CosyVoice (`tts_text`), or null for none. CosyVoice 1
+         * (CosyVoice-300M) marks cross-lingual text with whisper-tokenizer tokens such as `<|zh|>`,
+         * `<|en|>`, `<|jp|>`, `<|yue|>`, `<|ko|>` (FunAudioLLM/CosyVoice example.py, cosyvoice/tokenizer/
+         * tokenizer.py); CosyVoice2 and 3 take none (their Qwen tokenizer has no language tokens, so a tag
+         * is read as text and gives leading garbage: ../shared/docs/services.md), hence null in every
+         * built-in pack.
+         */
+        tag: z.string().min(1).nullable().default(null),
         /** What the text needs (a language tag, katakana readings, …). */
         note: z.string().default(''),
       })
@@ -88,9 +121,32 @@ export const languagePackSchema = z
         padding: z.object({ question: z.tuple([paddingTemplate, paddingTemplate]), answer: z.tuple([paddingTemplate, paddingTemplate]) }).strict(),
       })
       .strict(),
-    /** Speaking-rate bounds of synthesized speech, in syllables per second (morae for Japanese). */
+    /**
+     * Speaking-rate bounds of synthesized speech, in the word tokenizer's units per second (letters, or
+     * morae for japanese-morphemes segmentation), and how quality scoring counts the rate.
+     */
     speechRate: z
       .object({
+        /**
+         * The unit of the speech rate that quality.json, the tables and the report give (counted by
+         * `qualityCounter`; `typical`, `minimum`, `maximum` are in the word tokenizer's units instead:
+         * letters, or morae for japanese-morphemes): `syllable` (default) or `mora`.
+         */
+        qualityUnit: z.enum(['syllable', 'mora']).default('syllable'),
+        /**
+         * How the quality speech rate's units are counted (pipeline/quality/speech-rate.ts): `english-syllables`
+         * (CMU dictionary, rules where unknown), `japanese-morae` (kuromoji IPADIC pronunciations), or
+         * `script-syllables` (default: one per Chinese character, Hangul block or kana, one per vowel group
+         * in alphabetic words).
+         */
+        qualityCounter: z.enum(['english-syllables', 'japanese-morae', 'script-syllables']).default('script-syllables'),
+        /**
+         * Speech the offline engine spoke implausibly slowly (below `below` units per second, estimated
+         * from the text) is synthesized again with phrase breaks: `japanese-phrase-breaks` puts 、 after
+         * each phrase-final particle (kuromoji), since Open JTalk stretches one long accent phrase (a run of
+         * kanji numerals) to about 2.5 morae/s (stages/synthesize-speech.ts). Default: none.
+         */
+        slowSpeechRepair: z.object({ method: z.literal('japanese-phrase-breaks'), below: z.number().positive() }).strict().nullable().default(null),
         typical: z.number().positive(),
         minimum: z.number().positive(),
         maximum: z.number().positive(),
@@ -106,6 +162,25 @@ export const languagePackSchema = z
       })
       .strict(),
     cometKiwi: z.object({ supported: z.boolean() }).strict(),
+    /**
+     * Where a question may be split for a user TURN_HOLD (pipeline/text/turn-hold-split.ts): `rules`
+     * `words` (at a comma, or before a clause word, conjunction or preposition of the lists below;
+     * words are the `txt_align` words, so a language without spaces splits at commas between segmenter
+     * words) or `japanese-particles` (after 、 or a phrase-final particle, kuromoji; `minimumMorae` each
+     * side). The word lists are compared in lower case; empty lists leave commas only.
+     */
+    pausePoints: z
+      .object({
+        rules: z.enum(['words', 'japanese-particles']).default('words'),
+        /** Words opening a relative or subordinate clause ("who", "because"). */
+        clauseWords: z.array(z.string().min(1)).default([]),
+        /** Coordinating conjunctions ("and", "but"). */
+        conjunctions: z.array(z.string().min(1)).default([]),
+        /** Prepositions that open a phrase ("in", "about"; not those mostly inside a noun or verb phrase). */
+        prepositions: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .default({ rules: 'words', clauseWords: [], conjunctions: [], prepositions: [] }),
   })
   .strict()
   .superRefine((pack, context) => {
@@ -116,6 +191,12 @@ export const languagePackSchema = z
     }
     if (pack.script.segmentation === 'japanese-morphemes' && pack.code !== 'ja') {
       context.addIssue({ code: 'custom', path: ['script', 'segmentation'], message: 'japanese-morphemes is for Japanese (ja) only' });
+    }
+    if (pack.pausePoints.rules === 'japanese-particles' && pack.script.segmentation !== 'japanese-morphemes') {
+      context.addIssue({ code: 'custom', path: ['pausePoints', 'rules'], message: 'japanese-particles needs japanese-morphemes segmentation' });
+    }
+    if (pack.speechRate.qualityCounter === 'japanese-morae' && pack.script.segmentation !== 'japanese-morphemes') {
+      context.addIssue({ code: 'custom', path: ['speechRate', 'qualityCounter'], message: 'japanese-morae needs japanese-morphemes segmentation' });
     }
     if (pack.offlineVoice.engine === 'open-jtalk' && pack.code !== 'ja') {
       context.addIssue({ code: 'custom', path: ['offlineVoice', 'engine'], message: 'open-jtalk speaks Japanese only' });

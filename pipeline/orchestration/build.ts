@@ -20,7 +20,7 @@ import path from 'node:path';
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { createResamplePool } from '../audio/resample-pool.ts';
 import type { BuildConfig } from '../config.ts';
-import { ConfigError, datasetNameOf, ttsOf } from '../config.ts';
+import { ConfigError, configSourceOf, datasetNameOf, ttsOf } from '../config.ts';
 import type { DialogueText, SourceConversation, SpeakerRole } from '../model/types.ts';
 import { buildSummarySchema, type DatasetSummary } from '../model/dataset-summary.ts';
 import { endsTheBuild } from '../model/build-errors.ts';
@@ -30,7 +30,8 @@ import type { LogLevel, ProgressListener } from '../run/progress.ts';
 import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type StageStep } from '../run/stage-runner.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { createTextBackends } from '../services/llm/text-backends.ts';
-import { createSpeechSynthesizer } from '../services/tts/synthesizer-registry.ts';
+import { createSpeechSynthesizer, REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from '../services/tts/synthesizer-registry.ts';
+import { cosyVoiceLanguageProblem } from '../services/tts/cosyvoice-languages.ts';
 import { espeakNgVoiceNames } from '../services/tts/espeak-ng.ts';
 import { drawDialogueSpeakers, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import { findLanguagePack, knownLanguageCodes, languagePackOf, languagePackSource, registerLanguagePacks } from '../model/language-pack.ts';
@@ -86,10 +87,11 @@ export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'pl
  */
 export function checkBuildIsPossible(config: BuildConfig): void {
   registerLanguagePacks(config.languagePacks);
-  for (const language of config.languages) {
+  const source = configSourceOf(config);
+  for (const [index, language] of config.languages.entries()) {
     if (!findLanguagePack(language)) {
       throw new ConfigError(
-        `languages: no language pack for ${language} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (README "Adding a language")`,
+        `${source === undefined ? 'languages' : `${source}: languages.${index}`}: no language pack for ${language} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (README "Adding a language")`,
       );
     }
   }
@@ -99,7 +101,7 @@ export function checkBuildIsPossible(config: BuildConfig): void {
     throw new ConfigError(`languages: ${translated} differs from corpus.language ${config.corpus.language}; translation is from English only (the prompt templates), so build ${config.corpus.language} alone`);
   }
   if (translated !== undefined && config.llm.translate.backend === 'none') {
-    const name = translated === 'ja' ? 'Japanese' : languagePackOf(translated).name;
+    const name = languagePackOf(translated).name;
     throw new ConfigError(
       `${name} needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ` +
         '{backend: gemini, model: gemma-4-31b-it} with GEMINI_API_KEY set, or {backend: openai-compatible, baseUrl: ..., model: ...}, ' +
@@ -107,11 +109,18 @@ export function checkBuildIsPossible(config: BuildConfig): void {
     );
   }
   for (const language of config.languages) {
-    const engine = ttsOf(config, language).backend;
-    if (engine === 'espeak-ng' && language === 'ja') {
-      throw new ConfigError('tts.ja.backend: espeak-ng cannot read kanji; use open-jtalk for Japanese');
+    const tts = ttsOf(config, language);
+    const pack = languagePackOf(language);
+    if (tts.backend === 'espeak-ng' && pack.offlineVoice.engine === 'open-jtalk') {
+      throw new ConfigError(`tts.${language}.backend: espeak-ng cannot read ${pack.name} (kanji); use open-jtalk, the offline engine of ${languagePackSource(pack)}`);
     }
-    if (engine === 'open-jtalk' && language !== 'ja') throw new ConfigError(`tts.${language}.backend: open-jtalk speaks Japanese only`);
+    if (tts.backend === 'open-jtalk' && pack.offlineVoice.engine !== 'open-jtalk') throw new ConfigError(`tts.${language}.backend: open-jtalk speaks Japanese only`);
+    // a CosyVoice model speaks the languages its generation was trained on (language pack cosyVoice)
+    if (tts.backend === 'cosyvoice2' || tts.backend === 'cosyvoice2-triton') {
+      const label = REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS[tts.backend].parse(tts.service ?? {}).model;
+      const problem = cosyVoiceLanguageProblem(language, label, `tts.${language}.service.model`);
+      if (problem !== null) throw new ConfigError(problem);
+    }
   }
 }
 

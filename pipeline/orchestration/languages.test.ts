@@ -4,7 +4,11 @@
  * the demo corpus (hand-written recorded translations) with segmenter words in txt_align; and the bad
  * input refused before any service is called. The builds run once each (beforeAll) and are shared.
  */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +19,7 @@ import { benchmarkLoaderSettings, evaluableEventsReport, evaluableShare } from '
 import { readLanguagePackFile } from '../model/language-pack.ts';
 import { splitSegmenterWords } from '../alignment/spoken-words.ts';
 import { ingestCorpus } from '../../stages/ingest-corpus.ts';
-import { checkBuildIsPossible, checkOfflineVoices, runBuild, type BuildReport } from './build.ts';
+import { checkBuildIsPossible, runBuild, type BuildReport } from './build.ts';
 
 const SPANISH_CORPUS = path.join(PROJECT_ROOT, 'corpora', 'fixtures', 'spanish_topiocqa.json');
 const BUILD_TIMEOUT = 1_200_000;
@@ -157,26 +161,67 @@ describe('Mandarin from the demo corpus (hand-written recorded translations)', (
   });
 });
 
-describe('bad input is refused before any service is called, with one line naming the file and field', () => {
-  it('an unknown language code without a pack', async () => {
-    const config = await configIn('unknown', { languages: ['xx'], corpus: { path: SPANISH_CORPUS } });
-    expect(() => checkBuildIsPossible(config)).toThrow(/languages: no language pack for xx .*--language-pack/);
-  });
+describe('bad input is refused before any service is called, with one line naming the file and field, exit code 2', () => {
+  /** Runs `duplexsynth build --config FILE` from the sources; the output folder must not appear. */
+  async function refusedBuild(name: string, value: Record<string, unknown>): Promise<string> {
+    const file = path.join(scratch, `${name}.yaml`);
+    await writeFile(file, toYaml({ name, output: { directory: `${name}/out`, cacheDirectory: `${name}/cache` }, quality: { enabled: false }, ...value }));
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'), 'build', '--config', file, '--plain'], { cwd: scratch }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (error as { code?: number }).code ?? null : 0, stderr }),
+      );
+    });
+    expect(result.code, result.stderr).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines, result.stderr).toHaveLength(1);
+    expect(existsSync(path.join(scratch, name, 'out', 'data'))).toBe(false);
+    return lines[0]!;
+  }
 
-  it('a pack missing a required field, a Chinese pack segmenting at spaces, a voice espeak-ng does not have', async () => {
+  it('an unknown language code without a pack; a pack missing a required field; a Chinese pack segmenting at spaces; a voice espeak-ng does not have; a corpus not in its declared language; a CosyVoice model that does not speak the language', async () => {
     const zh = readLanguagePackFile(path.join(PROJECT_ROOT, 'pipeline', 'model', 'language-packs', 'zh.yaml'));
     const { speechRate: _dropped, ...missing } = { ...zh, code: 'yue' };
     await writeFile(path.join(scratch, 'pack-missing.yaml'), toYaml(missing));
-    await expect(configIn('missing', { languagePacks: ['pack-missing.yaml'], corpus: { path: SPANISH_CORPUS } })).rejects.toThrow(/pack-missing\.yaml: invalid language pack: speechRate: /);
     await writeFile(path.join(scratch, 'pack-spaces.yaml'), toYaml({ ...zh, code: 'wuu', script: { scripts: ['Han'], segmentation: 'spaces' } }));
-    await expect(configIn('spaces', { languagePacks: ['pack-spaces.yaml'], corpus: { path: SPANISH_CORPUS } })).rejects.toThrow(/pack-spaces\.yaml: invalid language pack: script\.segmentation: "spaces" cannot segment Han/);
     await writeFile(path.join(scratch, 'pack-voice.yaml'), toYaml({ ...zh, code: 'hak', offlineVoice: { engine: 'espeak-ng', voice: 'no-such-voice' }, timing: { statistics: null } }));
-    const config = await configIn('voice', { languages: ['hak'], languagePacks: ['pack-voice.yaml'], corpus: { path: SPANISH_CORPUS, language: 'hak' } });
-    await expect(checkOfflineVoices(config)).rejects.toThrow(/pack-voice\.yaml: offlineVoice\.voice: espeak-ng has no voice "no-such-voice"/);
-  });
+    // a CosyVoice2 server that counts the requests it gets (it must get none)
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests += 1;
+      response.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const spanish = { path: SPANISH_CORPUS, language: 'es' };
+      const lines = await Promise.all([
+        refusedBuild('unknown', { languages: ['xx'], corpus: spanish }),
+        refusedBuild('missing', { languages: ['es'], languagePacks: ['pack-missing.yaml'], corpus: spanish }),
+        refusedBuild('spaces', { languages: ['es'], languagePacks: ['pack-spaces.yaml'], corpus: spanish }),
+        refusedBuild('voice', { languages: ['hak'], languagePacks: ['pack-voice.yaml'], corpus: { path: SPANISH_CORPUS, language: 'hak' } }),
+        refusedBuild('not-chinese', { languages: ['zh'], corpus: { path: SPANISH_CORPUS, language: 'zh' } }),
+        refusedBuild('cosyvoice', {
+          languages: ['de'],
+          corpus: { path: SPANISH_CORPUS, language: 'de' },
+          tts: { de: { backend: 'cosyvoice2', service: { urls: [url] }, voices: { user: { mode: 'cross-lingual', promptWav: 'user.wav' }, system: { mode: 'cross-lingual', promptWav: 'system.wav' } } } },
+        }),
+      ]);
+      expect(lines[0]).toMatch(/unknown\.yaml: languages\.0: no language pack for xx .*--language-pack/);
+      expect(lines[1]).toMatch(/pack-missing\.yaml: invalid language pack: speechRate: /);
+      expect(lines[2]).toMatch(/pack-spaces\.yaml: invalid language pack: script\.segmentation: "spaces" cannot segment Han/);
+      expect(lines[3]).toMatch(/pack-voice\.yaml: offlineVoice\.voice: espeak-ng has no voice "no-such-voice"/);
+      expect(lines[4]).toMatch(/spanish_topiocqa\.json: corpus\.language: zh, but 100 % of the corpus's letters are outside Mandarin Chinese's script/);
+      expect(lines[5]).toMatch(/tts\.de\.service\.model: CosyVoice2-0\.5B \(CosyVoice2\) does not speak German \(.*de\.yaml cosyVoice\.cosyvoice2: false; CosyVoice2 speaks en, ja, ko, zh; CosyVoice3 does\)/);
+      expect(requests).toBe(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, BUILD_TIMEOUT);
 
-  it('a corpus whose text is not in its declared language', async () => {
-    const config = resolveConfig({ languages: ['zh'], corpus: { path: SPANISH_CORPUS, language: 'zh' } }, 'zh.yaml', scratch);
-    await expect(ingestCorpus(config)).rejects.toThrow(/spanish_topiocqa\.json: corpus\.language: zh, but 100 % of the corpus's letters are outside Mandarin Chinese's script/);
+  it('the same checks in the library: an unknown code, a corpus not in its language', async () => {
+    const config = await configIn('unknown-library', { languages: ['xx'], corpus: { path: SPANISH_CORPUS } });
+    expect(() => checkBuildIsPossible(config)).toThrow(/unknown-library\.yaml: languages\.0: no language pack for xx .*--language-pack/);
+    const chinese = resolveConfig({ languages: ['zh'], corpus: { path: SPANISH_CORPUS, language: 'zh' } }, 'zh.yaml', scratch);
+    await expect(ingestCorpus(chinese)).rejects.toThrow(/spanish_topiocqa\.json: corpus\.language: zh, but 100 % of the corpus's letters are outside Mandarin Chinese's script/);
   });
 });

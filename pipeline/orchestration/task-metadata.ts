@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { BuildConfig } from '../config.ts';
 import type { DialogueText, Language, SourceConversation, SpeakerRole } from '../model/types.ts';
+import { languagePackOf } from '../model/language-pack.ts';
 import type { TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
 import type { SpeechSynthesizer } from '../services/tts/speech-synthesizer.ts';
 import type { SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
@@ -105,7 +106,8 @@ export function bargeInVariantMetadata(input: Omit<TaskMetadataInput, 'spoken' |
   const { timeline, config } = input;
   const record = taskDialogueMetadata({ ...input, spoken: timeline.utterances });
   // an answer the user barged in on says only the words before the cut: its transcript, and what it was to say
-  const separator = input.language === 'ja' ? '' : ' ';
+  // words are joined by spaces in a language segmented at spaces, directly in any other (zh, ja, th)
+  const separator = languagePackOf(input.language).script.segmentation === 'spaces' ? ' ' : '';
   const utterances = record.utterances.map((utterance, index) => {
     const spoken = timeline.utterances[index]!;
     const planned = baseSpoken[index]!;

@@ -10,6 +10,7 @@
  * alignments use (pipeline/alignment/spoken-words.ts, japanese-morae.ts).
  */
 import type { Language } from '../model/types.ts';
+import { findLanguagePack, languagePackOf } from '../model/language-pack.ts';
 import { estimateMorae } from '../alignment/japanese-morae.ts';
 import { loadJapaneseTokenizer, splitJapaneseMorphemes } from '../alignment/spoken-words.ts';
 
@@ -125,13 +126,16 @@ export async function countJapaneseMorae(text: string): Promise<SpokenUnitCount>
 }
 
 /**
- * Spoken units of `text` in `language`: English syllables ({@link countEnglishSyllables}) or
- * Japanese morae ({@link countJapaneseMorae}).
- * @throws WordTokenizerError for Japanese when the kuromoji dictionary cannot be loaded.
+ * Spoken units of `text` in `language`, by its language pack's `speechRate.qualityCounter`: English
+ * syllables ({@link countEnglishSyllables}), Japanese morae ({@link countJapaneseMorae}) or the
+ * syllables of its script ({@link countSyllablesOfScript}).
+ * @throws WordTokenizerError for `japanese-morae` when the kuromoji dictionary cannot be loaded;
+ *   LanguagePackError for a language without a pack.
  */
 export function countSpokenUnits(text: string, language: Language): Promise<SpokenUnitCount> {
-  if (language === 'ja') return countJapaneseMorae(text);
-  if (language === 'en') return countEnglishSyllables(text);
+  const counter = languagePackOf(language).speechRate.qualityCounter;
+  if (counter === 'japanese-morae') return countJapaneseMorae(text);
+  if (counter === 'english-syllables') return countEnglishSyllables(text);
   return Promise.resolve(countSyllablesOfScript(text));
 }
 
@@ -150,4 +154,17 @@ export function countSyllablesOfScript(text: string): SpokenUnitCount {
   for (const character of text) if (SYLLABIC_CHARACTER.test(character)) units += 1;
   units += (text.match(VOWEL_GROUP) ?? []).length;
   return { units, unit: 'syllable', counter: 'syllabic characters and vowel groups (pipeline/quality/speech-rate.ts)', estimatedWords: 0 };
+}
+
+/**
+ * The unit of a language's quality speech rate (its pack's `speechRate.qualityUnit`): `mora` or
+ * `syllable` (also for a language without a pack, e.g. a Chat dataset of any language).
+ */
+export function speechRateUnit(language: Language): 'mora' | 'syllable' {
+  return findLanguagePack(language)?.speechRate.qualityUnit ?? 'syllable';
+}
+
+/** The column label of a language's speech rate: `morae/s` or `syllables/s`. */
+export function speechRateUnitLabel(language: Language): string {
+  return speechRateUnit(language) === 'mora' ? 'morae/s' : 'syllables/s';
 }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { BenchmarkEventType, Language } from '../model/types.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { readDatasetFolder, type DatasetFolder } from './dataset-files.ts';
+import { speechRateUnit, speechRateUnitLabel } from './speech-rate.ts';
 import { aggregateQuality, readQualityReport, type DatasetCometKiwi, type QualityAggregates } from './quality-report.ts';
 
 /** Name of the split report a split stage writes in the dataset folder. */
@@ -118,7 +119,7 @@ export async function buildDatasetTables(directory: string): Promise<DatasetTabl
   const report = await readQualityReport(folder.directory);
   const splits = await readSplitIds(folder);
   const qualityById = new Map((report?.dialogues ?? []).map((dialogue) => [dialogue.id, dialogue]));
-  const unit = folder.language === 'ja' ? 'mora' : 'syllable';
+  const unit = speechRateUnit(folder.language);
   const quality: QualityRow[] = [];
   const statistics: StatisticsRow[] = [];
   for (const [split, ids] of splits) {
@@ -161,7 +162,7 @@ export function formatTablesMarkdown(tables: readonly DatasetTables[]): string {
     if (!table.scored) {
       lines.push('not scored (run `duplexsynth score` on the dataset folder)', '');
     } else {
-      const unit = table.language === 'ja' ? 'morae/s' : 'syllables/s';
+      const unit = speechRateUnitLabel(table.language);
       lines.push(`| split | dialogues | DNSMOS OVRL | SIG | BAK | P808 | COMETKiwi | loudness (LUFS, mean channel) | max true peak (dBTP) | speech rate (${unit}) | role/label disagreements |`);
       lines.push('|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|');
       for (const row of table.quality) {

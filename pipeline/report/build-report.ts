@@ -29,6 +29,7 @@ import { DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUATION_EVENT_TYPES, evaluab
 import { readExportDataset, type ExportDataset } from '../export/export-dataset.ts';
 import type { Centiseconds, Channel } from '../model/types.ts';
 import { buildDatasetTables, type DatasetTables } from '../quality/tables.ts';
+import { speechRateUnitLabel } from '../quality/speech-rate.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { CHANNEL_DIRECTIONS, fitTimingModel, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
@@ -147,7 +148,7 @@ async function measuredOffsets(statisticsFile: string | null, gapDirections: Rea
 
 function qualityTable(tables: DatasetTables): string {
   if (!tables.scored) return '<p class="note">Not scored: the build ran without quality scoring (run <code>duplexsynth score</code> on the dataset folder).</p>';
-  const unit = tables.language === 'ja' ? 'morae/s' : 'syllables/s';
+  const unit = speechRateUnitLabel(tables.language);
   const rows: Cell[][] = tables.quality.map((row) => {
     const quality = row.quality;
     if (quality === null) return [row.split, null, 'not scored', null, null, null, null, null, null, null];

@@ -14,7 +14,7 @@ export interface SpeakableTextOptions {
   allowedLatinWords?: ReadonlySet<string>;
 }
 
-const JAPANESE_SCRIPT = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
+const CHINESE_OR_JAPANESE_SCRIPT = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 const ACRONYM = /^[A-Z]{1,5}$/;
 /** Markup and bracket characters a spoken line must not contain (Japanese 「」 quotes are fine). */
 const MARKUP = /[*_#`<>[\]{}()|\\~^=]/;
@@ -24,8 +24,9 @@ const MARKUP = /[*_#`<>[\]{}()|\\~^=]/;
  * digits and letters count as their ASCII forms.
  *
  * - every language: not empty; no Arabic digits; no markup or bracket characters;
- * - `en`: contains Latin letters and no Japanese script;
- * - `ja`: contains kana or kanji; Latin words only when allowed acronyms.
+ * - by the language pack's `script`: letters of its scripts (else "contains no {missingLetters}"); for a
+ *   language written in Latin letters no Chinese or Japanese characters ("contains {foreignLetters}");
+ *   for any other, no Latin words but acronyms and allowed words (with `latinAdvice` appended).
  *
  * @param text one question or answer.
  * @param language the language the text must be in.
@@ -41,28 +42,14 @@ export function findSpeakableTextProblems(text: string, language: Language, opti
   const markup = normalised.match(new RegExp(MARKUP.source, 'g'));
   if (markup !== null) problems.push(`contains markup or bracket characters (${quoteList(markup)})`);
 
-  if (language === 'en') {
-    if (!/[A-Za-z]/.test(normalised)) problems.push('contains no English words');
-    if (JAPANESE_SCRIPT.test(normalised)) problems.push('contains Japanese characters');
-  } else if (language !== 'ja') {
-    // any other language: its pack's script (pipeline/model/language-pack.ts)
-    const pack = languagePackOf(language);
-    const inScript = new RegExp(pack.script.scripts.map((name) => `\\p{Script=${name}}`).join('|'), 'u');
-    if (!inScript.test(normalised)) problems.push(`contains no ${pack.script.scripts.join(' or ')} letters (${pack.name})`);
-    if (!pack.script.scripts.includes('Latin')) {
-      const latinWords = (normalised.match(/[A-Za-z]+(?:['’.-][A-Za-z]+)*/g) ?? []).filter((word) => !ACRONYM.test(word) && options.allowedLatinWords?.has(word) !== true);
-      if (latinWords.length > 0) problems.push(`contains untranslated Latin text (${quoteList(latinWords)})`);
-    } else if (JAPANESE_SCRIPT.test(normalised)) problems.push('contains Japanese or Chinese characters');
-  } else {
-    if (!JAPANESE_SCRIPT.test(normalised)) problems.push('contains no kana or kanji');
-    const latinWords = normalised.match(/[A-Za-z]+(?:['’.-][A-Za-z]+)*/g) ?? [];
-    const untranslated = latinWords.filter(
-      (word) => !ACRONYM.test(word) && options.allowedLatinWords?.has(word) !== true,
-    );
-    if (untranslated.length > 0) {
-      problems.push(`contains untranslated Latin text (${quoteList(untranslated)}); write it in katakana`);
-    }
-  }
+  // the language's script, by its pack (pipeline/model/language-pack.ts `script`)
+  const pack = languagePackOf(language);
+  const inScript = new RegExp(pack.script.scripts.map((name) => `\\p{Script=${name}}`).join('|'), 'u');
+  if (!inScript.test(normalised)) problems.push(`contains no ${pack.script.missingLetters ?? `${pack.script.scripts.join(' or ')} letters (${pack.name})`}`);
+  if (!pack.script.scripts.includes('Latin')) {
+    const latinWords = (normalised.match(/[A-Za-z]+(?:['’.-][A-Za-z]+)*/g) ?? []).filter((word) => !ACRONYM.test(word) && options.allowedLatinWords?.has(word) !== true);
+    if (latinWords.length > 0) problems.push(`contains untranslated Latin text (${quoteList(latinWords)})${pack.script.latinAdvice ? `; ${pack.script.latinAdvice}` : ''}`);
+  } else if (CHINESE_OR_JAPANESE_SCRIPT.test(normalised)) problems.push(`contains ${pack.script.foreignLetters ?? 'Japanese or Chinese characters'}`);
   return problems;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dialogueRandomStream } from '../model/random.ts';
-import { phrasesAroundBoundary, planTurnHolds, protectedBoundaries, protectedPhrasesOf, splitEnglishQuestion, splitJapaneseQuestion } from './turn-hold-split.ts';
+import { phrasesAroundBoundary, planTurnHolds, protectedBoundaries, protectedPhrasesOf, splitEnglishQuestion, splitJapaneseQuestion, splitQuestion } from './turn-hold-split.ts';
 
 describe('splitting a question where a speaker would pause', () => {
   it('English: prefers a comma, then a relative clause, a conjunction, a phrase; never inside a word', () => {
@@ -19,6 +19,23 @@ describe('splitting a question where a speaker would pause', () => {
     const parts = splitEnglishQuestion(text)!;
     expect(`${parts.first.replace(/,$/, '')} ${parts.second}`).toBe(text);
     expect(text.split(' ')).toContain(parts.second.split(' ')[0]);
+  });
+
+  it('other languages by their pack\'s pausePoints: German clause words and prepositions, Mandarin commas between segmenter words', async () => {
+    // German: before "weil" (a clause word of de.yaml), not at an English word
+    expect(await splitQuestion('Warum hat die Band damals aufgehört, weil der Sänger krank war?', 'de')).toEqual({
+      first: 'Warum hat die Band damals aufgehört,',
+      second: 'weil der Sänger krank war?',
+      boundary: 'comma',
+    });
+    expect(await splitQuestion('Wann hat die Band ihre Tour beendet weil der Sänger krank war?', 'de')).toMatchObject({ second: 'weil der Sänger krank war?', boundary: 'clause' });
+    expect(await splitQuestion('Wann hat die Band ihre Tour beendet and who bought it?', 'de')).toBeNull(); // "and" is English, not in de.yaml
+    // Mandarin: written without spaces; split at the comma, each part at least four segmenter words, joined without a space
+    const text = '那么我想请问一下，这座博物馆是哪一年建成的？';
+    const parts = (await splitQuestion(text, 'zh'))!;
+    expect(parts).toMatchObject({ first: '那么我想请问一下，', boundary: 'comma' });
+    expect(parts.first + parts.second).toBe(text);
+    expect(await splitQuestion('这座博物馆在哪里？', 'zh')).toBeNull(); // too short for two parts of four words
   });
 
   it('English: no split when a part would have fewer than four words (it would be spoken in under a second)', () => {

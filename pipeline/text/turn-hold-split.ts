@@ -31,6 +31,7 @@
 import type { Language, SourceTurn } from '../model/types.ts';
 import { estimateMorae } from '../alignment/japanese-morae.ts';
 import { loadJapaneseTokenizer } from '../alignment/spoken-words.ts';
+import { languagePackOf } from '../model/language-pack.ts';
 
 /** A question split in two. `first` ends with a comma (、) so the engine ends it as a continuation. */
 export interface QuestionParts {
@@ -48,9 +49,19 @@ export interface SplitOptions {
 
 export const DEFAULT_SPLIT_OPTIONS: Readonly<SplitOptions> = Object.freeze({ minimumWords: 4, minimumMorae: 8 });
 
-const CLAUSE_WORDS = new Set(['who', 'whom', 'whose', 'which', 'that', 'where', 'when', 'because', 'if', 'while', 'since', 'although', 'though', 'after', 'before', 'until', 'whether']);
-const CONJUNCTIONS = new Set(['and', 'but', 'or', 'so']);
-const PREPOSITIONS = new Set(['in', 'on', 'at', 'for', 'about', 'from', 'with', 'during', 'by', 'into', 'between', 'against', 'over', 'under', 'through', 'like']);
+/** The pause-point word lists of a language (its pack's `pausePoints`), lower case. */
+export interface PauseWords {
+  clauseWords: ReadonlySet<string>;
+  conjunctions: ReadonlySet<string>;
+  prepositions: ReadonlySet<string>;
+}
+
+/** The pause-point words of a language pack (English: pipeline/model/language-packs/en.yaml). */
+export function pauseWordsOf(language: Language): PauseWords {
+  const lists = languagePackOf(language).pausePoints;
+  const lower = (words: readonly string[]) => new Set(words.map((word) => word.toLowerCase()));
+  return { clauseWords: lower(lists.clauseWords), conjunctions: lower(lists.conjunctions), prepositions: lower(lists.prepositions) };
+}
 /** Words that join the capitalised words of a title ("The Man with the Golden Gun", "Lord of the Rings"). */
 const TITLE_JOINERS = new Set(['of', 'the', 'with', 'and', 'for', 'a', 'an', 'in', 'on', 'to', 'at', 'from', 'by', 'is', 'me', 'you']);
 const NUMBER_WORDS = new Set(
@@ -183,25 +194,51 @@ export function protectedBoundaries(words: readonly string[], phrases: readonly 
  * @param protectedPhrases phrases the split must not fall inside (the turn's topic, its answer; see `protectedPhrasesOf`)
  */
 export function splitEnglishQuestion(text: string, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = []): QuestionParts | null {
-  const words = text.trim().split(/\s+/).filter((word) => word.length > 0);
+  return splitQuestionAtWords(text.trim().split(/\s+/).filter((word) => word.length > 0), ' ', pauseWordsOf('en'), options, protectedPhrases);
+}
+
+/**
+ * The words of a question written without spaces between words (Chinese, Thai): ICU word segments
+ * (`Intl.Segmenter`), each with the punctuation and spaces after it attached, so that joined they are
+ * the text again.
+ */
+function segmenterWordsWithPunctuation(text: string, language: Language): string[] {
+  const words: string[] = [];
+  for (const segment of new Intl.Segmenter(language, { granularity: 'word' }).segment(text.trim())) {
+    if (segment.isWordLike || words.length === 0) words.push(segment.segment);
+    else words[words.length - 1] += segment.segment;
+  }
+  return words;
+}
+
+/**
+ * Where to split a question given as words (module comment): at a comma, before a clause word, a
+ * conjunction or a phrase-opening preposition of `pauseWords`, never inside a protected span, both
+ * parts at least `minimumWords` words; or null.
+ * @param words the question's words with their punctuation attached
+ * @param separator what joins two words (a space, or nothing for a language written without spaces)
+ */
+function splitQuestionAtWords(words: readonly string[], separator: string, pauseWords: PauseWords, options: SplitOptions, protectedPhrases: readonly string[]): QuestionParts | null {
   const protectedAt = protectedBoundaries(words, protectedPhrases);
   const candidates: { at: number; boundary: QuestionParts['boundary'] }[] = [];
+  const bare = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{M}']/gu, '');
   for (let at = options.minimumWords; at <= words.length - options.minimumWords; at += 1) {
     if (protectedAt.has(at)) continue;
     const before = words[at - 1]!;
-    const next = words[at]!.toLowerCase().replace(/[^a-z']/g, '');
-    const afterNext = (words[at + 1] ?? '').toLowerCase().replace(/[^a-z']/g, '');
-    if (/,$/.test(before)) candidates.push({ at, boundary: 'comma' });
-    else if (/[.;:!?]$/.test(before)) continue; // a sentence end inside the question: no continuation there
-    else if (CLAUSE_WORDS.has(next)) candidates.push({ at, boundary: 'clause' });
-    else if (CONJUNCTIONS.has(next)) candidates.push({ at, boundary: 'conjunction' });
+    const next = bare(words[at]!);
+    const afterNext = bare(words[at + 1] ?? '');
+    if (/[,，、]$/.test(before)) candidates.push({ at, boundary: 'comma' });
+    else if (/[.;:!?。；：！？]$/.test(before)) continue; // a sentence end inside the question: no continuation there
+    else if (pauseWords.clauseWords.has(next)) candidates.push({ at, boundary: 'clause' });
+    else if (pauseWords.conjunctions.has(next)) candidates.push({ at, boundary: 'conjunction' });
     // a preposition opens a phrase only when words follow that are not another preposition ("stand for in ...")
-    else if (PREPOSITIONS.has(next) && !/[.?!]$/.test(words[at]!) && afterNext !== '' && !PREPOSITIONS.has(afterNext)) candidates.push({ at, boundary: 'phrase' });
+    else if (pauseWords.prepositions.has(next) && !/[.?!。？！]$/.test(words[at]!) && afterNext !== '' && !pauseWords.prepositions.has(afterNext)) candidates.push({ at, boundary: 'phrase' });
   }
   const chosen = pickBest(candidates, words.length);
   if (chosen === null) return null;
-  const first = words.slice(0, chosen.at).join(' ').replace(/[,;:]?$/, ',');
-  return { first, second: words.slice(chosen.at).join(' '), boundary: chosen.boundary };
+  const comma = separator === '' ? '，' : ',';
+  const first = words.slice(0, chosen.at).join(separator).replace(/[,;:，；：、]?$/, comma);
+  return { first, second: words.slice(chosen.at).join(separator), boundary: chosen.boundary };
 }
 
 /**
@@ -234,11 +271,17 @@ export async function splitJapaneseQuestion(text: string, options: SplitOptions 
 }
 
 /**
- * The split of a question in either language (see the two functions), or null. Protected phrases
- * apply to English (the source topics and answers are English).
+ * The split of a question in a language, by its pack's `pausePoints` (pipeline/model/language-pack.ts):
+ * `japanese-particles` ({@link splitJapaneseQuestion}), or `words` with the pack's word lists (words
+ * at spaces, or segmenter words for a language written without spaces), or null. Protected phrases
+ * are matched word for word (the source topics and answers are English).
+ * @throws LanguagePackError for a language without a pack; WordTokenizerError when kuromoji cannot load
  */
 export async function splitQuestion(text: string, language: Language, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = []): Promise<QuestionParts | null> {
-  return language === 'ja' ? splitJapaneseQuestion(text, options) : splitEnglishQuestion(text, options, protectedPhrases);
+  const pack = languagePackOf(language);
+  if (pack.pausePoints.rules === 'japanese-particles') return splitJapaneseQuestion(text, options);
+  if (pack.script.segmentation === 'spaces') return splitQuestionAtWords(text.trim().split(/\s+/).filter((word) => word.length > 0), ' ', pauseWordsOf(language), options, protectedPhrases);
+  return splitQuestionAtWords(segmenterWordsWithPunctuation(text, language), '', pauseWordsOf(language), options, protectedPhrases);
 }
 
 /**

@@ -9,6 +9,8 @@ import { SpeechSynthesisQuarantineError } from './remote-synthesizer.ts';
 import { SpeechSynthesisError } from './speech-synthesizer.ts';
 import { loadJapaneseTokenizer } from '../../alignment/spoken-words.ts';
 import { synthesizeUtterance } from './synthesize-utterance.ts';
+import { languagePackOf, registerLanguagePacks } from '../../model/language-pack.ts';
+import { cosyVoiceLanguageProblem, cosyVoiceLanguages } from './cosyvoice-languages.ts';
 import { startCosyVoiceLoopbackServer } from './testing/cosyvoice-loopback-server.ts';
 import { faultsByRequestIndex, type LoopbackServer } from './testing/loopback-speech.ts';
 import { fixtureDirectory, writePromptFixture, type PromptFixture } from './testing/prompt-fixtures.ts';
@@ -76,6 +78,29 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
     expect(request?.prompt).toMatchObject({ sampleRate: 16000, channels: 1 });
     expect(synthesizer.version).toContain('24000 Hz');
     expect(synthesizer.statistics()).toMatchObject({ requested: 1, succeeded: 1, attempts: 1, retries: 0, quarantined: 0 });
+  });
+
+  it('speaks the languages of its model generation by the language packs, and sends a pack\'s tag before the text', async () => {
+    // CosyVoice2: zh, en, ja, ko (yue has no built-in pack); CosyVoice3 adds de, es, fr
+    expect(cosyVoiceLanguages('cosyvoice2')).toEqual(['en', 'ja', 'ko', 'zh']);
+    expect(cosyVoiceLanguages('cosyvoice3')).toEqual(['de', 'en', 'es', 'fr', 'ja', 'ko', 'zh']);
+    expect(cosyVoiceLanguageProblem('de', 'CosyVoice2-0.5B', 'tts.de.service.model')).toMatch(
+      /^tts\.de\.service\.model: CosyVoice2-0\.5B \(CosyVoice2\) does not speak German \(.*de\.yaml cosyVoice\.cosyvoice2: false; CosyVoice2 speaks en, ja, ko, zh; CosyVoice3 does\)$/,
+    );
+    expect(cosyVoiceLanguageProblem('de', 'Fun-CosyVoice3-0.5B-2512', 'tts.de.service.model')).toBeNull();
+    const loopback = await server();
+    const cosyVoice2 = await createCosyVoice2Synthesizer(settings([loopback.url]));
+    const refused = await cosyVoice2.synthesize({ text: 'Guten Tag, wie geht es Ihnen heute?', language: 'de', voice: zeroShot() }).catch((error: unknown) => error);
+    expect((refused as SpeechSynthesisError).failure).toBe('unsupported-language');
+    expect(loopback.requests).toHaveLength(0);
+    const cosyVoice3 = await createCosyVoice2Synthesizer(settings([loopback.url], { model: 'Fun-CosyVoice3-0.5B-2512' }));
+    expect(cosyVoice3.languages).toContain('de');
+    // a pack that asks for a tag (as CosyVoice 1's cross-lingual <|en|>) has it put before tts_text
+    registerLanguagePacks([{ ...languagePackOf('en'), code: 'en-GB', name: 'British English', cosyVoice: { cosyvoice2: true, cosyvoice3: true, tag: '<|en|>', note: '' } }]);
+    const tagged = await createCosyVoice2Synthesizer(settings([loopback.url]));
+    await tagged.synthesize({ text: TEXT, language: 'en-GB', voice: { mode: 'cross-lingual', promptWav: prompt.path } });
+    await tagged.synthesize({ text: TEXT, language: 'en', voice: { mode: 'cross-lingual', promptWav: prompt.path } });
+    expect(loopback.requests.map((request) => request.fields.tts_text)).toEqual([`<|en|>${TEXT}`, TEXT]);
   });
 
   it('sends cross-lingual without a transcript and instruct2 with its instruction', async () => {

@@ -10,7 +10,8 @@
  * text segment; the sample rate is the model's and not in the answer (24000 Hz for CosyVoice2, a
  * setting here). One server process handles one request at a time: throughput comes from several
  * URLs (service-endpoints.ts). No language tag is put in the text (upstream: tags cause leading
- * garbage).
+ * garbage) unless the language pack sets `cosyVoice.tag`; the languages spoken are the packs' (CosyVoice2
+ * or 3 by the `model` label: cosyvoice-languages.ts).
  *
  * Faults handled (remote-synthesizer.ts): HTTP 500 (some versions fail on zero-shot: optional
  * fallback to cross-lingual), streams cut early, silence or hallucinated tails, slow servers.
@@ -34,6 +35,7 @@ import {
   type RemoteSynthesizerOptions,
 } from './remote-synthesizer.ts';
 import { SpeechSynthesisError } from './speech-synthesizer.ts';
+import { cosyVoiceGeneration, cosyVoiceLanguages, cosyVoiceText } from './cosyvoice-languages.ts';
 import type { SpeechActivityDetector } from './synthesis-checks.ts';
 import { guessTranscriptLanguage, VOICE_PROMPT_MAXIMUM_SECONDS, VoicePromptCache, voicePromptTempo } from './voice-prompt.ts';
 
@@ -105,7 +107,6 @@ export type CosyVoice2FastApiSettings = z.output<typeof cosyVoice2FastApiSetting
 /** The FastAPI protocol as a {@link RemoteSpeechBackend}. */
 export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVoice> {
   readonly engine = COSYVOICE2_ENGINE_ID;
-  readonly languages: readonly Language[] = ['en', 'ja'];
   readonly voiceSchema = cosyVoiceVoiceSchema;
   readonly description: string;
   private readonly prompts: VoicePromptCache;
@@ -122,6 +123,11 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
     this.prompts = new VoicePromptCache(COSYVOICE2_ENGINE_ID, promptCacheSize);
     const fallback = settings.zeroShotFallback === 'none' ? 'no zero-shot fallback' : `zero-shot falls back to ${settings.zeroShotFallback} after ${settings.zeroShotFallbackAfter} HTTP 500`;
     this.description = `FastAPI ${settings.model}, ${fallback}`;
+  }
+
+  /** The languages the served model speaks, by the language packs (cosyvoice-languages.ts). */
+  get languages(): readonly Language[] {
+    return cosyVoiceLanguages(cosyVoiceGeneration(this.settings.model));
   }
 
   /**
@@ -177,7 +183,7 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
     }
     const prompt = await this.prompts.get(voice.promptWav);
     const form = new FormData();
-    form.append('tts_text', attempt.spokenText);
+    form.append('tts_text', cosyVoiceText(attempt.spokenText, attempt.language));
     if (mode === 'zero-shot') form.append('prompt_text', await attempt.toSpoken(voice.promptText as string));
     if (mode === 'instruct2') form.append('instruct_text', voice.instructText as string);
     form.append('prompt_wav', new Blob([prompt.wavBytes], { type: 'audio/wav' }), 'prompt.wav');

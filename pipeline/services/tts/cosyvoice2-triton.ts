@@ -43,6 +43,7 @@ import {
   type RemoteSynthesizerOptions,
 } from './remote-synthesizer.ts';
 import { SpeechSynthesisError } from './speech-synthesizer.ts';
+import { cosyVoiceGeneration, cosyVoiceLanguages, cosyVoiceText } from './cosyvoice-languages.ts';
 import type { SpeechActivityDetector } from './synthesis-checks.ts';
 import { guessTranscriptLanguage, VOICE_PROMPT_MAXIMUM_SECONDS, VoicePromptCache, voicePromptTempo } from './voice-prompt.ts';
 
@@ -188,7 +189,6 @@ export function tensorNumbers(data: unknown): number[] | null {
 /** The Triton protocol as a {@link RemoteSpeechBackend}. */
 export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTritonVoice> {
   readonly engine = COSYVOICE2_TRITON_ENGINE_ID;
-  readonly languages: readonly Language[] = ['en', 'ja'];
   readonly voiceSchema = cosyVoiceTritonVoiceSchema;
   readonly description: string;
   private readonly prompts: VoicePromptCache;
@@ -209,6 +209,11 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
     this.prompts = new VoicePromptCache(COSYVOICE2_TRITON_ENGINE_ID, promptCacheSize);
     this.description = `Triton ${settings.model} (model ${settings.modelName})`;
     this.route = `/v2/models/${settings.modelName}/infer`;
+  }
+
+  /** The languages the served model speaks, by the language packs (cosyvoice-languages.ts). */
+  get languages(): readonly Language[] {
+    return cosyVoiceLanguages(cosyVoiceGeneration(this.settings.model));
   }
 
   /**
@@ -244,13 +249,14 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
     const prompt = await this.prompts.get(attempt.voice.promptWav);
     const referenceText = await attempt.toSpoken(attempt.voice.promptText);
     const length = prompt.samples.length;
-    if (this.binaryTensors) return this.buildBinaryRequest(prompt.samples, referenceText, attempt.spokenText);
+    const targetText = cosyVoiceText(attempt.spokenText, attempt.language);
+    if (this.binaryTensors) return this.buildBinaryRequest(prompt.samples, referenceText, targetText);
     const body =
       `{"inputs":[` +
       `{"name":"reference_wav","shape":[1,${length}],"datatype":"FP32","data":[[${formatSamples(prompt.samples)}]]},` +
       `{"name":"reference_wav_len","shape":[1,1],"datatype":"INT32","data":[[${length}]]},` +
       `{"name":"reference_text","shape":[1,1],"datatype":"BYTES","data":[${JSON.stringify(referenceText)}]},` +
-      `{"name":"target_text","shape":[1,1],"datatype":"BYTES","data":[${JSON.stringify(attempt.spokenText)}]}]}`;
+      `{"name":"target_text","shape":[1,1],"datatype":"BYTES","data":[${JSON.stringify(targetText)}]}]}`;
     return { route: this.route, headers: { 'content-type': 'application/json' }, body };
   }
 

@@ -3,6 +3,7 @@
  * whitespace-separated word becomes a tone burst whose length follows the word's letters, and
  * pausing punctuation becomes a long silence. It records every request it receives.
  */
+import { knownLanguageCodes } from '../../model/language-pack.ts';
 import type { Language } from '../../model/types.ts';
 import { SpeechSynthesisError, type SpeechSynthesizer, type SynthesisOutput, type SynthesisRequest } from './speech-synthesizer.ts';
 
@@ -37,7 +38,10 @@ export const DEFAULT_FAKE_SPEECH_OPTIONS: Readonly<FakeSpeechOptions> = Object.f
 export class FakeSpeechSynthesizer implements SpeechSynthesizer {
   readonly id = 'fake';
   readonly version = 'fake 1';
-  readonly languages: readonly Language[] = ['en', 'ja'];
+  /** Every language with a pack (the fake speaks tones, not words). */
+  get languages(): readonly Language[] {
+    return knownLanguageCodes();
+  }
   /** Every request received, in order. */
   readonly calls: SynthesisRequest[] = [];
   private readonly options: FakeSpeechOptions;

@@ -9,6 +9,7 @@
  * These servers choose the voice by name (`voice`), not by an uploaded prompt.
  */
 import { z } from 'zod';
+import { knownLanguageCodes } from '../../model/language-pack.ts';
 import type { Language } from '../../model/types.ts';
 import { downmixToMono, WavDecodeError, type RawAudio } from '../../audio/raw-audio.ts';
 import { decodePcm16LittleEndian, decodeWav } from '../../audio/wav.ts';
@@ -67,8 +68,11 @@ export type OpenAiSpeechSettings = z.output<typeof openAiSpeechSettingsSchema>;
 /** The OpenAI speech protocol as a {@link RemoteSpeechBackend}. */
 export class OpenAiSpeechBackend implements RemoteSpeechBackend<OpenAiSpeechVoice> {
   readonly engine = OPENAI_SPEECH_ENGINE_ID;
-  readonly languages: readonly Language[] = ['en', 'ja'];
   readonly voiceSchema = openAiSpeechVoiceSchema;
+  /** Every language with a pack: the request names no language, the served model decides what it speaks. */
+  get languages(): readonly Language[] {
+    return knownLanguageCodes();
+  }
   readonly description: string;
 
   constructor(readonly settings: Pick<OpenAiSpeechSettings, 'path' | 'model' | 'responseFormat' | 'sampleRate' | 'apiKeyEnvironmentVariable'>) {

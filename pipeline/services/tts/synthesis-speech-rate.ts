@@ -73,7 +73,8 @@ export async function spokenLength(text: string, language: Language, tokenizer: 
   const words = await tokenizer.tokenize(text, language);
   const units = words.reduce((sum, word) => sum + word.weight, 0);
   const pauses = words.slice(0, -1).filter((word) => word.pauseAfter).length;
-  return { units, unit: language === 'ja' ? 'morae' : 'letters', pauses };
+  // the tokenizer weighs kuromoji morphemes in morae, every other word in letters (spoken-words.ts)
+  return { units, unit: languagePackOf(language).script.segmentation === 'japanese-morphemes' ? 'morae' : 'letters', pauses };
 }
 
 /** Plausible speech durations of one text, seconds. */

@@ -4,6 +4,7 @@
  * written (16-bit grid) and is analysed as such.
  */
 import type { Centiseconds, Language, SpeechSegment } from '../../model/types.ts';
+import { languagePackOf } from '../../model/language-pack.ts';
 import { downmixToMono, quantizeToPcm16, type RawAudio } from '../../audio/raw-audio.ts';
 import { resample, type ResampleQuality } from '../../audio/resample.ts';
 import { detectSpeechSegments, samplesPerCentisecond, trimToSpeech, type SpeechDetectorOptions } from '../../audio/speech-regions.ts';
@@ -162,6 +163,7 @@ function engineWordTimes(
   words: Parameters<typeof wordsAtMoraTimes>[0],
   trimStartCentiseconds: number,
 ): ReturnType<typeof wordsAtMoraTimes> {
-  if (language !== 'ja' || !engineTimings || engineTimings.length === 0) return null;
+  // an Open JTalk phoneme trace times morae: it applies to words weighed in morae (japanese-morphemes)
+  if (!engineTimings || engineTimings.length === 0 || languagePackOf(language).script.segmentation !== 'japanese-morphemes') return null;
   return wordsAtMoraTimes(words, moraeFromOpenJtalkPhonemes(engineTimings), trimStartCentiseconds);
 }
