@@ -80,6 +80,7 @@ function applyOverrides(config: BuildConfig, options: BuildOptions, modules: Con
   const { defaultDatasetName, withLanguageDefaults } = modules.config;
   const { LanguagePackError, readLanguagePackFile, registerLanguagePacks } = modules.languagePack;
   const next: BuildConfig = structuredClone(config);
+  next.languagePacks = [...config.languagePacks]; // the same pack records: messages name the file each was read from
   if (options.corpus) next.corpus.path = path.resolve(options.corpus);
   if (options.limit !== undefined) next.corpus.limit = options.limit;
   if (options.languagePack) {
