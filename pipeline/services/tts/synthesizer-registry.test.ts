@@ -20,11 +20,17 @@ describe('synthesizer registry: remote engines', () => {
     const cosyVoice = await startCosyVoiceLoopbackServer();
     const triton = await startTritonLoopbackServer();
     servers.push(cosyVoice, triton);
-    expect((await createSpeechSynthesizer('cosyvoice2', { urls: [cosyVoice.url] })).id).toBe('cosyvoice2');
-    expect((await createSpeechSynthesizer('cosyvoice2-triton', { urls: [triton.url] })).id).toBe('cosyvoice2-triton');
+    const cosyVoice2 = await createSpeechSynthesizer('cosyvoice2', { urls: [cosyVoice.url] });
+    expect(cosyVoice2.id).toBe('cosyvoice2');
+    // the languages a CosyVoice model speaks come from the language packs (CosyVoice2: no German)
+    expect(cosyVoice2.languages).toEqual(['en', 'ja', 'ko', 'zh']);
+    const tritonEngine = await createSpeechSynthesizer('cosyvoice2-triton', { urls: [triton.url], model: 'Fun-CosyVoice3-0.5B-2512 TensorRT-LLM' });
+    expect(tritonEngine.id).toBe('cosyvoice2-triton');
+    expect(tritonEngine.languages).toEqual(['de', 'en', 'es', 'fr', 'ja', 'ko', 'zh']);
     const openAi = await createSpeechSynthesizer('openai-speech', { urls: ['http://127.0.0.1:9'] });
     expect(openAi.id).toBe('openai-speech');
-    expect(openAi.languages).toEqual(['en', 'ja']);
+    // an OpenAI-style request names no language: every language with a pack is sent, the served model decides
+    expect(openAi.languages).toEqual(['de', 'en', 'es', 'fr', 'ja', 'ko', 'zh']);
   });
 
   it('passes runtime hooks to remote engines (progress counters)', async () => {
