@@ -7,6 +7,8 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { PROJECT_ROOT } from '../../pipeline/config.ts';
 import { formatBuildStatus, readBuildStatus } from '../../pipeline/orchestration/build-status.ts';
+import { describeQueueUrl } from '../../pipeline/orchestration/build-queue.ts';
+import { formatQueueCounts, readQueueStatus } from '../../pipeline/orchestration/queued-build.ts';
 
 /** Adds the `status` command to `program`. */
 export function registerStatusCommand(program: Command): void {
@@ -16,8 +18,10 @@ export function registerStatusCommand(program: Command): void {
     .argument('<out>', 'the build output folder')
     .option('--cache-dir <dir>', 'the build cache (default: outputs/.cache of this project, as in the default config)')
     .option('--json', 'print the status as JSON')
-    .action(async (out: string, options: { cacheDir?: string; json?: boolean }) => {
+    .option('--queue <url>', 'also the jobs of a queued build on this Redis: waiting, active, done, failed, in total and per worker')
+    .action(async (out: string, options: { cacheDir?: string; json?: boolean; queue?: string }) => {
       const status = await readBuildStatus(out, options.cacheDir ? path.resolve(options.cacheDir) : path.join(PROJECT_ROOT, 'outputs', '.cache'));
-      process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatBuildStatus(status));
+      const queue = options.queue ? await readQueueStatus(options.queue) : undefined;
+      process.stdout.write(options.json ? `${JSON.stringify(queue ? { ...status, queue } : status, null, 2)}\n` : `${formatBuildStatus(status)}${queue ? `queue ${describeQueueUrl(options.queue!)}: ${formatQueueCounts(queue)}\n` : ''}`);
     });
 }
