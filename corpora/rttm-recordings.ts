@@ -23,10 +23,43 @@ export interface RttmRecordingOptions {
    * would count the same turn-taking twice in the timing statistics.
    */
   skipDuplicates?: boolean;
+  /**
+   * The two speakers to keep, in channel order (`--speakers A,B`): the others' turns are left out
+   * (noted), and a file without both is an error. Default: the two with most talk time, channel 0
+   * the one with more.
+   */
+  speakers?: readonly [string, string];
+  /**
+   * What to do with a file that has more than two speakers when `speakers` is not given: `drop` the
+   * others (noted; the measure command then discards measurements touching their speech) or `refuse`
+   * it (ReferenceCorpusError naming the file and the speakers: the chat and prompts commands, whose
+   * audio would hold a third voice). Default `drop`.
+   */
+  extraSpeakers?: 'drop' | 'refuse';
 }
 
 /** Defaults of {@link RttmRecordingOptions}. */
-export const DEFAULT_RTTM_RECORDING_OPTIONS: Readonly<Required<RttmRecordingOptions>> = Object.freeze({ skipDuplicates: true });
+export const DEFAULT_RTTM_RECORDING_OPTIONS: Readonly<Required<Omit<RttmRecordingOptions, 'speakers'>>> = Object.freeze({ skipDuplicates: true, extraSpeakers: 'drop' as const });
+
+/**
+ * The recording with only the turns of `speakers`, which then go on channels 0 and 1 in that order.
+ * @throws ReferenceCorpusError naming the file when a speaker is not in it.
+ */
+function withChosenSpeakers(parsed: RttmRecording, speakers: readonly [string, string]): { recording: ReferenceRecording; notes: string[] } {
+  for (const speaker of speakers) {
+    if (!parsed.speakers.includes(speaker)) throw new ReferenceCorpusError(parsed.path, {}, `no speaker ${JSON.stringify(speaker)} (--speakers); the file's speakers: ${parsed.speakers.join(', ')}`);
+  }
+  const left = parsed.speakers.filter((speaker) => !speakers.includes(speaker));
+  const recording = rttmToReferenceRecording({ ...parsed, turns: parsed.turns.filter((turn) => speakers.includes(turn.speaker)), speakers: [...speakers] });
+  if (recording.channelSpeakers[0] !== speakers[0]) {
+    recording.segments = { 0: recording.segments[1], 1: recording.segments[0] };
+    recording.channelSpeakers = { 0: speakers[0], 1: speakers[1] };
+  }
+  recording.notes[0] = `channel 0 = ${speakers[0]}, channel 1 = ${speakers[1]} (chosen by --speakers)`;
+  const notes = left.length > 0 ? [`speakers ${left.join(', ')} left out (--speakers ${speakers.join(',')})`] : [];
+  recording.notes.push(...notes);
+  return { recording, notes };
+}
 
 /**
  * Converts one parsed RTTM file into a `ReferenceRecording` (`format: 'rttm'`): the two speakers
@@ -101,7 +134,10 @@ export async function prepareRttm(paths: readonly string[], options: RttmRecordi
       earlier.notes.push(`the same call is also published as ${path.basename(file)} (skipped)`);
       continue;
     }
-    const recording = rttmToReferenceRecording(parsed);
+    if (resolved.speakers === undefined && resolved.extraSpeakers === 'refuse' && parsed.speakers.length > 2) {
+      throw new ReferenceCorpusError(file, {}, `has ${parsed.speakers.length} speakers (${parsed.speakers.join(', ')}), a two-party recording has 2: pick the two with --speakers A,B (channel order)`);
+    }
+    const recording = resolved.speakers === undefined ? rttmToReferenceRecording(parsed) : withChosenSpeakers(parsed, resolved.speakers).recording;
     byContent.set(key, recording);
     recordings.push(recording);
   }

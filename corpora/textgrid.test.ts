@@ -130,6 +130,26 @@ describe('prepareTextGrid', () => {
     }
   });
 
+  it('refuses overlapping intervals on one tier, naming file, line, tier and times', async () => {
+    const temporary = await temporaryFolder('textgrid-overlap');
+    try {
+      const tier = (name: string, intervals: [number, number, string][]) =>
+        `"IntervalTier"\n"${name}"\n0\n6\n${intervals.length}\n${intervals.map(([start, end, text]) => `${start}\n${end}\n"${text}"`).join('\n')}\n`;
+      const file = path.join(temporary.folder, 'overlap.TextGrid');
+      await writeFile(
+        file,
+        `File type = "ooTextFile"\nObject class = "TextGrid"\n\n0\n6\n<exists>\n2\n` +
+          tier('a - words', [[0, 1, 'hello'], [1, 2.5, 'there'], [2.25, 3, 'you']]) +
+          tier('b - words', [[0, 4, ''], [4, 5, 'hi']]),
+      );
+      await expect(prepareTextGrid([file])).rejects.toThrow(
+        /overlap\.TextGrid:\d+: tier "a - words": the interval 2\.25-3\.00 s overlaps the interval 1\.00-2\.50 s \(line \d+\); the intervals of one tier must not overlap/,
+      );
+    } finally {
+      await temporary.remove();
+    }
+  });
+
   it('names the problem when the speaker tiers do not fit, or a tier asked for is missing', async () => {
     const temporary = await temporaryFolder('textgrid-tiers');
     try {

@@ -38,7 +38,7 @@
  */
 import path from 'node:path';
 import type { Centiseconds, Channel, ReferenceRecording } from '../pipeline/model/types.ts';
-import { isDirectory, isFile, listFiles, REFERENCE_CHANNELS, ReferenceCorpusError } from './reference-recording.ts';
+import { formatCentiseconds, isDirectory, isFile, listFiles, REFERENCE_CHANNELS, ReferenceCorpusError } from './reference-recording.ts';
 import { readTextGrid, type TextGrid, type TextGridTier } from './textgrid-format.ts';
 import { findRecordingAudio, recordingFromTimedTokens, speechTokenPredicate, type NonSpeechTokenOptions, type TimedToken } from './word-timings.ts';
 
@@ -130,7 +130,17 @@ export function textGridToReferenceRecording(
   const notes: string[] = [];
   chosen.forEach(({ tier, speaker, grid }, channel) => {
     notes.push(`channel ${channel} = ${speaker} (tier ${JSON.stringify(tier.name)} of ${path.basename(grid.file)}, ${grid.form} text form)`);
+    let previous: (typeof tier.intervals)[number] | undefined;
     for (const interval of tier.intervals) {
+      // An interval tier tiles time (Praat): an overlap is a hand edit or a merge gone wrong, never merged silently.
+      if (previous !== undefined && interval.start < previous.end) {
+        throw new ReferenceCorpusError(
+          grid.file,
+          { line: interval.line },
+          `tier ${JSON.stringify(tier.name)}: the interval ${formatCentiseconds(interval.start)}-${formatCentiseconds(interval.end)} s overlaps the interval ${formatCentiseconds(previous.start)}-${formatCentiseconds(previous.end)} s (line ${previous.line}); the intervals of one tier must not overlap`,
+        );
+      }
+      if (previous === undefined || interval.end > previous.end) previous = interval;
       const text = interval.text.replace(/\s+/g, ' ').trim();
       tokens.push({ channel: channel as Channel, start: interval.start, end: interval.end, text, speech: isSpeech(text) });
     }

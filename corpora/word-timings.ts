@@ -249,7 +249,8 @@ export interface FoundRecordingAudio {
  *
  * @returns the audio entries, or undefined when no such file exists.
  * @throws ReferenceCorpusError naming the file when a WAV has more than two channels, a pair file is
- *   not mono, or a file is not a WAV file this reader understands.
+ *   not mono, one file of a pair is there without the other (a missing channel), or a file is not a
+ *   WAV file this reader understands.
  */
 export async function findRecordingAudio(folder: string, id: string): Promise<FoundRecordingAudio | undefined> {
   const header = async (file: string) => {
@@ -271,7 +272,8 @@ export async function findRecordingAudio(folder: string, id: string): Promise<Fo
     };
   }
   const pair = REFERENCE_CHANNELS.map((channel) => path.join(folder, `${id}_${channel}.wav`));
-  if ((await isFile(pair[0] as string)) && (await isFile(pair[1] as string))) {
+  const [pair0Exists, pair1Exists] = [await isFile(pair[0] as string), await isFile(pair[1] as string)];
+  if (pair0Exists && pair1Exists) {
     let durationCs = Number.POSITIVE_INFINITY;
     for (const file of pair) {
       const info = await header(file);
@@ -283,6 +285,11 @@ export async function findRecordingAudio(folder: string, id: string): Promise<Fo
       durationCs,
       note: `audio: channel 0 = ${path.basename(pair[0] as string)}, channel 1 = ${path.basename(pair[1] as string)}`,
     };
+  }
+  const present = pair.filter((file, index) => [pair0Exists, pair1Exists][index]);
+  if (present.length === 1) {
+    const missing = pair.find((file) => !present.includes(file)) as string;
+    throw new ReferenceCorpusError(present[0] as string, {}, `has no partner: ${path.basename(missing)} (the other speaker's channel) is missing beside it`);
   }
   return undefined;
 }

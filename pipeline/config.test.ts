@@ -14,8 +14,8 @@ describe('build configuration', () => {
     expect(path.isAbsolute(config.corpus.path)).toBe(true);
     expect(config.corpus.path).toBe(path.join(PROJECT_ROOT, 'corpora/demo/demo_topiocqa.json'));
     expect(config.languages).toEqual(['en', 'ja']);
-    expect(config.tts.en.backend).toBe('espeak-ng');
-    expect(config.tts.ja.backend).toBe('open-jtalk');
+    expect(config.tts.en!.backend).toBe('espeak-ng');
+    expect(config.tts.ja!.backend).toBe('open-jtalk');
     expect(config.synthesis.minimumUtteranceSeconds).toBeGreaterThan(0.8);
   });
 
@@ -31,7 +31,12 @@ describe('build configuration', () => {
     expect(natural.datasets.bargeIn).toBe(false);
     expect(() => resolveConfig({ corpus: { path: 'x.json' }, timeline: { profile: 'fast' } }, 'my.yaml', '/tmp')).toThrow(/timeline\.profile/);
     expect(() => resolveConfig({ corpus: { path: 'x.json' }, timeline: { turnHoldShare: 2 } }, 'my.yaml', '/tmp')).toThrow(/timeline\.turnHoldShare/);
-    expect(() => resolveConfig({ corpus: { path: 'x.json' }, datasets: { de: 'x' } }, 'my.yaml', '/tmp')).toThrow(/datasets/);
+    // a dataset name per language code, any language; a key that is no language code is refused
+    expect(resolveConfig({ corpus: { path: 'x.json' }, languages: ['de'], datasets: { de: 'x' } }, 'my.yaml', '/tmp').datasets).toEqual({ en: 'topiocqa', ja: 'topiocqa_ja', de: 'x', bargeIn: true });
+    expect(resolveConfig({ corpus: { path: 'x.json' }, languages: ['zh'] }, 'my.yaml', '/tmp').datasets.zh).toBe('topiocqa_zh');
+    expect(() => resolveConfig({ corpus: { path: 'x.json' }, datasets: { German: 'x' } }, 'my.yaml', '/tmp')).toThrow(/datasets\.German: not a language code/);
+    expect(() => resolveConfig({ corpus: { path: 'x.json' }, datasets: { de: true } }, 'my.yaml', '/tmp')).toThrow(/datasets\.de: a dataset folder name/);
+    expect(() => resolveConfig({ corpus: { path: 'x.json' }, languages: ['Deutsch'] }, 'my.yaml', '/tmp')).toThrow(/languages\.0/);
   });
 
   it('errors name the file and the YAML path of each bad value', () => {

@@ -11,6 +11,8 @@ import { z } from 'zod';
 import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS } from './services/llm/backend-settings.ts';
 import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
 import { describeIssues } from './model/validation.ts';
+import { languageCodeSchema } from './model/language-code.ts';
+import { knownLanguageCodes, languagePackOf, LanguagePackError, registerLanguagePacks, parseLanguagePack, readLanguagePackFile, type LanguagePack } from './model/language-pack.ts';
 import { PACKAGE_ROOT } from './storage/package-files.ts';
 
 /** Project root (the folder holding package.json), the same from the sources and from dist/ (storage/package-files.ts). */
@@ -24,7 +26,7 @@ export function sharedDirectory(): string {
   return path.resolve(PROJECT_ROOT, process.env.DUPLEXSYNTH_SHARED ?? '../shared');
 }
 
-const language = z.enum(['en', 'ja']);
+const language = languageCodeSchema;
 
 /**
  * A build or dataset name that is safe as one folder name: letters, digits, `.`, `_`, `-`, starting
@@ -70,9 +72,16 @@ export const buildConfigInputSchema = z
     name: safeFolderName.default('build'),
     seed: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).default(0),
     languages: z.array(language).nonempty().default(['en']),
+    /**
+     * Language packs added to the built-in ones (en, ja, zh, de, es, fr, ko): each a YAML file (relative
+     * to the config file) or the pack itself inline (pipeline/model/language-pack.ts; README "Adding a language").
+     */
+    languagePacks: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).default([]),
     corpus: z
       .object({
         format: z.literal('topiocqa').default('topiocqa'),
+        /** Language the corpus is written in (TopiOCQA: English); other build languages are translated from it. */
+        language: language.default('en'),
         /** TopiOCQA raw-release JSON, relative to the config file. */
         path: z.string(),
         /** First N conversations by number; null = all. */
@@ -94,11 +103,12 @@ export const buildConfigInputSchema = z
       })
       .strict()
       .default({ directory: 'outputs/build', cacheDirectory: 'outputs/.cache' }),
-    /** Dataset folder name per language: data/{lang}/task/{dataset}/ (m3-format.md). */
+    /**
+     * Dataset folder name per language code: data/{lang}/task/{dataset}/ (m3-format.md); default
+     * `topiocqa` for English, `topiocqa_{lang}` for any other language.
+     */
     datasets: z
       .object({
-        en: safeFolderName.optional(),
-        ja: safeFolderName.optional(),
         /**
          * Also write `{dataset}_bargein` per language: the same dialogues and synthesized audio, with
          * the user barging in on every answer long enough to hold it (the benchmark's `*_bargein`
@@ -106,7 +116,17 @@ export const buildConfigInputSchema = z
          */
         bargeIn: z.boolean().default(true),
       })
-      .strict()
+      .catchall(z.union([safeFolderName, z.boolean()]))
+      .superRefine((value, context) => {
+        for (const [key, name] of Object.entries(value)) {
+          if (key === 'bargeIn') continue;
+          if (!languageCodeSchema.safeParse(key).success) {
+            context.addIssue({ code: 'custom', path: [key], message: 'not a language code (a BCP-47 tag such as en, ja, zh) nor bargeIn' });
+          } else if (typeof name !== 'string') {
+            context.addIssue({ code: 'custom', path: [key], message: 'a dataset folder name, not a boolean' });
+          }
+        }
+      })
       .default({ bargeIn: true }),
     /** Channel of each role; m3-format.md default: user 1, system 0. */
     channels: z
@@ -134,10 +154,8 @@ export const buildConfigInputSchema = z
       })
       .strict()
       .default({ rewrite: { backend: 'rules' }, translate: { backend: 'none' } }),
-    tts: z
-      .object({ en: ttsLanguageConfig.optional(), ja: ttsLanguageConfig.optional() })
-      .strict()
-      .default({}),
+    /** Speech engine per language code (default: Open JTalk for Japanese, espeak-ng otherwise). */
+    tts: z.record(language, ttsLanguageConfig).default({}),
     speechDetection: z
       .object({
         /** Frame RMS threshold in dBFS above which a 10 ms frame is speech. */
@@ -152,7 +170,7 @@ export const buildConfigInputSchema = z
     timeline: z
       .object({
         /** Timing-statistics JSON per language; null = the shipped default derived from real calls. */
-        statistics: z.partialRecord(language, z.string().nullable()).default({}),
+        statistics: z.record(language, z.string().nullable()).default({}),
         leadingSilenceSeconds: z.number().nonnegative().default(0.5),
         trailingSilenceSeconds: z.number().nonnegative().default(0.5),
         /**
@@ -184,7 +202,7 @@ export const buildConfigInputSchema = z
           .object({
             enabled: z.boolean().default(true),
             /** Phrases per language, synthesized with the user's voice; those longer than 0.8 s are not used. */
-            phrases: z.partialRecord(language, z.array(z.string().min(1)).nonempty()).default({}),
+            phrases: z.record(language, z.array(z.string().min(1)).nonempty()).default({}),
           })
           .strict()
           .default({ enabled: true, phrases: {} }),
@@ -216,12 +234,14 @@ export const buildConfigInputSchema = z
         /** Parallel TTS processes. */
         concurrency: z.number().int().positive().default(2),
         /**
-         * Resampler from the engine's rate to audio.sampleRate: libsamplerate 'best' (default; its
-         * sinc filter is most of the local CPU per audio second, about 35 s of audio per CPU second at
-         * 24 -> 16 kHz) or 'speex' (SpeexDSP quality 7, about 100 times faster, in-band error below
-         * -110 dB; for fast TTS servers). 'medium' and 'fastest' are libsamplerate's other sinc converters.
+         * Resampler from the engine's rate to audio.sampleRate: 'speex' (default: SpeexDSP quality 7,
+         * about 3000 s of audio per CPU second at 24 -> 16 kHz, in-band error below -110 dB on tones,
+         * written samples within two 16-bit steps of 'best') or libsamplerate 'best' (its sinc filter
+         * costs about 100 times more, 35 s of audio per CPU second, and bounds a build against fast
+         * TTS servers to one core; it was the default before, and its cache entries keep their keys).
+         * 'medium' and 'fastest' are libsamplerate's other sinc converters.
          */
-        resampleQuality: z.enum(['best', 'medium', 'fastest', 'speex']).default('best'),
+        resampleQuality: z.enum(['best', 'medium', 'fastest', 'speex']).default('speex'),
         /**
          * Worker threads that resample (pipeline/audio/resample-pool.ts); 0 (default) = on the build's
          * thread. The samples are the same. With 'best' and both cores of a 2-core machine free, 2
@@ -231,7 +251,7 @@ export const buildConfigInputSchema = z
         resampleThreads: z.number().int().nonnegative().max(64).default(0),
       })
       .strict()
-      .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2, resampleQuality: 'best', resampleThreads: 0 }),
+      .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2, resampleQuality: 'speex', resampleThreads: 0 }),
     /** Quality scoring (DNSMOS, COMETKiwi, signal checks) and the dev/test split, after rendering. */
     quality: z
       .object({
@@ -299,11 +319,16 @@ export type BuildConfigInput = z.input<typeof buildConfigInputSchema>;
 type ParsedConfig = z.output<typeof buildConfigInputSchema>;
 
 /** A build configuration with every default resolved and every path absolute. */
-export interface BuildConfig extends Omit<ParsedConfig, 'corpus' | 'output' | 'llm' | 'timeline' | 'tts'> {
+export interface BuildConfig extends Omit<ParsedConfig, 'corpus' | 'output' | 'llm' | 'timeline' | 'tts' | 'datasets' | 'languagePacks'> {
+  /** The added language packs, read and validated (the build registers them before any work). */
+  languagePacks: LanguagePack[];
   corpus: ParsedConfig['corpus'];
   output: ParsedConfig['output'];
   llm: ParsedConfig['llm'];
-  tts: Record<'en' | 'ja', z.output<typeof ttsLanguageConfig>>;
+  /** Dataset folder name per language code (every language built has one), and whether the barge-in variant is written. */
+  datasets: { bargeIn: boolean } & { [language: string]: string | boolean };
+  /** Speech engine per language code: one for every language built (and for en and ja always). */
+  tts: Record<string, z.output<typeof ttsLanguageConfig>>;
   timeline: ParsedConfig['timeline'];
   /** Folder relative paths were resolved against (the config file's folder, or the project root). */
   baseDirectory: string;
@@ -314,13 +339,58 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Default backchannel phrases: common English and Japanese listener tokens. */
-const DEFAULT_BACKCHANNEL_PHRASES: Record<'en' | 'ja', [string, ...string[]]> = {
-  en: ['uh-huh', 'mm-hmm', 'yeah', 'right', 'okay'],
-  ja: ['うん', 'はい', 'ええ', 'へえ', 'なるほど'],
-};
 
-const DEFAULT_TTS: BuildConfig['tts'] = { en: { backend: 'espeak-ng' }, ja: { backend: 'open-jtalk' } };
+/** Default backchannel phrases: every known language pack's (`phrases.backchannels`). */
+function defaultBackchannelPhrases(): Record<string, [string, ...string[]]> {
+  return Object.fromEntries(knownLanguageCodes().map((code): [string, [string, ...string[]]] => [code, languagePackOf(code).phrases.backchannels as [string, ...string[]]]));
+}
+
+/** The offline speech engine of a language when the config names none: Open JTalk for Japanese, espeak-ng otherwise. */
+function defaultTts(language: string): z.output<typeof ttsLanguageConfig> {
+  return language === 'ja' ? { backend: 'open-jtalk' } : { backend: 'espeak-ng' };
+}
+
+/**
+ * The default dataset folder name of a language: `topiocqa` for English (the benchmark's name),
+ * `topiocqa_{lang}` for any other (`topiocqa_ja`, `topiocqa_zh`).
+ */
+export function defaultDatasetName(language: string): string {
+  return language === 'en' ? 'topiocqa' : `topiocqa_${language}`;
+}
+
+/**
+ * `config` with the default dataset name and speech engine of every language it builds that has
+ * none yet (after `languages` was changed, e.g. by `--lang`).
+ */
+export function withLanguageDefaults(config: BuildConfig): BuildConfig {
+  const datasets = { ...config.datasets };
+  const tts = { ...config.tts };
+  for (const language of config.languages) {
+    if (typeof datasets[language] !== 'string') datasets[language] = defaultDatasetName(language);
+    tts[language] ??= defaultTts(language);
+  }
+  return { ...config, datasets, tts };
+}
+
+/**
+ * The dataset folder name of `language` in a resolved config.
+ * @throws Error when the config has none (resolveConfig gives every language built one)
+ */
+export function datasetNameOf(config: Pick<BuildConfig, 'datasets'>, language: string): string {
+  const name = config.datasets[language];
+  if (typeof name !== 'string') throw new Error(`datasets.${language}: no dataset name for ${language}`);
+  return name;
+}
+
+/**
+ * The speech engine settings of `language` in a resolved config.
+ * @throws ConfigError when the config has none (resolveConfig gives every language built one)
+ */
+export function ttsOf(config: Pick<BuildConfig, 'tts'>, language: string): BuildConfig['tts'][string] {
+  const tts = config.tts[language];
+  if (!tts) throw new ConfigError(`tts.${language}: no speech engine for ${language}`);
+  return tts;
+}
 
 /**
  * Validate a parsed YAML/JSON value and resolve every default and relative path.
@@ -336,7 +406,18 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
   }
   const parsed = result.data;
   const resolvePath = (p: string) => path.resolve(baseDirectory, p);
-  const resolveTts = (language: 'en' | 'ja', tts: z.output<typeof ttsLanguageConfig>): z.output<typeof ttsLanguageConfig> => {
+  let languagePacks: LanguagePack[];
+  try {
+    languagePacks = parsed.languagePacks.map((pack, index) =>
+      typeof pack === 'string' ? readLanguagePackFile(resolvePath(pack)) : parseLanguagePack(pack, `${source}: languagePacks.${index}`),
+    );
+  } catch (error) {
+    if (error instanceof LanguagePackError) throw new ConfigError(error.message);
+    throw error;
+  }
+  // the config's packs are known to the process from here on (every stage looks languages up by code)
+  registerLanguagePacks(languagePacks);
+  const resolveTts = (language: string, tts: z.output<typeof ttsLanguageConfig>): z.output<typeof ttsLanguageConfig> => {
     const remote = (REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS as Record<string, z.ZodType>)[tts.backend];
     if (remote) {
       const checked = remote.safeParse(tts.service ?? {});
@@ -360,15 +441,22 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
     'file' in backend && typeof backend.file === 'string' ? { ...backend, file: resolvePath(backend.file) } : backend;
   return {
     ...parsed,
-    datasets: { en: 'topiocqa', ja: 'topiocqa_ja', ...parsed.datasets },
+    languagePacks,
+    datasets: Object.fromEntries([
+      ...[...new Set(['en', 'ja', ...parsed.languages])].map((lang) => [lang, defaultDatasetName(lang)]),
+      ...Object.entries(parsed.datasets),
+    ]) as BuildConfig['datasets'],
     corpus: { ...parsed.corpus, path: resolvePath(parsed.corpus.path) },
     output: { directory: resolvePath(parsed.output.directory), cacheDirectory: resolvePath(parsed.output.cacheDirectory) },
     llm: { rewrite: resolveBackend(parsed.llm.rewrite), translate: resolveBackend(parsed.llm.translate) },
-    tts: { en: resolveTts('en', parsed.tts.en ?? DEFAULT_TTS.en), ja: resolveTts('ja', parsed.tts.ja ?? DEFAULT_TTS.ja) },
+    tts: Object.fromEntries(
+      [...new Set(['en', 'ja', ...parsed.languages, ...Object.keys(parsed.tts)])].map((lang) => [lang, resolveTts(lang, parsed.tts[lang] ?? defaultTts(lang))]),
+    ),
     timeline: {
       ...parsed.timeline,
       statistics,
-      backchannels: { enabled: parsed.timeline.backchannels.enabled, phrases: { ...DEFAULT_BACKCHANNEL_PHRASES, ...parsed.timeline.backchannels.phrases } },
+      // default phrases: each language pack's listener tokens (for every known language, as the former en/ja table)
+      backchannels: { enabled: parsed.timeline.backchannels.enabled, phrases: { ...defaultBackchannelPhrases(), ...parsed.timeline.backchannels.phrases } },
     },
     quality: { ...parsed.quality, dnsmosModelDirectory: parsed.quality.dnsmosModelDirectory ? resolvePath(parsed.quality.dnsmosModelDirectory) : null },
     baseDirectory,

@@ -67,4 +67,18 @@ describe('duplexsynth build: bad options and input', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/not-json\.json/);
   });
+
+  it('--json: every line on stderr is a JSON event with a level, the last a summary naming the cause and the exit code', async () => {
+    const result = await cli('build', '--json', '--corpus', path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/not-json.json'), '--lang', 'en', '--out', '/tmp/duplexsynth-should-not-exist');
+    expect(result.code).toBe(2);
+    const events = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as { type: string; level: string; exitCode?: number; error?: string });
+    for (const event of events) expect(['info', 'warn', 'error']).toContain(event.level);
+    expect(events.at(-1)).toMatchObject({ type: 'summary', level: 'error', exitCode: 2 });
+    expect(events.at(-1)!.error).toMatch(/not-json\.json/);
+  });
+
+  it('--plain is an option of build (plain lines even on a terminal)', async () => {
+    const result = await cli('build', '--help');
+    expect(result.stdout).toMatch(/--plain\s+progress as plain lines/);
+  });
 });

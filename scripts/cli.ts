@@ -4,16 +4,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
+import { languageCodes, positiveInteger, nonNegativeInteger } from './commands/option-parsers.ts';
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, loadConfigFile, type BuildConfig } from '../pipeline/config.ts';
+import { DEFAULT_CONFIG_FILE, PROJECT_ROOT, SAFE_FOLDER_NAME, configJsonSchema, defaultDatasetName, loadConfigFile, withLanguageDefaults, type BuildConfig } from '../pipeline/config.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
+import { languagePackJsonSchema, LanguagePackError, readLanguagePackFile, registerLanguagePacks } from '../pipeline/model/language-pack.ts';
 import { annotateAlignmentFile } from '../pipeline/events/index.ts';
 import { runBuild } from '../pipeline/orchestration/build.ts';
 import { runQueuedBuild } from '../pipeline/orchestration/queued-build.ts';
 import { runQueueWorker } from '../pipeline/orchestration/queue-worker.ts';
 import { verifyDataset } from '../pipeline/run/verify-dataset.ts';
+import { verifyDatasetIntegrity } from '../pipeline/run/dataset-integrity.ts';
 import { formatEvaluableEventsMarkdown } from '../pipeline/events/evaluable-events.ts';
 import path from 'node:path';
 import { registerQualityCommands } from './commands/quality.ts';
@@ -21,7 +23,7 @@ import { registerMeasureCommand } from './commands/measure.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerReportCommand } from './commands/report.ts';
 import { registerStatusCommand } from './commands/status.ts';
-import { createProgressDisplay, progressModeFor } from '../pipeline/run/progress.ts';
+import { causeReportedAsJson, createProgressDisplay, failureOutcome, progressModeFor } from '../pipeline/run/progress.ts';
 import { formatBuildPlan, planBuild } from '../pipeline/orchestration/plan-build.ts';
 import { registerPromptsCommand } from './commands/prompts.ts';
 import { registerChatCommand } from './commands/chat.ts';
@@ -30,12 +32,14 @@ interface BuildOptions {
   config?: string;
   corpus?: string;
   limit?: number;
-  lang?: ('en' | 'ja')[];
+  lang?: string[];
+  languagePack?: string[];
   out?: string;
   seed?: number;
   quiet?: boolean;
   allowShrink?: boolean;
   json?: boolean;
+  plain?: boolean;
   dryRun?: boolean;
   queue?: string;
   giveUpSeconds?: number;
@@ -46,6 +50,16 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
   const next: BuildConfig = structuredClone(config);
   if (options.corpus) next.corpus.path = path.resolve(options.corpus);
   if (options.limit !== undefined) next.corpus.limit = options.limit;
+  if (options.languagePack) {
+    // language packs from files (pipeline/model/language-pack.ts): validated here, before any work
+    try {
+      next.languagePacks = [...next.languagePacks, ...options.languagePack.map((file) => readLanguagePackFile(path.resolve(file)))];
+    } catch (error) {
+      if (error instanceof LanguagePackError) throw new BuildInputError(`--language-pack ${error.message}`);
+      throw error;
+    }
+    registerLanguagePacks(next.languagePacks);
+  }
   if (options.lang) next.languages = options.lang as BuildConfig['languages'];
   if (options.out) next.output.directory = path.resolve(options.out);
   if (options.seed !== undefined) next.seed = options.seed;
@@ -57,10 +71,10 @@ function applyOverrides(config: BuildConfig, options: BuildOptions): BuildConfig
     // scoring a real corpus takes long (DNSMOS): run `duplexsynth score` and `split` when wanted
     next.quality = { ...next.quality, enabled: false, testHours: 1 };
     next.name = buildNameOfCorpus(options.corpus);
-    next.datasets = { ...next.datasets, en: 'topiocqa', ja: 'topiocqa_ja' };
+    next.datasets = { ...next.datasets, en: defaultDatasetName('en'), ja: defaultDatasetName('ja'), ...Object.fromEntries(next.languages.map((language) => [language, defaultDatasetName(language)])) };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
   }
-  return next;
+  return withLanguageDefaults(next);
 }
 
 /**
@@ -76,14 +90,14 @@ function buildNameOfCorpus(corpus: string): string {
 }
 
 async function build(options: BuildOptions): Promise<void> {
-  const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
   if (options.dryRun) {
+    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
     // what the build would do; no service is called and nothing is written (pipeline/orchestration/plan-build.ts)
     const plan = await planBuild(config);
     process.stdout.write(options.json ? `${JSON.stringify(plan, null, 2)}\n` : formatBuildPlan(plan));
     return;
   }
-  // live bars on a terminal, plain lines otherwise, JSON lines with --json (pipeline/run/progress.ts)
+  // live bars on a terminal, plain lines otherwise or with --plain, JSON lines with --json (pipeline/run/progress.ts)
   const display = createProgressDisplay(progressModeFor(options, process.stderr));
   let report;
   // Ctrl-C while a queued build waits for its workers: the jobs stay queued, `build` again continues them
@@ -91,6 +105,7 @@ async function build(options: BuildOptions): Promise<void> {
   const onInterrupt = () => stop.abort();
   if (options.queue) process.once('SIGINT', onInterrupt);
   try {
+    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options);
     report = options.queue
       ? await runQueuedBuild(config, {
           queue: options.queue,
@@ -101,15 +116,27 @@ async function build(options: BuildOptions): Promise<void> {
           ...(options.giveUpSeconds !== undefined ? { giveUpSeconds: options.giveUpSeconds } : {}),
         })
       : await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
+  } catch (error) {
+    display.stop();
+    // --json ends with a summary event naming the cause, also when the build stops: it is then the last line
+    display.finish(failureOutcome(error, exitCodeOf(error)));
+    throw error;
   } finally {
     process.removeListener('SIGINT', onInterrupt);
-    display.stop();
     // BullMQ's reconnect timers outlive a build that stopped because Redis went away: end within 5 s
     if (options.queue) setTimeout(() => process.exit(), 5000).unref();
   }
+  display.stop();
+  const failed = report.failedDialogues > 0;
+  display.finish({
+    level: failed ? 'warn' : 'info',
+    exitCode: failed ? EXIT_CODES.someDialoguesFailed : EXIT_CODES.done,
+    outputs: [report.summaryMarkdownPath, ...(report.reportPath ? [report.reportPath] : [])],
+    failedDialogues: report.failedDialogues,
+  });
   console.log(report.summaryMarkdownPath);
   if (report.reportPath) console.log(report.reportPath);
-  if (report.failedDialogues > 0) process.exitCode = EXIT_CODES.someDialoguesFailed;
+  if (failed) process.exitCode = EXIT_CODES.someDialoguesFailed;
 }
 
 interface WorkerOptions {
@@ -170,12 +197,14 @@ export function createProgram(): Command {
       .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
       .option('--corpus <path>', 'TopiOCQA raw-release JSON to read instead of the configured corpus')
       .option('--limit <n>', 'only the first N conversations', positiveInteger)
-      .addOption(new Option('--lang <language...>', 'languages to build').choices(['en', 'ja']))
+      .addOption(new Option('--lang <language...>', 'languages to build (BCP-47 codes such as en, ja, zh, de)').argParser(languageCodes))
+      .option('--language-pack <file...>', 'language pack YAML files adding languages (README "Adding a language")')
       .option('--out <dir>', 'output folder')
       .option('--seed <n>', 'random seed (an integer from 0 to 2^53 - 1)', nonNegativeInteger)
       .option('--allow-shrink', 'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)')
       .option('-q, --quiet', 'no progress lines')
-      .option('--json', 'progress as JSON lines on standard error (with --dry-run: the plan as JSON on standard output)')
+      .option('--plain', 'progress as plain lines even on a terminal (no live bars)')
+      .option('--json', 'progress as JSON lines on standard error, each with a level, the last a summary (with --dry-run: the plan as JSON on standard output)')
       .option('--dry-run', 'print what the build would do (dialogues, utterances, service requests, cache hits) without calling any service or writing anything');
 
   addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets'))
@@ -213,23 +242,37 @@ export function createProgram(): Command {
 
   program
     .command('verify')
-    .description('re-derive the events of a written dataset from its txt_align files and its audio, and compare')
+    .description('check a written dataset: every file against the sha256 in its manifest.json, then re-derive the events from its txt_align files and its audio, and compare')
     .argument('<dataset-dir>', 'folder data/{lang}/task/{dataset}')
-    .action(async (directory: string) => {
+    .option('--quick', 'check the files against manifest.json only (no event re-derivation)')
+    .action(async (directory: string, options: { quick?: boolean }) => {
+      // integrity first (pipeline/run/dataset-integrity.ts): missing, changed and unlisted files
+      const integrity = await verifyDatasetIntegrity(directory);
+      for (const note of integrity.notes) console.error(`note: ${note}`);
+      for (const problem of integrity.problems) console.error(problem);
+      if (options.quick) {
+        console.log(`${integrity.filesChecked} files checked against manifest.json, ${integrity.problems.length} problems`);
+        if (integrity.problems.length > 0) process.exitCode = 1;
+        return;
+      }
       const result = await verifyDataset(directory);
       for (const problem of result.problems) console.error(problem);
+      const problems = integrity.problems.length + result.problems.length;
       console.log(formatEvaluableEventsMarkdown(`Evaluable events: ${directory}`, result.evaluableEvents));
-      console.log(`${result.dialogues} dialogues checked, ${result.problems.length} problems`);
-      if (result.problems.length > 0) process.exitCode = 1;
+      console.log(`${integrity.filesChecked} files checked against manifest.json, ${result.dialogues} dialogues checked, ${problems} problems`);
+      if (problems > 0) process.exitCode = 1;
     });
 
   program
     .command('schema')
-    .description('write the JSON Schema of the build configuration')
+    .description('write the JSON Schema of the build configuration (and, beside it, of a language pack file)')
     .option('--out <file>', 'output file', path.join(PROJECT_ROOT, 'pipeline', 'config.schema.json'))
     .action(async (options: { out: string }) => {
       await writeFile(options.out, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
       console.log(options.out);
+      const packSchema = path.join(path.dirname(options.out), 'language-pack.schema.json');
+      await writeFile(packSchema, `${JSON.stringify(languagePackJsonSchema(), null, 2)}\n`);
+      console.log(packSchema);
     });
 
   program
@@ -284,7 +327,8 @@ export async function main(argv: string[]): Promise<void> {
 /** Print `duplexsynth: <first line>` (redacted), the stack with DUPLEXSYNTH_DEBUG, and set the exit code. */
 function report(error: unknown, exitCode: number, prefix = ''): void {
   const message = error instanceof Error ? error.message : String(error);
-  console.error(redactSecrets(`duplexsynth: ${prefix}${message.split('\n')[0]}`));
+  // with --json the summary event named the cause already, as the last line
+  if (!causeReportedAsJson(error)) console.error(redactSecrets(`duplexsynth: ${prefix}${message.split('\n')[0]}`));
   if (process.env.DUPLEXSYNTH_DEBUG && error instanceof Error && error.stack) console.error(redactSecrets(error.stack));
   process.exitCode = exitCode;
 }

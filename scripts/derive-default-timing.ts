@@ -27,9 +27,9 @@ import { registerMeasureCommand } from './commands/measure.ts';
 /** How to rerun this script, recorded in the files' notes. */
 export const DERIVE_DEFAULT_TIMING_COMMAND = 'npx tsx scripts/derive-default-timing.ts';
 
-/** The shipped statistics files. */
-export type DefaultTimingName = 'en' | 'ja' | 'en.callfriend';
-export const DEFAULT_TIMING_NAMES: readonly DefaultTimingName[] = ['en', 'ja', 'en.callfriend'];
+/** The shipped statistics files: `{language}` (the language's default) or `{language}.{corpus}` (an alternative). */
+export type DefaultTimingName = string;
+export const DEFAULT_TIMING_NAMES: readonly DefaultTimingName[] = ['en', 'ja', 'en.callfriend', 'zh', 'de', 'prior'];
 
 const SHARED_FOLDER_NAME = 'the shared folder (DUPLEXSYNTH_SHARED, default ../shared beside the project root)';
 const REGENERATE = `Regenerate with ${DERIVE_DEFAULT_TIMING_COMMAND} (runs the command above on the shared folder).`;
@@ -49,7 +49,7 @@ const CALLFRIEND_NOTES = [
 /** What each shipped file is measured from, relative to the shared folder. */
 export const DEFAULT_TIMING_SOURCES: Record<
   DefaultTimingName,
-  { language: Language; format: string; folder: string; corpus: string; licence: string; origin: string; channelMapping: string; timingResolution: string; notes: string[] }
+  { language: Language; format: string; folder: string | string[]; corpus: string; licence: string; origin: string; channelMapping: string; timingResolution: string; notes: string[] }
 > = {
   en: {
     language: 'en',
@@ -93,11 +93,54 @@ export const DEFAULT_TIMING_SOURCES: Record<
     timingResolution: '0.1',
     notes: CALLFRIEND_NOTES,
   },
+  zh: {
+    language: 'zh',
+    format: 'rttm',
+    folder: 'corpora/reference-timing/rttm/zh',
+    corpus: 'CallHome Mandarin Chinese (TalkBank CABank), 140 two-party telephone calls',
+    licence: CALLFRIEND_LICENCE,
+    origin: CALLFRIEND_ORIGIN,
+    channelMapping: CALLFRIEND_CHANNELS,
+    timingResolution: '0.1',
+    notes: CALLFRIEND_NOTES,
+  },
+  de: {
+    language: 'de',
+    format: 'rttm',
+    folder: 'corpora/reference-timing/rttm/de',
+    corpus: 'CallHome German (TalkBank CABank), 120 two-party telephone calls',
+    licence: CALLFRIEND_LICENCE,
+    origin: CALLFRIEND_ORIGIN,
+    channelMapping: CALLFRIEND_CHANNELS,
+    timingResolution: '0.1',
+    notes: CALLFRIEND_NOTES,
+  },
+  // The cross-language prior, for a language without measured statistics: the telephone calls of four
+  // languages pooled. Stivers et al. 2009 (PNAS 106:10587, polar-question offsets in 10 languages) found
+  // one shared distribution (mode 0-200 ms in every language; means from Japanese +7 ms to Danish +469 ms),
+  // so a pool of several languages' calls stands in for one not measured yet.
+  prior: {
+    language: 'mul',
+    format: 'rttm',
+    folder: ['corpora/reference-timing/rttm/en', 'corpora/reference-timing/rttm/ja', 'corpora/reference-timing/rttm/zh', 'corpora/reference-timing/rttm/de'],
+    corpus:
+      'Cross-language prior: CallFriend English (31) and Japanese (31), CallHome Mandarin Chinese (140) and German (120) telephone calls (TalkBank CABank), pooled',
+    licence: CALLFRIEND_LICENCE,
+    origin: CALLFRIEND_ORIGIN,
+    channelMapping: CALLFRIEND_CHANNELS,
+    timingResolution: '0.1',
+    notes: [
+      'Used for a language whose pack has no measured statistics (timing.statistics: null), with a warning and a line in the summary. ' +
+        'Stivers et al. 2009, "Universals and cultural variation in turn-taking in conversation", PNAS 106(26):10587-10592: ' +
+        'response offsets to polar questions in 10 languages share one distribution (mode 0-200 ms in each; mean from +7 ms, Japanese, to +469 ms, Danish).',
+      ...CALLFRIEND_NOTES,
+    ],
+  },
 };
 
 /** Path of a shipped statistics file. */
 export function defaultTimingFile(name: DefaultTimingName): string {
-  return name === 'en' || name === 'ja' ? defaultTimingStatisticsPath(name) : path.join(path.dirname(defaultTimingStatisticsPath('en')), `${name}.timing.json`);
+  return !name.includes('.') ? defaultTimingStatisticsPath(name) : path.join(path.dirname(defaultTimingStatisticsPath('en')), `${name}.timing.json`);
 }
 
 /**
@@ -107,6 +150,7 @@ export function defaultTimingFile(name: DefaultTimingName): string {
  */
 export function defaultTimingArguments(name: DefaultTimingName, sharedRoot: string, out = defaultTimingFile(name)): string[] {
   const source = DEFAULT_TIMING_SOURCES[name];
+  if (!source) throw new Error(`no shipped timing statistics named ${name} (known: ${DEFAULT_TIMING_NAMES.join(', ')})`);
   return [
     '--format', source.format,
     '--language', source.language,
@@ -120,7 +164,7 @@ export function defaultTimingArguments(name: DefaultTimingName, sharedRoot: stri
     '--relative-to-name', SHARED_FOLDER_NAME,
     '--note', ...source.notes,
     '--out', out,
-    path.join(sharedRoot, source.folder),
+    ...(Array.isArray(source.folder) ? source.folder : [source.folder]).map((folder) => path.join(sharedRoot, folder)),
   ];
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages duplexsynth needs (ffmpeg, sox, espeak-ng, Open JTalk + its voice,
-# redis-server for the queued build's tests, and chromium for the report's browser test).
+# redis-server for the queued build's tests, and chromium and a CJK font (fonts-noto-cjk) for the
+# report's browser test).
 # The Open JTalk voice (hts-voice-nitech-jp-atr503-m001) is in Debian's contrib section, which is not
 # in the default sources, so contrib is added first. Idempotent; needs root (or sudo).
 #
@@ -64,6 +65,9 @@ command -v open_jtalk >/dev/null || need+=(open-jtalk open-jtalk-mecab-naist-jdi
 command -v redis-server >/dev/null || need+=(redis-server)
 # headless Chromium for the HTML report's browser test (pipeline/report/report.test.ts, playwright-core)
 command -v chromium >/dev/null || need+=(chromium)
+# a CJK font, so the report's Japanese words render as glyphs and not as empty boxes (checked by the
+# report's browser test); fc-list comes with fontconfig, a dependency of chromium
+[ -n "$(fc-list :lang=ja 2>/dev/null)" ] || need+=(fonts-noto-cjk)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 for file in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
   if [ -f "$file" ]; then edit_apt_sources "$file"; fi

@@ -48,6 +48,31 @@ describe('chat segment cuts', () => {
     expect(notes[0]).toMatch(/^no silence of both speakers between 219\.81 and 259\.81 s/); // after it: one IPU up to 300 s
   });
 
+  it('keeps every cut at least 0.2 s from speech: a silence under 0.4 s is no place to cut', () => {
+    // Channel 0 speaks 0-119.85 s and 120.15-300 s with 0.3 s pauses (one IPU) except a 0.3 s silence
+    // nearest to 120 s and a 1 s silence at 110-111 s; channel 1 only backchannels inside channel 0's speech.
+    const segments: ChannelSegments = {
+      0: [...speech(0, 11000, 100, 70), ...speech(11100, 11985, 100, 70), { start: 11900, end: 11985 }, ...speech(12015, 30000, 100, 70)].sort((a, b) => a.start - b.start),
+      1: speech(500, 29000, 2000, 30),
+    };
+    const merged = (list: SpeechSegment[]) => list.reduce<SpeechSegment[]>((out, segment) => {
+      const last = out.at(-1);
+      if (last !== undefined && segment.start <= last.end) last.end = Math.max(last.end, segment.end);
+      else out.push({ ...segment });
+      return out;
+    }, []);
+    segments[0] = merged(segments[0]);
+    const { spans } = chatSegmentSpans(segments, 30000);
+    expect(spans[0]?.end).toBeLessThanOrEqual(11100 - 20);
+    expect(spans[0]?.end).toBeGreaterThanOrEqual(11000 + 20);
+    for (const span of spans.slice(0, -1)) {
+      for (const segment of [...segments[0], ...segments[1]]) {
+        const distance = segment.end <= span.end ? span.end - segment.end : segment.start - span.end;
+        expect(distance).toBeGreaterThanOrEqual(20);
+      }
+    }
+  });
+
   it('skips a stretch without any silence in the window and leaves out a short tail, saying so', () => {
     const busy: SpeechSegment[] = [{ start: 0, end: 20000 }];
     const segments: ChannelSegments = { 0: [...busy, { start: 20500, end: 21000 }, ...speech(21200, 34000, 200, 150)], 1: [{ start: 34500, end: 35000 }] };

@@ -9,10 +9,10 @@
  * - the utterances are the IPUs of both channels (events.md rule 1: a channel's speech merged across
  *   silences of at most 0.50 s); a cut may only fall where neither channel is inside an IPU, so no
  *   utterance, and no SHORTPAUSE, is split;
- * - from the segment start, the cut is the point of such a silence nearest to start + 120 s, kept
- *   `edgeMarginSeconds` inside the silence when it is long enough (the next segment starts there too),
- *   and it must lie between start + 100 s and start + 140 s (inclusive); the end of the recording
- *   counts as a silence;
+ * - from the segment start, the cut is the point of such a silence nearest to start + 120 s, at least
+ *   `edgeMarginSeconds` (0.2 s) from speech on both sides, so only silences of at least twice the
+ *   margin qualify (the next segment starts there too), and it must lie between start + 100 s and
+ *   start + 140 s (inclusive); the end of the recording counts as a silence;
  * - when no silence lies in that window, the stretch up to the first silence after it is skipped
  *   (noted) and cutting resumes there; a tail shorter than 100 s is left out (noted).
  * The first segment starts at 0 (as the benchmark's `A0022_S0003.0.0-120.0`); ids are
@@ -31,7 +31,7 @@ export interface ChatSegmentOptions {
   minimumSeconds: number;
   /** Longest segment, inclusive. Default 140. */
   maximumSeconds: number;
-  /** How far inside a silence the cut is kept from speech on either side, when the silence allows. Default 0.2. */
+  /** How far a cut is kept from speech on either side; shorter silences are not cut in. Default 0.2. */
   edgeMarginSeconds: number;
   /** Event thresholds (IPU pause, backchannel, barge-in), centiseconds. Default events.md's. */
   thresholds: EventThresholds;
@@ -102,18 +102,20 @@ export function chatSegmentSpans(segments: ChannelSegments, durationCs: Centisec
     for (const silence of silences) {
       if (silence.end < start + minimum) continue;
       if (silence.start > start + maximum) break;
-      const inset = Math.min(margin, Math.floor((silence.end - silence.start) / 2));
       const isRecordingEnd = silence.end === end;
-      const low = Math.max(silence.start + inset, start + minimum);
-      const high = Math.min(isRecordingEnd ? silence.end : silence.end - inset, start + maximum);
+      // A cut inside the audio keeps the full margin from speech on both sides, so a silence shorter
+      // than twice the margin is no place to cut; the end of the recording is (the audio ends there).
+      if (!isRecordingEnd && silence.end - silence.start < 2 * margin) continue;
+      const low = Math.max(isRecordingEnd ? Math.min(silence.start + margin, silence.end) : silence.start + margin, start + minimum);
+      const high = Math.min(isRecordingEnd ? silence.end : silence.end - margin, start + maximum);
       if (low > high) continue;
       const point = Math.min(Math.max(start + target, low), high);
       if (best === undefined || Math.abs(point - (start + target)) < Math.abs(best - (start + target))) best = point;
     }
     if (best === undefined) {
-      const next = silences.find((silence) => silence.start > start + maximum);
+      const next = silences.find((silence) => silence.start > start + maximum && (silence.end === end || silence.end - silence.start >= 2 * margin));
       if (next === undefined) break;
-      const resume = next.start + Math.min(margin, Math.floor((next.end - next.start) / 2));
+      const resume = Math.min(next.start + margin, next.end);
       notes.push(`no silence of both speakers between ${seconds(start + minimum)} and ${seconds(start + maximum)} s: ${seconds(start)}-${seconds(resume)} s left out`);
       start = resume;
       continue;

@@ -8,6 +8,8 @@
 import { loadTopiocqa } from '../corpora/topiocqa.ts';
 import type { BuildConfig } from '../pipeline/config.ts';
 import type { Language, SourceConversation } from '../pipeline/model/types.ts';
+import { languagePackOf, lettersOutsideScript } from '../pipeline/model/language-pack.ts';
+import { BuildInputError } from '../pipeline/model/build-errors.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 
 /** Result of ingestion: the conversations to build and those rejected, with reasons. */
@@ -49,13 +51,35 @@ export async function ingestCorpus(config: Pick<BuildConfig, 'corpus' | 'languag
     if (quirk.kind === 'control-characters-removed') return [`${where}: control characters removed (${quirk.detail})`];
     return [];
   });
-  notes.push(...scriptMismatchNotes(result.conversations, config.languages));
+  const corpusLanguage = config.corpus.language ?? 'en';
+  checkCorpusScript(result.conversations, corpusLanguage, config.corpus.path);
+  if (corpusLanguage === 'en') notes.push(...scriptMismatchNotes(result.conversations, config.languages));
   return {
-    conversations: result.conversations,
+    // a corpus in another language than English says so on each conversation (prepare-text: what to translate)
+    conversations: corpusLanguage === 'en' ? result.conversations : result.conversations.map((conversation) => ({ ...conversation, language: corpusLanguage })),
     rejected: result.rejected.map((item) => ({ id: `conversation ${item.conversationNumber}`, reason: item.reason })),
     warnings: result.warnings,
     notes,
   };
+}
+
+/** Share of a corpus's letters outside its language's script above which it is refused. */
+export const MAXIMUM_LETTERS_OUTSIDE_SCRIPT = 0.5;
+
+/**
+ * Refuses a corpus whose text is not in its declared language (`corpus.language`): more than half of
+ * its letters outside the language pack's scripts (a Chinese pack on an English corpus).
+ * @throws BuildInputError naming the file, the field `corpus.language` and the share
+ */
+export function checkCorpusScript(conversations: readonly SourceConversation[], language: Language, file: string): void {
+  const pack = languagePackOf(language);
+  const text = conversations.flatMap((conversation) => conversation.turns.flatMap((turn) => [turn.question, turn.answer ?? ''])).join(' ');
+  const outside = lettersOutsideScript(text, pack);
+  if (outside > MAXIMUM_LETTERS_OUTSIDE_SCRIPT) {
+    throw new BuildInputError(
+      `${file}: corpus.language: ${language}, but ${(outside * 100).toFixed(0)} % of the corpus's letters are outside ${pack.name}'s script (${pack.script.scripts.join(', ')}); set corpus.language to the language it is written in`,
+    );
+  }
 }
 
 /** Letters of the source text's expected script (TopiOCQA is English: Latin), digits and punctuation. */

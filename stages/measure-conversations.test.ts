@@ -1,9 +1,10 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReferenceRecording } from '../pipeline/model/types.ts';
+import { FIXTURES } from '../corpora/reference-test-audio.ts';
 import { renderHistogramSvg, timingStatisticsPlots } from '../pipeline/timeline/plots.ts';
 import { loadTimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
 import { loadReferenceRecordingsForMeasure, registerMeasureCommand, type ReferenceRecordingLoader } from '../scripts/commands/measure.ts';
@@ -150,6 +151,18 @@ describe('duplexsynth measure', () => {
   afterEach(() => {
     calls.length = 0;
     process.exitCode = undefined;
+  });
+
+  it('takes --tiers for TextGrid, which the three-tier error suggests, and records it in the command', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'measure-tiers-'));
+    const out = path.join(folder, 'en.json');
+    await run(['--format', 'textgrid', '--language', 'en', '--tiers', 'spk2 - words', 'spk1 - words', '--out', out, 'grids']);
+    expect(calls).toEqual([{ format: 'textgrid', paths: ['grids'], options: { language: 'en', vad: 'silero', tiers: ['spk2 - words', 'spk1 - words'] } }]);
+    expect((await loadTimingStatistics(out)).provenance.command).toContain("--tiers 'spk2 - words' 'spk1 - words'");
+    // The default loader passes them to the TextGrid reader: the channels follow the tiers named.
+    const recordings = await loadReferenceRecordingsForMeasure('textgrid', [path.join(FIXTURES, 'textgrid', 'mfa-long.TextGrid')], { vad: 'silero', tiers: ['spk2 - words', 'spk1 - words'] });
+    expect(recordings[0]?.channelSpeakers).toEqual({ 0: 'spk2', 1: 'spk1' });
+    await rm(folder, { recursive: true, force: true });
   });
 
   it('loads with the chosen format, language and VAD, and writes the statistics with the command recorded', async () => {

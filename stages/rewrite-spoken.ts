@@ -79,6 +79,8 @@ export interface RewriteSpokenInput {
   dialogueId: string;
   /** The source turns as the corpus has them (`SourceTurn` fields `turnNumber`, `question`, `answer`, `answerable`). */
   turns: readonly RewriteTurn[];
+  /** Language of the corpus (`corpus.language`); absent = English. */
+  language?: Language;
 }
 
 /** Parameters of {@link rewriteSpokenStage}: the dataset's rewrite backend. */
@@ -88,7 +90,9 @@ export interface RewriteSpokenParameters {
 
 /** The cache entry of one rewrite: `{fingerprint, dialogueId, turns}` under `rewrite-spoken`. */
 function rewriteCacheKey(input: RewriteSpokenInput, parameters: RewriteSpokenParameters): StageCacheKey {
-  return { stage: 'rewrite-spoken', keyMaterial: { fingerprint: rewriteSpokenFingerprint(parameters.backend), dialogueId: input.dialogueId, turns: input.turns } };
+  // the language enters the key only when it is not English, so English keys stay as they were
+  const language = input.language !== undefined && input.language !== 'en' ? { language: input.language } : {};
+  return { stage: 'rewrite-spoken', keyMaterial: { fingerprint: rewriteSpokenFingerprint(parameters.backend), dialogueId: input.dialogueId, turns: input.turns, ...language } };
 }
 
 /**
@@ -98,10 +102,10 @@ function rewriteCacheKey(input: RewriteSpokenInput, parameters: RewriteSpokenPar
  */
 export const rewriteSpokenStage: Stage<RewriteSpokenInput, RewriteSpokenParameters, TextStageOutput> = {
   name: 'rewrite-spoken',
-  inputs: ['dialogueId', 'turns'],
+  inputs: ['dialogueId', 'turns', 'language'],
   parameters: ['backend'],
   cacheStages: ['rewrite-spoken'],
   cacheKeys: async (input, parameters) => [rewriteCacheKey(input, parameters)],
   run: (input, parameters, context) =>
-    cachedJson(context.cache, rewriteCacheKey(input, parameters), () => rewriteSpoken(input.turns, parameters.backend, { dialogueId: input.dialogueId, language: 'en' })),
+    cachedJson(context.cache, rewriteCacheKey(input, parameters), () => rewriteSpoken(input.turns, parameters.backend, { dialogueId: input.dialogueId, language: input.language ?? 'en' })),
 };

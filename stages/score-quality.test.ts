@@ -16,6 +16,7 @@ import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { runBuild } from '../pipeline/orchestration/build.ts';
 import { FakeMosScorer } from '../pipeline/services/mos/fake-mos-scorer.ts';
 import { scoreDatasetQuality } from './score-quality.ts';
+import type { ProgressEvent } from '../pipeline/run/progress.ts';
 import { splitDatasets } from './split-dev-test.ts';
 
 const DNSMOS_DIRECTORY = path.join(sharedDirectory(), 'models', 'dnsmos');
@@ -49,6 +50,8 @@ function tinyCorpus(): unknown[] {
 describe('score stage on a real build', () => {
   let dataset: string;
   let first: DatasetQualityReport;
+  const firstProgress: ProgressEvent[] = [];
+  const buildProgress: ProgressEvent[] = [];
   beforeAll(async () => {
     const corpus = path.join(scratch, 'tiny_topiocqa.json');
     await writeFile(corpus, JSON.stringify(tinyCorpus()));
@@ -62,9 +65,26 @@ describe('score stage on a real build', () => {
       output: { directory: output, cacheDirectory: path.join(scratch, 'cache') },
       datasets: { en: 'tiny_en', bargeIn: false },
       llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
-    });
+    }, { progress: (event) => buildProgress.push(event) });
     dataset = path.join(output, 'data', 'en', 'task', 'tiny_en');
-    first = await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory: path.join(scratch, 'cache') });
+    first = await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory: path.join(scratch, 'cache'), progress: (event) => firstProgress.push(event) });
+  });
+
+  it('reports its progress in channel-seconds: each dialogue planned as 2 × its duration, DNSMOS advancing it per batch of windows to that amount', () => {
+    // the build scored the dataset (DNSMOS computed); the score run after it found every dialogue in the cache
+    const scoring = buildProgress.filter((event) => event.type !== 'log' && event.stage === 'score-quality');
+    expect(scoring[0]).toEqual({ type: 'stage-start', language: 'en', stage: 'score-quality', total: 2 });
+    expect(firstProgress.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['cached', 'cached']);
+    for (const dialogue of first.dialogues) {
+      const of = (type: string) => scoring.filter((event) => event.type === type && 'id' in event && event.id === dialogue.id);
+      const planned = of('item-planned').map((event) => (event as { amount: number }).amount);
+      expect(planned).toEqual([2 * dialogue.durationSeconds]);
+      const advanced = of('item-advanced').map((event) => (event as { amount: number }).amount);
+      // at least one call per batch of windows of each channel (these short dialogues: one batch each)
+      expect(advanced.length).toBeGreaterThanOrEqual(2);
+      expect(advanced.reduce((sum, amount) => sum + amount, 0)).toBeCloseTo(planned[0]!, 2);
+      expect(of('item')).toEqual([{ type: 'item', language: 'en', stage: 'score-quality', id: dialogue.id, status: 'done' }]);
+    }
   });
 
   it('writes quality.json with DNSMOS per channel and dialogue, loudness, speech rate, and no COMETKiwi', async () => {
@@ -96,8 +116,10 @@ describe('score stage on a real build', () => {
 
   it('is deterministic: scoring again gives the same bytes (DNSMOS from the cache); then splits', async () => {
     const before = bytesHash(await readFile(path.join(dataset, 'quality.json')));
-    await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory: path.join(scratch, 'cache') });
+    const again: ProgressEvent[] = [];
+    await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory: path.join(scratch, 'cache'), progress: (event) => again.push(event) });
     expect(bytesHash(await readFile(path.join(dataset, 'quality.json')))).toBe(before);
+    expect(again.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['cached', 'cached']);
     const [result] = await splitDatasets([dataset], { testHours: 1 / 3600, testSmall: 1 });
     const report = result!.report;
     expect(report.splits.test!.dialogues).toBe(1);

@@ -34,6 +34,7 @@ import { CometKiwiError, type CometKiwiOptions, type TranslationPair } from '../
 import { cometKiwiEstimator, type TranslationQualityEstimator } from '../pipeline/services/qe/translation-quality.ts';
 import type { RecordingMosScorer } from '../pipeline/services/mos/mos-scorer.ts';
 import { cachedJson, type Stage, type StageCacheKey } from '../pipeline/run/stage.ts';
+import type { ProgressListener } from '../pipeline/run/progress.ts';
 
 /** Options of {@link scoreDatasetQuality}; every field is optional. */
 export interface ScoreQualityOptions {
@@ -63,6 +64,12 @@ export interface ScoreQualityOptions {
   measureLoudness?: boolean;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * Progress events of stage `score-quality` in channel-seconds (pipeline/run/progress.ts): a
+   * `stage-start`, each dialogue's planned channels × duration, the audio scored as DNSMOS goes, and
+   * each dialogue's end (`cached` when its DNSMOS came from the cache).
+   */
+  progress?: ProgressListener;
   /**
    * How the scorer loaded here runs (execution provider, intra-op threads, windows per model run) and
    * how many dialogues are scored at once. Defaults: CPU, onnxruntime's threads, 4 windows, 2 dialogues.
@@ -210,9 +217,19 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
   const concurrentDialogues = Math.max(1, options.dnsmos?.concurrentDialogues ?? 2);
   const dialogues: DialogueQuality[] = new Array(folder.dialogues.length);
   let scored = 0;
+  const progress = options.progress ?? (() => {});
+  const stage = { language: folder.language, stage: 'score-quality' } as const;
+  progress({ type: 'stage-start', ...stage, total: folder.dialogues.length });
+  // every dialogue's channels are scored (a channel without speech counts as done at once)
+  for (const dialogue of folder.dialogues) progress({ type: 'item-planned', ...stage, id: dialogue.id, amount: 2 * dialogue.metadata.durationSeconds });
+  const computedIds = new Set<string>();
   const scoreDialogue = async (dialogue: DatasetDialogue): Promise<DialogueQuality> => {
     const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
-    const compute = async () => roundDnsmos(await scorer!.scoreRecording(audio));
+    const onProgress = (channelSeconds: number) => progress({ type: 'item-advanced', ...stage, id: dialogue.id, amount: channelSeconds });
+    const compute = async () => {
+      computedIds.add(dialogue.id);
+      return roundDnsmos(await scorer!.scoreRecording(audio, { onProgress }));
+    };
     const dnsmos =
       cache && dialogue.audioSha256 && loaded
         ? await cachedJson(cache, dnsmosCacheKey(dialogue.audioSha256), compute)
@@ -257,8 +274,10 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
         const dialogue = folder.dialogues[position]!;
         dialogues[position] = await scoreDialogue(dialogue).catch((error: unknown) => {
           failed = true;
+          progress({ type: 'item', ...stage, id: dialogue.id, status: 'failed', reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) });
           throw error;
         });
+        progress({ type: 'item', ...stage, id: dialogue.id, status: computedIds.has(dialogue.id) ? 'done' : 'cached' });
         const dnsmos = dialogues[position].dnsmos;
         log(`[${folder.language}] ${++scored}/${folder.dialogues.length} ${dialogue.id}: DNSMOS OVRL ${dnsmos.dialogue ? dnsmos.dialogue.ovrl.toFixed(2) : 'n/a'}`);
       }
@@ -304,7 +323,7 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
 export const scoreQualityStage: Stage<{ directory: string }, ScoreQualityOptions, DatasetQualityReport> = {
   name: 'score-quality',
   inputs: ['directory'],
-  parameters: ['dnsmosScorer', 'dnsmosModels', 'cacheDirectory', 'cometKiwi', 'translationQuality', 'cometKiwiEnabled', 'cometKiwiRequired', 'thresholds', 'measureLoudness', 'log', 'dnsmos'],
+  parameters: ['dnsmosScorer', 'dnsmosModels', 'cacheDirectory', 'cometKiwi', 'translationQuality', 'cometKiwiEnabled', 'cometKiwiRequired', 'thresholds', 'measureLoudness', 'log', 'progress', 'dnsmos'],
   cacheStages: ['dnsmos'],
   cacheKeys: async (input, parameters) => {
     if (!parameters.cacheDirectory || parameters.dnsmosScorer) return [];

@@ -8,6 +8,7 @@ import { DEFAULT_QUALITY_THRESHOLDS } from '../pipeline/quality/thresholds.ts';
 import { applySplitToVariant, splitDatasets, SplitError } from './split-dev-test.ts';
 import { rankByDnsmos, selectSplits, speakerGroups, type SplitCandidate } from '../pipeline/quality/split-selection.ts';
 import { type SplitReport } from '../pipeline/model/split-report.ts';
+import type { Language } from '../pipeline/model/types.ts';
 
 /** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
 function random(seed: number): () => number {
@@ -177,7 +178,7 @@ function dialogueQuality(id: string, ovrl: number, speakerIds: string[], duratio
 
 async function writeDataset(
   directory: string,
-  language: 'en' | 'ja',
+  language: Language,
   dialogues: { id: string; ovrl: number; speakers: [string, string]; seconds: number }[],
 ): Promise<void> {
   await mkdir(path.join(directory, 'metadata'), { recursive: true });

@@ -13,6 +13,7 @@ import {
   createSynthesisQueue,
   japanesePhraseBreaks,
   MINIMUM_JAPANESE_MORAE_PER_SECOND,
+  synthesisCacheKey,
   synthesizeDialogue,
   synthesizeSpeechStage,
 } from './synthesize-speech.ts';
@@ -64,7 +65,7 @@ describe('implausibly slow Japanese speech', () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-rate-'));
     try {
       const synthesizer = await createSpeechSynthesizer('open-jtalk');
-      const roster = OFFLINE_SPEAKER_ROSTERS.ja;
+      const roster = OFFLINE_SPEAKER_ROSTERS.ja!;
       const [spoken] = await synthesizeDialogue(
         [{ index: 0, turnNumber: 1, kind: 'answer', role: 'system', text: sentence }],
         synthesizer,
@@ -94,7 +95,7 @@ describe('synthesizeSpeechStage', () => {
     producedBy: { rewrite: 'rules v1' },
   };
 
-  it('declares the cache entries it synthesizes first: one per script utterance and backchannel phrase, each stored after a run', async () => {
+  it('declares the cache entries it synthesizes first: one per script utterance and backchannel phrase, each stored after a run; reports its progress in utterances', async () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-speech-stage-'));
     try {
       const cache = new ContentCache(directory);
@@ -107,16 +108,34 @@ describe('synthesizeSpeechStage', () => {
         turnHoldShare: 0,
         backchannelPhrases: ['yeah'],
         settings: { language: 'en' as const, sampleRate: 16000, detector: {}, minimumUtteranceSeconds: 0.5, maximumInternalPauseSeconds: null },
+        progress: { planned: (id: string, utterances: number) => progress.push(`planned ${id} ${utterances}`), spoken: (id: string) => progress.push(`spoken ${id}`) },
       };
+      const progress: string[] = [];
       const input = { dialogueId: text.id, text, voices };
       const keys = await synthesizeSpeechStage.cacheKeys(input, parameters);
       expect(keys.map((key) => (key.keyMaterial as { text: string }).text)).toEqual([text.final[0]!.question, text.final[0]!.answer, text.final[1]!.question, 'yeah']);
       expect(keys.every((key) => key.stage === 'synthesize-speech')).toBe(true);
       const speech = await synthesizeSpeechStage.run(input, parameters, { cache });
       expect(speech.spoken.map((utterance) => utterance.scriptText)).toEqual([text.final[0]!.question, text.final[0]!.answer, text.final[1]!.question]);
+      // three script utterances and one backchannel clip: planned first, then one call per utterance spoken
+      expect(progress).toEqual(['planned stage_0001 4', ...Array(4).fill('spoken stage_0001')]);
       for (const key of keys) await access(cache.entryPath(key.stage, contentHash({ stage: key.stage, keyMaterial: key.keyMaterial }), '.wav'));
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe('synthesisCacheKey: the resampler', () => {
+  const synthesizer = new FakeSpeechSynthesizer();
+  const settings = { language: 'en' as const, voices: { user: { voice: 'user' }, system: { voice: 'system' } }, sampleRate: 16000, detector: {}, minimumUtteranceSeconds: 0.5, maximumInternalPauseSeconds: null };
+  const keyOf = (resampleQuality?: 'best' | 'speex') =>
+    synthesisCacheKey(synthesizer, 'Hello there.', 'user', { ...settings, ...(resampleQuality ? { resampleQuality } : {}) }).keyMaterial as Record<string, unknown>;
+
+  it("SpeexDSP is the default and is in the key; libsamplerate 'best' keeps the key it had (no resampler field)", () => {
+    expect(keyOf().resampleQuality).toBe('speex');
+    expect(keyOf()).toEqual(keyOf('speex'));
+    expect('resampleQuality' in keyOf('best')).toBe(false);
+    expect(contentHash(keyOf('best'))).not.toBe(contentHash(keyOf()));
   });
 });

@@ -70,7 +70,7 @@ export interface SynthesizeSettings {
   minimumUtteranceSeconds: number;
   /** Silences inside an utterance longer than this (seconds) are shortened to it; null = keep as synthesized. */
   maximumInternalPauseSeconds: number | null;
-  /** Resampler from the engine's rate to `sampleRate` (raw-audio.ts `resample`); default 'best'. */
+  /** Resampler from the engine's rate to `sampleRate` (audio/resample.ts `resample`); default {@link DEFAULT_SYNTHESIS_RESAMPLE_QUALITY}. */
   resampleQuality?: ResampleQuality;
   /** Where the resampling runs (synthesize-utterance.ts `resampler`, e.g. a worker pool); default this thread. Not part of cache keys: same samples. */
   resampler?: SynthesizeUtteranceOptions['resampler'];
@@ -106,8 +106,19 @@ interface CachedMetadata {
 }
 
 /**
+ * The resampler of the stage when the settings name none: SpeexDSP (audio/resample.ts 'speex'), about
+ * 100 times cheaper than libsamplerate's 'best' with its written samples within two 16-bit steps of
+ * it; 'best' is set explicitly (`synthesis.resampleQuality: best`).
+ */
+export const DEFAULT_SYNTHESIS_RESAMPLE_QUALITY: ResampleQuality = 'speex';
+
+function resampleQualityOf(settings: Pick<SynthesizeSettings, 'resampleQuality'>): ResampleQuality {
+  return settings.resampleQuality ?? DEFAULT_SYNTHESIS_RESAMPLE_QUALITY;
+}
+
+/**
  * The cache entry of one synthesis: engine id and version, voice, text, language, sample rate,
- * detector settings, and the resampler when it is not the default `best`, under `synthesize-speech`.
+ * detector settings, and the resampler unless it is libsamplerate's `best`, under `synthesize-speech`.
  */
 export function synthesisCacheKey(synthesizer: SpeechSynthesizer, text: string, role: SpeakerRole, settings: SynthesizeSettings): StageCacheKey {
   const keyMaterial = {
@@ -119,8 +130,9 @@ export function synthesisCacheKey(synthesizer: SpeechSynthesizer, text: string, 
     language: settings.language,
     sampleRate: settings.sampleRate,
     detector: settings.detector,
-    // only a resampler other than the default is part of the key (entries made with 'best' keep theirs)
-    ...(settings.resampleQuality !== undefined && settings.resampleQuality !== 'best' ? { resampleQuality: settings.resampleQuality } : {}),
+    // every resampler but libsamplerate's 'best' is part of the key: entries made with 'best' (the
+    // default before SpeexDSP became it) keep their keys, and the default 'speex' writes other samples
+    ...(resampleQualityOf(settings) !== 'best' ? { resampleQuality: resampleQualityOf(settings) } : {}),
   };
   return { stage: SYNTHESIZE_STAGE, keyMaterial };
 }
@@ -144,7 +156,7 @@ async function synthesizeCached(
     () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, {
       sampleRate: settings.sampleRate,
       detector: settings.detector,
-      resampleQuality: settings.resampleQuality ?? 'best',
+      resampleQuality: resampleQualityOf(settings),
       ...(settings.resampler ? { resampler: settings.resampler } : {}),
     }),
     {
@@ -161,6 +173,7 @@ async function synthesizeCached(
 /**
  * Synthesize every utterance of one dialogue (in parallel through `queue`), with the BC guard.
  * @param utterances the dialogue script in speaking order
+ * @param onUtterance called as each utterance is spoken (found in the cache or synthesized), for progress
  * @returns one SpokenUtterance per script utterance, same order
  * @throws SpeechSynthesisError when the engine fails on an utterance (the caller quarantines the dialogue)
  */
@@ -170,6 +183,7 @@ export async function synthesizeDialogue(
   settings: SynthesizeSettings,
   cache: ContentCache,
   queue: PQueue,
+  onUtterance: () => void = () => {},
 ): Promise<SpokenUtterance[]> {
   const minimumCs = Math.round(settings.minimumUtteranceSeconds * 100);
   return Promise.all(
@@ -216,6 +230,7 @@ export async function synthesizeDialogue(
           words: result.words,
           wordTimingSource: result.wordTimingSource,
         };
+        onUtterance();
         return spoken;
       }),
     ),
@@ -344,6 +359,12 @@ export interface SynthesizeSpeechParameters {
   turnHoldShare: number;
   /** Backchannel phrases of the listener (user), synthesized as clips; empty when backchannels are off. */
   backchannelPhrases: readonly string[];
+  /**
+   * Progress in utterances: `planned` once a dialogue's script is known (its utterances and the
+   * backchannel clips), `spoken` per utterance done (a re-synthesis of a too-short part counts again;
+   * the progress display caps a dialogue at its plan).
+   */
+  progress?: { planned(dialogueId: string, utterances: number): void; spoken(dialogueId: string): void };
 }
 
 /** What a dialogue's speech stage returns. */
@@ -383,7 +404,7 @@ function backchannelScript(phrases: readonly string[]): ScriptUtterance[] {
 export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeechParameters, DialogueSpeech> = {
   name: SYNTHESIZE_STAGE,
   inputs: ['dialogueId', 'text', 'voices'],
-  parameters: ['synthesizer', 'settings', 'queue', 'seed', 'turnHoldShare', 'backchannelPhrases'],
+  parameters: ['synthesizer', 'settings', 'queue', 'seed', 'turnHoldShare', 'backchannelPhrases', 'progress'],
   cacheStages: [SYNTHESIZE_STAGE],
   cacheKeys: async (input, parameters) => {
     const settings = { ...parameters.settings, voices: input.voices };
@@ -392,9 +413,11 @@ export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeec
   },
   run: async (input, parameters, context) => {
     const settings = { ...parameters.settings, voices: input.voices };
-    const synthesize = (script: ScriptUtterance[]) => synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue);
+    const spokenOne = () => parameters.progress?.spoken(input.dialogueId);
+    const synthesize = (script: ScriptUtterance[]) => synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue, spokenOne);
     const minimumUtteranceCs = Math.round(settings.minimumUtteranceSeconds * 100);
     const { holds, script } = await plannedScript(input, parameters);
+    parameters.progress?.planned(input.dialogueId, script.length + parameters.backchannelPhrases.length);
     let spoken = await synthesize(script);
     const tooShort = new Set(spoken.filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs).map((utterance) => utterance.turnNumber));
     if (tooShort.size > 0) {

@@ -20,12 +20,15 @@ import type { GenerationRequest } from '../../pipeline/services/llm/language-mod
 import { RecordingModel } from '../../pipeline/services/llm/replay-model.ts';
 import { loadTopiocqa } from '../topiocqa.ts';
 import { describeIssues } from '../../pipeline/model/validation.ts';
+import { languageCodeSchema } from '../../pipeline/model/language-code.ts';
 import { packageFile } from '../../pipeline/storage/package-files.ts';
 
 /** The demo corpus, raw TopiOCQA format. */
 export const DEMO_CORPUS_FILE = packageFile('corpora', 'demo', 'demo_topiocqa.json');
 /** Hand-written spoken English and Japanese per demo conversation. */
 export const DEMO_RESPONSE_SOURCE_FILE = packageFile('corpora', 'demo', 'demo-responses.source.yaml');
+/** Hand-written translations of the demo conversations into more languages (zh, de). */
+export const DEMO_TRANSLATION_SOURCE_FILE = packageFile('corpora', 'demo', 'demo-translations.source.yaml');
 /** The recorded-response file the demo config replays. */
 export const DEMO_RECORDED_RESPONSES_FILE = packageFile('corpora', 'demo', 'recorded-responses.jsonl');
 
@@ -51,6 +54,31 @@ const responseSourceSchema = z.object({
     }),
   ),
 });
+
+const translationSourceSchema = z.object({
+  conversations: z.array(
+    z.object({
+      conversation: z.number().int().positive(),
+      translations: z.record(languageCodeSchema, z.array(handWrittenTurnSchema).min(1)),
+    }),
+  ),
+});
+
+/**
+ * Reads the hand-written translations into more languages.
+ * @returns per conversation number, the turns per language code
+ * @throws Error when the file cannot be read, is not YAML, fails the schema, or repeats a conversation.
+ */
+export async function readHandWrittenTranslations(file: string = DEMO_TRANSLATION_SOURCE_FILE): Promise<Map<number, Record<string, HandWrittenConversation['spoken']>>> {
+  const parsed = translationSourceSchema.safeParse(parseYaml(await readFile(file, 'utf8')));
+  if (!parsed.success) throw new Error(`${file}: ${describeIssues(parsed.error.issues)}`);
+  const byNumber = new Map<number, Record<string, HandWrittenConversation['spoken']>>();
+  for (const conversation of parsed.data.conversations) {
+    if (byNumber.has(conversation.conversation)) throw new Error(`${file}: conversation ${conversation.conversation} appears twice`);
+    byNumber.set(conversation.conversation, conversation.translations);
+  }
+  return byNumber;
+}
 
 /** The hand-written texts of one conversation. */
 export type HandWrittenConversation = z.infer<typeof responseSourceSchema>['conversations'][number];
@@ -96,6 +124,8 @@ export interface RecordDemoResponsesOptions {
   settings?: GenerationSettings;
   /** Only the first `limit` conversations of the corpus (default all). */
   limit?: number;
+  /** Hand-written translations into more languages (default {@link DEMO_TRANSLATION_SOURCE_FILE} with the demo corpus, none otherwise). */
+  translationFile?: string | null;
 }
 
 /**
@@ -113,15 +143,22 @@ export async function recordDemoResponses(options: RecordDemoResponsesOptions = 
   const conversations = await loadDemoConversations(options.corpusFile, options.limit);
   const handWritten = await readHandWrittenResponses(options.sourceFile);
   const byDialogueId = new Map(conversations.map((conversation) => [conversation.id, conversation.conversationNumber]));
+  const translationFile = options.translationFile !== undefined ? options.translationFile : options.corpusFile === undefined ? DEMO_TRANSLATION_SOURCE_FILE : null;
+  const translations = translationFile === null ? new Map<number, Record<string, HandWrittenConversation['spoken']>>() : await readHandWrittenTranslations(translationFile);
+  /** Target language of the translation being recorded. */
+  let target = 'ja';
 
   const answerFor = (request: GenerationRequest): string => {
     const conversationNumber = byDialogueId.get(request.trace?.dialogueId ?? '');
     const texts = conversationNumber === undefined ? undefined : handWritten.get(conversationNumber);
     if (texts === undefined) throw new Error(`no hand-written responses for dialogue ${request.trace?.dialogueId ?? '?'}`);
-    const turns = request.trace?.task === 'translate' ? texts.japanese : texts.spoken;
+    const other = conversationNumber === undefined ? undefined : translations.get(conversationNumber)?.[target];
+    if (request.trace?.task === 'translate' && target !== 'ja' && other === undefined) throw new Error(`no hand-written ${target} translation for dialogue ${request.trace.dialogueId ?? '?'}`);
+    const turns = request.trace?.task !== 'translate' ? texts.spoken : target === 'ja' ? texts.japanese : other;
     return JSON.stringify({ turns });
   };
 
+  let records = conversations.length * 2;
   const temporaryFile = `${outputFile}.${process.pid}.recording`;
   await rm(temporaryFile, { force: true });
   const model = new RecordingModel(new FakeLanguageModel({ id: 'hand-written', respond: answerFor }), temporaryFile);
@@ -129,12 +166,18 @@ export async function recordDemoResponses(options: RecordDemoResponsesOptions = 
   try {
     for (const conversation of conversations) {
       const spoken = await backend.rewrite({ dialogueId: conversation.id, language: 'en', turns: conversation.turns });
+      target = 'ja';
       await backend.translate({ dialogueId: conversation.id, sourceLanguage: 'en', targetLanguage: 'ja', turns: spoken });
+      for (const language of Object.keys(translations.get(conversation.conversationNumber) ?? {}).sort()) {
+        target = language;
+        await backend.translate({ dialogueId: conversation.id, sourceLanguage: 'en', targetLanguage: language, turns: spoken });
+        records += 1;
+      }
     }
     await rename(temporaryFile, outputFile);
   } catch (error) {
     await rm(temporaryFile, { force: true });
     throw error;
   }
-  return { conversations: conversations.length, records: conversations.length * 2 };
+  return { conversations: conversations.length, records };
 }

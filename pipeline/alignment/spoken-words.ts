@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import kuromoji from 'kuromoji';
 import type { Language } from '../model/types.ts';
+import { languagePackOf } from '../model/language-pack.ts';
 import { countMorae, estimateMorae } from './japanese-morae.ts';
 
 /** One word to be timed. */
@@ -135,13 +136,51 @@ export function splitJapaneseMorphemes(tokenizer: JapaneseTokenizer, text: strin
   return words;
 }
 
+const segmenters = new Map<string, Intl.Segmenter>();
+
 /**
- * The project's word tokenizer: {@link splitEnglishWords} for English, {@link splitJapaneseMorphemes}
- * with the cached kuromoji tokenizer for Japanese.
+ * Words of a text written without spaces between words (Chinese, Thai, …): ICU's word boundaries
+ * (`Intl.Segmenter` with word granularity, which segments Chinese, Japanese, Thai, Khmer, Lao and
+ * Burmese by dictionary). Segments that are not word-like (punctuation, spaces) are dropped, their pause
+ * flag going to the previous word; so the words joined equal the text without its punctuation and
+ * spaces. Weight = the word's letters and digits (a Chinese character is one syllable), at least 1.
+ *
+ * @param language the BCP-47 code given to the segmenter.
+ * @returns the words in order; empty when the text has none.
+ */
+export function splitSegmenterWords(text: string, language: Language): SpokenWord[] {
+  let segmenter = segmenters.get(language);
+  if (!segmenter) {
+    segmenter = new Intl.Segmenter(language, { granularity: 'word' });
+    segmenters.set(language, segmenter);
+  }
+  const words: SpokenWord[] = [];
+  for (const segment of segmenter.segment(text)) {
+    const spoken = segment.segment.replace(/[\p{P}\p{Z}\s]+/gu, '');
+    if (!segment.isWordLike || spoken === '') {
+      const previous = words[words.length - 1];
+      if (previous && PAUSING_PUNCTUATION.test(segment.segment)) previous.pauseAfter = true;
+      if (spoken === '') continue;
+    }
+    words.push({ text: spoken, weight: Math.max(1, [...spoken].filter((character) => /[\p{L}\p{N}]/u.test(character)).length), morae: null, pauseAfter: false });
+  }
+  return words;
+}
+
+/**
+ * The project's word tokenizer, by the language pack's segmentation (pipeline/model/language-pack.ts):
+ * {@link splitJapaneseMorphemes} with the cached kuromoji tokenizer for `japanese-morphemes` (Japanese),
+ * {@link splitSegmenterWords} for `intl-segmenter` (Chinese, Thai), {@link splitEnglishWords} for
+ * `spaces` (English, German, Spanish, Korean, …).
+ * @throws WordTokenizerError when the Japanese dictionary cannot be loaded; LanguagePackError for a language without a pack
  */
 export const defaultWordTokenizer: WordTokenizer = {
   async tokenize(text: string, language: Language): Promise<SpokenWord[]> {
     if (language === 'ja') return splitJapaneseMorphemes(await loadJapaneseTokenizer(), text);
+    if (language === 'en') return splitEnglishWords(text);
+    const segmentation = languagePackOf(language).script.segmentation;
+    if (segmentation === 'japanese-morphemes') return splitJapaneseMorphemes(await loadJapaneseTokenizer(), text);
+    if (segmentation === 'intl-segmenter') return splitSegmenterWords(text, language);
     return splitEnglishWords(text);
   },
 };

@@ -32,7 +32,8 @@ import { pythonFloat, pythonJson, type PythonJsonValue } from './python-json.ts'
 type HuggingFaceSplit = 'test' | 'validation' | 'train';
 
 const SPLIT_FOLDER: Record<ExportSplit, HuggingFaceSplit> = { test: 'test', dev: 'validation' };
-const LANGUAGE_NAME = { en: 'English', ja: 'Japanese' } as const;
+/** The English name of a language code (`en` English, `ja` Japanese, `zh` Chinese), from ICU's display names. */
+const languageName = (code: string): string => new Intl.DisplayNames(['en'], { type: 'language' }).of(code) ?? code;
 
 const seconds = (centiseconds: number) => pythonFloat(centiseconds / 100);
 
@@ -83,7 +84,7 @@ tags:
 ---
 # ${dataset.dataset}
 
-Two-channel spoken dialogues (${LANGUAGE_NAME[dataset.language]}, ${dataset.domain === 'chat' ? 'real conversations' : 'synthetic multi-turn QA'}) in the
+Two-channel spoken dialogues (${languageName(dataset.language)}, ${dataset.domain === 'chat' ? 'real conversations' : 'synthetic multi-turn QA'}) in the
 M3-DuplexBench event conventions, exported by duplexsynth as an AudioFolder:
 
 \`\`\`python

@@ -5,8 +5,28 @@
  * settings of the build in the middle.
  */
 import { z } from 'zod';
+import { languageCodeSchema } from './language-code.ts';
 
 const channel = z.number().int().min(0).max(1);
+
+/**
+ * How a Chat-track dataset's events were derived (`duplexsynth chat`), so that `duplexsynth verify`
+ * judges it by the same rules: `words` (word timings, written to `txt_align`), `supervisions`
+ * (utterance timings, one `txt_align` line each), `turns` (speaker turns without text, e.g. RTTM: the
+ * segments are in each dialogue's metadata `speech`), `voice-activity` (no transcript: the detector in
+ * `voiceActivity`, run on each written WAV). `thresholds` are the events.md thresholds in centiseconds.
+ */
+export const eventDerivationSchema = z.object({
+  from: z.enum(['words', 'supervisions', 'turns', 'voice-activity']),
+  /** True when `txt_align` holds word or utterance timings; false: the files are empty (no transcript). */
+  hasWords: z.boolean(),
+  thresholds: z.object({ maxPauseInIpu: z.number().int().nonnegative(), maxBackchannel: z.number().int().nonnegative(), bargeInOverlap: z.number().int().nonnegative() }),
+  /** The detector and its resolved settings (pipeline/services/vad `voiceActivitySettings`), for `voice-activity`. */
+  voiceActivity: z.object({ engine: z.enum(['silero', 'webrtc']), options: z.record(z.string(), z.unknown()) }).optional(),
+});
+
+/** A dataset's {@link eventDerivationSchema} record. */
+export type EventDerivation = z.infer<typeof eventDerivationSchema>;
 
 /** The fields every dataset manifest has or may have. */
 export const datasetManifestSchema = z.object({
@@ -25,6 +45,8 @@ export const datasetManifestSchema = z.object({
   channelsEvaluated: z.array(channel).optional(),
   /** The speech detector the events were derived with (pipeline/audio/speech-regions.ts). */
   speechDetection: z.object({ thresholdDbfs: z.number(), minSilenceSeconds: z.number(), minSpeechSeconds: z.number() }).optional(),
+  /** Chat datasets: what the events were derived from and with which thresholds and detector. */
+  eventDerivation: eventDerivationSchema.optional(),
   build: z.object({ name: z.string(), seed: z.number().int().nonnegative() }).optional(),
   timeline: z.object({ profile: z.enum(['benchmark', 'natural']), turnHoldShare: z.number().min(0).max(1) }).optional(),
   /** A barge-in variant's origin (`{dataset}_bargein`). */
@@ -42,7 +64,7 @@ export type DatasetManifest = z.infer<typeof datasetManifestSchema>;
 export const writtenManifestSchema = datasetManifestSchema.extend({
   format: z.literal('m3-duplexbench'),
   manifestVersion: z.literal(1),
-  language: z.enum(['en', 'ja']),
+  language: languageCodeSchema,
   dataset: z.string().min(1),
   domain: z.enum(['task', 'chat']),
   dialogues: z.array(z.string()),

@@ -5,6 +5,7 @@
  * ({@link chatSummarySchema}). {@link summaryFailuresSchema} is what readers of any of them use.
  */
 import { z } from 'zod';
+import { languageCodeSchema } from './language-code.ts';
 
 const eventType = z.enum(['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE']);
 /**
@@ -56,7 +57,7 @@ export const evaluableEventsReportSchema = z.object({
 
 /** The statistics of one dataset (its `summary.json`). */
 export const datasetSummarySchema = z.object({
-  language: z.enum(['en', 'ja']),
+  language: languageCodeSchema,
   dataset: z.string(),
   /** `default`, or `barge-in` for a `{dataset}_bargein` variant. */
   variant: z.enum(['default', 'barge-in']),
@@ -94,7 +95,7 @@ export type BuildSummary = z.infer<typeof buildSummarySchema>;
 export const chatSummarySchema = z.object({
   format: z.literal('duplexsynth-chat'),
   version: z.literal(1),
-  language: z.enum(['en', 'ja']),
+  language: languageCodeSchema,
   dataset: z.string(),
   source: z.object({ format: z.string(), recordings: z.number().int().nonnegative() }),
   /** The segmenting settings and rule (stages/cut-chat-segments.ts). */
@@ -104,6 +105,8 @@ export const chatSummarySchema = z.object({
   events: z.record(z.string(), z.number().int().nonnegative()),
   failed: z.array(failedDialogueSchema),
   notes: z.array(z.string()),
+  /** Audio below 16 kHz upsampled to 16 kHz (`--allow-upsample`): file, its rate and the rate written, Hz. */
+  upsampled: z.array(z.object({ file: z.string(), sampleRate: z.number().int().positive(), to: z.number().int().positive() })).optional(),
 });
 export type ChatSummary = z.infer<typeof chatSummarySchema>;
 

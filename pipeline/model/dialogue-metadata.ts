@@ -7,8 +7,9 @@
  * Times are seconds (0.01 s resolution) from the start of the dialogue's WAV.
  */
 import { z } from 'zod';
+import { languageCodeSchema } from './language-code.ts';
 
-const language = z.enum(['en', 'ja']);
+const language = languageCodeSchema;
 
 /** One speaker of a dialogue: who speaks on which channel. */
 export const metadataSpeakerSchema = z.object({
@@ -138,6 +139,11 @@ export const chatDialogueMetadataSchema = dialogueMetadataSchema.extend({
   speakers: z.object({ channel0: metadataSpeakerSchema, channel1: metadataSpeakerSchema }),
   /** What the words' times come from (the corpus's word or segment timings). */
   alignment: z.enum(['words', 'supervisions', 'none']),
+  /**
+   * The speech segments the events were derived from, `[start, end]` seconds per channel: written when
+   * they are in no other file (speaker turns without text, e.g. RTTM), so `verify` can re-derive them.
+   */
+  speech: z.object({ channel0: z.array(z.tuple([z.number(), z.number()])), channel1: z.array(z.tuple([z.number(), z.number()])) }).optional(),
   recordingNotes: z.array(z.string()),
 });
 

@@ -6,6 +6,7 @@
  * (pipeline/quality/quality-report.ts `writeQualityReport`, `readQualityReport`).
  */
 import { z } from 'zod';
+import { languageCodeSchema } from './language-code.ts';
 
 /** A plausible range of a rate, in units per second, with its source. */
 export const rateRangeSchema = z.object({
@@ -72,7 +73,7 @@ export const qualityThresholdsSchema = z.object({
    *   the preferred slow rate for non-native listeners; the range spans that slow rate (less a
    *   margin) to fast reading.
    */
-  speechRate: z.object({ en: rateRangeSchema, ja: rateRangeSchema }),
+  speechRate: z.record(languageCodeSchema, rateRangeSchema),
   /**
    * The BC rule of the benchmark: an inter-pausal unit of at most this many seconds is a BC
    * (events.md rule 2). Used only to explain the role/label check in reports.
@@ -293,7 +294,7 @@ export type QualityAggregates = z.infer<typeof qualityAggregatesSchema>;
 export const datasetQualityReportSchema = z.object({
   format: z.literal('duplexsynth-quality'),
   version: z.literal(1),
-  language: z.enum(['en', 'ja']),
+  language: languageCodeSchema,
   dataset: z.string(),
   /** How the numbers were made. */
   methods: z.object({

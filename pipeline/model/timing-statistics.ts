@@ -49,6 +49,7 @@
  * > 0.40 s), as implemented in pipeline/events (`DEFAULT_EVENT_THRESHOLDS`).
  */
 import { z } from 'zod';
+import { languageCodeSchema } from './language-code.ts';
 
 /** Current (and only readable) version of the timing-statistics file format. */
 export const TIMING_STATISTICS_VERSION = 2;
@@ -219,7 +220,7 @@ const atomGuardSchema = z
 export const timingStatisticsSchema = z
   .object({
     version: z.literal(TIMING_STATISTICS_VERSION),
-    language: z.enum(['en', 'ja']),
+    language: languageCodeSchema,
     units: z.literal('seconds'),
     provenance: provenanceSchema,
     speakerChange: z

@@ -45,9 +45,11 @@ export interface AlignedWord {
   word: string;
 }
 
-/** Languages the pipeline builds. ISO 639-1. */
-export type Language = 'en' | 'ja';
-export const LANGUAGES: readonly Language[] = ['en', 'ja'] as const;
+/**
+ * A language, by its BCP-47 tag (`en`, `ja`, `zh`, `de`, …; pipeline/model/language-code.ts). What the
+ * pipeline knows of a language is data looked up by this code, not a closed list of types.
+ */
+export type Language = string;
 
 /** Who speaks an utterance in an MT-QA dialogue. */
 export type SpeakerRole = 'user' | 'system';
@@ -81,6 +83,8 @@ export interface SourceConversation {
   sourceFile: string;
   conversationNumber: number;
   turns: SourceTurn[];
+  /** Language the corpus is written in (`corpus.language`); absent = English (TopiOCQA). */
+  language?: Language;
 }
 
 /** One question/answer pair of text as it moves through rewrite and translation. */

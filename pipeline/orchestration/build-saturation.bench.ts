@@ -45,7 +45,7 @@ export interface SaturationBenchmarkOptions {
   requestsPerServer: number;
   /** Record a CPU profile of the build's thread and split the local cost by step. Default true. */
   profile: boolean;
-  /** `synthesis.resampleQuality` of the build. Default 'best' (the config default). */
+  /** `synthesis.resampleQuality` of the build. Default 'speex' (the config default). */
   resampleQuality: 'best' | 'speex';
   /** `synthesis.resampleThreads` of the build. Default 0 (the config default). */
   resampleThreads: number;
@@ -97,7 +97,7 @@ export interface SaturationBenchmarkResult {
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'best', resampleThreads: 0, requestsPerServer: 2 };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, requestsPerServer: 2 };
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat

@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatBuildStatus, readBuildStatus } from './build-status.ts';
+import { formatBuildStatus, readBuildStatus, runRecordFile } from './build-status.ts';
 
 const FIXTURE = path.join(import.meta.dirname, '..', 'export', 'fixtures', 'tiny-dataset');
 let scratch: string;
@@ -24,7 +24,12 @@ describe('readBuildStatus', () => {
     await mkdir(path.join(out, 'data', 'en', 'task', 'other.partial'), { recursive: true });
     const cache = path.join(scratch, 'cache');
     await mkdir(path.join(cache, 'runs'), { recursive: true });
-    await writeFile(path.join(cache, 'runs', 'tiny-build.json'), JSON.stringify({ cache: { 'synthesize-speech': { hits: 40, misses: 2, corrupt: 0 } }, audioSeconds: 8 }));
+    await writeFile(runRecordFile(cache, 'tiny-build', out), JSON.stringify({ outputDirectory: out, cache: { 'synthesize-speech': { hits: 40, misses: 2, corrupt: 0 } }, audioSeconds: 8 }));
+    // another folder built under the same name, later, with the same cache: its record is its own
+    const other = path.join(scratch, 'other-out');
+    await writeFile(runRecordFile(cache, 'tiny-build', other), JSON.stringify({ outputDirectory: other, cache: { 'synthesize-speech': { hits: 0, misses: 99, corrupt: 0 } }, audioSeconds: 1 }));
+    // the record of the old layout (one per name, whatever folder) is not taken for this folder's
+    await writeFile(path.join(cache, 'runs', 'tiny-build.json'), JSON.stringify({ cache: { 'synthesize-speech': { hits: 7, misses: 7, corrupt: 0 } }, audioSeconds: 8 }));
 
     const status = await readBuildStatus(out, cache);
     expect(status).toMatchObject({ name: 'tiny-build', seed: 3, finished: true, partial: ['data/en/task/other.partial'], report: null });
@@ -34,7 +39,12 @@ describe('readBuildStatus', () => {
     const text = formatBuildStatus(status);
     expect(text).toContain('data/en/task/tiny: 2 built, 1 failed; test 1, dev 1');
     expect(text).toContain('failed: tiny_0003 at synthesize-speech: espeak-ng: synthesis failed');
-    expect(text).toContain('synthesize-speech 40 cached / 2 computed');
+    expect(text).toContain('cache, last build of this folder: synthesize-speech 40 cached / 2 computed');
+    expect(runRecordFile(cache, 'tiny-build', other)).not.toBe(runRecordFile(cache, 'tiny-build', out));
+    await rm(runRecordFile(cache, 'tiny-build', out));
+    const without = formatBuildStatus(await readBuildStatus(out, cache));
+    expect(without).toContain('no record of a build of this folder');
+    expect(without).not.toMatch(/99 computed|7 computed/);
   });
 
   it('says so when a build has not finished, and names a missing folder', async () => {

@@ -2,9 +2,11 @@
  * `duplexsynth status OUT`: what a build output folder holds, read from its files only (nothing is
  * run): per dataset the dialogues built (`all.jsonl`), the failed ones with stage and reason
  * (`summary.json`), the split and the report when present, a dataset left half-written by an
- * interrupted build (`{dataset}.partial/`), and the cache use of the last run with the build's name
- * (`{cache}/runs/{name}.json`, written by every build: hits and misses per stage).
+ * interrupted build (`{dataset}.partial/`), and the cache use of this folder's last build
+ * ({@link runRecordFile}, written by every build: hits and misses per stage). Builds of one name into
+ * different folders share a cache but not a run record: status never shows another folder's run.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -32,8 +34,18 @@ export interface BuildStatus {
   /** Dataset folders an interrupted build left as `{dataset}.partial/`. */
   partial: string[];
   report: string | null;
-  /** Cache hits and misses per stage of the last run named like this build, when found. */
+  /** Cache hits and misses per stage of this folder's last build, when its record is in the cache folder. */
   lastRun: { file: string; cache: Record<string, { hits: number; misses: number; corrupt: number }>; audioSeconds: number | null } | null;
+}
+
+/**
+ * Where a build records its timings and cache use: `{cache}/runs/{name}-{hash}.json`, the hash the
+ * first 12 hex digits of the sha256 of the absolute output folder (the record also holds that folder
+ * as `outputDirectory`), so two folders built under one name keep a record each.
+ */
+export function runRecordFile(cacheDirectory: string, name: string, outputDirectory: string): string {
+  const hash = createHash('sha256').update(path.resolve(outputDirectory)).digest('hex').slice(0, 12);
+  return path.join(cacheDirectory, 'runs', `${name}-${hash}.json`);
 }
 
 async function readJson(file: string): Promise<unknown> {
@@ -87,9 +99,9 @@ export async function readBuildStatus(outputDirectory: string, cacheDirectory: s
   const name = summary?.name ?? null;
   let lastRun: BuildStatus['lastRun'] = null;
   if (name !== null) {
-    const file = path.join(cacheDirectory, 'runs', `${name}.json`);
-    const run = (await readJson(file)) as { cache?: Record<string, { hits: number; misses: number; corrupt: number }>; audioSeconds?: number } | null;
-    if (run?.cache) lastRun = { file, cache: run.cache, audioSeconds: run.audioSeconds ?? null };
+    const file = runRecordFile(cacheDirectory, name, output);
+    const run = (await readJson(file)) as { outputDirectory?: string; cache?: Record<string, { hits: number; misses: number; corrupt: number }>; audioSeconds?: number } | null;
+    if (run?.cache && run.outputDirectory === output) lastRun = { file, cache: run.cache, audioSeconds: run.audioSeconds ?? null };
   }
   const reportIndex = path.join(output, REPORT_DIRECTORY, 'index.html');
   return {
@@ -116,9 +128,9 @@ export function formatBuildStatus(status: BuildStatus): string {
   for (const folder of status.partial) lines.push(`  ${folder}: left by an interrupted build (removed by the next build)`);
   if (status.lastRun) {
     const stages = Object.entries(status.lastRun.cache).map(([stage, counts]) => `${stage} ${counts.hits} cached / ${counts.misses} computed${counts.corrupt ? ` (${counts.corrupt} corrupt)` : ''}`);
-    lines.push(`  cache, last run named "${status.name}": ${stages.join('; ') || 'nothing looked up'}`);
+    lines.push(`  cache, last build of this folder: ${stages.join('; ') || 'nothing looked up'}`);
   } else if (status.name !== null) {
-    lines.push(`  cache: no record of a run named "${status.name}" in this cache folder`);
+    lines.push(`  cache: no record of a build of this folder in this cache folder (--cache-dir names the build's cache)`);
   }
   lines.push(`  report: ${status.report ?? 'none (duplexsynth report OUT writes it)'}`);
   return `${lines.join('\n')}\n`;

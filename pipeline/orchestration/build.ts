@@ -13,29 +13,31 @@
  * - One bad dialogue never sinks the run: its failure (stage and reason) is recorded in the summary
  *   and the build goes on.
  * - Outputs are deterministic: the same config and seed give byte-identical files (run timings and
- *   cache use go to `{cacheDirectory}/runs/{name}.json`, outside the output folder).
+ *   cache use go to `{cacheDirectory}/runs/{name}-{hash of the output folder}.json`, outside the output folder).
  * - The output folder is locked while the build runs (pipeline/run/build-guards.ts).
  */
 import path from 'node:path';
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { createResamplePool } from '../audio/resample-pool.ts';
 import type { BuildConfig } from '../config.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError, datasetNameOf, ttsOf } from '../config.ts';
 import type { DialogueText, Language, SourceConversation, SpeakerRole } from '../model/types.ts';
 import { buildSummarySchema, type DatasetSummary } from '../model/dataset-summary.ts';
 import { endsTheBuild } from '../model/build-errors.ts';
 import { writeBuildReport } from '../report/build-report.ts';
 import { beginGuardedBuild, runLocked } from '../run/build-guards.ts';
-import type { ProgressListener } from '../run/progress.ts';
+import type { LogLevel, ProgressListener } from '../run/progress.ts';
 import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type StageStep } from '../run/stage-runner.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { createTextBackends } from '../services/llm/text-backends.ts';
 import { createSpeechSynthesizer } from '../services/tts/synthesizer-registry.ts';
+import { espeakNgVoiceNames } from '../services/tts/espeak-ng.ts';
 import { drawDialogueSpeakers, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
+import { findLanguagePack, knownLanguageCodes, languagePackOf, languagePackSource, registerLanguagePacks } from '../model/language-pack.ts';
 import { ContentCache } from '../storage/content-cache.ts';
 import { writeRecord } from '../storage/json-records.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
-import { defaultTimingStatisticsPath, loadDefaultTimingStatistics, loadTimingStatistics } from '../timeline/timing-statistics.ts';
+import { loadTimingStatistics, shippedTimingStatisticsOf } from '../timeline/timing-statistics.ts';
 import { annotateEventsStage, type AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import { placeBargeInTimelineStage, placeTimelineStage, type BargeInTimeline, type PlacedTimeline } from '../../stages/place-timeline.ts';
@@ -44,11 +46,12 @@ import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { prepareTextStage } from './prepare-text.ts';
 import { scoreAndSplit } from './score-and-split.ts';
+import { runRecordFile } from './build-status.ts';
 import { speakerRoster } from './speaker-roster.ts';
 import { formatBuildSummaryMarkdown } from './summary-markdown.ts';
 import { bargeInVariantMetadata, taskDialogueMetadata } from './task-metadata.ts';
 
-/** What a build returns (timings and cache use are also written to `{cacheDirectory}/runs/{name}.json`). */
+/** What a build returns (timings and cache use are also written to build-status.ts `runRecordFile`). */
 export interface BuildReport {
   outputDirectory: string;
   summaryMarkdownPath: string;
@@ -63,8 +66,8 @@ export interface BuildReport {
   cache: ContentCache['statistics'];
 }
 
-/** Logger for progress lines (stderr in the CLI). */
-export type BuildLog = (line: string) => void;
+/** Logger for progress lines (stderr in the CLI); `warn` for a dialogue or a step that failed while the build goes on. */
+export type BuildLog = (line: string, level?: LogLevel) => void;
 
 /**
  * Dialogues whose text and speech are made ahead of the one being placed and written (their
@@ -80,19 +83,50 @@ export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'pl
  * @throws ConfigError with what to configure
  */
 export function checkBuildIsPossible(config: BuildConfig): void {
-  if (config.languages.includes('ja') && config.llm.translate.backend === 'none') {
+  registerLanguagePacks(config.languagePacks);
+  for (const language of config.languages) {
+    if (!findLanguagePack(language)) {
+      throw new ConfigError(
+        `languages: no language pack for ${language} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (README "Adding a language")`,
+      );
+    }
+  }
+  // a language other than the corpus's is translated from it
+  const translated = config.languages.find((language) => language !== config.corpus.language);
+  if (translated !== undefined && config.corpus.language !== 'en') {
+    throw new ConfigError(`languages: ${translated} differs from corpus.language ${config.corpus.language}; translation is from English only (the prompt templates), so build ${config.corpus.language} alone`);
+  }
+  if (translated !== undefined && config.llm.translate.backend === 'none') {
+    const name = translated === 'ja' ? 'Japanese' : languagePackOf(translated).name;
     throw new ConfigError(
-      'Japanese needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ' +
+      `${name} needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ` +
         '{backend: gemini, model: gemma-4-31b-it} with GEMINI_API_KEY set, or {backend: openai-compatible, baseUrl: ..., model: ...}, ' +
         'or to recorded responses {backend: replay, file: ..., model: ...}; see README "Real services". The demo corpus has recordings (npm run demo).',
     );
   }
   for (const language of config.languages) {
-    const engine = config.tts[language].backend;
+    const engine = ttsOf(config, language).backend;
     if (engine === 'espeak-ng' && language === 'ja') {
       throw new ConfigError('tts.ja.backend: espeak-ng cannot read kanji; use open-jtalk for Japanese');
     }
     if (engine === 'open-jtalk' && language !== 'ja') throw new ConfigError(`tts.${language}.backend: open-jtalk speaks Japanese only`);
+  }
+}
+
+/**
+ * Checks, before any work, that the espeak-ng voice of each language built with espeak-ng without
+ * configured voices (its language pack's `offlineVoice.voice`) exists in `espeak-ng --voices`.
+ * @throws ConfigError naming the pack's field and the voice
+ */
+export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
+  const needed = config.languages.filter((language) => ttsOf(config, language).backend === 'espeak-ng' && !ttsOf(config, language).voices && language !== 'en');
+  if (needed.length === 0) return;
+  const voices = await espeakNgVoiceNames();
+  for (const language of needed) {
+    const pack = languagePackOf(language);
+    if (!voices.has(pack.offlineVoice.voice)) {
+      throw new ConfigError(`${languagePackSource(pack)}: offlineVoice.voice: espeak-ng has no voice "${pack.offlineVoice.voice}" (see espeak-ng --voices)`);
+    }
   }
 }
 
@@ -109,11 +143,14 @@ export function checkBuildIsPossible(config: BuildConfig): void {
  */
 export async function runBuild(config: BuildConfig, options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener } = {}): Promise<BuildReport> {
   checkBuildIsPossible(config);
+  await checkOfflineVoices(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (pipeline/run/build-guards.ts)
-  const runner = new StageRunner(STAGES, { cache: new ContentCache(config.output.cacheDirectory) });
+  // a damaged cache entry (its content hash differs) is recomputed; each is named, the count closes the build
+  const cache = new ContentCache(config.output.cacheDirectory, { onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn') });
+  const runner = new StageRunner(STAGES, { cache });
   const corpus = await runner.runStage(ingestCorpusStage, { corpus: config.corpus }, { languages: config.languages });
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
-  for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`);
+  for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`, 'warn');
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)
   return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {})));
@@ -142,10 +179,16 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   const summaries: DatasetSummary[] = [];
   let audioSeconds = 0;
   let failedCount = 0;
+  /** Languages built with the cross-language timing prior: a warning each, repeated in summary.md. */
+  const timingPriorWarnings: string[] = [];
 
   for (const language of config.languages) {
-    const dataset = config.datasets[language]!;
-    const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases } = await languageWork(config, language, { textBackends, detector, queue, resamplePool });
+    const dataset = datasetNameOf(config, language);
+    const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } = await languageWork(config, language, { textBackends, detector, queue, resamplePool }, progress);
+    if (timingPriorWarning !== null) {
+      log(`warning: ${timingPriorWarning}`);
+      timingPriorWarnings.push(timingPriorWarning);
+    }
     const base = await DatasetOutput.open(language, dataset, path.join(config.output.directory, datasetRelativePath(language, dataset)), corpus);
     const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
     const variant = config.datasets.bargeIn
@@ -175,7 +218,7 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
         if (endsTheBuild(outcome.error)) throw outcome.error;
         const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
         variant.failed.push({ id: conversation.id, ...failure });
-        log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)));
+        log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
       },
       failed: (conversation, failure) => {
         base.failed.push({ id: conversation.id, ...failure });
@@ -220,10 +263,11 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
   }
 
   await resamplePool?.close();
-  const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context) : [];
+  const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context, progress) : [];
 
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
-  await writeAtomic(summaryMarkdownPath, await formatBuildSummaryMarkdown(config, summaries, splits));
+  const timingNote = timingPriorWarnings.length > 0 ? `\n## Timing statistics assumed, not measured\n\n${timingPriorWarnings.map((warning) => `- ${warning}`).join('\n')}\n` : '';
+  await writeAtomic(summaryMarkdownPath, (await formatBuildSummaryMarkdown(config, summaries, splits)) + timingNote);
   await writeRecord(path.join(config.output.directory, 'summary.json'), buildSummarySchema, { name: config.name, seed: config.seed, datasets: summaries });
   // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.
   let reportPath: string | null = null;
@@ -232,12 +276,19 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
     log(`report: ${reportPath}`);
   } catch (error) {
     if (endsTheBuild(error)) throw error;
-    log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 'warn');
   }
   const { stageSeconds } = runner;
   // Timings and cache use differ from run to run, so they stay out of the (deterministic) output folder.
-  await writeAtomic(path.join(config.output.cacheDirectory, 'runs', `${config.name}.json`), `${JSON.stringify({ stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  const outputDirectory = path.resolve(config.output.directory);
+  await writeAtomic(runRecordFile(config.output.cacheDirectory, config.name, outputDirectory), `${JSON.stringify({ outputDirectory, stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  if (cache.corruptEntries > 0) log(`cache: ${describeCorruptEntries(cache.corruptEntries)}`, 'warn');
   return { outputDirectory: config.output.directory, summaryMarkdownPath, reportPath, datasets: summaries, failedDialogues: failedCount, stageSeconds, audioSeconds, cache: cache.statistics };
+}
+
+/** `3 corrupt cache entries redone` (the build's closing line about damaged cache entries). */
+export function describeCorruptEntries(count: number): string {
+  return `${count} corrupt cache ${count === 1 ? 'entry' : 'entries'} redone`;
 }
 
 /** What every language of a build shares: the text backends, the speech detector, the synthesis queue, the resampling threads. */
@@ -266,17 +317,24 @@ export async function createSharedBuildServices(config: BuildConfig, log: BuildL
 /**
  * One language's stage lists, `stepsInto(sinks)`: `steps` (text, speech, placement, events, render
  * into `sinks.base`) and `variantSteps` (the barge-in variant from the same speech, rendered into
- * `sinks.variant`; empty without a variant), and the state a dialogue starts from. The local build runs them over the
- * whole corpus, a queue worker (./queue-worker.ts) over one dialogue per job: the same code either way.
+ * `sinks.variant`; empty without a variant), the state a dialogue starts from, and the warning when
+ * the language has no measured timing statistics. The local build runs them over the whole corpus, a
+ * queue worker (./queue-worker.ts) over one dialogue per job: the same code either way.
+ * @param progress synthesis progress events
  * @throws as createSpeechSynthesizer and the timing statistics' loading
  */
-export async function languageWork(config: BuildConfig, language: Language, shared: SharedBuildServices) {
+export async function languageWork(config: BuildConfig, language: Language, shared: SharedBuildServices, progress: ProgressListener) {
   const { textBackends, detector, queue, resamplePool } = shared;
-  const dataset = config.datasets[language]!;
-  const synthesizer = await createSpeechSynthesizer(config.tts[language].backend, config.tts[language].service);
+  const dataset = datasetNameOf(config, language);
+  const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
   const roster = speakerRoster(language, config, synthesizer);
-  const statisticsFile = config.timeline.statistics[language] ?? defaultTimingStatisticsPath(language);
-  const statistics = config.timeline.statistics[language] ? await loadTimingStatistics(statisticsFile) : await loadDefaultTimingStatistics(language);
+  const shipped = shippedTimingStatisticsOf(language);
+  const statisticsFile = config.timeline.statistics[language] ?? shipped.file;
+  const statistics = await loadTimingStatistics(statisticsFile);
+  const timingPriorWarning =
+    !config.timeline.statistics[language] && shipped.prior
+      ? `${language}: no measured timing statistics (its language pack has timing.statistics: null); using the cross-language prior ${path.basename(shipped.file)} (CallFriend/CallHome calls of en, ja, zh, de pooled; Stivers et al. 2009, PNAS 106:10587). Measure real ${language} conversations with duplexsynth measure and set timeline.statistics.${language}`
+      : null;
   const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
   const benchmarkProfile = config.timeline.profile === 'benchmark';
   const turnHoldShare = config.timeline.turnHoldShare ?? (benchmarkProfile ? DEFAULT_BENCHMARK_TURN_HOLD_SHARE : 0);
@@ -317,6 +375,10 @@ export async function languageWork(config: BuildConfig, language: Language, shar
           turnHoldShare,
           backchannelPhrases,
           settings: { ...synthesizeSettingsOf(config, language, detector), ...(resamplePool ? { resampler: resamplePool.resample } : {}) },
+          progress: {
+            planned: (id, amount) => progress({ type: 'item-planned', language, stage: 'synthesize-speech', id, amount }),
+            spoken: (id) => progress({ type: 'item-advanced', language, stage: 'synthesize-speech', id, amount: 1 }),
+          },
         },
         output: (work, speech) => ({ ...work, speech }),
       }),
@@ -383,7 +445,7 @@ export async function languageWork(config: BuildConfig, language: Language, shar
     return { steps, variantSteps };
   };
   const initial = (conversation: SourceConversation): DialogueWork => ({ conversation, speakers: roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id) });
-  return { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases };
+  return { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning };
 }
 
 function describeRetry(event: RetryEvent): string {

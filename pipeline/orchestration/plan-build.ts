@@ -17,7 +17,7 @@
  * replies and retries come on top in a real build.
  */
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
-import type { BuildConfig } from '../config.ts';
+import { datasetNameOf, ttsOf, type BuildConfig } from '../config.ts';
 import type { Language, ScriptUtterance } from '../model/types.ts';
 import { ingestCorpus } from '../../stages/ingest-corpus.ts';
 import { prepareDialogueText } from './prepare-text.ts';
@@ -32,7 +32,7 @@ import { COSYVOICE2_TRITON_ENGINE_ID } from '../services/tts/cosyvoice2-triton.t
 import { createSpeechSynthesizer, isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
 import { planTurnHolds } from '../text/turn-hold-split.ts';
 import { dialogueRandomStream } from '../model/random.ts';
-import { checkBuildIsPossible } from './build.ts';
+import { checkBuildIsPossible, checkOfflineVoices } from './build.ts';
 import { speakerRoster } from './speaker-roster.ts';
 import { DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { ContentCache } from '../storage/content-cache.ts';
@@ -55,9 +55,12 @@ const MISS = Symbol('dry-run cache miss');
 /**
  * A content cache that reads like the build's and never writes: a hit returns the stored value; a
  * miss (or a corrupt entry) runs `compute` and returns its value without storing it. Hits and misses
- * are counted in `statistics` as in a build.
+ * are counted in `statistics` as in a build. An entry from before the content hashes is read but
+ * not rewritten.
  */
 export class PlanningCache extends ContentCache {
+  protected override async store(): Promise<void> {}
+
   override async json<T>(stage: string, keyMaterial: unknown, compute: () => Promise<T>): Promise<T> {
     try {
       return await super.json<T>(stage, keyMaterial, () => Promise.reject(MISS));
@@ -163,6 +166,7 @@ export interface BuildPlan {
  */
 export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
   checkBuildIsPossible(config);
+  await checkOfflineVoices(config);
   const corpus = await ingestCorpus(config);
   const cache = new PlanningCache(config.output.cacheDirectory);
   const real = await createTextBackends(config);
@@ -187,8 +191,8 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
   const minimumUtteranceCs = Math.round(config.synthesis.minimumUtteranceSeconds * 100);
   const languages: LanguagePlan[] = [];
   for (const language of config.languages) {
-    const engine = config.tts[language].backend;
-    const service = config.tts[language].service;
+    const engine = ttsOf(config, language).backend;
+    const service = ttsOf(config, language).service;
     const remoteEngine = isRemoteSpeechEngine(engine);
     const synthesizer = countingSynthesizer(
       await createSpeechSynthesizer(engine, PROBING_ENGINES.has(engine) && typeof service === 'object' && service !== null ? { ...service, probe: false } : service),
@@ -197,7 +201,7 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
     const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
     const plan: LanguagePlan = {
       language,
-      dataset: config.datasets[language]!,
+      dataset: datasetNameOf(config, language),
       dialogues: corpus.conversations.length,
       utterances: 0,
       text: {

@@ -27,6 +27,7 @@ function rewriteInput(conversation: SourceConversation) {
   return {
     dialogueId: conversation.id,
     turns: conversation.turns.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, answer: turn.answer, answerable: turn.answerable })),
+    ...(conversation.language !== undefined && conversation.language !== 'en' ? { language: conversation.language } : {}),
   };
 }
 
@@ -44,7 +45,8 @@ export async function prepareDialogueText(
   const context = { cache };
   const source: TextTurn[] = conversation.turns.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, answer: turn.answer }));
   const spoken = await rewriteSpokenStage.run(rewriteInput(conversation), { backend: backends.rewrite }, context);
-  if (language === 'en') {
+  // the corpus's own language needs no translation
+  if (language === (conversation.language ?? 'en')) {
     return { id: conversation.id, language, source, spoken: spoken.turns, final: spoken.turns, producedBy: { rewrite: spoken.producedBy } };
   }
   const translator = backends.translate;

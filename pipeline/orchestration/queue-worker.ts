@@ -117,7 +117,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     if (!entry) {
       entry = (async () => {
         shared ??= createSharedBuildServices(config, log);
-        const work = await languageWork(config, language, await shared);
+        const work = await languageWork(config, language, await shared, () => {});
         // the job names the dialogue; the corpus is read whole (the coordinator's --limit picked the jobs)
         const corpus = await ingestCorpusStage.run({ corpus: { ...config.corpus, limit: null } }, { languages: [language] }, runner.context);
         return { work, conversations: new Map(corpus.conversations.map((conversation) => [conversation.id, conversation])) };

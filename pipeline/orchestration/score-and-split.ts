@@ -13,25 +13,35 @@ import { scoreQualityStage } from '../../stages/score-quality.ts';
 import { applySplitToVariant, splitDevTestStage } from '../../stages/split-dev-test.ts';
 import { BARGE_IN_SUFFIX } from './dataset-output.ts';
 import type { StageContext } from '../run/stage.ts';
+import type { LogLevel, ProgressListener } from '../run/progress.ts';
 
 /** A dataset's split report, or why no split was made (then `directory` is the output folder). */
 export type SplitOutcome = { directory: string; report?: SplitReport; error?: string };
 
 /**
- * Score every written base dataset and split them; a barge-in variant holds the same dialogues as its
- * base dataset, so it takes the base's split (applySplitToVariant) rather than being scored and
- * ranked on its own. A failure here is reported, not thrown: the datasets stay valid without a split.
+ * Score every written dataset and split the base datasets; a barge-in variant holds the same dialogues
+ * as its base dataset, so it takes the base's split (applySplitToVariant) rather than being ranked on
+ * its own; it is scored all the same, for its quality table. A failure here is reported, not thrown: the datasets stay valid without a split.
  * @param summaries the summaries of the datasets written (datasets without dialogues are skipped)
  * @param log progress lines (`quality: …`)
+ * @param progress the scoring's progress events (channel-seconds per dataset)
  * @returns one outcome per split dataset, or one outcome with the error
  */
-export async function scoreAndSplit(config: BuildConfig, summaries: readonly DatasetSummary[], log: (line: string) => void, context: StageContext): Promise<SplitOutcome[]> {
+export async function scoreAndSplit(
+  config: BuildConfig,
+  summaries: readonly DatasetSummary[],
+  log: (line: string, level?: LogLevel) => void,
+  context: StageContext,
+  progress: ProgressListener = () => {},
+): Promise<SplitOutcome[]> {
   const directoryOf = (summary: DatasetSummary) => path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset));
   const built = summaries.filter((summary) => summary.dialogues > 0);
   const directories = built.filter((summary) => summary.variant === 'default').map(directoryOf);
   const { cometKiwi } = config.quality;
   try {
-    for (const directory of directories) {
+    // every dataset is scored (a barge-in variant's recordings differ from its base's: cut answers,
+    // overlaps), so each has its quality table; only the base datasets are ranked into splits
+    for (const directory of built.map(directoryOf)) {
       log(`quality: scoring ${directory}`);
       await scoreQualityStage.run(
         { directory },
@@ -41,6 +51,7 @@ export async function scoreAndSplit(config: BuildConfig, summaries: readonly Dat
           cometKiwi: { httpUrl: cometKiwi.httpUrl, command: cometKiwi.command, gpus: cometKiwi.gpus, batchSize: cometKiwi.batchSize },
           dnsmos: config.quality.dnsmos,
           log,
+          progress,
         },
         context,
       );
@@ -61,7 +72,7 @@ export async function scoreAndSplit(config: BuildConfig, summaries: readonly Dat
     return outcomes;
   } catch (error) {
     const reason = firstLine(error);
-    log(`quality: not done: ${reason}`);
+    log(`quality: not done: ${reason}`, 'warn');
     return [{ directory: config.output.directory, error: reason }];
   }
 }

@@ -6,13 +6,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BuildConfig } from '../config.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError, ttsOf } from '../config.ts';
 import type { Language, SpeakerRole } from '../model/types.ts';
+import { languagePackOf } from '../model/language-pack.ts';
 import { speakerPromptLineSchema, type SpeakerPromptLine } from '../model/speaker-prompt.ts';
 import { parseRecord } from '../storage/json-records.ts';
 import { DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
-import { OFFLINE_SPEAKER_ROSTERS, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
+import { offlineSpeakerRosterOf, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import { voicePromptRoster } from '../services/tts/voice-prompt.ts';
 
 /** A language's speakers: a fixed pair (the same in every dialogue), or identities each dialogue draws its pair from. */
@@ -29,7 +30,7 @@ export interface SpeakerRoster {
  *   fewer than two speakers, or an engine that has no default voices; the read error of a missing manifest
  */
 export function speakerRoster(language: Language, config: BuildConfig, synthesizer: SpeechSynthesizer): SpeakerRoster {
-  const configured = config.tts[language].voices;
+  const configured = ttsOf(config, language).voices;
   if (configured) {
     const fixed = {
       user: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.user)}`, voice: configured.user },
@@ -37,7 +38,7 @@ export function speakerRoster(language: Language, config: BuildConfig, synthesiz
     };
     return { fixed, identities: [fixed.user, fixed.system] };
   }
-  const prompts = config.tts[language].speakerPrompts;
+  const prompts = ttsOf(config, language).speakerPrompts;
   if (prompts) {
     const identities = voicePromptRoster(readSpeakerPromptManifest(prompts.manifest), path.dirname(prompts.manifest), { engine: synthesizer.id as 'cosyvoice2', mode: prompts.mode });
     // speaker groups are pairs: an odd speaker out is left unused
@@ -45,11 +46,11 @@ export function speakerRoster(language: Language, config: BuildConfig, synthesiz
     if (usable.length < 2) throw new ConfigError(`tts.${language}.speakerPrompts: ${prompts.manifest} has ${identities.length} speaker(s); at least two are needed`);
     return { identities: usable };
   }
-  const defaults = DEFAULT_VOICES[language];
-  if (defaults.engine !== synthesizer.id) {
+  const engine = Object.hasOwn(DEFAULT_VOICES, language) ? DEFAULT_VOICES[language]?.engine : languagePackOf(language).offlineVoice.engine;
+  if (engine !== synthesizer.id) {
     throw new ConfigError(`tts.${language}: ${synthesizer.id} needs voices (tts.${language}.voices) or voice prompts (tts.${language}.speakerPrompts)`);
   }
-  return { identities: OFFLINE_SPEAKER_ROSTERS[language] };
+  return { identities: offlineSpeakerRosterOf(language) };
 }
 
 /**

@@ -268,8 +268,8 @@ export async function checkDialogueSignal(
     const flags: QualityFlag[] = [];
     if (clipping.clippedRuns > 0) flags.push('clipping');
     if (silence.silenceRatio > thresholds.maximumUtteranceSilenceRatio) flags.push('silence-ratio-high');
-    if (speechRate !== null && speechRate < rateRange.minimum) flags.push('speech-rate-low');
-    if (speechRate !== null && speechRate > rateRange.maximum) flags.push('speech-rate-high');
+    if (speechRate !== null && rateRange && speechRate < rateRange.minimum) flags.push('speech-rate-low');
+    if (speechRate !== null && rateRange && speechRate > rateRange.maximum) flags.push('speech-rate-high');
     if (roleLabel === 'labelled-bc-whole' || roleLabel === 'labelled-bc-part') flags.push('labelled-bc');
     if (roleLabel === 'labelled-turn') flags.push('labelled-turn');
     if (roleLabel === 'no-speech') flags.push('no-speech');

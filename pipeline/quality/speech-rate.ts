@@ -130,5 +130,24 @@ export async function countJapaneseMorae(text: string): Promise<SpokenUnitCount>
  * @throws WordTokenizerError for Japanese when the kuromoji dictionary cannot be loaded.
  */
 export function countSpokenUnits(text: string, language: Language): Promise<SpokenUnitCount> {
-  return language === 'ja' ? countJapaneseMorae(text) : countEnglishSyllables(text);
+  if (language === 'ja') return countJapaneseMorae(text);
+  if (language === 'en') return countEnglishSyllables(text);
+  return Promise.resolve(countSyllablesOfScript(text));
+}
+
+/** Letters that are one syllable each: Chinese characters, Hangul blocks, kana. */
+const SYLLABIC_CHARACTER = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+/** Vowel letters of alphabetic scripts (Latin with diacritics, Greek, Cyrillic). */
+const VOWEL_GROUP = /[aeiouyàáâãäåæèéêëìíîïòóôõöøœùúûüýÿāēīōūăĕĭŏŭąęįųαεηιοωυаеёиоуыэюяіїє]+/giu;
+
+/**
+ * Syllables of a text of a language without a counter of its own: one per Chinese character,
+ * Hangul block or kana, one per vowel group in alphabetic words (a heuristic: diphthongs across a
+ * syllable boundary count once, silent vowels once each).
+ */
+export function countSyllablesOfScript(text: string): SpokenUnitCount {
+  let units = 0;
+  for (const character of text) if (SYLLABIC_CHARACTER.test(character)) units += 1;
+  units += (text.match(VOWEL_GROUP) ?? []).length;
+  return { units, unit: 'syllable', counter: 'syllabic characters and vowel groups (pipeline/quality/speech-rate.ts)', estimatedWords: 0 };
 }

@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BenchmarkEventType } from '../model/types.ts';
+import type { BenchmarkEventType, Language } from '../model/types.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { readDatasetFolder, type DatasetFolder } from './dataset-files.ts';
 import { aggregateQuality, readQualityReport, type DatasetCometKiwi, type QualityAggregates } from './quality-report.ts';
@@ -46,7 +46,7 @@ export interface QualityRow {
 export interface DatasetTables {
   /** Track label like the paper's, e.g. `MT-QA (Ja)`. */
   track: string;
-  language: 'en' | 'ja';
+  language: Language;
   dataset: string;
   /** Dataset-level COMETKiwi status (null: not a translated dataset, or not scored). */
   cometKiwi: DatasetCometKiwi | null;
@@ -56,9 +56,9 @@ export interface DatasetTables {
 }
 
 /** `MT-QA (En)` for domain `task`, `Chat (Ja)` for `chat`, else `{domain} ({Lang})`. */
-export function trackLabel(domain: string, language: 'en' | 'ja'): string {
+export function trackLabel(domain: string, language: Language): string {
   const name = domain === 'task' ? 'MT-QA' : domain === 'chat' ? 'Chat' : domain;
-  return `${name} (${language === 'en' ? 'En' : 'Ja'})`;
+  return `${name} (${language.charAt(0).toUpperCase()}${language.slice(1)})`;
 }
 
 function round(value: number, digits: number): number {

@@ -36,7 +36,7 @@ export const DEFAULT_QUALITY_THRESHOLDS: Readonly<QualityThresholds> = Object.fr
  * @throws RangeError when a value is not finite, a ratio is outside 0..1, a run length is not a
  *   positive integer, or a range has minimum > maximum.
  */
-export function resolveQualityThresholds(overrides: Partial<Omit<QualityThresholds, 'speechRate'>> & { speechRate?: Partial<Record<Language, RateRange>> } = {}): QualityThresholds {
+export function resolveQualityThresholds(overrides: Partial<Omit<QualityThresholds, 'speechRate'>> & { speechRate?: Record<Language, RateRange> } = {}): QualityThresholds {
   const resolved: QualityThresholds = {
     ...DEFAULT_QUALITY_THRESHOLDS,
     ...overrides,

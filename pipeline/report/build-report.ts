@@ -9,6 +9,7 @@
  *                                               histograms and CDFs per direction, barge-in and
  *                                               backchannel rates), evaluable events, dialogues
  * report/dialogues/{lang}/{dataset}/{id}.html   two-lane waveform, events, words, audio (dialogue-page.ts)
+ * report/events/{lang}/{dataset}.html           every event of the dataset, filterable, playable (event-list-page.ts)
  * report/plots/*.svg, report/assets/*           charts; style sheet and the dialogue page's script
  * ```
  *
@@ -24,7 +25,7 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { benchmarkLoaderSettings, DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUATION_EVENT_TYPES, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
+import { DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUATION_EVENT_TYPES, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
 import { readExportDataset, type ExportDataset } from '../export/export-dataset.ts';
 import type { Centiseconds, Channel } from '../model/types.ts';
 import { buildDatasetTables, type DatasetTables } from '../quality/tables.ts';
@@ -35,6 +36,8 @@ import { dialoguePageHtml } from './dialogue-page.ts';
 import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';
 import { offsetCdfSvg, offsetHistogramSvg, ratesSvg, type OffsetSeries, type RateBar } from './report-plots.ts';
 import { readWavChannels } from './waveform.ts';
+import { eventListPageHtml } from './event-list-page.ts';
+import { benchmarkSplitName, datasetLoaderSettings } from './loader-verdicts.ts';
 
 /** Folder of the report inside the build output. */
 export const REPORT_DIRECTORY = 'report';
@@ -193,6 +196,41 @@ ${tables.join('\n')}
 ${reasons}`;
 }
 
+/** Rates shown for a dataset without its own fidelity.json, with where the measured ones came from. */
+interface FallbackRates {
+  bargeIn: { measuredFraction: number | null; generatedFraction: number | null };
+  backchannels: { measuredPerMinute: number | null; generatedPerMinute: number | null };
+  measuredFrom: string | null;
+}
+
+/**
+ * The rates of a dataset without its own fidelity.json (a barge-in variant): generated barge-in
+ * fraction = speaker changes placed with an offset below −0.40 s (events.md's barge-in threshold) over
+ * all speaker changes; generated backchannels per minute = BC events of the user channel over the
+ * minutes of the system channel's TURN events; measured ones from the base dataset's fidelity.json
+ * (the folder without the `_bargein` suffix), when there is one.
+ */
+async function ratesWithoutFidelity(dataset: ExportDataset, offsets: Record<ChannelDirection, Centiseconds[]>): Promise<FallbackRates> {
+  const changes = CHANNEL_DIRECTIONS.flatMap((direction) => offsets[direction]);
+  const generatedFraction = changes.length ? changes.filter((offset) => offset < -40).length / changes.length : null;
+  const listener: Channel = dataset.channels?.user ?? 1;
+  const host: Channel = listener === 0 ? 1 : 0;
+  let backchannels = 0;
+  let hostCs = 0;
+  for (const dialogue of dataset.dialogues) {
+    backchannels += dialogue.events[listener].filter((event) => event.event === 'BC').length;
+    hostCs += dialogue.events[host].filter((event) => event.event === 'TURN').reduce((sum, event) => sum + Math.max(0, event.end - event.start), 0);
+  }
+  const generatedPerMinute = hostCs > 0 ? backchannels / (hostCs / 6000) : null;
+  const base = dataset.directory.replace(/_bargein$/, '');
+  const baseFidelity = base !== dataset.directory ? await readJson<FidelityJson>(path.join(base, 'fidelity.json')) : null;
+  return {
+    bargeIn: { measuredFraction: baseFidelity?.bargeIn?.measuredFraction ?? null, generatedFraction },
+    backchannels: { measuredPerMinute: baseFidelity?.backchannels?.measuredPerMinute ?? null, generatedPerMinute },
+    measuredFrom: baseFidelity ? `${path.basename(base)}/fidelity.json` : null,
+  };
+}
+
 /**
  * Writes the report of the build in `outputDirectory` (module comment) and returns where.
  * @throws Error naming the file when a dataset folder cannot be read (DatasetReadError), a JSON file
@@ -257,13 +295,20 @@ async function writeReportInto(output: string, work: string, options: BuildRepor
       }
     }
     const bars: RateBar[] = [];
-    if (fidelity?.bargeIn) {
-      for (const [series, value] of [['measured', fidelity.bargeIn.measuredFraction], ['generated', fidelity.bargeIn.generatedFraction]] as const) {
+    // a dataset without its own fidelity.json (a barge-in variant): its rates from its placements and
+    // events, the measured ones from its base dataset's fidelity.json (the same timing statistics)
+    const fallback = !fidelity && placed ? await ratesWithoutFidelity(dataset, generated.offsets) : null;
+    const rates = fidelity ?? fallback;
+    const ratesNote = fallback
+      ? `<p class="note">No fidelity.json in this folder (a barge-in variant): the rates plot shows generated rates from this dataset's placements (speaker changes with an offset &lt; −0.40 s) and events (BC per minute of the other channel's TURN speech); measured ones from ${fallback.measuredFrom ? `<code>${escapeHtml(fallback.measuredFrom)}</code>` : 'nowhere (no base dataset folder beside it)'}.</p>`
+      : '';
+    if (rates?.bargeIn) {
+      for (const [series, value] of [['measured', rates.bargeIn.measuredFraction], ['generated', rates.bargeIn.generatedFraction]] as const) {
         if (typeof value === 'number') bars.push({ measure: 'barge-in fraction of speaker changes', series, value });
       }
     }
-    if (fidelity?.backchannels) {
-      for (const [series, value] of [['measured', fidelity.backchannels.measuredPerMinute], ['generated', fidelity.backchannels.generatedPerMinute]] as const) {
+    if (rates?.backchannels) {
+      for (const [series, value] of [['measured', rates.backchannels.measuredPerMinute], ['generated', rates.backchannels.generatedPerMinute]] as const) {
         if (typeof value === 'number') bars.push({ measure: 'backchannels per minute', series, value });
       }
     }
@@ -311,11 +356,8 @@ ${htmlTable(
     // included, all dialogues) when it has one; else computed here on the test split (what the
     // benchmark evaluates), or on every dialogue without a split
     const evaluated = dataset.hasSplits ? dataset.dialogues.filter((dialogue) => dialogue.split === 'test') : dataset.dialogues;
-    const domain = dataset.domain === 'chat' ? 'chat' : 'task';
     const fromSummary = Array.isArray(summary?.evaluableEvents) && summary.evaluableEvents.length > 0 ? summary.evaluableEvents : null;
-    const reports =
-      fromSummary ??
-      benchmarkLoaderSettings(domain, domain === 'task' && dataset.channels !== null ? { channels: [dataset.channels.user] } : {}).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
+    const reports = fromSummary ?? datasetLoaderSettings(dataset).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
     const evaluableScope = fromSummary
       ? `all ${fromSummary[0]!.dialogues} dialogues, from the build's summary.json`
       : dataset.hasSplits
@@ -325,6 +367,9 @@ ${htmlTable(
     // dialogue pages
     const limit = options.dialoguePagesPerDataset ?? Number.POSITIVE_INFINITY;
     const dialogueRows: Cell[][] = [];
+    const eventsPage = `events/${dataset.language}/${dataset.dataset}.html`;
+    const listed = new Map<string, { audio: string; page: string | null }>();
+    const fromEventsPage = (target: string) => path.relative(path.dirname(path.join(output, 'report', eventsPage)), target).split(path.sep).join('/');
     for (const [index, dialogue] of dataset.dialogues.entries()) {
       const count = (type: string) => dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === type).length;
       let link: Cell = dialogue.id;
@@ -337,13 +382,19 @@ ${htmlTable(
           assets: relative(path.join(output, 'report', 'assets')),
           audio: relative(dialogue.audioFile),
           index: relative(path.join(output, 'report', 'index.html')),
+          events: relative(path.join(output, 'report', eventsPage)),
         });
         await writeAtomic(path.join(work, page), html);
         dialoguePages += 1;
         link = { html: `<a href="${escapeHtml(page)}">${escapeHtml(dialogue.id)}</a>` };
       }
-      dialogueRows.push([link, dialogue.split ?? '—', dialogue.durationSeconds.toFixed(2), count('TURN_SHIFT'), count('TURN_HOLD'), count('BC'), count('BARGE_IN'), count('SHORTPAUSE')]);
+      listed.set(dialogue.id, { audio: fromEventsPage(dialogue.audioFile), page: index < limit ? fromEventsPage(path.join(output, 'report', `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`)) : null });
+      dialogueRows.push([link, dataset.hasSplits ? benchmarkSplitName(dialogue.split) : '—', dialogue.durationSeconds.toFixed(2), count('TURN_SHIFT'), count('TURN_HOLD'), count('BC'), count('BARGE_IN'), count('SHORTPAUSE')]);
     }
+    await writeAtomic(
+      path.join(work, eventsPage),
+      eventListPageHtml(dataset, { assets: fromEventsPage(path.join(output, 'report', 'assets')), index: fromEventsPage(path.join(output, 'report', 'index.html')), dialogues: listed }),
+    );
     const failed = summary?.failed ?? [];
     const failedHtml = failed.length
       ? `<h3 class="failed">Failed dialogues (${failed.length})</h3>${htmlTable(['id', 'stage', 'reason'], failed.map((item) => [item.id, item.stage, item.reason]))}`
@@ -358,8 +409,10 @@ ${qualityTable(tables)}
 <h3>Turn-taking: measured against generated</h3>
 ${placed ? `<p class="note">Floor-transfer offsets of speaker changes (next TURN start − floor TURN end; &lt; 0 is an overlap, &lt; −0.40 s a barge-in). Generated: the placements of this dataset (metadata <code>offsetFromFloor</code>); ${measuredNote}.</p>` : '<p class="note">No placed utterances in this dataset (recordings of real speech): nothing generated to compare.</p>'}
 <div class="plots">${plotImages.join('\n')}</div>
+${ratesNote}
 ${fidelityHtml}
 ${evaluableEventsSection(reports, evaluableScope)}
+<p><a href="${escapeHtml(eventsPage)}">Every event of ${escapeHtml(dataset.dataset)}</a>: filter by type and by what the loader keeps, play each one.</p>
 <h3>Dialogues</h3>
 ${htmlTable(['id', 'split', 'seconds', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'], dialogueRows)}
 ${failedHtml}

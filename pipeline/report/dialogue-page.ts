@@ -1,32 +1,36 @@
 /**
- * One dialogue's page of the report: the audio player, a two-lane timeline (user lane, system lane)
- * with each channel's waveform, its benchmark events as coloured spans (row 1 TURN/BC, row 2
- * SHORTPAUSE, row 3 TURN_SHIFT/TURN_HOLD/BARGE_IN), its words under the lane, and a table of the
- * events. Every span, word and table time carries `data-start` (seconds): assets/dialogue.js moves
- * playback there on a click. The page is static HTML; the audio is the dataset's own WAV, referenced
- * by a relative path, so the page works from `file://` and offline.
+ * One dialogue's page of the report: a listening block that stays on screen (the player with mute and
+ * solo per channel, loop, zoom and follow controls, above a two-lane timeline: user lane, system lane,
+ * each channel's waveform, its benchmark events as coloured spans — row 1 TURN/BC, row 2 SHORTPAUSE,
+ * row 3 TURN_SHIFT/TURN_HOLD/BARGE_IN — and its words under the lane), then a table of the events with
+ * a "play this event" button and what the benchmark's loader does with each (kept, or dropped and why),
+ * and the utterances. Every span, word and table time carries `data-start` (seconds); the timeline's
+ * positions are in seconds times a CSS variable `--pixels-per-second`, so zooming is one variable;
+ * assets/dialogue.js does the playing. Static HTML; the audio is the dataset's own WAV, referenced by a
+ * relative path, so the page works from `file://` and offline.
  */
 import type { BenchmarkEvent, Channel } from '../model/types.ts';
 import { channelOrder, type ExportDataset, type ExportDialogue } from '../export/export-dataset.ts';
-import { escapeHtml, htmlPage, htmlTable } from './html.ts';
+import { escapeHtml, htmlPage, htmlTable, type Cell } from './html.ts';
+import { benchmarkSplitName, datasetLoaderSettings, eventSpanSeconds, formatVerdicts, loaderVerdicts, verdictKey } from './loader-verdicts.ts';
 import { waveformEnvelope, waveformPath } from './waveform.ts';
 
-/** Horizontal scale of the timeline, pixels per second. */
+/** Horizontal scale of the timeline at zoom 1, pixels per second (the waveform's resolution). */
 export const PIXELS_PER_SECOND = 120;
-/** Width of one waveform column, pixels. */
+/** Width of one waveform column at zoom 1, pixels. */
 const COLUMN_WIDTH = 2;
 const WAVEFORM_HEIGHT = 56;
 
 const seconds = (centiseconds: number) => (centiseconds / 100).toFixed(2);
-const left = (centiseconds: number) => Math.round((centiseconds / 100) * PIXELS_PER_SECOND * 10) / 10;
+/** Inline position of a timeline element: its start and length in seconds (the style sheet multiplies by the zoom). */
+const place = (fromSeconds: number, toSeconds: number) => `--start:${fromSeconds.toFixed(2)};--length:${Math.max(0, toSeconds - fromSeconds).toFixed(2)}`;
 
 function eventSpan(event: BenchmarkEvent, channel: Channel): string {
   const overlap = event.start > event.end;
-  const from = Math.min(event.start, event.end);
-  const to = Math.max(event.start, event.end);
+  const { from, to } = eventSpanSeconds(event);
   const title = `${event.event} channel ${channel} [${seconds(event.start)}, ${seconds(event.end)}]${overlap ? ' (overlap)' : ''}`;
   const label = event.event === 'TURN' || event.event === 'SHORTPAUSE' ? '' : event.event;
-  return `<div class="event ${event.event}${overlap ? ' overlap' : ''}" data-start="${seconds(event.start)}" data-channel="${channel}" title="${escapeHtml(title)}" style="left:${left(from)}px;width:${Math.max(2, left(to) - left(from))}px">${escapeHtml(label)}</div>`;
+  return `<div class="event ${event.event}${overlap ? ' overlap' : ''}" data-start="${seconds(event.start)}" data-channel="${channel}" title="${escapeHtml(title)}" style="${place(from, to)}">${escapeHtml(label)}</div>`;
 }
 
 function lane(dataset: ExportDataset, dialogue: ExportDialogue, channel: Channel, samples: Float32Array, width: number): string {
@@ -36,23 +40,32 @@ function lane(dataset: ExportDataset, dialogue: ExportDialogue, channel: Channel
   const events = dialogue.events[channel].map((event) => eventSpan(event, channel)).join('');
   const words = dialogue.words
     .filter((word) => word.channel === channel)
-    .map(
-      (word) =>
-        `<span class="word" data-start="${seconds(word.start)}" title="${escapeHtml(`${word.word} [${seconds(word.start)}, ${seconds(word.end)}]`)}" style="left:${left(word.start)}px;width:${Math.max(2, left(word.end) - left(word.start))}px">${escapeHtml(word.word)}</span>`,
-    )
+    .map((word) => `<span class="word" data-start="${seconds(word.start)}" title="${escapeHtml(`${word.word} [${seconds(word.start)}, ${seconds(word.end)}]`)}" style="${place(word.start / 100, word.end / 100)}">${escapeHtml(word.word)}</span>`)
     .join('');
   return `<div class="lane" data-channel="${channel}">
 <span class="lane-label">${role} (channel ${channel}) — ${escapeHtml(dialogue.speakers[channel])}</span>
 <div class="event-rows">${events}</div>
-<svg class="waveform" width="${width}" height="${WAVEFORM_HEIGHT}" viewBox="0 0 ${width} ${WAVEFORM_HEIGHT}" role="img" aria-label="waveform of channel ${channel}"><line x1="0" x2="${width}" y1="${WAVEFORM_HEIGHT / 2}" y2="${WAVEFORM_HEIGHT / 2}" stroke="#c0c7d1"/><path d="${path}"/></svg>
+<svg class="waveform" viewBox="0 0 ${width} ${WAVEFORM_HEIGHT}" preserveAspectRatio="none" role="img" aria-label="waveform of channel ${channel}"><line x1="0" x2="${width}" y1="${WAVEFORM_HEIGHT / 2}" y2="${WAVEFORM_HEIGHT / 2}" stroke="#c0c7d1" vector-effect="non-scaling-stroke"/><path d="${path}"/></svg>
 <div class="words">${words}</div>
 </div>`;
 }
 
 function ruler(durationCs: number): string {
   const marks: string[] = [];
-  for (let second = 0; second * 100 <= durationCs; second += 5) marks.push(`<span style="left:${left(second * 100)}px">${second} s</span>`);
+  for (let second = 0; second * 100 <= durationCs; second += 1) {
+    marks.push(`<span class="${second % 5 === 0 ? 'major' : 'minor'}" style="${place(second, second)}">${second % 5 === 0 ? `${second} s` : ''}</span>`);
+  }
   return `<div class="ruler">${marks.join('')}</div>`;
+}
+
+/** The player's controls: mute and solo per channel (in lane order), loop, zoom, follow. */
+function controls(dataset: ExportDataset, order: readonly Channel[]): string {
+  const channel = (number: Channel) =>
+    `<span class="channel-control" data-channel="${number}">${escapeHtml(dataset.roles[number])} (ch ${number}) <button type="button" class="mute" data-channel="${number}" aria-pressed="false">mute</button><button type="button" class="solo" data-channel="${number}" aria-pressed="false">solo</button><meter class="level" data-channel="${number}" min="0" max="1" value="0" title="level of channel ${number} as heard"></meter></span>`;
+  return `<span class="channels">${order.map(channel).join('')}</span>
+<label title="a played event starts again at its end"><input type="checkbox" id="loop"> loop event</label>
+<span class="zoom">zoom <button type="button" id="zoom-out" title="zoom out">−</button><button type="button" id="zoom-in" title="zoom in">+</button> <span id="zoom-level">${PIXELS_PER_SECOND} px/s</span></span>
+<button type="button" id="follow" aria-pressed="true" title="keep the playhead in view; scrolling the timeline turns it off">follow playhead</button>`;
 }
 
 /** What the page links to, relative to the page. */
@@ -63,6 +76,8 @@ export interface DialoguePageLinks {
   audio: string;
   /** The report's index page. */
   index: string;
+  /** The dataset's event list page, when written. */
+  events?: string;
 }
 
 /**
@@ -74,33 +89,43 @@ export function dialoguePageHtml(dataset: ExportDataset, dialogue: ExportDialogu
   const width = Math.ceil((durationCs / 100) * PIXELS_PER_SECOND);
   const order: Channel[] = channelOrder(dataset);
   const lanes = order.map((channel) => lane(dataset, dialogue, channel, channels[channel]!, width)).join('\n');
+  const verdicts = loaderVerdicts(dialogue.events, datasetLoaderSettings(dataset));
   const rows = ([0, 1] as Channel[])
-    .flatMap((channel) => dialogue.events[channel].map((event) => ({ channel, event })))
+    .flatMap((channel) => dialogue.events[channel].map((event, index) => ({ channel, event, index })))
     .sort((a, b) => a.event.start - b.event.start || a.channel - b.channel)
-    .map(({ channel, event }) => [
-      event.event,
-      `${channel} (${dataset.roles[channel]})`,
-      { html: `<span data-start="${seconds(event.start)}">${seconds(event.start)}</span>` },
-      seconds(event.end),
-      event.start > event.end ? 'overlapping shift' : '',
-    ]);
+    .map(({ channel, event, index }): Cell[] => {
+      const verdict = formatVerdicts(verdicts.get(verdictKey(channel, index)));
+      const { from, to } = eventSpanSeconds(event);
+      return [
+        `${event.event}${event.start > event.end ? ' (overlapping)' : ''}`,
+        `${channel} (${dataset.roles[channel]})`,
+        { html: `<span data-start="${seconds(event.start)}">${seconds(event.start)}</span>` },
+        seconds(event.end),
+        { html: `<span class="verdict ${verdict.kept.replace(' ', '-')}" title="${escapeHtml(verdict.title)}">${escapeHtml(verdict.text)}</span>` },
+        { html: playButton(from, to, event.event) },
+      ];
+    });
   const legend = ['TURN', 'BC', 'SHORTPAUSE', 'TURN_SHIFT', 'TURN_HOLD', 'BARGE_IN']
     .map((type) => `<span style="background:var(--${type.toLowerCase().replace('_', '-')})">${type}</span>`)
     .join('');
-  const body = `<p><a href="${escapeHtml(links.index)}">← report</a></p>
+  const body = `<p><a href="${escapeHtml(links.index)}">← report</a>${links.events ? ` · <a href="${escapeHtml(links.events)}">every event of ${escapeHtml(dataset.dataset)}</a>` : ''}</p>
 <h1>${escapeHtml(dialogue.id)}</h1>
-<p class="note">${escapeHtml(dataset.dataset)} (${dataset.language}) · ${dialogue.durationSeconds.toFixed(2)} s · split: ${dialogue.split ?? 'none'} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}</p>
-<p class="legend">${legend} <span style="background:#666">hatched = overlapping TURN_SHIFT</span></p>
-<div class="player"><audio id="dialogue-audio" controls preload="auto" src="${escapeHtml(links.audio)}"></audio><span id="clock">0.00 s</span><span class="note">click an event, a word or a time to play from there</span></div>
+<p class="note">${escapeHtml(dataset.dataset)} (${dataset.language}) · ${dialogue.durationSeconds.toFixed(2)} s · split: ${benchmarkSplitName(dialogue.split)} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · audio ${dataset.sampleRate} Hz`}</p>
+<div class="listening" id="listening">
+<div class="player"><audio id="dialogue-audio" controls preload="auto" src="${escapeHtml(links.audio)}"></audio><span id="clock">0.00 s</span>
+${controls(dataset, order)}</div>
 <div class="scroller" id="scroller">
-<div class="timeline" id="timeline" data-pixels-per-second="${PIXELS_PER_SECOND}" style="width:${width}px">
+<div class="timeline" id="timeline" data-duration="${(durationCs / 100).toFixed(2)}" style="--duration:${(durationCs / 100).toFixed(2)};--pixels-per-second:${PIXELS_PER_SECOND}" title="click to play from here">
 ${ruler(durationCs)}
 ${lanes}
 <div id="playhead"></div>
 </div>
 </div>
+</div>
+<p class="legend">${legend} <span style="background:#666">hatched = overlapping TURN_SHIFT</span> <span class="note">click the timeline, an event, a word or a time to play from there; ▶ plays one event and stops at its end</span></p>
 <h2>Events</h2>
-${htmlTable(['event', 'channel', 'start (s)', 'end (s)', ''], rows, 'events-table')}
+<p class="note">Benchmark loader: what M3-DuplexBench's loader does with the event, called as <code>scripts/pipe.sh</code> calls it for this dataset, without and with context (pipeline/events/evaluable-events.ts); hover for the reason.</p>
+${htmlTable(['event', 'channel', 'start (s)', 'end (s)', 'benchmark loader', 'play'], rows, 'events-table')}
 <h2>Utterances</h2>
 ${htmlTable(
   ['start (s)', 'end (s)', 'channel', 'kind', 'text'],
@@ -113,5 +138,13 @@ ${htmlTable(
   ]),
   'events-table',
 )}`;
-  return htmlPage(`${dialogue.id} — duplexsynth report`, links.assets, body, 'dialogue.js');
+  return htmlPage(`${dialogue.id} — duplexsynth report`, links.assets, body, 'dialogue.js', dataset.language);
+}
+
+/**
+ * A "play this event" button: plays [from, to] seconds and stops there (or loops); `audio` is the WAV
+ * to play when it is not the page's own (the dataset-wide event list).
+ */
+export function playButton(from: number, to: number, label: string, audio?: string): string {
+  return `<button type="button" class="play-event" data-play-start="${from.toFixed(2)}" data-play-end="${to.toFixed(2)}"${audio ? ` data-audio="${escapeHtml(audio)}"` : ''} title="play this ${escapeHtml(label)} (${from.toFixed(2)}–${to.toFixed(2)} s) and stop at its end">▶</button>`;
 }

@@ -8,7 +8,8 @@ export function escapeHtml(text: string): string {
 /** A cell: text (escaped) or `{ html }` (inserted as is). */
 export type Cell = string | number | null | { html: string };
 
-function cellHtml(cell: Cell): string {
+/** A cell's HTML: text escaped, `{ html }` as is, null as an em dash. */
+export function cellHtml(cell: Cell): string {
   if (cell === null) return '—';
   if (typeof cell === 'object') return cell.html;
   return escapeHtml(String(cell));
@@ -21,10 +22,13 @@ export function htmlTable(header: readonly string[], rows: readonly (readonly Ce
   return `<table${className ? ` class="${escapeHtml(className)}"` : ''}>\n${head}\n${body}\n</table>`;
 }
 
-/** A complete page (UTF-8, the report's style sheet at `{assets}/report.css`, optional script). */
-export function htmlPage(title: string, assets: string, body: string, script?: string): string {
+/**
+ * A complete page (UTF-8, the report's style sheet at `{assets}/report.css`, optional script);
+ * `language` is the page's `lang` (a Japanese page gets Japanese glyph forms from the CJK font).
+ */
+export function htmlPage(title: string, assets: string, body: string, script?: string, language = 'en'): string {
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeHtml(language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,30 +1,50 @@
 /**
- * The HTML report of a real build (the demo config, two English dialogues, espeak-ng), opened in real
- * headless Chromium (Debian `chromium`, driven by playwright-core): it loads from file:// without a
- * console error or a failed request, a click on a BARGE_IN span moves playback to the span's start,
- * and a screenshot is kept in outputs/report-screenshot.png (a CI artifact).
+ * The HTML report of a real build (the demo config, two English and two Japanese dialogues, espeak-ng
+ * and Open JTalk, each with its barge-in variant; scored with the stand-in MOS scorer and split with
+ * the real split stage, so every table is filled), opened in real headless Chromium (Debian
+ * `chromium`, driven by playwright-core). One build serves every test of the file. The browser tests
+ * cover each interaction of the listening pages: no console error or failed request; a click on an
+ * event, on a waveform or on the empty timeline plays from there; scrolling the timeline while it
+ * plays is not undone; zoom; the listening block covers nothing; "play this event" stops at its end
+ * and loops; mute and solo change what is heard (the level after each channel's gain, on the report
+ * served by `duplexsynth report --serve`: a page from a file gets only silence from Web Audio); the dataset's
+ * event list filters by type and by the loader's verdict, and plays; the loader verdicts agree with
+ * the evaluable-events counts; quality and rates for every dataset, one split naming, no empty
+ * column; Japanese text is drawn with glyphs, not empty boxes (a CJK font, scripts/setup-system.sh).
+ * Screenshots are kept in outputs/report-screenshot.png and outputs/report-screenshot-ja.png (CI
+ * artifacts).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT } from '../config.ts';
+import { evaluableEventsReport } from '../events/evaluable-events.ts';
+import { readExportDataset } from '../export/export-dataset.ts';
 import { runBuild } from '../orchestration/build.ts';
-import { writeBuildReport, type BuildReportResult } from './build-report.ts';
+import { FakeMosScorer } from '../services/mos/fake-mos-scorer.ts';
+import { scoreDatasetQuality } from '../../stages/score-quality.ts';
+import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.ts';
+import { buildDatasetDirectories, writeBuildReport, type BuildReportResult } from './build-report.ts';
+import { datasetLoaderSettings } from './loader-verdicts.ts';
+import { serveBuildReport } from './serve-report.ts';
 
-/** Where CI finds the screenshot. */
+/** Where CI finds the screenshots. */
 const SCREENSHOT = path.join(PROJECT_ROOT, 'outputs', 'report-screenshot.png');
+const SCREENSHOT_JA = path.join(PROJECT_ROOT, 'outputs', 'report-screenshot-ja.png');
 const CHROMIUM = '/usr/bin/chromium';
 /** The page's audio element, as an expression evaluated in the page. */
 const AUDIO = "document.getElementById('dialogue-audio')";
+const PLAYER = 'window.duplexsynthPlayer';
 const CHROMIUM_ARGUMENTS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let scratch: string;
 let out: string;
 let report: BuildReportResult;
+const page = (language: string, dataset: string, id: string) => path.join(out, 'report', 'dialogues', language, dataset, `${id}.html`);
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-report-test-'));
@@ -32,13 +52,18 @@ beforeAll(async () => {
   const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
   await runBuild({
     ...base,
-    languages: ['en'],
+    languages: ['en', 'ja'],
     corpus: { ...base.corpus, limit: 2 },
     output: { directory: out, cacheDirectory: path.join(scratch, 'cache') },
     quality: { ...base.quality, enabled: false },
   });
+  // quality tables and splits for every dataset, without DNSMOS's minutes: the stand-in scorer
+  const directories = await buildDatasetDirectories(out);
+  for (const directory of directories) await scoreDatasetQuality(directory, { dnsmosScorer: new FakeMosScorer(), measureLoudness: false, cometKiwiEnabled: false });
+  const splits = await splitDatasets(directories.filter((directory) => !directory.endsWith('_bargein')), { testHours: 1 / 3600, speakerDisjoint: false });
+  for (const split of splits) await applySplitToVariant(split.report, `${split.directory}_bargein`);
   report = await writeBuildReport(out);
-});
+}, 600_000);
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
@@ -46,11 +71,11 @@ afterAll(async () => {
 describe('writeBuildReport', () => {
   it('writes index.html with the tables, the plots and a page per dialogue whose audio path resolves', async () => {
     expect(report.indexPath).toBe(path.join(out, 'report', 'index.html'));
-    // two dialogues in every dataset the build wrote (a barge-in variant too, when the config has one)
-    expect(report.datasets).toBeGreaterThanOrEqual(1);
+    // two dialogues in every dataset the build wrote: en, ja, and their barge-in variants
+    expect(report.datasets).toBe(4);
     expect(report.dialoguePages).toBe(2 * report.datasets);
     const index = await readFile(report.indexPath, 'utf8');
-    for (const text of ["Statistics (like the paper's Table 3)", "Quality (like the paper's Table 2)", 'Not scored', 'Evaluable events', 'backchannels per minute', '-rates.svg', 'offsets-cdf-channel1-to-channel0.svg']) {
+    for (const text of ["Statistics (like the paper's Table 3)", "Quality (like the paper's Table 2)", 'Evaluable events', 'backchannels per minute', '-rates.svg', 'offsets-cdf-channel1-to-channel0.svg']) {
       expect(index).toContain(text);
     }
     for (const match of index.matchAll(/<img src="([^"]+)"/g)) expect(existsSync(path.join(out, 'report', match[1]!))).toBe(true);
@@ -60,6 +85,25 @@ describe('writeBuildReport', () => {
     const audio = /<audio id="dialogue-audio"[^>]* src="([^"]+)"/.exec(page)![1]!;
     expect(path.resolve(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo'), audio)).toBe(path.join(out, 'data', 'en', 'task', 'topiocqa_demo', 'audio', pages[0]!.replace('.html', '.wav')));
     expect(page).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // nothing from the network
+  });
+
+  it('has quality and rates for every dataset (barge-in variants too), one split naming, and an event list page per dataset', async () => {
+    const index = await readFile(report.indexPath, 'utf8');
+    const sections = [...index.matchAll(/<section id="dataset-([^"]+)">([\s\S]*?)<\/section>/g)];
+    expect(sections.map((section) => section[1])).toEqual(['en-topiocqa_demo', 'en-topiocqa_demo_bargein', 'ja-topiocqa_ja_demo', 'ja-topiocqa_ja_demo_bargein']);
+    for (const [, key, body] of sections) {
+      expect(body).not.toContain('Not scored');
+      expect(body).toMatch(/<td>all<\/td><td>2<\/td><td>3\.00<\/td>/); // DNSMOS OVRL of the stand-in scorer
+      expect(body).toContain(`plots/${key}-rates.svg`);
+      expect(body).toContain(`<td>test</td>`);
+      expect(body).toContain(`<td>test_other</td>`);
+      const dataset = key!.replace(/^(en|ja)-/, '');
+      expect(existsSync(path.join(out, 'report', 'events', key!.slice(0, 2), `${dataset}.html`))).toBe(true);
+    }
+    // the benchmark's split names only: dev.jsonl is an alias of test_other.jsonl, never a name of its own
+    const pages = [index, ...(await Promise.all((await readdir(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo'))).map((name) => readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', name), 'utf8'))))];
+    for (const html of pages) expect(html).not.toMatch(/<td>dev<\/td>|split: dev\b/);
+    expect(pages.slice(1).join('')).toMatch(/split: test_other/);
   });
 
   it('is byte-identical when written again', async () => {
@@ -83,12 +127,12 @@ describe('the report in headless Chromium', () => {
       args: CHROMIUM_ARGUMENTS,
       viewport: { width: 1400, height: 900 },
     });
-    context.on('page', (page) => {
-      page.on('console', (message) => {
+    context.on('page', (opened) => {
+      opened.on('console', (message) => {
         if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
       });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('requestfailed', (request) => {
+      opened.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      opened.on('requestfailed', (request) => {
         // leaving a page while its audio still loads aborts that request: not a fault of the page
         if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed request: ${request.url()} (${request.failure()?.errorText})`);
       });
@@ -96,41 +140,283 @@ describe('the report in headless Chromium', () => {
   });
   afterAll(async () => {
     await context?.close();
+    expect(problems).toEqual([]);
   });
 
+  /** A page of the report (a file, or a URL of the served report), its audio's metadata loaded unless `preloaded` is false. */
+  async function open(file: string, preloaded = true): Promise<Page> {
+    const opened = await context.newPage();
+    await opened.goto(file.startsWith('http') ? file : pathToFileURL(file).href);
+    if (preloaded) await opened.waitForFunction(`${AUDIO}.readyState >= 1`);
+    return opened;
+  }
+  const currentTime = async (opened: Page) => (await opened.evaluate(`${AUDIO}.currentTime`)) as number;
+  const paused = async (opened: Page) => (await opened.evaluate(`${AUDIO}.paused`)) as boolean;
+
   it('opens without console errors, and a click on a BARGE_IN span moves playback to its start', async () => {
-    const page = await context.newPage();
-    await page.goto(pathToFileURL(report.indexPath).href);
-    await expect(page.locator('h1').textContent()).resolves.toContain('duplexsynth build');
+    const opened = await context.newPage();
+    await opened.goto(pathToFileURL(report.indexPath).href);
+    await expect(opened.locator('h1').textContent()).resolves.toContain('duplexsynth build');
     // every dialogue page, until one with a barge-in
-    const links = await page.locator('a[href^="dialogues/"]').evaluateAll((anchors) => anchors.map((anchor) => (anchor as unknown as { href: string }).href));
+    const links = await opened.locator('a[href^="dialogues/"]').evaluateAll((anchors) => anchors.map((anchor) => (anchor as unknown as { href: string }).href));
     expect(links.length).toBe(report.dialoguePages);
     let clicked = false;
     for (const link of links) {
-      await page.goto(link);
-      await page.waitForFunction(`${AUDIO}.readyState >= 1`);
-      const duration = (await page.evaluate(`${AUDIO}.duration`)) as number;
+      await opened.goto(link);
+      await opened.waitForFunction(`${AUDIO}.readyState >= 1`);
+      const duration = (await opened.evaluate(`${AUDIO}.duration`)) as number;
       expect(duration).toBeGreaterThan(10);
-      const spans = page.locator('.event.BARGE_IN');
+      const spans = opened.locator('.event.BARGE_IN');
       if ((await spans.count()) === 0) continue;
       const span = spans.first();
       const start = Number(await span.getAttribute('data-start'));
       expect(start).toBeGreaterThan(0);
       await span.scrollIntoViewIfNeeded();
       await span.click();
-      const position = (await page.evaluate(`${AUDIO}.currentTime`)) as number;
+      const position = await currentTime(opened);
       // playback may already have moved on by a few milliseconds after the click
       expect(position).toBeGreaterThanOrEqual(start - 0.01);
       expect(position).toBeLessThan(start + 0.5);
-      await page.waitForTimeout(200);
+      await opened.waitForTimeout(200);
       await mkdir(path.dirname(SCREENSHOT), { recursive: true });
-      await page.screenshot({ path: SCREENSHOT });
-      await page.evaluate(`${AUDIO}.pause()`);
+      await opened.screenshot({ path: SCREENSHOT });
+      await opened.evaluate(`${AUDIO}.pause()`);
       clicked = true;
       break;
     }
     expect(clicked).toBe(true);
-    expect(problems).toEqual([]);
+    await opened.close();
     expect(existsSync(SCREENSHOT)).toBe(true);
+  });
+
+  it('timeline: a click on a waveform or the empty ruler plays from there; scrolling while it plays stays; zoom; the listening block covers nothing', async () => {
+    const opened = await open(page('en', 'topiocqa_demo', 'demo_topiocqa_0001'));
+    const pixelsPerSecond = (await opened.evaluate(`${PLAYER}.pixelsPerSecond`)) as number;
+    expect(pixelsPerSecond).toBe(120);
+    // a click on the first lane's waveform, 600 px from the timeline's start: 5 s
+    await opened.locator('.lane .waveform').first().click({ position: { x: 600, y: 10 } });
+    expect(await currentTime(opened)).toBeGreaterThanOrEqual(600 / pixelsPerSecond - 0.01);
+    expect(await currentTime(opened)).toBeLessThan(600 / pixelsPerSecond + 0.5);
+    // the ruler, where no event or word is: 2.5 s
+    await opened.locator('.ruler').click({ position: { x: 300, y: 12 } });
+    expect(await currentTime(opened)).toBeGreaterThanOrEqual(2.49);
+    expect(await currentTime(opened)).toBeLessThan(3);
+    expect(await paused(opened)).toBe(false);
+
+    // the user scrolls the timeline far ahead of the playhead while it plays: the view stays there
+    const scroller = opened.locator('#scroller');
+    const box = (await scroller.boundingBox())!;
+    await opened.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await opened.mouse.wheel(2400, 0);
+    await opened.waitForFunction("document.getElementById('scroller').scrollLeft > 1000");
+    const scrolledTo = (await opened.evaluate("document.getElementById('scroller').scrollLeft")) as number;
+    const before = await currentTime(opened);
+    await opened.waitForTimeout(800);
+    expect(await currentTime(opened)).toBeGreaterThan(before + 0.3); // still playing
+    expect((await opened.evaluate("document.getElementById('scroller').scrollLeft")) as number).toBeCloseTo(scrolledTo, 0);
+    expect(await opened.evaluate(`${PLAYER}.follow`)).toBe(false);
+    expect(await opened.locator('#follow').getAttribute('aria-pressed')).toBe('false');
+    // a click that plays follows the playhead again
+    await opened.locator('.ruler').click({ position: { x: scrolledTo + 100, y: 12 } });
+    expect(await opened.evaluate(`${PLAYER}.follow`)).toBe(true);
+
+    // zoom: every span twice as wide, then a quarter
+    const span = opened.locator('.event.TURN').first();
+    const width = (await span.boundingBox())!.width;
+    await opened.locator('#zoom-in').click();
+    expect(await opened.evaluate(`${PLAYER}.pixelsPerSecond`)).toBe(240);
+    expect((await span.boundingBox())!.width).toBeCloseTo(2 * width, 0);
+    await opened.locator('#zoom-out').click();
+    await opened.locator('#zoom-out').click();
+    expect(await opened.evaluate(`${PLAYER}.pixelsPerSecond`)).toBe(60);
+    expect((await span.boundingBox())!.width).toBeCloseTo(width / 2, 0);
+    await expect(opened.locator('#zoom-level').textContent()).resolves.toBe('60 px/s');
+
+    // the page scrolled to the end: the player and the timeline are both in view, one below the other,
+    // and the timeline is what is under its own middle
+    await opened.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+    const player = (await opened.locator('.player').boundingBox())!;
+    const timeline = (await scroller.boundingBox())!;
+    expect(player.y).toBeGreaterThanOrEqual(0);
+    expect(timeline.y).toBeGreaterThanOrEqual(player.y + player.height - 1);
+    expect(timeline.y + timeline.height).toBeLessThanOrEqual(900);
+    expect(await opened.evaluate(`document.getElementById('timeline').contains(document.elementFromPoint(${timeline.x + 200}, ${timeline.y + timeline.height / 2}))`)).toBe(true);
+    // a table row scrolled into view lands below the listening block, not under it
+    const row = opened.locator('table.events-table tr').nth(20);
+    await row.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+    const listening = (await opened.locator('#listening').boundingBox())!;
+    expect((await row.boundingBox())!.y).toBeGreaterThanOrEqual(listening.y + listening.height - 1);
+    await opened.evaluate(`${AUDIO}.pause()`);
+    await opened.close();
+  });
+
+  it('events table: one column per header, a loader verdict per event; "play this event" stops at its end, and loops', async () => {
+    const opened = await open(page('en', 'topiocqa_demo', 'demo_topiocqa_0001'));
+    const table = opened.locator('table.events-table').first();
+    const headers = await table.locator('th').allTextContents();
+    expect(headers).toEqual(['event', 'channel', 'start (s)', 'end (s)', 'benchmark loader', 'play']);
+    const cellCounts = await table.locator('tr').evaluateAll((rows) => rows.map((row) => row.children.length));
+    expect(new Set(cellCounts)).toEqual(new Set([headers.length]));
+    const verdicts = await table.locator('.verdict').allTextContents();
+    expect(verdicts.every((text) => text.trim().length > 0)).toBe(true);
+    expect(verdicts).toContain('kept');
+    expect(verdicts.some((text) => text.startsWith('dropped: short-pause-ignored'))).toBe(true);
+
+    // a TURN_SHIFT between 0.3 and 2 s long
+    const buttons = table.locator('tr:has(td:first-child:text-is("TURN_SHIFT")) button.play-event');
+    let chosen = -1;
+    for (let index = 0; index < (await buttons.count()); index += 1) {
+      const [start, end] = [Number(await buttons.nth(index).getAttribute('data-play-start')), Number(await buttons.nth(index).getAttribute('data-play-end'))];
+      if (end - start >= 0.3 && end - start <= 2) {
+        chosen = index;
+        break;
+      }
+    }
+    expect(chosen).toBeGreaterThanOrEqual(0);
+    const button = buttons.nth(chosen);
+    const [start, end] = [Number(await button.getAttribute('data-play-start')), Number(await button.getAttribute('data-play-end'))];
+    const clickedAt = Date.now();
+    await button.click();
+    await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
+    const playedFor = (Date.now() - clickedAt) / 1000;
+    expect(playedFor).toBeGreaterThanOrEqual(end - start - 0.1); // it played the span…
+    const stoppedAt = await currentTime(opened);
+    expect(stoppedAt).toBeGreaterThanOrEqual(end); // …to its end, and stopped within a few frames of it
+    expect(stoppedAt).toBeLessThan(end + 0.15);
+
+    // loop: still playing, inside the span, after more than its length
+    await opened.locator('#loop').check();
+    await button.click();
+    await opened.waitForTimeout((end - start) * 1000 + 700);
+    expect(await paused(opened)).toBe(false);
+    const looping = await currentTime(opened);
+    expect(looping).toBeGreaterThanOrEqual(start);
+    expect(looping).toBeLessThan(end + 0.15);
+    // loop off: it stops at the next end
+    await opened.locator('#loop').uncheck();
+    await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
+    expect(await currentTime(opened)).toBeLessThan(end + 0.15);
+    await opened.close();
+  });
+
+  it('mute and solo per channel: off on a page from a file (the browser hands it silence), and on the served report what is heard of each channel (its level after its gain) follows the buttons', async () => {
+    const fromFile = await open(page('en', 'topiocqa_demo', 'demo_topiocqa_0001'));
+    expect(await fromFile.locator('button.solo, button.mute').evaluateAll((buttons) => buttons.map((button) => (button as unknown as { disabled: boolean }).disabled))).toEqual([true, true, true, true]);
+    expect(await fromFile.locator('button.solo').first().getAttribute('title')).toContain('duplexsynth report OUT --serve');
+    await fromFile.close();
+    const server = await serveBuildReport(out);
+    const opened = await open(server.url.replace('index.html', 'dialogues/en/topiocqa_demo/demo_topiocqa_0001.html'));
+    // the middle of the system's first long TURN, where the system speaks
+    const turns = opened.locator('.lane[data-channel="0"] .event.TURN');
+    let target = -1;
+    for (let index = 0; index < (await turns.count()); index += 1) {
+      const title = (await turns.nth(index).getAttribute('title'))!;
+      const [, from, to] = /\[([\d.]+), ([\d.]+)\]/.exec(title)!.map(Number);
+      if (to! - from! > 3) {
+        target = from! + 1;
+        break;
+      }
+    }
+    expect(target).toBeGreaterThan(0);
+    const levels = async () => {
+      await opened.waitForTimeout(250);
+      return (await opened.evaluate(`${PLAYER}.levels()`)) as [number, number];
+    };
+    const playAt = async (time: number) => {
+      await opened.evaluate(`${AUDIO}.currentTime = ${time}; ${AUDIO}.play()`);
+      await opened.waitForFunction(`!${AUDIO}.paused && ${AUDIO}.currentTime > ${time + 0.1}`);
+    };
+    // solo the system channel (a click: the audio graph starts with it)
+    await opened.locator('button.solo[data-channel="0"]').click();
+    await playAt(target);
+    let [system, user] = await levels();
+    expect(system).toBeGreaterThan(0.001);
+    expect(user).toBe(0);
+    expect(await opened.locator('button.solo[data-channel="0"]').getAttribute('aria-pressed')).toBe('true');
+    // mute the soloed channel: nothing of it is heard
+    await opened.locator('button.mute[data-channel="0"]').click();
+    [system, user] = await levels();
+    expect(system).toBe(0);
+    // unmute, unsolo: the system is heard again
+    await opened.locator('button.mute[data-channel="0"]').click();
+    await opened.locator('button.solo[data-channel="0"]').click();
+    [system] = await levels();
+    expect(system).toBeGreaterThan(0.001);
+    // solo the user while the system speaks: the system is silenced
+    await opened.locator('button.solo[data-channel="1"]').click();
+    [system] = await levels();
+    expect(system).toBe(0);
+    await opened.evaluate(`${AUDIO}.pause()`);
+    await opened.close();
+    await server.close();
+  });
+
+  it("the dataset's event list filters by type and by the loader's verdict, agrees with the evaluable-events counts, and plays an event to its end", async () => {
+    const opened = await open(path.join(out, 'report', 'events', 'en', 'topiocqa_demo_bargein.html'), false);
+    const dataset = await readExportDataset(path.join(out, 'data', 'en', 'task', 'topiocqa_demo_bargein'));
+    const count = (type: string) => dataset.dialogues.reduce((sum, dialogue) => sum + dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === type).length, 0);
+    const visible = () => opened.locator('tr[data-type]:visible');
+    // only BARGE_IN
+    for (const type of ['TURN_SHIFT', 'TURN_HOLD', 'BC', 'SHORTPAUSE']) {
+      const box = opened.locator(`input[name="type"][value="${type}"]`);
+      if ((await box.count()) > 0) await box.uncheck();
+    }
+    const bargeIns = count('BARGE_IN');
+    expect(bargeIns).toBeGreaterThan(0);
+    expect(await visible().count()).toBe(bargeIns);
+    expect(new Set(await visible().evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: Record<string, string> }).dataset.type)))).toEqual(new Set(['BARGE_IN']));
+    await expect(opened.locator('#shown-count').textContent()).resolves.toBe(String(bargeIns));
+    // kept with context: as many as the evaluable-events report of the same loader setting counts
+    const withContext = datasetLoaderSettings(dataset).find((setting) => setting.settings.useContext)!;
+    const samples = evaluableEventsReport(withContext.name, withContext.settings, dataset.dialogues).byType.BARGE_IN.samples;
+    const keptRows = await visible().evaluateAll((rows) => rows.filter((row) => ['all', 'some'].includes((row as unknown as { dataset: Record<string, string> }).dataset.kept!)).length);
+    expect(keptRows).toBe(samples);
+    // a barge-in variant is loaded with --ignored-events TURN_SHIFT,TURN_HOLD,BC (scripts/pipe.sh)
+    await opened.locator('input[name="type"][value="TURN_SHIFT"]').check();
+    await opened.locator('select[name="loader"]').selectOption('none');
+    const dropped = await opened.locator('tr[data-type="TURN_SHIFT"]:visible .verdict').allTextContents();
+    expect(dropped).toHaveLength(count('TURN_SHIFT'));
+    expect(new Set(dropped)).toEqual(new Set(['dropped: event-type-ignored']));
+
+    // ▶ on the second dialogue's first shown row: that dialogue's WAV, from the span's start to its end
+    await opened.locator('select[name="loader"]').selectOption('any');
+    const button = opened.locator('tr[data-type="BARGE_IN"]:visible:has(a:text-is("demo_topiocqa_0002")) button.play-event').first();
+    const [start, end] = [Number(await button.getAttribute('data-play-start')), Number(await button.getAttribute('data-play-end'))];
+    await button.click();
+    await opened.waitForFunction(`!${AUDIO}.paused`);
+    expect(await opened.evaluate(`${AUDIO}.getAttribute('src')`)).toMatch(/topiocqa_demo_bargein\/audio\/demo_topiocqa_0002\.wav$/);
+    await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
+    const stoppedAt = await currentTime(opened);
+    expect(stoppedAt).toBeGreaterThanOrEqual(end);
+    expect(stoppedAt).toBeLessThan(end + 0.15);
+    expect(end).toBeGreaterThan(start);
+    await opened.close();
+  });
+
+  it('draws Japanese words with glyphs, not empty boxes (a CJK font is installed)', async () => {
+    const opened = await open(page('ja', 'topiocqa_ja_demo', 'demo_topiocqa_0001'));
+    expect(await opened.evaluate('document.documentElement.lang')).toBe('ja');
+    // an utterance's text, drawn as is and as private-use characters (no font has glyphs for them: each
+    // is drawn as the missing-glyph box); with a CJK font the two images differ, without one they are
+    // the same boxes
+    const cell = opened.locator('table.events-table').nth(1).locator('tr').nth(1).locator('td').nth(4);
+    const text = ((await cell.textContent()) ?? '').trim();
+    expect(text).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
+    const sample = [...text].filter((char) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(char)).slice(0, 6).join('');
+    const probe = async (content: string) => {
+      await cell.evaluate((element, value) => {
+        element.textContent = value;
+      }, content);
+      return cell.screenshot();
+    };
+    const drawn = await probe(sample);
+    const boxes = await probe(String.fromCodePoint(...[...sample].map((_, index) => 0xe000 + index)));
+    expect(drawn.equals(boxes)).toBe(false);
+    await cell.evaluate((element, value) => {
+      element.textContent = value;
+    }, text);
+    await mkdir(path.dirname(SCREENSHOT_JA), { recursive: true });
+    await opened.screenshot({ path: SCREENSHOT_JA });
+    await opened.close();
   });
 });

@@ -11,6 +11,7 @@
  */
 import type { BuildConfig } from '../config.ts';
 import type { SourceConversation } from '../model/types.ts';
+import type { LogLevel } from './progress.ts';
 import { lockOutputDirectory } from './build-lock.ts';
 import { removeOrphanedTemporaryFiles } from '../storage/write-atomic.ts';
 import { checkBuildFolders, checkBuildSettings, checkFreeSpace, estimatePlannedAudioBytes, removeUnfinishedDatasets } from './output-checks.ts';
@@ -23,10 +24,10 @@ import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../
  * @returns the log to use: every line redacted
  * @throws BuildInputError naming the setting (./output-checks.ts `checkBuildSettings`)
  */
-export function beginGuardedBuild(config: BuildConfig, log: (line: string) => void): (line: string) => void {
+export function beginGuardedBuild(config: BuildConfig, log: (line: string, level?: LogLevel) => void): (line: string, level?: LogLevel) => void {
   registerConfiguredSecrets(config);
   checkBuildSettings(config);
-  return (line) => log(redactSecrets(line));
+  return (line, level) => log(redactSecrets(line), level);
 }
 
 /**
@@ -72,7 +73,7 @@ export function configuredKeyVariables(config: BuildConfig): string[] {
     else if (backend.backend === 'gemini') for (const name of GEMINI_DEFAULT_KEY_VARIABLES) names.add(name);
   }
   for (const language of config.languages) {
-    const variable = config.tts[language].service?.apiKeyEnvironmentVariable;
+    const variable = config.tts[language]?.service?.apiKeyEnvironmentVariable;
     if (typeof variable === 'string') names.add(variable);
   }
   return [...names];

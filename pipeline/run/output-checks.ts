@@ -67,7 +67,7 @@ export function checkBuildSettings(config: BuildConfig): void {
     }
   };
   folderName(config.name, 'name');
-  for (const language of config.languages) folderName(config.datasets[language] ?? '', `datasets.${language}`);
+  for (const language of config.languages) folderName(String(config.datasets[language] ?? ''), `datasets.${language}`);
   if (!Number.isSafeInteger(config.seed) || config.seed < 0) throw new BuildInputError(`seed: ${config.seed} is not a non-negative integer below 2^53`);
   if (config.corpus.limit !== null && !(Number.isSafeInteger(config.corpus.limit) && config.corpus.limit > 0)) {
     throw new BuildInputError(`corpus.limit: ${config.corpus.limit} is not a positive integer`);

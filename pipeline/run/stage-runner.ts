@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Language } from '../model/types.ts';
 import { endsTheBuild } from '../model/build-errors.ts';
-import type { ProgressListener, ProgressStage } from './progress.ts';
+import type { LogLevel, ProgressListener, ProgressStage } from './progress.ts';
 import type { Stage, StageContext } from './stage.ts';
 
 /** How far ahead of the item being finished a step starts: for every item at once (`all`), or a number of items ahead. */
@@ -87,7 +87,8 @@ export interface DatasetRun<Item, State> {
   afterCompleted?: (item: Item, state: State, position: number) => Promise<void>;
   /** An item failed (not an error that ends the build): record it; logged `… {id}: FAILED at {stage}: {reason}` afterwards. */
   failed: (item: Item, failure: StageFailure) => void;
-  log: (line: string) => void;
+  /** Log lines; a failed item's line is a warning. */
+  log: (line: string, level?: LogLevel) => void;
   progress: ProgressListener;
 }
 
@@ -230,7 +231,7 @@ export class StageRunner {
       for (const step of steps.slice(steps.indexOf(outcome.failedStep))) {
         if (step.progress && step.startAhead !== 'all') progress({ type: 'item', language, stage: step.progress, id: label, status: 'failed', reason: failure.reason });
       }
-      run.log(itemLogLine(language, position + 1, items.length, label, failureText(failure)));
+      run.log(itemLogLine(language, position + 1, items.length, label, failureText(failure)), 'warn');
     }
   }
 }

@@ -7,7 +7,8 @@
  * - the evaluable-events report: what the benchmark's evaluation samples and drops, with reasons;
  * - re-deriving the events from the written `txt_align` words (merge words that touch or overlap) and,
  *   separately, from the written audio (the same speech detector the build used, settings from
- *   `manifest.json`) gives the same line, byte for byte.
+ *   `manifest.json`) gives the same line, byte for byte; a Chat dataset whose manifest records its
+ *   `eventDerivation` is re-derived by those rules instead (verify-chat-events.ts).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +17,8 @@ import { detectSpeechSegments, type SpeechDetectorOptions } from '../audio/speec
 import { computeEvents, formatEventsLine, parseAlignment, parseEventsLine, segmentsFromWords } from '../events/index.ts';
 import { benchmarkLoaderSettings, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
 import type { BenchmarkEvent, ChannelEvents, ChannelSegments } from '../model/types.ts';
+import type { EventDerivation } from '../model/dataset-manifest.ts';
+import { ChatEventVerifier } from './verify-chat-events.ts';
 
 /** Result of `verifyDataset`. */
 export interface DatasetVerification {
@@ -65,11 +68,14 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
     dataset?: string;
     channels?: { user?: number };
     variant?: { kind?: string };
+    eventDerivation?: EventDerivation;
   };
   const jsonlPath = path.join(directory, jsonlName);
   const lines = (await readFile(jsonlPath, 'utf8')).split('\n').filter((line) => line.length > 0);
   const problems: string[] = [];
   const parsed: { id: string; events: ChannelEvents }[] = [];
+  // A chat dataset that records how its events were derived is judged by those rules (verify-chat-events.ts).
+  const chatVerifier = manifest.domain === 'chat' && manifest.eventDerivation !== undefined ? await ChatEventVerifier.open(manifest.eventDerivation) : undefined;
   for (const [lineIndex, line] of lines.entries()) {
     const source = `${jsonlPath}:${lineIndex + 1}`;
     let id: string;
@@ -82,6 +88,10 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
     }
     problems.push(...loaderLookupProblems(id, events));
     parsed.push({ id, events });
+    if (chatVerifier !== undefined) {
+      problems.push(...(await chatVerifier.problems(directory, id, line, source)));
+      continue;
+    }
     // A file that is missing or unreadable is one problem of this dialogue; the others are still checked.
     const readOrReport = async (filePath: string): Promise<Buffer | null> => {
       try {
@@ -123,6 +133,7 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
     const fromAudio = formatEventsLine(id, computeEvents(segments));
     if (fromAudio !== line) problems.push(`${wavPath}: events re-derived from the audio differ from ${source}`);
   }
+  await chatVerifier?.release();
   const domain = manifest.domain === 'chat' ? 'chat' : 'task';
   const bargeInVariant = manifest.variant?.kind === 'barge-in' || /_bargein$/.test(manifest.dataset ?? path.basename(directory));
   const userChannel = manifest.channels?.user === 0 ? 0 : 1;

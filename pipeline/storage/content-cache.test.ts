@@ -49,11 +49,44 @@ describe('ContentCache.json with a corrupted entry', () => {
     expect(compute).toHaveBeenCalledTimes(2);
     expect(cache.statistics['rewrite-spoken']).toEqual({ hits: 0, misses: 2, corrupt: 1 });
     expect(onCorrupt).toHaveBeenCalledWith(file, expect.stringMatching(/not valid JSON/));
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ answer: 42 });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ contentCacheEntry: 2, value: { answer: 42 } });
 
     await expect(cache.json('rewrite-spoken', { id: 1 }, compute)).resolves.toEqual({ answer: 42 });
     expect(compute).toHaveBeenCalledTimes(2);
     expect(cache.statistics['rewrite-spoken']).toEqual({ hits: 1, misses: 2, corrupt: 1 });
+  });
+});
+
+describe('ContentCache.json: the content hash', () => {
+  it('an edited value that is still valid JSON is a corrupt entry: recomputed and rewritten', async () => {
+    const onCorrupt = vi.fn();
+    const cache = new ContentCache(directory, { onCorrupt });
+    const compute = vi.fn(async () => ({ turns: ["It's Io."] }));
+    await cache.json('rewrite-spoken', { id: 2 }, compute);
+    const file = entry(cache, 'rewrite-spoken', { id: 2 }, '.json');
+    const written = await readFile(file, 'utf8');
+    await writeFile(file, written.replace("It's Io.", 'It is Xo.'));
+
+    await expect(cache.json('rewrite-spoken', { id: 2 }, compute)).resolves.toEqual({ turns: ["It's Io."] });
+    expect(compute).toHaveBeenCalledTimes(2);
+    expect(cache.corruptEntries).toBe(1);
+    expect(onCorrupt).toHaveBeenCalledWith(file, 'content differs from the sha256 recorded at write time');
+    expect(await readFile(file, 'utf8')).toBe(written);
+  });
+
+  it('an entry from before the hash is a hit, rewritten with its hash, and checked from then on', async () => {
+    const cache = new ContentCache(directory);
+    const file = entry(cache, 'translate', { id: 3 }, '.json');
+    await cache.json('translate', { id: 3 }, async () => 0); // makes the folder
+    await writeFile(file, JSON.stringify({ text: 'legacy' }));
+    const compute = vi.fn(async () => ({ text: 'fresh' }));
+    await expect(cache.json('translate', { id: 3 }, compute)).resolves.toEqual({ text: 'legacy' });
+    expect(compute).not.toHaveBeenCalled();
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ contentCacheEntry: 2, valueSha256: contentHash({ text: 'legacy' }), value: { text: 'legacy' } });
+
+    await writeFile(file, (await readFile(file, 'utf8')).replace('legacy', 'edited'));
+    await expect(cache.json('translate', { id: 3 }, compute)).resolves.toEqual({ text: 'fresh' });
+    expect(cache.statistics.translate).toEqual({ hits: 1, misses: 2, corrupt: 1 });
   });
 });
 
@@ -90,6 +123,15 @@ describe('ContentCache.binary with a corrupted entry', () => {
     await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
     expect(cache.statistics[stage]?.corrupt).toBe(1);
     expect(JSON.parse(await readFile(metadataFile, 'utf8'))).toMatchObject({ metadata: { label: 'tone' } });
+  });
+
+  it('edited metadata (a word of the timings beside the audio) is recomputed', async () => {
+    const { cache, compute, metadataFile } = await filled();
+    const written = await readFile(metadataFile, 'utf8');
+    await writeFile(metadataFile, written.replace('"tone"', '"tonx"'));
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
+    expect(cache.statistics[stage]).toEqual({ hits: 0, misses: 2, corrupt: 1 });
+    expect(await readFile(metadataFile, 'utf8')).toBe(written);
   });
 
   it('metadata without its audio file is recomputed', async () => {

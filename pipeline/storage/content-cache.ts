@@ -5,9 +5,16 @@
  *
  * Layout: `{cacheDirectory}/{stage}/{key[0..2]}/{key}.json` (and `.wav` for audio entries).
  * Every entry is written atomically (temporary file, then rename), so an interrupted run never leaves
- * a half-written entry that a later run would trust. An entry damaged afterwards (unreadable, not
- * JSON, a data file whose length or sha256 differs from what its metadata file records, or that the
- * codec cannot decode) is treated as a miss: recomputed, overwritten and counted as `corrupt`.
+ * a half-written entry that a later run would trust. Every entry carries the sha256 of its content,
+ * checked on every read: a JSON entry is `{contentCacheEntry: 2, valueSha256, value}` (the hash of
+ * the value's canonical JSON), a binary entry's metadata file records the data file's length and
+ * sha256 and the hash of its own metadata (the word timings beside the audio). An entry damaged
+ * afterwards (unreadable, not JSON, a hash or length that differs, a data file the codec cannot
+ * decode) is treated as a miss: recomputed, overwritten and counted as `corrupt`.
+ *
+ * Entries written before the hashes were recorded (a bare JSON value; a binary envelope of version 1)
+ * are read as before and rewritten with their hashes, so a cache from an earlier version keeps its
+ * results (LLM replies cost money) and is checked from then on.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -46,10 +53,27 @@ export interface ContentCacheOptions {
  * sha256, so a truncated or altered data file is noticed even when it still decodes.
  */
 interface BinaryEntryEnvelope<M> {
-  contentCacheEntry: 1;
+  contentCacheEntry: 2;
   dataBytes: number;
   dataSha256: string;
+  /** sha256 of the canonical JSON of `metadata` ({@link contentHash}). */
+  metadataSha256: string;
   metadata: M;
+}
+
+/** What a JSON entry's file holds: the value and the sha256 of its canonical JSON. */
+interface JsonEntryEnvelope {
+  contentCacheEntry: 2;
+  valueSha256: string;
+  value: unknown;
+}
+
+/** The JSON text of `value` as stored, and the hash of what a reader parses back from it. */
+function serializeValue(value: unknown): { text: string; parsed: unknown; sha256: string } {
+  const text = JSON.stringify(value);
+  // hash what a reader gets back (JSON.stringify drops undefined, turns NaN into null, calls toJSON)
+  const parsed = text === undefined ? null : (JSON.parse(text) as unknown);
+  return { text: text ?? 'null', parsed, sha256: contentHash(parsed) };
 }
 
 /** A cache entry that exists but cannot be used. */
@@ -106,7 +130,16 @@ export class ContentCache {
     try {
       const cached = await readEntry(file);
       if (cached !== undefined) {
-        const value = parseEntry(file, cached) as T;
+        const stored = parseEntry(file, cached);
+        let value: T;
+        if (isJsonEnvelope(stored)) {
+          if (contentHash(stored.value) !== stored.valueSha256) throw new CorruptEntryError(file, 'content differs from the sha256 recorded at write time');
+          value = stored.value as T;
+        } else {
+          if (isBinaryEnvelope(stored)) throw new CorruptEntryError(file, 'holds a binary entry\'s metadata, not a JSON value');
+          value = stored as T; // an entry from before the hash: rewritten with it, checked from now on
+          await this.store(file, jsonEnvelopeText(value));
+        }
         this.count(stage, 'hit');
         return value;
       }
@@ -115,8 +148,21 @@ export class ContentCache {
       this.countFailedRead(stage, error);
     }
     const value = await compute();
-    await writeAtomic(file, JSON.stringify(value));
+    await this.store(file, jsonEnvelopeText(value));
     return value;
+  }
+
+  /**
+   * Write one entry file atomically (a planning cache that never writes overrides this).
+   * @throws as writeAtomic (disk full, permissions)
+   */
+  protected async store(file: string, data: string | Uint8Array): Promise<void> {
+    await writeAtomic(file, data);
+  }
+
+  /** Damaged entries found so far (all stages): recomputed and overwritten. */
+  get corruptEntries(): number {
+    return Object.values(this.statistics).reduce((total, entry) => total + entry.corrupt, 0);
   }
 
   /**
@@ -141,7 +187,10 @@ export class ContentCache {
       const [metadataText, bytes] = await Promise.all([readEntry(metadataFile), readEntry(dataFile)]);
       // the metadata is written last: without it the entry is merely incomplete (a miss)
       if (metadataText !== undefined) {
-        const value = decodeBinaryEntry(metadataFile, parseEntry(metadataFile, metadataText), dataFile, bytes, codec);
+        const stored = parseEntry(metadataFile, metadataText);
+        const value = decodeBinaryEntry(metadataFile, stored, dataFile, bytes, codec);
+        // an entry from before the metadata hash: rewritten with it, checked from now on
+        if (!isBinaryEnvelope(stored) || stored.contentCacheEntry !== 2) await this.store(metadataFile, JSON.stringify(binaryEnvelope(bytes!, (isBinaryEnvelope(stored) ? stored.metadata : stored) as M)));
         this.count(stage, 'hit');
         return value;
       }
@@ -151,15 +200,9 @@ export class ContentCache {
     }
     const value = await compute();
     const encoded = codec.encode(value);
-    const envelope: BinaryEntryEnvelope<M> = {
-      contentCacheEntry: 1,
-      dataBytes: encoded.bytes.byteLength,
-      dataSha256: bytesHash(encoded.bytes),
-      metadata: encoded.metadata,
-    };
-    await writeAtomic(dataFile, encoded.bytes);
+    await this.store(dataFile, encoded.bytes);
     // metadata last: its presence marks the entry complete
-    await writeAtomic(metadataFile, JSON.stringify(envelope));
+    await this.store(metadataFile, JSON.stringify(binaryEnvelope(encoded.bytes, encoded.metadata)));
     return value;
   }
 }
@@ -184,8 +227,31 @@ function parseEntry(file: string, bytes: Buffer): unknown {
   }
 }
 
-function isEnvelope(value: unknown): value is BinaryEntryEnvelope<unknown> {
-  return typeof value === 'object' && value !== null && (value as { contentCacheEntry?: unknown }).contentCacheEntry === 1;
+/** A JSON entry's file text: the envelope with the value's hash. */
+function jsonEnvelopeText(value: unknown): string {
+  const { parsed, sha256 } = serializeValue(value);
+  const envelope: JsonEntryEnvelope = { contentCacheEntry: 2, valueSha256: sha256, value: parsed };
+  return JSON.stringify(envelope);
+}
+
+/** A binary entry's metadata file: the data's length and sha256, the metadata and its hash. */
+function binaryEnvelope<M>(bytes: Uint8Array, metadata: M): BinaryEntryEnvelope<M> {
+  const { parsed, sha256 } = serializeValue(metadata);
+  return { contentCacheEntry: 2, dataBytes: bytes.byteLength, dataSha256: bytesHash(bytes), metadataSha256: sha256, metadata: parsed as M };
+}
+
+function entryVersion(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { contentCacheEntry?: unknown }).contentCacheEntry : undefined;
+}
+
+function isJsonEnvelope(value: unknown): value is JsonEntryEnvelope {
+  return entryVersion(value) === 2 && 'valueSha256' in (value as object);
+}
+
+/** A binary entry's metadata file: version 1 (data hash only) or 2 (data and metadata hashes). */
+function isBinaryEnvelope(value: unknown): value is { contentCacheEntry: 1 | 2; dataBytes: number; dataSha256: string; metadataSha256?: string; metadata: unknown } {
+  const version = entryVersion(value);
+  return (version === 1 || version === 2) && 'dataSha256' in (value as object);
 }
 
 /** Check a binary entry's data against its metadata file and decode it. @throws CorruptEntryError when it does not fit */
@@ -198,9 +264,13 @@ function decodeBinaryEntry<T, M>(
 ): T {
   if (bytes === undefined) throw new CorruptEntryError(dataFile, `missing, though its metadata ${path.basename(metadataFile)} exists`);
   let metadata: M;
-  if (isEnvelope(stored)) {
+  if (isJsonEnvelope(stored)) throw new CorruptEntryError(metadataFile, 'holds a JSON value, not a binary entry\'s metadata');
+  if (isBinaryEnvelope(stored)) {
     if (bytes.byteLength !== stored.dataBytes) throw new CorruptEntryError(dataFile, `${bytes.byteLength} bytes, expected ${stored.dataBytes}`);
     if (bytesHash(bytes) !== stored.dataSha256) throw new CorruptEntryError(dataFile, 'sha256 differs from the one recorded at write time');
+    if (stored.contentCacheEntry === 2 && contentHash(stored.metadata) !== stored.metadataSha256) {
+      throw new CorruptEntryError(metadataFile, 'metadata differs from the sha256 recorded at write time');
+    }
     metadata = stored.metadata as M;
   } else {
     metadata = stored as M; // an entry from before the envelope

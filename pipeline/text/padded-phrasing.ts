@@ -4,6 +4,8 @@
  * re-synthesized with a natural lead-in ("Well," / 「ええと、」), up to two steps.
  */
 import type { Language, ScriptUtterance } from '../model/types.ts';
+import { entryOfLanguage } from '../model/language-code.ts';
+import { languagePackOf } from '../model/language-pack.ts';
 
 const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) => string)[]>> = {
   en: {
@@ -30,5 +32,8 @@ function lowerFirst(text: string): string {
  */
 export function paddedTexts(language: Language, kind: ScriptUtterance['kind'], text: string): string[] {
   if (kind === 'backchannel') return [];
-  return PADDING[language][kind].map((pad) => pad(text.trim()));
+  const rules = Object.hasOwn(PADDING, language) ? entryOfLanguage(PADDING, language, 'padded phrasings') : undefined;
+  if (rules) return rules[kind].map((pad) => pad(text.trim()));
+  // a language without rules: its language pack's templates
+  return languagePackOf(language).phrases.padding[kind].map((template) => template.replace('{text}', text.trim()));
 }

@@ -3,6 +3,7 @@
  * right script with no English left untranslated. Shared by the rewrite and translate validation.
  */
 import type { Language } from '../model/types.ts';
+import { languagePackOf } from '../model/language-pack.ts';
 
 /** Options of {@link findSpeakableTextProblems}. */
 export interface SpeakableTextOptions {
@@ -43,7 +44,16 @@ export function findSpeakableTextProblems(text: string, language: Language, opti
   if (language === 'en') {
     if (!/[A-Za-z]/.test(normalised)) problems.push('contains no English words');
     if (JAPANESE_SCRIPT.test(normalised)) problems.push('contains Japanese characters');
-  } else if (language === 'ja') {
+  } else if (language !== 'ja') {
+    // any other language: its pack's script (pipeline/model/language-pack.ts)
+    const pack = languagePackOf(language);
+    const inScript = new RegExp(pack.script.scripts.map((name) => `\\p{Script=${name}}`).join('|'), 'u');
+    if (!inScript.test(normalised)) problems.push(`contains no ${pack.script.scripts.join(' or ')} letters (${pack.name})`);
+    if (!pack.script.scripts.includes('Latin')) {
+      const latinWords = (normalised.match(/[A-Za-z]+(?:['’.-][A-Za-z]+)*/g) ?? []).filter((word) => !ACRONYM.test(word) && options.allowedLatinWords?.has(word) !== true);
+      if (latinWords.length > 0) problems.push(`contains untranslated Latin text (${quoteList(latinWords)})`);
+    } else if (JAPANESE_SCRIPT.test(normalised)) problems.push('contains Japanese or Chinese characters');
+  } else {
     if (!JAPANESE_SCRIPT.test(normalised)) problems.push('contains no kana or kanji');
     const latinWords = normalised.match(/[A-Za-z]+(?:['’.-][A-Za-z]+)*/g) ?? [];
     const untranslated = latinWords.filter(

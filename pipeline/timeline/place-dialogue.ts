@@ -99,8 +99,8 @@ import type { Centiseconds, Channel, ChannelSegments } from '../model/types.ts';
 import { lowerBoundIndex, withoutSmoothing } from './empirical-distribution.ts';
 import { placeBackchannels } from './place-backchannels.ts';
 import { assignDraws, drawWithJitter, ownChannelWindows, type TransitionPlan } from './place-dialogue-draws.ts';
-import { resolveOptions, TimelinePlacementError, validateUtterances, type PlaceDialogueInput, type PlacedDialogue, type PlacedTransition, type UtteranceToPlace } from './place-dialogue-input.ts';
-import { dialogueRandomStream } from '../model/random.ts';
+import { resolveOptions, TimelinePlacementError, validateUtterances, type PlaceDialogueInput, type PlaceDialogueOptions, type PlacedDialogue, type PlacedTransition, type UtteranceToPlace } from './place-dialogue-input.ts';
+import { dialogueRandomStream, type RandomStream } from '../model/random.ts';
 import { channelDirection, fitTimingModel } from './timing-statistics.ts';
 
 export {
@@ -116,7 +116,9 @@ export {
 
 /**
  * Places one dialogue's utterances (and, when requested, listener backchannels) on the timeline
- * (rules, constraints, deferred draws and fallback in the module comment).
+ * (rules, constraints, deferred draws and fallback in the module comment). The steps: plan the
+ * transitions (`planTransitions`), assign stratified draws to them (place-dialogue-draws.ts
+ * `assignDraws`), place in order (`placeInOrder`), then add backchannels.
  *
  * @param input `utterances` in speaking order with integer centisecond durations; `statistics` a
  *   validated timing-statistics file (seconds; converted to centiseconds here); `options` overrides in
@@ -136,8 +138,57 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
   const model = fitTimingModel(input.statistics);
   const random = dialogueRandomStream(input.seed, dialogueId);
 
-  // Phase 1: the transitions, their distribution and their bounds from constraints 2–4, which depend
-  // only on durations (the floor is always the previous utterance, see constraint 3).
+  // Phase 1: the transitions, their distribution and their bounds from constraints 2–4.
+  const plans = planTransitions(input, model, options);
+  // Phase 2: draw one value per transition and assign the values to transitions that can take them.
+  const assignment = assignDraws(plans, ownChannelWindows(utterances, options.minimumSameSpeakerGapCs), random, options);
+  // Phase 3: place in order; constraint 1 (own channel) depends on the placement so far.
+  const placed = placeInOrder(dialogueId, utterances, plans, assignment.values, random, options);
+
+  const backchannelResult =
+    input.backchannels === undefined
+      ? null
+      : placeBackchannels({
+          dialogueId,
+          seed: input.seed,
+          utterances,
+          starts: placed.starts,
+          ends: placed.ends,
+          model,
+          request: input.backchannels,
+          minimumSameSpeakerGapCs: options.minimumSameSpeakerGapCs,
+          maximumDraws: options.maximumDraws,
+        });
+
+  return {
+    starts: placed.starts,
+    ends: placed.ends,
+    offsets: placed.offsets,
+    transitions: placed.transitions,
+    resampled: assignment.unassignable + placed.rejectedDraws,
+    unassignableDraws: assignment.unassignable,
+    deferredUsed: placed.deferredUsed,
+    unplacedDraws: assignment.unassignable + placed.deferred.unplaced(),
+    fallbacks: placed.fallbacks,
+    leadingSilenceCs: options.leadingSilenceCs,
+    totalDurationCs: Math.max(...placed.ends) + options.trailingSilenceCs,
+    backchannelLengthIndices: utterances.flatMap((utterance, index) =>
+      utterance.durationCs <= DEFAULT_EVENT_THRESHOLDS.maxBackchannel ? [index] : [],
+    ),
+    backchannels: backchannelResult?.backchannels ?? [],
+    backchannelReport: backchannelResult?.report ?? null,
+  };
+}
+
+/**
+ * Phase 1: one plan per transition (utterance `index ≥ 1`): its kind, queue key, distribution and the
+ * offset bounds of constraints 2–4, which depend only on durations (the floor is always the previous
+ * utterance, see constraint 3). Offsets in centiseconds.
+ * @throws TimelinePlacementError when the statistics have no values for a needed kind, or a pinned
+ *   offset is not an integer
+ */
+function planTransitions(input: PlaceDialogueInput, model: ReturnType<typeof fitTimingModel>, options: PlaceDialogueOptions): TransitionPlan[] {
+  const { dialogueId, utterances } = input;
   const plans: TransitionPlan[] = [];
   for (let index = 1; index < utterances.length; index += 1) {
     const utterance = utterances[index] as UtteranceToPlace;
@@ -158,141 +209,171 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
     const key = direction === null ? 'same-speaker' : gapsOnly ? `${direction} gaps` : direction;
     plans.push({ index, kind, key, distribution, lowestOffset, highestOffset: options.maximumGapCs ?? Number.POSITIVE_INFINITY, pinned });
   }
+  return plans;
+}
 
-  // Phase 2: draw one value per transition and assign the values to transitions that can take them.
-  const assignment = assignDraws(plans, ownChannelWindows(utterances, options.minimumSameSpeakerGapCs), random, options);
-  let resampled = assignment.unassignable;
-  let evicted = assignment.unassignable;
+/**
+ * The deferred values (module comment, step 4): one queue per transition key, oldest first, at most
+ * `maximumDeferredDraws` long; a value pushed out of a full queue counts as evicted.
+ */
+class DeferredDraws {
+  private readonly queues = new Map<string, number[]>();
+  private evicted = 0;
 
-  // Phase 3: place in order; constraint 1 (own channel) depends on the placement so far.
+  constructor(private readonly maximumLength: number) {}
+
+  /** Queue `value` (centiseconds) under `key`, pushing out the oldest when the queue is full. */
+  defer(key: string, value: number): void {
+    let queue = this.queues.get(key);
+    if (queue === undefined) {
+      queue = [];
+      this.queues.set(key, queue);
+    }
+    queue.push(value);
+    if (queue.length > this.maximumLength) {
+      queue.shift();
+      this.evicted += 1;
+    }
+  }
+
+  /** Remove and return the oldest value under `key` that `fits`, or null. */
+  takeFitting(key: string, fits: (offset: number) => boolean): number | null {
+    const queue = this.queues.get(key);
+    const found = queue === undefined ? -1 : queue.findIndex(fits);
+    return found < 0 ? null : ((queue as number[]).splice(found, 1)[0] as number);
+  }
+
+  /** Values never used: pushed out of a full queue or still queued. */
+  unplaced(): number {
+    return this.evicted + [...this.queues.values()].reduce((sum, queue) => sum + queue.length, 0);
+  }
+}
+
+/** The result of phase 3 (`placeInOrder`); times and offsets in centiseconds. */
+interface PlacementInOrder {
+  starts: Centiseconds[];
+  ends: Centiseconds[];
+  offsets: Centiseconds[];
+  transitions: PlacedTransition[];
+  /** Sum of the transitions' `rejectedDraws`. */
+  rejectedDraws: number;
+  deferredUsed: number;
+  fallbacks: number;
+  deferred: DeferredDraws;
+}
+
+/**
+ * Phase 3: places the utterances in order, each at `floor end + offset`, the offset being (first that
+ * fits) the pinned one, the oldest deferred value of its key, its assigned value, a fresh draw (up to
+ * `maximumDraws`), or the deterministic fallback. Constraint 1 depends on the placement so far.
+ * @param assigned the assignment's value per plan (null: none)
+ * @throws TimelinePlacementError when a pinned offset breaks a constraint
+ */
+function placeInOrder(
+  dialogueId: string,
+  utterances: readonly UtteranceToPlace[],
+  plans: readonly TransitionPlan[],
+  assigned: readonly (number | null)[],
+  random: RandomStream,
+  options: PlaceDialogueOptions,
+): PlacementInOrder {
   const first = utterances[0] as UtteranceToPlace;
   const starts: Centiseconds[] = [options.leadingSilenceCs];
   const ends: Centiseconds[] = [options.leadingSilenceCs + first.durationCs];
   const lastEndOnChannel: Record<Channel, Centiseconds | null> = { 0: null, 1: null };
   lastEndOnChannel[first.channel] = ends[0] as number;
   let floorIndex = 0;
-  const offsets: Centiseconds[] = [];
-  const transitions: PlacedTransition[] = [];
-  const deferred = new Map<string, number[]>();
-  let deferredUsed = 0;
-  let fallbacks = 0;
+  const result: PlacementInOrder = { starts, ends, offsets: [], transitions: [], rejectedDraws: 0, deferredUsed: 0, fallbacks: 0, deferred: new DeferredDraws(options.maximumDeferredDraws) };
 
   plans.forEach((plan, planIndex) => {
-    const { index, kind, distribution } = plan;
+    const { index, kind } = plan;
     const utterance = utterances[index] as UtteranceToPlace;
     const floorEnd = ends[floorIndex] as number;
+    const bounds = startBounds(plan, utterance, floorEnd, starts[index - 1] as number, lastEndOnChannel[utterance.channel], options);
+    const chosen = chooseOffset(dialogueId, plan, assigned[planIndex] ?? null, floorEnd, bounds, result.deferred, random, options);
+    if (chosen.source === 'deferred') result.deferredUsed += 1;
+    if (chosen.source === 'fallback') result.fallbacks += 1;
+    result.rejectedDraws += chosen.rejectedDraws;
 
-    // Every constraint is a lower bound on the start, except the optional largest gap.
-    const ownLastEnd = lastEndOnChannel[utterance.channel];
-    let lowestStart = floorEnd + options.minimumOutlastCs - utterance.durationCs;
-    if (ownLastEnd !== null) lowestStart = Math.max(lowestStart, ownLastEnd + options.minimumSameSpeakerGapCs);
-    if (kind === 'speaker-change') {
-      lowestStart = Math.max(lowestStart, (starts[index - 1] as number) + options.minimumLeadCs);
-    }
-    lowestStart = Math.max(lowestStart, 0);
-    const highestStart = options.maximumGapCs === null ? Number.POSITIVE_INFINITY : floorEnd + options.maximumGapCs;
-    const fits = (offset: number) => floorEnd + offset >= lowestStart && floorEnd + offset <= highestStart;
-
-    let queue = deferred.get(plan.key);
-    if (queue === undefined) {
-      queue = [];
-      deferred.set(plan.key, queue);
-    }
-    const defer = (value: number) => {
-      queue.push(value);
-      if (queue.length > options.maximumDeferredDraws) {
-        queue.shift();
-        evicted += 1;
-      }
-    };
-    const assigned = assignment.values[planIndex] ?? null;
-    let offset: number | null = null;
-    let source: PlacedTransition['source'] = 'drawn';
-    let rejectedDraws = 0;
-    const queuedIndex = plan.pinned === null ? queue.findIndex(fits) : -1;
-    if (plan.pinned !== null) {
-      if (!fits(plan.pinned)) {
-        throw new TimelinePlacementError(
-          dialogueId,
-          `pinned offset ${plan.pinned} cs of utterance ${index} breaks a constraint (start must lie in [${lowestStart}, ${highestStart}] cs)`,
-        );
-      }
-      offset = plan.pinned;
-      source = 'pinned';
-    } else if (queuedIndex >= 0) {
-      offset = queue.splice(queuedIndex, 1)[0] as number;
-      source = 'deferred';
-      deferredUsed += 1;
-      if (assigned !== null) defer(assigned);
-    } else if (assigned !== null && fits(assigned)) {
-      offset = assigned;
-    } else {
-      if (assigned !== null) {
-        rejectedDraws += 1;
-        defer(assigned);
-      }
-      for (let draw = 0; draw < options.maximumDraws; draw += 1) {
-        const candidate = drawWithJitter(distribution, random, options.jitterCs);
-        if (fits(candidate)) {
-          offset = candidate;
-          break;
-        }
-        rejectedDraws += 1;
-        defer(candidate);
-      }
-    }
-    if (offset === null) {
-      source = 'fallback';
-      const smallest = distribution.values[lowerBoundIndex(distribution.values, lowestStart - floorEnd)];
-      offset = smallest !== undefined && fits(smallest) ? smallest : lowestStart - floorEnd;
-      fallbacks += 1;
-    }
-    resampled += rejectedDraws;
-
-    const start = floorEnd + offset;
+    const start = floorEnd + chosen.offset;
     const end = start + utterance.durationCs;
     starts.push(start);
     ends.push(end);
-    offsets.push(offset);
-    transitions.push({ index, kind, floorIndex, offset, source, rejectedDraws, fallback: source === 'fallback' });
+    result.offsets.push(chosen.offset);
+    result.transitions.push({ index, kind, floorIndex, offset: chosen.offset, source: chosen.source, rejectedDraws: chosen.rejectedDraws, fallback: chosen.source === 'fallback' });
     lastEndOnChannel[utterance.channel] = end;
     if (end > floorEnd) floorIndex = index;
   });
+  return result;
+}
 
-  const unplacedDraws = evicted + [...deferred.values()].reduce((sum, queue) => sum + queue.length, 0);
-  const backchannelResult =
-    input.backchannels === undefined
-      ? null
-      : placeBackchannels({
-          dialogueId,
-          seed: input.seed,
-          utterances,
-          starts,
-          ends,
-          model,
-          request: input.backchannels,
-          minimumSameSpeakerGapCs: options.minimumSameSpeakerGapCs,
-          maximumDraws: options.maximumDraws,
-        });
+/**
+ * The allowed starts of one utterance (centiseconds): every constraint is a lower bound on the start,
+ * except the optional largest gap (constraint 4).
+ * @param previousStart start of utterance `index − 1`; `ownLastEnd` end of the speaker's previous utterance (null: none)
+ */
+function startBounds(
+  plan: TransitionPlan,
+  utterance: UtteranceToPlace,
+  floorEnd: number,
+  previousStart: number,
+  ownLastEnd: number | null,
+  options: PlaceDialogueOptions,
+): { lowestStart: number; highestStart: number } {
+  let lowestStart = floorEnd + options.minimumOutlastCs - utterance.durationCs;
+  if (ownLastEnd !== null) lowestStart = Math.max(lowestStart, ownLastEnd + options.minimumSameSpeakerGapCs);
+  if (plan.kind === 'speaker-change') lowestStart = Math.max(lowestStart, previousStart + options.minimumLeadCs);
+  lowestStart = Math.max(lowestStart, 0);
+  const highestStart = options.maximumGapCs === null ? Number.POSITIVE_INFINITY : floorEnd + options.maximumGapCs;
+  return { lowestStart, highestStart };
+}
 
-  return {
-    starts,
-    ends,
-    offsets,
-    transitions,
-    resampled,
-    unassignableDraws: assignment.unassignable,
-    deferredUsed,
-    unplacedDraws,
-    fallbacks,
-    leadingSilenceCs: options.leadingSilenceCs,
-    totalDurationCs: Math.max(...ends) + options.trailingSilenceCs,
-    backchannelLengthIndices: utterances.flatMap((utterance, index) =>
-      utterance.durationCs <= DEFAULT_EVENT_THRESHOLDS.maxBackchannel ? [index] : [],
-    ),
-    backchannels: backchannelResult?.backchannels ?? [],
-    backchannelReport: backchannelResult?.report ?? null,
-  };
+/**
+ * The offset of one transition (module comment, steps 3–4 and the fallback): the pinned offset, else
+ * the oldest deferred value that fits (its assigned value is then deferred), else its assigned value
+ * if it fits, else fresh draws (each misfit deferred), else the smallest measured value that fits or
+ * the lowest allowed start. Centiseconds.
+ * @throws TimelinePlacementError when a pinned offset breaks a constraint
+ */
+function chooseOffset(
+  dialogueId: string,
+  plan: TransitionPlan,
+  assigned: number | null,
+  floorEnd: number,
+  { lowestStart, highestStart }: { lowestStart: number; highestStart: number },
+  deferred: DeferredDraws,
+  random: RandomStream,
+  options: PlaceDialogueOptions,
+): { offset: number; source: PlacedTransition['source']; rejectedDraws: number } {
+  const fits = (offset: number) => floorEnd + offset >= lowestStart && floorEnd + offset <= highestStart;
+  if (plan.pinned !== null) {
+    if (!fits(plan.pinned)) {
+      throw new TimelinePlacementError(
+        dialogueId,
+        `pinned offset ${plan.pinned} cs of utterance ${plan.index} breaks a constraint (start must lie in [${lowestStart}, ${highestStart}] cs)`,
+      );
+    }
+    return { offset: plan.pinned, source: 'pinned', rejectedDraws: 0 };
+  }
+  const queued = deferred.takeFitting(plan.key, fits);
+  if (queued !== null) {
+    if (assigned !== null) deferred.defer(plan.key, assigned);
+    return { offset: queued, source: 'deferred', rejectedDraws: 0 };
+  }
+  if (assigned !== null && fits(assigned)) return { offset: assigned, source: 'drawn', rejectedDraws: 0 };
+  let rejectedDraws = 0;
+  if (assigned !== null) {
+    rejectedDraws += 1;
+    deferred.defer(plan.key, assigned);
+  }
+  for (let draw = 0; draw < options.maximumDraws; draw += 1) {
+    const candidate = drawWithJitter(plan.distribution, random, options.jitterCs);
+    if (fits(candidate)) return { offset: candidate, source: 'drawn', rejectedDraws };
+    rejectedDraws += 1;
+    deferred.defer(plan.key, candidate);
+  }
+  const smallest = plan.distribution.values[lowerBoundIndex(plan.distribution.values, lowestStart - floorEnd)];
+  return { offset: smallest !== undefined && fits(smallest) ? smallest : lowestStart - floorEnd, source: 'fallback', rejectedDraws };
 }
 
 /**

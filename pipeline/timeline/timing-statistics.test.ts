@@ -403,7 +403,6 @@ describe('shipped default statistics', () => {
       // and the command's --check agrees that the shipped files are current
       expect(await runDefaultTimingMeasure(language, SHARED_FOLDER, undefined, ['--check'])).toBe(0);
     },
-    60_000,
   );
 
   it('English comes from the word-level Map Task timings, without atoms; CallFriend English is the alternative with its atom recorded', async () => {

@@ -36,6 +36,7 @@ import { describeIssues } from '../model/validation.ts';
 import { formatJson } from '../storage/readable-json.ts';
 import { readRecord } from '../storage/json-records.ts';
 import { packageFile } from '../storage/package-files.ts';
+import { languagePackOf } from '../model/language-pack.ts';
 import { ATOM_LIMIT_FRACTION, ATOM_TREATMENT, DEFAULT_TIMING_RESOLUTION_SECONDS, atomCheckedLists, findAtoms } from './timing-atoms.ts';
 import { bandwidthFor, fromGrid, ratePerMinute, summarizeDurations, summarizeOffsets, summarizePositions, toCentiseconds, toThousandths } from './timing-summaries.ts';
 
@@ -347,6 +348,22 @@ export async function loadTimingStatistics(filePath: string): Promise<TimingStat
 /** Path of the shipped default statistics for a language (`pipeline/timeline/defaults/{language}.timing.json`). */
 export function defaultTimingStatisticsPath(language: Language): string {
   return packageFile('pipeline', 'timeline', 'defaults', `${language}.timing.json`);
+}
+
+/** Name of the cross-language prior among the shipped statistics (`prior.timing.json`, scripts/derive-default-timing.ts). */
+export const TIMING_PRIOR_NAME = 'prior';
+
+/**
+ * The shipped statistics a language builds with when the config names none: its language pack's
+ * measured file (`timing.statistics`), or the cross-language prior when the pack has none (Stivers et
+ * al. 2009, PNAS 106:10587: turn-transition offsets share one distribution across 10 languages, so the
+ * pooled telephone calls of en, ja, zh and de stand in; the build warns and says so in the summary).
+ * @returns the file, and whether it is the prior
+ * @throws LanguagePackError for a language without a pack
+ */
+export function shippedTimingStatisticsOf(language: Language): { file: string; prior: boolean } {
+  const name = languagePackOf(language).timing.statistics;
+  return name === null ? { file: defaultTimingStatisticsPath(TIMING_PRIOR_NAME), prior: true } : { file: defaultTimingStatisticsPath(name), prior: false };
 }
 
 /**

@@ -108,7 +108,9 @@ describe('duplexsynth chat', () => {
       expect(audio.channels).toHaveLength(2);
       expect(audio.channels[0]?.length).toBe(Math.round(segment.durationSeconds * audio.sampleRate));
     }
-    // Events re-derived from the words and from the audio, and the loader's lookups: no problem.
+    // Events re-derived from the words by the recorded rules, and the loader's lookups: no problem.
+    const manifest = JSON.parse(await readFile(path.join(result.directory, 'manifest.json'), 'utf8'));
+    expect(manifest.eventDerivation).toEqual({ from: 'words', hasWords: true, thresholds: { maxPauseInIpu: 50, maxBackchannel: 80, bargeInOverlap: 40 } });
     const verified = await verifyDataset(result.directory);
     expect(verified.dialogues).toBe(result.segments.length);
     expect(verified.problems).toEqual([]);

@@ -2,7 +2,7 @@
  * `duplexsynth chat`: real two-party recordings -> a Chat-track dataset in the benchmark layout,
  * `OUT/data/{lang}/chat/{dataset}/` (../shared/docs/m3-format.md):
  *
- *     duplexsynth chat --format ctm|textgrid|nxt|candor|magicdata|... --language en|ja --out OUT
+ *     duplexsynth chat --format ctm|textgrid|nxt|candor|magicdata|... --language CODE --out OUT
  *       [--dataset NAME] [--audio DIR] [--tiers NAME...] [--test-hours H] [--no-score] PATH...
  *
  * Steps: load the recordings with their timings (any loader of corpora/, audio required), cut each
@@ -29,12 +29,16 @@ import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
 import { splitDatasets } from '../../stages/split-dev-test.ts';
-import { loadTranscribedRecordings } from './prompts.ts';
-import { positiveNumber } from './option-parsers.ts';
+import { loadTranscribedRecordings, speakerPair } from './prompts.ts';
+import { languageCode, positiveNumber } from './option-parsers.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import { chatDialogueMetadataSchema } from '../../pipeline/model/dialogue-metadata.ts';
 import { chatSummarySchema, type ChatSummary } from '../../pipeline/model/dataset-summary.ts';
+import type { EventDerivation } from '../../pipeline/model/dataset-manifest.ts';
+import { decodeWav, encodeWavPcm16 } from '../../pipeline/audio/wav.ts';
+import { createVoiceActivityDetector, detectTrackSpeech, voiceActivitySettings, type VoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
 import { formatRecord } from '../../pipeline/storage/json-records.ts';
+import { checkRecordingAudio, MINIMUM_SAMPLE_RATE, RecordingRefusedError } from './recording-checks.ts';
 
 /** Options of the chat command (as commander parses them). */
 export interface ChatOptions {
@@ -46,6 +50,12 @@ export interface ChatOptions {
   tiers?: string[];
   vad: 'silero' | 'webrtc';
   testHours: number;
+  /** `--speakers A,B`: the two speakers of an RTTM file with more, in channel order (else such a file is refused). */
+  speakers?: [string, string];
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts), for the speaker-disjoint split. */
+  speakerMap?: string;
+  /** `--allow-upsample`: take audio below 16 kHz, upsampled to 16 kHz (recorded in the summary); else refused. */
+  allowUpsample?: boolean;
   /** false with `--no-score`: no DNSMOS, no split. */
   score: boolean;
   log?: (line: string) => void;
@@ -63,7 +73,11 @@ export interface ChatResult {
   splits: Record<string, string[]>;
 }
 
-/** Both channels of a recording as two equal-length tracks at one sample rate (channel 0's file rate). */
+/**
+ * Both channels of a recording as two equal-length tracks at one sample rate (channel 0's file rate,
+ * or 16 kHz for lower rates, which checkRecordingAudio let through only with `--allow-upsample`).
+ * @throws RecordingRefusedError when both channels hold the same samples (a mono mix stored as stereo).
+ */
 async function recordingTracks(recording: ReferenceRecording): Promise<{ tracks: [Float32Array, Float32Array]; sampleRate: number }> {
   const entries = ([0, 1] as const).map((channel) => (recording.audio ?? []).find((entry) => entry.channel === channel));
   if (entries.some((entry) => entry === undefined)) throw new Error('no audio for both channels');
@@ -75,10 +89,15 @@ async function recordingTracks(recording: ReferenceRecording): Promise<{ tracks:
     if (samples === undefined) throw new Error(`${entries[channel]!.path} has no audio channels`);
     return { channels: [samples], sampleRate: audio.sampleRate };
   };
-  const first = channelOf(0);
+  let first = channelOf(0);
   let second = channelOf(1);
+  if (first.sampleRate < MINIMUM_SAMPLE_RATE) first = await resample(first, MINIMUM_SAMPLE_RATE, 'best');
   if (second.sampleRate !== first.sampleRate) second = await resample(second, first.sampleRate, 'best');
-  return { tracks: [first.channels[0] as Float32Array, second.channels[0] as Float32Array], sampleRate: first.sampleRate };
+  const [track0, track1] = [first.channels[0] as Float32Array, second.channels[0] as Float32Array];
+  if (track0.length === track1.length && track0.every((value, index) => value === track1[index])) {
+    throw new RecordingRefusedError(`chat: recording ${recording.id}: both channels of ${entries[0]!.path} hold the same samples (a mono mix stored as stereo); the Chat track needs one speaker per channel`);
+  }
+  return { tracks: [track0, track1], sampleRate: first.sampleRate };
 }
 
 /**
@@ -88,8 +107,35 @@ async function recordingTracks(recording: ReferenceRecording): Promise<{ tracks:
  *   segment could be cut; the scorer's and the split stage's errors.
  */
 export async function runChat(paths: readonly string[], options: ChatOptions): Promise<ChatResult> {
+  // Without a transcript the events come from the voice activity detector: the one that found where to
+  // cut also derives each segment's events from the segment's written samples, as `verify` does again.
+  const detector = options.format === 'stereo-wav' ? await createVoiceActivityDetector(options.vad) : undefined;
+  try {
+    return await cutAndWriteChat(paths, options, detector);
+  } finally {
+    await detector?.release?.();
+  }
+}
+
+/**
+ * How the events of a chat dataset are derived, recorded in its manifest so that `verify` judges it by
+ * the same rules (pipeline/run/verify-chat-events.ts): the voice activity detector for recordings
+ * without a transcript, else the word timings, utterance timings or speaker turns the corpus has.
+ */
+export function chatEventDerivation(recordings: readonly ReferenceRecording[], detector: VoiceActivityDetector | undefined): EventDerivation {
+  const thresholds = { ...DEFAULT_CHAT_SEGMENT_OPTIONS.thresholds };
+  if (detector !== undefined) return { from: 'voice-activity', hasWords: false, thresholds, voiceActivity: voiceActivitySettings(detector) };
+  const supervisions = recordings.flatMap((recording) => recording.supervisions ?? []);
+  if (supervisions.some((supervision) => supervision.words !== undefined)) return { from: 'words', hasWords: true, thresholds };
+  if (supervisions.length > 0) return { from: 'supervisions', hasWords: true, thresholds };
+  return { from: 'turns', hasWords: false, thresholds };
+}
+
+async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, detector: VoiceActivityDetector | undefined): Promise<ChatResult> {
   const log = options.log ?? (() => {});
-  const recordings = await loadTranscribedRecordings(options.format, paths, options);
+  const recordings = await loadTranscribedRecordings(options.format, paths, { ...options, ...(detector === undefined ? {} : { detector }) });
+  const derivation = chatEventDerivation(recordings, detector);
+  const upsampled = await checkRecordingAudio(recordings, { onePerChannel: true, allowUpsample: options.allowUpsample === true, command: 'chat' });
   const dataset = options.dataset ?? options.format;
   const directory = path.resolve(options.out, datasetRelativePath(options.language, dataset, 'chat'));
   const writer = await DatasetWriter.open(directory);
@@ -98,11 +144,17 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
   const written: ChatResult['segments'] = [];
   const eventCounts: Record<string, number> = {};
   const sampleRates = new Set<number>();
+  /** Recordings read but too short or without a place to cut: no segment, not failed. */
+  const uncut: ChatResult['failed'] = [];
   for (const recording of [...recordings].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     let audio: Awaited<ReturnType<typeof recordingTracks>>;
     try {
       audio = await recordingTracks(recording);
     } catch (error) {
+      if (error instanceof RecordingRefusedError) {
+        await writer.discard();
+        throw error;
+      }
       failed.push({ id: recording.id, stage: 'read-audio', reason: (error as Error).message });
       log(`${recording.id}: not used: ${(error as Error).message}`);
       continue;
@@ -111,20 +163,32 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
     const lastSpeech = Math.max(...[0, 1].flatMap((channel) => recording.segments[channel as Channel].map((segment) => segment.end)), 0);
     if (lastSpeech > audioCs) {
       failed.push({ id: recording.id, stage: 'read-audio', reason: `the timings reach ${lastSpeech / 100} s, the audio lasts ${audioCs / 100} s` });
+      log(`${recording.id}: not used: the timings reach ${lastSpeech / 100} s, the audio lasts ${audioCs / 100} s`);
       continue;
     }
     sampleRates.add(audio.sampleRate);
+    for (const note of recording.notes) if (/--speakers|speaker map/.test(note)) notes.push(`${recording.id}: ${note}`);
     const { spans, notes: cutNotes } = chatSegmentSpans(recording.segments, audioCs);
     for (const note of cutNotes) notes.push(`${recording.id}: ${note}`);
+    if (spans.length === 0) uncut.push({ id: recording.id, stage: 'cut-chat-segments', reason: cutNotes.join('; ') || `${audioCs / 100} s of audio, no segment of ${DEFAULT_CHAT_SEGMENT_OPTIONS.minimumSeconds}-${DEFAULT_CHAT_SEGMENT_OPTIONS.maximumSeconds} s` });
     for (const span of spans) {
-      const content: ChatSegmentContent = chatSegmentContent(recording, span);
-      for (const note of content.notes) notes.push(`${content.id}: ${note}`);
       const from = Math.round((span.start * audio.sampleRate) / 100);
       const to = Math.round((span.end * audio.sampleRate) / 100);
+      const tracks: [Float32Array, Float32Array] = [audio.tracks[0].slice(from, to), audio.tracks[1].slice(from, to)];
+      let segmentRecording = recording;
+      if (detector !== undefined) {
+        // the samples as written (PCM16), so that verify, reading the WAV, sees what the detector saw here
+        const written = decodeWav(encodeWavPcm16({ channels: tracks, sampleRate: audio.sampleRate }), recording.id);
+        const local = await detectTrackSpeech([written.channels[0] as Float32Array, written.channels[1] as Float32Array], audio.sampleRate, detector);
+        const shift = (segments: readonly { start: number; end: number }[]) => segments.map((segment) => ({ start: segment.start + span.start, end: segment.end + span.start }));
+        segmentRecording = { ...recording, segments: { 0: shift(local[0]), 1: shift(local[1]) } };
+      }
+      const content: ChatSegmentContent = chatSegmentContent(segmentRecording, span);
+      for (const note of content.notes) notes.push(`${content.id}: ${note}`);
       for (const channel of [0, 1] as const) for (const event of content.events[channel]) eventCounts[event.event] = (eventCounts[event.event] ?? 0) + 1;
       await writer.addDialogue({
         id: content.id,
-        tracks: [audio.tracks[0].slice(from, to), audio.tracks[1].slice(from, to)],
+        tracks,
         sampleRate: audio.sampleRate,
         eventsLine: formatEventsLine(content.id, content.events),
         words: content.words,
@@ -139,6 +203,9 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
           },
           durationSeconds: (to - from) / audio.sampleRate,
           alignment: content.alignmentUnit,
+          ...(derivation.from === 'turns'
+            ? { speech: { channel0: content.segments[0].map((segment) => [segment.start / 100, segment.end / 100] as [number, number]), channel1: content.segments[1].map((segment) => [segment.start / 100, segment.end / 100] as [number, number]) } }
+            : {}),
           utterances: content.utterances.map((utterance, index) => ({
             index,
             role: `channel${utterance.channel}`,
@@ -166,11 +233,16 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
     events: Object.fromEntries(Object.entries(eventCounts).sort(([a], [b]) => (a < b ? -1 : 1))),
     failed,
     notes,
+    ...(upsampled.length > 0 ? { upsampled: upsampled.map((item) => ({ ...item, file: path.basename(item.file) })) } : {}),
   };
+  if (written.length === 0) {
+    // nothing to commit: say per recording why, before the one-line NothingBuiltError of commit
+    for (const item of [...failed, ...uncut].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) log(`nothing built from recording ${item.id}: ${item.reason}`);
+  }
   await writer.addFile('summary.json', formatRecord(path.join(directory, 'summary.json'), chatSummarySchema, summary));
   await writer.commit(
-    { language: options.language, dataset, domain: 'chat', channelsEvaluated: [0, 1], sampleRates: [...sampleRates].sort((a, b) => a - b) },
-    { failures: failed },
+    { language: options.language, dataset, domain: 'chat', channelsEvaluated: [0, 1], sampleRates: [...sampleRates].sort((a, b) => a - b), eventDerivation: derivation },
+    { failures: written.length === 0 ? [...failed, ...uncut] : failed },
   );
   log(`${directory}: ${written.length} segments`);
   const splits: Record<string, string[]> = {};
@@ -195,13 +267,16 @@ export function registerChatCommand(program: Command): Command {
     .description('cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev')
     .argument('<path...>', 'recording timing files or folders of the format (audio beside them, or --audio)')
     .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
-    .addOption(new Option('--language <language>', 'language of the recordings').choices(['en', 'ja']).makeOptionMandatory())
+    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)').argParser(languageCode).makeOptionMandatory())
     .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
     .option('--dataset <name>', 'dataset folder name (default: the format)')
-    .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt)')
+    .option('--audio <dir>', 'folder of the audio, <id>.wav or <id>_0.wav + <id>_1.wav (textgrid, ctm, nxt, rttm: any format that brings no audio)')
+    .option('--speakers <A,B>', 'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)', speakerPair)
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings')
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
     .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)
+    .option('--allow-upsample', 'take audio below 16 kHz, upsampled to 16 kHz (recorded in summary.json); refused without it')
     .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
     .action(async (paths: string[], options: ChatOptions) => {
       await checkFolder(options.out, 'output folder'); // a file there, /proc, a read-only disk: one line, nothing removed

@@ -3,7 +3,7 @@
  * histogram per distribution beside it (`STATS.plots/*.svg`).
  *
  *     duplexsynth measure --format stereo-wav|candor|magicdata|rttm|m3-events|nxt|textgrid|ctm --out STATS.json
- *       [--language en|ja] [--vad silero|webrtc] [--sampler-use pooled|per-direction]
+ *       [--language CODE] [--vad silero|webrtc] [--sampler-use pooled|per-direction]
  *       [--corpus TEXT] [--licence TEXT] [--origin TEXT] [--channel-mapping TEXT] [--note TEXT...]
  *       [--relative-to DIR] [--relative-to-name TEXT] [--check] PATH...
  *
@@ -30,6 +30,8 @@ import {
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
 import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
+import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
+import { languageCode } from './option-parsers.ts';
 
 /** Reference corpus formats the command reads (the registry's, corpora/reference-corpora.ts). */
 export const REFERENCE_FORMATS = REFERENCE_CORPUS_FORMATS;
@@ -42,7 +44,7 @@ export type VoiceActivityDetectorName = 'silero' | 'webrtc';
 export type ReferenceRecordingLoader = (
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { language: Language; vad: VoiceActivityDetectorName },
+  options: { language: Language; vad: VoiceActivityDetectorName; tiers?: readonly string[] },
 ) => Promise<MeasurableReferenceRecording[]>;
 
 /** Language of a format whose corpus has only one (CANDOR English, MagicData Japanese); else none. */
@@ -67,6 +69,10 @@ export interface MeasureOptions {
   /** Timing resolution of the source times (seconds): atoms are spread over ± this much by the sampler. */
   timingResolution?: number;
   check?: boolean;
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
+  speakerMap?: string;
+  /** `--tiers`: the TextGrid speaker tiers in channel order (corpora/textgrid.ts `speakerTiers`). */
+  tiers?: string[];
 }
 
 function displayPath(file: string, directory: string): string {
@@ -104,9 +110,11 @@ async function withDroppedSpeakersSpeech(recording: ReferenceRecording): Promise
 export async function loadReferenceRecordingsForMeasure(
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { vad: VoiceActivityDetectorName } = { vad: 'silero' },
+  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[] } = { vad: 'silero' },
 ): Promise<MeasurableReferenceRecording[]> {
   switch (format) {
+    case 'textgrid':
+      return loadReferenceCorpus('textgrid', paths, options.tiers === undefined ? {} : { speakerTiers: options.tiers });
     case 'stereo-wav': {
       const detector = await createVoiceActivityDetector(options.vad);
       try {
@@ -135,7 +143,8 @@ export async function runMeasure(
 ): Promise<{ paths: string[]; changed: boolean }> {
   const language = options.language ?? FORMAT_LANGUAGE[options.format];
   if (language === undefined) throw new Error(`--language is required for --format ${options.format}`);
-  const recordings = await loadRecordings(options.format, paths, { language, vad: options.vad });
+  const loaded = await loadRecordings(options.format, paths, { language, vad: options.vad, ...(options.tiers === undefined ? {} : { tiers: options.tiers }) });
+  const recordings = options.speakerMap === undefined ? loaded : applySpeakerMap(loaded, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
   const usesVad = AUDIO_FORMATS.has(options.format);
   const commandWords = [
     'duplexsynth',
@@ -145,6 +154,7 @@ export async function runMeasure(
     '--language',
     language,
     ...(usesVad ? ['--vad', options.vad] : []),
+    ...(options.tiers === undefined ? [] : ['--tiers', ...options.tiers]),
     '--sampler-use',
     options.samplerUse,
     ...(options.timingResolution !== undefined ? ['--timing-resolution', String(options.timingResolution)] : []),
@@ -194,8 +204,10 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .argument('<path...>', 'recording files or folders of the format')
     .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_FORMATS).makeOptionMandatory())
     .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
-    .addOption(new Option('--language <language>', 'language of the recordings (default: en for candor, ja for magicdata)').choices(['en', 'ja']))
+    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)').argParser(languageCode))
     .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
+    .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id')
     .addOption(
       new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
         .choices(['pooled', 'per-direction'])

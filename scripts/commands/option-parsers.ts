@@ -1,5 +1,6 @@
 /** Option value parsers shared by the `duplexsynth` commands (commander `argParser`s). */
 import { InvalidArgumentError } from 'commander';
+import { LANGUAGE_CODE_PATTERN } from '../../pipeline/model/language-code.ts';
 
 /** A number > 0. @throws InvalidArgumentError otherwise (commander prints it with the usage) */
 export function positiveNumber(value: string): number {
@@ -20,4 +21,19 @@ export function nonNegativeInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a non-negative integer below 2^53');
   return parsed;
+}
+
+/**
+ * A language code: a BCP-47 tag such as `en`, `ja`, `zh`, `zh-Hans` (pipeline/model/language-code.ts).
+ * Whether the pipeline knows the language is decided later, by its language pack.
+ * @throws InvalidArgumentError for anything else
+ */
+export function languageCode(value: string): string {
+  if (!LANGUAGE_CODE_PATTERN.test(value)) throw new InvalidArgumentError(`"${value}" is not a language code (a BCP-47 tag such as en, ja, zh, de)`);
+  return value;
+}
+
+/** Several language codes (a variadic option's values, one at a time). @throws InvalidArgumentError as {@link languageCode} */
+export function languageCodes(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), languageCode(value)];
 }

@@ -145,7 +145,7 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
       }
       // Both speakers of the pool were used, one per side.
       expect(new Set(requests.map((request) => request.prompt?.durationSeconds.toFixed(2))).size).toBe(2);
-      const directory = path.join(config.output.directory, 'data', 'en', 'task', config.datasets.en ?? 'topiocqa');
+      const directory = path.join(config.output.directory, 'data', 'en', 'task', String(config.datasets.en ?? 'topiocqa'));
       expect(await verifyDataset(directory)).toMatchObject({ dialogues: 1, problems: [] });
       const [metadataFile] = await readdir(path.join(directory, 'metadata'));
       const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', metadataFile as string), 'utf8'));

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ReferenceRecording } from '../../pipeline/model/types.ts';
 import { writeAtomic } from '../../pipeline/storage/write-atomic.ts';
-import { createVoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
+import { createVoiceActivityDetector, type VoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
 import {
   EBU_R128_LOUDNESS,
@@ -30,6 +30,9 @@ import {
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
 import { checkFolder } from '../../pipeline/run/output-checks.ts';
 import type { SpeakerPromptLine } from '../../pipeline/model/speaker-prompt.ts';
+import { checkRecordingAudio, type UpsampledAudio } from './recording-checks.ts';
+import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
+import { findRecordingAudio } from '../../corpora/word-timings.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
@@ -48,6 +51,12 @@ export interface PromptsOptions {
   audio?: string;
   tiers?: string[];
   vad: 'silero' | 'webrtc';
+  /** `--allow-upsample`: take audio below 16 kHz (recorded in the summary); else refused. */
+  allowUpsample?: boolean;
+  /** `--speakers A,B`: the two speakers of an RTTM file with more, in channel order. */
+  speakers?: [string, string];
+  /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
+  speakerMap?: string;
 }
 
 /** Per speaker: clips kept and candidates rejected by reason. */
@@ -70,6 +79,8 @@ export interface PromptPoolSummary {
   skipped: string[];
   /** Every rejected candidate (times in seconds). */
   rejected: (Omit<RejectedSpeakerPrompt, 'start' | 'end'> & { start: number; end: number })[];
+  /** Audio below 16 kHz taken with `--allow-upsample`: file name, its rate and the clips' rate, Hz. */
+  upsampled?: UpsampledAudio[];
 }
 
 /**
@@ -78,10 +89,46 @@ export interface PromptPoolSummary {
  * transcripts, so only useful to see that nothing qualifies).
  * @throws the loaders' errors (ReferenceCorpusError naming file and line, ...).
  */
-export async function loadTranscribedRecordings(format: ReferenceCorpusFormat, paths: readonly string[], options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad'>): Promise<ReferenceRecording[]> {
+export async function loadTranscribedRecordings(
+  format: ReferenceCorpusFormat,
+  paths: readonly string[],
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers' | 'speakerMap'> & { detector?: VoiceActivityDetector },
+): Promise<ReferenceRecording[]> {
+  const recordings = await loadRecordingsOfFormat(format, paths, options);
+  const withAudio = options.audio === undefined ? recordings : await Promise.all(recordings.map((recording) => attachAudio(recording, path.resolve(options.audio as string))));
+  if (options.speakerMap === undefined) return withAudio;
+  return applySpeakerMap(withAudio, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
+}
+
+/**
+ * `--audio DIR` for a recording whose format brings no audio (RTTM, or timings whose audio is
+ * elsewhere): `<id>.wav` or `<id>_0.wav` + `<id>_1.wav` in DIR (corpora/word-timings.ts
+ * `findRecordingAudio`). An RTTM recording's channels are then put in speaker-label order (`A` on
+ * channel 0, as CallHome's left channel) unless `--speakers` chose the order.
+ */
+async function attachAudio(recording: ReferenceRecording, directory: string): Promise<ReferenceRecording> {
+  if ((recording.audio ?? []).length > 0) return recording;
+  const found = await findRecordingAudio(directory, recording.id);
+  if (found === undefined) return recording;
+  let next: ReferenceRecording = { ...recording, audio: found.audio, durationCs: Math.max(recording.durationCs, found.durationCs), notes: [...recording.notes, found.note] };
+  const [label0, label1] = [next.channelSpeakers[0], next.channelSpeakers[1]];
+  if (recording.format === 'rttm' && !next.notes.some((note) => note.includes('(chosen by --speakers)')) && label1 < label0) {
+    next = { ...next, segments: { 0: next.segments[1], 1: next.segments[0] }, channelSpeakers: { 0: label1, 1: label0 } };
+    next.notes.push(`channels in speaker-label order for the audio: channel 0 = ${label1}, channel 1 = ${label0} (--speakers to choose)`);
+  }
+  return next;
+}
+
+/** The format's loader with the options the commands know (see loadTranscribedRecordings). */
+async function loadRecordingsOfFormat(
+  format: ReferenceCorpusFormat,
+  paths: readonly string[],
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers'> & { detector?: VoiceActivityDetector },
+): Promise<ReferenceRecording[]> {
   const audioDirectory = options.audio === undefined ? {} : { audioDirectory: path.resolve(options.audio) };
   switch (format) {
     case 'stereo-wav': {
+      if (options.detector !== undefined) return await loadReferenceCorpus('stereo-wav', paths, { detector: options.detector });
       const detector = await createVoiceActivityDetector(options.vad);
       try {
         return await loadReferenceCorpus('stereo-wav', paths, { detector });
@@ -95,6 +142,12 @@ export async function loadTranscribedRecordings(format: ReferenceCorpusFormat, p
       return loadReferenceCorpus('ctm', paths, audioDirectory);
     case 'nxt':
       return loadReferenceCorpus('nxt', paths, audioDirectory);
+    case 'rttm': {
+      // a third voice would be in the audio: refused unless --speakers picks the two (corpora/rttm-recordings.ts)
+      const loaded = await loadReferenceCorpus('rttm', paths, { extraSpeakers: 'refuse', ...(options.speakers === undefined ? {} : { speakers: options.speakers }) });
+      // RTTM labels (A, B) repeat in every call: the speaker ids are the call's own unless a speaker map says more
+      return loaded.map((recording) => ({ ...recording, channelSpeakers: { 0: `${recording.id}:${recording.channelSpeakers[0]}`, 1: `${recording.id}:${recording.channelSpeakers[1]}` } }));
+    }
     default:
       return loadReferenceCorpus(format, paths);
   }
@@ -140,6 +193,7 @@ export function summarizePromptPool(format: string, recordings: readonly Referen
  */
 export async function runPrompts(paths: readonly string[], options: PromptsOptions): Promise<{ manifestPath: string; summary: PromptPoolSummary }> {
   const recordings = await loadTranscribedRecordings(options.format, paths, options);
+  const upsampled = await checkRecordingAudio(recordings, { onePerChannel: false, allowUpsample: options.allowUpsample === true, command: 'prompts' });
   const out = path.resolve(options.out);
   const partial = `${out}.partial`;
   await rm(partial, { recursive: true, force: true });
@@ -154,6 +208,7 @@ export async function runPrompts(paths: readonly string[], options: PromptsOptio
   };
   const pool = await writeSpeakerPromptPool(recordings, partial, poolOptions);
   const summary = summarizePromptPool(options.format, recordings, pool.entries, pool.rejected, pool.skipped);
+  if (upsampled.length > 0) summary.upsampled = upsampled.map((item) => ({ ...item, file: path.basename(item.file) }));
   await writeAtomic(path.join(partial, PROMPT_POOL_SUMMARY), `${JSON.stringify(summary, null, 2)}\n`);
   await rm(out, { recursive: true, force: true });
   await rename(partial, out);
@@ -169,6 +224,13 @@ export function formatPromptPoolSummary(manifestPath: string, summary: PromptPoo
   }
   for (const line of summary.skipped) lines.push(`  skipped: ${line}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** `--speakers` value: two different speaker labels separated by a comma. */
+export function speakerPair(value: string): [string, string] {
+  const parts = value.split(',').map((part) => part.trim());
+  if (parts.length !== 2 || parts.some((part) => part === '') || parts[0] === parts[1]) throw new InvalidArgumentError('expected two different speaker labels, e.g. A,B');
+  return [parts[0] as string, parts[1] as string];
 }
 
 /** `--loudness` value: a finite number of LUFS (negative). */
@@ -206,6 +268,9 @@ export function registerPromptsCommand(program: Command): Command {
     .option('--audio <dir>', 'folder of the audio (textgrid, ctm, nxt: <id>.wav or <id>_0.wav + <id>_1.wav); default beside the timing files')
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
+    .option('--allow-upsample', 'take audio below 16 kHz (recorded in prompt-pool-summary.json); refused without it')
+    .option('--speakers <A,B>', 'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)', speakerPair)
+    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings')
     .action(async (paths: string[], options: PromptsOptions) => {
       await checkFolder(options.out, 'prompt pool folder'); // a file there, /proc, a read-only disk: one line, nothing removed
       const result = await runPrompts(paths, options);

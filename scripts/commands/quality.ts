@@ -16,6 +16,8 @@ import { splitReportSchema } from '../../pipeline/model/split-report.ts';
 import { readRecord } from '../../pipeline/storage/json-records.ts';
 import { BARGE_IN_SUFFIX } from '../../pipeline/orchestration/dataset-output.ts';
 import { stat } from 'node:fs/promises';
+import { createProgressDisplay, failureOutcome, progressModeFor } from '../../pipeline/run/progress.ts';
+import { EXIT_CODES, exitCodeOf } from '../../pipeline/model/build-errors.ts';
 import path from 'node:path';
 
 /** Environment variable naming a COMETKiwi HTTP scorer URL (used when --comet-url is not given). */
@@ -32,6 +34,8 @@ interface ScoreCommandOptions {
   requireComet?: boolean;
   loudness: boolean;
   quiet?: boolean;
+  plain?: boolean;
+  json?: boolean;
 }
 
 interface SplitCommandOptions {
@@ -63,10 +67,25 @@ export function registerQualityCommands(program: Command): void {
     .option('--require-comet', 'fail when COMETKiwi cannot be computed for a translated dataset')
     .option('--no-loudness', 'skip the ffmpeg EBU R 128 measurement')
     .option('-q, --quiet', 'no progress lines')
+    .option('--plain', 'progress as plain lines even on a terminal (no live bar)')
+    .option('--json', 'progress as JSON lines on standard error, each with a level, the last a summary')
     .action(async (directories: string[], options: ScoreCommandOptions) => {
-      const log = options.quiet ? () => {} : (line: string) => console.error(line);
+      // a bar in channel-seconds per dataset on a terminal (pipeline/run/progress.ts)
+      const display = createProgressDisplay(progressModeFor(options, process.stderr));
+      const log = display.log;
       const httpUrl = options.cometUrl ?? process.env[COMETKIWI_URL_ENVIRONMENT_VARIABLE] ?? null;
-      for (const directory of directories) {
+      try {
+        for (const directory of directories) await scoreOne(directory);
+      } catch (error) {
+        display.stop();
+        display.finish(failureOutcome(error, exitCodeOf(error)));
+        throw error;
+      }
+      display.stop();
+      display.finish({ level: 'info', exitCode: EXIT_CODES.done, outputs: directories.map((directory) => path.join(directory, 'quality.json')) });
+      console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
+
+      async function scoreOne(directory: string): Promise<void> {
         await scoreDatasetQuality(directory, {
           ...(options.dnsmosDir ? { dnsmosModels: { modelDirectory: options.dnsmosDir } } : {}),
           ...(options.cacheDir ? { cacheDirectory: options.cacheDir } : {}),
@@ -80,9 +99,9 @@ export function registerQualityCommands(program: Command): void {
           cometKiwiRequired: options.requireComet ?? false,
           measureLoudness: options.loudness,
           log,
+          progress: display.progress,
         });
       }
-      console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
     });
 
   program

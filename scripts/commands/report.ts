@@ -1,10 +1,13 @@
 /**
  * `duplexsynth report OUT`: writes the static HTML report of the build in OUT (`OUT/report/index.html`,
- * pipeline/report/build-report.ts) and prints its path. Errors propagate to scripts/cli.ts.
+ * pipeline/report/build-report.ts) and prints its path; with `--serve`, then serves OUT on
+ * 127.0.0.1 and prints the report's URL until interrupted (mute and solo need a served page:
+ * pipeline/report/serve-report.ts). Errors propagate to scripts/cli.ts.
  */
 import { Command } from 'commander';
 import { writeBuildReport } from '../../pipeline/report/build-report.ts';
-import { positiveInteger } from './option-parsers.ts';
+import { nonNegativeInteger, positiveInteger } from './option-parsers.ts';
+import { serveBuildReport } from '../../pipeline/report/serve-report.ts';
 
 /** Adds the `report` command to `program`. */
 export function registerReportCommand(program: Command): void {
@@ -13,9 +16,19 @@ export function registerReportCommand(program: Command): void {
     .description('write the HTML report of a build: tables, turn-taking plots, evaluable events, a listening page per dialogue')
     .argument('<out>', 'the build output folder (holds data/ and summary.json)')
     .option('--dialogue-pages <n>', 'at most N dialogue pages per dataset (default: all)', positiveInteger)
-    .action(async (out: string, options: { dialoguePages?: number }) => {
+    .option('--serve', 'then serve the build folder on 127.0.0.1 and print the report\'s URL (mute and solo per channel work only on a served page)')
+    .option('--port <n>', 'port for --serve (default: a free one)', nonNegativeInteger)
+    .action(async (out: string, options: { dialoguePages?: number; serve?: boolean; port?: number }) => {
       const result = await writeBuildReport(out, options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages });
       console.error(`report: ${result.datasets} datasets, ${result.dialoguePages} dialogue pages`);
-      console.log(result.indexPath);
+      if (!options.serve) {
+        console.log(result.indexPath);
+        return;
+      }
+      const server = await serveBuildReport(out, options.port === undefined ? {} : { port: options.port });
+      console.log(server.url);
+      console.error('report: serving until interrupted (Ctrl-C)');
+      await new Promise<void>((resolve) => process.once('SIGINT', resolve));
+      await server.close();
     });
 }

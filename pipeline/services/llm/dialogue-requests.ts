@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Language, TextTurn } from '../../model/types.ts';
+import { languagePackOf } from '../../model/language-pack.ts';
 import { fillPromptTemplate, loadPromptTemplate, type PromptTemplate } from '../../prompts/prompt-template.ts';
 import { describeProblem, UnsupportedTaskError, type DialogueTextProblem } from './errors.ts';
 import type { GenerationRequest, JsonSchema } from './language-model.ts';
@@ -54,14 +55,25 @@ export interface DialogueTextPrompts {
   rewrite: PromptTemplate;
   /** Per target language. */
   translate: Partial<Record<Language, PromptTemplate>>;
+  /** For a target language without a template of its own: `{{targetLanguage}}` is its name (its language pack's). */
+  translateAnyLanguage?: PromptTemplate;
+}
+
+/**
+ * The translation template towards `targetLanguage`: its own, else the any-language one.
+ * @returns undefined when there is neither
+ */
+export function translationTemplateOf(prompts: DialogueTextPrompts, targetLanguage: Language): PromptTemplate | undefined {
+  return prompts.translate[targetLanguage] ?? prompts.translateAnyLanguage;
 }
 
 /** Template ids in use; bump here when a `.v2.md` is added. */
 export const PROMPT_IDS = {
   rewrite: 'rewrite-spoken.v1',
   translate: { ja: 'translate.v1' },
+  translateAnyLanguage: 'translate-spoken.v1',
   repair: 'repair-dialogue.v1',
-} as const satisfies { rewrite: string; translate: Partial<Record<Language, string>>; repair: string };
+} as const satisfies { rewrite: string; translate: Partial<Record<Language, string>>; translateAnyLanguage: string; repair: string };
 
 /**
  * Loads the default templates ({@link PROMPT_IDS}).
@@ -73,6 +85,7 @@ export function defaultDialogueTextPrompts(): DialogueTextPrompts {
   return {
     rewrite: loadPromptTemplate(PROMPT_IDS.rewrite),
     translate: { ja: loadPromptTemplate(PROMPT_IDS.translate.ja) },
+    translateAnyLanguage: loadPromptTemplate(PROMPT_IDS.translateAnyLanguage),
   };
 }
 
@@ -138,7 +151,7 @@ export function buildTranslateRequest(
   settings: GenerationSettings,
   prompts: DialogueTextPrompts = defaultDialogueTextPrompts(),
 ): GenerationRequest {
-  const template = input.sourceLanguage === 'en' ? prompts.translate[input.targetLanguage] : undefined;
+  const template = input.sourceLanguage === 'en' ? translationTemplateOf(prompts, input.targetLanguage) : undefined;
   if (template === undefined) {
     throw new UnsupportedTaskError(
       `dialogue ${input.dialogueId}: no translation prompt from ${input.sourceLanguage} to ${input.targetLanguage}`,
@@ -146,7 +159,8 @@ export function buildTranslateRequest(
     );
   }
   const turns = input.turns.map((turn) => ({ turn: turn.turnNumber, question: turn.question, answer: turn.answer }));
-  return assembleRequest(template, turns, settings, { dialogueId: input.dialogueId, task: 'translate' });
+  const language: Record<string, string> = template.placeholders.includes('targetLanguage') ? { targetLanguage: languagePackOf(input.targetLanguage).name } : {};
+  return assembleRequest(template, turns, settings, { dialogueId: input.dialogueId, task: 'translate' }, language);
 }
 
 function assembleRequest(
@@ -154,8 +168,10 @@ function assembleRequest(
   turns: readonly object[],
   settings: GenerationSettings,
   trace: { dialogueId: string; task: DialogueTextTask },
+  extra: Readonly<Record<string, string>> = {},
 ): GenerationRequest {
   const filled = fillPromptTemplate(template, {
+    ...extra,
     turnCount: String(turns.length),
     dialogueJson: JSON.stringify({ turns }, null, 2),
   });

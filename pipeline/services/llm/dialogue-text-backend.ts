@@ -12,6 +12,7 @@ import { loadPromptTemplate } from '../../prompts/prompt-template.ts';
 import {
   defaultDialogueTextPrompts,
   PROMPT_IDS,
+  translationTemplateOf,
   rewriteConversation,
   translateConversation,
   type DialogueTextPrompts,
@@ -168,7 +169,7 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
    * @throws Error when `task` is `translate` without a target language or without a template for it.
    */
   describe(task: DialogueTextTask, targetLanguage?: Language): BackendDescription {
-    const template = task === 'rewrite-spoken' ? this.prompts.rewrite : targetLanguage !== undefined ? this.prompts.translate[targetLanguage] : undefined;
+    const template = task === 'rewrite-spoken' ? this.prompts.rewrite : targetLanguage !== undefined ? translationTemplateOf(this.prompts, targetLanguage) : undefined;
     if (template === undefined) {
       throw new Error(`language-model backend: no ${task} prompt${targetLanguage !== undefined ? ` for ${targetLanguage}` : ' (target language missing)'}`);
     }

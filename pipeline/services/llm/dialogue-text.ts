@@ -48,6 +48,7 @@ export {
   dialogueResponseJsonSchema,
   PROMPT_IDS,
   REPAIR_QUOTE_LIMIT,
+  translationTemplateOf,
   type DialogueTextPrompts,
   type DialogueTextTask,
   type DialogueTextValidationOptions,

@@ -33,12 +33,7 @@ export class RulesTextBackend implements DialogueTextBackend {
    *   or the result still holds something unspeakable (a rule gap), naming the dialogue and turn.
    */
   async rewrite(input: RewriteConversationInput): Promise<TextTurn[]> {
-    if (input.language !== 'en') {
-      throw new UnsupportedTaskError(`dialogue ${input.dialogueId}: the rules backend only rewrites English (got ${input.language})`, {
-        backendId: this.id,
-        task: 'rewrite-spoken',
-      });
-    }
+    if (input.language !== 'en') return keepWrittenText(input);
     const problems: DialogueTextProblem[] = [];
     const turns = input.turns.map((turn): TextTurn => {
       const question = attempt(() => spokenQuestion(turn.question), turn.turnNumber, 'question', problems);
@@ -85,4 +80,29 @@ function attempt(produce: () => string, turnNumber: number, field: 'question' | 
     problems.push({ turnNumber, field, message: (error as Error).message });
     return '';
   }
+}
+
+/**
+ * The rules backend on a corpus in another language than English (a user's own QA corpus in the
+ * TopiOCQA layout, `corpus.language`): there are no spoken-style rules for it, so the text is kept as
+ * written (an unanswerable turn keeps its answer), and every question and answer must already be
+ * speakable in the language's pack: no digits (numbers written as words), its script.
+ * @throws DialogueTextError naming the dialogue, turn and field of each problem (e.g. digits left:
+ *   write them as words, or use a language-model rewrite)
+ */
+function keepWrittenText(input: RewriteConversationInput): TextTurn[] {
+  const problems: DialogueTextProblem[] = [];
+  const turns = input.turns.map((turn): TextTurn => {
+    const question = turn.question.trim();
+    const answer = turn.answer === null ? null : turn.answer.trim();
+    for (const [field, text] of [['question', question], ['answer', answer]] as const) {
+      if (text === null) continue;
+      for (const message of findSpeakableTextProblems(text, input.language)) {
+        problems.push({ turnNumber: turn.turnNumber, field, message: `${message} (the rules backend has no spoken-style rules for ${input.language}: the written text is spoken as is)` });
+      }
+    }
+    return { turnNumber: turn.turnNumber, question, answer };
+  });
+  if (problems.length > 0) throw new DialogueTextError({ dialogueId: input.dialogueId, task: 'rewrite-spoken', kind: 'invalid', problems });
+  return turns;
 }

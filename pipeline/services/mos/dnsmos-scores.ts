@@ -39,6 +39,11 @@ export interface DnsmosRecordingOptions {
    * by {@link channelHasSpeech}.
    */
   channelHasSpeech?: boolean[];
+  /**
+   * Progress: called with the channel-seconds of audio scored since the last call (after each batch
+   * of windows; a channel without speech at once), summing to the recording's channels × duration.
+   */
+  onProgress?: (channelSeconds: number) => void;
 }
 
 /** Per-channel result of {@link DnsmosScorer.scoreRecording}. */

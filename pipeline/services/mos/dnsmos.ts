@@ -225,7 +225,7 @@ export class DnsmosScorer {
    * Deterministic: the same input gives the same scores.
    * @throws RangeError for empty audio, a bad sample rate, or non-finite samples.
    */
-  async score(samples: Float32Array, sampleRate: number): Promise<DnsmosScores> {
+  async score(samples: Float32Array, sampleRate: number, onProgress?: (seconds: number) => void): Promise<DnsmosScores> {
     if (samples.length === 0) throw new RangeError('DNSMOS needs at least one sample, got an empty signal');
     for (let index = 0; index < samples.length; index++) {
       if (!Number.isFinite(samples[index]!)) throw new RangeError(`sample ${index} is not a finite number (${samples[index]})`);
@@ -265,6 +265,12 @@ export class DnsmosScorer {
       current.catch(() => {}); // awaited below; a failure while the next batch is prepared must not go unhandled
       pending = first + batchLength < plan.windows.length ? start(first + batchLength, buffers[(turn + 1) % 2]!) : null;
       const result = await current;
+      if (onProgress) {
+        // the batch's share of the channel's duration, so the calls sum to the duration
+        const doneBefore = Math.min(first, plan.windows.length) / plan.windows.length;
+        const doneAfter = Math.min(first + batchLength, plan.windows.length) / plan.windows.length;
+        onProgress(((doneAfter - doneBefore) * samples.length) / sampleRate);
+      }
       // summed in window order, as one run per window would
       result.raw.forEach((windowRaw, position) => {
         accumulate(raw, windowRaw);
@@ -308,7 +314,8 @@ export class DnsmosScorer {
     for (let channel = 0; channel < audio.channels.length; channel++) {
       const samples = audio.channels[channel]!;
       const hasSpeech = options.channelHasSpeech?.[channel] ?? channelHasSpeech(samples, audio.sampleRate);
-      channels.push({ channel, hasSpeech, scores: hasSpeech ? await this.score(samples, audio.sampleRate) : null });
+      channels.push({ channel, hasSpeech, scores: hasSpeech ? await this.score(samples, audio.sampleRate, options.onProgress) : null });
+      if (!hasSpeech) options.onProgress?.(samples.length / audio.sampleRate);
     }
     const scored = channels.flatMap((result) => (result.scores === null ? [] : [result.scores]));
     if (scored.length === 0) return { channels, dialogue: null };

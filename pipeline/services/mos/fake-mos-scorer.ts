@@ -2,7 +2,7 @@
  * A stand-in MOS scorer for tests of code that uses a {@link RecordingMosScorer}: no model runs; every
  * channel gets the same scores and is taken to hold speech. It records every call.
  */
-import type { DnsmosScores, MultiChannelAudio, DnsmosRecordingScores } from './dnsmos.ts';
+import type { DnsmosScores, MultiChannelAudio, DnsmosRecordingOptions, DnsmosRecordingScores } from './dnsmos.ts';
 import type { RecordingMosScorer } from './mos-scorer.ts';
 
 /** What the fake was asked: channel count, samples per channel and the rate in Hz. */
@@ -22,10 +22,11 @@ export class FakeMosScorer implements RecordingMosScorer {
   /** @param scores the values of every channel (and so of the dialogue) */
   constructor(private readonly scores: Pick<DnsmosScores, 'ovrl' | 'sig' | 'bak' | 'p808'> = FAKE_MOS_SCORES) {}
 
-  /** Records the call; every channel scores {@link FAKE_MOS_SCORES} over one window. */
-  async scoreRecording(audio: MultiChannelAudio): Promise<DnsmosRecordingScores> {
+  /** Records the call; every channel scores {@link FAKE_MOS_SCORES} over one window (its progress reported per channel, as the real scorer's last batch would). */
+  async scoreRecording(audio: MultiChannelAudio, options: Pick<DnsmosRecordingOptions, 'onProgress'> = {}): Promise<DnsmosRecordingScores> {
     const sampleCount = audio.channels[0]?.length ?? 0;
     this.calls.push({ channels: audio.channels.length, sampleCount, sampleRate: audio.sampleRate });
+    for (const channel of audio.channels) options.onProgress?.(channel.length / audio.sampleRate);
     const { ovrl, sig, bak, p808 } = this.scores;
     const scores: DnsmosScores = { ovrl, sig, bak, p808, raw: { ovrl, sig, bak }, windows: 1, hopCount: 1, durationSeconds: sampleCount / audio.sampleRate };
     return {

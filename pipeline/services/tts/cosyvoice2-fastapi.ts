@@ -16,6 +16,7 @@
  * fallback to cross-lingual), streams cut early, silence or hallucinated tails, slow servers.
  */
 import { z } from 'zod';
+import { languageCodeSchema } from '../../model/language-code.ts';
 import type { Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
 import { decodePcm16LittleEndian } from '../../audio/wav.ts';
@@ -68,7 +69,7 @@ export const cosyVoiceVoiceSchema = z
     promptWav: z.string().min(1),
     promptText: z.string().min(1).optional(),
     instructText: z.string().min(1).optional(),
-    promptLanguage: z.enum(['en', 'ja']).optional(),
+    promptLanguage: languageCodeSchema.optional(),
     promptId: z.string().optional(),
     speaker: z.string().optional(),
   })

@@ -26,6 +26,7 @@
  * Either way a JSON answer (no `Inference-Header-Content-Length`) is read too.
  */
 import { z } from 'zod';
+import { languageCodeSchema } from '../../model/language-code.ts';
 import type { Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
 import { concatenateBytes, describeNetworkError, SpeechServiceError, type ServiceResponse } from './service-http.ts';
@@ -57,7 +58,7 @@ export const cosyVoiceTritonVoiceSchema = z
   .object({
     promptWav: z.string().min(1),
     promptText: z.string().min(1),
-    promptLanguage: z.enum(['en', 'ja']).optional(),
+    promptLanguage: languageCodeSchema.optional(),
     promptId: z.string().optional(),
     speaker: z.string().optional(),
   })

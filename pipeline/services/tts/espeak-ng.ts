@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { Language, SpeakerRole } from '../../model/types.ts';
+import { findLanguagePack, knownLanguageCodes } from '../../model/language-pack.ts';
 import { downmixToMono, WavDecodeError } from '../../audio/raw-audio.ts';
 import { decodeWav } from '../../audio/wav.ts';
 import { runEngineProcess } from './engine-process.ts';
@@ -51,7 +52,10 @@ const DEFAULT_ESPEAK_NG_OPTIONS: EspeakNgOptions = { binary: 'espeak-ng' };
 /** espeak-ng behind the {@link SpeechSynthesizer} seam. Create it with {@link createEspeakNgSynthesizer}. */
 export class EspeakNgSynthesizer implements SpeechSynthesizer {
   readonly id = ESPEAK_NG_ENGINE_ID;
-  readonly languages: readonly Language[] = ['en'];
+  /** English and every language whose language pack names espeak-ng as its offline engine. */
+  get languages(): readonly Language[] {
+    return knownLanguageCodes().filter((code) => code === 'en' || findLanguagePack(code)?.offlineVoice.engine === 'espeak-ng');
+  }
 
   constructor(
     readonly version: string,
@@ -71,7 +75,7 @@ export class EspeakNgSynthesizer implements SpeechSynthesizer {
   async synthesize(request: SynthesisRequest): Promise<SynthesisOutput> {
     const text = normalizeWhitespace(request.text);
     if (!this.languages.includes(request.language)) {
-      throw new SpeechSynthesisError(this.id, request.text, 'unsupported-language', `language "${request.language}" is not supported (only English)`);
+      throw new SpeechSynthesisError(this.id, request.text, 'unsupported-language', `language "${request.language}" is not supported (only ${this.languages.join(', ')})`);
     }
     if (!text) throw new SpeechSynthesisError(this.id, request.text, 'empty-text', 'the text is empty');
     const voice = parseVoice(this.id, request.text, espeakNgVoiceSchema, request.voice);
@@ -106,4 +110,19 @@ export async function createEspeakNgSynthesizer(options: Partial<EspeakNgOptions
   const match = /text-to-speech:\s*(\S+)/.exec(Buffer.from(stdout).toString('utf8'));
   if (!match?.[1]) throw new SpeechSynthesisError(ESPEAK_NG_ENGINE_ID, '', 'invalid-output', 'cannot read the version from `espeak-ng --version`');
   return new EspeakNgSynthesizer(`espeak-ng ${match[1]}`, resolved);
+}
+
+/**
+ * The voice (language) names espeak-ng has: the `Language` column of `espeak-ng --voices` (`de`, `cmn`,
+ * `en-us`, …), what `-v` takes before a `+variant`.
+ * @throws SpeechSynthesisError `missing-binary` when espeak-ng is not installed
+ */
+export async function espeakNgVoiceNames(binary: string = DEFAULT_ESPEAK_NG_OPTIONS.binary): Promise<Set<string>> {
+  const { stdout } = await runEngineProcess(ESPEAK_NG_ENGINE_ID, binary, ['--voices'], '', '');
+  const names = new Set<string>();
+  for (const line of Buffer.from(stdout).toString('utf8').split('\n').slice(1)) {
+    const name = line.trim().split(/\s+/)[1];
+    if (name) names.add(name);
+  }
+  return names;
 }

@@ -5,7 +5,7 @@ import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, speakerGroups } from './
 describe('offline speaker rosters', () => {
   it('ids are unique and every voice is accepted by its engine', async () => {
     for (const [language, engine] of [['en', 'espeak-ng'], ['ja', 'open-jtalk']] as const) {
-      const roster = OFFLINE_SPEAKER_ROSTERS[language];
+      const roster = OFFLINE_SPEAKER_ROSTERS[language]!;
       expect(new Set(roster.map((speaker) => speaker.speakerId)).size).toBe(roster.length);
       expect(new Set(roster.map((speaker) => JSON.stringify(speaker.voice))).size).toBe(roster.length);
       const synthesizer = await createSpeechSynthesizer(engine);
@@ -17,7 +17,7 @@ describe('offline speaker rosters', () => {
   });
 
   it('a dialogue gets two different speakers, deterministically, and dialogues spread over the roster', () => {
-    const roster = OFFLINE_SPEAKER_ROSTERS.en;
+    const roster = OFFLINE_SPEAKER_ROSTERS.en!;
     const used = new Set<string>();
     for (let index = 1; index <= 200; index += 1) {
       const id = `topiocqa_dev_${String(index).padStart(4, '0')}`;

@@ -11,6 +11,7 @@
  *   × 2 speaking rates = 20 identities.
  */
 import type { Language, SpeakerRole } from '../../model/types.ts';
+import { languagePackOf } from '../../model/language-pack.ts';
 import { dialogueRandomStream } from '../../model/random.ts';
 import type { VoiceSettings } from './speech-synthesizer.ts';
 
@@ -48,6 +49,24 @@ export const OFFLINE_SPEAKER_ROSTERS: Readonly<Record<Language, readonly Speaker
   en: Object.freeze(englishRoster()),
   ja: Object.freeze(japaneseRoster()),
 });
+
+/**
+ * The offline speaker roster of a language: {@link OFFLINE_SPEAKER_ROSTERS} for English and Japanese,
+ * else from its language pack's espeak-ng voice: each variant (`de+m1` … `de+f5`) at pitch 40 and 60,
+ * 160 words per minute, as the English roster.
+ * @throws LanguagePackError for a language without a pack; Error when its offline engine is not espeak-ng
+ */
+export function offlineSpeakerRosterOf(language: Language): readonly SpeakerIdentity[] {
+  const built = Object.hasOwn(OFFLINE_SPEAKER_ROSTERS, language) ? OFFLINE_SPEAKER_ROSTERS[language] : undefined;
+  if (built) return built;
+  const voice = languagePackOf(language).offlineVoice;
+  if (voice.engine !== 'espeak-ng') throw new Error(`language ${language}: no offline roster for ${voice.engine}`);
+  const roster: SpeakerIdentity[] = [];
+  for (const variant of voice.variants) {
+    for (const pitch of [40, 60]) roster.push({ speakerId: `espeak-ng:${voice.voice}+${variant}:p${pitch}`, voice: { voice: `${voice.voice}+${variant}`, pitch, speed: 160 } });
+  }
+  return roster;
+}
 
 /**
  * Speaker groups of a roster: disjoint pairs, identity `i` with identity `i + n/2` (for the shipped

@@ -3,6 +3,7 @@
  * ./remote-synthesizer.ts made from them (milliseconds), with the error for settings that do not fit.
  */
 import { z } from 'zod';
+import { languageCodeSchema } from '../../model/language-code.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '../retry.ts';
 import type { Clock } from '../clock.ts';
 import type { KanaReadingOptions } from '../../text/japanese-kana.ts';
@@ -11,7 +12,7 @@ import { resolveSynthesisCheckOptions, type SpeechActivityDetector, type SpeechR
 import type { RemoteSynthesisStatistics } from './remote-speech-backend.ts';
 import { describeIssues } from '../../model/validation.ts';
 
-const languageSchema = z.enum(['en', 'ja']);
+const languageSchema = languageCodeSchema;
 
 const speechRateBoundsSchema = z
   .object({
@@ -89,7 +90,7 @@ export function remoteServiceSettingsShape(defaults: { kanaEnabled: boolean; sam
         /** Tail trimming, duration checks and the speech-rate watch; false accepts audio as received. */
         enabled: z.boolean().default(true),
         /** Per-language overrides of DEFAULT_SPEECH_RATE_BOUNDS. */
-        bounds: z.partialRecord(languageSchema, speechRateBoundsSchema).default({}),
+        bounds: z.record(languageSchema, speechRateBoundsSchema).default({}),
         /** Overrides of DEFAULT_TAIL_TRIM_OPTIONS. */
         tail: tailTrimSchema.default({}),
         /** Median tempo watch over recent utterances; null = off. */

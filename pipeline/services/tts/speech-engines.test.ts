@@ -170,7 +170,7 @@ describe('parseOpenJtalkTrace', () => {
 describe('synthesizer registry', () => {
   it('creates each default engine by name and has distinct user/system voices per language', async () => {
     for (const language of ['en', 'ja'] as const) {
-      const { engine, voices } = DEFAULT_VOICES[language];
+      const { engine, voices } = DEFAULT_VOICES[language]!;
       const synthesizer = await createSpeechSynthesizer(engine);
       expect(synthesizer.id).toBe(engine);
       expect(synthesizer.languages).toContain(language);

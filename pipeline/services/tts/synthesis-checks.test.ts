@@ -46,7 +46,7 @@ describe('spoken length and plausible durations', () => {
   });
 
   it('derives the range from the language bounds', () => {
-    const range = plausibleDurationRange({ units: 48, unit: 'letters', pauses: 1 }, DEFAULT_SPEECH_RATE_BOUNDS.en);
+    const range = plausibleDurationRange({ units: 48, unit: 'letters', pauses: 1 }, DEFAULT_SPEECH_RATE_BOUNDS.en!);
     expect(range.minimumSeconds).toBeCloseTo(2, 6);
     expect(range.typicalSeconds).toBeCloseTo(48 / 13.5, 6);
     expect(range.maximumSeconds).toBeCloseTo(48 / 5 + 0.6 + 1, 6);
@@ -168,7 +168,7 @@ describe('SpeechRateMonitor', () => {
   ];
 
   it('reaches no false verdict on that dialogue in any completion order, and still catches a wrong sample rate', async () => {
-    const typical = await Promise.all(measured.map(async ([text]) => plausibleDurationRange(await spokenLength(text, 'en'), DEFAULT_SPEECH_RATE_BOUNDS.en).typicalSeconds));
+    const typical = await Promise.all(measured.map(async ([text]) => plausibleDurationRange(await spokenLength(text, 'en'), DEFAULT_SPEECH_RATE_BOUNDS.en!).typicalSeconds));
     // the worst order: the slowest first
     const slowestFirst = measured.map(([, ratio], index) => ({ ratio, seconds: typical[index]! })).sort((a, b) => a.ratio - b.ratio);
     const monitor = new SpeechRateMonitor();

@@ -15,12 +15,14 @@
  * length and the speech-rate watch: synthesis-speech-rate.ts (both re-exported).
  */
 import type { Language } from '../../model/types.ts';
+import { entryOfLanguage } from '../../model/language-code.ts';
 import type { WordTokenizer } from '../../alignment/spoken-words.ts';
-import { DEFAULT_SPEECH_RATE_BOUNDS, plausibleDurationRange, spokenLength, type DurationRange, type SpeechRateBounds, type SpokenLength } from './synthesis-speech-rate.ts';
+import { DEFAULT_SPEECH_RATE_BOUNDS, plausibleDurationRange, speechRateBoundsOf, spokenLength, type DurationRange, type SpeechRateBounds, type SpokenLength } from './synthesis-speech-rate.ts';
 import { DEFAULT_TAIL_TRIM_OPTIONS, endsAbruptly, trimTail, type SpeechActivityDetector, type TailTrimOptions, type TrimmedTail } from './synthesis-tail.ts';
 
 export {
   DEFAULT_SPEECH_RATE_BOUNDS,
+  speechRateBoundsOf,
   DEFAULT_SPEECH_RATE_MONITOR_OPTIONS,
   plausibleDurationRange,
   SpeechRateMonitor,
@@ -56,10 +58,10 @@ export interface SynthesisCheckOptions {
 
 /** Resolves partial check settings. */
 export function resolveSynthesisCheckOptions(options: { bounds?: Partial<Record<Language, Partial<SpeechRateBounds>>>; tail?: Partial<TailTrimOptions>; detector?: SpeechActivityDetector } = {}): SynthesisCheckOptions {
-  const bounds = {
-    en: { ...DEFAULT_SPEECH_RATE_BOUNDS.en, ...options.bounds?.en },
-    ja: { ...DEFAULT_SPEECH_RATE_BOUNDS.ja, ...options.bounds?.ja },
-  };
+  const bounds: Record<Language, SpeechRateBounds> = {};
+  for (const language of new Set([...Object.keys(DEFAULT_SPEECH_RATE_BOUNDS), ...Object.keys(options.bounds ?? {})])) {
+    bounds[language] = { ...speechRateBoundsOf(language), ...options.bounds?.[language] };
+  }
   const resolved: SynthesisCheckOptions = { bounds, tail: { ...DEFAULT_TAIL_TRIM_OPTIONS, ...options.tail } };
   if (options.detector) resolved.detector = options.detector;
   return resolved;
@@ -110,7 +112,7 @@ export async function checkSynthesizedSpeech(
   options: SynthesisCheckOptions = resolveSynthesisCheckOptions(),
   tokenizer?: WordTokenizer,
 ): Promise<SpeechCheck> {
-  const bounds = options.bounds[language];
+  const bounds = Object.hasOwn(options.bounds, language) ? entryOfLanguage(options.bounds, language, 'speech-rate bounds') : speechRateBoundsOf(language);
   const length = await spokenLength(text, language, tokenizer);
   const range = plausibleDurationRange(length, bounds);
   const abruptEnd = endsAbruptly(samples, sampleRate, options.tail.abruptEndDbfs);

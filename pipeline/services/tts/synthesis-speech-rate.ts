@@ -4,6 +4,7 @@
  * watch over many utterances ({@link SpeechRateMonitor}) that catches a wrong sample rate.
  */
 import type { Language } from '../../model/types.ts';
+import { languagePackOf } from '../../model/language-pack.ts';
 import { defaultWordTokenizer, type WordTokenizer } from '../../alignment/spoken-words.ts';
 
 /** Speaking-rate bounds of one language; rates in spoken units (see {@link spokenLength}) per second of speech. */
@@ -38,6 +39,19 @@ export const DEFAULT_SPEECH_RATE_BOUNDS: Readonly<Record<Language, Readonly<Spee
   en: Object.freeze({ typicalUnitsPerSecond: 13.5, minimumUnitsPerSecond: 5, maximumUnitsPerSecond: 24, pauseAllowanceSeconds: 0.6, allowanceSeconds: 1.0 }),
   ja: Object.freeze({ typicalUnitsPerSecond: 7.5, minimumUnitsPerSecond: 3, maximumUnitsPerSecond: 13, pauseAllowanceSeconds: 0.6, allowanceSeconds: 1.0 }),
 });
+
+/**
+ * The speaking-rate bounds of a language: {@link DEFAULT_SPEECH_RATE_BOUNDS} for English and Japanese,
+ * else its language pack's `speechRate` (letters per second for space-separated scripts, characters
+ * for `intl-segmenter` ones: the units of pipeline/alignment/spoken-words.ts), with the same allowances.
+ * @throws LanguagePackError for a language without a pack
+ */
+export function speechRateBoundsOf(language: Language): Readonly<SpeechRateBounds> {
+  const built = Object.hasOwn(DEFAULT_SPEECH_RATE_BOUNDS, language) ? DEFAULT_SPEECH_RATE_BOUNDS[language] : undefined;
+  if (built) return built;
+  const rate = languagePackOf(language).speechRate;
+  return { typicalUnitsPerSecond: rate.typical, minimumUnitsPerSecond: rate.minimum, maximumUnitsPerSecond: rate.maximum, pauseAllowanceSeconds: 0.6, allowanceSeconds: 1.0 };
+}
 
 /** How long a text is when spoken, in the units of {@link DEFAULT_SPEECH_RATE_BOUNDS}. */
 export interface SpokenLength {

@@ -16,7 +16,7 @@ import { resample } from '../../audio/resample.ts';
 import { decodeWav, encodeWavPcm16 } from '../../audio/wav.ts';
 import type { SpeakerIdentity } from './offline-speaker-roster.ts';
 import { SpeechSynthesisError, type VoiceSettings } from './speech-synthesizer.ts';
-import { DEFAULT_SPEECH_RATE_BOUNDS, energySpeechDetector, spokenLength } from './synthesis-checks.ts';
+import { energySpeechDetector, speechRateBoundsOf, spokenLength } from './synthesis-checks.ts';
 import type { SpeakerPromptLine } from '../../model/speaker-prompt.ts';
 
 /** Sample rate of prompts sent to the services, Hz (CosyVoice loads prompts at 16 kHz). */
@@ -123,7 +123,7 @@ export async function voicePromptTempo(prompt: VoicePrompt, transcript: string, 
   if (prompt.speechSeconds <= 0) return null;
   const length = await spokenLength(transcript, language);
   if (length.units === 0) return null;
-  return length.units / prompt.speechSeconds / DEFAULT_SPEECH_RATE_BOUNDS[language].typicalUnitsPerSecond;
+  return length.units / prompt.speechSeconds / speechRateBoundsOf(language).typicalUnitsPerSecond;
 }
 
 /**

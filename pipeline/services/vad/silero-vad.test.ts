@@ -35,7 +35,7 @@ let utterance24k: Float32Array;
 beforeAll(async () => {
   detector = await createSileroVoiceActivityDetector();
   const synthesizer = await createSpeechSynthesizer('espeak-ng');
-  const output = await synthesizer.synthesize({ text: 'I would like to know more about that', language: 'en', voice: DEFAULT_VOICES.en.voices.user });
+  const output = await synthesizer.synthesize({ text: 'I would like to know more about that', language: 'en', voice: DEFAULT_VOICES.en!.voices.user });
   const pad = (samples: Float32Array, rate: number): Float32Array => {
     const padded = new Float32Array(samples.length + rate);
     padded.set(samples, rate / 2);

@@ -109,3 +109,45 @@ export async function detectSpeakerFiles(paths: readonly [string, string], detec
   const recordings = await Promise.all([readAudioFile(paths[0]), readAudioFile(paths[1])]);
   return detectSpeakerRecordings([recordings[0], recordings[1]], detector);
 }
+
+/** Which engine a detector is and its complete settings: enough to create the same detector again. */
+export interface VoiceActivitySettings {
+  engine: VoiceActivityEngine;
+  /** The engine's resolved option block (silero-vad.ts `SileroVadOptions`, webrtc-vad.ts `WebRtcVadOptions`). */
+  options: Record<string, unknown>;
+}
+
+/**
+ * The engine and resolved settings of a detector made by {@link createVoiceActivityDetector}, for a
+ * dataset's manifest (so that `duplexsynth verify` can run the same detector again).
+ *
+ * @throws TypeError when the detector is not one of {@link VOICE_ACTIVITY_ENGINES} (a fake has no
+ *   settings another process could rebuild).
+ */
+export function voiceActivitySettings(detector: VoiceActivityDetector): VoiceActivitySettings {
+  const options = (detector as { options?: unknown }).options;
+  if (!(VOICE_ACTIVITY_ENGINES as readonly string[]).includes(detector.id) || typeof options !== 'object' || options === null) {
+    throw new TypeError(`voice activity detector "${detector.id}" has no settings that could create it again (known engines: ${VOICE_ACTIVITY_ENGINES.join(', ')})`);
+  }
+  return { engine: detector.id as VoiceActivityEngine, options: structuredClone(options) as Record<string, unknown> };
+}
+
+/**
+ * Speech segments of the two channel tracks of one dialogue, each clipped to its track's length
+ * (rounded up to a centisecond) with empty segments dropped: what `duplexsynth chat` derives a
+ * VAD-only segment's events from and what `duplexsynth verify` re-derives them with, from the same
+ * PCM16 samples.
+ *
+ * @param tracks channel 0 and channel 1 samples, nominal range [-1, 1].
+ * @param sampleRate Hz, positive integer.
+ * @returns per channel, sorted non-overlapping segments in integer centiseconds from the first sample.
+ * @throws whatever the detector throws (VoiceActivityDetectionError).
+ */
+export async function detectTrackSpeech(tracks: readonly [Float32Array, Float32Array], sampleRate: number, detector: VoiceActivityDetector): Promise<ChannelSegments> {
+  const [first, second] = await detectEach(detector, tracks, sampleRate);
+  const clip = (segments: readonly SpeechSegment[], samples: number): SpeechSegment[] => {
+    const length = Math.ceil((samples * 100) / sampleRate - 1e-9);
+    return segments.map((segment) => ({ start: Math.max(0, segment.start), end: Math.min(length, segment.end) })).filter((segment) => segment.end > segment.start);
+  };
+  return { 0: clip(first ?? [], tracks[0].length), 1: clip(second ?? [], tracks[1].length) };
+}

@@ -20,7 +20,7 @@ let utterance22k: Float32Array;
 beforeAll(async () => {
   detector = await createWebRtcVoiceActivityDetector();
   const synthesizer = await createSpeechSynthesizer('espeak-ng');
-  const output = await synthesizer.synthesize({ text: 'Which team won the championship last year', language: 'en', voice: DEFAULT_VOICES.en.voices.system });
+  const output = await synthesizer.synthesize({ text: 'Which team won the championship last year', language: 'en', voice: DEFAULT_VOICES.en!.voices.system });
   const pad = (samples: Float32Array, rate: number): Float32Array => {
     const padded = new Float32Array(samples.length + 2 * Math.round(rate / 2));
     padded.set(samples, Math.round(rate / 2));

@@ -144,7 +144,7 @@ export async function buildSyntheticDialogue(
 ): Promise<SyntheticDialogue> {
   const resolved = { ...DEFAULT_SYNTHETIC_DIALOGUE_OPTIONS, ...options };
   const synthesizer = resolved.synthesizer ?? (await createSpeechSynthesizer('espeak-ng'));
-  const voices = DEFAULT_VOICES.en.voices;
+  const voices = DEFAULT_VOICES.en!.voices;
   const samplesPerCentisecond = resolved.sampleRate / 100;
 
   const trimmed: { samples: Float32Array; segments: SpeechSegment[] }[] = [];

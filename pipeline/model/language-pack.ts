@@ -1,0 +1,248 @@
+/**
+ * A language pack: everything the pipeline needs to know about one language, as data keyed by its
+ * BCP-47 code. Built-in packs are YAML files in `pipeline/model/language-packs/` (en, ja, zh, de, es,
+ * fr, ko); a user adds a language with a YAML file of the same shape (`languagePacks:` in the build
+ * config, or `duplexsynth build --language-pack FILE`), with no code change. `duplexsynth schema`
+ * writes its JSON Schema beside the config's (`pipeline/language-pack.schema.json`).
+ *
+ * What each field drives:
+ * - `script.scripts`: the Unicode scripts its letters are written in; the corpus check (> 50 % of the
+ *   letters outside them: the text is not in this language) and the reply check (no letters in it).
+ * - `script.segmentation`: how text becomes the words of `txt_align`: `spaces` (white space, punctuation
+ *   stripped), `intl-segmenter` (ICU word boundaries, `Intl.Segmenter` word granularity, dictionary-based
+ *   for Chinese, Japanese, Thai, Khmer, Lao, Burmese), `japanese-morphemes` (kuromoji IPADIC morphemes).
+ * - `numbers`: `english-rules` (the offline rules of pipeline/text/spoken-english.ts) or `language-model`
+ *   (the LLM rewrite or translation writes numbers as words; every reply is checked to hold no digits).
+ * - `offlineVoice`: the offline engine (`espeak-ng` voice name from `espeak-ng --voices`, or
+ *   `open-jtalk` for Japanese) and its speaker roster (voice variants × pitches).
+ * - `cosyVoice`: which CosyVoice generation supports the language, and what its text needs.
+ * - `phrases`: the user's backchannels, and the lead-ins that pad a too-short question or answer.
+ * - `speechRate`: the plausible speaking rate of synthesized speech (spoken units per second).
+ * - `timing`: the shipped timing statistics (`pipeline/timeline/defaults/{name}.timing.json`), or null:
+ *   the cross-language prior (pipeline/timeline/defaults/prior.timing.json) with a warning.
+ * - `cometKiwi`: whether COMETKiwi (XLM-R based) covers the language, for translation quality estimation.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { languageCodeSchema } from './language-code.ts';
+import { describeIssues } from './validation.ts';
+import { packageFile } from '../storage/package-files.ts';
+
+/** A Unicode script name as `\p{Script=…}` takes it (`Latin`, `Han`, `Hangul`, `Hiragana`, …). */
+const unicodeScript = z.string().refine((name) => {
+  try {
+    new RegExp(`\\p{Script=${name}}`, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a Unicode script name (Latin, Han, Hangul, Hiragana, Katakana, Cyrillic, Arabic, Thai, …)');
+
+const phraseList = z.array(z.string().min(1)).nonempty();
+/** A padding template: `{text}` is replaced by the utterance. */
+const paddingTemplate = z.string().includes('{text}', { message: 'must contain {text}' });
+
+/** zod schema of a language pack file. */
+export const languagePackSchema = z
+  .object({
+    /** The language's BCP-47 code (`zh`, `de`, `pt-BR`). */
+    code: languageCodeSchema,
+    /** English name, for messages and dataset cards. */
+    name: z.string().min(1),
+    script: z
+      .object({
+        /** Unicode scripts of the language's letters. */
+        scripts: z.array(unicodeScript).nonempty(),
+        /** Word segmentation of `txt_align` (see the module comment). */
+        segmentation: z.enum(['spaces', 'intl-segmenter', 'japanese-morphemes']),
+      })
+      .strict(),
+    /** How numbers, dates and units become words (see the module comment). */
+    numbers: z.enum(['english-rules', 'language-model']),
+    offlineVoice: z
+      .object({
+        engine: z.enum(['espeak-ng', 'open-jtalk']),
+        /** espeak-ng: the voice name (`cmn`, `de`, `es`); open-jtalk: `nitech-m001`. */
+        voice: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'a voice name like de, cmn or en-us'),
+        /** espeak-ng variants forming the speaker roster with two pitches each (an even count gives speaker pairs). */
+        variants: z.array(z.string().regex(/^[A-Za-z0-9]+$/)).min(1).default(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'f1', 'f2', 'f3', 'f4', 'f5']),
+      })
+      .strict(),
+    cosyVoice: z
+      .object({
+        /** CosyVoice2 (zh, en, ja, ko, yue) supports it. */
+        cosyvoice2: z.boolean(),
+        /** CosyVoice3 (zh, en, ja, ko, de, es, fr, it, ru) supports it. */
+        cosyvoice3: z.boolean(),
+        /** What the text needs (a language tag, katakana readings, …). */
+        note: z.string().default(''),
+      })
+      .strict(),
+    phrases: z
+      .object({
+        /** The user's backchannels inside the system's answers (those longer than 0.8 s are not used). */
+        backchannels: phraseList,
+        /** Lead-ins for a question or answer spoken too short (an IPU <= 0.8 s is a BC), two steps each. */
+        padding: z.object({ question: z.tuple([paddingTemplate, paddingTemplate]), answer: z.tuple([paddingTemplate, paddingTemplate]) }).strict(),
+      })
+      .strict(),
+    /** Speaking-rate bounds of synthesized speech, in syllables per second (morae for Japanese). */
+    speechRate: z
+      .object({
+        typical: z.number().positive(),
+        minimum: z.number().positive(),
+        maximum: z.number().positive(),
+        /** Where the numbers come from. */
+        source: z.string().min(1),
+      })
+      .strict()
+      .refine((rate) => rate.minimum < rate.typical && rate.typical < rate.maximum, 'needs minimum < typical < maximum'),
+    timing: z
+      .object({
+        /** Name of the shipped statistics (`pipeline/timeline/defaults/{name}.timing.json`), or null: the cross-language prior. */
+        statistics: z.string().regex(/^[A-Za-z0-9._-]+$/).nullable(),
+      })
+      .strict(),
+    cometKiwi: z.object({ supported: z.boolean() }).strict(),
+  })
+  .strict()
+  .superRefine((pack, context) => {
+    // scripts written without spaces between words cannot be split at spaces
+    const unspaced = pack.script.scripts.filter((name) => ['Han', 'Hiragana', 'Katakana', 'Thai', 'Lao', 'Khmer', 'Myanmar'].includes(name));
+    if (pack.script.segmentation === 'spaces' && unspaced.length > 0) {
+      context.addIssue({ code: 'custom', path: ['script', 'segmentation'], message: `"spaces" cannot segment ${unspaced.join(', ')} text (no spaces between words); use intl-segmenter` });
+    }
+    if (pack.script.segmentation === 'japanese-morphemes' && pack.code !== 'ja') {
+      context.addIssue({ code: 'custom', path: ['script', 'segmentation'], message: 'japanese-morphemes is for Japanese (ja) only' });
+    }
+    if (pack.offlineVoice.engine === 'open-jtalk' && pack.code !== 'ja') {
+      context.addIssue({ code: 'custom', path: ['offlineVoice', 'engine'], message: 'open-jtalk speaks Japanese only' });
+    }
+    if (pack.numbers === 'english-rules' && pack.code !== 'en' && !pack.code.startsWith('en-')) {
+      context.addIssue({ code: 'custom', path: ['numbers'], message: 'english-rules write English words; use language-model' });
+    }
+  });
+
+/** A language pack, defaults applied. */
+export type LanguagePack = z.output<typeof languagePackSchema>;
+
+/** A language pack that cannot be used: the message names the file and the field. */
+export class LanguagePackError extends Error {
+  override name = 'LanguagePackError';
+}
+
+/** Folder of the built-in packs. */
+export const BUILT_IN_LANGUAGE_PACK_DIRECTORY = packageFile('pipeline', 'model', 'language-packs');
+
+/**
+ * Validates a parsed language pack.
+ * @param value the parsed YAML
+ * @param source the file (or `config.yaml: languagePacks.0`) for messages
+ * @throws LanguagePackError naming `source` and each bad field
+ */
+export function parseLanguagePack(value: unknown, source: string): LanguagePack {
+  const result = languagePackSchema.safeParse(value);
+  if (!result.success) throw new LanguagePackError(`${source}: invalid language pack: ${describeIssues(result.error.issues)}`);
+  sources.set(result.data, source);
+  return result.data;
+}
+
+const sources = new WeakMap<LanguagePack, string>();
+
+/** Where a pack was read from (its file, or `config.yaml: languagePacks.0`), for messages. */
+export function languagePackSource(pack: LanguagePack): string {
+  return sources.get(pack) ?? `language pack ${pack.code}`;
+}
+
+/**
+ * Reads and validates a language pack YAML file.
+ * @throws LanguagePackError when the file cannot be read, is not YAML or fails the schema (naming the file and field)
+ */
+export function readLanguagePackFile(file: string): LanguagePack {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new LanguagePackError(`${file}: cannot read language pack: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    throw new LanguagePackError(`${file}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  return parseLanguagePack(value, file);
+}
+
+let builtIn: Map<string, LanguagePack> | undefined;
+const added = new Map<string, LanguagePack>();
+
+/** The built-in packs by code (read once per process). @throws LanguagePackError for a broken built-in file */
+export function builtInLanguagePacks(): ReadonlyMap<string, LanguagePack> {
+  if (!builtIn) {
+    const packs = new Map<string, LanguagePack>();
+    for (const name of readdirSync(BUILT_IN_LANGUAGE_PACK_DIRECTORY).filter((file) => file.endsWith('.yaml')).sort()) {
+      const file = path.join(BUILT_IN_LANGUAGE_PACK_DIRECTORY, name);
+      const pack = readLanguagePackFile(file);
+      if (`${pack.code}.yaml` !== name) throw new LanguagePackError(`${file}: code: ${pack.code} does not match the file name`);
+      packs.set(pack.code, pack);
+    }
+    builtIn = packs;
+  }
+  return builtIn;
+}
+
+/**
+ * Makes user packs known to this process (a build registers its config's packs before any work).
+ * A user pack replaces the built-in pack of the same code.
+ */
+export function registerLanguagePacks(packs: readonly LanguagePack[]): void {
+  for (const pack of packs) added.set(pack.code, pack);
+}
+
+/** The pack of a language, or undefined when there is none. */
+export function findLanguagePack(code: string): LanguagePack | undefined {
+  return added.get(code) ?? builtInLanguagePacks().get(code);
+}
+
+/** Codes of every known pack, sorted. */
+export function knownLanguageCodes(): string[] {
+  return [...new Set([...builtInLanguagePacks().keys(), ...added.keys()])].sort();
+}
+
+/**
+ * The pack of a language.
+ * @throws LanguagePackError `no language pack for {code}` with the known codes and how to add one
+ */
+export function languagePackOf(code: string): LanguagePack {
+  const pack = findLanguagePack(code);
+  if (!pack) {
+    throw new LanguagePackError(
+      `no language pack for ${code} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (README "Adding a language")`,
+    );
+  }
+  return pack;
+}
+
+/** The JSON Schema of a language pack file (for editors). */
+export function languagePackJsonSchema(): unknown {
+  return z.toJSONSchema(languagePackSchema, { io: 'input' });
+}
+
+/**
+ * Share of the letters of `text` that are outside the pack's scripts (letters: `\p{L}`; 0 when there
+ * are none). Latin-script acronyms in a CJK text count as outside.
+ */
+export function lettersOutsideScript(text: string, pack: LanguagePack): number {
+  const inScript = new RegExp(pack.script.scripts.map((name) => `\\p{Script=${name}}`).join('|'), 'u');
+  let letters = 0;
+  let outside = 0;
+  for (const character of text) {
+    if (!/\p{L}/u.test(character)) continue;
+    letters += 1;
+    if (!inScript.test(character)) outside += 1;
+  }
+  return letters === 0 ? 0 : outside / letters;
+}
