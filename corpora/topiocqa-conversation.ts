@@ -46,6 +46,16 @@ export interface BuiltConversation {
  */
 export function buildConversation(conversationNumber: number, records: IndexedRecord[], file: string, options: ResolvedTopiocqaOptions): BuiltConversation {
   const quirks: TopiocqaQuirk[] = [];
+  // bounded before any turn is validated: a 10,000-turn conversation would run for hours
+  if (records.length > options.maximumTurnsPerConversation) {
+    throw new TopiocqaFormatError({
+      kind: 'invalid-turn',
+      file,
+      conversationNumber,
+      field: 'Turn_no',
+      detail: `${records.length} turns, more than the ${options.maximumTurnsPerConversation} allowed per conversation (corpus.maximumTurnsPerConversation)`,
+    });
+  }
   const raw: TopiocqaRawTurn[] = records.map(({ index, record }) => {
     const parsed = topiocqaRawTurnSchema.safeParse(record);
     if (!parsed.success) throw turnError(parsed.error.issues, record, index, conversationNumber, file);

@@ -34,6 +34,10 @@ export interface TopiocqaOptions {
   controlCharacters?: ControlCharacterPolicy;
   /** Longest question or answer in characters (after whitespace normalisation); longer rejects the conversation. Default 2000. */
   maximumUtteranceCharacters?: number;
+  /** Most turns in one conversation; more rejects the conversation. Default 100 (TopiOCQA's longest has 25). */
+  maximumTurnsPerConversation?: number;
+  /** Largest corpus file, bytes; a larger one stops before it is read. Default 256 MB (half the longest string V8 holds, 2^29 characters: the file is parsed as one string). */
+  maximumFileBytes?: number;
 }
 
 /**
@@ -52,6 +56,8 @@ export interface ResolvedTopiocqaOptions {
   limit: number | undefined;
   controlCharacters: ControlCharacterPolicy;
   maximumUtteranceCharacters: number;
+  maximumTurnsPerConversation: number;
+  maximumFileBytes: number;
 }
 
 /** Defaults of {@link TopiocqaOptions} (the id prefix default depends on the file name). */
@@ -60,6 +66,8 @@ export const DEFAULT_TOPIOCQA_OPTIONS = {
   onInvalid: 'throw',
   controlCharacters: 'remove',
   maximumUtteranceCharacters: 2000,
+  maximumTurnsPerConversation: 100,
+  maximumFileBytes: 256_000_000,
 } as const satisfies Partial<ResolvedTopiocqaOptions>;
 
 /** The answer text TopiOCQA uses for a question the annotator could not answer. */
@@ -157,6 +165,7 @@ export interface TopiocqaLoadResult {
  */
 export type TopiocqaErrorKind =
   | 'unreadable'
+  | 'too-large'
   | 'invalid-utf8'
   | 'empty'
   | 'not-json'

@@ -446,6 +446,8 @@ describe('options', () => {
       limit: undefined,
       controlCharacters: 'remove',
       maximumUtteranceCharacters: 2000,
+      maximumTurnsPerConversation: 100,
+      maximumFileBytes: 256_000_000,
     });
     expect(resolveTopiocqaOptions('/data/topiocqa dev.v2.json').idPrefix).toBe('topiocqa_dev_v2');
   });

@@ -16,7 +16,8 @@
  * also have an empty `Topic` and `Topic_section`; 180 questions have no `?`; 115 text fields carry NBSP or repeated
  * spaces; every question is lower case (left alone: the spoken-style rewrite handles casing).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { describeFileSystemError, errorCode } from '../pipeline/storage/file-system-errors.ts';
 import path from 'node:path';
 import type { SourceConversation } from '../pipeline/model/types.ts';
 import { buildConversation, finishTurns, type BuiltConversation, type IndexedRecord } from './topiocqa-conversation.ts';
@@ -74,13 +75,24 @@ export async function loadTopiocqa(file: string, options: TopiocqaOptions = {}):
   const resolved = resolveTopiocqaOptions(file, options);
   let bytes: Buffer;
   try {
+    // the size first: a file over the limit is never read into memory
+    const { size } = await stat(file);
+    if (size > resolved.maximumFileBytes) {
+      throw new TopiocqaFormatError({
+        kind: 'too-large',
+        file,
+        detail: `${size} bytes, more than the ${resolved.maximumFileBytes} allowed for a corpus file (corpus.maximumFileBytes)`,
+      });
+    }
     bytes = await readFile(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof TopiocqaFormatError) throw error;
+    const code = errorCode(error);
     throw new TopiocqaFormatError({
       kind: 'unreadable',
       file,
-      detail: `cannot read ${file}${code ? ` (${code})` : ''}`,
+      // words for the errno (pipeline/storage/file-system-errors.ts), the code after them
+      detail: code === 'ENOENT' ? `cannot read ${file} (ENOENT)` : `cannot read ${describeFileSystemError(error, file)}`,
       cause: error,
     });
   }
@@ -213,6 +225,8 @@ export function resolveTopiocqaOptions(
     limit,
     controlCharacters: options.controlCharacters ?? DEFAULT_TOPIOCQA_OPTIONS.controlCharacters,
     maximumUtteranceCharacters: options.maximumUtteranceCharacters ?? DEFAULT_TOPIOCQA_OPTIONS.maximumUtteranceCharacters,
+    maximumTurnsPerConversation: options.maximumTurnsPerConversation ?? DEFAULT_TOPIOCQA_OPTIONS.maximumTurnsPerConversation,
+    maximumFileBytes: options.maximumFileBytes ?? DEFAULT_TOPIOCQA_OPTIONS.maximumFileBytes,
   };
 }
 

@@ -61,7 +61,7 @@ describe('build configuration', () => {
     const file = path.join(directory, 'broken.yaml');
     await writeFile(file, 'corpus: [unclosed\n');
     await expect(loadConfigFile(file)).rejects.toThrow(/broken\.yaml: not valid YAML/);
-    await expect(loadConfigFile(path.join(directory, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: cannot read/);
+    await expect(loadConfigFile(path.join(directory, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: configuration file: does not exist \(ENOENT\); check the path$/);
   });
 
   it('the not-YAML test leaves no temporary folder behind', async () => {

@@ -4,7 +4,8 @@
  *
  * `npx duplexsynth schema` writes the JSON Schema (from `z.toJSONSchema`) for editor completion.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { describeFileSystemError } from './storage/file-system-errors.ts';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -60,7 +61,12 @@ const ttsLanguageConfig = z
     service: z.record(z.string(), z.unknown()).optional(),
     /** Voice prompts for a remote backend: a speaker prompt pool manifest (corpora/speaker-prompts.ts). */
     speakerPrompts: z
-      .object({ manifest: z.string(), mode: z.enum(['zero-shot', 'cross-lingual']).default('zero-shot') })
+      .object({
+        manifest: z.string(),
+        mode: z.enum(['zero-shot', 'cross-lingual']).default('zero-shot'),
+        /** How far a clip's WAV may last from its manifest's durationSeconds, as a fraction (checked before any request). */
+        durationTolerance: z.number().min(0).max(1).default(0.05),
+      })
       .strict()
       .optional(),
   })
@@ -92,6 +98,10 @@ export const buildConfigInputSchema = z
         controlCharacters: z.enum(['remove', 'reject']).default('remove'),
         /** Longest question or answer, characters; a longer one rejects its conversation before any service is called (the longest real TopiOCQA dev answer has 474). */
         maximumUtteranceCharacters: z.number().int().positive().default(2000),
+        /** Most turns in one conversation; a longer one is rejected before any service is called (TopiOCQA's longest has 25). */
+        maximumTurnsPerConversation: z.number().int().positive().default(100),
+        /** Largest corpus file, bytes; a larger one stops the build before it is read (the file is parsed as one string; V8 holds at most 2^29 characters). */
+        maximumFileBytes: z.number().int().positive().default(256_000_000),
       })
       .strict(),
     output: z
@@ -144,9 +154,15 @@ export const buildConfigInputSchema = z
           .max(48000)
           .refine((rate) => rate % 100 === 0, 'must be a multiple of 100 Hz (10 ms analysis frames)')
           .default(16000),
+        /**
+         * Also write each dialogue at the TTS engine's own rate when it is above `sampleRate` (24000 Hz
+         * CosyVoice2, 22050 Hz espeak-ng, 48000 Hz Open JTalk): `audio_fullband/{id}.wav` beside the
+         * benchmark's `audio/`, for training data (moshi-finetune, lhotse Shar). Default true.
+         */
+        fullBandMaster: z.boolean().default(true),
       })
       .strict()
-      .default({ sampleRate: 16000 }),
+      .default({ sampleRate: 16000, fullBandMaster: true }),
     llm: z
       .object({
         rewrite: rewriteBackend.default({ backend: 'rules' }),
@@ -203,9 +219,11 @@ export const buildConfigInputSchema = z
             enabled: z.boolean().default(true),
             /** Phrases per language, synthesized with the user's voice; those longer than 0.8 s are not used. */
             phrases: z.record(language, z.array(z.string().min(1)).nonempty()).default({}),
+            /** Most phrases per language (each one is synthesized for every dialogue's user voice). */
+            maximumPhrases: z.number().int().positive().default(100),
           })
           .strict()
-          .default({ enabled: true, phrases: {} }),
+          .default({ enabled: true, phrases: {}, maximumPhrases: 100 }),
       })
       .strict()
       .default({
@@ -216,7 +234,7 @@ export const buildConfigInputSchema = z
         profile: 'benchmark',
         turnHoldShare: null,
         bargeIn: { systemYields: 'next-word-boundary' },
-        backchannels: { enabled: true, phrases: {} },
+        backchannels: { enabled: true, phrases: {}, maximumPhrases: 100 },
       }),
     synthesis: z
       .object({
@@ -435,6 +453,14 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
       ...(tts.speakerPrompts ? { speakerPrompts: { ...tts.speakerPrompts, manifest: resolvePath(tts.speakerPrompts.manifest) } } : {}),
     };
   };
+  const { maximumPhrases } = parsed.timeline.backchannels;
+  for (const [lang, phrases] of Object.entries(parsed.timeline.backchannels.phrases)) {
+    if ((phrases?.length ?? 0) > maximumPhrases) {
+      throw new ConfigError(
+        `${source}: timeline.backchannels.phrases.${lang}: ${phrases!.length} phrases, more than the ${maximumPhrases} allowed (timeline.backchannels.maximumPhrases; each is synthesized in every user voice)`,
+      );
+    }
+  }
   const statistics: Record<string, string | null> = {};
   for (const [lang, file] of Object.entries(parsed.timeline.statistics)) statistics[lang] = file ? resolvePath(file) : null;
   const resolveBackend = <T extends { backend: string }>(backend: T): T =>
@@ -456,7 +482,7 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
       ...parsed.timeline,
       statistics,
       // default phrases: each language pack's listener tokens (for every known language, as the former en/ja table)
-      backchannels: { enabled: parsed.timeline.backchannels.enabled, phrases: { ...defaultBackchannelPhrases(), ...parsed.timeline.backchannels.phrases } },
+      backchannels: { ...parsed.timeline.backchannels, phrases: { ...defaultBackchannelPhrases(), ...parsed.timeline.backchannels.phrases } },
     },
     quality: { ...parsed.quality, dnsmosModelDirectory: parsed.quality.dnsmosModelDirectory ? resolvePath(parsed.quality.dnsmosModelDirectory) : null },
     baseDirectory,
@@ -469,16 +495,42 @@ export function resolveConfig(value: unknown, source: string, baseDirectory: str
  */
 export async function loadConfigFile(file: string): Promise<BuildConfig> {
   let text: string;
+  const limit = maximumConfigFileBytes();
   try {
+    const { size } = await stat(file);
+    if (size > limit) {
+      throw new ConfigError(`${file}: ${size} bytes, more than the ${limit} allowed for a configuration file (${MAXIMUM_CONFIG_BYTES_VARIABLE}); a build config is a few kB`);
+    }
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${file}: cannot read configuration: ${(error as Error).message}`);
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(describeFileSystemError(error, file, 'configuration file'));
   }
   const document = parseDocument(text);
   if (document.errors.length > 0) {
     throw new ConfigError(`${file}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
   }
-  return resolveConfig(document.toJS(), file, path.dirname(path.resolve(file)));
+  let value: unknown;
+  try {
+    value = document.toJS(); // yaml's default alias limit (maxAliasCount 100) refuses an alias bomb here
+  } catch (error) {
+    throw new ConfigError(`${file}: not usable YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+  return resolveConfig(value, file, path.dirname(path.resolve(file)));
+}
+
+/** The environment variable that overrides {@link DEFAULT_MAXIMUM_CONFIG_BYTES}. */
+export const MAXIMUM_CONFIG_BYTES_VARIABLE = 'DUPLEXSYNTH_MAXIMUM_CONFIG_BYTES';
+/** Largest configuration file read, bytes (a real build config is 1–3 kB; the limit is checked before the file is read, so it is not a config key). */
+export const DEFAULT_MAXIMUM_CONFIG_BYTES = 1_000_000;
+
+/** {@link DEFAULT_MAXIMUM_CONFIG_BYTES}, or the positive integer in `DUPLEXSYNTH_MAXIMUM_CONFIG_BYTES`. @throws ConfigError when that variable is set to something else */
+function maximumConfigFileBytes(): number {
+  const value = process.env[MAXIMUM_CONFIG_BYTES_VARIABLE];
+  if (value === undefined || value === '') return DEFAULT_MAXIMUM_CONFIG_BYTES;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new ConfigError(`${MAXIMUM_CONFIG_BYTES_VARIABLE}: "${value}" is not a positive whole number of bytes`);
+  return parsed;
 }
 
 /** Path of the built-in offline default configuration (the demo corpus, both languages). */

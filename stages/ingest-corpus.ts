@@ -40,6 +40,8 @@ export async function ingestCorpus(config: Pick<BuildConfig, 'corpus' | 'languag
     ...(config.corpus.limit ? { limit: config.corpus.limit } : {}),
     controlCharacters: config.corpus.controlCharacters ?? 'remove',
     maximumUtteranceCharacters: config.corpus.maximumUtteranceCharacters ?? 2000,
+    ...(config.corpus.maximumTurnsPerConversation !== undefined ? { maximumTurnsPerConversation: config.corpus.maximumTurnsPerConversation } : {}),
+    ...(config.corpus.maximumFileBytes !== undefined ? { maximumFileBytes: config.corpus.maximumFileBytes } : {}),
   });
   const idOf = new Map(result.conversations.map((conversation) => [conversation.conversationNumber, conversation.id]));
   const notes = result.quirks.flatMap((quirk) => {

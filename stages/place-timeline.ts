@@ -15,6 +15,7 @@ import type { PlacedBackchannel } from '../pipeline/timeline/place-backchannels.
 import { clipSegments, placeBargeInVariant, type PlannedBargeIn, type SystemYields } from '../pipeline/timeline/place-barge-in-variant.ts';
 import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
+import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 
 /** A dialogue on its timeline: audio per channel, segments and words in absolute centiseconds. */
@@ -32,6 +33,12 @@ export interface PlacedTimeline {
   totalDurationCs: Centiseconds;
   /** Listener backchannels placed (empty when none were requested), with the clip each one uses. */
   backchannels: (PlacedBackchannel & { text: string })[];
+  /**
+   * The same mix at the TTS engine's own rate (the full-band master), when every utterance and clip
+   * has its full-band clip at one rate: two tracks of `fullBandSample(totalDurationCs, rate)` samples,
+   * each clip at `fullBandSample(start, rate)`.
+   */
+  fullBand?: { tracks: [Float32Array, Float32Array]; sampleRate: number };
 }
 
 /**
@@ -115,7 +122,32 @@ function composeTimeline(
   segments[0].sort((a, b) => a.start - b.start);
   segments[1].sort((a, b) => a.start - b.start);
   words.sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
-  return { placement, channels, tracks, sampleRate, segments, words, totalDurationCs: placement.totalDurationCs, backchannels };
+  const fullBand = composeFullBand(utterances, channels, placement, clips);
+  return { placement, channels, tracks, sampleRate, segments, words, totalDurationCs: placement.totalDurationCs, backchannels, ...(fullBand ? { fullBand } : {}) };
+}
+
+/**
+ * The full-band mix (PlacedTimeline `fullBand`), or undefined when a clip has no full-band audio or
+ * the rates differ. A clip that would reach past the track's last sample (rounding at rates that are
+ * not multiples of 100 Hz) loses that sample.
+ */
+function composeFullBand(
+  utterances: readonly SpokenUtterance[],
+  channels: Channel[],
+  placement: PlacedDialogue,
+  clips: readonly SpokenUtterance[],
+): PlacedTimeline['fullBand'] {
+  const sampleRate = utterances[0]?.fullBand?.sampleRate;
+  if (sampleRate === undefined || [...utterances, ...clips].some((clip) => clip.fullBand?.sampleRate !== sampleRate)) return undefined;
+  const length = fullBandSample(placement.totalDurationCs, sampleRate);
+  const tracks: [Float32Array, Float32Array] = [new Float32Array(length), new Float32Array(length)];
+  const place = (track: Float32Array, clip: Float32Array, startCs: Centiseconds) => {
+    const offset = fullBandSample(startCs, sampleRate);
+    placeOnTrackInPlace(track, clip.subarray(0, Math.max(0, Math.min(clip.length, length - offset))), offset);
+  };
+  utterances.forEach((utterance, index) => place(tracks[channels[index]!], utterance.fullBand!.audio, placement.starts[index]!));
+  for (const backchannel of placement.backchannels) place(tracks[backchannel.channel], clips[backchannel.clipIndex]!.fullBand!.audio, backchannel.start);
+  return { tracks, sampleRate };
 }
 
 /** A place where an interrupted utterance can stop (`yieldPoints`). */
@@ -202,6 +234,19 @@ export function truncateUtterance(utterance: SpokenUtterance, point: YieldPoint)
   return {
     ...utterance,
     audio: fadedPrefix(utterance.audio, point.sampleCount, FADE_OUT_CS * samplesPerCs),
+    // the full-band clip cut at the same time, with a fade of the same length
+    ...(utterance.fullBand
+      ? {
+          fullBand: {
+            ...utterance.fullBand,
+            audio: fadedPrefix(
+              utterance.fullBand.audio,
+              Math.min(utterance.fullBand.audio.length, Math.round((point.sampleCount * utterance.fullBand.sampleRate) / utterance.sampleRate)),
+              fullBandSample(FADE_OUT_CS, utterance.fullBand.sampleRate),
+            ),
+          },
+        }
+      : {}),
     durationCs: point.endCs,
     segments: clipSegments(utterance.segments, point.endCs),
     words: utterance.words.filter((word) => word.start < point.endCs).map((word) => ({ ...word, end: Math.min(word.end, point.endCs) })),

@@ -5,6 +5,7 @@
  * ```
  * data/{lang}/task/{dataset}/
  *   audio/{id}.wav          2 channels, PCM 16-bit, one speaker per channel
+ *   audio_fullband/{id}.wav the same mix at the TTS engine's own rate (audio.fullBandMaster), when above the output rate
  *   all.jsonl               one events line per dialogue, sorted by id (the split stage comes later)
  *   txt_align/{id}.txt      channel<TAB>start<TAB>end<TAB>word, seconds with 2 decimals
  *   metadata/{id}.json      source conversation, texts before/after rewrite and translation, speakers, seed
@@ -37,6 +38,9 @@ import type { AnnotatedDialogue } from './annotate-events.ts';
 import type { PlacedTimeline } from './place-timeline.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
 
+/** Folder of the full-band masters inside a dataset folder (the benchmark's loader reads only `audio/{id}.wav` by id). */
+export const FULL_BAND_DIRECTORY = 'audio_fullband';
+
 /** Options of {@link DatasetWriter.commit}. */
 export interface CommitOptions {
   /** Replace a dataset that has more dialogues than this one (default false: refuse). */
@@ -57,6 +61,8 @@ export function datasetRelativePath(language: Language, dataset: string, domain:
 export class DatasetWriter {
   private readonly files = new Map<string, string>();
   private readonly lines = new Map<string, string>();
+  /** Sample rate of each full-band master written, by dialogue id. */
+  private readonly fullBandRates = new Map<string, number>();
 
   private constructor(
     readonly finalDirectory: string,
@@ -104,12 +110,18 @@ export class DatasetWriter {
       eventsLine: string;
       words: Parameters<typeof formatAlignment>[0];
       metadata: z.input<S>;
+      /** The full-band master (two tracks at the TTS engine's rate), written to `audio_fullband/{id}.wav`. */
+      fullBand?: { tracks: [Float32Array, Float32Array]; sampleRate: number };
     },
     metadataSchema: S = dialogueMetadataSchema as unknown as S,
   ): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id)) throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
     if (dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
     await this.put(path.join('audio', `${dialogue.id}.wav`), encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
+    if (dialogue.fullBand) {
+      await this.put(path.join(FULL_BAND_DIRECTORY, `${dialogue.id}.wav`), encodeWavPcm16({ channels: dialogue.fullBand.tracks, sampleRate: dialogue.fullBand.sampleRate }));
+      this.fullBandRates.set(dialogue.id, dialogue.fullBand.sampleRate);
+    }
     await this.put(path.join('txt_align', `${dialogue.id}.txt`), formatAlignment(dialogue.words));
     const metadataFile = path.join('metadata', `${dialogue.id}.json`);
     await this.put(metadataFile, formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata));
@@ -156,7 +168,9 @@ export class DatasetWriter {
     const jsonl = ids.map((id) => `${this.lines.get(id)}\n`).join('');
     await this.put('all.jsonl', jsonl);
     const files = Object.fromEntries([...this.files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    const manifest: WrittenManifest = { format: 'm3-duplexbench', manifestVersion: 1, ...settings, dialogues: ids, files };
+    const fullBandRates = [...new Set(ids.flatMap((id) => this.fullBandRates.get(id) ?? []))].sort((a, b) => a - b);
+    const fullBand = fullBandRates.length > 0 ? { fullBand: { directory: FULL_BAND_DIRECTORY, sampleRates: fullBandRates, dialogues: ids.filter((id) => this.fullBandRates.has(id)).length } } : {};
+    const manifest: WrittenManifest = { format: 'm3-duplexbench', manifestVersion: 1, ...settings, ...fullBand, dialogues: ids, files };
     await writeAtomic(path.join(this.workDirectory, 'manifest.json'), formatRecord(path.join(this.finalDirectory, 'manifest.json'), writtenManifestSchema, manifest));
     await this.checkAgainstManifest(files);
     assertOutputLockHeld(this.finalDirectory);

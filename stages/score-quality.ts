@@ -247,7 +247,7 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
           channel: utterance.channel,
           start: utterance.start,
           end: utterance.end,
-          spokenText: utterance.text.synthesized ?? utterance.text.final ?? '',
+          spokenText: utterance.text.transcript ?? utterance.text.synthesized ?? utterance.text.final ?? '',
         })),
       },
       thresholds,

@@ -26,7 +26,7 @@ import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
 import { paddedTexts } from '../pipeline/text/padded-phrasing.ts';
 import type { ContentCache } from '../pipeline/storage/content-cache.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
-import { synthesizeUtterance, type SynthesizedUtterance, type SynthesizeUtteranceOptions } from '../pipeline/services/tts/synthesize-utterance.ts';
+import { fullBandSample, synthesizeUtterance, type FullBandClip, type SynthesizedUtterance, type SynthesizeUtteranceOptions } from '../pipeline/services/tts/synthesize-utterance.ts';
 import { estimateMorae } from '../pipeline/alignment/japanese-morae.ts';
 import { loadJapaneseTokenizer } from '../pipeline/alignment/spoken-words.ts';
 
@@ -59,6 +59,8 @@ export interface SpokenUtterance {
   /** Words tiling the segments, centiseconds from the utterance's speech start. */
   words: { start: Centiseconds; end: Centiseconds; word: string }[];
   wordTimingSource: SynthesizedUtterance['wordTimingSource'];
+  /** The clip at the engine's own rate (the full-band master's material), when kept: same edits as `audio`. */
+  fullBand?: FullBandClip;
 }
 
 /** Settings of the stage, resolved from the build config. */
@@ -74,6 +76,8 @@ export interface SynthesizeSettings {
   resampleQuality?: ResampleQuality;
   /** Where the resampling runs (synthesize-utterance.ts `resampler`, e.g. a worker pool); default this thread. Not part of cache keys: same samples. */
   resampler?: SynthesizeUtteranceOptions['resampler'];
+  /** Keep each clip at the engine's own rate too, when it is above `sampleRate` (`audio.fullBandMaster`). Default false. */
+  fullBand?: boolean;
 }
 
 /**
@@ -94,6 +98,7 @@ export function synthesizeSettingsOf(
     minimumUtteranceSeconds: config.synthesis.minimumUtteranceSeconds,
     maximumInternalPauseSeconds: config.synthesis.maximumInternalPauseSeconds,
     resampleQuality: config.synthesis.resampleQuality,
+    fullBand: config.audio.fullBandMaster,
   };
 }
 
@@ -103,6 +108,8 @@ interface CachedMetadata {
   segments: SpeechSegment[];
   words: { start: number; end: number; word: string }[];
   wordTimingSource: SynthesizedUtterance['wordTimingSource'];
+  /** With a full-band clip: the entry's bytes are the output-rate WAV, then the full-band WAV from this byte offset. */
+  fullBand?: { byteOffset: number; sampleRate: number };
 }
 
 /**
@@ -133,6 +140,8 @@ export function synthesisCacheKey(synthesizer: SpeechSynthesizer, text: string, 
     // every resampler but libsamplerate's 'best' is part of the key: entries made with 'best' (the
     // default before SpeexDSP became it) keep their keys, and the default 'speex' writes other samples
     ...(resampleQualityOf(settings) !== 'best' ? { resampleQuality: resampleQualityOf(settings) } : {}),
+    // entries with the engine-rate clip are keyed apart (entries without it keep their keys)
+    ...(settings.fullBand ? { fullBand: true } : {}),
   };
   return { stage: SYNTHESIZE_STAGE, keyMaterial };
 }
@@ -158,13 +167,26 @@ async function synthesizeCached(
       detector: settings.detector,
       resampleQuality: resampleQualityOf(settings),
       ...(settings.resampler ? { resampler: settings.resampler } : {}),
+      ...(settings.fullBand ? { fullBand: true } : {}),
     }),
     {
-      encode: (value) => ({
-        bytes: encodeWavPcm16({ channels: [value.audio], sampleRate: value.sampleRate }),
-        metadata: { sampleRate: value.sampleRate, durationCs: value.durationCs, segments: value.segments, words: value.words, wordTimingSource: value.wordTimingSource },
-      }),
-      decode: (bytes, metadata) => ({ ...metadata, audio: decodeWav(bytes, 'synthesis cache entry').channels[0]! }),
+      encode: (value) => {
+        const output = encodeWavPcm16({ channels: [value.audio], sampleRate: value.sampleRate });
+        const metadata: CachedMetadata = { sampleRate: value.sampleRate, durationCs: value.durationCs, segments: value.segments, words: value.words, wordTimingSource: value.wordTimingSource };
+        if (!value.fullBand) return { bytes: output, metadata };
+        const fullBand = encodeWavPcm16({ channels: [value.fullBand.audio], sampleRate: value.fullBand.sampleRate });
+        return { bytes: Buffer.concat([output, fullBand]), metadata: { ...metadata, fullBand: { byteOffset: output.byteLength, sampleRate: value.fullBand.sampleRate } } };
+      },
+      decode: (bytes, metadata) => {
+        const { fullBand, ...rest } = metadata;
+        if (!fullBand) return { ...rest, audio: decodeWav(bytes, 'synthesis cache entry').channels[0]! };
+        const fullBandAudio = decodeWav(bytes.subarray(fullBand.byteOffset), 'synthesis cache entry (full band)');
+        return {
+          ...rest,
+          audio: decodeWav(bytes.subarray(0, fullBand.byteOffset), 'synthesis cache entry').channels[0]!,
+          fullBand: { audio: fullBandAudio.channels[0]!, sampleRate: fullBandAudio.sampleRate },
+        };
+      },
     },
     '.wav',
   );
@@ -229,6 +251,7 @@ export async function synthesizeDialogue(
           segments: result.segments,
           words: result.words,
           wordTimingSource: result.wordTimingSource,
+          ...(result.fullBand ? { fullBand: result.fullBand } : {}),
         };
         onUtterance();
         return spoken;
@@ -307,10 +330,29 @@ export function capInternalPauses(utterance: SynthesizedUtterance, maximumPauseC
   return {
     ...utterance,
     audio,
+    ...(utterance.fullBand ? { fullBand: { ...utterance.fullBand, audio: cutSpans(utterance.fullBand, cuts) } } : {}),
     durationCs: utterance.durationCs - removed,
     segments: utterance.segments.map((segment) => ({ start: shift(segment.start), end: shift(segment.end) })),
     words: utterance.words.map((word) => ({ ...word, start: shift(word.start), end: shift(word.end) })),
   };
+}
+
+/** The full-band clip with the spans `cuts` (centiseconds from its start) taken out, at its own rate (fullBandSample). */
+function cutSpans(clip: FullBandClip, cuts: readonly { at: Centiseconds; length: Centiseconds }[]): Float32Array {
+  const kept: Float32Array[] = [];
+  let readFrom = 0;
+  for (const cut of cuts) {
+    kept.push(clip.audio.subarray(readFrom, fullBandSample(cut.at, clip.sampleRate)));
+    readFrom = fullBandSample(cut.at + cut.length, clip.sampleRate);
+  }
+  kept.push(clip.audio.subarray(Math.min(readFrom, clip.audio.length)));
+  const audio = new Float32Array(kept.reduce((sum, part) => sum + part.length, 0));
+  let writeAt = 0;
+  for (const part of kept) {
+    audio.set(part, writeAt);
+    writeAt += part.length;
+  }
+  return audio;
 }
 
 /** A p-queue bounding the number of TTS engine processes running at once. */

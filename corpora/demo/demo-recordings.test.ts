@@ -47,17 +47,19 @@ describe('demo corpus', () => {
 });
 
 describe('demo recordings', () => {
-  it('cover the rewrite and the translation of every demo conversation, and nothing else', async () => {
+  it('cover the rewrite and the translations (ja, and the hand-written zh and de) of every demo conversation, and nothing else', async () => {
     const expectedKeys = new Set<string>();
     for (const conversation of conversations) {
       const result = results.get(conversation.id);
       expect(result, conversation.id).toBeDefined();
       expectedKeys.add(requestKey(buildRewriteRequest({ dialogueId: conversation.id, language: 'en', turns: conversation.turns }, DEMO_GENERATION_SETTINGS)));
-      expectedKeys.add(
-        requestKey(buildTranslateRequest({ dialogueId: conversation.id, sourceLanguage: 'en', targetLanguage: 'ja', turns: result?.spoken ?? [] }, DEMO_GENERATION_SETTINGS)),
-      );
+      for (const targetLanguage of ['ja', 'zh', 'de']) {
+        expectedKeys.add(
+          requestKey(buildTranslateRequest({ dialogueId: conversation.id, sourceLanguage: 'en', targetLanguage, turns: result?.spoken ?? [] }, DEMO_GENERATION_SETTINGS)),
+        );
+      }
     }
-    expect(expectedKeys.size).toBe(conversations.length * 2);
+    expect(expectedKeys.size).toBe(conversations.length * 4);
     expect(new Set(await new ReplayModel(DEMO_RECORDED_RESPONSES_FILE).keys())).toEqual(expectedKeys);
   });
 

@@ -8,6 +8,7 @@
  * dataset whose `manifest.json` maps `channels: {user, system}` (MT-QA builds; default user 1, system 0,
  * m3-format.md) `user` and `system`; otherwise (chat: two real speakers) `channel0` and `channel1`.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -26,8 +27,13 @@ export interface ExportUtterance {
   /** Start and end of the placed clip, centiseconds. */
   start: Centiseconds;
   end: Centiseconds;
-  /** What the audio says: the synthesized text (padding such as "Well, ..." included), or a recording's transcript. */
+  /**
+   * What the audio says: the synthesized text (padding such as "Well, ..." included), for an utterance
+   * cut off (a barge-in variant's answer) only the words spoken before the cut; or a recording's transcript.
+   */
   text: string;
+  /** Only for an utterance cut off before its end: the text it was to say and the planned words it did not say. */
+  cutOff?: { plannedText: string; unspokenWords: string[] };
   /** TopiOCQA turn number; null for backchannels. */
   turnNumber: number | null;
 }
@@ -38,8 +44,10 @@ export type ExportSplit = 'test' | 'dev';
 /** One dialogue, read. */
 export interface ExportDialogue {
   id: string;
-  /** Absolute path of `audio/{id}.wav`. */
+  /** Absolute path of `audio/{id}.wav` (the benchmark's file, at the dataset's `sampleRate`). */
   audioFile: string;
+  /** Absolute path of the full-band master `audio_fullband/{id}.wav` (the TTS engine's rate), null when the dataset has none for it. */
+  fullBandAudioFile: string | null;
   durationSeconds: number;
   /** The dialogue's `all.jsonl` line exactly as written (with its `\n`). */
   eventsLine: string;
@@ -64,6 +72,8 @@ export interface ExportDataset {
   domain: string;
   /** Sample rate of the dataset's WAV files, Hz (manifest.json `sampleRate`, or its one `sampleRates` entry); null when they differ or it is not recorded. */
   sampleRate: number | null;
+  /** The full-band masters (manifest.json `fullBand`): their folder and rates, Hz; null when the dataset has none. */
+  fullBand: { directory: string; sampleRates: number[] } | null;
   /** The MT-QA channel of each role, when the manifest maps them (null for chat data). */
   channels: Record<SpeakerRole, Channel> | null;
   /** The role of each channel (module comment). */
@@ -79,12 +89,15 @@ const manifestSchema = z.object({
   sampleRate: z.number().int().positive().optional(),
   sampleRates: z.array(z.number().int().positive()).optional(),
   channels: z.object({ user: channelSchema, system: channelSchema }).optional(),
+  fullBand: z.object({ directory: z.string().regex(/^[A-Za-z0-9._-]+$/), sampleRates: z.array(z.number().int().positive()) }).optional(),
+  files: z.record(z.string(), z.string()).optional(),
 });
 const textSchema = z.object({
   synthesized: z.string().nullable().optional(),
   final: z.string().nullable().optional(),
   spoken: z.string().nullable().optional(),
   source: z.string().nullable().optional(),
+  transcript: z.string().nullable().optional(),
 });
 const metadataSchema = z.object({
   /** MT-QA: `user` and `system`; chat: `channel0` and `channel1`; each with its channel. */
@@ -98,6 +111,7 @@ const metadataSchema = z.object({
       start: z.number().nonnegative(),
       end: z.number().nonnegative(),
       text: textSchema,
+      cutOff: z.object({ plannedText: z.string(), unspokenWords: z.array(z.string()) }).optional(),
     }),
   ),
   backchannels: z
@@ -192,8 +206,10 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
         kind: utterance.kind,
         start: toCentiseconds(utterance.start),
         end: toCentiseconds(utterance.end),
-        text: utterance.text.synthesized ?? utterance.text.final ?? utterance.text.spoken ?? utterance.text.source ?? '',
+        // metadata of earlier versions has no transcript (and no cut-off answers with the whole text in it)
+        text: utterance.text.transcript ?? utterance.text.synthesized ?? utterance.text.final ?? utterance.text.spoken ?? utterance.text.source ?? '',
         turnNumber: utterance.turnNumber ?? null,
+        ...(utterance.cutOff ? { cutOff: { plannedText: utterance.cutOff.plannedText, unspokenWords: utterance.cutOff.unspokenWords } } : {}),
       })),
       ...metadata.backchannels.map((backchannel) => ({
         channel: backchannel.channel,
@@ -205,9 +221,15 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
         turnNumber: null,
       })),
     ].sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
+    const fullBandRelative = manifest.fullBand ? `${manifest.fullBand.directory}/${dialogue.id}.wav` : null;
     dialogues.push({
       id: dialogue.id,
       audioFile: dialogue.audioFile,
+      // listed in the manifest (a dataset written by duplexsynth lists every file), else present
+      fullBandAudioFile:
+        fullBandRelative !== null && (manifest.files ? manifest.files[fullBandRelative] !== undefined : existsSync(path.join(folder.directory, fullBandRelative)))
+          ? path.join(folder.directory, fullBandRelative)
+          : null,
       durationSeconds: dialogue.metadata.durationSeconds,
       eventsLine: dialogue.line,
       events: dialogue.events,
@@ -224,6 +246,7 @@ export async function readExportDataset(directory: string): Promise<ExportDatase
     dataset: folder.dataset,
     domain: folder.domain,
     sampleRate: sampleRates.length === 1 ? sampleRates[0]! : null,
+    fullBand: manifest.fullBand ? { directory: manifest.fullBand.directory, sampleRates: manifest.fullBand.sampleRates } : null,
     channels,
     roles,
     hasSplits: test !== null && dev !== null,

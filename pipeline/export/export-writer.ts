@@ -3,7 +3,7 @@
  * `{folder}.partial/` and is renamed over the final folder on `commit`, with
  * `duplexsynth-export.json` (format, source dataset, every file with its sha256) written last.
  * A final folder that holds files but no `duplexsynth-export.json` belongs to someone else and is
- * refused.
+ * refused, and so is one holding an export of another format (replacing it would lose that export).
  */
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,14 +31,33 @@ export class ExportWriter {
   ) {}
 
   /**
-   * Starts writing an export at `directory`; a leftover `{directory}.partial/` is removed first.
-   * @throws Error naming the folder when it exists with files but without `duplexsynth-export.json`
+   * Starts writing an export of `format` at `directory` (an export of the same format there is
+   * replaced on commit); a leftover `{directory}.partial/` is removed first.
+   * @throws Error naming the folder when it exists with files but without `duplexsynth-export.json`,
+   *   or holds an export of another format (or an unreadable marker)
    */
-  static async open(directory: string): Promise<ExportWriter> {
+  static async open(directory: string, format: string): Promise<ExportWriter> {
     const absolute = path.resolve(directory);
     const existing = await readdir(absolute).catch(() => [] as string[]);
     if (existing.length > 0 && !existing.includes(EXPORT_MANIFEST_FILE)) {
       throw new Error(`${absolute}: exists, holds files and is not a duplexsynth export (no ${EXPORT_MANIFEST_FILE}); remove it or choose another --out`);
+    }
+    if (existing.length > 0) {
+      const markerFile = path.join(absolute, EXPORT_MANIFEST_FILE);
+      const held = await readFile(markerFile, 'utf8').then(
+        (text) => {
+          try {
+            return (JSON.parse(text) as { format?: unknown }).format;
+          } catch {
+            return undefined;
+          }
+        },
+        () => undefined,
+      );
+      if (held !== format) {
+        const what = typeof held === 'string' ? `a ${held} export` : `an export whose ${EXPORT_MANIFEST_FILE} names no format`;
+        throw new Error(`${absolute}: holds ${what}, not ${format}; it was left as it is: choose another --out or remove it`);
+      }
     }
     const work = `${absolute}.partial`;
     await rm(work, { recursive: true, force: true });

@@ -13,13 +13,14 @@ import { parseRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { decodeTextGrid, parseTextGrid, textGridToReferenceRecording } from '../../corpora/textgrid.ts';
 import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
 import { computeEvents, formatEventsLine, segmentsFromEvents, segmentsFromWords } from '../events/index.ts';
-import type { Channel, ChannelSegments } from '../model/types.ts';
+import type { BenchmarkEvent, Channel, ChannelEvents, ChannelSegments } from '../model/types.ts';
 import { dialogueAudacityLabels, formatAudacityLabels } from './audacity.ts';
-import { readExportDataset } from './export-dataset.ts';
+import { readExportDataset, type ExportDialogue } from './export-dataset.ts';
+import { rttmSpeakerLabels } from './rttm.ts';
 import { EXPORT_MANIFEST_FILE } from './export-writer.ts';
 import { defaultExportDirectory, EXPORT_FORMAT_NAMES, exportDataset } from './index.ts';
 import { pythonFloat, pythonFloatText, pythonJson } from './python-json.ts';
-import { coverDomain, dialogueTextGrid, formatTextGrid, parseEventMarks, wordIntervals } from './textgrid.ts';
+import { coverDomain, dialogueTextGrid, eventsFromTiers, EVENT_TYPES, formatTextGrid, wordIntervals, ZERO_LENGTH_TIER } from './textgrid.ts';
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'tiny-dataset');
 const GOLDEN = path.join(import.meta.dirname, 'fixtures', 'golden');
@@ -28,21 +29,48 @@ const SAMPLE_RATE = 16_000;
 let scratch: string;
 let dataset: string;
 
-/** A tone (channel 0: 220 Hz, channel 1: 330 Hz) inside every word of the fixture, silence elsewhere. */
+/** Rate of the fixture's full-band masters (CosyVoice2's), Hz. */
+const FULL_BAND_RATE = 24_000;
+/** A tone only the full-band masters have: above the 16 kHz files' 8 kHz band. */
+const HIGH_TONE_HZ = 10_000;
+
+/**
+ * A tone (channel 0: 220 Hz, channel 1: 330 Hz) inside every word of the fixture, silence elsewhere:
+ * `audio/{id}.wav` at 16 kHz, and the full-band master `audio_fullband/{id}.wav` at 24 kHz with a
+ * 10 kHz tone added (listed in manifest.json `fullBand`, as a build writes it).
+ */
 async function writeFixtureAudio(directory: string): Promise<void> {
   const alignment = await readFile(path.join(directory, 'txt_align', 'tiny_0001.txt'), 'utf8');
-  const channels = [new Float32Array(4 * SAMPLE_RATE), new Float32Array(4 * SAMPLE_RATE)];
-  for (const line of alignment.trim().split('\n')) {
-    const [channel, start, end] = line.split('\t');
-    const track = channels[Number(channel)]!;
-    const frequency = channel === '0' ? 220 : 330;
-    for (let index = Math.round(Number(start) * SAMPLE_RATE); index < Math.round(Number(end) * SAMPLE_RATE); index++) {
-      track[index] = 0.3 * Math.sin((2 * Math.PI * frequency * index) / SAMPLE_RATE);
+  const render = (rate: number, high: number) => {
+    const channels = [new Float32Array(4 * rate), new Float32Array(4 * rate)];
+    for (const line of alignment.trim().split('\n')) {
+      const [channel, start, end] = line.split('\t');
+      const track = channels[Number(channel)]!;
+      const frequency = channel === '0' ? 220 : 330;
+      for (let index = Math.round(Number(start) * rate); index < Math.round(Number(end) * rate); index++) {
+        track[index] = 0.3 * Math.sin((2 * Math.PI * frequency * index) / rate) + high * Math.sin((2 * Math.PI * HIGH_TONE_HZ * index) / rate);
+      }
     }
-  }
+    return encodeWavPcm16({ channels, sampleRate: rate });
+  };
   await mkdir(path.join(directory, 'audio'), { recursive: true });
-  const wav = encodeWavPcm16({ channels, sampleRate: SAMPLE_RATE });
-  for (const id of ['tiny_0001', 'tiny_0002']) await writeFile(path.join(directory, 'audio', `${id}.wav`), wav);
+  await mkdir(path.join(directory, 'audio_fullband'), { recursive: true });
+  const [wav, fullBand] = [render(SAMPLE_RATE, 0), render(FULL_BAND_RATE, 0.1)];
+  for (const id of ['tiny_0001', 'tiny_0002']) {
+    await writeFile(path.join(directory, 'audio', `${id}.wav`), wav);
+    await writeFile(path.join(directory, 'audio_fullband', `${id}.wav`), fullBand);
+  }
+  const manifestFile = path.join(directory, 'manifest.json');
+  const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+  await writeFile(manifestFile, JSON.stringify({ ...manifest, fullBand: { directory: 'audio_fullband', sampleRates: [FULL_BAND_RATE], dialogues: 2 } }));
+}
+
+/** Power of `samples` at `frequency` Hz (Goertzel), per sample. */
+function tonePower(samples: Float32Array, sampleRate: number, frequency: number): number {
+  const coefficient = 2 * Math.cos((2 * Math.PI * frequency) / sampleRate);
+  let [previous, beforePrevious] = [0, 0];
+  for (const sample of samples) [previous, beforePrevious] = [sample + coefficient * previous - beforePrevious, previous];
+  return (previous ** 2 + beforePrevious ** 2 - coefficient * previous * beforePrevious) / samples.length ** 2;
 }
 
 beforeAll(async () => {
@@ -98,6 +126,50 @@ describe('readExportDataset', () => {
     await cp(dataset, copy, { recursive: true });
     await writeFile(path.join(copy, 'dev.jsonl'), '{"id": "missing_0009", "events": {"0": [], "1": []}}\n');
     await expect(readExportDataset(copy)).rejects.toThrow(/dev\.jsonl: lists missing_0009/);
+  });
+});
+
+describe("a barge-in variant's cut-off answer", () => {
+  let variant: string;
+  beforeAll(async () => {
+    // tiny_0002's answer stopped after "Austen" (a barge-in): metadata as the build writes it, "did…" out of the alignment
+    variant = path.join(scratch, 'variant-build', 'data', 'en', 'task', 'tiny_bargein');
+    await cp(dataset, variant, { recursive: true });
+    const file = path.join(variant, 'metadata', 'tiny_0002.json');
+    const metadata = JSON.parse(await readFile(file, 'utf8'));
+    const answer = metadata.utterances[1];
+    Object.assign(answer, {
+      end: 2.9,
+      text: { ...answer.text, transcript: 'Jane Austen' },
+      cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] },
+    });
+    await writeFile(file, JSON.stringify(metadata));
+    const alignment = path.join(variant, 'txt_align', 'tiny_0002.txt');
+    await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+  });
+
+  it('reads the spoken text, with the planned text kept beside it; an uncut utterance has no cutOff', async () => {
+    const read = await readExportDataset(variant);
+    const answer = read.dialogues[1]!.utterances.find((utterance) => utterance.kind === 'answer')!;
+    expect(answer).toMatchObject({ text: 'Jane Austen', end: 290, cutOff: { plannedText: 'Jane Austen did…', unspokenWords: ['did…'] } });
+    expect(read.dialogues[0]!.utterances.find((utterance) => utterance.kind === 'answer')).not.toHaveProperty('cutOff');
+  });
+
+  it('lhotse supervisions and the Hugging Face utterances column carry what was spoken, marked cut off with the planned text', async () => {
+    await exportDataset(variant, 'lhotse', path.join(scratch, 'variant-lhotse'));
+    const supervisions = (await gunzipLines(path.join(scratch, 'variant-lhotse', 'supervisions.jsonl.gz'))).trim().split('\n').map((line) => JSON.parse(line));
+    const cut = supervisions.find((supervision) => supervision.recording_id === 'tiny_0002' && supervision.custom.kind === 'answer');
+    expect(cut).toMatchObject({ text: 'Jane Austen', duration: 1.0, custom: { cut_off: true, cut_at: 2.9, planned_text: 'Jane Austen did…' } });
+    expect(cut.alignment.word.map((word: unknown[]) => word[0])).toEqual(['Jane', 'Austen']);
+    const whole = supervisions.find((supervision) => supervision.recording_id === 'tiny_0001' && supervision.custom.kind === 'answer');
+    expect(whole.text).toBe('Jane Austen did…');
+    expect(whole.custom).not.toHaveProperty('cut_off');
+
+    await exportDataset(variant, 'huggingface', path.join(scratch, 'variant-hf'));
+    const row = JSON.parse((await readFile(path.join(scratch, 'variant-hf', 'validation', 'metadata.jsonl'), 'utf8')).trim());
+    expect(row.utterances.find((utterance: { kind: string }) => utterance.kind === 'answer')).toMatchObject({ text: 'Jane Austen', end: 2.9, cut_off: true, planned_text: 'Jane Austen did…' });
+    const test = JSON.parse((await readFile(path.join(scratch, 'variant-hf', 'test', 'metadata.jsonl'), 'utf8')).trim());
+    expect(test.utterances.find((utterance: { kind: string }) => utterance.kind === 'answer')).toMatchObject({ text: 'Jane Austen did…', cut_off: false, planned_text: 'Jane Austen did…' });
   });
 });
 
@@ -166,6 +238,32 @@ describe('moshi-finetune export', () => {
   it('writes the README layout: {path, duration} lines and the annotate.py alignment JSON', async () => {
     expect(await readFile(path.join(out, 'tiny.jsonl'), 'utf8')).toBe(await golden('moshi-finetune.jsonl'));
     expect(await readFile(path.join(out, 'data_stereo', 'tiny_0001.json'), 'utf8')).toBe(await golden('moshi-finetune-tiny_0001.json'));
+  });
+
+  it("takes the full-band master (24 kHz, the TTS's rate) instead of the 16 kHz benchmark audio", async () => {
+    const audio = decodeWav(await readFile(path.join(out, 'data_stereo', 'tiny_0001.wav')), 'moshi wav');
+    const benchmark = decodeWav(await readFile(path.join(dataset, 'audio', 'tiny_0001.wav')), 'benchmark wav');
+    // the 10 kHz tone is only in the master: its power there is that of a 0.1 amplitude sine over the words (~1/4 of the time)
+    expect(tonePower(audio.channels[0]!, FULL_BAND_RATE, HIGH_TONE_HZ)).toBeGreaterThan(1e-4);
+    expect(tonePower(benchmark.channels[0]!, SAMPLE_RATE, HIGH_TONE_HZ - SAMPLE_RATE)).toBeLessThan(1e-8);
+    // the master is at 24 kHz already: copied sample for sample, not resampled
+    const master = decodeWav(await readFile(path.join(dataset, 'audio_fullband', 'tiny_0001.wav')), 'master');
+    expect(audio.channels[1]).toEqual(master.channels[1]);
+    const marker = JSON.parse(await readFile(path.join(out, EXPORT_MANIFEST_FILE), 'utf8'));
+    expect(JSON.stringify(marker)).toContain('"fullBandDialogues":2');
+  });
+
+  it('resamples the 16 kHz files when the dataset has no full-band master', async () => {
+    const copy = path.join(scratch, 'no-master');
+    await cp(dataset, copy, { recursive: true });
+    const manifest = JSON.parse(await readFile(path.join(copy, 'manifest.json'), 'utf8'));
+    delete manifest.fullBand;
+    await writeFile(path.join(copy, 'manifest.json'), JSON.stringify(manifest));
+    const target = path.join(scratch, 'moshi-no-master');
+    await exportDataset(copy, 'moshi-finetune', target);
+    const audio = decodeWav(await readFile(path.join(target, 'data_stereo', 'tiny_0001.wav')), 'moshi wav');
+    expect(audio.sampleRate).toBe(24_000);
+    expect(tonePower(audio.channels[0]!, 24_000, HIGH_TONE_HZ)).toBeLessThan(1e-8);
   });
 
   it('writes stereo 24 kHz WAVs with the system on the left and the user on the right', async () => {
@@ -238,13 +336,45 @@ describe('rttm export', () => {
       const recording = parseRttm(await readFile(path.join(out, `${dialogue.id}.rttm`), 'utf8'), `${dialogue.id}.rttm`);
       expect(recording.fileId).toBe(dialogue.id);
       const twoChannel = toTwoChannelSegments(recording);
-      // corpora/rttm.ts puts the speaker with more talk time on channel 0; map back by speaker label
-      const channelOfSpeaker: Record<string, Channel> = { 'fixture:user-voice': 1, 'fixture:system-voice': 0 };
+      // corpora/rttm.ts puts the speaker with more talk time on channel 0; map back by speaker label (role first)
+      const channelOfSpeaker: Record<string, Channel> = { 'user_fixture:user-voice': 1, 'system_fixture:system-voice': 0 };
       const segments: ChannelSegments = { 0: [], 1: [] };
       for (const channel of [0, 1] as Channel[]) segments[channelOfSpeaker[twoChannel.channelSpeakers[channel]]!] = twoChannel.segments[channel];
       expect(segments).toEqual(segmentsFromEvents(dialogue.events));
       expect(`${formatEventsLine(dialogue.id, computeEvents(segments))}\n`).toBe(dialogue.eventsLine);
     }
+  });
+
+  it("keeps what NIST's rttmValidator.pl checks: 10 fields, SPKR-INFO for every speaker, no speaker's segments overlapping", async () => {
+    const out = path.join(scratch, 'rttm-spec');
+    await exportDataset(dataset, 'rttm', out);
+    const lines = (await readFile(path.join(out, 'tiny_0001.rttm'), 'utf8')).trim().split('\n').map((line) => line.split(' '));
+    // RT-09 evaluation plan, appendix A: type file channel tbeg tdur ortho stype name conf slat
+    for (const fields of lines) expect(fields).toHaveLength(10);
+    const declared = lines.filter((fields) => fields[0] === 'SPKR-INFO');
+    expect(declared.map((fields) => [fields[3], fields[4], fields[5], fields[6], fields[7]])).toEqual([
+      ['<NA>', '<NA>', '<NA>', 'unknown', 'system_fixture:system-voice'],
+      ['<NA>', '<NA>', '<NA>', 'unknown', 'user_fixture:user-voice'],
+    ]);
+    const speakers = lines.filter((fields) => fields[0] === 'SPEAKER');
+    expect(lines.map((fields) => fields[0])).toEqual([...declared.map(() => 'SPKR-INFO'), ...speakers.map(() => 'SPEAKER')]);
+    const lastEnd = new Map<string, number>();
+    for (const fields of speakers) {
+      expect(fields[2]).toBe('1');
+      expect(declared.map((info) => info[7])).toContain(fields[7]);
+      expect([fields[5], fields[6], fields[8], fields[9]]).toEqual(['<NA>', '<NA>', '<NA>', '<NA>']);
+      // find_speaker matches the name against each SPKR-INFO name as a regular expression, case-insensitively
+      expect(declared.some((info) => new RegExp(`^${info[7]}$`, 'i').test(fields[7]!))).toBe(true);
+      const [start, duration] = [Number(fields[3]), Number(fields[4])];
+      expect(start).toBeGreaterThanOrEqual(lastEnd.get(fields[7]!) ?? 0);
+      lastEnd.set(fields[7]!, start + duration);
+    }
+  });
+
+  it('makes speaker names that match themselves as regular expressions (espeak-ng voice ids hold "+")', () => {
+    const labels = rttmSpeakerLabels({ roles: { 0: 'system', 1: 'user' } }, { speakers: { 0: 'espeak-ng:en-us+m4:p40', 1: 'voice (2).wav' } });
+    expect(labels).toEqual({ 0: 'system_espeak-ng:en-us_m4:p40', 1: 'user_voice__2__wav' });
+    for (const label of Object.values(labels)) expect(new RegExp(`^${label}$`, 'i').test(label)).toBe(true);
   });
 });
 
@@ -269,21 +399,46 @@ describe('audacity export', () => {
 });
 
 describe('textgrid export', () => {
-  it('covers the domain with word intervals and keeps every event on the events tier', async () => {
+  const sortedEvents = (events: ChannelEvents): ChannelEvents => {
+    const order = (a: BenchmarkEvent, b: BenchmarkEvent) => a.start - b.start || a.end - b.end || EVENT_TYPES.indexOf(a.event) - EVENT_TYPES.indexOf(b.event);
+    return { 0: [...events[0]].sort(order), 1: [...events[1]].sort(order) };
+  };
+  const asIntervals = (grid: ReturnType<typeof dialogueTextGrid>) =>
+    grid.tiers.map((tier) => (tier.kind === 'interval' ? { name: tier.name, intervals: tier.intervals } : { name: tier.name, points: tier.points.map((point) => ({ time: point.time, mark: point.mark })) }));
+
+  it('covers the domain with word intervals, and every event is a span on the interval tier of its channel and type', async () => {
     const read = await readExportDataset(dataset);
     const dialogue = read.dialogues[0]!;
     const grid = dialogueTextGrid(read, dialogue);
-    expect(grid.tiers.map((tier) => tier.name)).toEqual(['system - words', 'user - words', 'events']);
+    const eventTiers = ['system', 'user'].flatMap((role) => EVENT_TYPES.map((type) => `${role} - ${type}`));
+    expect(grid.tiers.map((tier) => tier.name)).toEqual(['system - words', 'user - words', ...eventTiers]);
+    expect(grid.tiers.every((tier) => tier.kind === 'interval')).toBe(true);
     const system = grid.tiers[0]!;
     if (system.kind !== 'interval') throw new Error('interval tier expected');
     expect(system.intervals[0]).toEqual({ start: 0, end: 190, text: '' });
     expect(system.intervals.at(-1)).toEqual({ start: 350, end: 400, text: '' });
-    const events = grid.tiers[2]!;
-    if (events.kind !== 'point') throw new Error('point tier expected');
-    expect(parseEventMarks(events.points.map((point) => point.mark))).toEqual(dialogue.events);
+    const userTurns = grid.tiers.find((tier) => tier.name === 'user - TURN')!;
+    if (userTurns.kind !== 'interval') throw new Error('interval tier expected');
+    expect(userTurns.intervals.filter((interval) => interval.text !== '')).toEqual([{ start: 50, end: 160, text: 'TURN' }]);
+    expect(eventsFromTiers(asIntervals(grid), read.roles)).toEqual(sortedEvents(dialogue.events));
     const text = formatTextGrid(grid);
     expect(text).toContain('            text = """Emma""?" \n');
-    expect(text.startsWith('File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0 \nxmax = 4 \ntiers? <exists> \nsize = 3 \n')).toBe(true);
+    expect(text.startsWith('File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0 \nxmax = 4 \ntiers? <exists> \nsize = 14 \n')).toBe(true);
+  });
+
+  it('writes an overlapping TURN_SHIFT as [end, start] marked overlap, and a zero-length one as a point; both read back', () => {
+    const roles = { 0: 'system', 1: 'user' } as const;
+    const events: ChannelEvents = {
+      0: [{ event: 'TURN', start: 100, end: 300 }, { event: 'TURN_SHIFT', start: 120, end: 100 }],
+      1: [{ event: 'TURN', start: 10, end: 120 }, { event: 'TURN', start: 300, end: 380 }, { event: 'TURN_SHIFT', start: 300, end: 300 }],
+    };
+    const grid = dialogueTextGrid({ roles }, { durationSeconds: 4, words: [], events } as unknown as ExportDialogue);
+    const shifts = grid.tiers.find((tier) => tier.name === 'system - TURN_SHIFT')!;
+    if (shifts.kind !== 'interval') throw new Error('interval tier expected');
+    expect(shifts.intervals.filter((interval) => interval.text !== '')).toEqual([{ start: 100, end: 120, text: 'TURN_SHIFT (overlap)' }]);
+    const zero = grid.tiers.at(-1)!;
+    expect(zero).toEqual({ kind: 'point', name: ZERO_LENGTH_TIER, points: [{ time: 300, mark: 'TURN_SHIFT channel 1' }] });
+    expect(eventsFromTiers(asIntervals(grid), roles)).toEqual(sortedEvents(events));
   });
   it('reads back with corpora/textgrid.ts: the same words, segments and speakers per channel, and the same events', async () => {
     const out = path.join(scratch, 'textgrid');
@@ -299,9 +454,9 @@ describe('textgrid export', () => {
       const words = (recording.supervisions ?? []).flatMap((supervision) => supervision.words ?? []);
       const order = (a: { channel: number; start: number }, b: { channel: number; start: number }) => a.channel - b.channel || a.start - b.start;
       expect(words.sort(order)).toEqual([...dialogue.words].sort(order));
-      const events = grid.tiers.find((tier) => tier.name === 'events')!;
-      expect(events.kind).toBe('TextTier');
-      expect(parseEventMarks(events.intervals.map((point) => point.text))).toEqual(dialogue.events);
+      // corpora/textgrid.ts reads times as centiseconds; the event tiers give back every event
+      const tiers = grid.tiers.map((tier) => ({ name: tier.name, intervals: tier.intervals.map((interval) => ({ start: interval.start, end: interval.end, text: interval.text })) }));
+      expect(eventsFromTiers(tiers, read.roles)).toEqual(sortedEvents(dialogue.events));
     }
   });
   it('joins a word that overlaps the one before it (real transcripts) into one interval', () => {
@@ -359,7 +514,7 @@ describe('a chat dataset (duplexsynth chat layout: two real speakers, no user/sy
     const { alignments } = JSON.parse(await readFile(path.join(scratch, 'chat-exports', 'moshi-finetune', 'data_stereo', 'tiny_0001.json'), 'utf8')) as { alignments: [string, unknown, string][] };
     expect(alignments.filter((item) => item[2] === 'SPEAKER_MAIN').map((item) => item[0])).toEqual(['Jane', 'Austen', 'did…']);
     const grid = parseTextGrid(decodeTextGrid(await readFile(path.join(scratch, 'chat-exports', 'textgrid', 'tiny_0001.TextGrid'))), 'chat TextGrid');
-    expect(grid.tiers.map((tier) => tier.name)).toEqual(['channel0 - words', 'channel1 - words', 'events']);
+    expect(grid.tiers.slice(0, 3).map((tier) => tier.name)).toEqual(['channel0 - words', 'channel1 - words', 'channel0 - TURN']);
     expect(await readdir(path.join(scratch, 'chat-exports', 'audacity'))).toContain('tiny_0001.channel1-words.txt');
     const row = JSON.parse((await readFile(path.join(scratch, 'chat-exports', 'huggingface', 'test', 'metadata.jsonl'), 'utf8')).split('\n')[0]!);
     expect(row).toMatchObject({ channel0_role: 'channel0', channel1_speaker: 'corpus:B' });
@@ -381,6 +536,17 @@ describe('export folders', () => {
     const target = path.join(scratch, 'broken-export');
     await expect(exportDataset(broken, 'lhotse', target)).rejects.toThrow(/tiny_0002\.wav/);
     expect((await readdir(scratch)).filter((name) => name.startsWith('broken-export'))).toEqual([]);
+  });
+  it('refuse a folder holding an export of another format with one line, leaving it as it is; the same format is replaced', async () => {
+    const target = path.join(scratch, 'one-folder');
+    await exportDataset(dataset, 'rttm', target);
+    const before = await readFile(path.join(target, EXPORT_MANIFEST_FILE), 'utf8');
+    const refusal = exportDataset(dataset, 'textgrid', target);
+    await expect(refusal).rejects.toThrow(/one-folder: holds a rttm export, not textgrid; it was left as it is/);
+    await refusal.catch((error: Error) => expect(error.message).not.toContain('\n'));
+    expect(await readFile(path.join(target, EXPORT_MANIFEST_FILE), 'utf8')).toBe(before);
+    await exportDataset(dataset, 'rttm', target);
+    expect((await readdir(target)).sort()).toEqual([EXPORT_MANIFEST_FILE, 'tiny_0001.rttm', 'tiny_0002.rttm']);
   });
   it('lists every format in the registry', () => {
     expect(EXPORT_FORMAT_NAMES).toEqual(['lhotse', 'moshi-finetune', 'huggingface', 'rttm', 'textgrid', 'audacity']);

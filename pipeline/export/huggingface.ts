@@ -62,6 +62,9 @@ export function huggingFaceMetadataLine(dataset: ExportDataset, dialogue: Export
       start: seconds(utterance.start),
       end: seconds(utterance.end),
       text: utterance.text,
+      // in every row (pyarrow infers one struct for all splits): cut off by a barge-in at `end`, and the text planned
+      cut_off: utterance.cutOff !== undefined,
+      planned_text: utterance.cutOff?.plannedText ?? utterance.text,
     })),
     events,
     words: dialogue.words.map((word) => ({ channel: word.channel, start: seconds(word.start), end: seconds(word.end), word: word.word })),

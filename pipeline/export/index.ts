@@ -71,12 +71,12 @@ export interface ExportResult {
 /**
  * Exports the dataset folder `datasetDirectory` as `format` into `outDirectory`.
  * @throws DatasetReadError when the dataset cannot be read (file and field named); Error when
- *   `outDirectory` holds someone else's files; the format's own errors (the output is then not
+ *   `outDirectory` holds someone else's files or an export of another format; the format's own errors (the output is then not
  *   written: its `.partial` folder is removed)
  */
 export async function exportDataset(datasetDirectory: string, format: ExportFormatName, outDirectory: string, options: ExportOptions = {}): Promise<ExportResult> {
   const dataset = await readExportDataset(datasetDirectory);
-  const writer = await ExportWriter.open(outDirectory);
+  const writer = await ExportWriter.open(outDirectory, format);
   try {
     const details = await EXPORT_FORMATS[format].write(dataset, writer, options);
     const manifestSha256 = bytesHash(await readFile(path.join(dataset.directory, 'manifest.json')));

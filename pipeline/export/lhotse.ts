@@ -15,7 +15,8 @@
  *   "alignment"}`; `language` is the English name as lhotse recipes write it (`"English"`,
  *   `"Japanese"`); `custom` carries `role` (user/system; chat: channel0/channel1), `kind`
  *   (question/answer/backchannel, chat: turn/backchannel: the backchannels are marked here) and the
- *   TopiOCQA `turn_number`; `alignment.word` lists the words as
+ *   TopiOCQA `turn_number`; an answer cut off by a barge-in (its `text` is what was spoken) also has
+ *   `cut_off: true`, `cut_at` (seconds, the supervision's end) and `planned_text`; `alignment.word` lists the words as
  *   `AlignmentItem.serialize()` writes them, `[symbol, start, duration, score]` with score `null`,
  *   start relative to the recording.
  * Times are the dataset's centiseconds written as floats (seconds).
@@ -54,6 +55,7 @@ export async function lhotseManifestLines(dataset: ExportDataset): Promise<{ rec
       const words = dialogue.words.filter((word) => word.channel === utterance.channel && word.start >= utterance.start && word.end <= utterance.end);
       const custom: Record<string, PythonJsonValue> = { role: utterance.role, kind: utterance.kind };
       if (utterance.turnNumber !== null) custom.turn_number = utterance.turnNumber;
+      if (utterance.cutOff) Object.assign(custom, { cut_off: true, cut_at: seconds(utterance.end), planned_text: utterance.cutOff.plannedText });
       supervisions.push(
         pythonJson({
           id: `${dialogue.id}-${String(index).padStart(width, '0')}`,

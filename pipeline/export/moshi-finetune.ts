@@ -19,7 +19,10 @@
  * - `path` is relative to the export folder, as in the README's example; moshi-finetune opens it (and
  *   the `.json` beside it) relative to its working directory, so train from the export folder or
  *   pass `absolutePaths`.
- * - Resampling to 24 kHz uses the project's libsamplerate converter (`resample`, best quality).
+ * - The audio is the dataset's full-band master (`audio_fullband/{id}.wav`, the TTS engine's own
+ *   rate: 24 kHz CosyVoice2 needs no resampling, espeak-ng's 22.05 kHz keeps its band up to 11 kHz)
+ *   when it has one, else the benchmark's 16 kHz file (nothing above 8 kHz: the returned details say
+ *   which). Resampling to 24 kHz uses the project's libsamplerate converter (`resample`, best quality).
  */
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
@@ -64,9 +67,14 @@ export function moshiAlignmentJson(words: readonly AlignedWord[], systemChannel:
  */
 export async function writeMoshiFinetuneExport(dataset: ExportDataset, writer: ExportWriter, options: MoshiExportOptions = {}): Promise<Record<string, unknown>> {
   const lines: string[] = [];
+  const sourceRates = new Set<number>();
+  let fromFullBand = 0;
   for (const dialogue of dataset.dialogues) {
-    const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
-    if (audio.channels.length !== 2) throw new RangeError(`${dialogue.audioFile}: ${audio.channels.length} channels; a dialogue recording has 2`);
+    const source = dialogue.fullBandAudioFile ?? dialogue.audioFile;
+    if (dialogue.fullBandAudioFile !== null) fromFullBand += 1;
+    const audio = decodeWav(await readFile(source), source);
+    if (audio.channels.length !== 2) throw new RangeError(`${source}: ${audio.channels.length} channels; a dialogue recording has 2`);
+    sourceRates.add(audio.sampleRate);
     const main = mainChannel(dataset);
     const stereo = { channels: [audio.channels[main]!, audio.channels[main === 0 ? 1 : 0]!], sampleRate: audio.sampleRate };
     const resampled = stereo.sampleRate === MOSHI_SAMPLE_RATE ? stereo : await resample(stereo, MOSHI_SAMPLE_RATE, 'best');
@@ -79,7 +87,11 @@ export async function writeMoshiFinetuneExport(dataset: ExportDataset, writer: E
   }
   await writer.write(`${dataset.dataset}.jsonl`, lines.map((line) => `${line}\n`).join(''));
   const main = mainChannel(dataset);
-  return { sampleRate: MOSHI_SAMPLE_RATE, left: dataset.roles[main], right: dataset.roles[main === 0 ? 1 : 0], jsonl: `${dataset.dataset}.jsonl`, pathsRelativeTo: options.absolutePaths ? 'absolute' : 'export folder' };
+  return {
+    sampleRate: MOSHI_SAMPLE_RATE,
+    // where the audio came from: the full-band masters (their rates) or the benchmark's files
+    source: { fullBandDialogues: fromFullBand, benchmarkAudioDialogues: dataset.dialogues.length - fromFullBand, sampleRates: [...sourceRates].sort((a, b) => a - b) },
+    left: dataset.roles[main], right: dataset.roles[main === 0 ? 1 : 0], jsonl: `${dataset.dataset}.jsonl`, pathsRelativeTo: options.absolutePaths ? 'absolute' : 'export folder' };
 }
 
 /** Path of the JSONL inside a moshi-finetune export folder. */

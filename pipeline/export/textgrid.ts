@@ -8,12 +8,17 @@
  *    (Japanese: morphemes; chat data: `channel0 - words`, `channel1 - words`), the gaps as empty
  *    intervals (an interval tier covers its whole domain); corpora/textgrid.ts reads them back as
  *    channels 0 and 1 with speakers `system` and `user`;
- * 3. TextTier `events`: the benchmark events as points at their start time. Events overlap each other
- *    (a TURN holds its SHORTPAUSEs; a BARGE_IN starts with its TURN), so they cannot share one
- *    interval tier, and Praat keeps only one point per time (it drops a second point at the same
- *    time when reading): events starting at the same time share one point, their texts joined with
- *    " | ". Each event reads `TYPE channel C [start, end]` (seconds; a TURN_SHIFT with start > end is
- *    an overlapping shift).
+ * 3. one IntervalTier per channel and event type, `{role} - {TYPE}` (`system - TURN`, ...,
+ *    `user - BARGE_IN`; channel 0's six first, in the order TURN, SHORTPAUSE, BC, TURN_HOLD,
+ *    TURN_SHIFT, BARGE_IN), each event a span labelled with its type: events of different types
+ *    overlap (a TURN holds its SHORTPAUSEs, a BARGE_IN starts with its TURN), those of one type on one
+ *    channel do not, so each is a span of its own in Praat. A TURN_SHIFT with start > end (the new
+ *    turn overlaps the floor) is the span [end, start] labelled `TURN_SHIFT (overlap)`; spans of one
+ *    tier that would overlap all the same (not made by the events.md rules) are joined, labels
+ *    separated by " | ".
+ * 4. only when there are any: TextTier `zero-length events`, a point per event whose start equals its
+ *    end (a TURN_SHIFT whose turn starts the centisecond the floor ends: an interval tier cannot hold
+ *    an empty span), marked `TYPE channel C`.
  * Strings are written as Praat writes them: in double quotes, a quote inside doubled.
  */
 import type { AlignedWord, BenchmarkEvent, BenchmarkEventType, Centiseconds, Channel, ChannelEvents } from '../model/types.ts';
@@ -42,8 +47,17 @@ export interface TextGrid {
   tiers: TextGridTier[];
 }
 
-/** Separator between events that share one point of the events tier. */
+/** Separator between events joined into one interval or point. */
 export const EVENT_SEPARATOR = ' | ';
+
+/** The event types in tier order. */
+export const EVENT_TYPES: readonly BenchmarkEventType[] = ['TURN', 'SHORTPAUSE', 'BC', 'TURN_HOLD', 'TURN_SHIFT', 'BARGE_IN'];
+
+/** Label suffix of a TURN_SHIFT written as [end, start] because it overlaps. */
+const OVERLAP_SUFFIX = ' (overlap)';
+
+/** Name of the point tier of zero-length events. */
+export const ZERO_LENGTH_TIER = 'zero-length events';
 
 /** Seconds as Praat reads them: shortest decimal of centiseconds / 100 (`3300` -> `33`, `345` -> `3.45`). */
 function praatNumber(centiseconds: Centiseconds): string {
@@ -91,31 +105,20 @@ export function wordIntervals(words: readonly { start: Centiseconds; end: Centis
   return intervals;
 }
 
-/** The text of one event inside an events-tier mark: `TYPE channel C [start, end]`. */
-export function formatEventMark(event: BenchmarkEvent, channel: Channel): string {
-  return `${event.event} channel ${channel} [${praatNumber(event.start)}, ${praatNumber(event.end)}]`;
-}
-
-const EVENT_MARK = /^(TURN|SHORTPAUSE|BC|TURN_HOLD|TURN_SHIFT|BARGE_IN) channel ([01]) \[(\d+(?:\.\d{1,2})?), (\d+(?:\.\d{1,2})?)\]$/;
-
 /**
- * Reads the events back from the marks of an events tier (the inverse of the writer), in mark order.
- * @throws RangeError naming the mark that is not `TYPE channel C [start, end]`
+ * Spans of one tier, sorted, with spans that overlap the one before joined (labels separated by
+ * {@link EVENT_SEPARATOR}), so the tier's intervals never overlap.
  */
-export function parseEventMarks(marks: readonly string[]): ChannelEvents {
-  const events: ChannelEvents = { 0: [], 1: [] };
-  const centiseconds = (text: string) => {
-    const [whole = '0', fraction = ''] = text.split('.');
-    return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
-  };
-  for (const mark of marks) {
-    for (const part of mark.split(EVENT_SEPARATOR)) {
-      const match = EVENT_MARK.exec(part);
-      if (match === null) throw new RangeError(`events tier mark ${JSON.stringify(part)} is not "TYPE channel C [start, end]"`);
-      events[Number(match[2]) as Channel].push({ event: match[1] as BenchmarkEventType, start: centiseconds(match[3]!), end: centiseconds(match[4]!) });
-    }
+function joinOverlapping(spans: readonly TextGridInterval[]): TextGridInterval[] {
+  const joined: TextGridInterval[] = [];
+  for (const span of [...spans].sort((a, b) => a.start - b.start || a.end - b.end)) {
+    const last = joined.at(-1);
+    if (last !== undefined && span.start < last.end) {
+      last.end = Math.max(last.end, span.end);
+      last.text = `${last.text}${EVENT_SEPARATOR}${span.text}`;
+    } else joined.push({ ...span });
   }
-  return events;
+  return joined;
 }
 
 /** The TextGrid of one dialogue (module comment). */
@@ -126,12 +129,72 @@ export function dialogueTextGrid(dataset: Pick<ExportDataset, 'roles'>, dialogue
     const words = dialogue.words.filter((word: AlignedWord) => word.channel === channel);
     return { kind: 'interval', name: `${role} - words`, intervals: coverDomain(wordIntervals(words), end) };
   };
-  const byTime = new Map<Centiseconds, string[]>();
+  const eventTiers: TextGridTier[] = [];
+  const zeroLength: TextGridPoint[] = [];
   for (const channel of [0, 1] as Channel[]) {
-    for (const event of dialogue.events[channel]) byTime.set(event.start, [...(byTime.get(event.start) ?? []), formatEventMark(event, channel)]);
+    for (const type of EVENT_TYPES) {
+      const spans: TextGridInterval[] = [];
+      for (const event of dialogue.events[channel]) {
+        if (event.event !== type) continue;
+        if (event.start === event.end) zeroLength.push({ time: event.start, mark: `${type} channel ${channel}` });
+        else if (event.start < event.end) spans.push({ start: event.start, end: event.end, text: type });
+        else spans.push({ start: event.end, end: event.start, text: `${type}${OVERLAP_SUFFIX}` });
+      }
+      eventTiers.push({ kind: 'interval', name: `${dataset.roles[channel]} - ${type}`, intervals: coverDomain(joinOverlapping(spans), end) });
+    }
   }
-  const points = [...byTime.entries()].sort(([a], [b]) => a - b).map(([time, marks]) => ({ time, mark: marks.join(EVENT_SEPARATOR) }));
-  return { end, tiers: [wordTier(0), wordTier(1), { kind: 'point', name: 'events', points }] };
+  // Praat keeps one point per time: zero-length events at the same time share one
+  const points = new Map<Centiseconds, string[]>();
+  for (const point of zeroLength) points.set(point.time, [...(points.get(point.time) ?? []), point.mark]);
+  const zeroTier: TextGridTier[] =
+    points.size > 0
+      ? [{ kind: 'point', name: ZERO_LENGTH_TIER, points: [...points.entries()].sort(([a], [b]) => a - b).map(([time, marks]) => ({ time, mark: marks.join(EVENT_SEPARATOR) })) }]
+      : [];
+  return { end, tiers: [wordTier(0), wordTier(1), ...eventTiers, ...zeroTier] };
+}
+
+/**
+ * Reads the events back from a TextGrid's tiers (the inverse of {@link dialogueTextGrid}), each
+ * channel's sorted by (start, end, type order): event interval tiers are those named
+ * `{role} - {TYPE}` for a role of `roles`; their non-empty intervals are events.
+ * @param tiers name, and intervals or points, in seconds or centiseconds as `toCentiseconds` converts
+ * @throws RangeError naming the tier and label that is not an event of that tier
+ */
+export function eventsFromTiers(
+  tiers: readonly { name: string; intervals?: readonly { start: number; end: number; text: string }[]; points?: readonly { time: number; mark: string }[] }[],
+  roles: Record<Channel, string>,
+  toCentiseconds: (time: number) => Centiseconds = (time) => time,
+): ChannelEvents {
+  const events: ChannelEvents = { 0: [], 1: [] };
+  for (const tier of tiers) {
+    if (tier.name === ZERO_LENGTH_TIER) {
+      for (const point of tier.points ?? []) {
+        for (const mark of point.mark.split(EVENT_SEPARATOR)) {
+          const match = /^(TURN|SHORTPAUSE|BC|TURN_HOLD|TURN_SHIFT|BARGE_IN) channel ([01])$/.exec(mark);
+          if (match === null) throw new RangeError(`tier ${JSON.stringify(tier.name)}: mark ${JSON.stringify(mark)} is not "TYPE channel C"`);
+          const time = toCentiseconds(point.time);
+          events[Number(match[2]) as Channel].push({ event: match[1] as BenchmarkEventType, start: time, end: time });
+        }
+      }
+      continue;
+    }
+    const channel = ([0, 1] as Channel[]).find((candidate) => tier.name.startsWith(`${roles[candidate]} - `));
+    const type = channel === undefined ? undefined : EVENT_TYPES.find((candidate) => tier.name === `${roles[channel]} - ${candidate}`);
+    if (channel === undefined || type === undefined) continue;
+    for (const interval of tier.intervals ?? []) {
+      if (interval.text === '') continue;
+      const [start, end] = [toCentiseconds(interval.start), toCentiseconds(interval.end)];
+      for (const label of interval.text.split(EVENT_SEPARATOR)) {
+        if (label === type) events[channel].push({ event: type, start, end });
+        else if (label === `${type}${OVERLAP_SUFFIX}`) events[channel].push({ event: type, start: end, end: start });
+        else throw new RangeError(`tier ${JSON.stringify(tier.name)}: label ${JSON.stringify(label)} is not ${type}`);
+      }
+    }
+  }
+  for (const channel of [0, 1] as Channel[]) {
+    events[channel].sort((a, b) => a.start - b.start || a.end - b.end || EVENT_TYPES.indexOf(a.event) - EVENT_TYPES.indexOf(b.event));
+  }
+  return events;
 }
 
 /** The long text format of a TextGrid, laid out as Praat writes it (4-space indents, a space after each value). */
@@ -159,5 +222,5 @@ export function formatTextGrid(grid: TextGrid): string {
 /** Writes `{id}.TextGrid` per dialogue. */
 export async function writeTextGridExport(dataset: ExportDataset, writer: ExportWriter): Promise<Record<string, unknown>> {
   for (const dialogue of dataset.dialogues) await writer.write(`${dialogue.id}.TextGrid`, formatTextGrid(dialogueTextGrid(dataset, dialogue)));
-  return { files: dataset.dialogues.length, tiers: ['channel 0 words', 'channel 1 words', 'events (points)'] };
+  return { files: dataset.dialogues.length, tiers: ['{role} - words per channel', '{role} - {TYPE} per channel and event type (intervals)', `${ZERO_LENGTH_TIER} (points, when any)`] };
 }

@@ -51,6 +51,14 @@ export const datasetManifestSchema = z.object({
   timeline: z.object({ profile: z.enum(['benchmark', 'natural']), turnHoldShare: z.number().min(0).max(1) }).optional(),
   /** A barge-in variant's origin (`{dataset}_bargein`). */
   variant: z.object({ kind: z.literal('barge-in'), of: z.string(), systemYields: z.enum(['next-word-boundary', 'runs-on']) }).optional(),
+  /**
+   * The full-band masters (`audio_fullband/{id}.wav`: each dialogue's mix at the TTS engine's own
+   * rate, above `sampleRate`), when written: their folder, their rates (Hz; one per engine) and how
+   * many dialogues have one. Absent when none was written.
+   */
+  fullBand: z
+    .object({ directory: z.string(), sampleRates: z.array(z.number().int().positive()).min(1), dialogues: z.number().int().nonnegative() })
+    .optional(),
   /** Dialogue ids, sorted (the lines of all.jsonl). */
   dialogues: z.array(z.string()).optional(),
   /** Relative path -> sha256 (hex) of every file of the folder but manifest.json. */

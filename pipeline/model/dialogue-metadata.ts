@@ -24,6 +24,24 @@ const utteranceTextSchema = z.object({
   spoken: z.string().nullable().optional(),
   final: z.string().nullable().optional(),
   synthesized: z.string().nullable().optional(),
+  /** What the audio says: `synthesized`, or for an utterance cut off (a barge-in variant's answer) the words spoken before the cut. Absent in metadata of earlier versions. */
+  transcript: z.string().nullable().optional(),
+});
+
+/**
+ * An utterance cut off before its end (the barge-in variant's answer where the user barged in): the
+ * text it was to say, where it stopped and the words it did not say. Its `text.transcript`, `end` and
+ * words hold what was spoken.
+ */
+export const utteranceCutOffSchema = z.object({
+  /** The whole text as synthesized (what was planned). */
+  plannedText: z.string(),
+  /** Where the audio stops, seconds from the start of the dialogue's WAV (= the utterance's `end`). */
+  atSeconds: z.number(),
+  /** Length the whole utterance has in the base dataset, seconds. */
+  plannedDurationSeconds: z.number(),
+  /** The planned words not spoken, in order. */
+  unspokenWords: z.array(z.string()),
 });
 
 /** One utterance as placed in the dialogue. */
@@ -36,6 +54,8 @@ export const metadataUtteranceSchema = z.object({
   start: z.number(),
   end: z.number(),
   text: utteranceTextSchema,
+  /** Present only on an utterance cut off before its end. */
+  cutOff: utteranceCutOffSchema.optional(),
 });
 
 /** What every dataset's dialogue metadata holds (the fields readers may rely on). */
@@ -99,7 +119,7 @@ const taskUtteranceSchema = metadataUtteranceSchema.extend({
   offsetFromFloor: z.number().nullable(),
   /** Part 1 or 2 of a question spoken in two parts around a TURN_HOLD pause; absent for a whole question. */
   questionPart: z.union([z.literal(1), z.literal(2)]).optional(),
-  text: z.object({ source: z.string().nullable(), spoken: z.string().nullable(), final: z.string().nullable(), synthesized: z.string() }),
+  text: z.object({ source: z.string().nullable(), spoken: z.string().nullable(), final: z.string().nullable(), synthesized: z.string(), transcript: z.string() }),
   paddingSteps: z.number().int().nonnegative(),
   rephrasedForSpeechRate: z.boolean(),
   wordTimingSource: z.enum(['engine', 'spread']),
@@ -121,8 +141,10 @@ export const taskDialogueMetadataSchema = dialogueMetadataSchema.extend({
   /** The timing statistics file the offsets were drawn from (its name), draws redrawn and fallbacks. */
   timing: z.object({ statistics: z.string(), resampledDraws: z.number().int().nonnegative(), fallbacks: z.number().int().nonnegative() }),
   backchannels: z.array(z.object({ channel: z.number().int().nonnegative(), start: z.number(), end: z.number(), text: z.string(), hostUtteranceIndex: z.number().int().nonnegative() })),
-  /** Hz. */
+  /** Hz of `audio/{id}.wav`. */
   sampleRate: z.number().int().positive(),
+  /** Hz of the full-band master `audio_fullband/{id}.wav` (the TTS engine's rate); absent when none was written. */
+  fullBandSampleRate: z.number().int().positive().optional(),
   utterances: z.array(taskUtteranceSchema),
   /** Only in a barge-in variant. */
   variant: bargeInVariantSchema.optional(),

@@ -47,7 +47,7 @@ import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } fro
 import { prepareTextStage } from './prepare-text.ts';
 import { scoreAndSplit } from './score-and-split.ts';
 import { runRecordFile } from './build-status.ts';
-import { speakerRoster } from './speaker-roster.ts';
+import { checkSpeakerPromptClips, speakerRoster } from './speaker-roster.ts';
 import { formatBuildSummaryMarkdown } from './summary-markdown.ts';
 import { bargeInVariantMetadata, taskDialogueMetadata } from './task-metadata.ts';
 
@@ -152,6 +152,10 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog; a
   log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
   for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`, 'warn');
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
+  // what the corpus loader did to the text (empty answers, dropped turns, removed control characters): printed, never silent
+  for (const warning of corpus.warnings) log(`ingest: warning: ${warning}`);
+  // voice prompts that cannot be what their manifest says stop the build before any request (a truncated clip)
+  for (const language of config.languages) await checkSpeakerPromptClips(language, config);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)
   return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {})));
 }

@@ -62,7 +62,10 @@ export class DatasetOutput implements DialogueSink {
     userChannel: Channel,
     extra: DialogueCounts = {},
   ): Promise<void> {
-    await this.writer.addDialogue({ id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata }, taskDialogueMetadataSchema);
+    await this.writer.addDialogue(
+      { id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) },
+      taskDialogueMetadataSchema,
+    );
     this.timings.push(
       generatedDialogueTiming(
         id,

@@ -166,13 +166,13 @@ describe('bad input is refused before any service is called, with one line namin
   it('a pack missing a required field, a Chinese pack segmenting at spaces, a voice espeak-ng does not have', async () => {
     const zh = readLanguagePackFile(path.join(PROJECT_ROOT, 'pipeline', 'model', 'language-packs', 'zh.yaml'));
     const { speechRate: _dropped, ...missing } = { ...zh, code: 'yue' };
-    await writeFile(path.join(scratch, 'missing.yaml'), toYaml(missing));
-    await expect(configIn('missing', { languagePacks: ['missing.yaml'], corpus: { path: SPANISH_CORPUS } })).rejects.toThrow(/missing\.yaml: invalid language pack: speechRate: /);
-    await writeFile(path.join(scratch, 'spaces.yaml'), toYaml({ ...zh, code: 'wuu', script: { scripts: ['Han'], segmentation: 'spaces' } }));
-    await expect(configIn('spaces', { languagePacks: ['spaces.yaml'], corpus: { path: SPANISH_CORPUS } })).rejects.toThrow(/spaces\.yaml: invalid language pack: script\.segmentation: "spaces" cannot segment Han/);
-    await writeFile(path.join(scratch, 'voice.yaml'), toYaml({ ...zh, code: 'hak', offlineVoice: { engine: 'espeak-ng', voice: 'no-such-voice' }, timing: { statistics: null } }));
-    const config = await configIn('voice', { languages: ['hak'], languagePacks: ['voice.yaml'], corpus: { path: SPANISH_CORPUS, language: 'hak' } });
-    await expect(checkOfflineVoices(config)).rejects.toThrow(/voice\.yaml: offlineVoice\.voice: espeak-ng has no voice "no-such-voice"/);
+    await writeFile(path.join(scratch, 'pack-missing.yaml'), toYaml(missing));
+    await expect(configIn('missing', { languagePacks: ['pack-missing.yaml'], corpus: { path: SPANISH_CORPUS } })).rejects.toThrow(/pack-missing\.yaml: invalid language pack: speechRate: /);
+    await writeFile(path.join(scratch, 'pack-spaces.yaml'), toYaml({ ...zh, code: 'wuu', script: { scripts: ['Han'], segmentation: 'spaces' } }));
+    await expect(configIn('spaces', { languagePacks: ['pack-spaces.yaml'], corpus: { path: SPANISH_CORPUS } })).rejects.toThrow(/pack-spaces\.yaml: invalid language pack: script\.segmentation: "spaces" cannot segment Han/);
+    await writeFile(path.join(scratch, 'pack-voice.yaml'), toYaml({ ...zh, code: 'hak', offlineVoice: { engine: 'espeak-ng', voice: 'no-such-voice' }, timing: { statistics: null } }));
+    const config = await configIn('voice', { languages: ['hak'], languagePacks: ['pack-voice.yaml'], corpus: { path: SPANISH_CORPUS, language: 'hak' } });
+    await expect(checkOfflineVoices(config)).rejects.toThrow(/pack-voice\.yaml: offlineVoice\.voice: espeak-ng has no voice "no-such-voice"/);
   });
 
   it('a corpus whose text is not in its declared language', async () => {

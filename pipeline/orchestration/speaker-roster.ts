@@ -14,7 +14,10 @@ import { parseRecord } from '../storage/json-records.ts';
 import { DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
 import { offlineSpeakerRosterOf, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
-import { voicePromptRoster } from '../services/tts/voice-prompt.ts';
+import { guessTranscriptLanguage, voicePromptRoster } from '../services/tts/voice-prompt.ts';
+import { DEFAULT_SPEECH_RATE_BOUNDS, plausibleDurationRange, spokenLength } from '../services/tts/synthesis-speech-rate.ts';
+import { readWavFileLayout } from '../audio/wav.ts';
+import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
 /** A language's speakers: a fixed pair (the same in every dialogue), or identities each dialogue draws its pair from. */
 export interface SpeakerRoster {
@@ -69,4 +72,52 @@ export function readSpeakerPromptManifest(manifest: string): SpeakerPromptLine[]
 /** A voice's settings as `key=value` pairs sorted by key (its part of a fixed speaker's id). */
 function canonicalVoice(voice: VoiceSettings): string {
   return Object.keys(voice).sort().map((key) => `${key}=${String(voice[key])}`).join(',');
+}
+
+/**
+ * Check the voice prompts a build will send (the clip the roster picks per speaker of
+ * `tts.{lang}.speakerPrompts`) before any request: each WAV must last what its manifest line says
+ * (within `durationTolerance`, default ± 5 %), and its transcript must fit that duration at a human
+ * speaking rate (synthesis-speech-rate.ts bounds: English 5-24 letters/s, Japanese 3-13 morae/s, plus
+ * pause allowances). A truncated clip with a long transcript makes a voice-cloning model speak
+ * garbage for every request that uses it.
+ * @throws ConfigError naming the manifest, the prompt id, its WAV, the field and the limit
+ */
+export async function checkSpeakerPromptClips(language: Language, config: BuildConfig): Promise<void> {
+  const prompts = config.tts[language]?.speakerPrompts;
+  if (!prompts) return;
+  const lines = readSpeakerPromptManifest(prompts.manifest);
+  const byId = new Map(lines.map((line) => [line.id, line]));
+  const setting = `tts.${language}.speakerPrompts`;
+  for (const identity of voicePromptRoster(lines, path.dirname(prompts.manifest))) {
+    const line = byId.get(String(identity.voice.promptId))!;
+    const wav = String(identity.voice.promptWav);
+    const where = `${prompts.manifest}: prompt ${line.id} (${wav})`;
+    let layout: ReturnType<typeof readWavFileLayout>;
+    try {
+      layout = readWavFileLayout(wav);
+    } catch (error) {
+      throw new ConfigError(`${where}: ${describeFileSystemError(error, wav, 'voice prompt')}`);
+    }
+    if (layout === undefined || layout.format.blockAlign <= 0 || layout.format.sampleRate <= 0) throw new ConfigError(`${where}: not a WAV file with a fmt and a data chunk`);
+    const seconds = layout.dataBytes / layout.format.blockAlign / layout.format.sampleRate;
+    const tolerance = prompts.durationTolerance;
+    if (Math.abs(seconds - line.durationSeconds) > tolerance * line.durationSeconds) {
+      throw new ConfigError(
+        `${where}: field "durationSeconds": the WAV lasts ${seconds.toFixed(2)} s, the manifest says ${line.durationSeconds} s ` +
+          `(more than the ${Math.round(tolerance * 100)} % allowed, ${setting}.durationTolerance); the clip was cut or replaced: cut the pool again (duplexsynth prompts)`,
+      );
+    }
+    const transcriptLanguage = guessTranscriptLanguage(line.text);
+    const bounds = DEFAULT_SPEECH_RATE_BOUNDS[transcriptLanguage];
+    if (bounds === undefined) continue; // no speaking-rate bounds for that language: the duration check above is all
+    const length = await spokenLength(line.text, transcriptLanguage);
+    const range = plausibleDurationRange(length, bounds);
+    if (seconds < range.minimumSeconds || seconds > range.maximumSeconds) {
+      throw new ConfigError(
+        `${where}: field "text": ${length.units} ${length.unit} of transcript need ${range.minimumSeconds.toFixed(2)}-${range.maximumSeconds.toFixed(2)} s of speech, ` +
+          `the clip lasts ${seconds.toFixed(2)} s; the transcript is not the clip's (fix the manifest line or cut the pool again)`,
+      );
+    }
+  }
 }

@@ -13,6 +13,7 @@ import type { SpeechSynthesizer } from '../services/tts/speech-synthesizer.ts';
 import type { SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import type { BargeInTimeline, PlacedTimeline } from '../../stages/place-timeline.ts';
 import type { SpokenUtterance } from '../../stages/synthesize-speech.ts';
+import { spokenPrefix } from '../alignment/spoken-transcript.ts';
 
 /** What a dialogue's metadata is made from. */
 export interface TaskMetadataInput {
@@ -73,6 +74,7 @@ export function taskDialogueMetadata(input: TaskMetadataInput): TaskDialogueMeta
       hostUtteranceIndex: backchannel.hostUtteranceIndex,
     })),
     sampleRate: timeline.sampleRate,
+    ...(timeline.fullBand ? { fullBandSampleRate: timeline.fullBand.sampleRate } : {}),
     durationSeconds: timeline.totalDurationCs / 100,
     utterances: spoken.map((utterance, index) => ({
       index,
@@ -84,7 +86,7 @@ export function taskDialogueMetadata(input: TaskMetadataInput): TaskDialogueMeta
       end: timeline.placement.ends[index]! / 100,
       offsetFromFloor: index > 0 ? timeline.placement.offsets[index - 1]! / 100 : null,
       ...(utterance.part !== undefined ? { questionPart: utterance.part } : {}),
-      text: { ...turnText(utterance.turnNumber, utterance.kind === 'answer' ? 'answer' : 'question'), synthesized: utterance.spokenText },
+      text: { ...turnText(utterance.turnNumber, utterance.kind === 'answer' ? 'answer' : 'question'), synthesized: utterance.spokenText, transcript: utterance.spokenText },
       paddingSteps: utterance.paddingSteps,
       rephrasedForSpeechRate: utterance.rephrasedForSpeechRate,
       wordTimingSource: utterance.wordTimingSource,
@@ -101,8 +103,27 @@ export function taskDialogueMetadata(input: TaskMetadataInput): TaskDialogueMeta
  */
 export function bargeInVariantMetadata(input: Omit<TaskMetadataInput, 'spoken' | 'timeline'> & { timeline: BargeInTimeline }, baseSpoken: readonly SpokenUtterance[], of: string): TaskDialogueMetadata {
   const { timeline, config } = input;
+  const record = taskDialogueMetadata({ ...input, spoken: timeline.utterances });
+  // an answer the user barged in on says only the words before the cut: its transcript, and what it was to say
+  const separator = input.language === 'ja' ? '' : ' ';
+  const utterances = record.utterances.map((utterance, index) => {
+    const spoken = timeline.utterances[index]!;
+    const planned = baseSpoken[index]!;
+    if (spoken.durationCs >= planned.durationCs) return utterance;
+    return {
+      ...utterance,
+      text: { ...utterance.text, transcript: spokenPrefix(spoken.spokenText, spoken.words.map((word) => word.word), separator) },
+      cutOff: {
+        plannedText: planned.spokenText,
+        atSeconds: utterance.end,
+        plannedDurationSeconds: planned.durationCs / 100,
+        unspokenWords: planned.words.slice(spoken.words.length).map((word) => word.word),
+      },
+    };
+  });
   return {
-    ...taskDialogueMetadata({ ...input, spoken: timeline.utterances }),
+    ...record,
+    utterances,
     variant: {
       kind: 'barge-in',
       of,

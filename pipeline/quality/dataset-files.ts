@@ -3,6 +3,7 @@
  * stages: `manifest.json`, `all.jsonl` (lines kept byte for byte), `metadata/{id}.json`,
  * `summary.json` (failed, i.e. quarantined, dialogues) and `audio/{id}.wav` paths.
  */
+import { LANGUAGE_CODE_PATTERN } from '../model/language-code.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseEventsLine } from '../events/index.ts';
@@ -94,7 +95,7 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
   const manifest = await readRecord(manifestFile, datasetManifestSchema, { makeError: readError });
   const manifestFiles: Record<string, string> = manifest.files ?? {};
   const language = manifest.language ?? path.basename(path.dirname(path.dirname(absolute)));
-  if (language !== 'en' && language !== 'ja') throw new DatasetReadError(`${manifestFile}: language "${language}" is not en or ja`);
+  if (!LANGUAGE_CODE_PATTERN.test(language)) throw new DatasetReadError(`${manifestFile}: language "${language}" is not a language code (BCP-47, e.g. en, ja, zh)`);
   const dataset = manifest.dataset ?? path.basename(absolute);
   const jsonlFile = path.join(absolute, 'all.jsonl');
   const lines = splitJsonlLines(await readText(jsonlFile));

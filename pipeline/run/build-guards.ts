@@ -11,9 +11,13 @@
  */
 import type { BuildConfig } from '../config.ts';
 import type { SourceConversation } from '../model/types.ts';
+import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
 import type { LogLevel } from './progress.ts';
 import { lockOutputDirectory } from './build-lock.ts';
-import { removeOrphanedTemporaryFiles } from '../storage/write-atomic.ts';
+import { formatBytes, removeOrphanedTemporaryFiles } from '../storage/write-atomic.ts';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { outermostMissingFolder, removeFoldersLeftEmpty } from '../storage/empty-folders.ts';
 import { checkBuildFolders, checkBuildSettings, checkFreeSpace, estimatePlannedAudioBytes, removeUnfinishedDatasets } from './output-checks.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
@@ -22,11 +26,13 @@ import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../
  * @param config the build
  * @param log the caller's log
  * @returns the log to use: every line redacted
- * @throws BuildInputError naming the setting (./output-checks.ts `checkBuildSettings`)
+ * @throws BuildInputError naming the setting (./output-checks.ts `checkBuildSettings`), or the
+ *   setting and the environment variable of an API key that is not set ({@link checkConfiguredKeys})
  */
 export function beginGuardedBuild(config: BuildConfig, log: (line: string, level?: LogLevel) => void): (line: string, level?: LogLevel) => void {
   registerConfiguredSecrets(config);
   checkBuildSettings(config);
+  checkConfiguredKeys(config);
   return (line, level) => log(redactSecrets(line), level);
 }
 
@@ -41,7 +47,20 @@ export function beginGuardedBuild(config: BuildConfig, log: (line: string, level
  *   build holds the lock; LockLostError when the lock is lost during `work`; whatever `work` throws
  */
 export async function runLocked<T>(config: BuildConfig, corpus: { readonly conversations: readonly SourceConversation[] }, log: (line: string) => void, work: () => Promise<T>): Promise<T> {
-  await checkBuildFolders(config);
+  // what the build is about to create, so that a refused build leaves no empty folder behind
+  const created = { output: await outermostMissingFolder(config.output.directory), cache: await outermostMissingFolder(config.output.cacheDirectory) };
+  try {
+    await checkBuildFolders(config);
+    return await runWithLock(config, corpus, log, work);
+  } catch (error) {
+    await removeFoldersLeftEmpty(config.output.directory, created.output);
+    await removeFoldersLeftEmpty(config.output.cacheDirectory, created.cache);
+    throw error;
+  }
+}
+
+/** {@link runLocked} once the folders are checked. */
+async function runWithLock<T>(config: BuildConfig, corpus: { readonly conversations: readonly SourceConversation[] }, log: (line: string) => void, work: () => Promise<T>): Promise<T> {
   const lock = await lockOutputDirectory(config.output.directory, { log });
   try {
     const unfinished = await removeUnfinishedDatasets(config.output.directory);
@@ -55,10 +74,35 @@ export async function runLocked<T>(config: BuildConfig, corpus: { readonly conve
     await checkFreeSpace(config, estimatePlannedAudioBytes(corpus.conversations, config.languages.length * datasetsPerLanguage, config.audio.sampleRate));
     const running = work();
     running.catch(() => {}); // when the lock is lost first, the abandoned work's failure is not reported twice
-    return await Promise.race([running, lock.lost]);
+    try {
+      return await Promise.race([running, lock.lost]);
+    } catch (error) {
+      if (error instanceof DiskFullError) throw await freeUnfinishedDatasets(config.output.directory, error);
+      throw error;
+    }
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * A build stopped by a full disk removes its own unfinished `.partial` datasets at once (under its
+ * lock), so the space is free before the user reruns, and says how much that freed.
+ * @returns the error to throw: the same kind, its message extended by what was removed
+ */
+async function freeUnfinishedDatasets(outputDirectory: string, error: DiskFullError): Promise<DiskFullError> {
+  let bytes = 0;
+  const data = path.join(outputDirectory, 'data');
+  for (const entry of await readdir(data, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    if (!entry.isFile() || !/\.partial(\/|$)/.test(`${path.relative(data, entry.parentPath)}/`)) continue;
+    bytes += await stat(path.join(entry.parentPath, entry.name)).then((stats) => stats.size, () => 0);
+  }
+  const removed = await removeUnfinishedDatasets(outputDirectory);
+  if (removed.length === 0) return error;
+  const freed = `removed this build's ${removed.length} unfinished dataset folder${removed.length === 1 ? '' : 's'} (.partial), ${formatBytes(bytes)} freed`;
+  const advice = '; free some space or choose another folder';
+  const message = error.message.endsWith(advice) ? `${error.message.slice(0, -advice.length)}; ${freed}${advice}` : `${error.message}; ${freed}`;
+  return new DiskFullError(message, error.file, error.neededBytes, error.availableBytes, { cause: error });
 }
 
 /**
@@ -77,6 +121,34 @@ export function configuredKeyVariables(config: BuildConfig): string[] {
     if (typeof variable === 'string') names.add(variable);
   }
   return [...names];
+}
+
+/**
+ * Every API key the build's services will ask for is set, checked before the lock and before any
+ * request (a missing key would otherwise fail each dialogue in turn): the Gemini backend's
+ * `apiKeyVariable` (else GEMINI_API_KEY or GOOGLE_API_KEY), an OpenAI-compatible backend's
+ * `apiKeyVariable` when it names one (a local vLLM needs none), a speech service's
+ * `apiKeyEnvironmentVariable`. The translation backend counts when a non-English language is built.
+ * @param environment where the values are read; default `process.env`
+ * @throws BuildInputError naming the setting and the variable(s) to set
+ */
+export function checkConfiguredKeys(config: BuildConfig, environment: Readonly<Record<string, string | undefined>> = process.env): void {
+  const isSet = (name: string) => (environment[name] ?? '').trim() !== '';
+  const translating = config.languages.some((language) => language !== 'en');
+  const backends: [string, { backend: string; apiKeyVariable?: string }][] = [['llm.rewrite', config.llm.rewrite]];
+  if (translating) backends.push(['llm.translate', config.llm.translate]);
+  for (const [setting, backend] of backends) {
+    const variables = typeof backend.apiKeyVariable === 'string' ? [backend.apiKeyVariable] : backend.backend === 'gemini' ? [...GEMINI_DEFAULT_KEY_VARIABLES] : [];
+    if (variables.length > 0 && !variables.some(isSet)) {
+      throw new BuildInputError(`${setting}: the ${backend.backend} backend needs an API key: set the environment variable ${variables.join(' or ')} (the setting names the variable with apiKeyVariable, never the key)`);
+    }
+  }
+  for (const language of config.languages) {
+    const variable = config.tts[language]?.service?.apiKeyEnvironmentVariable;
+    if (typeof variable === 'string' && !isSet(variable)) {
+      throw new BuildInputError(`tts.${language}.service.apiKeyEnvironmentVariable: the speech service needs an API key: set the environment variable ${variable}`);
+    }
+  }
 }
 
 /**

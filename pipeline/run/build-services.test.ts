@@ -16,6 +16,13 @@ import { startOpenAiSpeechLoopbackServer } from '../services/tts/testing/openai-
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild } from '../orchestration/build.ts';
 import { verifyDataset } from './verify-dataset.ts';
+import { readWavFileLayout } from '../audio/wav.ts';
+
+/** Seconds of a WAV file (a speaker prompt manifest's durationSeconds must match its clip: issue 21). */
+function wavSeconds(file: string): number {
+  const layout = readWavFileLayout(file)!;
+  return Math.round((layout.dataBytes / layout.format.blockAlign / layout.format.sampleRate) * 100) / 100;
+}
 
 let scratch: string;
 beforeAll(async () => {
@@ -77,7 +84,7 @@ describe('build with real service clients on loopback servers', () => {
       const lines: string[] = [];
       for (const [index, transcript] of ['I grew up near the sea and I still love the sound of waves.', 'My favourite season is autumn because the light is so soft.'].entries()) {
         const fixture = await writePromptFixture(prompts, transcript, { pitch: 30 + index * 40, minimumSeconds: 3 });
-        lines.push(JSON.stringify({ id: `clip-${index}`, speaker: `speaker-${index}`, corpus: 'fixture', text: transcript, path: fixture.path, durationSeconds: 3.5 }));
+        lines.push(JSON.stringify({ id: `clip-${index}`, speaker: `speaker-${index}`, corpus: 'fixture', text: transcript, path: fixture.path, durationSeconds: wavSeconds(fixture.path) }));
       }
       await writeFile(path.join(prompts, 'manifest.jsonl'), `${lines.join('\n')}\n`);
       vi.stubEnv('DUPLEXSYNTH_TEST_GEMINI_KEY', GEMINI_LOOPBACK_API_KEY);

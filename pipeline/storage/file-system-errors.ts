@@ -32,7 +32,7 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * One line for a failed file-system call on `file`: `{file}: cannot read the {what}: {words} ({CODE}); {advice}`.
+ * One line for a failed file-system call on `file`: `{file}: {what}: {words} ({CODE}); {advice}`.
  * An error without a known code keeps its own first line (after the path).
  * @param error what the call threw
  * @param file the path the user gave (or the one the call used)
@@ -41,7 +41,7 @@ export function errorCode(error: unknown): string | undefined {
 export function describeFileSystemError(error: unknown, file: string, what?: string): string {
   const code = errorCode(error);
   const reason = code === undefined ? undefined : FILE_SYSTEM_REASONS[code];
-  const subject = what ? `${file} (${what})` : file;
+  const subject = what ? `${file}: ${what}` : file;
   if (reason === undefined) {
     const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     return `${subject}: ${message.replace(/^[A-Z_]+: /, '')}`;

@@ -3,7 +3,8 @@
  * `OUT/data/{lang}/chat/{dataset}/` (../shared/docs/m3-format.md):
  *
  *     duplexsynth chat --format ctm|textgrid|nxt|candor|magicdata|... --language CODE --out OUT
- *       [--dataset NAME] [--audio DIR] [--tiers NAME...] [--test-hours H] [--no-score] PATH...
+ *       [--dataset NAME] [--audio DIR] [--tiers NAME...] [--speakers A,B] [--speaker-map FILE]
+ *       [--allow-upsample] [--test-hours H] [--no-score] PATH...
  *
  * Steps: load the recordings with their timings (any loader of corpora/, audio required), cut each
  * into segments of about 120 s without splitting an utterance (stages/cut-chat-segments.ts), write per
@@ -14,7 +15,11 @@
  * speaker groups, like the MT-QA track (stages/split-dev-test.ts `splitDatasets`).
  *
  * A recording that cannot be used (no audio, audio shorter than its timings) is listed with its
- * reason in `summary.json` (`failed`) and the others go on; exit code 3 when any failed.
+ * reason in `summary.json` (`failed`) and the others go on; exit code 3 when any failed. What cannot
+ * become one speaker per channel (a mono mix, a missing or mismatched speaker file, a third RTTM speaker
+ * without `--speakers`) and audio below 16 kHz without `--allow-upsample` are refused before anything
+ * is written (recording-checks.ts; one line, exit code 2). The manifest records how the events were
+ * derived (`eventDerivation`), which `duplexsynth verify` follows (pipeline/run/verify-chat-events.ts).
  */
 import path from 'node:path';
 import { Command, Option } from 'commander';

@@ -16,6 +16,8 @@
  * the measuring options, `--out` as a file name only, and the PATHs relative to `--relative-to`
  * (descriptive options are recorded in their own provenance fields).
  */
+import { BuildInputError } from '../../pipeline/model/build-errors.ts';
+import { requireInputPaths } from '../../pipeline/run/command-paths.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -145,6 +147,9 @@ export async function runMeasure(
   if (language === undefined) throw new Error(`--language is required for --format ${options.format}`);
   const loaded = await loadRecordings(options.format, paths, { language, vad: options.vad, ...(options.tiers === undefined ? {} : { tiers: options.tiers }) });
   const recordings = options.speakerMap === undefined ? loaded : applySpeakerMap(loaded, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
+  if (recordings.length === 0) {
+    throw new BuildInputError(`no ${options.format} recordings found in ${paths.map((file) => path.resolve(file)).join(', ')}; give files or folders of that format`);
+  }
   const usesVad = AUDIO_FORMATS.has(options.format);
   const commandWords = [
     'duplexsynth',
@@ -231,6 +236,7 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     )
     .option('--check', 'write nothing; exit 1 when a file would change')
     .action(async (paths: string[], options: MeasureOptions) => {
+      await requireInputPaths(paths, `${options.format} recordings`); // a missing path: one line, nothing written
       if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
       const result = await runMeasure(paths, options, loadRecordings);
       if (options.check) {

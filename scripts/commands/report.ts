@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { writeBuildReport } from '../../pipeline/report/build-report.ts';
 import { nonNegativeInteger, positiveInteger } from './option-parsers.ts';
 import { serveBuildReport } from '../../pipeline/report/serve-report.ts';
+import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
 
 /** Adds the `report` command to `program`. */
 export function registerReportCommand(program: Command): void {
@@ -19,6 +20,8 @@ export function registerReportCommand(program: Command): void {
     .option('--serve', 'then serve the build folder on 127.0.0.1 and print the report\'s URL (mute and solo per channel work only on a served page)')
     .option('--port <n>', 'port for --serve (default: a free one)', nonNegativeInteger)
     .action(async (out: string, options: { dialoguePages?: number; serve?: boolean; port?: number }) => {
+      // a missing folder, a file, a dataset folder (the report would change a committed dataset): exit 2, nothing created
+      await requireBuildOutputFolder(out, 'report', { needsDatasets: true });
       const result = await writeBuildReport(out, options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages });
       console.error(`report: ${result.datasets} datasets, ${result.dialoguePages} dialogue pages`);
       if (!options.serve) {

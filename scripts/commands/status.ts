@@ -9,6 +9,7 @@ import { PROJECT_ROOT } from '../../pipeline/config.ts';
 import { formatBuildStatus, readBuildStatus } from '../../pipeline/orchestration/build-status.ts';
 import { describeQueueUrl } from '../../pipeline/orchestration/build-queue.ts';
 import { formatQueueCounts, readQueueStatus } from '../../pipeline/orchestration/queued-build.ts';
+import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
 
 /** Adds the `status` command to `program`. */
 export function registerStatusCommand(program: Command): void {
@@ -20,6 +21,7 @@ export function registerStatusCommand(program: Command): void {
     .option('--json', 'print the status as JSON')
     .option('--queue <url>', 'also the jobs of a queued build on this Redis: waiting, active, done, failed, in total and per worker')
     .action(async (out: string, options: { cacheDir?: string; json?: boolean; queue?: string }) => {
+      await requireBuildOutputFolder(out, 'status'); // a missing folder, a file, a dataset folder: exit 2
       const status = await readBuildStatus(out, options.cacheDir ? path.resolve(options.cacheDir) : path.join(PROJECT_ROOT, 'outputs', '.cache'));
       const queue = options.queue ? await readQueueStatus(options.queue) : undefined;
       process.stdout.write(options.json ? `${JSON.stringify(queue ? { ...status, queue } : status, null, 2)}\n` : `${formatBuildStatus(status)}${queue ? `queue ${describeQueueUrl(options.queue!)}: ${formatQueueCounts(queue)}\n` : ''}`);

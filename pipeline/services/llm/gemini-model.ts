@@ -115,7 +115,7 @@ export class GeminiModel implements LanguageModel {
         config,
       });
     } catch (error) {
-      throw geminiCallError(error, request.model, this.timeoutMilliseconds);
+      throw geminiCallError(error, request.model, this.timeoutMilliseconds, this.baseUrl);
     }
     return geminiGenerationResult(response);
   }
@@ -241,7 +241,8 @@ export function parseProtobufDurationMilliseconds(value: unknown): number | unde
  * @returns ModelCapabilityError for a capability 400, else a LanguageModelCallError (or the error
  *   itself when it already is a LanguageModelError).
  */
-export function geminiCallError(error: unknown, model: string, timeoutMilliseconds: number): LanguageModelError {
+export function geminiCallError(error: unknown, model: string, timeoutMilliseconds: number, url?: string): LanguageModelError {
+  const at = url === undefined ? '' : ` to ${url}`; // a dead service is named by its address
   if (error instanceof LanguageModelError) return error;
   if (error instanceof ApiError) {
     const rpc = parseGoogleRpcError(error.message);
@@ -284,7 +285,7 @@ export function geminiCallError(error: unknown, model: string, timeoutMillisecon
   }
   if (error instanceof TypeError && /fetch failed|terminated|network|socket/i.test(error.message)) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return new LanguageModelCallError(`Gemini ${model}: connection failed (${error.message}${cause})`, {
+    return new LanguageModelCallError(`Gemini ${model}: connection failed${at} (${error.message}${cause})`, {
       failure: 'network',
       isRetryable: true,
       cause: error,

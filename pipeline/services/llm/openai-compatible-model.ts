@@ -85,7 +85,7 @@ export class OpenAICompatibleModel implements LanguageModel {
     try {
       completion = await client.chat.completions.create(body);
     } catch (error) {
-      throw openAICompatibleCallError(error, request.model, this.timeoutMilliseconds);
+      throw openAICompatibleCallError(error, request.model, this.timeoutMilliseconds, this.options.baseUrl);
     }
     const choice = completion.choices?.[0];
     if (choice === undefined) {
@@ -162,7 +162,8 @@ export function retryAfterFromHeaders(headers: Headers | undefined): number | un
  * @param timeoutMilliseconds the client timeout, for the timeout message.
  * @returns a LanguageModelCallError (or the error itself when it already is a LanguageModelError).
  */
-export function openAICompatibleCallError(error: unknown, model: string, timeoutMilliseconds: number): LanguageModelError {
+export function openAICompatibleCallError(error: unknown, model: string, timeoutMilliseconds: number, url?: string): LanguageModelError {
+  const at = url === undefined ? '' : ` to ${url}`; // a dead service is named by its address
   if (error instanceof LanguageModelError) return error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new LanguageModelCallError(`OpenAI-compatible ${model}: no response within the ${timeoutMilliseconds / 1000} s timeout`, {
@@ -176,7 +177,7 @@ export function openAICompatibleCallError(error: unknown, model: string, timeout
   }
   if (error instanceof OpenAI.APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return new LanguageModelCallError(`OpenAI-compatible ${model}: connection failed (${error.message}${cause})`, {
+    return new LanguageModelCallError(`OpenAI-compatible ${model}: connection failed${at} (${error.message}${cause})`, {
       failure: 'network',
       isRetryable: true,
       cause: error,

@@ -37,6 +37,29 @@ export interface SynthesizedUtterance {
   wordTimingSource: WordTimingSource;
   /** Clip length in centiseconds; audio.length === durationCs * sampleRate / 100. */
   durationCs: Centiseconds;
+  /**
+   * The same clip at the engine's own rate (`options.fullBand`, when that rate is above `sampleRate`):
+   * mono, on the 16-bit grid, cut from the engine's audio at the same times as `audio` (sample
+   * `fullBandSample(cs, rate)` for a time of cs centiseconds).
+   */
+  fullBand?: FullBandClip;
+}
+
+/** A clip at the TTS engine's own sample rate, beside the output-rate clip it matches. */
+export interface FullBandClip {
+  /** Mono samples on the 16-bit grid. */
+  audio: Float32Array;
+  /** Hz (e.g. 24000 for CosyVoice2, 22050 for espeak-ng). */
+  sampleRate: number;
+}
+
+/**
+ * The sample index of a time in centiseconds at `sampleRate` Hz: `round(cs × rate / 100)`. At rates
+ * that are not multiples of 100 Hz (22050 Hz: 220.5 samples per centisecond) times fall between
+ * samples; rounding keeps every edit within half a sample (23 µs) of the output-rate clip's.
+ */
+export function fullBandSample(centiseconds: number, sampleRate: number): number {
+  return Math.round((centiseconds * sampleRate) / 100);
 }
 
 /** Settings of {@link synthesizeUtterance}. */
@@ -58,6 +81,8 @@ export interface SynthesizeUtteranceOptions {
    * words; only their spelling may differ.
    */
   alignmentText?: string;
+  /** Also keep the clip at the engine's own rate when it is above `sampleRate` (SynthesizedUtterance `fullBand`). Default false. */
+  fullBand?: boolean;
 }
 
 /**
@@ -116,7 +141,16 @@ export async function synthesizeUtterance(
   }
 
   const durationCs = trimmed.samples.length / frameLength;
-  return { audio: trimmed.samples, sampleRate, segments: tiling.segments, words: tiling.words, wordTimingSource, durationCs };
+  const engineRate = mono.sampleRate;
+  let fullBand: FullBandClip | undefined;
+  if (options.fullBand && engineRate > sampleRate) {
+    // the engine's samples over the same span as the trimmed output-rate clip
+    const start = fullBandSample(trimmed.startCentiseconds, engineRate);
+    const audio = new Float32Array(fullBandSample(trimmed.startCentiseconds + durationCs, engineRate) - start);
+    audio.set(mono.channels[0]!.subarray(start, start + audio.length));
+    fullBand = { audio: quantizeToPcm16(audio), sampleRate: engineRate };
+  }
+  return { audio: trimmed.samples, sampleRate, segments: tiling.segments, words: tiling.words, wordTimingSource, durationCs, ...(fullBand ? { fullBand } : {}) };
 }
 
 /** Expected word spans from an Open JTalk phoneme trace, or null when there is none or the mora counts differ. */
