@@ -138,7 +138,9 @@ async function build(options: BuildOptions): Promise<void> {
   // Ctrl-C while a queued build waits for its workers: the jobs stay queued, `build` again continues them
   const stop = new AbortController();
   const onInterrupt = () => stop.abort();
-  if (options.queue) process.once('SIGINT', onInterrupt);
+  // `on`, not `once`: proper-lockfile's signal-exit re-raises a SIGINT when it finds itself the only listener,
+  // and a `once` listener is removed before the listeners run
+  if (options.queue) process.on('SIGINT', onInterrupt);
   try {
     const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules, configSetsCache);
     if (options.queue) {
@@ -206,8 +208,9 @@ async function worker(options: WorkerOptions): Promise<void> {
     rateLimit = { jobs: Number(match[1]), seconds: Number(match[2]) };
   }
   const stop = new AbortController();
-  process.once('SIGINT', () => stop.abort());
-  process.once('SIGTERM', () => stop.abort());
+  // `on`, not `once`, as in build(): a signal-exit listener alone would re-raise the signal
+  process.on('SIGINT', () => stop.abort());
+  process.on('SIGTERM', () => stop.abort());
   // ioredis reconnect timers may outlive the worker (a server that is not Redis, Redis away): end within 2 s of its end
   const exitSoon = () => setTimeout(() => process.exit(), 2000).unref();
   await runQueueWorker(config, {
