@@ -59,6 +59,17 @@ interface BuildOptions {
 }
 
 /**
+ * The build config: the `--config` file (or the built-in default) read and checked first, so a bad file
+ * is named by its reader, then the command-line overrides applied.
+ */
+async function loadBuildConfig(options: BuildOptions, modules: ConfigModules): Promise<BuildConfig> {
+  const { DEFAULT_CONFIG_FILE, loadConfigFile, configFileSetsCacheDirectory } = modules.config;
+  const loaded = await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE);
+  const configSetsCache = options.config !== undefined && (await configFileSetsCacheDirectory(options.config));
+  return applyOverrides(loaded, options, modules, configSetsCache);
+}
+
+/**
  * Apply command-line overrides to a resolved config (paths relative to the working directory).
  * A real corpus given without `--config` is built as the benchmark reads it: rules rewrite, English,
  * scored and split (test, test_small with `--test-small`, test_other and its `dev` alias) with the
@@ -122,10 +133,8 @@ function buildNameOfCorpus(corpus: string, safeFolderName: RegExp): string {
 
 async function build(options: BuildOptions): Promise<void> {
   const modules = await configModules();
-  const { DEFAULT_CONFIG_FILE, loadConfigFile, configFileSetsCacheDirectory } = modules.config;
-  const configSetsCache = options.config !== undefined && (await configFileSetsCacheDirectory(options.config));
   if (options.dryRun) {
-    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules, configSetsCache);
+    const config = await loadBuildConfig(options, modules);
     // what the build would do; no service is called and nothing is written (pipeline/orchestration/plan-build.ts)
     const { formatBuildPlan, planBuild } = await import('../pipeline/orchestration/plan-build.ts');
     const plan = await planBuild(config);
@@ -142,7 +151,7 @@ async function build(options: BuildOptions): Promise<void> {
   // and a `once` listener is removed before the listeners run
   if (options.queue) process.on('SIGINT', onInterrupt);
   try {
-    const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), options, modules, configSetsCache);
+    const config = await loadBuildConfig(options, modules);
     if (options.queue) {
       const { runQueuedBuild } = await import('../pipeline/orchestration/queued-build.ts');
       report = await runQueuedBuild(config, {
@@ -196,10 +205,8 @@ interface WorkerOptions {
 /** `duplexsynth worker`: serve a queued build until Ctrl-C (pipeline/orchestration/queue-worker.ts). */
 async function worker(options: WorkerOptions): Promise<void> {
   const modules = await configModules();
-  const { DEFAULT_CONFIG_FILE, loadConfigFile, configFileSetsCacheDirectory } = modules.config;
-  const configSetsCache = options.config !== undefined && (await configFileSetsCacheDirectory(options.config));
   const overrides = { ...(options.config ? { config: options.config } : {}), ...(options.corpus ? { corpus: options.corpus } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) };
-  const config = applyOverrides(await loadConfigFile(options.config ?? DEFAULT_CONFIG_FILE), overrides, modules, configSetsCache);
+  const config = await loadBuildConfig(overrides, modules);
   const { runQueueWorker } = await import('../pipeline/orchestration/queue-worker.ts');
   let rateLimit: { jobs: number; seconds: number } | null = null;
   if (options.rateLimit) {

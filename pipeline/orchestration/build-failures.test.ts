@@ -100,9 +100,9 @@ describe('duplexsynth build when things fail', () => {
     const result = await build(['--config', config]);
     expect(result.code, result.stderr).toBe(0);
     reference = await hashTree(referenceOut);
-    // two dialogues, in the dataset and in its barge-in variant
-    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa${path.sep}audio`))).toHaveLength(2);
-    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa_bargein${path.sep}audio`))).toHaveLength(2);
+    // two dialogues, in the dataset and in its barge-in variant (audio/, not the full-band masters in audio_fullband/)
+    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa${path.sep}audio${path.sep}`))).toHaveLength(2);
+    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa_bargein${path.sep}audio${path.sep}`))).toHaveLength(2);
   });
 
   it('the LLM service down for every dialogue: nothing committed, the complete dataset kept, exit 4 naming the cause', async () => {
@@ -154,7 +154,7 @@ describe('duplexsynth build when things fail', () => {
   it.skipIf(skipReason !== undefined)(
     `a disk filling during the build: stopped with the file and the space named, old dataset intact; after freeing space the rerun completes${skipReason ? ` (skipped: ${skipReason})` : ''}`,
     async () => {
-      const disk = mountTmpfs(64 * 1024 * 1024); // room for the reference dataset, its barge-in variant and the planned audio
+      const disk = mountTmpfs(128 * 1024 * 1024); // room for the reference dataset, its barge-in variant, their full-band masters and the planned audio
       try {
         const out = path.join(disk.directory, 'out');
         await cp(referenceOut, out, { recursive: true });

@@ -60,7 +60,7 @@ beforeAll(async () => {
   // quality tables and splits for every dataset, without DNSMOS's minutes: the stand-in scorer
   const directories = await buildDatasetDirectories(out);
   for (const directory of directories) await scoreDatasetQuality(directory, { dnsmosScorer: new FakeMosScorer(), measureLoudness: false, cometKiwiEnabled: false });
-  const splits = await splitDatasets(directories.filter((directory) => !directory.endsWith('_bargein')), { testHours: 1 / 3600, speakerDisjoint: false });
+  const splits = await splitDatasets(directories.filter((directory) => !directory.endsWith('_bargein')), { testHours: 1 / 3600, speakerDisjoint: false, unit: 'dialogue' });
   for (const split of splits) await applySplitToVariant(split.report, `${split.directory}_bargein`);
   report = await writeBuildReport(out);
 }, 600_000);

@@ -41,12 +41,12 @@ describe('createProgressDisplay', () => {
     expect(output.text()).toBe('ingest: 3 conversations\n[en] synthesize-speech: 3 dialogues\n[en] synthesize-speech: 3/3 (1 cached, 1 failed)\n');
   });
 
-  it('lines: a stage counted in utterances ends with its utterances; a failed command ends with its cause', () => {
+  it('lines: a stage counted in utterances ends with its utterances; a failure adds no line (the CLI prints its cause once, last)', () => {
     const output = collector(false);
     const display = createProgressDisplay('lines', output.stream);
     for (const event of utteranceEvents) display.progress(event);
     display.finish({ level: 'error', exitCode: 4, error: 'disk full' });
-    expect(output.text()).toBe('[en] synthesize-speech: 2 dialogues\n[en] synthesize-speech: 2/2, 9 utterances (0 cached, 0 failed)\nfailed: disk full\n');
+    expect(output.text()).toBe('[en] synthesize-speech: 2 dialogues\n[en] synthesize-speech: 2/2, 9 utterances (0 cached, 0 failed)\n');
   });
 
   it('json: one JSON object per event and per log line, each with a level, and a final summary event', () => {

@@ -284,9 +284,8 @@ function createDisplay(mode: ProgressMode, output: TextOutput): ProgressDisplay 
           output.write(`[${event.language}] ${event.stage}: ${tally.itemsCounted}/${tally.counts.total}${units} (${tally.counts.cached} cached, ${tally.counts.failed} failed)\n`);
         }
       },
-      finish: (outcome) => {
-        if (outcome.error) output.write(`failed: ${outcome.error}\n`);
-      },
+      // a failure's cause is the command's last line, printed once by the CLI's error handler
+      finish: () => {},
       stop: () => {},
     };
   }

@@ -47,7 +47,8 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     )
     .option('--check', 'write nothing; exit 1 when a file would change')
     .action(async (paths: string[], options: MeasureOptions) => {
-      await requireInputPaths(paths, `${options.format} recordings`); // a missing path: one line, nothing written
+      // the default loader reads these paths: a missing one is one line, nothing written (an injected loader brings its own recordings)
+      if (!loadRecordings) await requireInputPaths(paths, `${options.format} recordings`);
       const [{ runMeasure }, { checkFolder }] = await Promise.all([import('./measure.ts'), import('../../pipeline/run/output-checks.ts')]);
       if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
       const result = await runMeasure(paths, options, loadRecordings);

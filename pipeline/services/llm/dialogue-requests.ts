@@ -151,7 +151,8 @@ export function buildTranslateRequest(
   settings: GenerationSettings,
   prompts: DialogueTextPrompts = defaultDialogueTextPrompts(),
 ): GenerationRequest {
-  const template = input.sourceLanguage === 'en' ? translationTemplateOf(prompts, input.targetLanguage) : undefined;
+  // a translation into the language it is written in is no translation: refused, not sent
+  const template = input.sourceLanguage === 'en' && input.targetLanguage !== input.sourceLanguage ? translationTemplateOf(prompts, input.targetLanguage) : undefined;
   if (template === undefined) {
     throw new UnsupportedTaskError(
       `dialogue ${input.dialogueId}: no translation prompt from ${input.sourceLanguage} to ${input.targetLanguage}`,

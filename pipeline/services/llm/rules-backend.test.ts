@@ -33,8 +33,11 @@ describe('RulesTextBackend', () => {
     ).rejects.toThrow(new DialogueTextError({ dialogueId: 'd9', task: 'rewrite-spoken', kind: 'invalid', problems: [{ turnNumber: 2, field: 'answer', message: 'empty answer to "who?": "(nothing)"' }] }).message);
   });
 
-  it('only rewrites English', async () => {
-    await expect(backend.rewrite({ dialogueId: 'd1', language: 'ja', turns: [] })).rejects.toThrow(UnsupportedTaskError);
+  it('has spoken-style rules for English only: another language is spoken as written, and checked', async () => {
+    const turns = [{ turnNumber: 1, question: ' ¿Dónde está la torre? ', answer: 'En París.', answerable: true }];
+    expect(await backend.rewrite({ dialogueId: 'd1', language: 'es', turns } as never)).toEqual([{ turnNumber: 1, question: '¿Dónde está la torre?', answer: 'En París.' }]);
+    const digits = [{ turnNumber: 1, question: '¿Cuándo?', answer: 'En 1889.', answerable: true }];
+    await expect(backend.rewrite({ dialogueId: 'd1', language: 'es', turns: digits } as never)).rejects.toThrow(/turn 1.*answer|answer.*turn 1|the rules backend has no spoken-style rules for es/);
   });
 
   it('refuses to translate, saying what to configure', async () => {
