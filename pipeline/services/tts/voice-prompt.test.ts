@@ -5,7 +5,7 @@ import { cosyVoiceVoiceSchema } from './cosyvoice2-fastapi.ts';
 import { cosyVoiceTritonVoiceSchema } from './cosyvoice2-triton.ts';
 import { drawDialogueSpeakers } from './offline-speaker-roster.ts';
 import { fixtureDirectory, writePromptFixture } from './testing/prompt-fixtures.ts';
-import { loadVoicePrompt, VoicePromptCache, voicePromptRoster, voicePromptTempo } from './voice-prompt.ts';
+import { guessTranscriptLanguage, loadVoicePrompt, VoicePromptCache, voicePromptRoster, voicePromptTempo } from './voice-prompt.ts';
 import type { SpeakerPromptLine } from '../../model/speaker-prompt.ts';
 
 let directory: string;
@@ -67,5 +67,14 @@ describe('voicePromptRoster', () => {
     const roster = voicePromptRoster(entries, '/pool');
     const speakers = drawDialogueSpeakers(roster, 7, 'topiocqa_dev_0001');
     expect(speakers.user.speakerId).not.toBe(speakers.system.speakerId);
+  });
+});
+
+describe('guessTranscriptLanguage', () => {
+  it('tells Japanese (kana) from Mandarin (Chinese characters only), Korean and English', () => {
+    expect(guessTranscriptLanguage('今日はいい天気ですね。')).toBe('ja');
+    expect(guessTranscriptLanguage('希望你以后能够做的比我还好呦。')).toBe('zh');
+    expect(guessTranscriptLanguage('앞으로 더 멋진 사람이 되길 바랄게.')).toBe('ko');
+    expect(guessTranscriptLanguage('This is the voice of the first speaker.')).toBe('en');
   });
 });

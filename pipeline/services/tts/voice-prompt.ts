@@ -127,10 +127,15 @@ export async function voicePromptTempo(prompt: VoicePrompt, transcript: string, 
 }
 
 /**
- * Guesses the language of a transcript: Japanese when it holds kana or kanji, else English.
+ * Guesses the language of a prompt transcript (for its tempo; `promptLanguage` overrides it): Japanese
+ * when it holds kana, Mandarin Chinese when it holds Chinese characters without kana, Korean when it
+ * holds Hangul, else English.
  */
 export function guessTranscriptLanguage(transcript: string): Language {
-  return /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(transcript) ? 'ja' : 'en';
+  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(transcript)) return 'ja';
+  if (/\p{Script=Han}/u.test(transcript)) return 'zh';
+  if (/\p{Script=Hangul}/u.test(transcript)) return 'ko';
+  return 'en';
 }
 
 /**
