@@ -31,6 +31,15 @@ describe('translateDialogue', () => {
     expect(output.fingerprint).toBe(translateFingerprint(backend, 'ja'));
   });
 
+  it('translations into two languages by the shared template never share a cache key; Japanese keeps its own template\'s key', () => {
+    const backend = new LanguageModelTextBackend(new FakeLanguageModel({ results: [] }), { settings });
+    // the cache key is {fingerprint, dialogueId, turns}: the demo build of zh then de took de's
+    // translation from zh's cache entry while the fingerprint did not name the language (issue 18)
+    expect(translateFingerprint(backend, 'zh')).not.toBe(translateFingerprint(backend, 'de'));
+    expect(translateFingerprint(backend, 'de')).toMatch(/prompt=translate-spoken\.v1#[0-9a-f]{12}\|.*target=de$/);
+    expect(translateFingerprint(backend, 'ja')).not.toMatch(/target=/);
+  });
+
   it('fails on English left in the translation, naming dialogue and turn', async () => {
     const model = new FakeLanguageModel({
       results: [JSON.stringify({ turns: [{ question: 'Who won the first race?', answer: 'モーリス・ガランです。' }, { question: '次は？', answer: null }] })],

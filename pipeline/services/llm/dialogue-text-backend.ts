@@ -47,6 +47,12 @@ export interface BackendDescription {
   recovery?: string;
   /** For `rules`: version of the rule set. */
   rulesVersion?: number;
+  /**
+   * For a translation by the template shared by every language (`translate-spoken.v1`, which names the
+   * language inside): the target language, so that translations into two languages never share a
+   * cache key. Absent for a language with a template of its own (ja: `translate.v1`).
+   */
+  targetLanguage?: Language;
 }
 
 /** Rewrites and translates whole conversations. */
@@ -98,6 +104,7 @@ export function fingerprintOf(description: BackendDescription): string {
   if (description.seed !== undefined) parts.push(`seed=${description.seed}`);
   if (description.structuredOutput !== undefined) parts.push(`structured-output=${description.structuredOutput}`);
   if (description.recovery !== undefined) parts.push(`recovery=${description.recovery}`);
+  if (description.targetLanguage !== undefined) parts.push(`target=${description.targetLanguage}`);
   return parts.join('|');
 }
 
@@ -184,6 +191,8 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
       seed,
       structuredOutput,
       ...(this.recovery !== undefined ? { recovery: describeRecovery(this.recovery) } : {}),
+      // the shared template names the language only inside the request: the language goes into the fingerprint
+      ...(task === 'translate' && targetLanguage !== undefined && this.prompts.translate[targetLanguage] === undefined ? { targetLanguage } : {}),
     };
   }
 }
