@@ -13,6 +13,8 @@
  *   its own process (the ratio is the claim: memory flat in corpus size).
  * - VAD (pipeline/services/vad/vad.bench.ts): Silero against a bare onnxruntime loop, x real time per core.
  * - DNSMOS (pipeline/services/mos/dnsmos.bench.ts): seconds per hour of audio against a bare onnxruntime loop.
+ * - chat-scoring (stages/chat-scoring.bench.ts): the quality stage's work on one Chat segment of real
+ *   speech against the bare DNSMOS loop, CPU and peak RSS at two segment lengths (memory flat in length).
  * - LLM clients (pipeline/services/llm/llm.bench.ts): throughput against a loopback server, against bare fetch.
  * - TTS service clients (pipeline/services/tts/tts.bench.ts): throughput against loopback servers.
  * - cli: the command's start (`--version`, `--help`) against a bare Node start and against the pipeline
@@ -163,6 +165,7 @@ export async function runBenchmarks(options: { corpus?: string; limit: number; s
     ['memory', 'Memory: 20 against 200 dialogues', memorySection],
     ['vad', 'Voice activity detection', vadSection],
     ['dnsmos', 'DNSMOS', dnsmosSection],
+    ['chat-scoring', 'Chat segment scoring against the bare DNSMOS loop', chatScoringSection],
     ['llm', 'LLM clients', languageModelSection],
     ['tts', 'TTS service clients', speechServiceSection],
     ['cli', 'CLI start', () => cliStartSection().then(({ markdown, headline }) => (headlines.push(headline), markdown))],
@@ -287,6 +290,12 @@ async function queueSection(options: { corpus?: string; limit: number }): Promis
     '',
     formatQueuedBuildBenchmark(runs),
   ].join('\n');
+}
+
+/** The quality stage's per-segment scoring on real speech against the bare DNSMOS loop (stages/chat-scoring.bench.ts). */
+async function chatScoringSection(): Promise<string> {
+  const { benchmarkChatScoring, formatChatScoringBenchmark } = await import('../stages/chat-scoring.bench.ts');
+  return formatChatScoringBenchmark(await benchmarkChatScoring());
 }
 
 async function vadSection(): Promise<string> {

@@ -5,7 +5,7 @@
  * server) or from the transcripts TSV a person fills in; a clip without a text never enters the
  * manifest, and the build's manifest reader refuses a line without one.
  */
-import { access, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -149,6 +149,20 @@ describe('duplexsynth prompts on stereo recordings without a transcript', () => 
     await server.close();
     server = undefined;
   }, 180_000);
+
+  it('RTTM turns with --audio: a third speaker is refused unless --speakers picks two; the turns give clips that await their text', async () => {
+    const folder = path.join(scratch, 'rttm');
+    await mkdir(path.join(folder, 'audio'), { recursive: true });
+    await execa('sox', [path.join(AUDIO, 'prompt-62.wav'), path.join(AUDIO, 'prompt-159.wav'), path.join(folder, 'audio', 'call.wav')]);
+    const turns = [['A', 0.5, 3.5], ['B', 5.0, 3.5], ['C', 9.0, 0.5], ['A', 10.5, 3.5]] as const;
+    await writeFile(path.join(folder, 'call.rttm'), turns.map(([speaker, onset, duration]) => `SPEAKER call 1 ${onset.toFixed(2)} ${duration.toFixed(2)} <NA> <NA> ${speaker} <NA> <NA>\n`).join(''));
+    const rttm = (extra: Partial<PromptsOptions>) => runPrompts([path.join(folder, 'call.rttm')], options('pool-rttm', { format: 'rttm', audio: path.join(folder, 'audio'), minSnr: undefined, loudness: false, ...extra }));
+    await expect(rttm({})).rejects.toThrow(/\/rttm\/call\.rttm: has 3 speakers \(A, B, C\), a two-party recording has 2: pick the two with --speakers A,B/);
+    const result = await rttm({ speakers: ['A', 'B'] });
+    expect(result.summary.clips).toBe(0);
+    expect(result.summary.untranscribedSpeech?.awaitingText.map((item) => item.id)).toEqual(['rttm-call-0-50-400', 'rttm-call-0-1050-1400', 'rttm-call-1-500-850']);
+    expect(await tsvRows('pool-rttm')).toContainEqual(['rttm-call-1-500-850', 'call:B', 'call', '1', '5.00', '8.50', 'clips/rttm-call-1-500-850.wav', '']);
+  }, 120_000);
 
   it('the build never takes a voice prompt without its text: a manifest line with an empty text is refused', async () => {
     const manifest = path.join(scratch, 'hand-made.jsonl');
