@@ -22,6 +22,7 @@ export const END_TO_END_FILES = [
   'scripts/commands/chat.test.ts',
   'scripts/commands/prompts.test.ts',
   'scripts/commands/prompts-untranscribed.test.ts',
+  'scripts/commands/chat-real.test.ts',
   'scripts/cli.test.ts',
   'scripts/cli-schema-version.test.ts',
   'corpora/demo/demo-recordings.test.ts',
