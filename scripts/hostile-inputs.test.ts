@@ -1,10 +1,12 @@
 /**
  * Issue 21's hostile-input suite: the CLI's entry point (`main`, in this process) against inputs
  * meant to break it. Each case asserts the exact one-line message and the exit code, and that nothing
- * was created or left behind; only the empty-final-answer case synthesizes (two short turns, espeak-ng). (The tampered dataset and the corrupted
- * cache are in pipeline/orchestration/build-integrity.test.ts, which shares one tiny real build; the
- * disk-full stop in pipeline/orchestration/build-failures.test.ts; kills at random moments in
- * scripts/chaos.ts, `npm run chaos`.)
+ * was created or left behind; only the empty-final-answer case synthesizes (two short turns,
+ * espeak-ng). Elsewhere: the tampered dataset and the corrupted cache in
+ * pipeline/orchestration/build-integrity.test.ts (one tiny real build); the disk-full stop in
+ * pipeline/orchestration/build-failures.test.ts; dead and silent services of every client, and keys
+ * written into their URLs, in pipeline/services/service-failure-messages.test.ts; `--dry-run` memory
+ * in `npm run bench -- --sections dryrun`; kills at random moments in scripts/chaos.ts, `npm run chaos`.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
