@@ -115,7 +115,13 @@ describe('OpenAITranscriber against a loopback /v1/audio/transcriptions server',
     const url = server!.url;
     await server!.close();
     server = undefined;
-    const gone = new OpenAITranscriber({ baseUrl: `${url}/v1`, retry: { maxRetries: 1 }, sleep: async () => undefined });
-    await expect(gone.transcribe(request)).rejects.toMatchObject({ failure: 'service-unreachable', message: expect.stringMatching(/connection failed/) });
+    const key = 'sk-asr-never-in-a-message-77';
+    const gone = new OpenAITranscriber({ baseUrl: `${url.replace('http://', `http://me:${key}@`)}/v1`, apiKey: key, retry: { maxRetries: 1 }, sleep: async () => undefined });
+    const failure = (await gone.transcribe(request).catch((error: unknown) => error)) as TranscriptionError;
+    expect(failure).toMatchObject({ failure: 'service-unreachable', isServiceUnusable: true });
+    // one line naming the service's address, never the key (neither the key setting nor one written into the URL)
+    expect(failure.message.split('\n')).toHaveLength(1);
+    expect(failure.message).toContain(`at ${url}/v1: `);
+    expect(failure.message).not.toContain(key);
   });
 });

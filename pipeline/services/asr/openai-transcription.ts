@@ -13,10 +13,12 @@
  * (408, 409, 429, >= 500, timeouts, connection failures, malformed answers; the server's
  * `retry-after` honoured). Failures end as {@link TranscriptionError}; 401, 403, 404 and an
  * unreachable service are marked `isServiceUnusable` (no clip can be transcribed as configured).
- * The key never appears in an error message (the package does not quote request headers).
+ * The key never appears in an error message: the package does not quote request headers, and the URL
+ * is named without user info or query (pipeline/services/service-address.ts).
  */
 import OpenAI, { toFile } from 'openai';
 import { retryWithBackoff, type RetryPolicy } from '../retry.ts';
+import { serviceAddress } from '../service-address.ts';
 import { TranscriptionError, type SpeechTranscriber, type TranscriptionRequest } from './speech-transcriber.ts';
 
 /** Client-side timeout of one request, milliseconds (a 30 s clip takes a CPU Whisper well under a minute). */
@@ -98,7 +100,7 @@ export class OpenAITranscriber implements SpeechTranscriber {
     const text = typeof answer === 'object' && answer !== null ? (answer as { text?: unknown }).text : undefined;
     if (typeof text !== 'string') {
       const excerpt = (typeof answer === 'string' ? answer : JSON.stringify(answer) ?? String(answer)).slice(0, EXCERPT_LENGTH);
-      throw new TranscriptionError(`transcription of ${request.fileName} at ${this.options.baseUrl}: the answer has no "text" string (${excerpt})`, {
+      throw new TranscriptionError(`transcription of ${request.fileName} at ${serviceAddress(this.options.baseUrl)}: the answer has no "text" string (${excerpt})`, {
         failure: 'malformed-response',
         isRetryable: true,
       });
@@ -131,13 +133,14 @@ function retryAfterOf(headers: Headers | undefined): number | undefined {
  * @param error the thrown value; `url` the base URL and `fileName` the clip, for the message.
  */
 export function transcriptionErrorOf(error: unknown, url: string, timeoutMilliseconds: number, fileName: string): TranscriptionError {
-  const where = `transcription of ${fileName} at ${url}`;
+  const where = `transcription of ${fileName} at ${serviceAddress(url)}`; // the address without user info or query: never a key
   if (error instanceof TranscriptionError) return error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new TranscriptionError(`${where}: no answer within the ${timeoutMilliseconds / 1000} s timeout`, { failure: 'timeout', isRetryable: true, cause: error });
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    // fetch quotes the URL it refused ("... includes credentials: http://me:KEY@host/..."): every URL named by its address
+    const cause = error.cause instanceof Error ? `: ${error.cause.message.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, (found) => serviceAddress(found))}` : '';
     return new TranscriptionError(`${where}: connection failed (${error.message}${cause})`, { failure: 'service-unreachable', isRetryable: true, isServiceUnusable: true, cause: error });
   }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
