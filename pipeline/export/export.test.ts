@@ -5,6 +5,7 @@
  * through our own readers (RTTM: corpora/rttm.ts; the events tier of the TextGrid).
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -597,6 +598,59 @@ describe('rttm export', () => {
     const labels = rttmSpeakerLabels({ roles: { 0: 'system', 1: 'user' } }, { speakers: { 0: 'espeak-ng:en-us+m4:p40', 1: 'voice (2).wav' } });
     expect(labels).toEqual({ 0: 'system_espeak-ng:en-us_m4:p40', 1: 'user_voice__2__wav' });
     for (const label of Object.values(labels)) expect(new RegExp(`^${label}$`, 'i').test(label)).toBe(true);
+  });
+});
+
+/** NIST SCTK's RTTM validator (Debian package sctk). */
+const RTTM_VALIDATOR = process.env.DUPLEXSYNTH_RTTM_VALIDATOR ?? '/usr/lib/sctk/bin/rttmValidator.pl';
+const rttmValidatorSkip = existsSync(RTTM_VALIDATOR) ? undefined : `no ${RTTM_VALIDATOR} (Debian sctk; scripts/setup-system.sh installs it)`;
+
+describe.skipIf(rttmValidatorSkip !== undefined)(`NIST SCTK rttmValidator.pl accepts the rttm export without flags${rttmValidatorSkip ? ` (skipped: ${rttmValidatorSkip})` : ''}`, () => {
+  it('exits 0 with no ERROR line for every file, and refuses the same file without its SPKR-INFO lines (the validator is live)', async () => {
+    const out = path.join(scratch, 'rttm-sctk');
+    await exportDataset(dataset, 'rttm', out);
+    for (const id of ['tiny_0001', 'tiny_0002']) {
+      // the validator checks that the file column matches the file name: run it from the export folder
+      const run = spawnSync('perl', [RTTM_VALIDATOR, '-i', `${id}.rttm`], { cwd: out, encoding: 'utf8' });
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(/ERROR|aborted/);
+      expect(run.status).toBe(0);
+    }
+    const stripped = path.join(scratch, 'rttm-sctk-stripped');
+    await mkdir(stripped, { recursive: true });
+    const text = await readFile(path.join(out, 'tiny_0001.rttm'), 'utf8');
+    await writeFile(path.join(stripped, 'tiny_0001.rttm'), text.split('\n').filter((line) => !line.startsWith('SPKR-INFO')).join('\n'));
+    const refused = spawnSync('perl', [RTTM_VALIDATOR, '-i', 'tiny_0001.rttm'], { cwd: stripped, encoding: 'utf8' });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stdout).toMatch(/doesn't match any of the speaker IDs in SPKR-INFO/);
+  });
+});
+
+const PRAAT = process.env.DUPLEXSYNTH_PRAAT ?? 'praat';
+const praatSkip = spawnSync(PRAAT, ['--version'], { encoding: 'utf8' }).status === 0 ? undefined : `no ${PRAAT} (Debian praat; scripts/setup-system.sh installs it)`;
+
+describe.skipIf(praatSkip !== undefined)(`Praat reads the textgrid export${praatSkip ? ` (skipped: ${praatSkip})` : ''}`, () => {
+  it('reads every tier, interval, point and label we wrote (UTF-8 "…" included), interval tiers without gaps or overlaps (fixtures/textgrid-dump.praat)', async () => {
+    const out = path.join(scratch, 'textgrid-praat');
+    await exportDataset(dataset, 'textgrid', out);
+    const read = await readExportDataset(dataset);
+    const centiseconds = (text: string) => Math.round(Number(text) * 100);
+    for (const dialogue of read.dialogues) {
+      const run = spawnSync(PRAAT, ['--run', path.join(import.meta.dirname, 'fixtures', 'textgrid-dump.praat'), path.join(out, `${dialogue.id}.TextGrid`)], { encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const lines = run.stdout.replace(/\n$/, '').split('\n').map((line) => line.split('\t'));
+      const grid = dialogueTextGrid(read, dialogue);
+      expect([centiseconds(lines[0]![1]!), centiseconds(lines[0]![2]!), Number(lines[0]![3])]).toEqual([0, grid.end, grid.tiers.length]);
+      // what Praat read, in the shape of the grid we wrote
+      const praat: unknown[] = [];
+      for (const line of lines.slice(1)) {
+        if (line[0] === 'tier') praat.push(line[2] === 'interval' ? { kind: 'interval', name: line[1], intervals: [] } : { kind: 'point', name: line[1], points: [] });
+        else if (line.length === 3) (praat.at(-1) as { intervals: unknown[] }).intervals.push({ start: centiseconds(line[0]!), end: centiseconds(line[1]!), text: line[2] });
+        else (praat.at(-1) as { points: unknown[] }).points.push({ time: centiseconds(line[0]!), mark: line[1] });
+      }
+      expect(praat).toEqual(grid.tiers.map((tier) => (tier.kind === 'interval' ? { ...tier, intervals: tier.intervals.map(({ start, end, text }) => ({ start, end, text })) } : { ...tier, points: tier.points.map(({ time, mark }) => ({ time, mark })) })));
+    }
+    expect(read.dialogues.some((dialogue) => dialogue.words.some((word) => word.word.includes('…')))).toBe(true);
   });
 });
 
