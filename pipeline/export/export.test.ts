@@ -512,6 +512,37 @@ describe('moshi-finetune export', () => {
   });
 });
 
+/** A kyutai-labs/moshi-finetune source tree (its data code needs sphn and moshi, which Debian does not have). */
+const MOSHI_FINETUNE_SOURCE = process.env.DUPLEXSYNTH_MOSHI_FINETUNE_SOURCE;
+const moshiFinetuneSkip =
+  MOSHI_FINETUNE_SOURCE === undefined || !existsSync(path.join(MOSHI_FINETUNE_SOURCE, 'finetune', 'data', 'dataset.py'))
+    ? 'no moshi-finetune source tree: set DUPLEXSYNTH_MOSHI_FINETUNE_SOURCE to a kyutai-labs/moshi-finetune checkout (it is not a Debian or npm package)'
+    : spawnSync(PYTHON, ['-c', 'import soundfile'], { encoding: 'utf8' }).status === 0
+      ? undefined
+      : `${PYTHON} cannot import soundfile (Debian python3-soundfile)`;
+
+describe.skipIf(moshiFinetuneSkip !== undefined)(`moshi-finetune's data code reads the export${moshiFinetuneSkip ? ` (skipped: ${moshiFinetuneSkip})` : ''}`, () => {
+  it('finds the jsonl from the export folder, reads 24 kHz stereo of the stated duration, and its binary search windows take every word once (fixtures/moshi-finetune-load.py)', async () => {
+    const out = path.join(scratch, 'moshi-for-moshi-finetune');
+    await exportDataset(dataset, 'moshi-finetune', out);
+    const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'moshi-finetune-load.py'), MOSHI_FINETUNE_SOURCE!, out], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const summary = JSON.parse(run.stdout.trim());
+    const read = await readExportDataset(dataset);
+    expect(summary.jsonl).toEqual(['tiny.jsonl']);
+    expect(summary.files.map((file: { path: string; frames: number; duration: number }) => [file.path, file.frames, file.duration])).toEqual([
+      ['data_stereo/tiny_0001.wav', 4 * 24_000, 4.0],
+      ['data_stereo/tiny_0002.wav', 4 * 24_000, 4.0],
+    ]);
+    for (const [index, dialogue] of read.dialogues.entries()) {
+      expect(summary.files[index].words).toBe(dialogue.words.length);
+      const system = read.channels!.system;
+      expect(summary.files[index].mainWords).toEqual([...dialogue.words].filter((word) => word.channel === system).sort((a, b) => a.start - b.start).map((word) => word.word));
+    }
+  });
+});
+
 describe('huggingface export (AudioFolder)', () => {
   let out: string;
   beforeAll(async () => {
