@@ -149,13 +149,16 @@ async function build(options: BuildOptions): Promise<void> {
   const onInterrupt = () => stop.abort();
   // `on`, not `once`: proper-lockfile's signal-exit re-raises a SIGINT when it finds itself the only listener,
   // and a `once` listener is removed before the listeners run
-  if (options.queue) process.on('SIGINT', onInterrupt);
+  let queue: string | null = null;
   try {
     const config = await loadBuildConfig(options, modules);
-    if (options.queue) {
+    // --queue, else the config's `queue:`
+    queue = options.queue ?? config.queue ?? null;
+    if (queue) {
+      process.on('SIGINT', onInterrupt);
       const { runQueuedBuild } = await import('../pipeline/orchestration/queued-build.ts');
       report = await runQueuedBuild(config, {
-        queue: options.queue,
+        queue,
         log: display.log,
         progress: display.progress,
         allowShrink: options.allowShrink === true,
@@ -174,7 +177,7 @@ async function build(options: BuildOptions): Promise<void> {
   } finally {
     process.removeListener('SIGINT', onInterrupt);
     // BullMQ's reconnect timers outlive a build that stopped because Redis went away: end within 5 s
-    if (options.queue) setTimeout(() => process.exit(), 5000).unref();
+    if (queue) setTimeout(() => process.exit(), 5000).unref();
   }
   display.stop();
   const failed = report.failedDialogues > 0;
@@ -190,7 +193,7 @@ async function build(options: BuildOptions): Promise<void> {
 }
 
 interface WorkerOptions {
-  queue: string;
+  queue?: string;
   config?: string;
   corpus?: string;
   seed?: number;
@@ -207,6 +210,8 @@ async function worker(options: WorkerOptions): Promise<void> {
   const modules = await configModules();
   const overrides = { ...(options.config ? { config: options.config } : {}), ...(options.corpus ? { corpus: options.corpus } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) };
   const config = await loadBuildConfig(overrides, modules);
+  const queue = options.queue ?? config.queue;
+  if (!queue) throw new BuildInputError(`worker: no queue to serve: pass --queue redis://HOST:PORT/DB or set queue: in ${options.config ?? 'the config'}`);
   const { runQueueWorker } = await import('../pipeline/orchestration/queue-worker.ts');
   let rateLimit: { jobs: number; seconds: number } | null = null;
   if (options.rateLimit) {
@@ -221,7 +226,7 @@ async function worker(options: WorkerOptions): Promise<void> {
   // ioredis reconnect timers may outlive the worker (a server that is not Redis, Redis away): end within 2 s of its end
   const exitSoon = () => setTimeout(() => process.exit(), 2000).unref();
   await runQueueWorker(config, {
-    queue: options.queue,
+    queue,
     concurrency: options.concurrency,
     stalledSeconds: options.stalledSeconds,
     rateLimit,
@@ -266,14 +271,14 @@ export function createProgram(): Command {
       .option('--dry-run', 'print what the build would do (dialogues, utterances, service requests, cache hits) without calling any service or writing anything');
 
   addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets'))
-    .option('--queue <url>', 'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB); see README "Running on many machines"')
+    .option('--queue <url>', 'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB; or queue: in the config); see README "Running on many machines"')
     .option('--give-up-seconds <n>', 'with --queue: how long Redis may be away before the build stops (exit code 4)', positiveInteger)
     .action(build);
 
   program
     .command('worker')
     .description('take the jobs of a queued build (build --queue) and run them; the same config as the build, with this machine\'s endpoints and cache mount')
-    .requiredOption('--queue <url>', 'the Redis of the build (redis://HOST:PORT/DB)')
+    .option('--queue <url>', 'the Redis of the build (redis://HOST:PORT/DB; default: the config\'s queue:)')
     .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
     .option('--corpus <path>', 'as for build')
     .option('--seed <n>', 'as for build', nonNegativeInteger)
