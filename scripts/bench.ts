@@ -52,7 +52,6 @@ import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT, runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
 import { DEFAULT_VOICES } from '../pipeline/services/tts/synthesizer-registry.ts';
-import { distState } from './build-dist.js';
 import type { DryRunMeasurement } from '../pipeline/orchestration/plan-build.bench.ts';
 
 /** Clock ticks per second of the times in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture node runs on). */
@@ -492,6 +491,8 @@ const EAGER_START_MODULES = [
 
 /** The `cli` section: start of `duplexsynth --version` and `--help` against its baselines. */
 export async function cliStartSection(repetitions = 5): Promise<{ markdown: string; headline: string }> {
+  // scripts/build-dist.js is plain JavaScript beside the sources, never compiled into dist/: found from the package root
+  const { distState } = (await import(pathToFileURL(path.join(PACKAGE_ROOT, 'scripts', 'build-dist.js')).href)) as { distState: () => { fresh: boolean } };
   const compiled = distState().fresh;
   const command = compiled ? [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth.js')] : [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js')];
   const moduleUrl = (module: string) => pathToFileURL(compiled ? path.join(PACKAGE_ROOT, 'dist', `${module}.js`) : path.join(PACKAGE_ROOT, `${module}.ts`)).href;
