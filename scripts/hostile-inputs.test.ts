@@ -199,6 +199,18 @@ describe('services that cannot work', () => {
     expect(existsSync(cache)).toBe(false);
   }, 120_000);
 
+  it('an API key written into the LLM URL (http://me:KEY@host/v1): every line says the service failed, none shows the key', async () => {
+    const { file, out } = await config('key-in-url', {
+      llm: { rewrite: { backend: 'openai-compatible', baseUrl: 'http://me:sk-LEAKED-0042@127.0.0.1:1/v1', model: 'm', retry: { maxRetries: 0 } }, translate: { backend: 'none' } },
+    });
+    const result = await cli(['build', '--config', file, '--quiet']);
+    expect(result.code).toBe(4);
+    expect(result.stderr.at(-1)).toMatch(/^duplexsynth: .*no dialogue was built.*OpenAI-compatible m/);
+    expect(result.stderr.join('\n')).not.toContain('sk-LEAKED-0042');
+    expect(result.stderr.join('\n')).not.toContain(encodeURIComponent('sk-LEAKED-0042'));
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
+
   it('a truncated voice prompt (0.09 s, its manifest says 4.17 s): refused before any request', async () => {
     const prompts = path.join(scratch, 'prompts');
     await mkdir(prompts, { recursive: true });
