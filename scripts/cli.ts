@@ -9,6 +9,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { BuildConfig } from '../pipeline/config.ts';
 import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from '../pipeline/model/split-report.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
+import { describeFileSystemError, isRawFileSystemMessage } from '../pipeline/storage/file-system-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { PACKAGE_ROOT } from '../pipeline/storage/package-files.ts';
 import path from 'node:path';
@@ -352,7 +353,7 @@ export function createProgram(): Command {
     .description('time each stage of a 20-dialogue English build of the real corpus (see README)')
     .option('--corpus <path>', 'TopiOCQA JSON (default: ../shared/corpora/topiocqa/topiocqa_dev.json)')
     .option('--limit <n>', 'dialogues', positiveInteger, 20)
-    .option('--sections <name...>', 'only these sections: build saturation memory vad dnsmos llm tts cli tests queue (default: all)')
+    .option('--sections <name...>', 'only these sections: build saturation memory dryrun vad dnsmos llm tts cli tests queue (default: all)')
     .action(async (options: { corpus?: string; limit: number; sections?: string[] }) => {
       const { runBenchmarks } = await import('./bench.ts');
       await runBenchmarks(options);
@@ -396,9 +397,20 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+/**
+ * Node's raw file-system error (`EISDIR: illegal operation on a directory, open '…'`) that reached
+ * the handler, in words naming its path and what to do (pipeline/storage/file-system-errors.ts), or
+ * undefined for any other error.
+ */
+function fileSystemErrorInWords(error: unknown): string | undefined {
+  const file = (error as { path?: unknown } | null)?.path;
+  if (!(error instanceof Error) || typeof file !== 'string' || !isRawFileSystemMessage(error.message)) return undefined;
+  return describeFileSystemError(error, file);
+}
+
 /** Print `duplexsynth: <first line>` (redacted), the stack with DUPLEXSYNTH_DEBUG, and set the exit code. */
 function report(error: unknown, exitCode: number, prefix = ''): void {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = fileSystemErrorInWords(error) ?? (error instanceof Error ? error.message : String(error));
   // with --json the summary event named the cause already, as the last line
   if (!causeReportedAsJson(error)) console.error(redactSecrets(`duplexsynth: ${prefix}${message.split('\n')[0]}`));
   if (process.env.DUPLEXSYNTH_DEBUG && error instanceof Error && error.stack) console.error(redactSecrets(error.stack));
