@@ -16,6 +16,7 @@ import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { runBuild } from '../pipeline/orchestration/build.ts';
 import { FakeMosScorer } from '../pipeline/services/mos/fake-mos-scorer.ts';
 import { scoreDatasetQuality } from './score-quality.ts';
+import { languagePackOf, registerLanguagePacks } from '../pipeline/model/language-pack.ts';
 import type { ProgressEvent } from '../pipeline/run/progress.ts';
 import { splitDatasets } from './split-dev-test.ts';
 
@@ -234,5 +235,18 @@ console.log(mt + '\\tscore: ' + (0.8 + 0.005 * (lines.length - 1)).toFixed(4));
     await expect(scoreDatasetQuality(dataset, { dnsmosScorer: stubScorer, cometKiwi: { environment: { PATH: scratch } }, cometKiwiRequired: true })).rejects.toThrow(/required but not available/);
     const failing = await scoreDatasetQuality(dataset, { dnsmosScorer: stubScorer, cometKiwi: { command: path.join(bin, 'missing-comet') }, measureLoudness: false });
     expect(failing.cometKiwi).toMatchObject({ computed: false });
+  });
+
+  it('scores en → target only when the language packs say COMETKiwi covers the target: else not computed, naming the pack, and the scorer is not run', async () => {
+    const japanese = languagePackOf('ja');
+    registerLanguagePacks([{ ...japanese, cometKiwi: { supported: false } }]);
+    try {
+      // the working fake scorer is on PATH: it would score if it were asked
+      const report = await scoreDatasetQuality(dataset, { dnsmosScorer: stubScorer, cometKiwi: { environment: { PATH: bin } }, measureLoudness: false });
+      expect(report.cometKiwi).toEqual({ computed: false, reason: 'COMETKiwi does not cover Japanese (language pack ja cometKiwi.supported: false)' });
+      expect(report.aggregates.cometKiwi).toBeNull();
+    } finally {
+      registerLanguagePacks([japanese]);
+    }
   });
 });
