@@ -27,6 +27,10 @@
  * phrase ("nineteen ninety five", "2 million"). Nor before a preposition that does not open a phrase
  * (a verb particle: "what does dc stand ‖ for in washington": a preposition followed by another one or
  * ending the question).
+ *
+ * The LLM rewrite may mark the place a speaker would pause with ` | ` (prompt `rewrite-spoken.v2`, rule
+ * 11; read by {@link pausePointOf}): that place is taken when it is allowed (not protected, both parts
+ * long enough, not after a sentence end), otherwise the rules above choose.
  */
 import type { Language, SourceTurn } from '../model/types.ts';
 import { estimateMorae } from '../alignment/japanese-morae.ts';
@@ -36,8 +40,8 @@ import { loadJapaneseTokenizer } from '../alignment/spoken-words.ts';
 export interface QuestionParts {
   first: string;
   second: string;
-  /** Which kind of place the split is at. */
-  boundary: 'comma' | 'clause' | 'conjunction' | 'phrase';
+  /** Which kind of place the split is at (`marked`: the pause point the LLM rewrite marked, `pausePointOf`). */
+  boundary: 'marked' | 'comma' | 'clause' | 'conjunction' | 'phrase';
 }
 
 /** Minimum sizes of each part. */
@@ -56,7 +60,7 @@ const TITLE_JOINERS = new Set(['of', 'the', 'with', 'and', 'for', 'a', 'an', 'in
 const NUMBER_WORDS = new Set(
   'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion point first second third fourth fifth sixth seventh eighth ninth tenth twentieth hundredth thousandth oh'.split(' '),
 );
-const RANK: Record<QuestionParts['boundary'], number> = { comma: 0, clause: 1, conjunction: 2, phrase: 3 };
+const RANK: Record<QuestionParts['boundary'], number> = { marked: -1, comma: 0, clause: 1, conjunction: 2, phrase: 3 };
 
 function pickBest(candidates: { at: number; boundary: QuestionParts['boundary'] }[], total: number) {
   if (candidates.length === 0) return null;
@@ -177,15 +181,55 @@ export function protectedBoundaries(words: readonly string[], phrases: readonly 
 }
 
 /**
+ * Whether a marked pause point (word boundary `at`: between `words[at − 1]` and `words[at]`) may be
+ * used: both parts at least `minimumWords` words, outside every protected span, not after a sentence end.
+ */
+export function markedPauseAllowed(words: readonly string[], at: number, protectedAt: ReadonlySet<number>, options: SplitOptions = DEFAULT_SPLIT_OPTIONS): boolean {
+  return Number.isInteger(at) && at >= options.minimumWords && at <= words.length - options.minimumWords && !protectedAt.has(at) && !/[.;:!?]$/.test(words[at - 1]!);
+}
+
+/** A question as the LLM rewrite wrote it, read for its pause mark (`pausePointOf`). */
+export interface MarkedQuestion {
+  /** The question without the mark (spaces collapsed). */
+  text: string;
+  /** The marked word boundary: the number of words before the mark; absent without a mark. */
+  pausePoint?: number;
+  /** Why the mark cannot be read (more than one, at the start or the end); absent when it can. */
+  problem?: string;
+}
+
+/** The pause mark of the rewrite prompt (`rewrite-spoken.v2` rule 11): a vertical bar between words. */
+const PAUSE_MARK = /\s*[|‖]\s*/g;
+
+/**
+ * Reads and removes the pause mark ` | ` a rewrite may put in a question (module comment). The text
+ * comes back without any mark whatever the problem, so nothing unspeakable reaches the speech engine.
+ * @param text one question of the rewrite's reply
+ * @returns the text without the mark, the marked word boundary, or the problem with the mark
+ */
+export function pausePointOf(text: string): MarkedQuestion {
+  const parts = text.split(PAUSE_MARK);
+  const clean = parts.join(' ').replace(/\s+/g, ' ').trim();
+  if (parts.length === 1) return { text: clean };
+  if (parts.length > 2) return { text: clean, problem: `marks ${parts.length - 1} pause points with "|"; at most one` };
+  const before = parts[0]!.trim().split(/\s+/).filter((word) => word.length > 0).length;
+  const after = parts[1]!.trim().split(/\s+/).filter((word) => word.length > 0).length;
+  if (before === 0 || after === 0) return { text: clean, problem: `has its pause mark "|" at the ${before === 0 ? 'start' : 'end'}` };
+  return { text: clean, pausePoint: before };
+}
+
+/**
  * Where to split an English question (module comment), or null when no place leaves both parts at
  * least `minimumWords` words outside every protected span.
  * @param text one spoken-style question (words separated by spaces)
  * @param protectedPhrases phrases the split must not fall inside (the turn's topic, its answer; see `protectedPhrasesOf`)
+ * @param pausePoint the word boundary the rewrite marked (`pausePointOf`), taken before any other when allowed
  */
-export function splitEnglishQuestion(text: string, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = []): QuestionParts | null {
+export function splitEnglishQuestion(text: string, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = [], pausePoint?: number): QuestionParts | null {
   const words = text.trim().split(/\s+/).filter((word) => word.length > 0);
   const protectedAt = protectedBoundaries(words, protectedPhrases);
   const candidates: { at: number; boundary: QuestionParts['boundary'] }[] = [];
+  if (pausePoint !== undefined && markedPauseAllowed(words, pausePoint, protectedAt, options)) candidates.push({ at: pausePoint, boundary: 'marked' });
   for (let at = options.minimumWords; at <= words.length - options.minimumWords; at += 1) {
     if (protectedAt.has(at)) continue;
     const before = words[at - 1]!;
@@ -235,10 +279,11 @@ export async function splitJapaneseQuestion(text: string, options: SplitOptions 
 
 /**
  * The split of a question in either language (see the two functions), or null. Protected phrases
- * apply to English (the source topics and answers are English).
+ * and a marked pause point apply to English (the source topics and answers are English; a
+ * translation carries no mark).
  */
-export async function splitQuestion(text: string, language: Language, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = []): Promise<QuestionParts | null> {
-  return language === 'ja' ? splitJapaneseQuestion(text, options) : splitEnglishQuestion(text, options, protectedPhrases);
+export async function splitQuestion(text: string, language: Language, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = [], pausePoint?: number): Promise<QuestionParts | null> {
+  return language === 'ja' ? splitJapaneseQuestion(text, options) : splitEnglishQuestion(text, options, protectedPhrases, pausePoint);
 }
 
 /**
@@ -268,14 +313,15 @@ interface IntegerSource {
  * Chooses which questions of a dialogue are spoken in two parts: `round(share × questions)` of them,
  * drawn uniformly without replacement among the questions that can be split (`splitQuestion`); fewer
  * when fewer can be split.
- * @param questions each turn's number and question text, in dialogue order, with the phrases its split must not fall inside
+ * @param questions each turn's number and question text, in dialogue order, with the phrases its split
+ *   must not fall inside and the pause point the rewrite marked (TextTurn `pausePoint`)
  * @param share fraction of all questions, in [0, 1]
  * @param random the dialogue's own stream (so the choice is deterministic per seed and dialogue)
  * @returns the split of each chosen turn, by turn number
  * @throws RangeError when `share` is outside [0, 1]
  */
 export async function planTurnHolds(
-  questions: readonly { turnNumber: number; question: string; protectedPhrases?: readonly string[] }[],
+  questions: readonly { turnNumber: number; question: string; protectedPhrases?: readonly string[]; pausePoint?: number | undefined }[],
   language: Language,
   share: number,
   random: IntegerSource,
@@ -286,8 +332,8 @@ export async function planTurnHolds(
   const chosen = new Map<number, QuestionParts>();
   if (wanted === 0) return chosen;
   const candidates: { turnNumber: number; parts: QuestionParts }[] = [];
-  for (const { turnNumber, question, protectedPhrases } of questions) {
-    const parts = await splitQuestion(question, language, options, protectedPhrases ?? []);
+  for (const { turnNumber, question, protectedPhrases, pausePoint } of questions) {
+    const parts = await splitQuestion(question, language, options, protectedPhrases ?? [], pausePoint);
     if (parts !== null) candidates.push({ turnNumber, parts });
   }
   while (chosen.size < wanted && candidates.length > 0) {
