@@ -157,6 +157,7 @@ export async function runBenchmarks(options: { corpus?: string; limit: number; s
     ].join('\n'),
   );
   const sections: [string, string, () => Promise<string>][] = [
+    ['queue', 'Queued build: 1, 2, 4 worker processes against one process (BullMQ on a local redis-server)', () => queueSection(options)],
     ['build', 'Build (offline engines)', () => buildSection(options)],
     ['saturation', 'Saturation: the build against fast CosyVoice2 servers', () => saturationSection(options)],
     ['memory', 'Memory: 20 against 200 dialogues', memorySection],
@@ -271,6 +272,23 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
 }
 
 /** Silero VAD against a bare onnxruntime loop (its own baseline), on about 60 s of espeak-ng speech. */
+/**
+ * The queued build (pipeline/orchestration/queued-build.bench.ts): 1, 2 and 4 worker processes against
+ * the one-process build, offline and against 4 loopback CosyVoice2 servers; coordinator and Redis cost
+ * per dialogue. The dialogues are at most 8 (each configuration builds them from an empty cache).
+ */
+async function queueSection(options: { corpus?: string; limit: number }): Promise<string> {
+  const dialogues = Math.min(options.limit, 8);
+  const { benchmarkQueuedBuild, formatQueuedBuildBenchmark } = await import('../pipeline/orchestration/queued-build.bench.ts');
+  const load = os.loadavg().map((value) => value.toFixed(1)).join('/');
+  const runs = await benchmarkQueuedBuild({ dialogues, ...(options.corpus ? { corpus: options.corpus } : {}) });
+  return [
+    `${dialogues} TopiOCQA dev dialogues (English, rules rewrite, speex resampling, barge-in variants, quality off), each run from an empty cache; load average at start ${load}, at end ${os.loadavg().map((value) => value.toFixed(1)).join('/')} (the ratios need the cores free to mean what they say):`,
+    '',
+    formatQueuedBuildBenchmark(runs),
+  ].join('\n');
+}
+
 async function vadSection(): Promise<string> {
   return formatVadBenchmark(await benchmarkVad());
 }

@@ -54,6 +54,8 @@ interface BuildOptions {
   testHours?: number;
   testSmall?: number;
   splitUnit?: 'dialogue' | 'speaker-group';
+  queue?: string;
+  giveUpSeconds?: number;
 }
 
 /**
@@ -142,15 +144,37 @@ async function build(options: BuildOptions): Promise<void> {
   // live bars on a terminal, plain lines otherwise or with --plain, JSON lines with --json (pipeline/run/progress.ts)
   const display = createProgressDisplay(progressModeFor(options, process.stderr));
   let report;
+  // Ctrl-C while a queued build waits for its workers: the jobs stay queued, `build` again continues them
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  // `on`, not `once`: proper-lockfile's signal-exit re-raises a SIGINT when it finds itself the only listener,
+  // and a `once` listener is removed before the listeners run
+  if (options.queue) process.on('SIGINT', onInterrupt);
   try {
     const config = await loadBuildConfig(options, modules);
-    const { runBuild } = await import('../pipeline/orchestration/build.ts');
-    report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
+    if (options.queue) {
+      const { runQueuedBuild } = await import('../pipeline/orchestration/queued-build.ts');
+      report = await runQueuedBuild(config, {
+        queue: options.queue,
+        log: display.log,
+        progress: display.progress,
+        allowShrink: options.allowShrink === true,
+        signal: stop.signal,
+        ...(options.giveUpSeconds !== undefined ? { giveUpSeconds: options.giveUpSeconds } : {}),
+      });
+    } else {
+      const { runBuild } = await import('../pipeline/orchestration/build.ts');
+      report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
+    }
   } catch (error) {
     display.stop();
     // --json ends with a summary event naming the cause, also when the build stops: it is then the last line
     display.finish(failureOutcome(error, exitCodeOf(error)));
     throw error;
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    // BullMQ's reconnect timers outlive a build that stopped because Redis went away: end within 5 s
+    if (options.queue) setTimeout(() => process.exit(), 5000).unref();
   }
   display.stop();
   const failed = report.failedDialogues > 0;
@@ -163,6 +187,49 @@ async function build(options: BuildOptions): Promise<void> {
   console.log(report.summaryMarkdownPath);
   if (report.reportPath) console.log(report.reportPath);
   if (failed) process.exitCode = EXIT_CODES.someDialoguesFailed;
+}
+
+interface WorkerOptions {
+  queue: string;
+  config?: string;
+  corpus?: string;
+  seed?: number;
+  concurrency: number;
+  stalledSeconds: number;
+  rateLimit?: string;
+  name?: string;
+  maxJobs?: number;
+  quiet?: boolean;
+}
+
+/** `duplexsynth worker`: serve a queued build until Ctrl-C (pipeline/orchestration/queue-worker.ts). */
+async function worker(options: WorkerOptions): Promise<void> {
+  const modules = await configModules();
+  const overrides = { ...(options.config ? { config: options.config } : {}), ...(options.corpus ? { corpus: options.corpus } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) };
+  const config = await loadBuildConfig(overrides, modules);
+  const { runQueueWorker } = await import('../pipeline/orchestration/queue-worker.ts');
+  let rateLimit: { jobs: number; seconds: number } | null = null;
+  if (options.rateLimit) {
+    const match = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(options.rateLimit);
+    if (!match || Number(match[1]) === 0 || Number(match[2]) === 0) throw new BuildInputError(`--rate-limit ${options.rateLimit}: give JOBS/SECONDS, e.g. 60/60`);
+    rateLimit = { jobs: Number(match[1]), seconds: Number(match[2]) };
+  }
+  const stop = new AbortController();
+  // `on`, not `once`, as in build(): a signal-exit listener alone would re-raise the signal
+  process.on('SIGINT', () => stop.abort());
+  process.on('SIGTERM', () => stop.abort());
+  // ioredis reconnect timers may outlive the worker (a server that is not Redis, Redis away): end within 2 s of its end
+  const exitSoon = () => setTimeout(() => process.exit(), 2000).unref();
+  await runQueueWorker(config, {
+    queue: options.queue,
+    concurrency: options.concurrency,
+    stalledSeconds: options.stalledSeconds,
+    rateLimit,
+    ...(options.name ? { name: options.name } : {}),
+    ...(options.maxJobs ? { maximumJobs: options.maxJobs } : {}),
+    log: options.quiet ? () => {} : (line) => console.error(line),
+    signal: stop.signal,
+  }).finally(exitSoon);
 }
 
 /** The `version` field of the project's package.json. */
@@ -198,7 +265,25 @@ export function createProgram(): Command {
       .option('--json', 'progress as JSON lines on standard error, each with a level, the last a summary (with --dry-run: the plan as JSON on standard output)')
       .option('--dry-run', 'print what the build would do (dialogues, utterances, service requests, cache hits) without calling any service or writing anything');
 
-  addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets')).action(build);
+  addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets'))
+    .option('--queue <url>', 'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB); see README "Running on many machines"')
+    .option('--give-up-seconds <n>', 'with --queue: how long Redis may be away before the build stops (exit code 4)', positiveInteger)
+    .action(build);
+
+  program
+    .command('worker')
+    .description('take the jobs of a queued build (build --queue) and run them; the same config as the build, with this machine\'s endpoints and cache mount')
+    .requiredOption('--queue <url>', 'the Redis of the build (redis://HOST:PORT/DB)')
+    .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
+    .option('--corpus <path>', 'as for build')
+    .option('--seed <n>', 'as for build', nonNegativeInteger)
+    .option('--concurrency <n>', 'jobs at once (more keep remote speech servers busy)', positiveInteger, 1)
+    .option('--stalled-seconds <n>', 'a killed worker\'s job goes back to the queue after this long (BullMQ lock duration)', positiveInteger, 30)
+    .option('--rate-limit <jobs/seconds>', 'at most this many dialogue jobs started per interval over all workers (BullMQ rate limiter), e.g. 60/60')
+    .option('--name <name>', 'this worker\'s name in progress and status (default HOST:PID)')
+    .option('--max-jobs <n>', 'stop after this many jobs', positiveInteger)
+    .option('-q, --quiet', 'no progress lines')
+    .action(worker);
 
   addBuildOptions(
     program.command('demo').description('build the English and Japanese demo datasets offline (the built-in default config)'),
@@ -260,7 +345,7 @@ export function createProgram(): Command {
     .description('time each stage of a 20-dialogue English build of the real corpus (see README)')
     .option('--corpus <path>', 'TopiOCQA JSON (default: ../shared/corpora/topiocqa/topiocqa_dev.json)')
     .option('--limit <n>', 'dialogues', positiveInteger, 20)
-    .option('--sections <name...>', 'only these sections: build saturation memory vad dnsmos llm tts cli tests (default: all)')
+    .option('--sections <name...>', 'only these sections: build saturation memory vad dnsmos llm tts cli tests queue (default: all)')
     .action(async (options: { corpus?: string; limit: number; sections?: string[] }) => {
       const { runBenchmarks } = await import('./bench.ts');
       await runBenchmarks(options);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages duplexsynth needs (ffmpeg, sox, espeak-ng, Open JTalk + its voice, and
-# chromium and a CJK font (fonts-noto-cjk) for the report's browser test).
+# Installs the Debian packages duplexsynth needs (ffmpeg, sox, espeak-ng, Open JTalk + its voice,
+# redis-server for the queued build's tests, and chromium and a CJK font (fonts-noto-cjk) for the
+# report's browser test).
 # The Open JTalk voice (hts-voice-nitech-jp-atr503-m001) is in Debian's contrib section, which is not
 # in the default sources, so contrib is added first. Idempotent; needs root (or sudo).
 #
@@ -60,6 +61,8 @@ command -v sox >/dev/null || need+=(sox)
 command -v espeak-ng >/dev/null || need+=(espeak-ng)
 command -v open_jtalk >/dev/null || need+=(open-jtalk open-jtalk-mecab-naist-jdic)
 [ -d /usr/share/hts-voice/nitech-jp-atr503-m001 ] || need+=(hts-voice-nitech-jp-atr503-m001 open-jtalk-mecab-naist-jdic)
+# Redis (>= 6.2, BullMQ's floor; Debian 12 has 7.0) for the queued build's tests (pipeline/orchestration/queued-build.test.ts start their own redis-server)
+command -v redis-server >/dev/null || need+=(redis-server)
 # headless Chromium for the HTML report's browser test (pipeline/report/report.test.ts, playwright-core)
 command -v chromium >/dev/null || need+=(chromium)
 # a CJK font, so the report's Japanese words render as glyphs and not as empty boxes (checked by the

@@ -21,7 +21,7 @@ import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
 import { writeQualityTables } from '../pipeline/quality/tables.ts';
 import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/quality/thresholds.ts';
 import { sharedDirectory } from '../pipeline/config.ts';
-import { ContentCache } from '../pipeline/storage/content-cache.ts';
+import { bytesHash, ContentCache } from '../pipeline/storage/content-cache.ts';
 import type { DnsmosRecordingScores, MultiChannelAudio } from '../pipeline/services/mos/dnsmos.ts';
 import { DEFAULT_DNSMOS_BATCH_WINDOWS, DnsmosScorer, loadDnsmosScorer, type DnsmosRunSettings } from '../pipeline/services/mos/dnsmos.ts';
 import {
@@ -100,6 +100,19 @@ const DNSMOS_CACHE_VERSION = 1;
 /** The cache entry of one dialogue's DNSMOS scores by the default scorer: the WAV's sha256 under `dnsmos`. */
 function dnsmosCacheKey(audioSha256: string): StageCacheKey {
   return { stage: 'dnsmos', keyMaterial: { version: DNSMOS_CACHE_VERSION, audioSha256, scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)' } };
+}
+
+/**
+ * Score one rendered dialogue WAV with DNSMOS into the cache, under the same entry `score-quality`
+ * looks up for a written WAV with these bytes (a queue worker's scoring job: the coordinator's
+ * scoring then hits the cache). Does nothing when the entry is there already.
+ * @param wav the dialogue's WAV file bytes, exactly as the dataset writer writes them
+ * @param label names the dialogue in decoding errors
+ * @param scorer a scorer loaded with the default settings (loadDnsmosScorer), as score-quality's own
+ * @throws as decodeWav (not a WAV) and the scorer
+ */
+export async function cacheDialogueDnsmos(cache: ContentCache, wav: Uint8Array, label: string, scorer: RecordingMosScorer): Promise<void> {
+  await cachedJson(cache, dnsmosCacheKey(bytesHash(wav)), async () => roundDnsmos(await scorer.scoreRecording(decodeWav(wav, label))));
 }
 
 function round4(value: number): number {

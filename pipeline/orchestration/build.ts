@@ -21,7 +21,7 @@ import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { createResamplePool } from '../audio/resample-pool.ts';
 import type { BuildConfig } from '../config.ts';
 import { ConfigError, datasetNameOf, ttsOf } from '../config.ts';
-import type { DialogueText, SourceConversation, SpeakerRole } from '../model/types.ts';
+import type { DialogueText, Language, SourceConversation, SpeakerRole } from '../model/types.ts';
 import { buildSummarySchema, type DatasetSummary } from '../model/dataset-summary.ts';
 import { endsTheBuild } from '../model/build-errors.ts';
 import { writeBuildReport } from '../report/build-report.ts';
@@ -41,7 +41,7 @@ import { loadTimingStatistics, shippedTimingStatisticsOf } from '../timeline/tim
 import { annotateEventsStage, type AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import { placeBargeInTimelineStage, placeTimelineStage, type BargeInTimeline, type PlacedTimeline } from '../../stages/place-timeline.ts';
-import { datasetRelativePath, renderDatasetStage } from '../../stages/render-dataset.ts';
+import { datasetRelativePath, renderDatasetStage, type DialogueSink } from '../../stages/render-dataset.ts';
 import { protectedPhrasesOf } from '../text/turn-hold-split.ts';
 import { loadDefaultQuestionPauses, withQuestionPauses } from '../timeline/question-pauses.ts';
 import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type DialogueSpeech } from '../../stages/synthesize-speech.ts';
@@ -181,16 +181,7 @@ function made<T>(value: T | undefined, what: string, work: DialogueWork): T {
 
 async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: StageRunner, log: BuildLog, allowShrink: boolean, progress: ProgressListener): Promise<BuildReport> {
   const { cache } = runner.context;
-  const textBackends = await createTextBackends(config, (event) => log(`retry: ${describeRetry(event)}`));
-  const detector = resolveSpeechDetectorOptions(definedOnly({
-    thresholdDbfs: config.speechDetection.thresholdDbfs,
-    // the config says minimum…, the detector min… (pipeline/audio/speech-regions.ts)
-    minSilenceSeconds: config.speechDetection.minimumSilenceSeconds,
-    minSpeechSeconds: config.speechDetection.minimumSpeechSeconds,
-  }));
-  const queue = createSynthesisQueue(config.synthesis.concurrency);
-  // resampling threads (synthesis.resampleThreads); idle threads end on their own if the build stops early
-  const resamplePool = config.synthesis.resampleThreads > 0 ? createResamplePool(config.synthesis.resampleThreads) : null;
+  const { textBackends, detector, queue, resamplePool } = await createSharedBuildServices(config, log);
   const summaries: DatasetSummary[] = [];
   let audioSeconds = 0;
   let failedCount = 0;
@@ -199,148 +190,24 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
 
   for (const language of config.languages) {
     const dataset = datasetNameOf(config, language);
-    const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
-    const roster = speakerRoster(language, config, synthesizer);
-    const shipped = shippedTimingStatisticsOf(language);
-    const statisticsFile = config.timeline.statistics[language] ?? shipped.file;
-    // with the shipped statistics, a question split in two draws its pause from the measured pauses inside questions
-    const statistics = config.timeline.statistics[language]
-      ? await loadTimingStatistics(statisticsFile)
-      : withQuestionPauses(await loadTimingStatistics(statisticsFile), await loadDefaultQuestionPauses(language));
-    if (!config.timeline.statistics[language] && shipped.prior) {
-      const warning = `${language}: no measured timing statistics (its language pack has timing.statistics: null); using the cross-language prior ${path.basename(shipped.file)} (CallFriend/CallHome calls of en, ja, zh, de pooled; Stivers et al. 2009, PNAS 106:10587). Measure real ${language} conversations with duplexsynth measure and set timeline.statistics.${language}`;
-      log(`warning: ${warning}`);
-      timingPriorWarnings.push(warning);
+    const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } = await languageWork(config, language, { textBackends, detector, queue, resamplePool }, progress);
+    if (timingPriorWarning !== null) {
+      log(`warning: ${timingPriorWarning}`);
+      timingPriorWarnings.push(timingPriorWarning);
     }
     const base = await DatasetOutput.open(language, dataset, path.join(config.output.directory, datasetRelativePath(language, dataset)), corpus);
     const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
     const variant = config.datasets.bargeIn
       ? await DatasetOutput.open(language, variantDataset, path.join(config.output.directory, datasetRelativePath(language, variantDataset)), corpus)
       : null;
-    const benchmarkProfile = config.timeline.profile === 'benchmark';
-    const turnHoldShare = config.timeline.turnHoldShare ?? (benchmarkProfile ? DEFAULT_BENCHMARK_TURN_HOLD_SHARE : 0);
-    const placement = {
-      seed: config.seed,
-      channelOfRole: config.channels,
-      statistics,
-      options: {
-        leadingSilenceCs: Math.round(config.timeline.leadingSilenceSeconds * 100),
-        trailingSilenceCs: Math.round(config.timeline.trailingSilenceSeconds * 100),
-        maximumGapCs: config.timeline.maximumGapSeconds === null ? null : Math.round(config.timeline.maximumGapSeconds * 100),
-        gapOnlyChannel: benchmarkProfile ? config.channels.system : null,
-      },
-    };
-    const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
-    const metadataOf = { language, config, synthesizer, statisticsFile };
-
-    // The list. Text for every dialogue is requested up front: the LLM endpoint queues bound what is in
-    // flight, so remote backends work in parallel while speech is synthesized SYNTHESIS_LOOKAHEAD
-    // dialogues ahead of the one being placed and written, so the TTS servers are never idle.
-    const steps: StageStep<DialogueWork>[] = [
-      stageStep(prepareTextStage, {
-        startAhead: 'all',
-        progress: 'prepare-text',
-        input: (work) => ({ conversation: work.conversation, language }),
-        parameters: { backends: textBackends },
-        output: (work, text) => ({ ...work, text }),
-      }),
-      stageStep(synthesizeSpeechStage, {
-        startAhead: SYNTHESIS_LOOKAHEAD,
-        progress: 'synthesize-speech',
-        input: (work) => ({
-          dialogueId: work.conversation.id,
-          text: made(work.text, 'text', work),
-          voices: { user: work.speakers.user.voice, system: work.speakers.system.voice },
-          protectedPhrases: protectedPhrasesOf(work.conversation.turns),
-        }),
-        parameters: {
-          synthesizer,
-          queue,
-          seed: config.seed,
-          turnHoldShare,
-          backchannelPhrases,
-          settings: { ...synthesizeSettingsOf(config, language, detector), ...(resamplePool ? { resampler: resamplePool.resample } : {}) },
-          progress: {
-            planned: (id, amount) => progress({ type: 'item-planned', language, stage: 'synthesize-speech', id, amount }),
-            spoken: (id) => progress({ type: 'item-advanced', language, stage: 'synthesize-speech', id, amount: 1 }),
-          },
-        },
-        output: (work, speech) => ({ ...work, speech }),
-      }),
-      stageStep(placeTimelineStage, {
-        input: (work) => ({ dialogueId: work.conversation.id, utterances: made(work.speech, 'speech', work).spoken, backchannelClips: made(work.speech, 'speech', work).backchannelClips }),
-        parameters: placement,
-        output: (work, timeline) => ({ ...work, timeline }),
-      }),
-      stageStep(annotateEventsStage, {
-        input: (work) => ({ dialogueId: work.conversation.id, timeline: made(work.timeline, 'timeline', work), utterances: made(work.speech, 'speech', work).spoken }),
-        parameters: {},
-        output: (work, annotated) => ({ ...work, annotated }),
-      }),
-      stageStep(renderDatasetStage, {
-        progress: 'render-dataset',
-        input: (work) => {
-          const { conversation, speakers } = work;
-          const [text, speech, timeline] = [made(work.text, 'text', work), made(work.speech, 'speech', work), made(work.timeline, 'timeline', work)];
-          return {
-            id: conversation.id,
-            timeline,
-            annotated: made(work.annotated, 'events', work),
-            metadata: taskDialogueMetadata({ ...metadataOf, conversation, text, spoken: speech.spoken, timeline, dataset, speakers }),
-            spoken: speech.spoken,
-            counts: { splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole },
-          };
-        },
-        parameters: { output: base, userChannel: config.channels.user },
-        output: (work) => work,
-      }),
-    ];
-    // The barge-in variant: the same synthesized audio, the user barging in on every answer long enough.
-    const variantSteps: StageStep<DialogueWork>[] = !variant ? [] : [
-      stageStep(placeBargeInTimelineStage, {
-        input: (work) => ({ dialogueId: work.conversation.id, utterances: made(work.speech, 'speech', work).spoken, backchannelClips: made(work.speech, 'speech', work).backchannelClips }),
-        parameters: { ...placement, options: { ...placement.options, gapOnlyChannel: config.channels.system }, systemYields: config.timeline.bargeIn.systemYields, minimumUnspoken: config.timeline.bargeIn.minimumUnspoken, detector },
-        output: (work, bargeInTimeline) => ({ ...work, bargeInTimeline }),
-      }),
-      stageStep(annotateEventsStage, {
-        input: (work) => ({ dialogueId: work.conversation.id, timeline: made(work.bargeInTimeline, 'barge-in timeline', work), utterances: made(work.bargeInTimeline, 'barge-in timeline', work).utterances }),
-        parameters: {},
-        output: (work, annotated) => ({ ...work, annotated }),
-      }),
-      stageStep(renderDatasetStage, {
-        input: (work) => {
-          const { conversation, speakers } = work;
-          const [text, speech, timeline] = [made(work.text, 'text', work), made(work.speech, 'speech', work), made(work.bargeInTimeline, 'barge-in timeline', work)];
-          return {
-            id: conversation.id,
-            timeline,
-            annotated: made(work.annotated, 'events', work),
-            metadata: bargeInVariantMetadata({ ...metadataOf, conversation, text, timeline, dataset: variantDataset, speakers }, speech.spoken, dataset),
-            spoken: timeline.utterances,
-            counts: {
-              splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole,
-              bargeIns: {
-                placed: timeline.bargeIns.length,
-                answersTooShort: timeline.answersTooShort.length,
-                fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length,
-                unspokenCs: timeline.bargeIns.map((bargeIn) => bargeIn.unspokenCs),
-                // measured as the metadata lists them: the answer's words starting at or after the cut
-                unspokenWords: timeline.bargeIns.map((bargeIn) => speech.spoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).length),
-              },
-            },
-          };
-        },
-        parameters: { output: variant, userChannel: config.channels.user },
-        output: (work) => work,
-      }),
-    ];
+    const { steps, variantSteps } = stepsInto({ base, variant });
 
     const total = corpus.conversations.length;
     await runner.runDataset<SourceConversation, DialogueWork>({
       language,
       items: corpus.conversations,
       id: (conversation) => conversation.id,
-      initial: (conversation) => ({ conversation, speakers: roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id) }),
+      initial,
       steps,
       completed: (_conversation, work) => {
         const timeline = made(work.timeline, 'timeline', work);
@@ -428,6 +295,178 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
 /** `3 corrupt cache entries redone` (the build's closing line about damaged cache entries). */
 export function describeCorruptEntries(count: number): string {
   return `${count} corrupt cache ${count === 1 ? 'entry' : 'entries'} redone`;
+}
+
+/** What every language of a build shares: the text backends, the speech detector, the synthesis queue, the resampling threads. */
+export interface SharedBuildServices {
+  textBackends: Awaited<ReturnType<typeof createTextBackends>>;
+  detector: ReturnType<typeof resolveSpeechDetectorOptions>;
+  queue: ReturnType<typeof createSynthesisQueue>;
+  resamplePool: ReturnType<typeof createResamplePool> | null;
+}
+
+/** The services a build's languages share, made from the config (retry lines go to `log`). */
+export async function createSharedBuildServices(config: BuildConfig, log: BuildLog): Promise<SharedBuildServices> {
+  const textBackends = await createTextBackends(config, (event) => log(`retry: ${describeRetry(event)}`));
+  const detector = resolveSpeechDetectorOptions(definedOnly({
+    thresholdDbfs: config.speechDetection.thresholdDbfs,
+    // the config says minimum…, the detector min… (pipeline/audio/speech-regions.ts)
+    minSilenceSeconds: config.speechDetection.minimumSilenceSeconds,
+    minSpeechSeconds: config.speechDetection.minimumSpeechSeconds,
+  }));
+  const queue = createSynthesisQueue(config.synthesis.concurrency);
+  // resampling threads (synthesis.resampleThreads); idle threads end on their own if the build stops early
+  const resamplePool = config.synthesis.resampleThreads > 0 ? createResamplePool(config.synthesis.resampleThreads) : null;
+  return { textBackends, detector, queue, resamplePool };
+}
+
+/**
+ * One language's stage lists, `stepsInto(sinks)`: `steps` (text, speech, placement, events, render
+ * into `sinks.base`) and `variantSteps` (the barge-in variant from the same speech, rendered into
+ * `sinks.variant`; empty without a variant), the state a dialogue starts from, and the warning when
+ * the language has no measured timing statistics. The local build runs them over the whole corpus, a
+ * queue worker (./queue-worker.ts) over one dialogue per job: the same code either way.
+ * @param progress synthesis progress events
+ * @throws as createSpeechSynthesizer and the timing statistics' loading
+ */
+export async function languageWork(config: BuildConfig, language: Language, shared: SharedBuildServices, progress: ProgressListener) {
+  const { textBackends, detector, queue, resamplePool } = shared;
+  const dataset = datasetNameOf(config, language);
+  const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
+  const roster = speakerRoster(language, config, synthesizer);
+  const shipped = shippedTimingStatisticsOf(language);
+  const statisticsFile = config.timeline.statistics[language] ?? shipped.file;
+  // with the shipped statistics, a question split in two draws its pause from the measured pauses inside questions
+  const statistics = config.timeline.statistics[language]
+    ? await loadTimingStatistics(statisticsFile)
+    : withQuestionPauses(await loadTimingStatistics(statisticsFile), await loadDefaultQuestionPauses(language));
+  const timingPriorWarning =
+    !config.timeline.statistics[language] && shipped.prior
+      ? `${language}: no measured timing statistics (its language pack has timing.statistics: null); using the cross-language prior ${path.basename(shipped.file)} (CallFriend/CallHome calls of en, ja, zh, de pooled; Stivers et al. 2009, PNAS 106:10587). Measure real ${language} conversations with duplexsynth measure and set timeline.statistics.${language}`
+      : null;
+  const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
+  const benchmarkProfile = config.timeline.profile === 'benchmark';
+  const turnHoldShare = config.timeline.turnHoldShare ?? (benchmarkProfile ? DEFAULT_BENCHMARK_TURN_HOLD_SHARE : 0);
+  const placement = {
+    seed: config.seed,
+    channelOfRole: config.channels,
+    statistics,
+    options: {
+      leadingSilenceCs: Math.round(config.timeline.leadingSilenceSeconds * 100),
+      trailingSilenceCs: Math.round(config.timeline.trailingSilenceSeconds * 100),
+      maximumGapCs: config.timeline.maximumGapSeconds === null ? null : Math.round(config.timeline.maximumGapSeconds * 100),
+      gapOnlyChannel: benchmarkProfile ? config.channels.system : null,
+    },
+  };
+  const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
+  const metadataOf = { language, config, synthesizer, statisticsFile };
+
+  const stepsInto = (sinks: { base: DialogueSink; variant: DialogueSink | null }) => {
+    // The list. Text for every dialogue is requested up front: the LLM endpoint queues bound what is in
+    // flight, so remote backends work in parallel while speech is synthesized SYNTHESIS_LOOKAHEAD
+    // dialogues ahead of the one being placed and written, so the TTS servers are never idle.
+    const steps: StageStep<DialogueWork>[] = [
+      stageStep(prepareTextStage, {
+        startAhead: 'all',
+        progress: 'prepare-text',
+        input: (work) => ({ conversation: work.conversation, language }),
+        parameters: { backends: textBackends },
+        output: (work, text) => ({ ...work, text }),
+      }),
+      stageStep(synthesizeSpeechStage, {
+        startAhead: SYNTHESIS_LOOKAHEAD,
+        progress: 'synthesize-speech',
+        input: (work) => ({
+          dialogueId: work.conversation.id,
+          text: made(work.text, 'text', work),
+          voices: { user: work.speakers.user.voice, system: work.speakers.system.voice },
+          protectedPhrases: protectedPhrasesOf(work.conversation.turns),
+        }),
+        parameters: {
+          synthesizer,
+          queue,
+          seed: config.seed,
+          turnHoldShare,
+          backchannelPhrases,
+          settings: { ...synthesizeSettingsOf(config, language, detector), ...(resamplePool ? { resampler: resamplePool.resample } : {}) },
+          progress: {
+            planned: (id, amount) => progress({ type: 'item-planned', language, stage: 'synthesize-speech', id, amount }),
+            spoken: (id) => progress({ type: 'item-advanced', language, stage: 'synthesize-speech', id, amount: 1 }),
+          },
+        },
+        output: (work, speech) => ({ ...work, speech }),
+      }),
+      stageStep(placeTimelineStage, {
+        input: (work) => ({ dialogueId: work.conversation.id, utterances: made(work.speech, 'speech', work).spoken, backchannelClips: made(work.speech, 'speech', work).backchannelClips }),
+        parameters: placement,
+        output: (work, timeline) => ({ ...work, timeline }),
+      }),
+      stageStep(annotateEventsStage, {
+        input: (work) => ({ dialogueId: work.conversation.id, timeline: made(work.timeline, 'timeline', work), utterances: made(work.speech, 'speech', work).spoken }),
+        parameters: {},
+        output: (work, annotated) => ({ ...work, annotated }),
+      }),
+      stageStep(renderDatasetStage, {
+        progress: 'render-dataset',
+        input: (work) => {
+          const { conversation, speakers } = work;
+          const [text, speech, timeline] = [made(work.text, 'text', work), made(work.speech, 'speech', work), made(work.timeline, 'timeline', work)];
+          return {
+            id: conversation.id,
+            timeline,
+            annotated: made(work.annotated, 'events', work),
+            metadata: taskDialogueMetadata({ ...metadataOf, conversation, text, spoken: speech.spoken, timeline, dataset, speakers }),
+            spoken: speech.spoken,
+            counts: { splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole },
+          };
+        },
+        parameters: { output: sinks.base, userChannel: config.channels.user },
+        output: (work) => work,
+      }),
+    ];
+    // The barge-in variant: the same synthesized audio, the user barging in on every answer long enough.
+    const variantSteps: StageStep<DialogueWork>[] = !sinks.variant ? [] : [
+      stageStep(placeBargeInTimelineStage, {
+        input: (work) => ({ dialogueId: work.conversation.id, utterances: made(work.speech, 'speech', work).spoken, backchannelClips: made(work.speech, 'speech', work).backchannelClips }),
+        parameters: { ...placement, options: { ...placement.options, gapOnlyChannel: config.channels.system }, systemYields: config.timeline.bargeIn.systemYields, minimumUnspoken: config.timeline.bargeIn.minimumUnspoken, detector },
+        output: (work, bargeInTimeline) => ({ ...work, bargeInTimeline }),
+      }),
+      stageStep(annotateEventsStage, {
+        input: (work) => ({ dialogueId: work.conversation.id, timeline: made(work.bargeInTimeline, 'barge-in timeline', work), utterances: made(work.bargeInTimeline, 'barge-in timeline', work).utterances }),
+        parameters: {},
+        output: (work, annotated) => ({ ...work, annotated }),
+      }),
+      stageStep(renderDatasetStage, {
+        input: (work) => {
+          const { conversation, speakers } = work;
+          const [text, speech, timeline] = [made(work.text, 'text', work), made(work.speech, 'speech', work), made(work.bargeInTimeline, 'barge-in timeline', work)];
+          return {
+            id: conversation.id,
+            timeline,
+            annotated: made(work.annotated, 'events', work),
+            metadata: bargeInVariantMetadata({ ...metadataOf, conversation, text, timeline, dataset: variantDataset, speakers }, speech.spoken, dataset),
+            spoken: timeline.utterances,
+            counts: {
+              splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole,
+              bargeIns: {
+                placed: timeline.bargeIns.length,
+                answersTooShort: timeline.answersTooShort.length,
+                fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length,
+                unspokenCs: timeline.bargeIns.map((bargeIn) => bargeIn.unspokenCs),
+                // measured as the metadata lists them: the answer's words starting at or after the cut
+                unspokenWords: timeline.bargeIns.map((bargeIn) => speech.spoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).length),
+              },
+            },
+          };
+        },
+        parameters: { output: sinks.variant, userChannel: config.channels.user },
+        output: (work) => work,
+      }),
+    ];
+    return { steps, variantSteps };
+  };
+  const initial = (conversation: SourceConversation): DialogueWork => ({ conversation, speakers: roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id) });
+  return { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning };
 }
 
 function describeRetry(event: RetryEvent): string {

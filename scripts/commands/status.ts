@@ -16,10 +16,16 @@ export function registerStatusCommand(program: Command): void {
     .argument('<out>', 'the build output folder')
     .option('--cache-dir <dir>', 'the build cache (default: outputs/.cache of this project, as in the default config)')
     .option('--json', 'print the status as JSON')
-    .action(async (out: string, options: { cacheDir?: string; json?: boolean }) => {
+    .option('--queue <url>', 'also the jobs of a queued build on this Redis: waiting, active, done, failed, in total and per worker')
+    .action(async (out: string, options: { cacheDir?: string; json?: boolean; queue?: string }) => {
       await requireBuildOutputFolder(out, 'status'); // a missing folder, a file, a dataset folder: exit 2
-      const { formatBuildStatus, readBuildStatus } = await import('../../pipeline/orchestration/build-status.ts');
+      const [{ formatBuildStatus, readBuildStatus }, { describeQueueUrl }, { formatQueueCounts, readQueueStatus }] = await Promise.all([
+        import('../../pipeline/orchestration/build-status.ts'),
+        import('../../pipeline/orchestration/build-queue.ts'),
+        import('../../pipeline/orchestration/queued-build.ts'),
+      ]);
       const status = await readBuildStatus(out, options.cacheDir ? path.resolve(options.cacheDir) : path.join(PACKAGE_ROOT, 'outputs', '.cache'));
-      process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatBuildStatus(status));
+      const queue = options.queue ? await readQueueStatus(options.queue) : undefined;
+      process.stdout.write(options.json ? `${JSON.stringify(queue ? { ...status, queue } : status, null, 2)}\n` : `${formatBuildStatus(status)}${queue ? `queue ${describeQueueUrl(options.queue!)}: ${formatQueueCounts(queue)}\n` : ''}`);
     });
 }

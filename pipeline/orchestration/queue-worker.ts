@@ -1,0 +1,237 @@
+/**
+ * `duplexsynth worker --queue redis://…`: takes the jobs of a queued build (./queued-build.ts) from
+ * BullMQ and runs them with the same stage code as a local build (./build.ts `languageWork`, run by
+ * the stage runner): a `dialogue` job makes one dialogue's text, speech, placement, events and render
+ * (and its barge-in variant), leaving the text and speech in the shared content cache; a `score` job
+ * scores the rendered WAV with DNSMOS into the cache. The coordinator then writes the datasets from
+ * cache hits.
+ *
+ * - Before taking a job the worker checks the build's stamp in Redis (./build-queue.ts): the same
+ *   project version, the same config hash, and the coordinator's marker in its cache folder; it
+ *   refuses with one line otherwise. Every job carries the stamp and is checked again.
+ * - A job may run twice (BullMQ delivers at least once; a killed worker's job is taken back by the
+ *   stalled-job check after `stalledSeconds`): every cache entry is written atomically under its
+ *   content hash, so a second run writes the same bytes.
+ * - Redis going away and coming back is said in one line each; the worker waits for it meanwhile.
+ */
+import os from 'node:os';
+import { Worker, type Job } from 'bullmq';
+import type { BuildConfig } from '../config.ts';
+import { BuildInputError, endsTheBuild } from '../model/build-errors.ts';
+import { taskDialogueMetadataSchema } from '../model/dialogue-metadata.ts';
+import type { Language, SourceConversation } from '../model/types.ts';
+import { encodeWavPcm16 } from '../audio/wav.ts';
+import { firstLine, StageRunner } from '../run/stage-runner.ts';
+import { registerConfiguredSecrets } from '../run/build-guards.ts';
+import { bytesHash, ContentCache } from '../storage/content-cache.ts';
+import { formatRecord } from '../storage/json-records.ts';
+import { redactSecrets } from '../storage/redact.ts';
+import { resolveDnsmosModelDirectory } from '../services/mos/dnsmos-model-files.ts';
+import { DEFAULT_DNSMOS_BATCH_WINDOWS, loadDnsmosScorer } from '../services/mos/dnsmos.ts';
+import type { RecordingMosScorer } from '../services/mos/mos-scorer.ts';
+import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
+import type { DialogueSink } from '../../stages/render-dataset.ts';
+import { cacheDialogueDnsmos, defaultDnsmosModelLocation } from '../../stages/score-quality.ts';
+import type { PlacedTimeline } from '../../stages/place-timeline.ts';
+import { BUILD_KEY, buildConfigHash, connectQueue, describeQueueUrl, DIALOGUES_QUEUE, JOB_ATTEMPTS, parseQueueUrl, refusalOf, WORKERS_KEY, type BuildStamp, type DialogueJobData, type DialogueJobResult } from './build-queue.ts';
+import { checkBuildIsPossible, createSharedBuildServices, languageWork, STAGES, type SharedBuildServices } from './build.ts';
+
+/** Options of {@link runQueueWorker}. */
+export interface QueueWorkerOptions {
+  /** The Redis URL (`--queue`). */
+  queue: string;
+  /** Jobs run at once (default 1; more keep remote speech servers busy). */
+  concurrency?: number;
+  /**
+   * Seconds a job's lock lasts without renewal: a killed worker's job goes back to the queue after
+   * about this long (BullMQ's lockDuration and stalledInterval; default 30).
+   */
+  stalledSeconds?: number;
+  /** A global cap, over all workers, of dialogue jobs started per interval (BullMQ's rate limiter; each makes the dialogue's LLM requests). */
+  rateLimit?: { jobs: number; seconds: number } | null;
+  /** This worker's name in `status` and progress (default `{hostname}:{pid}`). */
+  name?: string;
+  /** One line per job and per event. */
+  log?: (line: string) => void;
+  /** Stop after this many jobs (tests and benchmarks; default: run until stopped). */
+  maximumJobs?: number;
+  /** Stops the worker (it finishes its jobs first). */
+  signal?: AbortSignal;
+}
+
+/** A render sink that keeps the WAV bytes the dataset writer would write (and checks the metadata as it would). */
+class RenderedDialogue implements DialogueSink {
+  wav: Uint8Array | null = null;
+  seconds = 0;
+
+  async add(id: string, timeline: PlacedTimeline, _annotated: unknown, metadata: unknown): Promise<void> {
+    formatRecord(`${id}/metadata.json`, taskDialogueMetadataSchema, metadata as never);
+    this.wav = encodeWavPcm16({ channels: timeline.tracks, sampleRate: timeline.sampleRate });
+    this.seconds = timeline.totalDurationCs / 100;
+  }
+}
+
+/**
+ * Run a worker until `signal` aborts (or `maximumJobs` are done).
+ * @param config this machine's config: the build's, with its own endpoints, concurrency and folders
+ * @throws BuildInputError (exit code 2) when the URL is not Redis, or the build's stamp refuses this
+ *   worker (another version, config, or cache), naming why in one line
+ */
+export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOptions): Promise<void> {
+  const log = (line: string) => (options.log ?? (() => {}))(redactSecrets(line));
+  const described = describeQueueUrl(options.queue);
+  checkBuildIsPossible(config);
+  registerConfiguredSecrets(config);
+  const configHash = buildConfigHash(config);
+  const client = await connectQueue(options.queue);
+  const name = options.name ?? `${os.hostname()}:${process.pid}`;
+
+  // the build this worker serves: wait for a coordinator to publish it, then check it
+  let stamp: BuildStamp | null = null;
+  let said = false;
+  while (stamp === null) {
+    if (options.signal?.aborted) {
+      client.disconnect();
+      return;
+    }
+    const text = await client.get(BUILD_KEY).catch(() => null);
+    if (text) stamp = JSON.parse(text) as BuildStamp;
+    else {
+      if (!said) log(`worker ${name}: waiting for a build on ${described}`);
+      said = true;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  const refusal = await refusalOf(stamp, config, configHash);
+  if (refusal !== null) {
+    client.disconnect();
+    throw new BuildInputError(`worker refused the build ${stamp.name} on ${described}: ${refusal}`);
+  }
+  log(`worker ${name}: serving build ${stamp.name} (config ${configHash.slice(0, 12)}) on ${described}`);
+
+  const runner = new StageRunner(STAGES, { cache: new ContentCache(config.output.cacheDirectory) });
+  let shared: Promise<SharedBuildServices> | null = null;
+  const languages = new Map<Language, Promise<{ work: Awaited<ReturnType<typeof languageWork>>; conversations: Map<string, SourceConversation> }>>();
+  const languageOf = (language: Language) => {
+    let entry = languages.get(language);
+    if (!entry) {
+      entry = (async () => {
+        shared ??= createSharedBuildServices(config, log);
+        const work = await languageWork(config, language, await shared, () => {});
+        // the job names the dialogue; the corpus is read whole (the coordinator's --limit picked the jobs)
+        const corpus = await ingestCorpusStage.run({ corpus: { ...config.corpus, limit: null } }, { languages: [language] }, runner.context);
+        return { work, conversations: new Map(corpus.conversations.map((conversation) => [conversation.id, conversation])) };
+      })();
+      languages.set(language, entry);
+    }
+    return entry;
+  };
+  let scorer: Promise<RecordingMosScorer> | null = null;
+  const dnsmosScorer = () =>
+    (scorer ??= (async () => {
+      const location = config.quality.dnsmosModelDirectory ? { modelDirectory: config.quality.dnsmosModelDirectory } : await defaultDnsmosModelLocation();
+      const run = { executionProvider: config.quality.dnsmos.executionProvider, intraOpThreads: config.quality.dnsmos.intraOpThreads, batchWindows: config.quality.dnsmos.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS };
+      return (await loadDnsmosScorer(await resolveDnsmosModelDirectory(location), run)).scorer;
+    })());
+
+  /** One dialogue through the stage lists; `variant` too for a dialogue job. @throws Error `{id}: FAILED at {stage}: {reason}` */
+  const renderDialogue = async (data: DialogueJobData, withVariant: boolean): Promise<{ base: RenderedDialogue; seconds: number }> => {
+    const { work, conversations } = await languageOf(data.language);
+    const conversation = conversations.get(data.id);
+    if (!conversation) throw new Error(`${data.id}: not in ${config.corpus.path} (${data.language}) on this worker`);
+    const base = new RenderedDialogue();
+    const variant = withVariant && config.datasets.bargeIn ? new RenderedDialogue() : null;
+    const { steps, variantSteps } = work.stepsInto({ base, variant });
+    const outcome = await runner.runSteps(steps, work.initial(conversation));
+    if (!outcome.ok) {
+      if (endsTheBuild(outcome.error)) throw outcome.error;
+      throw new Error(`${data.id}: FAILED at ${outcome.stage}: ${firstLine(outcome.error)}`);
+    }
+    if (variant) {
+      const variantOutcome = await runner.runSteps(variantSteps, outcome.state);
+      if (!variantOutcome.ok) throw new Error(`${data.id} (barge-in variant): FAILED at ${variantOutcome.stage}: ${firstLine(variantOutcome.error)}`);
+    }
+    return { base, seconds: base.seconds + (variant?.seconds ?? 0) };
+  };
+
+  let refused: string | null = null;
+  let done = 0;
+  const finished = new Promise<void>((resolve) => {
+    const processJob = async (job: Job<DialogueJobData>): Promise<DialogueJobResult | { scored: boolean }> => {
+      const jobRefusal = await refusalOf(job.data.stamp, config, configHash);
+      if (jobRefusal !== null) {
+        refused = `worker refused job ${job.id} on ${described}: ${jobRefusal}`;
+        void worker.close();
+        throw new Error(refused);
+      }
+      const started = performance.now();
+      log(`worker ${name}: took ${job.name} ${job.data.language}/${job.data.id} (attempt ${job.attemptsMade + 1})`);
+      if (job.name === 'score') {
+        // the dialogue job is this job's child: when it failed all its attempts, there is nothing to score
+        const children = Object.values(await job.getChildrenValues<DialogueJobResult>());
+        if (children.length === 0) return { scored: false };
+        const { base } = await renderDialogue(job.data, false);
+        await cacheDialogueDnsmos(runner.context.cache, base.wav!, `${job.data.id}.wav`, await dnsmosScorer());
+        log(`worker ${name}: scored ${job.data.language}/${job.data.id} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+        return { scored: true };
+      }
+      const { base, seconds } = await renderDialogue(job.data, true);
+      log(`worker ${name}: built ${job.data.language}/${job.data.id}: ${seconds.toFixed(1)} s of audio (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      return { audioSha256: bytesHash(base.wav!), audioSeconds: seconds };
+    };
+    const stalledMilliseconds = (options.stalledSeconds ?? 30) * 1000;
+    const worker: Worker<DialogueJobData> = new Worker<DialogueJobData>(DIALOGUES_QUEUE, processJob, {
+      connection: parseQueueUrl(options.queue),
+      concurrency: options.concurrency ?? 1,
+      name,
+      lockDuration: stalledMilliseconds,
+      stalledInterval: stalledMilliseconds,
+      ...(options.rateLimit ? { limiter: { max: options.rateLimit.jobs, duration: options.rateLimit.seconds * 1000 } } : {}),
+    });
+    // Redis going away and coming back, said once each (BullMQ's connections wait for it meanwhile)
+    let redisDown = false;
+    client.on('error', (error: Error) => {
+      if (!redisDown) log(`worker ${name}: lost Redis at ${described} (${firstLine(error)}); waiting for it`);
+      redisDown = true;
+    });
+    client.on('ready', () => {
+      if (redisDown) log(`worker ${name}: Redis at ${described} is back; going on`);
+      redisDown = false;
+    });
+    worker.on('error', () => {}); // the same outage, seen by BullMQ's connections: said above
+    // this worker's counts, for the coordinator's progress and `status`
+    const count = (field: string, by: number) => void client.multi().sadd(WORKERS_KEY, name).hincrby(`${WORKERS_KEY}:${name}`, field, by).exec().catch(() => {});
+    worker.on('active', () => count('active', 1));
+    worker.on('failed', (job, error) => {
+      count('active', -1);
+      count('failed', 1);
+      if (job) log(`worker ${name}: ${job.name} ${job.data.language}/${job.data.id} failed (attempt ${job.attemptsMade} of ${JOB_ATTEMPTS}): ${firstLine(error)}`);
+    });
+    worker.on('completed', () => {
+      count('active', -1);
+      count('done', 1);
+      done += 1;
+      if (options.maximumJobs !== undefined && done >= options.maximumJobs) void worker.close();
+    });
+    worker.on('closed', () => {
+      resolve();
+    });
+    options.signal?.addEventListener(
+      'abort',
+      () => {
+        void worker.close();
+        // Redis away: closing waits for it; the jobs in hand go back to the queue through the stalled-job check
+        setTimeout(() => {
+          void worker.disconnect();
+          resolve();
+        }, 10_000).unref();
+      },
+      { once: true },
+    );
+  });
+  await finished;
+  client.disconnect();
+  const resamplePool = shared ? (await (shared as Promise<SharedBuildServices>)).resamplePool : null;
+  await resamplePool?.close();
+  if (refused !== null) throw new BuildInputError(refused);
+}

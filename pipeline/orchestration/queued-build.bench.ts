@@ -1,0 +1,160 @@
+/**
+ * Benchmark of the queued build (`npm run bench -- --sections queue`): the same build made by one
+ * process (`runBuild`, the baseline, measured in the same run) and through a redis-server started
+ * here with 1, 2 and 4 `duplexsynth worker` processes, with the offline engine (espeak-ng) and against
+ * 4 loopback CosyVoice2 servers. Each run starts from an empty cache. Reported per run: wall time and
+ * its ratio to the one-process build, and the coordinator's and Redis's cost per dialogue: the
+ * coordinator process's CPU ms (its wait and its local pass from the cache), Redis commands
+ * (`INFO commandstats`, reset before the run) and bytes in and out of Redis (`INFO stats`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { loadConfigFile, sharedDirectory } from '../config.ts';
+import { PACKAGE_ROOT } from '../storage/package-files.ts';
+import { startLoopbackServersInWorker } from '../services/tts/testing/loopback-worker.ts';
+import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
+import { runBuild } from './build.ts';
+import { runQueuedBuild } from './queued-build.ts';
+
+/** One run of the benchmark. */
+export interface QueuedRun {
+  engine: string;
+  /** 0: the one-process build. */
+  workers: number;
+  wallSeconds: number;
+  /** CPU seconds of the coordinator's process (this one), all threads. */
+  coordinatorCpuSeconds: number;
+  /** Redis commands (calls summed over INFO commandstats). */
+  redisCommands: number;
+  /** Bytes into and out of Redis (INFO stats total_net_input_bytes + total_net_output_bytes). */
+  redisBytes: number;
+  dialogues: number;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function sumCommandStats(info: string): number {
+  return [...info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
+function netBytes(info: string): number {
+  return Number(/total_net_input_bytes:(\d+)/.exec(info)?.[1] ?? 0) + Number(/total_net_output_bytes:(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+/**
+ * Run the benchmark.
+ * @param options dialogues of the real TopiOCQA dev set (default 8), worker counts (default 1, 2, 4)
+ */
+export async function benchmarkQueuedBuild(options: { dialogues?: number; workerCounts?: number[]; corpus?: string } = {}): Promise<QueuedRun[]> {
+  const dialogues = options.dialogues ?? 8;
+  const workerCounts = options.workerCounts ?? [1, 2, 4];
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-queue-bench-'));
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', scratch, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}/0`;
+  const servers = await startLoopbackServersInWorker({ protocol: 'cosyvoice2', servers: 4, latencyMs: 0, capacity: 1, voice: {}, warmTexts: [], realTimeFactor: 0.02, speech: 'speech-like' });
+  const runs: QueuedRun[] = [];
+  try {
+    let client: Redis | null = null;
+    for (let tries = 0; tries < 50 && client === null; tries += 1) {
+      const candidate = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
+      candidate.on('error', () => {});
+      try {
+        await candidate.connect();
+        client = candidate;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    if (!client) throw new Error('redis-server did not start');
+    const transcripts = ['I grew up near the sea and I still love the sound of waves.', 'My favourite season is autumn because the light is so soft.'];
+    const prompts = await Promise.all(transcripts.map((transcript, index) => writePromptFixture(scratch, transcript, { pitch: 30 + 40 * index, minimumSeconds: 3 })));
+    const corpus = options.corpus ?? path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
+    const engines: [string, unknown][] = [
+      ['offline (espeak-ng)', { en: { backend: 'espeak-ng' } }],
+      [
+        '4 loopback CosyVoice2 servers (RTF 0.02)',
+        {
+          en: {
+            backend: 'cosyvoice2',
+            service: { urls: servers.urls, sampleRate: 24000, concurrencyPerEndpoint: 1 },
+            voices: { user: { mode: 'zero-shot', promptWav: prompts[0]!.path, promptText: transcripts[0] }, system: { mode: 'zero-shot', promptWav: prompts[1]!.path, promptText: transcripts[1] } },
+          },
+        },
+      ],
+    ];
+    let serial = 0;
+    for (const [engine, tts] of engines) {
+      for (const workers of [0, ...workerCounts]) {
+        serial += 1;
+        const file = path.join(scratch, `config-${serial}.yaml`);
+        // JSON is YAML: the workers read the same file
+        await writeFile(
+          file,
+          JSON.stringify({
+            name: `bench-${serial}`,
+            seed: 1,
+            languages: ['en'],
+            corpus: { path: corpus, limit: dialogues },
+            output: { directory: path.join(scratch, `out-${serial}`), cacheDirectory: path.join(scratch, `cache-${serial}`) },
+            datasets: { en: 'topiocqa', bargeIn: true },
+            llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+            tts,
+            synthesis: { concurrency: 4, resampleQuality: 'speex' },
+            quality: { enabled: false },
+          }),
+        );
+        const config = await loadConfigFile(file);
+        await client.flushall();
+        await client.config('RESETSTAT');
+        const children: ChildProcess[] = [];
+        for (let index = 0; index < workers; index += 1) {
+          children.push(spawn(process.execPath, [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js'), 'worker', '--queue', url, '--config', file, '--concurrency', '2', '-q'], { stdio: 'ignore' }));
+        }
+        const cpuBefore = process.cpuUsage();
+        const started = performance.now();
+        if (workers === 0) await runBuild(config);
+        else await runQueuedBuild(config, { queue: url });
+        const wallSeconds = (performance.now() - started) / 1000;
+        const cpu = process.cpuUsage(cpuBefore);
+        const commands = sumCommandStats(await client.info('commandstats'));
+        const bytes = netBytes(await client.info('stats'));
+        for (const child of children) child.kill('SIGTERM');
+        await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)))));
+        runs.push({ engine, workers, wallSeconds, coordinatorCpuSeconds: (cpu.user + cpu.system) / 1e6, redisCommands: commands, redisBytes: bytes, dialogues });
+      }
+    }
+    client.disconnect();
+  } finally {
+    redis.kill('SIGTERM');
+    await servers.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return runs;
+}
+
+/** The runs as a Markdown table: throughput ratio to the one-process build of the same engine, coordinator and Redis cost per dialogue. */
+export function formatQueuedBuildBenchmark(runs: QueuedRun[]): string {
+  const lines = [
+    '| engine | processes | wall s | throughput / one process | coordinator CPU ms per dialogue | Redis commands per dialogue | Redis bytes per dialogue |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const run of runs) {
+    const baseline = runs.find((other) => other.engine === run.engine && other.workers === 0)!;
+    lines.push(
+      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.workers === 0 ? '(all work)' : ((run.coordinatorCpuSeconds * 1000) / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
+    );
+  }
+  return lines.join('\n');
+}

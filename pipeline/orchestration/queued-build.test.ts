@@ -1,0 +1,269 @@
+/**
+ * The queued build (`build --queue`, `worker`) against a real redis-server this file starts on a free
+ * loopback port, with real worker and coordinator processes (the CLI from the sources). Every build
+ * here makes the same 6 short dialogues (offline engine, rules rewrite) and is compared, file by
+ * file under data/, with one local build made once in beforeAll.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:net';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../config.ts';
+import { runBuild } from './build.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const CLI = path.join(ROOT, 'scripts', 'duplexsynth-dev.js');
+
+/** A free loopback TCP port. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A process with its output collected, and a way to wait for a line. */
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+  waitFor: (pattern: RegExp, seconds?: number) => Promise<void>;
+}
+
+function run(command: string, args: string[]): Running {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DUPLEXSYNTH_SHARED: process.env.DUPLEXSYNTH_SHARED ?? '/work/shared' } });
+  let text = '';
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  const take = (chunk: Buffer) => {
+    text += chunk.toString();
+    for (const waiter of [...waiters]) if (waiter.pattern.test(text)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => text,
+    exited,
+    waitFor: (pattern, seconds = 240) =>
+      new Promise<void>((resolve, reject) => {
+        if (pattern.test(text)) return resolve();
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${seconds} s; output:\n${text}`)), seconds * 1000);
+        waiters.push({ pattern, resolve: () => (clearTimeout(timer), resolve()) });
+        void exited.then(() => setTimeout(() => reject(new Error(`exited before ${pattern}; output:\n${text}`)), 100));
+      }),
+  };
+}
+
+function cli(args: string[]): Running {
+  return run(process.execPath, [CLI, ...args]);
+}
+
+/** Every file under `directory`, relative path → sha256 of its bytes (a deep comparison of the bytes themselves takes minutes). */
+async function filesUnder(directory: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files.set(path.relative(directory, file), createHash('sha256').update(await readFile(file)).digest('hex'));
+  }
+  return files;
+}
+
+/** Six two-turn conversations in the TopiOCQA raw-release layout. */
+function corpus(): unknown[] {
+  const topics = ['Eiffel Tower', 'Mount Fuji', 'River Thames', 'Great Wall', 'Lake Baikal', 'Sahara'];
+  return topics.flatMap((topic, index) => [
+    { Context: [], Conversation_no: index + 1, Turn_no: 1, Question: `where is the ${topic.toLowerCase()}`, Answer: `The ${topic} is a famous place visited by many people every year.`, Topic: topic, Topic_section: 'Introduction', Rationale: '', Additional_answers: [], is_nq: false, Gold_passage: { id: `q:${index}`, title: topic, text: topic } },
+    { Context: [], Conversation_no: index + 1, Turn_no: 2, Question: 'how old is it?', Answer: 'It is very old, older than most buildings in the region around it.', Topic: topic, Topic_section: 'History', Rationale: '', Additional_answers: [], is_nq: false, Gold_passage: { id: `q:${index}b`, title: topic, text: topic } },
+  ]);
+}
+
+let scratch: string;
+let redisPort: number;
+let redis: ChildProcess | null = null;
+let reference: Map<string, string>;
+let serial = 0;
+
+async function startRedis(): Promise<void> {
+  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', scratch, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+  for (let tries = 0; tries < 100; tries += 1) {
+    const ping = spawn('redis-cli', ['-p', String(redisPort), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const answer = await new Promise<string>((resolve) => {
+      let out = '';
+      ping.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      ping.on('exit', () => resolve(out));
+    });
+    if (answer.includes('PONG')) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('redis-server did not start');
+}
+
+async function stopRedis(): Promise<void> {
+  if (!redis) return;
+  const exited = new Promise((resolve) => redis!.on('exit', resolve));
+  redis.kill('SIGTERM');
+  await exited;
+  redis = null;
+}
+
+async function redisCommand(...args: string[]): Promise<void> {
+  const child = spawn('redis-cli', ['-p', String(redisPort), ...args], { stdio: 'ignore' });
+  await new Promise((resolve) => child.on('exit', resolve));
+}
+
+/** A build config of the six dialogues with its own output and cache folders; returns its file. */
+async function writeConfig(label: string, changes: { seed?: number; cache?: string } = {}): Promise<{ file: string; out: string; cache: string }> {
+  serial += 1;
+  const out = path.join(scratch, `${label}-out`);
+  const cache = changes.cache ?? path.join(scratch, `${label}-cache`);
+  const file = path.join(scratch, `${label}-${serial}.yaml`);
+  await writeFile(
+    file,
+    [
+      'name: queued',
+      `seed: ${changes.seed ?? 7}`,
+      'languages: [en]',
+      `corpus: { path: ${path.join(scratch, 'six.json')} }`,
+      `output: { directory: ${out}, cacheDirectory: ${cache} }`,
+      'datasets: { en: six, bargeIn: true }',
+      'llm: { rewrite: { backend: rules }, translate: { backend: none } }',
+      'tts: { en: { backend: espeak-ng } }',
+      'synthesis: { concurrency: 1 }',
+      'quality: { enabled: false }',
+      '',
+    ].join('\n'),
+  );
+  return { file, out, cache };
+}
+
+const queueUrl = () => `redis://127.0.0.1:${redisPort}/0`;
+
+describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-queue-'));
+    await writeFile(path.join(scratch, 'six.json'), JSON.stringify(corpus()));
+    redisPort = await freePort();
+    await startRedis();
+    // the one-machine build every queued build must equal
+    const local = await writeConfig('local');
+    await runBuild(await loadConfigFile(local.file));
+    reference = await filesUnder(path.join(local.out, 'data'));
+    expect([...reference.keys()].filter((file) => file.endsWith('.wav') && file.split(/[\\/]/).includes('audio'))).toHaveLength(12); // 6 dialogues, base and barge-in (the full-band masters are in audio_fullband/)
+  }, 600_000);
+
+  afterAll(async () => {
+    await stopRedis();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    if (!redis) await startRedis();
+    await redisCommand('flushall');
+  });
+
+  it('3 workers build the same dialogues as one machine: every file under data/ byte-identical', { timeout: 600_000 }, async () => {
+    const { file, out } = await writeConfig('three');
+    const workers = ['a', 'b', 'c'].map((name) => cli(['worker', '--queue', queueUrl(), '--config', file, '--name', name]));
+    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+    expect(await coordinator.exited, coordinator.output()).toBe(0);
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    await Promise.all(workers.map((worker) => worker.exited));
+    expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
+    // the work was spread: every dialogue job was taken by some worker, at least two workers took jobs
+    const took = workers.map((worker) => (worker.output().match(/took dialogue/g) ?? []).length);
+    expect(took.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(6);
+    expect(took.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
+    expect(coordinator.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
+  });
+
+  it('kill -9 of a worker in the middle of a job: the job completes on another worker, output byte-identical', { timeout: 600_000 }, async () => {
+    const { file, out } = await writeConfig('killed');
+    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+    const doomed = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'doomed', '--stalled-seconds', '4']);
+    await doomed.waitFor(/took dialogue en\/(\S+)/);
+    const killedId = /took dialogue en\/(\S+)/.exec(doomed.output())![1]!;
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    expect(doomed.output()).not.toMatch(new RegExp(`built en/${killedId}`));
+    const rescuer = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'rescuer', '--stalled-seconds', '4']);
+    expect(await coordinator.exited, coordinator.output()).toBe(0);
+    rescuer.child.kill('SIGTERM');
+    await rescuer.exited;
+    expect(rescuer.output()).toMatch(new RegExp(`built en/${killedId}`));
+    expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
+  });
+
+  it('Redis stopped mid-build and started again: one line each from coordinator and worker, and the build goes on', { timeout: 600_000 }, async () => {
+    const { file, out } = await writeConfig('restarted');
+    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+    const worker = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'steady']);
+    await worker.waitFor(/built en\//);
+    await stopRedis();
+    await coordinator.waitFor(/lost Redis/);
+    await worker.waitFor(/lost Redis/);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await startRedis();
+    expect(await coordinator.exited, coordinator.output()).toBe(0);
+    await worker.waitFor(/Redis at .* is back/);
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    for (const running of [coordinator, worker]) {
+      expect(running.output().match(/lost Redis/g)).toHaveLength(1);
+      expect(running.output().match(/is back/g)).toHaveLength(1);
+    }
+    expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
+  });
+
+  it('Redis gone for good: the coordinator ends with one line and exit code 4, and no dataset is written', { timeout: 300_000 }, async () => {
+    const { file, out } = await writeConfig('abandoned');
+    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file, '--give-up-seconds', '3']);
+    await coordinator.waitFor(/waiting for the workers/);
+    await stopRedis();
+    expect(await coordinator.exited).toBe(4);
+    const lines = coordinator.output().trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^duplexsynth: queue: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 gone for 3 s; nothing was written/);
+    expect(existsSync(path.join(out, 'data'))).toBe(false);
+  });
+
+  it('refuses, in one line each: a worker with another config, a worker that cannot see the cache, a --queue that is not Redis', { timeout: 300_000 }, async () => {
+    const { file } = await writeConfig('refusals');
+    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+    await coordinator.waitFor(/waiting for the workers/);
+
+    const otherSeed = await writeConfig('refusals', { seed: 8 });
+    const wrongConfig = cli(['worker', '--queue', queueUrl(), '--config', otherSeed.file]);
+    expect(await wrongConfig.exited).toBe(2);
+    expect(wrongConfig.output().trim().split('\n').at(-1)).toMatch(/^duplexsynth: worker refused the build \S+ on \S+: this worker's config \(hash \w+\) differs from the build's/);
+
+    const blind = await writeConfig('refusals', { cache: path.join(scratch, 'elsewhere-cache') });
+    const blindWorker = cli(['worker', '--queue', queueUrl(), '--config', blind.file]);
+    expect(await blindWorker.exited).toBe(2);
+    expect(blindWorker.output().trim().split('\n').at(-1)).toMatch(/^duplexsynth: worker refused the build \S+ on \S+: the cache .*elsewhere-cache is not the coordinator's/);
+
+    // answers like an HTTP server: a 400 to what it cannot parse
+    const httpServer = createServer((socket) => socket.on('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n')));
+    await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+    const httpPort = (httpServer.address() as { port: number }).port;
+    for (const url of [`http://127.0.0.1:${httpPort}/`, `redis://127.0.0.1:${httpPort}/0`]) {
+      const notRedis = cli(['worker', '--queue', url, '--config', file]);
+      expect(await notRedis.exited).toBe(2);
+      const output = notRedis.output().trim().split('\n');
+      expect(output).toHaveLength(1);
+      expect(output[0]).toMatch(/^duplexsynth: --queue .*: (not a Redis URL \(http\)|the server there is not Redis)/);
+    }
+    httpServer.close();
+    coordinator.child.kill('SIGINT');
+    expect(await coordinator.exited).toBe(4);
+    expect(coordinator.output().trim().split('\n').at(-1)).toMatch(/^duplexsynth: queue: stopped waiting; the jobs stay on .* run the same build again to continue/);
+  });
+});

@@ -1,0 +1,294 @@
+/**
+ * `duplexsynth build --queue redis://…`: the build spread over any number of `duplexsynth worker`
+ * processes (./queue-worker.ts) through BullMQ on Redis. The coordinator
+ *
+ * 1. ingests the corpus, stamps the build (config hash, project version, a marker written into the
+ *    shared cache; ./build-queue.ts) and publishes the stamp in Redis;
+ * 2. adds one BullMQ flow per language: the dataset's parent job, whose children are one scoring job
+ *    per dialogue (with quality scoring on), each the parent of the dialogue's job (text, speech,
+ *    placement, events, render, barge-in variant); job ids are fixed by the config hash, so adding
+ *    the flows again (a second `build` after Ctrl-C) continues the same jobs;
+ * 3. waits until every dataset's children are done (failed ones count as done: they are quarantined
+ *    below), printing the queue's counts per worker as they change;
+ * 4. runs the local build (./build.ts `runBuild`): every text and speech result and every DNSMOS
+ *    score is a cache hit, and the commit, scoring, split and report go through today's code path,
+ *    so the output is byte-identical to a one-machine build with the same config and seed. A
+ *    dialogue that failed all its attempts on the workers is retried there once and quarantined
+ *    exactly as a local build quarantines it;
+ * 5. removes the build's jobs and stamp from Redis.
+ *
+ * Redis going away is said in one line, and coming back in another; gone for longer than
+ * `giveUpSeconds`, the build stops with exit code 4 before anything is written.
+ */
+import { FlowProducer, Job, Queue, type FlowJob } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { BuildConfig } from '../config.ts';
+import { BuildInputError, BuildStoppedError } from '../model/build-errors.ts';
+import type { Language } from '../model/types.ts';
+import { beginGuardedBuild } from '../run/build-guards.ts';
+import type { ProgressListener } from '../run/progress.ts';
+import { firstLine } from '../run/stage-runner.ts';
+import { ContentCache } from '../storage/content-cache.ts';
+import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
+import {
+  BUILD_KEY,
+  buildConfigHash,
+  connectQueue,
+  DATASETS_QUEUE,
+  describeQueueUrl,
+  DIALOGUES_QUEUE,
+  JOB_ATTEMPTS,
+  markerFile,
+  parseQueueUrl,
+  projectVersion,
+  withTimeout,
+  WORKERS_KEY,
+  writeMarker,
+  type BuildStamp,
+  type DialogueJobData,
+} from './build-queue.ts';
+import { checkBuildIsPossible, runBuild, type BuildLog, type BuildReport } from './build.ts';
+import { readFile } from 'node:fs/promises';
+
+/** Redis stayed away too long: the build stopped before writing anything (exit code 4). */
+export class QueueLostError extends BuildStoppedError {
+  override name = 'QueueLostError';
+}
+
+/** Options of {@link runQueuedBuild}. */
+export interface QueuedBuildOptions {
+  /** The Redis URL (`--queue`). */
+  queue: string;
+  log?: BuildLog;
+  progress?: ProgressListener;
+  allowShrink?: boolean;
+  /** How long Redis may be away before the build stops (seconds; default 300). */
+  giveUpSeconds?: number;
+  /** Stops waiting (Ctrl-C): the jobs stay in the queue and a second `build` continues them. */
+  signal?: AbortSignal;
+}
+
+/** Counts of one worker (workers keep them in Redis, `duplexsynth:workers:{name}`). */
+export interface WorkerCounts {
+  name: string;
+  active: number;
+  done: number;
+  failed: number;
+}
+
+/** The queue's jobs by state, and per worker. */
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+  done: number;
+  failed: number;
+  workers: WorkerCounts[];
+}
+
+/**
+ * The queue's counts: jobs waiting (including those waiting for their children or a retry),
+ * active, done, failed, and each worker's own counts.
+ */
+export async function readQueueCounts(queue: Queue, client: Redis): Promise<QueueCounts> {
+  const counts = await queue.getJobCounts('waiting', 'waiting-children', 'delayed', 'prioritized', 'active', 'completed', 'failed');
+  const names = (await client.smembers(WORKERS_KEY)).sort();
+  const workers: WorkerCounts[] = [];
+  for (const name of names) {
+    const fields = await client.hgetall(`${WORKERS_KEY}:${name}`);
+    workers.push({ name, active: Number(fields.active ?? 0), done: Number(fields.done ?? 0), failed: Number(fields.failed ?? 0) });
+  }
+  return {
+    waiting: (counts.waiting ?? 0) + (counts['waiting-children'] ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
+    active: counts.active ?? 0,
+    done: counts.completed ?? 0,
+    failed: counts.failed ?? 0,
+    workers,
+  };
+}
+
+/**
+ * The counts of the build queued on `url` (`duplexsynth status OUT --queue URL`).
+ * @throws as connectQueue (not Redis, no answer)
+ */
+export async function readQueueStatus(url: string): Promise<QueueCounts> {
+  const client = await connectQueue(url);
+  const queue = new Queue(DIALOGUES_QUEUE, { connection: parseQueueUrl(url) });
+  try {
+    return await readQueueCounts(queue, client);
+  } finally {
+    await queue.close();
+    client.disconnect();
+  }
+}
+
+/** `jobs: 3 waiting, 2 active, 7 done, 0 failed; host:12 1 active 4 done, …` */
+export function formatQueueCounts(counts: QueueCounts): string {
+  const workers = counts.workers.map((worker) => `${worker.name} ${worker.active} active ${worker.done} done${worker.failed ? ` ${worker.failed} failed` : ''}`);
+  return `jobs: ${counts.waiting} waiting, ${counts.active} active, ${counts.done} done, ${counts.failed} failed${workers.length ? `; ${workers.join(', ')}` : ''}`;
+}
+
+/**
+ * Run a build through the queue (see the module comment).
+ * @throws BuildInputError when `--queue` is not Redis; QueueLostError (exit code 4) when Redis cannot
+ *   be reached at the start or stays away longer than `giveUpSeconds`; BuildStoppedError when
+ *   `signal` stops the wait (the jobs stay queued); whatever `runBuild` throws
+ */
+export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOptions): Promise<BuildReport> {
+  checkBuildIsPossible(config);
+  const log = beginGuardedBuild(config, options.log ?? (() => {}));
+  const described = describeQueueUrl(options.queue);
+  const connection = parseQueueUrl(options.queue);
+  let client: Redis;
+  try {
+    client = await connectQueue(options.queue);
+  } catch (error) {
+    if (error instanceof BuildInputError) throw error;
+    throw new QueueLostError(`queue: no Redis at ${described} (${firstLine(error)}); nothing was written`);
+  }
+  const datasets = new Queue(DATASETS_QUEUE, { connection });
+  const dialogues = new Queue(DIALOGUES_QUEUE, { connection });
+  const flows = new FlowProducer({ connection });
+  // an outage is said once, by the wait below
+  datasets.on('error', () => {});
+  dialogues.on('error', () => {});
+  flows.on('error', () => {});
+  try {
+    const context = { cache: new ContentCache(config.output.cacheDirectory) };
+    const corpus = await ingestCorpusStage.run({ corpus: config.corpus }, { languages: config.languages }, context);
+    const configHash = buildConfigHash(config);
+    const stamp = await stampBuild(client, config, configHash, datasets, dialogues, log);
+    const parents: { language: Language; id: string }[] = [];
+    for (const language of config.languages) {
+      const parentId = `${config.name}-${language}-${configHash.slice(0, 16)}`;
+      parents.push({ language, id: parentId });
+      const jobOptions = { attempts: JOB_ATTEMPTS, backoff: { type: 'exponential', delay: 1000 }, ignoreDependencyOnFailure: true, removeOnComplete: false, removeOnFail: false } as const;
+      const children: FlowJob[] = corpus.conversations.map((conversation) => {
+        const data: DialogueJobData = { stamp, language, id: conversation.id };
+        const dialogue: FlowJob = { name: 'dialogue', queueName: DIALOGUES_QUEUE, data, opts: { ...jobOptions, jobId: `${parentId}-dialogue-${conversation.id}` } };
+        if (!config.quality.enabled) return dialogue;
+        return { name: 'score', queueName: DIALOGUES_QUEUE, data, opts: { ...jobOptions, jobId: `${parentId}-score-${conversation.id}` }, children: [dialogue] };
+      });
+      const existing = await Job.fromId(datasets, parentId);
+      if (existing) log(`queue: [${language}] continuing the queued dataset (${parentId})`);
+      else await flows.add({ name: 'dataset', queueName: DATASETS_QUEUE, data: { stamp, language }, opts: { jobId: parentId }, children });
+    }
+    log(`queue: ${corpus.conversations.length} dialogues per language queued on ${described}; waiting for the workers (duplexsynth worker --queue ${described})`);
+
+    await waitForDatasets(client, datasets, dialogues, parents, log, options, described);
+    const counts = await readQueueCounts(dialogues, client);
+    if (counts.failed > 0) log(`queue: ${counts.failed} jobs failed all their attempts on the workers; the local pass retries their dialogues and quarantines those that fail again`);
+    await closeQueues([datasets, dialogues, flows]);
+    client.disconnect();
+
+    log('queue: every job is done; writing the datasets from the cache');
+    const report = await runBuild(config, {
+      log: options.log ?? (() => {}),
+      ...(options.progress ? { progress: options.progress } : {}),
+      ...(options.allowShrink !== undefined ? { allowShrink: options.allowShrink } : {}),
+    });
+    await clearBuild(options.queue, stamp);
+    return report;
+  } finally {
+    await closeQueues([datasets, dialogues, flows]);
+    client.disconnect();
+  }
+}
+
+/** Close BullMQ connections; with Redis away closing waits for it, so after 2 s they are cut (reconnect timers would keep the process alive). */
+async function closeQueues(queues: (Queue | FlowProducer)[]): Promise<void> {
+  const within = (milliseconds: number, work: Promise<unknown>) => Promise.race([work, new Promise((resolve) => setTimeout(resolve, milliseconds).unref())]);
+  await within(2000, Promise.allSettled(queues.map((queue) => queue.close())));
+  await within(1000, Promise.allSettled(queues.map((queue) => queue.disconnect())));
+}
+
+/**
+ * The stamp of this build in Redis: the one there when it is this build's (same name, config hash,
+ * version, and its marker still in the cache: a build continued), else a new one, whose marker is
+ * written into the cache; another build's leftover jobs are removed first.
+ */
+async function stampBuild(client: Redis, config: BuildConfig, configHash: string, datasets: Queue, dialogues: Queue, log: BuildLog): Promise<BuildStamp> {
+  const previousText = await client.get(BUILD_KEY);
+  const previous = previousText ? (JSON.parse(previousText) as BuildStamp) : null;
+  if (previous && previous.configHash === configHash && previous.version === projectVersion() && previous.name === config.name) {
+    const marker = await readFile(markerFile(config.output.cacheDirectory, config.name), 'utf8').catch(() => '');
+    if (marker.includes(previous.markerToken)) return previous;
+  }
+  if (previous) {
+    log(`queue: removing the jobs of an earlier build (${previous.name}, config ${previous.configHash.slice(0, 12)}) from the queue`);
+    await datasets.obliterate({ force: true });
+    await dialogues.obliterate({ force: true });
+    await clearWorkerCounts(client);
+  }
+  const stamp: BuildStamp = { configHash, version: projectVersion(), markerToken: await writeMarker(config.output.cacheDirectory, config.name), name: config.name };
+  await client.set(BUILD_KEY, JSON.stringify(stamp));
+  return stamp;
+}
+
+async function clearWorkerCounts(client: Redis): Promise<void> {
+  for (const name of await client.smembers(WORKERS_KEY)) await client.del(`${WORKERS_KEY}:${name}`);
+  await client.del(WORKERS_KEY);
+}
+
+/** Remove the finished build's jobs, counts and stamp (a new connection: the build's was closed before the local pass). */
+async function clearBuild(url: string, stamp: BuildStamp): Promise<void> {
+  const connection = parseQueueUrl(url);
+  const client = await connectQueue(url);
+  const queues = [new Queue(DATASETS_QUEUE, { connection }), new Queue(DIALOGUES_QUEUE, { connection })];
+  try {
+    const current = await client.get(BUILD_KEY);
+    if (current && (JSON.parse(current) as BuildStamp).markerToken !== stamp.markerToken) return; // another build took the queue meanwhile
+    for (const queue of queues) await queue.obliterate({ force: true });
+    await clearWorkerCounts(client);
+    await client.del(BUILD_KEY);
+  } finally {
+    await closeQueues(queues);
+    client.disconnect();
+  }
+}
+
+/** Poll until every dataset parent left `waiting-children`; say Redis outages once each; stop on `signal`. */
+async function waitForDatasets(
+  client: Redis,
+  datasets: Queue,
+  dialogues: Queue,
+  parents: { language: Language; id: string }[],
+  log: BuildLog,
+  options: QueuedBuildOptions,
+  described: string,
+): Promise<void> {
+  const giveUpMilliseconds = (options.giveUpSeconds ?? 300) * 1000;
+  let downSince: number | null = null;
+  let lastLine = '';
+  let lastLineAt = 0;
+  for (;;) {
+    if (options.signal?.aborted) {
+      throw new BuildStoppedError(`queue: stopped waiting; the jobs stay on ${described} and the workers go on: run the same build again to continue`);
+    }
+    try {
+      const states = await withTimeout(Promise.all(parents.map(async (parent) => (await Job.fromId(datasets, parent.id))?.getState() ?? 'missing')), 3000, 'no answer within 3 s');
+      const counts = await withTimeout(readQueueCounts(dialogues, client), 3000, 'no answer within 3 s');
+      if (downSince !== null) log(`queue: Redis at ${described} is back; going on`);
+      downSince = null;
+      const line = formatQueueCounts(counts);
+      if (line !== lastLine && Date.now() - lastLineAt >= 1000) {
+        log(`queue: ${line}`);
+        lastLine = line;
+        lastLineAt = Date.now();
+      }
+      if (states.includes('missing')) throw new BuildStoppedError(`queue: a dataset job vanished from ${described} (the queue was cleared by someone else); run the build again`);
+      if (states.every((state) => state !== 'waiting-children')) {
+        if (line !== lastLine) log(`queue: ${line}`); // the final counts, always
+        return;
+      }
+    } catch (error) {
+      if (error instanceof BuildStoppedError) throw error;
+      if (downSince === null) {
+        downSince = Date.now();
+        log(`queue: lost Redis at ${described} (${firstLine(error)}); waiting up to ${Math.round(giveUpMilliseconds / 1000)} s for it`);
+      } else if (Date.now() - downSince >= giveUpMilliseconds) {
+        throw new QueueLostError(`queue: Redis at ${described} gone for ${Math.round(giveUpMilliseconds / 1000)} s; nothing was written; start it again and rerun the build to continue`);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
