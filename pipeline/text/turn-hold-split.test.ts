@@ -76,15 +76,24 @@ describe('splitting a question where a speaker would pause', () => {
     expect(pausePointOf('| who built it?')).toMatchObject({ text: 'who built it?', problem: expect.stringMatching(/at the start/) });
   });
 
-  it('protectedPhrasesOf: the topics so far and this and the previous answer, per turn', () => {
+  it("protectedPhrasesOf: every topic of the conversation and this and the previous answer, per turn", () => {
     const phrases = protectedPhrasesOf([
-      { turnNumber: 1, topic: 'A (film)', answer: 'x' },
-      { turnNumber: 2, topic: 'B', answer: null },
-      { turnNumber: 3, topic: 'A (film)', answer: 'z' },
+      { turnNumber: 1, topic: '', answer: null },
+      { turnNumber: 2, topic: 'A (film)', answer: 'x' },
+      { turnNumber: 3, topic: 'B', answer: null },
+      { turnNumber: 4, topic: 'A (film)', answer: 'z' },
     ]);
-    expect(phrases.get(1)).toEqual(['A (film)', 'x']);
+    expect(phrases.get(1)).toEqual(['A (film)', 'B']); // an opening question without a Topic names the next turns' one
     expect(phrases.get(2)).toEqual(['A (film)', 'B', 'x']);
-    expect(phrases.get(3)).toEqual(['A (film)', 'B', 'z']);
+    expect(phrases.get(3)).toEqual(['A (film)', 'B', 'x']);
+    expect(phrases.get(4)).toEqual(['A (film)', 'B', 'z']);
+    // the 30-dialogue build's one split inside a title: TopiOCQA dev conversation 7, turn 1 (Topic "")
+    const [first] = protectedPhrasesOf([
+      { turnNumber: 1, topic: '', answer: null },
+      { turnNumber: 2, topic: 'Count On Me (Bruno Mars song)', answer: 'Yes, it is from "Doo-Wops & Hooligans" album' },
+    ]).values();
+    expect(splitEnglishQuestion('What movie is count on me by bruno mars in?')?.first).toBe('What movie is count,'); // before
+    expect(splitEnglishQuestion('What movie is count on me by bruno mars in?', undefined, first)?.first).toBe('What movie is count on me,');
   });
 
   it('phrasesAroundBoundary finds a pause inside a title (the check of scripts/check-pause-points.ts)', () => {

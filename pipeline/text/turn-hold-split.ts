@@ -21,8 +21,8 @@
  *
  * A person does not pause inside a name they are asking about (issue 19: "the man ‖ with the golden
  * gun", "all I want ‖ for christmas"), so an English split never falls inside a **protected span**
- * (`protectedBoundaries`): an occurrence of a protected phrase given by the caller (the turn's Topic
- * and the topics before it, the turn's answer: `protectedPhrasesOf`), a quoted span, a capitalised
+ * (`protectedBoundaries`): an occurrence of a protected phrase given by the caller (the
+ * conversation's Topics, the turn's answer: `protectedPhrasesOf`), a quoted span, a capitalised
  * span (two or more capitalised words, joined by the short function words of titles), or a number
  * phrase ("nineteen ninety five", "2 million"). Nor before a preposition that does not open a phrase
  * (a verb particle: "what does dc stand ‖ for in washington": a preposition followed by another one or
@@ -288,16 +288,17 @@ export async function splitQuestion(text: string, language: Language, options: S
 
 /**
  * The phrases no pause may fall inside, per turn of a source conversation (TopiOCQA gives each turn's
- * Topic, a Wikipedia title such as "The Man with the Golden Gun (film)", and its answer span): the
- * topics of this turn and of every turn before it (a question may name an earlier topic), this turn's
- * answer and the previous turn's (the key span a follow-up question takes up).
+ * Topic, a Wikipedia title such as "The Man with the Golden Gun (film)", and its answer span): every
+ * topic of the conversation (a question may name an earlier topic, and an opening question from
+ * Natural Questions has no Topic of its own though it names the one the next turns carry: "what movie
+ * is count on me by bruno mars in", Topic "" then "Count On Me (Bruno Mars song)"), this turn's answer
+ * and the previous turn's (the key span a follow-up question takes up).
  * @returns protected phrases by turn number
  */
 export function protectedPhrasesOf(turns: readonly Pick<SourceTurn, 'turnNumber' | 'topic' | 'answer'>[]): Map<number, string[]> {
   const byTurn = new Map<number, string[]>();
-  const topics: string[] = [];
+  const topics = [...new Set(turns.map((turn) => turn.topic).filter((topic) => topic !== ''))];
   turns.forEach((turn, index) => {
-    if (turn.topic !== '' && !topics.includes(turn.topic)) topics.push(turn.topic);
     const answers = [turn.answer, turns[index - 1]?.answer ?? null].filter((answer): answer is string => answer !== null && answer !== '');
     byTurn.set(turn.turnNumber, [...topics, ...answers]);
   });
