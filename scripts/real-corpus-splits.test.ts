@@ -108,6 +108,14 @@ describe('the README real-corpus command writes what pipe.sh reads', () => {
     }
   });
 
+  it('scripts/check-pause-points.ts lists every TURN_HOLD split of the build and finds none inside a title', async () => {
+    const directory = path.join(out, 'data', 'en', 'task', 'topiocqa');
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'check-pause-points.ts'), directory], { cwd: PROJECT_ROOT });
+    const summary = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(directory, 'summary.json'), 'utf8')));
+    expect(stdout).toContain(`${summary.splitQuestions} TURN_HOLD splits, 0 inside a title`);
+    expect(stdout.split('\n').filter((line) => line.startsWith('ok\t'))).toHaveLength(summary.splitQuestions);
+  });
+
   it("the README's real-corpus numbers are generated from the build's files", async () => {
     const table = await realCorpusNumbers(out);
     const summary = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.json'), 'utf8')));
@@ -116,8 +124,9 @@ describe('the README real-corpus command writes what pipe.sh reads', () => {
     expect(table).toContain(`| \`topiocqa_bargein\` barge-ins | ${variant.bargeIns!.placed} placed (${variant.bargeIns!.answersTooShort} answers too short)`);
     expect(table).toContain('0 without an unspoken word');
     expect(table).toMatch(/speaker-group unit, 0 excluded \|/);
-    const shifts = summary.evaluableEvents.find((report) => !report.settings.useContext)!.byType.TURN_SHIFT!;
-    expect(table).toContain(`| system TURN_SHIFTs evaluable (task, channel 1, without context) | ${shifts.samples} of ${shifts.inFile} |`);
+    const shifts = evaluableShare(summary.evaluableEvents.find((report) => !report.settings.useContext)!, 'TURN_SHIFT');
+    expect(shifts.samples).toBe(shifts.candidates);
+    expect(table).toContain(`| system TURN_SHIFTs evaluable (task, channel 1, without context) | ${shifts.samples} of ${shifts.candidates} |`);
     const readme = `intro\n${BEGIN_MARKER}\nold numbers\n${END_MARKER}\nrest\n`;
     expect(replaceGeneratedSection(readme, table)).toBe(`intro\n${BEGIN_MARKER}\n${table}\n${END_MARKER}\nrest\n`);
     expect(() => replaceGeneratedSection('no markers', table)).toThrow(/real-corpus-numbers:begin/);
