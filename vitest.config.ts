@@ -21,6 +21,8 @@ export const END_TO_END_FILES = [
   'stages/synthesize-speech.test.ts',
   'scripts/commands/chat.test.ts',
   'scripts/commands/prompts.test.ts',
+  'scripts/commands/prompts-untranscribed.test.ts',
+  'scripts/commands/chat-real.test.ts',
   'scripts/cli.test.ts',
   'scripts/cli-schema-version.test.ts',
   'corpora/demo/demo-recordings.test.ts',

@@ -36,10 +36,16 @@ export interface RttmRecordingOptions {
    * audio would hold a third voice). Default `drop`.
    */
   extraSpeakers?: 'drop' | 'refuse';
+  /** How the refusal says to choose (default `--speakers A,B (channel order)`; the measure command adds `most-talk`). */
+  extraSpeakersHint?: string;
 }
 
 /** Defaults of {@link RttmRecordingOptions}. */
-export const DEFAULT_RTTM_RECORDING_OPTIONS: Readonly<Required<Omit<RttmRecordingOptions, 'speakers'>>> = Object.freeze({ skipDuplicates: true, extraSpeakers: 'drop' as const });
+export const DEFAULT_RTTM_RECORDING_OPTIONS: Readonly<Required<Omit<RttmRecordingOptions, 'speakers'>>> = Object.freeze({
+  skipDuplicates: true,
+  extraSpeakers: 'drop' as const,
+  extraSpeakersHint: '--speakers A,B (channel order)',
+});
 
 /**
  * The recording with only the turns of `speakers`, which then go on channels 0 and 1 in that order.
@@ -135,7 +141,7 @@ export async function prepareRttm(paths: readonly string[], options: RttmRecordi
       continue;
     }
     if (resolved.speakers === undefined && resolved.extraSpeakers === 'refuse' && parsed.speakers.length > 2) {
-      throw new ReferenceCorpusError(file, {}, `has ${parsed.speakers.length} speakers (${parsed.speakers.join(', ')}), a two-party recording has 2: pick the two with --speakers A,B (channel order)`);
+      throw new ReferenceCorpusError(file, {}, `has ${parsed.speakers.length} speakers (${parsed.speakers.join(', ')}), a two-party recording has 2: pick the two with ${resolved.extraSpeakersHint}`);
     }
     const recording = resolved.speakers === undefined ? rttmToReferenceRecording(parsed) : withChosenSpeakers(parsed, resolved.speakers).recording;
     byContent.set(key, recording);

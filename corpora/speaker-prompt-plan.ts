@@ -40,7 +40,26 @@ export interface SpeakerPromptOptions {
   loudness?: SpeakerPromptLoudness | null;
   /** Measures a WAV file's loudness; default `measureLoudness` (ffmpeg ebur128). */
   measureLoudness?: (file: string) => Promise<LoudnessMeasurement>;
+  /**
+   * Recordings without transcripts (stereo-wav, RTTM turns with `--audio`) contribute clips too: their
+   * channels' speech segments (speech detection or turns) take the place of supervisions, so a clip is
+   * a clean single-speaker stretch, and its text is '' until {@link SpeakerPromptOptions.transcribe}
+   * gives one. Default false (such recordings are skipped: "no supervisions").
+   */
+  untranscribedSpeech?: boolean;
+  /**
+   * Gives a clip without text its text (an ASR service, a filled-in TSV): called with the clip and its
+   * WAV as written. A clip that gets no text is written to `clips/` but never enters the manifest (a
+   * voice prompt needs its transcript). Default null: such clips stay without text.
+   */
+  transcribe?: SpeakerPromptTranscriber | null;
 }
+
+/** What a {@link SpeakerPromptTranscriber} found: the text and who wrote it, or why there is none. */
+export type SpeakerPromptTranscription = { text: string; transcribedBy: string } | { missing: string };
+
+/** Gives a clip without text its text (see {@link SpeakerPromptOptions.transcribe}). */
+export type SpeakerPromptTranscriber = (clip: PlannedSpeakerPrompt, wav: Uint8Array) => Promise<SpeakerPromptTranscription>;
 
 export { EBU_R128_LOUDNESS, type SpeakerPromptLoudness } from './speaker-prompt-loudness.ts';
 
@@ -61,6 +80,8 @@ export const DEFAULT_SPEAKER_PROMPT_OPTIONS: Readonly<ResolvedSpeakerPromptOptio
   minimumSnrDb: null,
   loudness: null,
   measureLoudness: (file: string) => measureLoudness(file),
+  untranscribedSpeech: false,
+  transcribe: null,
 });
 
 /** File name of the manifest inside the output folder. */
@@ -110,7 +131,7 @@ export interface PlannedSpeakerPrompt {
   start: Centiseconds;
   /** Clip end in the recording, centiseconds. */
   end: Centiseconds;
-  /** Exact transcript: the supervisions' texts joined with `joinTranscript`. */
+  /** Exact transcript: the supervisions' texts joined with `joinTranscript`; '' for a clip of untranscribed speech. */
   text: string;
   /** The supervisions the clip is made of, in order. */
   supervisions: ReferenceSupervision[];
@@ -173,9 +194,12 @@ const PLACEHOLDER_TOKEN = /<[^<>\s]+>/;
  * Greedy grouping of one channel's supervisions into clips (steps 1-4 of the file comment). Every
  * supervision that ends up in no clip gets one rejection: the reason of the group that started at it.
  */
-function planChannel(recording: ReferenceRecording, channel: Channel, options: ResolvedSpeakerPromptOptions): { clips: PlannedSpeakerPrompt[]; rejected: RejectedSpeakerPrompt[] } {
-  const own = (recording.supervisions ?? [])
-    .filter((supervision) => supervision.channel === channel && supervision.text.trim() !== '')
+function planChannel(recording: ReferenceRecording, channel: Channel, options: ResolvedSpeakerPromptOptions, untranscribed = false): { clips: PlannedSpeakerPrompt[]; rejected: RejectedSpeakerPrompt[] } {
+  const supervisions = untranscribed
+    ? recording.segments[channel].map((segment): ReferenceSupervision => ({ channel, start: segment.start, end: segment.end, speaker: recording.channelSpeakers[channel], text: '' }))
+    : (recording.supervisions ?? []);
+  const own = supervisions
+    .filter((supervision) => supervision.channel === channel && (untranscribed || supervision.text.trim() !== ''))
     .sort((a, b) => a.start - b.start || a.end - b.end);
   const other = recording.segments[channel === 0 ? 1 : 0];
   const ownSegments = recording.segments[channel];
@@ -258,7 +282,8 @@ export function candidateSpeakerPrompts(recordings: readonly ReferenceRecording[
   const rejected: RejectedSpeakerPrompt[] = [];
   const candidates: { clip: PlannedSpeakerPrompt; order: number }[] = [];
   recordings.forEach((recording, order) => {
-    if ((recording.supervisions ?? []).length === 0) {
+    const untranscribed = (recording.supervisions ?? []).length === 0 && resolved.untranscribedSpeech;
+    if ((recording.supervisions ?? []).length === 0 && !untranscribed) {
       skipped.push(`${recording.format} ${recording.id}: no supervisions (no transcripts)`);
       return;
     }
@@ -267,7 +292,7 @@ export function candidateSpeakerPrompts(recordings: readonly ReferenceRecording[
         skipped.push(`${recording.format} ${recording.id}: no audio for channel ${channel}`);
         continue;
       }
-      const planned = planChannel(recording, channel, resolved);
+      const planned = planChannel(recording, channel, resolved, untranscribed);
       for (const clip of planned.clips) candidates.push({ clip, order });
       rejected.push(...planned.rejected);
     }

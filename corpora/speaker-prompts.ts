@@ -34,6 +34,13 @@
  * The clip spans exactly from the first supervision's start to the last one's end; its text is the
  * supervisions' texts joined with `joinTranscript` (no spaces between Japanese pieces).
  *
+ * Recordings without transcripts (`untranscribedSpeech`: stereo-wav speech detection, RTTM turns):
+ * their channels' speech segments stand in for supervisions in steps 1-3 (so a clip is a clean
+ * single-speaker stretch: no speech on the other channel within the margin) and the clip's text comes
+ * from `transcribe` (an ASR service or a filled-in TSV, scripts/commands/prompts.ts) given the clip's
+ * WAV as written. A clip without a text is written to `clips/` and listed in `untranscribed`, never in
+ * the manifest: CosyVoice needs the prompt's transcript.
+ *
  * Output: `clips/<id>.wav` (16 kHz mono PCM16 by default) and `speaker-prompts.jsonl`, one line per
  * clip, sorted by corpus, speaker, recording and start; every file written atomically. The same input
  * gives byte-identical output.
@@ -75,6 +82,8 @@ export {
   type SpeakerPromptLoudness,
   type SpeakerPromptOptions,
   type SpeakerPromptPlan,
+  type SpeakerPromptTranscriber,
+  type SpeakerPromptTranscription,
 } from './speaker-prompt-plan.ts';
 
 /** What {@link writeSpeakerPromptPool} wrote. */
@@ -86,6 +95,22 @@ export interface SpeakerPromptPool {
   skipped: string[];
   /** Every candidate clip left out, with its reason. */
   rejected: RejectedSpeakerPrompt[];
+  /**
+   * Clips of untranscribed speech (option `untranscribedSpeech`) that got no text: written to
+   * `clips/` for a person to transcribe, never in the manifest.
+   */
+  untranscribed: UntranscribedSpeakerPrompt[];
+  /** Clips of untranscribed speech that `transcribe` gave a text (in the manifest, with `transcribedBy`). */
+  transcribed: (Omit<UntranscribedSpeakerPrompt, 'reason'> & { text: string })[];
+}
+
+/** A clip cut and written that has no text yet (not in the manifest). */
+export interface UntranscribedSpeakerPrompt {
+  clip: PlannedSpeakerPrompt;
+  /** `clips/<id>.wav`, relative to the pool folder. */
+  path: string;
+  /** Why it has no text (no transcriber, the ASR service heard no words or failed on it). */
+  reason: string;
 }
 
 /** Least non-speech time (both channels silent) on which the noise power is measured, centiseconds. */
@@ -219,6 +244,8 @@ export async function writeSpeakerPromptPool(
   skipped.push(...selected.skipped);
   rejected.push(...selected.rejected);
   const written = new Map<string, SpeakerPromptLine>();
+  const untranscribed: UntranscribedSpeakerPrompt[] = [];
+  const transcribed: SpeakerPromptPool['transcribed'] = [];
   const scratch = resolved.loudness === null ? undefined : await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-prompt-loudness-'));
   try {
     // One audio file in memory at a time: cut every clip of a file, then move on.
@@ -256,7 +283,20 @@ export async function writeSpeakerPromptPool(
           levels = { loudnessLufs: tenths(measured.integratedLufs + gain), gainDb: tenths(gain) };
         }
         const relativePath = `clips/${clip.id}.wav`;
-        await writeAtomic(path.join(outputDirectory, relativePath), encodeWavPcm16(cut));
+        const wav = encodeWavPcm16(cut);
+        await writeAtomic(path.join(outputDirectory, relativePath), wav);
+        let text = clip.text;
+        let transcribedBy: string | undefined;
+        if (text === '') {
+          const found = resolved.transcribe === null ? { missing: 'no transcriber' } : await resolved.transcribe(clip, wav);
+          if ('missing' in found) {
+            untranscribed.push({ clip, path: relativePath, reason: found.missing });
+            continue;
+          }
+          text = found.text;
+          transcribedBy = found.transcribedBy;
+          transcribed.push({ clip, path: relativePath, text });
+        }
         written.set(clip.id, {
           id: clip.id,
           speaker: clip.speaker,
@@ -264,7 +304,8 @@ export async function writeSpeakerPromptPool(
           recording: clip.recording.id,
           start: clip.start / 100,
           end: clip.end / 100,
-          text: clip.text,
+          text,
+          ...(transcribedBy === undefined ? {} : { transcribedBy }),
           path: relativePath,
           durationSeconds: (clip.end - clip.start) / 100,
           ...(snr.has(clip.id) ? { snrDb: snr.get(clip.id) === Number.POSITIVE_INFINITY ? null : (snr.get(clip.id) as number | null) } : {}),
@@ -278,5 +319,5 @@ export async function writeSpeakerPromptPool(
   const entries = selected.clips.flatMap((clip) => written.get(clip.id) ?? []);
   const manifestPath = path.join(outputDirectory, SPEAKER_PROMPT_MANIFEST);
   await writeAtomic(manifestPath, entries.map((entry, index) => formatRecordLine(`${manifestPath}:${index + 1}`, speakerPromptLineSchema, entry)).join(''));
-  return { entries, manifestPath, skipped, rejected };
+  return { entries, manifestPath, skipped, rejected, untranscribed, transcribed };
 }

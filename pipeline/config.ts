@@ -84,6 +84,12 @@ export const buildConfigInputSchema = z
      * to the config file) or the pack itself inline (pipeline/model/language-pack.ts; README "Adding a language").
      */
     languagePacks: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).default([]),
+    /**
+     * The Redis of a queued build (`redis://HOST:PORT/DB`): `build` then spreads its dialogues over
+     * `duplexsynth worker` processes through BullMQ (README "Running on many machines"); `--queue`
+     * overrides it. Absent or null: a local build.
+     */
+    queue: z.string().min(1).nullable().optional(),
     corpus: z
       .object({
         format: z.literal('topiocqa').default('topiocqa'),

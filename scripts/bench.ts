@@ -11,8 +11,13 @@
  *   fraction, synthesized audio per wall and per CPU second, local CPU by step; with each resampler.
  * - memory: peak resident set of a 20- and a 200-dialogue build against fast loopback servers, each in
  *   its own process (the ratio is the claim: memory flat in corpus size).
+ * - dryrun (pipeline/orchestration/plan-build.bench.ts): peak resident set of `build --dry-run` on one
+ *   20-turn and one 1,000-turn conversation, each in its own process (the ratio: memory independent of
+ *   the conversation's length).
  * - VAD (pipeline/services/vad/vad.bench.ts): Silero against a bare onnxruntime loop, x real time per core.
  * - DNSMOS (pipeline/services/mos/dnsmos.bench.ts): seconds per hour of audio against a bare onnxruntime loop.
+ * - chat-scoring (stages/chat-scoring.bench.ts): the quality stage's work on one Chat segment of real
+ *   speech against the bare DNSMOS loop, CPU and peak RSS at two segment lengths (memory flat in length).
  * - LLM clients (pipeline/services/llm/llm.bench.ts): throughput against a loopback server, against bare fetch.
  * - TTS service clients (pipeline/services/tts/tts.bench.ts): throughput against loopback servers.
  * - cli: the command's start (`--version`, `--help`) against a bare Node start and against the pipeline
@@ -47,7 +52,7 @@ import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT, runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
 import { DEFAULT_VOICES } from '../pipeline/services/tts/synthesizer-registry.ts';
-import { distState } from './build-dist.js';
+import type { DryRunMeasurement } from '../pipeline/orchestration/plan-build.bench.ts';
 
 /** Clock ticks per second of the times in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture node runs on). */
 const PROC_TICKS_PER_SECOND = 100;
@@ -161,8 +166,10 @@ export async function runBenchmarks(options: { corpus?: string; limit: number; s
     ['build', 'Build (offline engines)', () => buildSection(options)],
     ['saturation', 'Saturation: the build against fast CosyVoice2 servers', () => saturationSection(options)],
     ['memory', 'Memory: 20 against 200 dialogues', memorySection],
+    ['dryrun', 'Memory of --dry-run: a 20-turn against a 1,000-turn conversation', dryRunSection],
     ['vad', 'Voice activity detection', vadSection],
     ['dnsmos', 'DNSMOS', dnsmosSection],
+    ['chat-scoring', 'Chat segment scoring against the bare DNSMOS loop', chatScoringSection],
     ['llm', 'LLM clients', languageModelSection],
     ['tts', 'TTS service clients', speechServiceSection],
     ['cli', 'CLI start', () => cliStartSection().then(({ markdown, headline }) => (headlines.push(headline), markdown))],
@@ -289,6 +296,12 @@ async function queueSection(options: { corpus?: string; limit: number }): Promis
   ].join('\n');
 }
 
+/** The quality stage's per-segment scoring on real speech against the bare DNSMOS loop (stages/chat-scoring.bench.ts). */
+async function chatScoringSection(): Promise<string> {
+  const { benchmarkChatScoring, formatChatScoringBenchmark } = await import('../stages/chat-scoring.bench.ts');
+  return formatChatScoringBenchmark(await benchmarkChatScoring());
+}
+
 async function vadSection(): Promise<string> {
   return formatVadBenchmark(await benchmarkVad());
 }
@@ -379,6 +392,34 @@ async function memorySection(): Promise<string> {
   ].join('\n');
 }
 
+/**
+ * `build --dry-run` of one conversation of 20 and of 1,000 turns (pipeline/orchestration/plan-build.bench.ts),
+ * each in its own process: the peak resident set's ratio is the claim (memory independent of the
+ * conversation's length; the planner holds one window of stand-in clips).
+ */
+async function dryRunSection(): Promise<string> {
+  const script = runnableModule('pipeline/orchestration/plan-build.bench.ts');
+  const runOne = (turns: number) =>
+    new Promise<DryRunMeasurement>((resolve, reject) => {
+      execFile(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, script, String(turns)], { maxBuffer: 64 * 2 ** 20 }, (error, stdout) =>
+        error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as DryRunMeasurement),
+      );
+    });
+  const short = await runOne(20);
+  const long = await runOne(1000);
+  const row = (result: DryRunMeasurement) => `| ${result.turns} | ${(result.corpusBytes / 1e6).toFixed(2)} | ${result.utterances} | ${result.wallSeconds.toFixed(1)} | ${result.maxResidentMebibytes.toFixed(0)} |`;
+  return [
+    'Each dry run in its own process (`node --import tsx/esm pipeline/orchestration/plan-build.bench.ts TURNS`): one conversation, offline English config (rules rewrite, espeak-ng), empty cache, so every clip is a planned request answered with stand-in audio.',
+    '',
+    '| turns | corpus MB | utterances planned | wall s | peak RSS MiB |',
+    '|---:|---:|---:|---:|---:|',
+    row(short),
+    row(long),
+    '',
+    `- peak RSS, 1,000 / 20 turns = ${ratio(long.maxResidentMebibytes, short.maxResidentMebibytes)} for ${ratio(long.utterances, short.utterances, 0)} times the utterances`,
+  ].join('\n');
+}
+
 /** Both LLM clients against a loopback server (4 requests at once x 300 ms), each with its bare-fetch baseline. */
 async function languageModelSection(): Promise<string> {
   const settings = { capacity: 4, latencyMilliseconds: 300 };
@@ -450,6 +491,8 @@ const EAGER_START_MODULES = [
 
 /** The `cli` section: start of `duplexsynth --version` and `--help` against its baselines. */
 export async function cliStartSection(repetitions = 5): Promise<{ markdown: string; headline: string }> {
+  // scripts/build-dist.js is plain JavaScript beside the sources, never compiled into dist/: found from the package root
+  const { distState } = (await import(pathToFileURL(path.join(PACKAGE_ROOT, 'scripts', 'build-dist.js')).href)) as { distState: () => { fresh: boolean } };
   const compiled = distState().fresh;
   const command = compiled ? [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth.js')] : [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js')];
   const moduleUrl = (module: string) => pathToFileURL(compiled ? path.join(PACKAGE_ROOT, 'dist', `${module}.js`) : path.join(PACKAGE_ROOT, `${module}.ts`)).href;

@@ -9,6 +9,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { BuildConfig } from '../pipeline/config.ts';
 import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from '../pipeline/model/split-report.ts';
 import { BuildInputError, EXIT_CODES, LockLostError, exitCodeOf } from '../pipeline/model/build-errors.ts';
+import { describeFileSystemError, isRawFileSystemMessage } from '../pipeline/storage/file-system-errors.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { PACKAGE_ROOT } from '../pipeline/storage/package-files.ts';
 import path from 'node:path';
@@ -149,13 +150,16 @@ async function build(options: BuildOptions): Promise<void> {
   const onInterrupt = () => stop.abort();
   // `on`, not `once`: proper-lockfile's signal-exit re-raises a SIGINT when it finds itself the only listener,
   // and a `once` listener is removed before the listeners run
-  if (options.queue) process.on('SIGINT', onInterrupt);
+  let queue: string | null = null;
   try {
     const config = await loadBuildConfig(options, modules);
-    if (options.queue) {
+    // --queue, else the config's `queue:`
+    queue = options.queue ?? config.queue ?? null;
+    if (queue) {
+      process.on('SIGINT', onInterrupt);
       const { runQueuedBuild } = await import('../pipeline/orchestration/queued-build.ts');
       report = await runQueuedBuild(config, {
-        queue: options.queue,
+        queue,
         log: display.log,
         progress: display.progress,
         allowShrink: options.allowShrink === true,
@@ -174,7 +178,7 @@ async function build(options: BuildOptions): Promise<void> {
   } finally {
     process.removeListener('SIGINT', onInterrupt);
     // BullMQ's reconnect timers outlive a build that stopped because Redis went away: end within 5 s
-    if (options.queue) setTimeout(() => process.exit(), 5000).unref();
+    if (queue) setTimeout(() => process.exit(), 5000).unref();
   }
   display.stop();
   const failed = report.failedDialogues > 0;
@@ -190,7 +194,7 @@ async function build(options: BuildOptions): Promise<void> {
 }
 
 interface WorkerOptions {
-  queue: string;
+  queue?: string;
   config?: string;
   corpus?: string;
   seed?: number;
@@ -207,6 +211,8 @@ async function worker(options: WorkerOptions): Promise<void> {
   const modules = await configModules();
   const overrides = { ...(options.config ? { config: options.config } : {}), ...(options.corpus ? { corpus: options.corpus } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) };
   const config = await loadBuildConfig(overrides, modules);
+  const queue = options.queue ?? config.queue;
+  if (!queue) throw new BuildInputError(`worker: no queue to serve: pass --queue redis://HOST:PORT/DB or set queue: in ${options.config ?? 'the config'}`);
   const { runQueueWorker } = await import('../pipeline/orchestration/queue-worker.ts');
   let rateLimit: { jobs: number; seconds: number } | null = null;
   if (options.rateLimit) {
@@ -221,7 +227,7 @@ async function worker(options: WorkerOptions): Promise<void> {
   // ioredis reconnect timers may outlive the worker (a server that is not Redis, Redis away): end within 2 s of its end
   const exitSoon = () => setTimeout(() => process.exit(), 2000).unref();
   await runQueueWorker(config, {
-    queue: options.queue,
+    queue,
     concurrency: options.concurrency,
     stalledSeconds: options.stalledSeconds,
     rateLimit,
@@ -266,14 +272,14 @@ export function createProgram(): Command {
       .option('--dry-run', 'print what the build would do (dialogues, utterances, service requests, cache hits) without calling any service or writing anything');
 
   addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets'))
-    .option('--queue <url>', 'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB); see README "Running on many machines"')
+    .option('--queue <url>', 'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB; or queue: in the config); see README "Running on many machines"')
     .option('--give-up-seconds <n>', 'with --queue: how long Redis may be away before the build stops (exit code 4)', positiveInteger)
     .action(build);
 
   program
     .command('worker')
     .description('take the jobs of a queued build (build --queue) and run them; the same config as the build, with this machine\'s endpoints and cache mount')
-    .requiredOption('--queue <url>', 'the Redis of the build (redis://HOST:PORT/DB)')
+    .option('--queue <url>', 'the Redis of the build (redis://HOST:PORT/DB; default: the config\'s queue:)')
     .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
     .option('--corpus <path>', 'as for build')
     .option('--seed <n>', 'as for build', nonNegativeInteger)
@@ -345,7 +351,7 @@ export function createProgram(): Command {
     .description('time each stage of a 20-dialogue English build of the real corpus (see README)')
     .option('--corpus <path>', 'TopiOCQA JSON (default: ../shared/corpora/topiocqa/topiocqa_dev.json)')
     .option('--limit <n>', 'dialogues', positiveInteger, 20)
-    .option('--sections <name...>', 'only these sections: build saturation memory vad dnsmos llm tts cli tests queue (default: all)')
+    .option('--sections <name...>', 'only these sections: build saturation memory dryrun vad dnsmos llm tts cli tests queue (default: all)')
     .action(async (options: { corpus?: string; limit: number; sections?: string[] }) => {
       const { runBenchmarks } = await import('./bench.ts');
       await runBenchmarks(options);
@@ -389,9 +395,20 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+/**
+ * Node's raw file-system error (`EISDIR: illegal operation on a directory, open '…'`) that reached
+ * the handler, in words naming its path and what to do (pipeline/storage/file-system-errors.ts), or
+ * undefined for any other error.
+ */
+function fileSystemErrorInWords(error: unknown): string | undefined {
+  const file = (error as { path?: unknown } | null)?.path;
+  if (!(error instanceof Error) || typeof file !== 'string' || !isRawFileSystemMessage(error.message)) return undefined;
+  return describeFileSystemError(error, file);
+}
+
 /** Print `duplexsynth: <first line>` (redacted), the stack with DUPLEXSYNTH_DEBUG, and set the exit code. */
 function report(error: unknown, exitCode: number, prefix = ''): void {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = fileSystemErrorInWords(error) ?? (error instanceof Error ? error.message : String(error));
   // with --json the summary event named the cause already, as the last line
   if (!causeReportedAsJson(error)) console.error(redactSecrets(`duplexsynth: ${prefix}${message.split('\n')[0]}`));
   if (process.env.DUPLEXSYNTH_DEBUG && error instanceof Error && error.stack) console.error(redactSecrets(error.stack));

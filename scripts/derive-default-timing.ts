@@ -156,6 +156,8 @@ export function defaultTimingArguments(name: DefaultTimingName, sharedRoot: stri
     '--language', source.language,
     '--sampler-use', 'pooled',
     '--timing-resolution', source.timingResolution,
+    // a few calls have a third person on the line: keep the two who talk most, discard what touches the others' speech
+    ...(source.format === 'rttm' ? ['--speakers', 'most-talk'] : []),
     '--corpus', source.corpus,
     '--licence', source.licence,
     '--origin', source.origin,

@@ -1,13 +1,15 @@
 /**
  * Issue 21's hostile-input suite: the CLI's entry point (`main`, in this process) against inputs
  * meant to break it. Each case asserts the exact one-line message and the exit code, and that nothing
- * was created or left behind; none needs speech synthesis. (The tampered dataset and the corrupted
- * cache are in pipeline/orchestration/build-integrity.test.ts, which shares one tiny real build; the
- * disk-full stop in pipeline/orchestration/build-failures.test.ts; kills at random moments in
- * scripts/chaos.ts, `npm run chaos`.)
+ * was created or left behind; only the empty-final-answer case synthesizes (two short turns,
+ * espeak-ng). Elsewhere: the tampered dataset and the corrupted cache in
+ * pipeline/orchestration/build-integrity.test.ts (one tiny real build); the disk-full stop in
+ * pipeline/orchestration/build-failures.test.ts; dead and silent services of every client, and keys
+ * written into their URLs, in pipeline/services/service-failure-messages.test.ts; `--dry-run` memory
+ * in `npm run bench -- --sections dryrun`; kills at random moments in scripts/chaos.ts, `npm run chaos`.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -135,7 +137,7 @@ describe('hostile corpora', () => {
 
   it('a 150-turn conversation: rejected before any service, naming file, conversation, field and limit; no folder left', async () => {
     const corpus = path.join(scratch, 'long.json');
-    const turn = (index: number) => ({ Conversation_no: 1, Turn_no: index + 1, Question: 'What is it?', Answer: 'It is a pier.', Topic: 'Pier', Topic_section: 'Intro', Context: [], Rationale: '', Additional_answers: [], Gold_passage: { id: '1', title: 'Pier', text: 'x' } });
+    const turn = (index: number) => ({ Conversation_no: 1, Turn_no: index + 1, Question: 'What is it?', is_nq: false, Answer: 'It is a pier.', Topic: 'Pier', Topic_section: 'Intro', Context: [], Rationale: '', Additional_answers: [], Gold_passage: { id: '1', title: 'Pier', text: 'x' } });
     await writeFile(corpus, JSON.stringify(Array.from({ length: 150 }, (_, index) => turn(index))));
     const out = path.join(scratch, 'long-out');
     const result = await cli(['build', '--corpus', corpus, '--out', out, '--quiet']);
@@ -144,6 +146,31 @@ describe('hostile corpora', () => {
       `duplexsynth: ${out}/data/en/task/topiocqa: no dialogue was built, so nothing was committed; 1 of 1 dialogues failed with: long.json: conversation 1: field "Turn_no": 150 turns, more than the 100 allowed per conversation (corpus.maximumTurnsPerConversation)`,
     );
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('a corpus that is a symbolic link to itself: the errno in words', async () => {
+    const loop = path.join(scratch, 'loop.json');
+    await symlink(loop, loop);
+    const result = await cli(['build', '--corpus', loop, '--out', path.join(scratch, 'loop-out'), '--dry-run']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.at(-1)).toBe(`duplexsynth: loop.json: cannot read ${loop}: too many symbolic links (a link that points back to itself) (ELOOP); fix or remove the link`);
+    expect(existsSync(path.join(scratch, 'loop-out'))).toBe(false);
+  });
+
+  it("an empty final Answer: the turn is dropped, the loader's warning printed and kept in summary.json", async () => {
+    const corpus = path.join(scratch, 'no-last-answer.json');
+    const turn = (index: number, question: string, answer: string, context: string[]) => ({ Conversation_no: 1, Turn_no: index + 1, Question: question, is_nq: false, Answer: answer, Topic: 'Pier', Topic_section: 'Intro', Context: context });
+    await writeFile(corpus, JSON.stringify([turn(0, 'Where is the pier?', 'It is in Brighton.', []), turn(1, 'How long is it?', '', ['Where is the pier?', 'It is in Brighton.'])]));
+    const { file, out } = await config('last-answer', { corpus: { path: corpus }, datasets: { bargeIn: false }, quality: { enabled: false } });
+    const result = await cli(['build', '--config', file]);
+    expect(result.code).toBe(0);
+    const warning = '1 turns with an empty answer: answer null (1 final turns, 0 earlier turns)';
+    expect(result.stderr.filter((line) => line.includes('empty'))).toEqual([`ingest: warning: ${warning}`]);
+    const summary = JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.json'), 'utf8')) as { corpusWarnings: string[]; events: Record<string, number> };
+    expect(summary.corpusWarnings).toEqual([warning]);
+    const build = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8')) as { datasets: { corpusWarnings: string[] }[] };
+    expect(build.datasets.map((dataset) => dataset.corpusWarnings)).toEqual([[warning]]);
+    expect(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.md'), 'utf8')).toContain(`- what the corpus loader did (its warnings): 1\n  - ${warning}\n`);
   });
 });
 
@@ -172,6 +199,18 @@ describe('services that cannot work', () => {
     expect(existsSync(cache)).toBe(false);
   }, 120_000);
 
+  it('an API key written into the LLM URL (http://me:KEY@host/v1): every line says the service failed, none shows the key', async () => {
+    const { file, out } = await config('key-in-url', {
+      llm: { rewrite: { backend: 'openai-compatible', baseUrl: 'http://me:sk-LEAKED-0042@127.0.0.1:1/v1', model: 'm', retry: { maxRetries: 0 } }, translate: { backend: 'none' } },
+    });
+    const result = await cli(['build', '--config', file, '--quiet']);
+    expect(result.code).toBe(4);
+    expect(result.stderr.at(-1)).toMatch(/^duplexsynth: .*no dialogue was built.*OpenAI-compatible m/);
+    expect(result.stderr.join('\n')).not.toContain('sk-LEAKED-0042');
+    expect(result.stderr.join('\n')).not.toContain(encodeURIComponent('sk-LEAKED-0042'));
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
+
   it('a truncated voice prompt (0.09 s, its manifest says 4.17 s): refused before any request', async () => {
     const prompts = path.join(scratch, 'prompts');
     await mkdir(prompts, { recursive: true });
@@ -191,6 +230,29 @@ describe('services that cannot work', () => {
     expect(result.stderr.at(-1)).toBe(
       `duplexsynth: ${path.join(prompts, 'manifest.jsonl')}: prompt a (${path.join(prompts, 'a.wav')}): field "durationSeconds": the WAV lasts 0.09 s, the manifest says 4.17 s ` +
         '(more than the 5 % allowed, tts.en.speakerPrompts.durationTolerance); the clip was cut or replaced: cut the pool again (duplexsynth prompts)',
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a voice prompt as long as its manifest says, but far too short for its transcript: refused before any request', async () => {
+    const prompts = path.join(scratch, 'prompts-transcript');
+    await mkdir(prompts, { recursive: true });
+    const clip = (seconds: number) => encodeWavPcm16({ channels: [Float32Array.from({ length: Math.round(seconds * 16000) }, (_, index) => 0.3 * Math.sin(index / 7))], sampleRate: 16000 });
+    await writeFile(path.join(prompts, 'a.wav'), clip(0.6));
+    await writeFile(path.join(prompts, 'b.wav'), clip(4.17));
+    const text = 'I grew up near the sea and I still love the sound of waves every single morning.';
+    await writeFile(
+      path.join(prompts, 'manifest.jsonl'),
+      `${JSON.stringify({ id: 'a', speaker: 'one', corpus: 'fixture', text, path: 'a.wav', durationSeconds: 0.6 })}\n${JSON.stringify({ id: 'b', speaker: 'two', corpus: 'fixture', text, path: 'b.wav', durationSeconds: 4.17 })}\n`,
+    );
+    const { file, out } = await config('short-for-transcript', {
+      tts: { en: { backend: 'cosyvoice2', service: { urls: ['http://127.0.0.1:1'], sampleRate: 24000, probe: false }, speakerPrompts: { manifest: path.join(prompts, 'manifest.jsonl') } } },
+    });
+    const result = await cli(['build', '--config', file, '--quiet']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.at(-1)).toBe(
+      `duplexsynth: ${path.join(prompts, 'manifest.jsonl')}: prompt a (${path.join(prompts, 'a.wav')}): field "text": 63 letters of transcript need 2.63-13.60 s of speech, the clip lasts 0.60 s; ` +
+        "the transcript is not the clip's (fix the manifest line or cut the pool again)",
     );
     expect(existsSync(out)).toBe(false);
   });
@@ -235,6 +297,13 @@ describe('side commands on wrong paths', () => {
     expect(await readdir(empty)).toEqual([]);
   });
 
+  it('report on a path through a file: the errno in words, exit 2', async () => {
+    const through = path.join(file, 'build');
+    const result = await cli(['report', through]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toEqual([`duplexsynth: ${through}: build output folder: a part of the path is a file, not a folder (ENOTDIR); check the path; give the folder a build wrote (it holds data/ and summary.json)`]);
+  });
+
   it('status on a file: exit 2', async () => {
     const result = await cli(['status', file]);
     expect(result.code).toBe(2);
@@ -249,12 +318,35 @@ describe('side commands on wrong paths', () => {
     expect(existsSync(path.join(scratch, 'gone'))).toBe(false);
   });
 
+  it('export of a dataset it cannot read into a new folder: refused, the folder it made removed', async () => {
+    const unreadable = path.join(scratch, 'build', 'data', 'en', 'task', 'shapeless');
+    await mkdir(unreadable, { recursive: true });
+    await writeFile(path.join(unreadable, 'manifest.json'), '{}');
+    const out = path.join(scratch, 'exports', 'deep', 'rttm');
+    const result = await cli(['export', unreadable, '--to', 'rttm', '--out', out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toEqual([`duplexsynth: ${path.join(unreadable, 'all.jsonl')}: cannot be read: does not exist (ENOENT); check the path`]);
+    expect(existsSync(path.join(scratch, 'exports'))).toBe(false);
+  });
+
   it('verify on a broken manifest: the file named', async () => {
     const result = await cli(['verify', dataset]);
     expect(result.code).toBe(2);
     expect(result.stderr).toEqual([
       expect.stringMatching(new RegExp(`^duplexsynth: ${path.join(dataset, 'manifest.json')}: not valid JSON \\(.+\\); the dataset cannot be checked: rebuild it$`)),
     ]);
+  });
+
+  it('measure --out an existing folder: the errno in words, nothing written', async () => {
+    const recordings = path.join(scratch, 'one-recording');
+    await mkdir(recordings, { recursive: true });
+    await writeFile(path.join(recordings, 'call.rttm'), ['SPEAKER call 1 0.00 2.00 <NA> <NA> A <NA> <NA>', 'SPEAKER call 1 2.30 1.50 <NA> <NA> B <NA> <NA>', 'SPEAKER call 1 4.00 2.00 <NA> <NA> A <NA> <NA>'].join('\n') + '\n');
+    const folder = path.join(scratch, 'stats-folder');
+    await mkdir(folder, { recursive: true });
+    const result = await cli(['measure', '--format', 'rttm', '--language', 'en', '--out', folder, recordings]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.at(-1)).toBe(`duplexsynth: ${folder}: is a folder, where a file is needed (EISDIR); give the file inside it`);
+    expect(await readdir(folder)).toEqual([]);
   });
 
   it('measure on an empty folder: the folder named', async () => {

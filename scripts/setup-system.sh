@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages duplexsynth needs (ffmpeg, sox, espeak-ng, Open JTalk + its voice,
-# redis-server for the queued build's tests, and chromium and a CJK font (fonts-noto-cjk) for the
-# report's browser test).
+# redis-server for the queued build's tests, chromium and a CJK font (fonts-noto-cjk) for the
+# report's browser test, sctk and praat for the export tests).
 # The Open JTalk voice (hts-voice-nitech-jp-atr503-m001) is in Debian's contrib section, which is not
 # in the default sources, so contrib is added first. Idempotent; needs root (or sudo).
 #
@@ -68,6 +68,10 @@ command -v chromium >/dev/null || need+=(chromium)
 # a CJK font, so the report's Japanese words render as glyphs and not as empty boxes (checked by the
 # report's browser test); fc-list comes with fontconfig, a dependency of chromium
 [ -n "$(fc-list :lang=ja 2>/dev/null)" ] || need+=(fonts-noto-cjk)
+# the exports' consumers that Debian has, run by pipeline/export/export.test.ts: NIST SCTK's
+# rttmValidator.pl (sctk) checks the RTTM export, Praat reads the TextGrid export
+[ -x /usr/lib/sctk/bin/rttmValidator.pl ] || need+=(sctk)
+command -v praat >/dev/null || need+=(praat)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 for file in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
   if [ -f "$file" ]; then edit_apt_sources "$file"; fi

@@ -2,8 +2,10 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReferenceRecording } from '../pipeline/model/types.ts';
+import { PROJECT_ROOT } from '../pipeline/config.ts';
 import { FIXTURES } from '../corpora/reference-test-audio.ts';
 import { renderHistogramSvg, timingStatisticsPlots } from '../pipeline/timeline/plots.ts';
 import { loadTimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
@@ -201,7 +203,7 @@ describe('duplexsynth measure', () => {
     await expect(run(['--format', 'rttm', '--language', 'en', 'calls'])).rejects.toThrow(/--out/);
   });
 
-  it('the default loader reads RTTM folders through the registry and keeps a third speaker as excluded speech', async () => {
+  it('the default loader refuses an RTTM file with a third speaker; with --speakers most-talk it keeps that speaker as excluded speech', async () => {
     const folder = await mkdtemp(path.join(os.tmpdir(), 'rttm-'));
     await writeFile(
       path.join(folder, 'call.rttm'),
@@ -213,8 +215,12 @@ describe('duplexsynth measure', () => {
       ].join('\n'),
     );
     await writeFile(path.join(folder, 'call-again.rttm'), await readFile(path.join(folder, 'call.rttm'), 'utf8'));
+    // a third voice is refused (one line naming the file and the speakers) unless --speakers says which two
+    await expect(loadReferenceRecordingsForMeasure('rttm', [folder])).rejects.toThrow(
+      /call(-again)?\.rttm: has 3 speakers \(A, B, C\), a two-party recording has 2: pick the two with --speakers A,B \(channel order\) or --speakers most-talk/,
+    );
     // through the registry (corpora/reference-corpora.ts), duplicates kept for the stage to record
-    const recordings = await loadReferenceRecordingsForMeasure('rttm', [folder]);
+    const recordings = await loadReferenceRecordingsForMeasure('rttm', [folder], { vad: 'silero', speakers: 'most-talk' });
     expect(recordings.map((item) => item.id).sort()).toEqual(['call', 'call-again']);
     expect(recordings.find((item) => item.id === 'call')).toMatchObject({ id: 'call', format: 'rttm', channelSpeakers: { 0: 'A', 1: 'B' }, excludedSpeech: [{ start: 400, end: 500 }] });
     expect(recordings[1]!.notes.some((note) => /dropped speaker C/.test(note))).toBe(true);
@@ -223,5 +229,46 @@ describe('duplexsynth measure', () => {
     // the A -> B change and the B -> A change around C's speech: only the first is clean
     expect(statistics.provenance.discardedNearExcludedSpeech.speakerChanges).toBe(1);
     await expect(loadReferenceRecordingsForMeasure('candor', [path.join(folder, 'missing')])).rejects.toThrow();
+  });
+
+  it('--speakers A,B keeps the two named in channel order, excludes the others\' speech and is recorded; the command line refuses a third speaker with one line, exit code 2', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'rttm-speakers-'));
+    const rttm = ['SPEAKER call 1 0.00 2.00 <NA> <NA> A <NA> <NA>', 'SPEAKER call 1 2.20 1.50 <NA> <NA> B <NA> <NA>', 'SPEAKER call 1 4.00 1.00 <NA> <NA> C <NA> <NA>', 'SPEAKER call 1 5.50 2.00 <NA> <NA> A <NA> <NA>'];
+    await writeFile(path.join(folder, 'call.rttm'), `${rttm.join('\n')}\n`);
+    const [chosen] = await loadReferenceRecordingsForMeasure('rttm', [folder], { vad: 'silero', speakers: ['B', 'A'] });
+    expect(chosen).toMatchObject({ channelSpeakers: { 0: 'B', 1: 'A' }, excludedSpeech: [{ start: 400, end: 500 }] });
+    expect(chosen?.segments[0]).toEqual([{ start: 220, end: 370 }]);
+    await expect(loadReferenceRecordingsForMeasure('rttm', [folder], { vad: 'silero', speakers: ['A', 'D'] })).rejects.toThrow(/call\.rttm: no speaker "D" \(--speakers\); the file's speakers: A, B, C/);
+
+    // through the command with the default loader: recorded in the command and the notes
+    const out = path.join(folder, 'stats.json');
+    const program = new Command('duplexsynth').exitOverride();
+    registerMeasureCommand(program);
+    await program.parseAsync(['measure', '--format', 'rttm', '--language', 'en', '--speakers', 'A,B', '--out', out, folder], { from: 'user' });
+    const statistics = await loadTimingStatistics(out);
+    expect(statistics.provenance.command).toContain('--speakers A,B');
+    expect(statistics.provenance.loaderNotes).toContain('call: channel 0 = A, channel 1 = B (chosen by --speakers)');
+
+    const cli = await execa('node', [path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'), 'measure', '--format', 'rttm', '--language', 'en', '--out', path.join(folder, 'refused.json'), folder], { reject: false });
+    expect(cli.exitCode).toBe(2);
+    expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^duplexsynth: .*call\.rttm: has 3 speakers \(A, B, C\), a two-party recording has 2: pick the two with --speakers A,B \(channel order\) or --speakers most-talk/)]);
+    await expect(readFile(path.join(folder, 'refused.json'))).rejects.toThrow();
+    await rm(folder, { recursive: true, force: true });
+  }, 120_000);
+
+  it('--speaker-map renames the channels\' speakers, noted per recording in the provenance; a line naming no recording is an error naming the file and line', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'measure-speaker-map-'));
+    const map = path.join(folder, 'speakers.tsv');
+    await writeFile(map, '# recording\tchannel\tspeaker\na\t0\tami\nb\tB\tami\n');
+    const out = path.join(folder, 'stats.json');
+    await run(['--format', 'stereo-wav', '--language', 'ja', '--speaker-map', map, '--out', out, 'corpus']);
+    const notes = (await loadTimingStatistics(out)).provenance.loaderNotes;
+    expect(notes).toContain('a: speakers from the speaker map: channel 0 = ami, channel 1 = B');
+    expect(notes).toContain('b: speakers from the speaker map: channel 0 = A, channel 1 = ami');
+    await writeFile(map, 'a\t0\tami\nc\t1\tbo\n');
+    await expect(run(['--format', 'stereo-wav', '--language', 'ja', '--speaker-map', map, '--out', out, 'corpus'])).rejects.toThrow(/speakers\.tsv:2: no recording "c" among the 2 read/);
+    await writeFile(map, 'a\t0\tB\n');
+    await expect(run(['--format', 'stereo-wav', '--language', 'ja', '--speaker-map', map, '--out', out, 'corpus'])).rejects.toThrow(/recording a: both channels would be speaker "B"/);
+    await rm(folder, { recursive: true, force: true });
   });
 });

@@ -16,6 +16,7 @@ import { parseAlignment } from '../events/index.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelEvents, Language, SpeakerRole, UtteranceKind } from '../model/types.ts';
 import { DatasetReadError, readDatasetFolder, splitJsonlLines } from '../quality/dataset-files.ts';
 import { describeIssues } from '../model/validation.ts';
+import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
 /** One utterance of a dialogue: a question, an answer or a placed backchannel (chat: a turn or a backchannel). */
 export interface ExportUtterance {
@@ -128,7 +129,7 @@ async function readText(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new DatasetReadError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new DatasetReadError(describeFileSystemError(error, file, 'cannot be read'));
   }
 }
 
@@ -136,7 +137,7 @@ async function readText(file: string): Promise<string> {
 async function splitIds(file: string): Promise<Set<string> | null> {
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
-    throw new DatasetReadError(`${file}: cannot be read (${error.code ?? error.message})`);
+    throw new DatasetReadError(describeFileSystemError(error, file, 'cannot be read'));
   });
   if (text === null) return null;
   return new Set(

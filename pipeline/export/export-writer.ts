@@ -5,10 +5,11 @@
  * A final folder that holds files but no `duplexsynth-export.json` belongs to someone else and is
  * refused, and so is one holding an export of another format (replacing it would lose that export).
  */
+import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { bytesHash } from '../storage/content-cache.ts';
-import { writeAtomic } from '../storage/write-atomic.ts';
+import { writeAtomic, writeAtomicChunks } from '../storage/write-atomic.ts';
 
 /** The marker file of an export folder. */
 export const EXPORT_MANIFEST_FILE = 'duplexsynth-export.json';
@@ -69,6 +70,24 @@ export class ExportWriter {
   async write(relative: string, data: Uint8Array | string): Promise<void> {
     await writeAtomic(path.join(this.workDirectory, relative), data);
     this.files.set(relative, bytesHash(data));
+  }
+
+  /**
+   * Writes the bytes of `chunks` at `relative` as they come (a file too large to hold in memory, such
+   * as a tar shard); its sha256 is taken on the way.
+   * @returns the number of bytes written
+   */
+  async writeChunks(relative: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
+    const hash = createHash('sha256');
+    async function* hashed() {
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        yield chunk;
+      }
+    }
+    const bytes = await writeAtomicChunks(path.join(this.workDirectory, relative), hashed());
+    this.files.set(relative, hash.digest('hex'));
+    return bytes;
   }
 
   /** Copies the file `source` to `relative` inside the export (bytes unchanged). */

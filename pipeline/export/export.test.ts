@@ -4,10 +4,13 @@
  * validation rules (lhotse/qa.py), the AudioFolder rules of Hugging Face `datasets`, and round trips
  * through our own readers (RTTM: corpora/rttm.ts; the events tier of the TextGrid).
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import tarStream from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { decodeTextGrid, parseTextGrid, textGridToReferenceRecording } from '../../corpora/textgrid.ts';
@@ -18,6 +21,9 @@ import { dialogueAudacityLabels, formatAudacityLabels } from './audacity.ts';
 import { readExportDataset, type ExportDialogue } from './export-dataset.ts';
 import { rttmSpeakerLabels } from './rttm.ts';
 import { EXPORT_MANIFEST_FILE } from './export-writer.ts';
+import { SHAR_FOLDER } from './lhotse-shar.ts';
+import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
+import { DiskFullError } from '../model/build-errors.ts';
 import { defaultExportDirectory, EXPORT_FORMAT_NAMES, exportDataset } from './index.ts';
 import { pythonFloat, pythonFloatText, pythonJson } from './python-json.ts';
 import { coverDomain, dialogueTextGrid, eventsFromTiers, EVENT_TYPES, formatTextGrid, wordIntervals, ZERO_LENGTH_TIER } from './textgrid.ts';
@@ -221,11 +227,11 @@ describe('lhotse export', () => {
   it('is byte-identical when run again and records every file in duplexsynth-export.json', async () => {
     const again = path.join(scratch, 'lhotse-again');
     await exportDataset(dataset, 'lhotse', again);
-    for (const name of ['recordings.jsonl.gz', 'supervisions.jsonl.gz', 'events.jsonl.gz', EXPORT_MANIFEST_FILE]) {
+    for (const name of ['recordings.jsonl.gz', 'supervisions.jsonl.gz', 'events.jsonl.gz', 'cuts.jsonl.gz', EXPORT_MANIFEST_FILE]) {
       expect(await readFile(path.join(again, name))).toEqual(await readFile(path.join(out, name)));
     }
     const marker = JSON.parse(await readFile(path.join(out, EXPORT_MANIFEST_FILE), 'utf8'));
-    expect(Object.keys(marker.files)).toEqual(['events.jsonl.gz', 'recordings.jsonl.gz', 'supervisions.jsonl.gz']);
+    expect(Object.keys(marker.files)).toEqual(['cuts.jsonl.gz', 'events.jsonl.gz', 'recordings.jsonl.gz', 'supervisions.jsonl.gz']);
     expect(marker.source).toMatchObject({ language: 'en', dataset: 'tiny' });
   });
 });
@@ -260,6 +266,187 @@ describe('lhotse export: events, copied audio, a moved export', () => {
       const wav = decodeWav(await readFile(path.join(moved, recording.sources[0].source)), recording.id);
       expect(wav.channels[0]!.length).toBe(recording.num_samples);
     }
+  });
+});
+
+/** The members of a tar file in order: name, header and bytes (tar-stream's extractor). */
+async function tarMembers(file: string): Promise<{ name: string; header: tarStream.Header; data: Buffer }[]> {
+  const extract = tarStream.extract();
+  const members: { name: string; header: tarStream.Header; data: Buffer }[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    extract.on('entry', (header, stream, next) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk) => chunks.push(chunk as Buffer));
+      stream.on('end', () => {
+        members.push({ name: header.name, header, data: Buffer.concat(chunks) });
+        next();
+      });
+    });
+    extract.on('finish', resolve);
+    extract.on('error', reject);
+  });
+  extract.end(await readFile(file));
+  await done;
+  return members;
+}
+
+const jsonLines = (text: string) => text.trim().split('\n').map((line) => JSON.parse(line));
+
+describe('lhotse cuts.jsonl.gz and the lhotse-shar export', () => {
+  let plain: string;
+  let shar: string;
+  beforeAll(async () => {
+    plain = path.join(scratch, 'lhotse-cuts');
+    shar = path.join(scratch, 'lhotse-shar');
+    await exportDataset(dataset, 'lhotse', plain);
+    await exportDataset(dataset, 'lhotse-shar', shar, { shardSize: 1 });
+  });
+
+  it("cuts.jsonl.gz: one MultiCut per dialogue over its whole recording, with that recording's lines, its supervisions, its events and its split", async () => {
+    const cuts = jsonLines(await gunzipLines(path.join(plain, 'cuts.jsonl.gz')));
+    const recordings = jsonLines(await gunzipLines(path.join(plain, 'recordings.jsonl.gz')));
+    const supervisions = jsonLines(await gunzipLines(path.join(plain, 'supervisions.jsonl.gz')));
+    const events = jsonLines(await gunzipLines(path.join(plain, 'events.jsonl.gz')));
+    expect(cuts.map((cut) => cut.id)).toEqual(['tiny_0001', 'tiny_0002']);
+    for (const cut of cuts) {
+      // the fields of lhotse's MultiCut dataclass, in its order, and the type tag deserialize_item reads
+      expect(Object.keys(cut)).toEqual(['id', 'start', 'duration', 'channel', 'supervisions', 'recording', 'custom', 'type']);
+      const recording = recordings.find((line) => line.id === cut.id);
+      expect(cut).toMatchObject({ start: 0, duration: recording.duration, channel: [0, 1], type: 'MultiCut' });
+      expect(cut.recording).toEqual(recording);
+      expect(cut.supervisions).toEqual(supervisions.filter((line) => line.recording_id === cut.id));
+      expect(cut.custom.events).toEqual(events.filter((line) => line.recording_id === cut.id));
+    }
+    expect(cuts.map((cut) => cut.custom.split)).toEqual(['test', 'dev']);
+    // written as Python writes floats: "start": 0.0
+    expect((await gunzipLines(path.join(plain, 'cuts.jsonl.gz'))).startsWith('{"id": "tiny_0001", "start": 0.0, "duration": 4.0, "channel": [0, 1], "supervisions": [')).toBe(true);
+  });
+
+  it('lhotse-shar: shar/ holds cuts.NNNNNN.jsonl.gz and recording.NNNNNN.tar per shard, the marker outside (lhotse takes every file of in_dir as a field)', async () => {
+    expect((await readdir(shar)).sort()).toEqual([EXPORT_MANIFEST_FILE, SHAR_FOLDER]);
+    expect((await readdir(path.join(shar, SHAR_FOLDER))).sort()).toEqual(['cuts.000000.jsonl.gz', 'cuts.000001.jsonl.gz', 'recording.000000.tar', 'recording.000001.tar']);
+    const marker = JSON.parse(await readFile(path.join(shar, EXPORT_MANIFEST_FILE), 'utf8'));
+    expect(marker).toMatchObject({ format: 'lhotse-shar', shards: 2, shardSize: 1, cuts: 2, audio: { fullBandDialogues: 2, benchmarkAudioDialogues: 0, sampleRates: [FULL_BAND_RATE] } });
+    const whole = path.join(scratch, 'lhotse-shar-one-shard');
+    await exportDataset(dataset, 'lhotse-shar', whole);
+    expect((await readdir(path.join(whole, SHAR_FOLDER))).sort()).toEqual(['cuts.000000.jsonl.gz', 'recording.000000.tar']);
+    expect(jsonLines(await gunzipLines(path.join(whole, SHAR_FOLDER, 'cuts.000000.jsonl.gz'))).map((cut) => cut.id)).toEqual(['tiny_0001', 'tiny_0002']);
+  });
+
+  it("lhotse-shar: each tar holds {id}.wav (the full-band master's bytes) then {id}.json (the recording with a shar placeholder source); the cut is cuts.jsonl.gz's at the master's rate", async () => {
+    const plainCuts = jsonLines(await gunzipLines(path.join(plain, 'cuts.jsonl.gz')));
+    for (const [index, id] of ['tiny_0001', 'tiny_0002'].entries()) {
+      const number = String(index).padStart(6, '0');
+      const members = await tarMembers(path.join(shar, SHAR_FOLDER, `recording.${number}.tar`));
+      expect(members.map((member) => member.name)).toEqual([`${id}.wav`, `${id}.json`]);
+      for (const { header } of members) {
+        // what Python's TarInfo gives when lhotse's writer sets only name and size
+        expect({ type: header.type, mode: header.mode, uid: header.uid, gid: header.gid, mtime: header.mtime?.getTime() }).toEqual({ type: 'file', mode: 0o644, uid: 0, gid: 0, mtime: 0 });
+      }
+      expect(members[0]!.data).toEqual(await readFile(path.join(dataset, 'audio_fullband', `${id}.wav`)));
+      const recording = { id, sources: [{ type: 'shar', channels: [0, 1], source: '' }], sampling_rate: FULL_BAND_RATE, num_samples: 4 * FULL_BAND_RATE, duration: 4.0, channel_ids: [0, 1] };
+      expect(members[1]!.data.toString('utf8')).toBe(`${pythonJson({ ...recording, duration: pythonFloat(4) })}\n`);
+      const [cut] = jsonLines(await gunzipLines(path.join(shar, SHAR_FOLDER, `cuts.${number}.jsonl.gz`)));
+      expect(cut.recording).toEqual(recording);
+      expect({ ...cut, recording: null }).toEqual({ ...plainCuts[index], recording: null });
+    }
+  });
+
+  it('lhotse-shar: the 16 kHz files when the dataset has no full-band master; byte-identical again; a bad WAV or shard size leaves nothing behind', async () => {
+    const again = path.join(scratch, 'lhotse-shar-again');
+    await exportDataset(dataset, 'lhotse-shar', again, { shardSize: 1 });
+    for (const name of ['recording.000000.tar', 'recording.000001.tar', 'cuts.000000.jsonl.gz', 'cuts.000001.jsonl.gz']) {
+      expect(await readFile(path.join(again, SHAR_FOLDER, name))).toEqual(await readFile(path.join(shar, SHAR_FOLDER, name)));
+    }
+    expect(await readFile(path.join(again, EXPORT_MANIFEST_FILE))).toEqual(await readFile(path.join(shar, EXPORT_MANIFEST_FILE)));
+
+    const narrow = path.join(scratch, 'shar-no-master', 'data', 'en', 'task', 'tiny');
+    await cp(dataset, narrow, { recursive: true });
+    await rm(path.join(narrow, 'audio_fullband'), { recursive: true });
+    const manifest = JSON.parse(await readFile(path.join(narrow, 'manifest.json'), 'utf8'));
+    delete manifest.fullBand;
+    await writeFile(path.join(narrow, 'manifest.json'), JSON.stringify(manifest));
+    const out = path.join(scratch, 'shar-no-master-export');
+    await exportDataset(narrow, 'lhotse-shar', out);
+    const members = await tarMembers(path.join(out, SHAR_FOLDER, 'recording.000000.tar'));
+    expect(members[0]!.data).toEqual(await readFile(path.join(narrow, 'audio', 'tiny_0001.wav')));
+    expect(JSON.parse(members[1]!.data.toString('utf8')).sampling_rate).toBe(SAMPLE_RATE);
+
+    await writeFile(path.join(narrow, 'audio', 'tiny_0002.wav'), 'not a wav');
+    const broken = path.join(scratch, 'shar-broken');
+    await expect(exportDataset(narrow, 'lhotse-shar', broken)).rejects.toThrow(/tiny_0002\.wav/);
+    await expect(exportDataset(dataset, 'lhotse-shar', broken, { shardSize: 0 })).rejects.toThrow(/shard size 0/);
+    expect((await readdir(scratch)).filter((name) => name.startsWith('shar-broken'))).toEqual([]);
+  });
+});
+
+const tmpfsSkip = tmpfsSkipReason();
+
+it.skipIf(tmpfsSkip !== undefined)(`lhotse-shar on a disk too small for a shard: DiskFullError naming the shard, no export and no .partial left${tmpfsSkip ? ` (skipped: ${tmpfsSkip})` : ''}`, async () => {
+  const disk = mountTmpfs(512 * 1024); // the shard of two 4 s 24 kHz stereo masters is 770 kB
+  try {
+    const out = path.join(disk.directory, 'shar');
+    const error = await exportDataset(dataset, 'lhotse-shar', out).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DiskFullError);
+    expect((error as Error).message).toMatch(/shar\.partial\/shar\/recording\.000000\.tar: no space left/);
+    expect(await readdir(disk.directory)).toEqual([]);
+  } finally {
+    disk.unmount();
+  }
+});
+
+/** The Python that runs lhotse (Debian's, with python3-torch, python3-soundfile, python3-audioread ...). */
+const PYTHON = process.env.DUPLEXSYNTH_PYTHON ?? '/usr/bin/python3';
+/** A lhotse source tree (lhotse-speech/lhotse) for Python's path, when lhotse is not installed. */
+const LHOTSE_SOURCE = process.env.DUPLEXSYNTH_LHOTSE_SOURCE;
+
+/** Why lhotse cannot run here, or undefined when it can (module lookup only: importing torch takes seconds). */
+function lhotseSkipReason(): string | undefined {
+  const probe = spawnSync(PYTHON, ['-c', "import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in ('lhotse', 'torch', 'soundfile', 'numpy')) else 1)"], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: LHOTSE_SOURCE ?? process.env.PYTHONPATH ?? '' },
+  });
+  if (probe.error) return `no ${PYTHON}`;
+  if (probe.status !== 0) {
+    return `lhotse (or torch, soundfile, numpy) is not importable by ${PYTHON}: lhotse comes from PyPI only, which this project's machines and CI cannot reach; set DUPLEXSYNTH_LHOTSE_SOURCE to a lhotse source tree to run it`;
+  }
+  return undefined;
+}
+const lhotseSkip = lhotseSkipReason();
+
+describe.skipIf(lhotseSkip !== undefined)(`lhotse itself loads the exports${lhotseSkip ? ` (skipped: ${lhotseSkip})` : ''}`, () => {
+  it('loads, validates with read_data, writes back the same lines, and reads the Shar audio as the full-band master (fixtures/lhotse-load.py)', async () => {
+    const lhotse = path.join(scratch, 'lhotse-for-lhotse');
+    const shar = path.join(scratch, 'lhotse-shar-for-lhotse');
+    await exportDataset(dataset, 'lhotse', lhotse);
+    await exportDataset(dataset, 'lhotse-shar', shar, { shardSize: 1 });
+    const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'lhotse-load.py'), lhotse, shar], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: LHOTSE_SOURCE ?? process.env.PYTHONPATH ?? '' },
+    });
+    expect(run.stderr.split('\n').filter((line) => /Error|assert/.test(line))).toEqual([]);
+    expect(run.status).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    const read = await readExportDataset(dataset);
+    expect(summary.types).toEqual({ recordings: 'RecordingSet', supervisions: 'SupervisionSet', events: 'SupervisionSet', cuts: 'CutSet' });
+    expect(summary.counts).toEqual({
+      recordings: 2,
+      supervisions: read.dialogues.reduce((sum, dialogue) => sum + dialogue.utterances.length, 0),
+      events: read.dialogues.reduce((sum, dialogue) => sum + dialogue.events[0].length + dialogue.events[1].length, 0),
+      cuts: 2,
+    });
+    expect(summary.cuts.map((cut: { id: string; type: string; samplingRate: number; audioShape: number[]; split: string }) => [cut.id, cut.type, cut.samplingRate, cut.audioShape, cut.split])).toEqual([
+      ['tiny_0001', 'MultiCut', SAMPLE_RATE, [2, 4 * SAMPLE_RATE], 'test'],
+      ['tiny_0002', 'MultiCut', SAMPLE_RATE, [2, 4 * SAMPLE_RATE], 'dev'],
+    ]);
+    expect(summary.cuts[0].words).toBe(read.dialogues[0]!.words.length);
+    expect(summary.withPathPrefix).toEqual([[2, 4 * SAMPLE_RATE], [2, 4 * SAMPLE_RATE]]);
+    expect(summary.shar).toEqual([
+      { id: 'tiny_0001', samplingRate: FULL_BAND_RATE, audioShape: [2, 4 * FULL_BAND_RATE], source: 'memory' },
+      { id: 'tiny_0002', samplingRate: FULL_BAND_RATE, audioShape: [2, 4 * FULL_BAND_RATE], source: 'memory' },
+    ]);
+    expect(summary.sharShards).toBe(2);
+    expect(summary.lhotseWarnings).toEqual([]);
   });
 });
 
@@ -322,6 +509,37 @@ describe('moshi-finetune export', () => {
     const starts = alignments.map((item) => item[1][0]);
     expect(starts).toEqual([...starts].sort((a, b) => a - b));
     expect(alignments.filter((item) => item[2] === 'SPEAKER_MAIN').map((item) => item[0])).toEqual(['Jane', 'Austen', 'did…']);
+  });
+});
+
+/** A kyutai-labs/moshi-finetune source tree (its data code needs sphn and moshi, which Debian does not have). */
+const MOSHI_FINETUNE_SOURCE = process.env.DUPLEXSYNTH_MOSHI_FINETUNE_SOURCE;
+const moshiFinetuneSkip =
+  MOSHI_FINETUNE_SOURCE === undefined || !existsSync(path.join(MOSHI_FINETUNE_SOURCE, 'finetune', 'data', 'dataset.py'))
+    ? 'no moshi-finetune source tree: set DUPLEXSYNTH_MOSHI_FINETUNE_SOURCE to a kyutai-labs/moshi-finetune checkout (it is not a Debian or npm package)'
+    : spawnSync(PYTHON, ['-c', 'import soundfile'], { encoding: 'utf8' }).status === 0
+      ? undefined
+      : `${PYTHON} cannot import soundfile (Debian python3-soundfile)`;
+
+describe.skipIf(moshiFinetuneSkip !== undefined)(`moshi-finetune's data code reads the export${moshiFinetuneSkip ? ` (skipped: ${moshiFinetuneSkip})` : ''}`, () => {
+  it('finds the jsonl from the export folder, reads 24 kHz stereo of the stated duration, and its binary search windows take every word once (fixtures/moshi-finetune-load.py)', async () => {
+    const out = path.join(scratch, 'moshi-for-moshi-finetune');
+    await exportDataset(dataset, 'moshi-finetune', out);
+    const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'moshi-finetune-load.py'), MOSHI_FINETUNE_SOURCE!, out], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const summary = JSON.parse(run.stdout.trim());
+    const read = await readExportDataset(dataset);
+    expect(summary.jsonl).toEqual(['tiny.jsonl']);
+    expect(summary.files.map((file: { path: string; frames: number; duration: number }) => [file.path, file.frames, file.duration])).toEqual([
+      ['data_stereo/tiny_0001.wav', 4 * 24_000, 4.0],
+      ['data_stereo/tiny_0002.wav', 4 * 24_000, 4.0],
+    ]);
+    for (const [index, dialogue] of read.dialogues.entries()) {
+      expect(summary.files[index].words).toBe(dialogue.words.length);
+      const system = read.channels!.system;
+      expect(summary.files[index].mainWords).toEqual([...dialogue.words].filter((word) => word.channel === system).sort((a, b) => a.start - b.start).map((word) => word.word));
+    }
   });
 });
 
@@ -411,6 +629,59 @@ describe('rttm export', () => {
     const labels = rttmSpeakerLabels({ roles: { 0: 'system', 1: 'user' } }, { speakers: { 0: 'espeak-ng:en-us+m4:p40', 1: 'voice (2).wav' } });
     expect(labels).toEqual({ 0: 'system_espeak-ng:en-us_m4:p40', 1: 'user_voice__2__wav' });
     for (const label of Object.values(labels)) expect(new RegExp(`^${label}$`, 'i').test(label)).toBe(true);
+  });
+});
+
+/** NIST SCTK's RTTM validator (Debian package sctk). */
+const RTTM_VALIDATOR = process.env.DUPLEXSYNTH_RTTM_VALIDATOR ?? '/usr/lib/sctk/bin/rttmValidator.pl';
+const rttmValidatorSkip = existsSync(RTTM_VALIDATOR) ? undefined : `no ${RTTM_VALIDATOR} (Debian sctk; scripts/setup-system.sh installs it)`;
+
+describe.skipIf(rttmValidatorSkip !== undefined)(`NIST SCTK rttmValidator.pl accepts the rttm export without flags${rttmValidatorSkip ? ` (skipped: ${rttmValidatorSkip})` : ''}`, () => {
+  it('exits 0 with no ERROR line for every file, and refuses the same file without its SPKR-INFO lines (the validator is live)', async () => {
+    const out = path.join(scratch, 'rttm-sctk');
+    await exportDataset(dataset, 'rttm', out);
+    for (const id of ['tiny_0001', 'tiny_0002']) {
+      // the validator checks that the file column matches the file name: run it from the export folder
+      const run = spawnSync('perl', [RTTM_VALIDATOR, '-i', `${id}.rttm`], { cwd: out, encoding: 'utf8' });
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(/ERROR|aborted/);
+      expect(run.status).toBe(0);
+    }
+    const stripped = path.join(scratch, 'rttm-sctk-stripped');
+    await mkdir(stripped, { recursive: true });
+    const text = await readFile(path.join(out, 'tiny_0001.rttm'), 'utf8');
+    await writeFile(path.join(stripped, 'tiny_0001.rttm'), text.split('\n').filter((line) => !line.startsWith('SPKR-INFO')).join('\n'));
+    const refused = spawnSync('perl', [RTTM_VALIDATOR, '-i', 'tiny_0001.rttm'], { cwd: stripped, encoding: 'utf8' });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stdout).toMatch(/doesn't match any of the speaker IDs in SPKR-INFO/);
+  });
+});
+
+const PRAAT = process.env.DUPLEXSYNTH_PRAAT ?? 'praat';
+const praatSkip = spawnSync(PRAAT, ['--version'], { encoding: 'utf8' }).status === 0 ? undefined : `no ${PRAAT} (Debian praat; scripts/setup-system.sh installs it)`;
+
+describe.skipIf(praatSkip !== undefined)(`Praat reads the textgrid export${praatSkip ? ` (skipped: ${praatSkip})` : ''}`, () => {
+  it('reads every tier, interval, point and label we wrote (UTF-8 "…" included), interval tiers without gaps or overlaps (fixtures/textgrid-dump.praat)', async () => {
+    const out = path.join(scratch, 'textgrid-praat');
+    await exportDataset(dataset, 'textgrid', out);
+    const read = await readExportDataset(dataset);
+    const centiseconds = (text: string) => Math.round(Number(text) * 100);
+    for (const dialogue of read.dialogues) {
+      const run = spawnSync(PRAAT, ['--run', path.join(import.meta.dirname, 'fixtures', 'textgrid-dump.praat'), path.join(out, `${dialogue.id}.TextGrid`)], { encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const lines = run.stdout.replace(/\n$/, '').split('\n').map((line) => line.split('\t'));
+      const grid = dialogueTextGrid(read, dialogue);
+      expect([centiseconds(lines[0]![1]!), centiseconds(lines[0]![2]!), Number(lines[0]![3])]).toEqual([0, grid.end, grid.tiers.length]);
+      // what Praat read, in the shape of the grid we wrote
+      const praat: unknown[] = [];
+      for (const line of lines.slice(1)) {
+        if (line[0] === 'tier') praat.push(line[2] === 'interval' ? { kind: 'interval', name: line[1], intervals: [] } : { kind: 'point', name: line[1], points: [] });
+        else if (line.length === 3) (praat.at(-1) as { intervals: unknown[] }).intervals.push({ start: centiseconds(line[0]!), end: centiseconds(line[1]!), text: line[2] });
+        else (praat.at(-1) as { points: unknown[] }).points.push({ time: centiseconds(line[0]!), mark: line[1] });
+      }
+      expect(praat).toEqual(grid.tiers.map((tier) => (tier.kind === 'interval' ? { ...tier, intervals: tier.intervals.map(({ start, end, text }) => ({ start, end, text })) } : { ...tier, points: tier.points.map(({ time, mark }) => ({ time, mark })) })));
+    }
+    expect(read.dialogues.some((dialogue) => dialogue.words.some((word) => word.word.includes('…')))).toBe(true);
   });
 });
 
@@ -585,6 +856,6 @@ describe('export folders', () => {
     expect((await readdir(target)).sort()).toEqual([EXPORT_MANIFEST_FILE, 'tiny_0001.rttm', 'tiny_0002.rttm']);
   });
   it('lists every format in the registry', () => {
-    expect(EXPORT_FORMAT_NAMES).toEqual(['lhotse', 'moshi-finetune', 'huggingface', 'rttm', 'textgrid', 'audacity']);
+    expect(EXPORT_FORMAT_NAMES).toEqual(['lhotse', 'lhotse-shar', 'moshi-finetune', 'huggingface', 'rttm', 'textgrid', 'audacity']);
   });
 });

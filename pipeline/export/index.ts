@@ -11,6 +11,7 @@ import { readExportDataset, type ExportDataset } from './export-dataset.ts';
 import { ExportWriter } from './export-writer.ts';
 import { writeHuggingFaceExport } from './huggingface.ts';
 import { writeLhotseExport } from './lhotse.ts';
+import { writeLhotseSharExport } from './lhotse-shar.ts';
 import { writeMoshiFinetuneExport } from './moshi-finetune.ts';
 import { writeRttmExport } from './rttm.ts';
 import { writeTextGridExport } from './textgrid.ts';
@@ -22,6 +23,8 @@ export interface ExportOptions {
   absolutePaths?: boolean;
   /** lhotse: copy the WAVs into the export (`audio/{id}.wav`). */
   copyAudio?: boolean;
+  /** lhotse-shar: dialogues per shard (default 1000, lhotse's). */
+  shardSize?: number;
 }
 
 /** One export format. */
@@ -35,6 +38,10 @@ export const EXPORT_FORMATS = {
   lhotse: {
     description: EXPORT_FORMAT_DESCRIPTIONS.lhotse,
     write: (dataset, writer, options) => writeLhotseExport(dataset, writer, { copyAudio: options.copyAudio ?? false, absolutePaths: options.absolutePaths ?? false }),
+  },
+  'lhotse-shar': {
+    description: EXPORT_FORMAT_DESCRIPTIONS['lhotse-shar'],
+    write: (dataset, writer, options) => writeLhotseSharExport(dataset, writer, options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
   },
   'moshi-finetune': {
     description: EXPORT_FORMAT_DESCRIPTIONS['moshi-finetune'],

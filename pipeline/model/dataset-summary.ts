@@ -77,6 +77,12 @@ export const datasetSummarySchema = z.object({
   failed: z.array(failedDialogueSchema),
   /** Corpus quirks that change what is spoken, per built dialogue (stages/ingest-corpus.ts `notes`). */
   corpusNotes: z.array(z.string()),
+  /**
+   * The corpus loader's warnings, one line per kind of quirk with its count and what was done (empty
+   * answers, dropped turns and conversations, unanswerable turns; corpora/topiocqa-warnings.ts), as the
+   * build printed them. Absent from summaries written before it was added.
+   */
+  corpusWarnings: z.array(z.string()).optional(),
   /** Questions spoken in two parts (user TURN_HOLDs), and those chosen but spoken whole. */
   splitQuestions: z.number().int().nonnegative(),
   splitQuestionsSpokenWhole: z.number().int().nonnegative(),

@@ -15,8 +15,13 @@ export const speakerPromptLineSchema = z.object({
   /** Clip start and end in the recording, seconds (0.01 s resolution). */
   start: z.number().optional(),
   end: z.number().optional(),
-  /** Exact transcript of the clip (CosyVoice `prompt_text`). */
-  text: z.string().min(1),
+  /** Exact transcript of the clip (CosyVoice `prompt_text`); a clip without one is no voice prompt. */
+  text: z.string().refine((text) => text.trim() !== '', 'is empty: a clip without its transcript is no voice prompt'),
+  /**
+   * Who wrote the text when the corpus had none: `asr <service> <model>` (an ASR service) or
+   * `filled-in <file>` (a person, in the pool's transcripts TSV). Absent: the corpus's transcript.
+   */
+  transcribedBy: z.string().min(1).optional(),
   /** WAV file, relative to the manifest's folder (`clips/<id>.wav`) or absolute. */
   path: z.string().min(1),
   /** Seconds. */

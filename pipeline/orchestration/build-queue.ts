@@ -162,6 +162,8 @@ const MACHINE_LOCAL_KEYS = new Set([
   // which dialogues a build takes (the jobs name them), not how each is built
   'languages',
   'limit',
+  // where the queue is (the same Redis may be reached by another name from another machine)
+  'queue',
   'baseDirectory',
   'output',
   'urls',

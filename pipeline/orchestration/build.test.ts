@@ -8,9 +8,11 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import FFT from 'fft.js';
 import { decodeWav } from '../audio/wav.ts';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, sharedDirectory, type BuildConfig } from '../config.ts';
 import { parseEventsLine } from '../events/index.ts';
+import { readExportDataset } from '../export/export-dataset.ts';
 import { bytesHash } from '../storage/content-cache.ts';
 import { runBuild, type BuildReport } from './build.ts';
 import { copySharedBuild, sharedDemoBuild, type SharedBuild } from './testing/shared-build.ts';
@@ -138,6 +140,73 @@ describe('demo build (both languages, recorded responses)', () => {
       const quality = JSON.parse(await readFile(path.join(directory, 'quality.json'), 'utf8'));
       expect(JSON.stringify(quality)).toMatch(/ovrl/i);
     }
+  });
+
+  it('the barge-in variants: a cut answer says the words before the cut (planned text, cut time, unspoken words kept) and is quality-scored; every dialogue has a full-band master above 8 kHz (issue 20)', async () => {
+    /** Share of the power above 8 kHz (Hann-windowed 4096-sample frames), over both channels. */
+    const highBandShare = (audio: { channels: Float32Array[]; sampleRate: number }) => {
+      const size = 4096;
+      const fft = new FFT(size);
+      const [input, spectrum] = [new Array<number>(size), fft.createComplexArray() as number[]];
+      let [high, total] = [0, 0];
+      for (const channel of audio.channels) {
+        for (let offset = 0; offset + size <= channel.length; offset += size) {
+          for (let index = 0; index < size; index++) input[index] = channel[offset + index]! * (0.5 - 0.5 * Math.cos((2 * Math.PI * index) / size));
+          fft.realTransform(spectrum, input);
+          for (let bin = 1; bin <= size / 2; bin++) {
+            const power = spectrum[2 * bin]! ** 2 + spectrum[2 * bin + 1]! ** 2;
+            total += power;
+            if ((bin * audio.sampleRate) / size > 8000) high += power;
+          }
+        }
+      }
+      return high / total;
+    };
+    let cutAnswers = 0;
+    for (const language of ['en', 'ja'] as const) {
+      const base = path.join(demo.output.directory, 'data', language, 'task', language === 'en' ? 'topiocqa_demo' : 'topiocqa_ja_demo');
+      const variant = `${base}_bargein`;
+      // scored like the base: quality and the tables per split
+      for (const file of ['quality.json', 'tables.md', 'tables.json']) expect(existsSync(path.join(variant, file)), `${variant}/${file}`).toBe(true);
+      const [baseRead, variantRead] = [await readExportDataset(base), await readExportDataset(variant)];
+      for (const dialogue of variantRead.dialogues) {
+        const metadata = JSON.parse(await readFile(path.join(variant, 'metadata', `${dialogue.id}.json`), 'utf8'));
+        const baseDialogue = baseRead.dialogues.find((candidate) => candidate.id === dialogue.id)!;
+        for (const utterance of metadata.utterances) {
+          const read = dialogue.utterances.find((candidate) => candidate.channel === utterance.channel && candidate.start === Math.round(utterance.start * 100))!;
+          // what every export writes as the utterance's text is what was spoken
+          expect(read.text).toBe(utterance.text.transcript);
+          if (!utterance.cutOff) continue;
+          cutAnswers += 1;
+          const { plannedText, atSeconds, unspokenWords } = utterance.cutOff;
+          expect(atSeconds).toBe(utterance.end);
+          expect(unspokenWords.length).toBeGreaterThan(0);
+          expect(plannedText.startsWith(utterance.text.transcript)).toBe(true);
+          expect(utterance.text.transcript.length).toBeLessThan(plannedText.length);
+          // the aligned words of the cut answer and its unspoken words are the words of the whole answer in the base dataset
+          const wordsIn = (words: typeof dialogue.words, channel: number, start: number, end: number) => words.filter((word) => word.channel === channel && word.start >= start && word.end <= end).map((word) => word.word);
+          const whole = baseDialogue.utterances.find((candidate) => candidate.kind === 'answer' && candidate.turnNumber === read.turnNumber)!;
+          expect([...wordsIn(dialogue.words, read.channel, read.start, read.end), ...unspokenWords]).toEqual(wordsIn(baseDialogue.words, whole.channel, whole.start, whole.end));
+        }
+      }
+      // the full-band masters: the TTS engine's rate, the 16 kHz file's length, energy above 8 kHz (the 16 kHz file has none)
+      for (const directory of [base, variant]) {
+        const manifest = JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8'));
+        expect(manifest.fullBand).toMatchObject({ directory: 'audio_fullband', dialogues: 2 });
+        for (const id of manifest.dialogues) {
+          const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', `${id}.json`), 'utf8'));
+          const master = decodeWav(await readFile(path.join(directory, 'audio_fullband', `${id}.wav`)), id);
+          const benchmark = decodeWav(await readFile(path.join(directory, 'audio', `${id}.wav`)), id);
+          expect(master.sampleRate).toBe(metadata.fullBandSampleRate);
+          expect(manifest.fullBand.sampleRates).toContain(master.sampleRate);
+          expect(master.sampleRate).toBeGreaterThan(16000);
+          expect(master.channels).toHaveLength(2);
+          expect(Math.abs(master.channels[0]!.length / master.sampleRate - benchmark.channels[0]!.length / benchmark.sampleRate)).toBeLessThan(0.01);
+          expect(highBandShare(master)).toBeGreaterThan(1e-4);
+        }
+      }
+    }
+    expect(cutAnswers).toBeGreaterThanOrEqual(4);
   });
 
   it('verify reports a missing WAV and a broken word alignment per dialogue, and checks the others', async () => {

@@ -116,6 +116,7 @@ export class DatasetOutput implements DialogueSink {
     const notes = this.corpus.notes.filter((note) => builtIds.has(note.split(' ')[0] as string));
     const summary = summarizeDataset(this.language, this.dataset, this.results, this.failed, notes, {
       variant: options.variant,
+      corpusWarnings: this.corpus.warnings,
       ...(options.userChannel !== undefined ? { userChannel: options.userChannel } : {}),
     });
     await this.writer.addFile('summary.json', formatRecord(path.join(this.directory, 'summary.json'), datasetSummarySchema, summary));

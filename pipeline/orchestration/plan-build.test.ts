@@ -12,7 +12,8 @@ import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } 
 import { openAIDialogueResponder, startOpenAILoopbackServer } from '../services/llm/testing/openai-loopback-server.ts';
 import { startOpenAiSpeechLoopbackServer } from '../services/tts/testing/openai-speech-loopback-server.ts';
 import { runBuild } from './build.ts';
-import { formatBuildPlan, planBuild } from './plan-build.ts';
+import { formatBuildPlan, planBuild, planSynthesis, PLANNING_WINDOW_UTTERANCES } from './plan-build.ts';
+import type { ScriptUtterance } from '../model/types.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -76,5 +77,31 @@ describe('planBuild (--dry-run)', () => {
       await chat.close();
       await speech.close();
     }
+  });
+});
+
+describe('planSynthesis: a dry run holds one window of clips, whatever the conversation length', () => {
+  it('hands the synthesis a window of at most PLANNING_WINDOW_UTTERANCES utterances at a time, in order, and keeps only the too-short question parts', async () => {
+    const utterances: ScriptUtterance[] = Array.from({ length: 150 }, (_, index) => ({
+      index,
+      turnNumber: Math.floor(index / 2) + 1,
+      kind: index % 2 === 0 ? 'question' : 'answer',
+      role: index % 2 === 0 ? 'user' : 'system',
+      text: `utterance ${index}`,
+      ...(index === 10 || index === 140 ? { part: 1 } : {}),
+    }));
+    const windows: number[][] = [];
+    const tooShort = await planSynthesis(
+      utterances,
+      async (window) => {
+        windows.push(window.map((utterance) => utterance.index));
+        // parts of turn 6 (index 10) and turn 71 (index 140) come out at 0.2 s; every other clip at 1.5 s
+        return window.map((utterance) => ({ turnNumber: utterance.turnNumber, durationCs: utterance.part === undefined ? 150 : utterance.index === 10 ? 20 : 150, ...(utterance.part !== undefined ? { part: utterance.part } : {}) }));
+      },
+      30,
+    );
+    expect(windows.map((window) => window.length)).toEqual([PLANNING_WINDOW_UTTERANCES, PLANNING_WINDOW_UTTERANCES, 150 - 2 * PLANNING_WINDOW_UTTERANCES]);
+    expect(windows.flat()).toEqual(utterances.map((utterance) => utterance.index));
+    expect([...tooShort]).toEqual([6]);
   });
 });

@@ -112,6 +112,34 @@ function countingSynthesizer(real: SpeechSynthesizer): SpeechSynthesizer & { tex
   return counting;
 }
 
+/**
+ * Utterances a dry run looks up (and stands in for) at once: the planner keeps no clip, so its memory
+ * is this window's audio whatever the conversation's length (a 10,000-turn conversation once held all
+ * 20,000 stand-in clips at a time, 5.3 GB). Larger than any synthesis concurrency.
+ */
+export const PLANNING_WINDOW_UTTERANCES = 64;
+
+/**
+ * Runs `synthesize` over `utterances` in windows of {@link PLANNING_WINDOW_UTTERANCES} (each utterance's
+ * clip depends on its own text, voice and settings only, so windows give the same lookups and
+ * requests as one call) and keeps of each clip only what the plan needs.
+ * @param minimumUtteranceCs a part of a split question this short or shorter is spoken whole
+ * @returns the turn numbers whose question part came out too short (centiseconds compared)
+ */
+export async function planSynthesis(
+  utterances: readonly ScriptUtterance[],
+  synthesize: (window: readonly ScriptUtterance[]) => Promise<readonly { part?: unknown; durationCs: number; turnNumber: number }[]>,
+  minimumUtteranceCs: number,
+): Promise<Set<number>> {
+  const tooShort = new Set<number>();
+  for (let start = 0; start < utterances.length; start += PLANNING_WINDOW_UTTERANCES) {
+    for (const utterance of await synthesize(utterances.slice(start, start + PLANNING_WINDOW_UTTERANCES))) {
+      if (utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs) tooShort.add(utterance.turnNumber);
+    }
+  }
+  return tooShort;
+}
+
 /** The plan of one language. */
 export interface LanguagePlan {
   language: Language;
@@ -247,25 +275,25 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
       const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
       const settings = { ...synthesizeSettingsOf(config, language, detector), voices: { user: speakers.user.voice, system: speakers.system.voice } };
       const hitsBefore = synthesisHits();
-      const requestsBefore = synthesizer.texts.length;
+      synthesizer.texts.length = 0; // this dialogue's requests only: nothing kept from one dialogue to the next
       const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((phrase, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text: phrase }));
+      const synthesize = (utterances: readonly ScriptUtterance[]) => planSynthesis(utterances, (window) => synthesizeDialogue(window, synthesizer, settings, cache, queue), minimumUtteranceCs);
       try {
-        const spoken = await synthesizeDialogue(script, synthesizer, settings, cache, queue);
         // a question whose part comes out too short is spoken whole, as the build does
-        const tooShort = new Set(spoken.filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs).map((utterance) => utterance.turnNumber));
+        const tooShort = await synthesize(script);
         if (tooShort.size > 0) {
           for (const turnNumber of tooShort) holds.delete(turnNumber);
           script = dialogueScript(text, holds);
-          await synthesizeDialogue(script, synthesizer, settings, cache, queue);
+          await synthesize(script);
         }
-        await synthesizeDialogue(backchannelScript, synthesizer, settings, cache, queue);
+        await synthesize(backchannelScript);
       } catch (error) {
         plan.failures.push({ id: conversation.id, reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) });
       }
       plan.utterances += script.length;
       plan.synthesis.cached += synthesisHits() - hitsBefore;
       const ownTexts = new Set([...firstScript, ...script, ...backchannelScript].map((utterance) => utterance.text));
-      const requested = synthesizer.texts.slice(requestsBefore);
+      const requested = synthesizer.texts;
       const first = requested.filter((requestedText) => ownTexts.has(requestedText)).length;
       plan.synthesis.requests += first;
       plan.synthesis.resynthesesForStandInAudio += requested.length - first;

@@ -122,7 +122,7 @@ async function redisCommand(...args: string[]): Promise<void> {
 }
 
 /** A build config of the six dialogues with its own output and cache folders; returns its file. */
-async function writeConfig(label: string, changes: { seed?: number; cache?: string } = {}): Promise<{ file: string; out: string; cache: string }> {
+async function writeConfig(label: string, changes: { seed?: number; cache?: string; queue?: string } = {}): Promise<{ file: string; out: string; cache: string }> {
   serial += 1;
   const out = path.join(scratch, `${label}-out`);
   const cache = changes.cache ?? path.join(scratch, `${label}-cache`);
@@ -140,6 +140,7 @@ async function writeConfig(label: string, changes: { seed?: number; cache?: stri
       'tts: { en: { backend: espeak-ng } }',
       'synthesis: { concurrency: 1 }',
       'quality: { enabled: false }',
+      ...(changes.queue ? [`queue: ${changes.queue}`] : []),
       '',
     ].join('\n'),
   );
@@ -235,7 +236,7 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     expect(existsSync(path.join(out, 'data'))).toBe(false);
   });
 
-  it('refuses, in one line each: a worker with another config, a worker that cannot see the cache, a --queue that is not Redis', { timeout: 300_000 }, async () => {
+  it('refuses, in one line each: a worker with another config, a worker that cannot see the cache, a --queue that is not Redis; Ctrl-C on the coordinator, then build again (queue: from the config) finishes the same jobs', { timeout: 600_000 }, async () => {
     const { file } = await writeConfig('refusals');
     const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
     await coordinator.waitFor(/waiting for the workers/);
@@ -262,8 +263,25 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       expect(output[0]).toMatch(/^duplexsynth: --queue .*: (not a Redis URL \(http\)|the server there is not Redis)/);
     }
     httpServer.close();
+    // no queue on the command line or in the config
+    const nowhere = cli(['worker', '--config', file]);
+    expect(await nowhere.exited).toBe(2);
+    expect(nowhere.output().trim().split('\n')).toEqual([expect.stringMatching(/^duplexsynth: worker: no queue to serve: pass --queue redis:\/\/HOST:PORT\/DB or set queue: in /)]);
+
     coordinator.child.kill('SIGINT');
     expect(await coordinator.exited).toBe(4);
     expect(coordinator.output().trim().split('\n').at(-1)).toMatch(/^duplexsynth: queue: stopped waiting; the jobs stay on .* run the same build again to continue/);
+
+    // the jobs stayed queued: the same build again (its Redis named by `queue:` in the config this time) continues them
+    const again = await writeConfig('refusals', { queue: queueUrl() });
+    const resumed = cli(['build', '--config', again.file]);
+    await resumed.waitFor(/waiting for the workers/);
+    const worker = cli(['worker', '--config', again.file, '--name', 'late']);
+    expect(await resumed.exited, resumed.output()).toBe(0);
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    expect(resumed.output()).toMatch(/queue: \[en\] continuing the queued dataset/);
+    expect(resumed.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
+    expect(await filesUnder(path.join(again.out, 'data'))).toEqual(reference);
   });
 });

@@ -12,6 +12,7 @@ import { dialogueMetadataSchema, type DialogueMetadata } from '../model/dialogue
 import { datasetManifestSchema } from '../model/dataset-manifest.ts';
 import { summaryFailuresSchema } from '../model/dataset-summary.ts';
 import { readRecord } from '../storage/json-records.ts';
+import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
 /** A dataset folder could not be read: a file is missing or malformed (named in the message). */
 export class DatasetReadError extends Error {
@@ -61,7 +62,7 @@ async function readText(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new DatasetReadError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new DatasetReadError(describeFileSystemError(error, file, 'cannot be read'));
   }
 }
 

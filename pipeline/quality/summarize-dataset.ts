@@ -37,7 +37,7 @@ const EVENT_TYPES: BenchmarkEventType[] = ['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'B
 
 /**
  * Aggregate dialogue results into a dataset summary (dialogues sorted by id first).
- * @param options the variant (default `default`) and the user channel the evaluation reads (default 1)
+ * @param options the variant (default `default`), the user channel the evaluation reads (default 1) and the corpus loader's warnings (kept as `corpusWarnings`)
  */
 export function summarizeDataset(
   language: Language,
@@ -45,7 +45,7 @@ export function summarizeDataset(
   dialogues: readonly DialogueSummaryInput[],
   failed: readonly FailedDialogue[],
   corpusNotes: readonly string[] = [],
-  options: { variant?: 'default' | 'barge-in'; userChannel?: Channel } = {},
+  options: { variant?: 'default' | 'barge-in'; userChannel?: Channel; corpusWarnings?: readonly string[] } = {},
 ): DatasetSummary {
   const variant = options.variant ?? 'default';
   const sorted = [...dialogues].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -83,6 +83,7 @@ export function summarizeDataset(
     roleLabelDisagreements: sorted.flatMap((dialogue) => dialogue.disagreements),
     failed: [...failed].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     corpusNotes: [...corpusNotes],
+    corpusWarnings: [...(options.corpusWarnings ?? [])],
     splitQuestions: sum((dialogue) => dialogue.splitQuestions ?? 0),
     splitQuestionsSpokenWhole: sum((dialogue) => dialogue.splitQuestionsSpokenWhole ?? 0),
     bargeIns:
@@ -161,6 +162,10 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
     }
     lines.push(`- failed dialogues: ${summary.failed.length}`);
     for (const failure of summary.failed) lines.push(`  - ${failure.id} at ${failure.stage}: ${failure.reason}`);
+    if ((summary.corpusWarnings ?? []).length > 0) {
+      lines.push(`- what the corpus loader did (its warnings): ${summary.corpusWarnings!.length}`);
+      for (const warning of summary.corpusWarnings!) lines.push(`  - ${warning}`);
+    }
     if (summary.corpusNotes.length > 0) {
       lines.push(`- corpus quirks that change what is spoken: ${summary.corpusNotes.length}`);
       for (const note of summary.corpusNotes) lines.push(`  - ${note}`);

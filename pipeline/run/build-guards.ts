@@ -157,4 +157,26 @@ export function checkConfiguredKeys(config: BuildConfig, environment: Readonly<R
  */
 export function registerConfiguredSecrets(config: BuildConfig, environment: Readonly<Record<string, string | undefined>> = process.env): void {
   for (const name of configuredKeyVariables(config)) registerSecret(environment[name], name);
+  // a password (or token) written into a URL's user info (`http://me:sk-…@host/v1`): fetch refuses such a URL
+  // with a message that quotes it whole, and every line the build writes goes through the redaction
+  for (const url of urlsWithCredentials(config)) {
+    registerSecret(decodeURIComponent(url.password), 'URL_PASSWORD');
+    if (url.password === '') registerSecret(decodeURIComponent(url.username), 'URL_USER');
+  }
+}
+
+/** Every string in `value` (any depth) that parses as a URL with a user name or password before its host. */
+function urlsWithCredentials(value: unknown): URL[] {
+  if (typeof value === 'string') {
+    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(value)) return [];
+    try {
+      const url = new URL(value);
+      return url.username !== '' || url.password !== '' ? [url] : [];
+    } catch {
+      return [];
+    }
+  }
+  if (Array.isArray(value)) return value.flatMap(urlsWithCredentials);
+  if (value !== null && typeof value === 'object') return Object.values(value as Record<string, unknown>).flatMap(urlsWithCredentials);
+  return [];
 }

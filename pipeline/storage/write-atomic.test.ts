@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskFullError } from '../model/build-errors.ts';
 import { ContentCache } from './content-cache.ts';
-import { removeOrphanedTemporaryFiles, writeAtomic } from './write-atomic.ts';
+import { removeOrphanedTemporaryFiles, writeAtomic, writeAtomicChunks } from './write-atomic.ts';
 import { hostIdentifier } from './process-liveness.ts';
 import { fillFileSystem, mountTmpfs, tmpfsSkipReason, type MountedTmpfs } from './testing/tmpfs.ts';
 
@@ -50,6 +50,39 @@ describe.skipIf(skipReason !== undefined)(`writeAtomic on a 4 MB tmpfs${skipReas
     } finally {
       await rm(filler, { force: true });
     }
+  });
+
+  it('writeAtomicChunks: a stream larger than the free space is DiskFullError naming the file, nothing left, and the source is told to stop', async () => {
+    const file = path.join(disk.directory, 'shards', 'recording.000000.tar');
+    let produced = 0;
+    let stopped = false;
+    async function* chunks() {
+      try {
+        for (;;) {
+          produced += 1;
+          yield new Uint8Array(256 * 1024).fill(5);
+        }
+      } finally {
+        stopped = true;
+      }
+    }
+    const error = await writeAtomicChunks(file, chunks()).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DiskFullError);
+    expect((error as Error).message).toContain(file);
+    expect((error as Error).message.split('\n')).toHaveLength(1);
+    expect(stopped).toBe(true);
+    expect(produced).toBeLessThan(20); // 4 MB: it stopped at the full disk
+    expect(await readdir(path.dirname(file))).toEqual([]);
+    // a source's own error comes out unchanged
+    async function* failing() {
+      yield new Uint8Array(10);
+      throw new Error('tiny_0002.wav: not a RIFF/WAVE file');
+    }
+    await expect(writeAtomicChunks(file, failing())).rejects.toThrow(/^tiny_0002\.wav: not a RIFF/);
+    expect(await readdir(path.dirname(file))).toEqual([]);
+    await writeAtomicChunks(file, (async function* () { yield new Uint8Array([1, 2]); yield new Uint8Array([3]); })());
+    expect(await readFile(file)).toEqual(Buffer.from([1, 2, 3]));
+    await rm(path.dirname(file), { recursive: true });
   });
 
   it('a cache entry that does not fit is an error, never a truncated entry a later run would trust', async () => {

@@ -53,6 +53,51 @@ export async function writeAtomic(file: string, data: Uint8Array | string): Prom
   }
 }
 
+/**
+ * {@link writeAtomic} for data that comes in chunks (an archive too large to hold in memory): the
+ * chunks go to the temporary file as they arrive (the source waits while the disk does), then fsync,
+ * length check and rename as for {@link writeAtomic}.
+ * @returns the number of bytes written
+ * @throws as {@link writeAtomic} (DiskFullError naming the file, the bytes written so far and the
+ *   bytes free); the source's own error. The temporary file is removed on failure.
+ */
+export async function writeAtomicChunks(file: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
+  const temporary = `${file}.${hostIdentifier()}-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  let handle: FileHandle | undefined;
+  let written = 0;
+  let sourceFailed = false;
+  const iterator = chunks[Symbol.asyncIterator]();
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    handle = await open(temporary, 'wx');
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        sourceFailed = true;
+        throw error;
+      }
+      if (next.done) break;
+      await handle.writeFile(next.value); // loops over short writes; ENOSPC surfaces here
+      written += next.value.byteLength;
+    }
+    await handle.sync();
+    const { size } = await handle.stat();
+    if (size !== written) throw Object.assign(new Error(`wrote ${size} of ${written} bytes`), { code: 'ESHORTWRITE' });
+    await handle.close();
+    handle = undefined;
+    await rename(temporary, file);
+    return written;
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    await rm(temporary, { force: true }).catch(() => {});
+    if (sourceFailed) throw error;
+    await iterator.return?.().catch(() => {}); // tells the source to stop (a stream is destroyed)
+    throw await describeWriteFailure(file, written, error);
+  }
+}
+
 /** A one-line error for a failed write of `neededBytes` to `file`. */
 async function describeWriteFailure(file: string, neededBytes: number, error: unknown): Promise<Error> {
   if (error instanceof DiskFullError) return error;

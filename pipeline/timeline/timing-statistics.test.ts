@@ -442,7 +442,7 @@ describe('shipped default statistics', () => {
     expect(en.provenance.licence).toBe('CC BY-NC-SA 3.0');
     expect(en.provenance.format).toBe('rttm');
     expect(en.provenance.command).toBe(
-      'duplexsynth measure --format rttm --language en --sampler-use pooled --timing-resolution 0.1 --out en.callfriend.timing.json corpora/reference-timing/rttm/en',
+      'duplexsynth measure --format rttm --language en --speakers most-talk --sampler-use pooled --timing-resolution 0.1 --out en.callfriend.timing.json corpora/reference-timing/rttm/en',
     );
     expect(en.provenance.notes.at(-1)).toMatch(/npx tsx scripts\/derive-default-timing\.ts/);
     expect(en.speakerChange.samplerUse).toBe('pooled');

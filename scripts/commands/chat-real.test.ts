@@ -39,10 +39,13 @@ const chatOptions = (out: string, extra: Partial<ChatOptions> = {}): ChatOptions
 });
 
 describe('duplexsynth chat on real Japanese recordings (voice activity, no transcript)', () => {
-  it('builds a dataset that verify passes by the detector and thresholds recorded in its manifest', async () => {
-    const result = await runChat([joined], chatOptions(path.join(scratch.folder, 'vad')));
+  it('builds a dataset of a 300 s recording that verify passes by the detector and thresholds recorded in its manifest', async () => {
+    // 15 times the two recordings end to end: two segments of about 120 s, the 60 s tail left out
+    const long = await joinSharedJapaneseRecordings(path.join(scratch.folder, 'recordings', 'ja-long.wav'), 15);
+    const result = await runChat([long], chatOptions(path.join(scratch.folder, 'vad')));
     expect(result.failed).toEqual([]);
-    expect(result.segments.length).toBe(1);
+    expect(result.segments.map((segment) => segment.id)).toEqual(['ja-long.0.0-119.7', 'ja-long.119.7-239.7']);
+    for (const segment of result.segments) expect(segment.durationSeconds).toBeGreaterThanOrEqual(100);
     const manifest = JSON.parse(await readFile(path.join(result.directory, 'manifest.json'), 'utf8'));
     expect(manifest.eventDerivation).toMatchObject({ from: 'voice-activity', hasWords: false, thresholds: { maxPauseInIpu: 50, maxBackchannel: 80, bargeInOverlap: 40 }, voiceActivity: { engine: 'silero' } });
     // No words: the txt_align files are empty and the metadata says so.
@@ -52,7 +55,7 @@ describe('duplexsynth chat on real Japanese recordings (voice activity, no trans
     expect(metadata.utterances.length).toBeGreaterThan(20);
 
     const verified = await verifyDataset(result.directory);
-    expect(verified.dialogues).toBe(1);
+    expect(verified.dialogues).toBe(2);
     expect(verified.problems).toEqual([]);
 
     // The check is real: with another detector threshold recorded, the re-derived events differ.
@@ -60,8 +63,11 @@ describe('duplexsynth chat on real Japanese recordings (voice activity, no trans
     manifest.eventDerivation.voiceActivity.options.negativeThreshold = 0.9;
     await writeFile(path.join(result.directory, 'manifest.json'), JSON.stringify(manifest));
     const tampered = await verifyDataset(result.directory);
-    expect(tampered.problems).toEqual([expect.stringMatching(/events re-derived from the audio with the recorded detector \(silero\) differ/)]);
-  }, 600_000);
+    expect(tampered.problems).toEqual([
+      expect.stringMatching(/ja-long\.0\.0-119\.7.*events re-derived from the audio with the recorded detector \(silero\) differ/),
+      expect.stringMatching(/ja-long\.119\.7-239\.7.*events re-derived from the audio with the recorded detector \(silero\) differ/),
+    ]);
+  }, 900_000);
 });
 
 /** CTM words for `call`: channel A and B take turns of 2 s every 5 s over `seconds` (one word per 0.5 s). */

@@ -3,7 +3,7 @@
  * tool (lhotse, moshi-finetune, Hugging Face AudioFolder, RTTM, Praat TextGrid, Audacity labels) and
  * prints the export folder. Errors propagate to scripts/cli.ts (one line, exit code 2).
  */
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXPORT_FORMAT_DESCRIPTIONS, EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../pipeline/export/export-formats.ts';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../../pipeline/storage/empty-folders.ts';
 
@@ -17,7 +17,8 @@ export function registerExportCommand(program: Command): void {
     .option('--out <dir>', 'export folder (default: {build}/exports/{format}/{lang}/{dataset})')
     .option('--absolute-paths', 'moshi-finetune, lhotse: absolute WAV paths (default: relative to the export folder)')
     .option('--copy-audio', 'lhotse: copy the WAVs into the export (audio/{id}.wav), so it stands alone')
-    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean }) => {
+    .option('--shard-size <n>', 'lhotse-shar: dialogues per shard (default 1000, as lhotse)', parseShardSize)
+    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean; shardSize?: number }) => {
       const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
       await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
       const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([import('../../pipeline/export/index.ts'), import('../../pipeline/run/output-checks.ts')]);
@@ -26,7 +27,11 @@ export function registerExportCommand(program: Command): void {
       let result;
       try {
         await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-        result = await exportDataset(directory, options.to, out, { absolutePaths: options.absolutePaths ?? false, copyAudio: options.copyAudio ?? false });
+        result = await exportDataset(directory, options.to, out, {
+          absolutePaths: options.absolutePaths ?? false,
+          copyAudio: options.copyAudio ?? false,
+          ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
+        });
       } catch (error) {
         await removeFoldersLeftEmpty(out, created); // a refused export leaves no empty folder
         throw error;
@@ -34,4 +39,11 @@ export function registerExportCommand(program: Command): void {
       console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
       console.log(result.directory);
     });
+}
+
+/** `--shard-size`: a positive whole number. */
+function parseShardSize(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError('a positive whole number of dialogues');
+  return number;
 }

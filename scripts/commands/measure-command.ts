@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
 import { languageCode } from './option-parsers.ts';
+import { speakerPair } from './prompts-command.ts';
 import { requireInputPaths } from '../../pipeline/run/command-paths.ts';
 import type { MeasureOptions, ReferenceRecordingLoader } from './measure.ts';
 
@@ -24,6 +25,7 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id')
+    .option('--speakers <A,B|most-talk>', 'rttm: the two speakers of a file with more, in channel order, or most-talk (the two who talk most); a file with a third is refused without it', (value: string) => (value.trim() === 'most-talk' ? 'most-talk' : speakerPair(value)))
     .addOption(
       new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
         .choices(['pooled', 'per-direction'])

@@ -3,7 +3,7 @@
  * histogram per distribution beside it (`STATS.plots/*.svg`).
  *
  *     duplexsynth measure --format stereo-wav|candor|magicdata|rttm|m3-events|nxt|textgrid|ctm --out STATS.json
- *       [--language CODE] [--vad silero|webrtc] [--sampler-use pooled|per-direction]
+ *       [--language CODE] [--vad silero|webrtc] [--sampler-use pooled|per-direction] [--speakers A,B|most-talk]
  *       [--corpus TEXT] [--licence TEXT] [--origin TEXT] [--channel-mapping TEXT] [--note TEXT...]
  *       [--relative-to DIR] [--relative-to-name TEXT] [--check] PATH...
  *
@@ -28,7 +28,7 @@ import {
   type MeasurableReferenceRecording,
 } from '../../stages/measure-conversations.ts';
 import { loadReferenceCorpus, REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpora.ts';
-import { readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
+import { mergeOverlappingSegments, readRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
 import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
 
 /** Reference corpus formats the command reads (the registry's, corpora/reference-corpora.ts). */
@@ -42,8 +42,15 @@ export type VoiceActivityDetectorName = 'silero' | 'webrtc';
 export type ReferenceRecordingLoader = (
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { language: Language; vad: VoiceActivityDetectorName; tiers?: readonly string[] },
+  options: { language: Language; vad: VoiceActivityDetectorName; tiers?: readonly string[]; speakers?: MeasureSpeakers },
 ) => Promise<MeasurableReferenceRecording[]>;
+
+/**
+ * `--speakers` of measure (RTTM): two labels in channel order, or `most-talk` (per file the two with
+ * most talk time, channel 0 the one with more). Either way the other speakers' speech is excluded
+ * speech: measurements touching it are discarded.
+ */
+export type MeasureSpeakers = readonly [string, string] | 'most-talk';
 
 /** Language of a format whose corpus has only one (CANDOR English, MagicData Japanese); else none. */
 const FORMAT_LANGUAGE: Partial<Record<ReferenceFormat, Language>> = { candor: 'en', magicdata: 'ja' };
@@ -71,6 +78,8 @@ export interface MeasureOptions {
   speakerMap?: string;
   /** `--tiers`: the TextGrid speaker tiers in channel order (corpora/textgrid.ts `speakerTiers`). */
   tiers?: string[];
+  /** `--speakers A,B` or `--speakers most-talk`: which two of an RTTM file with more speakers (refused without it). */
+  speakers?: MeasureSpeakers;
 }
 
 function displayPath(file: string, directory: string): string {
@@ -80,19 +89,21 @@ function displayPath(file: string, directory: string): string {
 
 /** Quotes an argument for the recorded command when it holds characters a shell would split on. */
 function shellWord(word: string): string {
-  return /^[\w./:=@+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return /^[\w./:=@+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
- * Adds the speech of the speakers the RTTM loader dropped (a third person on the call) as
+ * Adds the speech of the speakers the RTTM loader left out (a third person on the call) as
  * `excludedSpeech`, so measurements containing it are discarded: `ReferenceRecording` carries only
  * the two kept channels, so the file is read again with corpora/rttm.ts.
  */
-async function withDroppedSpeakersSpeech(recording: ReferenceRecording): Promise<MeasurableReferenceRecording> {
+async function withDroppedSpeakersSpeech(recording: ReferenceRecording, speakers: MeasureSpeakers | undefined): Promise<MeasurableReferenceRecording> {
   const source = recording.sources[0];
   if (source === undefined) return recording;
-  const twoChannel = toTwoChannelSegments(await readRttm(source));
-  return { ...recording, excludedSpeech: twoChannel.droppedSpeakers.flatMap((dropped) => dropped.segments) };
+  const parsed = await readRttm(source);
+  if (speakers === undefined || speakers === 'most-talk') return { ...recording, excludedSpeech: toTwoChannelSegments(parsed).droppedSpeakers.flatMap((dropped) => dropped.segments) };
+  const others = parsed.turns.filter((turn) => !speakers.includes(turn.speaker)).map((turn) => ({ start: turn.start, end: turn.end }));
+  return { ...recording, excludedSpeech: mergeOverlappingSegments(others).segments };
 }
 
 /**
@@ -100,7 +111,8 @@ async function withDroppedSpeakersSpeech(recording: ReferenceRecording): Promise
  * - `stereo-wav`: the chosen voice activity detector (pipeline/services/vad), created here and
  *   released afterwards;
  * - `rttm`: duplicates kept by the loader (`skipDuplicates: false`) so that the measure stage skips
- *   and records them in the provenance, and the dropped speakers' speech added as `excludedSpeech`.
+ *   and records them in the provenance; a file with a third speaker refused unless `speakers` says
+ *   which two to keep (labels, or `most-talk`), the others' speech added as `excludedSpeech`.
  * @throws the registry's and the loaders' errors (RangeError for an unknown format,
  *   ReferenceCorpusError, parser errors naming file and line); VoiceActivityDetectionError when the
  *   detector cannot be loaded
@@ -108,7 +120,7 @@ async function withDroppedSpeakersSpeech(recording: ReferenceRecording): Promise
 export async function loadReferenceRecordingsForMeasure(
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[] } = { vad: 'silero' },
+  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[]; speakers?: MeasureSpeakers } = { vad: 'silero' },
 ): Promise<MeasurableReferenceRecording[]> {
   switch (format) {
     case 'textgrid':
@@ -121,8 +133,16 @@ export async function loadReferenceRecordingsForMeasure(
         await detector.release?.();
       }
     }
-    case 'rttm':
-      return Promise.all((await loadReferenceCorpus('rttm', paths, { skipDuplicates: false })).map(withDroppedSpeakersSpeech));
+    case 'rttm': {
+      const choice =
+        options.speakers === undefined
+          ? { extraSpeakers: 'refuse' as const, extraSpeakersHint: '--speakers A,B (channel order) or --speakers most-talk (the two who talk most; measurements touching the others\' speech are discarded)' }
+          : options.speakers === 'most-talk'
+            ? { extraSpeakers: 'drop' as const }
+            : { speakers: options.speakers };
+      const loaded = await loadReferenceCorpus('rttm', paths, { skipDuplicates: false, ...choice });
+      return Promise.all(loaded.map((recording) => withDroppedSpeakersSpeech(recording, options.speakers)));
+    }
     default:
       return loadReferenceCorpus(format, paths);
   }
@@ -141,7 +161,12 @@ export async function runMeasure(
 ): Promise<{ paths: string[]; changed: boolean }> {
   const language = options.language ?? FORMAT_LANGUAGE[options.format];
   if (language === undefined) throw new Error(`--language is required for --format ${options.format}`);
-  const loaded = await loadRecordings(options.format, paths, { language, vad: options.vad, ...(options.tiers === undefined ? {} : { tiers: options.tiers }) });
+  const loaded = await loadRecordings(options.format, paths, {
+    language,
+    vad: options.vad,
+    ...(options.tiers === undefined ? {} : { tiers: options.tiers }),
+    ...(options.speakers === undefined ? {} : { speakers: options.speakers }),
+  });
   const recordings = options.speakerMap === undefined ? loaded : applySpeakerMap(loaded, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
   if (recordings.length === 0) {
     throw new BuildInputError(`no ${options.format} recordings found in ${paths.map((file) => path.resolve(file)).join(', ')}; give files or folders of that format`);
@@ -156,6 +181,7 @@ export async function runMeasure(
     language,
     ...(usesVad ? ['--vad', options.vad] : []),
     ...(options.tiers === undefined ? [] : ['--tiers', ...options.tiers]),
+    ...(options.speakers === undefined ? [] : ['--speakers', options.speakers === 'most-talk' ? 'most-talk' : options.speakers.join(',')]),
     '--sampler-use',
     options.samplerUse,
     ...(options.timingResolution !== undefined ? ['--timing-resolution', String(options.timingResolution)] : []),

@@ -5,7 +5,14 @@
  *
  *     duplexsynth prompts --format candor|magicdata|textgrid|ctm|nxt|... --out DIR
  *       [--per-speaker N] [--min-snr DB] [--seed N] [--min-seconds S] [--max-seconds S]
- *       [--loudness LUFS | --no-loudness] [--audio DIR] [--tiers NAME...] [--vad silero|webrtc] PATH...
+ *       [--loudness LUFS | --no-loudness] [--audio DIR] [--tiers NAME...] [--vad silero|webrtc]
+ *       [--transcripts FILE] [--asr-url URL [--asr-model NAME] [--asr-language CODE] [--asr-key-variable NAME]] PATH...
+ *
+ * Recordings without transcripts (stereo-wav: speech by the voice activity detector; RTTM turns with
+ * `--audio`) give clips of clean single-speaker speech whose text comes from an OpenAI-compatible ASR
+ * service (`--asr-url`) or from `DIR/transcripts.tsv`, which every such run writes and a person fills in
+ * for the next run (`--transcripts`); a clip without a text stays out of the manifest
+ * (./prompt-transcripts.ts).
  *
  * Writes `DIR/speaker-prompts.jsonl` (the manifest), `DIR/clips/*.wav` (16 kHz mono PCM16) and
  * `DIR/prompt-pool-summary.json` (speakers, clips kept, every candidate rejected with its reason),
@@ -30,6 +37,7 @@ import type { SpeakerPromptLine } from '../../pipeline/model/speaker-prompt.ts';
 import { checkRecordingAudio, type UpsampledAudio } from './recording-checks.ts';
 import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
 import { findRecordingAudio } from '../../corpora/word-timings.ts';
+import { createPromptTranscriber, formatPromptTranscripts, PROMPT_TRANSCRIPTS_FILE, type PromptTranscriptRow } from './prompt-transcripts.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
@@ -54,6 +62,14 @@ export interface PromptsOptions {
   speakers?: [string, string];
   /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
   speakerMap?: string;
+  /** `--transcripts FILE`: a filled-in transcripts TSV (prompt-transcripts.ts). */
+  transcripts?: string;
+  /** `--asr-url`, `--asr-model`, `--asr-language`, `--asr-key-variable`, `--asr-timeout` (seconds): the ASR service. */
+  asrUrl?: string;
+  asrModel?: string;
+  asrLanguage?: string;
+  asrKeyVariable?: string;
+  asrTimeout?: number;
 }
 
 /** Per speaker: clips kept and candidates rejected by reason. */
@@ -78,12 +94,25 @@ export interface PromptPoolSummary {
   rejected: (Omit<RejectedSpeakerPrompt, 'start' | 'end'> & { start: number; end: number })[];
   /** Audio below 16 kHz taken with `--allow-upsample`: file name, its rate and the clips' rate, Hz. */
   upsampled?: UpsampledAudio[];
+  /**
+   * Clips cut from speech without a transcript (prompt-transcripts.ts), when there are any: how many
+   * got a text and from whom, and those still without one (in `clips/`, not in the manifest).
+   */
+  untranscribedSpeech?: {
+    /** `transcripts.tsv` in the pool folder: every such clip with its text or an empty one to fill in. */
+    transcriptsFile: string;
+    /** The ASR service and/or the filled-in TSV used, or null. */
+    transcriber: string | null;
+    transcribed: number;
+    /** Clips without a text: id, `clips/<id>.wav`, why. */
+    awaitingText: { id: string; path: string; reason: string }[];
+  };
 }
 
 /**
  * Loads the recordings of one format with the options the prompts command knows: `--audio` (TextGrid,
- * CTM, NXT: where the audio is), `--tiers` (TextGrid speaker tiers), `--vad` (stereo-wav; no
- * transcripts, so only useful to see that nothing qualifies).
+ * CTM, NXT, RTTM: where the audio is), `--tiers` (TextGrid speaker tiers), `--vad` (stereo-wav: the
+ * detector that finds each channel's speech; the texts come from prompt-transcripts.ts).
  * @throws the loaders' errors (ReferenceCorpusError naming file and line, ...).
  */
 export async function loadTranscribedRecordings(
@@ -191,10 +220,29 @@ export function summarizePromptPool(format: string, recordings: readonly Referen
 export async function runPrompts(paths: readonly string[], options: PromptsOptions): Promise<{ manifestPath: string; summary: PromptPoolSummary }> {
   const recordings = await loadTranscribedRecordings(options.format, paths, options);
   const upsampled = await checkRecordingAudio(recordings, { onePerChannel: false, allowUpsample: options.allowUpsample === true, command: 'prompts' });
+  // read before the pool folder is replaced: the filled-in TSV may be the pool's own transcripts.tsv
+  const transcriber = await createPromptTranscriber(options);
   const out = path.resolve(options.out);
   const partial = `${out}.partial`;
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
+  try {
+    return await writePool(recordings, options, transcriber, upsampled, out, partial);
+  } catch (error) {
+    await rm(partial, { recursive: true, force: true }); // a dead ASR service, a full disk: the previous pool stays, no half pool
+    throw error;
+  }
+}
+
+/** {@link runPrompts} once the recordings are loaded: writes the pool into `partial`, then renames it over `out`. */
+async function writePool(
+  recordings: readonly ReferenceRecording[],
+  options: PromptsOptions,
+  transcriber: Awaited<ReturnType<typeof createPromptTranscriber>>,
+  upsampled: readonly UpsampledAudio[],
+  out: string,
+  partial: string,
+): Promise<{ manifestPath: string; summary: PromptPoolSummary }> {
   const poolOptions: SpeakerPromptOptions = {
     clipsPerSpeaker: options.perSpeaker,
     selectionSeed: options.seed,
@@ -202,10 +250,23 @@ export async function runPrompts(paths: readonly string[], options: PromptsOptio
     minimumDurationSeconds: options.minSeconds,
     maximumDurationSeconds: options.maxSeconds,
     loudness: options.loudness === false ? null : { ...EBU_R128_LOUDNESS, targetLufs: options.loudness },
+    untranscribedSpeech: true,
+    transcribe: transcriber.transcribe,
   };
   const pool = await writeSpeakerPromptPool(recordings, partial, poolOptions);
-  const summary = summarizePromptPool(options.format, recordings, pool.entries, pool.rejected, pool.skipped);
+  const summary = summarizePromptPool(options.format, recordings, pool.entries, pool.rejected, [...pool.skipped, ...transcriber.unusedRows()]);
   if (upsampled.length > 0) summary.upsampled = upsampled.map((item) => ({ ...item, file: path.basename(item.file) }));
+  if (pool.transcribed.length + pool.untranscribed.length > 0) {
+    const rows: PromptTranscriptRow[] = [...pool.transcribed, ...pool.untranscribed.map((item) => ({ ...item, text: '' }))]
+      .map(({ clip, path: clipPath, text }) => ({ id: clip.id, speaker: clip.speaker, recording: clip.recording.id, channel: clip.channel, start: clip.start / 100, end: clip.end / 100, path: clipPath, text })).sort((a, b) => (a.speaker < b.speaker ? -1 : a.speaker > b.speaker ? 1 : 0) || (a.recording < b.recording ? -1 : a.recording > b.recording ? 1 : 0) || a.start - b.start || a.channel - b.channel);
+    await writeAtomic(path.join(partial, PROMPT_TRANSCRIPTS_FILE), formatPromptTranscripts(rows));
+    summary.untranscribedSpeech = {
+      transcriptsFile: PROMPT_TRANSCRIPTS_FILE,
+      transcriber: transcriber.description,
+      transcribed: pool.transcribed.length,
+      awaitingText: pool.untranscribed.map(({ clip, path: clipPath, reason }) => ({ id: clip.id, path: clipPath, reason })),
+    };
+  }
   await writeAtomic(path.join(partial, PROMPT_POOL_SUMMARY), `${JSON.stringify(summary, null, 2)}\n`);
   await rm(out, { recursive: true, force: true });
   await rename(partial, out);
@@ -220,5 +281,13 @@ export function formatPromptPoolSummary(manifestPath: string, summary: PromptPoo
     lines.push(`  ${speaker.corpus} ${speaker.speaker}: ${speaker.clips} clips${reasons.length > 0 ? `; rejected: ${reasons.join('; ')}` : ''}`);
   }
   for (const line of summary.skipped) lines.push(`  skipped: ${line}`);
+  const speech = summary.untranscribedSpeech;
+  if (speech !== undefined) {
+    const transcriptsPath = path.join(path.dirname(manifestPath), speech.transcriptsFile);
+    if (speech.transcribed > 0) lines.push(`  ${speech.transcribed} clips cut from speech without a transcript got their text from ${speech.transcriber}; correct them in ${transcriptsPath}`);
+    if (speech.awaitingText.length > 0) {
+      lines.push(`  ${speech.awaitingText.length} clips await their text and are not voice prompts: write what is said into the text column of ${transcriptsPath}, then run again with --transcripts ${transcriptsPath} (or give --asr-url)`);
+    }
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -130,7 +130,7 @@ describe('GeminiModel errors', () => {
     await expect(client(url, { timeoutMilliseconds: 200 }).generate(request)).rejects.toMatchObject({
       failure: 'timeout',
       isRetryable: true,
-      message: 'Gemini gemini-2.5-flash: no response within the 0.2 s timeout',
+      message: `Gemini gemini-2.5-flash: no response from ${url} within the 0.2 s timeout`,
     });
   });
 

@@ -21,6 +21,7 @@ import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContent
 import { LanguageModelCallError, LanguageModelError, ModelCapabilityError, isRetryableStatusCode } from './errors.ts';
 import type { FinishReason, GenerationRequest, GenerationResult, LanguageModel } from './language-model.ts';
 import { adaptRequestToCapabilities, geminiModelCapabilities, type ModelCapabilities } from './model-capabilities.ts';
+import { serviceAddress } from '../service-address.ts';
 
 /** The paper's model. */
 export const DEFAULT_GEMINI_MODEL = 'gemma-4-31b-it';
@@ -242,7 +243,8 @@ export function parseProtobufDurationMilliseconds(value: unknown): number | unde
  *   itself when it already is a LanguageModelError).
  */
 export function geminiCallError(error: unknown, model: string, timeoutMilliseconds: number, url?: string): LanguageModelError {
-  const at = url === undefined ? '' : ` to ${url}`; // a dead service is named by its address
+  const address = url === undefined ? undefined : serviceAddress(url); // a dead or silent service is named by its address (never a key written into it)
+  const at = address === undefined ? '' : ` to ${address}`;
   if (error instanceof LanguageModelError) return error;
   if (error instanceof ApiError) {
     const rpc = parseGoogleRpcError(error.message);
@@ -270,7 +272,7 @@ export function geminiCallError(error: unknown, model: string, timeoutMillisecon
     });
   }
   if (isAbort(error)) {
-    return new LanguageModelCallError(`Gemini ${model}: no response within the ${timeoutMilliseconds / 1000} s timeout`, {
+    return new LanguageModelCallError(`Gemini ${model}: no response${address === undefined ? '' : ` from ${address}`} within the ${timeoutMilliseconds / 1000} s timeout`, {
       failure: 'timeout',
       isRetryable: true,
       cause: error,

@@ -85,7 +85,7 @@ describe('OpenAICompatibleModel errors (the package does not retry)', () => {
     await expect(new OpenAICompatibleModel({ baseUrl: `${url}/v1`, timeoutMilliseconds: 200 }).generate(request)).rejects.toMatchObject({
       failure: 'timeout',
       isRetryable: true,
-      message: 'OpenAI-compatible google/gemma-3-27b-it: no response within the 0.2 s timeout',
+      message: `OpenAI-compatible google/gemma-3-27b-it: no response from ${url}/v1 within the 0.2 s timeout`,
     });
   });
 

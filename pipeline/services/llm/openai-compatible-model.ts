@@ -19,6 +19,7 @@ import OpenAI from 'openai';
 import { LanguageModelCallError, LanguageModelError, isRetryableStatusCode } from './errors.ts';
 import type { FinishReason, GenerationRequest, GenerationResult, LanguageModel } from './language-model.ts';
 import { adaptRequestToCapabilities, OPENAI_COMPATIBLE_DEFAULT_CAPABILITIES, type ModelCapabilities } from './model-capabilities.ts';
+import { serviceAddress } from '../service-address.ts';
 
 /** Client-side timeout of one request, milliseconds. */
 export const DEFAULT_OPENAI_COMPATIBLE_TIMEOUT_MILLISECONDS = 120_000;
@@ -163,10 +164,11 @@ export function retryAfterFromHeaders(headers: Headers | undefined): number | un
  * @returns a LanguageModelCallError (or the error itself when it already is a LanguageModelError).
  */
 export function openAICompatibleCallError(error: unknown, model: string, timeoutMilliseconds: number, url?: string): LanguageModelError {
-  const at = url === undefined ? '' : ` to ${url}`; // a dead service is named by its address
+  const address = url === undefined ? undefined : serviceAddress(url); // a dead or silent service is named by its address (never a key written into it)
+  const at = address === undefined ? '' : ` to ${address}`;
   if (error instanceof LanguageModelError) return error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new LanguageModelCallError(`OpenAI-compatible ${model}: no response within the ${timeoutMilliseconds / 1000} s timeout`, {
+    return new LanguageModelCallError(`OpenAI-compatible ${model}: no response${address === undefined ? '' : ` from ${address}`} within the ${timeoutMilliseconds / 1000} s timeout`, {
       failure: 'timeout',
       isRetryable: true,
       cause: error,

@@ -24,6 +24,7 @@ import { access, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
+import { serviceAddress } from '../service-address.ts';
 
 /** The COMETKiwi model the paper reports (services.md). Gated on Hugging Face, licence CC BY-NC-SA 4.0. */
 export const COMETKIWI_MODEL = 'Unbabel/wmt22-cometkiwi-da';
@@ -303,6 +304,8 @@ export async function scoreWithHttpScorer(
   options: Pick<CometKiwiOptions, 'model' | 'httpHeaders' | 'httpBatchSize' | 'timeoutMilliseconds'> = {},
 ): Promise<CometKiwiComputed> {
   const model = options.model ?? COMETKIWI_MODEL;
+  const address = serviceAddress(url); // messages name the scorer without credentials or a query
+  const timeoutMilliseconds = options.timeoutMilliseconds ?? 3_600_000;
   const lines = validatePairs(pairs);
   const batchSize = Math.max(1, options.httpBatchSize ?? 64);
   const segmentScores: number[] = [];
@@ -310,27 +313,30 @@ export async function scoreWithHttpScorer(
   for (let start = 0; start < lines.length; start += batchSize) {
     const batch = lines.slice(start, start + batchSize);
     let response: Response;
+    let text: string;
     try {
       response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json', ...(options.httpHeaders ?? {}) },
         body: JSON.stringify({ model, data: batch }),
-        signal: AbortSignal.timeout(options.timeoutMilliseconds ?? 3_600_000),
+        signal: AbortSignal.timeout(timeoutMilliseconds),
       });
+      text = await response.text();
     } catch (error) {
-      throw new CometKiwiError(`COMETKiwi HTTP scorer ${url} could not be reached: ${(error as Error).message}`, { cause: error });
+      if ((error as Error).name === 'TimeoutError') throw new CometKiwiError(`COMETKiwi HTTP scorer ${address}: no response within the ${timeoutMilliseconds / 1000} s timeout`, { cause: error });
+      const cause = (error as Error).cause instanceof Error ? `: ${((error as Error).cause as Error).message}` : '';
+      throw new CometKiwiError(`COMETKiwi HTTP scorer ${address} could not be reached: ${(error as Error).message}${cause}`, { cause: error });
     }
-    const text = await response.text();
-    if (response.status !== 200) throw new CometKiwiError(`COMETKiwi HTTP scorer ${url} answered HTTP ${response.status}: ${text.slice(0, 200)}`);
+    if (response.status !== 200) throw new CometKiwiError(`COMETKiwi HTTP scorer ${address} answered HTTP ${response.status}: ${text.slice(0, 200)}`);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new CometKiwiError(`COMETKiwi HTTP scorer ${url} answered with a body that is not JSON: ${text.slice(0, 200)}`);
+      throw new CometKiwiError(`COMETKiwi HTTP scorer ${address} answered with a body that is not JSON: ${text.slice(0, 200)}`);
     }
     const scores = (body as { scores?: unknown }).scores;
     if (!Array.isArray(scores) || scores.length !== batch.length || !scores.every((score) => typeof score === 'number' && Number.isFinite(score))) {
-      throw new CometKiwiError(`COMETKiwi HTTP scorer ${url} answered without "scores": an array of ${batch.length} finite numbers: ${text.slice(0, 200)}`);
+      throw new CometKiwiError(`COMETKiwi HTTP scorer ${address} answered without "scores": an array of ${batch.length} finite numbers: ${text.slice(0, 200)}`);
     }
     segmentScores.push(...(scores as number[]));
     const system = (body as { system_score?: unknown }).system_score;

@@ -9,6 +9,7 @@
  */
 import { SYSTEM_CLOCK, type Clock } from '../clock.ts';
 import { SpeechSynthesisError, type SpeechSynthesisFailure } from './speech-synthesizer.ts';
+import { serviceAddress } from '../service-address.ts';
 
 /** Characters of an error response body quoted in messages. */
 const RESPONSE_EXCERPT_LENGTH = 300;
@@ -43,7 +44,8 @@ export class SpeechServiceError extends SpeechSynthesisError {
       cause?: unknown;
     },
   ) {
-    super(engine, text, failure, `${detail} [${options.endpoint}${options.route}]`, options.cause === undefined ? undefined : { cause: options.cause });
+    // the service named by its address, without credentials or a query a user may have put in the URL
+    super(engine, text, failure, `${detail} [${serviceAddress(options.endpoint)}${options.route}]`, options.cause === undefined ? undefined : { cause: options.cause });
     this.isRetryable = options.isRetryable;
     this.endpoint = options.endpoint;
     this.route = options.route;
