@@ -8,6 +8,8 @@
  * command line without a config: those files exist for every split, every dialogue is in test or
  * test_other, the cache sits beside --out, and the loader's rules (pipeline/events/evaluable-events.ts,
  * with pipe.sh's settings) keep every system TURN_SHIFT of test and every BARGE_IN of the variant.
+ * Every barge-in leaves words unspoken, every channel's true peak is at most -1 dBTP (ffmpeg's
+ * ebur128 in quality.json), and the README's numbers are generated from such a build.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,6 +22,9 @@ import { PROJECT_ROOT, sharedDirectory } from '../pipeline/config.ts';
 import { benchmarkLoaderSettings, evaluableEventsReport, evaluableShare } from '../pipeline/events/evaluable-events.ts';
 import { parseEventsLine } from '../pipeline/events/jsonl.ts';
 import { splitReportSchema } from '../pipeline/model/split-report.ts';
+import { datasetSummarySchema } from '../pipeline/model/dataset-summary.ts';
+import { datasetQualityReportSchema } from '../pipeline/model/quality-report.ts';
+import { BEGIN_MARKER, END_MARKER, realCorpusNumbers, replaceGeneratedSection } from './real-corpus-numbers.ts';
 
 const run = promisify(execFile);
 const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js');
@@ -87,5 +92,43 @@ describe('the README real-corpus command writes what pipe.sh reads', () => {
     expect(bargeIns.candidates).toBeGreaterThan(0);
     expect(bargeIns.samples).toBe(bargeIns.candidates);
     expect(stderr).not.toMatch(/in neither test nor test_other/);
+  });
+
+  it('every barge-in of the variant leaves words unspoken, and every channel peaks at or under -1 dBTP (ffmpeg ebur128, true peak)', async () => {
+    const variant = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa_bargein', 'summary.json'), 'utf8')));
+    expect(variant.bargeIns!.placed).toBeGreaterThan(0);
+    expect(variant.bargeIns!.unspoken!.withoutUnspokenWords).toBe(0);
+    expect(variant.bargeIns!.unspoken!.minimumWords).toBeGreaterThan(0);
+    for (const dataset of ['topiocqa', 'topiocqa_bargein']) {
+      const quality = datasetQualityReportSchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', dataset, 'quality.json'), 'utf8')));
+      const peaks = quality.dialogues.flatMap((dialogue) => dialogue.signal.channels.map((channel) => channel.loudness?.truePeakDbtp));
+      expect(peaks).toHaveLength(4);
+      for (const peak of peaks) expect(peak!).toBeLessThanOrEqual(-1);
+      expect(quality.aggregates.maximumTruePeakDbtp!).toBeLessThanOrEqual(-1);
+    }
+  });
+
+  it('scripts/check-pause-points.ts lists every TURN_HOLD split of the build and finds none inside a title', async () => {
+    const directory = path.join(out, 'data', 'en', 'task', 'topiocqa');
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'check-pause-points.ts'), directory], { cwd: PROJECT_ROOT });
+    const summary = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(directory, 'summary.json'), 'utf8')));
+    expect(stdout).toContain(`${summary.splitQuestions} TURN_HOLD splits, 0 inside a title`);
+    expect(stdout.split('\n').filter((line) => line.startsWith('ok\t'))).toHaveLength(summary.splitQuestions);
+  });
+
+  it("the README's real-corpus numbers are generated from the build's files", async () => {
+    const table = await realCorpusNumbers(out);
+    const summary = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.json'), 'utf8')));
+    const variant = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa_bargein', 'summary.json'), 'utf8')));
+    expect(table).toContain(`| dialogues, audio | 2, ${summary.totalHours.toFixed(2)} h`);
+    expect(table).toContain(`| \`topiocqa_bargein\` barge-ins | ${variant.bargeIns!.placed} placed (${variant.bargeIns!.answersTooShort} answers too short)`);
+    expect(table).toContain('0 without an unspoken word');
+    expect(table).toMatch(/speaker-group unit, 0 excluded \|/);
+    const shifts = evaluableShare(summary.evaluableEvents.find((report) => !report.settings.useContext)!, 'TURN_SHIFT');
+    expect(shifts.samples).toBe(shifts.candidates);
+    expect(table).toContain(`| system TURN_SHIFTs evaluable (task, channel 1, without context) | ${shifts.samples} of ${shifts.candidates} |`);
+    const readme = `intro\n${BEGIN_MARKER}\nold numbers\n${END_MARKER}\nrest\n`;
+    expect(replaceGeneratedSection(readme, table)).toBe(`intro\n${BEGIN_MARKER}\n${table}\n${END_MARKER}\nrest\n`);
+    expect(() => replaceGeneratedSection('no markers', table)).toThrow(/real-corpus-numbers:begin/);
   });
 });

@@ -8,6 +8,7 @@
  * samples in the track: the frame-local speech detector finds the same segments in the written WAV.
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
+import { limitTruePeakInPlace } from '../pipeline/audio/true-peak-limiter.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelSegments, SpeakerRole } from '../pipeline/model/types.ts';
 import { placeDialogue, type PlaceDialogueOptions, type PlacedDialogue } from '../pipeline/timeline/place-dialogue.ts';
@@ -88,6 +89,9 @@ function commonSampleRate(dialogueId: string, utterances: readonly SpokenUtteran
 
 /**
  * Composes placed utterances (and backchannels) into two tracks, absolute speech segments and words.
+ * Each track (and full-band track) is then true-peak limited to -1 dBTP (pipeline/audio/true-peak-limiter.ts,
+ * EBU R 128's maximum true peak level): only the gain around inter-sample overs is lowered, so the
+ * loudness and the speech segments stay those of the clips (issue 19: TTS clips reached +0.2 dBTP).
  * @param utterances the utterances as placed (audio, segments and words relative to each one's speech start)
  * @param channels channel of each utterance
  * @param placement starts (centiseconds) and total duration; backchannels with their clip index
@@ -123,6 +127,8 @@ function composeTimeline(
   segments[1].sort((a, b) => a.start - b.start);
   words.sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
   const fullBand = composeFullBand(utterances, channels, placement, clips);
+  for (const track of tracks) limitTruePeakInPlace(track, sampleRate);
+  for (const track of fullBand?.tracks ?? []) limitTruePeakInPlace(track, fullBand!.sampleRate);
   return { placement, channels, tracks, sampleRate, segments, words, totalDurationCs: placement.totalDurationCs, backchannels, ...(fullBand ? { fullBand } : {}) };
 }
 

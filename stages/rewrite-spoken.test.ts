@@ -35,7 +35,7 @@ describe('rewriteSpoken', () => {
     const backend = new LanguageModelTextBackend(model, { settings: { model: 'm', temperature: 0, seed: 1, structuredOutput: false } });
     const output = await rewriteSpoken(sourceTurns, backend, { dialogueId: 'demo_0001' });
     expect(output.turns.map((turn) => turn.answer)).toEqual(['Maurice Garin won it.', "I'm sorry, I don't know that."]);
-    expect(output.producedBy).toBe('language-model(fake) m rewrite-spoken.v1');
+    expect(output.producedBy).toBe('language-model(fake) m rewrite-spoken.v2');
     expect(output.fingerprint).toBe(rewriteSpokenFingerprint(backend));
     expect(model.calls[0]?.prompt).toContain('"answerable": false');
   });

@@ -432,7 +432,7 @@ export interface DialogueSpeech {
 /** The script with its planned TURN_HOLD splits. @throws RangeError for a share outside [0, 1] */
 async function plannedScript(input: SynthesizeSpeechInput, parameters: SynthesizeSpeechParameters): Promise<{ holds: Map<number, QuestionParts>; script: ScriptUtterance[] }> {
   const holds = await planTurnHolds(
-    input.text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, protectedPhrases: input.protectedPhrases?.get(turn.turnNumber) ?? [] })),
+    input.text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, protectedPhrases: input.protectedPhrases?.get(turn.turnNumber) ?? [], pausePoint: turn.pausePoint })),
     parameters.settings.language,
     parameters.turnHoldShare,
     dialogueRandomStream(parameters.seed, input.dialogueId, 'turn-holds'),

@@ -93,6 +93,11 @@ export interface TextTurn {
   question: string;
   /** Empty string never; null when the source had no answer (the utterance is then not spoken). */
   answer: string | null;
+  /**
+   * Where the LLM rewrite marked that a speaker could pause inside the question: the number of words
+   * of `question` before the pause (pipeline/text/turn-hold-split.ts `pausePointOf`); absent unmarked.
+   */
+  pausePoint?: number;
 }
 
 /** The spoken text of a dialogue in one language, with every earlier version kept for the metadata. */

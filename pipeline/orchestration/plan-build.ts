@@ -265,7 +265,7 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
       }
       const protectedPhrases = protectedPhrasesOf(conversation.turns);
       const holds = await planTurnHolds(
-        text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, protectedPhrases: protectedPhrases.get(turn.turnNumber) ?? [] })),
+        text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, protectedPhrases: protectedPhrases.get(turn.turnNumber) ?? [], pausePoint: turn.pausePoint })),
         language,
         turnHoldShare,
         dialogueRandomStream(config.seed, conversation.id, 'turn-holds'),

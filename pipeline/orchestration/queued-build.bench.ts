@@ -36,7 +36,8 @@ export interface QueuedRun {
   dialogues: number;
 }
 
-async function freePort(): Promise<number> {
+/** A free loopback TCP port (for the bench's and the tests' own redis-server). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

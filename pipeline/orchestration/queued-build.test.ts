@@ -14,18 +14,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../config.ts';
 import { runBuild } from './build.ts';
+import { freePort } from './queued-build.bench.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CLI = path.join(ROOT, 'scripts', 'duplexsynth-dev.js');
 
-/** A free loopback TCP port. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A process with its output collected, and a way to wait for a line. */
 interface Running {

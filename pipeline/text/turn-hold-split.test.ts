@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dialogueRandomStream } from '../model/random.ts';
-import { phrasesAroundBoundary, planTurnHolds, protectedBoundaries, protectedPhrasesOf, splitEnglishQuestion, splitJapaneseQuestion, splitQuestion } from './turn-hold-split.ts';
+import { pausePointOf, phrasesAroundBoundary, planTurnHolds, protectedBoundaries, protectedPhrasesOf, splitEnglishQuestion, splitJapaneseQuestion, splitQuestion } from './turn-hold-split.ts';
 
 describe('splitting a question where a speaker would pause', () => {
   it('English: prefers a comma, then a relative clause, a conjunction, a phrase; never inside a word', () => {
@@ -69,15 +69,48 @@ describe('splitting a question where a speaker would pause', () => {
     expect(protectedBoundaries('what else did the district of columbia do then'.split(' '), ['District of Columbia.']).has(5)).toBe(true);
   });
 
-  it('protectedPhrasesOf: the topics so far and this and the previous answer, per turn', () => {
+  it('English: a pause point the rewrite marked is taken when allowed, else the rules choose (issue 19)', () => {
+    // the mark wins over a comma the rules would prefer
+    const marked = pausePointOf('So tell me more, what did the band do | in the last years of the tour?');
+    expect(marked).toEqual({ text: 'So tell me more, what did the band do in the last years of the tour?', pausePoint: 9 });
+    expect(splitEnglishQuestion(marked.text, undefined, [], marked.pausePoint)).toEqual({
+      first: 'So tell me more, what did the band do,',
+      second: 'in the last years of the tour?',
+      boundary: 'marked',
+    });
+    expect(splitEnglishQuestion(marked.text)).toMatchObject({ first: 'So tell me more,', boundary: 'comma' });
+    // a mark inside the topic is refused: the rules split elsewhere (or not at all)
+    const inTitle = pausePointOf('Where does the man with | the golden gun take place in the story of the film?');
+    const parts = splitEnglishQuestion(inTitle.text, undefined, ['The Man with the Golden Gun (film)'], inTitle.pausePoint);
+    expect(parts?.boundary).not.toBe('marked');
+    expect(parts?.first).toBe('Where does the man with the golden gun take place,');
+    // a mark leaving a part too short, or after a sentence end, is refused
+    expect(splitEnglishQuestion('Who built | the tower in the city of paris?', undefined, [], 2)?.boundary).not.toBe('marked');
+    expect(splitEnglishQuestion('That is very interesting indeed. What did they do next?', undefined, [], 5)).toBeNull();
+    // reading marks: none, two, at an end
+    expect(pausePointOf('Who built it?')).toEqual({ text: 'Who built it?' });
+    expect(pausePointOf('So | who | built it?')).toMatchObject({ text: 'So who built it?', problem: expect.stringMatching(/2 pause points/) });
+    expect(pausePointOf('| who built it?')).toMatchObject({ text: 'who built it?', problem: expect.stringMatching(/at the start/) });
+  });
+
+  it("protectedPhrasesOf: every topic of the conversation and this and the previous answer, per turn", () => {
     const phrases = protectedPhrasesOf([
-      { turnNumber: 1, topic: 'A (film)', answer: 'x' },
-      { turnNumber: 2, topic: 'B', answer: null },
-      { turnNumber: 3, topic: 'A (film)', answer: 'z' },
+      { turnNumber: 1, topic: '', answer: null },
+      { turnNumber: 2, topic: 'A (film)', answer: 'x' },
+      { turnNumber: 3, topic: 'B', answer: null },
+      { turnNumber: 4, topic: 'A (film)', answer: 'z' },
     ]);
-    expect(phrases.get(1)).toEqual(['A (film)', 'x']);
+    expect(phrases.get(1)).toEqual(['A (film)', 'B']); // an opening question without a Topic names the next turns' one
     expect(phrases.get(2)).toEqual(['A (film)', 'B', 'x']);
-    expect(phrases.get(3)).toEqual(['A (film)', 'B', 'z']);
+    expect(phrases.get(3)).toEqual(['A (film)', 'B', 'x']);
+    expect(phrases.get(4)).toEqual(['A (film)', 'B', 'z']);
+    // the 30-dialogue build's one split inside a title: TopiOCQA dev conversation 7, turn 1 (Topic "")
+    const [first] = protectedPhrasesOf([
+      { turnNumber: 1, topic: '', answer: null },
+      { turnNumber: 2, topic: 'Count On Me (Bruno Mars song)', answer: 'Yes, it is from "Doo-Wops & Hooligans" album' },
+    ]).values();
+    expect(splitEnglishQuestion('What movie is count on me by bruno mars in?')?.first).toBe('What movie is count,'); // before
+    expect(splitEnglishQuestion('What movie is count on me by bruno mars in?', undefined, first)?.first).toBe('What movie is count on me,');
   });
 
   it('phrasesAroundBoundary finds a pause inside a title (the check of scripts/check-pause-points.ts)', () => {
@@ -119,5 +152,14 @@ describe('planTurnHolds', () => {
 
   it('refuses a share outside [0, 1]', async () => {
     await expect(planTurnHolds(questions, 'en', 1.5, dialogueRandomStream(1, 'd'))).rejects.toThrow(RangeError);
+  });
+
+  it("splits at the rewrite's marked pause point (TextTurn pausePoint) when it is allowed", async () => {
+    // turn 3 marked before "after the tour ended" (the rules take the comma): taken; turn 5 marked inside "New York City": refused
+    const marked = questions.map((question) => (question.turnNumber === 3 ? { ...question, pausePoint: 9 } : question.turnNumber === 5 ? { ...question, pausePoint: 10 } : question));
+    const plan = await planTurnHolds(marked, 'en', 1, dialogueRandomStream(1, 'd', 'turn-holds'));
+    expect(plan.get(3)).toEqual({ first: 'Okay, so tell me, what did the band do,', second: 'after the tour ended?', boundary: 'marked' });
+    expect((await planTurnHolds(questions, 'en', 1, dialogueRandomStream(1, 'd', 'turn-holds'))).get(3)?.boundary).toBe('comma');
+    expect(plan.get(5)?.boundary).not.toBe('marked');
   });
 });

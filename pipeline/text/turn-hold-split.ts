@@ -21,12 +21,16 @@
  *
  * A person does not pause inside a name they are asking about (issue 19: "the man ‖ with the golden
  * gun", "all I want ‖ for christmas"), so an English split never falls inside a **protected span**
- * (`protectedBoundaries`): an occurrence of a protected phrase given by the caller (the turn's Topic
- * and the topics before it, the turn's answer: `protectedPhrasesOf`), a quoted span, a capitalised
+ * (`protectedBoundaries`): an occurrence of a protected phrase given by the caller (the
+ * conversation's Topics, the turn's answer: `protectedPhrasesOf`), a quoted span, a capitalised
  * span (two or more capitalised words, joined by the short function words of titles), or a number
  * phrase ("nineteen ninety five", "2 million"). Nor before a preposition that does not open a phrase
  * (a verb particle: "what does dc stand ‖ for in washington": a preposition followed by another one or
  * ending the question).
+ *
+ * The LLM rewrite may mark the place a speaker would pause with ` | ` (prompt `rewrite-spoken.v2`, rule
+ * 11; read by {@link pausePointOf}): that place is taken when it is allowed (not protected, both parts
+ * long enough, not after a sentence end), otherwise the rules above choose.
  */
 import type { Language, SourceTurn } from '../model/types.ts';
 import { estimateMorae } from '../alignment/japanese-morae.ts';
@@ -37,8 +41,8 @@ import { languagePackOf } from '../model/language-pack.ts';
 export interface QuestionParts {
   first: string;
   second: string;
-  /** Which kind of place the split is at. */
-  boundary: 'comma' | 'clause' | 'conjunction' | 'phrase';
+  /** Which kind of place the split is at (`marked`: the pause point the LLM rewrite marked, `pausePointOf`). */
+  boundary: 'marked' | 'comma' | 'clause' | 'conjunction' | 'phrase';
 }
 
 /** Minimum sizes of each part. */
@@ -67,7 +71,7 @@ const TITLE_JOINERS = new Set(['of', 'the', 'with', 'and', 'for', 'a', 'an', 'in
 const NUMBER_WORDS = new Set(
   'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion point first second third fourth fifth sixth seventh eighth ninth tenth twentieth hundredth thousandth oh'.split(' '),
 );
-const RANK: Record<QuestionParts['boundary'], number> = { comma: 0, clause: 1, conjunction: 2, phrase: 3 };
+const RANK: Record<QuestionParts['boundary'], number> = { marked: -1, comma: 0, clause: 1, conjunction: 2, phrase: 3 };
 
 function pickBest(candidates: { at: number; boundary: QuestionParts['boundary'] }[], total: number) {
   if (candidates.length === 0) return null;
@@ -188,13 +192,52 @@ export function protectedBoundaries(words: readonly string[], phrases: readonly 
 }
 
 /**
+ * Whether a marked pause point (word boundary `at`: between `words[at − 1]` and `words[at]`) may be
+ * used: both parts at least `minimumWords` words, outside every protected span, not after a sentence end.
+ */
+export function markedPauseAllowed(words: readonly string[], at: number, protectedAt: ReadonlySet<number>, options: SplitOptions = DEFAULT_SPLIT_OPTIONS): boolean {
+  return Number.isInteger(at) && at >= options.minimumWords && at <= words.length - options.minimumWords && !protectedAt.has(at) && !/[.;:!?]$/.test(words[at - 1]!);
+}
+
+/** A question as the LLM rewrite wrote it, read for its pause mark (`pausePointOf`). */
+export interface MarkedQuestion {
+  /** The question without the mark (spaces collapsed). */
+  text: string;
+  /** The marked word boundary: the number of words before the mark; absent without a mark. */
+  pausePoint?: number;
+  /** Why the mark cannot be read (more than one, at the start or the end); absent when it can. */
+  problem?: string;
+}
+
+/** The pause mark of the rewrite prompt (`rewrite-spoken.v2` rule 11): a vertical bar between words. */
+const PAUSE_MARK = /\s*[|‖]\s*/g;
+
+/**
+ * Reads and removes the pause mark ` | ` a rewrite may put in a question (module comment). The text
+ * comes back without any mark whatever the problem, so nothing unspeakable reaches the speech engine.
+ * @param text one question of the rewrite's reply
+ * @returns the text without the mark, the marked word boundary, or the problem with the mark
+ */
+export function pausePointOf(text: string): MarkedQuestion {
+  const parts = text.split(PAUSE_MARK);
+  const clean = parts.join(' ').replace(/\s+/g, ' ').trim();
+  if (parts.length === 1) return { text: clean };
+  if (parts.length > 2) return { text: clean, problem: `marks ${parts.length - 1} pause points with "|"; at most one` };
+  const before = parts[0]!.trim().split(/\s+/).filter((word) => word.length > 0).length;
+  const after = parts[1]!.trim().split(/\s+/).filter((word) => word.length > 0).length;
+  if (before === 0 || after === 0) return { text: clean, problem: `has its pause mark "|" at the ${before === 0 ? 'start' : 'end'}` };
+  return { text: clean, pausePoint: before };
+}
+
+/**
  * Where to split an English question (module comment), or null when no place leaves both parts at
  * least `minimumWords` words outside every protected span.
  * @param text one spoken-style question (words separated by spaces)
  * @param protectedPhrases phrases the split must not fall inside (the turn's topic, its answer; see `protectedPhrasesOf`)
+ * @param pausePoint the word boundary the rewrite marked (`pausePointOf`), taken before any other when allowed
  */
-export function splitEnglishQuestion(text: string, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = []): QuestionParts | null {
-  return splitQuestionAtWords(text.trim().split(/\s+/).filter((word) => word.length > 0), ' ', pauseWordsOf('en'), options, protectedPhrases);
+export function splitEnglishQuestion(text: string, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = [], pausePoint?: number): QuestionParts | null {
+  return splitQuestionAtWords(text.trim().split(/\s+/).filter((word) => word.length > 0), ' ', pauseWordsOf('en'), options, protectedPhrases, pausePoint);
 }
 
 /**
@@ -217,10 +260,12 @@ function segmenterWordsWithPunctuation(text: string, language: Language): string
  * parts at least `minimumWords` words; or null.
  * @param words the question's words with their punctuation attached
  * @param separator what joins two words (a space, or nothing for a language written without spaces)
+ * @param pausePoint the word boundary the rewrite marked (`pausePointOf`), taken before any other when allowed
  */
-function splitQuestionAtWords(words: readonly string[], separator: string, pauseWords: PauseWords, options: SplitOptions, protectedPhrases: readonly string[]): QuestionParts | null {
+function splitQuestionAtWords(words: readonly string[], separator: string, pauseWords: PauseWords, options: SplitOptions, protectedPhrases: readonly string[], pausePoint?: number): QuestionParts | null {
   const protectedAt = protectedBoundaries(words, protectedPhrases);
   const candidates: { at: number; boundary: QuestionParts['boundary'] }[] = [];
+  if (pausePoint !== undefined && markedPauseAllowed(words, pausePoint, protectedAt, options)) candidates.push({ at: pausePoint, boundary: 'marked' });
   const bare = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{M}']/gu, '');
   for (let at = options.minimumWords; at <= words.length - options.minimumWords; at += 1) {
     if (protectedAt.has(at)) continue;
@@ -274,28 +319,30 @@ export async function splitJapaneseQuestion(text: string, options: SplitOptions 
  * The split of a question in a language, by its pack's `pausePoints` (pipeline/model/language-pack.ts):
  * `japanese-particles` ({@link splitJapaneseQuestion}), or `words` with the pack's word lists (words
  * at spaces, or segmenter words for a language written without spaces), or null. Protected phrases
- * are matched word for word (the source topics and answers are English).
+ * are matched word for word (the source topics and answers are English); a marked pause point (a word
+ * boundary: the English rewrite marks one, a translation carries none) applies to a language split at spaces.
  * @throws LanguagePackError for a language without a pack; WordTokenizerError when kuromoji cannot load
  */
-export async function splitQuestion(text: string, language: Language, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = []): Promise<QuestionParts | null> {
+export async function splitQuestion(text: string, language: Language, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = [], pausePoint?: number): Promise<QuestionParts | null> {
   const pack = languagePackOf(language);
   if (pack.pausePoints.rules === 'japanese-particles') return splitJapaneseQuestion(text, options);
-  if (pack.script.segmentation === 'spaces') return splitQuestionAtWords(text.trim().split(/\s+/).filter((word) => word.length > 0), ' ', pauseWordsOf(language), options, protectedPhrases);
+  if (pack.script.segmentation === 'spaces') return splitQuestionAtWords(text.trim().split(/\s+/).filter((word) => word.length > 0), ' ', pauseWordsOf(language), options, protectedPhrases, pausePoint);
   return splitQuestionAtWords(segmenterWordsWithPunctuation(text, language), '', pauseWordsOf(language), options, protectedPhrases);
 }
 
 /**
  * The phrases no pause may fall inside, per turn of a source conversation (TopiOCQA gives each turn's
- * Topic, a Wikipedia title such as "The Man with the Golden Gun (film)", and its answer span): the
- * topics of this turn and of every turn before it (a question may name an earlier topic), this turn's
- * answer and the previous turn's (the key span a follow-up question takes up).
+ * Topic, a Wikipedia title such as "The Man with the Golden Gun (film)", and its answer span): every
+ * topic of the conversation (a question may name an earlier topic, and an opening question from
+ * Natural Questions has no Topic of its own though it names the one the next turns carry: "what movie
+ * is count on me by bruno mars in", Topic "" then "Count On Me (Bruno Mars song)"), this turn's answer
+ * and the previous turn's (the key span a follow-up question takes up).
  * @returns protected phrases by turn number
  */
 export function protectedPhrasesOf(turns: readonly Pick<SourceTurn, 'turnNumber' | 'topic' | 'answer'>[]): Map<number, string[]> {
   const byTurn = new Map<number, string[]>();
-  const topics: string[] = [];
+  const topics = [...new Set(turns.map((turn) => turn.topic).filter((topic) => topic !== ''))];
   turns.forEach((turn, index) => {
-    if (turn.topic !== '' && !topics.includes(turn.topic)) topics.push(turn.topic);
     const answers = [turn.answer, turns[index - 1]?.answer ?? null].filter((answer): answer is string => answer !== null && answer !== '');
     byTurn.set(turn.turnNumber, [...topics, ...answers]);
   });
@@ -311,14 +358,15 @@ interface IntegerSource {
  * Chooses which questions of a dialogue are spoken in two parts: `round(share × questions)` of them,
  * drawn uniformly without replacement among the questions that can be split (`splitQuestion`); fewer
  * when fewer can be split.
- * @param questions each turn's number and question text, in dialogue order, with the phrases its split must not fall inside
+ * @param questions each turn's number and question text, in dialogue order, with the phrases its split
+ *   must not fall inside and the pause point the rewrite marked (TextTurn `pausePoint`)
  * @param share fraction of all questions, in [0, 1]
  * @param random the dialogue's own stream (so the choice is deterministic per seed and dialogue)
  * @returns the split of each chosen turn, by turn number
  * @throws RangeError when `share` is outside [0, 1]
  */
 export async function planTurnHolds(
-  questions: readonly { turnNumber: number; question: string; protectedPhrases?: readonly string[] }[],
+  questions: readonly { turnNumber: number; question: string; protectedPhrases?: readonly string[]; pausePoint?: number | undefined }[],
   language: Language,
   share: number,
   random: IntegerSource,
@@ -329,8 +377,8 @@ export async function planTurnHolds(
   const chosen = new Map<number, QuestionParts>();
   if (wanted === 0) return chosen;
   const candidates: { turnNumber: number; parts: QuestionParts }[] = [];
-  for (const { turnNumber, question, protectedPhrases } of questions) {
-    const parts = await splitQuestion(question, language, options, protectedPhrases ?? []);
+  for (const { turnNumber, question, protectedPhrases, pausePoint } of questions) {
+    const parts = await splitQuestion(question, language, options, protectedPhrases ?? [], pausePoint);
     if (parts !== null) candidates.push({ turnNumber, parts });
   }
   while (chosen.size < wanted && candidates.length > 0) {

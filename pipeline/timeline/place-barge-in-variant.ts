@@ -28,7 +28,8 @@
  * which the answer would have ended anyway is no test of stopping, and is not placed). Up to
  * `maximumDraws` pairs are drawn per answer; when none fits, the smallest barge-in (`L` =
  * `minimumLeadCs`, `o` = 0.41 s) is tried; an answer where even that does not fit is too short to
- * hold a barge-in and keeps the ordinary (benchmark profile) transition.
+ * hold a barge-in and keeps the ordinary (benchmark profile) transition, drawn without overlaps beyond
+ * 0.40 s (`minimumOffsets`): every BARGE_IN of the variant is a planned one, which leaves words unspoken.
  *
  * The barge-in offsets are then pinned (`placeDialogue` `pinnedOffsets`) and the rest of the
  * dialogue is placed as usual, with the truncated answers' durations; the system never overlaps the
@@ -176,7 +177,10 @@ export function placeBargeInVariant(
     bargeIns.push({ answerIndex: index, questionIndex: index + 1, leadCs, drawnOverlapCs: overlapCs, cutCs, wordsCut: answer.wordEndsCs.filter((end) => end > cutCs).length, unspokenCs: answer.durationCs - cutCs, fallback });
   }
 
-  const placement = placeDialogue({ ...input, utterances: placed, options, pinnedOffsets: pinned });
+  // an answer not barged in on keeps an ordinary transition, but never one the rules would call a
+  // BARGE_IN (overlap > 0.40 s): the system would not stop, and the benchmark would test it as one
+  const minimumOffsets = new Map(answersTooShort.map((index) => [index + 1, -DEFAULT_EVENT_THRESHOLDS.bargeInOverlap]));
+  const placement = placeDialogue({ ...input, utterances: placed, options, pinnedOffsets: pinned, minimumOffsets });
   return { placement, utterances: placed, bargeIns, answersTooShort };
 }
 

@@ -21,6 +21,8 @@ export interface TransitionPlan {
   highestOffset: number;
   /** The caller's fixed offset, or null. */
   pinned: number | null;
+  /** The caller's lower bound of the offset from the floor end (`minimumOffsets`), or null. */
+  minimumOffset: number | null;
 }
 
 /** One draw from `distribution` plus a uniform integer jitter in [−jitterCs, +jitterCs] (centiseconds). */

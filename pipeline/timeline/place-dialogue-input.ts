@@ -89,6 +89,13 @@ export interface PlaceDialogueInput {
    * own-channel windows, and must satisfy the constraints (else TimelinePlacementError).
    */
   pinnedOffsets?: ReadonlyMap<number, Centiseconds>;
+  /**
+   * Lower bounds of drawn offsets set by the caller, by utterance index (≥ 1), integer centiseconds
+   * from the floor end: a draw below is not used there (the barge-in variant keeps the answers it
+   * does not barge in on free of overlaps beyond 0.40 s, so no BARGE_IN appears where the system
+   * need not stop).
+   */
+  minimumOffsets?: ReadonlyMap<number, Centiseconds>;
 }
 
 /** How one utterance (index ≥ 1) was placed. */

@@ -206,8 +206,10 @@ function planTransitions(input: PlaceDialogueInput, model: ReturnType<typeof fit
     let lowestOffset = options.minimumOutlastCs - utterance.durationCs;
     if (kind === 'same-speaker') lowestOffset = Math.max(lowestOffset, options.minimumSameSpeakerGapCs);
     else lowestOffset = Math.max(lowestOffset, options.minimumLeadCs - previous.durationCs);
+    const minimumOffset = input.minimumOffsets?.get(index) ?? null;
+    if (minimumOffset !== null) lowestOffset = Math.max(lowestOffset, minimumOffset);
     const key = direction === null ? 'same-speaker' : gapsOnly ? `${direction} gaps` : direction;
-    plans.push({ index, kind, key, distribution, lowestOffset, highestOffset: options.maximumGapCs ?? Number.POSITIVE_INFINITY, pinned });
+    plans.push({ index, kind, key, distribution, lowestOffset, highestOffset: options.maximumGapCs ?? Number.POSITIVE_INFINITY, pinned, minimumOffset });
   }
   return plans;
 }
@@ -323,6 +325,7 @@ function startBounds(
   let lowestStart = floorEnd + options.minimumOutlastCs - utterance.durationCs;
   if (ownLastEnd !== null) lowestStart = Math.max(lowestStart, ownLastEnd + options.minimumSameSpeakerGapCs);
   if (plan.kind === 'speaker-change') lowestStart = Math.max(lowestStart, previousStart + options.minimumLeadCs);
+  if (plan.minimumOffset !== null) lowestStart = Math.max(lowestStart, floorEnd + plan.minimumOffset);
   lowestStart = Math.max(lowestStart, 0);
   const highestStart = options.maximumGapCs === null ? Number.POSITIVE_INFINITY : floorEnd + options.maximumGapCs;
   return { lowestStart, highestStart };

@@ -69,7 +69,7 @@ export function translationTemplateOf(prompts: DialogueTextPrompts, targetLangua
 
 /** Template ids in use; bump here when a `.v2.md` is added. */
 export const PROMPT_IDS = {
-  rewrite: 'rewrite-spoken.v1',
+  rewrite: 'rewrite-spoken.v2',
   translate: { ja: 'translate.v1' },
   translateAnyLanguage: 'translate-spoken.v1',
   repair: 'repair-dialogue.v1',

@@ -8,6 +8,7 @@ import { DialogueTextError, UnfinishedGenerationError, type DialogueTextProblem 
 import { extractJsonObject } from './json-extraction.ts';
 import type { GenerationResult } from './language-model.ts';
 import { findSpeakableTextProblems } from '../../text/text-checks.ts';
+import { pausePointOf } from '../../text/turn-hold-split.ts';
 import { describeIssues } from '../../model/validation.ts';
 import { responseSchema, type DialogueTextTask, type DialogueTextValidationOptions, type RewriteTurn } from './dialogue-requests.ts';
 
@@ -25,7 +26,8 @@ export interface ExpectedDialogue {
  * Parses and validates a reply: extracts the JSON object, checks the shape with zod, the turn count,
  * non-empty strings, and that each line is speakable in the language ({@link findSpeakableTextProblems}).
  * Turns whose input answer was null (and answerable) get a null answer whatever the reply says.
- * Strings are trimmed and inner whitespace collapsed.
+ * Strings are trimmed and inner whitespace collapsed. A rewrite's question loses its pause mark ` | `,
+ * kept as the turn's `pausePoint` (more than one mark, or one at an end, is a problem).
  *
  * @param text the model's reply.
  * @param expected the input it answers.
@@ -60,21 +62,25 @@ export function parseDialogueResponse(
   const turns = expected.turns.map((inputTurn, index): TextTurn => {
     const reply = replyTurns[index] ?? { question: '', answer: null };
     const turnNumber = inputTurn.turnNumber;
-    const question = tidy(reply.question);
+    // a rewrite's question may mark one pause point (rewrite-spoken.v2 rule 11); it is read and removed
+    const marked = expected.task === 'rewrite-spoken' ? pausePointOf(tidy(reply.question)) : { text: tidy(reply.question) };
+    const question = marked.text;
+    const mark = 'pausePoint' in marked && marked.pausePoint !== undefined ? { pausePoint: marked.pausePoint } : {};
+    if ('problem' in marked && marked.problem !== undefined) problems.push({ turnNumber, field: 'question', message: marked.problem });
     for (const message of findSpeakableTextProblems(question, expected.language, options)) {
       problems.push({ turnNumber, field: 'question', message });
     }
     const keepsNull = inputTurn.answer === null && inputTurn.answerable !== false;
-    if (keepsNull) return { turnNumber, question, answer: null };
+    if (keepsNull) return { turnNumber, question, answer: null, ...mark };
     if (reply.answer === null) {
       problems.push({ turnNumber, field: 'answer', message: 'is null but the input has an answer' });
-      return { turnNumber, question, answer: null };
+      return { turnNumber, question, answer: null, ...mark };
     }
     const answer = tidy(reply.answer);
     for (const message of findSpeakableTextProblems(answer, expected.language, options)) {
       problems.push({ turnNumber, field: 'answer', message });
     }
-    return { turnNumber, question, answer };
+    return { turnNumber, question, answer, ...mark };
   });
   if (problems.length > 0) fail('invalid', problems);
   return turns;

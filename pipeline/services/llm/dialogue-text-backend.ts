@@ -33,7 +33,7 @@ export interface BackendDescription {
   transport?: string;
   /** Provider model name. */
   model?: string;
-  /** Prompt template id, e.g. `rewrite-spoken.v1`. */
+  /** Prompt template id, e.g. `rewrite-spoken.v2`. */
   promptVersion?: string;
   /** sha256 of the template file (first 12 hex characters). */
   promptSha256?: string;
@@ -75,7 +75,7 @@ export interface DialogueTextBackend {
 
 /**
  * The cache-key string of a backend for a task, e.g.
- * `language-model|model=gemma-4-31b-it|prompt=rewrite-spoken.v1#1a2b3c4d5e6f|temperature=0|seed=1234|structured-output=false`
+ * `language-model|model=gemma-4-31b-it|prompt=rewrite-spoken.v2#1a2b3c4d5e6f|temperature=0|seed=1234|structured-output=false`
  * or `rules|version=1`. The transport (replay vs. a live client) is left out: a replay of a recording
  * gives the text the recorded model gave.
  *
@@ -109,7 +109,7 @@ export function fingerprintOf(description: BackendDescription): string {
 }
 
 /**
- * A human-readable provenance label, e.g. `language-model(replay) hand-written-demo rewrite-spoken.v1`
+ * A human-readable provenance label, e.g. `language-model(replay) hand-written-demo rewrite-spoken.v2`
  * or `rules v1`; for `DialogueText.producedBy`.
  *
  * @param description a backend description.

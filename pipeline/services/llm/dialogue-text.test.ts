@@ -50,7 +50,7 @@ function expectDialogueError(action: () => unknown, pattern: RegExp): DialogueTe
 describe('request building', () => {
   it('fills the rewrite template with the turns as JSON, unanswerable turns without an answer', () => {
     const request = buildRewriteRequest({ dialogueId: 'd1', language: 'en', turns: sourceTurns }, settings);
-    expect(request).toMatchObject({ model: 'test-model', temperature: 0, seed: 7, trace: { dialogueId: 'd1', task: 'rewrite-spoken', promptVersion: 'rewrite-spoken.v1' } });
+    expect(request).toMatchObject({ model: 'test-model', temperature: 0, seed: 7, trace: { dialogueId: 'd1', task: 'rewrite-spoken', promptVersion: 'rewrite-spoken.v2' } });
     expect(request.system).toContain('complete spoken sentence');
     expect(request.prompt).toContain('3 turns');
     expect(request.prompt).not.toMatch(/\{\{/);
@@ -171,6 +171,35 @@ describe('parseDialogueResponse', () => {
     };
     expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedEnglish), /turn 2 answer: is null/);
   });
+
+  it("reads a rewrite question's pause mark (rewrite-spoken.v2 rule 11) into pausePoint and removes it from the text", () => {
+    const expectedEnglish: ExpectedDialogue = { dialogueId: 'd2', task: 'rewrite-spoken', language: 'en', turns: sourceTurns };
+    const reply = {
+      turns: [
+        { question: 'Okay, so | when was the tower built?', answer: 'It was built in eighteen eighty-seven.' },
+        { question: 'Which hotel there | is the cheapest one?', answer: "I'm sorry, I don't know that." },
+        { question: 'And the last one?', answer: null },
+      ],
+    };
+    expect(parseDialogueResponse(JSON.stringify(reply), expectedEnglish)).toEqual([
+      { turnNumber: 1, question: 'Okay, so when was the tower built?', answer: 'It was built in eighteen eighty-seven.', pausePoint: 2 },
+      { turnNumber: 2, question: 'Which hotel there is the cheapest one?', answer: "I'm sorry, I don't know that.", pausePoint: 3 },
+      { turnNumber: 3, question: 'And the last one?', answer: null },
+    ]);
+  });
+
+  it('rejects two pause marks in a question, or one at its end, naming the turn (the repair request then asks again)', () => {
+    const expectedEnglish: ExpectedDialogue = { dialogueId: 'd2', task: 'rewrite-spoken', language: 'en', turns: sourceTurns };
+    const reply = {
+      turns: [
+        { question: 'Okay, so | when was | the tower built?', answer: 'It was built in eighteen eighty-seven.' },
+        { question: 'Which hotel is the cheapest? |', answer: "I'm sorry, I don't know that." },
+        { question: 'And the last one?', answer: null },
+      ],
+    };
+    const error = expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedEnglish), /turn 1 question: marks 2 pause points with "\|"; at most one; turn 2 question: has its pause mark "\|" at the end/);
+    expect(error.message).not.toMatch(/turn 3/);
+  });
 });
 
 describe('rewriteConversation / translateConversation', () => {
@@ -197,7 +226,7 @@ describe('LanguageModelTextBackend', () => {
   it('describes model, prompt and parameters; the fingerprint leaves out the transport', () => {
     const backend = new LanguageModelTextBackend(new FakeLanguageModel(), { settings });
     expect(backend.id).toBe('language-model(fake)');
-    expect(backend.describe('rewrite-spoken')).toMatchObject({ backend: 'language-model', transport: 'fake', model: 'test-model', promptVersion: 'rewrite-spoken.v1', seed: 7 });
+    expect(backend.describe('rewrite-spoken')).toMatchObject({ backend: 'language-model', transport: 'fake', model: 'test-model', promptVersion: 'rewrite-spoken.v2', seed: 7 });
     const fingerprint = backendFingerprint(backend, 'translate', 'ja');
     expect(fingerprint).toMatch(/^language-model\|model=test-model\|prompt=translate\.v1#[0-9a-f]{12}\|temperature=0\|seed=7\|structured-output=false$/);
     const other = new LanguageModelTextBackend(new FakeLanguageModel({ id: 'replay' }), { settings });

@@ -24,7 +24,7 @@ export interface RequestTrace {
   dialogueId?: string;
   /** e.g. `rewrite-spoken`, `translate`. */
   task?: string;
-  /** e.g. `rewrite-spoken.v1`. */
+  /** e.g. `rewrite-spoken.v2`. */
   promptVersion?: string;
 }
 
