@@ -436,7 +436,7 @@ describe('shipped default statistics', () => {
     const statistics = await loadDefaultTimingStatistics(language);
     expect(statistics.provenance.format).toBe('rttm');
     expect(statistics.provenance.command).toBe(
-      `duplexsynth measure --format rttm --language ${language} --sampler-use pooled --timing-resolution 0.1 --out ${language}.timing.json corpora/reference-timing/rttm/${language}`,
+      `duplexsynth measure --format rttm --language ${language} --speakers most-talk --sampler-use pooled --timing-resolution 0.1 --out ${language}.timing.json corpora/reference-timing/rttm/${language}`,
     );
     expect(statistics.provenance.recordingsUsed).toBe(language === 'zh' ? 140 : 120);
     // the only atoms are TURN_HOLD gaps (censored by the sampler), none among the floor-transfer offsets
