@@ -37,13 +37,16 @@ import type { SpeakerPromptLine } from '../../pipeline/model/speaker-prompt.ts';
 import { checkRecordingAudio, type UpsampledAudio } from './recording-checks.ts';
 import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
 import { findRecordingAudio } from '../../corpora/word-timings.ts';
-import { createPromptTranscriber, formatPromptTranscripts, PROMPT_TRANSCRIPTS_FILE, type PromptTranscriptRow } from './prompt-transcripts.ts';
+import { createPromptTranscriber, formatPromptTranscripts, PROMPT_TRANSCRIPTS_FILE, type PromptTranscriberOptions, type PromptTranscriptRow } from './prompt-transcripts.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
 
-/** Options of the prompts command (as commander parses them), see the module comment. */
-export interface PromptsOptions {
+/**
+ * Options of the prompts command (as commander parses them), see the module comment; `--transcripts`
+ * and the `--asr-*` options are those of the transcriber (prompt-transcripts.ts).
+ */
+export interface PromptsOptions extends PromptTranscriberOptions {
   format: ReferenceCorpusFormat;
   out: string;
   perSpeaker: number;
@@ -62,14 +65,6 @@ export interface PromptsOptions {
   speakers?: [string, string];
   /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
   speakerMap?: string;
-  /** `--transcripts FILE`: a filled-in transcripts TSV (prompt-transcripts.ts). */
-  transcripts?: string;
-  /** `--asr-url`, `--asr-model`, `--asr-language`, `--asr-key-variable`, `--asr-timeout` (seconds): the ASR service. */
-  asrUrl?: string;
-  asrModel?: string;
-  asrLanguage?: string;
-  asrKeyVariable?: string;
-  asrTimeout?: number;
 }
 
 /** Per speaker: clips kept and candidates rejected by reason. */
