@@ -218,7 +218,7 @@ describe('demo build (both languages, recorded responses)', () => {
     const verification = await verifyDataset(copy);
     expect(verification.dialogues).toBe(2);
     expect(verification.problems).toHaveLength(2);
-    expect(verification.problems[0]).toMatch(/audio\/demo_topiocqa_0001\.wav: cannot be read \(ENOENT\); dialogue demo_topiocqa_0001/);
+    expect(verification.problems[0]).toMatch(/audio\/demo_topiocqa_0001\.wav: cannot be read: does not exist \(ENOENT\); check the path; dialogue demo_topiocqa_0001/);
     expect(verification.problems[1]).toContain('txt_align/demo_topiocqa_0002.txt');
   });
 

@@ -12,6 +12,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { describeFileSystemError } from '../storage/file-system-errors.ts';
 import { decodeWav } from '../audio/wav.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { computeEvents, formatEventsLine, parseAlignment, parseEventsLine, segmentsFromWords } from '../events/index.ts';
@@ -97,7 +98,7 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
       try {
         return await readFile(filePath);
       } catch (error) {
-        problems.push(`${filePath}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); dialogue ${id} of ${source}`);
+        problems.push(`${describeFileSystemError(error, filePath, 'cannot be read')}; dialogue ${id} of ${source}`);
         return null;
       }
     };
