@@ -353,7 +353,9 @@ export function createProgram(): Command {
     .description('time each stage of a 20-dialogue English build of the real corpus (see README)')
     .option('--corpus <path>', 'TopiOCQA JSON (default: ../shared/corpora/topiocqa/topiocqa_dev.json)')
     .option('--limit <n>', 'dialogues', positiveInteger, 20)
-    .option('--sections <name...>', 'only these sections: build saturation memory dryrun vad dnsmos llm tts cli tests queue (default: all)')
+    .addOption(
+      new Option('--sections <name...>', 'only these sections (default: all, in this order)').choices(['queue', 'build', 'saturation', 'memory', 'dryrun', 'vad', 'dnsmos', 'chat-scoring', 'llm', 'tts', 'cli', 'tests']),
+    )
     .action(async (options: { corpus?: string; limit: number; sections?: string[] }) => {
       const { runBenchmarks } = await import('./bench.ts');
       await runBenchmarks(options);
