@@ -42,6 +42,9 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, sharedDirectory, type BuildConfig } from '../pipeline/config.ts';
 import { runBuild, type BuildReport } from '../pipeline/orchestration/build.ts';
 import { scoreDatasetQuality } from '../stages/score-quality.ts';
+import { readDatasetFolder } from '../pipeline/quality/dataset-files.ts';
+import { decodeWav } from '../pipeline/audio/wav.ts';
+import { BARGE_IN_SUFFIX } from '../pipeline/orchestration/dataset-output.ts';
 import { benchmarkVad, formatVadBenchmark } from '../pipeline/services/vad/vad.bench.ts';
 import { benchmarkDnsmos, formatDnsmosBenchmark } from '../pipeline/services/mos/dnsmos.bench.ts';
 import { formatThroughputReport, runLanguageModelThroughputBench } from '../pipeline/services/llm/llm.bench.ts';
@@ -219,13 +222,25 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
     const cold = profiled.value;
     const synthesized = await synthesizedSeconds(config);
     const { value: warm, measurement: warmTime } = await measure(() => runBuild(config));
-    // Quality scoring of the written dataset (DNSMOS, signal checks, ffmpeg loudness), fresh cache.
-    const datasetDirectory = path.join(config.output.directory, 'data', 'en', 'task', 'topiocqa');
+    // Quality scoring of the written datasets as a build scores them (the base and its barge-in
+    // variant; DNSMOS, signal checks, ffmpeg loudness), fresh cache.
+    const datasetDirectories = ['topiocqa', `topiocqa${BARGE_IN_SUFFIX}`].map((name) => path.join(config.output.directory, 'data', 'en', 'task', name));
     const { value: quality, measurement: qualityTime } = await measure(() =>
-      profileMainThread(() => scoreDatasetQuality(datasetDirectory, { cacheDirectory: path.join(scratch, 'quality-cache'), dnsmos: base.quality.dnsmos })),
+      profileMainThread(async () => {
+        const reports = [];
+        for (const directory of datasetDirectories) reports.push(await scoreDatasetQuality(directory, { cacheDirectory: path.join(scratch, 'quality-cache'), dnsmos: base.quality.dnsmos }));
+        return { dialogues: reports.flatMap((report) => report.dialogues) };
+      }),
     );
     const scoredSeconds = quality.value.dialogues.reduce((sum, dialogue) => sum + dialogue.durationSeconds, 0);
     const scoredChannelSeconds = quality.value.dialogues.reduce((sum, dialogue) => sum + dialogue.durationSeconds * dialogue.dnsmos.channels.filter((channel) => channel.scores !== null).length, 0);
+    // Baseline of scoring: the bare DNSMOS loop (model runs alone) on the same recordings.
+    const recordings = [];
+    for (const directory of datasetDirectories) for (const dialogue of (await readDatasetFolder(directory)).dialogues) recordings.push(decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile));
+    const { bareDnsmosLoop } = await import('../stages/chat-scoring.bench.ts');
+    const bareScoring = await bareDnsmosLoop(recordings, path.join(sharedDirectory(), 'models', 'dnsmos'));
+    const scoringCpu = totalCpuSeconds(qualityTime);
+    headlines.push(`quality scoring CPU (this process + ffmpeg) / bare DNSMOS loop CPU on the same ${recordings.length} recordings (base and barge-in variant): ${ratio(scoringCpu, bareScoring.cpuSeconds)} (goal: at most 1.10); ${scoringCpu.toFixed(1)} s against ${bareScoring.cpuSeconds.toFixed(1)} s`);
 
     // Baseline: the bare engine on the texts the build synthesized (same process-spawn path, no cache,
     // no resampling or analysis).
@@ -269,7 +284,9 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
       formatStepTable(profiled.steps, synthesized),
       '',
       `Quality scoring of the ${quality.value.dialogues.length} dialogues (${scoredSeconds.toFixed(0)} s of dialogue audio, ${scoredChannelSeconds.toFixed(0)} s of channels with speech scored by DNSMOS; fresh cache; ${base.quality.dnsmos.concurrentDialogues} dialogues at once, ${base.quality.dnsmos.batchWindows} windows per model run): ${formatMeasurement(qualityTime)}; ` +
-        `${ratio(qualityTime.wallSeconds * 1000, scoredChannelSeconds, 1)} ms wall per channel-second scored. Main-thread CPU by step (onnxruntime's calling thread computes too, so DNSMOS shows here):`,
+        `${ratio(qualityTime.wallSeconds * 1000, scoredChannelSeconds, 1)} ms wall per channel-second scored. ` +
+        `Baseline, the bare DNSMOS loop (stages/chat-scoring.bench.ts \`bareDnsmosLoop\`: the two models' runs alone, one window at a time) on the same ${recordings.length} recordings: ${bareScoring.windows} windows, ${bareScoring.cpuSeconds.toFixed(2)} s CPU, ${bareScoring.wallSeconds.toFixed(2)} s wall; ` +
+        `scoring CPU (this process + children) / bare loop CPU = ${ratio(scoringCpu, bareScoring.cpuSeconds)}. Main-thread CPU by step (onnxruntime's calling thread computes too, so DNSMOS shows here):`,
       '',
       formatStepTable(quality.steps, scoredChannelSeconds).replace('ms per audio s', 'ms per channel-second').replace('audio s per CPU s', 'channel-seconds per CPU s'),
     ].join('\n');

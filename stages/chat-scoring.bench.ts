@@ -54,6 +54,57 @@ const cpuSince = (start: NodeJS.CpuUsage): number => {
   return (used.user + used.system) / 1e6;
 };
 
+/** What {@link bareDnsmosLoop} measured. */
+export interface BareDnsmosLoop {
+  /** DNSMOS windows run, every channel of every recording. */
+  windows: number;
+  /** CPU seconds of the `session.run` calls alone (this process, all threads). */
+  cpuSeconds: number;
+  wallSeconds: number;
+}
+
+/**
+ * The bare DNSMOS loop, the baseline of the scoring benches: for every channel of every recording,
+ * the P.835 and P.808 models (plain `ort.InferenceSession`s with onnxruntime's default options) run
+ * on each window of the scorer's own window plan, one window per run; only the `session.run` calls
+ * are timed (sessions, resampling to 16 kHz and the P.808 log-mel features are made outside).
+ * @param recordings two-channel (or any) recordings, `channels[c][n]`, any sample rate
+ * @param modelDirectory the DNSMOS ONNX files (DNSMOS_MODEL_FILE_NAMES)
+ */
+export async function bareDnsmosLoop(recordings: readonly { channels: readonly Float32Array[]; sampleRate: number }[], modelDirectory: string): Promise<BareDnsmosLoop> {
+  const primary = await ort.InferenceSession.create(path.join(modelDirectory, DNSMOS_MODEL_FILE_NAMES.primary));
+  const p808 = await ort.InferenceSession.create(path.join(modelDirectory, DNSMOS_MODEL_FILE_NAMES.p808));
+  const { scorer } = await loadDnsmosScorer(modelDirectory, { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 1 }); // its window plan only
+  try {
+    const extractor = new P808FeatureExtractor();
+    let cpuSeconds = 0;
+    let wallSeconds = 0;
+    let windows = 0;
+    for (const recording of recordings) {
+      for (const samples of recording.channels) {
+        const audio16k = await resampleTo16k(samples, recording.sampleRate);
+        const extended = extendByDoubling(audio16k);
+        for (const window of scorer.planWindows(audio16k.length).windows) {
+          const input = new ort.Tensor('float32', extended.slice(window.start, window.end), [1, DNSMOS_WINDOW_SAMPLES]);
+          const features = new ort.Tensor('float32', extractor.features(extended, window.start), [1, P808_FRAME_COUNT, P808_MEL_BANDS]);
+          const start = process.cpuUsage();
+          const wall = performance.now();
+          await primary.run({ input_1: input });
+          await p808.run({ input_1: features });
+          cpuSeconds += cpuSince(start);
+          wallSeconds += (performance.now() - wall) / 1000;
+          windows += 1;
+        }
+      }
+    }
+    return { windows, cpuSeconds, wallSeconds };
+  } finally {
+    await primary.release();
+    await p808.release();
+    await scorer.close();
+  }
+}
+
 /** One run in this process (the script mode). */
 async function runOnce(kind: 'stage' | 'bare', seconds: number): Promise<ChatScoringRun> {
   const folder = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-chat-scoring-'));
@@ -75,35 +126,8 @@ async function runOnce(kind: 'stage' | 'bare', seconds: number): Promise<ChatSco
         await scorer.close();
       }
     }
-    const primary = await ort.InferenceSession.create(path.join(models, DNSMOS_MODEL_FILE_NAMES.primary));
-    const p808 = await ort.InferenceSession.create(path.join(models, DNSMOS_MODEL_FILE_NAMES.p808));
-    const { scorer } = await loadDnsmosScorer(models, { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 1 }); // its window plan only
-    try {
-      const extractor = new P808FeatureExtractor();
-      let cpuSeconds = 0;
-      let wallSeconds = 0;
-      let windows = 0;
-      for (const samples of audio.channels) {
-        const audio16k = await resampleTo16k(samples, audio.sampleRate);
-        const extended = extendByDoubling(audio16k);
-        for (const window of scorer.planWindows(audio16k.length).windows) {
-          const input = new ort.Tensor('float32', extended.slice(window.start, window.end), [1, DNSMOS_WINDOW_SAMPLES]);
-          const features = new ort.Tensor('float32', extractor.features(extended, window.start), [1, P808_FRAME_COUNT, P808_MEL_BANDS]);
-          const start = process.cpuUsage();
-          const wall = performance.now();
-          await primary.run({ input_1: input });
-          await p808.run({ input_1: features });
-          cpuSeconds += cpuSince(start);
-          wallSeconds += (performance.now() - wall) / 1000;
-          windows += 1;
-        }
-      }
-      return { kind, seconds, windows, cpuSeconds, wallSeconds, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 };
-    } finally {
-      await primary.release();
-      await p808.release();
-      await scorer.close();
-    }
+    const bare = await bareDnsmosLoop([audio], models);
+    return { kind, seconds, ...bare, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 };
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
