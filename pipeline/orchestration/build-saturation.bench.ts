@@ -162,7 +162,7 @@ export function stepOfFrame(functionName: string, frameUrl: string): string | nu
   const url = sourceUrl(frameUrl);
   if (url.includes('libsamplerate') || url.includes('speex-resampler')) return 'resample';
   if (url.includes('/pipeline/audio/true-peak-limiter.ts')) return 'true-peak limiter';
-  if (url.includes('/pipeline/audio/raw-audio.ts')) {
+  if (url.includes('/pipeline/audio/raw-audio.ts') || url.includes('/pipeline/audio/wav.ts')) {
     if (/resample|quantize/i.test(functionName)) return 'resample';
     if (/encode|placeOnTrack|mix|concatenate/i.test(functionName)) return 'render';
     if (/decode|downmix/i.test(functionName)) return 'decode';

@@ -18,6 +18,8 @@ describe('local cost by step from a CPU profile', () => {
     expect(stepOfFrame('(garbage collector)', '')).toBe('garbage collection');
     expect(stepOfFrame('wasm-function[12]', 'wasm://wasm/0001ce4a')).toBeNull();
     expect(stepOfFrame('set', '')).toBeNull();
+    expect(stepOfFrame('encodeWavPcm16', 'file:///x/pipeline/audio/wav.ts')).toBe('render');
+    expect(stepOfFrame('decodePcm16LittleEndian', 'file:///x/pipeline/audio/wav.ts')).toBe('decode');
     expect(stepOfFrame('interpolatedPeaks', 'file:///x/pipeline/audio/true-peak-limiter.ts')).toBe('true-peak limiter');
   });
 
