@@ -30,6 +30,12 @@ interface InterpolationFilter {
   delay: number;
   /** Largest sum of |coefficients| of a phase: |interpolated| <= bound × max |input| over the taps. */
   bound: number;
+  /**
+   * `reach[k]` = the largest |coefficient k| over the phases 1…factor−1: Σ_k reach[k] × |input n − k|
+   * bounds every interpolated point of output n (each phase's |Σ c·x| <= Σ |c|·|x|), in one pass of 32 taps
+   * instead of factor − 1 of them.
+   */
+  reach: Float64Array;
 }
 
 const filters = new Map<number, InterpolationFilter>();
@@ -68,10 +74,91 @@ function interpolationFilter(factor: number): InterpolationFilter {
     phases.push(Float64Array.from(coefficients));
     bound = Math.max(bound, coefficients.reduce((sum, value) => sum + Math.abs(value), 0));
   }
+  const reach = new Float64Array(phases[1]!.length);
+  for (let phase = 1; phase < factor; phase++) phases[phase]!.forEach((value, k) => (reach[k] = Math.max(reach[k]!, Math.abs(value))));
   // y[f·n + p] sits at input time n − centre / f + p / f (centre = 16 f)
-  const filter = { factor, phases, delay: centre / factor, bound };
+  const filter = { factor, phases, delay: centre / factor, bound, reach };
   filters.set(factor, filter);
   return filter;
+}
+
+/** Samples per block of the quiet-stretch test in {@link interpolatedPeaks}. */
+const SKIP_BLOCK = 256;
+/**
+ * Relative margin under a threshold below which an interpolated point is certainly under it: the
+ * bound Σ reach·|x| and the point are sums of 32 products in double precision (relative error
+ * ~1e-14), and the point is then rounded to 32 bits (relative 6e-8).
+ */
+const BOUND_MARGIN = 1e-6;
+
+/**
+ * The estimate behind {@link samplePeaks} and the limiter: the magnitude of every sample and of the
+ * interpolated points between samples, written as the larger one into `peaks` (when given) at the two
+ * samples around each point, and their overall largest value.
+ *
+ * Two skips keep the cost of speech low, neither changing a value that can reach `keepAbove`:
+ * a block of {@link SKIP_BLOCK} outputs whose ±32-sample neighbourhood cannot reach `skipBelow` (its
+ * largest |sample| × the coefficient bound) is not interpolated at all (no point there reaches
+ * `skipBelow`); in the other blocks, an output whose points cannot reach `keepAbove` (Σ reach × |x|,
+ * {@link InterpolationFilter}) is not interpolated either. Every point that is computed is computed as
+ * the full sum, term by term in tap order, so the values at or above `keepAbove` are the same numbers
+ * whether or not the others were skipped.
+ * @param samples one channel, full scale = 1.0
+ * @param skipBelow linear level: blocks that cannot reach it are skipped (0 = never)
+ * @param keepAbove linear level (<= skipBelow): points in the other blocks that cannot reach it are skipped (0 = never)
+ * @param peaks when given, filled (length = samples.length) with the estimate per sample
+ * @returns the largest value of the estimate (as a 32-bit float, like `peaks`)
+ */
+function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow: number, keepAbove: number, peaks: Float32Array | null): number {
+  const { factor, phases, delay, bound, reach } = interpolationFilter(oversamplingFactor(sampleRate));
+  const length = samples.length;
+  let largest = 0;
+  if (peaks) {
+    for (let n = 0; n < length; n++) {
+      const magnitude = Math.abs(samples[n]!);
+      peaks[n] = magnitude;
+      if (magnitude > largest) largest = magnitude;
+    }
+  } else {
+    for (let n = 0; n < length; n++) largest = Math.max(largest, Math.abs(samples[n]!));
+  }
+  const half = phases[1]!.length; // taps per phase reach this many samples back
+  const taps = reach.length;
+  const keepBelow = keepAbove * (1 - BOUND_MARGIN);
+  // the largest |sample| within the reach of the filter, to skip quiet stretches (sliding by blocks)
+  for (let blockStart = 0; blockStart < length + delay; blockStart += SKIP_BLOCK) {
+    let neighbourhood = 0;
+    for (let k = Math.max(0, blockStart - half); k < Math.min(length, blockStart + SKIP_BLOCK + half); k++) neighbourhood = Math.max(neighbourhood, Math.abs(samples[k]!));
+    if (neighbourhood * bound < skipBelow) continue;
+    // output n of phase p (y[4n + p]) lies at input time n − delay + p / 4: between samples n − delay and n − delay + 1
+    for (let n = blockStart; n < Math.min(blockStart + SKIP_BLOCK, length + delay); n++) {
+      const inside = n - taps + 1 >= 0 && n < length; // every tap reads a sample
+      if (keepBelow > 0) {
+        let reachable = 0;
+        if (inside) for (let k = 0; k < taps; k++) reachable += reach[k]! * Math.abs(samples[n - k]!);
+        else for (let k = 0; k < taps; k++) if (n - k >= 0 && n - k < length) reachable += reach[k]! * Math.abs(samples[n - k]!);
+        if (reachable < keepBelow) continue;
+      }
+      const left = n - delay;
+      for (let phase = 1; phase < factor; phase++) {
+        const coefficients = phases[phase]!;
+        let value = 0;
+        if (inside) for (let k = 0; k < coefficients.length; k++) value += coefficients[k]! * samples[n - k]!;
+        else
+          for (let k = 0; k < coefficients.length; k++) {
+            const index = n - k;
+            if (index >= 0 && index < length) value += coefficients[k]! * samples[index]!;
+          }
+        const magnitude = Math.abs(value);
+        if (magnitude > largest) largest = magnitude;
+        if (peaks) {
+          if (left >= 0 && left < length && magnitude > peaks[left]!) peaks[left] = magnitude;
+          if (left + 1 >= 0 && left + 1 < length && magnitude > peaks[left + 1]!) peaks[left + 1] = magnitude;
+        }
+      }
+    }
+  }
+  return Math.fround(largest);
 }
 
 /**
@@ -84,42 +171,14 @@ function interpolationFilter(factor: number): InterpolationFilter {
  * @returns one value per sample (linear, full scale = 1.0)
  */
 export function samplePeaks(samples: Float32Array, sampleRate: number, skipBelow = 0): Float32Array {
-  const { factor, phases, delay, bound } = interpolationFilter(oversamplingFactor(sampleRate));
-  const length = samples.length;
-  const magnitudes = new Float32Array(length);
-  for (let n = 0; n < length; n++) magnitudes[n] = Math.abs(samples[n]!);
-  const peaks = Float32Array.from(magnitudes);
-  const half = phases[1]!.length; // taps per phase reach this many samples back
-  // the largest |sample| within the reach of the filter, to skip quiet stretches (sliding by blocks)
-  const block = 256;
-  for (let blockStart = 0; blockStart < length + delay; blockStart += block) {
-    let neighbourhood = 0;
-    for (let k = Math.max(0, blockStart - half); k < Math.min(length, blockStart + block + half); k++) neighbourhood = Math.max(neighbourhood, magnitudes[k]!);
-    if (neighbourhood * bound < skipBelow) continue;
-    // output n of phase p (y[4n + p]) lies at input time n − delay + p / 4: between samples n − delay and n − delay + 1
-    for (let n = blockStart; n < Math.min(blockStart + block, length + delay); n++) {
-      const left = n - delay;
-      for (let phase = 1; phase < factor; phase++) {
-        const coefficients = phases[phase]!;
-        let value = 0;
-        for (let k = 0; k < coefficients.length; k++) {
-          const index = n - k;
-          if (index >= 0 && index < length) value += coefficients[k]! * samples[index]!;
-        }
-        const magnitude = Math.abs(value);
-        if (left >= 0 && left < length && magnitude > peaks[left]!) peaks[left] = magnitude;
-        if (left + 1 >= 0 && left + 1 < length && magnitude > peaks[left + 1]!) peaks[left + 1] = magnitude;
-      }
-    }
-  }
+  const peaks = new Float32Array(samples.length);
+  interpolatedPeaks(samples, sampleRate, skipBelow, 0, peaks);
   return peaks;
 }
 
 /** True peak of one channel at `sampleRate` Hz, dBTP (oversampled estimate, module comment); -Infinity for silence. */
 export function truePeakDbtp(samples: Float32Array, sampleRate: number): number {
-  let peak = 0;
-  for (const value of samplePeaks(samples, sampleRate)) if (value > peak) peak = value;
-  return 20 * Math.log10(peak);
+  return 20 * Math.log10(interpolatedPeaks(samples, sampleRate, 0, 0, null));
 }
 
 /** Options of {@link limitTruePeakInPlace}. */
@@ -138,9 +197,13 @@ export interface TruePeakLimiterOptions {
 
 /** What {@link limitTruePeakInPlace} did to a channel. */
 export interface TruePeakLimiting {
-  /** Estimated true peak before, dBTP (-Infinity for silence). */
+  /**
+   * Estimated true peak before, dBTP (-Infinity for silence): exact from the ceiling − headroom down by
+   * 0.0001 dB; below that, the largest of what the estimate had to compute (at least the sample peak),
+   * since points that cannot reach the ceiling are skipped.
+   */
   beforeDbtp: number;
-  /** Estimated true peak after, dBTP. */
+  /** Estimated true peak after, dBTP (as `beforeDbtp`). */
   afterDbtp: number;
   /** Samples whose gain was lowered. */
   samplesChanged: number;
@@ -165,37 +228,50 @@ export function limitTruePeakInPlace(samples: Float32Array, sampleRate: number, 
   }
   const target = 10 ** ((ceilingDbtp - headroomDb) / 20);
   const hold = Math.max(1, Math.round(holdSeconds * sampleRate));
-  const peakOf = (peaks: Float32Array) => peaks.reduce((largest, value) => (value > largest ? value : largest), 0);
-  let peaks = samplePeaks(samples, sampleRate, target);
-  const beforeDbtp = 20 * Math.log10(peakOf(peaks));
-  const changed = new Uint8Array(samples.length);
+  // aimed a hair (1e-5, 0.0001 dB) under the target: the 32-bit samples round the product either way
+  const aim = target * (1 - 1e-5);
+  // the estimate is exact wherever it can reach `aim` (the only values the gain envelope reads); the
+  // buffer is reused from call to call (the estimate lives only inside this call)
+  const peaks = peaksBuffer(samples.length);
+  let largest = interpolatedPeaks(samples, sampleRate, target, aim, peaks);
+  const beforeDbtp = 20 * Math.log10(largest);
+  let changed: Uint8Array | null = null;
+  let samplesChanged = 0;
   let smallestGain = 1;
   // the gain follows the estimate of the input; a gain that moves changes the points between samples a
   // little, so the estimate is taken again and the rest lowered (each pass lowers, never raises)
-  for (let pass = 0; pass < 8 && peakOf(peaks) > target; pass++) {
-    // aimed a hair (1e-5, 0.0001 dB) under the target: the 32-bit samples round the product either way
-    const gains = gainEnvelope(peaks, target * (1 - 1e-5), hold);
+  for (let pass = 0; pass < 8 && largest > target; pass++) {
+    const gains = gainEnvelope(peaks, aim, hold);
+    changed ??= new Uint8Array(samples.length);
     for (let n = 0; n < samples.length; n++) {
       const gain = gains[n]!;
       if (gain < 1) {
         samples[n] = samples[n]! * gain;
+        if (changed[n] === 0) samplesChanged++;
         changed[n] = 1;
       }
+      if (gain < smallestGain) smallestGain = gain;
     }
-    smallestGain = Math.min(smallestGain, gains.reduce((least, value) => Math.min(least, value), 1));
-    peaks = samplePeaks(samples, sampleRate, target);
+    largest = interpolatedPeaks(samples, sampleRate, target, aim, peaks);
   }
-  const afterPeak = peakOf(peaks);
-  if (afterPeak > target) {
+  if (largest > target) {
     // cannot happen with the box-of-min envelope; kept so a bug fails loudly rather than ships an over
-    throw new Error(`true-peak limiter: ${(20 * Math.log10(afterPeak)).toFixed(2)} dBTP left above ${(ceilingDbtp - headroomDb).toFixed(2)} dBTP after 8 passes`);
+    throw new Error(`true-peak limiter: ${(20 * Math.log10(largest)).toFixed(2)} dBTP left above ${(ceilingDbtp - headroomDb).toFixed(2)} dBTP after 8 passes`);
   }
   return {
     beforeDbtp,
-    afterDbtp: 20 * Math.log10(afterPeak),
-    samplesChanged: changed.reduce((count, value) => count + value, 0),
+    afterDbtp: 20 * Math.log10(largest),
+    samplesChanged,
     maximumReductionDb: smallestGain < 1 ? -20 * Math.log10(smallestGain) : 0,
   };
+}
+
+let reusedPeaks = new Float32Array(0);
+
+/** A scratch array of `length` values for the limiter's estimate, reused across calls (grown when needed). */
+function peaksBuffer(length: number): Float32Array {
+  if (reusedPeaks.length < length) reusedPeaks = new Float32Array(length);
+  return reusedPeaks.subarray(0, length);
 }
 
 /**

@@ -243,6 +243,16 @@ export function encodeWavPcm16(audio: RawAudio): Uint8Array {
   view.setUint16(34, 16, true); // bits per sample
   writeAscii(36, 'data');
   view.setUint32(40, dataBytes, true);
+  if (PLATFORM_IS_LITTLE_ENDIAN) {
+    // through an Int16Array view (the data starts at byte 44, aligned), one channel at a time: the same
+    // bytes as the DataView loop below, several times faster (the saturation bench's profile)
+    const pcm = new Int16Array(bytes.buffer, 44, frames * channels);
+    for (let channel = 0; channel < channels; channel++) {
+      const samples = audio.channels[channel] as Float32Array;
+      for (let frame = 0, position = channel; frame < frames; frame++, position += channels) pcm[position] = toPcm16Integer(samples[frame] as number);
+    }
+    return bytes;
+  }
   let position = 44;
   for (let frame = 0; frame < frames; frame++) {
     for (let channel = 0; channel < channels; channel++) {

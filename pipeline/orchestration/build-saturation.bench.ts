@@ -149,16 +149,20 @@ export interface CpuProfile {
  * audio module); null = the caller's step (built-ins, WebAssembly, node internals called by our code).
  * The steps: decode (HTTP client, PCM/WAV decoding, downmix), resample (libsamplerate and the 16-bit
  * quantization), detection (energy speech detection, trimming), timing (word tokenization and timing),
- * placement (timeline), events (annotation), render (mixing, WAV encoding, dataset records), write
- * (cache and dataset files), text (ingest and rewrite), orchestration (queues, build loop).
+ * placement (timeline), true-peak limiter (pipeline/audio/true-peak-limiter.ts, every track of both
+ * variants), events (annotation), render (mixing, WAV encoding, dataset records), write (cache and
+ * dataset files), text (ingest and rewrite), orchestration (queues, build loop). The compiled code
+ * (`dist/…/*.js`, what `npm run bench` runs) is named by the source file it was compiled from.
  */
-export function stepOfFrame(functionName: string, url: string): string | null {
+export function stepOfFrame(functionName: string, frameUrl: string): string | null {
   if (functionName === '(garbage collector)') return 'garbage collection';
   if (functionName === '(idle)') return 'idle';
   if (functionName === '(program)') return 'native (unattributed)';
-  if (url === '' || url.startsWith('wasm://')) return null;
+  if (frameUrl === '' || frameUrl.startsWith('wasm://')) return null;
+  const url = sourceUrl(frameUrl);
   if (url.includes('libsamplerate') || url.includes('speex-resampler')) return 'resample';
-  if (url.includes('/pipeline/audio/raw-audio.ts')) {
+  if (url.includes('/pipeline/audio/true-peak-limiter.ts')) return 'true-peak limiter';
+  if (url.includes('/pipeline/audio/raw-audio.ts') || url.includes('/pipeline/audio/wav.ts')) {
     if (/resample|quantize/i.test(functionName)) return 'resample';
     if (/encode|placeOnTrack|mix|concatenate/i.test(functionName)) return 'render';
     if (/decode|downmix/i.test(functionName)) return 'decode';
@@ -182,9 +186,30 @@ export function stepOfFrame(functionName: string, url: string): string | null {
   return 'orchestration';
 }
 
+/** A frame's URL as the project's source file: `…/dist/pipeline/x.js` → `…/pipeline/x.ts` (the compiled build mirrors the sources). */
+function sourceUrl(url: string): string {
+  if (url.includes('/node_modules/')) return url;
+  const compiled = url.match(/^(.*)\/dist\/((?:pipeline|stages|scripts|corpora)\/.*)\.js$/);
+  return compiled ? `${compiled[1]}/${compiled[2]}.ts` : url;
+}
+
+/**
+ * A step that a frame's whole subtree counts for, whatever the frames below would be on their own
+ * (except the true-peak limiter and garbage collection, which keep theirs): the full-band master
+ * (`audio.fullBandMaster`: its mix in composeFullBand, its WAV encoding in writeFullBandMaster), so the
+ * table shows what the second mix costs beside the 16 kHz one. null = none.
+ */
+export function subtreeStepOfFrame(functionName: string, frameUrl: string): string | null {
+  const url = sourceUrl(frameUrl);
+  if (functionName === 'composeFullBand' && url.includes('/stages/place-timeline.ts')) return 'full-band master';
+  if (functionName === 'writeFullBandMaster' && url.includes('/stages/render-dataset.ts')) return 'full-band master';
+  return null;
+}
+
 /**
  * Self time of a CPU profile by step ({@link stepOfFrame}); a frame without its own step counts for
- * the nearest ancestor that has one ('orchestration' at the top).
+ * the nearest ancestor that has one ('orchestration' at the top), a frame below one with a subtree
+ * step ({@link subtreeStepOfFrame}) for that step.
  * @returns seconds per step.
  */
 export function classifyProfile(profile: CpuProfile): StepSeconds {
@@ -192,13 +217,16 @@ export function classifyProfile(profile: CpuProfile): StepSeconds {
   const stepOfNode = new Map<number, string>();
   const root = profile.nodes[0];
   if (!root) return {};
-  const stack: [number, string][] = [[root.id, 'orchestration']];
+  const stack: [number, string, string | null][] = [[root.id, 'orchestration', null]];
   while (stack.length > 0) {
-    const [id, inherited] = stack.pop()!;
-    const node = byId.get(id)!;
-    const step = stepOfFrame(node.callFrame.functionName, node.callFrame.url) ?? inherited;
+    const [id, inherited, subtree] = stack.pop()!;
+    const node = byId.get(id);
+    if (!node) continue;
+    const own = stepOfFrame(node.callFrame.functionName, node.callFrame.url);
+    const forced = subtree ?? subtreeStepOfFrame(node.callFrame.functionName, node.callFrame.url);
+    const step = forced !== null && own !== 'true-peak limiter' && own !== 'garbage collection' ? forced : (own ?? inherited);
     stepOfNode.set(id, step);
-    for (const child of node.children ?? []) stack.push([child, step]);
+    for (const child of node.children ?? []) stack.push([child, step, forced]);
   }
   const seconds: StepSeconds = {};
   profile.samples.forEach((id, index) => {
@@ -358,24 +386,47 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
   }
 }
 
-/** Seconds of audio in the build's synthesis cache entries (each a 16-bit mono WAV of one synthesized utterance at audio.sampleRate). */
+/**
+ * Seconds of audio in the build's synthesis cache entries: each entry's first WAV, a 16-bit mono clip
+ * of one synthesized utterance at audio.sampleRate (an entry with a full-band clip holds that clip as a
+ * second WAV after the first, at the engine's rate: not counted, it is the same speech).
+ * @throws Error naming the file when an entry does not start with a RIFF/WAVE header with a data chunk
+ */
 export async function synthesizedSeconds(config: BuildConfig): Promise<number> {
-  const { readdir, stat } = await import('node:fs/promises');
+  const { open, readdir } = await import('node:fs/promises');
   const directory = path.join(config.output.cacheDirectory, 'synthesize-speech');
   let bytes = 0;
+  const header = Buffer.alloc(4096);
   const walk = async (folder: string): Promise<void> => {
     for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
       const file = path.join(folder, entry.name);
       if (entry.isDirectory()) await walk(file);
-      else if (entry.name.endsWith('.wav')) bytes += (await stat(file)).size - 44;
+      else if (entry.name.endsWith('.wav')) {
+        const handle = await open(file, 'r');
+        try {
+          const { bytesRead } = await handle.read(header, 0, header.length, 0);
+          bytes += firstDataChunkBytes(header.subarray(0, bytesRead), file);
+        } finally {
+          await handle.close();
+        }
+      }
     }
   };
   await walk(directory);
   return bytes / 2 / config.audio.sampleRate;
 }
 
+/** Length of the data chunk of the RIFF/WAVE file at the start of `start` (its first bytes), bytes. */
+function firstDataChunkBytes(start: Buffer, file: string): number {
+  if (start.length < 12 || start.toString('latin1', 0, 4) !== 'RIFF' || start.toString('latin1', 8, 12) !== 'WAVE') throw new Error(`${file}: not a RIFF/WAVE file`);
+  for (let offset = 12; offset + 8 <= start.length; offset += 8 + start.readUInt32LE(offset + 4) + (start.readUInt32LE(offset + 4) % 2)) {
+    if (start.toString('latin1', offset, offset + 4) === 'data') return start.readUInt32LE(offset + 4);
+  }
+  throw new Error(`${file}: no data chunk in its first ${start.length} bytes`);
+}
+
 /** Steps in report order. */
-export const STEP_ORDER = ['decode', 'resample', 'detection', 'timing', 'placement', 'events', 'render', 'write', 'text', 'quality: DNSMOS', 'quality: checks and split', 'report', 'orchestration', 'garbage collection', 'native (unattributed)'] as const;
+export const STEP_ORDER = ['decode', 'resample', 'detection', 'timing', 'placement', 'true-peak limiter', 'full-band master', 'events', 'render', 'write', 'text', 'quality: DNSMOS', 'quality: checks and split', 'report', 'orchestration', 'garbage collection', 'native (unattributed)'] as const;
 
 /** The result as Markdown. */
 export function formatSaturationBenchmark(result: SaturationBenchmarkResult): string {
