@@ -20,7 +20,6 @@ import type { BuildConfig } from '../config.ts';
 import { BuildInputError, endsTheBuild } from '../model/build-errors.ts';
 import { taskDialogueMetadataSchema } from '../model/dialogue-metadata.ts';
 import type { Language, SourceConversation } from '../model/types.ts';
-import { encodeWavPcm16 } from '../audio/wav.ts';
 import { firstLine, StageRunner } from '../run/stage-runner.ts';
 import { registerConfiguredSecrets } from '../run/build-guards.ts';
 import { bytesHash, ContentCache } from '../storage/content-cache.ts';
@@ -32,7 +31,7 @@ import type { RecordingMosScorer } from '../services/mos/mos-scorer.ts';
 import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
 import type { DialogueSink } from '../../stages/render-dataset.ts';
 import { cacheDialogueDnsmos, defaultDnsmosModelLocation } from '../../stages/score-quality.ts';
-import type { PlacedTimeline } from '../../stages/place-timeline.ts';
+import type { RenderedTimeline } from '../../stages/place-timeline.ts';
 import { BUILD_KEY, buildConfigHash, connectQueue, describeQueueUrl, DIALOGUES_QUEUE, JOB_ATTEMPTS, parseQueueUrl, refusalOf, WORKERS_KEY, type BuildStamp, type DialogueJobData, type DialogueJobResult } from './build-queue.ts';
 import { checkBuildIsPossible, createSharedBuildServices, languageWork, STAGES, type SharedBuildServices } from './build.ts';
 
@@ -64,9 +63,9 @@ class RenderedDialogue implements DialogueSink {
   wav: Uint8Array | null = null;
   seconds = 0;
 
-  async add(id: string, timeline: PlacedTimeline, _annotated: unknown, metadata: unknown): Promise<void> {
+  async add(id: string, timeline: RenderedTimeline, _annotated: unknown, metadata: unknown): Promise<void> {
     formatRecord(`${id}/metadata.json`, taskDialogueMetadataSchema, metadata as never);
-    this.wav = encodeWavPcm16({ channels: timeline.tracks, sampleRate: timeline.sampleRate });
+    this.wav = timeline.wav;
     this.seconds = timeline.totalDurationCs / 100;
   }
 }
