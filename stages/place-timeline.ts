@@ -504,7 +504,7 @@ function statisticsDigest(statistics: TimingStatistics): string {
 
 /**
  * sha256 (hex) of a dialogue's utterances then its backchannel clips: of each, the canonical JSON of
- * every field but the samples, then the samples' bytes (float32, and the full-band clip's).
+ * every field but the samples, then the samples' bytes (float32, −0 as +0; and the full-band clip's).
  */
 export function speechDigest(utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): string {
   const hash = createHash('sha256');
@@ -512,11 +512,21 @@ export function speechDigest(utterances: readonly SpokenUtterance[], clips: read
     hash.update(`${group}:${list.length}\n`);
     for (const { audio, fullBand, ...rest } of list) {
       hash.update(`${contentHash({ ...rest, samples: audio.length, fullBand: fullBand ? { sampleRate: fullBand.sampleRate, samples: fullBand.audio.length } : null })}\n`);
-      hash.update(new Uint8Array(audio.buffer, audio.byteOffset, audio.byteLength));
-      if (fullBand) hash.update(new Uint8Array(fullBand.audio.buffer, fullBand.audio.byteOffset, fullBand.audio.byteLength));
+      hash.update(samplesBytes(audio));
+      if (fullBand) hash.update(samplesBytes(fullBand.audio));
     }
   }
   return hash.digest('hex');
+}
+
+/**
+ * The float32 bytes of `samples` with −0 written as +0: a freshly synthesized clip holds −0 where the
+ * same clip read back from the cache holds +0 (they place and render to the same bytes).
+ */
+function samplesBytes(samples: Float32Array): Uint8Array {
+  const copy = new Float32Array(samples.length);
+  for (let index = 0; index < samples.length; index += 1) copy[index] = samples[index]! + 0;
+  return new Uint8Array(copy.buffer);
 }
 
 let codeDigest: string | null = null;
