@@ -7,8 +7,7 @@
 import { computeEvents, formatEventsLine } from '../pipeline/events/index.ts';
 import type { ChannelEvents, ChannelSegments } from '../pipeline/model/types.ts';
 import type { RoleLabelDisagreement } from '../pipeline/model/dataset-summary.ts';
-import type { PlacedTimeline } from './place-timeline.ts';
-import type { SpokenUtterance } from './synthesize-speech.ts';
+import type { PlacedTimeline, PlacedUtterance } from './place-timeline.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 
 /** Events of one dialogue, its JSONL line, and the role/label disagreements. */
@@ -27,7 +26,7 @@ export function annotateDialogue(
   dialogueId: string,
   segments: ChannelSegments,
   timeline: Pick<PlacedTimeline, 'placement' | 'channels'>,
-  utterances: readonly SpokenUtterance[],
+  utterances: readonly PlacedUtterance[],
 ): AnnotatedDialogue {
   const events = computeEvents(segments);
   const disagreements: RoleLabelDisagreement[] = [];
@@ -58,7 +57,7 @@ export interface AnnotateEventsInput {
   dialogueId: string;
   timeline: Pick<PlacedTimeline, 'segments' | 'placement' | 'channels'>;
   /** The utterances in the timeline's order (a barge-in variant's cut answers included). */
-  utterances: readonly SpokenUtterance[];
+  utterances: readonly PlacedUtterance[];
 }
 
 /**

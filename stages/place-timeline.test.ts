@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { detectSpeechSegments } from '../pipeline/audio/speech-regions.ts';
-import { FADE_OUT_CS, truncateUtterance, yieldPoints } from './place-timeline.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ContentCache } from '../pipeline/storage/content-cache.ts';
+import { loadTimingStatistics, shippedTimingStatisticsOf } from '../pipeline/timeline/timing-statistics.ts';
+import { FADE_OUT_CS, placeTimeline, placeTimelineStage, renderTimeline, truncateUtterance, yieldPoints } from './place-timeline.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
 
 const RATE = 16000;
@@ -52,5 +57,35 @@ describe('yield points of an interrupted utterance', () => {
     const spoken = utterance();
     spoken.audio.forEach((_, index) => (spoken.audio[index] = 0.3 * Math.sin((2 * Math.PI * 200 * index) / RATE)));
     expect(yieldPoints(spoken, {}).map((point) => point.endCs)).toEqual([100]);
+  });
+});
+
+describe('the placed and rendered timeline in the content cache', () => {
+  it('a hit gives the bytes placing gives; samples of -0 key as +0 (a fresh clip against the cached one); another seed is another entry', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-place-cache-'));
+    try {
+      const cache = new ContentCache(directory);
+      const statistics = await loadTimingStatistics(shippedTimingStatisticsOf('en').file);
+      const question: SpokenUtterance = { ...utterance(), index: 0, role: 'user', kind: 'question' };
+      const answer = utterance();
+      const input = { dialogueId: 'd1', utterances: [question, answer], backchannelClips: [] };
+      const parameters = { seed: 3, channelOfRole: { user: 1, system: 0 } as const, statistics, options: {} };
+      const first = await placeTimelineStage.run(input, parameters, { cache });
+      const uncached = renderTimeline(placeTimeline({ ...input, ...parameters }));
+      expect(Buffer.from(first.wav).equals(Buffer.from(uncached.wav))).toBe(true);
+
+      const negativeZero: SpokenUtterance = { ...question, audio: Float32Array.from(question.audio, (sample) => (sample === 0 ? -0 : sample)) };
+      expect(Buffer.from(negativeZero.audio.buffer).equals(Buffer.from(question.audio.buffer))).toBe(false);
+      const second = await placeTimelineStage.run({ ...input, utterances: [negativeZero, answer] }, parameters, { cache });
+      expect(cache.statistics['place-timeline']).toEqual({ hits: 1, misses: 1, corrupt: 0 });
+      expect(Buffer.from(second.wav).equals(Buffer.from(first.wav))).toBe(true);
+      expect(second.placement).toEqual(first.placement);
+      expect(second.words).toEqual(first.words);
+
+      await placeTimelineStage.run(input, { ...parameters, seed: 4 }, { cache });
+      expect(cache.statistics['place-timeline']).toEqual({ hits: 1, misses: 2, corrupt: 0 });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

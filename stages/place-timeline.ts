@@ -6,6 +6,13 @@
  * Every utterance starts on a centisecond boundary, and the sample rate is a multiple of 100 Hz, so a
  * speech segment at `c` cs inside an utterance placed at `s` cs lies at exactly `(s + c) * rate / 100`
  * samples in the track: the frame-local speech detector finds the same segments in the written WAV.
+ *
+ * The stages return the timeline rendered ({@link RenderedTimeline}: the tracks as the WAV bytes the
+ * dataset writes) and cache it by a content hash of everything that determines it: the utterances'
+ * samples and timings, the placement parameters and seed, and the code that places and renders
+ * (`placementCodeDigest`). A queue worker (pipeline/orchestration/queue-worker.ts) places and renders
+ * a dialogue; the coordinator's local pass, like any later build with the same inputs, reads it back
+ * (placement with its true-peak limiting was two thirds of that pass's CPU) and writes the same bytes.
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
 import { limitTruePeakInPlace } from '../pipeline/audio/true-peak-limiter.ts';
@@ -17,7 +24,13 @@ import { clipSegments, placeBargeInVariant, type PlannedBargeIn, type SystemYiel
 import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
 import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts';
-import type { Stage } from '../pipeline/run/stage.ts';
+import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
+import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
+import { contentHash, type ContentCache } from '../pipeline/storage/content-cache.ts';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** A dialogue on its timeline: audio per channel, segments and words in absolute centiseconds. */
 export interface PlacedTimeline {
@@ -319,6 +332,10 @@ export function placeBargeInTimeline(
   };
 }
 
+/** Cache folder of the placed and rendered timelines; bump the version when an entry's meaning changes (the code's own changes are in the key already). */
+export const PLACE_TIMELINE_STAGE = 'place-timeline';
+export const PLACE_TIMELINE_STAGE_VERSION = 1;
+
 /** Input of the placement stages: one dialogue's synthesized utterances and backchannel clips. */
 export interface PlaceTimelineInput {
   dialogueId: string;
@@ -335,16 +352,18 @@ export interface PlaceTimelineParameters {
 }
 
 /**
- * Stage `place-timeline`: {@link placeTimeline}. Not cached (deterministic and fast next to synthesis).
- * @throws as {@link placeTimeline}
+ * Stage `place-timeline`: {@link placeTimeline}, rendered ({@link renderTimeline}) and cached under
+ * `place-timeline` ({@link placementCacheKey}).
+ * @throws as {@link placeTimeline}; as writeAtomic when the entry cannot be stored
  */
-export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParameters, PlacedTimeline> = {
+export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParameters, RenderedTimeline> = {
   name: 'place-timeline',
   inputs: ['dialogueId', 'utterances', 'backchannelClips'],
   parameters: ['seed', 'channelOfRole', 'statistics', 'options'],
-  cacheStages: [],
-  cacheKeys: async () => [],
-  run: async (input, parameters) => placeTimeline({ ...input, ...parameters }),
+  cacheStages: [PLACE_TIMELINE_STAGE],
+  cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, null)],
+  run: async (input, parameters, context) =>
+    cachedRendering(context.cache, placementCacheKey(input, parameters, null), () => renderTimeline(placeTimeline({ ...input, ...parameters }))),
 };
 
 /** Parameters of {@link placeBargeInTimelineStage}: those of {@link placeTimelineStage}, how the system yields, and the speech detector. */
@@ -356,14 +375,181 @@ export interface PlaceBargeInTimelineParameters extends PlaceTimelineParameters 
 }
 
 /**
- * Stage `place-timeline` of the barge-in variant: {@link placeBargeInTimeline}. Not cached.
- * @throws as {@link placeBargeInTimeline}
+ * Stage `place-timeline` of the barge-in variant: {@link placeBargeInTimeline}, rendered and cached
+ * under `place-timeline` (its key also holds how the system yields and the detector).
+ * @throws as {@link placeBargeInTimeline}; as writeAtomic when the entry cannot be stored
  */
-export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTimelineParameters, BargeInTimeline> = {
+export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTimelineParameters, RenderedBargeInTimeline> = {
   name: 'place-timeline',
   inputs: ['dialogueId', 'utterances', 'backchannelClips'],
   parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'systemYields', 'detector', 'minimumUnspoken'],
-  cacheStages: [],
-  cacheKeys: async () => [],
-  run: async (input, parameters) => placeBargeInTimeline({ ...input, ...parameters }),
+  cacheStages: [PLACE_TIMELINE_STAGE],
+  cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
+  run: async (input, parameters, context) =>
+    cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), () => {
+      const timeline = placeBargeInTimeline({ ...input, ...parameters });
+      return {
+        ...renderTimeline(timeline),
+        bargeIns: timeline.bargeIns,
+        answersTooShort: timeline.answersTooShort,
+        utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
+      };
+    }),
 };
+
+/** The variant's own parameters in its cache key. */
+function bargeInKeyOf(parameters: PlaceBargeInTimelineParameters): unknown {
+  return { variant: 'barge-in', systemYields: parameters.systemYields, detector: parameters.detector, minimumUnspoken: parameters.minimumUnspoken ?? null };
+}
+
+/** An utterance as placed, without its samples (they are in the rendered WAV): what the summaries, events and metadata read. */
+export type PlacedUtterance = Omit<SpokenUtterance, 'audio' | 'fullBand'>;
+
+/**
+ * A placed dialogue as the dataset writes it: the {@link PlacedTimeline} with its two float tracks
+ * replaced by the WAV bytes written (`audio/{id}.wav`: 2 channels, PCM 16-bit at `sampleRate`, from
+ * `encodeWavPcm16`), and the full-band master likewise (`audio_fullband/{id}.wav`).
+ */
+export interface RenderedTimeline extends Omit<PlacedTimeline, 'tracks' | 'fullBand'> {
+  wav: Uint8Array;
+  fullBand?: { wav: Uint8Array; sampleRate: number };
+}
+
+/** The barge-in variant rendered: {@link RenderedTimeline} plus the barge-ins and the utterances as spoken (cut answers), without samples. */
+export interface RenderedBargeInTimeline extends RenderedTimeline {
+  bargeIns: PlannedBargeIn[];
+  answersTooShort: number[];
+  utterances: PlacedUtterance[];
+}
+
+/**
+ * The timeline as written: both tracks encoded to one PCM 16-bit WAV (and the full-band tracks to another).
+ * @throws AudioArgumentError as encodeWavPcm16 (tracks of different lengths)
+ */
+export function renderTimeline(timeline: PlacedTimeline): RenderedTimeline {
+  const { tracks, fullBand, ...rest } = timeline;
+  return {
+    ...rest,
+    wav: encodeWavPcm16({ channels: tracks, sampleRate: timeline.sampleRate }),
+    ...(fullBand ? { fullBand: { wav: encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }), sampleRate: fullBand.sampleRate } } : {}),
+  };
+}
+
+/** A cached rendering's metadata: everything but the WAV bytes, and where the full-band WAV starts in the entry's data. */
+type RenderedMetadata = Omit<RenderedTimeline, 'wav' | 'fullBand'> & { fullBand?: { byteOffset: number; sampleRate: number } };
+
+/**
+ * The rendering under `key`, or `render()` stored there (data: the WAV, then the full-band WAV;
+ * metadata: the rest). A miss returns what a hit would read back (its metadata through JSON), so
+ * both write the same bytes.
+ */
+async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, key: StageCacheKey, render: () => T): Promise<T> {
+  const codec = {
+    encode: (value: T) => {
+      const { wav, fullBand, ...rest } = value;
+      const metadata = { ...rest, ...(fullBand ? { fullBand: { byteOffset: wav.byteLength, sampleRate: fullBand.sampleRate } } : {}) } as RenderedMetadata;
+      return { bytes: fullBand ? Buffer.concat([wav, fullBand.wav]) : wav, metadata };
+    },
+    decode: (bytes: Buffer, metadata: RenderedMetadata): T => {
+      const { fullBand, ...rest } = metadata;
+      const end = fullBand ? fullBand.byteOffset : bytes.byteLength;
+      return { ...rest, wav: bytes.subarray(0, end), ...(fullBand ? { fullBand: { wav: bytes.subarray(end), sampleRate: fullBand.sampleRate } } : {}) } as unknown as T;
+    },
+  };
+  return cache.binary<T, RenderedMetadata>(
+    key.stage,
+    key.keyMaterial,
+    async () => {
+      const { bytes, metadata } = codec.encode(render());
+      return codec.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), JSON.parse(JSON.stringify(metadata)) as RenderedMetadata);
+    },
+    codec,
+    '.wav',
+  );
+}
+
+/**
+ * The cache key of a placed and rendered timeline: the dialogue id (placement draws are seeded by
+ * it), the utterances and backchannel clips ({@link speechDigest}: samples, timings and texts), the
+ * placement parameters, seed and statistics, the variant's parameters, and the code ({@link placementCodeDigest}).
+ */
+export function placementCacheKey(input: PlaceTimelineInput, parameters: PlaceTimelineParameters, variant: unknown): StageCacheKey {
+  return {
+    stage: PLACE_TIMELINE_STAGE,
+    keyMaterial: {
+      version: PLACE_TIMELINE_STAGE_VERSION,
+      code: placementCodeDigest(),
+      dialogueId: input.dialogueId,
+      speech: speechDigest(input.utterances, input.backchannelClips),
+      seed: parameters.seed,
+      channelOfRole: parameters.channelOfRole,
+      statistics: statisticsDigest(parameters.statistics),
+      options: parameters.options,
+      variant,
+    },
+  };
+}
+
+const statisticsDigests = new WeakMap<TimingStatistics, string>();
+
+/** contentHash of the timing statistics, once per statistics object (they are the same for a whole dataset). */
+function statisticsDigest(statistics: TimingStatistics): string {
+  let digest = statisticsDigests.get(statistics);
+  if (digest === undefined) {
+    digest = contentHash(statistics);
+    statisticsDigests.set(statistics, digest);
+  }
+  return digest;
+}
+
+/**
+ * sha256 (hex) of a dialogue's utterances then its backchannel clips: of each, the canonical JSON of
+ * every field but the samples, then the samples' bytes (float32, −0 as +0; and the full-band clip's).
+ */
+export function speechDigest(utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): string {
+  const hash = createHash('sha256');
+  for (const [group, list] of [['utterances', utterances], ['clips', clips]] as const) {
+    hash.update(`${group}:${list.length}\n`);
+    for (const { audio, fullBand, ...rest } of list) {
+      hash.update(`${contentHash({ ...rest, samples: audio.length, fullBand: fullBand ? { sampleRate: fullBand.sampleRate, samples: fullBand.audio.length } : null })}\n`);
+      hash.update(samplesBytes(audio));
+      if (fullBand) hash.update(samplesBytes(fullBand.audio));
+    }
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * The float32 bytes of `samples` with −0 written as +0: a freshly synthesized clip holds −0 where the
+ * same clip read back from the cache holds +0 (they place and render to the same bytes).
+ */
+function samplesBytes(samples: Float32Array): Uint8Array {
+  const copy = new Float32Array(samples.length);
+  for (let index = 0; index < samples.length; index += 1) copy[index] = samples[index]! + 0;
+  return new Uint8Array(copy.buffer);
+}
+
+let codeDigest: string | null = null;
+
+/**
+ * sha256 (hex) of the code that places and renders a timeline: this module and every module of
+ * pipeline/timeline/ and pipeline/audio/ (tests and benchmarks left out; `.ts` sources, or the `.js`
+ * that dist/ compiled from them), paths and contents, read once per process. Part of the cache key,
+ * as DVC's stage dependencies include the stage's code: a change to placement, the true-peak limiter
+ * or the WAV encoder places again instead of reusing an entry the old code rendered.
+ */
+export function placementCodeDigest(): string {
+  if (codeDigest !== null) return codeDigest;
+  const here = fileURLToPath(import.meta.url);
+  const root = path.resolve(path.dirname(here), '..');
+  const code = (file: string) => /\.(ts|js|mjs)$/.test(file) && !/\.(test|bench)\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
+  const files = [here];
+  for (const folder of ['pipeline/timeline', 'pipeline/audio']) {
+    const directory = path.join(root, folder);
+    for (const name of readdirSync(directory).sort()) if (code(name)) files.push(path.join(directory, name));
+  }
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${path.relative(root, file).split(path.sep).join('/')}\n`).update(readFileSync(file)).update('\n');
+  codeDigest = hash.digest('hex');
+  return codeDigest;
+}

@@ -37,8 +37,7 @@ import type { z } from 'zod';
 import type { DialogueSummaryInput } from '../pipeline/quality/summarize-dataset.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 import type { AnnotatedDialogue } from './annotate-events.ts';
-import type { PlacedTimeline } from './place-timeline.ts';
-import type { SpokenUtterance } from './synthesize-speech.ts';
+import type { PlacedUtterance, RenderedTimeline } from './place-timeline.ts';
 
 /** Folder of the full-band masters inside a dataset folder (the benchmark's loader reads only `audio/{id}.wav` by id). */
 export const FULL_BAND_DIRECTORY = 'audio_fullband';
@@ -102,28 +101,28 @@ export class DatasetWriter {
 
   /**
    * Write one dialogue's audio, alignment and metadata, and keep its events line for `all.jsonl`.
-   * @param tracks two mono tracks (index = channel) of equal length, float samples in [-1, 1]
+   * @param dialogue the audio as `tracks` (two mono tracks, index = channel, of equal length, float
+   *   samples in [-1, 1], at `sampleRate`; encoded here) or as `wav`, the WAV bytes to write as they are
+   *   (stages/place-timeline.ts `renderTimeline`); the full-band master likewise
    * @param metadataSchema the schema the metadata is checked against before it is written
    *   (pipeline/model/dialogue-metadata.ts: the task or chat one; default the one every dataset's fits)
    * @throws RangeError when the tracks differ in length or the id is not a safe file name;
    *   RecordFileError when the metadata does not fit its schema
    */
   async addDialogue<S extends z.ZodType<DialogueMetadata>>(
-    dialogue: {
+    dialogue: ({ tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array }) & {
       id: string;
-      tracks: [Float32Array, Float32Array];
-      sampleRate: number;
       eventsLine: string;
       words: Parameters<typeof formatAlignment>[0];
       metadata: z.input<S>;
-      /** The full-band master (two tracks at the TTS engine's rate), written to `audio_fullband/{id}.wav`. */
-      fullBand?: { tracks: [Float32Array, Float32Array]; sampleRate: number };
+      /** The full-band master (two tracks at the TTS engine's rate, or their WAV bytes), written to `audio_fullband/{id}.wav`. */
+      fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array }) & { sampleRate: number };
     },
     metadataSchema: S = dialogueMetadataSchema as unknown as S,
   ): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id)) throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
-    if (dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
-    await this.put(path.join('audio', `${dialogue.id}.wav`), encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
+    if ('tracks' in dialogue && dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
+    await this.put(path.join('audio', `${dialogue.id}.wav`), 'wav' in dialogue ? dialogue.wav : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
     if (dialogue.fullBand) await this.writeFullBandMaster(dialogue.id, dialogue.fullBand);
     await this.put(path.join('txt_align', `${dialogue.id}.txt`), formatAlignment(dialogue.words));
     const metadataFile = path.join('metadata', `${dialogue.id}.json`);
@@ -132,8 +131,8 @@ export class DatasetWriter {
   }
 
   /** `audio_fullband/{id}.wav`: the full-band master's two tracks at their rate, 16-bit (its own function so the bench's profile names its cost). */
-  private async writeFullBandMaster(id: string, fullBand: { tracks: [Float32Array, Float32Array]; sampleRate: number }): Promise<void> {
-    await this.put(path.join(FULL_BAND_DIRECTORY, `${id}.wav`), encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }));
+  private async writeFullBandMaster(id: string, fullBand: { tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array; sampleRate: number }): Promise<void> {
+    await this.put(path.join(FULL_BAND_DIRECTORY, `${id}.wav`), 'wav' in fullBand ? fullBand.wav : encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }));
     this.fullBandRates.set(id, fullBand.sampleRate);
   }
 
@@ -286,17 +285,17 @@ export interface DialogueSink {
    * @param userChannel the listener channel of backchannels (the user)
    * @throws as {@link DatasetWriter.addDialogue}
    */
-  add(id: string, timeline: PlacedTimeline, annotated: AnnotatedDialogue, metadata: TaskDialogueMetadata, spoken: readonly SpokenUtterance[], userChannel: Channel, extra?: DialogueCounts): Promise<void>;
+  add(id: string, timeline: RenderedTimeline, annotated: AnnotatedDialogue, metadata: TaskDialogueMetadata, spoken: readonly PlacedUtterance[], userChannel: Channel, extra?: DialogueCounts): Promise<void>;
 }
 
 /** Input of {@link renderDatasetStage}: one placed and annotated dialogue with its metadata record. */
 export interface RenderDatasetInput {
   id: string;
-  timeline: PlacedTimeline;
+  timeline: RenderedTimeline;
   annotated: AnnotatedDialogue;
   metadata: TaskDialogueMetadata;
   /** The utterances as placed. */
-  spoken: readonly SpokenUtterance[];
+  spoken: readonly PlacedUtterance[];
   counts: DialogueCounts;
 }
 

@@ -41,7 +41,7 @@ import { writeAtomic } from '../storage/write-atomic.ts';
 import { loadTimingStatistics, shippedTimingStatisticsOf } from '../timeline/timing-statistics.ts';
 import { annotateEventsStage, type AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
-import { placeBargeInTimelineStage, placeTimelineStage, type BargeInTimeline, type PlacedTimeline } from '../../stages/place-timeline.ts';
+import { placeBargeInTimelineStage, placeTimelineStage, type RenderedBargeInTimeline, type RenderedTimeline } from '../../stages/place-timeline.ts';
 import { datasetRelativePath, renderDatasetStage, type DialogueSink } from '../../stages/render-dataset.ts';
 import { protectedPhrasesOf } from '../text/turn-hold-split.ts';
 import { loadDefaultQuestionPauses, withQuestionPauses } from '../timeline/question-pauses.ts';
@@ -177,8 +177,8 @@ interface DialogueWork {
   speakers: Record<SpeakerRole, SpeakerIdentity>;
   text?: DialogueText;
   speech?: DialogueSpeech;
-  timeline?: PlacedTimeline;
-  bargeInTimeline?: BargeInTimeline;
+  timeline?: RenderedTimeline;
+  bargeInTimeline?: RenderedBargeInTimeline;
   annotated?: AnnotatedDialogue;
 }
 

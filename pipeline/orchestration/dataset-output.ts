@@ -5,11 +5,10 @@
  */
 import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
-import type { PlacedTimeline } from '../../stages/place-timeline.ts';
+import type { PlacedUtterance, RenderedTimeline } from '../../stages/place-timeline.ts';
 import { DatasetWriter, type DialogueCounts, type DialogueSink } from '../../stages/render-dataset.ts';
 import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../quality/summarize-dataset.ts';
 import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
-import type { SpokenUtterance } from '../../stages/synthesize-speech.ts';
 import type { Channel, Language } from '../model/types.ts';
 import { taskDialogueMetadataSchema, type TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
 import type { ManifestSettings } from '../model/dataset-manifest.ts';
@@ -55,15 +54,15 @@ export class DatasetOutput implements DialogueSink {
    */
   async add(
     id: string,
-    timeline: PlacedTimeline,
+    timeline: RenderedTimeline,
     annotated: AnnotatedDialogue,
     metadata: TaskDialogueMetadata,
-    spoken: readonly SpokenUtterance[],
+    spoken: readonly PlacedUtterance[],
     userChannel: Channel,
     extra: DialogueCounts = {},
   ): Promise<void> {
     await this.writer.addDialogue(
-      { id, tracks: timeline.tracks, sampleRate: timeline.sampleRate, eventsLine: annotated.line, words: timeline.words, metadata, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) },
+      { id, wav: timeline.wav, eventsLine: annotated.line, words: timeline.words, metadata, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) },
       taskDialogueMetadataSchema,
     );
     this.timings.push(

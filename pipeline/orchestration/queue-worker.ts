@@ -2,9 +2,10 @@
  * `duplexsynth worker --queue redis://…`: takes the jobs of a queued build (./queued-build.ts) from
  * BullMQ and runs them with the same stage code as a local build (./build.ts `languageWork`, run by
  * the stage runner): a `dialogue` job makes one dialogue's text, speech, placement, events and render
- * (and its barge-in variant), leaving the text and speech in the shared content cache; a `score` job
- * scores the rendered WAV with DNSMOS into the cache. The coordinator then writes the datasets from
- * cache hits.
+ * (and its barge-in variant), leaving the text, the speech and the placed and rendered dialogues (WAV
+ * bytes, full-band master, placement; stages/place-timeline.ts) in the shared content cache; a `score`
+ * job scores the rendered WAV (a cache hit) with DNSMOS into the cache. The coordinator then writes
+ * the datasets from cache hits, placing and rendering nothing itself.
  *
  * - Before taking a job the worker checks the build's stamp in Redis (./build-queue.ts): the same
  *   project version, the same config hash, and the coordinator's marker in its cache folder; it
@@ -20,7 +21,6 @@ import type { BuildConfig } from '../config.ts';
 import { BuildInputError, endsTheBuild } from '../model/build-errors.ts';
 import { taskDialogueMetadataSchema } from '../model/dialogue-metadata.ts';
 import type { Language, SourceConversation } from '../model/types.ts';
-import { encodeWavPcm16 } from '../audio/wav.ts';
 import { firstLine, StageRunner } from '../run/stage-runner.ts';
 import { registerConfiguredSecrets } from '../run/build-guards.ts';
 import { bytesHash, ContentCache } from '../storage/content-cache.ts';
@@ -32,7 +32,7 @@ import type { RecordingMosScorer } from '../services/mos/mos-scorer.ts';
 import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
 import type { DialogueSink } from '../../stages/render-dataset.ts';
 import { cacheDialogueDnsmos, defaultDnsmosModelLocation } from '../../stages/score-quality.ts';
-import type { PlacedTimeline } from '../../stages/place-timeline.ts';
+import type { RenderedTimeline } from '../../stages/place-timeline.ts';
 import { BUILD_KEY, buildConfigHash, connectQueue, describeQueueUrl, DIALOGUES_QUEUE, JOB_ATTEMPTS, parseQueueUrl, refusalOf, WORKERS_KEY, type BuildStamp, type DialogueJobData, type DialogueJobResult } from './build-queue.ts';
 import { checkBuildIsPossible, createSharedBuildServices, languageWork, STAGES, type SharedBuildServices } from './build.ts';
 
@@ -64,9 +64,9 @@ class RenderedDialogue implements DialogueSink {
   wav: Uint8Array | null = null;
   seconds = 0;
 
-  async add(id: string, timeline: PlacedTimeline, _annotated: unknown, metadata: unknown): Promise<void> {
+  async add(id: string, timeline: RenderedTimeline, _annotated: unknown, metadata: unknown): Promise<void> {
     formatRecord(`${id}/metadata.json`, taskDialogueMetadataSchema, metadata as never);
-    this.wav = encodeWavPcm16({ channels: timeline.tracks, sampleRate: timeline.sampleRate });
+    this.wav = timeline.wav;
     this.seconds = timeline.totalDurationCs / 100;
   }
 }

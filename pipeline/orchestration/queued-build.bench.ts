@@ -4,11 +4,14 @@
  * here with 1, 2 and 4 `duplexsynth worker` processes, with the offline engine (espeak-ng) and against
  * 4 loopback CosyVoice2 servers. Each run starts from an empty cache. Reported per run: wall time and
  * its ratio to the one-process build, and the coordinator's and Redis's cost per dialogue: the
- * coordinator process's CPU ms (its wait and its local pass from the cache), Redis commands
- * (`INFO commandstats`, reset before the run) and bytes in and out of Redis (`INFO stats`).
+ * coordinator process's CPU ms (its wait and its local pass from the cache), its main thread's CPU in
+ * the local pass alone (what bounds the coordinator's rate: it reads the workers' renderings from the
+ * cache and writes them), Redis commands (`INFO commandstats`, reset before the run) and bytes in and
+ * out of Redis (`INFO stats`), the 1-minute load average at the run's end, and what the shared cache
+ * folder holds afterwards per stage (bytes per hour of dialogue audio, beside the datasets' own).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +21,8 @@ import { loadConfigFile, sharedDirectory } from '../config.ts';
 import { PACKAGE_ROOT } from '../storage/package-files.ts';
 import { startLoopbackServersInWorker } from '../services/tts/testing/loopback-worker.ts';
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
-import { runBuild } from './build.ts';
+import { runBuild, type BuildReport } from './build.ts';
+import { mainThreadCpuSeconds } from './build-saturation.bench.ts';
 import { runQueuedBuild } from './queued-build.ts';
 
 /** One run of the benchmark. */
@@ -27,8 +31,20 @@ export interface QueuedRun {
   /** 0: the one-process build. */
   workers: number;
   wallSeconds: number;
-  /** CPU seconds of the coordinator's process (this one), all threads. */
+  /** CPU seconds of the coordinator's process (this one), all threads (for the CosyVoice2 runs the loopback servers' thread too). */
   coordinatorCpuSeconds: number;
+  /**
+   * CPU seconds of the coordinator's main thread in its local pass (from "every job is done" to the
+   * end; /proc/self/task); for the one-process build, its main thread over the whole build. null without /proc.
+   */
+  localPassCpuSeconds: number | null;
+  /** 1-minute load average at the run's end. */
+  loadAverage: number;
+  /** Seconds of dialogue audio written (base and barge-in variant). */
+  audioSeconds: number;
+  /** Bytes in the cache folder per stage folder (`synthesize-speech`, `place-timeline`, …) after the run, and the datasets' bytes (`data/`). */
+  cacheBytes: Record<string, number>;
+  outputBytes: number;
   /** Redis commands (calls summed over INFO commandstats). */
   redisCommands: number;
   /** Bytes into and out of Redis (INFO stats total_net_input_bytes + total_net_output_bytes). */
@@ -47,6 +63,15 @@ export async function freePort(): Promise<number> {
 
 function sumCommandStats(info: string): number {
   return [...info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
+/** Bytes of the files below `directory` (0 when it does not exist). */
+async function folderBytes(directory: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return total;
 }
 
 function netBytes(info: string): number {
@@ -124,16 +149,44 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
           children.push(spawn(process.execPath, [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js'), 'worker', '--queue', url, '--config', file, '--concurrency', '2', '-q'], { stdio: 'ignore' }));
         }
         const cpuBefore = process.cpuUsage();
+        const mainBefore = mainThreadCpuSeconds();
+        let localPassFrom = mainBefore;
         const started = performance.now();
-        if (workers === 0) await runBuild(config);
-        else await runQueuedBuild(config, { queue: url });
+        let report: BuildReport;
+        if (workers === 0) report = await runBuild(config);
+        else {
+          report = await runQueuedBuild(config, {
+            queue: url,
+            log: (line) => {
+              if (line.startsWith('queue: every job is done')) localPassFrom = mainThreadCpuSeconds();
+            },
+          });
+        }
         const wallSeconds = (performance.now() - started) / 1000;
         const cpu = process.cpuUsage(cpuBefore);
+        const mainAfter = mainThreadCpuSeconds();
+        const localPassCpuSeconds = mainAfter !== null && localPassFrom !== null ? mainAfter - localPassFrom : null;
+        const cacheBytes: Record<string, number> = {};
+        for (const stage of await readdir(config.output.cacheDirectory)) cacheBytes[stage] = await folderBytes(path.join(config.output.cacheDirectory, stage));
+        const outputBytes = await folderBytes(path.join(config.output.directory, 'data'));
         const commands = sumCommandStats(await client.info('commandstats'));
         const bytes = netBytes(await client.info('stats'));
         for (const child of children) child.kill('SIGTERM');
         await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)))));
-        runs.push({ engine, workers, wallSeconds, coordinatorCpuSeconds: (cpu.user + cpu.system) / 1e6, redisCommands: commands, redisBytes: bytes, dialogues });
+        runs.push({
+          engine,
+          workers,
+          wallSeconds,
+          coordinatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
+          localPassCpuSeconds,
+          loadAverage: os.loadavg()[0]!,
+          audioSeconds: report.audioSeconds,
+          cacheBytes,
+          outputBytes,
+          redisCommands: commands,
+          redisBytes: bytes,
+          dialogues,
+        });
       }
     }
     client.disconnect();
@@ -145,17 +198,28 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
   return runs;
 }
 
-/** The runs as a Markdown table: throughput ratio to the one-process build of the same engine, coordinator and Redis cost per dialogue. */
+/**
+ * The runs as a Markdown table: throughput ratio to the one-process build of the same engine,
+ * coordinator (process, and main thread in the local pass) and Redis cost per dialogue, load average;
+ * then the shared cache's bytes per hour of dialogue audio, by stage, beside the datasets'.
+ */
 export function formatQueuedBuildBenchmark(runs: QueuedRun[]): string {
   const lines = [
-    '| engine | processes | wall s | throughput / one process | coordinator CPU ms per dialogue | Redis commands per dialogue | Redis bytes per dialogue |',
-    '|---|---|---:|---:|---:|---:|---:|',
+    '| engine | processes | wall s | throughput / one process | load (1 min) at end | coordinator CPU ms per dialogue | local pass main-thread CPU ms per dialogue | Redis commands per dialogue | Redis bytes per dialogue |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  const perDialogue = (seconds: number | null, run: QueuedRun) => (seconds === null ? 'n/a' : ((seconds * 1000) / run.dialogues).toFixed(0));
   for (const run of runs) {
     const baseline = runs.find((other) => other.engine === run.engine && other.workers === 0)!;
     lines.push(
-      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.workers === 0 ? '(all work)' : ((run.coordinatorCpuSeconds * 1000) / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
+      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.loadAverage.toFixed(1)} | ${run.workers === 0 ? '(all work)' : perDialogue(run.coordinatorCpuSeconds, run)} | ${run.workers === 0 ? `(whole build: ${perDialogue(run.localPassCpuSeconds, run)})` : perDialogue(run.localPassCpuSeconds, run)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
     );
+  }
+  lines.push('', '| engine | audio h | MB per audio hour: synthesized speech (cache) | rendered dialogues (cache, place-timeline) | datasets (data/) |', '|---|---:|---:|---:|---:|');
+  for (const run of runs.filter((candidate) => candidate.workers === 0)) {
+    const hours = run.audioSeconds / 3600;
+    const perHour = (bytes: number | undefined) => ((bytes ?? 0) / 1e6 / hours).toFixed(0);
+    lines.push(`| ${run.engine} | ${hours.toFixed(3)} | ${perHour(run.cacheBytes['synthesize-speech'])} | ${perHour(run.cacheBytes['place-timeline'])} | ${perHour(run.outputBytes)} |`);
   }
   return lines.join('\n');
 }

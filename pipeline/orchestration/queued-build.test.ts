@@ -14,6 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../config.ts';
 import { runBuild } from './build.ts';
+import { runRecordFile } from './build-status.ts';
 import { freePort } from './queued-build.bench.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -166,7 +167,7 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
   });
 
   it('3 workers build the same dialogues as one machine: every file under data/ byte-identical', { timeout: 600_000 }, async () => {
-    const { file, out } = await writeConfig('three');
+    const { file, out, cache } = await writeConfig('three');
     const workers = ['a', 'b', 'c'].map((name) => cli(['worker', '--queue', queueUrl(), '--config', file, '--name', name]));
     const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
     expect(await coordinator.exited, coordinator.output()).toBe(0);
@@ -178,6 +179,10 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     expect(took.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(6);
     expect(took.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
     expect(coordinator.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
+    // the coordinator's local pass placed and rendered nothing: the workers' renderings (base and barge-in variant) were cache hits
+    const record = JSON.parse(await readFile(runRecordFile(cache, 'queued', path.resolve(out)), 'utf8')) as { cache: Record<string, { hits: number; misses: number }> };
+    expect(record.cache['place-timeline']).toEqual({ hits: 12, misses: 0, corrupt: 0 });
+    expect(record.cache['synthesize-speech']?.misses).toBe(0);
   });
 
   it('kill -9 of a worker in the middle of a job: the job completes on another worker, output byte-identical', { timeout: 600_000 }, async () => {

@@ -10,8 +10,8 @@
  *    the flows again (a second `build` after Ctrl-C) continues the same jobs;
  * 3. waits until every dataset's children are done (failed ones count as done: they are quarantined
  *    below), printing the queue's counts per worker as they change;
- * 4. runs the local build (./build.ts `runBuild`): every text and speech result and every DNSMOS
- *    score is a cache hit, and the commit, scoring, split and report go through today's code path,
+ * 4. runs the local build (./build.ts `runBuild`): every text and speech result, every placed and
+ *    rendered dialogue (its WAV bytes; stages/place-timeline.ts) and every DNSMOS score is a cache hit, and the commit, scoring, split and report go through today's code path,
  *    so the output is byte-identical to a one-machine build with the same config and seed. A
  *    dialogue that failed all its attempts on the workers is retried there once and quarantined
  *    exactly as a local build quarantines it;

@@ -12,8 +12,7 @@ import { languagePackOf } from '../model/language-pack.ts';
 import type { TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
 import type { SpeechSynthesizer } from '../services/tts/speech-synthesizer.ts';
 import type { SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
-import type { BargeInTimeline, PlacedTimeline } from '../../stages/place-timeline.ts';
-import type { SpokenUtterance } from '../../stages/synthesize-speech.ts';
+import type { PlacedUtterance, RenderedBargeInTimeline, RenderedTimeline } from '../../stages/place-timeline.ts';
 import { spokenPrefix } from '../alignment/spoken-transcript.ts';
 
 /** What a dialogue's metadata is made from. */
@@ -21,8 +20,8 @@ export interface TaskMetadataInput {
   conversation: SourceConversation;
   text: DialogueText;
   /** The utterances as placed (a variant's cut answers included), in the timeline's order. */
-  spoken: readonly SpokenUtterance[];
-  timeline: PlacedTimeline;
+  spoken: readonly PlacedUtterance[];
+  timeline: RenderedTimeline;
   language: Language;
   dataset: string;
   config: BuildConfig;
@@ -102,7 +101,7 @@ export function taskDialogueMetadata(input: TaskMetadataInput): TaskDialogueMeta
  * @param baseSpoken the utterances as synthesized (uncut), indexed like the variant's
  * @param of the base dataset's name
  */
-export function bargeInVariantMetadata(input: Omit<TaskMetadataInput, 'spoken' | 'timeline'> & { timeline: BargeInTimeline }, baseSpoken: readonly SpokenUtterance[], of: string): TaskDialogueMetadata {
+export function bargeInVariantMetadata(input: Omit<TaskMetadataInput, 'spoken' | 'timeline'> & { timeline: RenderedBargeInTimeline }, baseSpoken: readonly PlacedUtterance[], of: string): TaskDialogueMetadata {
   const { timeline, config } = input;
   const record = taskDialogueMetadata({ ...input, spoken: timeline.utterances });
   // an answer the user barged in on says only the words before the cut: its transcript, and what it was to say
