@@ -7,7 +7,7 @@
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
 import { DNSMOS_MODEL_FILE_NAMES, resolveDnsmosModelDirectory } from './dnsmos-model-files.ts';
-import { DEFAULT_DNSMOS_BATCH_WINDOWS, DNSMOS_SAMPLE_RATE, DNSMOS_WINDOW_SAMPLES, DnsmosScorer, P808FeatureExtractor, P808_FRAME_COUNT, P808_MEL_BANDS, extendByDoubling, planDnsmosWindows, resampleTo16k } from './dnsmos.ts';
+import { DEFAULT_DNSMOS_BATCH_WINDOWS, DNSMOS_SAMPLE_RATE, DNSMOS_WINDOW_SAMPLES, DnsmosScorer, dnsmosSessionOptions, P808FeatureExtractor, P808_FRAME_COUNT, P808_MEL_BANDS, extendByDoubling, planDnsmosWindows, resampleTo16k } from './dnsmos.ts';
 import { type ResampleQuality } from '../../audio/resample.ts';
 
 /** Options of {@link benchmarkDnsmos}. */
@@ -123,7 +123,7 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
   const audioSeconds = options.audioSeconds ?? 60;
   const sampleRate = options.sampleRate ?? 24000;
   const personalized = options.personalized ?? false;
-  const sessionOptions = options.sessionOptions ?? {};
+  const sessionOptions = options.sessionOptions ?? dnsmosSessionOptions();
   const modelDirectory = options.modelDirectory ?? (await resolveDnsmosModelDirectory({ personalized }));
   const signal = syntheticSpeechLikeSignal(audioSeconds, sampleRate);
 

@@ -43,6 +43,7 @@ import {
   type P835Values,
 } from './dnsmos-windows.ts';
 import { resample, type ResampleQuality } from '../../audio/resample.ts';
+import { ONNXRUNTIME_NO_SPINNING } from '../onnxruntime-session.ts';
 
 export {
   DNSMOS_HOP_SAMPLES,
@@ -94,7 +95,7 @@ export async function resampleTo16k(samples: Float32Array, sampleRate: number, q
 export interface DnsmosScorerOptions {
   /** Also run `p_sig_bak_ovr.onnx` and report pDNSMOS values. Default false. */
   personalized?: boolean;
-  /** Passed to every `ort.InferenceSession.create` (threads, graph optimisation level, ...). */
+  /** Passed to every `ort.InferenceSession.create` (threads, graph optimisation level, ...). Default {@link dnsmosSessionOptions}(). */
   sessionOptions?: ort.InferenceSession.SessionOptions;
   /** Resampling converter for non-16 kHz input. Default 'best' (libsamplerate SRC_SINC_BEST_QUALITY). */
   resampleQuality?: ResampleQuality;
@@ -120,10 +121,11 @@ export const DEFAULT_DNSMOS_BATCH_WINDOWS = 4;
  * onnxruntime session options for DNSMOS from an execution provider and an intra-op thread count:
  * 'cpu' (default) or 'cuda' (onnxruntime-node's CUDA provider; needs the CUDA build of its shared
  * libraries, which `npm install` does not fetch here, and a GPU). `intraOpThreads` null: onnxruntime's
- * default (one per physical core).
+ * default (one per physical core). The thread pools block instead of spinning
+ * ({@link ONNXRUNTIME_NO_SPINNING}, ../onnxruntime-session.ts).
  */
 export function dnsmosSessionOptions(executionProvider: 'cpu' | 'cuda' = 'cpu', intraOpThreads: number | null = null): ort.InferenceSession.SessionOptions {
-  return { executionProviders: [executionProvider], ...(intraOpThreads !== null ? { intraOpNumThreads: intraOpThreads } : {}) };
+  return { executionProviders: [executionProvider], ...(intraOpThreads !== null ? { intraOpNumThreads: intraOpThreads } : {}), extra: ONNXRUNTIME_NO_SPINNING };
 }
 
 /** Settings of {@link loadDnsmosScorer}. */
@@ -196,7 +198,7 @@ export class DnsmosScorer {
     const directory = path.resolve(modelDirectory);
     const personalized = options.personalized ?? false;
     await verifyDnsmosModelDirectory(directory, requiredDnsmosModelFiles(personalized));
-    const sessionOptions = options.sessionOptions ?? {};
+    const sessionOptions = options.sessionOptions ?? dnsmosSessionOptions();
     const open = async (file: string, expectedShape: readonly (number | string)[]): Promise<ort.InferenceSession> => {
       const session = await ort.InferenceSession.create(path.join(directory, file), sessionOptions);
       const input = session.inputMetadata[0];

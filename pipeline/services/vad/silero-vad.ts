@@ -39,6 +39,7 @@ import {
 } from './speech-timestamps.ts';
 import { checkAudioInput, refinementInput } from './audio-input.ts';
 import type { VoiceActivityDetector } from './detector.ts';
+import { ONNXRUNTIME_NO_SPINNING } from '../onnxruntime-session.ts';
 
 /** Engine id of this detector (the `VoiceActivityEngine` name). */
 export const SILERO_ENGINE_ID = 'silero';
@@ -171,6 +172,7 @@ async function loadSileroSession(options: SileroVadOptions): Promise<{ session: 
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
       logSeverityLevel: 3, // the op18 export carries unused initializers; onnxruntime warns about them at every load
+      extra: ONNXRUNTIME_NO_SPINNING, // with threads > 1 its pool waits between the 32 ms chunks: block instead of spinning
     });
   } catch (error) {
     throw new VoiceActivityDetectionError(SILERO_ENGINE_ID, 'model-load', `onnxruntime cannot load ${modelPath}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
