@@ -1,7 +1,8 @@
 /**
  * The exports in their real consumers that run as child processes for tens of seconds (end-to-end):
  * Hugging Face `datasets` loading the huggingface export (fixtures/datasets-load.py, in a venv outside
- * the project that scripts/setup-system.sh makes). It skips, saying why, where its consumer is absent.
+ * the project that scripts/setup-system.sh makes), and Audacity importing the audacity export's label
+ * files headless (fixtures/audacity-import.py). Each skips, saying why, where its consumer is absent.
  * The quicker consumers (lhotse, moshi-finetune, SCTK, Praat) are in export.test.ts.
  */
 import { spawnSync } from 'node:child_process';
@@ -93,3 +94,47 @@ describe.skipIf(datasetsSkip !== undefined)(`Hugging Face datasets loads the hug
   });
 });
 
+
+/** Why Audacity cannot run headless here, or undefined when it can. */
+function audacitySkipReason(): string | undefined {
+  const missing = ['audacity', 'Xvfb', 'xdotool'].filter((program) => spawnSync('sh', ['-c', `command -v ${program}`]).status !== 0);
+  if (missing.length > 0) return `no ${missing.join(', ')} on PATH (Debian: apt-get install audacity xvfb xdotool)`;
+  if (spawnSync('python3', ['--version']).status !== 0) return 'no python3 to run fixtures/audacity-import.py';
+  return undefined;
+}
+const audacitySkip = audacitySkipReason();
+
+describe.skipIf(audacitySkip !== undefined)(`Audacity imports the audacity export${audacitySkip ? ` (skipped: ${audacitySkip})` : ''}`, () => {
+  it('reads the two-channel WAV and every label of the three label files as written, UTF-8 text included (fixtures/audacity-import.py)', async () => {
+    const out = path.join(scratch, 'audacity');
+    await exportDataset(dataset, 'audacity', out);
+    const id = 'tiny_0001';
+    const tracks = ['system-words', 'user-words', 'events'];
+    const work = path.join(scratch, 'audacity-home');
+    const run = spawnSync('python3', [path.join(import.meta.dirname, 'fixtures', 'audacity-import.py'), work, path.join(dataset, 'audio', `${id}.wav`), ...tracks.map((track) => path.join(out, `${id}.${track}.txt`))], {
+      encoding: 'utf8',
+    });
+    expect(run.stderr.split('\n').filter((line) => /Error|Traceback|audacity-import\.py: (?!Xvfb|plug-ins|connected)/.test(line))).toEqual([]);
+    expect(run.status).toBe(0);
+    const { tracks: read, labels } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as {
+      tracks: { name: string; kind: string; channels?: number; end?: number }[];
+      labels: [number, [number, number, string][]][];
+    };
+    const wav = decodeWav(await readFile(path.join(dataset, 'audio', `${id}.wav`)), id);
+    expect(read[0]).toMatchObject({ name: id, kind: 'wave', channels: 2 });
+    expect(read[0]!.end).toBeCloseTo(wav.channels[0]!.length / wav.sampleRate, 6);
+    expect(read.slice(1).map((track) => [track.name, track.kind])).toEqual(tracks.map((track) => [`${id}.${track}`, 'label']));
+    // GetInfo: Type=Labels gives [track index, [[start, end, text], ...]] per label track
+    expect(labels.map(([index]) => index)).toEqual([1, 2, 3]);
+    for (const [position, track] of tracks.entries()) {
+      const written = (await readFile(path.join(out, `${id}.${track}.txt`), 'utf8')).trimEnd().split('\n').map((line) => line.split('\t'));
+      const audacity = labels[position]![1];
+      expect(audacity.map((label) => label[2])).toEqual(written.map((fields) => fields[2]));
+      for (const [index, [start, end]] of audacity.entries()) {
+        expect(start).toBeCloseTo(Number(written[index]![0]), 6);
+        expect(end).toBeCloseTo(Number(written[index]![1]), 6);
+      }
+    }
+    expect(labels.flatMap(([, track]) => track.map((label) => label[2])).some((text) => /[…"]/.test(text))).toBe(true);
+  });
+});
