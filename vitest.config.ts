@@ -26,6 +26,7 @@ export const END_TO_END_FILES = [
   'scripts/cli.test.ts',
   'scripts/cli-schema-version.test.ts',
   'corpora/demo/demo-recordings.test.ts',
+  'pipeline/export/export-consumers.test.ts',
 ];
 
 /**

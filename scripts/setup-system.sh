@@ -6,6 +6,8 @@
 # in the default sources, so contrib is added first. Idempotent; needs root (or sudo).
 #
 #   bash scripts/setup-system.sh                      install what is missing
+#   DUPLEXSYNTH_PYTHON_CONSUMERS=DIR                  the venv's folder (default
+#                                                     ~/.cache/duplexsynth/python-consumers)
 #   bash scripts/setup-system.sh --edit-sources FILE  only add contrib to the APT sources file FILE
 #                                                     (deb822 when it ends in .sources, else one-line)
 set -euo pipefail
@@ -72,10 +74,39 @@ command -v chromium >/dev/null || need+=(chromium)
 # rttmValidator.pl (sctk) checks the RTTM export, Praat reads the TextGrid export
 [ -x /usr/lib/sctk/bin/rttmValidator.pl ] || need+=(sctk)
 command -v praat >/dev/null || need+=(praat)
-if [ ${#need[@]} -eq 0 ]; then exit 0; fi
-for file in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
-  if [ -f "$file" ]; then edit_apt_sources "$file"; fi
-done
-echo "duplexsynth: installing Debian packages: ${need[*]}" >&2
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+if [ ${#need[@]} -gt 0 ]; then
+  for file in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+    if [ -f "$file" ]; then edit_apt_sources "$file"; fi
+  done
+  echo "duplexsynth: installing Debian packages: ${need[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# Hugging Face `datasets` for pipeline/export/export-consumers.test.ts (it loads the huggingface export
+# with load_dataset), in a venv outside the project: datasets with pyarrow, soundfile to read the audio,
+# and torch, which datasets 4 and later import to store an audio column. From the pip index pip is
+# configured with (PyPI, or a local one); when none can provide them, one line and the test skips.
+# An existing venv is checked by module lookup only (no import: torch takes seconds), so a second run
+# costs a few tens of milliseconds; after a failed try ({venv}.failed, holding the log) the next try is
+# a day later (delete that file to try at once).
+PYTHON_CONSUMERS=${DUPLEXSYNTH_PYTHON_CONSUMERS:-$HOME/.cache/duplexsynth/python-consumers}
+PYTHON_CONSUMER_MODULES="datasets pyarrow soundfile torch"
+has_python_consumers() {
+  "$PYTHON_CONSUMERS/bin/python" -c 'import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in sys.argv[1:]) else 1)' $PYTHON_CONSUMER_MODULES 2>/dev/null
+}
+if ! has_python_consumers && [ -z "$(find "$PYTHON_CONSUMERS.failed" -mmin -1440 2>/dev/null)" ]; then
+  mkdir -p "$(dirname "$PYTHON_CONSUMERS")"
+  log=$PYTHON_CONSUMERS.failed
+  echo "duplexsynth: making a Python venv with datasets for the export tests in $PYTHON_CONSUMERS (log: $log)" >&2
+  # PIP_RETRIES=0: an unreachable index fails at once instead of after five retries per package
+  if python3 -m venv "$PYTHON_CONSUMERS" >"$log" 2>&1 &&
+    PIP_RETRIES=0 PIP_TIMEOUT=15 PIP_DISABLE_PIP_VERSION_CHECK=1 "$PYTHON_CONSUMERS/bin/pip" install --quiet datasets soundfile torch >>"$log" 2>&1 &&
+    has_python_consumers; then
+    rm -f "$log"
+  else
+    rm -rf "$PYTHON_CONSUMERS"
+    echo "duplexsynth: no pip index could provide datasets, soundfile and torch (see $log): the Hugging Face datasets test will skip" >&2
+  fi
+fi
+exit 0

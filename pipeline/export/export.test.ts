@@ -26,50 +26,13 @@ import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 import { DiskFullError } from '../model/build-errors.ts';
 import { defaultExportDirectory, EXPORT_FORMAT_NAMES, exportDataset } from './index.ts';
 import { pythonFloat, pythonFloatText, pythonJson } from './python-json.ts';
+import { copyExportFixture, FULL_BAND_RATE, HIGH_TONE_HZ, SAMPLE_RATE } from './testing/export-fixture.ts';
 import { coverDomain, dialogueTextGrid, eventsFromTiers, EVENT_TYPES, formatTextGrid, wordIntervals, ZERO_LENGTH_TIER } from './textgrid.ts';
 
-const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'tiny-dataset');
 const GOLDEN = path.join(import.meta.dirname, 'fixtures', 'golden');
-const SAMPLE_RATE = 16_000;
 
 let scratch: string;
 let dataset: string;
-
-/** Rate of the fixture's full-band masters (CosyVoice2's), Hz. */
-const FULL_BAND_RATE = 24_000;
-/** A tone only the full-band masters have: above the 16 kHz files' 8 kHz band. */
-const HIGH_TONE_HZ = 10_000;
-
-/**
- * A tone (channel 0: 220 Hz, channel 1: 330 Hz) inside every word of the fixture, silence elsewhere:
- * `audio/{id}.wav` at 16 kHz, and the full-band master `audio_fullband/{id}.wav` at 24 kHz with a
- * 10 kHz tone added (listed in manifest.json `fullBand`, as a build writes it).
- */
-async function writeFixtureAudio(directory: string): Promise<void> {
-  const alignment = await readFile(path.join(directory, 'txt_align', 'tiny_0001.txt'), 'utf8');
-  const render = (rate: number, high: number) => {
-    const channels = [new Float32Array(4 * rate), new Float32Array(4 * rate)];
-    for (const line of alignment.trim().split('\n')) {
-      const [channel, start, end] = line.split('\t');
-      const track = channels[Number(channel)]!;
-      const frequency = channel === '0' ? 220 : 330;
-      for (let index = Math.round(Number(start) * rate); index < Math.round(Number(end) * rate); index++) {
-        track[index] = 0.3 * Math.sin((2 * Math.PI * frequency * index) / rate) + high * Math.sin((2 * Math.PI * HIGH_TONE_HZ * index) / rate);
-      }
-    }
-    return encodeWavPcm16({ channels, sampleRate: rate });
-  };
-  await mkdir(path.join(directory, 'audio'), { recursive: true });
-  await mkdir(path.join(directory, 'audio_fullband'), { recursive: true });
-  const [wav, fullBand] = [render(SAMPLE_RATE, 0), render(FULL_BAND_RATE, 0.1)];
-  for (const id of ['tiny_0001', 'tiny_0002']) {
-    await writeFile(path.join(directory, 'audio', `${id}.wav`), wav);
-    await writeFile(path.join(directory, 'audio_fullband', `${id}.wav`), fullBand);
-  }
-  const manifestFile = path.join(directory, 'manifest.json');
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
-  await writeFile(manifestFile, JSON.stringify({ ...manifest, fullBand: { directory: 'audio_fullband', sampleRates: [FULL_BAND_RATE], dialogues: 2 } }));
-}
 
 /** Power of `samples` at `frequency` Hz (Goertzel), per sample. */
 function tonePower(samples: Float32Array, sampleRate: number, frequency: number): number {
@@ -81,9 +44,7 @@ function tonePower(samples: Float32Array, sampleRate: number, frequency: number)
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-export-test-'));
-  await cp(FIXTURE, path.join(scratch, 'build'), { recursive: true });
-  dataset = path.join(scratch, 'build', 'data', 'en', 'task', 'tiny');
-  await writeFixtureAudio(dataset);
+  dataset = await copyExportFixture(scratch);
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
