@@ -34,6 +34,7 @@ async function cli(args: string[], environment: Record<string, string> = {}): Pr
   const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void stderr.push(parts.join(' ')));
   const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void (stdout += `${parts.join(' ')}\n`));
   const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (stderr.push(...String(chunk).trimEnd().split('\n')), true));
+  const writeOut = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
   process.exitCode = 0;
   try {
     await main(['node', 'duplexsynth', ...args]);
@@ -43,6 +44,7 @@ async function cli(args: string[], environment: Record<string, string> = {}): Pr
     error.mockRestore();
     log.mockRestore();
     write.mockRestore();
+    writeOut.mockRestore();
     for (const listener of process.listeners('uncaughtException')) if (!listeners.exception.includes(listener)) process.off('uncaughtException', listener);
     for (const listener of process.listeners('unhandledRejection')) if (!listeners.rejection.includes(listener)) process.off('unhandledRejection', listener);
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
@@ -171,6 +173,18 @@ describe('hostile corpora', () => {
     const build = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8')) as { datasets: { corpusWarnings: string[] }[] };
     expect(build.datasets.map((dataset) => dataset.corpusWarnings)).toEqual([[warning]]);
     expect(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.md'), 'utf8')).toContain(`- what the corpus loader did (its warnings): 1\n  - ${warning}\n`);
+    // --json: the warning is an event of level warn (it was info)
+    const json = await cli(['build', '--config', file, '--json']);
+    expect(json.code).toBe(0);
+    const events = json.stderr.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; level: string; line?: string });
+    expect(events.filter((event) => event.line?.includes('empty'))).toEqual([expect.objectContaining({ type: 'log', level: 'warn', line: `ingest: warning: ${warning}` })]);
+    // status of a build made with --out finds its run record in the cache beside it ({out}/../.cache), without --cache-dir
+    const beside = path.join(scratch, 'beside', 'out');
+    expect((await cli(['build', '--corpus', corpus, '--out', beside, '--no-score', '--quiet'])).code).toBe(0);
+    const status = await cli(['status', beside, '--json']);
+    expect(status.code).toBe(0);
+    const lastRun = (JSON.parse(status.stdout) as { lastRun: { file: string } | null }).lastRun;
+    expect(lastRun?.file.startsWith(path.join(scratch, 'beside', '.cache'))).toBe(true);
   });
 });
 

@@ -164,7 +164,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog; a
   for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`, 'warn');
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
   // what the corpus loader did to the text (empty answers, dropped turns, removed control characters): printed, never silent
-  for (const warning of corpus.warnings) log(`ingest: warning: ${warning}`);
+  for (const warning of corpus.warnings) log(`ingest: warning: ${warning}`, 'warn');
   // voice prompts that cannot be what their manifest says stop the build before any request (a truncated clip)
   for (const language of config.languages) await checkSpeakerPromptClips(language, config);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)
