@@ -345,7 +345,11 @@ class QueueWatcher implements BuildQueueHook {
       let batchAllDone = false;
       try {
         // the dialogues the local pass waits for, first ones first
-        const batch = [...this.pending.keys()].slice(0, DIALOGUE_POLL_BATCH);
+        const batch: string[] = [];
+        for (const jobId of this.pending.keys()) {
+          if (batch.length === DIALOGUE_POLL_BATCH) break;
+          batch.push(jobId);
+        }
         const jobStates = await withTimeout(Promise.all(batch.map((jobId) => dialogues.getJobState(jobId))), 3000, 'no answer within 3 s');
         const states = await withTimeout(Promise.all(parents.map(async (parent) => (await Job.fromId(datasets, parent.id))?.getState() ?? 'missing')), 3000, 'no answer within 3 s');
         const counts = await withTimeout(readQueueCounts(dialogues, client), 3000, 'no answer within 3 s');
