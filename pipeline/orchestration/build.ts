@@ -142,9 +142,26 @@ export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
 }
 
 /**
+ * How a queued build (./queued-build.ts) paces the local pass: each dialogue starts once the workers
+ * are done with its job, and no dataset is committed before every job (scoring included) is done.
+ */
+export interface BuildQueueHook {
+  /**
+   * Resolves when the workers finished the dialogue's job, or failed it for good (the local pass then
+   * makes the dialogue itself and quarantines it if it fails again).
+   * @throws BuildStoppedError (Redis gone too long, Ctrl-C): the build stops and its uncommitted
+   *   datasets are discarded
+   */
+  dialogueReady(language: Language, id: string): Promise<void>;
+  /** Resolves when every job of every language is done; awaited before the first commit. @throws as dialogueReady */
+  beforeCommit(): Promise<void>;
+}
+
+/**
  * Run a whole build.
  * @param options `log` for progress lines (API keys redacted); `allowShrink` to let a dataset replace
- *   one with more dialogues
+ *   one with more dialogues; `queue` when the build is queued (./queued-build.ts): its dialogues wait for
+ *   the workers' jobs, and a stop of that wait discards the uncommitted datasets
  * @throws ConfigError when the configuration cannot build what it asks for; corpus-level errors
  *   (unreadable, invalid UTF-8, not JSON, malformed) from the ingest stage; BuildInputError for a bad
  *   setting or output/cache folder; BuildStoppedError subclasses (pipeline/model/build-errors.ts, exit
@@ -152,7 +169,10 @@ export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
  *   the lock held or lost. Other dialogue-level failures do not throw: they are counted and listed in
  *   the summary.
  */
-export async function runBuild(config: BuildConfig, options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener } = {}): Promise<BuildReport> {
+export async function runBuild(
+  config: BuildConfig,
+  options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener; queue?: BuildQueueHook } = {},
+): Promise<BuildReport> {
   checkBuildIsPossible(config);
   await checkOfflineVoices(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (pipeline/run/build-guards.ts)
@@ -168,7 +188,7 @@ export async function runBuild(config: BuildConfig, options: { log?: BuildLog; a
   // voice prompts that cannot be what their manifest says stop the build before any request (a truncated clip)
   for (const language of config.languages) await checkSpeakerPromptClips(language, config);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)
-  return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {})));
+  return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {}), options.queue ?? null));
 }
 
 /** One dialogue on its way through the stages: each stage adds its output. */
@@ -188,8 +208,26 @@ function made<T>(value: T | undefined, what: string, work: DialogueWork): T {
   return value;
 }
 
-async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: StageRunner, log: BuildLog, allowShrink: boolean, progress: ProgressListener): Promise<BuildReport> {
+async function buildLocked(
+  config: BuildConfig,
+  corpus: IngestedCorpus,
+  runner: StageRunner,
+  log: BuildLog,
+  allowShrink: boolean,
+  progress: ProgressListener,
+  queueHook: BuildQueueHook | null,
+): Promise<BuildReport> {
   const { cache } = runner.context;
+  /** The error that stopped a queued build's wait (Redis gone, Ctrl-C): the datasets being written are then discarded. */
+  let queueStop: unknown = undefined;
+  const fromQueue = async (waiting: Promise<void>): Promise<void> => {
+    try {
+      await waiting;
+    } catch (error) {
+      queueStop ??= error;
+      throw error;
+    }
+  };
   const { textBackends, detector, queue, resamplePool } = await createSharedBuildServices(config, log);
   const summaries: DatasetSummary[] = [];
   let audioSeconds = 0;
@@ -209,39 +247,62 @@ async function buildLocked(config: BuildConfig, corpus: IngestedCorpus, runner: 
     const variant = config.datasets.bargeIn
       ? await DatasetOutput.open(language, variantDataset, path.join(config.output.directory, datasetRelativePath(language, variantDataset)), corpus)
       : null;
-    const { steps, variantSteps } = stepsInto({ base, variant });
+    const { steps: languageSteps, variantSteps } = stepsInto({ base, variant });
+    // queued: each dialogue waits for its job on the workers (whose results are then cache hits), so the local pass runs alongside them
+    const steps: StageStep<DialogueWork>[] = queueHook
+      ? [
+          {
+            name: 'wait-for-workers',
+            cacheStages: [],
+            startAhead: 'all',
+            progress: null,
+            run: async (work) => {
+              await fromQueue(queueHook.dialogueReady(language, work.conversation.id));
+              return work;
+            },
+          },
+          ...languageSteps,
+        ]
+      : languageSteps;
 
     const total = corpus.conversations.length;
-    await runner.runDataset<SourceConversation, DialogueWork>({
-      language,
-      items: corpus.conversations,
-      id: (conversation) => conversation.id,
-      initial,
-      steps,
-      completed: (_conversation, work) => {
-        const timeline = made(work.timeline, 'timeline', work);
-        audioSeconds += timeline.totalDurationCs / 100;
-        return `${(timeline.totalDurationCs / 100).toFixed(1)} s, ${made(work.speech, 'speech', work).spoken.length} utterances`;
-      },
-      afterCompleted: async (conversation, work, position) => {
-        if (variant === null) return;
-        const outcome = await runner.runSteps(variantSteps, work);
-        if (outcome.ok) {
-          audioSeconds += made(outcome.state.bargeInTimeline, 'barge-in timeline', work).totalDurationCs / 100;
-          return;
-        }
-        if (endsTheBuild(outcome.error)) throw outcome.error;
-        const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
-        variant.failed.push({ id: conversation.id, ...failure });
-        log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
-      },
-      failed: (conversation, failure) => {
-        base.failed.push({ id: conversation.id, ...failure });
-        variant?.failed.push({ id: conversation.id, ...failure });
-      },
-      log,
-      progress,
-    });
+    try {
+      await runner.runDataset<SourceConversation, DialogueWork>({
+        language,
+        items: corpus.conversations,
+        id: (conversation) => conversation.id,
+        initial,
+        steps,
+        completed: (_conversation, work) => {
+          const timeline = made(work.timeline, 'timeline', work);
+          audioSeconds += timeline.totalDurationCs / 100;
+          return `${(timeline.totalDurationCs / 100).toFixed(1)} s, ${made(work.speech, 'speech', work).spoken.length} utterances`;
+        },
+        afterCompleted: async (conversation, work, position) => {
+          if (variant === null) return;
+          const outcome = await runner.runSteps(variantSteps, work);
+          if (outcome.ok) {
+            audioSeconds += made(outcome.state.bargeInTimeline, 'barge-in timeline', work).totalDurationCs / 100;
+            return;
+          }
+          if (endsTheBuild(outcome.error)) throw outcome.error;
+          const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
+          variant.failed.push({ id: conversation.id, ...failure });
+          log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
+        },
+        failed: (conversation, failure) => {
+          base.failed.push({ id: conversation.id, ...failure });
+          variant?.failed.push({ id: conversation.id, ...failure });
+        },
+        log,
+        progress,
+      });
+      if (queueHook) await fromQueue(queueHook.beforeCommit());
+    } catch (error) {
+      // a queued build stopped waiting: nothing of this language is committed (earlier languages were not either: beforeCommit comes first)
+      if (error === queueStop) for (const output of [base, variant]) await output?.discard();
+      throw error;
+    }
 
     const commitSettings = {
       domain: 'task' as const,

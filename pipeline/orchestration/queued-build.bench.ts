@@ -4,9 +4,9 @@
  * here with 1, 2 and 4 `duplexsynth worker` processes, with the offline engine (espeak-ng) and against
  * 4 loopback CosyVoice2 servers. Each run starts from an empty cache. Reported per run: wall time and
  * its ratio to the one-process build, and the coordinator's and Redis's cost per dialogue: the
- * coordinator process's CPU ms (its wait and its local pass from the cache), its main thread's CPU in
- * the local pass alone (what bounds the coordinator's rate: it reads the workers' renderings from the
- * cache and writes them), Redis commands (`INFO commandstats`, reset before the run) and bytes in and
+ * coordinator process's CPU ms (its polling and its local pass from the cache), its main thread's CPU
+ * (the local pass, run alongside the workers, reads their renderings from the cache and writes them:
+ * what bounds the coordinator's rate), the wall seconds left after the last job was done, Redis commands (`INFO commandstats`, reset before the run) and bytes in and
  * out of Redis (`INFO stats`), the 1-minute load average at the run's end, and what the shared cache
  * folder holds afterwards per stage (bytes per hour of dialogue audio, beside the datasets' own).
  */
@@ -34,10 +34,12 @@ export interface QueuedRun {
   /** CPU seconds of the coordinator's process (this one), all threads (for the CosyVoice2 runs the loopback servers' thread too). */
   coordinatorCpuSeconds: number;
   /**
-   * CPU seconds of the coordinator's main thread in its local pass (from "every job is done" to the
-   * end; /proc/self/task); for the one-process build, its main thread over the whole build. null without /proc.
+   * CPU seconds of the coordinator's main thread over the whole build (/proc/self/task): its local
+   * pass runs alongside the workers; for the one-process build, the whole build. null without /proc.
    */
   localPassCpuSeconds: number | null;
+  /** Wall seconds from "queue: every job is done" to the build's end (the commit and what is left of the local pass); 0 for the one-process build. */
+  tailSeconds: number;
   /** 1-minute load average at the run's end. */
   loadAverage: number;
   /** Seconds of dialogue audio written (base and barge-in variant). */
@@ -150,22 +152,23 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
         }
         const cpuBefore = process.cpuUsage();
         const mainBefore = mainThreadCpuSeconds();
-        let localPassFrom = mainBefore;
         const started = performance.now();
+        let lastJobDoneAt = Number.NaN;
         let report: BuildReport;
         if (workers === 0) report = await runBuild(config);
         else {
           report = await runQueuedBuild(config, {
             queue: url,
             log: (line) => {
-              if (line.startsWith('queue: every job is done')) localPassFrom = mainThreadCpuSeconds();
+              if (line.startsWith('queue: every job is done')) lastJobDoneAt = performance.now();
             },
           });
         }
         const wallSeconds = (performance.now() - started) / 1000;
         const cpu = process.cpuUsage(cpuBefore);
         const mainAfter = mainThreadCpuSeconds();
-        const localPassCpuSeconds = mainAfter !== null && localPassFrom !== null ? mainAfter - localPassFrom : null;
+        const localPassCpuSeconds = mainAfter !== null && mainBefore !== null ? mainAfter - mainBefore : null;
+        const tailSeconds = workers === 0 ? 0 : (performance.now() - lastJobDoneAt) / 1000;
         const cacheBytes: Record<string, number> = {};
         for (const stage of await readdir(config.output.cacheDirectory)) cacheBytes[stage] = await folderBytes(path.join(config.output.cacheDirectory, stage));
         const outputBytes = await folderBytes(path.join(config.output.directory, 'data'));
@@ -179,6 +182,7 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
           wallSeconds,
           coordinatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
           localPassCpuSeconds,
+          tailSeconds,
           loadAverage: os.loadavg()[0]!,
           audioSeconds: report.audioSeconds,
           cacheBytes,
@@ -200,19 +204,19 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
 
 /**
  * The runs as a Markdown table: throughput ratio to the one-process build of the same engine,
- * coordinator (process, and main thread in the local pass) and Redis cost per dialogue, load average;
+ * coordinator (process, and its main thread) and Redis cost per dialogue, the seconds after the last job, load average;
  * then the shared cache's bytes per hour of dialogue audio, by stage, beside the datasets'.
  */
 export function formatQueuedBuildBenchmark(runs: QueuedRun[]): string {
   const lines = [
-    '| engine | processes | wall s | throughput / one process | load (1 min) at end | coordinator CPU ms per dialogue | local pass main-thread CPU ms per dialogue | Redis commands per dialogue | Redis bytes per dialogue |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| engine | processes | wall s | throughput / one process | load (1 min) at end | coordinator CPU ms per dialogue | coordinator main-thread CPU ms per dialogue | wall s after the last job | Redis commands per dialogue | Redis bytes per dialogue |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const perDialogue = (seconds: number | null, run: QueuedRun) => (seconds === null ? 'n/a' : ((seconds * 1000) / run.dialogues).toFixed(0));
   for (const run of runs) {
     const baseline = runs.find((other) => other.engine === run.engine && other.workers === 0)!;
     lines.push(
-      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.loadAverage.toFixed(1)} | ${run.workers === 0 ? '(all work)' : perDialogue(run.coordinatorCpuSeconds, run)} | ${run.workers === 0 ? `(whole build: ${perDialogue(run.localPassCpuSeconds, run)})` : perDialogue(run.localPassCpuSeconds, run)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
+      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.loadAverage.toFixed(1)} | ${run.workers === 0 ? '(all work)' : perDialogue(run.coordinatorCpuSeconds, run)} | ${run.workers === 0 ? `(whole build: ${perDialogue(run.localPassCpuSeconds, run)})` : perDialogue(run.localPassCpuSeconds, run)} | ${run.workers === 0 ? '–' : run.tailSeconds.toFixed(1)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
     );
   }
   lines.push('', '| engine | audio h | MB per audio hour: synthesized speech (cache) | rendered dialogues (cache, place-timeline) | datasets (data/) |', '|---|---:|---:|---:|---:|');

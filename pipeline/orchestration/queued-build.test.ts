@@ -185,6 +185,28 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     expect(record.cache['synthesize-speech']?.misses).toBe(0);
   });
 
+  it('the local pass runs alongside the workers: a dialogue whose job is done is written while other jobs still wait', { timeout: 600_000 }, async () => {
+    const { file, out } = await writeConfig('alongside');
+    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+    // a worker that stops after two jobs: the other dialogues' jobs wait, with no worker to take them
+    const early = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'early', '--max-jobs', '2']);
+    expect(await early.exited, early.output()).toBe(0);
+    const built = (early.output().match(/built en\//g) ?? []).length;
+    expect(built).toBeLessThan(6);
+    // the first dialogues (jobs are taken first in, first out) are placed, rendered and written by the coordinator now
+    await coordinator.waitFor(/\[en\] 1\/6 \S+: /, 120);
+    expect(coordinator.output()).not.toMatch(/queue: every job is done/);
+    const late = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'late']);
+    expect(await coordinator.exited, coordinator.output()).toBe(0);
+    late.child.kill('SIGTERM');
+    await late.exited;
+    expect((late.output().match(/built en\//g) ?? []).length).toBe(6 - built);
+    // the first dialogue's line came before the last job was done
+    const output = coordinator.output();
+    expect(output.indexOf('[en] 1/6 ')).toBeLessThan(output.indexOf('queue: every job is done'));
+    expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
+  });
+
   it('kill -9 of a worker in the middle of a job: the job completes on another worker, output byte-identical', { timeout: 600_000 }, async () => {
     const { file, out } = await writeConfig('killed');
     const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);

@@ -8,17 +8,21 @@
  *    per dialogue (with quality scoring on), each the parent of the dialogue's job (text, speech,
  *    placement, events, render, barge-in variant); job ids are fixed by the config hash, so adding
  *    the flows again (a second `build` after Ctrl-C) continues the same jobs;
- * 3. waits until every dataset's children are done (failed ones count as done: they are quarantined
- *    below), printing the queue's counts per worker as they change;
- * 4. runs the local build (./build.ts `runBuild`): every text and speech result, every placed and
- *    rendered dialogue (its WAV bytes; stages/place-timeline.ts) and every DNSMOS score is a cache hit, and the commit, scoring, split and report go through today's code path,
- *    so the output is byte-identical to a one-machine build with the same config and seed. A
- *    dialogue that failed all its attempts on the workers is retried there once and quarantined
- *    exactly as a local build quarantines it;
- * 5. removes the build's jobs and stamp from Redis.
+ * 3. runs the local build (./build.ts `runBuild`) alongside the workers: one watcher
+ *    (`QueueWatcher`) polls the states of the dialogue jobs the local pass waits for, a bounded batch
+ *    at a time, and each dialogue goes through the stages as soon as its job completed (or failed
+ *    all its attempts), so every text and speech result and every placed and rendered dialogue (its
+ *    WAV bytes; stages/place-timeline.ts) is a cache hit; before the first dataset is committed it
+ *    waits until every dataset's children are done (scoring jobs included, so every DNSMOS score is a
+ *    cache hit too), printing the queue's counts per worker as they change. The commit, scoring,
+ *    split and report go through today's code path, so the output is byte-identical to a one-machine
+ *    build with the same config and seed. A dialogue that failed all its attempts on the workers is
+ *    retried there once and quarantined exactly as a local build quarantines it;
+ * 4. removes the build's jobs and stamp from Redis.
  *
  * Redis going away is said in one line, and coming back in another; gone for longer than
- * `giveUpSeconds`, the build stops with exit code 4 before anything is written.
+ * `giveUpSeconds` (or Ctrl-C), the build stops with exit code 4 and its uncommitted datasets are
+ * discarded: nothing is written.
  */
 import { FlowProducer, Job, Queue, type FlowJob } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -47,7 +51,7 @@ import {
   type BuildStamp,
   type DialogueJobData,
 } from './build-queue.ts';
-import { checkBuildIsPossible, runBuild, type BuildLog, type BuildReport } from './build.ts';
+import { checkBuildIsPossible, runBuild, type BuildLog, type BuildQueueHook, type BuildReport } from './build.ts';
 import { readFile } from 'node:fs/promises';
 
 /** Redis stayed away too long: the build stopped before writing anything (exit code 4). */
@@ -174,18 +178,22 @@ export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOp
     }
     log(`queue: ${corpus.conversations.length} dialogues per language queued on ${described}; waiting for the workers (duplexsynth worker --queue ${described})`);
 
-    await waitForDatasets(client, datasets, dialogues, parents, log, options, described);
-    const counts = await readQueueCounts(dialogues, client);
-    if (counts.failed > 0) log(`queue: ${counts.failed} jobs failed all their attempts on the workers; the local pass retries their dialogues and quarantines those that fail again`);
+
+    // the local pass runs alongside the workers: each dialogue as soon as its job is done (cache hits), the commit once every job is
+    const watcher = new QueueWatcher(client, datasets, dialogues, parents, log, options, described);
+    let report: BuildReport;
+    try {
+      report = await runBuild(config, {
+        log: options.log ?? (() => {}),
+        ...(options.progress ? { progress: options.progress } : {}),
+        ...(options.allowShrink !== undefined ? { allowShrink: options.allowShrink } : {}),
+        queue: watcher,
+      });
+    } finally {
+      await watcher.close();
+    }
     await closeQueues([datasets, dialogues, flows]);
     client.disconnect();
-
-    log('queue: every job is done; writing the datasets from the cache');
-    const report = await runBuild(config, {
-      log: options.log ?? (() => {}),
-      ...(options.progress ? { progress: options.progress } : {}),
-      ...(options.allowShrink !== undefined ? { allowShrink: options.allowShrink } : {}),
-    });
     await clearBuild(options.queue, stamp);
     return report;
   } finally {
@@ -246,49 +254,139 @@ async function clearBuild(url: string, stamp: BuildStamp): Promise<void> {
   }
 }
 
-/** Poll until every dataset parent left `waiting-children`; say Redis outages once each; stop on `signal`. */
-async function waitForDatasets(
-  client: Redis,
-  datasets: Queue,
-  dialogues: Queue,
-  parents: { language: Language; id: string }[],
-  log: BuildLog,
-  options: QueuedBuildOptions,
-  described: string,
-): Promise<void> {
-  const giveUpMilliseconds = (options.giveUpSeconds ?? 300) * 1000;
-  let downSince: number | null = null;
-  let lastLine = '';
-  let lastLineAt = 0;
-  for (;;) {
-    if (options.signal?.aborted) {
-      throw new BuildStoppedError(`queue: stopped waiting; the jobs stay on ${described} and the workers go on: run the same build again to continue`);
-    }
+/** How many pending dialogue jobs one poll asks Redis about (the first ones, in corpus order). */
+const DIALOGUE_POLL_BATCH = 64;
+
+/**
+ * One poller for a whole queued build: it answers the local pass's `dialogueReady` (a dialogue's job
+ * completed, or failed all its attempts) and `beforeCommit` (every dataset parent left
+ * `waiting-children`), asking Redis about at most {@link DIALOGUE_POLL_BATCH} pending dialogue jobs
+ * per poll (BullMQ `getJobState`), in the order the local pass needs them. Redis going away is said in
+ * one line and its return in another; away longer than `giveUpSeconds`, or Ctrl-C (`signal`), every
+ * wait is rejected with the same QueueLostError / BuildStoppedError. Once every dataset is done, no
+ * wait rejects any more.
+ */
+class QueueWatcher implements BuildQueueHook {
+  /** Dialogue jobs still waited for: job id → its promise's resolvers, in the order they were asked for. */
+  private readonly pending = new Map<string, { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void }>();
+  private stopError: unknown = null;
+  private finished = false;
+  private closed = false;
+  private readonly done: Promise<void>;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly datasets: Queue,
+    private readonly dialogues: Queue,
+    private readonly parents: { language: Language; id: string }[],
+    private readonly log: BuildLog,
+    private readonly options: QueuedBuildOptions,
+    private readonly described: string,
+  ) {
+    this.done = this.watch();
+    this.done.catch(() => {}); // awaited by beforeCommit; an early stop reaches the build through the dialogue waits
+  }
+
+  /** The BullMQ id of a dialogue's job (as `runQueuedBuild` adds it). */
+  private jobId(language: Language, id: string): string {
+    return `${this.parents.find((parent) => parent.language === language)!.id}-dialogue-${id}`;
+  }
+
+  dialogueReady(language: Language, id: string): Promise<void> {
+    if (this.finished) return Promise.resolve();
+    if (this.stopError !== null) return Promise.reject(this.stopError);
+    const jobId = this.jobId(language, id);
+    const known = this.pending.get(jobId);
+    if (known) return known.promise;
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
+    promise.catch(() => {}); // a rejection is seen by whoever awaits it
+    this.pending.set(jobId, { promise, resolve, reject });
+    return promise;
+  }
+
+  beforeCommit(): Promise<void> {
+    return this.done;
+  }
+
+  /** Stop polling (the local pass ended, say with an error of its own) and wait for the last poll to end. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.done.catch(() => {});
+  }
+
+  /** Poll until every dataset parent left `waiting-children`; say Redis outages once each; stop on `signal`. */
+  private async watch(): Promise<void> {
     try {
-      const states = await withTimeout(Promise.all(parents.map(async (parent) => (await Job.fromId(datasets, parent.id))?.getState() ?? 'missing')), 3000, 'no answer within 3 s');
-      const counts = await withTimeout(readQueueCounts(dialogues, client), 3000, 'no answer within 3 s');
-      if (downSince !== null) log(`queue: Redis at ${described} is back; going on`);
-      downSince = null;
-      const line = formatQueueCounts(counts);
-      if (line !== lastLine && Date.now() - lastLineAt >= 1000) {
-        log(`queue: ${line}`);
-        lastLine = line;
-        lastLineAt = Date.now();
-      }
-      if (states.includes('missing')) throw new BuildStoppedError(`queue: a dataset job vanished from ${described} (the queue was cleared by someone else); run the build again`);
-      if (states.every((state) => state !== 'waiting-children')) {
-        if (line !== lastLine) log(`queue: ${line}`); // the final counts, always
-        return;
-      }
+      await this.poll();
+      this.finished = true;
+      for (const waiting of this.pending.values()) waiting.resolve();
+      this.pending.clear();
     } catch (error) {
-      if (error instanceof BuildStoppedError) throw error;
-      if (downSince === null) {
-        downSince = Date.now();
-        log(`queue: lost Redis at ${described} (${firstLine(error)}); waiting up to ${Math.round(giveUpMilliseconds / 1000)} s for it`);
-      } else if (Date.now() - downSince >= giveUpMilliseconds) {
-        throw new QueueLostError(`queue: Redis at ${described} gone for ${Math.round(giveUpMilliseconds / 1000)} s; nothing was written; start it again and rerun the build to continue`);
-      }
+      this.stopError = error;
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+      throw error;
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+
+  private async poll(): Promise<void> {
+    const { client, datasets, dialogues, parents, log, options, described } = this;
+    const giveUpMilliseconds = (options.giveUpSeconds ?? 300) * 1000;
+    let downSince: number | null = null;
+    let lastLine = '';
+    let lastLineAt = 0;
+    for (;;) {
+      if (this.closed) throw new BuildStoppedError('queue: the local pass ended before every job was done');
+      if (options.signal?.aborted) {
+        throw new BuildStoppedError(`queue: stopped waiting; the jobs stay on ${described} and the workers go on: run the same build again to continue`);
+      }
+      let batchAllDone = false;
+      try {
+        // the dialogues the local pass waits for, first ones first
+        const batch: string[] = [];
+        for (const jobId of this.pending.keys()) {
+          if (batch.length === DIALOGUE_POLL_BATCH) break;
+          batch.push(jobId);
+        }
+        const jobStates = await withTimeout(Promise.all(batch.map((jobId) => dialogues.getJobState(jobId))), 3000, 'no answer within 3 s');
+        const states = await withTimeout(Promise.all(parents.map(async (parent) => (await Job.fromId(datasets, parent.id))?.getState() ?? 'missing')), 3000, 'no answer within 3 s');
+        const counts = await withTimeout(readQueueCounts(dialogues, client), 3000, 'no answer within 3 s');
+        if (downSince !== null) log(`queue: Redis at ${described} is back; going on`);
+        downSince = null;
+        const line = formatQueueCounts(counts);
+        if (line !== lastLine && Date.now() - lastLineAt >= 1000) {
+          log(`queue: ${line}`);
+          lastLine = line;
+          lastLineAt = Date.now();
+        }
+        if (states.includes('missing') || jobStates.includes('unknown')) {
+          throw new BuildStoppedError(`queue: a job vanished from ${described} (the queue was cleared by someone else); run the build again`);
+        }
+        batch.forEach((jobId, position) => {
+          if (jobStates[position] !== 'completed' && jobStates[position] !== 'failed') return;
+          this.pending.get(jobId)!.resolve();
+          this.pending.delete(jobId);
+        });
+        batchAllDone = batch.length === DIALOGUE_POLL_BATCH && jobStates.every((state) => state === 'completed' || state === 'failed');
+        if (states.every((state) => state !== 'waiting-children')) {
+          if (line !== lastLine) log(`queue: ${line}`); // the final counts, always
+          if (counts.failed > 0) log(`queue: ${counts.failed} jobs failed all their attempts on the workers; the local pass retries their dialogues and quarantines those that fail again`);
+          log('queue: every job is done');
+          return;
+        }
+      } catch (error) {
+        if (error instanceof BuildStoppedError) throw error;
+        if (downSince === null) {
+          downSince = Date.now();
+          log(`queue: lost Redis at ${described} (${firstLine(error)}); waiting up to ${Math.round(giveUpMilliseconds / 1000)} s for it`);
+        } else if (Date.now() - downSince >= giveUpMilliseconds) {
+          throw new QueueLostError(`queue: Redis at ${described} gone for ${Math.round(giveUpMilliseconds / 1000)} s; nothing was written; start it again and rerun the build to continue`);
+        }
+      }
+      // a full batch of finished jobs: more are likely finished, ask again at once
+      if (!batchAllDone) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 }
