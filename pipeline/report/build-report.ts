@@ -402,7 +402,7 @@ ${htmlTable(
       : '';
     sections.push(`<section id="${escapeHtml(anchor)}">
 <h2>${escapeHtml(tables.track)}: ${escapeHtml(dataset.dataset)}</h2>
-<p class="note">${escapeHtml(path.relative(output, directory).split(path.sep).join('/'))} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · ${dataset.sampleRate} Hz`}</p>
+<p class="note">${escapeHtml(path.relative(output, directory).split(path.sep).join('/'))} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · ${dataset.sampleRate} Hz`}${dataset.fullBand === null ? '' : ` · full-band masters (${escapeHtml(dataset.fullBand.directory)}/) at ${dataset.fullBand.sampleRates.join(' or ')} Hz`}</p>
 <h3>Statistics (like the paper's Table 3)</h3>
 ${statisticsTable(tables)}
 <h3>Quality (like the paper's Table 2)</h3>

@@ -110,7 +110,7 @@ export function dialoguePageHtml(dataset: ExportDataset, dialogue: ExportDialogu
     .join('');
   const body = `<p><a href="${escapeHtml(links.index)}">← report</a>${links.events ? ` · <a href="${escapeHtml(links.events)}">every event of ${escapeHtml(dataset.dataset)}</a>` : ''}</p>
 <h1>${escapeHtml(dialogue.id)}</h1>
-<p class="note">${escapeHtml(dataset.dataset)} (${dataset.language}) · ${dialogue.durationSeconds.toFixed(2)} s · split: ${benchmarkSplitName(dialogue.split)} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · audio ${dataset.sampleRate} Hz`}</p>
+<p class="note">${escapeHtml(dataset.dataset)} (${dataset.language}) · ${dialogue.durationSeconds.toFixed(2)} s · split: ${benchmarkSplitName(dialogue.split)} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · audio ${dataset.sampleRate} Hz`}${fullBandNote(dataset, dialogue)}</p>
 <div class="listening" id="listening">
 <div class="player"><audio id="dialogue-audio" controls preload="auto" src="${escapeHtml(links.audio)}"></audio><span id="clock">0.00 s</span>
 ${controls(dataset, order)}</div>
@@ -134,11 +134,24 @@ ${htmlTable(
     seconds(utterance.end),
     `${utterance.channel} (${utterance.role})`,
     utterance.kind,
-    utterance.text,
+    utterance.cutOff
+      ? {
+          html: `${escapeHtml(utterance.text)} <span class="cut-off" title="the audio stops here: a barge-in cut the answer">[cut off at ${seconds(utterance.end)} s by a barge-in; planned: “${escapeHtml(utterance.cutOff.plannedText)}”; unspoken: ${utterance.cutOff.unspokenWords.length} words]</span>`,
+        }
+      : utterance.text,
   ]),
   'events-table',
 )}`;
   return htmlPage(`${dialogue.id} — duplexsynth report`, links.assets, body, 'dialogue.js', dataset.language);
+}
+
+/**
+ * The page note's words on the dialogue's full-band master (`audio_fullband/{id}.wav`, at the TTS
+ * engine's own rate, beside the benchmark's WAV): empty when the dataset has none.
+ */
+function fullBandNote(dataset: ExportDataset, dialogue: ExportDialogue): string {
+  if (dataset.fullBand === null || dialogue.fullBandAudioFile === null) return '';
+  return ` · full-band master ${escapeHtml(dataset.fullBand.directory)}/${escapeHtml(dialogue.id)}.wav at ${dataset.fullBand.sampleRates.join(' or ')} Hz (training exports use it)`;
 }
 
 /**

@@ -14,6 +14,7 @@
  * Screenshots are kept in outputs/report-screenshot.png and outputs/report-screenshot-ja.png (CI
  * artifacts).
  */
+import { escapeHtml } from './html.ts';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -104,6 +105,21 @@ describe('writeBuildReport', () => {
     const pages = [index, ...(await Promise.all((await readdir(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo'))).map((name) => readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', name), 'utf8'))))];
     for (const html of pages) expect(html).not.toMatch(/<td>dev<\/td>|split: dev\b/);
     expect(pages.slice(1).join('')).toMatch(/split: test_other/);
+  });
+
+  it('marks each cut-off answer of a barge-in variant with its cut time and planned text, and names the full-band masters and their rate', async () => {
+    const dataset = await readExportDataset(path.join(out, 'data', 'en', 'task', 'topiocqa_demo_bargein'));
+    const cut = dataset.dialogues.flatMap((dialogue) => dialogue.utterances.filter((utterance) => utterance.cutOff !== undefined).map((utterance) => ({ dialogue, utterance })));
+    expect(cut.length).toBeGreaterThan(0);
+    for (const { dialogue, utterance } of cut) {
+      const page = await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo_bargein', `${dialogue.id}.html`), 'utf8');
+      expect(page).toContain(`[cut off at ${(utterance.end / 100).toFixed(2)} s by a barge-in; planned: “${escapeHtml(utterance.cutOff!.plannedText)}”`);
+    }
+    const base = await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html'), 'utf8');
+    expect(base).not.toContain('cut off at');
+    expect(dataset.fullBand).not.toBeNull(); // espeak-ng speaks at 22.05 kHz, above the benchmark's 16 kHz
+    expect(base).toMatch(new RegExp(`full-band master ${dataset.fullBand!.directory}/demo_topiocqa_0001\\.wav at ${dataset.fullBand!.sampleRates[0]} Hz`));
+    expect(await readFile(report.indexPath, 'utf8')).toContain(`full-band masters (${dataset.fullBand!.directory}/) at ${dataset.fullBand!.sampleRates.join(' or ')} Hz`);
   });
 
   it('is byte-identical when written again', async () => {
