@@ -105,7 +105,8 @@ function audacitySkipReason(): string | undefined {
 const audacitySkip = audacitySkipReason();
 
 describe.skipIf(audacitySkip !== undefined)(`Audacity imports the audacity export${audacitySkip ? ` (skipped: ${audacitySkip})` : ''}`, () => {
-  it('reads the two-channel WAV and every label of the three label files as written, UTF-8 text included (fixtures/audacity-import.py)', async () => {
+  // Audacity's own time limit is 300 s after the per-user lock (fixtures/audacity-import.py); another run may hold the lock first
+  it('reads the two-channel WAV and every label of the three label files as written, UTF-8 text included (fixtures/audacity-import.py)', { timeout: 900_000 }, async () => {
     const out = path.join(scratch, 'audacity');
     await exportDataset(dataset, 'audacity', out);
     const id = 'tiny_0001';
