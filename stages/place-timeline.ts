@@ -524,8 +524,18 @@ export function speechDigest(utterances: readonly SpokenUtterance[], clips: read
  * same clip read back from the cache holds +0 (they place and render to the same bytes).
  */
 function samplesBytes(samples: Float32Array): Uint8Array {
-  const copy = new Float32Array(samples.length);
-  for (let index = 0; index < samples.length; index += 1) copy[index] = samples[index]! + 0;
+  // a clip read from the cache has no −0: its own bytes, with no copy (the coordinator of a queued
+  // build hashes every clip of every dialogue, and a copy each was garbage to collect)
+  let negativeZero = -1;
+  for (let index = 0; index < samples.length; index += 1) {
+    if (samples[index] === 0 && Object.is(samples[index], -0)) {
+      negativeZero = index;
+      break;
+    }
+  }
+  if (negativeZero < 0) return new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
+  const copy = new Float32Array(samples);
+  for (let index = negativeZero; index < copy.length; index += 1) copy[index] = copy[index]! + 0;
   return new Uint8Array(copy.buffer);
 }
 

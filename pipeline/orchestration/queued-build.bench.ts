@@ -40,6 +40,8 @@ export interface QueuedRun {
   localPassCpuSeconds: number | null;
   /** Wall seconds from "queue: every job is done" to the build's end (the commit and what is left of the local pass); 0 for the one-process build. */
   tailSeconds: number;
+  /** Wall seconds from spawning the worker processes until each waits for a build (not in wallSeconds); 0 for the one-process build. */
+  workerStartSeconds: number;
   /** 1-minute load average at the run's end. */
   loadAverage: number;
   /** Seconds of dialogue audio written (base and barge-in variant). */
@@ -52,6 +54,30 @@ export interface QueuedRun {
   /** Bytes into and out of Redis (INFO stats total_net_input_bytes + total_net_output_bytes). */
   redisBytes: number;
   dialogues: number;
+}
+
+/**
+ * Resolves once the worker process says it waits for a build (its stderr line "waiting for a build");
+ * keeps reading its stderr afterwards so the pipe never fills.
+ * @throws Error when the worker ends first or does not say so within 180 s
+ */
+function workerWaiting(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let said = '';
+    const timer = setTimeout(() => reject(new Error(`worker ${child.pid} did not wait for a build within 180 s: ${said.slice(-500)}`)), 180_000);
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (text: string) => {
+      if (said.length < 10_000) said += text;
+      if (said.includes('waiting for a build')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker ${child.pid} ended (${code}) before waiting for a build: ${said.slice(-500)}`));
+    });
+  });
 }
 
 /** A free loopback TCP port (for the bench's and the tests' own redis-server). */
@@ -148,8 +174,17 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
         await client.config('RESETSTAT');
         const children: ChildProcess[] = [];
         for (let index = 0; index < workers; index += 1) {
-          children.push(spawn(process.execPath, [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js'), 'worker', '--queue', url, '--config', file, '--concurrency', '2', '-q'], { stdio: 'ignore' }));
+          children.push(spawn(process.execPath, [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js'), 'worker', '--queue', url, '--config', file, '--concurrency', '2'], { stdio: ['ignore', 'ignore', 'pipe'] }));
         }
+        // Workers are long-lived (started once per machine, before or after the build): their start
+        // (loading the TypeScript sources) is timed apart, and the build's clock starts once every
+        // worker waits for a build.
+        const startedWorkers = performance.now();
+        await Promise.all(children.map((child) => workerWaiting(child))).catch((error: unknown) => {
+          for (const child of children) child.kill('SIGKILL');
+          throw error;
+        });
+        const workerStartSeconds = (performance.now() - startedWorkers) / 1000;
         const cpuBefore = process.cpuUsage();
         const mainBefore = mainThreadCpuSeconds();
         const started = performance.now();
@@ -183,6 +218,7 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
           coordinatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
           localPassCpuSeconds,
           tailSeconds,
+          workerStartSeconds,
           loadAverage: os.loadavg()[0]!,
           audioSeconds: report.audioSeconds,
           cacheBytes,
@@ -209,14 +245,14 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
  */
 export function formatQueuedBuildBenchmark(runs: QueuedRun[]): string {
   const lines = [
-    '| engine | processes | wall s | throughput / one process | load (1 min) at end | coordinator CPU ms per dialogue | coordinator main-thread CPU ms per dialogue | wall s after the last job | Redis commands per dialogue | Redis bytes per dialogue |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| engine | processes | wall s | throughput / one process | worker start s (before the clock) | load (1 min) at end | coordinator CPU ms per dialogue | coordinator main-thread CPU ms per dialogue | wall s after the last job | Redis commands per dialogue | Redis bytes per dialogue |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const perDialogue = (seconds: number | null, run: QueuedRun) => (seconds === null ? 'n/a' : ((seconds * 1000) / run.dialogues).toFixed(0));
   for (const run of runs) {
     const baseline = runs.find((other) => other.engine === run.engine && other.workers === 0)!;
     lines.push(
-      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.loadAverage.toFixed(1)} | ${run.workers === 0 ? '(all work)' : perDialogue(run.coordinatorCpuSeconds, run)} | ${run.workers === 0 ? `(whole build: ${perDialogue(run.localPassCpuSeconds, run)})` : perDialogue(run.localPassCpuSeconds, run)} | ${run.workers === 0 ? '–' : run.tailSeconds.toFixed(1)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
+      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.workers === 0 ? '–' : run.workerStartSeconds.toFixed(1)} | ${run.loadAverage.toFixed(1)} | ${run.workers === 0 ? '(all work)' : perDialogue(run.coordinatorCpuSeconds, run)} | ${run.workers === 0 ? `(whole build: ${perDialogue(run.localPassCpuSeconds, run)})` : perDialogue(run.localPassCpuSeconds, run)} | ${run.workers === 0 ? '–' : run.tailSeconds.toFixed(1)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
     );
   }
   lines.push('', '| engine | audio h | MB per audio hour: synthesized speech (cache) | rendered dialogues (cache, place-timeline) | datasets (data/) |', '|---|---:|---:|---:|---:|');
