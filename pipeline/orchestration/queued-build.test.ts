@@ -143,6 +143,8 @@ async function writeConfig(label: string, changes: { seed?: number; cache?: stri
 
 const queueUrl = () => `redis://127.0.0.1:${redisPort}/0`;
 
+
+
 describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-queue-'));
@@ -166,9 +168,16 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     await redisCommand('flushall');
   });
 
-  it('3 workers build the same dialogues as one machine: every file under data/ byte-identical', { timeout: 600_000 }, async () => {
+  it('3 workers build the same dialogues as one machine: every file under data/ byte-identical; the progress names each worker with its counts; a rate limit holds across the workers', { timeout: 600_000 }, async () => {
     const { file, out, cache } = await writeConfig('three');
-    const workers = ['a', 'b', 'c'].map((name) => cli(['worker', '--queue', queueUrl(), '--config', file, '--name', name]));
+    // at most 1 dialogue job started per 2 s over all three workers (BullMQ's limiter, kept in Redis),
+    // although each could take 2 at once: 6 jobs start over at least 5 windows
+    const workers = ['a', 'b', 'c'].map((name) => cli(['worker', '--queue', queueUrl(), '--config', file, '--name', name, '--concurrency', '2', '--rate-limit', '1/2']));
+    // when each worker said it took a dialogue job (it says so as the job starts)
+    const tookAt: number[] = [];
+    for (const worker of workers) worker.child.stderr!.on('data', (chunk: Buffer) => tookAt.push(...(chunk.toString().match(/took dialogue/g) ?? []).map(() => Date.now())));
+    // every worker is ready before the jobs exist, so without the limit the 6 jobs would start at once
+    await Promise.all(workers.map((worker) => worker.waitFor(/waiting for a build/)));
     const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
     expect(await coordinator.exited, coordinator.output()).toBe(0);
     for (const worker of workers) worker.child.kill('SIGTERM');
@@ -179,6 +188,16 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     expect(took.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(6);
     expect(took.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
     expect(coordinator.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
+    // the coordinator's last count names each worker that took jobs, with the jobs it says it built
+    const counts = coordinator.output().split('\n').filter((line) => line.includes('queue: jobs:')).at(-1)!;
+    for (const [index, name] of ['a', 'b', 'c'].entries()) {
+      const built = (workers[index]!.output().match(/built en\//g) ?? []).length;
+      if (built > 0) expect(counts).toContain(`${name} 0 active ${built} done`);
+    }
+    // the 6 starts span at least 5 windows of 2 s (8 s allowed for the lines' delivery)
+    tookAt.sort((a, b) => a - b);
+    expect(tookAt.length).toBeGreaterThanOrEqual(6);
+    expect(tookAt.at(-1)! - tookAt[0]!, `job starts at ${tookAt.map((time) => time - tookAt[0]!).join(', ')} ms`).toBeGreaterThanOrEqual(8000);
     // the coordinator's local pass placed and rendered nothing: the workers' renderings (base and barge-in variant) were cache hits
     const record = JSON.parse(await readFile(runRecordFile(cache, 'queued', path.resolve(out)), 'utf8')) as { cache: Record<string, { hits: number; misses: number }> };
     expect(record.cache['place-timeline']).toEqual({ hits: 12, misses: 0, corrupt: 0 });
