@@ -478,12 +478,12 @@ const MOSHI_FINETUNE_SOURCE = process.env.DUPLEXSYNTH_MOSHI_FINETUNE_SOURCE;
 const moshiFinetuneSkip =
   MOSHI_FINETUNE_SOURCE === undefined || !existsSync(path.join(MOSHI_FINETUNE_SOURCE, 'finetune', 'data', 'dataset.py'))
     ? 'no moshi-finetune source tree: set DUPLEXSYNTH_MOSHI_FINETUNE_SOURCE to a kyutai-labs/moshi-finetune checkout (it is not a Debian or npm package)'
-    : spawnSync(PYTHON, ['-c', 'import soundfile'], { encoding: 'utf8' }).status === 0
+    : spawnSync(PYTHON, ['-c', "import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in ('soundfile', 'torch', 'sentencepiece')) else 1)"], { encoding: 'utf8' }).status === 0
       ? undefined
-      : `${PYTHON} cannot import soundfile (Debian python3-soundfile)`;
+      : `${PYTHON} cannot import soundfile, torch and sentencepiece (the Interleaver's; pip install them into a venv and set DUPLEXSYNTH_PYTHON)`;
 
 describe.skipIf(moshiFinetuneSkip !== undefined)(`moshi-finetune's data code reads the export${moshiFinetuneSkip ? ` (skipped: ${moshiFinetuneSkip})` : ''}`, () => {
-  it('finds the jsonl from the export folder, reads 24 kHz stereo of the stated duration, and its binary search windows take every word once (fixtures/moshi-finetune-load.py)', async () => {
+  it("finds the jsonl from the export folder, reads 24 kHz stereo of the stated duration from another working folder, its binary search windows take every word once, and the Interleaver's text stream holds only the main speaker's words (fixtures/moshi-finetune-load.py)", async () => {
     const out = path.join(scratch, 'moshi-for-moshi-finetune');
     await exportDataset(dataset, 'moshi-finetune', out);
     const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'moshi-finetune-load.py'), MOSHI_FINETUNE_SOURCE!, out], { encoding: 'utf8' });
@@ -498,6 +498,8 @@ describe.skipIf(moshiFinetuneSkip !== undefined)(`moshi-finetune's data code rea
     ]);
     for (const [index, dialogue] of read.dialogues.entries()) {
       expect(summary.files[index].words).toBe(dialogue.words.length);
+      // the Interleaver's text stream (keep_main_only) holds the main words' tokens, checked one by one in the fixture
+      expect(summary.files[index].textTokens).toBeGreaterThan(0);
       const system = read.channels!.system;
       expect(summary.files[index].mainWords).toEqual([...dialogue.words].filter((word) => word.channel === system).sort((a, b) => a.start - b.start).map((word) => word.word));
     }
