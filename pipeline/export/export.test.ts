@@ -96,23 +96,32 @@ describe('readExportDataset', () => {
   });
 });
 
+/**
+ * A copy of the fixture dataset as a barge-in variant (tiny_bargein) in `scratch/{folder}`, where
+ * tiny_0002's answer stopped after "Austen" at 2.9 s: metadata as the build writes it (the spoken text,
+ * `cutOff` with the planned text), "did…" out of the alignment. Returns the variant's folder.
+ */
+async function makeBargeInVariant(folder: string): Promise<string> {
+  const variant = path.join(scratch, folder, 'data', 'en', 'task', 'tiny_bargein');
+  await cp(dataset, variant, { recursive: true });
+  const file = path.join(variant, 'metadata', 'tiny_0002.json');
+  const metadata = JSON.parse(await readFile(file, 'utf8'));
+  const answer = metadata.utterances[1];
+  Object.assign(answer, {
+    end: 2.9,
+    text: { ...answer.text, transcript: 'Jane Austen' },
+    cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] },
+  });
+  await writeFile(file, JSON.stringify(metadata));
+  const alignment = path.join(variant, 'txt_align', 'tiny_0002.txt');
+  await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+  return variant;
+}
+
 describe("a barge-in variant's cut-off answer", () => {
   let variant: string;
   beforeAll(async () => {
-    // tiny_0002's answer stopped after "Austen" (a barge-in): metadata as the build writes it, "did…" out of the alignment
-    variant = path.join(scratch, 'variant-build', 'data', 'en', 'task', 'tiny_bargein');
-    await cp(dataset, variant, { recursive: true });
-    const file = path.join(variant, 'metadata', 'tiny_0002.json');
-    const metadata = JSON.parse(await readFile(file, 'utf8'));
-    const answer = metadata.utterances[1];
-    Object.assign(answer, {
-      end: 2.9,
-      text: { ...answer.text, transcript: 'Jane Austen' },
-      cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] },
-    });
-    await writeFile(file, JSON.stringify(metadata));
-    const alignment = path.join(variant, 'txt_align', 'tiny_0002.txt');
-    await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+    variant = await makeBargeInVariant('variant-build');
   });
 
   it('reads the spoken text, with the planned text kept beside it; an uncut utterance has no cutOff', async () => {
@@ -407,6 +416,28 @@ describe.skipIf(lhotseSkip !== undefined)(`lhotse itself loads the exports${lhot
       { id: 'tiny_0002', samplingRate: FULL_BAND_RATE, audioShape: [2, 4 * FULL_BAND_RATE], source: 'memory' },
     ]);
     expect(summary.sharShards).toBe(2);
+    expect(summary.lhotseWarnings).toEqual([]);
+  });
+
+  it("loads a barge-in variant: the cut-off answer's supervision ends at the cut, with its spoken words and the planned text beside", async () => {
+    const variant = await makeBargeInVariant('variant-for-lhotse');
+    const lhotse = path.join(scratch, 'variant-lhotse-for-lhotse');
+    const shar = path.join(scratch, 'variant-lhotse-shar-for-lhotse');
+    await exportDataset(variant, 'lhotse', lhotse);
+    await exportDataset(variant, 'lhotse-shar', shar, { shardSize: 1 });
+    const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'lhotse-load.py'), lhotse, shar], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: LHOTSE_SOURCE ?? process.env.PYTHONPATH ?? '' },
+    });
+    expect(run.stderr.split('\n').filter((line) => /Error|assert/.test(line))).toEqual([]);
+    expect(run.status).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    const read = await readExportDataset(variant);
+    expect(summary.cuts.map((cut: { id: string; cutOff: number; words: number }) => [cut.id, cut.cutOff, cut.words])).toEqual(
+      read.dialogues.map((dialogue) => [dialogue.id, dialogue.utterances.filter((utterance) => utterance.cutOff).length, dialogue.words.length]),
+    );
+    expect(summary.cuts[1].cutOff).toBe(1);
+    expect(summary.shar.map((cut: { id: string }) => cut.id)).toEqual(['tiny_0001', 'tiny_0002']);
     expect(summary.lhotseWarnings).toEqual([]);
   });
 });
