@@ -96,23 +96,32 @@ describe('readExportDataset', () => {
   });
 });
 
+/**
+ * A copy of the fixture dataset as a barge-in variant (tiny_bargein) in `scratch/{folder}`, where
+ * tiny_0002's answer stopped after "Austen" at 2.9 s: metadata as the build writes it (the spoken text,
+ * `cutOff` with the planned text), "did…" out of the alignment. Returns the variant's folder.
+ */
+async function makeBargeInVariant(folder: string): Promise<string> {
+  const variant = path.join(scratch, folder, 'data', 'en', 'task', 'tiny_bargein');
+  await cp(dataset, variant, { recursive: true });
+  const file = path.join(variant, 'metadata', 'tiny_0002.json');
+  const metadata = JSON.parse(await readFile(file, 'utf8'));
+  const answer = metadata.utterances[1];
+  Object.assign(answer, {
+    end: 2.9,
+    text: { ...answer.text, transcript: 'Jane Austen' },
+    cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] },
+  });
+  await writeFile(file, JSON.stringify(metadata));
+  const alignment = path.join(variant, 'txt_align', 'tiny_0002.txt');
+  await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+  return variant;
+}
+
 describe("a barge-in variant's cut-off answer", () => {
   let variant: string;
   beforeAll(async () => {
-    // tiny_0002's answer stopped after "Austen" (a barge-in): metadata as the build writes it, "did…" out of the alignment
-    variant = path.join(scratch, 'variant-build', 'data', 'en', 'task', 'tiny_bargein');
-    await cp(dataset, variant, { recursive: true });
-    const file = path.join(variant, 'metadata', 'tiny_0002.json');
-    const metadata = JSON.parse(await readFile(file, 'utf8'));
-    const answer = metadata.utterances[1];
-    Object.assign(answer, {
-      end: 2.9,
-      text: { ...answer.text, transcript: 'Jane Austen' },
-      cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] },
-    });
-    await writeFile(file, JSON.stringify(metadata));
-    const alignment = path.join(variant, 'txt_align', 'tiny_0002.txt');
-    await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+    variant = await makeBargeInVariant('variant-build');
   });
 
   it('reads the spoken text, with the planned text kept beside it; an uncut utterance has no cutOff', async () => {
@@ -409,6 +418,28 @@ describe.skipIf(lhotseSkip !== undefined)(`lhotse itself loads the exports${lhot
     expect(summary.sharShards).toBe(2);
     expect(summary.lhotseWarnings).toEqual([]);
   });
+
+  it("loads a barge-in variant: the cut-off answer's supervision ends at the cut, with its spoken words and the planned text beside", async () => {
+    const variant = await makeBargeInVariant('variant-for-lhotse');
+    const lhotse = path.join(scratch, 'variant-lhotse-for-lhotse');
+    const shar = path.join(scratch, 'variant-lhotse-shar-for-lhotse');
+    await exportDataset(variant, 'lhotse', lhotse);
+    await exportDataset(variant, 'lhotse-shar', shar, { shardSize: 1 });
+    const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'lhotse-load.py'), lhotse, shar], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: LHOTSE_SOURCE ?? process.env.PYTHONPATH ?? '' },
+    });
+    expect(run.stderr.split('\n').filter((line) => /Error|assert/.test(line))).toEqual([]);
+    expect(run.status).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    const read = await readExportDataset(variant);
+    expect(summary.cuts.map((cut: { id: string; cutOff: number; words: number }) => [cut.id, cut.cutOff, cut.words])).toEqual(
+      read.dialogues.map((dialogue) => [dialogue.id, dialogue.utterances.filter((utterance) => utterance.cutOff).length, dialogue.words.length]),
+    );
+    expect(summary.cuts[1].cutOff).toBe(1);
+    expect(summary.shar.map((cut: { id: string }) => cut.id)).toEqual(['tiny_0001', 'tiny_0002']);
+    expect(summary.lhotseWarnings).toEqual([]);
+  });
 });
 
 describe('moshi-finetune export', () => {
@@ -478,12 +509,12 @@ const MOSHI_FINETUNE_SOURCE = process.env.DUPLEXSYNTH_MOSHI_FINETUNE_SOURCE;
 const moshiFinetuneSkip =
   MOSHI_FINETUNE_SOURCE === undefined || !existsSync(path.join(MOSHI_FINETUNE_SOURCE, 'finetune', 'data', 'dataset.py'))
     ? 'no moshi-finetune source tree: set DUPLEXSYNTH_MOSHI_FINETUNE_SOURCE to a kyutai-labs/moshi-finetune checkout (it is not a Debian or npm package)'
-    : spawnSync(PYTHON, ['-c', 'import soundfile'], { encoding: 'utf8' }).status === 0
+    : spawnSync(PYTHON, ['-c', "import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in ('soundfile', 'torch', 'sentencepiece')) else 1)"], { encoding: 'utf8' }).status === 0
       ? undefined
-      : `${PYTHON} cannot import soundfile (Debian python3-soundfile)`;
+      : `${PYTHON} cannot import soundfile, torch and sentencepiece (the Interleaver's; pip install them into a venv and set DUPLEXSYNTH_PYTHON)`;
 
 describe.skipIf(moshiFinetuneSkip !== undefined)(`moshi-finetune's data code reads the export${moshiFinetuneSkip ? ` (skipped: ${moshiFinetuneSkip})` : ''}`, () => {
-  it('finds the jsonl from the export folder, reads 24 kHz stereo of the stated duration, and its binary search windows take every word once (fixtures/moshi-finetune-load.py)', async () => {
+  it("finds the jsonl from the export folder, reads 24 kHz stereo of the stated duration from another working folder, its binary search windows take every word once, and the Interleaver's text stream holds only the main speaker's words (fixtures/moshi-finetune-load.py)", async () => {
     const out = path.join(scratch, 'moshi-for-moshi-finetune');
     await exportDataset(dataset, 'moshi-finetune', out);
     const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'moshi-finetune-load.py'), MOSHI_FINETUNE_SOURCE!, out], { encoding: 'utf8' });
@@ -498,6 +529,8 @@ describe.skipIf(moshiFinetuneSkip !== undefined)(`moshi-finetune's data code rea
     ]);
     for (const [index, dialogue] of read.dialogues.entries()) {
       expect(summary.files[index].words).toBe(dialogue.words.length);
+      // the Interleaver's text stream (keep_main_only) holds the main words' tokens, checked one by one in the fixture
+      expect(summary.files[index].textTokens).toBeGreaterThan(0);
       const system = read.channels!.system;
       expect(summary.files[index].mainWords).toEqual([...dialogue.words].filter((word) => word.channel === system).sort((a, b) => a.start - b.start).map((word) => word.word));
     }

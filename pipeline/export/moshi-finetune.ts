@@ -16,9 +16,10 @@
  *   label `train.py` keeps with `keep_main_only=True`); the user's words are included too, as
  *   `SPEAKER_OTHER` (the label moshi uses for the other speaker), and are ignored by that setting.
  * - `duration` is the resampled file's samples / 24000, as `sphn.durations` reports it.
- * - `path` is relative to the export folder, as in the README's example; moshi-finetune opens it (and
- *   the `.json` beside it) relative to its working directory, so train from the export folder or
- *   pass `absolutePaths`.
+ * - `path` is relative to the export folder, as in the README's example; sphn 0.1.12 (the version
+ *   moshi-finetune pins) joins a relative path to the jsonl file's folder in `dataset_jsonl`, and the
+ *   `.json` is opened beside the path sphn gives, so training works from any working directory.
+ *   `absolutePaths` writes absolute paths instead.
  * - The audio is the dataset's full-band master (`audio_fullband/{id}.wav`, the TTS engine's own
  *   rate: 24 kHz CosyVoice2 needs no resampling, espeak-ng's 22.05 kHz keeps its band up to 11 kHz)
  *   when it has one, else the benchmark's 16 kHz file (nothing above 8 kHz: the returned details say
