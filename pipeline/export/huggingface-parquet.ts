@@ -12,9 +12,10 @@
  * the dataset card's `dataset_info.features` (YAML, `Features._to_yaml_list`'s form).
  *
  * Writer: hyparquet-writer (pure JavaScript, no WebAssembly, one dependency, its companion reader
- * hyparquet), chosen over parquet-wasm + apache-arrow (27 MB of WebAssembly and Arrow, the table
- * handed over as Arrow IPC) and @dsnp/parquetjs (needs Node 24.18, pulls the AWS S3 client, writes
- * lists as legacy repeated groups). Its `ParquetWriter` writes a row group per `write` call, so a
+ * hyparquet), chosen over parquet-wasm + apache-arrow (pyarrow reads what it writes too, but it is
+ * 27 MB of WebAssembly and Arrow and the table is handed over as Arrow IPC) and @dsnp/parquetjs 1.9.3
+ * (declares Node >= 24.18, pulls the AWS S3 client, and its package lacks its `main`,
+ * `dist/parquet.js`). Its `ParquetWriter` writes a row group per `write` call, so a
  * split is written a row group at a time: only the WAVs of one row group are held in memory.
  *
  * Sizes follow `datasets`' own writer (`datasets/config.py`): a row group holds at most
