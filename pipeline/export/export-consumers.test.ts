@@ -15,7 +15,7 @@ import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
 import { readExportDataset, type ExportDataset, type ExportDialogue } from './export-dataset.ts';
 import { datasetsFeatures, HUGGING_FACE_COLUMNS, parquetShardPath, type HuggingFaceColumn } from './huggingface-parquet.ts';
 import { exportDataset } from './index.ts';
-import { copyExportFixture } from './testing/export-fixture.ts';
+import { copyExportFixture, cutTiny0002Answer } from './testing/export-fixture.ts';
 
 let scratch: string;
 let dataset: string;
@@ -97,18 +97,11 @@ describe.skipIf(datasetsSkip !== undefined)(`Hugging Face datasets loads the hug
   let expected: Record<string, string[]>;
   beforeAll(async () => {
     // the fixture with a test_small.jsonl (its first test dialogue), as `--test-small 1` writes it;
-    // tiny_0002 (validation) a barge-in variant whose answer is cut after "Austen" (as export.test.ts
-    // makes it), with its own audio (the fixture's two WAVs are otherwise the same)
+    // tiny_0002 (validation) a barge-in variant whose answer is cut after "Austen", with its own audio (the fixture's two WAVs are otherwise the same)
     withSmall = path.join(scratch, 'with-test-small');
     await cp(dataset, withSmall, { recursive: true });
     await writeFile(path.join(withSmall, 'test_small.jsonl'), (await readFile(path.join(withSmall, 'test.jsonl'), 'utf8')).split('\n')[0] + '\n');
-    const metadataFile = path.join(withSmall, 'metadata', 'tiny_0002.json');
-    const metadata = JSON.parse(await readFile(metadataFile, 'utf8'));
-    const answer = metadata.utterances[1];
-    Object.assign(answer, { end: 2.9, text: { ...answer.text, transcript: 'Jane Austen' }, cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] } });
-    await writeFile(metadataFile, JSON.stringify(metadata));
-    const alignment = path.join(withSmall, 'txt_align', 'tiny_0002.txt');
-    await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+    await cutTiny0002Answer(withSmall);
     const wavFile = path.join(withSmall, 'audio', 'tiny_0002.wav');
     const wav = decodeWav(await readFile(wavFile), wavFile);
     await writeFile(wavFile, encodeWavPcm16({ channels: wav.channels.map((channel) => channel.map((sample) => sample * 0.5)), sampleRate: wav.sampleRate }));

@@ -30,7 +30,7 @@ import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 import { DiskFullError } from '../model/build-errors.ts';
 import { defaultExportDirectory, EXPORT_FORMAT_NAMES, exportDataset } from './index.ts';
 import { pythonFloat, pythonFloatText, pythonJson } from './python-json.ts';
-import { copyExportFixture, FULL_BAND_RATE, HIGH_TONE_HZ, SAMPLE_RATE } from './testing/export-fixture.ts';
+import { copyExportFixture, cutTiny0002Answer, FULL_BAND_RATE, HIGH_TONE_HZ, SAMPLE_RATE } from './testing/export-fixture.ts';
 import { coverDomain, dialogueTextGrid, eventsFromTiers, EVENT_TYPES, formatTextGrid, wordIntervals, ZERO_LENGTH_TIER } from './textgrid.ts';
 
 const GOLDEN = path.join(import.meta.dirname, 'fixtures', 'golden');
@@ -128,17 +128,7 @@ describe('readExportDataset', () => {
 async function makeBargeInVariant(folder: string): Promise<string> {
   const variant = path.join(scratch, folder, 'data', 'en', 'task', 'tiny_bargein');
   await cp(dataset, variant, { recursive: true });
-  const file = path.join(variant, 'metadata', 'tiny_0002.json');
-  const metadata = JSON.parse(await readFile(file, 'utf8'));
-  const answer = metadata.utterances[1];
-  Object.assign(answer, {
-    end: 2.9,
-    text: { ...answer.text, transcript: 'Jane Austen' },
-    cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] },
-  });
-  await writeFile(file, JSON.stringify(metadata));
-  const alignment = path.join(variant, 'txt_align', 'tiny_0002.txt');
-  await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+  await cutTiny0002Answer(variant);
   return variant;
 }
 
