@@ -1,7 +1,8 @@
 /**
  * Exports of the hand-written two-dialogue dataset (fixtures/tiny-dataset): golden lines for lhotse
  * and moshi-finetune written from those projects' documentation (fixtures/golden), lhotse's own
- * validation rules (lhotse/qa.py), the AudioFolder rules of Hugging Face `datasets`, and round trips
+ * validation rules (lhotse/qa.py), the AudioFolder rules of Hugging Face `datasets`, the Parquet
+ * export read back with hyparquet (pyarrow and `datasets` read it in export-consumers.test.ts), and round trips
  * through our own readers (RTTM: corpora/rttm.ts; the events tier of the TextGrid).
  */
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import tarStream from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRttm, toTwoChannelSegments } from '../../corpora/rttm.ts';
@@ -19,14 +21,16 @@ import { computeEvents, formatEventsLine, segmentsFromEvents, segmentsFromWords 
 import type { BenchmarkEvent, Channel, ChannelEvents, ChannelSegments } from '../model/types.ts';
 import { dialogueAudacityLabels, formatAudacityLabels } from './audacity.ts';
 import { readExportDataset, type ExportDialogue } from './export-dataset.ts';
+import { huggingFaceRow } from './huggingface.ts';
+import { HUGGING_FACE_COLUMNS, parquetShardPath, planParquetShards, writeParquetShard } from './huggingface-parquet.ts';
 import { rttmSpeakerLabels } from './rttm.ts';
-import { EXPORT_MANIFEST_FILE } from './export-writer.ts';
+import { EXPORT_MANIFEST_FILE, ExportWriter } from './export-writer.ts';
 import { SHAR_FOLDER } from './lhotse-shar.ts';
 import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 import { DiskFullError } from '../model/build-errors.ts';
 import { defaultExportDirectory, EXPORT_FORMAT_NAMES, exportDataset } from './index.ts';
 import { pythonFloat, pythonFloatText, pythonJson } from './python-json.ts';
-import { copyExportFixture, FULL_BAND_RATE, HIGH_TONE_HZ, SAMPLE_RATE } from './testing/export-fixture.ts';
+import { copyExportFixture, cutTiny0002Answer, FULL_BAND_RATE, HIGH_TONE_HZ, SAMPLE_RATE } from './testing/export-fixture.ts';
 import { coverDomain, dialogueTextGrid, eventsFromTiers, EVENT_TYPES, formatTextGrid, wordIntervals, ZERO_LENGTH_TIER } from './textgrid.ts';
 
 const GOLDEN = path.join(import.meta.dirname, 'fixtures', 'golden');
@@ -49,6 +53,26 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
+
+/**
+ * The rows of a Parquet file as hyparquet (the writer's companion reader) reads them: int64 as
+ * numbers, binary as bytes, strings as strings.
+ */
+async function readParquetRows(file: string): Promise<Record<string, any>[]> {
+  const bytes = await readFile(file);
+  const rows = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), utf8: false });
+  const numbers = (value: unknown): unknown =>
+    typeof value === 'bigint'
+      ? Number(value)
+      : value instanceof Uint8Array
+        ? value
+        : Array.isArray(value)
+          ? value.map(numbers)
+          : value !== null && typeof value === 'object'
+            ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, numbers(item)]))
+            : value;
+  return rows.map((row) => numbers(row) as Record<string, any>);
+}
 
 const golden = async (name: string) => (await readFile(path.join(GOLDEN, name), 'utf8')).replaceAll('{DATASET}', dataset);
 const gunzipLines = async (file: string) => gunzipSync(await readFile(file)).toString('utf8');
@@ -104,17 +128,7 @@ describe('readExportDataset', () => {
 async function makeBargeInVariant(folder: string): Promise<string> {
   const variant = path.join(scratch, folder, 'data', 'en', 'task', 'tiny_bargein');
   await cp(dataset, variant, { recursive: true });
-  const file = path.join(variant, 'metadata', 'tiny_0002.json');
-  const metadata = JSON.parse(await readFile(file, 'utf8'));
-  const answer = metadata.utterances[1];
-  Object.assign(answer, {
-    end: 2.9,
-    text: { ...answer.text, transcript: 'Jane Austen' },
-    cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] },
-  });
-  await writeFile(file, JSON.stringify(metadata));
-  const alignment = path.join(variant, 'txt_align', 'tiny_0002.txt');
-  await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+  await cutTiny0002Answer(variant);
   return variant;
 }
 
@@ -142,10 +156,17 @@ describe("a barge-in variant's cut-off answer", () => {
     expect(whole.custom).not.toHaveProperty('cut_off');
 
     await exportDataset(variant, 'huggingface', path.join(scratch, 'variant-hf'));
-    const row = JSON.parse((await readFile(path.join(scratch, 'variant-hf', 'validation', 'metadata.jsonl'), 'utf8')).trim());
-    expect(row.utterances.find((utterance: { kind: string }) => utterance.kind === 'answer')).toMatchObject({ text: 'Jane Austen', end: 2.9, cut_off: true, planned_text: 'Jane Austen did…' });
-    const test = JSON.parse((await readFile(path.join(scratch, 'variant-hf', 'test', 'metadata.jsonl'), 'utf8')).trim());
-    expect(test.utterances.find((utterance: { kind: string }) => utterance.kind === 'answer')).toMatchObject({ text: 'Jane Austen did…', cut_off: false, planned_text: 'Jane Austen did…' });
+    const [row] = await readParquetRows(path.join(scratch, 'variant-hf', 'data', 'validation-00000-of-00001.parquet'));
+    expect(row!.utterances.find((utterance: { kind: string }) => utterance.kind === 'answer')).toEqual(expect.objectContaining({ text: 'Jane Austen', end: 2.9, cut_off: true, cut_at: 2.9, planned_text: 'Jane Austen did…' }));
+    const [test] = await readParquetRows(path.join(scratch, 'variant-hf', 'data', 'test-00000-of-00001.parquet'));
+    expect(test!.utterances.find((utterance: { kind: string }) => utterance.kind === 'answer')).toEqual(expect.objectContaining({ text: 'Jane Austen did…', cut_off: false, cut_at: null, planned_text: 'Jane Austen did…' }));
+
+    // the audiofolder layout: the cut is the utterance's end (no null-able cut_at there)
+    await exportDataset(variant, 'huggingface', path.join(scratch, 'variant-hf-audiofolder'), { huggingFaceLayout: 'audiofolder' });
+    const line = JSON.parse((await readFile(path.join(scratch, 'variant-hf-audiofolder', 'validation', 'metadata.jsonl'), 'utf8')).trim());
+    expect(line.utterances.find((utterance: { kind: string }) => utterance.kind === 'answer')).toMatchObject({ text: 'Jane Austen', end: 2.9, cut_off: true, planned_text: 'Jane Austen did…' });
+    const testLine = JSON.parse((await readFile(path.join(scratch, 'variant-hf-audiofolder', 'test', 'metadata.jsonl'), 'utf8')).trim());
+    expect(testLine.utterances.find((utterance: { kind: string }) => utterance.kind === 'answer')).toMatchObject({ text: 'Jane Austen did…', cut_off: false, planned_text: 'Jane Austen did…' });
   });
 });
 
@@ -537,11 +558,87 @@ describe.skipIf(moshiFinetuneSkip !== undefined)(`moshi-finetune's data code rea
   });
 });
 
-describe('huggingface export (AudioFolder)', () => {
+describe('huggingface export (Parquet, the default)', () => {
+  let out: string;
+  beforeAll(async () => {
+    out = path.join(scratch, 'huggingface-parquet');
+    await exportDataset(dataset, 'huggingface', out);
+  });
+
+  it('writes one Parquet file per split in the Hub layout, the card pointing at them; nothing else', async () => {
+    expect((await readdir(out)).sort()).toEqual(['README.md', 'data', EXPORT_MANIFEST_FILE]);
+    expect((await readdir(path.join(out, 'data'))).sort()).toEqual(['test-00000-of-00001.parquet', 'validation-00000-of-00001.parquet']);
+    const card = await readFile(path.join(out, 'README.md'), 'utf8');
+    expect(card).toContain('dataset.cast_column("audio", Audio(mono=False))');
+    expect(card).toMatch(/- split: test\n\s+path: data\/test-\*\n/);
+    expect(card).toMatch(/- split: validation\n\s+path: data\/validation-\*\n/);
+  });
+
+  it('holds per dialogue the WAV bytes as they are and the columns read from the dataset (hyparquet reads it back)', async () => {
+    const read = await readExportDataset(dataset);
+    for (const split of ['test', 'validation']) {
+      const rows = await readParquetRows(path.join(out, parquetShardPath(split, 0, 1)));
+      const expected = read.dialogues.filter((dialogue) => (dialogue.split === 'dev' ? 'validation' : dialogue.split) === split);
+      expect(rows.map((row) => row.id)).toEqual(expected.map((dialogue) => dialogue.id));
+      for (const [index, row] of rows.entries()) {
+        const dialogue = expected[index]!;
+        expect(Object.keys(row)).toEqual(HUGGING_FACE_COLUMNS.map((column) => column.name));
+        expect(row.audio.path).toBe(`${dialogue.id}.wav`);
+        expect(Buffer.from(row.audio.bytes).equals(await readFile(dialogue.audioFile))).toBe(true);
+        expect(row.split).toBe(split);
+        expect(row.utterances.map((utterance: { text: string }) => utterance.text)).toEqual(dialogue.utterances.map((utterance) => utterance.text));
+        expect(row.utterances.map((utterance: { start: number; end: number }) => [utterance.start * 100, utterance.end * 100].map(Math.round))).toEqual(dialogue.utterances.map((utterance) => [utterance.start, utterance.end]));
+        expect(row.words.map((word: { word: string; channel: number }) => [word.channel, word.word])).toEqual(dialogue.words.map((word) => [word.channel, word.word]));
+        expect(row.events).toHaveLength(dialogue.events[0].length + dialogue.events[1].length);
+        const { audio: _audio, ...columns } = row;
+        expect(columns).toEqual(huggingFaceRow(read, dialogue, split as 'test'));
+      }
+    }
+  });
+
+  it('gives the same bytes for the same dataset', async () => {
+    const again = path.join(scratch, 'huggingface-parquet-again');
+    await exportDataset(dataset, 'huggingface', again);
+    for (const file of ['README.md', ...(await readdir(path.join(out, 'data'))).map((name) => `data/${name}`)]) {
+      expect((await readFile(path.join(again, file))).equals(await readFile(path.join(out, file))), file).toBe(true);
+    }
+  });
+
+  it('writes a row group per planned group and shards by size (limits made small), each read back in order', async () => {
+    const read = await readExportDataset(dataset);
+    const wavBytes = (await readFile(read.dialogues[0]!.audioFile)).byteLength;
+    // each WAV over the row-group limit: one dialogue per row group; both under the shard limit
+    const shards = await planParquetShards(read.dialogues, { shardBytes: 2 * wavBytes, rowGroupBytes: wavBytes });
+    expect(shards.map((shard) => shard.map((rowGroup) => rowGroup.map((dialogue) => dialogue.id)))).toEqual([read.dialogues.map((dialogue) => [dialogue.id])]);
+    expect((await planParquetShards(read.dialogues, { shardBytes: wavBytes, rowGroupBytes: wavBytes })).map((shard) => shard.length)).toEqual([1, 1]);
+    const writer = await ExportWriter.open(path.join(scratch, 'huggingface-row-groups'), 'huggingface');
+    const relative = parquetShardPath('train', 0, 1);
+    await writeParquetShard(writer, relative, shards[0]!, (dialogue) => huggingFaceRow(read, dialogue, 'train'));
+    const file = path.join(writer.workDirectory, relative);
+    const bytes = await readFile(file);
+    const metadata = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    expect(metadata.row_groups.map((group) => Number(group.num_rows))).toEqual([1, 1]);
+    expect((await readParquetRows(file)).map((row) => row.id)).toEqual(read.dialogues.map((dialogue) => dialogue.id));
+    await writer.abandon();
+  });
+
+  it('refuses a dataset whose WAV is missing, naming the file and the dialogue, and writes nothing', async () => {
+    const broken = path.join(scratch, 'huggingface-missing-wav');
+    await cp(dataset, broken, { recursive: true });
+    await rm(path.join(broken, 'audio', 'tiny_0002.wav'));
+    const target = path.join(scratch, 'huggingface-missing-wav-export');
+    const refusal = exportDataset(broken, 'huggingface', target);
+    await expect(refusal).rejects.toThrow(`${path.join(broken, 'audio', 'tiny_0002.wav')}: WAV of dialogue tiny_0002`);
+    await refusal.catch((error: Error) => expect(error.message).not.toContain('\n'));
+    expect((await readdir(scratch)).filter((name) => name.startsWith('huggingface-missing-wav-export'))).toEqual([]);
+  });
+});
+
+describe('huggingface export (AudioFolder, --layout audiofolder)', () => {
   let out: string;
   beforeAll(async () => {
     out = path.join(scratch, 'huggingface');
-    await exportDataset(dataset, 'huggingface', out);
+    await exportDataset(dataset, 'huggingface', out, { huggingFaceLayout: 'audiofolder' });
   });
 
   it('puts each split in a folder named by a split keyword, with metadata.jsonl linking file_name to its WAV', async () => {
@@ -817,8 +914,9 @@ describe('a chat dataset (duplexsynth chat layout: two real speakers, no user/sy
     const grid = parseTextGrid(decodeTextGrid(await readFile(path.join(scratch, 'chat-exports', 'textgrid', 'tiny_0001.TextGrid'))), 'chat TextGrid');
     expect(grid.tiers.slice(0, 3).map((tier) => tier.name)).toEqual(['channel0 - words', 'channel1 - words', 'channel0 - TURN']);
     expect(await readdir(path.join(scratch, 'chat-exports', 'audacity'))).toContain('tiny_0001.channel1-words.txt');
-    const row = JSON.parse((await readFile(path.join(scratch, 'chat-exports', 'huggingface', 'test', 'metadata.jsonl'), 'utf8')).split('\n')[0]!);
+    const [row] = await readParquetRows(path.join(scratch, 'chat-exports', 'huggingface', 'data', 'test-00000-of-00001.parquet'));
     expect(row).toMatchObject({ channel0_role: 'channel0', channel1_speaker: 'corpus:B' });
+    expect(row!.utterances.map((utterance: { kind: string }) => utterance.kind)).toEqual(['turn', 'turn', 'backchannel']);
   });
 });
 

@@ -9,7 +9,7 @@ import { bytesHash } from '../storage/content-cache.ts';
 import { writeAudacityExport } from './audacity.ts';
 import { readExportDataset, type ExportDataset } from './export-dataset.ts';
 import { ExportWriter } from './export-writer.ts';
-import { writeHuggingFaceExport } from './huggingface.ts';
+import { writeHuggingFaceExport, type HuggingFaceLayout } from './huggingface.ts';
 import { writeLhotseExport } from './lhotse.ts';
 import { writeLhotseSharExport } from './lhotse-shar.ts';
 import { writeMoshiFinetuneExport } from './moshi-finetune.ts';
@@ -25,6 +25,8 @@ export interface ExportOptions {
   copyAudio?: boolean;
   /** lhotse-shar: dialogues per shard (default 1000, lhotse's). */
   shardSize?: number;
+  /** huggingface: `parquet` (default: the Hub's layout, audio embedded) or `audiofolder` (WAV files + metadata.jsonl). */
+  huggingFaceLayout?: HuggingFaceLayout;
 }
 
 /** One export format. */
@@ -47,7 +49,10 @@ export const EXPORT_FORMATS = {
     description: EXPORT_FORMAT_DESCRIPTIONS['moshi-finetune'],
     write: (dataset, writer, options) => writeMoshiFinetuneExport(dataset, writer, { absolutePaths: options.absolutePaths ?? false }),
   },
-  huggingface: { description: EXPORT_FORMAT_DESCRIPTIONS.huggingface, write: writeHuggingFaceExport },
+  huggingface: {
+    description: EXPORT_FORMAT_DESCRIPTIONS.huggingface,
+    write: (dataset, writer, options) => writeHuggingFaceExport(dataset, writer, { layout: options.huggingFaceLayout ?? 'parquet' }),
+  },
   rttm: { description: EXPORT_FORMAT_DESCRIPTIONS.rttm, write: writeRttmExport },
   textgrid: { description: EXPORT_FORMAT_DESCRIPTIONS.textgrid, write: writeTextGridExport },
   audacity: { description: EXPORT_FORMAT_DESCRIPTIONS.audacity, write: writeAudacityExport },

@@ -1,6 +1,6 @@
 /**
  * `duplexsynth export DATASET_DIR --to FORMAT [--out DIR]`: writes a dataset in the layout of another
- * tool (lhotse, moshi-finetune, Hugging Face AudioFolder, RTTM, Praat TextGrid, Audacity labels) and
+ * tool (lhotse, moshi-finetune, Hugging Face Parquet or AudioFolder, RTTM, Praat TextGrid, Audacity labels) and
  * prints the export folder. Errors propagate to scripts/cli.ts (one line, exit code 2).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -18,7 +18,8 @@ export function registerExportCommand(program: Command): void {
     .option('--absolute-paths', 'moshi-finetune, lhotse: absolute WAV paths (default: relative to the export folder)')
     .option('--copy-audio', 'lhotse: copy the WAVs into the export (audio/{id}.wav), so it stands alone')
     .option('--shard-size <n>', 'lhotse-shar: dialogues per shard (default 1000, as lhotse)', parseShardSize)
-    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean; shardSize?: number }) => {
+    .addOption(new Option('--layout <layout>', 'huggingface: parquet (the Hub layout, audio embedded) or audiofolder (WAV files beside metadata.jsonl)').choices(['parquet', 'audiofolder']).default('parquet'))
+    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean; shardSize?: number; layout: 'parquet' | 'audiofolder' }) => {
       const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
       await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
       const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([import('../../pipeline/export/index.ts'), import('../../pipeline/run/output-checks.ts')]);
@@ -31,6 +32,7 @@ export function registerExportCommand(program: Command): void {
           absolutePaths: options.absolutePaths ?? false,
           copyAudio: options.copyAudio ?? false,
           ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
+          huggingFaceLayout: options.layout,
         });
       } catch (error) {
         await removeFoldersLeftEmpty(out, created); // a refused export leaves no empty folder

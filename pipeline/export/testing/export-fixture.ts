@@ -56,3 +56,22 @@ export async function copyExportFixture(scratch: string): Promise<string> {
   await writeFixtureAudio(dataset);
   return dataset;
 }
+
+/**
+ * Makes the dataset folder `directory` (a copy of the fixture) a barge-in variant in place: tiny_0002's
+ * answer stopped after "Austen" at 2.9 s, its metadata as the build writes it (the spoken text,
+ * `cutOff` with the planned text), "did…" out of the alignment.
+ */
+export async function cutTiny0002Answer(directory: string): Promise<void> {
+  const file = path.join(directory, 'metadata', 'tiny_0002.json');
+  const metadata = JSON.parse(await readFile(file, 'utf8'));
+  const answer = metadata.utterances[1];
+  Object.assign(answer, {
+    end: 2.9,
+    text: { ...answer.text, transcript: 'Jane Austen' },
+    cutOff: { plannedText: 'Jane Austen did…', atSeconds: 2.9, plannedDurationSeconds: 1.6, unspokenWords: ['did…'] },
+  });
+  await writeFile(file, JSON.stringify(metadata));
+  const alignment = path.join(directory, 'txt_align', 'tiny_0002.txt');
+  await writeFile(alignment, (await readFile(alignment, 'utf8')).replace('0\t3.10\t3.50\tdid…\n', ''));
+}
