@@ -138,6 +138,39 @@ describe('the bars on a terminal (xterm.js headless, 60 columns)', () => {
     expect(longWarning.length).toBeGreaterThan(COLUMNS);
   });
 
+  it("a stage run per dataset (quality scoring of a dataset and its _bargein variant) has a bar per dataset, named, each with its own counts", async () => {
+    const output = collector(true, 100);
+    const scoring = (dataset: string, amount: number): ProgressEvent[] => [
+      { type: 'stage-start', language: 'en', stage: 'score-quality', dataset, total: 1 },
+      { type: 'item-planned', language: 'en', stage: 'score-quality', dataset, id: 'a', amount },
+      { type: 'item-advanced', language: 'en', stage: 'score-quality', dataset, id: 'a', amount: amount / 2 },
+    ];
+    drive(output, (display, frame) => {
+      for (const event of scoring('topiocqa_demo', 40)) display.progress(event);
+      frame();
+      for (const event of scoring('topiocqa_demo_bargein', 30)) display.progress(event);
+      frame();
+    });
+    const rows = (await render(output.text(), 100)).rows.filter((row) => row.text.includes('|'));
+    expect(rows.map((row) => row.text.split(' |')[0])).toEqual(['[en] score-quality topiocqa_demo', '[en] score-quality topiocqa_demo_bargein']);
+    expect(rows[0]!.text).toContain('20/40 channel-seconds');
+    expect(rows[1]!.text).toContain('15/30 channel-seconds');
+    // the lines and the JSON summary keep them apart too
+    const lines = collector(false);
+    const json = collector(false);
+    for (const [mode, target] of [['lines', lines], ['json', json]] as const) {
+      const display = createProgressDisplay(mode, target.stream);
+      for (const event of [...scoring('topiocqa_demo', 40), ...scoring('topiocqa_demo_bargein', 30)]) display.progress(event);
+      display.finish({ level: 'info', exitCode: 0, outputs: [] });
+    }
+    expect(lines.text()).toBe('[en] score-quality topiocqa_demo: 1 dialogues\n[en] score-quality topiocqa_demo_bargein: 1 dialogues\n');
+    const summary = JSON.parse(json.text().trim().split('\n').at(-1)!);
+    expect(summary.stages.map((stage: { dataset: string; unitsDone: number }) => [stage.dataset, stage.unitsDone])).toEqual([
+      ['topiocqa_demo', 20],
+      ['topiocqa_demo_bargein', 15],
+    ]);
+  });
+
   it('prints the log lines given just before the end; on a wider terminal the bar line has room for the counts', async () => {
     const output = collector(true, 100);
     drive(output, (display) => {
