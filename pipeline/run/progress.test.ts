@@ -6,7 +6,7 @@
  */
 import { Terminal } from '@xterm/headless';
 import { describe, expect, it, vi } from 'vitest';
-import { createProgressDisplay, formatStageUnits, progressModeFor, progressStagesFailedAt, type ProgressDisplay, type ProgressEvent } from './progress.ts';
+import { createProgressDisplay, failureOutcome, formatStageUnits, progressModeFor, progressStagesFailedAt, type ProgressDisplay, type ProgressEvent } from './progress.ts';
 
 /** A fake standard error: what is written, a terminal or not, of `columns` width. */
 function collector(isTTY: boolean, columns = 120) {
@@ -45,7 +45,7 @@ describe('createProgressDisplay', () => {
     const output = collector(false);
     const display = createProgressDisplay('lines', output.stream);
     for (const event of utteranceEvents) display.progress(event);
-    display.finish({ level: 'error', exitCode: 4, error: 'disk full' });
+    display.finish({ level: 'error', exitCode: 4, error: 'disk full', outputs: [] });
     expect(output.text()).toBe('[en] synthesize-speech: 2 dialogues\n[en] synthesize-speech: 2/2, 9 utterances (0 cached, 0 failed)\n');
   });
 
@@ -72,8 +72,17 @@ describe('createProgressDisplay', () => {
       stages: [{ language: 'en', stage: 'synthesize-speech', unit: 'utterances', total: 3, done: 1, cached: 1, failed: 1, unitsDone: 0, unitsTotal: null, unitsEstimated: false }],
     });
     // finish is said once
-    display.finish({ level: 'info', exitCode: 0 });
+    display.finish({ level: 'info', exitCode: 0, outputs: [] });
     expect(output.text().trim().split('\n')).toHaveLength(lines.length);
+  });
+
+  it("json: a failed command's summary names the cause's first line and the outputs it kept before the failure", () => {
+    const output = collector(false);
+    const display = createProgressDisplay('json', output.stream);
+    const kept = ['out/data/en/task/topiocqa', 'out/data/en/task/topiocqa_bargein'];
+    display.finish(failureOutcome(new Error('out/data/ja/task/topiocqa_ja: no space left on the device\nat write'), 4, kept));
+    kept.push('changed after the failure');
+    expect(JSON.parse(output.text())).toEqual({ type: 'summary', level: 'error', exitCode: 4, error: 'out/data/ja/task/topiocqa_ja: no space left on the device', outputs: ['out/data/en/task/topiocqa', 'out/data/en/task/topiocqa_bargein'], stages: [] });
   });
 
   it('bars: a bar per stage with counts, and failures printed above it', () => {

@@ -84,8 +84,12 @@ export interface BuildOutcome {
   exitCode: number;
   /** The first line of the error that ended the command. */
   error?: string;
-  /** Files written (e.g. `summary.md`, the report's `index.html`). */
-  outputs?: string[];
+  /**
+   * What the command wrote and kept, in the order written (a build: each committed dataset folder,
+   * `summary.md`, `summary.json`, the report's `index.html`; `score`: each `quality.json`). A failed
+   * command lists what it had finished before the failure (empty when nothing).
+   */
+  outputs: string[];
   failedDialogues?: number;
 }
 
@@ -108,9 +112,12 @@ export function causeReportedAsJson(error: unknown): boolean {
   return typeof error === 'object' && error !== null && causesReportedAsJson.has(error);
 }
 
-/** The outcome of a command that `error` ended: level `error`, its first line (API keys redacted). */
-export function failureOutcome(error: unknown, exitCode: number): BuildOutcome {
-  return { level: 'error', exitCode, error: redactSecrets(error instanceof Error ? error.message.split('\n')[0]! : String(error)), cause: error };
+/**
+ * The outcome of a command that `error` ended: level `error`, its first line (API keys redacted), and
+ * the outputs it had finished and kept before (`outputs`, copied).
+ */
+export function failureOutcome(error: unknown, exitCode: number, outputs: readonly string[]): BuildOutcome {
+  return { level: 'error', exitCode, error: redactSecrets(error instanceof Error ? error.message.split('\n')[0]! : String(error)), outputs: [...outputs], cause: error };
 }
 
 /** Receives progress events. */
