@@ -147,6 +147,9 @@ async function build(options: BuildOptions): Promise<void> {
   // live bars on a terminal, plain lines otherwise or with --plain, JSON lines with --json (pipeline/run/progress.ts)
   const display = createProgressDisplay(progressModeFor(options, process.stderr));
   let report;
+  // what the build has written to stay so far: the summary event names it, also when the build fails later
+  const kept: string[] = [];
+  const keep = (output: string) => void kept.push(output);
   // Ctrl-C while a queued build waits for its workers: the jobs stay queued, `build` again continues them
   const stop = new AbortController();
   const onInterrupt = () => stop.abort();
@@ -166,16 +169,17 @@ async function build(options: BuildOptions): Promise<void> {
         progress: display.progress,
         allowShrink: options.allowShrink === true,
         signal: stop.signal,
+        kept: keep,
         ...(options.giveUpSeconds !== undefined ? { giveUpSeconds: options.giveUpSeconds } : {}),
       });
     } else {
       const { runBuild } = await import('../pipeline/orchestration/build.ts');
-      report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true });
+      report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true, kept: keep });
     }
   } catch (error) {
     display.stop();
     // --json ends with a summary event naming the cause, also when the build stops: it is then the last line
-    display.finish(failureOutcome(error, exitCodeOf(error)));
+    display.finish(failureOutcome(error, exitCodeOf(error), kept));
     throw error;
   } finally {
     process.removeListener('SIGINT', onInterrupt);
@@ -187,7 +191,7 @@ async function build(options: BuildOptions): Promise<void> {
   display.finish({
     level: failed ? 'warn' : 'info',
     exitCode: failed ? EXIT_CODES.someDialoguesFailed : EXIT_CODES.done,
-    outputs: [report.summaryMarkdownPath, ...(report.reportPath ? [report.reportPath] : [])],
+    outputs: kept,
     failedDialogues: report.failedDialogues,
   });
   console.log(report.summaryMarkdownPath);

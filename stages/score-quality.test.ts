@@ -74,7 +74,7 @@ describe('score stage on a real build', () => {
   it('reports its progress in channel-seconds: each dialogue planned as 2 × its duration, DNSMOS advancing it per batch of windows to that amount', () => {
     // the build scored the dataset (DNSMOS computed); the score run after it found every dialogue in the cache
     const scoring = buildProgress.filter((event) => event.type !== 'log' && event.stage === 'score-quality');
-    expect(scoring[0]).toEqual({ type: 'stage-start', language: 'en', stage: 'score-quality', total: 2 });
+    expect(scoring[0]).toEqual({ type: 'stage-start', language: 'en', stage: 'score-quality', dataset: 'tiny_en', total: 2 });
     expect(firstProgress.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['cached', 'cached']);
     for (const dialogue of first.dialogues) {
       const of = (type: string) => scoring.filter((event) => event.type === type && 'id' in event && event.id === dialogue.id);
@@ -84,7 +84,7 @@ describe('score stage on a real build', () => {
       // at least one call per batch of windows of each channel (these short dialogues: one batch each)
       expect(advanced.length).toBeGreaterThanOrEqual(2);
       expect(advanced.reduce((sum, amount) => sum + amount, 0)).toBeCloseTo(planned[0]!, 2);
-      expect(of('item')).toEqual([{ type: 'item', language: 'en', stage: 'score-quality', id: dialogue.id, status: 'done' }]);
+      expect(of('item')).toEqual([{ type: 'item', language: 'en', stage: 'score-quality', dataset: 'tiny_en', id: dialogue.id, status: 'done' }]);
     }
   });
 

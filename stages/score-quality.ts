@@ -69,7 +69,8 @@ export interface ScoreQualityOptions {
   /**
    * Progress events of stage `score-quality` in channel-seconds (pipeline/run/progress.ts): a
    * `stage-start`, each dialogue's planned channels × duration, the audio scored as DNSMOS goes, and
-   * each dialogue's end (`cached` when its DNSMOS came from the cache).
+   * each dialogue's end (`cached` when its DNSMOS came from the cache); each event names the dataset
+   * (`dataset`), so a base dataset and its `_bargein` variant have a bar each.
    */
   progress?: ProgressListener;
   /**
@@ -229,7 +230,8 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
   const dialogues: DialogueQuality[] = new Array(folder.dialogues.length);
   let scored = 0;
   const progress = options.progress ?? (() => {});
-  const stage = { language: folder.language, stage: 'score-quality' } as const;
+  // the base dataset and its barge-in variant are scored one after the other: each has its own bar
+  const stage = { language: folder.language, stage: 'score-quality', dataset: folder.dataset } as const;
   progress({ type: 'stage-start', ...stage, total: folder.dialogues.length });
   // every dialogue's channels are scored (a channel without speech counts as done at once)
   for (const dialogue of folder.dialogues) progress({ type: 'item-planned', ...stage, id: dialogue.id, amount: 2 * dialogue.metadata.durationSeconds });

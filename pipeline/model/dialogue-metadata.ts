@@ -18,11 +18,31 @@ export const metadataSpeakerSchema = z.object({
   channel: z.number().int().nonnegative().optional(),
 });
 
-/** Texts of an utterance through the pipeline; null when the stage has none (an unanswered turn). */
+/**
+ * Texts of an utterance through the pipeline, in the order the stages make them; null when the stage
+ * has none (an unanswered turn). The field names are the stages' (README "Output"), not what is
+ * heard: **`spoken` is the spoken-style rewrite** (a stage's output, written before any audio exists,
+ * in English also for a translated dataset), **`transcript` is what the audio says**. `spoken` keeps
+ * its name: the datasets of earlier versions have it and this schema reads them. For the turn's
+ * texts (`source`, `spoken`, `final`) a question spoken in two parts (TURN_HOLD) carries the whole
+ * question in each part.
+ */
 const utteranceTextSchema = z.object({
+  /** The corpus's text as written (TopiOCQA), in the corpus's language. */
   source: z.string().nullable().optional(),
+  /**
+   * The spoken-style rewrite of `source` (numbers, dates, symbols to words), in the corpus's language
+   * (English): the source of a translation (COMETKiwi scores `spoken` → `final`). Not what the audio
+   * says: that is `transcript`.
+   */
   spoken: z.string().nullable().optional(),
+  /** The text to speak in the dataset's language: the translation of `spoken`, or `spoken` itself when not translated. */
   final: z.string().nullable().optional(),
+  /**
+   * What the speech engine was given for this utterance: `final` (one part of it for a two-part
+   * question), after any rephrasing for the speech rate or padding. A cut-off utterance's whole planned
+   * text (also in `cutOff.plannedText`).
+   */
   synthesized: z.string().nullable().optional(),
   /** What the audio says: `synthesized`, or for an utterance cut off (a barge-in variant's answer) the words spoken before the cut. Absent in metadata of earlier versions. */
   transcript: z.string().nullable().optional(),
@@ -119,6 +139,7 @@ const taskUtteranceSchema = metadataUtteranceSchema.extend({
   offsetFromFloor: z.number().nullable(),
   /** Part 1 or 2 of a question spoken in two parts around a TURN_HOLD pause; absent for a whole question. */
   questionPart: z.union([z.literal(1), z.literal(2)]).optional(),
+  /** The texts of {@link utteranceTextSchema} (what each holds is said there), `synthesized` and `transcript` always present. */
   text: z.object({ source: z.string().nullable(), spoken: z.string().nullable(), final: z.string().nullable(), synthesized: z.string(), transcript: z.string() }),
   paddingSteps: z.number().int().nonnegative(),
   rephrasedForSpeechRate: z.boolean(),

@@ -8,7 +8,9 @@
  * - defect 2: a disk that fills during the build (another process takes the space) stops it with the
  *   file and the space named, the old dataset intact; once space is freed the rerun completes;
  * - the kill -9 trial: a build killed at several moments resumes at once (the dead holder's lock is
- *   taken over) and ends with byte-identical files; no temporary file is left behind.
+ *   taken over) and ends with byte-identical files; no temporary file is left behind;
+ * - `--json`: the summary event's `outputs` name what the build kept, in order: everything after a
+ *   build that succeeded, only the datasets committed before the failure of one that stopped.
  */
 import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -34,13 +36,13 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-/** Write a build config (real dev set, English, offline rules backend) and return its path. */
-async function writeConfig(name: string, settings: { out: string; cache: string; limit?: number; llm?: unknown }): Promise<string> {
+/** Write a build config (real dev set, English unless `languages`, offline rules backend unless `llm`) and return its path. */
+async function writeConfig(name: string, settings: { out: string; cache: string; limit?: number; llm?: unknown; languages?: string[] }): Promise<string> {
   const file = path.join(scratch, `${name}.yaml`);
   const config = {
     name: 'failures',
     seed: 11,
-    languages: ['en'],
+    languages: settings.languages ?? ['en'],
     corpus: { path: TOPIOCQA_DEV, limit: settings.limit ?? 2 },
     output: { directory: settings.out, cacheDirectory: settings.cache },
     llm: settings.llm ?? { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
@@ -75,6 +77,13 @@ async function build(args: string[], killWhen?: { pattern: RegExp; delayMillisec
     }
   });
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stderr })));
+}
+
+/** The last line of a `--json` run's standard error: the summary event. */
+function summaryEvent(stderr: string): { type: string; level: string; exitCode: number; error?: string; outputs: string[] } {
+  const summary = JSON.parse(stderr.trim().split('\n').at(-1)!) as ReturnType<typeof summaryEvent>;
+  expect(summary.type).toBe('summary');
+  return summary;
 }
 
 async function hashTree(directory: string): Promise<Record<string, string>> {
@@ -146,9 +155,34 @@ describe('duplexsynth build when things fail', () => {
     expect(refused.stderr).toMatch(/the new dataset has 1 dialogues, the one there has 2; it was kept\. Pass --allow-shrink/);
     expect(await hashTree(out)).toEqual(reference);
     expect(existsSync(path.join(out, `${DATASET}.partial`))).toBe(false);
-    const allowed = await build(['--config', config, '--allow-shrink']);
+    const allowed = await build(['--config', config, '--allow-shrink', '--json']);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(JSON.parse(await readFile(path.join(out, DATASET, 'manifest.json'), 'utf8')).dialogues).toEqual(['topiocqa_dev_0001']);
+    // --json: the summary names what the build wrote and kept, in order
+    expect(summaryEvent(allowed.stderr)).toMatchObject({
+      level: 'info',
+      exitCode: 0,
+      outputs: [path.join(out, DATASET), path.join(out, `${DATASET}_bargein`), path.join(out, 'summary.md'), path.join(out, 'summary.json'), path.join(out, 'report', 'index.html')],
+    });
+  });
+
+  it('a build that stops after committing a language: the --json summary names the datasets it kept, and only those', async () => {
+    const out = path.join(scratch, 'second-language-fails', 'out');
+    // English from the reference build's cache; the Japanese translations from a service that is down (nothing listens on port 1)
+    const config = await writeConfig('second-language-fails', {
+      out,
+      cache: path.join(scratch, 'reference', 'cache'),
+      languages: ['en', 'ja'],
+      llm: { rewrite: { backend: 'rules' }, translate: { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', retry: { maxRetries: 0 } } },
+    });
+    const result = await build(['--config', config, '--json']);
+    expect(result.code, result.stderr).toBe(4);
+    const summary = summaryEvent(result.stderr);
+    expect(summary).toMatchObject({ level: 'error', exitCode: 4, outputs: [path.join(out, DATASET), path.join(out, `${DATASET}_bargein`)] });
+    expect(summary.error).toMatch(/data\/ja\/task\/topiocqa_ja: no dialogue was built, so nothing was committed/);
+    for (const kept of summary.outputs) expect(existsSync(path.join(kept, 'manifest.json'))).toBe(true);
+    expect(existsSync(path.join(out, 'data', 'ja'))).toBe(false);
+    expect(existsSync(path.join(out, 'summary.md'))).toBe(false);
   });
 
   it.skipIf(skipReason !== undefined)(

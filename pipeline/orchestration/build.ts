@@ -161,7 +161,9 @@ export interface BuildQueueHook {
  * Run a whole build.
  * @param options `log` for progress lines (API keys redacted); `allowShrink` to let a dataset replace
  *   one with more dialogues; `queue` when the build is queued (./queued-build.ts): its dialogues wait for
- *   the workers' jobs, and a stop of that wait discards the uncommitted datasets
+ *   the workers' jobs, and a stop of that wait discards the uncommitted datasets; `kept` is told each
+ *   output as soon as it is written to stay (a committed dataset folder, `summary.md`, `summary.json`,
+ *   the report's `index.html`), so a caller can name what a build that fails later left behind
  * @throws ConfigError when the configuration cannot build what it asks for; corpus-level errors
  *   (unreadable, invalid UTF-8, not JSON, malformed) from the ingest stage; BuildInputError for a bad
  *   setting or output/cache folder; BuildStoppedError subclasses (pipeline/model/build-errors.ts, exit
@@ -171,7 +173,7 @@ export interface BuildQueueHook {
  */
 export async function runBuild(
   config: BuildConfig,
-  options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener; queue?: BuildQueueHook } = {},
+  options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener; queue?: BuildQueueHook; kept?: (output: string) => void } = {},
 ): Promise<BuildReport> {
   checkBuildIsPossible(config);
   await checkOfflineVoices(config);
@@ -188,7 +190,7 @@ export async function runBuild(
   // voice prompts that cannot be what their manifest says stop the build before any request (a truncated clip)
   for (const language of config.languages) await checkSpeakerPromptClips(language, config);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)
-  return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {}), options.queue ?? null));
+  return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {}), options.queue ?? null, options.kept ?? (() => {})));
 }
 
 /** One dialogue on its way through the stages: each stage adds its output. */
@@ -216,6 +218,7 @@ async function buildLocked(
   allowShrink: boolean,
   progress: ProgressListener,
   queueHook: BuildQueueHook | null,
+  kept: (output: string) => void,
 ): Promise<BuildReport> {
   const { cache } = runner.context;
   /** The error that stopped a queued build's wait (Redis gone, Ctrl-C): the datasets being written are then discarded. */
@@ -332,6 +335,7 @@ async function buildLocked(
         for (const later of outputs.slice(position + 1)) await later.discard();
         throw error;
       }
+      kept(output.directory);
       failedCount += summary.failed.length;
       summaries.push(summary);
       log(`[${language}] wrote ${summary.dialogues} dialogues to ${output.directory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
@@ -344,11 +348,14 @@ async function buildLocked(
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
   const timingNote = timingPriorWarnings.length > 0 ? `\n## Timing statistics assumed, not measured\n\n${timingPriorWarnings.map((warning) => `- ${warning}`).join('\n')}\n` : '';
   await writeAtomic(summaryMarkdownPath, (await formatBuildSummaryMarkdown(config, summaries, splits)) + timingNote);
+  kept(summaryMarkdownPath);
   await writeRecord(path.join(config.output.directory, 'summary.json'), buildSummarySchema, { name: config.name, seed: config.seed, datasets: summaries });
+  kept(path.join(config.output.directory, 'summary.json'));
   // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.
   let reportPath: string | null = null;
   try {
     reportPath = (await writeBuildReport(config.output.directory)).indexPath;
+    kept(reportPath);
     log(`report: ${reportPath}`);
   } catch (error) {
     if (endsTheBuild(error)) throw error;

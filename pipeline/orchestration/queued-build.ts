@@ -70,6 +70,8 @@ export interface QueuedBuildOptions {
   giveUpSeconds?: number;
   /** Stops waiting (Ctrl-C): the jobs stay in the queue and a second `build` continues them. */
   signal?: AbortSignal;
+  /** Told each output as it is written to stay (runBuild's `kept`). */
+  kept?: (output: string) => void;
 }
 
 /** Counts of one worker (workers keep them in Redis, `duplexsynth:workers:{name}`). */
@@ -187,6 +189,7 @@ export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOp
         log: options.log ?? (() => {}),
         ...(options.progress ? { progress: options.progress } : {}),
         ...(options.allowShrink !== undefined ? { allowShrink: options.allowShrink } : {}),
+        ...(options.kept ? { kept: options.kept } : {}),
         queue: watcher,
       });
     } finally {

@@ -1,18 +1,19 @@
 /**
  * The HTML report of a real build (the demo config, two English and two Japanese dialogues, espeak-ng
  * and Open JTalk, each with its barge-in variant; scored with the stand-in MOS scorer and split with
- * the real split stage, so every table is filled), opened in real headless Chromium (Debian
- * `chromium`, driven by playwright-core). One build serves every test of the file. The browser tests
- * cover each interaction of the listening pages: no console error or failed request; a click on an
- * event, on a waveform or on the empty timeline plays from there; scrolling the timeline while it
- * plays is not undone; zoom; the listening block covers nothing; "play this event" stops at its end
- * and loops; mute and solo change what is heard (the level after each channel's gain, on the report
- * served by `duplexsynth report --serve`: a page from a file gets only silence from Web Audio); the dataset's
- * event list filters by type and by the loader's verdict, and plays; the loader verdicts agree with
- * the evaluable-events counts; quality and rates for every dataset, one split naming, no empty
- * column; Japanese text is drawn with glyphs, not empty boxes (a CJK font, scripts/setup-system.sh).
- * Screenshots are kept in outputs/report-screenshot.png and outputs/report-screenshot-ja.png (CI
- * artifacts).
+ * the real split stage, so every table is filled), opened in real headless Chromium (Debian `chromium`,
+ * driven by playwright-core). One build serves every test of the file. The browser tests cover each
+ * interaction of the listening pages: no console error or failed request; a click on an event, on a
+ * waveform or on the empty timeline plays from there, on a word from the word's start, on an empty spot
+ * of a lane from the time under it; scrolling the timeline while it plays is not undone; zoom, stopping
+ * at the limits the page declares; the listening block covers nothing; "play this event" stops at its
+ * end and loops (on a dialogue page and on the dataset's event list); mute and solo change what is
+ * heard (the level after each channel's gain, on the report served by `duplexsynth report --serve`: a
+ * page from a file gets only silence from Web Audio); the dataset's event list filters by type and by
+ * the loader's verdict, and plays; the loader verdicts agree with the evaluable-events counts; quality
+ * and rates for every dataset, one split naming, no empty column; Japanese text is drawn with glyphs,
+ * not empty boxes (a CJK font, scripts/setup-system.sh). Screenshots are kept in
+ * outputs/report-screenshot.png and outputs/report-screenshot-ja.png (CI artifacts).
  */
 import { escapeHtml } from './html.ts';
 import { existsSync } from 'node:fs';
@@ -168,6 +169,13 @@ describe('the report in headless Chromium', () => {
   }
   const currentTime = async (opened: Page) => (await opened.evaluate(`${AUDIO}.currentTime`)) as number;
   const paused = async (opened: Page) => (await opened.evaluate(`${AUDIO}.paused`)) as boolean;
+  /** Records, in the page, where each seek of the audio goes (its position at `seeking`, seconds). */
+  const recordSeeks = (opened: Page) => opened.evaluate(`window.sought = []; ${AUDIO}.addEventListener('seeking', () => window.sought.push(${AUDIO}.currentTime))`);
+  /** The seeks recorded since the last call, oldest first (waits up to 5 s for the first: `seeking` fires after the click returns). */
+  const seeks = async (opened: Page) => {
+    await opened.waitForFunction('window.sought.length > 0', undefined, { timeout: 5000 }).catch(() => {});
+    return (await opened.evaluate('window.sought.splice(0)')) as number[];
+  };
 
   it('opens without console errors, and a click on a BARGE_IN span moves playback to its start', async () => {
     const opened = await context.newPage();
@@ -263,6 +271,97 @@ describe('the report in headless Chromium', () => {
     const listening = (await opened.locator('#listening').boundingBox())!;
     expect((await row.boundingBox())!.y).toBeGreaterThanOrEqual(listening.y + listening.height - 1);
     await opened.evaluate(`${AUDIO}.pause()`);
+    await opened.close();
+  });
+
+  it('a click on a word plays from the start of that word, not from the time under the pointer', async () => {
+    const opened = await open(page('en', 'topiocqa_demo', 'demo_topiocqa_0001'));
+    await recordSeeks(opened);
+    const pixelsPerSecond = (await opened.evaluate(`${PLAYER}.pixelsPerSecond`)) as number;
+    // a word of the system lane at least 0.3 s long, away from the start (the sticky lane label covers that)
+    const words = opened.locator('.lane[data-channel="0"] .word');
+    let chosen = -1;
+    for (let index = 3; index < (await words.count()); index += 1) {
+      const [start, end] = /\[([\d.]+), ([\d.]+)\]/.exec((await words.nth(index).getAttribute('title'))!)!.slice(1).map(Number);
+      if (end! - start! >= 0.3) {
+        chosen = index;
+        break;
+      }
+    }
+    expect(chosen).toBeGreaterThanOrEqual(0);
+    const word = words.nth(chosen);
+    const start = Number(await word.getAttribute('data-start'));
+    const width = (await word.boundingBox())!.width;
+    expect(width).toBeGreaterThanOrEqual(0.3 * pixelsPerSecond - 1);
+    // near its right end: the time under the pointer is at least 0.25 s after the word's start
+    await word.click({ position: { x: width - 4, y: 5 } });
+    const sought = await seeks(opened);
+    expect(sought).toHaveLength(1);
+    expect(sought[0]).toBeCloseTo(start, 3);
+    expect(await paused(opened)).toBe(false);
+    expect(await opened.evaluate(`${PLAYER}.follow`)).toBe(true);
+    await opened.evaluate(`${AUDIO}.pause()`);
+    await opened.close();
+  });
+
+  it('a click on an empty spot of a lane (no word, no event, not the waveform) plays from the time under the pointer', async () => {
+    const opened = await open(page('en', 'topiocqa_demo', 'demo_topiocqa_0001'));
+    await recordSeeks(opened);
+    const pixelsPerSecond = (await opened.evaluate(`${PLAYER}.pixelsPerSecond`)) as number;
+    await opened.locator('.lane[data-channel="1"]').scrollIntoViewIfNeeded();
+    // the first point, 300 px or more into the timeline, where the user lane's row of words or its
+    // row of TURN_SHIFT/TURN_HOLD/BARGE_IN spans shows the lane itself
+    const spot = (await opened.evaluate(`(() => {
+      const lane = document.querySelector('.lane[data-channel="1"]');
+      const timeline = document.getElementById('timeline');
+      const left = timeline.getBoundingClientRect().left;
+      const scroller = document.getElementById('scroller').getBoundingClientRect();
+      const pixelsPerSecond = Number(getComputedStyle(timeline).getPropertyValue('--pixels-per-second'));
+      for (const row of [lane.querySelector('.words'), lane.querySelector('.event-rows')]) {
+        const box = row.getBoundingClientRect();
+        const y = row.classList.contains('words') ? box.top + box.height / 2 : box.top + 44;
+        for (let x = scroller.left + 300; x < scroller.right - 10; x += 7) {
+          if (document.elementFromPoint(x, y) === row) return { x, y, seconds: (x - left) / pixelsPerSecond, row: row.className };
+        }
+      }
+      return null;
+    })()`)) as { x: number; y: number; seconds: number; row: string } | null;
+    expect(spot).not.toBeNull();
+    expect(spot!.seconds).toBeGreaterThanOrEqual(300 / pixelsPerSecond - 0.01);
+    await opened.mouse.click(spot!.x, spot!.y);
+    const sought = await seeks(opened);
+    expect(sought, `a click on the lane's ${spot!.row}`).toHaveLength(1);
+    expect(sought[0]).toBeCloseTo(spot!.seconds, 2);
+    expect(await paused(opened)).toBe(false);
+    await opened.evaluate(`${AUDIO}.pause()`);
+    await opened.close();
+  });
+
+  it('zoom stops at the limits the page declares, and its button at that limit is disabled', async () => {
+    const opened = await open(page('en', 'topiocqa_demo', 'demo_topiocqa_0001'));
+    const { min, max } = (await opened.evaluate(`${PLAYER}.zoomLimits`)) as { min: number; max: number };
+    const initial = (await opened.evaluate(`${PLAYER}.pixelsPerSecond`)) as number;
+    expect(min).toBeLessThan(initial);
+    expect(max).toBeGreaterThan(initial);
+    const span = opened.locator('.event.TURN').first();
+    const title = (await span.getAttribute('title'))!;
+    const [from, to] = /\[([\d.]+), ([\d.]+)\]/.exec(title)!.slice(1).map(Number);
+    const zoomTo = async (button: '#zoom-in' | '#zoom-out', limit: number) => {
+      // each click doubles or halves: enough clicks to reach the limit, then the button is disabled
+      const clicks = Math.ceil(Math.abs(Math.log2(limit / ((await opened.evaluate(`${PLAYER}.pixelsPerSecond`)) as number))));
+      for (let click = 0; click < clicks; click += 1) await opened.locator(button).click();
+      expect(await opened.evaluate(`${PLAYER}.pixelsPerSecond`)).toBe(limit);
+      await expect(opened.locator('#zoom-level').textContent()).resolves.toBe(`${Math.round(limit)} px/s`);
+      expect(await opened.locator(button).isDisabled()).toBe(true);
+      // a click that reaches the disabled button anyway (a script) changes nothing
+      await opened.locator(button).dispatchEvent('click');
+      expect(await opened.evaluate(`${PLAYER}.pixelsPerSecond`)).toBe(limit);
+      expect((await span.boundingBox())!.width).toBeCloseTo(Math.max(2, (to! - from!) * limit), 0);
+    };
+    await zoomTo('#zoom-in', max);
+    expect(await opened.locator('#zoom-out').isDisabled()).toBe(false);
+    await zoomTo('#zoom-out', min);
+    expect(await opened.locator('#zoom-in').isDisabled()).toBe(false);
     await opened.close();
   });
 
@@ -406,6 +505,53 @@ describe('the report in headless Chromium', () => {
     expect(stoppedAt).toBeGreaterThanOrEqual(end);
     expect(stoppedAt).toBeLessThan(end + 0.15);
     expect(end).toBeGreaterThan(start);
+    await opened.close();
+  });
+
+  it("the dataset's event list loops an event: at its end it starts again at its start while loop is on, and stops at its end once loop is off", async () => {
+    const opened = await open(path.join(out, 'report', 'events', 'en', 'topiocqa_demo.html'), false);
+    // a shown event between 0.3 and 2 s long, of the second dialogue (another WAV than the one loaded)
+    const buttons = opened.locator('tr[data-type]:visible:has(a:text-is("demo_topiocqa_0002")) button.play-event');
+    let chosen = -1;
+    for (let index = 0; index < (await buttons.count()); index += 1) {
+      const [start, end] = [Number(await buttons.nth(index).getAttribute('data-play-start')), Number(await buttons.nth(index).getAttribute('data-play-end'))];
+      if (end - start >= 0.3 && end - start <= 2) {
+        chosen = index;
+        break;
+      }
+    }
+    expect(chosen).toBeGreaterThanOrEqual(0);
+    const button = buttons.nth(chosen);
+    const [start, end] = [Number(await button.getAttribute('data-play-start')), Number(await button.getAttribute('data-play-end'))];
+    // the audio's position every 5 ms, in the page
+    await opened.evaluate(`window.positions = []; setInterval(() => window.positions.push(${AUDIO}.currentTime), 5)`);
+    const positions = async () => (await opened.evaluate('window.positions.splice(0)')) as number[];
+    await opened.locator('#loop').check();
+    await button.click();
+    await opened.waitForFunction(`!${AUDIO}.paused`);
+    await positions(); // the start of the playback: the positions of the previous source
+    // two and a half lengths of the span: it reached the end at least once (twice unless the machine is
+    // slow to start playing), and went back to the start each time
+    await opened.waitForTimeout((end - start) * 2500);
+    expect(await paused(opened)).toBe(false);
+    const looped = await positions();
+    const backs = looped.flatMap((position, index) => (index > 0 && position < looped[index - 1]! ? [{ from: looped[index - 1]!, to: position }] : []));
+    expect(backs.length).toBeGreaterThanOrEqual(1);
+    for (const back of backs) {
+      expect(back.from).toBeGreaterThanOrEqual(end - 0.15); // it went back at the end…
+      expect(back.to).toBeGreaterThanOrEqual(start); // …to the start
+      expect(back.to).toBeLessThan(start + 0.1);
+    }
+    expect(Math.max(...looped)).toBeLessThan(end + 0.15);
+    expect(Math.min(...looped)).toBeGreaterThanOrEqual(start);
+    // loop off: it stops at the next end and stays there
+    await opened.locator('#loop').uncheck();
+    await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
+    const stoppedAt = await currentTime(opened);
+    expect(stoppedAt).toBeGreaterThanOrEqual(end);
+    expect(stoppedAt).toBeLessThan(end + 0.15);
+    await opened.waitForTimeout(300);
+    expect(await currentTime(opened)).toBe(stoppedAt);
     await opened.close();
   });
 

@@ -6,7 +6,7 @@
  */
 import { Terminal } from '@xterm/headless';
 import { describe, expect, it, vi } from 'vitest';
-import { createProgressDisplay, formatStageUnits, progressModeFor, progressStagesFailedAt, type ProgressDisplay, type ProgressEvent } from './progress.ts';
+import { createProgressDisplay, failureOutcome, formatStageUnits, progressModeFor, progressStagesFailedAt, type ProgressDisplay, type ProgressEvent } from './progress.ts';
 
 /** A fake standard error: what is written, a terminal or not, of `columns` width. */
 function collector(isTTY: boolean, columns = 120) {
@@ -45,7 +45,7 @@ describe('createProgressDisplay', () => {
     const output = collector(false);
     const display = createProgressDisplay('lines', output.stream);
     for (const event of utteranceEvents) display.progress(event);
-    display.finish({ level: 'error', exitCode: 4, error: 'disk full' });
+    display.finish({ level: 'error', exitCode: 4, error: 'disk full', outputs: [] });
     expect(output.text()).toBe('[en] synthesize-speech: 2 dialogues\n[en] synthesize-speech: 2/2, 9 utterances (0 cached, 0 failed)\n');
   });
 
@@ -72,8 +72,17 @@ describe('createProgressDisplay', () => {
       stages: [{ language: 'en', stage: 'synthesize-speech', unit: 'utterances', total: 3, done: 1, cached: 1, failed: 1, unitsDone: 0, unitsTotal: null, unitsEstimated: false }],
     });
     // finish is said once
-    display.finish({ level: 'info', exitCode: 0 });
+    display.finish({ level: 'info', exitCode: 0, outputs: [] });
     expect(output.text().trim().split('\n')).toHaveLength(lines.length);
+  });
+
+  it("json: a failed command's summary names the cause's first line and the outputs it kept before the failure", () => {
+    const output = collector(false);
+    const display = createProgressDisplay('json', output.stream);
+    const kept = ['out/data/en/task/topiocqa', 'out/data/en/task/topiocqa_bargein'];
+    display.finish(failureOutcome(new Error('out/data/ja/task/topiocqa_ja: no space left on the device\nat write'), 4, kept));
+    kept.push('changed after the failure');
+    expect(JSON.parse(output.text())).toEqual({ type: 'summary', level: 'error', exitCode: 4, error: 'out/data/ja/task/topiocqa_ja: no space left on the device', outputs: ['out/data/en/task/topiocqa', 'out/data/en/task/topiocqa_bargein'], stages: [] });
   });
 
   it('bars: a bar per stage with counts, and failures printed above it', () => {
@@ -136,6 +145,39 @@ describe('the bars on a terminal (xterm.js headless, 60 columns)', () => {
     expect(logs).toEqual(['ingest: 2 conversations from demo.json', shortWarning, 'short', longWarning, 'ok']);
     expect(barRows[0]!.text).toMatch(/ETA \?$/); // nothing done yet: no estimate
     expect(longWarning.length).toBeGreaterThan(COLUMNS);
+  });
+
+  it("a stage run per dataset (quality scoring of a dataset and its _bargein variant) has a bar per dataset, named, each with its own counts", async () => {
+    const output = collector(true, 100);
+    const scoring = (dataset: string, amount: number): ProgressEvent[] => [
+      { type: 'stage-start', language: 'en', stage: 'score-quality', dataset, total: 1 },
+      { type: 'item-planned', language: 'en', stage: 'score-quality', dataset, id: 'a', amount },
+      { type: 'item-advanced', language: 'en', stage: 'score-quality', dataset, id: 'a', amount: amount / 2 },
+    ];
+    drive(output, (display, frame) => {
+      for (const event of scoring('topiocqa_demo', 40)) display.progress(event);
+      frame();
+      for (const event of scoring('topiocqa_demo_bargein', 30)) display.progress(event);
+      frame();
+    });
+    const rows = (await render(output.text(), 100)).rows.filter((row) => row.text.includes('|'));
+    expect(rows.map((row) => row.text.split(' |')[0])).toEqual(['[en] score-quality topiocqa_demo', '[en] score-quality topiocqa_demo_bargein']);
+    expect(rows[0]!.text).toContain('20/40 channel-seconds');
+    expect(rows[1]!.text).toContain('15/30 channel-seconds');
+    // the lines and the JSON summary keep them apart too
+    const lines = collector(false);
+    const json = collector(false);
+    for (const [mode, target] of [['lines', lines], ['json', json]] as const) {
+      const display = createProgressDisplay(mode, target.stream);
+      for (const event of [...scoring('topiocqa_demo', 40), ...scoring('topiocqa_demo_bargein', 30)]) display.progress(event);
+      display.finish({ level: 'info', exitCode: 0, outputs: [] });
+    }
+    expect(lines.text()).toBe('[en] score-quality topiocqa_demo: 1 dialogues\n[en] score-quality topiocqa_demo_bargein: 1 dialogues\n');
+    const summary = JSON.parse(json.text().trim().split('\n').at(-1)!);
+    expect(summary.stages.map((stage: { dataset: string; unitsDone: number }) => [stage.dataset, stage.unitsDone])).toEqual([
+      ['topiocqa_demo', 20],
+      ['topiocqa_demo_bargein', 15],
+    ]);
   });
 
   it('prints the log lines given just before the end; on a wider terminal the bar line has room for the counts', async () => {

@@ -1,6 +1,6 @@
 /**
  * Progress of a build as typed events, and the four ways the command line shows them:
- * - `bars`: one live bar per language and stage on a terminal (`cli-progress`), counted in the
+ * - `bars`: one live bar per language and stage (and dataset, for a stage run per dataset folder) on a terminal (`cli-progress`), counted in the
  *   stage's unit (utterances for speech synthesis, channel-seconds for quality scoring, dialogues
  *   otherwise) with dialogue counts, cache hits and ETA; each bar line is fitted to the terminal's
  *   width (a narrower bar, never a cut), and log lines are printed above the bars, whole (the
@@ -48,15 +48,31 @@ export type LogLevel = 'info' | 'warn' | 'error';
 /** How one item (one dialogue at one stage) ended. */
 export type ItemStatus = 'done' | 'cached' | 'failed';
 
+/**
+ * Where a stage's events belong: a language, and for a stage run once per dataset folder (quality
+ * scoring: the base dataset and its `_bargein` variant each have their own) the dataset's name. A
+ * display keeps one bar and one tally per language, stage and dataset.
+ */
+interface StageKey {
+  language: Language;
+  stage: ProgressStage;
+  dataset?: string;
+}
+
 /** A progress event. */
 export type ProgressEvent =
-  | { type: 'stage-start'; language: Language; stage: ProgressStage; total: number }
+  | ({ type: 'stage-start'; total: number } & StageKey)
   /** The work an item will take in the stage's unit (e.g. the utterances of a dialogue's script); sent again, it replaces the amount. */
-  | { type: 'item-planned'; language: Language; stage: ProgressStage; id: string; amount: number }
+  | ({ type: 'item-planned'; id: string; amount: number } & StageKey)
   /** Work of an item done since its last `item-advanced`, in the stage's unit. */
-  | { type: 'item-advanced'; language: Language; stage: ProgressStage; id: string; amount: number }
-  | { type: 'item'; language: Language; stage: ProgressStage; id: string; status: ItemStatus; reason?: string }
+  | ({ type: 'item-advanced'; id: string; amount: number } & StageKey)
+  | ({ type: 'item'; id: string; status: ItemStatus; reason?: string } & StageKey)
   | { type: 'log'; line: string; level?: LogLevel };
+
+/** A stage's name as the bars and lines show it: `[en] score-quality topiocqa_demo_bargein`, `[en] synthesize-speech`. */
+export function stageLabel(key: StageKey): string {
+  return `[${key.language}] ${key.stage}${key.dataset === undefined ? '' : ` ${key.dataset}`}`;
+}
 
 /** How a command ended: the last JSON event (`type: 'summary'`). */
 export interface BuildOutcome {
@@ -68,8 +84,12 @@ export interface BuildOutcome {
   exitCode: number;
   /** The first line of the error that ended the command. */
   error?: string;
-  /** Files written (e.g. `summary.md`, the report's `index.html`). */
-  outputs?: string[];
+  /**
+   * What the command wrote and kept, in the order written (a build: each committed dataset folder,
+   * `summary.md`, `summary.json`, the report's `index.html`; `score`: each `quality.json`). A failed
+   * command lists what it had finished before the failure (empty when nothing).
+   */
+  outputs: string[];
   failedDialogues?: number;
 }
 
@@ -92,9 +112,12 @@ export function causeReportedAsJson(error: unknown): boolean {
   return typeof error === 'object' && error !== null && causesReportedAsJson.has(error);
 }
 
-/** The outcome of a command that `error` ended: level `error`, its first line (API keys redacted). */
-export function failureOutcome(error: unknown, exitCode: number): BuildOutcome {
-  return { level: 'error', exitCode, error: redactSecrets(error instanceof Error ? error.message.split('\n')[0]! : String(error)), cause: error };
+/**
+ * The outcome of a command that `error` ended: level `error`, its first line (API keys redacted), and
+ * the outputs it had finished and kept before (`outputs`, copied).
+ */
+export function failureOutcome(error: unknown, exitCode: number, outputs: readonly string[]): BuildOutcome {
+  return { level: 'error', exitCode, error: redactSecrets(error instanceof Error ? error.message.split('\n')[0]! : String(error)), outputs: [...outputs], cause: error };
 }
 
 /** Receives progress events. */
@@ -236,16 +259,17 @@ export function createProgressDisplay(mode: ProgressMode, output: TextOutput = p
 }
 
 function createDisplay(mode: ProgressMode, output: TextOutput): ProgressDisplay {
-  const tallies = new Map<string, StageTally>();
-  const key = (language: string, stage: string) => `${language} ${stage}`;
+  // per stage label (language, stage, dataset): the key's fields and the tally
+  const tallies = new Map<string, { key: StageKey; tally: StageTally }>();
   const record = (event: ProgressEvent): StageTally | null => {
     if (event.type === 'log') return null;
-    const name = key(event.language, event.stage);
-    if (event.type === 'stage-start') tallies.set(name, new StageTally(PROGRESS_UNITS[event.stage]));
-    const tally = tallies.get(name) ?? new StageTally(PROGRESS_UNITS[event.stage]);
-    tallies.set(name, tally);
-    tally.add(event);
-    return tally;
+    const name = stageLabel(event);
+    const key: StageKey = { language: event.language, stage: event.stage, ...(event.dataset === undefined ? {} : { dataset: event.dataset }) };
+    if (event.type === 'stage-start') tallies.set(name, { key, tally: new StageTally(PROGRESS_UNITS[event.stage]) });
+    const entry = tallies.get(name) ?? { key, tally: new StageTally(PROGRESS_UNITS[event.stage]) };
+    tallies.set(name, entry);
+    entry.tally.add(event);
+    return entry.tally;
   };
 
   if (mode === 'quiet') return { log: () => {}, progress: (event) => void record(event), finish: () => {}, stop: () => {} };
@@ -259,10 +283,7 @@ function createDisplay(mode: ProgressMode, output: TextOutput): ProgressDisplay 
         emit({ ...event, level: levelOf(event) });
       },
       finish: (outcome) => {
-        const stages = [...tallies].map(([name, tally]) => {
-          const [language, stage] = name.split(' ');
-          return { language, stage, ...tally.snapshot() };
-        });
+        const stages = [...tallies.values()].map(({ key, tally }) => ({ ...key, ...tally.snapshot() }));
         const { cause, ...fields } = outcome;
         emit({ type: 'summary', ...fields, stages });
         if (typeof cause === 'object' && cause !== null) causesReportedAsJson.add(cause);
@@ -277,11 +298,11 @@ function createDisplay(mode: ProgressMode, output: TextOutput): ProgressDisplay 
       log: (line) => output.write(`${line}\n`),
       progress: (event) => {
         const tally = record(event);
-        if (event.type === 'stage-start') output.write(`[${event.language}] ${event.stage}: ${event.total} dialogues\n`);
+        if (event.type === 'stage-start') output.write(`${stageLabel(event)}: ${event.total} dialogues\n`);
         if (event.type === 'item' && tally && tally.itemsCounted === tally.counts.total) {
           const progress = tally.snapshot();
           const units = progress.unit === 'dialogues' || progress.unitsTotal === null ? '' : `, ${amount(progress.unitsDone, progress.unit)} ${progress.unit}`;
-          output.write(`[${event.language}] ${event.stage}: ${tally.itemsCounted}/${tally.counts.total}${units} (${tally.counts.cached} cached, ${tally.counts.failed} failed)\n`);
+          output.write(`${stageLabel(event)}: ${tally.itemsCounted}/${tally.counts.total}${units} (${tally.counts.cached} cached, ${tally.counts.failed} failed)\n`);
         }
       },
       // a failure's cause is the command's last line, printed once by the CLI's error handler
@@ -335,10 +356,10 @@ function createBars(output: TextOutput, record: (event: ProgressEvent) => StageT
     progress: (event) => {
       const tally = record(event);
       if (event.type === 'log' || tally === null) return;
-      const name = `${event.language} ${event.stage}`;
+      const name = stageLabel(event);
       if (event.type === 'stage-start') {
         bars.get(name)?.stop();
-        const label = `[${event.language}] ${event.stage}`;
+        const label = name;
         bars.set(name, multibar.create(Math.max(event.total, 1), 0, { label, progress: tally.snapshot() } satisfies BarPayload));
       }
       const bar = bars.get(name);
@@ -348,7 +369,7 @@ function createBars(output: TextOutput, record: (event: ProgressEvent) => StageT
         bar.setTotal(Math.max(total, 1));
         bar.update(value, { progress });
       }
-      if (event.type === 'item' && event.status === 'failed') log(`[${event.language}] ${event.stage} ${event.id}: FAILED${event.reason ? `: ${event.reason}` : ''}`);
+      if (event.type === 'item' && event.status === 'failed') log(`${stageLabel(event)} ${event.id}: FAILED${event.reason ? `: ${event.reason}` : ''}`);
     },
     finish: () => {},
     stop: () => {

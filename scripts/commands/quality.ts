@@ -72,15 +72,20 @@ export function registerQualityCommands(program: Command): void {
       const display = createProgressDisplay(progressModeFor(options, process.stderr));
       const log = display.log;
       const httpUrl = options.cometUrl ?? process.env[COMETKIWI_URL_ENVIRONMENT_VARIABLE] ?? null;
+      // each dataset's quality.json once written: a later dataset's failure leaves it in place
+      const written: string[] = [];
       try {
-        for (const directory of directories) await scoreOne(directory);
+        for (const directory of directories) {
+          await scoreOne(directory);
+          written.push(path.join(directory, 'quality.json'));
+        }
       } catch (error) {
         display.stop();
-        display.finish(failureOutcome(error, exitCodeOf(error)));
+        display.finish(failureOutcome(error, exitCodeOf(error), written));
         throw error;
       }
       display.stop();
-      display.finish({ level: 'info', exitCode: EXIT_CODES.done, outputs: directories.map((directory) => path.join(directory, 'quality.json')) });
+      display.finish({ level: 'info', exitCode: EXIT_CODES.done, outputs: written });
       console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
 
       async function scoreOne(directory: string): Promise<void> {

@@ -4,7 +4,8 @@
 //   end, or starts it again with "loop event";
 // - mute and solo per channel (Web Audio: the element's channels split, a gain and a level meter per
 //   channel), set up at the first mute or solo;
-// - zoom (the timeline's `--pixels-per-second`), keeping the time at the middle of the view in place;
+// - zoom (the timeline's `--pixels-per-second`) between MIN_ZOOM and MAX_ZOOM pixels per second,
+//   keeping the time at the middle of the view in place; a zoom button is disabled at its limit;
 // - the playhead is followed while "follow playhead" is on; scrolling the timeline turns it off (no
 //   snap-back), a click that plays turns it on again.
 // No network, works from file://. `window.duplexsynthPlayer` exposes the state for tests.
@@ -19,6 +20,11 @@
   const loop = document.getElementById('loop');
   const followButton = document.getElementById('follow');
   const zoomLevel = document.getElementById('zoom-level');
+  const zoomIn = document.getElementById('zoom-in');
+  const zoomOut = document.getElementById('zoom-out');
+  // zoom limits, pixels per second: 120 (the page's scale, PIXELS_PER_SECOND in dialogue-page.ts)
+  // halved 3 times (a 2-minute dialogue in about 1800 px) and doubled 4 times (one centisecond, the
+  // benchmark's time unit, is about 19 px)
   const MIN_ZOOM = 15;
   const MAX_ZOOM = 1920;
   let pixelsPerSecond = timeline ? Number(getComputedStyle(timeline).getPropertyValue('--pixels-per-second')) || 120 : 120;
@@ -132,6 +138,11 @@
     });
   }
 
+  function showZoomLimits() {
+    if (zoomIn) zoomIn.disabled = pixelsPerSecond >= MAX_ZOOM;
+    if (zoomOut) zoomOut.disabled = pixelsPerSecond <= MIN_ZOOM;
+  }
+
   function zoom(factor) {
     if (!timeline) return;
     const next = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, pixelsPerSecond * factor));
@@ -140,6 +151,7 @@
     pixelsPerSecond = next;
     timeline.style.setProperty('--pixels-per-second', String(next));
     if (zoomLevel) zoomLevel.textContent = `${Math.round(next)} px/s`;
+    showZoomLimits();
     scrollTimelineTo(middle * next - scroller.clientWidth / 2);
     draw();
   }
@@ -220,6 +232,7 @@
     draw();
   });
   draw();
+  showZoomLimits();
 
   // a dataset's event list: show the rows of the checked event types and loader verdicts
   const filters = document.getElementById('event-filters');
@@ -249,6 +262,8 @@
     get segment() {
       return segment;
     },
+    /** The zoom limits, pixels per second. */
+    zoomLimits: { min: MIN_ZOOM, max: MAX_ZOOM },
     levels,
   };
 })();
