@@ -34,6 +34,14 @@ import { buildDatasetDirectories, writeBuildReport, type BuildReportResult } fro
 import { datasetLoaderSettings } from './loader-verdicts.ts';
 import { serveBuildReport } from './serve-report.ts';
 
+/**
+ * How far past an event's end playback may be seen, in seconds: the page checks the position once
+ * per animation frame and the test samples it with timers, both late when the renderer is starved
+ * (a 2-core machine running the whole test suite: 0.15 s failed at load 12–14). Playback that does
+ * not stop or loop at all runs on for seconds, so the checks still tell it apart.
+ */
+const FRAME_SLACK = 0.5;
+
 /** Where CI finds the screenshots. */
 const SCREENSHOT = path.join(PROJECT_ROOT, 'outputs', 'report-screenshot.png');
 const SCREENSHOT_JA = path.join(PROJECT_ROOT, 'outputs', 'report-screenshot-ja.png');
@@ -397,7 +405,7 @@ describe('the report in headless Chromium', () => {
     expect(playedFor).toBeGreaterThanOrEqual(end - start - 0.1); // it played the span…
     const stoppedAt = await currentTime(opened);
     expect(stoppedAt).toBeGreaterThanOrEqual(end); // …to its end, and stopped within a few frames of it
-    expect(stoppedAt).toBeLessThan(end + 0.15);
+    expect(stoppedAt).toBeLessThan(end + FRAME_SLACK);
 
     // loop: still playing, inside the span, after more than its length
     await opened.locator('#loop').check();
@@ -406,11 +414,11 @@ describe('the report in headless Chromium', () => {
     expect(await paused(opened)).toBe(false);
     const looping = await currentTime(opened);
     expect(looping).toBeGreaterThanOrEqual(start);
-    expect(looping).toBeLessThan(end + 0.15);
+    expect(looping).toBeLessThan(end + FRAME_SLACK);
     // loop off: it stops at the next end
     await opened.locator('#loop').uncheck();
     await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
-    expect(await currentTime(opened)).toBeLessThan(end + 0.15);
+    expect(await currentTime(opened)).toBeLessThan(end + FRAME_SLACK);
     await opened.close();
   });
 
@@ -441,11 +449,17 @@ describe('the report in headless Chromium', () => {
       await opened.evaluate(`${AUDIO}.currentTime = ${time}; ${AUDIO}.play()`);
       await opened.waitForFunction(`!${AUDIO}.paused && ${AUDIO}.currentTime > ${time + 0.1}`);
     };
+    // the system channel heard: back to the target each time (a slow machine may have played past the
+    // turn meanwhile), then up to 10 s for the level to show (the analyser's frames are late when the
+    // renderer is starved)
+    const systemHeard = async () => {
+      await playAt(target);
+      await opened.waitForFunction(`${PLAYER}.levels()[0] > 0.001`, undefined, { timeout: 10_000 });
+    };
     // solo the system channel (a click: the audio graph starts with it)
     await opened.locator('button.solo[data-channel="0"]').click();
-    await playAt(target);
+    await systemHeard();
     let [system, user] = await levels();
-    expect(system).toBeGreaterThan(0.001);
     expect(user).toBe(0);
     expect(await opened.locator('button.solo[data-channel="0"]').getAttribute('aria-pressed')).toBe('true');
     // mute the soloed channel: nothing of it is heard
@@ -455,8 +469,7 @@ describe('the report in headless Chromium', () => {
     // unmute, unsolo: the system is heard again
     await opened.locator('button.mute[data-channel="0"]').click();
     await opened.locator('button.solo[data-channel="0"]').click();
-    [system] = await levels();
-    expect(system).toBeGreaterThan(0.001);
+    await systemHeard();
     // solo the user while the system speaks: the system is silenced
     await opened.locator('button.solo[data-channel="1"]').click();
     [system] = await levels();
@@ -503,7 +516,7 @@ describe('the report in headless Chromium', () => {
     await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
     const stoppedAt = await currentTime(opened);
     expect(stoppedAt).toBeGreaterThanOrEqual(end);
-    expect(stoppedAt).toBeLessThan(end + 0.15);
+    expect(stoppedAt).toBeLessThan(end + FRAME_SLACK);
     expect(end).toBeGreaterThan(start);
     await opened.close();
   });
@@ -538,18 +551,18 @@ describe('the report in headless Chromium', () => {
     const backs = looped.flatMap((position, index) => (index > 0 && position < looped[index - 1]! ? [{ from: looped[index - 1]!, to: position }] : []));
     expect(backs.length).toBeGreaterThanOrEqual(1);
     for (const back of backs) {
-      expect(back.from).toBeGreaterThanOrEqual(end - 0.15); // it went back at the end…
+      expect(back.from).toBeGreaterThanOrEqual(end - FRAME_SLACK); // it went back at the end…
       expect(back.to).toBeGreaterThanOrEqual(start); // …to the start
-      expect(back.to).toBeLessThan(start + 0.1);
+      expect(back.to).toBeLessThan(start + FRAME_SLACK);
     }
-    expect(Math.max(...looped)).toBeLessThan(end + 0.15);
+    expect(Math.max(...looped)).toBeLessThan(end + FRAME_SLACK);
     expect(Math.min(...looped)).toBeGreaterThanOrEqual(start);
     // loop off: it stops at the next end and stays there
     await opened.locator('#loop').uncheck();
     await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
     const stoppedAt = await currentTime(opened);
     expect(stoppedAt).toBeGreaterThanOrEqual(end);
-    expect(stoppedAt).toBeLessThan(end + 0.15);
+    expect(stoppedAt).toBeLessThan(end + FRAME_SLACK);
     await opened.waitForTimeout(300);
     expect(await currentTime(opened)).toBe(stoppedAt);
     await opened.close();
