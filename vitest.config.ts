@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The end-to-end files: whole builds (offline engines, loopback services, DNSMOS scoring), the CLI as
@@ -6,10 +8,13 @@ import { defineConfig } from 'vitest/config';
  * as they compute, so they run in their own project (forked processes) beside the unit project
  * (worker threads): vitest runs each pool at once, so the unit files fill the time the end-to-end
  * files spend waiting instead of queueing behind them in one worker (vitest's default on 2 cores).
- * Each pool sorts its files slowest first by the durations of the previous run.
+ * Each pool sorts its files slowest first by the durations of the previous run (by size without one),
+ * except {@link START_FIRST}.
  */
 export const END_TO_END_FILES = [
   'pipeline/orchestration/build.test.ts',
+  'pipeline/orchestration/build-fresh-cache.test.ts',
+  'pipeline/orchestration/build-input.test.ts',
   'pipeline/orchestration/build-failures.test.ts',
   'pipeline/orchestration/build-saturation.test.ts',
   'pipeline/orchestration/plan-build.test.ts',
@@ -30,6 +35,23 @@ export const END_TO_END_FILES = [
 ];
 
 /**
+ * Files started before all others, whatever vitest's order: pipeline/orchestration/build.test.ts makes
+ * the run's shared demo build (pipeline/orchestration/testing/shared-build.ts, about 380 CPU s: the
+ * longest chain of the suite), which build-fresh-cache.test.ts then compares with. By size, the order
+ * without durations of an earlier run (a fresh checkout), it came fourth, after files of a minute or two.
+ */
+export const START_FIRST = ['pipeline/orchestration/build.test.ts'];
+
+/** vitest's order ({@link BaseSequencer}: failed, then slowest, then largest first) with {@link START_FIRST} ahead. */
+class StartFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const first = (file: TestSpecification) => START_FIRST.includes(path.relative(file.project.config.root, file.moduleId).split(path.sep).join('/'));
+    return [...sorted.filter(first), ...sorted.filter((file) => !first(file))];
+  }
+}
+
+/**
  * `DUPLEXSYNTH_TEST_SERIAL=1`: every file in one worker process, one after another (vitest's default
  * on a 2-core machine, and the set-up before the two projects): the baseline of `npm run bench`'s
  * `tests` section.
@@ -42,12 +64,18 @@ export default defineConfig({
     // few dialogues, the kill -9 trial, a real-corpus build) take under 20 s alone and up to about a
     // minute on a loaded machine, and about twice that while another end-to-end file runs beside them
     // (the real-corpus build took 180 s at load 35, 2 December). The few longer ones (cold demo builds
-    // with quality scoring, pipeline/orchestration/build.test.ts) give their own timeout next to the
-    // test, with the reason.
+    // with quality scoring: pipeline/orchestration/build.test.ts, build-fresh-cache.test.ts) give their
+    // own timeout next to the test, with the reason.
+    sequence: { sequencer: StartFirstSequencer },
     testTimeout: 360_000,
     hookTimeout: 360_000,
-    // two end-to-end processes and two unit threads at once on 2 cores: the end-to-end files wait more than they compute
-    poolOptions: serial ? { forks: { maxForks: 1, minForks: 1 } } : { forks: { maxForks: 2, minForks: 1 }, threads: { maxThreads: 2, minThreads: 1 } },
+    // two end-to-end processes and two unit threads at once on 2 cores: the end-to-end files wait more than they compute.
+    // The minimum is the maximum: each file gets a new worker (isolation), and tinypool (vitest 3.2's
+    // pool) replaces a finished one only up to the minimum, or while more files wait than workers run;
+    // with a minimum of 1, the last file waiting stayed queued behind a long one still running instead of
+    // taking the free slot (seen 2 December: build-fresh-cache.test.ts waited for build.test.ts after
+    // build-input.test.ts ended; tinypool/dist/index.js _ensureEnoughWorkersForTaskQueue).
+    poolOptions: serial ? { forks: { maxForks: 1, minForks: 1 } } : { forks: { maxForks: 2, minForks: 2 }, threads: { maxThreads: 2, minThreads: 2 } },
     projects: [
       {
         extends: true,

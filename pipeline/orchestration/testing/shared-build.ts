@@ -8,12 +8,12 @@
  * The per-run folder comes from ./shared-build-setup.ts (the end-to-end project's globalSetup, which
  * removes it at the end of the run).
  */
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { inject } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, type BuildConfig } from '../../config.ts';
-import { contentHash } from '../../storage/content-cache.ts';
+import { bytesHash, contentHash } from '../../storage/content-cache.ts';
 import { runBuild, type BuildReport } from '../build.ts';
 
 /** A build made once per run: its config (output and cache folders inside the shared folder) and report. */
@@ -78,9 +78,42 @@ export async function copySharedBuild(build: SharedBuild, directory: string): Pr
 /**
  * The demo as shipped (`duplexsynth demo --limit 2`: both languages, the barge-in variants, quality
  * scoring and the dev/test split), built once per test run for the files that read it
- * (pipeline/orchestration/build.test.ts).
+ * (pipeline/orchestration/build.test.ts, build-fresh-cache.test.ts). A cold build: its cache folder is
+ * new in each run.
  */
 export async function sharedDemoBuild(): Promise<SharedBuild> {
+  return sharedBuild('demo', await demoConfig());
+}
+
+/**
+ * The config of {@link sharedDemoBuild} (the built-in demo config, `corpus.limit` 2), with the output
+ * and cache folders of the config file: replace them before building with it.
+ */
+export async function demoConfig(): Promise<BuildConfig> {
   const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
-  return sharedBuild('demo', { ...base, corpus: { ...base.corpus, limit: 2 } });
+  return { ...base, corpus: { ...base.corpus, limit: 2 } };
+}
+
+/**
+ * Time limit of a hook or test that waits for the shared demo build or makes a cold demo build: cold
+ * demo builds (both languages, every utterance synthesized, DNSMOS quality scoring and the split)
+ * outlast the suite's 6-minute default (vitest.config.ts). The cold build with scoring takes about
+ * 380 CPU s (365 user + 15 system, 2 December, load 1-8: DNSMOS of 866 channel-seconds is about 345 of
+ * them, the build without scoring 36); with the two cores shared by other builds and test runs (load
+ * 12-18, 2 December) the first build took about 14 minutes. Twenty minutes still ends a hung build.
+ */
+export const DEMO_BUILD_TIMEOUT = 1_200_000;
+
+/**
+ * sha256 of every file under `directory`, by path relative to it (compare two builds' trees with
+ * `toEqual`: a file missing, extra or changed is named in the difference).
+ */
+export async function hashTree(directory: string): Promise<Record<string, string>> {
+  const result: Record<string, string> = {};
+  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    result[path.relative(directory, full)] = bytesHash(await readFile(full));
+  }
+  return result;
 }

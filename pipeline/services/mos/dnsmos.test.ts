@@ -184,6 +184,19 @@ describe('DNSMOS scores with the shared ONNX models', () => {
     expect(again).toEqual(clean);
   });
 
+  test('deterministic across scorers: another scorer (its own onnxruntime sessions) scoring two inputs at once gives the same scores', async () => {
+    // what a build's scoring does (two dialogues at a time, pipeline/orchestration/build-fresh-cache.test.ts relies on it)
+    const other = await DnsmosScorer.load(sharedDnsmosModelDirectory());
+    try {
+      const noise = seededGaussianNoise(speech.samples.length, 20240917);
+      const [again, noisyAgain] = await Promise.all([other.score(speech.samples, speech.sampleRate), other.score(mixAtSnr(speech.samples, noise, 0), speech.sampleRate)]);
+      expect(again).toEqual(clean);
+      expect(noisyAgain).toEqual(noisy);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('a 3 s clip is scored through doubling: 3 windows', async () => {
     const start = Math.round(1.0 * speech.sampleRate);
     const clip = speech.samples.slice(start, start + 3 * speech.sampleRate);
