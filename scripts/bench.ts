@@ -306,7 +306,7 @@ async function queueSection(options: { corpus?: string; limit: number }): Promis
   const dialogues = Math.min(options.limit, 16);
   const { benchmarkQueuedBuild, formatQueuedBuildBenchmark } = await import('../pipeline/orchestration/queued-build.bench.ts');
   const load = os.loadavg().map((value) => value.toFixed(1)).join('/');
-  const runs = await benchmarkQueuedBuild({ dialogues, ...(options.corpus ? { corpus: options.corpus } : {}) });
+  const runs = await benchmarkQueuedBuild({ dialogues, childrenCpuSeconds: () => cpuTimes().childrenSeconds, ...(options.corpus ? { corpus: options.corpus } : {}) });
   return [
     `${dialogues} TopiOCQA dev dialogues (English, rules rewrite, speex resampling, barge-in variants, quality off), each run from an empty cache; load average at start ${load}, at end ${os.loadavg().map((value) => value.toFixed(1)).join('/')} (the ratios need the cores free to mean what they say):`,
     '',

@@ -33,6 +33,8 @@ export interface QueuedRun {
   wallSeconds: number;
   /** CPU seconds of the coordinator's process (this one), all threads (for the CosyVoice2 runs the loopback servers' thread too). */
   coordinatorCpuSeconds: number;
+  /** CPU seconds of every process of the run: this one, its engine processes and the workers (with theirs); null without /proc. */
+  allCpuSeconds: number | null;
   /**
    * CPU seconds of the coordinator's main thread over the whole build (/proc/self/task): its local
    * pass runs alongside the workers; for the one-process build, the whole build. null without /proc.
@@ -110,7 +112,16 @@ function netBytes(info: string): number {
  * Run the benchmark.
  * @param options dialogues of the real TopiOCQA dev set (default 8), worker counts (default 1, 2, 4)
  */
-export async function benchmarkQueuedBuild(options: { dialogues?: number; workerCounts?: number[]; corpus?: string } = {}): Promise<QueuedRun[]> {
+export async function benchmarkQueuedBuild(
+  options: {
+    dialogues?: number;
+    workerCounts?: number[];
+    corpus?: string;
+    /** CPU seconds so far of the finished child processes (espeak-ng, the workers once ended), null where not measurable (scripts/bench.ts reads /proc/self/stat). */
+    childrenCpuSeconds?: () => number | null;
+  } = {},
+): Promise<QueuedRun[]> {
+  const childrenCpu = options.childrenCpuSeconds ?? (() => null);
   const dialogues = options.dialogues ?? 8;
   const workerCounts = options.workerCounts ?? [1, 2, 4];
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-queue-bench-'));
@@ -186,6 +197,7 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
         });
         const workerStartSeconds = (performance.now() - startedWorkers) / 1000;
         const cpuBefore = process.cpuUsage();
+        const childrenBefore = childrenCpu();
         const mainBefore = mainThreadCpuSeconds();
         const started = performance.now();
         let lastJobDoneAt = Number.NaN;
@@ -211,11 +223,15 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
         const bytes = netBytes(await client.info('stats'));
         for (const child of children) child.kill('SIGTERM');
         await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)))));
+        // the ended workers and every engine process, all of whose CPU counts from here (the workers idled after the build)
+        const childrenAfter = childrenCpu();
+        const allCpuSeconds = childrenBefore === null || childrenAfter === null ? null : (cpu.user + cpu.system) / 1e6 + childrenAfter - childrenBefore;
         runs.push({
           engine,
           workers,
           wallSeconds,
           coordinatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
+          allCpuSeconds,
           localPassCpuSeconds,
           tailSeconds,
           workerStartSeconds,
@@ -245,14 +261,23 @@ export async function benchmarkQueuedBuild(options: { dialogues?: number; worker
  */
 export function formatQueuedBuildBenchmark(runs: QueuedRun[]): string {
   const lines = [
-    '| engine | processes | wall s | throughput / one process | worker start s (before the clock) | load (1 min) at end | coordinator CPU ms per dialogue | coordinator main-thread CPU ms per dialogue | wall s after the last job | Redis commands per dialogue | Redis bytes per dialogue |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| engine | processes | wall s | throughput / one process | CPU s, all processes | cores busy (CPU s / wall s) | worker start s (before the clock) | load (1 min) at end | coordinator CPU ms per dialogue | coordinator main-thread CPU ms per dialogue | wall s after the last job | Redis commands per dialogue | Redis bytes per dialogue |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const perDialogue = (seconds: number | null, run: QueuedRun) => (seconds === null ? 'n/a' : ((seconds * 1000) / run.dialogues).toFixed(0));
   for (const run of runs) {
     const baseline = runs.find((other) => other.engine === run.engine && other.workers === 0)!;
     lines.push(
-      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.workers === 0 ? '–' : run.workerStartSeconds.toFixed(1)} | ${run.loadAverage.toFixed(1)} | ${run.workers === 0 ? '(all work)' : perDialogue(run.coordinatorCpuSeconds, run)} | ${run.workers === 0 ? `(whole build: ${perDialogue(run.localPassCpuSeconds, run)})` : perDialogue(run.localPassCpuSeconds, run)} | ${run.workers === 0 ? '–' : run.tailSeconds.toFixed(1)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
+      `| ${run.engine} | ${run.workers === 0 ? 'one process (runBuild)' : `${run.workers} workers + coordinator`} | ${run.wallSeconds.toFixed(1)} | ${(baseline.wallSeconds / run.wallSeconds).toFixed(2)} | ${run.allCpuSeconds === null ? 'n/a' : run.allCpuSeconds.toFixed(1)} | ${run.allCpuSeconds === null ? 'n/a' : (run.allCpuSeconds / run.wallSeconds).toFixed(2)} | ${run.workers === 0 ? '–' : run.workerStartSeconds.toFixed(1)} | ${run.loadAverage.toFixed(1)} | ${run.workers === 0 ? '(all work)' : perDialogue(run.coordinatorCpuSeconds, run)} | ${run.workers === 0 ? `(whole build: ${perDialogue(run.localPassCpuSeconds, run)})` : perDialogue(run.localPassCpuSeconds, run)} | ${run.workers === 0 ? '–' : run.tailSeconds.toFixed(1)} | ${run.workers === 0 ? '–' : (run.redisCommands / run.dialogues).toFixed(0)} | ${run.workers === 0 ? '–' : Math.round(run.redisBytes / run.dialogues)} |`,
+    );
+  }
+  // what N processes can give on this machine at best: its cores over the cores one process already keeps busy
+  lines.push('');
+  for (const baseline of runs.filter((run) => run.workers === 0 && run.allCpuSeconds !== null)) {
+    const busy = baseline.allCpuSeconds! / baseline.wallSeconds;
+    const best = runs.filter((run) => run.engine === baseline.engine && run.workers > 0).sort((a, b) => a.wallSeconds - b.wallSeconds)[0];
+    lines.push(
+      `- ${baseline.engine}: the one-process build keeps ${busy.toFixed(2)} of this machine's ${os.availableParallelism()} cores busy (its threads and engine processes), so any number of workers here can give at most ${(os.availableParallelism() / busy).toFixed(2)} × its throughput${best ? `; the best queued run gave ${(baseline.wallSeconds / best.wallSeconds).toFixed(2)} × (${best.workers} workers)` : ''}; on machines of their own, N workers add N × the one-process throughput, less the coordinator (its main-thread CPU per dialogue against the one-process build's, above).`,
     );
   }
   lines.push('', '| engine | audio h | MB per audio hour: synthesized speech (cache) | rendered dialogues (cache, place-timeline) | datasets (data/) |', '|---|---:|---:|---:|---:|');
