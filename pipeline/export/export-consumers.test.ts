@@ -214,13 +214,15 @@ function audacitySkipReason(): string | undefined {
 const audacitySkip = audacitySkipReason();
 
 describe.skipIf(audacitySkip !== undefined)(`Audacity imports the audacity export${audacitySkip ? ` (skipped: ${audacitySkip})` : ''}`, () => {
-  // Audacity's own time limit is 300 s after the per-user lock (fixtures/audacity-import.py); another run may hold the lock first
-  it('reads the two-channel WAV and every label of the three label files as written, UTF-8 text included (fixtures/audacity-import.py)', { timeout: 900_000 }, async () => {
-    const out = path.join(scratch, 'audacity');
+  // Audacity's own time limit is 300 s after the per-user lock (fixtures/audacity-import.py); another run may hold the lock first.
+  // One retry: a GUI program started under Xvfb on a loaded machine has failed to answer in time where
+  // the next start did (the failed try's stderr names its last step and keeps Audacity's log).
+  it('reads the two-channel WAV and every label of the three label files as written, UTF-8 text included (fixtures/audacity-import.py)', { timeout: 1_200_000, retry: 1 }, async () => {
+    const out = path.join(await mkdtemp(path.join(scratch, 'audacity-try-')), 'audacity');
     await exportDataset(dataset, 'audacity', out);
     const id = 'tiny_0001';
     const tracks = ['system-words', 'user-words', 'events'];
-    const work = path.join(scratch, 'audacity-home');
+    const work = await mkdtemp(path.join(scratch, 'audacity-home-')); // a fresh Audacity home per try (a failed try's autosave would bring up the recovery dialog)
     const run = spawnSync('python3', [path.join(import.meta.dirname, 'fixtures', 'audacity-import.py'), work, path.join(dataset, 'audio', `${id}.wav`), ...tracks.map((track) => path.join(out, `${id}.${track}.txt`))], {
       encoding: 'utf8',
     });
