@@ -67,13 +67,14 @@ describe('WAV codec', () => {
   it('finds the format and the data chunk in memory and on disk, reading only chunk headers from a file', async () => {
     const wav = withListChunk(encodeWavPcm16({ channels: [new Float32Array(100), new Float32Array(100)], sampleRate: 8000 }), 3);
     const layout = wavLayout(wav);
-    expect(layout).toEqual({ format: { formatTag: 1, channels: 2, sampleRate: 8000, blockAlign: 4, bitsPerSample: 16, subFormat: null }, dataOffset: 44 + 12, dataBytes: 400 });
+    expect(layout).toEqual({ format: { formatTag: 1, channels: 2, sampleRate: 8000, blockAlign: 4, bitsPerSample: 16, subFormat: null }, dataOffset: 44 + 12, dataBytes: 400, declaredDataBytes: 400 });
     const file = path.join(scratch, 'listed.wav');
     await writeFile(file, wav);
     expect(readWavFileLayout(file)).toEqual(layout);
     // a streamed header declares more data than there is: clipped to the bytes present
     const cut = wav.slice(0, wav.length - 100);
     expect(wavLayout(cut)?.dataBytes).toBe(300);
+    expect(wavLayout(cut)?.declaredDataBytes).toBe(400);
     expect(isRiffWave(wav)).toBe(true);
     expect(wavLayout(new TextEncoder().encode('RIFF....WAVEdata'))).toBeUndefined();
     expect(isRiffWave(new Uint8Array(12))).toBe(false);

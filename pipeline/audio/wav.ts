@@ -29,6 +29,8 @@ export interface WavLayout {
   dataOffset: number;
   /** Bytes of sample data present: the declared size, clipped to the bytes there are (a streamed header says 0xFFFFFFFF). */
   dataBytes: number;
+  /** The data chunk's size as its header declares it (0xFFFFFFFF from a streamed header); above dataBytes when the file was cut short. */
+  declaredDataBytes: number;
 }
 
 /** Reads `length` bytes at `offset` (fewer at the end). */
@@ -70,7 +72,7 @@ function walkWav(read: ByteReader, size: number): WavLayout | undefined {
       };
     } else if (id === 'data') {
       if (format === undefined) return undefined;
-      return { format, dataOffset: offset + 8, dataBytes: Math.max(0, Math.min(chunkSize, size - offset - 8)) };
+      return { format, dataOffset: offset + 8, dataBytes: Math.max(0, Math.min(chunkSize, size - offset - 8)), declaredDataBytes: chunkSize };
     }
     offset += 8 + chunkSize + (chunkSize % 2);
   }

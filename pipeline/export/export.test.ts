@@ -622,15 +622,29 @@ describe('huggingface export (Parquet, the default)', () => {
     await writer.abandon();
   });
 
-  it('refuses a dataset whose WAV is missing, naming the file and the dialogue, and writes nothing', async () => {
-    const broken = path.join(scratch, 'huggingface-missing-wav');
-    await cp(dataset, broken, { recursive: true });
-    await rm(path.join(broken, 'audio', 'tiny_0002.wav'));
-    const target = path.join(scratch, 'huggingface-missing-wav-export');
-    const refusal = exportDataset(broken, 'huggingface', target);
-    await expect(refusal).rejects.toThrow(`${path.join(broken, 'audio', 'tiny_0002.wav')}: WAV of dialogue tiny_0002`);
-    await refusal.catch((error: Error) => expect(error.message).not.toContain('\n'));
-    expect((await readdir(scratch)).filter((name) => name.startsWith('huggingface-missing-wav-export'))).toEqual([]);
+  it('refuses a dataset whose WAV is missing, cut short or mono, in either layout, naming the file and the dialogue, and writes nothing', async () => {
+    const wav = (folder: string) => path.join(folder, 'audio', 'tiny_0002.wav');
+    const breakages: [string, (folder: string) => Promise<void>, RegExp][] = [
+      ['missing', (folder) => rm(wav(folder)), /WAV of dialogue tiny_0002/],
+      // the header still declares the whole data chunk (a copy that did not finish)
+      ['cut-short', async (folder) => writeFile(wav(folder), (await readFile(wav(folder))).subarray(0, 2000)), /WAV of dialogue tiny_0002 ends before the data its header declares/],
+      ['mono', async (folder) => writeFile(wav(folder), encodeWavPcm16({ channels: [new Float32Array(16_000)], sampleRate: 16_000 })), /WAV of dialogue tiny_0002 has 1 channel/],
+    ];
+    for (const [name, breakIt, message] of breakages) {
+      for (const layout of ['parquet', 'audiofolder'] as const) {
+        const broken = path.join(scratch, `huggingface-${name}-${layout}`);
+        await cp(dataset, broken, { recursive: true });
+        await breakIt(broken);
+        const target = path.join(scratch, `huggingface-${name}-${layout}-export`);
+        const refusal = exportDataset(broken, 'huggingface', target, { huggingFaceLayout: layout });
+        await expect(refusal, `${name}, ${layout}`).rejects.toThrow(`${wav(broken)}: `);
+        await refusal.catch((error: Error) => {
+          expect(error.message, `${name}, ${layout}`).toMatch(message);
+          expect(error.message).not.toContain('\n');
+        });
+        expect((await readdir(scratch)).filter((entry) => entry.startsWith(`huggingface-${name}-${layout}-export`))).toEqual([]);
+      }
+    }
   });
 });
 

@@ -29,7 +29,7 @@ import { DatasetReadError } from '../quality/dataset-files.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 import type { ExportDialogue } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
-import { readWavInfo } from './wav-info.ts';
+import { readWavInfo, type WavInfo } from './wav-info.ts';
 
 /** A scalar `datasets` Value dtype and its Parquet physical type. */
 type ScalarType = 'string' | 'int64' | 'float64' | 'bool';
@@ -191,19 +191,7 @@ export async function planParquetShards(
   limits: { shardBytes: number; rowGroupBytes: number } = { shardBytes: MAX_SHARD_BYTES, rowGroupBytes: MAX_ROW_GROUP_BYTES },
 ): Promise<ExportDialogue[][][]> {
   const planned: PlannedDialogue[] = [];
-  for (const dialogue of dialogues) {
-    const file = dialogue.audioFile;
-    let bytes: number;
-    let channels: number;
-    try {
-      bytes = (await stat(file)).size;
-      channels = (await readWavInfo(file)).channels;
-    } catch (error) {
-      throw new DatasetReadError(`${describeFileSystemError(error, file, `WAV of dialogue ${dialogue.id} (the huggingface export's audio column)`)}`);
-    }
-    if (channels !== 2) throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} has ${channels} channel(s); the huggingface export's audio column holds two-channel dialogues`);
-    planned.push({ dialogue, bytes });
-  }
+  for (const dialogue of dialogues) planned.push({ dialogue, bytes: await checkDialogueWav(dialogue) });
   const group = <T extends { bytes: number }>(items: T[], limit: number): T[][] => {
     const groups: T[][] = [];
     let size = 0;
@@ -218,6 +206,28 @@ export async function planParquetShards(
     return groups;
   };
   return group(planned, limits.shardBytes).map((shard) => group(shard, limits.rowGroupBytes).map((rowGroup) => rowGroup.map((item) => item.dialogue)));
+}
+
+/**
+ * Checks one dialogue's WAV for the huggingface export (both layouts), from its header: it exists, is
+ * a WAV, has two channels, and holds all the data its header declares (a file cut short would load
+ * as a shorter dialogue than its `duration` column says).
+ * @returns the file's size in bytes
+ * @throws DatasetReadError naming the WAV file and the dialogue id
+ */
+export async function checkDialogueWav(dialogue: ExportDialogue): Promise<number> {
+  const file = dialogue.audioFile;
+  let bytes: number;
+  let info: WavInfo;
+  try {
+    bytes = (await stat(file)).size;
+    info = await readWavInfo(file);
+  } catch (error) {
+    throw new DatasetReadError(`${describeFileSystemError(error, file, `WAV of dialogue ${dialogue.id} (the huggingface export's audio column)`)}`);
+  }
+  if (info.channels !== 2) throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} has ${info.channels} channel(s); the huggingface export's audio column holds two-channel dialogues`);
+  if (info.truncated) throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} ends before the data its header declares (${(info.sampleCount / info.sampleRate).toFixed(2)} s of ${dialogue.durationSeconds} s are there): the file was cut short; rebuild or copy it again`);
+  return bytes;
 }
 
 /** The Hub's file name of shard `index` of `count` of `split` (`data/test-00000-of-00001.parquet`). */

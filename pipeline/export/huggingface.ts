@@ -47,7 +47,7 @@ import YAML from 'yaml';
 import type { Channel } from '../model/types.ts';
 import type { ExportDataset, ExportDialogue, ExportSplit } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
-import { datasetsYamlFeatures, parquetShardPath, planParquetShards, writeParquetShard, type HuggingFaceRow } from './huggingface-parquet.ts';
+import { checkDialogueWav, datasetsYamlFeatures, parquetShardPath, planParquetShards, writeParquetShard, type HuggingFaceRow } from './huggingface-parquet.ts';
 import { pythonFloat, pythonJson, type PythonJsonValue } from './python-json.ts';
 
 /** The two layouts (module comment). */
@@ -222,9 +222,10 @@ export async function writeHuggingFaceExport(dataset: ExportDataset, writer: Exp
   }
   const counts: Partial<Record<HuggingFaceSplit, number>> = {};
   const files: Partial<Record<HuggingFaceSplit, string[]>> = {};
-  // parquet: every WAV checked (and the shards planned) before anything is written
+  // every WAV checked (and, for parquet, the shards planned) before anything is written
   const plans = new Map<HuggingFaceSplit, ExportDialogue[][][]>();
   if (layout === 'parquet') for (const [split, dialogues] of bySplit) plans.set(split, await planParquetShards(dialogues));
+  else for (const dialogues of bySplit.values()) for (const dialogue of dialogues) await checkDialogueWav(dialogue);
   for (const split of SPLIT_ORDER) {
     const dialogues = bySplit.get(split);
     if (!dialogues) continue;

@@ -9,6 +9,8 @@ export interface WavInfo {
   sampleRate: number;
   /** Samples per channel. */
   sampleCount: number;
+  /** Whether the file ends before the data its header declares (cut short: a copy or a write that did not finish). */
+  truncated: boolean;
 }
 
 /**
@@ -22,5 +24,5 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
   const { channels, sampleRate, bitsPerSample } = layout.format;
   const frameBytes = channels * (bitsPerSample / 8);
   if (!(frameBytes > 0) || layout.dataBytes % frameBytes !== 0) throw new WavDecodeError(file, `data chunk of ${layout.dataBytes} bytes is not a whole number of ${frameBytes}-byte frames`);
-  return { channels, sampleRate, sampleCount: layout.dataBytes / frameBytes };
+  return { channels, sampleRate, sampleCount: layout.dataBytes / frameBytes, truncated: layout.declaredDataBytes !== 0xffffffff && layout.declaredDataBytes > layout.dataBytes };
 }
