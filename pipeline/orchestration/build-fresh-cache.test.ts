@@ -57,8 +57,12 @@ describe('demo build (both languages, recorded responses)', () => {
         if (event.type === 'item' && event.stage === 'score-quality') scoring.push(`${event.language} ${event.id} ${event.status}`);
       },
     });
-    // every stage of the build's cache did the work of the shared cold build, from nothing
-    expect(report.cache).toEqual(shared.report.cache);
+    // every stage of the build's cache did the work of the shared cold build, from nothing: the same
+    // lookups per stage. Not the same hits: a clip said twice in one build is a hit or a miss as the
+    // first synthesis has finished or not when the second is asked (synthesis runs dialogues ahead;
+    // a CI run saw 4/84 against 5/83 hits/misses for the same 88 lookups).
+    const lookups = (cache: typeof report.cache) => Object.fromEntries(Object.entries(cache).map(([stage, counts]) => [stage, { lookups: counts.hits + counts.misses, corrupt: counts.corrupt }]));
+    expect(lookups(report.cache)).toEqual(lookups(shared.report.cache));
     expect(report.cache['synthesize-speech']?.misses).toBeGreaterThan(0);
     // every dialogue of the four datasets found its DNSMOS by its WAV's sha256: the WAVs are the shared build's
     expect(scoring).toHaveLength(8);
