@@ -405,19 +405,27 @@ function lhotseSkipReason(): string | undefined {
 }
 const lhotseSkip = lhotseSkipReason();
 
+/**
+ * Runs fixtures/lhotse-load.py on a lhotse and a lhotse-shar export and returns its JSON summary (its
+ * last stdout line), after checking it printed no error and exited 0.
+ */
+function runLhotseFixture(lhotse: string, shar: string) {
+  const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'lhotse-load.py'), lhotse, shar], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: LHOTSE_SOURCE ?? process.env.PYTHONPATH ?? '' },
+  });
+  expect(run.stderr.split('\n').filter((line) => /Error|assert/.test(line))).toEqual([]);
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+}
+
 describe.skipIf(lhotseSkip !== undefined)(`lhotse itself loads the exports${lhotseSkip ? ` (skipped: ${lhotseSkip})` : ''}`, () => {
   it('loads, validates with read_data, writes back the same lines, and reads the Shar audio as the full-band master (fixtures/lhotse-load.py)', async () => {
     const lhotse = path.join(scratch, 'lhotse-for-lhotse');
     const shar = path.join(scratch, 'lhotse-shar-for-lhotse');
     await exportDataset(dataset, 'lhotse', lhotse);
     await exportDataset(dataset, 'lhotse-shar', shar, { shardSize: 1 });
-    const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'lhotse-load.py'), lhotse, shar], {
-      encoding: 'utf8',
-      env: { ...process.env, PYTHONPATH: LHOTSE_SOURCE ?? process.env.PYTHONPATH ?? '' },
-    });
-    expect(run.stderr.split('\n').filter((line) => /Error|assert/.test(line))).toEqual([]);
-    expect(run.status).toBe(0);
-    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    const summary = runLhotseFixture(lhotse, shar);
     const read = await readExportDataset(dataset);
     expect(summary.types).toEqual({ recordings: 'RecordingSet', supervisions: 'SupervisionSet', events: 'SupervisionSet', cuts: 'CutSet' });
     expect(summary.counts).toEqual({
@@ -446,13 +454,7 @@ describe.skipIf(lhotseSkip !== undefined)(`lhotse itself loads the exports${lhot
     const shar = path.join(scratch, 'variant-lhotse-shar-for-lhotse');
     await exportDataset(variant, 'lhotse', lhotse);
     await exportDataset(variant, 'lhotse-shar', shar, { shardSize: 1 });
-    const run = spawnSync(PYTHON, [path.join(import.meta.dirname, 'fixtures', 'lhotse-load.py'), lhotse, shar], {
-      encoding: 'utf8',
-      env: { ...process.env, PYTHONPATH: LHOTSE_SOURCE ?? process.env.PYTHONPATH ?? '' },
-    });
-    expect(run.stderr.split('\n').filter((line) => /Error|assert/.test(line))).toEqual([]);
-    expect(run.status).toBe(0);
-    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    const summary = runLhotseFixture(lhotse, shar);
     const read = await readExportDataset(variant);
     expect(summary.cuts.map((cut: { id: string; cutOff: number; words: number }) => [cut.id, cut.cutOff, cut.words])).toEqual(
       read.dialogues.map((dialogue) => [dialogue.id, dialogue.utterances.filter((utterance) => utterance.cutOff).length, dialogue.words.length]),
