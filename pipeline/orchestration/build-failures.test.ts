@@ -20,7 +20,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, sharedDirectory } from '../config.ts';
-import { bytesHash } from '../storage/content-cache.ts';
+import { hashTree } from './testing/shared-build.ts';
 import { fillFileSystem, mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 
 const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
@@ -84,16 +84,6 @@ function summaryEvent(stderr: string): { type: string; level: string; exitCode: 
   const summary = JSON.parse(stderr.trim().split('\n').at(-1)!) as ReturnType<typeof summaryEvent>;
   expect(summary.type).toBe('summary');
   return summary;
-}
-
-async function hashTree(directory: string): Promise<Record<string, string>> {
-  const result: Record<string, string> = {};
-  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    result[path.relative(directory, full)] = bytesHash(await readFile(full));
-  }
-  return result;
 }
 
 async function temporaryFiles(directory: string): Promise<string[]> {

@@ -13,11 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, sharedDirectory, type BuildConfig, DEFAULT_CONFIG_FILE, loadConfigFile } from '../config.ts';
-import { bytesHash } from '../storage/content-cache.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { verifyDatasetIntegrity } from '../run/dataset-integrity.ts';
 import { runBuild } from './build.ts';
+import { hashTree } from './testing/shared-build.ts';
 
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 const DATASET = path.join('data', 'en', 'task', 'topiocqa');
@@ -53,16 +53,6 @@ async function tinyConfig(name: string): Promise<BuildConfig> {
     quality: { ...base.quality, enabled: false },
     output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, 'cache') },
   };
-}
-
-async function hashTree(directory: string): Promise<Record<string, string>> {
-  const result: Record<string, string> = {};
-  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    result[path.relative(directory, full)] = bytesHash(await readFile(full));
-  }
-  return result;
 }
 
 /** The cache entries (`.json`) of a stage whose text contains `needle`. */
