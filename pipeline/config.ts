@@ -298,7 +298,10 @@ export const buildConfigInputSchema = z
          * 'cuda' needs onnxruntime-node's CUDA binaries and a GPU; 'auto' tries CUDA, then the CPU),
          * intra-op threads (null: one per core), windows per model run, dialogues scored at once
          * (their signal checks and ffmpeg loudness overlap the next one's model runs). Scores do not
-         * depend on these (to float32 rounding of the model outputs).
+         * depend on these (to float32 rounding of the model outputs), except `hopSeconds`: seconds
+         * between the 9.01 s windows, 1 as the reference (DNS-Challenge dnsmos_local.py, the published
+         * numbers); 9.01 scores non-overlapping windows, about 1/9 of the model runs, for training data
+         * at scale where the reference average is not needed (dnsmos-windows.ts `hopSeconds`).
          */
         dnsmos: z
           .object({
@@ -306,9 +309,10 @@ export const buildConfigInputSchema = z
             intraOpThreads: z.number().int().positive().nullable().default(null),
             batchWindows: z.number().int().positive().default(4),
             concurrentDialogues: z.number().int().positive().default(2),
+            hopSeconds: z.number().min(1 / 16000).max(3600).default(1),
           })
           .strict()
-          .default({ executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2 }),
+          .default({ executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2, hopSeconds: 1 }),
         /** Target test duration per language in hours (m3-format.md: about one hour). */
         testHours: z.number().positive().default(1),
         /** Size of the optional test_small split (the best N of test); null = none. */
@@ -339,7 +343,7 @@ export const buildConfigInputSchema = z
       .default({
         enabled: false,
         dnsmosModelDirectory: null,
-        dnsmos: { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2 },
+        dnsmos: { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2, hopSeconds: 1 },
         testHours: 1,
         testSmall: null,
         splitUnit: DEFAULT_SPLIT_UNIT,

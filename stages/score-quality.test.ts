@@ -15,7 +15,7 @@ import type { DatasetQualityReport } from '../pipeline/quality/quality-report.ts
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { runBuild } from '../pipeline/orchestration/build.ts';
 import { FakeMosScorer } from '../pipeline/services/mos/fake-mos-scorer.ts';
-import { scoreDatasetQuality } from './score-quality.ts';
+import { scoreDatasetQuality, scoreQualityStage } from './score-quality.ts';
 import { languagePackOf, registerLanguagePacks } from '../pipeline/model/language-pack.ts';
 import type { ProgressEvent } from '../pipeline/run/progress.ts';
 import { splitDatasets } from './split-dev-test.ts';
@@ -132,6 +132,29 @@ describe('score stage on a real build', () => {
     expect(report.splits.dev!.ids).toEqual(shared ? [] : [otherDialogue!.id]);
     expect(report.devEmptyBecauseOfSpeakerOverlap).toBe(shared);
     expect(report.excludedForSpeakerOverlap.map((item) => item.id)).toEqual(shared ? [otherDialogue!.id] : []);
+  });
+
+  it('quality.dnsmos.hopSeconds: another hop is scored anew under its own cache entries (never more windows) and says so in the methods; the reference hop keeps its entries', async () => {
+    const cacheDirectory = path.join(scratch, 'cache');
+    const keys = async (hopSeconds?: number) => (await scoreQualityStage.cacheKeys!({ directory: dataset }, { cacheDirectory, ...(hopSeconds === undefined ? {} : { dnsmos: { hopSeconds } }) })).map((key) => JSON.stringify(key));
+    expect(await keys(1)).toEqual(await keys());
+    const coarseKeys = await keys(9.01);
+    expect(coarseKeys).toHaveLength(2);
+    for (const key of coarseKeys) expect(await keys()).not.toContain(key);
+    const events: ProgressEvent[] = [];
+    const coarse = await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory, dnsmos: { hopSeconds: 9.01 }, progress: (event) => events.push(event) });
+    // computed, not read from the reference hop's entries
+    expect(events.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['done', 'done']);
+    expect(coarse.methods.dnsmos).toMatch(/9\.01 s windows every 9\.01 s/);
+    expect(first.methods.dnsmos).not.toMatch(/every/);
+    const windows = (report: DatasetQualityReport) => report.dialogues.flatMap((dialogue) => dialogue.dnsmos.channels.map((channel) => channel.scores?.windows ?? 0));
+    // these dialogues are about one window long, so the count may be the same (fewer windows on longer audio: dnsmos.test.ts)
+    for (const [index, count] of windows(coarse).entries()) expect(count).toBeLessThanOrEqual(windows(first)[index]!);
+    // the reference hop again: its entries are still there, and quality.json is the first one's
+    const again: ProgressEvent[] = [];
+    const reference = await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory, progress: (event) => again.push(event) });
+    expect(again.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['cached', 'cached']);
+    expect(reference).toEqual(first);
   });
 });
 

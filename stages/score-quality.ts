@@ -25,7 +25,7 @@ import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/qu
 import { sharedDirectory } from '../pipeline/config.ts';
 import { bytesHash, ContentCache } from '../pipeline/storage/content-cache.ts';
 import type { DnsmosRecordingScores, MultiChannelAudio } from '../pipeline/services/mos/dnsmos.ts';
-import { DEFAULT_DNSMOS_BATCH_WINDOWS, DnsmosScorer, loadDnsmosScorer, type DnsmosRunSettings } from '../pipeline/services/mos/dnsmos.ts';
+import { DEFAULT_DNSMOS_BATCH_WINDOWS, DNSMOS_REFERENCE_HOP_SECONDS, DnsmosScorer, loadDnsmosScorer, type DnsmosRunSettings } from '../pipeline/services/mos/dnsmos.ts';
 import {
   DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE,
   DNSMOS_MODEL_FILE_NAMES,
@@ -100,9 +100,21 @@ export async function defaultDnsmosModelLocation(environment: NodeJS.ProcessEnv 
 /** Version of the DNSMOS cache entries; bump when the stored shape or the computation changes. */
 const DNSMOS_CACHE_VERSION = 1;
 
-/** The cache entry of one dialogue's DNSMOS scores by the default scorer: the WAV's sha256 under `dnsmos`. */
-function dnsmosCacheKey(audioSha256: string): StageCacheKey {
-  return { stage: 'dnsmos', keyMaterial: { version: DNSMOS_CACHE_VERSION, audioSha256, scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)' } };
+/**
+ * The cache entry of one dialogue's DNSMOS scores: the WAV's sha256 under `dnsmos`, and the window hop
+ * when it is not the reference's 1 s (the key of the reference hop is the one of earlier versions, so
+ * their entries are still found).
+ */
+function dnsmosCacheKey(audioSha256: string, hopSeconds: number = DNSMOS_REFERENCE_HOP_SECONDS): StageCacheKey {
+  return {
+    stage: 'dnsmos',
+    keyMaterial: {
+      version: DNSMOS_CACHE_VERSION,
+      audioSha256,
+      scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)',
+      ...(hopSeconds !== DNSMOS_REFERENCE_HOP_SECONDS ? { hopSeconds } : {}),
+    },
+  };
 }
 
 /**
@@ -112,10 +124,11 @@ function dnsmosCacheKey(audioSha256: string): StageCacheKey {
  * @param wav the dialogue's WAV file bytes, exactly as the dataset writer writes them
  * @param label names the dialogue in decoding errors
  * @param scorer a scorer loaded with the default settings (loadDnsmosScorer), as score-quality's own
+ * @param hopSeconds the scorer's window hop (quality.dnsmos.hopSeconds), s: part of the cache key
  * @throws as decodeWav (not a WAV) and the scorer
  */
-export async function cacheDialogueDnsmos(cache: ContentCache, wav: Uint8Array, label: string, scorer: RecordingMosScorer): Promise<void> {
-  await cachedJson(cache, dnsmosCacheKey(bytesHash(wav)), async () => roundDnsmos(await scorer.scoreRecording(decodeWav(wav, label))));
+export async function cacheDialogueDnsmos(cache: ContentCache, wav: Uint8Array, label: string, scorer: RecordingMosScorer, hopSeconds: number = DNSMOS_REFERENCE_HOP_SECONDS): Promise<void> {
+  await cachedJson(cache, dnsmosCacheKey(bytesHash(wav), hopSeconds), async () => roundDnsmos(await scorer.scoreRecording(decodeWav(wav, label))));
 }
 
 function round4(value: number): number {
@@ -215,10 +228,11 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     }
   }
 
+  const hopSeconds = options.dnsmos?.hopSeconds ?? DNSMOS_REFERENCE_HOP_SECONDS;
   let scorer = options.dnsmosScorer;
   let loaded: DnsmosScorer | null = null;
   if (!scorer) {
-    const run = { executionProvider: options.dnsmos?.executionProvider ?? 'cpu', intraOpThreads: options.dnsmos?.intraOpThreads ?? null, batchWindows: options.dnsmos?.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS };
+    const run = { executionProvider: options.dnsmos?.executionProvider ?? 'cpu', intraOpThreads: options.dnsmos?.intraOpThreads ?? null, batchWindows: options.dnsmos?.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS, hopSeconds };
     loaded = (await loadDnsmosScorer(await resolveDnsmosModelDirectory(options.dnsmosModels ?? (await defaultDnsmosModelLocation())), run)).scorer;
     scorer = loaded;
   }
@@ -245,7 +259,7 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     };
     const dnsmos =
       cache && dialogue.audioSha256 && loaded
-        ? await cachedJson(cache, dnsmosCacheKey(dialogue.audioSha256), compute)
+        ? await cachedJson(cache, dnsmosCacheKey(dialogue.audioSha256, hopSeconds), compute)
         : await compute();
     const signal = await checkDialogueSignal(
       {
@@ -311,7 +325,7 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     language: folder.language,
     dataset: folder.dataset,
     methods: {
-      dnsmos: 'DNSMOS P.835 (sig_bak_ovr.onnx) and P.808 (model_v8.onnx) as DNS-Challenge dnsmos_local.py, per channel with speech; dialogue = mean over those channels; dataset = mean over dialogues',
+      dnsmos: `DNSMOS P.835 (sig_bak_ovr.onnx) and P.808 (model_v8.onnx) as DNS-Challenge dnsmos_local.py${hopSeconds === DNSMOS_REFERENCE_HOP_SECONDS ? '' : ` but with 9.01 s windows every ${hopSeconds} s (the reference: every 1 s; not the published numbers)`}, per channel with speech; dialogue = mean over those channels; dataset = mean over dialogues`,
       cometKiwi: translated ? 'Unbabel/wmt22-cometkiwi-da on (text.spoken, text.final) of every translated utterance; dialogue = mean of its utterances; dataset = mean of all utterances' : 'not applicable (not a translated dataset)',
       loudness: 'EBU R 128 / ITU-R BS.1770 integrated loudness and true peak, ffmpeg ebur128 filter, each channel as a mono programme and the whole file',
       speechRate: `${unit}s per second of speech (TURN and BC spans minus SHORTPAUSE inside each utterance); counter: ${unitCounter}`,
@@ -341,7 +355,7 @@ export const scoreQualityStage: Stage<{ directory: string }, ScoreQualityOptions
   cacheKeys: async (input, parameters) => {
     if (!parameters.cacheDirectory || parameters.dnsmosScorer) return [];
     const folder = await readDatasetFolder(input.directory);
-    return folder.dialogues.flatMap((dialogue) => (dialogue.audioSha256 ? [dnsmosCacheKey(dialogue.audioSha256)] : []));
+    return folder.dialogues.flatMap((dialogue) => (dialogue.audioSha256 ? [dnsmosCacheKey(dialogue.audioSha256, parameters.dnsmos?.hopSeconds)] : []));
   },
   run: (input, parameters) => scoreDatasetQuality(input.directory, parameters),
 };

@@ -130,7 +130,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
   const dnsmosScorer = () =>
     (scorer ??= (async () => {
       const location = config.quality.dnsmosModelDirectory ? { modelDirectory: config.quality.dnsmosModelDirectory } : await defaultDnsmosModelLocation();
-      const run = { executionProvider: config.quality.dnsmos.executionProvider, intraOpThreads: config.quality.dnsmos.intraOpThreads, batchWindows: config.quality.dnsmos.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS };
+      const run = { executionProvider: config.quality.dnsmos.executionProvider, intraOpThreads: config.quality.dnsmos.intraOpThreads, batchWindows: config.quality.dnsmos.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS, hopSeconds: config.quality.dnsmos.hopSeconds };
       return (await loadDnsmosScorer(await resolveDnsmosModelDirectory(location), run)).scorer;
     })());
 
@@ -171,7 +171,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
         const children = Object.values(await job.getChildrenValues<DialogueJobResult>());
         if (children.length === 0) return { scored: false };
         const { base } = await renderDialogue(job.data, false);
-        await cacheDialogueDnsmos(runner.context.cache, base.wav!, `${job.data.id}.wav`, await dnsmosScorer());
+        await cacheDialogueDnsmos(runner.context.cache, base.wav!, `${job.data.id}.wav`, await dnsmosScorer(), config.quality.dnsmos.hopSeconds);
         log(`worker ${name}: scored ${job.data.language}/${job.data.id} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
         return { scored: true };
       }

@@ -81,7 +81,20 @@ export interface DnsmosWindowOptions {
    * 144160)` and only windows running past the end are skipped.
    */
   referenceWindowEnds?: boolean;
+  /**
+   * Seconds between window starts. Default 1 (`hop_len_samples = fs`, the reference: every second of
+   * speech is in up to nine windows). Another value scores the windows `[idx × hop, idx × hop + 144160)`
+   * (hop = `round(hopSeconds × 16000)` samples) that fit in the extended signal, `floor((length −
+   * 144160) / hop) + 1` of them, and `referenceWindowEnds` does not apply (the reference has no other
+   * hop: its window end `(idx + 9.01) × hop_len_samples` only means 9.01 s when the hop is one second).
+   * 9.01 scores non-overlapping windows: about 1/9 of the model runs of a long channel, scores that
+   * are means over fewer windows (no longer the published numbers).
+   */
+  hopSeconds?: number;
 }
+
+/** {@link DnsmosWindowOptions.hopSeconds} of the reference, s. */
+export const DNSMOS_REFERENCE_HOP_SECONDS = 1;
 
 /** One analysed window, in samples of the extended (doubled) 16 kHz signal: `[start, end)`. */
 export interface DnsmosWindow {
@@ -109,20 +122,29 @@ export interface DnsmosWindowPlan {
 /**
  * The windows dnsmos_local.py scores for a 16 kHz signal of `sampleCount` samples (see the module
  * comment, steps 2 and 3). Example: 3 s = 48000 samples doubles to 96000 then 192000 (12 s),
- * `num_hops = trunc(12 - 9.01) + 1 = 3`, windows start at 0, 16000, 32000.
+ * `num_hops = trunc(12 - 9.01) + 1 = 3`, windows start at 0, 16000, 32000. With `hopSeconds` 9.01, a
+ * 60 s signal (960000 samples) has `floor((960000 - 144160) / 144160) + 1 = 6` windows (the reference: up to 51).
  * @throws RangeError when `sampleCount` is not a positive integer (the reference loops forever on
- *   empty audio).
+ *   empty audio), or the hop is under one sample.
  */
 export function planDnsmosWindows(sampleCount: number, options: DnsmosWindowOptions = {}): DnsmosWindowPlan {
   if (!Number.isInteger(sampleCount) || sampleCount < 1) {
     throw new RangeError(`DNSMOS needs at least one sample, got ${sampleCount}`);
   }
   const referenceWindowEnds = options.referenceWindowEnds ?? true;
+  const hopSeconds = options.hopSeconds ?? DNSMOS_REFERENCE_HOP_SECONDS;
+  const hopSamples = Math.round(hopSeconds * DNSMOS_SAMPLE_RATE);
+  if (!Number.isFinite(hopSeconds) || hopSamples < 1) throw new RangeError(`DNSMOS hop must be at least one sample (1/16000 s), got ${hopSeconds} s`);
   let extendedLength = sampleCount;
   let doublings = 0;
   while (extendedLength < DNSMOS_WINDOW_SAMPLES) {
     extendedLength *= 2;
     doublings++;
+  }
+  if (hopSeconds !== DNSMOS_REFERENCE_HOP_SECONDS) {
+    const hopCount = Math.floor((extendedLength - DNSMOS_WINDOW_SAMPLES) / hopSamples) + 1;
+    const windows = Array.from({ length: hopCount }, (_, index) => ({ index, start: index * hopSamples, end: index * hopSamples + DNSMOS_WINDOW_SAMPLES }));
+    return { originalLength: sampleCount, extendedLength, doublings, hopCount, windows, skippedWindowIndices: [] };
   }
   const hopCount = Math.trunc(Math.floor(extendedLength / DNSMOS_SAMPLE_RATE) - DNSMOS_INPUT_SECONDS) + 1;
   const windows: DnsmosWindow[] = [];

@@ -70,6 +70,21 @@ describe('reference length handling and windowing (dnsmos_local.py)', () => {
     expect(exact.skippedWindowIndices).toEqual([]);
   });
 
+  test('another hop (quality.dnsmos.hopSeconds) spaces full windows by it: 9.01 s gives non-overlapping windows, a bad hop is refused', () => {
+    const plan = planDnsmosWindows(60 * 16000, { hopSeconds: 9.01 });
+    // floor((960000 - 144160) / 144160) + 1 = 6, against 51 hops of the reference
+    expect(plan.windows.map((window) => [window.start, window.end])).toEqual([0, 1, 2, 3, 4, 5].map((index) => [index * 144160, index * 144160 + 144160]));
+    expect(plan.hopCount).toBe(6);
+    expect(planDnsmosWindows(60 * 16000).hopCount).toBe(51);
+    // 2 s hop on 30 s: starts 0, 2, ... 20 s (20 s + 9.01 s fits, 22 s does not)
+    expect(planDnsmosWindows(30 * 16000, { hopSeconds: 2 }).windows.map((window) => window.start / 16000)).toEqual([0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
+    // the reference hop is the default, quirks included
+    expect(planDnsmosWindows(30 * 16000, { hopSeconds: 1 })).toEqual(planDnsmosWindows(30 * 16000));
+    // a short signal is still doubled first: 3 s → 12 s holds one 9.01 s window at a 9.01 s hop
+    expect(planDnsmosWindows(3 * 16000, { hopSeconds: 9.01 }).windows).toEqual([{ index: 0, start: 0, end: 144160 }]);
+    for (const hopSeconds of [0, -1, 1 / 40000, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => planDnsmosWindows(16000, { hopSeconds }), String(hopSeconds)).toThrow(RangeError);
+  });
+
   test('empty input is an error (the reference would loop forever)', () => {
     expect(() => planDnsmosWindows(0)).toThrow(RangeError);
     expect(() => extendByDoubling(new Float32Array(0))).toThrow(RangeError);
@@ -195,6 +210,22 @@ describe('DNSMOS scores with the shared ONNX models', () => {
     } finally {
       await other.close();
     }
+  });
+
+  test('a scorer with a 9.01 s hop runs fewer windows of the same models (its own plan) and scores near the reference ones', async () => {
+    const coarse = await DnsmosScorer.load(sharedDnsmosModelDirectory(), { hopSeconds: 9.01 });
+    try {
+      expect(coarse.hopSeconds).toBe(9.01);
+      const scores = await coarse.score(speech.samples, speech.sampleRate);
+      expect(scores.windows).toBe(coarse.planWindows(Math.round(speech.samples.length * (16000 / speech.sampleRate))).windows.length);
+      expect(scores.windows).toBeLessThan(clean.windows);
+      // the same models on a subset of the same windows (window 0 is in both): close, not equal
+      expect(Math.abs(scores.ovrl - clean.ovrl)).toBeLessThan(0.5);
+      expect(scores).not.toEqual(clean);
+    } finally {
+      await coarse.close();
+    }
+    await expect(DnsmosScorer.load(sharedDnsmosModelDirectory(), { hopSeconds: 0 })).rejects.toThrow(/hop must be at least one sample/);
   });
 
   test('a 3 s clip is scored through doubling: 3 windows', async () => {

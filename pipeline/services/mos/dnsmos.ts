@@ -32,6 +32,7 @@ import { DNSMOS_MODEL_FILE_NAMES, DnsmosModelFileError, requiredDnsmosModelFiles
 import { P808FeatureExtractor } from './dnsmos-p808-features.ts';
 import { channelHasSpeech, type DnsmosChannelResult, type DnsmosDialogueScores, type DnsmosRecordingOptions, type DnsmosRecordingScores, type DnsmosScores, type MultiChannelAudio } from './dnsmos-scores.ts';
 import {
+  DNSMOS_REFERENCE_HOP_SECONDS,
   DNSMOS_SAMPLE_RATE,
   DNSMOS_WINDOW_SAMPLES,
   P808_FRAME_COUNT,
@@ -43,11 +44,13 @@ import {
   type P835Values,
 } from './dnsmos-windows.ts';
 import { resample, type ResampleQuality } from '../../audio/resample.ts';
+import type { DnsmosWindowOptions } from './dnsmos-windows.ts';
 import { ONNXRUNTIME_NO_SPINNING } from '../onnxruntime-session.ts';
 
 export {
   DNSMOS_HOP_SAMPLES,
   DNSMOS_INPUT_SECONDS,
+  DNSMOS_REFERENCE_HOP_SECONDS,
   DNSMOS_POLYNOMIALS,
   DNSMOS_SAMPLE_RATE,
   DNSMOS_WINDOW_SAMPLES,
@@ -101,6 +104,8 @@ export interface DnsmosScorerOptions {
   resampleQuality?: ResampleQuality;
   /** See {@link DnsmosWindowOptions.referenceWindowEnds}. Default true (match the reference). */
   referenceWindowEnds?: boolean;
+  /** See {@link DnsmosWindowOptions.hopSeconds}. Default 1 (the reference); other values change the scores. */
+  hopSeconds?: number;
   /**
    * Windows of one channel given to each model in one `session.run` (the models' batch dimension N
    * is free: input [N, 144160] / [N, 900, 120]). Default {@link DEFAULT_DNSMOS_BATCH_WINDOWS}; 1 = one run per window.
@@ -136,6 +141,8 @@ export interface DnsmosRunSettings {
   intraOpThreads: number | null;
   /** Windows per model run ({@link DnsmosScorerOptions.batchWindows}). */
   batchWindows: number;
+  /** Seconds between window starts ({@link DnsmosScorerOptions.hopSeconds}); default 1, the reference. */
+  hopSeconds?: number;
 }
 
 /**
@@ -144,8 +151,8 @@ export interface DnsmosRunSettings {
  * @returns the scorer and the provider it runs on.
  * @throws as {@link DnsmosScorer.load}; for 'cuda', onnxruntime's error when CUDA cannot be loaded.
  */
-export async function loadDnsmosScorer(modelDirectory: string, settings: DnsmosRunSettings, options: Omit<DnsmosScorerOptions, 'sessionOptions' | 'batchWindows'> = {}): Promise<{ scorer: DnsmosScorer; executionProvider: 'cpu' | 'cuda' }> {
-  const load = (provider: 'cpu' | 'cuda') => DnsmosScorer.load(modelDirectory, { ...options, batchWindows: settings.batchWindows, sessionOptions: dnsmosSessionOptions(provider, settings.intraOpThreads) });
+export async function loadDnsmosScorer(modelDirectory: string, settings: DnsmosRunSettings, options: Omit<DnsmosScorerOptions, 'sessionOptions' | 'batchWindows' | 'hopSeconds'> = {}): Promise<{ scorer: DnsmosScorer; executionProvider: 'cpu' | 'cuda' }> {
+  const load = (provider: 'cpu' | 'cuda') => DnsmosScorer.load(modelDirectory, { ...options, batchWindows: settings.batchWindows, hopSeconds: settings.hopSeconds, sessionOptions: dnsmosSessionOptions(provider, settings.intraOpThreads) });
   if (settings.executionProvider !== 'auto') return { scorer: await load(settings.executionProvider), executionProvider: settings.executionProvider };
   try {
     return { scorer: await load('cuda'), executionProvider: 'cuda' };
@@ -168,6 +175,8 @@ export class DnsmosScorer {
   private readonly personalizedSession: ort.InferenceSession | null;
   private readonly resampleQuality: ResampleQuality;
   private readonly referenceWindowEnds: boolean;
+  /** Seconds between window starts ({@link DnsmosScorerOptions.hopSeconds}). */
+  readonly hopSeconds: number;
   private readonly batchWindows: number;
 
   private constructor(
@@ -182,6 +191,8 @@ export class DnsmosScorer {
     this.personalizedSession = sessions.personalized;
     this.resampleQuality = options.resampleQuality ?? 'best';
     this.referenceWindowEnds = options.referenceWindowEnds ?? true;
+    this.hopSeconds = options.hopSeconds ?? DNSMOS_REFERENCE_HOP_SECONDS;
+    planDnsmosWindows(1, { hopSeconds: this.hopSeconds }); // a bad hop fails here, not at the first channel
     this.batchWindows = options.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS;
     if (!Number.isInteger(this.batchWindows) || this.batchWindows < 1) throw new RangeError(`batchWindows must be a positive integer, got ${this.batchWindows}`);
   }
@@ -233,7 +244,7 @@ export class DnsmosScorer {
       if (!Number.isFinite(samples[index]!)) throw new RangeError(`sample ${index} is not a finite number (${samples[index]})`);
     }
     const audio = await resampleTo16k(samples, sampleRate, this.resampleQuality);
-    const plan = planDnsmosWindows(audio.length, { referenceWindowEnds: this.referenceWindowEnds });
+    const plan = planDnsmosWindows(audio.length, { referenceWindowEnds: this.referenceWindowEnds, hopSeconds: this.hopSeconds });
     const extended = extendByDoubling(audio);
     const extractor = new P808FeatureExtractor();
     const batchLength = Math.min(this.batchWindows, Math.max(1, plan.windows.length));
@@ -341,7 +352,7 @@ export class DnsmosScorer {
 
   /** The windows {@link score} would run for a channel of `sampleCount` samples at 16 kHz. */
   planWindows(sampleCount: number): DnsmosWindowPlan {
-    return planDnsmosWindows(sampleCount, { referenceWindowEnds: this.referenceWindowEnds });
+    return planDnsmosWindows(sampleCount, { referenceWindowEnds: this.referenceWindowEnds, hopSeconds: this.hopSeconds });
   }
 
   /** Releases the onnxruntime sessions. The scorer cannot be used afterwards. */
