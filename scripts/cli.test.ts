@@ -62,6 +62,14 @@ describe('duplexsynth build: bad options and input', () => {
     expect(result.stderr).toMatch(/positive integer/);
   });
 
+  it('rejects a --dnsmos-hop under one sample or not a number with a usage message', async () => {
+    for (const value of ['0', '1e-6', 'fast']) {
+      const result = await cli('build', '--dnsmos-hop', value);
+      expect(result.code, value).toBe(2);
+      expect(result.stderr, value).toMatch(/--dnsmos-hop.*expected seconds from 1\/16000/);
+    }
+  });
+
   it('a corpus that is not JSON: error names the file', async () => {
     const result = await cli('build', '--corpus', path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/not-json.json'), '--lang', 'en', '--out', '/tmp/duplexsynth-should-not-exist');
     expect(result.code).toBe(2);

@@ -36,8 +36,10 @@ let stderr = '';
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-real-splits-'));
   out = path.join(scratch, 'topiocqa_dev');
-  // the README command, with a test target small enough that 2 dialogues give both test and test_other
-  const result = await run(process.execPath, [CLI, 'build', '--corpus', TOPIOCQA_DEV, '--lang', 'en', '--limit', '2', '--out', out, '--test-hours', '0.01', '--test-small', '1', '--quiet'], {
+  // the README command, with a test target small enough that 2 dialogues give both test and test_other,
+  // and DNSMOS on non-overlapping windows (the reference hop made DNSMOS most of this file's time; the
+  // split and the files pipe.sh reads do not depend on it)
+  const result = await run(process.execPath, [CLI, 'build', '--corpus', TOPIOCQA_DEV, '--lang', 'en', '--limit', '2', '--out', out, '--test-hours', '0.01', '--test-small', '1', '--dnsmos-hop', '9.01', '--quiet'], {
     cwd: PROJECT_ROOT,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -105,6 +107,12 @@ describe('the README real-corpus command writes what pipe.sh reads', () => {
       expect(peaks).toHaveLength(4);
       for (const peak of peaks) expect(peak!).toBeLessThanOrEqual(-1);
       expect(quality.aggregates.maximumTruePeakDbtp!).toBeLessThanOrEqual(-1);
+      // --dnsmos-hop reached the scorer: the methods name it, and a channel of a minute or more has
+      // one window per 9.01 s (the reference hop: one per second)
+      expect(quality.methods.dnsmos).toMatch(/every 9\.01 s/);
+      for (const dialogue of quality.dialogues) {
+        for (const channel of dialogue.dnsmos.channels) if (channel.scores) expect(channel.scores.windows).toBeLessThanOrEqual(Math.max(1, Math.floor((Math.max(dialogue.durationSeconds, 2 * 9.01) - 9.01) / 9.01) + 1));
+      }
     }
   });
 

@@ -37,3 +37,13 @@ export function languageCode(value: string): string {
 export function languageCodes(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), languageCode(value)];
 }
+
+/**
+ * Seconds between DNSMOS windows (`quality.dnsmos.hopSeconds`): from one 16 kHz sample (1/16000 s) to
+ * an hour, as the config schema allows. @throws InvalidArgumentError otherwise
+ */
+export function dnsmosHop(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 1 / 16000 || parsed > 3600) throw new InvalidArgumentError('expected seconds from 1/16000 (one sample) to 3600, e.g. 1 (the reference) or 9.01');
+  return parsed;
+}
