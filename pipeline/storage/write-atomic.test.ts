@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskFullError } from '../model/build-errors.ts';
 import { ContentCache } from './content-cache.ts';
-import { removeOrphanedTemporaryFiles, writeAtomic, writeAtomicChunks } from './write-atomic.ts';
+import { freeBytes, removeOrphanedTemporaryFiles, writeAtomic, writeAtomicChunks } from './write-atomic.ts';
 import { hostIdentifier } from './process-liveness.ts';
 import { fillFileSystem, mountTmpfs, tmpfsSkipReason, type MountedTmpfs } from './testing/tmpfs.ts';
 
@@ -73,6 +73,10 @@ describe.skipIf(skipReason !== undefined)(`writeAtomic on a 4 MB tmpfs${skipReas
     expect(stopped).toBe(true);
     expect(produced).toBeLessThan(20); // 4 MB: it stopped at the full disk
     expect(await readdir(path.dirname(file))).toEqual([]);
+    // the space comes back: nothing of the failed write stays allocated. Polled, since a full test run
+    // once saw 0 bytes free right after the temporary file was removed (a 10-byte write then failed
+    // with ENOSPC) and the space back a moment later
+    await expectFreeSpace(disk.directory, 3 * 1024 * 1024);
     // a source's own error comes out unchanged
     async function* failing() {
       yield new Uint8Array(10);
@@ -93,6 +97,7 @@ describe.skipIf(skipReason !== undefined)(`writeAtomic on a 4 MB tmpfs${skipReas
     };
     const huge = new Uint8Array(6 * 1024 * 1024).fill(3);
     await expect(cache.binary('synthesize-speech', { text: 'hello' }, async () => huge, codec, '.wav')).rejects.toThrow(DiskFullError);
+    await expectFreeSpace(disk.directory, 3 * 1024 * 1024);
     // a second run recomputes (a miss), it does not find a short entry
     let computed = 0;
     const small = await cache.binary('synthesize-speech', { text: 'hello' }, async () => {
@@ -103,6 +108,17 @@ describe.skipIf(skipReason !== undefined)(`writeAtomic on a 4 MB tmpfs${skipReas
     expect(small.byteLength).toBe(10);
   });
 });
+
+/** Wait (up to 10 s, polling every 50 ms) until the file system holding `directory` has `bytes` free; fails naming what it has. */
+async function expectFreeSpace(directory: string, bytes: number): Promise<void> {
+  let free: number | undefined;
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    free = await freeBytes(directory);
+    if (free !== undefined && free >= bytes) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(free, `free bytes on ${directory} 10 s after the failed write`).toBeGreaterThanOrEqual(bytes);
+}
 
 describe('writeAtomic errors name the file and the cause', () => {
   it('a file where a folder should be', async () => {
