@@ -11,9 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, configJsonSchema } from '../pipeline/config.ts';
 import { languagePackJsonSchema } from '../pipeline/model/language-pack.ts';
 import { createProgram } from './cli.ts';
+import { TEST_CLI } from './testing/cli-command.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
+const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
 
 describe('duplexsynth schema', () => {
   it('defaults --out to the absolute path of pipeline/config.schema.json in the project', () => {

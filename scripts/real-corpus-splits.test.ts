@@ -25,9 +25,10 @@ import { splitReportSchema } from '../pipeline/model/split-report.ts';
 import { datasetSummarySchema } from '../pipeline/model/dataset-summary.ts';
 import { datasetQualityReportSchema } from '../pipeline/model/quality-report.ts';
 import { BEGIN_MARKER, END_MARKER, realCorpusNumbers, replaceGeneratedSection } from './real-corpus-numbers.ts';
+import { TEST_CLI } from './testing/cli-command.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js');
+const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 
 let scratch: string;

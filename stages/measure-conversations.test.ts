@@ -5,7 +5,6 @@ import { Command } from 'commander';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReferenceRecording } from '../pipeline/model/types.ts';
-import { PROJECT_ROOT } from '../pipeline/config.ts';
 import { FIXTURES } from '../corpora/reference-test-audio.ts';
 import { renderHistogramSvg, timingStatisticsPlots } from '../pipeline/timeline/plots.ts';
 import { loadTimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
@@ -18,6 +17,7 @@ import {
   writeTimingStatisticsFiles,
   type MeasurementProvenance,
 } from './measure-conversations.ts';
+import { TEST_CLI } from '../scripts/testing/cli-command.ts';
 
 function recording(id: string, shift: number, sources = [`/data/corpus/${id}.wav`]): ReferenceRecording {
   return {
@@ -249,7 +249,7 @@ describe('duplexsynth measure', () => {
     expect(statistics.provenance.command).toContain('--speakers A,B');
     expect(statistics.provenance.loaderNotes).toContain('call: channel 0 = A, channel 1 = B (chosen by --speakers)');
 
-    const cli = await execa('node', [path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'), 'measure', '--format', 'rttm', '--language', 'en', '--out', path.join(folder, 'refused.json'), folder], { reject: false });
+    const cli = await execa(process.execPath, [TEST_CLI, 'measure', '--format', 'rttm', '--language', 'en', '--out', path.join(folder, 'refused.json'), folder], { reject: false });
     expect(cli.exitCode).toBe(2);
     expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^duplexsynth: .*call\.rttm: has 3 speakers \(A, B, C\), a two-party recording has 2: pick the two with --speakers A,B \(channel order\) or --speakers most-talk/)]);
     await expect(readFile(path.join(folder, 'refused.json'))).rejects.toThrow();

@@ -22,8 +22,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, sharedDirectory } from '../config.ts';
 import { hashTree } from './testing/shared-build.ts';
 import { fillFileSystem, mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
+import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
+const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 const DATASET = 'data/en/task/topiocqa';
 const skipReason = tmpfsSkipReason();

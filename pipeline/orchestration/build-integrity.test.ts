@@ -18,12 +18,13 @@ import { promisify } from 'node:util';
 import { verifyDatasetIntegrity } from '../run/dataset-integrity.ts';
 import { runBuild } from './build.ts';
 import { hashTree } from './testing/shared-build.ts';
+import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 const DATASET = path.join('data', 'en', 'task', 'topiocqa');
 const ID = 'topiocqa_dev_0001';
 
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
+const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
 
 /** Run the CLI as a user does: exit code, standard output and error. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

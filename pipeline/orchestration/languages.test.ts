@@ -20,6 +20,7 @@ import { readLanguagePackFile } from '../model/language-pack.ts';
 import { splitSegmenterWords } from '../alignment/spoken-words.ts';
 import { ingestCorpus } from '../../stages/ingest-corpus.ts';
 import { checkBuildIsPossible, runBuild, type BuildReport } from './build.ts';
+import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
 const SPANISH_CORPUS = path.join(PROJECT_ROOT, 'corpora', 'fixtures', 'spanish_topiocqa.json');
 const BUILD_TIMEOUT = 1_200_000;
@@ -167,7 +168,7 @@ describe('bad input is refused before any service is called, with one line namin
     const file = path.join(scratch, `${name}.yaml`);
     await writeFile(file, toYaml({ name, output: { directory: `${name}/out`, cacheDirectory: `${name}/cache` }, quality: { enabled: false }, ...value }));
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      execFile(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'), 'build', '--config', file, '--plain'], { cwd: scratch }, (error, _stdout, stderr) =>
+      execFile(process.execPath, [TEST_CLI, 'build', '--config', file, '--plain'], { cwd: scratch }, (error, _stdout, stderr) =>
         resolve({ code: error ? (error as { code?: number }).code ?? null : 0, stderr }),
       );
     });

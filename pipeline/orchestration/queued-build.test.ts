@@ -16,9 +16,9 @@ import { loadConfigFile } from '../config.ts';
 import { runBuild } from './build.ts';
 import { runRecordFile } from './build-status.ts';
 import { freePort } from './queued-build.bench.ts';
+import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const CLI = path.join(ROOT, 'scripts', 'duplexsynth-dev.js');
+const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
 
 
 /** A process with its output collected, and a way to wait for a line. */
@@ -290,8 +290,12 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     expect(await blindWorker.exited).toBe(2);
     expect(blindWorker.output().trim().split('\n').at(-1)).toMatch(/^duplexsynth: worker refused the build \S+ on \S+: the cache .*elsewhere-cache is not the coordinator's/);
 
-    // answers like an HTTP server: a 400 to what it cannot parse
-    const httpServer = createServer((socket) => socket.on('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n')));
+    // answers like an HTTP server: a 400 to what it cannot parse, then closes (once: a client that
+    // sends its next command before the close arrives must not make the test write after the end)
+    const httpServer = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'));
+    });
     await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
     const httpPort = (httpServer.address() as { port: number }).port;
     for (const url of [`http://127.0.0.1:${httpPort}/`, `redis://127.0.0.1:${httpPort}/0`]) {

@@ -15,9 +15,10 @@ import { clearRegisteredSecrets } from '../storage/redact.ts';
 import { geminiDialogueResponder, startGeminiLoopbackServer } from '../services/llm/testing/gemini-loopback-server.ts';
 import { openAIDialogueResponder, startOpenAILoopbackServer, type OpenAILoopbackResponder } from '../services/llm/testing/openai-loopback-server.ts';
 import { runBuild } from '../orchestration/build.ts';
+import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
+const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
 /** Letters and dashes only, so a reply carrying it still passes the spoken-text checks. */
 const KEY = 'sk-loopback-Secret-Value-Never-Shown';
 

@@ -15,9 +15,10 @@ import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig, share
 import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
 import { checkBuildSettings, checkFolder, estimatePlannedAudioBytes } from './output-checks.ts';
 import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
+import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
 const run = promisify(execFile);
-const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'); // the command from the sources (tsx)
+const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 const skipReason = tmpfsSkipReason();
 

@@ -9,11 +9,11 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../../corpora/reference-test-audio.ts';
 import { decodeWav } from '../../pipeline/audio/wav.ts';
-import { PROJECT_ROOT } from '../../pipeline/config.ts';
 import { verifyDataset } from '../../pipeline/run/verify-dataset.ts';
 import { runChat, type ChatOptions } from './chat.ts';
 import { runPrompts } from './prompts.ts';
 import { joinSharedJapaneseRecordings, sharedJapaneseRecordings, soxConvert } from './testing/real-recordings.ts';
+import { TEST_CLI } from '../testing/cli-command.ts';
 
 let scratch: { folder: string; remove: () => Promise<void> };
 let joined: string;
@@ -155,7 +155,7 @@ describe('duplexsynth chat refuses what it cannot make a two-channel dataset of 
 
   it('ends with one line and exit code 2 on the command line', async () => {
     const folder = await callFolder('cli-mono', (source, target) => soxConvert(source, path.join(target, 'call.wav'), ['-c', '1']));
-    const run = await execa('node', [path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'), 'chat', '--format', 'ctm', '--language', 'ja', '--no-score', '--out', path.join(scratch.folder, 'out-cli'), folder], { reject: false });
+    const run = await execa(process.execPath, [TEST_CLI, 'chat', '--format', 'ctm', '--language', 'ja', '--no-score', '--out', path.join(scratch.folder, 'out-cli'), folder], { reject: false });
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^duplexsynth: chat: recording call: .*is a mono mix/)]);
   }, 120_000);

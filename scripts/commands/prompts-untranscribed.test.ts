@@ -10,11 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, sharedDirectory } from '../../pipeline/config.ts';
+import { sharedDirectory } from '../../pipeline/config.ts';
 import { readSpeakerPromptManifest } from '../../pipeline/orchestration/speaker-roster.ts';
 import { startTranscriptionLoopbackServer, transcriptionReplies, type TranscriptionLoopbackServer } from '../../pipeline/services/asr/testing/transcription-loopback-server.ts';
 import { PROMPT_TRANSCRIPTS_FILE } from './prompt-transcripts.ts';
 import { PROMPT_POOL_SUMMARY, runPrompts, type PromptsOptions } from './prompts.ts';
+import { TEST_CLI } from '../testing/cli-command.ts';
 
 const AUDIO = path.join(sharedDirectory(), 'corpora', 'reference-audio', 'ja');
 /** The two clean single-speaker stretches of the shared recordings (the annotated TextGrid of prompts.test.ts has the same spans). */
@@ -133,7 +134,7 @@ describe('duplexsynth prompts on stereo recordings without a transcript', () => 
     const out = path.join(scratch, 'pool-key');
     const first = await runPrompts([AUDIO], options('pool-key'));
     const before = await readFile(path.join(out, PROMPT_TRANSCRIPTS_FILE));
-    const run = execa('node', [path.join(PROJECT_ROOT, 'scripts', 'duplexsynth-dev.js'), 'prompts', '--format', 'stereo-wav', '--out', out, '--asr-url', `${server.url}/v1`, '--asr-key-variable', 'TEST_ASR_KEY', AUDIO], {
+    const run = execa(process.execPath, [TEST_CLI, 'prompts', '--format', 'stereo-wav', '--out', out, '--asr-url', `${server.url}/v1`, '--asr-key-variable', 'TEST_ASR_KEY', AUDIO], {
       reject: false,
       env: { TEST_ASR_KEY: 'sk-loopback-wrong' },
     });
