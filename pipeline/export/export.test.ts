@@ -371,6 +371,29 @@ describe('lhotse cuts.jsonl.gz and the lhotse-shar export', () => {
   });
 });
 
+it('refuses a WAV cut short (its header declares more data than the file holds) in the lhotse, lhotse-shar and moshi-finetune exports, naming the file and the dialogue, and writes nothing', async () => {
+  // a copy that did not finish: lhotse's recording would be shorter than its supervisions (lhotse's
+  // validate rejects it), moshi-finetune's WAV shorter than its alignments, both with exit code 0
+  const cases: [string, 'lhotse' | 'lhotse-shar' | 'moshi-finetune', string, { copyAudio?: boolean }][] = [
+    ['lhotse', 'lhotse', 'audio', {}],
+    ['lhotse-copy', 'lhotse', 'audio', { copyAudio: true }],
+    ['shar', 'lhotse-shar', 'audio_fullband', {}],
+    ['moshi', 'moshi-finetune', 'audio_fullband', {}],
+  ];
+  for (const [name, format, folder, options] of cases) {
+    const broken = path.join(scratch, `cut-short-${name}`);
+    await cp(dataset, broken, { recursive: true });
+    const wav = path.join(broken, folder, 'tiny_0002.wav');
+    await writeFile(wav, (await readFile(wav)).subarray(0, 2000));
+    const target = path.join(scratch, `cut-short-${name}-export`);
+    const error = await exportDataset(broken, format, target, options).then(() => undefined, (caught: unknown) => caught as Error);
+    expect(error, `${name}: exported with no error`).toBeInstanceOf(Error);
+    expect(error?.message, name).toMatch(new RegExp(`^${wav.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: WAV of dialogue tiny_0002 ends before the data its header declares`));
+    expect(error?.message).not.toContain('\n');
+    expect((await readdir(scratch)).filter((entry) => entry.startsWith(`cut-short-${name}-export`)), name).toEqual([]);
+  }
+});
+
 const tmpfsSkip = tmpfsSkipReason();
 
 it.skipIf(tmpfsSkip !== undefined)(`lhotse-shar on a disk too small for a shard: DiskFullError naming the shard, no export and no .partial left${tmpfsSkip ? ` (skipped: ${tmpfsSkip})` : ''}`, async () => {

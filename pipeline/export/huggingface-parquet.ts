@@ -29,7 +29,7 @@ import { DatasetReadError } from '../quality/dataset-files.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 import type { ExportDialogue } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
-import { readWavInfo, type WavInfo } from './wav-info.ts';
+import { assertWavComplete, readWavInfo, type WavInfo } from './wav-info.ts';
 
 /** A scalar `datasets` Value dtype and its Parquet physical type. */
 type ScalarType = 'string' | 'int64' | 'float64' | 'bool';
@@ -226,7 +226,7 @@ export async function checkDialogueWav(dialogue: ExportDialogue): Promise<number
     throw new DatasetReadError(`${describeFileSystemError(error, file, `WAV of dialogue ${dialogue.id} (the huggingface export's audio column)`)}`);
   }
   if (info.channels !== 2) throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} has ${info.channels} channel(s); the huggingface export's audio column holds two-channel dialogues`);
-  if (info.truncated) throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} ends before the data its header declares (${(info.sampleCount / info.sampleRate).toFixed(2)} s of ${dialogue.durationSeconds} s are there): the file was cut short; rebuild or copy it again`);
+  assertWavComplete(info, file, dialogue);
   return bytes;
 }
 

@@ -38,7 +38,7 @@ import type { Centiseconds, Language } from '../model/types.ts';
 import type { ExportDataset } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 import { pythonFloat, pythonJson, type PythonJsonValue } from './python-json.ts';
-import { readWavInfo } from './wav-info.ts';
+import { assertWavComplete, readWavInfo } from './wav-info.ts';
 
 /** Language names as lhotse recipes write them (e.g. `recipes/fisher_english.py`, `recipes/csj.py`). */
 const LHOTSE_LANGUAGE: Record<Language, string> = { en: 'English', ja: 'Japanese' };
@@ -59,7 +59,8 @@ export interface LhotseDialogueManifests {
  * The lhotse manifests of `dialogue` (module comment), its recording being the two-channel WAV
  * `audioFile` (header read for rate and length) whose `AudioSource.source` is written as `source`.
  * @param sourceType the `AudioSource.type`: `file`, or `shar` (with `source` "") for a Shar shard
- * @throws RangeError when the WAV does not have two channels; WavDecodeError for an unreadable WAV
+ * @throws RangeError when the WAV does not have two channels; WavDecodeError for an unreadable WAV;
+ *   DatasetReadError when it ends before the data its header declares
  */
 export async function lhotseDialogueManifests(
   dataset: ExportDataset,
@@ -70,6 +71,7 @@ export async function lhotseDialogueManifests(
 ): Promise<LhotseDialogueManifests> {
   const wav = await readWavInfo(audioFile);
   if (wav.channels !== 2) throw new RangeError(`${audioFile}: ${wav.channels} channels; a dialogue recording has 2`);
+  assertWavComplete(wav, audioFile, dialogue);
   const recording = {
     id: dialogue.id,
     sources: [{ type: sourceType, channels: [0, 1], source }],

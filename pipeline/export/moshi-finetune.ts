@@ -33,6 +33,7 @@ import type { AlignedWord } from '../model/types.ts';
 import { mainChannel, type ExportDataset } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 import { pythonFloat, pythonJson } from './python-json.ts';
+import { assertWavComplete, readWavInfo } from './wav-info.ts';
 
 /** Mimi's sample rate, Hz (moshi-finetune resamples to `mimi.sample_rate`). */
 export const MOSHI_SAMPLE_RATE = 24_000;
@@ -64,7 +65,8 @@ export function moshiAlignmentJson(words: readonly AlignedWord[], systemChannel:
 
 /**
  * Writes the moshi-finetune layout (module comment).
- * @throws WavDecodeError for an unreadable WAV; RangeError when a WAV does not have two channels
+ * @throws WavDecodeError for an unreadable WAV; RangeError when a WAV does not have two channels;
+ *   DatasetReadError when a WAV ends before the data its header declares
  */
 export async function writeMoshiFinetuneExport(dataset: ExportDataset, writer: ExportWriter, options: MoshiExportOptions = {}): Promise<Record<string, unknown>> {
   const lines: string[] = [];
@@ -73,6 +75,8 @@ export async function writeMoshiFinetuneExport(dataset: ExportDataset, writer: E
   for (const dialogue of dataset.dialogues) {
     const source = dialogue.fullBandAudioFile ?? dialogue.audioFile;
     if (dialogue.fullBandAudioFile !== null) fromFullBand += 1;
+    // decodeWav keeps the frames a cut-short file holds: refuse it first (its header names the rest)
+    assertWavComplete(await readWavInfo(source), source, dialogue);
     const audio = decodeWav(await readFile(source), source);
     if (audio.channels.length !== 2) throw new RangeError(`${source}: ${audio.channels.length} channels; a dialogue recording has 2`);
     sourceRates.add(audio.sampleRate);

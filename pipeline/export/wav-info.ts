@@ -1,6 +1,7 @@
 /** The header facts of a WAV file (channels, sample rate, samples per channel), from its chunk headers only. */
 import { WavDecodeError } from '../audio/raw-audio.ts';
 import { readWavFileLayout } from '../audio/wav.ts';
+import { DatasetReadError } from '../quality/dataset-files.ts';
 
 /** Facts from a WAV header. */
 export interface WavInfo {
@@ -25,4 +26,18 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
   const frameBytes = channels * (bitsPerSample / 8);
   if (!(frameBytes > 0) || layout.dataBytes % frameBytes !== 0) throw new WavDecodeError(file, `data chunk of ${layout.dataBytes} bytes is not a whole number of ${frameBytes}-byte frames`);
   return { channels, sampleRate, sampleCount: layout.dataBytes / frameBytes, truncated: layout.declaredDataBytes !== 0xffffffff && layout.declaredDataBytes > layout.dataBytes };
+}
+
+/**
+ * Refuses a dialogue's WAV that ends before the data its header declares (a copy or a write that did
+ * not finish): an export of it would describe a shorter recording than the dataset's, with words,
+ * supervisions and events past its end (lhotse's own validation rejects such a recording).
+ * @param info the file's header facts (readWavInfo)
+ * @param dialogue the dialogue the WAV belongs to (its id and duration, for the message)
+ * @throws DatasetReadError naming the file and the dialogue
+ */
+export function assertWavComplete(info: WavInfo, file: string, dialogue: { id: string; durationSeconds: number }): void {
+  if (info.truncated) {
+    throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} ends before the data its header declares (${(info.sampleCount / info.sampleRate).toFixed(2)} s of ${dialogue.durationSeconds} s are there): the file was cut short; rebuild or copy it again`);
+  }
 }
