@@ -61,6 +61,10 @@ describe('build configuration', () => {
     const file = path.join(directory, 'broken.yaml');
     await writeFile(file, 'corpus: [unclosed\n');
     await expect(loadConfigFile(file)).rejects.toThrow(/broken\.yaml: not valid YAML/);
+    // the yaml error's position, not its snippet, and no colon left that announced the snippet
+    await writeFile(file, 'name: x\n[a, b\nseed: 1\n');
+    const error = (await loadConfigFile(file).catch((caught: unknown) => caught)) as Error;
+    expect(error.message).toBe(`${file}: not valid YAML: Implicit keys need to be on a single line at line 2, column 1`);
     await expect(loadConfigFile(path.join(directory, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: configuration file: does not exist \(ENOENT\); check the path$/);
   });
 

@@ -16,6 +16,7 @@ import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from './model/split-report.ts';
 import { languageCodeSchema } from './model/language-code.ts';
 import { findLanguagePack, knownLanguageCodes, languagePackOf, LanguagePackError, registerLanguagePacks, parseLanguagePack, readLanguagePackFile, type LanguagePack } from './model/language-pack.ts';
 import { PACKAGE_ROOT } from './storage/package-files.ts';
+import { yamlErrorLine } from './storage/yaml-error.ts';
 
 /** Project root (the folder holding package.json), the same from the sources and from dist/ (storage/package-files.ts). */
 export const PROJECT_ROOT = PACKAGE_ROOT;
@@ -549,7 +550,7 @@ export async function loadConfigFile(file: string): Promise<BuildConfig> {
   }
   const document = parseDocument(text);
   if (document.errors.length > 0) {
-    throw new ConfigError(`${file}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
+    throw new ConfigError(`${file}: not valid YAML: ${yamlErrorLine(document.errors[0]!)}`);
   }
   let value: unknown;
   try {
@@ -587,7 +588,7 @@ export async function configFileSetsCacheDirectory(file: string): Promise<boolea
     throw new ConfigError(`${file}: cannot read configuration: ${(error as Error).message}`);
   }
   const document = parseDocument(text);
-  if (document.errors.length > 0) throw new ConfigError(`${file}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
+  if (document.errors.length > 0) throw new ConfigError(`${file}: not valid YAML: ${yamlErrorLine(document.errors[0]!)}`);
   return document.hasIn(['output', 'cacheDirectory']);
 }
 
