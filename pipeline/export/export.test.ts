@@ -374,22 +374,24 @@ describe('lhotse cuts.jsonl.gz and the lhotse-shar export', () => {
 it('refuses a WAV cut short (its header declares more data than the file holds) in the lhotse, lhotse-shar and moshi-finetune exports, naming the file and the dialogue, and writes nothing', async () => {
   // a copy that did not finish: lhotse's recording would be shorter than its supervisions (lhotse's
   // validate rejects it), moshi-finetune's WAV shorter than its alignments, both with exit code 0
-  const cases: [string, 'lhotse' | 'lhotse-shar' | 'moshi-finetune', string, { copyAudio?: boolean }][] = [
-    ['lhotse', 'lhotse', 'audio', {}],
-    ['lhotse-copy', 'lhotse', 'audio', { copyAudio: true }],
-    ['shar', 'lhotse-shar', 'audio_fullband', {}],
-    ['moshi', 'moshi-finetune', 'audio_fullband', {}],
+  // cut after 2000 bytes (whole frames) or 2001 (in the middle of a frame: cut short too, not a malformed file)
+  const cases: [string, 'lhotse' | 'lhotse-shar' | 'moshi-finetune', string, { copyAudio?: boolean }, number][] = [
+    ['lhotse', 'lhotse', 'audio', {}, 2000],
+    ['lhotse-copy', 'lhotse', 'audio', { copyAudio: true }, 2001],
+    ['shar', 'lhotse-shar', 'audio_fullband', {}, 2000],
+    ['moshi', 'moshi-finetune', 'audio_fullband', {}, 2001],
   ];
-  for (const [name, format, folder, options] of cases) {
+  for (const [name, format, folder, options, cutBytes] of cases) {
     const broken = path.join(scratch, `cut-short-${name}`);
     await cp(dataset, broken, { recursive: true });
     const wav = path.join(broken, folder, 'tiny_0002.wav');
-    await writeFile(wav, (await readFile(wav)).subarray(0, 2000));
+    await writeFile(wav, (await readFile(wav)).subarray(0, cutBytes));
     const target = path.join(scratch, `cut-short-${name}-export`);
     const error = await exportDataset(broken, format, target, options).then(() => undefined, (caught: unknown) => caught as Error);
     expect(error, `${name}: exported with no error`).toBeInstanceOf(Error);
     expect(error?.message, name).toMatch(new RegExp(`^${wav.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: WAV of dialogue tiny_0002 ends before the data its header declares`));
     expect(error?.message).not.toContain('\n');
+    expect(error?.message.split(wav), `${name}: the file named once`).toHaveLength(2);
     expect((await readdir(scratch)).filter((entry) => entry.startsWith(`cut-short-${name}-export`)), name).toEqual([]);
   }
 });
@@ -653,6 +655,8 @@ describe('huggingface export (Parquet, the default)', () => {
       ['missing', (folder) => rm(wav(folder)), /WAV of dialogue tiny_0002/],
       // the header still declares the whole data chunk (a copy that did not finish)
       ['cut-short', async (folder) => writeFile(wav(folder), (await readFile(wav(folder))).subarray(0, 2000)), /WAV of dialogue tiny_0002 ends before the data its header declares/],
+      ['cut-mid-frame', async (folder) => writeFile(wav(folder), (await readFile(wav(folder))).subarray(0, 2001)), /WAV of dialogue tiny_0002 ends before the data its header declares/],
+      ['not-a-wav', (folder) => writeFile(wav(folder), 'hello'), /WAV of dialogue tiny_0002 \(the huggingface export's audio column\): not a RIFF\/WAVE file/],
       ['mono', async (folder) => writeFile(wav(folder), encodeWavPcm16({ channels: [new Float32Array(16_000)], sampleRate: 16_000 })), /WAV of dialogue tiny_0002 has 1 channel/],
     ];
     for (const [name, breakIt, message] of breakages) {
@@ -666,6 +670,7 @@ describe('huggingface export (Parquet, the default)', () => {
         await refusal.catch((error: Error) => {
           expect(error.message, `${name}, ${layout}`).toMatch(message);
           expect(error.message).not.toContain('\n');
+          expect(error.message.split(wav(broken)), `${name}, ${layout}: the file named once`).toHaveLength(2);
         });
         expect((await readdir(scratch)).filter((entry) => entry.startsWith(`huggingface-${name}-${layout}-export`))).toEqual([]);
       }

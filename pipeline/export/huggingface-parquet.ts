@@ -29,7 +29,7 @@ import { DatasetReadError } from '../quality/dataset-files.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 import type { ExportDialogue } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
-import { assertWavComplete, readWavInfo, type WavInfo } from './wav-info.ts';
+import { readDialogueWav } from './wav-info.ts';
 
 /** A scalar `datasets` Value dtype and its Parquet physical type. */
 type ScalarType = 'string' | 'int64' | 'float64' | 'bool';
@@ -217,17 +217,9 @@ export async function planParquetShards(
  */
 export async function checkDialogueWav(dialogue: ExportDialogue): Promise<number> {
   const file = dialogue.audioFile;
-  let bytes: number;
-  let info: WavInfo;
-  try {
-    bytes = (await stat(file)).size;
-    info = await readWavInfo(file);
-  } catch (error) {
-    throw new DatasetReadError(`${describeFileSystemError(error, file, `WAV of dialogue ${dialogue.id} (the huggingface export's audio column)`)}`);
-  }
+  const info = await readDialogueWav(file, dialogue, `the huggingface export's audio column`);
   if (info.channels !== 2) throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} has ${info.channels} channel(s); the huggingface export's audio column holds two-channel dialogues`);
-  assertWavComplete(info, file, dialogue);
-  return bytes;
+  return (await stat(file)).size;
 }
 
 /** The Hub's file name of shard `index` of `count` of `split` (`data/test-00000-of-00001.parquet`). */

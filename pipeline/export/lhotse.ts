@@ -38,7 +38,7 @@ import type { Centiseconds, Language } from '../model/types.ts';
 import type { ExportDataset } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 import { pythonFloat, pythonJson, type PythonJsonValue } from './python-json.ts';
-import { assertWavComplete, readWavInfo } from './wav-info.ts';
+import { readDialogueWav } from './wav-info.ts';
 
 /** Language names as lhotse recipes write them (e.g. `recipes/fisher_english.py`, `recipes/csj.py`). */
 const LHOTSE_LANGUAGE: Record<Language, string> = { en: 'English', ja: 'Japanese' };
@@ -69,9 +69,8 @@ export async function lhotseDialogueManifests(
   source: string,
   sourceType: 'file' | 'shar' = 'file',
 ): Promise<LhotseDialogueManifests> {
-  const wav = await readWavInfo(audioFile);
+  const wav = await readDialogueWav(audioFile, dialogue, `the lhotse recording's source`);
   if (wav.channels !== 2) throw new RangeError(`${audioFile}: ${wav.channels} channels; a dialogue recording has 2`);
-  assertWavComplete(wav, audioFile, dialogue);
   const recording = {
     id: dialogue.id,
     sources: [{ type: sourceType, channels: [0, 1], source }],

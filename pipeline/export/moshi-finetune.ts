@@ -33,7 +33,7 @@ import type { AlignedWord } from '../model/types.ts';
 import { mainChannel, type ExportDataset } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 import { pythonFloat, pythonJson } from './python-json.ts';
-import { assertWavComplete, readWavInfo } from './wav-info.ts';
+import { readDialogueWav } from './wav-info.ts';
 
 /** Mimi's sample rate, Hz (moshi-finetune resamples to `mimi.sample_rate`). */
 export const MOSHI_SAMPLE_RATE = 24_000;
@@ -76,7 +76,7 @@ export async function writeMoshiFinetuneExport(dataset: ExportDataset, writer: E
     const source = dialogue.fullBandAudioFile ?? dialogue.audioFile;
     if (dialogue.fullBandAudioFile !== null) fromFullBand += 1;
     // decodeWav keeps the frames a cut-short file holds: refuse it first (its header names the rest)
-    assertWavComplete(await readWavInfo(source), source, dialogue);
+    await readDialogueWav(source, dialogue, 'the moshi-finetune stereo WAV');
     const audio = decodeWav(await readFile(source), source);
     if (audio.channels.length !== 2) throw new RangeError(`${source}: ${audio.channels.length} channels; a dialogue recording has 2`);
     sourceRates.add(audio.sampleRate);
