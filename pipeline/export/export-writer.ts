@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { BuildStoppedError } from '../model/build-errors.ts';
 import { bytesHash } from '../storage/content-cache.ts';
 import { writeAtomic, writeAtomicChunks } from '../storage/write-atomic.ts';
 
@@ -29,15 +30,18 @@ export class ExportWriter {
   private constructor(
     readonly finalDirectory: string,
     readonly workDirectory: string,
+    private readonly signal: AbortSignal | undefined,
   ) {}
 
   /**
    * Starts writing an export of `format` at `directory` (an export of the same format there is
    * replaced on commit); a leftover `{directory}.partial/` is removed first.
+   * @param signal stops the export (Ctrl-C): once aborted, the next write, copy or commit throws
+   *   BuildStoppedError and nothing is committed (the caller then calls {@link abandon})
    * @throws Error naming the folder when it exists with files but without `duplexsynth-export.json`,
    *   or holds an export of another format (or an unreadable marker)
    */
-  static async open(directory: string, format: string): Promise<ExportWriter> {
+  static async open(directory: string, format: string, signal?: AbortSignal): Promise<ExportWriter> {
     const absolute = path.resolve(directory);
     const existing = await readdir(absolute).catch(() => [] as string[]);
     if (existing.length > 0 && !existing.includes(EXPORT_MANIFEST_FILE)) {
@@ -63,11 +67,17 @@ export class ExportWriter {
     const work = `${absolute}.partial`;
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });
-    return new ExportWriter(absolute, work);
+    return new ExportWriter(absolute, work, signal);
+  }
+
+  /** @throws BuildStoppedError naming the folder when the export's signal was aborted. */
+  private throwIfStopped(): void {
+    if (this.signal?.aborted) throw new BuildStoppedError(`${this.finalDirectory}: export stopped (interrupted): its unfinished files are removed and the folder is as it was`);
   }
 
   /** Writes `data` at `relative` (forward slashes) inside the export. */
   async write(relative: string, data: Uint8Array | string): Promise<void> {
+    this.throwIfStopped();
     await writeAtomic(path.join(this.workDirectory, relative), data);
     this.files.set(relative, bytesHash(data));
   }
@@ -79,8 +89,10 @@ export class ExportWriter {
    */
   async writeChunks(relative: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
     const hash = createHash('sha256');
+    const throwIfStopped = () => this.throwIfStopped();
     async function* hashed() {
       for await (const chunk of chunks) {
+        throwIfStopped();
         hash.update(chunk);
         yield chunk;
       }
@@ -92,6 +104,7 @@ export class ExportWriter {
 
   /** Copies the file `source` to `relative` inside the export (bytes unchanged). */
   async copy(relative: string, source: string): Promise<void> {
+    this.throwIfStopped();
     const target = path.join(this.workDirectory, relative);
     await mkdir(path.dirname(target), { recursive: true });
     await copyFile(source, target);
@@ -108,6 +121,7 @@ export class ExportWriter {
    * @param details format-specific settings recorded in the marker (e.g. the sample rate written)
    */
   async commit(format: string, source: ExportSource, details: Record<string, unknown> = {}): Promise<void> {
+    this.throwIfStopped(); // from here on the commit runs to its end: an interrupt no longer stops it
     const files = Object.fromEntries([...this.files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     const marker = { format, source, ...details, files };
     await writeAtomic(path.join(this.workDirectory, EXPORT_MANIFEST_FILE), `${JSON.stringify(marker, null, 2)}\n`);

@@ -27,7 +27,7 @@ import { rttmSpeakerLabels } from './rttm.ts';
 import { EXPORT_MANIFEST_FILE, ExportWriter } from './export-writer.ts';
 import { SHAR_FOLDER } from './lhotse-shar.ts';
 import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
-import { DiskFullError } from '../model/build-errors.ts';
+import { BuildStoppedError, DiskFullError } from '../model/build-errors.ts';
 import { defaultExportDirectory, EXPORT_FORMAT_NAMES, exportDataset } from './index.ts';
 import { pythonFloat, pythonFloatText, pythonJson } from './python-json.ts';
 import { copyExportFixture, cutTiny0002Answer, FULL_BAND_RATE, HIGH_TONE_HZ, SAMPLE_RATE } from './testing/export-fixture.ts';
@@ -393,6 +393,36 @@ it('refuses a WAV cut short (its header declares more data than the file holds) 
     expect(error?.message).not.toContain('\n');
     expect(error?.message.split(wav), `${name}: the file named once`).toHaveLength(2);
     expect((await readdir(scratch)).filter((entry) => entry.startsWith(`cut-short-${name}-export`)), name).toEqual([]);
+  }
+});
+
+it('an export stopped mid-way (Ctrl-C: its signal aborted) ends with one line, writes nothing and leaves an earlier export of the same format as it was, in every format', async () => {
+  for (const format of EXPORT_FORMAT_NAMES) {
+    const target = path.join(scratch, `stopped-${format}`);
+    await exportDataset(dataset, format, target);
+    const before = new Map<string, string>();
+    for (const file of (await readdir(target, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile())) {
+      const full = path.join(file.parentPath, file.name);
+      before.set(path.relative(target, full), (await readFile(full)).toString('base64'));
+    }
+    // aborted from the second file on: the writer has started (its .partial folder exists) when it stops
+    let checks = 0;
+    const signal = { get aborted() { checks += 1; return checks > 1; } } as AbortSignal;
+    const error = await exportDataset(dataset, format, target, { signal }).then(() => undefined, (caught: unknown) => caught as Error);
+    expect(error, format).toBeInstanceOf(BuildStoppedError);
+    expect(error?.message, format).toBe(`${target}: export stopped (interrupted): its unfinished files are removed and the folder is as it was`);
+    expect(checks, `${format}: the export got as far as a second file`).toBeGreaterThan(1);
+    expect(existsSync(`${target}.partial`), format).toBe(false);
+    const after = new Map<string, string>();
+    for (const file of (await readdir(target, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile())) {
+      const full = path.join(file.parentPath, file.name);
+      after.set(path.relative(target, full), (await readFile(full)).toString('base64'));
+    }
+    expect(after, format).toEqual(before);
+    // a first export stopped the same way leaves no folder at all
+    const fresh = path.join(scratch, `stopped-fresh-${format}`);
+    await expect(exportDataset(dataset, format, fresh, { signal: AbortSignal.abort() }), format).rejects.toThrow(BuildStoppedError);
+    expect((await readdir(scratch)).filter((entry) => entry.startsWith(`stopped-fresh-${format}`)), format).toEqual([]);
   }
 });
 

@@ -27,6 +27,8 @@ export interface ExportOptions {
   shardSize?: number;
   /** huggingface: `parquet` (default: the Hub's layout, audio embedded) or `audiofolder` (WAV files + metadata.jsonl). */
   huggingFaceLayout?: HuggingFaceLayout;
+  /** Stops the export (Ctrl-C): it ends with BuildStoppedError at its next file and writes nothing. */
+  signal?: AbortSignal;
 }
 
 /** One export format. */
@@ -85,12 +87,12 @@ export interface ExportResult {
 /**
  * Exports the dataset folder `datasetDirectory` as `format` into `outDirectory`.
  * @throws DatasetReadError when the dataset cannot be read (file and field named); Error when
- *   `outDirectory` holds someone else's files or an export of another format; the format's own errors (the output is then not
- *   written: its `.partial` folder is removed)
+ *   `outDirectory` holds someone else's files or an export of another format; the format's own errors, and
+ *   BuildStoppedError when `options.signal` stops it (the output is then not written: its `.partial` folder is removed)
  */
 export async function exportDataset(datasetDirectory: string, format: ExportFormatName, outDirectory: string, options: ExportOptions = {}): Promise<ExportResult> {
   const dataset = await readExportDataset(datasetDirectory);
-  const writer = await ExportWriter.open(outDirectory, format);
+  const writer = await ExportWriter.open(outDirectory, format, options.signal);
   try {
     const details = await EXPORT_FORMATS[format].write(dataset, writer, options);
     const manifestSha256 = bytesHash(await readFile(path.join(dataset.directory, 'manifest.json')));

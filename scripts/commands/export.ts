@@ -25,6 +25,11 @@ export function registerExportCommand(program: Command): void {
       const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([import('../../pipeline/export/index.ts'), import('../../pipeline/run/output-checks.ts')]);
       const out = options.out ?? defaultExportDirectory(directory, options.to);
       const created = await outermostMissingFolder(out);
+      // Ctrl-C: the export stops at its next file, removes its unfinished folder and ends with one line
+      // (exit code 4); a second Ctrl-C ends it at once
+      const stop = new AbortController();
+      const onInterrupt = () => (stop.signal.aborted ? process.exit(130) : stop.abort());
+      process.on('SIGINT', onInterrupt);
       let result;
       try {
         await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
@@ -33,10 +38,13 @@ export function registerExportCommand(program: Command): void {
           copyAudio: options.copyAudio ?? false,
           ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
           huggingFaceLayout: options.layout,
+          signal: stop.signal,
         });
       } catch (error) {
-        await removeFoldersLeftEmpty(out, created); // a refused export leaves no empty folder
+        await removeFoldersLeftEmpty(out, created); // a refused or stopped export leaves no empty folder
         throw error;
+      } finally {
+        process.removeListener('SIGINT', onInterrupt);
       }
       console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
       console.log(result.directory);
