@@ -71,6 +71,23 @@ describe('duplexsynth build: bad options and input', () => {
     }
   });
 
+  it("export refuses an option of another format (it was ignored without a word), before reading the dataset; the format's own options pass", async () => {
+    for (const [args, message] of [
+      [['--to', 'rttm', '--layout', 'audiofolder'], "option '--layout' applies to huggingface, not to --to rttm"],
+      [['--to', 'huggingface', '--shard-size', '3'], "option '--shard-size' applies to lhotse-shar, not to --to huggingface"],
+      [['--to', 'textgrid', '--copy-audio'], "option '--copy-audio' applies to lhotse, not to --to textgrid"],
+      [['--to', 'lhotse-shar', '--absolute-paths'], "option '--absolute-paths' applies to moshi-finetune and lhotse, not to --to lhotse-shar"],
+    ] as const) {
+      const result = await cli('export', 'no/such/dataset', ...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toContain(`error: ${message}`);
+    }
+    // accepted: the dataset folder is then what is refused
+    const accepted = await cli('export', 'no/such/dataset', '--to', 'huggingface', '--layout', 'audiofolder');
+    expect(accepted.code).toBe(2);
+    expect(accepted.stderr).toMatch(/no\/such\/dataset: dataset folder: does not exist/);
+  });
+
   it('a corpus that is not JSON: error names the file', async () => {
     const result = await cli('build', '--corpus', path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/not-json.json'), '--lang', 'en', '--out', '/tmp/duplexsynth-should-not-exist');
     expect(result.code).toBe(2);

@@ -19,7 +19,8 @@ export function registerExportCommand(program: Command): void {
     .option('--copy-audio', 'lhotse: copy the WAVs into the export (audio/{id}.wav), so it stands alone')
     .option('--shard-size <n>', 'lhotse-shar: dialogues per shard (default 1000, as lhotse)', parseShardSize)
     .addOption(new Option('--layout <layout>', 'huggingface: parquet (the Hub layout, audio embedded) or audiofolder (WAV files beside metadata.jsonl)').choices(['parquet', 'audiofolder']).default('parquet'))
-    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean; shardSize?: number; layout: 'parquet' | 'audiofolder' }) => {
+    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean; shardSize?: number; layout: 'parquet' | 'audiofolder' }, command: Command) => {
+      refuseOptionsOfOtherFormats(options.to, command);
       const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
       await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
       const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([import('../../pipeline/export/index.ts'), import('../../pipeline/run/output-checks.ts')]);
@@ -49,6 +50,27 @@ export function registerExportCommand(program: Command): void {
       console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
       console.log(result.directory);
     });
+}
+
+/** The formats each format-specific option of `export` applies to. */
+const FORMATS_OF_OPTION: Record<string, readonly ExportFormatName[]> = {
+  absolutePaths: ['moshi-finetune', 'lhotse'],
+  copyAudio: ['lhotse'],
+  shardSize: ['lhotse-shar'],
+  layout: ['huggingface'],
+};
+
+/**
+ * Refuses an option given on the command line for a format it does not apply to (`--layout` with
+ * rttm, `--shard-size` with huggingface), which would otherwise be ignored without a word.
+ * @throws CommanderError (one line, exit code 2) naming the option and the formats it applies to
+ */
+function refuseOptionsOfOtherFormats(format: ExportFormatName, command: Command): void {
+  for (const [key, formats] of Object.entries(FORMATS_OF_OPTION)) {
+    if (command.getOptionValueSource(key) !== 'cli' || formats.includes(format)) continue;
+    const flag = command.options.find((option) => option.attributeName() === key)!.long!;
+    command.error(`error: option '${flag}' applies to ${formats.join(' and ')}, not to --to ${format}`, { exitCode: 2, code: 'duplexsynth.optionNotForFormat' });
+  }
 }
 
 /** `--shard-size`: a positive whole number. */
