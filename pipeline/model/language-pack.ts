@@ -38,6 +38,7 @@ import { z } from 'zod';
 import { languageCodeSchema } from './language-code.ts';
 import { describeIssues } from './validation.ts';
 import { packageFile } from '../storage/package-files.ts';
+import { yamlErrorLine } from '../storage/yaml-error.ts';
 
 /** A Unicode script name as `\p{Script=…}` takes it (`Latin`, `Han`, `Hangul`, `Hiragana`, …). */
 const unicodeScript = z.string().refine((name) => {
@@ -252,7 +253,7 @@ export function readLanguagePackFile(file: string): LanguagePack {
   try {
     value = parseYaml(text);
   } catch (error) {
-    throw new LanguagePackError(`${file}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new LanguagePackError(`${file}: not valid YAML: ${yamlErrorLine(error as Error)}`);
   }
   return parseLanguagePack(value, file);
 }
@@ -281,6 +282,15 @@ export function builtInLanguagePacks(): ReadonlyMap<string, LanguagePack> {
  */
 export function registerLanguagePacks(packs: readonly LanguagePack[]): void {
   for (const pack of packs) added.set(pack.code, pack);
+}
+
+/**
+ * Forgets every pack {@link registerLanguagePacks} made known (the built-in packs stay): for test files
+ * that share one process (the unit tests' setup file, pipeline/testing/between-files.ts), so a pack one
+ * file's build registered does not change the languages of the next.
+ */
+export function forgetRegisteredLanguagePacks(): void {
+  added.clear();
 }
 
 /** The pack of a language, or undefined when there is none. */
