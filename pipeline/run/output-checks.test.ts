@@ -4,9 +4,9 @@
  * file in the way and a full disk are named), and bad settings are refused before the lock, leaving
  * nothing behind.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig, share
 import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
 import { checkBuildSettings, checkFolder, estimatePlannedAudioBytes } from './output-checks.ts';
 import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
+import { removeOrphanedTemporaryFiles, temporaryPathFor } from '../storage/write-atomic.ts';
 import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
 const run = promisify(execFile);
@@ -97,6 +98,25 @@ describe('output and cache folders, checked up front', () => {
     expect(bytes).toBeGreaterThan(5_540_000);
     expect(bytes).toBeLessThan(2 * 5_540_000);
     expect(estimatePlannedAudioBytes(corpus.conversations, 2, 16000)).toBe(2 * bytes);
+  });
+});
+
+describe('the write check of a folder', () => {
+  it('leaves nothing behind, and its probe is named as a temporary file, so one a killed build left is removed by the next build', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-probe-'));
+    try {
+      await checkFolder(folder, 'output folder');
+      expect(await readdir(folder)).toEqual([]);
+      // a build killed between writing the probe and removing it (the kill -9 trial once found it in the output)
+      const exited = spawn(process.execPath, ['-e', '']);
+      const deadPid = exited.pid!;
+      await new Promise((resolve) => exited.on('exit', resolve));
+      const leftover = temporaryPathFor(path.join(folder, '.duplexsynth-write-check')).replace(`-${process.pid}-`, `-${deadPid}-`);
+      await writeFile(leftover, '');
+      expect(await removeOrphanedTemporaryFiles(folder)).toEqual([leftover]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { SAFE_FOLDER_NAME, type BuildConfig } from '../config.ts';
 import type { SourceConversation } from '../model/types.ts';
 import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
-import { formatBytes } from '../storage/write-atomic.ts';
+import { formatBytes, temporaryPathFor } from '../storage/write-atomic.ts';
 
 /**
  * Linux file systems that cannot hold a build's files (statfs `f_type`, from linux/magic.h), by name.
@@ -171,7 +171,8 @@ export async function checkFolder(folder: string, role: string, neededBytes?: nu
   if (special !== undefined) throw fail(`it is on the special file system ${special}, which holds no ordinary files`);
   try {
     await mkdir(resolved, { recursive: true });
-    const probe = path.join(resolved, `.duplexsynth-write-check-${process.pid}`);
+    // named as a temporary file: one a build killed here left is removed by the next (under its lock)
+    const probe = temporaryPathFor(path.join(resolved, '.duplexsynth-write-check'));
     await writeFile(probe, '');
     await rm(probe, { force: true });
   } catch (error) {

@@ -19,6 +19,15 @@ const LEGACY_TEMPORARY_FILE = /\.(json|wav|jsonl|md|txt)\.\d{1,10}$/;
 const ORPHAN_AGE_MILLISECONDS = 24 * 3600 * 1000;
 
 /**
+ * A temporary path beside `file` for this process, `{file}.{host}-{pid}-{random}.tmp`: what
+ * {@link removeOrphanedTemporaryFiles} removes once this process no longer runs (a file a killed
+ * process left behind). Every short-lived file a build makes in its folders is named so.
+ */
+export function temporaryPathFor(file: string): string {
+  return `${file}.${hostIdentifier()}-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/**
  * Write a file atomically: the data goes to a temporary file beside it (`{file}.{host}-{pid}-{random}.tmp`),
  * is flushed to the disk (fsync), its length is checked against the data, and only then is it renamed
  * over `file`. Readers see either the old file or the complete new one; a short write never ends up
@@ -32,7 +41,7 @@ const ORPHAN_AGE_MILLISECONDS = 24 * 3600 * 1000;
  */
 export async function writeAtomic(file: string, data: Uint8Array | string): Promise<void> {
   const bytes = typeof data === 'string' ? Buffer.from(redactSecrets(data), 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const temporary = `${file}.${hostIdentifier()}-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  const temporary = temporaryPathFor(file);
   let handle: FileHandle | undefined;
   try {
     await mkdir(path.dirname(file), { recursive: true });
@@ -62,7 +71,7 @@ export async function writeAtomic(file: string, data: Uint8Array | string): Prom
  *   bytes free); the source's own error. The temporary file is removed on failure.
  */
 export async function writeAtomicChunks(file: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
-  const temporary = `${file}.${hostIdentifier()}-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  const temporary = temporaryPathFor(file);
   let handle: FileHandle | undefined;
   let written = 0;
   let sourceFailed = false;
