@@ -59,8 +59,8 @@ export interface LhotseDialogueManifests {
  * The lhotse manifests of `dialogue` (module comment), its recording being the two-channel WAV
  * `audioFile` (header read for rate and length) whose `AudioSource.source` is written as `source`.
  * @param sourceType the `AudioSource.type`: `file`, or `shar` (with `source` "") for a Shar shard
- * @throws RangeError when the WAV does not have two channels; WavDecodeError for an unreadable WAV;
- *   DatasetReadError when it ends before the data its header declares
+ * @throws RangeError when the WAV does not have two channels; DatasetReadError naming the file and the
+ *   dialogue when it is missing, unreadable, not a WAV or cut short (wav-info.ts readDialogueWav)
  */
 export async function lhotseDialogueManifests(
   dataset: ExportDataset,

@@ -65,8 +65,8 @@ export function moshiAlignmentJson(words: readonly AlignedWord[], systemChannel:
 
 /**
  * Writes the moshi-finetune layout (module comment).
- * @throws WavDecodeError for an unreadable WAV; RangeError when a WAV does not have two channels;
- *   DatasetReadError when a WAV ends before the data its header declares
+ * @throws DatasetReadError naming the file and the dialogue when a WAV is missing, unreadable, not a
+ *   WAV or cut short (wav-info.ts readDialogueWav); RangeError when a WAV does not have two channels
  */
 export async function writeMoshiFinetuneExport(dataset: ExportDataset, writer: ExportWriter, options: MoshiExportOptions = {}): Promise<Record<string, unknown>> {
   const lines: string[] = [];

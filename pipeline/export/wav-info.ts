@@ -40,7 +40,7 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
  * @param dialogue the dialogue the WAV belongs to (its id and duration, for the message)
  * @throws DatasetReadError naming the file and the dialogue
  */
-export function assertWavComplete(info: WavInfo, file: string, dialogue: { id: string; durationSeconds: number }): void {
+function assertWavComplete(info: WavInfo, file: string, dialogue: { id: string; durationSeconds: number }): void {
   if (info.truncated) {
     throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} ends before the data its header declares (${(info.sampleCount / info.sampleRate).toFixed(2)} s of ${dialogue.durationSeconds} s are there): the file was cut short; rebuild or copy it again`);
   }

@@ -4,8 +4,8 @@
  * `npm test` compiles the sources to dist/ before vitest starts (its pretest step,
  * scripts/ensure-node-modules.js), so the tests spawn the compiled command, scripts/duplexsynth.js, as
  * users run it: it starts without a TypeScript loader, about 1.4 CPU s less per process than the
- * sources through tsx (a worker start: 1.6 against 3.0 CPU s, measured 3 December), and the suite
- * starts a few hundred of them. Where dist/ is missing or is not a build of the sources as they are
+ * sources through tsx (a worker start: 1.6 against 3.0 CPU s, measured 3 December), and a run of
+ * the suite starts it 67 times. Where dist/ is missing or is not a build of the sources as they are
  * now (`npx vitest run FILE` after an edit), the tests run the sources through tsx
  * (scripts/duplexsynth-dev.js) instead, so a test never runs code older than the sources.
  *
