@@ -88,4 +88,29 @@ describe('the placed and rendered timeline in the content cache', () => {
       await rm(directory, { recursive: true, force: true });
     }
   });
+
+  it('renders from its reused track buffers the bytes new arrays give: a long dialogue, then a shorter one (no samples left over), full-band masters included', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-place-scratch-'));
+    try {
+      const cache = new ContentCache(directory);
+      const statistics = await loadTimingStatistics(shippedTimingStatisticsOf('en').file);
+      const parameters = { seed: 5, channelOfRole: { user: 1, system: 0 } as const, statistics, options: {} };
+      const withFullBand = (spoken: SpokenUtterance, gain: number): SpokenUtterance => ({
+        ...spoken,
+        fullBand: { audio: Float32Array.from({ length: spoken.durationCs * 240 }, (_, index) => gain * Math.sin(index * 0.05)), sampleRate: 24000 },
+      });
+      const turns = (count: number) =>
+        Array.from({ length: count }, (_, index): SpokenUtterance => withFullBand({ ...utterance(), index, ...(index % 2 === 0 ? { role: 'user', kind: 'question' } : {}) }, 0.2 + index * 0.05));
+      for (const [dialogueId, count] of [['long', 8], ['short', 2]] as const) {
+        const input = { dialogueId, utterances: turns(count), backchannelClips: [] };
+        const staged = await placeTimelineStage.run(input, parameters, { cache });
+        const uncached = renderTimeline(placeTimeline({ ...input, ...parameters }));
+        expect(staged.fullBand?.sampleRate).toBe(24000);
+        expect(Buffer.from(staged.wav).equals(Buffer.from(uncached.wav))).toBe(true);
+        expect(Buffer.from(staged.fullBand!.wav).equals(Buffer.from(uncached.fullBand!.wav))).toBe(true);
+      }
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
 });

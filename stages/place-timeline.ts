@@ -25,7 +25,7 @@ import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts
 import type { SpokenUtterance } from './synthesize-speech.ts';
 import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts';
 import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
-import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
+import { encodeWavPcm16, wavPcm16ByteLength } from '../pipeline/audio/wav.ts';
 import { contentHash, type ContentCache } from '../pipeline/storage/content-cache.ts';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -59,6 +59,8 @@ export interface PlacedTimeline {
  * Place and compose one dialogue.
  * @param utterances synthesized utterances in speaking order (all at the same sample rate)
  * @param channelOfRole benchmark channel of each role (default m3-format.md: user 1, system 0)
+ * @param allocateTrack where the tracks go: new arrays (default), or {@link TrackAllocator} buffers the
+ *   caller reuses (the placement stages, which encode the tracks at once)
  * @throws TimelinePlacementError (pipeline/timeline) on invalid input; RangeError when sample rates differ
  *   or the rate is not a multiple of 100 Hz
  */
@@ -71,7 +73,7 @@ export function placeTimeline(input: {
   options?: Partial<PlaceDialogueOptions>;
   /** Synthesized backchannel clips of the user (each <= 0.80 s of speech); none = no backchannels. */
   backchannelClips?: readonly SpokenUtterance[];
-}): PlacedTimeline {
+}, allocateTrack: TrackAllocator = newTrack): PlacedTimeline {
   const { utterances } = input;
   const clips = input.backchannelClips ?? [];
   const sampleRate = commonSampleRate(input.dialogueId, utterances, clips);
@@ -84,7 +86,7 @@ export function placeTimeline(input: {
     ...(input.options ? { options: input.options } : {}),
     ...(clips.length > 0 ? { backchannels: { listenerChannel: input.channelOfRole.user, clipDurationsCs: clips.map((clip) => clip.durationCs) } } : {}),
   });
-  return composeTimeline(utterances, channels, placement, clips, sampleRate);
+  return composeTimeline(utterances, channels, placement, clips, sampleRate, allocateTrack);
 }
 
 /**
@@ -99,6 +101,36 @@ function commonSampleRate(dialogueId: string, utterances: readonly SpokenUtteran
   if (clips.some((clip) => clip.sampleRate !== sampleRate)) throw new RangeError(`${dialogueId}: backchannel clips have another sample rate`);
   return sampleRate;
 }
+
+/**
+ * Where a composed timeline's tracks go: `slot` 0 and 1 are the two channels at the output rate, 2 and 3
+ * the full-band ones. Returns `length` zero samples.
+ */
+export type TrackAllocator = (slot: number, length: number) => Float32Array;
+
+/** New arrays: the tracks belong to the caller ({@link placeTimeline}'s default). */
+const newTrack: TrackAllocator = (_slot, length) => new Float32Array(length);
+
+/** Longest track kept for reuse by {@link scratchTrack}: 2^23 samples (32 MiB; 5.8 min at 24 kHz); longer ones are new arrays. */
+const SCRATCH_TRACK_SAMPLES = 2 ** 23;
+const scratchBuffers: Float32Array[] = [];
+
+/**
+ * Reused buffers, one per slot, for tracks that are encoded before the next placement starts (the
+ * placement stages render synchronously right after composing). A dialogue's four tracks were 40 % of
+ * the build's large allocations, each 64 MB of them a full garbage collection ("external memory
+ * pressure", `node --trace-gc`; the saturation bench). Each track is a zero-filled view of its slot's
+ * buffer, valid until the same slot is taken again.
+ */
+const scratchTrack: TrackAllocator = (slot, length) => {
+  if (length > SCRATCH_TRACK_SAMPLES) return new Float32Array(length);
+  let buffer = scratchBuffers[slot];
+  if (buffer === undefined || buffer.length < length) {
+    buffer = new Float32Array(Math.min(SCRATCH_TRACK_SAMPLES, Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.25))));
+    scratchBuffers[slot] = buffer;
+  }
+  return buffer.subarray(0, length).fill(0);
+};
 
 /**
  * Composes placed utterances (and backchannels) into two tracks, absolute speech segments and words.
@@ -116,10 +148,11 @@ function composeTimeline(
   placement: PlacedDialogue,
   clips: readonly SpokenUtterance[],
   sampleRate: number,
+  allocateTrack: TrackAllocator,
 ): PlacedTimeline {
   const samplesPerCentisecond = sampleRate / 100;
   const trackLength = placement.totalDurationCs * samplesPerCentisecond;
-  const tracks: [Float32Array, Float32Array] = [new Float32Array(trackLength), new Float32Array(trackLength)];
+  const tracks: [Float32Array, Float32Array] = [allocateTrack(0, trackLength), allocateTrack(1, trackLength)];
   const segments: ChannelSegments = { 0: [], 1: [] };
   const words: AlignedWord[] = [];
   utterances.forEach((utterance, index) => {
@@ -139,7 +172,7 @@ function composeTimeline(
   segments[0].sort((a, b) => a.start - b.start);
   segments[1].sort((a, b) => a.start - b.start);
   words.sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
-  const fullBand = composeFullBand(utterances, channels, placement, clips);
+  const fullBand = composeFullBand(utterances, channels, placement, clips, allocateTrack);
   for (const track of tracks) limitTruePeakInPlace(track, sampleRate);
   for (const track of fullBand?.tracks ?? []) limitTruePeakInPlace(track, fullBand!.sampleRate);
   return { placement, channels, tracks, sampleRate, segments, words, totalDurationCs: placement.totalDurationCs, backchannels, ...(fullBand ? { fullBand } : {}) };
@@ -155,11 +188,12 @@ function composeFullBand(
   channels: Channel[],
   placement: PlacedDialogue,
   clips: readonly SpokenUtterance[],
+  allocateTrack: TrackAllocator,
 ): PlacedTimeline['fullBand'] {
   const sampleRate = utterances[0]?.fullBand?.sampleRate;
   if (sampleRate === undefined || [...utterances, ...clips].some((clip) => clip.fullBand?.sampleRate !== sampleRate)) return undefined;
   const length = fullBandSample(placement.totalDurationCs, sampleRate);
-  const tracks: [Float32Array, Float32Array] = [new Float32Array(length), new Float32Array(length)];
+  const tracks: [Float32Array, Float32Array] = [allocateTrack(2, length), allocateTrack(3, length)];
   const place = (track: Float32Array, clip: Float32Array, startCs: Centiseconds) => {
     const offset = fullBandSample(startCs, sampleRate);
     placeOnTrackInPlace(track, clip.subarray(0, Math.max(0, Math.min(clip.length, length - offset))), offset);
@@ -284,10 +318,12 @@ export interface BargeInTimeline extends PlacedTimeline {
  * Places and composes the barge-in variant of one dialogue (pipeline/timeline/place-barge-in-variant.ts):
  * the same synthesized utterances, the user starting each next question while the system is still
  * answering, the system yielding as `systemYields` says.
+ * @param allocateTrack as {@link placeTimeline}'s
  * @throws as `placeTimeline`; TimelinePlacementError when the statistics have no barge-ins
  */
 export function placeBargeInTimeline(
   input: Parameters<typeof placeTimeline>[0] & { systemYields: SystemYields; detector: Partial<SpeechDetectorOptions>; minimumUnspoken?: { seconds: number; words: number } },
+  allocateTrack: TrackAllocator = newTrack,
 ): BargeInTimeline {
   const { utterances } = input;
   const clips = input.backchannelClips ?? [];
@@ -325,7 +361,7 @@ export function placeBargeInTimeline(
     return point === undefined ? utterance : truncateUtterance(utterance, point);
   });
   return {
-    ...composeTimeline(spoken, channels, variant.placement, clips, sampleRate),
+    ...composeTimeline(spoken, channels, variant.placement, clips, sampleRate, allocateTrack),
     bargeIns: variant.bargeIns,
     answersTooShort: variant.answersTooShort,
     utterances: spoken,
@@ -363,7 +399,7 @@ export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParamete
   cacheStages: [PLACE_TIMELINE_STAGE],
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, null)],
   run: async (input, parameters, context) =>
-    cachedRendering(context.cache, placementCacheKey(input, parameters, null), () => renderTimeline(placeTimeline({ ...input, ...parameters }))),
+    cachedRendering(context.cache, placementCacheKey(input, parameters, null), () => renderTimeline(placeTimeline({ ...input, ...parameters }, scratchTrack))),
 };
 
 /** Parameters of {@link placeBargeInTimelineStage}: those of {@link placeTimelineStage}, how the system yields, and the speech detector. */
@@ -387,7 +423,7 @@ export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTi
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
   run: async (input, parameters, context) =>
     cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), () => {
-      const timeline = placeBargeInTimeline({ ...input, ...parameters });
+      const timeline = placeBargeInTimeline({ ...input, ...parameters }, scratchTrack);
       return {
         ...renderTimeline(timeline),
         bargeIns: timeline.bargeIns,
@@ -428,11 +464,23 @@ export interface RenderedBargeInTimeline extends RenderedTimeline {
  */
 export function renderTimeline(timeline: PlacedTimeline): RenderedTimeline {
   const { tracks, fullBand, ...rest } = timeline;
+  const audio = { channels: tracks, sampleRate: timeline.sampleRate };
+  const fullBandAudio = fullBand ? { channels: fullBand.tracks, sampleRate: fullBand.sampleRate } : undefined;
+  // one buffer for both files (the WAV, then the full-band WAV right after it): the cache entry that
+  // holds them both is then this buffer itself, not a copy (stages/place-timeline.ts cachedRendering)
+  const wavBytes = wavPcm16ByteLength(audio);
+  const bytes = new Uint8Array(wavBytes + (fullBandAudio ? wavPcm16ByteLength(fullBandAudio) : 0));
   return {
     ...rest,
-    wav: encodeWavPcm16({ channels: tracks, sampleRate: timeline.sampleRate }),
-    ...(fullBand ? { fullBand: { wav: encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }), sampleRate: fullBand.sampleRate } } : {}),
+    wav: encodeWavPcm16(audio, bytes.subarray(0, wavBytes)),
+    ...(fullBand && fullBandAudio ? { fullBand: { wav: encodeWavPcm16(fullBandAudio, bytes.subarray(wavBytes)), sampleRate: fullBand.sampleRate } } : {}),
   };
+}
+
+/** `first` and `second` as one array: a view of their buffer when `second` follows `first` in it ({@link renderTimeline} writes them so), else a copy. */
+function joinedBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
+  if (first.buffer === second.buffer && first.byteOffset + first.byteLength === second.byteOffset) return new Uint8Array(first.buffer, first.byteOffset, first.byteLength + second.byteLength);
+  return Buffer.concat([first, second]);
 }
 
 /** A cached rendering's metadata: everything but the WAV bytes, and where the full-band WAV starts in the entry's data. */
@@ -448,7 +496,7 @@ async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, 
     encode: (value: T) => {
       const { wav, fullBand, ...rest } = value;
       const metadata = { ...rest, ...(fullBand ? { fullBand: { byteOffset: wav.byteLength, sampleRate: fullBand.sampleRate } } : {}) } as RenderedMetadata;
-      return { bytes: fullBand ? Buffer.concat([wav, fullBand.wav]) : wav, metadata };
+      return { bytes: fullBand ? joinedBytes(wav, fullBand.wav) : wav, metadata };
     },
     decode: (bytes: Buffer, metadata: RenderedMetadata): T => {
       const { fullBand, ...rest } = metadata;

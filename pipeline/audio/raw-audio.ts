@@ -70,7 +70,9 @@ export function toPcm16Integer(sample: number): number {
 export function quantizeToPcm16(samples: Float32Array, into: Float32Array = new Float32Array(samples.length)): Float32Array {
   if (into.length !== samples.length) throw new RangeError(`quantizeToPcm16: ${into.length} output samples for ${samples.length} input samples`);
   const quantized = into;
-  for (let index = 0; index < samples.length; index++) quantized[index] = toPcm16Integer(samples[index] as number) / 32768;
+  // `+ 0` writes +0 where rounding gave −0 (e.g. −1e-6): the values a decoded WAV holds, so a clip's
+  // float bytes (hashed for cache keys, stages/place-timeline.ts speechDigest) need no −0 fix-up copy
+  for (let index = 0; index < samples.length; index++) quantized[index] = toPcm16Integer(samples[index] as number) / 32768 + 0;
   return quantized;
 }
 

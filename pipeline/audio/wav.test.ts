@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { decodePcm16LittleEndian, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout } from './wav.ts';
+import { decodePcm16LittleEndian, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout, wavPcm16ByteLength } from './wav.ts';
+import { AudioArgumentError } from './raw-audio.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -78,5 +79,18 @@ describe('WAV codec', () => {
     expect(isRiffWave(wav)).toBe(true);
     expect(wavLayout(new TextEncoder().encode('RIFF....WAVEdata'))).toBeUndefined();
     expect(isRiffWave(new Uint8Array(12))).toBe(false);
+  });
+
+  it('encodes into a caller\'s array the same bytes as into a new one, at even and odd offsets, and refuses another length', () => {
+    const audio = { channels: [Float32Array.from([0.5, -0.25, 1.5, -0]), Float32Array.from([0, 0.125, -2, 1e-6])], sampleRate: 16000 };
+    const alone = encodeWavPcm16(audio);
+    expect(wavPcm16ByteLength(audio)).toBe(alone.byteLength);
+    for (const offset of [0, 2, 3]) {
+      const shared = new Uint8Array(offset + alone.byteLength + 5).fill(0xaa);
+      expect(encodeWavPcm16(audio, shared.subarray(offset, offset + alone.byteLength))).toEqual(alone);
+      expect(Array.from(shared.subarray(offset, offset + alone.byteLength))).toEqual(Array.from(alone));
+      expect(shared[offset + alone.byteLength]).toBe(0xaa);
+    }
+    expect(() => encodeWavPcm16(audio, new Uint8Array(alone.byteLength - 1))).toThrow(AudioArgumentError);
   });
 });

@@ -213,22 +213,37 @@ export function decodeWav(buffer: Uint8Array, source: string): RawAudio {
 }
 
 /**
+ * Bytes of the file {@link encodeWavPcm16} writes for `audio`: 44 + frames × channels × 2.
+ * @throws AudioArgumentError as encodeWavPcm16 (no channels, channels of different lengths, a sample rate
+ *   that is not a positive integer, data beyond the 4 GiB RIFF limit)
+ */
+export function wavPcm16ByteLength(audio: RawAudio): number {
+  assertWellFormed(audio, 'encodeWavPcm16');
+  if (!Number.isInteger(audio.sampleRate)) throw new AudioArgumentError(`encodeWavPcm16: sample rate ${audio.sampleRate} Hz is not an integer`);
+  const dataBytes = sampleCount(audio) * audio.channels.length * 2;
+  if (dataBytes + 36 > 0xffffffff) throw new AudioArgumentError(`encodeWavPcm16: ${dataBytes} bytes of audio exceed the RIFF size limit`);
+  return 44 + dataBytes;
+}
+
+/**
  * Encodes audio as a canonical 44-byte-header RIFF/WAVE file, 16-bit signed little-endian PCM,
  * channels interleaved. Samples are converted with `round(x * 32768)` clamped to [-32768, 32767]
  * (see {@link quantizeToPcm16}). The bytes depend only on the samples and the sample rate.
  *
+ * @param into where the file goes: a new array by default, or a caller's array of exactly
+ *   {@link wavPcm16ByteLength} bytes (e.g. part of one buffer holding several files, so they need no
+ *   copy to be stored together); even byte offsets keep the fast path
+ * @returns `into` (or the new array), every byte written
  * @throws AudioArgumentError when the audio has no channels, channels differ in length, the sample rate
- *   is not a positive integer, or the data would exceed the 4 GiB RIFF limit.
+ *   is not a positive integer, the data would exceed the 4 GiB RIFF limit, or `into` has another length.
  */
-export function encodeWavPcm16(audio: RawAudio): Uint8Array {
-  assertWellFormed(audio, 'encodeWavPcm16');
-  if (!Number.isInteger(audio.sampleRate)) throw new AudioArgumentError(`encodeWavPcm16: sample rate ${audio.sampleRate} Hz is not an integer`);
+export function encodeWavPcm16(audio: RawAudio, into?: Uint8Array): Uint8Array {
+  const dataBytes = wavPcm16ByteLength(audio) - 44;
   const channels = audio.channels.length;
   const frames = sampleCount(audio);
-  const dataBytes = frames * channels * 2;
-  if (dataBytes + 36 > 0xffffffff) throw new AudioArgumentError(`encodeWavPcm16: ${dataBytes} bytes of audio exceed the RIFF size limit`);
-  const bytes = new Uint8Array(44 + dataBytes);
-  const view = new DataView(bytes.buffer);
+  if (into !== undefined && into.byteLength !== 44 + dataBytes) throw new AudioArgumentError(`encodeWavPcm16: ${into.byteLength} bytes given for a ${44 + dataBytes}-byte file`);
+  const bytes = into ?? new Uint8Array(44 + dataBytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const writeAscii = (position: number, text: string): void => {
     for (let index = 0; index < text.length; index++) bytes[position + index] = text.charCodeAt(index);
   };
@@ -245,10 +260,10 @@ export function encodeWavPcm16(audio: RawAudio): Uint8Array {
   view.setUint16(34, 16, true); // bits per sample
   writeAscii(36, 'data');
   view.setUint32(40, dataBytes, true);
-  if (PLATFORM_IS_LITTLE_ENDIAN) {
+  if (PLATFORM_IS_LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
     // through an Int16Array view (the data starts at byte 44, aligned), one channel at a time: the same
     // bytes as the DataView loop below, several times faster (the saturation bench's profile)
-    const pcm = new Int16Array(bytes.buffer, 44, frames * channels);
+    const pcm = new Int16Array(bytes.buffer, bytes.byteOffset + 44, frames * channels);
     for (let channel = 0; channel < channels; channel++) {
       const samples = audio.channels[channel] as Float32Array;
       for (let frame = 0, position = channel; frame < frames; frame++, position += channels) pcm[position] = toPcm16Integer(samples[frame] as number);

@@ -33,10 +33,10 @@ import { speechRateUnitLabel } from '../quality/speech-rate.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { CHANNEL_DIRECTIONS, fitTimingModel, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
-import { dialoguePageHtml } from './dialogue-page.ts';
+import { dialoguePageHtml, waveformColumns } from './dialogue-page.ts';
 import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';
 import { offsetCdfSvg, offsetHistogramSvg, ratesSvg, type OffsetSeries, type RateBar } from './report-plots.ts';
-import { readWavChannels } from './waveform.ts';
+import { readWavEnvelopes } from './waveform.ts';
 import { eventListPageHtml } from './event-list-page.ts';
 import { benchmarkSplitName, datasetLoaderSettings } from './loader-verdicts.ts';
 
@@ -378,8 +378,8 @@ ${htmlTable(
         const page = `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`;
         const pageDirectory = path.dirname(path.join(output, 'report', page));
         const relative = (target: string) => path.relative(pageDirectory, target).split(path.sep).join('/');
-        const channels = await readWavChannels(dialogue.audioFile);
-        const html = dialoguePageHtml(dataset, dialogue, channels, {
+        const envelopes = await readWavEnvelopes(dialogue.audioFile, waveformColumns(dialogue));
+        const html = dialoguePageHtml(dataset, dialogue, envelopes, {
           assets: relative(path.join(output, 'report', 'assets')),
           audio: relative(dialogue.audioFile),
           index: relative(path.join(output, 'report', 'index.html')),

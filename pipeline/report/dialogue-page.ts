@@ -13,7 +13,7 @@ import type { BenchmarkEvent, Channel } from '../model/types.ts';
 import { channelOrder, type ExportDataset, type ExportDialogue } from '../export/export-dataset.ts';
 import { escapeHtml, htmlPage, htmlTable, type Cell } from './html.ts';
 import { benchmarkSplitName, datasetLoaderSettings, eventSpanSeconds, formatVerdicts, loaderVerdicts, verdictKey } from './loader-verdicts.ts';
-import { waveformEnvelope, waveformPath } from './waveform.ts';
+import { waveformPath, type WaveformEnvelope } from './waveform.ts';
 
 /** Horizontal scale of the timeline at zoom 1, pixels per second (the waveform's resolution). */
 export const PIXELS_PER_SECOND = 120;
@@ -33,10 +33,9 @@ function eventSpan(event: BenchmarkEvent, channel: Channel): string {
   return `<div class="event ${event.event}${overlap ? ' overlap' : ''}" data-start="${seconds(event.start)}" data-channel="${channel}" title="${escapeHtml(title)}" style="${place(from, to)}">${escapeHtml(label)}</div>`;
 }
 
-function lane(dataset: ExportDataset, dialogue: ExportDialogue, channel: Channel, samples: Float32Array, width: number): string {
+function lane(dataset: ExportDataset, dialogue: ExportDialogue, channel: Channel, envelope: WaveformEnvelope, width: number): string {
   const role = dataset.roles[channel];
-  const columns = Math.max(1, Math.ceil(width / COLUMN_WIDTH));
-  const path = waveformPath(waveformEnvelope(samples, columns), COLUMN_WIDTH, WAVEFORM_HEIGHT);
+  const path = waveformPath(envelope, COLUMN_WIDTH, WAVEFORM_HEIGHT);
   const events = dialogue.events[channel].map((event) => eventSpan(event, channel)).join('');
   const words = dialogue.words
     .filter((word) => word.channel === channel)
@@ -80,15 +79,29 @@ export interface DialoguePageLinks {
   events?: string;
 }
 
+/** Width of a dialogue page's timeline at zoom 1, pixels ({@link PIXELS_PER_SECOND} per second of the dialogue). */
+function pageWidth(dialogue: Pick<ExportDialogue, 'durationSeconds'>): number {
+  return Math.ceil((Math.round(dialogue.durationSeconds * 100) / 100) * PIXELS_PER_SECOND);
+}
+
+/** Columns of each waveform on a dialogue's page (one per {@link COLUMN_WIDTH} pixels, at least 1): what {@link dialoguePageHtml}'s envelopes hold. */
+export function waveformColumns(dialogue: Pick<ExportDialogue, 'durationSeconds'>): number {
+  return Math.max(1, Math.ceil(pageWidth(dialogue) / COLUMN_WIDTH));
+}
+
 /**
  * The HTML of one dialogue page.
- * @param channels the decoded WAV channels (index = channel), floats in [-1, 1]
+ * @param envelopes the waveform envelope of each WAV channel (index = channel) in {@link waveformColumns} columns
+ *   (pipeline/report/waveform.ts readWavEnvelopes)
+ * @throws RangeError when an envelope has another number of columns
  */
-export function dialoguePageHtml(dataset: ExportDataset, dialogue: ExportDialogue, channels: readonly Float32Array[], links: DialoguePageLinks): string {
+export function dialoguePageHtml(dataset: ExportDataset, dialogue: ExportDialogue, envelopes: readonly WaveformEnvelope[], links: DialoguePageLinks): string {
+  const width = pageWidth(dialogue);
+  const columns = waveformColumns(dialogue);
+  for (const envelope of envelopes) if (envelope.maximum.length !== columns) throw new RangeError(`${dialogue.id}: a waveform envelope of ${envelope.maximum.length} columns, the page draws ${columns}`);
   const durationCs = Math.round(dialogue.durationSeconds * 100);
-  const width = Math.ceil((durationCs / 100) * PIXELS_PER_SECOND);
   const order: Channel[] = channelOrder(dataset);
-  const lanes = order.map((channel) => lane(dataset, dialogue, channel, channels[channel]!, width)).join('\n');
+  const lanes = order.map((channel) => lane(dataset, dialogue, channel, envelopes[channel]!, width)).join('\n');
   const verdicts = loaderVerdicts(dialogue.events, datasetLoaderSettings(dataset));
   const rows = ([0, 1] as Channel[])
     .flatMap((channel) => dialogue.events[channel].map((event, index) => ({ channel, event, index })))

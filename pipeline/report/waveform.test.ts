@@ -5,7 +5,7 @@ import path from 'node:path';
 import wavefile from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
-import { readWavChannels, waveformEnvelope, waveformPath } from './waveform.ts';
+import { readWavChannels, readWavEnvelopes, waveformEnvelope, waveformPath } from './waveform.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -40,6 +40,38 @@ describe('readWavChannels', () => {
     const channels = await readWavChannels(file);
     expect(channels).toHaveLength(2);
     expect(channels[1]![100]).toBeCloseTo(tone(400, 330)[100]!, 6);
+  });
+});
+
+describe('readWavEnvelopes', () => {
+  const expected = (wav: Uint8Array, columns: number) => decodeWav(wav, 'expected').channels.map((samples) => waveformEnvelope(samples, columns));
+
+  it('gives the envelopes of the decoded channels, for more and fewer columns than frames and across its 64 Ki-frame reads', async () => {
+    const long = encodeWavPcm16({ channels: [tone(150001, 220), tone(150001, 97)], sampleRate: 16000 });
+    const file = path.join(scratch, 'long.wav');
+    await writeFile(file, long);
+    for (const columns of [1, 7, 3000, 70000]) expect(await readWavEnvelopes(file, columns)).toEqual(expected(long, columns));
+    const short = encodeWavPcm16({ channels: [tone(5, 220), tone(5, 330)], sampleRate: 16000 });
+    const shortFile = path.join(scratch, 'short.wav');
+    await writeFile(shortFile, short);
+    expect(await readWavEnvelopes(shortFile, 12)).toEqual(expected(short, 12));
+  });
+
+  it('reads past a chunk before the data, ignores a partial last frame and falls back to decoding for float WAVs', async () => {
+    const wav = encodeWavPcm16({ channels: [tone(1601, 220), tone(1601, 330)], sampleRate: 16000 });
+    const list = Buffer.concat([Buffer.from('LIST'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc'), Buffer.from([0])]);
+    const withList = Buffer.concat([Buffer.from(wav.subarray(0, 36)), list, Buffer.from(wav.subarray(36)), Buffer.from([0x7f, 0x7f])]);
+    withList.writeUInt32LE(withList.length - 8, 4);
+    withList.writeUInt32LE(1601 * 4 + 2, 36 + list.length + 4);
+    const listed = path.join(scratch, 'listed-envelope.wav');
+    await writeFile(listed, withList);
+    expect(await readWavEnvelopes(listed, 50)).toEqual(expected(wav, 50));
+    const wave = new wavefile.WaveFile();
+    wave.fromScratch(2, 16000, '32f', [Array.from(tone(400, 220)), Array.from(tone(400, 330))]);
+    const float = path.join(scratch, 'float-envelope.wav');
+    await writeFile(float, wave.toBuffer());
+    expect(await readWavEnvelopes(float, 9)).toEqual((await readWavChannels(float)).map((samples) => waveformEnvelope(samples, 9)));
+    await expect(readWavEnvelopes(listed, 0)).rejects.toThrow(RangeError);
   });
 });
 

@@ -3,8 +3,9 @@
  * as one closed SVG path (upper edge left to right, lower edge back), so a page draws a minute of
  * audio without any script.
  */
-import { readFile } from 'node:fs/promises';
-import { decodeWav } from '../audio/wav.ts';
+import { open, readFile } from 'node:fs/promises';
+import { decodeWav, isPcm16, readWavFileLayout } from '../audio/wav.ts';
+import { WavDecodeError } from '../audio/raw-audio.ts';
 
 /**
  * The channels of a WAV file as floats in [-1, 1] (index = channel), through the project's WAV codec
@@ -14,6 +15,71 @@ import { decodeWav } from '../audio/wav.ts';
 export async function readWavChannels(file: string): Promise<Float32Array[]> {
   return decodeWav(await readFile(file), file).channels;
 }
+
+/** Frames of 16-bit PCM read at a time by {@link readWavEnvelopes} (256 KiB for two channels). */
+const ENVELOPE_READ_FRAMES = 65536;
+
+/**
+ * The {@link waveformEnvelope} of each channel of a WAV file (index = channel), equal to that of the
+ * channels {@link readWavChannels} decodes. 16-bit PCM (every dataset's audio) is read from the data
+ * chunk 64 Ki frames at a time into one buffer, so a dialogue's samples are never all in memory as
+ * floats (a build report read every dialogue's WAV whole, then as floats twice: 1 GB of short-lived
+ * buffers for 20 dialogues, each 64 MB of them a full garbage collection); other encodings are decoded whole.
+ * @param columns columns per channel (a positive integer)
+ * @throws RangeError when `columns` is not a positive integer; WavDecodeError naming the file when it
+ *   is not a WAV file `decodeWav` can read; the file-system error when it cannot be read
+ */
+export async function readWavEnvelopes(file: string, columns: number): Promise<WaveformEnvelope[]> {
+  if (!Number.isInteger(columns) || columns <= 0) throw new RangeError(`columns must be a positive integer, got ${columns}`);
+  const layout = readWavFileLayout(file);
+  if (layout === undefined || !isPcm16(layout.format) || layout.format.channels < 1 || !(layout.format.sampleRate > 0) || !PLATFORM_IS_LITTLE_ENDIAN) {
+    return (await readWavChannels(file)).map((samples) => waveformEnvelope(samples, columns));
+  }
+  const channelCount = layout.format.channels;
+  const frames = Math.floor(layout.dataBytes / (2 * channelCount));
+  const envelopes = Array.from({ length: channelCount }, () => ({ minimum: new Float32Array(columns), maximum: new Float32Array(columns) }));
+  const buffer = Buffer.allocUnsafeSlow(ENVELOPE_READ_FRAMES * channelCount * 2);
+  const pcm = new Int16Array(buffer.buffer, buffer.byteOffset, ENVELOPE_READ_FRAMES * channelCount);
+  const handle = await open(file, 'r');
+  try {
+    let windowStart = 0;
+    let windowEnd = 0; // frames [windowStart, windowEnd) are in `pcm`
+    const low = new Float64Array(channelCount);
+    const high = new Float64Array(channelCount);
+    const per = frames / columns;
+    for (let column = 0; column < columns; column++) {
+      // the same slices as waveformEnvelope's
+      const from = Math.floor(column * per);
+      const to = Math.min(frames, Math.max(from + 1, Math.floor((column + 1) * per)));
+      low.fill(0);
+      high.fill(0);
+      for (let frame = from; frame < to; frame++) {
+        if (frame < windowStart || frame >= windowEnd) {
+          const wanted = Math.min(ENVELOPE_READ_FRAMES, frames - frame);
+          const { bytesRead } = await handle.read(buffer, 0, wanted * channelCount * 2, layout.dataOffset + frame * channelCount * 2);
+          if (bytesRead < wanted * channelCount * 2) throw new WavDecodeError(file, `the file ended inside its data chunk (${bytesRead} of ${wanted * channelCount * 2} bytes at frame ${frame})`);
+          windowStart = frame;
+          windowEnd = frame + wanted;
+        }
+        const base = (frame - windowStart) * channelCount;
+        for (let channel = 0; channel < channelCount; channel++) {
+          const value = (pcm[base + channel] as number) / 32768;
+          if (value < low[channel]!) low[channel] = value;
+          if (value > high[channel]!) high[channel] = value;
+        }
+      }
+      for (let channel = 0; channel < channelCount; channel++) {
+        envelopes[channel]!.minimum[column] = low[channel]!;
+        envelopes[channel]!.maximum[column] = high[channel]!;
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  return envelopes;
+}
+
+const PLATFORM_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Lowest and highest sample per column. */
 export interface WaveformEnvelope {

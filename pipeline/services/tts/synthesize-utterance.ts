@@ -150,8 +150,10 @@ export async function synthesizeUtterance(
     // the engine's samples over the same span as the trimmed output-rate clip
     const start = fullBandSample(trimmed.startCentiseconds, engineRate);
     const audio = new Float32Array(fullBandSample(trimmed.startCentiseconds + durationCs, engineRate) - start);
-    audio.set(mono.channels[0]!.subarray(start, start + audio.length));
-    fullBand = { audio: quantizeToPcm16(audio), sampleRate: engineRate };
+    const engineSamples = mono.channels[0]!.subarray(start, start + audio.length);
+    // rounded straight into the clip (zeros past the engine's last sample), not copied and then rounded into a second array
+    quantizeToPcm16(engineSamples, audio.subarray(0, engineSamples.length));
+    fullBand = { audio, sampleRate: engineRate };
   }
   return { audio: trimmed.samples, sampleRate, segments: tiling.segments, words: tiling.words, wordTimingSource, durationCs, ...(fullBand ? { fullBand } : {}) };
 }
