@@ -552,7 +552,8 @@ function statisticsDigest(statistics: TimingStatistics): string {
 
 /**
  * sha256 (hex) of a dialogue's utterances then its backchannel clips: of each, the canonical JSON of
- * every field but the samples, then the samples' bytes (float32, −0 as +0; and the full-band clip's).
+ * every field but the samples, then the sha256 of the samples' bytes (float32, −0 as +0; and of the
+ * full-band clip's; {@link samplesDigest}).
  */
 export function speechDigest(utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): string {
   const hash = createHash('sha256');
@@ -560,11 +561,26 @@ export function speechDigest(utterances: readonly SpokenUtterance[], clips: read
     hash.update(`${group}:${list.length}\n`);
     for (const { audio, fullBand, ...rest } of list) {
       hash.update(`${contentHash({ ...rest, samples: audio.length, fullBand: fullBand ? { sampleRate: fullBand.sampleRate, samples: fullBand.audio.length } : null })}\n`);
-      hash.update(samplesBytes(audio));
-      if (fullBand) hash.update(samplesBytes(fullBand.audio));
+      hash.update(`${samplesDigest(audio)}\n`);
+      if (fullBand) hash.update(`${samplesDigest(fullBand.audio)}\n`);
     }
   }
   return hash.digest('hex');
+}
+
+const samplesDigests = new WeakMap<Float32Array, string>();
+
+/**
+ * sha256 (hex) of a clip's float32 bytes (−0 as +0), once per clip array: the base dialogue and its
+ * barge-in variant key the same clips (clips are not changed after synthesis; a cut answer is a new array).
+ */
+function samplesDigest(samples: Float32Array): string {
+  let digest = samplesDigests.get(samples);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(samplesBytes(samples)).digest('hex');
+    samplesDigests.set(samples, digest);
+  }
+  return digest;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { AudioArgumentError, concatenate, downmixToMono, placeOnTrackInPlace, quantizeToPcm16, sliceBySamples, WavDecodeError } from './raw-audio.ts';
+import { AudioArgumentError, concatenate, downmixToMono, placeOnTrackInPlace, quantizeToPcm16, sliceBySamples, toPcm16Integer, WavDecodeError } from './raw-audio.ts';
 import { resample } from './resample.ts';
 import { decodeWav, encodeWavPcm16 } from './wav.ts';
 
@@ -60,6 +60,28 @@ describe('decodeWav', () => {
 
 describe('encodeWavPcm16 and quantizeToPcm16', () => {
   const samples = new Float32Array([0, 0.1, -0.1, 0.333333, -0.999, 1.5, -1.5, 1 / 65536]);
+
+  it('toPcm16Integer rounds every float32 sample as clamped Math.round(x * 32768) does: halves, the range ends, -0, NaN, infinities', () => {
+    const reference = (sample: number) => {
+      const scaled = Math.round(sample * 32768);
+      return scaled > 32767 ? 32767 : scaled < -32768 ? -32768 : scaled;
+    };
+    const edges = [0, -0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 32766.5, -32767.5, -32768.5, 32767.49, 32767.5, 40000, -40000, 1e-30, -1e-30, 2 ** -24].map((value) => value / 32768);
+    const random = Array.from({ length: 200000 }, (_, index) => Math.sin(index * 12.9898) * 1.2);
+    // halves and their float32 neighbours, where floor(x + 0.5) and Math.round could part
+    const halves = Array.from({ length: 2000 }, (_, index) => (index - 1000 + 0.5) / 32768).flatMap((value) => {
+      const bits = new Float32Array([value]);
+      const integer = new Int32Array(bits.buffer);
+      const below = new Float32Array(new Int32Array([integer[0]! - 1]).buffer)[0]!;
+      const above = new Float32Array(new Int32Array([integer[0]! + 1]).buffer)[0]!;
+      return [below, bits[0]!, above];
+    });
+    const differing = Array.from(Float32Array.from([...edges, ...random, ...halves])).filter((sample) => !Object.is(toPcm16Integer(sample), reference(sample) + 0));
+    expect(differing).toEqual([]);
+    expect(toPcm16Integer(Number.NaN)).toBeNaN();
+    expect(toPcm16Integer(Number.POSITIVE_INFINITY)).toBe(32767);
+    expect(toPcm16Integer(Number.NEGATIVE_INFINITY)).toBe(-32768);
+  });
 
   it('writes a canonical 44-byte header and deterministic bytes', () => {
     const audio = { channels: [samples, samples.map((value) => -value)], sampleRate: 16000 };

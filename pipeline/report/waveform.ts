@@ -44,33 +44,37 @@ export async function readWavEnvelopes(file: string, columns: number): Promise<W
   try {
     let windowStart = 0;
     let windowEnd = 0; // frames [windowStart, windowEnd) are in `pcm`
-    const low = new Float64Array(channelCount);
-    const high = new Float64Array(channelCount);
     const per = frames / columns;
     for (let column = 0; column < columns; column++) {
       // the same slices as waveformEnvelope's
       const from = Math.floor(column * per);
       const to = Math.min(frames, Math.max(from + 1, Math.floor((column + 1) * per)));
-      low.fill(0);
-      high.fill(0);
-      for (let frame = from; frame < to; frame++) {
-        if (frame < windowStart || frame >= windowEnd) {
-          const wanted = Math.min(ENVELOPE_READ_FRAMES, frames - frame);
-          const { bytesRead } = await handle.read(buffer, 0, wanted * channelCount * 2, layout.dataOffset + frame * channelCount * 2);
-          if (bytesRead < wanted * channelCount * 2) throw new WavDecodeError(file, `the file ended inside its data chunk (${bytesRead} of ${wanted * channelCount * 2} bytes at frame ${frame})`);
-          windowStart = frame;
-          windowEnd = frame + wanted;
-        }
-        const base = (frame - windowStart) * channelCount;
-        for (let channel = 0; channel < channelCount; channel++) {
-          const value = (pcm[base + channel] as number) / 32768;
-          if (value < low[channel]!) low[channel] = value;
-          if (value > high[channel]!) high[channel] = value;
-        }
-      }
       for (let channel = 0; channel < channelCount; channel++) {
-        envelopes[channel]!.minimum[column] = low[channel]!;
-        envelopes[channel]!.maximum[column] = high[channel]!;
+        envelopes[channel]!.minimum[column] = 0;
+        envelopes[channel]!.maximum[column] = 0;
+      }
+      for (let start = from; start < to; ) {
+        if (start < windowStart || start >= windowEnd) {
+          const wanted = Math.min(ENVELOPE_READ_FRAMES, frames - start);
+          const { bytesRead } = await handle.read(buffer, 0, wanted * channelCount * 2, layout.dataOffset + start * channelCount * 2);
+          if (bytesRead < wanted * channelCount * 2) throw new WavDecodeError(file, `the file ended inside its data chunk (${bytesRead} of ${wanted * channelCount * 2} bytes at frame ${start})`);
+          windowStart = start;
+          windowEnd = start + wanted;
+        }
+        const stop = Math.min(to, windowEnd);
+        for (let channel = 0; channel < channelCount; channel++) {
+          const envelope = envelopes[channel]!;
+          let low = envelope.minimum[column]!;
+          let high = envelope.maximum[column]!;
+          for (let index = (start - windowStart) * channelCount + channel, end = (stop - windowStart) * channelCount; index < end; index += channelCount) {
+            const value = (pcm[index] as number) / 32768;
+            if (value < low) low = value;
+            if (value > high) high = value;
+          }
+          envelope.minimum[column] = low;
+          envelope.maximum[column] = high;
+        }
+        start = stop;
       }
     }
   } finally {
