@@ -121,6 +121,21 @@ async function expectFreeSpace(directory: string, bytes: number): Promise<void> 
 }
 
 describe('writeAtomic errors name the file and the cause', () => {
+  it('makes missing folders (only when the file cannot be opened without them) and leaves no temporary file', async () => {
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-write-'));
+    try {
+      const nested = path.join(scratch, 'a', 'b', 'c.json');
+      await writeAtomic(nested, '{"x":1}');
+      await writeAtomic(nested, '{"x":2}');
+      await writeAtomicChunks(path.join(scratch, 'd', 'e.bin'), (async function* () { yield new Uint8Array([1, 2, 3]); })());
+      expect(await readFile(nested, 'utf8')).toBe('{"x":2}');
+      expect(await readdir(path.join(scratch, 'a', 'b'))).toEqual(['c.json']);
+      expect([...(await readFile(path.join(scratch, 'd', 'e.bin')))]).toEqual([1, 2, 3]);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+
   it('a file where a folder should be', async () => {
     const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-write-'));
     try {
