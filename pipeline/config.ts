@@ -168,9 +168,15 @@ export const buildConfigInputSchema = z
          * benchmark's `audio/`, for training data (moshi-finetune, lhotse Shar). Default true.
          */
         fullBandMaster: z.boolean().default(true),
+        /**
+         * Worker threads that master each placed dialogue (true-peak limiting and WAV encoding,
+         * pipeline/audio/render-pool.ts), so the build's thread goes on with the next dialogues; 0 = the
+         * build's thread does it. The bytes are the same either way. Default 1.
+         */
+        renderThreads: z.number().int().nonnegative().max(64).default(1),
       })
       .strict()
-      .default({ sampleRate: 16000, fullBandMaster: true }),
+      .default({ sampleRate: 16000, fullBandMaster: true, renderThreads: 1 }),
     llm: z
       .object({
         rewrite: rewriteBackend.default({ backend: 'rules' }),

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ContentCache } from '../pipeline/storage/content-cache.ts';
+import { createRenderPool } from '../pipeline/audio/render-pool.ts';
 import { loadTimingStatistics, shippedTimingStatisticsOf } from '../pipeline/timeline/timing-statistics.ts';
 import { FADE_OUT_CS, placeTimeline, placeTimelineStage, renderTimeline, truncateUtterance, yieldPoints } from './place-timeline.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
@@ -89,7 +90,7 @@ describe('the placed and rendered timeline in the content cache', () => {
     }
   });
 
-  it('renders from its reused track buffers the bytes new arrays give: a long dialogue, then a shorter one (no samples left over), full-band masters included', async () => {
+  it('renders from its reused track buffers, and in a worker thread, the bytes new arrays give: a long dialogue, then a shorter one (no samples left over), full-band masters included', async () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-place-scratch-'));
     try {
       const cache = new ContentCache(directory);
@@ -101,13 +102,22 @@ describe('the placed and rendered timeline in the content cache', () => {
       });
       const turns = (count: number) =>
         Array.from({ length: count }, (_, index): SpokenUtterance => withFullBand({ ...utterance(), index, ...(index % 2 === 0 ? { role: 'user', kind: 'question' } : {}) }, 0.2 + index * 0.05));
-      for (const [dialogueId, count] of [['long', 8], ['short', 2]] as const) {
-        const input = { dialogueId, utterances: turns(count), backchannelClips: [] };
-        const staged = await placeTimelineStage.run(input, parameters, { cache });
-        const uncached = renderTimeline(placeTimeline({ ...input, ...parameters }));
-        expect(staged.fullBand?.sampleRate).toBe(24000);
-        expect(Buffer.from(staged.wav).equals(Buffer.from(uncached.wav))).toBe(true);
-        expect(Buffer.from(staged.fullBand!.wav).equals(Buffer.from(uncached.fullBand!.wav))).toBe(true);
+      const renderPool = createRenderPool(1);
+      try {
+        for (const [dialogueId, count] of [['long', 8], ['short', 2]] as const) {
+          const input = { dialogueId, utterances: turns(count), backchannelClips: [] };
+          const staged = await placeTimelineStage.run(input, parameters, { cache });
+          const uncached = renderTimeline(placeTimeline({ ...input, ...parameters }));
+          expect(staged.fullBand?.sampleRate).toBe(24000);
+          expect(Buffer.from(staged.wav).equals(Buffer.from(uncached.wav))).toBe(true);
+          expect(Buffer.from(staged.fullBand!.wav).equals(Buffer.from(uncached.fullBand!.wav))).toBe(true);
+          // mastered in a worker thread (audio.renderThreads), another cache: the same bytes
+          const pooled = await placeTimelineStage.run(input, { ...parameters, renderPool }, { cache: new ContentCache(path.join(directory, 'pooled')) });
+          expect(Buffer.from(pooled.wav).equals(Buffer.from(uncached.wav))).toBe(true);
+          expect(Buffer.from(pooled.fullBand!.wav).equals(Buffer.from(uncached.fullBand!.wav))).toBe(true);
+        }
+      } finally {
+        await renderPool.close();
       }
     } finally {
       await rm(directory, { recursive: true, force: true });

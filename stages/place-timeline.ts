@@ -16,6 +16,8 @@
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
 import { limitTruePeakInPlace } from '../pipeline/audio/true-peak-limiter.ts';
+import { masterMix } from '../pipeline/audio/master-mix.ts';
+import type { RenderPool } from '../pipeline/audio/render-pool.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelSegments, SpeakerRole } from '../pipeline/model/types.ts';
 import { placeDialogue, type PlaceDialogueOptions, type PlacedDialogue } from '../pipeline/timeline/place-dialogue.ts';
@@ -55,16 +57,8 @@ export interface PlacedTimeline {
   fullBand?: { tracks: [Float32Array, Float32Array]; sampleRate: number };
 }
 
-/**
- * Place and compose one dialogue.
- * @param utterances synthesized utterances in speaking order (all at the same sample rate)
- * @param channelOfRole benchmark channel of each role (default m3-format.md: user 1, system 0)
- * @param allocateTrack where the tracks go: new arrays (default), or {@link TrackAllocator} buffers the
- *   caller reuses (the placement stages, which encode the tracks at once)
- * @throws TimelinePlacementError (pipeline/timeline) on invalid input; RangeError when sample rates differ
- *   or the rate is not a multiple of 100 Hz
- */
-export function placeTimeline(input: {
+/** What {@link placeTimeline} reads: one dialogue's synthesized speech and how to place it. */
+export interface PlaceTimelineRequest {
   dialogueId: string;
   seed: number;
   utterances: readonly SpokenUtterance[];
@@ -73,7 +67,32 @@ export function placeTimeline(input: {
   options?: Partial<PlaceDialogueOptions>;
   /** Synthesized backchannel clips of the user (each <= 0.80 s of speech); none = no backchannels. */
   backchannelClips?: readonly SpokenUtterance[];
-}, allocateTrack: TrackAllocator = newTrack): PlacedTimeline {
+}
+
+/**
+ * Place and compose one dialogue; its tracks (and full-band tracks) true-peak limited to -1 dBTP
+ * (pipeline/audio/true-peak-limiter.ts, EBU R 128's maximum true peak level): only the gain around
+ * inter-sample overs is lowered, so the loudness and the speech segments stay those of the clips
+ * (issue 19: TTS clips reached +0.2 dBTP).
+ * @param input synthesized utterances in speaking order (all at the same sample rate); `channelOfRole`
+ *   the benchmark channel of each role (default m3-format.md: user 1, system 0)
+ * @param allocateTrack where the tracks go: new arrays (default), or {@link TrackAllocator} buffers the caller reuses
+ * @throws TimelinePlacementError (pipeline/timeline) on invalid input; RangeError when sample rates differ
+ *   or the rate is not a multiple of 100 Hz
+ */
+export function placeTimeline(input: PlaceTimelineRequest, allocateTrack: TrackAllocator = newTrack): PlacedTimeline {
+  return limitedInPlace(composePlacedTimeline(input, allocateTrack));
+}
+
+/** The timeline with every track true-peak limited in place ({@link masterMix}'s limiting, for callers that keep the tracks). */
+function limitedInPlace<T extends PlacedTimeline>(timeline: T): T {
+  for (const track of timeline.tracks) limitTruePeakInPlace(track, timeline.sampleRate);
+  for (const track of timeline.fullBand?.tracks ?? []) limitTruePeakInPlace(track, timeline.fullBand!.sampleRate);
+  return timeline;
+}
+
+/** {@link placeTimeline} without the limiting (the placement stages master the tracks afterwards: masterMix, maybe in a worker). */
+function composePlacedTimeline(input: PlaceTimelineRequest, allocateTrack: TrackAllocator): PlacedTimeline {
   const { utterances } = input;
   const clips = input.backchannelClips ?? [];
   const sampleRate = commonSampleRate(input.dialogueId, utterances, clips);
@@ -133,10 +152,8 @@ const scratchTrack: TrackAllocator = (slot, length) => {
 };
 
 /**
- * Composes placed utterances (and backchannels) into two tracks, absolute speech segments and words.
- * Each track (and full-band track) is then true-peak limited to -1 dBTP (pipeline/audio/true-peak-limiter.ts,
- * EBU R 128's maximum true peak level): only the gain around inter-sample overs is lowered, so the
- * loudness and the speech segments stay those of the clips (issue 19: TTS clips reached +0.2 dBTP).
+ * Composes placed utterances (and backchannels) into two tracks, absolute speech segments and words
+ * (not yet limited: {@link placeTimeline}, masterMix).
  * @param utterances the utterances as placed (audio, segments and words relative to each one's speech start)
  * @param channels channel of each utterance
  * @param placement starts (centiseconds) and total duration; backchannels with their clip index
@@ -173,8 +190,6 @@ function composeTimeline(
   segments[1].sort((a, b) => a.start - b.start);
   words.sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
   const fullBand = composeFullBand(utterances, channels, placement, clips, allocateTrack);
-  for (const track of tracks) limitTruePeakInPlace(track, sampleRate);
-  for (const track of fullBand?.tracks ?? []) limitTruePeakInPlace(track, fullBand!.sampleRate);
   return { placement, channels, tracks, sampleRate, segments, words, totalDurationCs: placement.totalDurationCs, backchannels, ...(fullBand ? { fullBand } : {}) };
 }
 
@@ -318,13 +333,19 @@ export interface BargeInTimeline extends PlacedTimeline {
  * Places and composes the barge-in variant of one dialogue (pipeline/timeline/place-barge-in-variant.ts):
  * the same synthesized utterances, the user starting each next question while the system is still
  * answering, the system yielding as `systemYields` says.
+ * Its tracks are limited as {@link placeTimeline}'s.
  * @param allocateTrack as {@link placeTimeline}'s
  * @throws as `placeTimeline`; TimelinePlacementError when the statistics have no barge-ins
  */
-export function placeBargeInTimeline(
-  input: Parameters<typeof placeTimeline>[0] & { systemYields: SystemYields; detector: Partial<SpeechDetectorOptions>; minimumUnspoken?: { seconds: number; words: number } },
-  allocateTrack: TrackAllocator = newTrack,
-): BargeInTimeline {
+export function placeBargeInTimeline(input: PlaceBargeInTimelineRequest, allocateTrack: TrackAllocator = newTrack): BargeInTimeline {
+  return limitedInPlace(composeBargeInTimeline(input, allocateTrack));
+}
+
+/** What {@link placeBargeInTimeline} reads: {@link PlaceTimelineRequest}, how the system yields, the speech detector. */
+export type PlaceBargeInTimelineRequest = PlaceTimelineRequest & { systemYields: SystemYields; detector: Partial<SpeechDetectorOptions>; minimumUnspoken?: { seconds: number; words: number } };
+
+/** {@link placeBargeInTimeline} without the limiting. */
+function composeBargeInTimeline(input: PlaceBargeInTimelineRequest, allocateTrack: TrackAllocator): BargeInTimeline {
   const { utterances } = input;
   const clips = input.backchannelClips ?? [];
   const sampleRate = commonSampleRate(input.dialogueId, utterances, clips);
@@ -385,6 +406,11 @@ export interface PlaceTimelineParameters {
   channelOfRole: Record<SpeakerRole, Channel>;
   statistics: TimingStatistics;
   options: Partial<PlaceDialogueOptions>;
+  /**
+   * Worker threads that master the composed tracks (limiting, WAV encoding; audio.renderThreads);
+   * absent or null: the build's thread does. Not in the cache key: the bytes are the same.
+   */
+  renderPool?: RenderPool | null;
 }
 
 /**
@@ -395,11 +421,13 @@ export interface PlaceTimelineParameters {
 export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParameters, RenderedTimeline> = {
   name: 'place-timeline',
   inputs: ['dialogueId', 'utterances', 'backchannelClips'],
-  parameters: ['seed', 'channelOfRole', 'statistics', 'options'],
+  parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'renderPool'],
   cacheStages: [PLACE_TIMELINE_STAGE],
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, null)],
   run: async (input, parameters, context) =>
-    cachedRendering(context.cache, placementCacheKey(input, parameters, null), () => renderTimeline(placeTimeline({ ...input, ...parameters }, scratchTrack))),
+    cachedRendering(context.cache, placementCacheKey(input, parameters, null), () =>
+      masterTimeline(composePlacedTimeline({ ...input, ...parameters }, parameters.renderPool ? newTrack : scratchTrack), parameters.renderPool),
+    ),
 };
 
 /** Parameters of {@link placeBargeInTimelineStage}: those of {@link placeTimelineStage}, how the system yields, and the speech detector. */
@@ -418,14 +446,14 @@ export interface PlaceBargeInTimelineParameters extends PlaceTimelineParameters 
 export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTimelineParameters, RenderedBargeInTimeline> = {
   name: 'place-timeline',
   inputs: ['dialogueId', 'utterances', 'backchannelClips'],
-  parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'systemYields', 'detector', 'minimumUnspoken'],
+  parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'systemYields', 'detector', 'minimumUnspoken', 'renderPool'],
   cacheStages: [PLACE_TIMELINE_STAGE],
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
   run: async (input, parameters, context) =>
-    cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), () => {
-      const timeline = placeBargeInTimeline({ ...input, ...parameters }, scratchTrack);
+    cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), async () => {
+      const timeline = composeBargeInTimeline({ ...input, ...parameters }, parameters.renderPool ? newTrack : scratchTrack);
       return {
-        ...renderTimeline(timeline),
+        ...(await masterTimeline(timeline, parameters.renderPool)),
         bargeIns: timeline.bargeIns,
         answersTooShort: timeline.answersTooShort,
         utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
@@ -477,6 +505,19 @@ export function renderTimeline(timeline: PlacedTimeline): RenderedTimeline {
   };
 }
 
+/**
+ * A composed (not yet limited) timeline as written: its tracks mastered by {@link masterMix} (true-peak
+ * limited, both WAVs encoded into one buffer) on this thread, or in `pool`'s worker, which takes the
+ * tracks (they are new arrays then; on this thread they may be scratch buffers). The same bytes either way.
+ * @throws AudioArgumentError as masterMix; the worker's error
+ */
+async function masterTimeline(timeline: PlacedTimeline, pool: RenderPool | null | undefined): Promise<RenderedTimeline> {
+  const { tracks, fullBand, ...rest } = timeline;
+  const mix = { tracks, sampleRate: timeline.sampleRate, ...(fullBand ? { fullBand } : {}) };
+  const { bytes, wavBytes } = pool ? await pool.master(mix) : masterMix(mix);
+  return { ...rest, wav: bytes.subarray(0, wavBytes), ...(fullBand ? { fullBand: { wav: bytes.subarray(wavBytes), sampleRate: fullBand.sampleRate } } : {}) };
+}
+
 /** `first` and `second` as one array: a view of their buffer when `second` follows `first` in it ({@link renderTimeline} writes them so), else a copy. */
 function joinedBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
   if (first.buffer === second.buffer && first.byteOffset + first.byteLength === second.byteOffset) return new Uint8Array(first.buffer, first.byteOffset, first.byteLength + second.byteLength);
@@ -491,7 +532,7 @@ type RenderedMetadata = Omit<RenderedTimeline, 'wav' | 'fullBand'> & { fullBand?
  * metadata: the rest). A miss returns what a hit would read back (its metadata through JSON), so
  * both write the same bytes.
  */
-async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, key: StageCacheKey, render: () => T): Promise<T> {
+async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, key: StageCacheKey, render: () => T | Promise<T>): Promise<T> {
   const codec = {
     encode: (value: T) => {
       const { wav, fullBand, ...rest } = value;
@@ -508,7 +549,7 @@ async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, 
     key.stage,
     key.keyMaterial,
     async () => {
-      const { bytes, metadata } = codec.encode(render());
+      const { bytes, metadata } = codec.encode(await render());
       return codec.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), JSON.parse(JSON.stringify(metadata)) as RenderedMetadata);
     },
     codec,

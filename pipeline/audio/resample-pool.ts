@@ -4,10 +4,9 @@
  * 22.05 -> 16 kHz, most of the build's local cost) does not hold the build's thread. The output is
  * bit-identical to calling `resample` directly (same code, same input).
  */
-import { Piscina } from 'piscina';
 import type { RawAudio } from './raw-audio.ts';
 import type { ResampleQuality } from './resample.ts';
-import { RUNNING_COMPILED } from '../storage/package-files.ts';
+import { startWorkerPool } from './worker-pool.ts';
 
 /** A pool of resampling threads; `close` it when done (idle threads also end on their own). */
 export interface ResamplePool {
@@ -28,13 +27,7 @@ export interface ResamplePool {
  * @throws RangeError when `threads` is not a positive integer.
  */
 export function createResamplePool(threads: number): ResamplePool {
-  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`resampling threads must be a positive integer, got ${threads}`);
-  const pool = new Piscina({
-    filename: new URL(RUNNING_COMPILED ? './resample-worker.js' : './resample-worker.mjs', import.meta.url).href,
-    minThreads: 0,
-    maxThreads: threads,
-    idleTimeout: 2000,
-  });
+  const pool = startWorkerPool('resample-worker', threads, 'resampling');
   return {
     threads,
     resample: async (audio, targetRate, quality) => {

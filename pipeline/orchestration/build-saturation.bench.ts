@@ -49,6 +49,8 @@ export interface SaturationBenchmarkOptions {
   resampleQuality: 'best' | 'speex';
   /** `synthesis.resampleThreads` of the build. Default 0 (the config default). */
   resampleThreads: number;
+  /** `audio.renderThreads` of the build. Default 1 (the config default). */
+  renderThreads: number;
   /** Keep the build's output folder here instead of a removed temporary one. */
   outputDirectory?: string;
 }
@@ -97,7 +99,7 @@ export interface SaturationBenchmarkResult {
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, requestsPerServer: 2 };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 1, requestsPerServer: 2 };
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
@@ -314,6 +316,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
           },
         },
         synthesis: { concurrency: resolved.concurrency, resampleQuality: resolved.resampleQuality, resampleThreads: resolved.resampleThreads },
+        audio: { renderThreads: resolved.renderThreads },
         quality: { enabled: false },
       },
       'saturation benchmark',
@@ -434,7 +437,7 @@ export function formatSaturationBenchmark(result: SaturationBenchmarkResult): st
   const audio = result.synthesizedAudioSeconds;
   const lines = [
     `${options.dialogues} TopiOCQA dev dialogues (English, rules rewrite, quality scoring off) against ${options.servers} loopback ${options.protocol} servers, one request at a time each, ` +
-      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'${options.resampleThreads > 0 ? ` in ${options.resampleThreads} worker threads` : ''}; ${os.cpus().length} cores.`,
+      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'${options.resampleThreads > 0 ? ` in ${options.resampleThreads} worker threads` : ''}; mastering (limiter, WAV encoding) ${options.renderThreads > 0 ? `in ${options.renderThreads} worker thread(s)` : "on the build's thread"}; ${os.cpus().length} cores.`,
     '',
     '| measure | value |',
     '|---|---:|',
@@ -490,6 +493,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(process.env.SATURATION_NO_PROFILE ? { profile: false } : {}),
     ...(process.env.SATURATION_REQUESTS_PER_SERVER ? { requestsPerServer: Number(process.env.SATURATION_REQUESTS_PER_SERVER) } : {}),
     ...(process.env.SATURATION_RESAMPLE_THREADS ? { resampleThreads: Number(process.env.SATURATION_RESAMPLE_THREADS) } : {}),
+    ...(process.env.SATURATION_RENDER_THREADS ? { renderThreads: Number(process.env.SATURATION_RENDER_THREADS) } : {}),
     ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
   });

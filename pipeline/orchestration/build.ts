@@ -19,6 +19,7 @@
 import path from 'node:path';
 import { resolveSpeechDetectorOptions } from '../audio/speech-regions.ts';
 import { createResamplePool } from '../audio/resample-pool.ts';
+import { createRenderPool, type RenderPool } from '../audio/render-pool.ts';
 import type { BuildConfig } from '../config.ts';
 import { ConfigError, configSourceOf, datasetNameOf, ttsOf } from '../config.ts';
 import type { DialogueText, Language, SourceConversation, SpeakerRole } from '../model/types.ts';
@@ -231,7 +232,7 @@ async function buildLocked(
       throw error;
     }
   };
-  const { textBackends, detector, queue, resamplePool } = await createSharedBuildServices(config, log);
+  const { textBackends, detector, queue, resamplePool, renderPool } = await createSharedBuildServices(config, log);
   const summaries: DatasetSummary[] = [];
   let audioSeconds = 0;
   let failedCount = 0;
@@ -240,7 +241,7 @@ async function buildLocked(
 
   for (const language of config.languages) {
     const dataset = datasetNameOf(config, language);
-    const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } = await languageWork(config, language, { textBackends, detector, queue, resamplePool }, progress);
+    const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } = await languageWork(config, language, { textBackends, detector, queue, resamplePool, renderPool }, progress);
     if (timingPriorWarning !== null) {
       log(`warning: ${timingPriorWarning}`);
       timingPriorWarnings.push(timingPriorWarning);
@@ -343,6 +344,7 @@ async function buildLocked(
   }
 
   await resamplePool?.close();
+  await renderPool?.close();
   const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context, progress) : [];
 
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
@@ -374,12 +376,13 @@ export function describeCorruptEntries(count: number): string {
   return `${count} corrupt cache ${count === 1 ? 'entry' : 'entries'} redone`;
 }
 
-/** What every language of a build shares: the text backends, the speech detector, the synthesis queue, the resampling threads. */
+/** What every language of a build shares: the text backends, the speech detector, the synthesis queue, the resampling and rendering threads. */
 export interface SharedBuildServices {
   textBackends: Awaited<ReturnType<typeof createTextBackends>>;
   detector: ReturnType<typeof resolveSpeechDetectorOptions>;
   queue: ReturnType<typeof createSynthesisQueue>;
   resamplePool: ReturnType<typeof createResamplePool> | null;
+  renderPool: RenderPool | null;
 }
 
 /** The services a build's languages share, made from the config (retry lines go to `log`). */
@@ -394,7 +397,9 @@ export async function createSharedBuildServices(config: BuildConfig, log: BuildL
   const queue = createSynthesisQueue(config.synthesis.concurrency);
   // resampling threads (synthesis.resampleThreads); idle threads end on their own if the build stops early
   const resamplePool = config.synthesis.resampleThreads > 0 ? createResamplePool(config.synthesis.resampleThreads) : null;
-  return { textBackends, detector, queue, resamplePool };
+  // threads that master the placed dialogues (audio.renderThreads); started on first use, likewise
+  const renderPool = config.audio.renderThreads > 0 ? createRenderPool(config.audio.renderThreads) : null;
+  return { textBackends, detector, queue, resamplePool, renderPool };
 }
 
 /**
@@ -407,7 +412,7 @@ export async function createSharedBuildServices(config: BuildConfig, log: BuildL
  * @throws as createSpeechSynthesizer and the timing statistics' loading
  */
 export async function languageWork(config: BuildConfig, language: Language, shared: SharedBuildServices, progress: ProgressListener) {
-  const { textBackends, detector, queue, resamplePool } = shared;
+  const { textBackends, detector, queue, resamplePool, renderPool } = shared;
   const dataset = datasetNameOf(config, language);
   const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
   const roster = speakerRoster(language, config, synthesizer);
@@ -428,6 +433,7 @@ export async function languageWork(config: BuildConfig, language: Language, shar
     seed: config.seed,
     channelOfRole: config.channels,
     statistics,
+    renderPool,
     options: {
       leadingSilenceCs: Math.round(config.timeline.leadingSilenceSeconds * 100),
       trailingSilenceCs: Math.round(config.timeline.trailingSilenceSeconds * 100),

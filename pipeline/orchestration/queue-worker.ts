@@ -231,7 +231,8 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
   });
   await finished;
   client.disconnect();
-  const resamplePool = shared ? (await (shared as Promise<SharedBuildServices>)).resamplePool : null;
-  await resamplePool?.close();
+  const services = shared ? await (shared as Promise<SharedBuildServices>) : null;
+  await services?.resamplePool?.close();
+  await services?.renderPool?.close();
   if (refused !== null) throw new BuildInputError(refused);
 }

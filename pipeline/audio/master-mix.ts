@@ -1,0 +1,42 @@
+/**
+ * The last step of rendering a composed dialogue: every track true-peak limited (true-peak-limiter.ts,
+ * -1 dBTP), then encoded as 16-bit WAV, the output-rate file and the full-band one in one buffer. The
+ * build runs it on the build's thread or in a worker thread (render-pool.ts); both give the same bytes
+ * (the same code on the same samples).
+ */
+import { limitTruePeakInPlace } from './true-peak-limiter.ts';
+import { encodeWavPcm16, wavPcm16ByteLength } from './wav.ts';
+
+/** A composed dialogue before limiting: two tracks (index = channel) and, when written, the full-band ones. */
+export interface ComposedMix {
+  /** Two mono tracks of equal length, float samples (full scale 1.0), at `sampleRate`. */
+  tracks: [Float32Array, Float32Array];
+  /** Hz. */
+  sampleRate: number;
+  /** The full-band tracks at their own rate (audio.fullBandMaster), or absent. */
+  fullBand?: { tracks: [Float32Array, Float32Array]; sampleRate: number };
+}
+
+/** The WAV files of a mastered mix: `bytes` holds the output-rate WAV, then the full-band WAV (if any) from byte `wavBytes` on. */
+export interface MasteredMix {
+  bytes: Uint8Array;
+  /** Length of the output-rate WAV at the start of `bytes`. */
+  wavBytes: number;
+}
+
+/**
+ * True-peak limits every track of `mix` IN PLACE (MUTATES the tracks) and encodes them: one buffer
+ * with the output-rate WAV and then the full-band WAV (encodeWavPcm16: 2 channels, PCM 16-bit).
+ * @throws AudioArgumentError (encodeWavPcm16) when tracks differ in length or a rate is not a positive integer
+ */
+export function masterMix(mix: ComposedMix): MasteredMix {
+  for (const track of mix.tracks) limitTruePeakInPlace(track, mix.sampleRate);
+  for (const track of mix.fullBand?.tracks ?? []) limitTruePeakInPlace(track, mix.fullBand!.sampleRate);
+  const audio = { channels: mix.tracks, sampleRate: mix.sampleRate };
+  const fullBand = mix.fullBand ? { channels: mix.fullBand.tracks, sampleRate: mix.fullBand.sampleRate } : undefined;
+  const wavBytes = wavPcm16ByteLength(audio);
+  const bytes = new Uint8Array(wavBytes + (fullBand ? wavPcm16ByteLength(fullBand) : 0));
+  encodeWavPcm16(audio, bytes.subarray(0, wavBytes));
+  if (fullBand) encodeWavPcm16(fullBand, bytes.subarray(wavBytes));
+  return { bytes, wavBytes };
+}
