@@ -87,6 +87,17 @@ describe('limitTruePeakInPlace', () => {
     expect(limitTruePeakInPlace(new Float32Array(100), 16000).beforeDbtp).toBe(-Infinity);
   });
 
+  it('brings a sustained over (a steady tone above the ceiling from the first sample to the last) under the ceiling', () => {
+    // the moving average used to count 0 beyond the ends, so each pass lowered the ends only part of the
+    // way and 8 passes left them above: "left above -1.10 dBTP after 8 passes" (a 997 Hz tone at 0.95)
+    for (const [sampleRate, frequency, gain] of [[16000, 997, 0.95], [16000, 3990, 1.05], [24000, 1499, 1.3]] as const) {
+      const tone = Float32Array.from({ length: sampleRate }, (_, index) => gain * Math.sin((2 * Math.PI * frequency * index) / sampleRate + 0.7));
+      const limited = limitTruePeakInPlace(tone, sampleRate);
+      expect(limited.beforeDbtp).toBeGreaterThan(-1);
+      expect(truePeakDbtp(tone, sampleRate)).toBeLessThanOrEqual(-1.1 + 1e-6);
+    }
+  });
+
   it('refuses a ceiling or hold it cannot use', () => {
     expect(() => limitTruePeakInPlace(new Float32Array(10), 16000, { ceilingDbtp: Number.NaN })).toThrow(RangeError);
     expect(() => limitTruePeakInPlace(new Float32Array(10), 16000, { holdSeconds: 0 })).toThrow(RangeError);

@@ -296,7 +296,9 @@ function gainEnvelope(peaks: Float32Array, target: number, hold: number): Float6
   const after = hold - before;
   const width = hold + 1;
   // a running sum of the deficits 1 − minimum, reset to exactly 0 when the window holds none (no drift)
-  const deficit = (index: number) => (index < 0 || index >= length ? 0 : 1 - minimum[index]!);
+  // beyond the ends the edge sample's deficit (its minimum covers every sample the window reaches there):
+  // with 0 there, a sustained over at an end was lowered only part of the way each pass
+  const deficit = (index: number) => 1 - minimum[index < 0 ? 0 : index >= length ? length - 1 : index]!;
   let sum = 0;
   let inWindow = 0;
   const add = (value: number, sign: 1 | -1) => {
