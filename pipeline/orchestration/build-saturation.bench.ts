@@ -49,7 +49,7 @@ export interface SaturationBenchmarkOptions {
   resampleQuality: 'best' | 'speex';
   /** `synthesis.resampleThreads` of the build. Default 0 (the config default). */
   resampleThreads: number;
-  /** `audio.renderThreads` of the build. Default 1 (the config default). */
+  /** `audio.renderThreads` of the build. Default 0 (the config default). */
   renderThreads: number;
   /** Keep the build's output folder here instead of a removed temporary one. */
   outputDirectory?: string;
@@ -99,7 +99,7 @@ export interface SaturationBenchmarkResult {
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 1, requestsPerServer: 2 };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, requestsPerServer: 2 };
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
