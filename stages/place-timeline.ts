@@ -15,8 +15,7 @@
  * (placement with its true-peak limiting was two thirds of that pass's CPU) and writes the same bytes.
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
-import { limitTruePeakInPlace } from '../pipeline/audio/true-peak-limiter.ts';
-import { masterMix } from '../pipeline/audio/master-mix.ts';
+import { encodeMix, limitMixInPlace, masterMix, type MasteredMix } from '../pipeline/audio/master-mix.ts';
 import type { RenderPool } from '../pipeline/audio/render-pool.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelSegments, SpeakerRole } from '../pipeline/model/types.ts';
@@ -27,7 +26,6 @@ import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts
 import type { SpokenUtterance } from './synthesize-speech.ts';
 import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts';
 import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
-import { encodeWavPcm16, wavPcm16ByteLength } from '../pipeline/audio/wav.ts';
 import { contentHash, type ContentCache } from '../pipeline/storage/content-cache.ts';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -84,10 +82,9 @@ export function placeTimeline(input: PlaceTimelineRequest, allocateTrack: TrackA
   return limitedInPlace(composePlacedTimeline(input, allocateTrack));
 }
 
-/** The timeline with every track true-peak limited in place ({@link masterMix}'s limiting, for callers that keep the tracks). */
+/** The timeline with every track true-peak limited in place (limitMixInPlace, for callers that keep the tracks). */
 function limitedInPlace<T extends PlacedTimeline>(timeline: T): T {
-  for (const track of timeline.tracks) limitTruePeakInPlace(track, timeline.sampleRate);
-  for (const track of timeline.fullBand?.tracks ?? []) limitTruePeakInPlace(track, timeline.fullBand!.sampleRate);
+  limitMixInPlace(timeline);
   return timeline;
 }
 
@@ -491,18 +488,15 @@ export interface RenderedBargeInTimeline extends RenderedTimeline {
  * @throws AudioArgumentError as encodeWavPcm16 (tracks of different lengths)
  */
 export function renderTimeline(timeline: PlacedTimeline): RenderedTimeline {
-  const { tracks, fullBand, ...rest } = timeline;
-  const audio = { channels: tracks, sampleRate: timeline.sampleRate };
-  const fullBandAudio = fullBand ? { channels: fullBand.tracks, sampleRate: fullBand.sampleRate } : undefined;
   // one buffer for both files (the WAV, then the full-band WAV right after it): the cache entry that
-  // holds them both is then this buffer itself, not a copy (stages/place-timeline.ts cachedRendering)
-  const wavBytes = wavPcm16ByteLength(audio);
-  const bytes = new Uint8Array(wavBytes + (fullBandAudio ? wavPcm16ByteLength(fullBandAudio) : 0));
-  return {
-    ...rest,
-    wav: encodeWavPcm16(audio, bytes.subarray(0, wavBytes)),
-    ...(fullBand && fullBandAudio ? { fullBand: { wav: encodeWavPcm16(fullBandAudio, bytes.subarray(wavBytes)), sampleRate: fullBand.sampleRate } } : {}),
-  };
+  // holds them both is then this buffer itself, not a copy (cachedRendering)
+  return renderedFrom(timeline, encodeMix(timeline));
+}
+
+/** The timeline with its tracks replaced by the WAV files in `mastered` (views of its buffer). */
+function renderedFrom(timeline: PlacedTimeline, { bytes, wavBytes }: MasteredMix): RenderedTimeline {
+  const { tracks: _tracks, fullBand, ...rest } = timeline;
+  return { ...rest, wav: bytes.subarray(0, wavBytes), ...(fullBand ? { fullBand: { wav: bytes.subarray(wavBytes), sampleRate: fullBand.sampleRate } } : {}) };
 }
 
 /**
@@ -512,10 +506,8 @@ export function renderTimeline(timeline: PlacedTimeline): RenderedTimeline {
  * @throws AudioArgumentError as masterMix; the worker's error
  */
 async function masterTimeline(timeline: PlacedTimeline, pool: RenderPool | null | undefined): Promise<RenderedTimeline> {
-  const { tracks, fullBand, ...rest } = timeline;
-  const mix = { tracks, sampleRate: timeline.sampleRate, ...(fullBand ? { fullBand } : {}) };
-  const { bytes, wavBytes } = pool ? await pool.master(mix) : masterMix(mix);
-  return { ...rest, wav: bytes.subarray(0, wavBytes), ...(fullBand ? { fullBand: { wav: bytes.subarray(wavBytes), sampleRate: fullBand.sampleRate } } : {}) };
+  const mix = { tracks: timeline.tracks, sampleRate: timeline.sampleRate, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) };
+  return renderedFrom(timeline, pool ? await pool.master(mix) : masterMix(mix));
 }
 
 /** `first` and `second` as one array: a view of their buffer when `second` follows `first` in it ({@link renderTimeline} writes them so), else a copy. */

@@ -16,7 +16,7 @@
  */
 import PQueue from 'p-queue';
 import { type ResampleQuality } from '../pipeline/audio/resample.ts';
-import { decodeWav, encodeWavPcm16, wavPcm16ByteLength } from '../pipeline/audio/wav.ts';
+import { decodeWav, encodeWavFilesPcm16, encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { BuildConfig } from '../pipeline/config.ts';
 import type { Centiseconds, DialogueText, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
@@ -176,12 +176,8 @@ async function synthesizeCached(
         const audio = { channels: [value.audio], sampleRate: value.sampleRate };
         if (!value.fullBand) return { bytes: encodeWavPcm16(audio), metadata };
         // both WAVs encoded into one buffer (no second copy to join them)
-        const fullBandAudio = { channels: [value.fullBand.audio], sampleRate: value.fullBand.sampleRate };
-        const outputBytes = wavPcm16ByteLength(audio);
-        const bytes = new Uint8Array(outputBytes + wavPcm16ByteLength(fullBandAudio));
-        encodeWavPcm16(audio, bytes.subarray(0, outputBytes));
-        encodeWavPcm16(fullBandAudio, bytes.subarray(outputBytes));
-        return { bytes, metadata: { ...metadata, fullBand: { byteOffset: outputBytes, sampleRate: value.fullBand.sampleRate } } };
+        const { bytes, files } = encodeWavFilesPcm16([audio, { channels: [value.fullBand.audio], sampleRate: value.fullBand.sampleRate }]);
+        return { bytes, metadata: { ...metadata, fullBand: { byteOffset: files[0]!.byteLength, sampleRate: value.fullBand.sampleRate } } };
       },
       decode: (bytes, metadata) => {
         const { fullBand, ...rest } = metadata;

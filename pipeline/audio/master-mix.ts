@@ -5,7 +5,7 @@
  * (the same code on the same samples).
  */
 import { limitTruePeakInPlace } from './true-peak-limiter.ts';
-import { encodeWavPcm16, wavPcm16ByteLength } from './wav.ts';
+import { encodeWavFilesPcm16 } from './wav.ts';
 
 /** A composed dialogue before limiting: two tracks (index = channel) and, when written, the full-band ones. */
 export interface ComposedMix {
@@ -25,18 +25,30 @@ export interface MasteredMix {
 }
 
 /**
- * True-peak limits every track of `mix` IN PLACE (MUTATES the tracks) and encodes them: one buffer
- * with the output-rate WAV and then the full-band WAV (encodeWavPcm16: 2 channels, PCM 16-bit).
- * @throws AudioArgumentError (encodeWavPcm16) when tracks differ in length or a rate is not a positive integer
+ * True-peak limits every track of `mix` IN PLACE (MUTATES the tracks; a track under the ceiling is
+ * left exactly as it is).
  */
-export function masterMix(mix: ComposedMix): MasteredMix {
+export function limitMixInPlace(mix: ComposedMix): void {
   for (const track of mix.tracks) limitTruePeakInPlace(track, mix.sampleRate);
   for (const track of mix.fullBand?.tracks ?? []) limitTruePeakInPlace(track, mix.fullBand!.sampleRate);
-  const audio = { channels: mix.tracks, sampleRate: mix.sampleRate };
-  const fullBand = mix.fullBand ? { channels: mix.fullBand.tracks, sampleRate: mix.fullBand.sampleRate } : undefined;
-  const wavBytes = wavPcm16ByteLength(audio);
-  const bytes = new Uint8Array(wavBytes + (fullBand ? wavPcm16ByteLength(fullBand) : 0));
-  encodeWavPcm16(audio, bytes.subarray(0, wavBytes));
-  if (fullBand) encodeWavPcm16(fullBand, bytes.subarray(wavBytes));
-  return { bytes, wavBytes };
+}
+
+/**
+ * Encodes the tracks of `mix` as they are: one buffer with the output-rate WAV and then the full-band
+ * WAV (encodeWavFilesPcm16: 2 channels, PCM 16-bit).
+ * @throws AudioArgumentError (encodeWavPcm16) when tracks differ in length or a rate is not a positive integer
+ */
+export function encodeMix(mix: ComposedMix): MasteredMix {
+  const audios = [{ channels: mix.tracks, sampleRate: mix.sampleRate }, ...(mix.fullBand ? [{ channels: mix.fullBand.tracks, sampleRate: mix.fullBand.sampleRate }] : [])];
+  const { bytes, files } = encodeWavFilesPcm16(audios);
+  return { bytes, wavBytes: files[0]!.byteLength };
+}
+
+/**
+ * {@link limitMixInPlace} (MUTATES the tracks), then {@link encodeMix}.
+ * @throws AudioArgumentError as encodeMix
+ */
+export function masterMix(mix: ComposedMix): MasteredMix {
+  limitMixInPlace(mix);
+  return encodeMix(mix);
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { decodePcm16LittleEndian, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout, wavPcm16ByteLength } from './wav.ts';
+import { decodePcm16LittleEndian, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout, wavPcm16ByteLength, encodeWavFilesPcm16 } from './wav.ts';
 import { AudioArgumentError } from './raw-audio.ts';
 
 let scratch: string;
@@ -92,5 +92,10 @@ describe('WAV codec', () => {
       expect(shared[offset + alone.byteLength]).toBe(0xaa);
     }
     expect(() => encodeWavPcm16(audio, new Uint8Array(alone.byteLength - 1))).toThrow(AudioArgumentError);
+    const mono = { channels: [Float32Array.from([0.25, -0.5, 0.75])], sampleRate: 24000 };
+    const { bytes, files } = encodeWavFilesPcm16([audio, mono]);
+    expect(files.map((file) => Array.from(file))).toEqual([Array.from(alone), Array.from(encodeWavPcm16(mono))]);
+    expect(files.every((file) => file.buffer === bytes.buffer)).toBe(true);
+    expect(bytes.byteLength).toBe(alone.byteLength + files[1]!.byteLength);
   });
 });

@@ -226,6 +226,24 @@ export function wavPcm16ByteLength(audio: RawAudio): number {
 }
 
 /**
+ * Encodes each audio as {@link encodeWavPcm16} does, the files back to back in one buffer, so files
+ * stored together (a cache entry with the output-rate and the full-band WAV) need no copy to be joined.
+ * @returns `bytes`, the whole buffer, and `files`, each file as a view of it (same order as `audios`)
+ * @throws AudioArgumentError as encodeWavPcm16
+ */
+export function encodeWavFilesPcm16(audios: readonly RawAudio[]): { bytes: Uint8Array; files: Uint8Array[] } {
+  const lengths = audios.map(wavPcm16ByteLength);
+  const bytes = new Uint8Array(lengths.reduce((total, length) => total + length, 0));
+  let offset = 0;
+  const files = audios.map((audio, index) => {
+    const file = encodeWavPcm16(audio, bytes.subarray(offset, offset + lengths[index]!));
+    offset += lengths[index]!;
+    return file;
+  });
+  return { bytes, files };
+}
+
+/**
  * Encodes audio as a canonical 44-byte-header RIFF/WAVE file, 16-bit signed little-endian PCM,
  * channels interleaved. Samples are converted with `round(x * 32768)` clamped to [-32768, 32767]
  * (see {@link quantizeToPcm16}). The bytes depend only on the samples and the sample rate.
