@@ -341,6 +341,7 @@ async function dnsmosSection(): Promise<string> {
 async function saturationSection(options: { corpus?: string; limit: number }): Promise<string> {
   const runs: [string, Partial<Parameters<typeof benchmarkBuildSaturation>[0]>][] = [
     ["FastAPI protocol, resampler 'speex' (the default)", { protocol: 'cosyvoice2', resampleQuality: 'speex' }],
+    ["FastAPI protocol, resampler 'speex', V8's own heap growing factor (before pipeline/run/heap-growth.ts)", { protocol: 'cosyvoice2', resampleQuality: 'speex', v8HeapGrowth: true }],
     ["FastAPI protocol, resampler 'speex', mastering in a worker thread (audio.renderThreads 1)", { protocol: 'cosyvoice2', resampleQuality: 'speex', renderThreads: 1 }],
     ["FastAPI protocol, resampler 'best'", { protocol: 'cosyvoice2', resampleQuality: 'best' }],
     ["FastAPI protocol, resampler 'best' in 2 worker threads", { protocol: 'cosyvoice2', resampleQuality: 'best', resampleThreads: 2 }],
@@ -357,26 +358,28 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
     }
   }
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
-  const [defaultRun, bestRun, threadRun] = [
+  const [defaultRun, bestRun, threadRun, heapRun] = [
     results.find(([label]) => label.includes('(the default)'))?.[1],
     results.find(([label]) => label === "FastAPI protocol, resampler 'best'")?.[1],
     results.find(([label]) => label.includes('audio.renderThreads 1'))?.[1],
+    results.find(([label]) => label.includes("V8's own heap growing factor"))?.[1],
   ];
   const perCpu = (result: SaturationBenchmarkResult) => (result.synthesizedAudioSeconds / result.localCpuSeconds).toFixed(1);
   if (defaultRun && bestRun) {
     headlines.push(
-      `servers busy, whole build (default config, 4 servers at RTF 0.02): ${percent(defaultRun.meanBusyFraction)}; baselines: 'best' (the resampler before) ${percent(bestRun.meanBusyFraction)}${threadRun ? `; mastering in a worker thread ${percent(threadRun.meanBusyFraction)}` : ''}`,
-      `synthesized audio s per CPU s of the build's process (servers excluded): ${perCpu(defaultRun)}; baselines: 'best' ${perCpu(bestRun)}${threadRun ? `; mastering in a worker thread ${perCpu(threadRun)}` : ''}`,
+      `servers busy, whole build (default config, 4 servers at RTF 0.02): ${percent(defaultRun.meanBusyFraction)}; baselines: 'best' (the resampler before) ${percent(bestRun.meanBusyFraction)}${heapRun ? `; V8's own heap growth ${percent(heapRun.meanBusyFraction)}` : ''}${threadRun ? `; mastering in a worker thread ${percent(threadRun.meanBusyFraction)}` : ''}`,
+      `synthesized audio s per CPU s of the build's process (servers excluded): ${perCpu(defaultRun)}; baselines: 'best' ${perCpu(bestRun)}${heapRun ? `; V8's own heap growth ${perCpu(heapRun)}` : ''}${threadRun ? `; mastering in a worker thread ${perCpu(threadRun)}` : ''}`,
+      `full garbage collections in the build (default config): ${defaultRun.fullCollections}${heapRun ? `; baseline, V8's own heap growth: ${heapRun.fullCollections}` : ''}`,
     );
   }
   return [
     `Summary (${options.limit} dialogues; 4 servers x 1 request at a time, service time 0.02 x audio duration = 200 s of audio per second at most):`,
     '',
-    '| run | servers busy (mean, of wall time) | busy from first request to last answer | synthesized audio s per wall s | per local CPU s | main thread ms per audio s |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| run | servers busy (mean, of wall time) | busy from first request to last answer | synthesized audio s per wall s | per local CPU s | main thread ms per audio s | full collections |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...results.map(([label, result]) => {
       const main = result.steps ? Object.values(result.steps).reduce((sum, seconds) => sum + seconds, 0) : null;
-      return `| ${label} | ${percent(result.meanBusyFraction)} | ${percent(result.busyFractionWhileSynthesizing)} | ${(result.synthesizedAudioSeconds / result.wallSeconds).toFixed(1)} | ${(result.synthesizedAudioSeconds / result.localCpuSeconds).toFixed(1)} | ${main === null ? 'n/a' : ((main * 1000) / result.synthesizedAudioSeconds).toFixed(2)} |`;
+      return `| ${label} | ${percent(result.meanBusyFraction)} | ${percent(result.busyFractionWhileSynthesizing)} | ${(result.synthesizedAudioSeconds / result.wallSeconds).toFixed(1)} | ${(result.synthesizedAudioSeconds / result.localCpuSeconds).toFixed(1)} | ${main === null ? 'n/a' : ((main * 1000) / result.synthesizedAudioSeconds).toFixed(2)} | ${result.fullCollections} |`;
     }),
     ...(failures.length > 0 ? ['', ...failures] : []),
     ...results.flatMap(([label, result]) => ['', `### ${label}`, '', formatSaturationBenchmark(result)]),

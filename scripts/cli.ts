@@ -21,6 +21,7 @@ import { registerStatusCommand } from './commands/status.ts';
 import { causeReportedAsJson, createProgressDisplay, failureOutcome, progressModeFor } from '../pipeline/run/progress.ts';
 import { registerPromptsCommand } from './commands/prompts-command.ts';
 import { registerChatCommand } from './commands/chat-command.ts';
+import { widenHeapGrowth } from '../pipeline/run/heap-growth.ts';
 
 // Only commander, the progress display and the commands' option definitions load at start: each
 // command imports the pipeline when it runs (`--help` and `--version` in well under 0.5 s; `npm run
@@ -393,6 +394,8 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on('uncaughtException', escaped);
   process.on('unhandledRejection', escaped);
+  // fewer full garbage collections started by audio buffers (pipeline/run/heap-growth.ts)
+  widenHeapGrowth();
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {

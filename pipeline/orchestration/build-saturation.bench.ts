@@ -16,12 +16,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory, type BuildConfig } from '../config.ts';
 import { startLoopbackServersInProcess, type LoopbackWorkerServerReport } from '../services/tts/testing/loopback-worker.ts';
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild, type BuildReport } from './build.ts';
+import { widenHeapGrowth, widenedHeapGrowthPercent, withV8HeapGrowth } from '../run/heap-growth.ts';
 
 /** Settings of {@link benchmarkBuildSaturation}. */
 export interface SaturationBenchmarkOptions {
@@ -51,6 +52,11 @@ export interface SaturationBenchmarkOptions {
   resampleThreads: number;
   /** `audio.renderThreads` of the build. Default 0 (the config default). */
   renderThreads: number;
+  /**
+   * Measure with V8's own heap growing factor instead of the one the command line sets
+   * (pipeline/run/heap-growth.ts): the baseline of that setting. Default false.
+   */
+  v8HeapGrowth: boolean;
   /** Keep the build's output folder here instead of a removed temporary one. */
   outputDirectory?: string;
 }
@@ -96,10 +102,14 @@ export interface SaturationBenchmarkResult {
   steps: StepSeconds | null;
   stageSeconds: BuildReport['stageSeconds'];
   peakResidentMebibytes: number;
+  /** Full (mark-compact) garbage collections of the build's isolate during the build (perf_hooks 'gc' entries of kind major). */
+  fullCollections: number;
+  /** V8's heap growing percent in effect (pipeline/run/heap-growth.ts); null: V8's own factor. */
+  heapGrowingPercent: number | null;
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, requestsPerServer: 2 };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, requestsPerServer: 2, v8HeapGrowth: false };
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
@@ -282,6 +292,10 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     concurrency: 4 * base.servers,
     ...base,
   };
+  return resolved.v8HeapGrowth ? withV8HeapGrowth(() => measureSaturation(resolved)) : measureSaturation(resolved);
+}
+
+async function measureSaturation(resolved: SaturationBenchmarkOptions): Promise<SaturationBenchmarkResult> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-saturation-'));
   const servers = await startLoopbackServersInProcess({
     protocol: resolved.protocol,
@@ -331,6 +345,11 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     const sampler = setInterval(() => {
       peakResident = Math.max(peakResident, process.memoryUsage.rss());
     }, 50);
+    let fullCollections = 0;
+    const collections = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if ((entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullCollections += 1;
+    });
+    collections.observe({ entryTypes: ['gc'] });
     const serverCpuStart = await servers.threadCpuSeconds();
     const threadsStart = threadCpuSecondsByName();
     const cpuStart = process.cpuUsage();
@@ -355,6 +374,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     const serverCpu = serverCpuStart === null || serverCpuEnd === null ? null : serverCpuEnd - serverCpuStart;
     const mainCpu = mainStart === null || mainEnd === null ? null : mainEnd - mainStart;
     clearInterval(sampler);
+    collections.disconnect();
     const serverReports = await servers.report();
     const synthesizedAudioSeconds = await synthesizedSeconds(config);
     const busy = serverReports.map((server) => server.busyMilliseconds / wallMilliseconds);
@@ -381,6 +401,8 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
       steps,
       stageSeconds: report.stageSeconds,
       peakResidentMebibytes: peakResident / 2 ** 20,
+      fullCollections,
+      heapGrowingPercent: widenedHeapGrowthPercent(),
       failedDialogues: report.failedDialogues,
     };
   } finally {
@@ -437,7 +459,7 @@ export function formatSaturationBenchmark(result: SaturationBenchmarkResult): st
   const audio = result.synthesizedAudioSeconds;
   const lines = [
     `${options.dialogues} TopiOCQA dev dialogues (English, rules rewrite, quality scoring off) against ${options.servers} loopback ${options.protocol} servers, one request at a time each, ` +
-      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'${options.resampleThreads > 0 ? ` in ${options.resampleThreads} worker threads` : ''}; mastering (limiter, WAV encoding) ${options.renderThreads > 0 ? `in ${options.renderThreads} worker thread(s)` : "on the build's thread"}; ${os.cpus().length} cores.`,
+      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'${options.resampleThreads > 0 ? ` in ${options.resampleThreads} worker threads` : ''}; mastering (limiter, WAV encoding) ${options.renderThreads > 0 ? `in ${options.renderThreads} worker thread(s)` : "on the build's thread"}; heap growing factor ${result.heapGrowingPercent === null ? "V8's own" : `1 + ${result.heapGrowingPercent} % (pipeline/run/heap-growth.ts)`}; ${os.cpus().length} cores.`,
     '',
     '| measure | value |',
     '|---|---:|',
@@ -454,6 +476,7 @@ export function formatSaturationBenchmark(result: SaturationBenchmarkResult): st
     `| synthesized audio s per local CPU s | ${(audio / result.localCpuSeconds).toFixed(1)} |`,
     `| synthesized audio s per CPU s, servers' process included | ${(audio / (result.cpuSeconds + (result.serverCpuSeconds ?? 0))).toFixed(1)} |`,
     `| CPU s by thread | ${Object.entries(result.threadCpuSeconds).filter(([, seconds]) => seconds >= 0.01).sort((a, b) => b[1] - a[1]).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`).join(', ')} |`,
+    `| full garbage collections (mark-compact) | ${result.fullCollections} |`,
     `| peak RSS MiB | ${result.peakResidentMebibytes.toFixed(0)} |`,
     `| failed dialogues | ${result.failedDialogues} |`,
   ];
@@ -484,6 +507,8 @@ export function formatStepTable(steps: StepSeconds, audioSeconds: number): strin
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // as the command line does (scripts/cli.ts); SATURATION_V8_HEAP_GROWTH=1 measures V8's own factor
+  widenHeapGrowth();
   const [dialogues, servers, realTimeFactor, protocol] = process.argv.slice(2);
   const result = await benchmarkBuildSaturation({
     ...(dialogues ? { dialogues: Number(dialogues) } : {}),
@@ -496,6 +521,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(process.env.SATURATION_RENDER_THREADS ? { renderThreads: Number(process.env.SATURATION_RENDER_THREADS) } : {}),
     ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
+    ...(process.env.SATURATION_V8_HEAP_GROWTH ? { v8HeapGrowth: true } : {}),
   });
   // SATURATION_JSON: the result and the process's peak resident set (getrusage maxrss) as one JSON line (the bench's memory runs)
   if (process.env.SATURATION_JSON) console.log(JSON.stringify({ ...result, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 }));
