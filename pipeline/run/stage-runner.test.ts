@@ -156,6 +156,66 @@ describe('StageRunner.runDataset', () => {
     expect(lines).toEqual(['[en] 1/3 d1: wrote d1=2', 'after d1']);
   });
 
+  /** runDataset over d1, d2 with the {@link steps}, an afterCompleted given by the test, and what each callback saw. */
+  async function runWithAfterCompleted(afterCompleted: (item: string, calls: string[]) => Promise<void>) {
+    const runner = new StageRunner(['double', 'write'], { cache: new ContentCache(directory) });
+    const calls: string[] = [];
+    const lines: string[] = [];
+    const completed: string[] = [];
+    const promise = runner.runDataset<string, Work>({
+      language: 'en',
+      items: ['d1', 'd2'],
+      id: (item) => item,
+      initial: (item) => ({ id: item }),
+      steps: steps(calls),
+      completed: (item, work) => {
+        calls.push(`completed ${item}`);
+        completed.push(work.written!);
+        return `wrote ${work.written}`;
+      },
+      afterCompleted: (item) => afterCompleted(item, calls),
+      failed: () => {},
+      log: (line) => lines.push(line),
+      progress: () => {},
+    });
+    return { promise, calls, lines, completed };
+  }
+
+  it("runs an item's afterCompleted while the next item's in-order steps run, and logs and records in the one-by-one order", async () => {
+    // d1's afterCompleted waits for d2's in-order step (or 3 s): one by one, it would end first
+    let release!: () => void;
+    const d2Written = new Promise<void>((resolve) => (release = resolve));
+    const { promise, calls, lines } = await runWithAfterCompleted(async (item, calls) => {
+      calls.push(`after ${item} start`);
+      if (item === 'd1') await Promise.race([d2Written, new Promise((resolve) => setTimeout(resolve, 3000))]);
+      calls.push(`after ${item} end`);
+    });
+    const watch = setInterval(() => calls.includes('write d2') && release(), 1);
+    try {
+      await promise;
+    } finally {
+      clearInterval(watch);
+    }
+    const order = calls.filter((call) => !call.startsWith('double'));
+    expect(order).toEqual(['write d1', 'completed d1', 'after d1 start', 'write d2', 'after d1 end', 'completed d2', 'after d2 start', 'after d2 end']);
+    expect(lines).toEqual(['[en] 1/2 d1: wrote d1=2', '[en] 2/2 d2: wrote d2=4']);
+  });
+
+  it("throws an afterCompleted's error before the next item is completed, and returns only when it has ended", async () => {
+    let ended = false;
+    const { promise, calls, completed } = await runWithAfterCompleted(async (item) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ended = true;
+      if (item === 'd1') throw new DiskFullError('disk full writing the variant of d1', 'd1.wav', 100, 0);
+    });
+    await expect(promise).rejects.toBeInstanceOf(DiskFullError);
+    expect(ended).toBe(true);
+    expect(completed).toEqual(['d1=2']);
+    // d2's in-order step ran beside d1's afterCompleted, but d2 was neither completed nor handed on
+    expect(calls).toContain('write d2');
+    expect(calls).not.toContain('completed d2');
+  });
+
   it('refuses a list whose step starts further ahead than the one before it', async () => {
     const runner = new StageRunner([], { cache: new ContentCache(directory) });
     const [first, second] = steps([]);

@@ -158,7 +158,9 @@ export class StageRunner {
    * Run a dataset's steps over its items: the steps that start ahead are started as their
    * `startAhead` says; the rest run item by item, in order. Each item ends with `completed` (then its
    * log line, then the progress of its in-order steps, then `afterCompleted`) or with `failed` (then
-   * the progress `failed` of the reporting steps it did not pass, then its FAILED log line).
+   * the progress `failed` of the reporting steps it did not pass, then its FAILED log line). An item's
+   * `afterCompleted` runs while the next item's in-order steps run, and ends before that item's
+   * `completed` or `failed` is called (at most one runs at a time).
    * @throws an error for which `endsTheBuild` holds (the items after it are not finished); whatever
    *   `completed`, `afterCompleted` or `failed` throw
    */
@@ -209,29 +211,41 @@ export class StageRunner {
       if (phase.startAhead === 'all') for (const position of items.keys()) startThrough(position, index);
     });
 
-    for (const [position, item] of items.entries()) {
-      phases.forEach((phase, index) => {
-        if (typeof phase.startAhead === 'number' && phase.startAhead > 0) {
-          for (let ahead = position; ahead < Math.min(items.length, position + 1 + phase.startAhead); ahead += 1) startThrough(ahead, index);
+    // The item before's afterCompleted (the barge-in variant built from its state) runs while this
+    // item's in-order steps do, so one computes while the other waits on the disk; it is awaited before
+    // this item is logged or recorded, so logs, progress and records keep the one-by-one order.
+    let afterCompletedBefore: Promise<void> = Promise.resolve();
+    try {
+      for (const [position, item] of items.entries()) {
+        phases.forEach((phase, index) => {
+          if (typeof phase.startAhead === 'number' && phase.startAhead > 0) {
+            for (let ahead = position; ahead < Math.min(items.length, position + 1 + phase.startAhead); ahead += 1) startThrough(ahead, index);
+          }
+        });
+        startThrough(position, phases.length - 1);
+        const outcome = await pending[position]!;
+        pending[position] = FINISHED; // the item's state (its audio) is not kept once it is finished
+        await afterCompletedBefore;
+        const label = run.id(item);
+        if (outcome.ok) {
+          run.log(itemLogLine(language, position + 1, items.length, label, run.completed(item, outcome.state)));
+          for (const step of phases.filter((phase) => phase.startAhead === 0).flatMap((phase) => phase.steps)) if (step.progress) reportItem(step, item, 'done');
+          afterCompletedBefore = Promise.resolve(run.afterCompleted?.(item, outcome.state, position));
+          afterCompletedBefore.catch(() => {}); // its error is thrown where it is awaited: above, or after the loop
+          continue;
         }
-      });
-      startThrough(position, phases.length - 1);
-      const outcome = await pending[position]!;
-      pending[position] = FINISHED; // the item's state (its audio) is not kept once it is finished
-      const label = run.id(item);
-      if (outcome.ok) {
-        run.log(itemLogLine(language, position + 1, items.length, label, run.completed(item, outcome.state)));
-        for (const step of phases.filter((phase) => phase.startAhead === 0).flatMap((phase) => phase.steps)) if (step.progress) reportItem(step, item, 'done');
-        await run.afterCompleted?.(item, outcome.state, position);
-        continue;
+        if (endsTheBuild(outcome.error)) throw outcome.error; // disk full, lock lost: nothing is committed
+        const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
+        run.failed(item, failure);
+        for (const step of steps.slice(steps.indexOf(outcome.failedStep))) {
+          if (step.progress && step.startAhead !== 'all') progress({ type: 'item', language, stage: step.progress, id: label, status: 'failed', reason: failure.reason });
+        }
+        run.log(itemLogLine(language, position + 1, items.length, label, failureText(failure)), 'warn');
       }
-      if (endsTheBuild(outcome.error)) throw outcome.error; // disk full, lock lost: nothing is committed
-      const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
-      run.failed(item, failure);
-      for (const step of steps.slice(steps.indexOf(outcome.failedStep))) {
-        if (step.progress && step.startAhead !== 'all') progress({ type: 'item', language, stage: step.progress, id: label, status: 'failed', reason: failure.reason });
-      }
-      run.log(itemLogLine(language, position + 1, items.length, label, failureText(failure)), 'warn');
+      await afterCompletedBefore;
+    } finally {
+      // thrown out of the loop: the item before's afterCompleted is not left writing behind the caller
+      await afterCompletedBefore.catch(() => {});
     }
   }
 }
