@@ -50,7 +50,7 @@ import { benchmarkDnsmos, formatDnsmosBenchmark } from '../pipeline/services/mos
 import { formatThroughputReport, runLanguageModelThroughputBench } from '../pipeline/services/llm/llm.bench.ts';
 import { benchmarkSpeechServices, formatBenchmarkResult } from '../pipeline/services/tts/tts.bench.ts';
 import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
-import { benchmarkBuildSaturation, formatSaturationBenchmark, formatStepTable, profileMainThread, synthesizedSeconds, type SaturationBenchmarkResult } from '../pipeline/orchestration/build-saturation.bench.ts';
+import { formatSaturationBenchmark, formatStepTable, profileMainThread, synthesizedSeconds, type SaturationBenchmarkOptions, type SaturationBenchmarkResult } from '../pipeline/orchestration/build-saturation.bench.ts';
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT, runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
@@ -339,7 +339,7 @@ async function dnsmosSection(): Promise<string> {
 
 /** The build against 4 loopback CosyVoice2 servers at RTF 0.02: FastAPI with each resampler ('speex', the default, first; 'best' also in worker threads), Triton with 'speex'. */
 async function saturationSection(options: { corpus?: string; limit: number }): Promise<string> {
-  const runs: [string, Partial<Parameters<typeof benchmarkBuildSaturation>[0]>][] = [
+  const runs: [string, Partial<SaturationBenchmarkOptions>][] = [
     ["FastAPI protocol, resampler 'speex' (the default)", { protocol: 'cosyvoice2', resampleQuality: 'speex' }],
     ["FastAPI protocol, resampler 'speex', V8's own heap growing factor (before pipeline/run/heap-growth.ts)", { protocol: 'cosyvoice2', resampleQuality: 'speex', v8HeapGrowth: true }],
     ["FastAPI protocol, resampler 'speex', mastering in a worker thread (audio.renderThreads 1)", { protocol: 'cosyvoice2', resampleQuality: 'speex', renderThreads: 1 }],
@@ -351,7 +351,9 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
   const failures: string[] = [];
   for (const [label, settings] of runs) {
     try {
-      results.push([label, await benchmarkBuildSaturation({ dialogues: options.limit, servers: 4, realTimeFactor: 0.02, ...(options.corpus ? { corpus: options.corpus } : {}), ...settings })]);
+      // each in a process of its own: a run after others would find V8's code compiled and its heap
+      // sized by them (the first of them paying for both), so runs in one process are not comparable
+      results.push([label, await saturationInChildProcess({ dialogues: options.limit, servers: 4, realTimeFactor: 0.02, ...(options.corpus ? { corpus: options.corpus } : {}), ...settings })]);
     } catch (error) {
       failures.push(`- ${label}: not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
       process.exitCode = 1;
@@ -387,22 +389,39 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
 }
 
 /**
+ * `benchmarkBuildSaturation` in a Node process of its own (pipeline/orchestration/build-saturation.bench.ts
+ * run as a script, its options passed as its arguments and SATURATION_* variables), as the command line
+ * runs a build: the heap growing factor the command line sets unless `v8HeapGrowth`.
+ * @returns the result and the process's peak resident set (getrusage maxrss)
+ * @throws the child's error (its exit status and stderr) when it fails
+ */
+function saturationInChildProcess(options: Partial<SaturationBenchmarkOptions>): Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }> {
+  const script = runnableModule('pipeline/orchestration/build-saturation.bench.ts');
+  const argumentsOf = [options.dialogues ?? 20, options.servers ?? 4, options.realTimeFactor ?? 0.02, options.protocol ?? 'cosyvoice2'].map(String);
+  const environment: Record<string, string> = {
+    SATURATION_JSON: '1',
+    ...(options.profile === false ? { SATURATION_NO_PROFILE: '1' } : {}),
+    ...(options.resampleQuality ? { SATURATION_RESAMPLER: options.resampleQuality } : {}),
+    ...(options.resampleThreads !== undefined ? { SATURATION_RESAMPLE_THREADS: String(options.resampleThreads) } : {}),
+    ...(options.renderThreads !== undefined ? { SATURATION_RENDER_THREADS: String(options.renderThreads) } : {}),
+    ...(options.v8HeapGrowth ? { SATURATION_V8_HEAP_GROWTH: '1' } : {}),
+    ...(options.corpus ? { SATURATION_CORPUS: options.corpus } : {}),
+  };
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, script, ...argumentsOf], { env: { ...process.env, ...environment }, maxBuffer: 64 * 2 ** 20 }, (error, stdout) =>
+      error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!)),
+    );
+  });
+}
+
+/**
  * Peak resident set (getrusage maxrss) of a 20- and a 200-dialogue build, each in its own process,
  * against 4 loopback CosyVoice2 servers at RTF 0.002 with the 'speex' resampler and no profile (a
  * 200-dialogue build against espeak-ng would take about an hour here); quality scoring off. The peak
  * includes the loopback servers' thread, which runs in the same process.
  */
 async function memorySection(): Promise<string> {
-  const script = runnableModule('pipeline/orchestration/build-saturation.bench.ts');
-  const runOne = (dialogues: number) =>
-    new Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        [...TYPESCRIPT_LOADER_ARGUMENTS, script, String(dialogues), '4', '0.002'],
-        { env: { ...process.env, SATURATION_JSON: '1', SATURATION_NO_PROFILE: '1', SATURATION_RESAMPLER: 'speex' }, maxBuffer: 64 * 2 ** 20 },
-        (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!))),
-      );
-    });
+  const runOne = (dialogues: number) => saturationInChildProcess({ dialogues, servers: 4, realTimeFactor: 0.002, profile: false, resampleQuality: 'speex' });
   const small = await runOne(20);
   const large = await runOne(200);
   const row = (result: typeof small) =>

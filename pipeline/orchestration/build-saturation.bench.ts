@@ -508,7 +508,7 @@ export function formatStepTable(steps: StepSeconds, audioSeconds: number): strin
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   // as the command line does (scripts/cli.ts); SATURATION_V8_HEAP_GROWTH=1 measures V8's own factor
-  widenHeapGrowth();
+  if (!process.env.SATURATION_V8_HEAP_GROWTH) widenHeapGrowth();
   const [dialogues, servers, realTimeFactor, protocol] = process.argv.slice(2);
   const result = await benchmarkBuildSaturation({
     ...(dialogues ? { dialogues: Number(dialogues) } : {}),
@@ -521,6 +521,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(process.env.SATURATION_RENDER_THREADS ? { renderThreads: Number(process.env.SATURATION_RENDER_THREADS) } : {}),
     ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
+    ...(process.env.SATURATION_CORPUS ? { corpus: process.env.SATURATION_CORPUS } : {}),
     ...(process.env.SATURATION_V8_HEAP_GROWTH ? { v8HeapGrowth: true } : {}),
   });
   // SATURATION_JSON: the result and the process's peak resident set (getrusage maxrss) as one JSON line (the bench's memory runs)
