@@ -171,15 +171,14 @@ export const buildConfigInputSchema = z
         /**
          * Worker threads that master each placed dialogue (true-peak limiting and WAV encoding,
          * pipeline/audio/render-pool.ts), so the build's thread goes on with the next dialogues; 0 = the
-         * build's thread does it. The bytes are the same either way. Default 1: on a 2-core machine
-         * beside 4 loopback servers at RTF 0.02, with a dialogue's barge-in variant placed while the next
-         * dialogue is, one thread kept the servers 73-74 % busy against 68-70 % without it (92-94 %
-         * against 87 % while synthesis ran), for the same CPU (README "Throughput").
+         * build's thread does it. The bytes are the same either way. Default 0: on a 2-core machine
+         * beside 4 loopback servers one thread freed the build's thread of about 2 of its 12 CPU s per 20
+         * dialogues but kept the servers no busier (README "Throughput").
          */
-        renderThreads: z.number().int().nonnegative().max(64).default(1),
+        renderThreads: z.number().int().nonnegative().max(64).default(0),
       })
       .strict()
-      .default({ sampleRate: 16000, fullBandMaster: true, renderThreads: 1 }),
+      .default({ sampleRate: 16000, fullBandMaster: true, renderThreads: 0 }),
     llm: z
       .object({
         rewrite: rewriteBackend.default({ backend: 'rules' }),

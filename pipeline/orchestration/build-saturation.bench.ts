@@ -50,7 +50,7 @@ export interface SaturationBenchmarkOptions {
   resampleQuality: 'best' | 'speex';
   /** `synthesis.resampleThreads` of the build. Default 0 (the config default). */
   resampleThreads: number;
-  /** `audio.renderThreads` of the build. Default 1 (the config default). */
+  /** `audio.renderThreads` of the build. Default 0 (the config default). */
   renderThreads: number;
   /**
    * Measure with V8's own heap growing factor instead of the one the command line sets
@@ -109,7 +109,7 @@ export interface SaturationBenchmarkResult {
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 1, requestsPerServer: 2, v8HeapGrowth: false };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, requestsPerServer: 2, v8HeapGrowth: false };
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
