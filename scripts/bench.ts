@@ -339,7 +339,7 @@ async function dnsmosSection(): Promise<string> {
 
 /** The build against 4 loopback CosyVoice2 servers at RTF 0.02: FastAPI with each resampler ('speex', the default, first; 'best' also in worker threads), Triton with 'speex'. */
 async function saturationSection(options: { corpus?: string; limit: number }): Promise<string> {
-  const runs: [string, Partial<SaturationBenchmarkOptions>][] = [
+  const runs: [string, SaturationChildOptions][] = [
     ["FastAPI protocol, resampler 'speex' (the default)", { protocol: 'cosyvoice2', resampleQuality: 'speex' }],
     ["FastAPI protocol, resampler 'speex', V8's own heap growing factor (before pipeline/run/heap-growth.ts)", { protocol: 'cosyvoice2', resampleQuality: 'speex', v8HeapGrowth: true }],
     ["FastAPI protocol, resampler 'speex', mastering in a worker thread (audio.renderThreads 1)", { protocol: 'cosyvoice2', resampleQuality: 'speex', renderThreads: 1 }],
@@ -388,14 +388,18 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
   ].join('\n');
 }
 
+/** A saturation run's settings; `v8HeapGrowth`: measure with V8's own heap growing factor. */
+type SaturationChildOptions = Partial<SaturationBenchmarkOptions> & { v8HeapGrowth?: boolean };
+
 /**
  * `benchmarkBuildSaturation` in a Node process of its own (pipeline/orchestration/build-saturation.bench.ts
  * run as a script, its options passed as its arguments and SATURATION_* variables), as the command line
- * runs a build: the heap growing factor the command line sets unless `v8HeapGrowth`.
+ * runs a build: the heap growing factor the command line sets (pipeline/run/heap-growth.ts), or V8's own
+ * with `v8HeapGrowth` (the baseline of that setting).
  * @returns the result and the process's peak resident set (getrusage maxrss)
  * @throws the child's error (its exit status and stderr) when it fails
  */
-function saturationInChildProcess(options: Partial<SaturationBenchmarkOptions>): Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }> {
+function saturationInChildProcess(options: SaturationChildOptions): Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }> {
   const script = runnableModule('pipeline/orchestration/build-saturation.bench.ts');
   const argumentsOf = [options.dialogues ?? 20, options.servers ?? 4, options.realTimeFactor ?? 0.02, options.protocol ?? 'cosyvoice2'].map(String);
   const environment: Record<string, string> = {

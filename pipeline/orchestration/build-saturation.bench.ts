@@ -22,7 +22,7 @@ import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory, ty
 import { startLoopbackServersInProcess, type LoopbackWorkerServerReport } from '../services/tts/testing/loopback-worker.ts';
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild, type BuildReport } from './build.ts';
-import { widenHeapGrowth, widenedHeapGrowthPercent, withV8HeapGrowth } from '../run/heap-growth.ts';
+import { widenHeapGrowth, widenedHeapGrowthPercent } from '../run/heap-growth.ts';
 
 /** Settings of {@link benchmarkBuildSaturation}. */
 export interface SaturationBenchmarkOptions {
@@ -52,11 +52,6 @@ export interface SaturationBenchmarkOptions {
   resampleThreads: number;
   /** `audio.renderThreads` of the build. Default 0 (the config default). */
   renderThreads: number;
-  /**
-   * Measure with V8's own heap growing factor instead of the one the command line sets
-   * (pipeline/run/heap-growth.ts): the baseline of that setting. Default false.
-   */
-  v8HeapGrowth: boolean;
   /** Keep the build's output folder here instead of a removed temporary one. */
   outputDirectory?: string;
 }
@@ -109,7 +104,7 @@ export interface SaturationBenchmarkResult {
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, requestsPerServer: 2, v8HeapGrowth: false };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, requestsPerServer: 2 };
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
@@ -292,10 +287,6 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     concurrency: 4 * base.servers,
     ...base,
   };
-  return resolved.v8HeapGrowth ? withV8HeapGrowth(() => measureSaturation(resolved)) : measureSaturation(resolved);
-}
-
-async function measureSaturation(resolved: SaturationBenchmarkOptions): Promise<SaturationBenchmarkResult> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-saturation-'));
   const servers = await startLoopbackServersInProcess({
     protocol: resolved.protocol,
@@ -522,7 +513,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
     ...(process.env.SATURATION_CORPUS ? { corpus: process.env.SATURATION_CORPUS } : {}),
-    ...(process.env.SATURATION_V8_HEAP_GROWTH ? { v8HeapGrowth: true } : {}),
   });
   // SATURATION_JSON: the result and the process's peak resident set (getrusage maxrss) as one JSON line (the bench's memory runs)
   if (process.env.SATURATION_JSON) console.log(JSON.stringify({ ...result, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 }));

@@ -7,8 +7,8 @@
  * buffer) as if it were old-generation bytes. Once the old generation's allocation limit minus those
  * bytes falls to the new space's capacity, `Heap::IncrementalMarkingLimitReached` reports the soft limit
  * and a task starts a full collection: it marks the whole heap (about 50 MB of code, strings and build
- * state, almost all of it live) to free the few audio buffers that outlived a scavenge. The limit is the live heap times a growing factor V8 picks from its GC and mutator
- * speeds (1.1 to 4), about 1.7 here, so a 20-dialogue saturation build, which allocates about 2 GB of
+ * state, almost all of it live) to free the few audio buffers that outlived a scavenge. The limit is
+ * the live heap times a growing factor V8 picks from its GC and mutator speeds (1.1 to 4), about 1.7 here, so a 20-dialogue saturation build, which allocates about 2 GB of
  * audio buffers, started a full collection every 30-35 MB of them: 62-97 per build
  * (`node dist/pipeline/orchestration/build-saturation.bench.js 20 4 0.02`; `npm run bench`, section
  * saturation, prints the count), their concurrent marking about 6 of the build's 19-30 CPU seconds.
@@ -43,34 +43,10 @@ export function widenHeapGrowth(options: { execArgv?: readonly string[]; percent
   return true;
 }
 
-/** The percent {@link widenHeapGrowth} last set in this process, or null. */
+/** The percent {@link widenHeapGrowth} set in this process, or null. */
 let widened: number | null = null;
 
-/**
- * The heap growing percent in effect that this module set: {@link widenHeapGrowth}'s, or null when it
- * was not called, was kept from the process's own flag, or {@link withV8HeapGrowth} is running.
- */
+/** The heap growing percent {@link widenHeapGrowth} set in this process; null when it was not called or kept the process's own flag (V8's factor or the user's). */
 export function widenedHeapGrowthPercent(): number | null {
-  return suspended ? null : widened;
-}
-
-let suspended = false;
-
-/**
- * Run `work` with V8's own growing factor (the flag at 0: V8 picks it from its speeds), then set back
- * the percent {@link widenHeapGrowth} had set: the baseline of the bench's saturation section.
- * Process-wide while it runs. When the process was started with its own `--heap-growing-percent`, the
- * flag is left alone.
- */
-export async function withV8HeapGrowth<T>(work: () => Promise<T>): Promise<T> {
-  if (widened === null) return work();
-  const percent = widened;
-  v8.setFlagsFromString('--heap-growing-percent=0');
-  suspended = true;
-  try {
-    return await work();
-  } finally {
-    suspended = false;
-    v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
-  }
+  return widened;
 }
