@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureLoudness } from '../quality/loudness.ts';
-import { limitTruePeakInPlace, truePeakDbtp } from './true-peak-limiter.ts';
+import { limitTruePeakInPlace, samplePeaks, truePeakDbtp } from './true-peak-limiter.ts';
 import { encodeWavPcm16 } from './wav.ts';
 
 let scratch: string;
@@ -95,6 +95,32 @@ describe('limitTruePeakInPlace', () => {
       const limited = limitTruePeakInPlace(tone, sampleRate);
       expect(limited.beforeDbtp).toBeGreaterThan(-1);
       expect(truePeakDbtp(tone, sampleRate)).toBeLessThanOrEqual(-1.1 + 1e-6);
+    }
+  });
+
+  it('finds overs in silence at block borders and at both ends, as the estimate without skips does', () => {
+    // the skips test blocks of 256 samples by the largest |sample| of each and its neighbours: bursts that
+    // straddle a border, sit in the first samples or in the short last block must still be found
+    for (const sampleRate of [16000, 24000]) {
+      const length = 256 * 40 + 77;
+      const track = new Float32Array(length);
+      const burst = Math.round(0.002 * sampleRate);
+      // a 12-sample burst in the last 14 samples of a block, the next one silent: the points there belong to the next block's outputs
+      for (const [start, size] of [[0, burst], [256 * 7 - burst / 2, burst], [256 * 20 - 3, burst], [256 * 30 - 14, 12], [length - burst, burst]]) {
+        for (let k = 0; k < size!; k++) {
+          const window = 0.5 * (1 - Math.cos((2 * Math.PI * k) / (size! - 1)));
+          track[Math.round(start!) + k] = 0.999 * window * Math.sin((Math.PI / 2) * (Math.round(start!) + k) + Math.PI / 4);
+        }
+      }
+      const unskipped = samplePeaks(track, sampleRate);
+      const skipped = samplePeaks(track, sampleRate, 0.8);
+      for (let n = 0; n < length; n++) if (unskipped[n]! >= 0.8 || skipped[n]! >= 0.8) expect(skipped[n]).toBe(unskipped[n]);
+      const limited = Float32Array.from(track);
+      const result = limitTruePeakInPlace(limited, sampleRate);
+      expect(result.beforeDbtp).toBe(truePeakDbtp(track, sampleRate));
+      expect(result.beforeDbtp).toBeGreaterThan(-1);
+      expect(truePeakDbtp(limited, sampleRate)).toBeLessThanOrEqual(-1.09);
+      expect(result.afterDbtp).toBe(truePeakDbtp(limited, sampleRate));
     }
   });
 

@@ -102,34 +102,57 @@ const BOUND_MARGIN = 1e-6;
  * `skipBelow`); in the other blocks, an output whose points cannot reach `keepAbove` (Σ reach × |x|,
  * {@link InterpolationFilter}) is not interpolated either. Every point that is computed is computed as
  * the full sum, term by term in tap order, so the values at or above `keepAbove` are the same numbers
- * whether or not the others were skipped.
+ * whether or not the others were skipped. The block test reads each sample once: the largest |sample|
+ * of every {@link SKIP_BLOCK} samples, so a block whose own and two neighbouring blocks' largest is
+ * under the limit is skipped without scanning its neighbourhood again (that neighbourhood lies within
+ * those three blocks, the filter reaching 32 < {@link SKIP_BLOCK} samples).
  * @param samples one channel, full scale = 1.0
  * @param skipBelow linear level: blocks that cannot reach it are skipped (0 = never)
  * @param keepAbove linear level (<= skipBelow): points in the other blocks that cannot reach it are skipped (0 = never)
  * @param peaks when given, filled (length = samples.length) with the estimate per sample
+ * @param fillPeaks 'always': `peaks` is filled in every case; 'if-interpolated': only when some block was
+ *   interpolated, else left as it was (the limiter: every block skipped means no sample reaches
+ *   `skipBelow`, and it then reads only the returned value)
  * @returns the largest value of the estimate (as a 32-bit float, like `peaks`)
  */
-function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow: number, keepAbove: number, peaks: Float32Array | null): number {
+function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow: number, keepAbove: number, peaks: Float32Array | null, fillPeaks: 'always' | 'if-interpolated' = 'always'): number {
   const { factor, phases, delay, bound, reach } = interpolationFilter(oversamplingFactor(sampleRate));
   const length = samples.length;
-  let largest = 0;
-  if (peaks) {
-    for (let n = 0; n < length; n++) {
-      const magnitude = Math.abs(samples[n]!);
-      peaks[n] = magnitude;
-      if (magnitude > largest) largest = magnitude;
-    }
-  } else {
-    for (let n = 0; n < length; n++) largest = Math.max(largest, Math.abs(samples[n]!));
-  }
   const half = phases[1]!.length; // taps per phase reach this many samples back
   const taps = reach.length;
+  // the largest |sample| of each block of SKIP_BLOCK samples, and of all
+  const blockCount = Math.ceil(length / SKIP_BLOCK);
+  const blockLargest = blockLargestBuffer(blockCount);
+  let largest = 0;
+  for (let block = 0; block < blockCount; block++) {
+    let blockPeak = 0;
+    const end = Math.min(length, (block + 1) * SKIP_BLOCK);
+    for (let n = block * SKIP_BLOCK; n < end; n++) {
+      const magnitude = Math.abs(samples[n]!);
+      if (magnitude > blockPeak) blockPeak = magnitude;
+    }
+    blockLargest[block] = blockPeak;
+    if (blockPeak > largest) largest = blockPeak;
+  }
+  let filled = false;
+  const fill = (target: Float32Array) => {
+    for (let n = 0; n < length; n++) target[n] = Math.abs(samples[n]!);
+    filled = true;
+  };
+  if (peaks && fillPeaks === 'always') fill(peaks);
   const keepBelow = keepAbove * (1 - BOUND_MARGIN);
-  // the largest |sample| within the reach of the filter, to skip quiet stretches (sliding by blocks)
-  for (let blockStart = 0; blockStart < length + delay; blockStart += SKIP_BLOCK) {
+  for (let blockStart = 0, block = 0; blockStart < length + delay; blockStart += SKIP_BLOCK, block++) {
+    // outputs of this block read samples blockStart − half … blockStart + SKIP_BLOCK − 1: within blocks block − 1 … block
+    // (and block + 1 for the exact neighbourhood below, which also reaches half samples past the block)
+    let nearby = block < blockCount ? blockLargest[block]! : 0;
+    if (block > 0 && block - 1 < blockCount) nearby = Math.max(nearby, blockLargest[block - 1]!);
+    if (block + 1 < blockCount) nearby = Math.max(nearby, blockLargest[block + 1]!);
+    if (nearby * bound < skipBelow) continue;
+    // the largest |sample| within the reach of the filter
     let neighbourhood = 0;
     for (let k = Math.max(0, blockStart - half); k < Math.min(length, blockStart + SKIP_BLOCK + half); k++) neighbourhood = Math.max(neighbourhood, Math.abs(samples[k]!));
     if (neighbourhood * bound < skipBelow) continue;
+    if (peaks && !filled) fill(peaks);
     // output n of phase p (y[4n + p]) lies at input time n − delay + p / 4: between samples n − delay and n − delay + 1
     for (let n = blockStart; n < Math.min(blockStart + SKIP_BLOCK, length + delay); n++) {
       const inside = n - taps + 1 >= 0 && n < length; // every tap reads a sample
@@ -159,6 +182,14 @@ function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow:
     }
   }
   return Math.fround(largest);
+}
+
+let reusedBlockLargest = new Float32Array(0);
+
+/** A scratch array of `length` values for the block maxima of {@link interpolatedPeaks}, reused across calls. */
+function blockLargestBuffer(length: number): Float32Array {
+  if (reusedBlockLargest.length < length) reusedBlockLargest = new Float32Array(length);
+  return reusedBlockLargest.subarray(0, length);
 }
 
 /**
@@ -233,7 +264,7 @@ export function limitTruePeakInPlace(samples: Float32Array, sampleRate: number, 
   // the estimate is exact wherever it can reach `aim` (the only values the gain envelope reads); the
   // buffer is reused from call to call (the estimate lives only inside this call)
   const peaks = peaksBuffer(samples.length);
-  let largest = interpolatedPeaks(samples, sampleRate, target, aim, peaks);
+  let largest = interpolatedPeaks(samples, sampleRate, target, aim, peaks, 'if-interpolated');
   const beforeDbtp = 20 * Math.log10(largest);
   let changed: Uint8Array | null = null;
   let samplesChanged = 0;
@@ -252,7 +283,7 @@ export function limitTruePeakInPlace(samples: Float32Array, sampleRate: number, 
       }
       if (gain < smallestGain) smallestGain = gain;
     }
-    largest = interpolatedPeaks(samples, sampleRate, target, aim, peaks);
+    largest = interpolatedPeaks(samples, sampleRate, target, aim, peaks, 'if-interpolated');
   }
   if (largest > target) {
     // cannot happen with the box-of-min envelope; kept so a bug fails loudly rather than ships an over
