@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
 import { decodePcm16LittleEndian, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout, wavPcm16ByteLength, encodeWavFilesPcm16 } from './wav.ts';
-import { AudioArgumentError } from './raw-audio.ts';
+import { AudioArgumentError, toPcm16Integer } from './raw-audio.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -79,6 +79,22 @@ describe('WAV codec', () => {
     expect(isRiffWave(wav)).toBe(true);
     expect(wavLayout(new TextEncoder().encode('RIFF....WAVEdata'))).toBeUndefined();
     expect(isRiffWave(new Uint8Array(12))).toBe(false);
+  });
+
+  it('rounds and clips stereo as toPcm16Integer does on every path (one word per frame, 16-bit stores, DataView)', () => {
+    const edges = [Number.NaN, 1.2, -1.5, Infinity, -Infinity, 32767.6 / 32768, 32766.5 / 32768, -32767.5 / 32768, -32768.6 / 32768, 0.5 / 32768, -0.5 / 32768, 1.5 / 32768, -1.5 / 32768, -0, 0.3, -0.7];
+    const left = Float32Array.from(edges);
+    const right = Float32Array.from(edges).reverse();
+    const expected = Array.from(left, (value, index) => [toPcm16Integer(value) | 0, toPcm16Integer(right[index]!) | 0]).flat();
+    // NaN -> 0, clipped at both ends, halves rounded up (-0.5 -> 0, 0.5 -> 1, -1.5 -> -1, 1.5 -> 2)
+    expect(expected.slice(0, 16)).toEqual([0, -22938, 32767, 9830, -32768, 0, 32767, -1, -32768, 2, 32767, 0, 32767, 1, -32767, -32768]);
+    const audio = { channels: [left, right], sampleRate: 16000 };
+    const length = wavPcm16ByteLength(audio);
+    for (const offset of [0, 2, 3]) {
+      const file = encodeWavPcm16(audio, new Uint8Array(offset + length).subarray(offset));
+      const data = new DataView(file.buffer, file.byteOffset + 44, file.byteLength - 44);
+      expect(Array.from({ length: data.byteLength / 2 }, (_, index) => data.getInt16(2 * index, true))).toEqual(expected);
+    }
   });
 
   it('encodes into a caller\'s array the same bytes as into a new one, at even and odd offsets, and refuses another length', () => {

