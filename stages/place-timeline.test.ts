@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { detectSpeechSegments } from '../pipeline/audio/speech-regions.ts';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ContentCache } from '../pipeline/storage/content-cache.ts';
+import { bytesHash, ContentCache } from '../pipeline/storage/content-cache.ts';
 import { createRenderPool } from '../pipeline/audio/render-pool.ts';
 import { loadTimingStatistics, shippedTimingStatisticsOf } from '../pipeline/timeline/timing-statistics.ts';
 import { FADE_OUT_CS, placeTimeline, placeTimelineStage, renderTimeline, truncateUtterance, yieldPoints } from './place-timeline.ts';
@@ -74,12 +74,17 @@ describe('the placed and rendered timeline in the content cache', () => {
       const first = await placeTimelineStage.run(input, parameters, { cache });
       const uncached = renderTimeline(placeTimeline({ ...input, ...parameters }));
       expect(Buffer.from(first.wav).equals(Buffer.from(uncached.wav))).toBe(true);
+      // the WAV is a file of the entry (the dataset links to it): that file holds exactly these bytes
+      expect(path.dirname(first.wavFile!.path).startsWith(path.join(directory, 'place-timeline'))).toBe(true);
+      expect((await readFile(first.wavFile!.path)).equals(Buffer.from(first.wav))).toBe(true);
+      expect(first.wavFile!.sha256).toBe(bytesHash(first.wav));
 
       const negativeZero: SpokenUtterance = { ...question, audio: Float32Array.from(question.audio, (sample) => (sample === 0 ? -0 : sample)) };
       expect(Buffer.from(negativeZero.audio.buffer).equals(Buffer.from(question.audio.buffer))).toBe(false);
       const second = await placeTimelineStage.run({ ...input, utterances: [negativeZero, answer] }, parameters, { cache });
       expect(cache.statistics['place-timeline']).toEqual({ hits: 1, misses: 1, corrupt: 0 });
       expect(Buffer.from(second.wav).equals(Buffer.from(first.wav))).toBe(true);
+      expect(second.wavFile).toEqual(first.wavFile); // a hit names the same file
       expect(second.placement).toEqual(first.placement);
       expect(second.words).toEqual(first.words);
 

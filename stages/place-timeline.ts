@@ -26,7 +26,7 @@ import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts
 import type { SpokenUtterance } from './synthesize-speech.ts';
 import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts';
 import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
-import { contentHash, type ContentCache } from '../pipeline/storage/content-cache.ts';
+import { contentHash, type ContentCache, type StoredFile } from '../pipeline/storage/content-cache.ts';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -388,7 +388,8 @@ function composeBargeInTimeline(input: PlaceBargeInTimelineRequest, allocateTrac
 
 /** Cache folder of the placed and rendered timelines; bump the version when an entry's meaning changes (the code's own changes are in the key already). */
 export const PLACE_TIMELINE_STAGE = 'place-timeline';
-export const PLACE_TIMELINE_STAGE_VERSION = 1;
+// 2: the WAV and the full-band WAV are the entry's two data files (1 held them joined in one)
+export const PLACE_TIMELINE_STAGE_VERSION = 2;
 
 /** Input of the placement stages: one dialogue's synthesized utterances and backchannel clips. */
 export interface PlaceTimelineInput {
@@ -473,7 +474,18 @@ export type PlacedUtterance = Omit<SpokenUtterance, 'audio' | 'fullBand'>;
  */
 export interface RenderedTimeline extends Omit<PlacedTimeline, 'tracks' | 'fullBand'> {
   wav: Uint8Array;
-  fullBand?: { wav: Uint8Array; sampleRate: number };
+  /**
+   * The cache file that holds exactly `wav`, and its sha256: the dataset writer links the dataset's WAV
+   * to it instead of writing the bytes again (stages/render-dataset.ts). Absent when not stored.
+   */
+  wavFile?: StoredWav;
+  fullBand?: { wav: Uint8Array; sampleRate: number; file?: StoredWav };
+}
+
+/** A rendered WAV as the cache stores it: its file (written atomically, never rewritten in place) and the sha256 of its bytes. */
+export interface StoredWav {
+  path: string;
+  sha256: string;
 }
 
 /** The barge-in variant rendered: {@link RenderedTimeline} plus the barge-ins and the utterances as spoken (cut answers), without samples. */
@@ -510,41 +522,39 @@ async function masterTimeline(timeline: PlacedTimeline, pool: RenderPool | null 
   return renderedFrom(timeline, pool ? await pool.master(mix) : masterMix(mix));
 }
 
-/** `first` and `second` as one array: a view of their buffer when `second` follows `first` in it ({@link renderTimeline} writes them so), else a copy. */
-function joinedBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
-  if (first.buffer === second.buffer && first.byteOffset + first.byteLength === second.byteOffset) return new Uint8Array(first.buffer, first.byteOffset, first.byteLength + second.byteLength);
-  return Buffer.concat([first, second]);
-}
-
-/** A cached rendering's metadata: everything but the WAV bytes, and where the full-band WAV starts in the entry's data. */
-type RenderedMetadata = Omit<RenderedTimeline, 'wav' | 'fullBand'> & { fullBand?: { byteOffset: number; sampleRate: number } };
+/** A cached rendering's metadata: everything but the WAV bytes and where they are stored. */
+type RenderedMetadata = Omit<RenderedTimeline, 'wav' | 'wavFile' | 'fullBand'> & { fullBand?: { sampleRate: number } };
 
 /**
- * The rendering under `key`, or `render()` stored there (data: the WAV, then the full-band WAV;
- * metadata: the rest). A miss returns what a hit would read back (its metadata through JSON), so
- * both write the same bytes.
+ * The rendering under `key`, or `render()` stored there: the WAV and the full-band WAV as the entry's
+ * two data files (ContentCache.binaryFiles, each whole on disk so the dataset's WAVs can be hard links
+ * to them), the rest as its metadata. A miss returns what a hit would read back (its metadata through
+ * JSON), so both write the same bytes; either way the value names the files ({@link StoredWav}).
  */
 async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, key: StageCacheKey, render: () => T | Promise<T>): Promise<T> {
-  const codec = {
-    encode: (value: T) => {
-      const { wav, fullBand, ...rest } = value;
-      const metadata = { ...rest, ...(fullBand ? { fullBand: { byteOffset: wav.byteLength, sampleRate: fullBand.sampleRate } } : {}) } as RenderedMetadata;
-      return { bytes: fullBand ? joinedBytes(wav, fullBand.wav) : wav, metadata };
-    },
-    decode: (bytes: Buffer, metadata: RenderedMetadata): T => {
-      const { fullBand, ...rest } = metadata;
-      const end = fullBand ? fullBand.byteOffset : bytes.byteLength;
-      return { ...rest, wav: bytes.subarray(0, end), ...(fullBand ? { fullBand: { wav: bytes.subarray(end), sampleRate: fullBand.sampleRate } } : {}) } as unknown as T;
-    },
-  };
-  return cache.binary<T, RenderedMetadata>(
+  return cache.binaryFiles<T, RenderedMetadata>(
     key.stage,
     key.keyMaterial,
-    async () => {
-      const { bytes, metadata } = codec.encode(await render());
-      return codec.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), JSON.parse(JSON.stringify(metadata)) as RenderedMetadata);
+    async () => render(),
+    {
+      encode: (value) => {
+        const { wav, wavFile: _wavFile, fullBand, ...rest } = value;
+        const metadata = { ...rest, ...(fullBand ? { fullBand: { sampleRate: fullBand.sampleRate } } : {}) } as RenderedMetadata;
+        return { parts: fullBand ? [wav, fullBand.wav] : [wav], metadata };
+      },
+      decode: (parts, metadata) => {
+        const { fullBand, ...rest } = metadata;
+        const [wav, fullBandWav] = parts;
+        if (wav === undefined || (fullBand !== undefined) !== (fullBandWav !== undefined) || parts.length > 2) throw new Error(`${parts.length} data files for a rendering ${fullBand ? 'with' : 'without'} a full-band master`);
+        const stored = (part: StoredFile): StoredWav => ({ path: part.path, sha256: part.sha256 });
+        return {
+          ...rest,
+          wav: wav.bytes,
+          wavFile: stored(wav),
+          ...(fullBand && fullBandWav ? { fullBand: { wav: fullBandWav.bytes, sampleRate: fullBand.sampleRate, file: stored(fullBandWav) } } : {}),
+        } as unknown as T;
+      },
     },
-    codec,
     '.wav',
   );
 }

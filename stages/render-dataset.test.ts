@@ -1,7 +1,10 @@
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
+import { bytesHash } from '../pipeline/storage/content-cache.ts';
+import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import { DatasetWriter } from './render-dataset.ts';
 
 let root: string;
@@ -76,5 +79,33 @@ describe('DatasetWriter commit: the files are checked, not read back', () => {
     await writeFile(path.join(`${directory}.partial`, 'audio', 'extra.wav'), 'x');
     await expect(stray.commit(settings(4))).rejects.toThrow(/audio\/extra\.wav: not in the manifest; not committed/);
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(1);
+  });
+});
+
+describe('DatasetWriter: WAVs the cache already holds', () => {
+  it('are hard links to the cache files, listed with the sha256 of their bytes; a cache file of another length is written instead', async () => {
+    const directory = path.join(root, 'linked', 'topiocqa');
+    const cache = path.join(root, 'linked', '.cache');
+    const wav = encodeWavPcm16({ channels: [new Float32Array(1600).fill(0.25), new Float32Array(1600)], sampleRate: 16000 });
+    const fullBand = encodeWavPcm16({ channels: [new Float32Array(2400).fill(0.25), new Float32Array(2400)], sampleRate: 24000 });
+    const stored = async (name: string, bytes: Uint8Array) => {
+      await writeAtomic(path.join(cache, name), bytes);
+      return { path: path.join(cache, name), sha256: bytesHash(bytes) };
+    };
+    const [wavFile, fullBandFile] = [await stored('d1.wav', wav), await stored('d1.1.wav', fullBand)];
+    const writer = await DatasetWriter.open(directory);
+    const dialogue = (id: string) => ({ id, eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`, words: [], metadata: { id, speakers: {}, durationSeconds: 0.1, utterances: [] } });
+    await writer.addDialogue({ ...dialogue('d1'), wav, wavFile, fullBand: { wav: fullBand, sampleRate: 24000, file: fullBandFile } });
+    // a cache file that does not hold these bytes (another length) is not linked
+    await writer.addDialogue({ ...dialogue('d2'), wav: wav.subarray(0, wav.byteLength - 4), wavFile });
+    expect(writer.linkedFiles).toBe(2);
+    await writer.commit(settings(1));
+    const manifest = JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8'));
+    for (const [relative, source, bytes] of [['audio/d1.wav', wavFile.path, wav], ['audio_fullband/d1.wav', fullBandFile.path, fullBand]] as const) {
+      expect((await stat(path.join(directory, relative))).ino).toBe((await stat(source)).ino);
+      expect(manifest.files[relative]).toBe(bytesHash(bytes));
+    }
+    expect((await stat(path.join(directory, 'audio', 'd2.wav'))).nlink).toBe(1);
+    expect(manifest.files['audio/d2.wav']).toBe(bytesHash(await readFile(path.join(directory, 'audio', 'd2.wav'))));
   });
 });

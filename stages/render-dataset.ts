@@ -28,7 +28,7 @@ import type { Channel, Language } from '../pipeline/model/types.ts';
 import { NothingBuiltError, ShrinkRefusedError } from '../pipeline/model/build-errors.ts';
 import { assertOutputLockHeld } from '../pipeline/run/build-lock.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
-import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
+import { linkOrWriteAtomic, writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { formatRecord, readRecord } from '../pipeline/storage/json-records.ts';
 import { dialogueMetadataSchema, type DialogueMetadata, type TaskDialogueMetadata } from '../pipeline/model/dialogue-metadata.ts';
@@ -37,7 +37,7 @@ import type { z } from 'zod';
 import type { DialogueSummaryInput } from '../pipeline/quality/summarize-dataset.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 import type { AnnotatedDialogue } from './annotate-events.ts';
-import type { PlacedUtterance, RenderedTimeline } from './place-timeline.ts';
+import type { PlacedUtterance, RenderedTimeline, StoredWav } from './place-timeline.ts';
 
 /** Folder of the full-band masters inside a dataset folder (the benchmark's loader reads only `audio/{id}.wav` by id). */
 export const FULL_BAND_DIRECTORY = 'audio_fullband';
@@ -66,6 +66,7 @@ export class DatasetWriter {
   private readonly lines = new Map<string, string>();
   /** Sample rate of each full-band master written, by dialogue id. */
   private readonly fullBandRates = new Map<string, number>();
+  private linked = 0;
 
   private constructor(
     readonly finalDirectory: string,
@@ -90,13 +91,32 @@ export class DatasetWriter {
     return new DatasetWriter(directory, work);
   }
 
-  private async put(relative: string, data: Uint8Array | string): Promise<void> {
+  /**
+   * Writes one file of the dataset and records its sha256 and length for the manifest.
+   * @param stored for bytes: a file that holds exactly `data` (never rewritten in place) and its sha256,
+   *   e.g. the rendering's cache entry: the dataset's file is then a hard link to it and the hash is not
+   *   computed again (linkOrWriteAtomic; written as usual where linking fails)
+   */
+  private async put(relative: string, data: Uint8Array | string, stored?: StoredWav): Promise<void> {
+    const key = relative.split(path.sep).join('/');
+    if (stored !== undefined && typeof data !== 'string') {
+      const how = await linkOrWriteAtomic(path.join(this.workDirectory, relative), data, stored.path);
+      if (how === 'linked') this.linked += 1;
+      // written: the stored file was not these bytes (or could not be linked), so they are hashed here
+      this.files.set(key, how === 'linked' ? stored.sha256 : bytesHash(data));
+      this.sizes.set(key, data.byteLength);
+      return;
+    }
     // writeAtomic redacts text; the recorded sha256 must be of what is written
     const content = typeof data === 'string' ? redactSecrets(data) : data;
     await writeAtomic(path.join(this.workDirectory, relative), content);
-    const key = relative.split(path.sep).join('/');
     this.files.set(key, bytesHash(content));
     this.sizes.set(key, typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength);
+  }
+
+  /** Files put as hard links to a stored copy (a cache entry) rather than written (`put`'s `stored`). */
+  get linkedFiles(): number {
+    return this.linked;
   }
 
   /**
@@ -110,19 +130,19 @@ export class DatasetWriter {
    *   RecordFileError when the metadata does not fit its schema
    */
   async addDialogue<S extends z.ZodType<DialogueMetadata>>(
-    dialogue: ({ tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array }) & {
+    dialogue: ({ tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array; wavFile?: StoredWav }) & {
       id: string;
       eventsLine: string;
       words: Parameters<typeof formatAlignment>[0];
       metadata: z.input<S>;
       /** The full-band master (two tracks at the TTS engine's rate, or their WAV bytes), written to `audio_fullband/{id}.wav`. */
-      fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array }) & { sampleRate: number };
+      fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array; file?: StoredWav }) & { sampleRate: number };
     },
     metadataSchema: S = dialogueMetadataSchema as unknown as S,
   ): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id)) throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
     if ('tracks' in dialogue && dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
-    await this.put(path.join('audio', `${dialogue.id}.wav`), 'wav' in dialogue ? dialogue.wav : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
+    await this.put(path.join('audio', `${dialogue.id}.wav`), 'wav' in dialogue ? dialogue.wav : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }), 'wav' in dialogue ? dialogue.wavFile : undefined);
     if (dialogue.fullBand) await this.writeFullBandMaster(dialogue.id, dialogue.fullBand);
     await this.put(path.join('txt_align', `${dialogue.id}.txt`), formatAlignment(dialogue.words));
     const metadataFile = path.join('metadata', `${dialogue.id}.json`);
@@ -131,8 +151,8 @@ export class DatasetWriter {
   }
 
   /** `audio_fullband/{id}.wav`: the full-band master's two tracks at their rate, 16-bit (its own function so the bench's profile names its cost). */
-  private async writeFullBandMaster(id: string, fullBand: { tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array; sampleRate: number }): Promise<void> {
-    await this.put(path.join(FULL_BAND_DIRECTORY, `${id}.wav`), 'wav' in fullBand ? fullBand.wav : encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }));
+  private async writeFullBandMaster(id: string, fullBand: { tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array; sampleRate: number; file?: StoredWav }): Promise<void> {
+    await this.put(path.join(FULL_BAND_DIRECTORY, `${id}.wav`), 'wav' in fullBand ? fullBand.wav : encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }), 'wav' in fullBand ? fullBand.file : undefined);
     this.fullBandRates.set(id, fullBand.sampleRate);
   }
 

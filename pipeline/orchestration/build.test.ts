@@ -6,7 +6,7 @@
  * build-input.test.ts (the real TopiOCQA dev set and bad input, which need no demo build).
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,9 @@ describe('demo build (both languages, recorded responses)', () => {
 
   it('writes both datasets in the benchmark layout, and they verify', async () => {
     expect(first.failedDialogues).toBe(0);
+    const renderings = path.join(demo.output.cacheDirectory, 'place-timeline');
+    const renderingInodes = new Set<number>();
+    for (const folder of await readdir(renderings)) for (const name of await readdir(path.join(renderings, folder))) if (name.endsWith('.wav')) renderingInodes.add((await stat(path.join(renderings, folder, name))).ino);
     expect(first.datasets.map((dataset) => [dataset.language, dataset.dataset, dataset.dialogues])).toEqual([
       ['en', 'topiocqa_demo', 2],
       ['en', 'topiocqa_demo_bargein', 2],
@@ -56,6 +59,8 @@ describe('demo build (both languages, recorded responses)', () => {
         const audio = decodeWav(await readFile(path.join(directory, 'audio', `${id}.wav`)), id);
         expect(audio.channels).toHaveLength(2);
         expect(audio.sampleRate).toBe(16000);
+        // the WAV and its full-band master are the place-timeline cache entry's files, linked, not copied
+        for (const wav of [path.join(directory, 'audio', `${id}.wav`), path.join(directory, 'audio_fullband', `${id}.wav`)]) expect(renderingInodes.has((await stat(wav)).ino), wav).toBe(true);
         const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', `${id}.json`), 'utf8'));
         expect(metadata.speakers.user.channel).toBe(1);
         expect(metadata.speakers.system.channel).toBe(0);

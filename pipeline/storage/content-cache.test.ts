@@ -2,12 +2,13 @@
  * ContentCache with damaged entries: a corrupted entry is a miss (recomputed, overwritten, counted as
  * `corrupt`), never an exception that fails the dialogue.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
-import { ContentCache, contentHash } from './content-cache.ts';
+import { ContentCache, contentHash, type StoredFile } from './content-cache.ts';
 
 let directory: string;
 beforeEach(async () => {
@@ -150,5 +151,56 @@ describe('ContentCache.binary with a corrupted entry', () => {
     await writeFile(dataFile, 'RIFF garbage');
     await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
     expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 2, corrupt: 1 });
+  });
+});
+
+describe('ContentCache.binaryFiles (an entry of several data files)', () => {
+  const stage = 'place-timeline';
+  const parts = [new Uint8Array([1, 2, 3, 4]), new Uint8Array([5, 6, 7, 8, 9, 10])];
+  interface Parts {
+    label: string;
+    parts: Uint8Array[];
+    stored: StoredFile[];
+  }
+  const codec = {
+    encode: (value: Parts) => ({ parts: value.parts, metadata: { label: value.label } }),
+    decode: (stored: StoredFile[], metadata: { label: string }): Parts => ({ label: metadata.label, parts: stored.map((part) => new Uint8Array(part.bytes)), stored }),
+  };
+
+  it('stores each part as its own file, hands the files and their sha256 to decode on a miss and on a hit alike', async () => {
+    const cache = new ContentCache(directory);
+    const compute = vi.fn(async (): Promise<Parts> => ({ label: 'two parts', parts, stored: [] }));
+    const first = await cache.binaryFiles(stage, { id: 1 }, compute, codec, '.wav');
+    const second = await cache.binaryFiles(stage, { id: 1 }, compute, codec, '.wav');
+    expect(compute).toHaveBeenCalledTimes(1);
+    expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 1, corrupt: 0 });
+    for (const value of [first, second]) {
+      expect(value.parts).toEqual(parts);
+      expect(value.stored.map((part) => path.basename(part.path))).toEqual([path.basename(entry(cache, stage, { id: 1 }, '.wav')), path.basename(entry(cache, stage, { id: 1 }, '.1.wav'))]);
+      for (const [index, part] of value.stored.entries()) {
+        expect(await readFile(part.path)).toEqual(Buffer.from(parts[index]!));
+        expect(part.sha256).toBe(createHash('sha256').update(parts[index]!).digest('hex'));
+      }
+    }
+    expect(JSON.parse(await readFile(entry(cache, stage, { id: 1 }, '.json'), 'utf8'))).toMatchObject({ contentCacheEntry: 3, files: [{ bytes: 4 }, { bytes: 6 }], metadata: { label: 'two parts' } });
+  });
+
+  it('a damaged or missing second file, or metadata of another kind, is recomputed and rewritten', async () => {
+    const cache = new ContentCache(directory);
+    const compute = vi.fn(async (): Promise<Parts> => ({ label: 'two parts', parts, stored: [] }));
+    await cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav');
+    const second = entry(cache, stage, { id: 2 }, '.1.wav');
+    await writeFile(second, new Uint8Array([5, 6, 7, 8, 9, 11])); // same length, other bytes
+    await expect(cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav')).resolves.toMatchObject({ label: 'two parts' });
+    expect(await readFile(second)).toEqual(Buffer.from(parts[1]!));
+    await rm(second);
+    await cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav');
+    const metadataFile = entry(cache, stage, { id: 2 }, '.json');
+    await writeFile(metadataFile, JSON.stringify({ contentCacheEntry: 2, dataBytes: 4, dataSha256: 'x', metadataSha256: 'y', metadata: {} }));
+    await cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav');
+    expect(compute).toHaveBeenCalledTimes(4);
+    expect(cache.statistics[stage]).toEqual({ hits: 0, misses: 4, corrupt: 3 });
+    await expect(cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav')).resolves.toMatchObject({ parts });
+    expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 4, corrupt: 3 });
   });
 });

@@ -3,7 +3,8 @@
  * JSON of everything that determines it (stage name and version, parameters, input content), so a
  * rerun with the same inputs reuses it and any change of an input or parameter recomputes it.
  *
- * Layout: `{cacheDirectory}/{stage}/{key[0..2]}/{key}.json` (and `.wav` for audio entries).
+ * Layout: `{cacheDirectory}/{stage}/{key[0..2]}/{key}.json` (and `.wav` for audio entries; `.1.wav`
+ * and on for the further data files of an entry of several, {@link ContentCache.binaryFiles}).
  * Every entry is written atomically (temporary file, then rename), so an interrupted run never leaves
  * a half-written entry that a later run would trust. Every entry carries the sha256 of its content,
  * checked on every read: a JSON entry is `{contentCacheEntry: 2, valueSha256, value}` (the hash of
@@ -59,6 +60,30 @@ interface BinaryEntryEnvelope<M> {
   /** sha256 of the canonical JSON of `metadata` ({@link contentHash}). */
   metadataSha256: string;
   metadata: M;
+}
+
+/**
+ * What the metadata file of an entry of several data files holds ({@link ContentCache.binaryFiles}):
+ * each data file's length and sha256 (index = part), and the metadata and its hash.
+ */
+interface FilesEntryEnvelope<M> {
+  contentCacheEntry: 3;
+  files: { bytes: number; sha256: string }[];
+  /** sha256 of the canonical JSON of `metadata` ({@link contentHash}). */
+  metadataSha256: string;
+  metadata: M;
+}
+
+/**
+ * One data file of an entry as {@link ContentCache.binaryFiles} hands it to its codec: the bytes, the
+ * file that holds them (stored atomically and never rewritten in place, so a hard link to it keeps
+ * these bytes: the dataset writer links its WAVs to it) and their sha256, checked against the bytes on
+ * every read and computed from them on every write.
+ */
+export interface StoredFile {
+  bytes: Buffer;
+  path: string;
+  sha256: string;
 }
 
 /** What a JSON entry's file holds: the value and the sha256 of its canonical JSON. */
@@ -166,6 +191,67 @@ export class ContentCache {
   }
 
   /**
+   * Like {@link binary}, for results made of several data files plus JSON metadata (a rendered dialogue:
+   * its WAV and its full-band WAV), each file whole on disk so it can be linked rather than copied.
+   * Part 0 is `{key}{extension}`, part i `{key}.{i}{extension}`; the metadata file (`{key}.json`,
+   * written last) records every part's length and sha256. On a hit and on a miss alike, `decode` gets the
+   * parts as stored ({@link StoredFile}) and the metadata as read back through JSON, so both return the
+   * same value. A metadata file that cannot be read or parsed, a part that is missing or differs from
+   * its recorded length or sha256, or a `decode` that throws counts as `corrupt`: recomputed and
+   * overwritten.
+   * @throws what `compute` throws; as writeAtomic when an entry cannot be stored
+   */
+  async binaryFiles<T, M>(
+    stage: string,
+    keyMaterial: unknown,
+    compute: () => Promise<T>,
+    codec: { encode(value: T): { parts: readonly Uint8Array[]; metadata: M }; decode(parts: StoredFile[], metadata: M): T },
+    extension: string,
+  ): Promise<T> {
+    const key = contentHash({ stage, keyMaterial });
+    const partFile = (index: number) => this.entryPath(stage, key, index === 0 ? extension : `.${index}${extension}`);
+    const metadataFile = this.entryPath(stage, key, '.json');
+    try {
+      const metadataText = await readEntry(metadataFile);
+      // the metadata is written last: without it the entry is merely incomplete (a miss)
+      if (metadataText !== undefined) {
+        const stored = parseEntry(metadataFile, metadataText);
+        if (!isFilesEnvelope(stored)) throw new CorruptEntryError(metadataFile, 'is not the metadata of an entry of several data files');
+        if (contentHash(stored.metadata) !== stored.metadataSha256) throw new CorruptEntryError(metadataFile, 'metadata differs from the sha256 recorded at write time');
+        const parts = await Promise.all(
+          stored.files.map(async (recorded, index): Promise<StoredFile> => {
+            const file = partFile(index);
+            const bytes = await readEntry(file);
+            if (bytes === undefined) throw new CorruptEntryError(file, `missing, though its metadata ${path.basename(metadataFile)} exists`);
+            if (bytes.byteLength !== recorded.bytes) throw new CorruptEntryError(file, `${bytes.byteLength} bytes, expected ${recorded.bytes}`);
+            const sha256 = bytesHash(bytes);
+            if (sha256 !== recorded.sha256) throw new CorruptEntryError(file, 'sha256 differs from the one recorded at write time');
+            return { bytes, path: file, sha256 };
+          }),
+        );
+        const value = decodeStoredFiles(metadataFile, parts, stored.metadata as M, codec);
+        this.count(stage, 'hit');
+        return value;
+      }
+      this.count(stage, 'miss');
+    } catch (error) {
+      this.countFailedRead(stage, error);
+    }
+    const { parts, metadata } = codec.encode(await compute());
+    const stored: StoredFile[] = [];
+    for (const [index, part] of parts.entries()) {
+      const file = partFile(index);
+      await this.store(file, part);
+      stored.push({ bytes: Buffer.from(part.buffer, part.byteOffset, part.byteLength), path: file, sha256: bytesHash(part) });
+    }
+    const { parsed, sha256 } = serializeValue(metadata);
+    const envelope: FilesEntryEnvelope<M> = { contentCacheEntry: 3, files: stored.map((part) => ({ bytes: part.bytes.byteLength, sha256: part.sha256 })), metadataSha256: sha256, metadata: parsed as M };
+    // metadata last: its presence marks the entry complete
+    await this.store(metadataFile, JSON.stringify(envelope));
+    return decodeStoredFiles(metadataFile, stored, parsed as M, codec);
+  }
+
+  /**
    * Like `json`, for results made of binary data plus JSON metadata (e.g. synthesized audio).
    * `encode`/`decode` convert between the value and its (bytes, metadata) pair. An entry whose
    * metadata cannot be read or parsed, whose data file is missing or differs from the length and
@@ -246,6 +332,19 @@ function entryVersion(value: unknown): unknown {
 
 function isJsonEnvelope(value: unknown): value is JsonEntryEnvelope {
   return entryVersion(value) === 2 && 'valueSha256' in (value as object);
+}
+
+function isFilesEnvelope(value: unknown): value is FilesEntryEnvelope<unknown> {
+  return entryVersion(value) === 3 && Array.isArray((value as { files?: unknown }).files) && typeof (value as { metadataSha256?: unknown }).metadataSha256 === 'string';
+}
+
+/** `codec.decode` of an entry's stored files. @throws CorruptEntryError (naming the metadata file) when it throws */
+function decodeStoredFiles<T, M>(metadataFile: string, parts: StoredFile[], metadata: M, codec: { decode(parts: StoredFile[], metadata: M): T }): T {
+  try {
+    return codec.decode(parts, metadata);
+  } catch (error) {
+    throw new CorruptEntryError(metadataFile, `cannot decode: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /** A binary entry's metadata file: version 1 (data hash only) or 2 (data and metadata hashes). */

@@ -4,14 +4,14 @@
  * cache are removed, those of a running writer kept. The disk is a real tmpfs (root only).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskFullError } from '../model/build-errors.ts';
 import { ContentCache } from './content-cache.ts';
-import { freeBytes, removeOrphanedTemporaryFiles, writeAtomic, writeAtomicChunks } from './write-atomic.ts';
+import { freeBytes, linkOrWriteAtomic, removeOrphanedTemporaryFiles, writeAtomic, writeAtomicChunks } from './write-atomic.ts';
 import { hostIdentifier } from './process-liveness.ts';
 import { fillFileSystem, mountTmpfs, tmpfsSkipReason, type MountedTmpfs } from './testing/tmpfs.ts';
 
@@ -174,6 +174,53 @@ describe('temporary files left by killed writers (defect 9)', () => {
       expect((await readdir(entries)).sort()).toEqual([path.basename(entry), path.basename(legacyNew), path.basename(live)].sort());
     } finally {
       await rm(cache, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('linkOrWriteAtomic', () => {
+  it('links to the stored copy (one file, two names); writes the bytes when the copy is gone or of another length; replaces a file already there', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-link-'));
+    try {
+      const data = new Uint8Array(1000).fill(3);
+      const source = path.join(directory, 'cache', 'entry.wav');
+      await writeAtomic(source, data);
+      const target = path.join(directory, 'dataset', 'audio', 'd1.wav');
+      expect(await linkOrWriteAtomic(target, data, source)).toBe('linked');
+      const [sourceStat, targetStat] = [await stat(source), await stat(target)];
+      expect(targetStat.ino).toBe(sourceStat.ino);
+      expect(targetStat.nlink).toBe(2);
+      // the cache replaces its entries by rename: the dataset's name keeps the bytes it linked to
+      await writeAtomic(source, new Uint8Array(1000).fill(4));
+      expect(await readFile(target)).toEqual(Buffer.from(data));
+
+      expect(await linkOrWriteAtomic(target, new Uint8Array(999).fill(5), source)).toBe('written'); // another length
+      expect(await readFile(target)).toEqual(Buffer.alloc(999, 5));
+      expect(await linkOrWriteAtomic(path.join(directory, 'dataset', 'd2.wav'), data, path.join(directory, 'cache', 'gone.wav'))).toBe('written');
+      expect(await readFile(path.join(directory, 'dataset', 'd2.wav'))).toEqual(Buffer.from(data));
+      expect((await readdir(path.join(directory, 'dataset'))).sort()).toEqual(['audio', 'd2.wav']); // no temporary file left
+      expect(await readdir(path.join(directory, 'dataset', 'audio'))).toEqual(['d1.wav']);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  // /dev/shm is a tmpfs on Linux, another filesystem than the temporary folder's (unless that is one too)
+  const otherFilesystem = existsSync('/dev/shm') && statSync('/dev/shm').dev !== statSync(os.tmpdir()).dev;
+  it.skipIf(!otherFilesystem)('writes the bytes when the stored copy is on another filesystem (EXDEV)', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-link-'));
+    const elsewhere = await mkdtemp(path.join('/dev/shm', 'duplexsynth-link-'));
+    try {
+      const data = new Uint8Array(100).fill(9);
+      const source = path.join(elsewhere, 'entry.wav');
+      await writeAtomic(source, data);
+      const target = path.join(directory, 'd1.wav');
+      expect(await linkOrWriteAtomic(target, data, source)).toBe('written');
+      expect((await stat(target)).nlink).toBe(1);
+      expect(await readFile(target)).toEqual(Buffer.from(data));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+      await rm(elsewhere, { recursive: true, force: true });
     }
   });
 });

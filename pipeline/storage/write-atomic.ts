@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, statfs, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat, statfs, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { DiskFullError } from '../model/build-errors.ts';
 import { hostIdentifier, isProcessRunning } from './process-liveness.ts';
@@ -59,6 +59,45 @@ export async function writeAtomic(file: string, data: Uint8Array | string): Prom
     await rm(temporary, { force: true }).catch(() => {});
     throw await describeWriteFailure(file, bytes.byteLength, error);
   }
+}
+
+/**
+ * Puts `data` at `file` as a hard link to `source`, a file that holds exactly `data` and is never
+ * rewritten in place (a content-cache entry: storage/content-cache.ts writes each entry to a new file
+ * and renames it over the old), so the bytes are on disk once; else, when linking fails (another
+ * filesystem: EXDEV; one without hard links: EPERM, ENOTSUP; too many links: EMLINK; the source gone:
+ * ENOENT; any other reason) or `source` has another length than `data`, writes them ({@link writeAtomic}).
+ * Atomic either way: the link is made under a temporary name, then renamed over `file`. Like DVC's
+ * `cache.type: hardlink`, the two names share one file: a program that rewrites one of them in place
+ * changes the other (the cache notices by its sha256 and computes the entry again).
+ * @returns 'linked' or 'written'
+ * @throws as {@link writeAtomic} when writing; the rename's error when the link cannot be put in place
+ */
+export async function linkOrWriteAtomic(file: string, data: Uint8Array, source: string): Promise<'linked' | 'written'> {
+  const temporary = temporaryPathFor(file);
+  let linked = false;
+  try {
+    await link(source, temporary).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      await mkdir(path.dirname(temporary), { recursive: true }); // the folder, or the source, is missing
+      await link(source, temporary);
+    });
+    linked = (await stat(temporary)).size === data.byteLength;
+  } catch {
+    // linking is an optimization: any failure leaves the bytes to be written
+  }
+  if (!linked) {
+    await rm(temporary, { force: true }).catch(() => {});
+    await writeAtomic(file, data);
+    return 'written';
+  }
+  try {
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => {});
+    throw error;
+  }
+  return 'linked';
 }
 
 /**
