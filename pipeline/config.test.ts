@@ -39,6 +39,13 @@ describe('build configuration', () => {
     expect(() => resolveConfig({ corpus: { path: 'x.json' }, languages: ['Deutsch'] }, 'my.yaml', '/tmp')).toThrow(/languages\.0/);
   });
 
+  it('output.linkAudioToCache: unset by default (the build links), false kept with the resolved folders, a non-boolean refused', () => {
+    expect(resolveConfig({ corpus: { path: 'x.json' } }, 'my.yaml', '/tmp').output.linkAudioToCache).toBeUndefined();
+    const copying = resolveConfig({ corpus: { path: 'x.json' }, output: { directory: 'out', linkAudioToCache: false } }, 'my.yaml', '/tmp');
+    expect(copying.output).toEqual({ directory: '/tmp/out', cacheDirectory: '/tmp/outputs/.cache', linkAudioToCache: false });
+    expect(() => resolveConfig({ corpus: { path: 'x.json' }, output: { linkAudioToCache: 'no' } }, 'my.yaml', '/tmp')).toThrow(/output\.linkAudioToCache/);
+  });
+
   it('errors name the file and the YAML path of each bad value', () => {
     const bad = { corpus: { path: 'x.json' }, audio: { sampleRate: 22050 }, channels: { user: 0, system: 0 } };
     expect(() => resolveConfig(bad, 'my.yaml', '/tmp')).toThrow(ConfigError);

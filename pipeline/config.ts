@@ -118,6 +118,14 @@ export const buildConfigInputSchema = z
         directory: z.string().default('outputs/build'),
         /** Content-addressed cache shared between builds. */
         cacheDirectory: z.string().default('outputs/.cache'),
+        /**
+         * Put each dataset WAV in place as a hard link to the rendering's cache file (the audio on disk
+         * once; DVC's `cache.type: hardlink`) where the cache and the output share a filesystem, else
+         * write it. Default true. false: every dataset WAV is a file of its own, so a program that
+         * rewrites one in place changes nothing else (with links it also changes the cache's copy and
+         * any other dataset linked to it). The bytes are the same either way.
+         */
+        linkAudioToCache: z.boolean().optional(),
       })
       .strict()
       .default({ directory: 'outputs/build', cacheDirectory: 'outputs/.cache' }),
@@ -523,7 +531,7 @@ function resolveConfigValue(value: unknown, source: string, baseDirectory: strin
       ...Object.entries(parsed.datasets),
     ]) as BuildConfig['datasets'],
     corpus: { ...parsed.corpus, path: resolvePath(parsed.corpus.path) },
-    output: { directory: resolvePath(parsed.output.directory), cacheDirectory: resolvePath(parsed.output.cacheDirectory) },
+    output: { ...parsed.output, directory: resolvePath(parsed.output.directory), cacheDirectory: resolvePath(parsed.output.cacheDirectory) },
     llm: { rewrite: resolveBackend(parsed.llm.rewrite), translate: resolveBackend(parsed.llm.translate) },
     tts: Object.fromEntries(
       [...new Set(['en', 'ja', ...parsed.languages, ...Object.keys(parsed.tts)])].map((lang) => [lang, resolveTts(lang, parsed.tts[lang] ?? defaultTts(lang))]),

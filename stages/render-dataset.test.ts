@@ -107,5 +107,15 @@ describe('DatasetWriter: WAVs the cache already holds', () => {
     }
     expect((await stat(path.join(directory, 'audio', 'd2.wav'))).nlink).toBe(1);
     expect(manifest.files['audio/d2.wav']).toBe(bytesHash(await readFile(path.join(directory, 'audio', 'd2.wav'))));
+
+    // linkToStored false (output.linkAudioToCache: false): written, the same manifest
+    const copied = path.join(root, 'copied', 'topiocqa');
+    const copying = await DatasetWriter.open(copied, { linkToStored: false });
+    await copying.addDialogue({ ...dialogue('d1'), wav, wavFile, fullBand: { wav: fullBand, sampleRate: 24000, file: fullBandFile } });
+    await copying.addDialogue({ ...dialogue('d2'), wav: wav.subarray(0, wav.byteLength - 4), wavFile });
+    expect(copying.linkedFiles).toBe(0);
+    await copying.commit(settings(1));
+    expect((await stat(path.join(copied, 'audio', 'd1.wav'))).nlink).toBe(1);
+    expect(JSON.parse(await readFile(path.join(copied, 'manifest.json'), 'utf8')).files).toEqual(manifest.files);
   });
 });

@@ -71,15 +71,18 @@ export class DatasetWriter {
   private constructor(
     readonly finalDirectory: string,
     readonly workDirectory: string,
+    private readonly linkToStored: boolean,
   ) {}
 
   /**
    * Start writing a dataset at `directory` (the final folder). A leftover `.partial` folder from an
    * interrupted run is removed first. A final folder that duplexsynth wrote (it has `manifest.json`) is
    * replaced on `commit`.
+   * @param options `linkToStored` (default true): a WAV given with the cache file that holds it becomes
+   *   a hard link to that file (`put`); false: every file is written
    * @throws Error when `directory` exists with files but no manifest.json (someone else's folder)
    */
-  static async open(directory: string): Promise<DatasetWriter> {
+  static async open(directory: string, options: { linkToStored?: boolean } = {}): Promise<DatasetWriter> {
     await restorePreviousDataset(directory);
     const existing = await readdir(directory).catch(() => [] as string[]);
     if (existing.length > 0 && !existing.includes('manifest.json')) {
@@ -88,7 +91,7 @@ export class DatasetWriter {
     const work = `${directory}.partial`;
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });
-    return new DatasetWriter(directory, work);
+    return new DatasetWriter(directory, work, options.linkToStored ?? true);
   }
 
   /**
@@ -99,7 +102,7 @@ export class DatasetWriter {
    */
   private async put(relative: string, data: Uint8Array | string, stored?: StoredWav): Promise<void> {
     const key = relative.split(path.sep).join('/');
-    if (stored !== undefined && typeof data !== 'string') {
+    if (stored !== undefined && this.linkToStored && typeof data !== 'string') {
       const how = await linkOrWriteAtomic(path.join(this.workDirectory, relative), data, stored.path);
       if (how === 'linked') this.linked += 1;
       // written: the stored file was not these bytes (or could not be linked), so they are hashed here

@@ -8,7 +8,7 @@
  * - `verify` on a tampered copy of the dataset (a deleted metadata file, an edited `txt_align` word,
  *   flipped WAV bytes, an extra file) names each problem, before re-deriving the events.
  */
-import { cp, readdir, readFile, rm, unlink, writeFile, mkdtemp } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, stat, unlink, writeFile, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,4 +151,29 @@ describe('verify checks the manifest first', () => {
     expect(integrity.problems).toEqual([]);
     expect(integrity.filesChecked).toBe(Object.keys(cleanFiles).length - 1); // all but manifest.json itself
   });
+});
+
+describe('dataset WAVs linked to the cache (output.linkAudioToCache)', () => {
+  it('a WAV rewritten in place changes the cache copy too: the next build finds it by its sha256 and renders again; with linkAudioToCache false each WAV is a file of its own', async () => {
+    const config = { ...(await tinyConfig('linked')), output: { directory: path.join(scratch, 'linked', 'out'), cacheDirectory: path.join(scratch, 'linked', 'cache') } };
+    await runBuild(config);
+    const wavFile = path.join(config.output.directory, DATASET, 'audio', `${ID}.wav`);
+    expect((await stat(wavFile)).nlink).toBe(2);
+    const wav = await readFile(wavFile);
+    wav[5000] = wav[5000]! ^ 0xff;
+    await writeFile(wavFile, wav); // in place (truncate and write), as `ffmpeg -y` or an editor's save does
+
+    const lines: string[] = [];
+    await runBuild(config, { log: (line) => lines.push(line) });
+    const redone = lines.filter((line) => line.startsWith('cache: corrupt entry redone: '));
+    expect(redone).toHaveLength(1);
+    expect(redone[0]).toMatch(/place-timeline\/.*\.wav: sha256 differs from the one recorded at write time$/);
+    expect(await hashTree(path.join(config.output.directory, DATASET))).toEqual(cleanFiles);
+    expect((await stat(wavFile)).nlink).toBe(2);
+
+    const copies = { ...config, output: { ...config.output, directory: path.join(scratch, 'copies', 'out'), linkAudioToCache: false } };
+    await runBuild(copies);
+    expect((await stat(path.join(copies.output.directory, DATASET, 'audio', `${ID}.wav`))).nlink).toBe(1);
+    expect(await hashTree(path.join(copies.output.directory, DATASET))).toEqual(cleanFiles);
+  }, 600_000);
 });

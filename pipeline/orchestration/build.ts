@@ -246,10 +246,11 @@ async function buildLocked(
       log(`warning: ${timingPriorWarning}`);
       timingPriorWarnings.push(timingPriorWarning);
     }
-    const base = await DatasetOutput.open(language, dataset, path.join(config.output.directory, datasetRelativePath(language, dataset)), corpus);
+    const linking = { linkToStored: config.output.linkAudioToCache ?? true };
+    const base = await DatasetOutput.open(language, dataset, path.join(config.output.directory, datasetRelativePath(language, dataset)), corpus, linking);
     const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
     const variant = config.datasets.bargeIn
-      ? await DatasetOutput.open(language, variantDataset, path.join(config.output.directory, datasetRelativePath(language, variantDataset)), corpus)
+      ? await DatasetOutput.open(language, variantDataset, path.join(config.output.directory, datasetRelativePath(language, variantDataset)), corpus, linking)
       : null;
     const { steps: languageSteps, variantSteps } = stepsInto({ base, variant });
     // queued: each dialogue waits for its job on the workers (whose results are then cache hits), so the local pass runs alongside them

@@ -41,10 +41,11 @@ export class DatasetOutput implements DialogueSink {
 
   /**
    * Starts writing the dataset folder `directory` (DatasetWriter.open: `.partial` first).
+   * @param options `linkToStored`: link the WAVs to the rendering's cache files (output.linkAudioToCache; default true)
    * @throws as DatasetWriter.open (a foreign folder)
    */
-  static async open(language: Language, dataset: string, directory: string, corpus: IngestedCorpus): Promise<DatasetOutput> {
-    return new DatasetOutput(language, dataset, directory, await DatasetWriter.open(directory), corpus);
+  static async open(language: Language, dataset: string, directory: string, corpus: IngestedCorpus, options: { linkToStored?: boolean } = {}): Promise<DatasetOutput> {
+    return new DatasetOutput(language, dataset, directory, await DatasetWriter.open(directory, options), corpus);
   }
 
   /**
