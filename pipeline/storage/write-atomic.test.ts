@@ -190,6 +190,10 @@ describe('linkOrWriteAtomic', () => {
       const [sourceStat, targetStat] = [await stat(source), await stat(target)];
       expect(targetStat.ino).toBe(sourceStat.ino);
       expect(targetStat.nlink).toBe(2);
+      // linked again to the same file (rename(2) between two links to one file does nothing): no temporary name left
+      expect(await linkOrWriteAtomic(target, data, source)).toBe('linked');
+      expect(await readdir(path.dirname(target))).toEqual(['d1.wav']);
+      expect((await stat(target)).nlink).toBe(2);
       // the cache replaces its entries by rename: the dataset's name keeps the bytes it linked to
       await writeAtomic(source, new Uint8Array(1000).fill(4));
       expect(await readFile(target)).toEqual(Buffer.from(data));

@@ -97,6 +97,9 @@ export async function linkOrWriteAtomic(file: string, data: Uint8Array, source: 
     await rm(temporary, { force: true }).catch(() => {});
     throw error;
   }
+  // `file` already a link to `source`: rename(2) between two links to one file does nothing (POSIX) and
+  // leaves the temporary name; it is removed (ENOENT, ignored, in every other case)
+  await rm(temporary, { force: true });
   return 'linked';
 }
 
