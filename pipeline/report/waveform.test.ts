@@ -55,6 +55,12 @@ describe('readWavEnvelopes', () => {
     const shortFile = path.join(scratch, 'short.wav');
     await writeFile(shortFile, short);
     expect(await readWavEnvelopes(shortFile, 12)).toEqual(expected(short, 12));
+    // full scale both ways on each channel (the stereo path reads a frame as one 32-bit word)
+    const extremes = encodeWavPcm16({ channels: [Float32Array.from([1, -1, 0, -0.5, 0.25, -1]), Float32Array.from([-1, 0, 1, 0.5, -1, 1])], sampleRate: 16000 });
+    const extremesFile = path.join(scratch, 'extremes.wav');
+    await writeFile(extremesFile, extremes);
+    for (const columns of [1, 2, 3, 6]) expect(await readWavEnvelopes(extremesFile, columns)).toEqual(expected(extremes, columns));
+    expect((await readWavEnvelopes(extremesFile, 1)).map((envelope) => [envelope.minimum[0], envelope.maximum[0]])).toEqual([[-1, 32767 / 32768], [-1, 32767 / 32768]].map((pair) => pair.map(Math.fround)));
   });
 
   it('reads past a chunk before the data, ignores a partial last frame and falls back to decoding for float WAVs', async () => {
