@@ -6,7 +6,7 @@ import path from 'node:path';
 import { bytesHash, ContentCache } from '../pipeline/storage/content-cache.ts';
 import { createRenderPool } from '../pipeline/audio/render-pool.ts';
 import { loadTimingStatistics, shippedTimingStatisticsOf } from '../pipeline/timeline/timing-statistics.ts';
-import { FADE_OUT_CS, placeTimeline, placeTimelineStage, renderTimeline, truncateUtterance, yieldPoints } from './place-timeline.ts';
+import { FADE_OUT_CS, placeBargeInTimelineStage, placeTimeline, placeTimelineStage, renderTimeline, truncateUtterance, yieldPoints } from './place-timeline.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
 
 const RATE = 16000;
@@ -124,6 +124,26 @@ describe('the placed and rendered timeline in the content cache', () => {
       } finally {
         await renderPool.close();
       }
+
+      // placements that overlap (they let the event loop through while mastering): the barge-in variant
+      // of one dialogue beside the next one's base, and two bases of different lengths, all at once, each
+      // give the bytes they give alone (with one shared set of scratch tracks, a placement composed while
+      // another was between its mastering steps would overwrite that one's tracks)
+      const alone = async (dialogueId: string, count: number) => renderTimeline(placeTimeline({ dialogueId, utterances: turns(count), backchannelClips: [], ...parameters }));
+      const expected = await Promise.all([alone('a', 6), alone('b', 3), alone('c', 8)]);
+      const overlapping = await Promise.all([
+        placeTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'overlap-a')) }),
+        placeTimelineStage.run({ dialogueId: 'b', utterances: turns(3), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'overlap-b')) }),
+        placeTimelineStage.run({ dialogueId: 'c', utterances: turns(8), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'overlap-c')) }),
+        placeBargeInTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, { ...parameters, systemYields: 'next-word-boundary', detector: {} }, { cache: new ContentCache(path.join(directory, 'overlap-a-variant')) }),
+      ]);
+      for (const [index, rendered] of overlapping.slice(0, 3).entries()) {
+        expect(Buffer.from(rendered.wav).equals(Buffer.from(expected[index]!.wav))).toBe(true);
+        expect(Buffer.from(rendered.fullBand!.wav).equals(Buffer.from(expected[index]!.fullBand!.wav))).toBe(true);
+      }
+      const variantAlone = await placeBargeInTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, { ...parameters, systemYields: 'next-word-boundary', detector: {} }, { cache: new ContentCache(path.join(directory, 'alone-a-variant')) });
+      expect(Buffer.from(overlapping[3]!.wav).equals(Buffer.from(variantAlone.wav))).toBe(true);
+      expect(Buffer.from(overlapping[3]!.fullBand!.wav).equals(Buffer.from(variantAlone.fullBand!.wav))).toBe(true);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

@@ -15,7 +15,7 @@
  * (placement with its true-peak limiting was two thirds of that pass's CPU) and writes the same bytes.
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
-import { encodeMix, limitMixInPlace, masterMix, type MasteredMix } from '../pipeline/audio/master-mix.ts';
+import { encodeMix, limitMixInPlace, masterMixPausing, type MasteredMix } from '../pipeline/audio/master-mix.ts';
 import type { RenderPool } from '../pipeline/audio/render-pool.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelSegments, SpeakerRole } from '../pipeline/model/types.ts';
@@ -127,26 +127,46 @@ export type TrackAllocator = (slot: number, length: number) => Float32Array;
 /** New arrays: the tracks belong to the caller ({@link placeTimeline}'s default). */
 const newTrack: TrackAllocator = (_slot, length) => new Float32Array(length);
 
-/** Longest track kept for reuse by {@link scratchTrack}: 2^23 samples (32 MiB; 5.8 min at 24 kHz); longer ones are new arrays. */
+/** Longest track kept for reuse by a {@link ScratchTracks} set: 2^23 samples (32 MiB; 5.8 min at 24 kHz); longer ones are new arrays. */
 const SCRATCH_TRACK_SAMPLES = 2 ** 23;
-const scratchBuffers: Float32Array[] = [];
 
 /**
- * Reused buffers, one per slot, for tracks that are encoded before the next placement starts (the
- * placement stages render synchronously right after composing). A dialogue's four tracks were 40 % of
- * the build's large allocations, each 64 MB of them a full garbage collection ("external memory
- * pressure", `node --trace-gc`; the saturation bench). Each track is a zero-filled view of its slot's
- * buffer, valid until the same slot is taken again.
+ * Reused buffers, one per slot, for the tracks of one placement at a time, from composing to encoding.
+ * A dialogue's four tracks were 40 % of the build's large allocations, each 64 MB of them a full
+ * garbage collection ("external memory pressure", `node --trace-gc`; the saturation bench). Each track
+ * is a zero-filled view of its slot's buffer, valid until the same slot of the same set is taken again.
  */
-const scratchTrack: TrackAllocator = (slot, length) => {
-  if (length > SCRATCH_TRACK_SAMPLES) return new Float32Array(length);
-  let buffer = scratchBuffers[slot];
-  if (buffer === undefined || buffer.length < length) {
-    buffer = new Float32Array(Math.min(SCRATCH_TRACK_SAMPLES, Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.25))));
-    scratchBuffers[slot] = buffer;
+class ScratchTracks {
+  private readonly buffers: Float32Array[] = [];
+
+  readonly allocate: TrackAllocator = (slot, length) => {
+    if (length > SCRATCH_TRACK_SAMPLES) return new Float32Array(length);
+    let buffer = this.buffers[slot];
+    if (buffer === undefined || buffer.length < length) {
+      buffer = new Float32Array(Math.min(SCRATCH_TRACK_SAMPLES, Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.25))));
+      this.buffers[slot] = buffer;
+    }
+    return buffer.subarray(0, length).fill(0);
+  };
+}
+
+/** Sets no placement holds now (as many exist as placements ever ran at once). */
+const idleScratchTracks: ScratchTracks[] = [];
+
+/**
+ * Runs `use` with a set of reused track buffers that no other placement holds until it settles. The
+ * placement stages let the event loop through while they master a dialogue (masterMixPausing), so
+ * placements overlap: the barge-in variant of one dialogue beside the next dialogue's base, a queue
+ * worker's jobs beside each other. Each takes its own set (a new one when every set is held).
+ */
+async function withScratchTracks<T>(use: (allocate: TrackAllocator) => Promise<T>): Promise<T> {
+  const set = idleScratchTracks.pop() ?? new ScratchTracks();
+  try {
+    return await use(set.allocate);
+  } finally {
+    idleScratchTracks.push(set);
   }
-  return buffer.subarray(0, length).fill(0);
-};
+}
 
 /**
  * Composes placed utterances (and backchannels) into two tracks, absolute speech segments and words
@@ -424,7 +444,9 @@ export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParamete
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, null)],
   run: async (input, parameters, context) =>
     cachedRendering(context.cache, placementCacheKey(input, parameters, null), () =>
-      masterTimeline(composePlacedTimeline({ ...input, ...parameters }, parameters.renderPool ? newTrack : scratchTrack), parameters.renderPool),
+      parameters.renderPool
+        ? masterTimeline(composePlacedTimeline({ ...input, ...parameters }, newTrack), parameters.renderPool)
+        : withScratchTracks(async (allocate) => masterTimeline(composePlacedTimeline({ ...input, ...parameters }, allocate), null)),
     ),
 };
 
@@ -449,13 +471,16 @@ export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTi
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
   run: async (input, parameters, context) =>
     cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), async () => {
-      const timeline = composeBargeInTimeline({ ...input, ...parameters }, parameters.renderPool ? newTrack : scratchTrack);
-      return {
-        ...(await masterTimeline(timeline, parameters.renderPool)),
-        bargeIns: timeline.bargeIns,
-        answersTooShort: timeline.answersTooShort,
-        utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
+      const render = async (allocate: TrackAllocator): Promise<RenderedBargeInTimeline> => {
+        const timeline = composeBargeInTimeline({ ...input, ...parameters }, allocate);
+        return {
+          ...(await masterTimeline(timeline, parameters.renderPool)),
+          bargeIns: timeline.bargeIns,
+          answersTooShort: timeline.answersTooShort,
+          utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
+        };
       };
+      return parameters.renderPool ? render(newTrack) : withScratchTracks(render);
     }),
 };
 
@@ -512,14 +537,15 @@ function renderedFrom(timeline: PlacedTimeline, { bytes, wavBytes }: MasteredMix
 }
 
 /**
- * A composed (not yet limited) timeline as written: its tracks mastered by {@link masterMix} (true-peak
- * limited, both WAVs encoded into one buffer) on this thread, or in `pool`'s worker, which takes the
- * tracks (they are new arrays then; on this thread they may be scratch buffers). The same bytes either way.
+ * A composed (not yet limited) timeline as written: its tracks mastered (true-peak limited, both WAVs
+ * encoded into one buffer) on this thread by {@link masterMixPausing}, which lets the event loop through
+ * between the steps (the tracks are then a scratch set the caller holds: withScratchTracks), or in
+ * `pool`'s worker by masterMix, which takes the tracks (new arrays then). The same bytes either way.
  * @throws AudioArgumentError as masterMix; the worker's error
  */
 async function masterTimeline(timeline: PlacedTimeline, pool: RenderPool | null | undefined): Promise<RenderedTimeline> {
   const mix = { tracks: timeline.tracks, sampleRate: timeline.sampleRate, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) };
-  return renderedFrom(timeline, pool ? await pool.master(mix) : masterMix(mix));
+  return renderedFrom(timeline, pool ? await pool.master(mix) : await masterMixPausing(mix));
 }
 
 /** A cached rendering's metadata: everything but the WAV bytes and where they are stored. */

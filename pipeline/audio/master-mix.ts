@@ -4,6 +4,7 @@
  * build runs it on the build's thread or in a worker thread (render-pool.ts); both give the same bytes
  * (the same code on the same samples).
  */
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { limitTruePeakInPlace } from './true-peak-limiter.ts';
 import { encodeWavFilesPcm16 } from './wav.ts';
 
@@ -42,6 +43,28 @@ export function encodeMix(mix: ComposedMix): MasteredMix {
   const audios = [{ channels: mix.tracks, sampleRate: mix.sampleRate }, ...(mix.fullBand ? [{ channels: mix.fullBand.tracks, sampleRate: mix.fullBand.sampleRate }] : [])];
   const { bytes, files } = encodeWavFilesPcm16(audios);
   return { bytes, wavBytes: files[0]!.byteLength };
+}
+
+/**
+ * {@link masterMix} with the event loop let through before each track is limited and before the WAVs
+ * are encoded (`pause`, default `setImmediate`): the same steps in the same order, so the same bytes.
+ * On the build's thread a dialogue's mastering is 100-300 ms of work; in one piece it kept answers
+ * from being taken in and the next requests from being sent, and the servers' queues ran dry
+ * (`monitorEventLoopDelay` over a saturation build: p99 117 ms, max 295 ms).
+ * MUTATES the tracks; the caller must keep them from other use until it settles.
+ * @throws AudioArgumentError as masterMix
+ */
+export async function masterMixPausing(mix: ComposedMix, pause: () => Promise<unknown> = () => setImmediatePromise()): Promise<MasteredMix> {
+  for (const track of mix.tracks) {
+    await pause();
+    limitTruePeakInPlace(track, mix.sampleRate);
+  }
+  for (const track of mix.fullBand?.tracks ?? []) {
+    await pause();
+    limitTruePeakInPlace(track, mix.fullBand!.sampleRate);
+  }
+  await pause();
+  return encodeMix(mix);
 }
 
 /**
