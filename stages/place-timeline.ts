@@ -508,10 +508,7 @@ export interface RenderedTimeline extends Omit<PlacedTimeline, 'tracks' | 'fullB
 }
 
 /** A rendered WAV as the cache stores it: its file (written atomically, never rewritten in place) and the sha256 of its bytes. */
-export interface StoredWav {
-  path: string;
-  sha256: string;
-}
+export type StoredWav = Pick<StoredFile, 'path' | 'sha256'>;
 
 /** The barge-in variant rendered: {@link RenderedTimeline} plus the barge-ins and the utterances as spoken (cut answers), without samples. */
 export interface RenderedBargeInTimeline extends RenderedTimeline {
@@ -572,7 +569,7 @@ async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, 
         const { fullBand, ...rest } = metadata;
         const [wav, fullBandWav] = parts;
         if (wav === undefined || (fullBand !== undefined) !== (fullBandWav !== undefined) || parts.length > 2) throw new Error(`${parts.length} data files for a rendering ${fullBand ? 'with' : 'without'} a full-band master`);
-        const stored = (part: StoredFile): StoredWav => ({ path: part.path, sha256: part.sha256 });
+        const stored = ({ path: file, sha256 }: StoredFile): StoredWav => ({ path: file, sha256 });
         return {
           ...rest,
           wav: wav.bytes,

@@ -223,10 +223,7 @@ export class ContentCache {
             const file = partFile(index);
             const bytes = await readEntry(file);
             if (bytes === undefined) throw new CorruptEntryError(file, `missing, though its metadata ${path.basename(metadataFile)} exists`);
-            if (bytes.byteLength !== recorded.bytes) throw new CorruptEntryError(file, `${bytes.byteLength} bytes, expected ${recorded.bytes}`);
-            const sha256 = bytesHash(bytes);
-            if (sha256 !== recorded.sha256) throw new CorruptEntryError(file, 'sha256 differs from the one recorded at write time');
-            return { bytes, path: file, sha256 };
+            return { bytes, path: file, sha256: checkRecordedData(file, bytes, recorded.bytes, recorded.sha256) };
           }),
         );
         const value = decodeStoredFiles(metadataFile, parts, stored.metadata as M, codec);
@@ -353,6 +350,18 @@ function isBinaryEnvelope(value: unknown): value is { contentCacheEntry: 1 | 2; 
   return (version === 1 || version === 2) && 'dataSha256' in (value as object);
 }
 
+/**
+ * A data file's bytes against the length and sha256 its metadata file recorded.
+ * @returns the sha256 (hex) of `bytes`
+ * @throws CorruptEntryError naming `file` when either differs
+ */
+function checkRecordedData(file: string, bytes: Buffer, recordedBytes: number, recordedSha256: string): string {
+  if (bytes.byteLength !== recordedBytes) throw new CorruptEntryError(file, `${bytes.byteLength} bytes, expected ${recordedBytes}`);
+  const sha256 = bytesHash(bytes);
+  if (sha256 !== recordedSha256) throw new CorruptEntryError(file, 'sha256 differs from the one recorded at write time');
+  return sha256;
+}
+
 /** Check a binary entry's data against its metadata file and decode it. @throws CorruptEntryError when it does not fit */
 function decodeBinaryEntry<T, M>(
   metadataFile: string,
@@ -365,8 +374,7 @@ function decodeBinaryEntry<T, M>(
   let metadata: M;
   if (isJsonEnvelope(stored)) throw new CorruptEntryError(metadataFile, 'holds a JSON value, not a binary entry\'s metadata');
   if (isBinaryEnvelope(stored)) {
-    if (bytes.byteLength !== stored.dataBytes) throw new CorruptEntryError(dataFile, `${bytes.byteLength} bytes, expected ${stored.dataBytes}`);
-    if (bytesHash(bytes) !== stored.dataSha256) throw new CorruptEntryError(dataFile, 'sha256 differs from the one recorded at write time');
+    checkRecordedData(dataFile, bytes, stored.dataBytes, stored.dataSha256);
     if (stored.contentCacheEntry === 2 && contentHash(stored.metadata) !== stored.metadataSha256) {
       throw new CorruptEntryError(metadataFile, 'metadata differs from the sha256 recorded at write time');
     }
