@@ -59,6 +59,52 @@ describe('yield points of an interrupted utterance', () => {
     spoken.audio.forEach((_, index) => (spoken.audio[index] = 0.3 * Math.sin((2 * Math.PI * 200 * index) / RATE)));
     expect(yieldPoints(spoken, {}).map((point) => point.endCs)).toEqual([100]);
   });
+  it('offers exactly the points a detector run on each whole faded prefix would accept', () => {
+    // 60 "words" of noise at levels from -65 to -20 dBFS with 3-8 cs gaps at -80 to -40 dBFS: many cuts
+    // whose fade moves frames across the -50 dBFS threshold or makes a last run too short to count
+    let state = 7;
+    const random = (): number => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const pieces: { cs: number; level: number; word: boolean }[] = [];
+    for (let word = 0; word < 60; word += 1) {
+      pieces.push({ cs: 2 + Math.floor(random() * 10), level: -60 + random() * 30, word: true });
+      pieces.push({ cs: 1 + Math.floor(random() * 20), level: -90 + random() * 45, word: false });
+    }
+    const durationCs = pieces.reduce((total, piece) => total + piece.cs, 0);
+    const audio = new Float32Array(durationCs * 160);
+    const words: SpokenUtterance['words'] = [];
+    let at = 0;
+    for (const piece of pieces) {
+      const amplitude = Math.sqrt(3) * 10 ** (piece.level / 20);
+      for (let index = at * 160; index < (at + piece.cs) * 160; index += 1) audio[index] = amplitude * (2 * random() - 1);
+      if (piece.word) words.push({ start: at, end: at + piece.cs + Math.floor(random() * 5) - 2, word: `w${words.length}` });
+      at += piece.cs;
+    }
+    const spoken: SpokenUtterance = { ...utterance(), audio, durationCs, segments: detectSpeechSegments(audio, RATE, {}), words };
+    // the reference: the detector on every faded prefix (truncateUtterance's audio) at each word's quietest frame
+    const energy = (frame: number) => audio.subarray(frame * 160, (frame + 1) * 160).reduce((sum, value) => sum + value * value, 0);
+    let total = 0;
+    for (let frame = 0; frame < durationCs; frame += 1) total += energy(frame);
+    const expected = new Set<number>([durationCs]);
+    let offeredInside = 0;
+    for (const word of words) {
+      if (word.end >= durationCs) continue;
+      let cut = word.end;
+      let quietest = Number.POSITIVE_INFINITY;
+      for (let candidate = Math.max(FADE_OUT_CS + 1, word.end - 6); candidate <= Math.min(durationCs - 1, word.end + 6); candidate += 1) {
+        if (energy(candidate) < quietest) [quietest, cut] = [energy(candidate), candidate];
+      }
+      if (quietest > (total / durationCs) * 0.1) continue;
+      const faded = truncateUtterance(spoken, { endCs: cut, sampleCount: cut * 160 }).audio;
+      const detected = detectSpeechSegments(faded, RATE, {});
+      const endCs = detected.at(-1)?.end;
+      if (endCs === undefined || endCs <= 0) continue;
+      if (JSON.stringify(detected) !== JSON.stringify(spoken.segments.filter((segment) => segment.start < endCs).map((segment) => ({ start: segment.start, end: Math.min(segment.end, endCs) })))) continue;
+      expected.add(endCs);
+      offeredInside += 1;
+    }
+    expect(offeredInside).toBeGreaterThan(5);
+    expect(yieldPoints(spoken, {}).map((point) => point.endCs)).toEqual([...expected].sort((a, b) => a - b));
+  });
 });
 
 describe('the placed and rendered timeline in the content cache', () => {

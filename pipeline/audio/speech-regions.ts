@@ -114,14 +114,27 @@ export function frameLevelsDbfs(samples: Float32Array, sampleRate: number): Floa
  */
 export function detectSpeechSegments(samples: Float32Array, sampleRate: number, options: Partial<SpeechDetectorOptions> = {}): SpeechSegment[] {
   const resolved = resolveSpeechDetectorOptions(options);
-  const levels = frameLevelsDbfs(samples, sampleRate);
-  const minSilenceFrames = Math.round(resolved.minSilenceSeconds * 100);
-  const minSpeechFrames = Math.round(resolved.minSpeechSeconds * 100);
+  return speechSegmentsOfLevels(frameLevelsDbfs(samples, sampleRate), resolved);
+}
+
+/**
+ * Steps (1)-(3) of {@link detectSpeechSegments} on frame levels already measured: the segments
+ * `detectSpeechSegments` finds in audio whose {@link frameLevelsDbfs} are `levels`. A caller that
+ * tries many variants of one clip (stages/place-timeline.ts yieldPoints: each cut of an answer, faded
+ * over its last frames) measures the clip once and only the frames that differ.
+ *
+ * @param levels dBFS per 10 ms frame, as frameLevelsDbfs returns them (length = frames)
+ * @param options complete settings (resolveSpeechDetectorOptions)
+ * @returns segments in integer centiseconds (frame indices), as detectSpeechSegments
+ */
+export function speechSegmentsOfLevels(levels: Float64Array, options: SpeechDetectorOptions): SpeechSegment[] {
+  const minSilenceFrames = Math.round(options.minSilenceSeconds * 100);
+  const minSpeechFrames = Math.round(options.minSpeechSeconds * 100);
 
   const runs: SpeechSegment[] = [];
   let runStart = -1;
   for (let frame = 0; frame <= levels.length; frame++) {
-    const isSpeech = frame < levels.length && (levels[frame] as number) >= resolved.thresholdDbfs;
+    const isSpeech = frame < levels.length && (levels[frame] as number) >= options.thresholdDbfs;
     if (isSpeech && runStart < 0) runStart = frame;
     if (!isSpeech && runStart >= 0) {
       runs.push({ start: runStart, end: frame });
