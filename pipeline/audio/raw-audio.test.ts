@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { AudioArgumentError, concatenate, downmixToMono, placeOnTrackInPlace, quantizeToPcm16, sliceBySamples, toPcm16Integer, WavDecodeError } from './raw-audio.ts';
+import { AudioArgumentError, concatenate, downmixToMono, isOnPcm16Grid, placeOnTrackInPlace, quantizeToPcm16, sliceBySamples, toPcm16Integer, WavDecodeError } from './raw-audio.ts';
 import { resample } from './resample.ts';
 import { decodeWav, encodeWavPcm16 } from './wav.ts';
 
@@ -114,6 +114,22 @@ describe('encodeWavPcm16 and quantizeToPcm16', () => {
 
   it('rejects channels of different lengths', () => {
     expect(() => encodeWavPcm16({ channels: [new Float32Array(3), new Float32Array(2)], sampleRate: 16000 })).toThrow(AudioArgumentError);
+  });
+});
+
+describe('isOnPcm16Grid', () => {
+  it('holds exactly where quantizeToPcm16 would give back the same values', () => {
+    const decoded = Float32Array.from([-32768, -1, 0, 1, 12345, 32767], (integer) => integer / 32768);
+    expect(isOnPcm16Grid(decoded)).toBe(true);
+    expect(quantizeToPcm16(decoded)).toEqual(decoded);
+    for (const value of [1, 0.5 / 32768, -0, -1.5, 3 / 65536 + 1 / 32768]) {
+      const samples = Float32Array.from([0.25, value, -0.5]);
+      expect(isOnPcm16Grid(samples)).toBe(false);
+      // rounding changes it (-0 becomes +0)
+      expect(Array.from(quantizeToPcm16(samples), (sample) => Object.is(sample, -0) ? '-0' : sample)).not.toEqual(Array.from(samples, (sample) => Object.is(sample, -0) ? '-0' : sample));
+    }
+    expect(isOnPcm16Grid(Float32Array.from([0, Number.NaN]))).toBe(false); // not a PCM value: the caller rounds a copy
+    expect(isOnPcm16Grid(new Float32Array(0))).toBe(true);
   });
 });
 

@@ -83,6 +83,19 @@ export function quantizeToPcm16(samples: Float32Array, into: Float32Array = new 
 }
 
 /**
+ * Whether every sample is already on the 16-bit PCM grid, i.e. {@link quantizeToPcm16} would give back
+ * the same values: integer / 32768 with the integer in [-32768, 32767], and no −0 (quantizing writes +0).
+ * Audio decoded from 16-bit PCM always is, so a caller can keep it as it is instead of rounding a copy.
+ */
+export function isOnPcm16Grid(samples: Float32Array): boolean {
+  for (let index = 0; index < samples.length; index++) {
+    const scaled = (samples[index] as number) * 32768;
+    if ((scaled | 0) !== scaled || scaled > 32767 || scaled < -32768 || (scaled === 0 && 1 / scaled < 0)) return false;
+  }
+  return true;
+}
+
+/**
  * Averages all channels into one (equal weights). Mono input is copied.
  *
  * @returns a new Float32Array with one sample per frame.

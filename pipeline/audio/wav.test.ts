@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { decodePcm16LittleEndian, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout, wavPcm16ByteLength, encodeWavFilesPcm16 } from './wav.ts';
+import { decodePcm16LittleEndian, decodePcm16LittleEndianChunks, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout, wavPcm16ByteLength, encodeWavFilesPcm16 } from './wav.ts';
 import { AudioArgumentError, toPcm16Integer } from './raw-audio.ts';
 
 let scratch: string;
@@ -33,6 +33,31 @@ describe('WAV codec', () => {
     expect(() => decodePcm16LittleEndian(new Uint8Array(3))).toThrow(RangeError);
     const unaligned = new Uint8Array([9, 0, 128, 255, 127]).subarray(1);
     expect(Array.from(decodePcm16LittleEndian(unaligned), (sample) => sample * 32768)).toEqual([-32768, 32767]);
+  });
+
+  it('decodes a stream of chunks as the joined bytes: samples split between chunks, empty and unaligned chunks', () => {
+    let state = 11;
+    const next = (limit: number): number => ((state = (state * 1103515245 + 12345) % 2147483648) >>> 12) % limit;
+    const joined = Uint8Array.from({ length: 4002 }, () => next(256));
+    joined.set([0x00, 0x80, 0xff, 0x7f, 0xff, 0xff], 0); // -32768, 32767, -1 at the start
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < joined.length; ) {
+      const length = Math.min(joined.length - at, next(40)); // odd and even lengths, some empty
+      // every other chunk at an odd byte offset of its own buffer (the slow path of the decoder)
+      const backing = new Uint8Array(length + 1);
+      backing.set(joined.subarray(at, at + length), chunks.length % 2);
+      chunks.push(backing.subarray(chunks.length % 2, (chunks.length % 2) + length));
+      at += length;
+      if (chunks.length % 7 === 3) chunks.push(new Uint8Array(0)); // empty reads, also between the bytes of a split sample
+    }
+    expect(chunks.some((chunk) => chunk.length === 0)).toBe(true);
+    expect(chunks.filter((chunk, index) => chunks.slice(0, index).reduce((total, previous) => total + previous.length, 0) % 2 === 1).length).toBeGreaterThan(10);
+    const decoded = decodePcm16LittleEndianChunks(chunks);
+    expect(Array.from(decoded.subarray(0, 3), (sample) => sample * 32768)).toEqual([-32768, 32767, -1]);
+    expect(decoded).toEqual(decodePcm16LittleEndian(joined));
+    expect(decodePcm16LittleEndianChunks([joined.subarray(0, 2), joined.subarray(2, 3), joined.subarray(3, 4)])).toEqual(decodePcm16LittleEndian(joined.subarray(0, 4)));
+    expect(() => decodePcm16LittleEndianChunks([joined.subarray(0, 2), joined.subarray(2, 3)])).toThrow(RangeError);
+    expect(decodePcm16LittleEndianChunks([])).toEqual(new Float32Array(0));
   });
 
   it('decodes 16-bit PCM straight from the data chunk, streamed headers and stereo included', () => {

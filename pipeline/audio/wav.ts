@@ -112,12 +112,15 @@ const PLATFORM_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0]
 
 /**
  * Raw 16-bit signed little-endian PCM (interleaved or mono) as floats: `integer / 32768`.
- * @returns bytes.length / 2 samples in [-1, 1).
- * @throws RangeError when the byte count is odd (the stream ended inside a sample).
+ * @param into where the samples go: a new array by default, or a caller's array of exactly
+ *   bytes.length / 2 samples (e.g. part of one array a chunked stream is decoded into)
+ * @returns `into` (or the new array): bytes.length / 2 samples in [-1, 1).
+ * @throws RangeError when the byte count is odd (the stream ended inside a sample) or `into` has another length.
  */
-export function decodePcm16LittleEndian(bytes: Uint8Array): Float32Array {
+export function decodePcm16LittleEndian(bytes: Uint8Array, into?: Float32Array): Float32Array {
   if (bytes.length % 2 !== 0) throw new RangeError(`${bytes.length} bytes is not a whole number of 16-bit samples`);
-  const samples = new Float32Array(bytes.length / 2);
+  if (into !== undefined && into.length !== bytes.length / 2) throw new RangeError(`decodePcm16LittleEndian: ${into.length} samples given for ${bytes.length / 2}`);
+  const samples = into ?? new Float32Array(bytes.length / 2);
   if (PLATFORM_IS_LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
     // Aligned on a little-endian platform: read through an Int16Array view (several times faster).
     const integers = new Int16Array(bytes.buffer, bytes.byteOffset, samples.length);
@@ -126,6 +129,35 @@ export function decodePcm16LittleEndian(bytes: Uint8Array): Float32Array {
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let index = 0; index < samples.length; index++) samples[index] = view.getInt16(index * 2, true) / 32768;
+  return samples;
+}
+
+/**
+ * {@link decodePcm16LittleEndian} of the bytes of `chunks` joined, without joining them: each chunk
+ * is decoded straight into one array (a sample split between two chunks is put together from both),
+ * so a streamed body needs no joined copy. The same samples as decoding the joined bytes.
+ * @param chunks the stream's byte arrays in order (any lengths, empty ones included)
+ * @returns total bytes / 2 samples in [-1, 1)
+ * @throws RangeError when the byte count is odd (the stream ended inside a sample)
+ */
+export function decodePcm16LittleEndianChunks(chunks: readonly Uint8Array[]): Float32Array {
+  const totalBytes = chunks.reduce((total, chunk) => total + chunk.length, 0);
+  if (totalBytes % 2 !== 0) throw new RangeError(`${totalBytes} bytes is not a whole number of 16-bit samples`);
+  const samples = new Float32Array(totalBytes / 2);
+  let sample = 0;
+  let pendingLowByte = -1; // the first byte of a sample whose second byte is in the next chunk
+  for (const chunk of chunks) {
+    let start = 0;
+    if (pendingLowByte >= 0 && chunk.length > 0) {
+      samples[sample++] = ((((chunk[0] as number) << 24) >> 16) | pendingLowByte) / 32768;
+      pendingLowByte = -1;
+      start = 1;
+    }
+    const wholeBytes = (chunk.length - start) & ~1;
+    decodePcm16LittleEndian(chunk.subarray(start, start + wholeBytes), samples.subarray(sample, sample + wholeBytes / 2));
+    sample += wholeBytes / 2;
+    if (start + wholeBytes < chunk.length) pendingLowByte = chunk[chunk.length - 1] as number;
+  }
   return samples;
 }
 

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { languageCodeSchema } from '../../model/language-code.ts';
 import type { Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
-import { decodePcm16LittleEndian } from '../../audio/wav.ts';
+import { decodePcm16LittleEndianChunks } from '../../audio/wav.ts';
 import { describeNetworkError, SpeechServiceError, type ServiceResponse } from './service-http.ts';
 import {
   assertProbes,
@@ -186,18 +186,16 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
     form.append('tts_text', cosyVoiceText(attempt.spokenText, attempt.language));
     if (mode === 'zero-shot') form.append('prompt_text', await attempt.toSpoken(voice.promptText as string));
     if (mode === 'instruct2') form.append('instruct_text', voice.instructText as string);
-    form.append('prompt_wav', new Blob([prompt.wavBytes], { type: 'audio/wav' }), 'prompt.wav');
-    const encoded = new Request('http://127.0.0.1/', { method: 'POST', body: form });
-    const request: RemoteRequest = {
-      route: COSYVOICE2_ROUTES[mode],
-      headers: { 'content-type': encoded.headers.get('content-type') as string },
-      body: new Uint8Array(await encoded.arrayBuffer()),
-    };
+    form.append('prompt_wav', promptBlob(prompt.wavBytes), 'prompt.wav');
+    // the form itself is the body: fetch streams it (multipart/form-data, its boundary in the
+    // content-type it sets, Content-Length known) and encodes it again for each attempt; the prompt's
+    // Blob is made once per prompt. Encoding it to bytes first cost four copies of the prompt per request.
+    const request: RemoteRequest = { route: COSYVOICE2_ROUTES[mode], headers: {}, body: form };
     return note ? { ...request, note } : request;
   }
 
   /**
-   * Reads the streamed body (already read to its end and concatenated) as int16 at the configured rate.
+   * Reads the streamed body (already read to its end, as its chunks) as int16 at the configured rate.
    *
    * @throws SpeechServiceError `truncated-audio` when the body has an odd number of bytes (cut inside
    *   a sample); `empty-audio` when it is empty. Both retryable.
@@ -205,10 +203,24 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
   readAudio(response: ServiceResponse, request: RemoteRequest, context: { endpoint: string; text: string }): RawAudio {
     const fail = (failure: 'truncated-audio' | 'empty-audio', detail: string): SpeechServiceError =>
       new SpeechServiceError(this.engine, context.text, failure, detail, { endpoint: context.endpoint, route: request.route, isRetryable: true, statusCode: response.status });
-    if (response.body.length === 0) throw fail('empty-audio', 'the server answered 200 with no audio');
-    if (response.body.length % 2 !== 0) throw fail('truncated-audio', `the stream ended inside a sample (${response.body.length} bytes, an odd count)`);
-    return { channels: [decodePcm16LittleEndian(response.body)], sampleRate: this.settings.sampleRate };
+    const bytes = response.chunks.reduce((total, chunk) => total + chunk.length, 0);
+    if (bytes === 0) throw fail('empty-audio', 'the server answered 200 with no audio');
+    if (bytes % 2 !== 0) throw fail('truncated-audio', `the stream ended inside a sample (${bytes} bytes, an odd count)`);
+    // decoded chunk by chunk into one array: the stream's chunks are never joined into a copy
+    return { channels: [decodePcm16LittleEndianChunks(response.chunks)], sampleRate: this.settings.sampleRate };
   }
+}
+
+const promptBlobs = new WeakMap<Uint8Array, Blob>();
+
+/** The prompt WAV as a Blob (`audio/wav`), made once per prompt's bytes (a Blob copies what it is made of). */
+function promptBlob(wavBytes: Uint8Array): Blob {
+  let blob = promptBlobs.get(wavBytes);
+  if (blob === undefined) {
+    blob = new Blob([wavBytes], { type: 'audio/wav' });
+    promptBlobs.set(wavBytes, blob);
+  }
+  return blob;
 }
 
 /**

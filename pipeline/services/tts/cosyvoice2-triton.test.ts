@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CosyVoice2TritonBackend, createCosyVoice2TritonSynthesizer } from './cosyvoice2-triton.ts';
 import { SpeechSynthesisQuarantineError } from './remote-synthesizer.ts';
-import { SpeechServiceError, type ServiceResponse } from './service-http.ts';
+import { serviceResponse, SpeechServiceError, type ServiceResponse } from './service-http.ts';
 import { closeServer, faultsByRequestIndex, loopbackSpeech, readRequestBody, type LoopbackServer } from './testing/loopback-speech.ts';
 import { fixtureDirectory, writePromptFixture, type PromptFixture } from './testing/prompt-fixtures.ts';
 import { startTritonLoopbackServer } from './testing/triton-loopback-server.ts';
@@ -309,7 +309,7 @@ describe('cosyvoice2 Triton client, reading answers', () => {
   /** A 200 answer: `json` (an object, serialized) then `binary`, with the headers given. */
   const answer = (json: unknown, binary: Uint8Array, headers: Record<string, string> = {}): ServiceResponse => {
     const text = Buffer.from(JSON.stringify(json));
-    return { status: 200, headers: new Headers(headers), body: Buffer.concat([text, binary]), chunkCount: 1 };
+    return serviceResponse(200, new Headers(headers), [Buffer.concat([text, binary])]);
   };
   /** float32 LE bytes of `values`, encoded here. */
   const float32 = (values: number[]): Buffer => {

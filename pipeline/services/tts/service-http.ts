@@ -105,10 +105,27 @@ export interface ServiceRequestLimits {
 export interface ServiceResponse {
   status: number;
   headers: Headers;
-  /** The body chunks concatenated, as received. */
-  body: Uint8Array;
-  /** Body chunks received (one per network read). */
-  chunkCount: number;
+  /**
+   * The body as received, one array per network read, in order: a protocol that decodes as it goes
+   * (raw PCM) reads these and never needs the joined copy.
+   */
+  chunks: readonly Uint8Array[];
+  /** The body chunks joined into one array (made on first use, then kept). */
+  readonly body: Uint8Array;
+}
+
+/** A {@link ServiceResponse} over `chunks`, the joined `body` made only when read. */
+export function serviceResponse(status: number, headers: Headers, chunks: readonly Uint8Array[]): ServiceResponse {
+  let joined: Uint8Array | undefined;
+  return {
+    status,
+    headers,
+    chunks,
+    get body() {
+      joined ??= chunks.length === 1 ? chunks[0]! : concatenateBytes(chunks);
+      return joined;
+    },
+  };
 }
 
 /**
@@ -192,7 +209,7 @@ async function exchange(context: ServiceRequestContext, init: { method: 'GET' | 
     if (timedOut) throw timedOut;
     throw fail('truncated-audio', `the response stream broke after ${received} bytes: ${describeNetworkError(error)}`, { isRetryable: true, statusCode: response.status, cause: error });
   }
-  return { status: response.status, headers: response.headers, body: concatenateBytes(chunks, received), chunkCount: chunks.length };
+  return serviceResponse(response.status, response.headers, chunks);
 }
 
 /** Joins byte chunks into one array of `total` bytes. */

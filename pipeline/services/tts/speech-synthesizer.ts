@@ -39,7 +39,9 @@ export interface SpeechSynthesizer {
   /** Languages this engine can speak. */
   readonly languages: readonly Language[];
   /**
-   * Synthesizes one utterance. Deterministic: the same request gives the same samples.
+   * Synthesizes one utterance. Deterministic: the same request gives the same samples. The returned
+   * sample arrays belong to the caller (new for each call, never changed by the engine afterwards):
+   * synthesizeUtterance keeps views of them as clips instead of copies.
    *
    * @throws SpeechSynthesisError on any failure.
    */
