@@ -52,6 +52,8 @@ export interface SaturationBenchmarkOptions {
   resampleThreads: number;
   /** `audio.renderThreads` of the build. Default 0 (the config default). */
   renderThreads: number;
+  /** `audio.fullBandMaster` of the build. Default true (the config default). */
+  fullBandMaster: boolean;
   /** Keep the build's output folder here instead of a removed temporary one. */
   outputDirectory?: string;
 }
@@ -104,7 +106,7 @@ export interface SaturationBenchmarkResult {
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, requestsPerServer: 2 };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, fullBandMaster: true, requestsPerServer: 2 };
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
@@ -321,7 +323,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
           },
         },
         synthesis: { concurrency: resolved.concurrency, resampleQuality: resolved.resampleQuality, resampleThreads: resolved.resampleThreads },
-        audio: { renderThreads: resolved.renderThreads },
+        audio: { renderThreads: resolved.renderThreads, fullBandMaster: resolved.fullBandMaster },
         quality: { enabled: false },
       },
       'saturation benchmark',
@@ -450,7 +452,7 @@ export function formatSaturationBenchmark(result: SaturationBenchmarkResult): st
   const audio = result.synthesizedAudioSeconds;
   const lines = [
     `${options.dialogues} TopiOCQA dev dialogues (English, rules rewrite, quality scoring off) against ${options.servers} loopback ${options.protocol} servers, one request at a time each, ` +
-      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'${options.resampleThreads > 0 ? ` in ${options.resampleThreads} worker threads` : ''}; mastering (limiter, WAV encoding) ${options.renderThreads > 0 ? `in ${options.renderThreads} worker thread(s)` : "on the build's thread"}; heap growing factor ${result.heapGrowingPercent === null ? "V8's own" : `1 + ${result.heapGrowingPercent} % (pipeline/run/heap-growth.ts)`}; ${os.cpus().length} cores.`,
+      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'${options.resampleThreads > 0 ? ` in ${options.resampleThreads} worker threads` : ''}; mastering (limiter, WAV encoding) ${options.renderThreads > 0 ? `in ${options.renderThreads} worker thread(s)` : "on the build's thread"}${options.fullBandMaster ? '' : ', no full-band master (audio.fullBandMaster false)'}; heap growing factor ${result.heapGrowingPercent === null ? "V8's own" : `1 + ${result.heapGrowingPercent} % (pipeline/run/heap-growth.ts)`}; ${os.cpus().length} cores.`,
     '',
     '| measure | value |',
     '|---|---:|',
@@ -510,6 +512,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(process.env.SATURATION_REQUESTS_PER_SERVER ? { requestsPerServer: Number(process.env.SATURATION_REQUESTS_PER_SERVER) } : {}),
     ...(process.env.SATURATION_RESAMPLE_THREADS ? { resampleThreads: Number(process.env.SATURATION_RESAMPLE_THREADS) } : {}),
     ...(process.env.SATURATION_RENDER_THREADS ? { renderThreads: Number(process.env.SATURATION_RENDER_THREADS) } : {}),
+    ...(process.env.SATURATION_FULL_BAND === '0' ? { fullBandMaster: false } : {}),
     ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
     ...(process.env.SATURATION_CORPUS ? { corpus: process.env.SATURATION_CORPUS } : {}),
