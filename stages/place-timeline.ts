@@ -169,6 +169,14 @@ async function withScratchTracks<T>(use: (allocate: TrackAllocator) => Promise<T
 }
 
 /**
+ * Runs `use` with the tracks a placement composes into: new arrays when `renderPool` masters them (the
+ * worker takes their buffers), else a set of reused buffers ({@link withScratchTracks}).
+ */
+function withPlacementTracks<T>(renderPool: RenderPool | null | undefined, use: (allocate: TrackAllocator) => Promise<T>): Promise<T> {
+  return renderPool ? use(newTrack) : withScratchTracks(use);
+}
+
+/**
  * Composes placed utterances (and backchannels) into two tracks, absolute speech segments and words
  * (not yet limited: {@link placeTimeline}, masterMix).
  * @param utterances the utterances as placed (audio, segments and words relative to each one's speech start)
@@ -454,9 +462,7 @@ export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParamete
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, null)],
   run: async (input, parameters, context) =>
     cachedRendering(context.cache, placementCacheKey(input, parameters, null), () =>
-      parameters.renderPool
-        ? masterTimeline(composePlacedTimeline({ ...input, ...parameters }, newTrack), parameters.renderPool)
-        : withScratchTracks(async (allocate) => masterTimeline(composePlacedTimeline({ ...input, ...parameters }, allocate), null)),
+      withPlacementTracks(parameters.renderPool, async (allocate) => masterTimeline(composePlacedTimeline({ ...input, ...parameters }, allocate), parameters.renderPool)),
     ),
 };
 
@@ -480,8 +486,8 @@ export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTi
   cacheStages: [PLACE_TIMELINE_STAGE],
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
   run: async (input, parameters, context) =>
-    cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), async () => {
-      const render = async (allocate: TrackAllocator): Promise<RenderedBargeInTimeline> => {
+    cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), () =>
+      withPlacementTracks(parameters.renderPool, async (allocate): Promise<RenderedBargeInTimeline> => {
         const timeline = composeBargeInTimeline({ ...input, ...parameters }, allocate);
         return {
           ...(await masterTimeline(timeline, parameters.renderPool)),
@@ -489,9 +495,8 @@ export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTi
           answersTooShort: timeline.answersTooShort,
           utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
         };
-      };
-      return parameters.renderPool ? render(newTrack) : withScratchTracks(render);
-    }),
+      }),
+    ),
 };
 
 /** The variant's own parameters in its cache key. */
