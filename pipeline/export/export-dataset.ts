@@ -14,7 +14,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseAlignment } from '../events/index.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelEvents, Language, SpeakerRole, UtteranceKind } from '../model/types.ts';
-import { DatasetReadError, readDatasetFolder, splitJsonlLines } from '../quality/dataset-files.ts';
+import { DatasetReadError, readDatasetFolder, splitJsonlLines, type DatasetFolder } from '../quality/dataset-files.ts';
 import { describeIssues } from '../model/validation.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
@@ -157,11 +157,12 @@ async function splitIds(file: string): Promise<Set<string> | null> {
 
 /**
  * Reads a dataset folder `data/{lang}/{domain}/{dataset}` for export.
+ * @param directory the folder, or the folder as `readDatasetFolder` read it (not read again)
  * @throws DatasetReadError naming the file (and line or field) when `manifest.json`, `all.jsonl`, a
  *   metadata file or a `txt_align` file is missing or malformed, or a split file lists an unknown id.
  */
-export async function readExportDataset(directory: string): Promise<ExportDataset> {
-  const folder = await readDatasetFolder(directory);
+export async function readExportDataset(directory: string | DatasetFolder): Promise<ExportDataset> {
+  const folder = typeof directory === 'string' ? await readDatasetFolder(directory) : directory;
   const manifestFile = path.join(folder.directory, 'manifest.json');
   const manifestResult = manifestSchema.safeParse(JSON.parse(await readText(manifestFile)));
   if (!manifestResult.success) {

@@ -111,11 +111,12 @@ export function statisticsRow(folder: DatasetFolder, split: string, ids: readonl
 /**
  * Builds the tables of one dataset folder from all.jsonl, metadata, and (when present) quality.json
  * and split.json.
+ * @param directory the folder, or the folder as `readDatasetFolder` read it (not read again)
  * @throws DatasetReadError for an unreadable dataset; Error when quality.json or split.json is
  *   malformed or names unknown dialogues.
  */
-export async function buildDatasetTables(directory: string): Promise<DatasetTables> {
-  const folder = await readDatasetFolder(directory);
+export async function buildDatasetTables(directory: string | DatasetFolder): Promise<DatasetTables> {
+  const folder = typeof directory === 'string' ? await readDatasetFolder(directory) : directory;
   const report = await readQualityReport(folder.directory);
   const splits = await readSplitIds(folder);
   const qualityById = new Map((report?.dialogues ?? []).map((dialogue) => [dialogue.id, dialogue]));

@@ -17,7 +17,7 @@
  */
 import { escapeHtml } from './html.ts';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -138,6 +138,23 @@ describe('writeBuildReport', () => {
     expect(await readFile(report.indexPath)).toEqual(first);
     expect(await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html'))).toEqual(firstPage);
     expect(existsSync(path.join(out, 'report.partial'))).toBe(false);
+  });
+
+  it('fails naming a WAV it cannot read only after every page has settled, and leaves the previous report as it was', async () => {
+    const copy = path.join(scratch, 'unreadable-wav');
+    await cp(out, copy, { recursive: true });
+    const index = await readFile(path.join(copy, 'report', 'index.html'));
+    const otherPage = path.join(copy, 'report', 'dialogues', 'ja', 'topiocqa_ja_demo', 'demo_topiocqa_0002.html');
+    const otherPageBytes = await readFile(otherPage);
+    // the first page's WAV: its failure comes while the other datasets' pages are still being written
+    const wav = path.join(copy, 'data', 'en', 'task', 'topiocqa_demo', 'audio', 'demo_topiocqa_0001.wav');
+    await writeFile(wav, 'not a WAV file');
+    await expect(writeBuildReport(copy)).rejects.toThrow(wav);
+    // nothing still writes into report.partial once the call has failed
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(existsSync(path.join(copy, 'report.partial'))).toBe(false);
+    expect(await readFile(path.join(copy, 'report', 'index.html'))).toEqual(index);
+    expect(await readFile(otherPage)).toEqual(otherPageBytes);
   });
 });
 
