@@ -18,6 +18,31 @@ const server = createServer((request, response) => {
     hanging += 1;
     response.writeHead(200);
     response.write(new Uint8Array(10));
+  } else if (request.url === '/form') {
+    // what arrived: the framing headers and the form as the platform's multipart parser reads it
+    const parts: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => parts.push(chunk));
+    request.on('end', () => {
+      void new Request('http://loopback/', { method: 'POST', headers: { 'content-type': request.headers['content-type']! }, body: Buffer.concat(parts) }).formData().then(async (form) => {
+        const file = form.get('prompt_wav') as File;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            contentLength: request.headers['content-length'] ?? null,
+            transferEncoding: request.headers['transfer-encoding'] ?? null,
+            received: Buffer.concat(parts).length,
+            text: form.get('tts_text'),
+            file: { name: file.name, bytes: Array.from(new Uint8Array(await file.arrayBuffer())) },
+          }),
+        );
+      });
+    });
+  } else if (request.url === '/short' || request.url === '/chunked-cut') {
+    // a body cut short by a clean close (FIN, no reset): fewer bytes than the Content-Length
+    // declares, or a chunked body without its last chunk
+    response.writeHead(200, request.url === '/short' ? { 'content-length': '1000' } : {});
+    response.write(new Uint8Array(500));
+    setTimeout(() => response.socket?.end(), 20);
   } else if (request.url === '/broken') {
     response.writeHead(200);
     response.write(new Uint8Array(1000));
@@ -50,6 +75,19 @@ describe('requestService', () => {
     expect(Array.from(decodePcm16LittleEndian(response.body), (sample) => sample * 32768)).toEqual([1, 2]);
   });
 
+  it('sends a form as one multipart body with its Content-Length (not chunked) that a multipart parser reads back', async () => {
+    const form = new FormData();
+    form.append('tts_text', 'hello, “world”');
+    form.append('prompt_wav', new Blob([new Uint8Array([82, 73, 70, 70, 0, 255])], { type: 'audio/wav' }), 'prompt.wav');
+    const response = await requestService(context('/form'), { method: 'POST', body: form }, { timeoutMilliseconds: ANSWER_TIMEOUT });
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const echoed = JSON.parse(Buffer.from(response.body).toString('utf8')) as { contentLength: string; transferEncoding: string | null; received: number; text: string; file: { name: string; bytes: number[] } };
+    expect(echoed.transferEncoding).toBeNull();
+    expect(Number(echoed.contentLength)).toBe(echoed.received);
+    expect(echoed.text).toBe('hello, “world”');
+    expect(echoed.file).toEqual({ name: 'prompt.wav', bytes: [82, 73, 70, 70, 0, 255] });
+  });
+
   it('types every failure and says whether to retry', async () => {
     const busy = await failure(requestService(context('/busy'), { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
     expect(busy).toMatchObject({ failure: 'service-error', statusCode: 429, isRetryable: true, retryAfterMilliseconds: 2_000, responseExcerpt: 'slow down' });
@@ -62,6 +100,11 @@ describe('requestService', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
+    for (const route of ['/short', '/chunked-cut']) {
+      const cut = await failure(requestService(context(route), { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
+      expect(cut).toMatchObject({ failure: 'truncated-audio', isRetryable: true });
+      expect(cut.message).toContain('after 500 bytes');
+    }
     const refused = await failure(requestService({ ...context('/ok'), endpoint: `http://127.0.0.1:${closedPort}` }, { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
     expect(refused).toMatchObject({ failure: 'service-unreachable', isRetryable: true });
     expect(refused.message).toMatch(/ECONNREFUSED/);
