@@ -560,9 +560,10 @@ describe('the report in headless Chromium', () => {
     await button.click();
     await opened.waitForFunction(`!${AUDIO}.paused`);
     await positions(); // the start of the playback: the positions of the previous source
-    // two and a half lengths of the span: it reached the end at least once (twice unless the machine is
-    // slow to start playing), and went back to the start each time
-    await opened.waitForTimeout((end - start) * 2500);
+    // until it has gone back once (playback on a loaded machine can run slower than the clock, so no
+    // fixed wait), then half a span more: it went back to the start each time it reached the end
+    await opened.waitForFunction('window.positions.some((position, index, all) => index > 0 && position < all[index - 1])', undefined, { timeout: 30_000 });
+    await opened.waitForTimeout((end - start) * 500);
     expect(await paused(opened)).toBe(false);
     const looped = await positions();
     const backs = looped.flatMap((position, index) => (index > 0 && position < looped[index - 1]! ? [{ from: looped[index - 1]!, to: position }] : []));
