@@ -26,7 +26,7 @@ import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts
 import type { SpokenUtterance } from './synthesize-speech.ts';
 import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts';
 import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
-import { bytesHashOffThread, contentHash, type ContentCache, type StoredFile } from '../pipeline/storage/content-cache.ts';
+import { contentHash, type ContentCache, type StoredFile } from '../pipeline/storage/content-cache.ts';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -459,9 +459,9 @@ export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParamete
   inputs: ['dialogueId', 'utterances', 'backchannelClips'],
   parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'renderPool'],
   cacheStages: [PLACE_TIMELINE_STAGE],
-  cacheKeys: async (input, parameters) => [await placementCacheKey(input, parameters, null)],
+  cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, null)],
   run: async (input, parameters, context) =>
-    cachedRendering(context.cache, await placementCacheKey(input, parameters, null), () =>
+    cachedRendering(context.cache, placementCacheKey(input, parameters, null), () =>
       withPlacementTracks(parameters.renderPool, async (allocate) => masterTimeline(composePlacedTimeline({ ...input, ...parameters }, allocate), parameters.renderPool)),
     ),
 };
@@ -484,9 +484,9 @@ export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTi
   inputs: ['dialogueId', 'utterances', 'backchannelClips'],
   parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'systemYields', 'detector', 'minimumUnspoken', 'renderPool'],
   cacheStages: [PLACE_TIMELINE_STAGE],
-  cacheKeys: async (input, parameters) => [await placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
+  cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
   run: async (input, parameters, context) =>
-    cachedRendering(context.cache, await placementCacheKey(input, parameters, bargeInKeyOf(parameters)), () =>
+    cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), () =>
       withPlacementTracks(parameters.renderPool, async (allocate): Promise<RenderedBargeInTimeline> => {
         const timeline = composeBargeInTimeline({ ...input, ...parameters }, allocate);
         return {
@@ -602,15 +602,14 @@ async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, 
  * it), the utterances and backchannel clips ({@link speechDigest}: samples, timings and texts), the
  * placement parameters, seed and statistics, the variant's parameters, and the code ({@link placementCodeDigest}).
  */
-export async function placementCacheKey(input: PlaceTimelineInput, parameters: PlaceTimelineParameters, variant: unknown): Promise<StageCacheKey> {
-  const speech = await speechDigest(input.utterances, input.backchannelClips);
+export function placementCacheKey(input: PlaceTimelineInput, parameters: PlaceTimelineParameters, variant: unknown): StageCacheKey {
   return {
     stage: PLACE_TIMELINE_STAGE,
     keyMaterial: {
       version: PLACE_TIMELINE_STAGE_VERSION,
       code: placementCodeDigest(),
       dialogueId: input.dialogueId,
-      speech,
+      speech: speechDigest(input.utterances, input.backchannelClips),
       seed: parameters.seed,
       channelOfRole: parameters.channelOfRole,
       statistics: statisticsDigest(parameters.statistics),
@@ -635,36 +634,31 @@ function statisticsDigest(statistics: TimingStatistics): string {
 /**
  * sha256 (hex) of a dialogue's utterances then its backchannel clips: of each, the canonical JSON of
  * every field but the samples, then the sha256 of the samples' bytes (float32, −0 as +0; and of the
- * full-band clip's; {@link samplesDigest}). The samples are hashed on libuv's thread pool, all clips at once.
+ * full-band clip's; {@link samplesDigest}).
  */
-export async function speechDigest(utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): Promise<string> {
-  const lists = [['utterances', utterances], ['clips', clips]] as const;
-  // every clip's samples hashed at once, off the build's thread; then combined in order
-  const digests = await Promise.all(lists.flatMap(([, list]) => list.flatMap(({ audio, fullBand }) => [samplesDigest(audio), ...(fullBand ? [samplesDigest(fullBand.audio)] : [])])));
+export function speechDigest(utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): string {
   const hash = createHash('sha256');
-  let next = 0;
-  for (const [group, list] of lists) {
+  for (const [group, list] of [['utterances', utterances], ['clips', clips]] as const) {
     hash.update(`${group}:${list.length}\n`);
     for (const { audio, fullBand, ...rest } of list) {
       hash.update(`${contentHash({ ...rest, samples: audio.length, fullBand: fullBand ? { sampleRate: fullBand.sampleRate, samples: fullBand.audio.length } : null })}\n`);
-      hash.update(`${digests[next++]}\n`);
-      if (fullBand) hash.update(`${digests[next++]}\n`);
+      hash.update(`${samplesDigest(audio)}\n`);
+      if (fullBand) hash.update(`${samplesDigest(fullBand.audio)}\n`);
     }
   }
   return hash.digest('hex');
 }
 
-const samplesDigests = new WeakMap<Float32Array, Promise<string>>();
+const samplesDigests = new WeakMap<Float32Array, string>();
 
 /**
- * sha256 (hex) of a clip's float32 bytes (−0 as +0), once per clip array (computed on libuv's thread
- * pool, content-cache.ts bytesHashOffThread): the base dialogue and its barge-in variant key the same
- * clips (clips are not changed after synthesis; a cut answer is a new array).
+ * sha256 (hex) of a clip's float32 bytes (−0 as +0), once per clip array: the base dialogue and its
+ * barge-in variant key the same clips (clips are not changed after synthesis; a cut answer is a new array).
  */
-function samplesDigest(samples: Float32Array): Promise<string> {
+function samplesDigest(samples: Float32Array): string {
   let digest = samplesDigests.get(samples);
   if (digest === undefined) {
-    digest = bytesHashOffThread(samplesBytes(samples));
+    digest = createHash('sha256').update(samplesBytes(samples)).digest('hex');
     samplesDigests.set(samples, digest);
   }
   return digest;
