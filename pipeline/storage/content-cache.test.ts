@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
-import { bytesHash, bytesHashOffThread, ContentCache, contentHash, type StoredFile } from './content-cache.ts';
+import { ContentCache, contentHash, type StoredFile } from './content-cache.ts';
 
 let directory: string;
 beforeEach(async () => {
@@ -151,16 +151,6 @@ describe('ContentCache.binary with a corrupted entry', () => {
     await writeFile(dataFile, 'RIFF garbage');
     await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
     expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 2, corrupt: 1 });
-  });
-});
-
-describe('bytesHashOffThread', () => {
-  it("is bytesHash of the view's own bytes (not of the buffer around it), empty and odd offsets included", async () => {
-    const buffer = new Uint8Array(70_001).map((_, index) => (index * 131 + 7) % 256);
-    for (const view of [buffer, buffer.subarray(3, 65_540), buffer.subarray(1, 1), new Uint8Array(0), Buffer.from(buffer.buffer, 5, 100)]) {
-      expect(await bytesHashOffThread(view)).toBe(bytesHash(view));
-    }
-    expect(await bytesHashOffThread(buffer.subarray(3, 65_540))).not.toBe(bytesHash(buffer));
   });
 });
 

@@ -38,15 +38,6 @@ export function bytesHash(data: Uint8Array | string): string {
 }
 
 /**
- * {@link bytesHash} of `data` computed on libuv's thread pool (WebCrypto's `digest`, which copies the
- * bytes when called), so the calling thread goes on meanwhile: the build's thread hashed each rendered
- * dialogue it stored (about 450 MB and 0.3-0.4 s per 20-dialogue saturation build).
- */
-export async function bytesHashOffThread(data: Uint8Array): Promise<string> {
-  return Buffer.from(await crypto.subtle.digest('SHA-256', data)).toString('hex');
-}
-
-/**
  * Counts per stage, for the run report and the "synthesizes nothing" check. `misses` includes the
  * `corrupt` entries (found but damaged, so recomputed and overwritten).
  */
@@ -232,8 +223,7 @@ export class ContentCache {
             const file = partFile(index);
             const bytes = await readEntry(file);
             if (bytes === undefined) throw new CorruptEntryError(file, `missing, though its metadata ${path.basename(metadataFile)} exists`);
-            checkRecordedLength(file, bytes, recorded.bytes);
-            return { bytes, path: file, sha256: checkRecordedSha256(file, await bytesHashOffThread(bytes), recorded.sha256) };
+            return { bytes, path: file, sha256: checkRecordedData(file, bytes, recorded.bytes, recorded.sha256) };
           }),
         );
         const value = decodeStoredFiles(metadataFile, parts, stored.metadata as M, codec);
@@ -248,9 +238,8 @@ export class ContentCache {
     const stored: StoredFile[] = [];
     for (const [index, part] of parts.entries()) {
       const file = partFile(index);
-      // hashed on the thread pool while it is written
-      const [, sha256] = await Promise.all([this.store(file, part), bytesHashOffThread(part)]);
-      stored.push({ bytes: Buffer.from(part.buffer, part.byteOffset, part.byteLength), path: file, sha256 });
+      await this.store(file, part);
+      stored.push({ bytes: Buffer.from(part.buffer, part.byteOffset, part.byteLength), path: file, sha256: bytesHash(part) });
     }
     const { parsed, sha256 } = serializeValue(metadata);
     const envelope: FilesEntryEnvelope<M> = { contentCacheEntry: 3, files: stored.map((part) => ({ bytes: part.bytes.byteLength, sha256: part.sha256 })), metadataSha256: sha256, metadata: parsed as M };
@@ -294,10 +283,9 @@ export class ContentCache {
     }
     const value = await compute();
     const encoded = codec.encode(value);
-    // hashed on the thread pool while it is written
-    const [, dataSha256] = await Promise.all([this.store(dataFile, encoded.bytes), bytesHashOffThread(encoded.bytes)]);
+    await this.store(dataFile, encoded.bytes);
     // metadata last: its presence marks the entry complete
-    await this.store(metadataFile, JSON.stringify(binaryEnvelope(encoded.bytes, encoded.metadata, dataSha256)));
+    await this.store(metadataFile, JSON.stringify(binaryEnvelope(encoded.bytes, encoded.metadata)));
     return value;
   }
 }
@@ -329,10 +317,10 @@ function jsonEnvelopeText(value: unknown): string {
   return JSON.stringify(envelope);
 }
 
-/** A binary entry's metadata file: the data's length and sha256 (`dataSha256`, when already known), the metadata and its hash. */
-function binaryEnvelope<M>(bytes: Uint8Array, metadata: M, dataSha256: string = bytesHash(bytes)): BinaryEntryEnvelope<M> {
+/** A binary entry's metadata file: the data's length and sha256, the metadata and its hash. */
+function binaryEnvelope<M>(bytes: Uint8Array, metadata: M): BinaryEntryEnvelope<M> {
   const { parsed, sha256 } = serializeValue(metadata);
-  return { contentCacheEntry: 2, dataBytes: bytes.byteLength, dataSha256, metadataSha256: sha256, metadata: parsed as M };
+  return { contentCacheEntry: 2, dataBytes: bytes.byteLength, dataSha256: bytesHash(bytes), metadataSha256: sha256, metadata: parsed as M };
 }
 
 function entryVersion(value: unknown): unknown {
@@ -368,17 +356,8 @@ function isBinaryEnvelope(value: unknown): value is { contentCacheEntry: 1 | 2; 
  * @throws CorruptEntryError naming `file` when either differs
  */
 function checkRecordedData(file: string, bytes: Buffer, recordedBytes: number, recordedSha256: string): string {
-  checkRecordedLength(file, bytes, recordedBytes);
-  return checkRecordedSha256(file, bytesHash(bytes), recordedSha256);
-}
-
-/** @throws CorruptEntryError naming `file` when `bytes` is not `recordedBytes` long */
-function checkRecordedLength(file: string, bytes: Buffer, recordedBytes: number): void {
   if (bytes.byteLength !== recordedBytes) throw new CorruptEntryError(file, `${bytes.byteLength} bytes, expected ${recordedBytes}`);
-}
-
-/** @returns `sha256` @throws CorruptEntryError naming `file` when it is not `recordedSha256` */
-function checkRecordedSha256(file: string, sha256: string, recordedSha256: string): string {
+  const sha256 = bytesHash(bytes);
   if (sha256 !== recordedSha256) throw new CorruptEntryError(file, 'sha256 differs from the one recorded at write time');
   return sha256;
 }
