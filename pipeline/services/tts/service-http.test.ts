@@ -88,6 +88,48 @@ describe('requestService', () => {
     expect(echoed.file).toEqual({ name: 'prompt.wav', bytes: [82, 73, 70, 70, 0, 255] });
   });
 
+  it('sends a request once more on a new connection when the kept-alive one it went out on is reset before any answer (and only then)', async () => {
+    // a server that closes a connection when a second request arrives on it: as uvicorn does when its
+    // idle timeout and the next request cross
+    const connections: number[] = [];
+    const closing = createServer((request, response) => {
+      const socket = request.socket as typeof request.socket & { served?: number };
+      socket.served = (socket.served ?? 0) + 1;
+      if (socket.served === 1) connections.push(0);
+      connections[connections.length - 1]! += 1;
+      if (socket.served > 1 || request.url === '/always-reset') {
+        socket.destroy();
+        return;
+      }
+      response.end('ok');
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`;
+    try {
+      const first = await requestService({ ...context('/a'), endpoint }, { method: 'POST', body: 'x' }, { timeoutMilliseconds: ANSWER_TIMEOUT });
+      const second = await requestService({ ...context('/b'), endpoint }, { method: 'POST', body: 'y' }, { timeoutMilliseconds: ANSWER_TIMEOUT });
+      expect([Buffer.from(first.body).toString(), Buffer.from(second.body).toString()]).toEqual(['ok', 'ok']);
+      // the second went out on the first's connection, was reset there, and was sent again on a new one
+      expect(connections).toEqual([2, 1]);
+      // a reset on a new connection is not sent again
+      const reset = await failure(requestService({ ...context('/always-reset'), endpoint }, { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
+      expect(reset).toMatchObject({ failure: 'service-unreachable', isRetryable: true });
+    } finally {
+      closing.closeAllConnections();
+      await new Promise((resolve) => closing.close(resolve));
+    }
+  });
+
+  it('speaks TLS to an https endpoint whatever the case of its scheme', async () => {
+    // the loopback server speaks plain HTTP: a TLS client fails its handshake (not "protocol not supported")
+    for (const scheme of ['https', 'HTTPS', 'Https']) {
+      const error = await failure(requestService({ ...context('/ok'), endpoint: url.replace('http', scheme) }, { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
+      expect(error).toMatchObject({ failure: 'service-unreachable' });
+      expect(error.message).not.toMatch(/ERR_INVALID_PROTOCOL|not supported/);
+      expect(error.message).toMatch(/EPROTO|SSL|TLS|wrong version/i);
+    }
+  });
+
   it('types every failure and says whether to retry', async () => {
     const busy = await failure(requestService(context('/busy'), { method: 'POST' }, { timeoutMilliseconds: ANSWER_TIMEOUT }));
     expect(busy).toMatchObject({ failure: 'service-error', statusCode: 429, isRetryable: true, retryAfterMilliseconds: 2_000, responseExcerpt: 'slow down' });

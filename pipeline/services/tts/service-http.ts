@@ -242,12 +242,33 @@ async function send(url: string, init: { method: 'GET' | 'POST'; headers?: Recor
   }
   if (body !== undefined) headers['content-length'] = body.length;
   signal.throwIfAborted();
-  return new Promise<IncomingMessage>((resolve, reject) => {
-    const request = (url.startsWith('https:') ? https : http).request(url, { method: init.method, headers, signal }, resolve);
-    request.on('error', reject);
-    request.end(body);
-  });
+  const secure = new URL(url).protocol === 'https:';
+  const attempt = (again: boolean) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      let answered = false;
+      const request = (secure ? https : http).request(url, { method: init.method, headers, signal, agent: secure ? HTTPS_AGENT : HTTP_AGENT }, (response) => {
+        answered = true;
+        resolve(response);
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // a kept-alive socket the server closed just as this request went out on it (Node's documented
+        // race, `request.reusedSocket`): sent once more, on a new connection, before any answer
+        if (!answered && !again && request.reusedSocket && error.code === 'ECONNRESET' && !signal.aborted) resolve(attempt(true));
+        else reject(error);
+      });
+      request.end(body);
+    });
+  return attempt(false);
 }
+
+/**
+ * Idle connections are kept 4 s (as undici, behind `fetch`, keeps them), below the 5 s after which
+ * uvicorn (CosyVoice2's FastAPI server) closes them, so a request rarely goes out on a connection the
+ * server is closing; Node's global agent keeps them 5 s, the same as uvicorn.
+ */
+const KEEP_ALIVE = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' } as const;
+const HTTP_AGENT = new http.Agent(KEEP_ALIVE);
+const HTTPS_AGENT = new https.Agent(KEEP_ALIVE);
 
 /** Joins byte chunks into one array of `total` bytes. */
 export function concatenateBytes(chunks: readonly Uint8Array[], total: number = chunks.reduce((sum, chunk) => sum + chunk.length, 0)): Uint8Array {
