@@ -29,7 +29,7 @@ import { DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUATION_EVENT_TYPES, evaluab
 import { readExportDataset, type ExportDataset, type ExportDialogue } from '../export/export-dataset.ts';
 import PQueue from 'p-queue';
 import type { Centiseconds, Channel } from '../model/types.ts';
-import { readDatasetFolder } from '../quality/dataset-files.ts';
+import { readDatasetFolder, type DatasetFolder } from '../quality/dataset-files.ts';
 import { buildDatasetTables, type DatasetTables } from '../quality/tables.ts';
 import { speechRateUnitLabel } from '../quality/speech-rate.ts';
 import { packageFile } from '../storage/package-files.ts';
@@ -118,7 +118,9 @@ async function generatedOffsets(dataset: ExportDataset): Promise<{ offsets: Reco
   const offsets: Record<ChannelDirection, Centiseconds[]> = { 'channel0->channel1': [], 'channel1->channel0': [] };
   let statisticsFile: string | null = null;
   type Metadata = { timing?: { statistics?: string }; utterances?: { channel: Channel; offsetFromFloor?: number | null }[] };
-  const read = await Promise.all(dataset.dialogues.map((dialogue) => readJson<Metadata>(path.join(dataset.directory, 'metadata', `${dialogue.id}.json`))));
+  // METADATA_READ_CONCURRENCY files open at a time, not one per dialogue (a dataset of thousands ran out of file descriptors)
+  const reads = new PQueue({ concurrency: METADATA_READ_CONCURRENCY });
+  const read = await reads.addAll(dataset.dialogues.map((dialogue) => () => readJson<Metadata>(path.join(dataset.directory, 'metadata', `${dialogue.id}.json`))));
   for (const found of read) {
     const metadata = found ?? {};
     statisticsFile ??= metadata.timing?.statistics ?? null;
@@ -264,11 +266,13 @@ async function writeReportInto(output: string, work: string, options: BuildRepor
   }
   const build = await readJson<{ name?: string; seed?: number }>(path.join(output, 'summary.json'));
   const directories = await buildDatasetDirectories(output);
+  const folders = await allSettledInOrder(directories.map((directory) => readDatasetFolder(directory)));
+  refuseSharedPageNames(folders);
   // every dataset at once, its dialogue pages REPORT_PAGE_CONCURRENCY at a time across datasets: one
   // page's file reads and writes wait while another's HTML is built (pages in order: 2.2-2.5 s for a
   // 20-dialogue build's report, a fifth of it waiting on the file system)
   const pages = new PQueue({ concurrency: REPORT_PAGE_CONCURRENCY });
-  const parts = await allSettledInOrder(directories.map((directory) => datasetSection(output, work, directory, options, pages)));
+  const parts = await allSettledInOrder(folders.map((folder) => datasetSection(output, work, folder, options, pages)));
   const sections = parts.map((part) => part.section);
   const contents = parts.map((part) => part.content);
   const dialoguePages = parts.reduce((sum, part) => sum + part.dialoguePages, 0);
@@ -281,8 +285,28 @@ ${sections.join('\n')}`;
   return { datasets: directories.length, dialoguePages };
 }
 
+/**
+ * The report names a dataset's pages, charts and section by its language and dataset name
+ * (`dialogues/{lang}/{dataset}/`, `events/{lang}/{dataset}.html`): two folders that share both (the
+ * same name in two domains, `data/en/task/X` and `data/en/chat/X`) would write over each other's.
+ * @throws Error naming both folders
+ */
+function refuseSharedPageNames(folders: readonly DatasetFolder[]): void {
+  const seen = new Map<string, string>();
+  for (const { directory, language, dataset } of folders) {
+    const name = `${language}/${dataset}`;
+    const other = seen.get(name);
+    if (other !== undefined) {
+      throw new Error(`${other} and ${directory}: two datasets named ${dataset} in ${language}; the report names pages by language and dataset, so rename one (e.g. duplexsynth chat --dataset)`);
+    }
+    seen.set(name, directory);
+  }
+}
+
 /** Dialogue pages {@link writeBuildReport} builds at once (reading their WAV files, writing their HTML). */
 const REPORT_PAGE_CONCURRENCY = 4;
+/** Metadata files a dataset's placement offsets are read from at once. */
+const METADATA_READ_CONCURRENCY = 16;
 
 /**
  * The results of `promises` in order, once every one has settled (so nothing still writes into the
@@ -304,8 +328,8 @@ interface DatasetSection {
 }
 
 /** Writes one dataset's plots, dialogue pages (through `pages`) and event list into `work`, and returns its part of index.html. */
-async function datasetSection(output: string, work: string, directory: string, options: BuildReportOptions, pages: PQueue): Promise<DatasetSection> {
-  const folder = await readDatasetFolder(directory);
+async function datasetSection(output: string, work: string, folder: DatasetFolder, options: BuildReportOptions, pages: PQueue): Promise<DatasetSection> {
+  const { directory } = folder;
   const dataset = await readExportDataset(folder);
   const key = `${dataset.language}-${dataset.dataset}`;
   const anchor = `dataset-${key}`;

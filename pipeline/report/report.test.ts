@@ -156,6 +156,18 @@ describe('writeBuildReport', () => {
     expect(await readFile(path.join(copy, 'report', 'index.html'))).toEqual(index);
     expect(await readFile(otherPage)).toEqual(otherPageBytes);
   });
+
+  it('refuses two datasets of one language and name (in two domains), whose pages would write over each other, and leaves the previous report as it was', async () => {
+    const copy = path.join(scratch, 'shared-name');
+    await cp(out, copy, { recursive: true });
+    const index = await readFile(path.join(copy, 'report', 'index.html'));
+    const task = path.join(copy, 'data', 'en', 'task', 'topiocqa_demo');
+    const chat = path.join(copy, 'data', 'en', 'chat', 'topiocqa_demo');
+    await cp(task, chat, { recursive: true });
+    await expect(writeBuildReport(copy)).rejects.toThrow(`${chat} and ${task}: two datasets named topiocqa_demo in en`);
+    expect(existsSync(path.join(copy, 'report.partial'))).toBe(false);
+    expect(await readFile(path.join(copy, 'report', 'index.html'))).toEqual(index);
+  });
 });
 
 describe('the report in headless Chromium', () => {
