@@ -436,7 +436,9 @@ ${htmlTable(
   const eventsPage = `events/${dataset.language}/${dataset.dataset}.html`;
   const listed = new Map<string, { audio: string; page: string | null }>();
   const fromEventsPage = (target: string) => path.relative(path.dirname(path.join(output, 'report', eventsPage)), target).split(path.sep).join('/');
-  const writePage = async (dialogue: ExportDialogue, page: string) => {
+  const pageOf = (dialogue: ExportDialogue) => `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`;
+  const writePage = async (dialogue: ExportDialogue) => {
+    const page = pageOf(dialogue);
     const pageDirectory = path.dirname(path.join(output, 'report', page));
     const relative = (target: string) => path.relative(pageDirectory, target).split(path.sep).join('/');
     const envelopes = await readWavEnvelopes(dialogue.audioFile, waveformColumns(dialogue));
@@ -448,14 +450,13 @@ ${htmlTable(
     });
     await writeAtomic(path.join(work, page), html);
   };
-  const pageOf = (dialogue: ExportDialogue) => `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`;
   const paged = dataset.dialogues.slice(0, Math.min(limit, dataset.dialogues.length));
-  await allSettledInOrder(paged.map((dialogue) => pages.add(() => writePage(dialogue, pageOf(dialogue)))));
+  await allSettledInOrder(paged.map((dialogue) => pages.add(() => writePage(dialogue))));
   const dialoguePages = paged.length;
   for (const [index, dialogue] of dataset.dialogues.entries()) {
     const count = (type: string) => dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === type).length;
     const link: Cell = index < limit ? { html: `<a href="${escapeHtml(pageOf(dialogue))}">${escapeHtml(dialogue.id)}</a>` } : dialogue.id;
-    listed.set(dialogue.id, { audio: fromEventsPage(dialogue.audioFile), page: index < limit ? fromEventsPage(path.join(output, 'report', `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`)) : null });
+    listed.set(dialogue.id, { audio: fromEventsPage(dialogue.audioFile), page: index < limit ? fromEventsPage(path.join(output, 'report', pageOf(dialogue))) : null });
     dialogueRows.push([link, dataset.hasSplits ? benchmarkSplitName(dialogue.split) : '—', dialogue.durationSeconds.toFixed(2), count('TURN_SHIFT'), count('TURN_HOLD'), count('BC'), count('BARGE_IN'), count('SHORTPAUSE')]);
   }
   await writeAtomic(

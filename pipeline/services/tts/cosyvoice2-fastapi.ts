@@ -187,9 +187,9 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
     if (mode === 'zero-shot') form.append('prompt_text', await attempt.toSpoken(voice.promptText as string));
     if (mode === 'instruct2') form.append('instruct_text', voice.instructText as string);
     form.append('prompt_wav', promptBlob(prompt.wavBytes), 'prompt.wav');
-    // the form itself is the body: fetch streams it (multipart/form-data, its boundary in the
-    // content-type it sets, Content-Length known) and encodes it again for each attempt; the prompt's
-    // Blob is made once per prompt. Encoding it to bytes first cost four copies of the prompt per request.
+    // the form itself is the body: the HTTP client (service-http.ts) encodes it once per attempt
+    // (multipart/form-data, its boundary in the content-type it sets, with a Content-Length); the
+    // prompt's Blob is made once per prompt. Encoding it to bytes here cost four copies of the prompt per request.
     const request: RemoteRequest = { route: COSYVOICE2_ROUTES[mode], headers: {}, body: form };
     return note ? { ...request, note } : request;
   }

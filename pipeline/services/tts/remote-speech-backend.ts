@@ -37,7 +37,7 @@ export interface RemoteRequest {
   /** Path appended to the endpoint, e.g. `/inference_cross_lingual`. */
   route: string;
   headers: Record<string, string>;
-  /** The whole request body (POST); a form is sent as multipart/form-data (fetch sets the content-type with its boundary). */
+  /** The whole request body (POST); a form is sent as multipart/form-data (service-http.ts encodes it and sets the content-type with its boundary). */
   body: Uint8Array | string | FormData;
   /** A counted remark, e.g. `zero-shot fell back to cross-lingual`. */
   note?: string;

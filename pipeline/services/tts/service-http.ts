@@ -4,7 +4,7 @@
  * whether trying again may help (`isRetryable`, the Vercel AI SDK convention: 408, 409, 429, >= 500,
  * timeouts, network failures, streams cut short).
  *
- * Uses Node's `http`/`https` clients with their global keep-alive agents (a form body is encoded by
+ * Uses Node's `http`/`https` clients with keep-alive agents of their own (a form body is encoded by
  * the platform's `Response`, the same multipart encoder `fetch` uses). `fetch` cost about 1 ms more CPU
  * per request in web streams (2.1-2.5 against 1.4-1.5 ms for a CosyVoice2-sized exchange on this
  * 2-core machine): half a second of a 20-dialogue build's 528 requests, on the thread that feeds the
