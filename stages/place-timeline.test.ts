@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { detectSpeechSegments } from '../pipeline/audio/speech-regions.ts';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { bytesHash, ContentCache } from '../pipeline/storage/content-cache.ts';
+import { bytesHash, ContentCache, type FilesCodec } from '../pipeline/storage/content-cache.ts';
 import { createRenderPool } from '../pipeline/audio/render-pool.ts';
 import { loadTimingStatistics, shippedTimingStatisticsOf } from '../pipeline/timeline/timing-statistics.ts';
-import { FADE_OUT_CS, placeBargeInTimelineStage, placeTimeline, placeTimelineStage, renderTimeline, truncateUtterance, yieldPoints } from './place-timeline.ts';
+import { FADE_OUT_CS, placeBargeInTimelineStage, placeTimeline, placeTimelineStage, readStoredWav, renderTimeline, truncateUtterance, yieldPoints, type RenderedTimeline } from './place-timeline.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
 
 const RATE = 16000;
@@ -107,6 +107,32 @@ describe('yield points of an interrupted utterance', () => {
   });
 });
 
+/** A cache that runs `between` after an entry is computed and before it is stored. */
+class InterleavingCache extends ContentCache {
+  constructor(
+    directory: string,
+    private readonly between: () => Promise<void>,
+  ) {
+    super(directory);
+  }
+
+  override binaryFiles<T, M, U = T>(stage: string, keyMaterial: unknown, compute: () => Promise<U>, codec: FilesCodec<T, M, U>, extension: string): Promise<T> {
+    const computeThenWait = async () => {
+      const value = await compute();
+      await this.between();
+      return value;
+    };
+    return super.binaryFiles<T, M, U>(stage, keyMaterial, computeThenWait, codec, extension);
+  }
+}
+
+/** Whether a rendering's stored files (the WAV, the full-band WAV) hold exactly `expected`'s bytes. */
+async function sameFiles(rendered: RenderedTimeline, expected: { wav: Uint8Array; fullBand?: { wav: Uint8Array } }): Promise<boolean> {
+  const wav = await readStoredWav(rendered.wavFile);
+  const fullBand = rendered.fullBand ? await readStoredWav(rendered.fullBand.file) : undefined;
+  return wav.equals(expected.wav) && (fullBand === undefined) === (expected.fullBand === undefined) && (fullBand === undefined || fullBand.equals(expected.fullBand!.wav));
+}
+
 describe('the placed and rendered timeline in the content cache', () => {
   it('a hit gives the bytes placing gives; samples of -0 key as +0 (a fresh clip against the cached one); another seed is another entry', async () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-place-cache-'));
@@ -119,23 +145,35 @@ describe('the placed and rendered timeline in the content cache', () => {
       const parameters = { seed: 3, channelOfRole: { user: 1, system: 0 } as const, statistics, options: {} };
       const first = await placeTimelineStage.run(input, parameters, { cache });
       const uncached = renderTimeline(placeTimeline({ ...input, ...parameters }));
-      expect(Buffer.from(first.wav).equals(Buffer.from(uncached.wav))).toBe(true);
-      // the WAV is a file of the entry (the dataset links to it): that file holds exactly these bytes
-      expect(path.dirname(first.wavFile!.path).startsWith(path.join(directory, 'place-timeline'))).toBe(true);
-      expect((await readFile(first.wavFile!.path)).equals(Buffer.from(first.wav))).toBe(true);
-      expect(first.wavFile!.sha256).toBe(bytesHash(first.wav));
+      // the WAV is a file of the entry (the dataset links to it), recorded with its length and sha256
+      expect(path.dirname(first.wavFile.path).startsWith(path.join(directory, 'place-timeline'))).toBe(true);
+      const firstBytes = await readFile(first.wavFile.path);
+      expect(firstBytes.equals(Buffer.from(uncached.wav))).toBe(true);
+      expect(first.wavFile).toEqual({ path: first.wavFile.path, sha256: bytesHash(uncached.wav), byteLength: uncached.wav.byteLength });
+      expect((await readStoredWav(first.wavFile)).equals(firstBytes)).toBe(true);
 
       const negativeZero: SpokenUtterance = { ...question, audio: Float32Array.from(question.audio, (sample) => (sample === 0 ? -0 : sample)) };
       expect(Buffer.from(negativeZero.audio.buffer).equals(Buffer.from(question.audio.buffer))).toBe(false);
       const second = await placeTimelineStage.run({ ...input, utterances: [negativeZero, answer] }, parameters, { cache });
       expect(cache.statistics['place-timeline']).toEqual({ hits: 1, misses: 1, corrupt: 0 });
-      expect(Buffer.from(second.wav).equals(Buffer.from(first.wav))).toBe(true);
       expect(second.wavFile).toEqual(first.wavFile); // a hit names the same file
       expect(second.placement).toEqual(first.placement);
       expect(second.words).toEqual(first.words);
 
       await placeTimelineStage.run(input, { ...parameters, seed: 4 }, { cache });
       expect(cache.statistics['place-timeline']).toEqual({ hits: 1, misses: 2, corrupt: 0 });
+      // the other seed was encoded into the same reused buffer: the first entry's file is untouched
+      expect((await readFile(first.wavFile.path)).equals(firstBytes)).toBe(true);
+
+      // a stored WAV changed since it was recorded is refused, naming the file
+      const changed = Buffer.from(firstBytes);
+      changed[changed.length - 1]! ^= 1;
+      await writeFile(first.wavFile.path, changed);
+      await expect(readStoredWav(first.wavFile)).rejects.toThrow(`${first.wavFile.path}: the rendered WAV differs from the ${firstBytes.byteLength} bytes and sha256 recorded`);
+      await writeFile(first.wavFile.path, firstBytes.subarray(1));
+      await expect(readStoredWav(first.wavFile)).rejects.toThrow(/differs from the \d+ bytes/);
+      await rm(first.wavFile.path);
+      await expect(readStoredWav(first.wavFile)).rejects.toThrow(`${first.wavFile.path}: cannot read the rendered WAV: ENOENT`);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
@@ -160,12 +198,10 @@ describe('the placed and rendered timeline in the content cache', () => {
           const staged = await placeTimelineStage.run(input, parameters, { cache });
           const uncached = renderTimeline(placeTimeline({ ...input, ...parameters }));
           expect(staged.fullBand?.sampleRate).toBe(24000);
-          expect(Buffer.from(staged.wav).equals(Buffer.from(uncached.wav))).toBe(true);
-          expect(Buffer.from(staged.fullBand!.wav).equals(Buffer.from(uncached.fullBand!.wav))).toBe(true);
+          expect(await sameFiles(staged, uncached)).toBe(true);
           // mastered in a worker thread (audio.renderThreads), another cache: the same bytes
           const pooled = await placeTimelineStage.run(input, { ...parameters, renderPool }, { cache: new ContentCache(path.join(directory, 'pooled')) });
-          expect(Buffer.from(pooled.wav).equals(Buffer.from(uncached.wav))).toBe(true);
-          expect(Buffer.from(pooled.fullBand!.wav).equals(Buffer.from(uncached.fullBand!.wav))).toBe(true);
+          expect(await sameFiles(pooled, uncached)).toBe(true);
         }
       } finally {
         await renderPool.close();
@@ -183,13 +219,18 @@ describe('the placed and rendered timeline in the content cache', () => {
         placeTimelineStage.run({ dialogueId: 'c', utterances: turns(8), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'overlap-c')) }),
         placeBargeInTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, { ...parameters, systemYields: 'next-word-boundary', detector: {} }, { cache: new ContentCache(path.join(directory, 'overlap-a-variant')) }),
       ]);
-      for (const [index, rendered] of overlapping.slice(0, 3).entries()) {
-        expect(Buffer.from(rendered.wav).equals(Buffer.from(expected[index]!.wav))).toBe(true);
-        expect(Buffer.from(rendered.fullBand!.wav).equals(Buffer.from(expected[index]!.fullBand!.wav))).toBe(true);
-      }
+      for (const [index, rendered] of overlapping.slice(0, 3).entries()) expect(await sameFiles(rendered, expected[index]!)).toBe(true);
+      // a placement that starts once another has encoded its WAVs but not yet stored them: the first
+      // still holds its buffers (the second encodes elsewhere), so each entry holds its own bytes
+      let between: RenderedTimeline | undefined;
+      const interleaving = new InterleavingCache(path.join(directory, 'interleave-c'), async () => {
+        between = await placeTimelineStage.run({ dialogueId: 'b', utterances: turns(3), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'interleave-b')) });
+      });
+      const outer = await placeTimelineStage.run({ dialogueId: 'c', utterances: turns(8), backchannelClips: [] }, parameters, { cache: interleaving });
+      expect(await sameFiles(between!, expected[1]!)).toBe(true);
+      expect(await sameFiles(outer, expected[2]!)).toBe(true);
       const variantAlone = await placeBargeInTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, { ...parameters, systemYields: 'next-word-boundary', detector: {} }, { cache: new ContentCache(path.join(directory, 'alone-a-variant')) });
-      expect(Buffer.from(overlapping[3]!.wav).equals(Buffer.from(variantAlone.wav))).toBe(true);
-      expect(Buffer.from(overlapping[3]!.fullBand!.wav).equals(Buffer.from(variantAlone.fullBand!.wav))).toBe(true);
+      expect(await sameFiles(overlapping[3]!, { wav: await readStoredWav(variantAlone.wavFile), fullBand: { wav: await readStoredWav(variantAlone.fullBand!.file) } })).toBe(true);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

@@ -7,15 +7,15 @@
  * speech segment at `c` cs inside an utterance placed at `s` cs lies at exactly `(s + c) * rate / 100`
  * samples in the track: the frame-local speech detector finds the same segments in the written WAV.
  *
- * The stages return the timeline rendered ({@link RenderedTimeline}: the tracks as the WAV bytes the
- * dataset writes) and cache it by a content hash of everything that determines it: the utterances'
+ * The stages return the timeline rendered ({@link RenderedTimeline}: the tracks as the WAV files the
+ * dataset links to) and cache it by a content hash of everything that determines it: the utterances'
  * samples and timings, the placement parameters and seed, and the code that places and renders
  * (`placementCodeDigest`). A queue worker (pipeline/orchestration/queue-worker.ts) places and renders
  * a dialogue; the coordinator's local pass, like any later build with the same inputs, reads it back
  * (placement with its true-peak limiting was two thirds of that pass's CPU) and writes the same bytes.
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
-import { encodeMix, limitMixInPlace, masterMixPausing, type MasteredMix } from '../pipeline/audio/master-mix.ts';
+import { encodeMix, limitMixInPlace, masterMixPausing, type MasteredMix, type WavBufferAllocator } from '../pipeline/audio/master-mix.ts';
 import type { RenderPool } from '../pipeline/audio/render-pool.ts';
 import { frameLevelsDbfs, resolveSpeechDetectorOptions, speechSegmentsOfLevels, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelSegments, SpeakerRole } from '../pipeline/model/types.ts';
@@ -26,9 +26,10 @@ import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts
 import type { SpokenUtterance } from './synthesize-speech.ts';
 import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts';
 import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
-import { contentHash, type ContentCache, type StoredFile } from '../pipeline/storage/content-cache.ts';
+import { bytesHash, contentHash, type ContentCache, type StoredFile } from '../pipeline/storage/content-cache.ts';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -127,53 +128,76 @@ export type TrackAllocator = (slot: number, length: number) => Float32Array;
 /** New arrays: the tracks belong to the caller ({@link placeTimeline}'s default). */
 const newTrack: TrackAllocator = (_slot, length) => new Float32Array(length);
 
-/** Longest track kept for reuse by a {@link ScratchTracks} set: 2^23 samples (32 MiB; 5.8 min at 24 kHz); longer ones are new arrays. */
+/** Longest track kept for reuse by a {@link ScratchBuffers} set: 2^23 samples (32 MiB; 5.8 min at 24 kHz); longer ones are new arrays. */
 const SCRATCH_TRACK_SAMPLES = 2 ** 23;
 
-/**
- * Reused buffers, one per slot, for the tracks of one placement at a time, from composing to encoding.
- * A dialogue's four tracks were 40 % of the build's large allocations, each 64 MB of them a full
- * garbage collection ("external memory pressure", `node --trace-gc`; the saturation bench). Each track
- * is a zero-filled view of its slot's buffer, valid until the same slot of the same set is taken again.
- */
-class ScratchTracks {
-  private readonly buffers: Float32Array[] = [];
+/** Largest WAV buffer kept for reuse by a {@link ScratchBuffers} set: 2^26 bytes (64 MiB; both masters of a 5.8-min dialogue at 16 and 24 kHz); larger ones are new arrays. */
+const SCRATCH_WAV_BYTES = 2 ** 26;
 
-  readonly allocate: TrackAllocator = (slot, length) => {
+/** Where a placement's audio goes: its tracks (`allocateTrack`) and, mastered on this thread, its WAV bytes (`allocateWav`; absent: new arrays). */
+interface PlacementBuffers {
+  allocateTrack: TrackAllocator;
+  allocateWav?: WavBufferAllocator;
+}
+
+/**
+ * Reused buffers for one placement at a time, from composing to storing: one per track slot, and one
+ * for the WAV bytes of both masters. A dialogue's four tracks were 40 % of the build's large
+ * allocations, and its WAV bytes 526 MB of a 20-dialogue saturation build's 1.6 GB; every 64 MB of them
+ * brought a full garbage collection nearer ("external memory pressure", `node --trace-gc`;
+ * pipeline/run/heap-growth.ts): reusing the WAV buffer too took the build from 18-20 full collections to
+ * 10-11. Each track is a zero-filled view of its slot's buffer and the WAV bytes a view of theirs, valid
+ * until the same buffer of the same set is taken again.
+ */
+class ScratchBuffers implements PlacementBuffers {
+  private readonly tracks: Float32Array[] = [];
+  private wav = new Uint8Array(0);
+
+  readonly allocateTrack: TrackAllocator = (slot, length) => {
     if (length > SCRATCH_TRACK_SAMPLES) return new Float32Array(length);
-    let buffer = this.buffers[slot];
+    let buffer = this.tracks[slot];
     if (buffer === undefined || buffer.length < length) {
       buffer = new Float32Array(Math.min(SCRATCH_TRACK_SAMPLES, Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.25))));
-      this.buffers[slot] = buffer;
+      this.tracks[slot] = buffer;
     }
     return buffer.subarray(0, length).fill(0);
+  };
+
+  readonly allocateWav: WavBufferAllocator = (byteLength) => {
+    if (byteLength > SCRATCH_WAV_BYTES) return new Uint8Array(byteLength);
+    if (this.wav.byteLength < byteLength) this.wav = new Uint8Array(Math.min(SCRATCH_WAV_BYTES, Math.max(byteLength, Math.ceil(this.wav.byteLength * 1.25))));
+    // every byte is written by the encoder (encodeWavFilesPcm16): no clearing
+    return this.wav.subarray(0, byteLength);
   };
 }
 
 /** Sets no placement holds now (as many exist as placements ever ran at once). */
-const idleScratchTracks: ScratchTracks[] = [];
+const idleScratchBuffers: ScratchBuffers[] = [];
 
 /**
- * Runs `use` with a set of reused track buffers that no other placement holds until it settles. The
- * placement stages let the event loop through while they master a dialogue (masterMixPausing), so
- * placements overlap: the barge-in variant of one dialogue beside the next dialogue's base, a queue
- * worker's jobs beside each other. Each takes its own set (a new one when every set is held).
+ * Runs `use` with a set of reused buffers that no other placement holds until it settles. The
+ * placement stages let the event loop through while they master and store a dialogue
+ * (masterMixPausing, the cache's writes), so placements overlap: the barge-in variant of one dialogue
+ * beside the next dialogue's base, a queue worker's jobs beside each other. Each takes its own set (a
+ * new one when every set is held).
  */
-async function withScratchTracks<T>(use: (allocate: TrackAllocator) => Promise<T>): Promise<T> {
-  const set = idleScratchTracks.pop() ?? new ScratchTracks();
+async function withScratchBuffers<T>(use: (buffers: PlacementBuffers) => Promise<T>): Promise<T> {
+  const set = idleScratchBuffers.pop() ?? new ScratchBuffers();
   try {
-    return await use(set.allocate);
+    return await use(set);
   } finally {
-    idleScratchTracks.push(set);
+    idleScratchBuffers.push(set);
   }
 }
 
 /**
- * Runs `use` with the tracks a placement composes into: new arrays when `renderPool` masters them (the
- * worker takes their buffers), else a set of reused buffers ({@link withScratchTracks}).
+ * Runs `use` with the buffers a placement composes and encodes into: new arrays when `renderPool`
+ * masters the tracks (the worker takes their buffers and sends new WAV bytes back), else a set of
+ * reused buffers ({@link withScratchBuffers}) held until `use` settles, so the WAV bytes must be stored
+ * (not kept) by then.
  */
-function withPlacementTracks<T>(renderPool: RenderPool | null | undefined, use: (allocate: TrackAllocator) => Promise<T>): Promise<T> {
-  return renderPool ? use(newTrack) : withScratchTracks(use);
+function withPlacementBuffers<T>(renderPool: RenderPool | null | undefined, use: (buffers: PlacementBuffers) => Promise<T>): Promise<T> {
+  return renderPool ? use({ allocateTrack: newTrack }) : withScratchBuffers(use);
 }
 
 /**
@@ -461,8 +485,10 @@ export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParamete
   cacheStages: [PLACE_TIMELINE_STAGE],
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, null)],
   run: async (input, parameters, context) =>
-    cachedRendering(context.cache, placementCacheKey(input, parameters, null), () =>
-      withPlacementTracks(parameters.renderPool, async (allocate) => masterTimeline(composePlacedTimeline({ ...input, ...parameters }, allocate), parameters.renderPool)),
+    withPlacementBuffers(parameters.renderPool, (buffers) =>
+      cachedRendering<RenderedTimeline>(context.cache, placementCacheKey(input, parameters, null), () =>
+        masterTimeline(composePlacedTimeline({ ...input, ...parameters }, buffers.allocateTrack), parameters.renderPool, buffers.allocateWav),
+      ),
     ),
 };
 
@@ -486,14 +512,18 @@ export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTi
   cacheStages: [PLACE_TIMELINE_STAGE],
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
   run: async (input, parameters, context) =>
-    cachedRendering(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), () =>
-      withPlacementTracks(parameters.renderPool, async (allocate): Promise<RenderedBargeInTimeline> => {
-        const timeline = composeBargeInTimeline({ ...input, ...parameters }, allocate);
+    withPlacementBuffers(parameters.renderPool, (buffers) =>
+      cachedRendering<RenderedBargeInTimeline>(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), async () => {
+        const timeline = composeBargeInTimeline({ ...input, ...parameters }, buffers.allocateTrack);
+        const { metadata, parts } = await masterTimeline(timeline, parameters.renderPool, buffers.allocateWav);
         return {
-          ...(await masterTimeline(timeline, parameters.renderPool)),
-          bargeIns: timeline.bargeIns,
-          answersTooShort: timeline.answersTooShort,
-          utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
+          metadata: {
+            ...metadata,
+            bargeIns: timeline.bargeIns,
+            answersTooShort: timeline.answersTooShort,
+            utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
+          },
+          parts,
         };
       }),
     ),
@@ -509,21 +539,40 @@ export type PlacedUtterance = Omit<SpokenUtterance, 'audio' | 'fullBand'>;
 
 /**
  * A placed dialogue as the dataset writes it: the {@link PlacedTimeline} with its two float tracks
- * replaced by the WAV bytes written (`audio/{id}.wav`: 2 channels, PCM 16-bit at `sampleRate`, from
- * `encodeWavPcm16`), and the full-band master likewise (`audio_fullband/{id}.wav`).
+ * replaced by the WAV file the cache stores (`audio/{id}.wav`: 2 channels, PCM 16-bit at `sampleRate`,
+ * from `encodeWavPcm16`), and the full-band master likewise (`audio_fullband/{id}.wav`). The bytes are
+ * not held: the dataset's WAVs are hard links to these files (stages/render-dataset.ts), and what needs
+ * the samples reads them ({@link readStoredWav}).
  */
 export interface RenderedTimeline extends Omit<PlacedTimeline, 'tracks' | 'fullBand'> {
-  wav: Uint8Array;
-  /**
-   * The cache file that holds exactly `wav`, and its sha256: the dataset writer links the dataset's WAV
-   * to it instead of writing the bytes again (stages/render-dataset.ts). Absent when not stored.
-   */
-  wavFile?: StoredWav;
-  fullBand?: { wav: Uint8Array; sampleRate: number; file?: StoredWav };
+  wavFile: StoredWav;
+  fullBand?: { sampleRate: number; file: StoredWav };
 }
 
-/** A rendered WAV as the cache stores it: its file (written atomically, never rewritten in place) and the sha256 of its bytes. */
-export type StoredWav = Pick<StoredFile, 'path' | 'sha256'>;
+/** A rendered WAV as the cache stores it: its file (written atomically, never rewritten in place), the sha256 of its bytes and their number. */
+export interface StoredWav {
+  path: string;
+  sha256: string;
+  byteLength: number;
+}
+
+/**
+ * The bytes of a stored WAV, checked against the length and sha256 recorded when it was stored.
+ * @throws Error naming the file when it cannot be read or differs from what was recorded (changed
+ *   since: the cache entry must be deleted and the dialogue built again)
+ */
+export async function readStoredWav(stored: StoredWav): Promise<Buffer> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(stored.path);
+  } catch (error) {
+    throw new Error(`${stored.path}: cannot read the rendered WAV: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (bytes.byteLength !== stored.byteLength || bytesHash(bytes) !== stored.sha256) {
+    throw new Error(`${stored.path}: the rendered WAV differs from the ${stored.byteLength} bytes and sha256 recorded when it was stored (changed since; delete it and build again)`);
+  }
+  return bytes;
+}
 
 /** The barge-in variant rendered: {@link RenderedTimeline} plus the barge-ins and the utterances as spoken (cut answers), without samples. */
 export interface RenderedBargeInTimeline extends RenderedTimeline {
@@ -532,65 +581,75 @@ export interface RenderedBargeInTimeline extends RenderedTimeline {
   utterances: PlacedUtterance[];
 }
 
+/** A timeline encoded but not stored ({@link renderTimeline}): its tracks replaced by the WAV bytes, and the full-band master's likewise. */
+export interface EncodedTimeline extends Omit<PlacedTimeline, 'tracks' | 'fullBand'> {
+  wav: Uint8Array;
+  fullBand?: { wav: Uint8Array; sampleRate: number };
+}
+
 /**
- * The timeline as written: both tracks encoded to one PCM 16-bit WAV (and the full-band tracks to another).
+ * The timeline as written, not stored: both tracks encoded to one PCM 16-bit WAV (and the full-band
+ * tracks to another), the bytes the place-timeline stages store (views of one new buffer).
  * @throws AudioArgumentError as encodeWavPcm16 (tracks of different lengths)
  */
-export function renderTimeline(timeline: PlacedTimeline): RenderedTimeline {
-  // one buffer for both files (the WAV, then the full-band WAV right after it): the cache entry that
-  // holds them both is then this buffer itself, not a copy (cachedRendering)
-  return renderedFrom(timeline, encodeMix(timeline));
+export function renderTimeline(timeline: PlacedTimeline): EncodedTimeline {
+  const { metadata, parts } = unstoredRendering(timeline, encodeMix(timeline));
+  const { fullBand, ...rest } = metadata;
+  return { ...rest, wav: parts[0]!, ...(fullBand ? { fullBand: { wav: parts[1]!, sampleRate: fullBand.sampleRate } } : {}) };
 }
 
+/** What a rendering stores before it is stored: the rendered value without its files (`metadata`) and the WAV files' bytes (`parts`: the WAV, then the full-band WAV when `metadata.fullBand` is set). */
+interface UnstoredRendering<M> {
+  metadata: M;
+  parts: Uint8Array[];
+}
+
+/** A rendering's metadata: the rendered value without its WAV files (the full-band master's rate only). */
+type RenderedMetadata<T extends RenderedTimeline> = Omit<T, 'wavFile' | 'fullBand'> & { fullBand?: { sampleRate: number } };
+
 /** The timeline with its tracks replaced by the WAV files in `mastered` (views of its buffer). */
-function renderedFrom(timeline: PlacedTimeline, { bytes, wavBytes }: MasteredMix): RenderedTimeline {
+function unstoredRendering(timeline: PlacedTimeline, { bytes, wavBytes }: MasteredMix): UnstoredRendering<RenderedMetadata<RenderedTimeline>> {
   const { tracks: _tracks, fullBand, ...rest } = timeline;
-  return { ...rest, wav: bytes.subarray(0, wavBytes), ...(fullBand ? { fullBand: { wav: bytes.subarray(wavBytes), sampleRate: fullBand.sampleRate } } : {}) };
+  return {
+    metadata: { ...rest, ...(fullBand ? { fullBand: { sampleRate: fullBand.sampleRate } } : {}) },
+    parts: fullBand ? [bytes.subarray(0, wavBytes), bytes.subarray(wavBytes)] : [bytes.subarray(0, wavBytes)],
+  };
 }
 
 /**
- * A composed (not yet limited) timeline as written: its tracks mastered (true-peak limited, both WAVs
+ * A composed (not yet limited) timeline as stored: its tracks mastered (true-peak limited, both WAVs
  * encoded into one buffer) on this thread by {@link masterMixPausing}, which lets the event loop through
- * between the steps (the tracks are then a scratch set the caller holds: withScratchTracks), or in
- * `pool`'s worker by masterMix, which takes the tracks (new arrays then). The same bytes either way.
+ * between the steps (the tracks and the WAV buffer are then a scratch set the caller holds until the
+ * bytes are stored: withScratchBuffers), or in `pool`'s worker by masterMix, which takes the tracks
+ * (new arrays then) and sends new WAV bytes back. The same bytes either way.
+ * @param allocateWav where the WAV bytes go on this thread (default: a new array)
  * @throws AudioArgumentError as masterMix; the worker's error
  */
-async function masterTimeline(timeline: PlacedTimeline, pool: RenderPool | null | undefined): Promise<RenderedTimeline> {
+async function masterTimeline(timeline: PlacedTimeline, pool: RenderPool | null | undefined, allocateWav?: WavBufferAllocator): Promise<UnstoredRendering<RenderedMetadata<RenderedTimeline>>> {
   const mix = { tracks: timeline.tracks, sampleRate: timeline.sampleRate, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) };
-  return renderedFrom(timeline, pool ? await pool.master(mix) : await masterMixPausing(mix));
+  return unstoredRendering(timeline, pool ? await pool.master(mix) : await masterMixPausing(mix, undefined, allocateWav));
 }
-
-/** A cached rendering's metadata: everything but the WAV bytes and where they are stored. */
-type RenderedMetadata = Omit<RenderedTimeline, 'wav' | 'wavFile' | 'fullBand'> & { fullBand?: { sampleRate: number } };
 
 /**
  * The rendering under `key`, or `render()` stored there: the WAV and the full-band WAV as the entry's
  * two data files (ContentCache.binaryFiles, each whole on disk so the dataset's WAVs can be hard links
  * to them), the rest as its metadata. A miss returns what a hit would read back (its metadata through
- * JSON), so both write the same bytes; either way the value names the files ({@link StoredWav}).
+ * JSON), so both write the same bytes; either way the value names the files ({@link StoredWav}) and
+ * holds none of the bytes, which may be a scratch buffer reused once this settles.
  */
-async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, key: StageCacheKey, render: () => T | Promise<T>): Promise<T> {
-  return cache.binaryFiles<T, RenderedMetadata>(
+async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, key: StageCacheKey, render: () => Promise<UnstoredRendering<RenderedMetadata<T>>>): Promise<T> {
+  return cache.binaryFiles<T, RenderedMetadata<T>, UnstoredRendering<RenderedMetadata<T>>>(
     key.stage,
     key.keyMaterial,
-    async () => render(),
+    render,
     {
-      encode: (value) => {
-        const { wav, wavFile: _wavFile, fullBand, ...rest } = value;
-        const metadata = { ...rest, ...(fullBand ? { fullBand: { sampleRate: fullBand.sampleRate } } : {}) } as RenderedMetadata;
-        return { parts: fullBand ? [wav, fullBand.wav] : [wav], metadata };
-      },
+      encode: (rendering) => rendering,
       decode: (parts, metadata) => {
         const { fullBand, ...rest } = metadata;
         const [wav, fullBandWav] = parts;
         if (wav === undefined || (fullBand !== undefined) !== (fullBandWav !== undefined) || parts.length > 2) throw new Error(`${parts.length} data files for a rendering ${fullBand ? 'with' : 'without'} a full-band master`);
-        const stored = ({ path: file, sha256 }: StoredFile): StoredWav => ({ path: file, sha256 });
-        return {
-          ...rest,
-          wav: wav.bytes,
-          wavFile: stored(wav),
-          ...(fullBand && fullBandWav ? { fullBand: { wav: fullBandWav.bytes, sampleRate: fullBand.sampleRate, file: stored(fullBandWav) } } : {}),
-        } as unknown as T;
+        const stored = ({ path: file, sha256, bytes }: StoredFile): StoredWav => ({ path: file, sha256, byteLength: bytes.byteLength });
+        return { ...rest, wavFile: stored(wav), ...(fullBand && fullBandWav ? { fullBand: { sampleRate: fullBand.sampleRate, file: stored(fullBandWav) } } : {}) } as unknown as T;
       },
     },
     '.wav',

@@ -83,21 +83,23 @@ describe('DatasetWriter commit: the files are checked, not read back', () => {
 });
 
 describe('DatasetWriter: WAVs the cache already holds', () => {
-  it('are hard links to the cache files, listed with the sha256 of their bytes; a cache file of another length is written instead', async () => {
+  it('are hard links to the cache files, listed with their recorded sha256; copied (and checked) when linking is off; a cache file changed since it was recorded is refused, naming it', async () => {
     const directory = path.join(root, 'linked', 'topiocqa');
     const cache = path.join(root, 'linked', '.cache');
     const wav = encodeWavPcm16({ channels: [new Float32Array(1600).fill(0.25), new Float32Array(1600)], sampleRate: 16000 });
     const fullBand = encodeWavPcm16({ channels: [new Float32Array(2400).fill(0.25), new Float32Array(2400)], sampleRate: 24000 });
     const stored = async (name: string, bytes: Uint8Array) => {
       await writeAtomic(path.join(cache, name), bytes);
-      return { path: path.join(cache, name), sha256: bytesHash(bytes) };
+      return { path: path.join(cache, name), sha256: bytesHash(bytes), byteLength: bytes.byteLength };
     };
     const [wavFile, fullBandFile] = [await stored('d1.wav', wav), await stored('d1.1.wav', fullBand)];
     const writer = await DatasetWriter.open(directory);
     const dialogue = (id: string) => ({ id, eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`, words: [], metadata: { id, speakers: {}, durationSeconds: 0.1, utterances: [] } });
-    await writer.addDialogue({ ...dialogue('d1'), wav, wavFile, fullBand: { wav: fullBand, sampleRate: 24000, file: fullBandFile } });
-    // a cache file that does not hold these bytes (another length) is not linked
-    await writer.addDialogue({ ...dialogue('d2'), wav: wav.subarray(0, wav.byteLength - 4), wavFile });
+    await writer.addDialogue({ ...dialogue('d1'), wavFile, fullBand: { sampleRate: 24000, file: fullBandFile } });
+    // a cache file cut since it was recorded: not linked (another length), and its bytes cannot be trusted
+    const cut = await stored('d2.wav', wav);
+    await writeAtomic(cut.path, wav.subarray(0, wav.byteLength - 4));
+    await expect(writer.addDialogue({ ...dialogue('d2'), wavFile: cut })).rejects.toThrow(`${cut.path}: the rendered WAV differs from the ${wav.byteLength} bytes and sha256 recorded`);
     expect(writer.linkedFiles).toBe(2);
     await writer.commit(settings(1));
     const manifest = JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8'));
@@ -105,17 +107,17 @@ describe('DatasetWriter: WAVs the cache already holds', () => {
       expect((await stat(path.join(directory, relative))).ino).toBe((await stat(source)).ino);
       expect(manifest.files[relative]).toBe(bytesHash(bytes));
     }
-    expect((await stat(path.join(directory, 'audio', 'd2.wav'))).nlink).toBe(1);
-    expect(manifest.files['audio/d2.wav']).toBe(bytesHash(await readFile(path.join(directory, 'audio', 'd2.wav'))));
+    expect(await readdir(path.join(directory, 'audio'))).toEqual(['d1.wav']);
 
-    // linkToStored false (output.linkAudioToCache: false): written, the same manifest
+    // linkToStored false (output.linkAudioToCache: false): copied, the same manifest; a changed file refused likewise
     const copied = path.join(root, 'copied', 'topiocqa');
     const copying = await DatasetWriter.open(copied, { linkToStored: false });
-    await copying.addDialogue({ ...dialogue('d1'), wav, wavFile, fullBand: { wav: fullBand, sampleRate: 24000, file: fullBandFile } });
-    await copying.addDialogue({ ...dialogue('d2'), wav: wav.subarray(0, wav.byteLength - 4), wavFile });
+    await copying.addDialogue({ ...dialogue('d1'), wavFile, fullBand: { sampleRate: 24000, file: fullBandFile } });
+    await expect(copying.addDialogue({ ...dialogue('d2'), wavFile: cut })).rejects.toThrow(`${cut.path}: the rendered WAV differs`);
     expect(copying.linkedFiles).toBe(0);
     await copying.commit(settings(1));
     expect((await stat(path.join(copied, 'audio', 'd1.wav'))).nlink).toBe(1);
+    expect(await readFile(path.join(copied, 'audio', 'd1.wav'))).toEqual(Buffer.from(wav));
     expect(JSON.parse(await readFile(path.join(copied, 'manifest.json'), 'utf8')).files).toEqual(manifest.files);
   });
 });

@@ -37,7 +37,12 @@ import type { z } from 'zod';
 import type { DialogueSummaryInput } from '../pipeline/quality/summarize-dataset.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 import type { AnnotatedDialogue } from './annotate-events.ts';
-import type { PlacedUtterance, RenderedTimeline, StoredWav } from './place-timeline.ts';
+import { readStoredWav, type PlacedUtterance, type RenderedTimeline, type StoredWav } from './place-timeline.ts';
+
+/** Whether `data` is a stored WAV (a file and its record) rather than bytes or text. */
+function isStoredWav(data: Uint8Array | string | StoredWav): data is StoredWav {
+  return typeof data === 'object' && !(data instanceof Uint8Array);
+}
 
 /** Folder of the full-band masters inside a dataset folder (the benchmark's loader reads only `audio/{id}.wav` by id). */
 export const FULL_BAND_DIRECTORY = 'audio_fullband';
@@ -96,23 +101,29 @@ export class DatasetWriter {
 
   /**
    * Writes one file of the dataset and records its sha256 and length for the manifest.
-   * @param stored for bytes: a file that holds exactly `data` (never rewritten in place) and its sha256,
-   *   e.g. the rendering's cache entry: the dataset's file is then a hard link to it and the hash is not
-   *   computed again (linkOrWriteAtomic; written as usual where linking fails)
+   * @param data the bytes or text, or a stored WAV (e.g. the rendering's cache entry: a file never
+   *   rewritten in place): the dataset's file is then a hard link to it, and its recorded sha256 is the
+   *   manifest's; where linking fails, or `linkToStored` is off, its bytes are read, checked against
+   *   that sha256, and written (linkOrWriteAtomic)
+   * @throws as writeAtomic; as readStoredWav when a stored WAV must be copied and differs from its record
    */
-  private async put(relative: string, data: Uint8Array | string, stored?: StoredWav): Promise<void> {
+  private async put(relative: string, data: Uint8Array | string | StoredWav): Promise<void> {
     const key = relative.split(path.sep).join('/');
-    if (stored !== undefined && this.linkToStored && typeof data !== 'string') {
-      const how = await linkOrWriteAtomic(path.join(this.workDirectory, relative), data, stored.path);
-      if (how === 'linked') this.linked += 1;
-      // written: the stored file was not these bytes (or could not be linked), so they are hashed here
-      this.files.set(key, how === 'linked' ? stored.sha256 : bytesHash(data));
+    const target = path.join(this.workDirectory, relative);
+    if (isStoredWav(data)) {
+      if (this.linkToStored) {
+        const how = await linkOrWriteAtomic(target, { byteLength: data.byteLength, read: () => readStoredWav(data) }, data.path);
+        if (how === 'linked') this.linked += 1;
+      } else {
+        await writeAtomic(target, await readStoredWav(data));
+      }
+      this.files.set(key, data.sha256);
       this.sizes.set(key, data.byteLength);
       return;
     }
     // writeAtomic redacts text; the recorded sha256 must be of what is written
     const content = typeof data === 'string' ? redactSecrets(data) : data;
-    await writeAtomic(path.join(this.workDirectory, relative), content);
+    await writeAtomic(target, content);
     this.files.set(key, bytesHash(content));
     this.sizes.set(key, typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength);
   }
@@ -125,27 +136,28 @@ export class DatasetWriter {
   /**
    * Write one dialogue's audio, alignment and metadata, and keep its events line for `all.jsonl`.
    * @param dialogue the audio as `tracks` (two mono tracks, index = channel, of equal length, float
-   *   samples in [-1, 1], at `sampleRate`; encoded here) or as `wav`, the WAV bytes to write as they are
-   *   (stages/place-timeline.ts `renderTimeline`); the full-band master likewise
+   *   samples in [-1, 1], at `sampleRate`; encoded here), as `wav`, the WAV bytes to write as they are,
+   *   or as `wavFile`, a stored WAV (stages/place-timeline.ts `RenderedTimeline`) the file is linked to;
+   *   the full-band master likewise (`tracks`, `wav` or `file`)
    * @param metadataSchema the schema the metadata is checked against before it is written
    *   (pipeline/model/dialogue-metadata.ts: the task or chat one; default the one every dataset's fits)
    * @throws RangeError when the tracks differ in length or the id is not a safe file name;
    *   RecordFileError when the metadata does not fit its schema
    */
   async addDialogue<S extends z.ZodType<DialogueMetadata>>(
-    dialogue: ({ tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array; wavFile?: StoredWav }) & {
+    dialogue: ({ tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array } | { wavFile: StoredWav }) & {
       id: string;
       eventsLine: string;
       words: Parameters<typeof formatAlignment>[0];
       metadata: z.input<S>;
       /** The full-band master (two tracks at the TTS engine's rate, or their WAV bytes), written to `audio_fullband/{id}.wav`. */
-      fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array; file?: StoredWav }) & { sampleRate: number };
+      fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array } | { file: StoredWav }) & { sampleRate: number };
     },
     metadataSchema: S = dialogueMetadataSchema as unknown as S,
   ): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id)) throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
     if ('tracks' in dialogue && dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
-    await this.put(path.join('audio', `${dialogue.id}.wav`), 'wav' in dialogue ? dialogue.wav : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }), 'wav' in dialogue ? dialogue.wavFile : undefined);
+    await this.put(path.join('audio', `${dialogue.id}.wav`), 'wavFile' in dialogue ? dialogue.wavFile : 'wav' in dialogue ? dialogue.wav : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
     if (dialogue.fullBand) await this.writeFullBandMaster(dialogue.id, dialogue.fullBand);
     await this.put(path.join('txt_align', `${dialogue.id}.txt`), formatAlignment(dialogue.words));
     const metadataFile = path.join('metadata', `${dialogue.id}.json`);
@@ -154,8 +166,8 @@ export class DatasetWriter {
   }
 
   /** `audio_fullband/{id}.wav`: the full-band master's two tracks at their rate, 16-bit (its own function so the bench's profile names its cost). */
-  private async writeFullBandMaster(id: string, fullBand: { tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array; sampleRate: number; file?: StoredWav }): Promise<void> {
-    await this.put(path.join(FULL_BAND_DIRECTORY, `${id}.wav`), 'wav' in fullBand ? fullBand.wav : encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }), 'wav' in fullBand ? fullBand.file : undefined);
+  private async writeFullBandMaster(id: string, fullBand: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array } | { file: StoredWav }) & { sampleRate: number }): Promise<void> {
+    await this.put(path.join(FULL_BAND_DIRECTORY, `${id}.wav`), 'file' in fullBand ? fullBand.file : 'wav' in fullBand ? fullBand.wav : encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }));
     this.fullBandRates.set(id, fullBand.sampleRate);
   }
 

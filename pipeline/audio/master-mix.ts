@@ -35,13 +35,20 @@ export function limitMixInPlace(mix: ComposedMix): void {
 }
 
 /**
+ * Where a mastered mix's WAV bytes go: `byteLength` bytes, each of which the encoder writes (a new
+ * array by default; a reused scratch buffer on the build's thread, stages/place-timeline.ts).
+ */
+export type WavBufferAllocator = (byteLength: number) => Uint8Array;
+
+/**
  * Encodes the tracks of `mix` as they are: one buffer with the output-rate WAV and then the full-band
  * WAV (encodeWavFilesPcm16: 2 channels, PCM 16-bit).
+ * @param allocate where the bytes go (default: a new array)
  * @throws AudioArgumentError (encodeWavPcm16) when tracks differ in length or a rate is not a positive integer
  */
-export function encodeMix(mix: ComposedMix): MasteredMix {
+export function encodeMix(mix: ComposedMix, allocate?: WavBufferAllocator): MasteredMix {
   const audios = [{ channels: mix.tracks, sampleRate: mix.sampleRate }, ...(mix.fullBand ? [{ channels: mix.fullBand.tracks, sampleRate: mix.fullBand.sampleRate }] : [])];
-  const { bytes, files } = encodeWavFilesPcm16(audios);
+  const { bytes, files } = encodeWavFilesPcm16(audios, allocate);
   return { bytes, wavBytes: files[0]!.byteLength };
 }
 
@@ -52,9 +59,10 @@ export function encodeMix(mix: ComposedMix): MasteredMix {
  * from being taken in and the next requests from being sent, and the servers' queues ran dry
  * (`monitorEventLoopDelay` over a saturation build: p99 117 ms, max 295 ms).
  * MUTATES the tracks; the caller must keep them from other use until it settles.
+ * @param allocate where the WAV bytes go (encodeMix; default: a new array)
  * @throws AudioArgumentError as masterMix
  */
-export async function masterMixPausing(mix: ComposedMix, pause: () => Promise<unknown> = () => setImmediatePromise()): Promise<MasteredMix> {
+export async function masterMixPausing(mix: ComposedMix, pause: () => Promise<unknown> = () => setImmediatePromise(), allocate?: WavBufferAllocator): Promise<MasteredMix> {
   for (const track of mix.tracks) {
     await pause();
     limitTruePeakInPlace(track, mix.sampleRate);
@@ -64,7 +72,7 @@ export async function masterMixPausing(mix: ComposedMix, pause: () => Promise<un
     limitTruePeakInPlace(track, mix.fullBand!.sampleRate);
   }
   await pause();
-  return encodeMix(mix);
+  return encodeMix(mix, allocate);
 }
 
 /**

@@ -260,12 +260,16 @@ export function wavPcm16ByteLength(audio: RawAudio): number {
 /**
  * Encodes each audio as {@link encodeWavPcm16} does, the files back to back in one buffer, so files
  * stored together (a cache entry with the output-rate and the full-band WAV) need no copy to be joined.
+ * @param allocate the buffer for all files, given their total length in bytes (default: a new
+ *   array); every byte of it is written, so a reused buffer needs no clearing
  * @returns `bytes`, the whole buffer, and `files`, each file as a view of it (same order as `audios`)
- * @throws AudioArgumentError as encodeWavPcm16
+ * @throws AudioArgumentError as encodeWavPcm16; RangeError when `allocate` returns another length
  */
-export function encodeWavFilesPcm16(audios: readonly RawAudio[]): { bytes: Uint8Array; files: Uint8Array[] } {
+export function encodeWavFilesPcm16(audios: readonly RawAudio[], allocate: (byteLength: number) => Uint8Array = (byteLength) => new Uint8Array(byteLength)): { bytes: Uint8Array; files: Uint8Array[] } {
   const lengths = audios.map(wavPcm16ByteLength);
-  const bytes = new Uint8Array(lengths.reduce((total, length) => total + length, 0));
+  const total = lengths.reduce((sum, length) => sum + length, 0);
+  const bytes = allocate(total);
+  if (bytes.byteLength !== total) throw new RangeError(`encodeWavFilesPcm16: ${bytes.byteLength} bytes given for ${total}`);
   let offset = 0;
   const files = audios.map((audio, index) => {
     const file = encodeWavPcm16(audio, bytes.subarray(offset, offset + lengths[index]!));

@@ -63,7 +63,7 @@ export class DatasetOutput implements DialogueSink {
     extra: DialogueCounts = {},
   ): Promise<void> {
     await this.writer.addDialogue(
-      { id, wav: timeline.wav, ...(timeline.wavFile ? { wavFile: timeline.wavFile } : {}), eventsLine: annotated.line, words: timeline.words, metadata, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) },
+      { id, wavFile: timeline.wavFile, eventsLine: annotated.line, words: timeline.words, metadata, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) },
       taskDialogueMetadataSchema,
     );
     this.timings.push(

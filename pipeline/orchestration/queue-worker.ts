@@ -23,7 +23,7 @@ import { taskDialogueMetadataSchema } from '../model/dialogue-metadata.ts';
 import type { Language, SourceConversation } from '../model/types.ts';
 import { firstLine, StageRunner } from '../run/stage-runner.ts';
 import { registerConfiguredSecrets } from '../run/build-guards.ts';
-import { bytesHash, ContentCache } from '../storage/content-cache.ts';
+import { ContentCache } from '../storage/content-cache.ts';
 import { formatRecord } from '../storage/json-records.ts';
 import { redactSecrets } from '../storage/redact.ts';
 import { resolveDnsmosModelDirectory } from '../services/mos/dnsmos-model-files.ts';
@@ -32,7 +32,7 @@ import type { RecordingMosScorer } from '../services/mos/mos-scorer.ts';
 import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
 import type { DialogueSink } from '../../stages/render-dataset.ts';
 import { cacheDialogueDnsmos, defaultDnsmosModelLocation } from '../../stages/score-quality.ts';
-import type { RenderedTimeline } from '../../stages/place-timeline.ts';
+import { readStoredWav, type RenderedTimeline, type StoredWav } from '../../stages/place-timeline.ts';
 import { BUILD_KEY, buildConfigHash, connectQueue, describeQueueUrl, DIALOGUES_QUEUE, JOB_ATTEMPTS, parseQueueUrl, refusalOf, WORKERS_KEY, type BuildStamp, type DialogueJobData, type DialogueJobResult } from './build-queue.ts';
 import { checkBuildIsPossible, createSharedBuildServices, languageWork, STAGES, type SharedBuildServices } from './build.ts';
 
@@ -59,14 +59,14 @@ export interface QueueWorkerOptions {
   signal?: AbortSignal;
 }
 
-/** A render sink that keeps the WAV bytes the dataset writer would write (and checks the metadata as it would). */
+/** A render sink that keeps the stored WAV the dataset writer would link to (and checks the metadata as it would). */
 class RenderedDialogue implements DialogueSink {
-  wav: Uint8Array | null = null;
+  wavFile: StoredWav | null = null;
   seconds = 0;
 
   async add(id: string, timeline: RenderedTimeline, _annotated: unknown, metadata: unknown): Promise<void> {
     formatRecord(`${id}/metadata.json`, taskDialogueMetadataSchema, metadata as never);
-    this.wav = timeline.wav;
+    this.wavFile = timeline.wavFile;
     this.seconds = timeline.totalDurationCs / 100;
   }
 }
@@ -171,13 +171,13 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
         const children = Object.values(await job.getChildrenValues<DialogueJobResult>());
         if (children.length === 0) return { scored: false };
         const { base } = await renderDialogue(job.data, false);
-        await cacheDialogueDnsmos(runner.context.cache, base.wav!, `${job.data.id}.wav`, await dnsmosScorer(), config.quality.dnsmos.hopSeconds);
+        await cacheDialogueDnsmos(runner.context.cache, await readStoredWav(base.wavFile!), `${job.data.id}.wav`, await dnsmosScorer(), config.quality.dnsmos.hopSeconds);
         log(`worker ${name}: scored ${job.data.language}/${job.data.id} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
         return { scored: true };
       }
       const { base, seconds } = await renderDialogue(job.data, true);
       log(`worker ${name}: built ${job.data.language}/${job.data.id}: ${seconds.toFixed(1)} s of audio (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-      return { audioSha256: bytesHash(base.wav!), audioSeconds: seconds };
+      return { audioSha256: base.wavFile!.sha256, audioSeconds: seconds };
     };
     const stalledMilliseconds = (options.stalledSeconds ?? 30) * 1000;
     const worker: Worker<DialogueJobData> = new Worker<DialogueJobData>(DIALOGUES_QUEUE, processJob, {

@@ -62,6 +62,12 @@ interface BinaryEntryEnvelope<M> {
   metadata: M;
 }
 
+/** How {@link ContentCache.binaryFiles} turns a computed value (`U`) into data files and metadata (`M`), and stored files and metadata back into its result (`T`). */
+export interface FilesCodec<T, M, U = T> {
+  encode(value: U): { parts: readonly Uint8Array[]; metadata: M };
+  decode(parts: StoredFile[], metadata: M): T;
+}
+
 /**
  * What the metadata file of an entry of several data files holds ({@link ContentCache.binaryFiles}):
  * each data file's length and sha256 (index = part), and the metadata and its hash.
@@ -198,14 +204,16 @@ export class ContentCache {
    * parts as stored ({@link StoredFile}) and the metadata as read back through JSON, so both return the
    * same value. A metadata file that cannot be read or parsed, a part that is missing or differs from
    * its recorded length or sha256, or a `decode` that throws counts as `corrupt`: recomputed and
-   * overwritten.
+   * overwritten. What `compute` returns (`U`) may differ from what `decode` makes (`T`): e.g. the bytes
+   * in a buffer the caller reuses once this settles, and a value that names the stored files instead;
+   * on a miss, each part's `bytes` handed to `decode` is a view of what `encode` returned.
    * @throws what `compute` throws; as writeAtomic when an entry cannot be stored
    */
-  async binaryFiles<T, M>(
+  async binaryFiles<T, M, U = T>(
     stage: string,
     keyMaterial: unknown,
-    compute: () => Promise<T>,
-    codec: { encode(value: T): { parts: readonly Uint8Array[]; metadata: M }; decode(parts: StoredFile[], metadata: M): T },
+    compute: () => Promise<U>,
+    codec: FilesCodec<T, M, U>,
     extension: string,
   ): Promise<T> {
     const key = contentHash({ stage, keyMaterial });

@@ -209,6 +209,27 @@ describe('linkOrWriteAtomic', () => {
     }
   });
 
+  it('reads deferred bytes only when it must write them (the stored copy gone or of another length), and passes on their error', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-link-'));
+    try {
+      const data = new Uint8Array(500).fill(7);
+      const source = path.join(directory, 'cache', 'entry.wav');
+      await writeAtomic(source, data);
+      let reads = 0;
+      const deferred = { byteLength: data.byteLength, read: async () => ((reads += 1), data) };
+      expect(await linkOrWriteAtomic(path.join(directory, 'd1.wav'), deferred, source)).toBe('linked');
+      expect(reads).toBe(0);
+      expect(await linkOrWriteAtomic(path.join(directory, 'd2.wav'), deferred, path.join(directory, 'cache', 'gone.wav'))).toBe('written');
+      expect(reads).toBe(1);
+      expect(await readFile(path.join(directory, 'd2.wav'))).toEqual(Buffer.from(data));
+      const refused = { byteLength: 499, read: async () => Promise.reject(new Error('entry.wav: changed since it was recorded')) };
+      await expect(linkOrWriteAtomic(path.join(directory, 'd3.wav'), refused, source)).rejects.toThrow('entry.wav: changed since it was recorded');
+      expect((await readdir(directory)).sort()).toEqual(['cache', 'd1.wav', 'd2.wav']); // nothing half-written, no temporary name left
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
   // /dev/shm is a tmpfs on Linux, another filesystem than the temporary folder's (unless that is one too)
   const otherFilesystem = existsSync('/dev/shm') && statSync('/dev/shm').dev !== statSync(os.tmpdir()).dev;
   it.skipIf(!otherFilesystem)('writes the bytes when the stored copy is on another filesystem (EXDEV)', async () => {

@@ -61,19 +61,27 @@ export async function writeAtomic(file: string, data: Uint8Array | string): Prom
   }
 }
 
+/** Bytes not held in memory: their number, and how to get them (e.g. read from the file they are stored in, checked against its recorded hash). */
+export interface DeferredBytes {
+  byteLength: number;
+  read(): Promise<Uint8Array>;
+}
+
 /**
  * Puts `data` at `file` as a hard link to `source`, a file that holds exactly `data` and is never
  * rewritten in place (a content-cache entry: storage/content-cache.ts writes each entry to a new file
  * and renames it over the old), so the bytes are on disk once; else, when linking fails (another
  * filesystem: EXDEV; one without hard links: EPERM, ENOTSUP; too many links: EMLINK; the source gone:
- * ENOENT; any other reason) or `source` has another length than `data`, writes them ({@link writeAtomic}).
+ * ENOENT; any other reason) or `source` has another length than `data`, writes them ({@link writeAtomic};
+ * {@link DeferredBytes} are read only then).
  * Atomic either way: the link is made under a temporary name, then renamed over `file`. Like DVC's
  * `cache.type: hardlink`, the two names share one file: a program that rewrites one of them in place
  * changes the other (the cache notices by its sha256 and computes the entry again).
  * @returns 'linked' or 'written'
- * @throws as {@link writeAtomic} when writing; the rename's error when the link cannot be put in place
+ * @throws as {@link writeAtomic} when writing; what `data.read` throws; the rename's error when the
+ *   link cannot be put in place
  */
-export async function linkOrWriteAtomic(file: string, data: Uint8Array, source: string): Promise<'linked' | 'written'> {
+export async function linkOrWriteAtomic(file: string, data: Uint8Array | DeferredBytes, source: string): Promise<'linked' | 'written'> {
   const temporary = temporaryPathFor(file);
   let linked = false;
   try {
@@ -88,7 +96,7 @@ export async function linkOrWriteAtomic(file: string, data: Uint8Array, source: 
   }
   if (!linked) {
     await rm(temporary, { force: true }).catch(() => {});
-    await writeAtomic(file, data);
+    await writeAtomic(file, data instanceof Uint8Array ? data : await data.read());
     return 'written';
   }
   try {
