@@ -185,10 +185,12 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     // what each process said, for the message of any check below that fails (one failure in about ten runs on 3 December went unexplained)
     const said = () => [`coordinator:\n${coordinator.output()}`, ...workers.map((worker, index) => `worker ${'abc'[index]}:\n${worker.output()}`)].join('\n');
     expect(await filesUnder(path.join(out, 'data')), said()).toEqual(reference);
-    // the work was spread: every dialogue job was taken by some worker, at least two workers took jobs
+    // every dialogue job was taken by some worker. Which one is BullMQ's race: under the shared rate
+    // limit every worker waits for the next window and the first to ask gets its job, so one worker can
+    // take all six (seen once in a full `npm test` on a loaded machine, 4 December); that another
+    // worker takes over a job is the kill -9 test's check
     const took = workers.map((worker) => (worker.output().match(/took dialogue/g) ?? []).length);
     expect(took.reduce((a, b) => a + b, 0), said()).toBeGreaterThanOrEqual(6);
-    expect(took.filter((count) => count > 0).length, said()).toBeGreaterThanOrEqual(2);
     expect(coordinator.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
     // the coordinator's last count names each worker that took jobs, with the jobs it says it built
     const counts = coordinator.output().split('\n').filter((line) => line.includes('queue: jobs:')).at(-1)!;
