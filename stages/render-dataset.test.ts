@@ -100,6 +100,10 @@ describe('DatasetWriter: WAVs the cache already holds', () => {
     const cut = await stored('d2.wav', wav);
     await writeAtomic(cut.path, wav.subarray(0, wav.byteLength - 4));
     await expect(writer.addDialogue({ ...dialogue('d2'), wavFile: cut })).rejects.toThrow(`${cut.path}: the rendered WAV differs from the ${wav.byteLength} bytes and sha256 recorded`);
+    // a dialogue that fails part way (its WAV linked, its full-band master refused) leaves none of its files
+    await expect(writer.addDialogue({ ...dialogue('d3'), wavFile, fullBand: { sampleRate: 24000, file: cut } })).rejects.toThrow(`${cut.path}: the rendered WAV differs`);
+    // nor does one whose metadata does not fit its schema (checked before anything is written)
+    await expect(writer.addDialogue({ ...dialogue('d4'), wavFile, metadata: { id: 'd4', speakers: 'none', durationSeconds: 0.1, utterances: [] } as never })).rejects.toThrow(/metadata\/d4\.json: the record to write does not fit its schema/);
     expect(writer.linkedFiles).toBe(2);
     await writer.commit(settings(1));
     const manifest = JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8'));
@@ -108,6 +112,8 @@ describe('DatasetWriter: WAVs the cache already holds', () => {
       expect(manifest.files[relative]).toBe(bytesHash(bytes));
     }
     expect(await readdir(path.join(directory, 'audio'))).toEqual(['d1.wav']);
+    expect(Object.keys(manifest.files).sort()).toEqual(['all.jsonl', 'audio/d1.wav', 'audio_fullband/d1.wav', 'metadata/d1.json', 'txt_align/d1.txt']);
+    expect(manifest.fullBand).toEqual({ directory: 'audio_fullband', sampleRates: [24000], dialogues: 1 });
 
     // linkToStored false (output.linkAudioToCache: false): copied, the same manifest; a changed file refused likewise
     const copied = path.join(root, 'copied', 'topiocqa');

@@ -71,7 +71,8 @@ export class DatasetWriter {
   private readonly lines = new Map<string, string>();
   /** Sample rate of each full-band master written, by dialogue id. */
   private readonly fullBandRates = new Map<string, number>();
-  private linked = 0;
+  /** Files put as hard links to a stored copy (the same keys as `files`). */
+  private readonly linked = new Set<string>();
 
   private constructor(
     readonly finalDirectory: string,
@@ -113,7 +114,7 @@ export class DatasetWriter {
     if (isStoredWav(data)) {
       if (this.linkToStored) {
         const how = await linkOrWriteAtomic(target, { byteLength: data.byteLength, read: () => readStoredWav(data) }, data.path);
-        if (how === 'linked') this.linked += 1;
+        if (how === 'linked') this.linked.add(key);
       } else {
         await writeAtomic(target, await readStoredWav(data));
       }
@@ -128,9 +129,20 @@ export class DatasetWriter {
     this.sizes.set(key, typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength);
   }
 
+  /** Removes files put into the work folder (those of a dialogue that failed part way), and their records; a missing one is skipped. */
+  private async remove(relatives: readonly string[]): Promise<void> {
+    for (const relative of relatives) {
+      const key = relative.split(path.sep).join('/');
+      await rm(path.join(this.workDirectory, relative), { force: true });
+      this.files.delete(key);
+      this.sizes.delete(key);
+      this.linked.delete(key);
+    }
+  }
+
   /** Files put as hard links to a stored copy (a cache entry) rather than written (`put`'s `stored`). */
   get linkedFiles(): number {
-    return this.linked;
+    return this.linked.size;
   }
 
   /**
@@ -142,7 +154,8 @@ export class DatasetWriter {
    * @param metadataSchema the schema the metadata is checked against before it is written
    *   (pipeline/model/dialogue-metadata.ts: the task or chat one; default the one every dataset's fits)
    * @throws RangeError when the tracks differ in length or the id is not a safe file name;
-   *   RecordFileError when the metadata does not fit its schema
+   *   RecordFileError when the metadata does not fit its schema (before anything is written); as `put`
+   *   (the dialogue's files written until then are removed)
    */
   async addDialogue<S extends z.ZodType<DialogueMetadata>>(
     dialogue: ({ tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array } | { wavFile: StoredWav }) & {
@@ -157,11 +170,31 @@ export class DatasetWriter {
   ): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id)) throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
     if ('tracks' in dialogue && dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
-    await this.put(path.join('audio', `${dialogue.id}.wav`), 'wavFile' in dialogue ? dialogue.wavFile : 'wav' in dialogue ? dialogue.wav : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
-    if (dialogue.fullBand) await this.writeFullBandMaster(dialogue.id, dialogue.fullBand);
-    await this.put(path.join('txt_align', `${dialogue.id}.txt`), formatAlignment(dialogue.words));
+    // the metadata is checked before anything is written, and a dialogue that fails part way has its
+    // files removed: the dataset holds whole dialogues only (a failed one was listed in the manifest
+    // with its audio and alignment, though not among its dialogues)
     const metadataFile = path.join('metadata', `${dialogue.id}.json`);
-    await this.put(metadataFile, formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata));
+    const metadataText = formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata);
+    const audioFile = path.join('audio', `${dialogue.id}.wav`);
+    const fullBandFile = path.join(FULL_BAND_DIRECTORY, `${dialogue.id}.wav`);
+    const alignmentFile = path.join('txt_align', `${dialogue.id}.txt`);
+    const done: string[] = [];
+    try {
+      await this.put(audioFile, 'wavFile' in dialogue ? dialogue.wavFile : 'wav' in dialogue ? dialogue.wav : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
+      done.push(audioFile);
+      if (dialogue.fullBand) {
+        await this.writeFullBandMaster(dialogue.id, dialogue.fullBand);
+        done.push(fullBandFile);
+      }
+      await this.put(alignmentFile, formatAlignment(dialogue.words));
+      done.push(alignmentFile);
+      await this.put(metadataFile, metadataText);
+    } catch (error) {
+      // each put is atomic (nothing is left of the one that failed); the ones before it are removed
+      await this.remove(done);
+      this.fullBandRates.delete(dialogue.id);
+      throw error;
+    }
     this.lines.set(dialogue.id, dialogue.eventsLine);
   }
 
