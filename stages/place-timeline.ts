@@ -559,7 +559,7 @@ export interface StoredWav {
 /**
  * The bytes of a stored WAV, checked against the length and sha256 recorded when it was stored.
  * @throws Error naming the file when it cannot be read or differs from what was recorded (changed
- *   since: the cache entry must be deleted and the dialogue built again)
+ *   since it was stored: the cache notices that on its next read and renders the entry again)
  */
 export async function readStoredWav(stored: StoredWav): Promise<Buffer> {
   let bytes: Buffer;
@@ -569,7 +569,7 @@ export async function readStoredWav(stored: StoredWav): Promise<Buffer> {
     throw new Error(`${stored.path}: cannot read the rendered WAV: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   if (bytes.byteLength !== stored.byteLength || bytesHash(bytes) !== stored.sha256) {
-    throw new Error(`${stored.path}: the rendered WAV differs from the ${stored.byteLength} bytes and sha256 recorded when it was stored (changed since; delete it and build again)`);
+    throw new Error(`${stored.path}: the rendered WAV differs from the ${stored.byteLength} bytes and sha256 recorded when it was stored (changed since; the next build renders it again)`);
   }
   return bytes;
 }
