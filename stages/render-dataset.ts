@@ -140,7 +140,7 @@ export class DatasetWriter {
     }
   }
 
-  /** Files put as hard links to a stored copy (a cache entry) rather than written (`put`'s `stored`). */
+  /** Files put as hard links to a stored copy (a cache entry) rather than written (`put` given a stored WAV). */
   get linkedFiles(): number {
     return this.linked.size;
   }
