@@ -63,6 +63,20 @@ export function datasetRelativePath(language: Language, dataset: string, domain:
   return path.join('data', language, domain, dataset);
 }
 
+/** One dialogue as {@link DatasetWriter.addDialogue} wrote it. */
+export interface WrittenDialogue {
+  /** Absolute path of its WAV in the work folder (`{dataset}.partial/audio/{id}.wav`; `commit` renames the folder). */
+  audioFile: string;
+  /** sha256 (hex) of the WAV, as the manifest lists it. */
+  audioSha256: string;
+  /** `metadata/{id}.json` as written. */
+  metadataText: string;
+  /** `txt_align/{id}.txt` as written. */
+  alignmentText: string;
+  /** Rate of its full-band master, Hz; null when it has none. */
+  fullBandSampleRate: number | null;
+}
+
 /** Writes one dataset folder; create with `open`, add dialogues, then `commit`. */
 export class DatasetWriter {
   private readonly files = new Map<string, string>();
@@ -153,6 +167,8 @@ export class DatasetWriter {
    *   the full-band master likewise (`tracks`, `wav` or `file`)
    * @param metadataSchema the schema the metadata is checked against before it is written
    *   (pipeline/model/dialogue-metadata.ts: the task or chat one; default the one every dataset's fits)
+   * @returns where its WAV is now (in the work folder, until `commit` renames the folder), the WAV's
+   *   sha256 as the manifest will list it, and the text of its metadata and alignment files as written
    * @throws RangeError when the tracks differ in length or the id is not a safe file name;
    *   RecordFileError when the metadata does not fit its schema (before anything is written); as `put`
    *   (the dialogue's files written until then are removed)
@@ -167,14 +183,16 @@ export class DatasetWriter {
       fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array } | { file: StoredWav }) & { sampleRate: number };
     },
     metadataSchema: S = dialogueMetadataSchema as unknown as S,
-  ): Promise<void> {
+  ): Promise<WrittenDialogue> {
     if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id)) throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
     if ('tracks' in dialogue && dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
     // the metadata is checked before anything is written, and a dialogue that fails part way has its
     // files removed: the dataset holds whole dialogues only (a failed one was listed in the manifest
     // with its audio and alignment, though not among its dialogues)
     const metadataFile = path.join('metadata', `${dialogue.id}.json`);
-    const metadataText = formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata);
+    // as put writes them (text is redacted: ../pipeline/storage/redact.ts)
+    const metadataText = redactSecrets(formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata));
+    const alignmentText = redactSecrets(formatAlignment(dialogue.words));
     const audioFile = path.join('audio', `${dialogue.id}.wav`);
     const fullBandFile = path.join(FULL_BAND_DIRECTORY, `${dialogue.id}.wav`);
     const alignmentFile = path.join('txt_align', `${dialogue.id}.txt`);
@@ -186,7 +204,7 @@ export class DatasetWriter {
         await this.writeFullBandMaster(dialogue.id, dialogue.fullBand);
         done.push(fullBandFile);
       }
-      await this.put(alignmentFile, formatAlignment(dialogue.words));
+      await this.put(alignmentFile, alignmentText);
       done.push(alignmentFile);
       await this.put(metadataFile, metadataText);
     } catch (error) {
@@ -196,6 +214,13 @@ export class DatasetWriter {
       throw error;
     }
     this.lines.set(dialogue.id, dialogue.eventsLine);
+    return {
+      audioFile: path.join(this.workDirectory, audioFile),
+      audioSha256: this.files.get(audioFile.split(path.sep).join('/'))!,
+      metadataText,
+      alignmentText,
+      fullBandSampleRate: this.fullBandRates.get(dialogue.id) ?? null,
+    };
   }
 
   /** `audio_fullband/{id}.wav`: the full-band master's two tracks at their rate, 16-bit (its own function so the bench's profile names its cost). */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseAlignment } from '../events/index.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelEvents, Language, SpeakerRole, UtteranceKind } from '../model/types.ts';
-import { DatasetReadError, readDatasetFolder, splitJsonlLines, type DatasetFolder } from '../quality/dataset-files.ts';
+import { DatasetReadError, readDatasetFolder, splitJsonlLines, type DatasetDialogue, type DatasetFolder } from '../quality/dataset-files.ts';
 import { describeIssues } from '../model/validation.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
@@ -120,6 +120,15 @@ const metadataSchema = z.object({
     .default([]),
 });
 
+/** `JSON.parse` of a file's text. @throws DatasetReadError naming the file when it is not JSON */
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new DatasetReadError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
 /** Seconds with at most two decimals (as written in the metadata) -> integer centiseconds. */
 function toCentiseconds(seconds: number): Centiseconds {
   return Math.round(seconds * 100);
@@ -172,7 +181,7 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
   // MT-QA builds record the mapping; a task dataset without one has the default (m3-format.md)
   const channels: Record<SpeakerRole, Channel> | null = manifest.channels ?? (folder.domain === 'task' ? { user: 1, system: 0 } : null);
   if (channels !== null && channels.user === channels.system) throw new DatasetReadError(`${manifestFile}: channels: user and system share channel ${channels.user}`);
-  const roles: Record<Channel, string> = channels === null ? { 0: 'channel0', 1: 'channel1' } : ({ [channels.user]: 'user', [channels.system]: 'system' } as Record<Channel, string>);
+  const roles = channelRoles(channels);
   const sampleRates = manifest.sampleRate !== undefined ? [manifest.sampleRate] : (manifest.sampleRates ?? []);
 
   // the rest of a split is `test_other.jsonl` (a split name the benchmark knows), also written as `dev.jsonl`
@@ -185,62 +194,22 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
     for (const id of ids ?? []) if (!known.has(id)) throw new DatasetReadError(`${path.join(folder.directory, name)}: lists ${id}, which is not in all.jsonl`);
   }
 
+  const context: ExportDialogueContext = {
+    directory: folder.directory,
+    channels,
+    roles,
+    // listed in the manifest (a dataset written by duplexsynth lists every file), else present
+    fullBandDirectory: manifest.fullBand?.directory ?? null,
+    hasFullBandFile: (relative) => (manifest.files ? manifest.files[relative] !== undefined : existsSync(path.join(folder.directory, relative))),
+    split: (id) => (test?.has(id) ? 'test' : dev?.has(id) ? 'dev' : null),
+    testSmall: (id) => testSmall?.has(id) ?? false,
+  };
   const dialogues: ExportDialogue[] = [];
   for (const dialogue of folder.dialogues) {
     const metadataFile = path.join(folder.directory, 'metadata', `${dialogue.id}.json`);
-    const parsed = metadataSchema.safeParse(JSON.parse(await readText(metadataFile)));
-    if (!parsed.success) {
-      throw new DatasetReadError(`${metadataFile}: ${describeIssues(parsed.error.issues)}`);
-    }
-    const metadata = parsed.data;
-    const speakers: Partial<Record<Channel, string>> = {};
-    for (const [key, speaker] of Object.entries(metadata.speakers)) {
-      const channel = speaker.channel ?? (key === 'user' ? channels?.user : key === 'system' ? channels?.system : key === 'channel0' ? 0 : key === 'channel1' ? 1 : undefined);
-      if (channel !== undefined) speakers[channel] = speaker.speakerId;
-    }
-    if (speakers[0] === undefined || speakers[1] === undefined) throw new DatasetReadError(`${metadataFile}: speakers: need the speaker of channel 0 and of channel 1`);
     const alignmentFile = path.join(folder.directory, 'txt_align', `${dialogue.id}.txt`);
-    const words = parseAlignment(await readText(alignmentFile), alignmentFile);
-    const utterances: ExportUtterance[] = [
-      ...metadata.utterances.map((utterance) => ({
-        channel: utterance.channel,
-        role: roles[utterance.channel],
-        kind: utterance.kind,
-        start: toCentiseconds(utterance.start),
-        end: toCentiseconds(utterance.end),
-        // metadata of earlier versions has no transcript (and no cut-off answers with the whole text in it)
-        text: utterance.text.transcript ?? utterance.text.synthesized ?? utterance.text.final ?? utterance.text.spoken ?? utterance.text.source ?? '',
-        turnNumber: utterance.turnNumber ?? null,
-        ...(utterance.cutOff ? { cutOff: { plannedText: utterance.cutOff.plannedText, unspokenWords: utterance.cutOff.unspokenWords } } : {}),
-      })),
-      ...metadata.backchannels.map((backchannel) => ({
-        channel: backchannel.channel,
-        role: roles[backchannel.channel],
-        kind: 'backchannel' as const,
-        start: toCentiseconds(backchannel.start),
-        end: toCentiseconds(backchannel.end),
-        text: backchannel.text,
-        turnNumber: null,
-      })),
-    ].sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
-    const fullBandRelative = manifest.fullBand ? `${manifest.fullBand.directory}/${dialogue.id}.wav` : null;
-    dialogues.push({
-      id: dialogue.id,
-      audioFile: dialogue.audioFile,
-      // listed in the manifest (a dataset written by duplexsynth lists every file), else present
-      fullBandAudioFile:
-        fullBandRelative !== null && (manifest.files ? manifest.files[fullBandRelative] !== undefined : existsSync(path.join(folder.directory, fullBandRelative)))
-          ? path.join(folder.directory, fullBandRelative)
-          : null,
-      durationSeconds: dialogue.metadata.durationSeconds,
-      eventsLine: dialogue.line,
-      events: dialogue.events,
-      words,
-      utterances,
-      speakers: speakers as Record<Channel, string>,
-      split: test?.has(dialogue.id) ? 'test' : dev?.has(dialogue.id) ? 'dev' : null,
-      testSmall: testSmall?.has(dialogue.id) ?? false,
-    });
+    const metadataText = await readText(metadataFile);
+    dialogues.push(exportDialogue(context, dialogue, { text: metadataText, file: metadataFile }, { text: await readText(alignmentFile), file: alignmentFile }));
   }
   return {
     directory: folder.directory,
@@ -254,6 +223,92 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
     hasSplits: test !== null && dev !== null,
     dialogues,
   };
+}
+
+/** What {@link exportDialogue} takes from the dataset a dialogue belongs to. */
+export interface ExportDialogueContext {
+  /** The dataset folder (where the dialogue's files are named, whether or not they are there yet). */
+  directory: string;
+  channels: Record<SpeakerRole, Channel> | null;
+  roles: Record<Channel, string>;
+  /** The full-band masters' folder (manifest.json `fullBand.directory`), null when the dataset has none. */
+  fullBandDirectory: string | null;
+  /** Whether the dataset holds the full-band file at this path relative to its folder. */
+  hasFullBandFile: (relative: string) => boolean;
+  split: (id: string) => ExportSplit | null;
+  testSmall: (id: string) => boolean;
+}
+
+/**
+ * One dialogue for export, from its line of `all.jsonl` and metadata (as readDatasetFolder reads them)
+ * and the text of its metadata and `txt_align` files: what {@link readExportDataset} does per dialogue,
+ * without reading (a build calls it with the texts it has just written).
+ * @param metadata the text of `metadata/{id}.json` and the path named in errors
+ * @param alignment the text of `txt_align/{id}.txt` and the path named in errors
+ * @throws DatasetReadError naming the file and field when the metadata does not fit, lacks a channel's
+ *   speaker, or the alignment does not parse
+ */
+export function exportDialogue(
+  context: ExportDialogueContext,
+  dialogue: Pick<DatasetDialogue, 'id' | 'line' | 'events' | 'audioFile'> & { metadata: Pick<DatasetDialogue['metadata'], 'durationSeconds'> },
+  metadataSource: { text: string; file: string },
+  alignment: { text: string; file: string },
+): ExportDialogue {
+  const { channels, roles } = context;
+  const metadataFile = metadataSource.file;
+  const parsed = metadataSchema.safeParse(parseJson(metadataSource.text, metadataFile));
+  if (!parsed.success) {
+    throw new DatasetReadError(`${metadataFile}: ${describeIssues(parsed.error.issues)}`);
+  }
+  const metadata = parsed.data;
+  const speakers: Partial<Record<Channel, string>> = {};
+  for (const [key, speaker] of Object.entries(metadata.speakers)) {
+    const channel = speaker.channel ?? (key === 'user' ? channels?.user : key === 'system' ? channels?.system : key === 'channel0' ? 0 : key === 'channel1' ? 1 : undefined);
+    if (channel !== undefined) speakers[channel] = speaker.speakerId;
+  }
+  if (speakers[0] === undefined || speakers[1] === undefined) throw new DatasetReadError(`${metadataFile}: speakers: need the speaker of channel 0 and of channel 1`);
+  const words = parseAlignment(alignment.text, alignment.file);
+  const utterances: ExportUtterance[] = [
+    ...metadata.utterances.map((utterance) => ({
+      channel: utterance.channel,
+      role: roles[utterance.channel],
+      kind: utterance.kind,
+      start: toCentiseconds(utterance.start),
+      end: toCentiseconds(utterance.end),
+      // metadata of earlier versions has no transcript (and no cut-off answers with the whole text in it)
+      text: utterance.text.transcript ?? utterance.text.synthesized ?? utterance.text.final ?? utterance.text.spoken ?? utterance.text.source ?? '',
+      turnNumber: utterance.turnNumber ?? null,
+      ...(utterance.cutOff ? { cutOff: { plannedText: utterance.cutOff.plannedText, unspokenWords: utterance.cutOff.unspokenWords } } : {}),
+    })),
+    ...metadata.backchannels.map((backchannel) => ({
+      channel: backchannel.channel,
+      role: roles[backchannel.channel],
+      kind: 'backchannel' as const,
+      start: toCentiseconds(backchannel.start),
+      end: toCentiseconds(backchannel.end),
+      text: backchannel.text,
+      turnNumber: null,
+    })),
+  ].sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
+  const fullBandRelative = context.fullBandDirectory !== null ? `${context.fullBandDirectory}/${dialogue.id}.wav` : null;
+  return {
+    id: dialogue.id,
+    audioFile: dialogue.audioFile,
+    fullBandAudioFile: fullBandRelative !== null && context.hasFullBandFile(fullBandRelative) ? path.join(context.directory, fullBandRelative) : null,
+    durationSeconds: dialogue.metadata.durationSeconds,
+    eventsLine: dialogue.line,
+    events: dialogue.events,
+    words,
+    utterances,
+    speakers: speakers as Record<Channel, string>,
+    split: context.split(dialogue.id),
+    testSmall: context.testSmall(dialogue.id),
+  };
+}
+
+/** The role of each channel (module comment): `user` and `system` where the dataset maps them, else `channel0` and `channel1`. */
+export function channelRoles(channels: Record<SpeakerRole, Channel> | null): Record<Channel, string> {
+  return channels === null ? { 0: 'channel0', 1: 'channel1' } : ({ [channels.user]: 'user', [channels.system]: 'system' } as Record<Channel, string>);
 }
 
 /**

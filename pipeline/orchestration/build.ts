@@ -26,6 +26,7 @@ import type { DialogueText, Language, SourceConversation, SpeakerRole } from '..
 import { buildSummarySchema, type DatasetSummary } from '../model/dataset-summary.ts';
 import { endsTheBuild } from '../model/build-errors.ts';
 import { writeBuildReport } from '../report/build-report.ts';
+import { PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
 import { beginGuardedBuild, runLocked } from '../run/build-guards.ts';
 import type { LogLevel, ProgressListener } from '../run/progress.ts';
 import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type StageStep } from '../run/stage-runner.ts';
@@ -211,6 +212,12 @@ function made<T>(value: T | undefined, what: string, work: DialogueWork): T {
   return value;
 }
 
+/**
+ * {@link buildWithPages} with the report's dialogue pages made as each dialogue is written
+ * (pipeline/report/pre-rendered-pages.ts), so that after the last answer the report mostly moves
+ * files. Not in a scored build: its split, which every page shows, is assigned after the last
+ * dialogue, so its pages are made by the report. The pages' folder is removed however the build ends.
+ */
 async function buildLocked(
   config: BuildConfig,
   corpus: IngestedCorpus,
@@ -221,6 +228,16 @@ async function buildLocked(
   queueHook: BuildQueueHook | null,
   kept: (output: string) => void,
 ): Promise<BuildReport> {
+  const preRendered = config.quality.enabled ? null : await PreRenderedDialoguePages.open(config.output.directory);
+  try {
+    return await buildWithPages(preRendered, config, corpus, runner, log, allowShrink, progress, queueHook, kept);
+  } finally {
+    await preRendered?.discard();
+  }
+}
+
+/** The build proper: {@link buildLocked}'s arguments, after the pages the build makes while it runs (null: none). */
+async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[config, corpus, runner, log, allowShrink, progress, queueHook, kept]: Parameters<typeof buildLocked>): Promise<BuildReport> {
   const { cache } = runner.context;
   /** The error that stopped a queued build's wait (Redis gone, Ctrl-C): the datasets being written are then discarded. */
   let queueStop: unknown = undefined;
@@ -246,7 +263,10 @@ async function buildLocked(
       log(`warning: ${timingPriorWarning}`);
       timingPriorWarnings.push(timingPriorWarning);
     }
-    const linking = { linkToStored: config.output.linkAudioToCache ?? true };
+    const linking = {
+      linkToStored: config.output.linkAudioToCache ?? true,
+      ...(preRendered ? { pages: { preRendered, outputDirectory: config.output.directory, channels: { user: config.channels.user, system: config.channels.system }, sampleRate: config.audio.sampleRate } } : {}),
+    };
     const base = await DatasetOutput.open(language, dataset, path.join(config.output.directory, datasetRelativePath(language, dataset)), corpus, linking);
     const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
     const variant = config.datasets.bargeIn
@@ -357,9 +377,10 @@ async function buildLocked(
   // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.
   let reportPath: string | null = null;
   try {
-    reportPath = (await writeBuildReport(config.output.directory)).indexPath;
+    const written = await writeBuildReport(config.output.directory, preRendered ? { preRendered } : {});
+    reportPath = written.indexPath;
     kept(reportPath);
-    log(`report: ${reportPath}`);
+    log(`report: ${reportPath}${preRendered ? ` (${preRendered.taken} of ${written.dialoguePages} dialogue pages made during the build)` : ''}`);
   } catch (error) {
     if (endsTheBuild(error)) throw error;
     log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 'warn');

@@ -6,10 +6,13 @@
 import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import type { PlacedUtterance, RenderedTimeline } from '../../stages/place-timeline.ts';
-import { DatasetWriter, type DialogueCounts, type DialogueSink } from '../../stages/render-dataset.ts';
+import { DatasetWriter, FULL_BAND_DIRECTORY, type DialogueCounts, type DialogueSink, type WrittenDialogue } from '../../stages/render-dataset.ts';
+import { channelRoles, exportDialogue, type ExportDialogue } from '../export/export-dataset.ts';
+import { parseEventsLine } from '../events/index.ts';
+import type { PageDataset, PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
 import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../quality/summarize-dataset.ts';
 import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
-import type { Channel, Language } from '../model/types.ts';
+import type { Channel, Language, SpeakerRole } from '../model/types.ts';
 import { taskDialogueMetadataSchema, type TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
 import type { ManifestSettings } from '../model/dataset-manifest.ts';
 import { datasetSummarySchema } from '../model/dataset-summary.ts';
@@ -20,6 +23,20 @@ import type { TimingStatistics } from '../timeline/timing-statistics.ts';
 
 /** Suffix of the barge-in variant's dataset name (the benchmark's `topiocqa_bargein`, `topiocqa_ja_bargein`). */
 export const BARGE_IN_SUFFIX = '_bargein';
+
+/**
+ * What a build needs to make each dialogue's report page as it is written (../report/pre-rendered-pages.ts):
+ * the pages' folder, the output folder, and the manifest fields the page shows that the dataset writer
+ * only records on commit.
+ */
+export interface DialoguePageSettings {
+  preRendered: PreRenderedDialoguePages;
+  outputDirectory: string;
+  /** The manifest's `channels`. */
+  channels: Record<SpeakerRole, Channel>;
+  /** The manifest's `sampleRate`, Hz. */
+  sampleRate: number;
+}
 
 /** Questions spoken in two parts in the benchmark profile by default (`timeline.turnHoldShare`). */
 export const DEFAULT_BENCHMARK_TURN_HOLD_SHARE = 0.15;
@@ -35,17 +52,25 @@ export class DatasetOutput implements DialogueSink {
     readonly directory: string,
     private readonly writer: DatasetWriter,
     private readonly corpus: IngestedCorpus,
+    private readonly pages: DialoguePageSettings | null,
   ) {
     this.failed = corpus.rejected.map((item) => ({ id: item.id, stage: 'ingest-corpus', reason: item.reason }));
   }
 
   /**
    * Starts writing the dataset folder `directory` (DatasetWriter.open: `.partial` first).
-   * @param options `linkToStored`: link the WAVs to the rendering's cache files (output.linkAudioToCache; default true)
+   * @param options `linkToStored`: link the WAVs to the rendering's cache files (output.linkAudioToCache;
+   *   default true); `pages`: make each dialogue's report page as it is written (default: none)
    * @throws as DatasetWriter.open (a foreign folder)
    */
-  static async open(language: Language, dataset: string, directory: string, corpus: IngestedCorpus, options: { linkToStored?: boolean } = {}): Promise<DatasetOutput> {
-    return new DatasetOutput(language, dataset, directory, await DatasetWriter.open(directory, options), corpus);
+  static async open(
+    language: Language,
+    dataset: string,
+    directory: string,
+    corpus: IngestedCorpus,
+    options: { linkToStored?: boolean; pages?: DialoguePageSettings } = {},
+  ): Promise<DatasetOutput> {
+    return new DatasetOutput(language, dataset, directory, await DatasetWriter.open(directory, options), corpus, options.pages ?? null);
   }
 
   /**
@@ -62,10 +87,11 @@ export class DatasetOutput implements DialogueSink {
     userChannel: Channel,
     extra: DialogueCounts = {},
   ): Promise<void> {
-    await this.writer.addDialogue(
+    const written = await this.writer.addDialogue(
       { id, wavFile: timeline.wavFile, eventsLine: annotated.line, words: timeline.words, metadata, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) },
       taskDialogueMetadataSchema,
     );
+    if (this.pages !== null) await this.preRenderPage(id, annotated.line, written, this.pages);
     this.timings.push(
       generatedDialogueTiming(
         id,
@@ -87,6 +113,47 @@ export class DatasetOutput implements DialogueSink {
       splitQuestions: spoken.filter((utterance) => utterance.part === 1).length,
       ...extra,
     });
+  }
+
+  /**
+   * Makes the report page of a dialogue just written, from what the report will read once the dataset
+   * is committed (its line of `all.jsonl`, metadata and alignment as written; the manifest fields of
+   * `pages`; no split yet). Never throws: a page not made here is made by the report.
+   */
+  private async preRenderPage(id: string, eventsLine: string, written: WrittenDialogue, pages: DialoguePageSettings): Promise<void> {
+    const dataset: PageDataset = {
+      dataset: this.dataset,
+      language: this.language,
+      domain: 'task',
+      channels: pages.channels,
+      roles: channelRoles(pages.channels),
+      sampleRate: pages.sampleRate,
+      fullBand: written.fullBandSampleRate === null ? null : { directory: FULL_BAND_DIRECTORY, sampleRates: [written.fullBandSampleRate] },
+    };
+    const directory = path.resolve(this.directory); // the report reads the dataset by its absolute path
+    let dialogue: ExportDialogue;
+    try {
+      const line = `${eventsLine}\n`; // as all.jsonl holds it
+      const metadataFile = path.join(directory, 'metadata', `${id}.json`);
+      dialogue = exportDialogue(
+        {
+          directory,
+          channels: pages.channels,
+          roles: dataset.roles,
+          fullBandDirectory: dataset.fullBand?.directory ?? null,
+          hasFullBandFile: () => written.fullBandSampleRate !== null,
+          split: () => null,
+          testSmall: () => false,
+        },
+        { id, line, events: parseEventsLine(line, path.join(directory, 'all.jsonl')).events, audioFile: path.join(directory, 'audio', `${id}.wav`), metadata: JSON.parse(written.metadataText) as { durationSeconds: number } },
+        { text: written.metadataText, file: metadataFile },
+        { text: written.alignmentText, file: path.join(directory, 'txt_align', `${id}.txt`) },
+      );
+    } catch {
+      pages.preRendered.failures += 1;
+      return;
+    }
+    await pages.preRendered.add(pages.outputDirectory, dataset, dialogue, written.audioFile, written.audioSha256);
   }
 
   /** Abandons the dataset: its `.partial` folder is removed, a dataset already in place is kept. */

@@ -35,10 +35,9 @@ import { speechRateUnitLabel } from '../quality/speech-rate.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { CHANNEL_DIRECTIONS, fitTimingModel, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
-import { dialoguePageHtml, waveformColumns } from './dialogue-page.ts';
+import { dialoguePagePlan, renderDialoguePage, type PreRenderedDialoguePages } from './pre-rendered-pages.ts';
 import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';
 import { offsetCdfSvg, offsetHistogramSvg, ratesSvg, type OffsetSeries, type RateBar } from './report-plots.ts';
-import { readWavEnvelopes } from './waveform.ts';
 import { eventListPageHtml } from './event-list-page.ts';
 import { benchmarkSplitName, datasetLoaderSettings } from './loader-verdicts.ts';
 
@@ -51,6 +50,8 @@ const DEFAULT_STATISTICS_DIRECTORY = packageFile('pipeline', 'timeline', 'defaul
 export interface BuildReportOptions {
   /** Most dialogue pages per dataset (the first by id); default: every dialogue. */
   dialoguePagesPerDataset?: number;
+  /** Dialogue pages the build made while it ran: each is used when made from the same inputs, else made again. */
+  preRendered?: PreRenderedDialoguePages;
 }
 
 /** What {@link writeBuildReport} wrote. */
@@ -437,18 +438,13 @@ ${htmlTable(
   const listed = new Map<string, { audio: string; page: string | null }>();
   const fromEventsPage = (target: string) => path.relative(path.dirname(path.join(output, 'report', eventsPage)), target).split(path.sep).join('/');
   const pageOf = (dialogue: ExportDialogue) => `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`;
+  const audioSha256 = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.audioSha256]));
   const writePage = async (dialogue: ExportDialogue) => {
-    const page = pageOf(dialogue);
-    const pageDirectory = path.dirname(path.join(output, 'report', page));
-    const relative = (target: string) => path.relative(pageDirectory, target).split(path.sep).join('/');
-    const envelopes = await readWavEnvelopes(dialogue.audioFile, waveformColumns(dialogue));
-    const html = dialoguePageHtml(dataset, dialogue, envelopes, {
-      assets: relative(path.join(output, 'report', 'assets')),
-      audio: relative(dialogue.audioFile),
-      index: relative(path.join(output, 'report', 'index.html')),
-      events: relative(path.join(output, 'report', eventsPage)),
-    });
-    await writeAtomic(path.join(work, page), html);
+    const { page, links } = dialoguePagePlan(output, dataset, dialogue);
+    const target = path.join(work, page);
+    // made while the build ran, from exactly these inputs (pre-rendered-pages.ts), or made now
+    if (options.preRendered && (await options.preRendered.take(page, dataset, dialogue, links, audioSha256.get(dialogue.id) ?? null, target))) return;
+    await writeAtomic(target, await renderDialoguePage(dataset, dialogue, links));
   };
   const paged = dataset.dialogues.slice(0, Math.min(limit, dataset.dialogues.length));
   await allSettledInOrder(paged.map((dialogue) => pages.add(() => writePage(dialogue))));

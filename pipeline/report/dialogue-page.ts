@@ -15,6 +15,15 @@ import { escapeHtml, htmlPage, htmlTable, type Cell } from './html.ts';
 import { benchmarkSplitName, datasetLoaderSettings, eventSpanSeconds, formatVerdicts, loaderVerdicts, verdictKey } from './loader-verdicts.ts';
 import { waveformPath, type WaveformEnvelope } from './waveform.ts';
 
+/**
+ * The dataset fields a dialogue page shows: the page takes its dataset as a {@link PageDataset}, so it
+ * cannot read others (pre-rendered-pages.ts keys a page by these).
+ */
+export const PAGE_DATASET_FIELDS = ['dataset', 'language', 'domain', 'channels', 'roles', 'sampleRate', 'fullBand'] as const;
+
+/** What a dialogue page takes from its dataset. */
+export type PageDataset = Pick<ExportDataset, (typeof PAGE_DATASET_FIELDS)[number]>;
+
 /** Horizontal scale of the timeline at zoom 1, pixels per second (the waveform's resolution). */
 export const PIXELS_PER_SECOND = 120;
 /** Width of one waveform column at zoom 1, pixels. */
@@ -33,7 +42,7 @@ function eventSpan(event: BenchmarkEvent, channel: Channel): string {
   return `<div class="event ${event.event}${overlap ? ' overlap' : ''}" data-start="${seconds(event.start)}" data-channel="${channel}" title="${escapeHtml(title)}" style="${place(from, to)}">${escapeHtml(label)}</div>`;
 }
 
-function lane(dataset: ExportDataset, dialogue: ExportDialogue, channel: Channel, envelope: WaveformEnvelope, width: number): string {
+function lane(dataset: PageDataset, dialogue: ExportDialogue, channel: Channel, envelope: WaveformEnvelope, width: number): string {
   const role = dataset.roles[channel];
   const path = waveformPath(envelope, COLUMN_WIDTH, WAVEFORM_HEIGHT);
   const events = dialogue.events[channel].map((event) => eventSpan(event, channel)).join('');
@@ -58,7 +67,7 @@ function ruler(durationCs: number): string {
 }
 
 /** The player's controls: mute and solo per channel (in lane order), loop, zoom, follow. */
-function controls(dataset: ExportDataset, order: readonly Channel[]): string {
+function controls(dataset: PageDataset, order: readonly Channel[]): string {
   const channel = (number: Channel) =>
     `<span class="channel-control" data-channel="${number}">${escapeHtml(dataset.roles[number])} (ch ${number}) <button type="button" class="mute" data-channel="${number}" aria-pressed="false">mute</button><button type="button" class="solo" data-channel="${number}" aria-pressed="false">solo</button><meter class="level" data-channel="${number}" min="0" max="1" value="0" title="level of channel ${number} as heard"></meter></span>`;
   return `<span class="channels">${order.map(channel).join('')}</span>
@@ -95,7 +104,7 @@ export function waveformColumns(dialogue: Pick<ExportDialogue, 'durationSeconds'
  *   (pipeline/report/waveform.ts readWavEnvelopes)
  * @throws RangeError when an envelope has another number of columns
  */
-export function dialoguePageHtml(dataset: ExportDataset, dialogue: ExportDialogue, envelopes: readonly WaveformEnvelope[], links: DialoguePageLinks): string {
+export function dialoguePageHtml(dataset: PageDataset, dialogue: ExportDialogue, envelopes: readonly WaveformEnvelope[], links: DialoguePageLinks): string {
   const width = pageWidth(dialogue);
   const columns = waveformColumns(dialogue);
   for (const envelope of envelopes) if (envelope.maximum.length !== columns) throw new RangeError(`${dialogue.id}: a waveform envelope of ${envelope.maximum.length} columns, the page draws ${columns}`);
@@ -162,7 +171,7 @@ ${htmlTable(
  * The page note's words on the dialogue's full-band master (`audio_fullband/{id}.wav`, at the TTS
  * engine's own rate, beside the benchmark's WAV): empty when the dataset has none.
  */
-function fullBandNote(dataset: ExportDataset, dialogue: ExportDialogue): string {
+function fullBandNote(dataset: PageDataset, dialogue: ExportDialogue): string {
   if (dataset.fullBand === null || dialogue.fullBandAudioFile === null) return '';
   return ` · full-band master ${escapeHtml(dataset.fullBand.directory)}/${escapeHtml(dialogue.id)}.wav at ${dataset.fullBand.sampleRates.join(' or ')} Hz (training exports use it)`;
 }

@@ -17,7 +17,7 @@
  */
 import { escapeHtml } from './html.ts';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +33,9 @@ import { applySplitToVariant, splitDatasets } from '../../stages/split-dev-test.
 import { buildDatasetDirectories, writeBuildReport, type BuildReportResult } from './build-report.ts';
 import { datasetLoaderSettings } from './loader-verdicts.ts';
 import { serveBuildReport } from './serve-report.ts';
+import { PAGE_DATASET_FIELDS } from './dialogue-page.ts';
+import { dialoguePageKey, dialoguePagePlan, pageAudioIdentity, PRE_RENDERED_PAGES_DIRECTORY, PreRenderedDialoguePages, renderDialoguePage } from './pre-rendered-pages.ts';
+import { readDatasetFolder } from '../quality/dataset-files.ts';
 
 /**
  * How far past an event's end playback may be seen, in seconds: the page checks the position once
@@ -54,19 +57,33 @@ const CHROMIUM_ARGUMENTS = ['--headless', '--no-sandbox', '--disable-gpu', '--di
 let scratch: string;
 let out: string;
 let report: BuildReportResult;
+/** What the build logged, its own report (pages made while it ran), and the report written again from its output. */
+let buildLog: string[];
+let buildsReport: string;
+let rewrittenReport: string;
 const page = (language: string, dataset: string, id: string) => path.join(out, 'report', 'dialogues', language, dataset, `${id}.html`);
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-report-test-'));
   out = path.join(scratch, 'out');
   const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
-  await runBuild({
-    ...base,
-    languages: ['en', 'ja'],
-    corpus: { ...base.corpus, limit: 2 },
-    output: { directory: out, cacheDirectory: path.join(scratch, 'cache') },
-    quality: { ...base.quality, enabled: false },
-  });
+  buildLog = [];
+  await runBuild(
+    {
+      ...base,
+      languages: ['en', 'ja'],
+      corpus: { ...base.corpus, limit: 2 },
+      output: { directory: out, cacheDirectory: path.join(scratch, 'cache') },
+      quality: { ...base.quality, enabled: false },
+    },
+    { log: (line) => buildLog.push(line) },
+  );
+  // the build's report, its dialogue pages made while it ran, against the one written from its output
+  buildsReport = path.join(scratch, 'builds-report');
+  rewrittenReport = path.join(scratch, 'rewritten-report');
+  await cp(path.join(out, 'report'), buildsReport, { recursive: true });
+  await writeBuildReport(out);
+  await cp(path.join(out, 'report'), rewrittenReport, { recursive: true });
   // quality tables and splits for every dataset, without DNSMOS's minutes: the stand-in scorer
   const directories = await buildDatasetDirectories(out);
   for (const directory of directories) await scoreDatasetQuality(directory, { dnsmosScorer: new FakeMosScorer(), measureLoudness: false, cometKiwiEnabled: false });
@@ -167,6 +184,84 @@ describe('writeBuildReport', () => {
     await expect(writeBuildReport(copy)).rejects.toThrow(`${chat} and ${task}: two datasets named topiocqa_demo in en`);
     expect(existsSync(path.join(copy, 'report.partial'))).toBe(false);
     expect(await readFile(path.join(copy, 'report', 'index.html'))).toEqual(index);
+  });
+});
+
+/** Every file under `directory`, by its path relative to it. */
+async function filesUnder(directory: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files.set(path.relative(directory, path.join(entry.parentPath, entry.name)), await readFile(path.join(entry.parentPath, entry.name)));
+  }
+  return files;
+}
+
+describe('dialogue pages made while the build runs (pre-rendered-pages.ts)', () => {
+  it("the build makes every dialogue page as the dialogue is written, and its report is byte for byte the one written from its output afterwards", async () => {
+    expect(buildLog).toContainEqual(expect.stringMatching(/^report: .*index\.html \(8 of 8 dialogue pages made during the build\)$/));
+    const made = await filesUnder(buildsReport);
+    const again = await filesUnder(rewrittenReport);
+    expect([...made.keys()].sort()).toEqual([...again.keys()].sort());
+    expect([...made.keys()].filter((file) => file.startsWith('dialogues')).length).toBe(8);
+    for (const [file, bytes] of made) expect(bytes.equals(again.get(file)!), file).toBe(true);
+    expect(existsSync(path.join(out, PRE_RENDERED_PAGES_DIRECTORY))).toBe(false);
+  });
+
+  it('hands the report a page only when it was made from the same inputs: split, dataset fields, links and the WAV (its sha256, inode, length, time)', async () => {
+    const directory = path.join(out, 'data', 'en', 'task', 'topiocqa_demo');
+    const dataset = await readExportDataset(directory);
+    const dialogue = dataset.dialogues[0]!;
+    const sha256 = (await readDatasetFolder(directory)).dialogues[0]!.audioSha256!;
+    const { page, links } = dialoguePagePlan(out, dataset, dialogue);
+    const target = (name: string) => path.join(scratch, 'taken', name, page);
+    const pages = await PreRenderedDialoguePages.open(out);
+    try {
+      await pages.add(out, dataset, dialogue, dialogue.audioFile, sha256);
+      expect(await pages.take(page, dataset, dialogue, links, sha256, target('same'))).toBe(true);
+      expect(await readFile(target('same'), 'utf8')).toBe(await renderDialoguePage(dataset, dialogue, links));
+
+      // each differing input: not taken (the report makes that page)
+      const differing: [string, Parameters<PreRenderedDialoguePages['take']>][] = [
+        ['split', [page, dataset, { ...dialogue, split: dialogue.split === 'test' ? 'dev' : 'test' }, links, sha256, target('split')]],
+        ['full-band rates', [page, { ...dataset, fullBand: { directory: 'audio_fullband', sampleRates: [22050, 48000] } }, dialogue, links, sha256, target('full-band')]],
+        ['links', [page, dataset, dialogue, { ...links, index: '../index.html' }, sha256, target('links')]],
+        ['sha256', [page, dataset, dialogue, links, '0'.repeat(64), target('sha256')]],
+        ['no sha256', [page, dataset, dialogue, links, null, target('no-sha256')]],
+      ];
+      for (const [what, call] of differing) {
+        await pages.add(out, dataset, dialogue, dialogue.audioFile, sha256);
+        expect(await pages.take(...call), what).toBe(false);
+        expect(existsSync(call[5]), what).toBe(false);
+      }
+      // every field the page reads from its dataset is in the key
+      const audio = await pageAudioIdentity(dialogue.audioFile, sha256);
+      const key = dialoguePageKey(dataset, dialogue, links, audio);
+      for (const field of PAGE_DATASET_FIELDS) expect(dialoguePageKey({ ...dataset, [field]: `${field} changed` }, dialogue, links, audio), field).not.toBe(key);
+
+      // the same bytes in a new file (rewritten in place: a new time; replaced: a new inode)
+      const wav = path.join(scratch, 'pre-rendered-wav.wav');
+      await cp(dialogue.audioFile, wav);
+      const onCopy = { ...dialogue, audioFile: wav };
+      const copyLinks = dialoguePagePlan(out, dataset, onCopy).links;
+      await pages.add(out, dataset, onCopy, wav, sha256);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await writeFile(wav, await readFile(wav));
+      expect(await pages.take(page, dataset, onCopy, copyLinks, sha256, target('rewritten'))).toBe(false);
+      await pages.add(out, dataset, onCopy, wav, sha256);
+      await writeFile(`${wav}.new`, await readFile(wav));
+      await rename(`${wav}.new`, wav);
+      expect(await pages.take(page, dataset, onCopy, copyLinks, sha256, target('replaced'))).toBe(false);
+
+      // a page it cannot make is counted and left to the report
+      await writeFile(wav, 'not a WAV file');
+      await pages.add(out, dataset, onCopy, wav, sha256);
+      expect(pages.failures).toBe(1);
+      expect(await pages.take(page, dataset, onCopy, copyLinks, sha256, target('unreadable'))).toBe(false);
+      expect(pages.taken).toBe(1);
+    } finally {
+      await pages.discard();
+    }
+    expect(existsSync(pages.directory)).toBe(false);
   });
 });
 
