@@ -29,7 +29,7 @@ import { writeBuildReport } from '../report/build-report.ts';
 import { PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
 import { beginGuardedBuild, runLocked } from '../run/build-guards.ts';
 import type { LogLevel, ProgressListener } from '../run/progress.ts';
-import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type StageStep } from '../run/stage-runner.ts';
+import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type StageStep, type StepsOutcome } from '../run/stage-runner.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { createTextBackends } from '../services/llm/text-backends.ts';
 import { createSpeechSynthesizer, REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from '../services/tts/synthesizer-registry.ts';
@@ -272,7 +272,33 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
     const variant = config.datasets.bargeIn
       ? await DatasetOutput.open(language, variantDataset, path.join(config.output.directory, datasetRelativePath(language, variantDataset)), corpus, linking)
       : null;
-    const { steps: languageSteps, variantSteps } = stepsInto({ base, variant });
+    const { steps: baseSteps, variantSteps } = stepsInto({ base, variant });
+    // The variant's placement needs only the speech: it starts beside the base's placement (the one
+    // computes while the other waits on the disk; after the last answer that is the build's time), and
+    // the variant's steps after it run once the base dialogue is written (afterCompleted), in order.
+    const [variantPlacementStep, ...variantLaterSteps] = variantSteps;
+    const earlyVariantPlacements = new Map<string, Promise<StepsOutcome<DialogueWork>>>();
+    const languageSteps: StageStep<DialogueWork>[] = variantPlacementStep
+      ? baseSteps.flatMap((step) =>
+          step.name !== placeTimelineStage.name
+            ? [step]
+            : [
+                {
+                  name: 'start-barge-in-placement',
+                  cacheStages: [],
+                  startAhead: 0,
+                  progress: null,
+                  run: async (work: DialogueWork) => {
+                    const placing = runner.runSteps([variantPlacementStep], work);
+                    placing.catch(() => {}); // runSteps reports failures in its outcome
+                    earlyVariantPlacements.set(work.conversation.id, placing);
+                    return work;
+                  },
+                },
+                step,
+              ],
+        )
+      : baseSteps;
     // queued: each dialogue waits for its job on the workers (whose results are then cache hits), so the local pass runs alongside them
     const steps: StageStep<DialogueWork>[] = queueHook
       ? [
@@ -305,7 +331,10 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
         },
         afterCompleted: async (conversation, work, position) => {
           if (variant === null) return;
-          const outcome = await runner.runSteps(variantSteps, work);
+          const early = earlyVariantPlacements.get(conversation.id);
+          earlyVariantPlacements.delete(conversation.id);
+          const placed = early ? await early : await runner.runSteps(variantSteps.slice(0, 1), work);
+          const outcome = placed.ok ? await runner.runSteps(variantLaterSteps, placed.state) : placed;
           if (outcome.ok) {
             audioSeconds += made(outcome.state.bargeInTimeline, 'barge-in timeline', work).totalDurationCs / 100;
             return;
@@ -322,8 +351,12 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
         log,
         progress,
       });
+      // a dialogue whose base failed: its variant's placement, started beside, has ended before the commit
+      await Promise.allSettled(earlyVariantPlacements.values());
       if (queueHook) await fromQueue(queueHook.beforeCommit());
     } catch (error) {
+      // variant placements started for dialogues whose base failed or was not reached end before the build goes on
+      await Promise.allSettled(earlyVariantPlacements.values());
       // a queued build stopped waiting: nothing of this language is committed (earlier languages were not either: beforeCommit comes first)
       if (error === queueStop) for (const output of [base, variant]) await output?.discard();
       throw error;
