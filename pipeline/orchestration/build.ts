@@ -216,7 +216,8 @@ function made<T>(value: T | undefined, what: string, work: DialogueWork): T {
  * {@link buildWithPages} with the report's dialogue pages made as each dialogue is written
  * (pipeline/report/pre-rendered-pages.ts), so that after the last answer the report mostly moves
  * files. Not in a scored build: its split, which every page shows, is assigned after the last
- * dialogue, so its pages are made by the report. The pages' folder is removed however the build ends.
+ * dialogue, so its pages are made by the report. The pages' folder is removed when the build ends
+ * (a killed build's by the next build, scored or not: pipeline/run/build-guards.ts).
  */
 async function buildLocked(
   config: BuildConfig,
@@ -278,6 +279,7 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
     // the variant's steps after it run once the base dialogue is written (afterCompleted), in order.
     const [variantPlacementStep, ...variantLaterSteps] = variantSteps;
     const earlyVariantPlacements = new Map<string, Promise<StepsOutcome<DialogueWork>>>();
+    const abandonedVariantPlacements: Promise<void>[] = [];
     const languageSteps: StageStep<DialogueWork>[] = variantPlacementStep
       ? baseSteps.flatMap((step) =>
           step.name !== placeTimelineStage.name
@@ -345,6 +347,10 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
           log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
         },
         failed: (conversation, failure) => {
+          // its variant's placement, if started, is not used: only its end is awaited (not its state, which holds the audio)
+          const early = earlyVariantPlacements.get(conversation.id);
+          earlyVariantPlacements.delete(conversation.id);
+          if (early) abandonedVariantPlacements.push(early.then(() => undefined));
           base.failed.push({ id: conversation.id, ...failure });
           variant?.failed.push({ id: conversation.id, ...failure });
         },
@@ -352,11 +358,11 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
         progress,
       });
       // a dialogue whose base failed: its variant's placement, started beside, has ended before the commit
-      await Promise.allSettled(earlyVariantPlacements.values());
+      await Promise.allSettled([...earlyVariantPlacements.values(), ...abandonedVariantPlacements]);
       if (queueHook) await fromQueue(queueHook.beforeCommit());
     } catch (error) {
       // variant placements started for dialogues whose base failed or was not reached end before the build goes on
-      await Promise.allSettled(earlyVariantPlacements.values());
+      await Promise.allSettled([...earlyVariantPlacements.values(), ...abandonedVariantPlacements]);
       // a queued build stopped waiting: nothing of this language is committed (earlier languages were not either: beforeCommit comes first)
       if (error === queueStop) for (const output of [base, variant]) await output?.discard();
       throw error;
@@ -413,7 +419,8 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
     const written = await writeBuildReport(config.output.directory, preRendered ? { preRendered } : {});
     reportPath = written.indexPath;
     kept(reportPath);
-    log(`report: ${reportPath}${preRendered ? ` (${preRendered.taken} of ${written.dialoguePages} dialogue pages made during the build)` : ''}`);
+    const unmade = preRendered && preRendered.failures > 0 ? `; ${preRendered.failures} could not be made then and were made by the report` : '';
+    log(`report: ${reportPath}${preRendered ? ` (${preRendered.taken} of ${written.dialoguePages} dialogue pages made during the build${unmade})` : ''}`);
   } catch (error) {
     if (endsTheBuild(error)) throw error;
     log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 'warn');

@@ -13,7 +13,8 @@
  * the page as it always did. So a pre-rendered page is never one the report would not have written.
  *
  * The pages live in `{output}/report-pages.partial/` for the length of one build: removed when a build
- * starts pre-rendering, and after its report. Nothing there is reused across builds.
+ * starts pre-rendering, and when it ends; what a killed build left is removed by the next build under
+ * the output folder's lock (pipeline/run/output-checks.ts). Nothing there is reused across builds.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';

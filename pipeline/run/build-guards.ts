@@ -18,7 +18,7 @@ import { formatBytes, removeOrphanedTemporaryFiles } from '../storage/write-atom
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../storage/empty-folders.ts';
-import { checkBuildFolders, checkBuildSettings, checkFreeSpace, estimatePlannedAudioBytes, removeUnfinishedDatasets } from './output-checks.ts';
+import { checkBuildFolders, checkBuildSettings, checkFreeSpace, estimatePlannedAudioBytes, removeUnfinishedDatasets, removeUnfinishedReportPages } from './output-checks.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
 /**
@@ -65,6 +65,8 @@ async function runWithLock<T>(config: BuildConfig, corpus: { readonly conversati
   try {
     const unfinished = await removeUnfinishedDatasets(config.output.directory);
     if (unfinished.length > 0) log(`cleanup: removed ${unfinished.length} unfinished dataset folders (.partial) of an interrupted build`);
+    const pages = await removeUnfinishedReportPages(config.output.directory);
+    if (pages !== null) log(`cleanup: removed the report pages an interrupted build made (${pages})`);
     for (const directory of [config.output.cacheDirectory, config.output.directory]) {
       const removed = await removeOrphanedTemporaryFiles(directory);
       if (removed.length > 0) log(`cleanup: removed ${removed.length} temporary files left by killed builds in ${directory}`);

@@ -6,7 +6,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +17,8 @@ import { checkBuildSettings, checkFolder, estimatePlannedAudioBytes } from './ou
 import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
 import { removeOrphanedTemporaryFiles, temporaryPathFor } from '../storage/write-atomic.ts';
 import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
+import { runLocked } from './build-guards.ts';
+import { PRE_RENDERED_PAGES_DIRECTORY } from '../report/pre-rendered-pages.ts';
 
 const run = promisify(execFile);
 const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
@@ -116,6 +118,33 @@ describe('the write check of a folder', () => {
       expect(await removeOrphanedTemporaryFiles(folder)).toEqual([leftover]);
     } finally {
       await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('what a killed build left', () => {
+  it("the report pages it made while it ran are removed by the next build, scored or not, under the lock, with a line saying so", async () => {
+    const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
+    const root = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-leftover-pages-'));
+    try {
+      const config: BuildConfig = { ...base, output: { directory: path.join(root, 'out'), cacheDirectory: path.join(root, 'cache') } };
+      expect(config.quality.enabled).toBe(true); // a scored build makes no pages of its own, so nothing else would remove them
+      const page = path.join(config.output.directory, PRE_RENDERED_PAGES_DIRECTORY, 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html');
+      await mkdir(path.dirname(page), { recursive: true });
+      await writeFile(page, '<html>from a killed build</html>');
+      const lines: string[] = [];
+      let sawFolder: boolean | null = null;
+      await runLocked(config, { conversations: [] }, (line) => lines.push(line), async () => {
+        sawFolder = existsSync(path.join(config.output.directory, PRE_RENDERED_PAGES_DIRECTORY));
+      });
+      expect(sawFolder).toBe(false); // gone before the build's work starts
+      expect(lines).toContain(`cleanup: removed the report pages an interrupted build made (${path.join(config.output.directory, PRE_RENDERED_PAGES_DIRECTORY)})`);
+      // none there: no line
+      lines.length = 0;
+      await runLocked(config, { conversations: [] }, (line) => lines.push(line), async () => {});
+      expect(lines.filter((line) => line.includes('report pages'))).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

@@ -8,13 +8,14 @@
  *   writable, are not on a special file system (/proc, /sys, … : Node 20's recursive `mkdir` loops
  *   forever under /proc), and have room for the planned audio ({@link estimatePlannedAudioBytes}).
  */
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { access, mkdir, readdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SAFE_FOLDER_NAME, type BuildConfig } from '../config.ts';
 import type { SourceConversation } from '../model/types.ts';
 import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
 import { formatBytes, temporaryPathFor } from '../storage/write-atomic.ts';
+import { PRE_RENDERED_PAGES_DIRECTORY } from '../report/pre-rendered-pages.ts';
 
 /**
  * Linux file systems that cannot hold a build's files (statfs `f_type`, from linux/magic.h), by name.
@@ -118,6 +119,19 @@ export async function checkBuildFolders(config: BuildConfig): Promise<void> {
 export async function checkFreeSpace(config: BuildConfig, plannedBytes: number): Promise<void> {
   await checkFolder(config.output.directory, 'output folder', plannedBytes);
   await checkFolder(config.output.cacheDirectory, 'cache folder', plannedBytes);
+}
+
+/**
+ * Removes the report pages an interrupted build made while it ran (`{output}/report-pages.partial/`,
+ * ../report/pre-rendered-pages.ts): a build removes them however it ends, but not when it is killed;
+ * nothing in them is reused, and a scored build makes none, so they would stay.
+ * @returns the folder when there was one, else null
+ */
+export async function removeUnfinishedReportPages(outputDirectory: string): Promise<string | null> {
+  const folder = path.join(outputDirectory, PRE_RENDERED_PAGES_DIRECTORY);
+  if (!existsSync(folder)) return null;
+  await rm(folder, { recursive: true, force: true });
+  return folder;
 }
 
 /**
