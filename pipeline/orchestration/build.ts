@@ -320,49 +320,50 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
 
     const total = corpus.conversations.length;
     try {
-      await runner.runDataset<SourceConversation, DialogueWork>({
-        language,
-        items: corpus.conversations,
-        id: (conversation) => conversation.id,
-        initial,
-        steps,
-        completed: (_conversation, work) => {
-          const timeline = made(work.timeline, 'timeline', work);
-          audioSeconds += timeline.totalDurationCs / 100;
-          return `${(timeline.totalDurationCs / 100).toFixed(1)} s, ${made(work.speech, 'speech', work).spoken.length} utterances`;
-        },
-        afterCompleted: async (conversation, work, position) => {
-          if (variant === null) return;
-          const early = earlyVariantPlacements.get(conversation.id);
-          earlyVariantPlacements.delete(conversation.id);
-          const placed = early ? await early : await runner.runSteps(variantSteps.slice(0, 1), work);
-          const outcome = placed.ok ? await runner.runSteps(variantLaterSteps, placed.state) : placed;
-          if (outcome.ok) {
-            audioSeconds += made(outcome.state.bargeInTimeline, 'barge-in timeline', work).totalDurationCs / 100;
-            return;
-          }
-          if (endsTheBuild(outcome.error)) throw outcome.error;
-          const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
-          variant.failed.push({ id: conversation.id, ...failure });
-          log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
-        },
-        failed: (conversation, failure) => {
-          // its variant's placement, if started, is not used: only its end is awaited (not its state, which holds the audio)
-          const early = earlyVariantPlacements.get(conversation.id);
-          earlyVariantPlacements.delete(conversation.id);
-          if (early) abandonedVariantPlacements.push(early.then(() => undefined));
-          base.failed.push({ id: conversation.id, ...failure });
-          variant?.failed.push({ id: conversation.id, ...failure });
-        },
-        log,
-        progress,
-      });
-      // a dialogue whose base failed: its variant's placement, started beside, has ended before the commit
-      await Promise.allSettled([...earlyVariantPlacements.values(), ...abandonedVariantPlacements]);
+      try {
+        await runner.runDataset<SourceConversation, DialogueWork>({
+          language,
+          items: corpus.conversations,
+          id: (conversation) => conversation.id,
+          initial,
+          steps,
+          completed: (_conversation, work) => {
+            const timeline = made(work.timeline, 'timeline', work);
+            audioSeconds += timeline.totalDurationCs / 100;
+            return `${(timeline.totalDurationCs / 100).toFixed(1)} s, ${made(work.speech, 'speech', work).spoken.length} utterances`;
+          },
+          afterCompleted: async (conversation, work, position) => {
+            if (variant === null) return;
+            const early = earlyVariantPlacements.get(conversation.id);
+            earlyVariantPlacements.delete(conversation.id);
+            const placed = early ? await early : await runner.runSteps(variantSteps.slice(0, 1), work);
+            const outcome = placed.ok ? await runner.runSteps(variantLaterSteps, placed.state) : placed;
+            if (outcome.ok) {
+              audioSeconds += made(outcome.state.bargeInTimeline, 'barge-in timeline', work).totalDurationCs / 100;
+              return;
+            }
+            if (endsTheBuild(outcome.error)) throw outcome.error;
+            const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
+            variant.failed.push({ id: conversation.id, ...failure });
+            log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
+          },
+          failed: (conversation, failure) => {
+            // its variant's placement, if started, is not used: only its end is awaited (not its state, which holds the audio)
+            const early = earlyVariantPlacements.get(conversation.id);
+            earlyVariantPlacements.delete(conversation.id);
+            if (early) abandonedVariantPlacements.push(early.then(() => undefined));
+            base.failed.push({ id: conversation.id, ...failure });
+            variant?.failed.push({ id: conversation.id, ...failure });
+          },
+          log,
+          progress,
+        });
+      } finally {
+        // variant placements started beside bases that then failed, or were not reached, end before the build goes on
+        await Promise.allSettled([...earlyVariantPlacements.values(), ...abandonedVariantPlacements]);
+      }
       if (queueHook) await fromQueue(queueHook.beforeCommit());
     } catch (error) {
-      // variant placements started for dialogues whose base failed or was not reached end before the build goes on
-      await Promise.allSettled([...earlyVariantPlacements.values(), ...abandonedVariantPlacements]);
       // a queued build stopped waiting: nothing of this language is committed (earlier languages were not either: beforeCommit comes first)
       if (error === queueStop) for (const output of [base, variant]) await output?.discard();
       throw error;

@@ -91,7 +91,7 @@ export class DatasetOutput implements DialogueSink {
       { id, wavFile: timeline.wavFile, eventsLine: annotated.line, words: timeline.words, metadata, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) },
       taskDialogueMetadataSchema,
     );
-    if (this.pages !== null) await this.preRenderPage(id, annotated.line, written, this.pages);
+    if (this.pages !== null) await this.preRenderPage(id, annotated.line, metadata.durationSeconds, written, this.pages);
     this.timings.push(
       generatedDialogueTiming(
         id,
@@ -120,7 +120,7 @@ export class DatasetOutput implements DialogueSink {
    * is committed (its line of `all.jsonl`, metadata and alignment as written; the manifest fields of
    * `pages`; no split yet). Never throws: a page not made here is made by the report.
    */
-  private async preRenderPage(id: string, eventsLine: string, written: WrittenDialogue, pages: DialoguePageSettings): Promise<void> {
+  private async preRenderPage(id: string, eventsLine: string, durationSeconds: number, written: WrittenDialogue, pages: DialoguePageSettings): Promise<void> {
     const dataset: PageDataset = {
       dataset: this.dataset,
       language: this.language,
@@ -145,7 +145,7 @@ export class DatasetOutput implements DialogueSink {
           split: () => null,
           testSmall: () => false,
         },
-        { id, line, events: parseEventsLine(line, path.join(directory, 'all.jsonl')).events, audioFile: path.join(directory, 'audio', `${id}.wav`), metadata: JSON.parse(written.metadataText) as { durationSeconds: number } },
+        { id, line, events: parseEventsLine(line, path.join(directory, 'all.jsonl')).events, audioFile: path.join(directory, 'audio', `${id}.wav`), metadata: { durationSeconds } },
         { text: written.metadataText, file: metadataFile },
         { text: written.alignmentText, file: path.join(directory, 'txt_align', `${id}.txt`) },
       );

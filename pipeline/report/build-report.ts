@@ -35,7 +35,7 @@ import { speechRateUnitLabel } from '../quality/speech-rate.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { CHANNEL_DIRECTIONS, fitTimingModel, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
-import { dialoguePagePlan, renderDialoguePage, type PreRenderedDialoguePages } from './pre-rendered-pages.ts';
+import { dialoguePagePath, dialoguePagePlan, eventListPagePath, renderDialoguePage, type PreRenderedDialoguePages } from './pre-rendered-pages.ts';
 import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';
 import { offsetCdfSvg, offsetHistogramSvg, ratesSvg, type OffsetSeries, type RateBar } from './report-plots.ts';
 import { eventListPageHtml } from './event-list-page.ts';
@@ -434,10 +434,10 @@ ${htmlTable(
   // dialogue pages
   const limit = options.dialoguePagesPerDataset ?? Number.POSITIVE_INFINITY;
   const dialogueRows: Cell[][] = [];
-  const eventsPage = `events/${dataset.language}/${dataset.dataset}.html`;
+  const eventsPage = eventListPagePath(dataset);
   const listed = new Map<string, { audio: string; page: string | null }>();
   const fromEventsPage = (target: string) => path.relative(path.dirname(path.join(output, 'report', eventsPage)), target).split(path.sep).join('/');
-  const pageOf = (dialogue: ExportDialogue) => `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`;
+  const pageOf = (dialogue: ExportDialogue) => dialoguePagePath(dataset, dialogue.id);
   const audioSha256 = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.audioSha256]));
   const writePage = async (dialogue: ExportDialogue) => {
     const { page, links } = dialoguePagePlan(output, dataset, dialogue);

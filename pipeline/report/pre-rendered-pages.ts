@@ -36,13 +36,23 @@ export interface DialoguePagePlan {
   links: DialoguePageLinks;
 }
 
+/** A dialogue's page inside the report folder, `/`-separated. */
+export function dialoguePagePath(dataset: Pick<ExportDataset, 'language' | 'dataset'>, id: string): string {
+  return `dialogues/${dataset.language}/${dataset.dataset}/${id}.html`;
+}
+
+/** A dataset's event list page inside the report folder, `/`-separated. */
+export function eventListPagePath(dataset: Pick<ExportDataset, 'language' | 'dataset'>): string {
+  return `events/${dataset.language}/${dataset.dataset}.html`;
+}
+
 /**
  * The page of `dialogue` in the report of the build in `outputDirectory`, and its links relative to
  * it (the index, the assets, the dialogue's WAV, the dataset's event list).
  */
 export function dialoguePagePlan(outputDirectory: string, dataset: Pick<ExportDataset, 'language' | 'dataset'>, dialogue: Pick<ExportDialogue, 'id' | 'audioFile'>): DialoguePagePlan {
   const report = path.join(outputDirectory, 'report');
-  const page = `dialogues/${dataset.language}/${dataset.dataset}/${dialogue.id}.html`;
+  const page = dialoguePagePath(dataset, dialogue.id);
   const pageDirectory = path.dirname(path.join(report, page));
   const relative = (target: string) => path.relative(pageDirectory, target).split(path.sep).join('/');
   return {
@@ -51,7 +61,7 @@ export function dialoguePagePlan(outputDirectory: string, dataset: Pick<ExportDa
       assets: relative(path.join(report, 'assets')),
       audio: relative(dialogue.audioFile),
       index: relative(path.join(report, 'index.html')),
-      events: relative(path.join(report, `events/${dataset.language}/${dataset.dataset}.html`)),
+      events: relative(path.join(report, eventListPagePath(dataset))),
     },
   };
 }
