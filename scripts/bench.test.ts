@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { childrenCpuSecondsFromProcStat, formatMeasurement, measure, totalCpuSeconds } from './bench.ts';
+import { childrenCpuSecondsFromProcStat, describeRuns, formatMeasurement, measure, totalCpuSeconds } from './bench.ts';
 
 const run = promisify(execFile);
 
@@ -29,5 +29,18 @@ describe('measure', () => {
     expect(measurement.loadAverageStart).toHaveLength(3);
     expect(measurement.loadAverageEnd).toHaveLength(3);
     expect(formatMeasurement(measurement)).toMatch(/s wall; CPU .* s this process \+ .* s child processes; load average \(1\/5\/15 min\) .* at start, .* at end/);
+  });
+});
+
+describe('describeRuns', () => {
+  const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+
+  it('gives the best (largest) of repeated runs, their median and every run in run order', () => {
+    expect(describeRuns([0.85, 0.899, 0.81], percent)).toBe('best 89.9 % of 3 runs (median 85.0 %; 85.0 %, 89.9 %, 81.0 %)');
+    expect(describeRuns([120, 180, 150, 130], (value) => value.toFixed(1))).toBe('best 180.0 of 4 runs (median 140.0; 120.0, 180.0, 150.0, 130.0)');
+  });
+
+  it('gives a single run as it is', () => {
+    expect(describeRuns([0.5], percent)).toBe('50.0 %');
   });
 });

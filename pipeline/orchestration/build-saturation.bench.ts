@@ -169,7 +169,8 @@ export function stepOfFrame(functionName: string, frameUrl: string): string | nu
   if (functionName === '(program)') return 'native (unattributed)';
   if (frameUrl === '' || frameUrl.startsWith('wasm://')) return null;
   const url = sourceUrl(frameUrl);
-  if (url.includes('libsamplerate') || url.includes('speex-resampler')) return 'resample';
+  // the resampler's module (its WebAssembly frames, named by no file, count for it as their caller)
+  if (url.includes('libsamplerate') || url.includes('speex-resampler') || /\/pipeline\/audio\/resample(-pool|-worker)?\.ts$/.test(url)) return 'resample';
   if (url.includes('/pipeline/audio/true-peak-limiter.ts')) return 'true-peak limiter';
   if (url.includes('/pipeline/audio/raw-audio.ts') || url.includes('/pipeline/audio/wav.ts')) {
     if (/resample|quantize/i.test(functionName)) return 'resample';

@@ -9,6 +9,11 @@ import { classifyProfile, mainThreadCpuSeconds, stepOfFrame, synthesizedSeconds,
 describe('local cost by step from a CPU profile', () => {
   it('names the step of a frame by its file, and leaves built-ins and WebAssembly to their caller', () => {
     expect(stepOfFrame('resample', 'file:///x/pipeline/audio/raw-audio.ts')).toBe('resample');
+    // the resampler's own module: every function in it, the SpeexDSP WebAssembly it calls included (below)
+    expect(stepOfFrame('resample', 'file:///x/pipeline/audio/resample.ts')).toBe('resample');
+    expect(stepOfFrame('speexResampler', 'file:///x/pipeline/audio/resample.ts')).toBe('resample');
+    expect(stepOfFrame('master', 'file:///x/pipeline/audio/resample-pool.ts')).toBe('resample');
+    expect(stepOfFrame('placeOnTrackInPlace', 'file:///x/pipeline/audio/raw-audio.ts')).toBe('render');
     expect(stepOfFrame('encodeWavPcm16', 'file:///x/pipeline/audio/raw-audio.ts')).toBe('render');
     expect(stepOfFrame('decodeWav', 'file:///x/pipeline/audio/raw-audio.ts')).toBe('decode');
     expect(stepOfFrame('detectSpeechSegments', 'file:///x/pipeline/audio/speech-regions.ts')).toBe('detection');
@@ -28,6 +33,7 @@ describe('local cost by step from a CPU profile', () => {
     expect(stepOfFrame('detectSpeechSegments', 'file:///x/dist/pipeline/audio/speech-regions.js')).toBe('detection');
     expect(stepOfFrame('composeTimeline', 'file:///x/dist/stages/place-timeline.js')).toBe('placement');
     expect(stepOfFrame('limitTruePeakInPlace', 'file:///x/dist/pipeline/audio/true-peak-limiter.js')).toBe('true-peak limiter');
+    expect(stepOfFrame('resample', 'file:///x/dist/pipeline/audio/resample.js')).toBe('resample');
   });
 
   it('sums self time per step, a frame without a step counting for its nearest ancestor with one', () => {
@@ -35,7 +41,7 @@ describe('local cost by step from a CPU profile', () => {
     const profile: CpuProfile = {
       nodes: [
         { id: 1, callFrame: frame('(root)', ''), children: [2, 5, 6] },
-        { id: 2, callFrame: frame('resample', 'file:///x/pipeline/audio/raw-audio.ts'), children: [3] },
+        { id: 2, callFrame: frame('resample', 'file:///x/pipeline/audio/resample.ts'), children: [3] },
         { id: 3, callFrame: frame('js-to-wasm::i', ''), children: [4] },
         { id: 4, callFrame: frame('wasm-function[20]', 'wasm://wasm/0001ce4a') },
         { id: 5, callFrame: frame('(idle)', '') },
