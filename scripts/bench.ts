@@ -349,9 +349,10 @@ const SATURATION_DEFAULT_RUNS = 3;
  * under the V8 sampling profiler for the table of CPU by step (the profiler costs CPU and wakes the
  * thread, so its run is not in the headline).
  *
- * The headline gives the best of the default runs, their median and every value: on a shared machine
- * another tenant's load only adds CPU time and only lowers the servers' busy share, so the best run is
- * the closest to what the code costs (Python's `timeit` documentation: "the lowest value gives a lower
+ * The headline gives, for each figure, its best value over the default runs (not necessarily one run
+ * for both figures), their median and every value, beside the baselines' single runs (compare medians
+ * with those): on a shared machine another tenant's load only adds CPU time and only lowers the
+ * servers' busy share, so the best value is the closest to what the code costs (Python's `timeit` documentation: "the lowest value gives a lower
  * bound for how fast your machine can run the given code snippet; higher values in the result vector
  * are typically not caused by variability in Python's speed, but by other processes interfering").
  */
@@ -366,17 +367,14 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
     ["Triton protocol, resampler 'speex'", { protocol: 'cosyvoice2-triton', resampleQuality: 'speex', profile: false }],
   ];
   const profiledLabel = "FastAPI protocol, resampler 'speex' (the default), under the sampling profiler";
-  // the default runs spread over the section (first, after the first baseline, after the second), so a
-  // burst of another tenant's load does not fall on all of them
-  const runs: [string, SaturationChildOptions][] = [
-    [defaultLabel(1), defaultSettings],
-    baselines[0]!,
-    [defaultLabel(2), defaultSettings],
-    baselines[1]!,
-    [defaultLabel(3), defaultSettings],
-    ...baselines.slice(2),
-    [profiledLabel, { protocol: 'cosyvoice2', resampleQuality: 'speex', profile: true }],
-  ];
+  // the default runs spread over the section (one before each of the first baselines), so a burst of
+  // another tenant's load does not fall on all of them
+  const runs: [string, SaturationChildOptions][] = [];
+  for (let run = 1; run <= SATURATION_DEFAULT_RUNS; run++) {
+    runs.push([defaultLabel(run), defaultSettings]);
+    if (run < SATURATION_DEFAULT_RUNS && baselines[run - 1]) runs.push(baselines[run - 1]!);
+  }
+  runs.push(...baselines.slice(SATURATION_DEFAULT_RUNS - 1), [profiledLabel, { protocol: 'cosyvoice2', resampleQuality: 'speex', profile: true }]);
   const results: [string, SaturationBenchmarkResult][] = [];
   const failures: string[] = [];
   for (const [label, settings] of runs) {
@@ -402,8 +400,8 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
     const busy = defaultRuns.map((result) => result.meanBusyFraction);
     const audio = defaultRuns.map(audioPerCpu);
     headlines.push(
-      `servers busy, whole build (default config, 4 servers at RTF 0.02): ${describeRuns(busy, percent)}; baselines: 'best' (the resampler before) ${percent(bestRun.meanBusyFraction)}${heapRun ? `; V8's own heap growth ${percent(heapRun.meanBusyFraction)}` : ''}${threadRun ? `; mastering in a worker thread ${percent(threadRun.meanBusyFraction)}` : ''}`,
-      `synthesized audio s per CPU s of the build's process (servers excluded): ${describeRuns(audio, (value) => value.toFixed(1))}; baselines: 'best' ${perCpu(bestRun)}${heapRun ? `; V8's own heap growth ${perCpu(heapRun)}` : ''}${threadRun ? `; mastering in a worker thread ${perCpu(threadRun)}` : ''}`,
+      `servers busy, whole build (default config, 4 servers at RTF 0.02): ${describeRuns(busy, percent)}; baselines (one run each): 'best' (the resampler before) ${percent(bestRun.meanBusyFraction)}${heapRun ? `; V8's own heap growth ${percent(heapRun.meanBusyFraction)}` : ''}${threadRun ? `; mastering in a worker thread ${percent(threadRun.meanBusyFraction)}` : ''}`,
+      `synthesized audio s per CPU s of the build's process (servers excluded): ${describeRuns(audio, (value) => value.toFixed(1))}; baselines (one run each): 'best' ${perCpu(bestRun)}${heapRun ? `; V8's own heap growth ${perCpu(heapRun)}` : ''}${threadRun ? `; mastering in a worker thread ${perCpu(threadRun)}` : ''}`,
       `full garbage collections in the build (default config): ${defaultRuns.map((result) => result.fullCollections).join(', ')}${heapRun ? `; baseline, V8's own heap growth: ${heapRun.fullCollections}` : ''}`,
     );
   }
@@ -458,7 +456,11 @@ function saturationInChildProcess(options: SaturationChildOptions): Promise<Satu
     ...(options.corpus ? { SATURATION_CORPUS: options.corpus } : {}),
   };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, script, ...argumentsOf], { env: { ...process.env, ...environment }, maxBuffer: 64 * 2 ** 20 }, (error, stdout) =>
+    // a run's settings come from `options` alone: the caller's SATURATION_* variables are not passed on
+    // (a SATURATION_NO_PROFILE would leave the profiled run unprofiled, a SATURATION_OUT put every run in
+    // one folder), except SATURATION_PROFILE_FILE, which only the profiled run writes
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SATURATION_') || name === 'SATURATION_PROFILE_FILE'));
+    execFile(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, script, ...argumentsOf], { env: { ...inherited, ...environment }, maxBuffer: 64 * 2 ** 20 }, (error, stdout) =>
       error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!)),
     );
   });

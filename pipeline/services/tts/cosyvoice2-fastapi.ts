@@ -163,7 +163,7 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
   }
 
   /**
-   * Builds the multipart request of one attempt (serialized by the built-in FormData encoder). In
+   * Builds the multipart request of one attempt (a FormData; service-http.ts encodes it). In
    * zero-shot mode with `zeroShotFallback: cross-lingual`, once `zeroShotFallbackAfter` earlier
    * attempts of this utterance got HTTP 500 from the zero-shot route, the request goes to
    * cross-lingual instead (noted in the counters).
