@@ -9,7 +9,8 @@ import type { PlacedUtterance, RenderedTimeline } from '../../stages/place-timel
 import { DatasetWriter, FULL_BAND_DIRECTORY, type DialogueCounts, type DialogueSink, type WrittenDialogue } from '../../stages/render-dataset.ts';
 import { channelRoles, exportDialogue, type ExportDialogue } from '../export/export-dataset.ts';
 import { parseEventsLine } from '../events/index.ts';
-import type { PageDataset, PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
+import type { PageDataset } from '../report/dialogue-page.ts';
+import type { PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
 import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../quality/summarize-dataset.ts';
 import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
 import type { Channel, Language, SpeakerRole } from '../model/types.ts';

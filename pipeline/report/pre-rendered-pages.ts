@@ -22,8 +22,6 @@ import path from 'node:path';
 import type { ExportDataset, ExportDialogue } from '../export/export-dataset.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { dialoguePageHtml, PAGE_DATASET_FIELDS, waveformColumns, type DialoguePageLinks, type PageDataset } from './dialogue-page.ts';
-
-export type { PageDataset };
 import { readWavEnvelopes } from './waveform.ts';
 
 /** Folder of a build's pre-rendered pages inside its output folder. */
