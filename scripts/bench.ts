@@ -58,6 +58,7 @@ import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT, runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
 import { DEFAULT_VOICES } from '../pipeline/services/tts/synthesizer-registry.ts';
 import type { DryRunMeasurement } from '../pipeline/orchestration/plan-build.bench.ts';
+import { median } from 'simple-statistics';
 
 /** Clock ticks per second of the times in /proc/<pid>/stat (USER_HZ: 100 on every Linux architecture node runs on). */
 const PROC_TICKS_PER_SECOND = 100;
@@ -426,10 +427,7 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
  */
 export function describeRuns(values: readonly number[], format: (value: number) => string): string {
   if (values.length === 1) return format(values[0]!);
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  return `best ${format(sorted.at(-1)!)} of ${values.length} runs (median ${format(median)}; ${values.map(format).join(', ')})`;
+  return `best ${format(Math.max(...values))} of ${values.length} runs (median ${format(median(values as number[]))}; ${values.map(format).join(', ')})`;
 }
 
 /** A saturation run's settings; `v8HeapGrowth`: measure with V8's own heap growing factor. */
