@@ -15,6 +15,7 @@
  * (placement with its true-peak limiting was two thirds of that pass's CPU) and writes the same bytes.
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
+import { samplesDigest } from '../pipeline/audio/samples-digest.ts';
 import { encodeMix, limitMixInPlace, masterMixPausing, type MasteredMix, type WavBufferAllocator } from '../pipeline/audio/master-mix.ts';
 import type { RenderPool } from '../pipeline/audio/render-pool.ts';
 import { frameLevelsDbfs, resolveSpeechDetectorOptions, speechSegmentsOfLevels, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
@@ -692,8 +693,9 @@ function statisticsDigest(statistics: TimingStatistics): string {
 
 /**
  * sha256 (hex) of a dialogue's utterances then its backchannel clips: of each, the canonical JSON of
- * every field but the samples, then the sha256 of the samples' bytes (float32, −0 as +0; and of the
- * full-band clip's; {@link samplesDigest}).
+ * every field but the samples, then the digest of the samples (and of the full-band clip's;
+ * pipeline/audio/samples-digest.ts: the sha256 of their float32 bytes, or the name of the synthesis
+ * cache entry they were decoded from).
  */
 export function speechDigest(utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): string {
   const hash = createHash('sha256');
@@ -706,37 +708,6 @@ export function speechDigest(utterances: readonly SpokenUtterance[], clips: read
     }
   }
   return hash.digest('hex');
-}
-
-const samplesDigests = new WeakMap<Float32Array, string>();
-
-/**
- * sha256 (hex) of a clip's float32 bytes (−0 as +0), once per clip array: the base dialogue and its
- * barge-in variant key the same clips (clips are not changed after synthesis; a cut answer is a new array).
- */
-function samplesDigest(samples: Float32Array): string {
-  let digest = samplesDigests.get(samples);
-  if (digest === undefined) {
-    digest = createHash('sha256').update(samplesBytes(samples)).digest('hex');
-    samplesDigests.set(samples, digest);
-  }
-  return digest;
-}
-
-/**
- * The float32 bytes of `samples` with −0 written as +0: a freshly synthesized clip holds −0 where the
- * same clip read back from the cache holds +0 (they place and render to the same bytes).
- */
-function samplesBytes(samples: Float32Array): Uint8Array {
-  // a clip read from the cache has no −0: its own bytes, with no copy (the coordinator of a queued
-  // build hashes every clip of every dialogue, and a copy each was garbage to collect)
-  // −0 is the float32 bit pattern 0x80000000: a search of the samples as 32-bit integers (a built-in
-  // scan, about 3.5 x faster than comparing each float and Object.is, same answer)
-  const negativeZero = new Int32Array(samples.buffer, samples.byteOffset, samples.length).indexOf(-0x80000000);
-  if (negativeZero < 0) return new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
-  const copy = new Float32Array(samples);
-  for (let index = negativeZero; index < copy.length; index += 1) copy[index] = copy[index]! + 0;
-  return new Uint8Array(copy.buffer);
 }
 
 let codeDigest: string | null = null;

@@ -19,6 +19,10 @@ import {
 } from './synthesize-speech.ts';
 import { FakeSpeechSynthesizer } from '../pipeline/services/tts/fake-speech-synthesizer.ts';
 import { contentHash } from '../pipeline/storage/content-cache.ts';
+import { samplesDigest } from '../pipeline/audio/samples-digest.ts';
+import { loadTimingStatistics, shippedTimingStatisticsOf } from '../pipeline/timeline/timing-statistics.ts';
+import { placementCacheKey } from './place-timeline.ts';
+import type { SpokenUtterance } from './synthesize-speech.ts';
 import type { DialogueText } from '../pipeline/model/types.ts';
 
 /** 16 kHz tone bursts at the given centisecond spans, silence elsewhere. */
@@ -120,6 +124,42 @@ describe('synthesizeSpeechStage', () => {
       // three script utterances and one backchannel clip: planned first, then one call per utterance spoken
       expect(progress).toEqual(['planned stage_0001 4', ...Array(4).fill('spoken stage_0001')]);
       for (const key of keys) await access(cache.entryPath(key.stage, contentHash({ stage: key.stage, keyMaterial: key.keyMaterial }), '.wav'));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('synthesized clips in the placement\'s cache key', () => {
+  it('are named by their synthesis cache entry, the same on the run that synthesized them and on a run that reads them back; an edited clip is hashed', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-clip-digest-'));
+    try {
+      const script = [
+        { index: 0, turnNumber: 1, kind: 'question' as const, role: 'user' as const, text: 'Who built the tower?' },
+        { index: 1, turnNumber: 1, kind: 'answer' as const, role: 'system' as const, text: 'Gustave Eiffel, in eighteen eighty-nine.' },
+      ];
+      const settings = { language: 'en' as const, voices: { user: { voice: 'user' }, system: { voice: 'system' } }, sampleRate: 16000, detector: {}, minimumUtteranceSeconds: 0.5, maximumInternalPauseSeconds: null, fullBand: true };
+      const speak = () => synthesizeDialogue(script, new FakeSpeechSynthesizer({ sampleRate: 24000 }), settings, new ContentCache(directory), createSynthesisQueue(2));
+      const fresh = await speak();
+      const readBack = await speak();
+      const statistics = await loadTimingStatistics(shippedTimingStatisticsOf('en').file);
+      const keyOf = (utterances: SpokenUtterance[]) => placementCacheKey({ dialogueId: 'd1', utterances, backchannelClips: [] }, { seed: 1, channelOfRole: { user: 1, system: 0 }, statistics, options: {} }, null);
+      for (const [index, utterance] of fresh.entries()) {
+        expect(utterance.fullBand?.sampleRate).toBe(24000);
+        expect(readBack[index]!.audio).not.toBe(utterance.audio);
+        expect(readBack[index]!.audio).toEqual(utterance.audio);
+        expect(samplesDigest(utterance.audio)).toMatch(/^stored:[0-9a-f]{64}:audio$/);
+        expect(samplesDigest(readBack[index]!.audio)).toBe(samplesDigest(utterance.audio));
+        expect(samplesDigest(readBack[index]!.fullBand!.audio)).toBe(samplesDigest(utterance.fullBand!.audio));
+        expect(samplesDigest(utterance.fullBand!.audio)).toMatch(/:full-band$/);
+      }
+      expect(samplesDigest(fresh[0]!.audio)).not.toBe(samplesDigest(fresh[1]!.audio));
+      expect(keyOf(readBack)).toEqual(keyOf(fresh));
+      // pauses capped: a new array, hashed, so the key changes with its samples
+      const capped = capInternalPauses(fresh[1]!, 10);
+      expect(capped.audio).not.toBe(fresh[1]!.audio);
+      expect(samplesDigest(capped.audio)).toMatch(/^[0-9a-f]{64}$/);
+      expect(keyOf([fresh[0]!, { ...fresh[1]!, ...capped }])).not.toEqual(keyOf(fresh));
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

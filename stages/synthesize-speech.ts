@@ -17,6 +17,7 @@
 import PQueue from 'p-queue';
 import { type ResampleQuality } from '../pipeline/audio/resample.ts';
 import { decodeWav, encodeWavFilesPcm16, encodeWavPcm16 } from '../pipeline/audio/wav.ts';
+import { recordStoredSamplesDigest } from '../pipeline/audio/samples-digest.ts';
 import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { BuildConfig } from '../pipeline/config.ts';
 import type { Centiseconds, DialogueText, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
@@ -188,6 +189,11 @@ async function synthesizeCached(
           audio: decodeWav(bytes.subarray(0, fullBand.byteOffset), 'synthesis cache entry').channels[0]!,
           fullBand: { audio: fullBandAudio.channels[0]!, sampleRate: fullBandAudio.sampleRate },
         };
+      },
+      // the entry's sha256 names its clips in the placement's cache key, which then need not hash them again
+      stored: (value, dataSha256) => {
+        recordStoredSamplesDigest(value.audio, dataSha256, 'audio');
+        if (value.fullBand) recordStoredSamplesDigest(value.fullBand.audio, dataSha256, 'full-band');
       },
     },
     '.wav',

@@ -35,7 +35,7 @@ import { dialogueRandomStream } from '../model/random.ts';
 import { checkBuildIsPossible, checkOfflineVoices } from './build.ts';
 import { speakerRoster } from './speaker-roster.ts';
 import { DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
-import { ContentCache } from '../storage/content-cache.ts';
+import { ContentCache, type BinaryCodec } from '../storage/content-cache.ts';
 
 /** Speech engines that ask their servers something when created, unless `probe: false`. */
 const PROBING_ENGINES = new Set<string>([COSYVOICE2_ENGINE_ID, COSYVOICE2_TRITON_ENGINE_ID]);
@@ -74,7 +74,7 @@ export class PlanningCache extends ContentCache {
     stage: string,
     keyMaterial: unknown,
     compute: () => Promise<T>,
-    codec: { encode(value: T): { bytes: Uint8Array; metadata: M }; decode(bytes: Buffer, metadata: M): T },
+    codec: BinaryCodec<T, M>,
     extension: string,
   ): Promise<T> {
     try {

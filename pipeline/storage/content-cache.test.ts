@@ -154,6 +154,38 @@ describe('ContentCache.binary with a corrupted entry', () => {
   });
 });
 
+describe('ContentCache.binary tells the codec the data file behind the value', () => {
+  const stage = 'synthesize-speech';
+  const fileSha256 = async (cache: ContentCache, key: unknown) => createHash('sha256').update(await readFile(entry(cache, stage, key, '.wav'))).digest('hex');
+
+  it('on a miss (the computed value), a hit (the decoded value) and a hit on an entry from before the recorded sha256', async () => {
+    const cache = new ContentCache(directory);
+    const told: [Clip, string][] = [];
+    const codec = { ...WAV_CODEC, stored: (value: Clip, sha256: string) => void told.push([value, sha256]) };
+    const computed = clip();
+    const first = await cache.binary(stage, { text: 'hello' }, async () => computed, codec, '.wav');
+    expect(first).toBe(computed);
+    const written = await fileSha256(cache, { text: 'hello' });
+    expect(told).toEqual([[computed, written]]);
+    expect(told[0]![0]).toBe(computed);
+
+    const hit = await cache.binary(stage, { text: 'hello' }, async () => clip(), codec, '.wav');
+    expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 1, corrupt: 0 });
+    expect(told[1]![0]).toBe(hit);
+    expect(told[1]![1]).toBe(written);
+
+    // another entry's file has another sha256
+    await cache.binary(stage, { text: 'other' }, async () => ({ label: 'other', audio: new Float32Array(10) }), codec, '.wav');
+    expect(told[2]![1]).toBe(await fileSha256(cache, { text: 'other' }));
+    expect(told[2]![1]).not.toBe(written);
+
+    await writeFile(entry(cache, stage, { text: 'hello' }, '.json'), JSON.stringify({ label: 'legacy' }));
+    const legacy = await cache.binary(stage, { text: 'hello' }, async () => clip(), codec, '.wav');
+    expect(legacy.label).toBe('legacy');
+    expect(told[3]).toEqual([legacy, written]);
+  });
+});
+
 describe('ContentCache.binaryFiles (an entry of several data files)', () => {
   const stage = 'place-timeline';
   const parts = [new Uint8Array([1, 2, 3, 4]), new Uint8Array([5, 6, 7, 8, 9, 10])];

@@ -62,6 +62,18 @@ interface BinaryEntryEnvelope<M> {
   metadata: M;
 }
 
+/** How {@link ContentCache.binary} turns a value into one data file and metadata, and back. */
+export interface BinaryCodec<T, M> {
+  encode(value: T): { bytes: Uint8Array; metadata: M };
+  decode(bytes: Buffer, metadata: M): T;
+  /**
+   * Told the sha256 (hex) of the data file behind a value `binary` returns: the stored bytes' (checked
+   * against the recorded sha256) on a hit, those just written on a miss, where the value is what
+   * `compute` returned, not decoded from the file.
+   */
+  stored?(value: T, dataSha256: string): void;
+}
+
 /** How {@link ContentCache.binaryFiles} turns a computed value (`U`) into data files and metadata (`M`), and stored files and metadata back into its result (`T`). */
 export interface FilesCodec<T, M, U = T> {
   encode(value: U): { parts: readonly Uint8Array[]; metadata: M };
@@ -262,13 +274,15 @@ export class ContentCache {
    * metadata cannot be read or parsed, whose data file is missing or differs from the length and
    * sha256 recorded beside the metadata, or that `decode` throws on, counts as `corrupt` and is
    * recomputed and overwritten. (Entries written before the length and sha256 were recorded hold
-   * the bare metadata; they are still read, checked by `decode` only.)
+   * the bare metadata; they are still read, checked by `decode` only.) `codec.stored`, when given, is
+   * told the sha256 of the data file behind the value returned, on a hit (as checked) and on a miss (as
+   * written) alike.
    */
   async binary<T, M>(
     stage: string,
     keyMaterial: unknown,
     compute: () => Promise<T>,
-    codec: { encode(value: T): { bytes: Uint8Array; metadata: M }; decode(bytes: Buffer, metadata: M): T },
+    codec: BinaryCodec<T, M>,
     extension: string,
   ): Promise<T> {
     const key = contentHash({ stage, keyMaterial });
@@ -280,8 +294,14 @@ export class ContentCache {
       if (metadataText !== undefined) {
         const stored = parseEntry(metadataFile, metadataText);
         const value = decodeBinaryEntry(metadataFile, stored, dataFile, bytes, codec);
+        let dataSha256 = isBinaryEnvelope(stored) ? stored.dataSha256 : null;
         // an entry from before the metadata hash: rewritten with it, checked from now on
-        if (!isBinaryEnvelope(stored) || stored.contentCacheEntry !== 2) await this.store(metadataFile, JSON.stringify(binaryEnvelope(bytes!, (isBinaryEnvelope(stored) ? stored.metadata : stored) as M)));
+        if (!isBinaryEnvelope(stored) || stored.contentCacheEntry !== 2) {
+          const envelope = binaryEnvelope(bytes!, (isBinaryEnvelope(stored) ? stored.metadata : stored) as M);
+          dataSha256 = envelope.dataSha256;
+          await this.store(metadataFile, JSON.stringify(envelope));
+        }
+        codec.stored?.(value, dataSha256!);
         this.count(stage, 'hit');
         return value;
       }
@@ -292,8 +312,10 @@ export class ContentCache {
     const value = await compute();
     const encoded = codec.encode(value);
     await this.store(dataFile, encoded.bytes);
+    const envelope = binaryEnvelope(encoded.bytes, encoded.metadata);
     // metadata last: its presence marks the entry complete
-    await this.store(metadataFile, JSON.stringify(binaryEnvelope(encoded.bytes, encoded.metadata)));
+    await this.store(metadataFile, JSON.stringify(envelope));
+    codec.stored?.(value, envelope.dataSha256);
     return value;
   }
 }
