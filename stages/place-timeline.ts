@@ -715,7 +715,7 @@ let codeDigest: string | null = null;
 /**
  * sha256 (hex) of the code that places and renders a timeline: this module and every module of
  * pipeline/timeline/ and pipeline/audio/ (tests and benchmarks left out; `.ts` sources, or the `.js`
- * that dist/ compiled from them), paths and contents, read once per process. Part of the cache key,
+ * that dist/ compiled from them, and the WebAssembly text `.wat`), paths and contents, read once per process. Part of the cache key,
  * as DVC's stage dependencies include the stage's code: a change to placement, the true-peak limiter
  * or the WAV encoder places again instead of reusing an entry the old code rendered.
  */
@@ -723,7 +723,8 @@ export function placementCodeDigest(): string {
   if (codeDigest !== null) return codeDigest;
   const here = fileURLToPath(import.meta.url);
   const root = path.resolve(path.dirname(here), '..');
-  const code = (file: string) => /\.(ts|js|mjs)$/.test(file) && !/\.(test|bench)\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
+  // .wat: the WebAssembly kernels' source (the .wasm beside it is compiled from it, checked by a test)
+  const code = (file: string) => /\.(ts|js|mjs|wat)$/.test(file) && !/\.(test|bench)\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
   const files = [here];
   for (const folder of ['pipeline/timeline', 'pipeline/audio']) {
     const directory = path.join(root, folder);

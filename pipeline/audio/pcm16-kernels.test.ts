@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { binaryPathOf, compileWat } from '../../scripts/build-wasm.ts';
+import { packageFile } from '../storage/package-files.ts';
+import { encodeMonoPcm16, encodeStereoPcm16Words, pcm16KernelsAvailable } from './pcm16-kernels.ts';
+import { toPcm16Integer } from './raw-audio.ts';
+import { encodeWavPcm16 } from './wav.ts';
+
+/** Values where rounding, clamping or the float32 arithmetic could go wrong. */
+const EDGES = [
+  0, -0, NaN, Infinity, -Infinity, 1, -1, 2, -2, 3.4e38, -3.4e38, 1e-30, -1e-30, 1e-45,
+  0.5 / 32768, -0.5 / 32768, 1.5 / 32768, -1.5 / 32768, 2.5 / 32768, -2.5 / 32768,
+  32766.5 / 32768, 32767 / 32768, 32767.25 / 32768, 32767.5 / 32768, 32767.75 / 32768, -32767.5 / 32768, -32768 / 32768, -32768.5 / 32768,
+  16383.5 / 32768, -16383.5 / 32768, 16384.5 / 32768, Math.fround(0.999_999_9), Math.fround(-0.999_999_9),
+];
+
+/** Deterministic samples: the edges, then halves between grid steps, then noise at several levels. */
+function samples(length: number, seed: number): Float32Array {
+  let state = seed >>> 0;
+  const random = () => (state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
+  return Float32Array.from({ length }, (_, index) => {
+    if (index < EDGES.length) return EDGES[(index + seed) % EDGES.length]!;
+    const kind = index % 3;
+    if (kind === 0) return (Math.floor(random() * 65_536) - 32_768 + 0.5) / 32_768;
+    if (kind === 1) return (random() * 2.2 - 1.1) * (random() < 0.5 ? 1 : 1e-3);
+    return random() * 2 - 1;
+  });
+}
+
+describe('the WebAssembly 16-bit PCM encoder', () => {
+  it('is the compilation of its WebAssembly text, and runs here', async () => {
+    const source = packageFile('pipeline', 'audio', 'pcm16-kernels.wat');
+    expect(Buffer.from(await compileWat(source)).equals(readFileSync(binaryPathOf(source)))).toBe(true);
+    expect(pcm16KernelsAvailable()).toBe(true);
+  });
+
+  it('gives toPcm16Integer\'s integers, stereo and mono, across chunks and for lengths that are not a multiple of 4', () => {
+    for (const length of [0, 1, 3, 4, 7, EDGES.length, 65_536, 65_536 * 2 + 5]) {
+      // views at an offset into longer arrays, as a track's subarray would be
+      const left = samples(length + 9, 1).subarray(5, 5 + length);
+      const right = samples(length + 2, 2).subarray(1, 1 + length);
+      const words = new Uint32Array(length).fill(0xdead_beef);
+      expect(encodeStereoPcm16Words(left, right, words)).toBe(true);
+      const expectedWords = Uint32Array.from({ length }, (_, frame) => (toPcm16Integer(left[frame]!) & 0xffff) | (toPcm16Integer(right[frame]!) << 16));
+      expect(words).toEqual(expectedWords);
+
+      const pcm = new Int16Array(length).fill(12_345);
+      expect(encodeMonoPcm16(left, pcm)).toBe(true);
+      expect(pcm).toEqual(Int16Array.from(left, toPcm16Integer));
+    }
+  });
+
+  it('writes only the given output (a subarray of a longer buffer keeps the rest)', () => {
+    const words = new Uint32Array(10).fill(7);
+    encodeStereoPcm16Words(samples(20, 3), samples(20, 4), words.subarray(2, 8));
+    expect([...words.subarray(0, 2), ...words.subarray(8)]).toEqual([7, 7, 7, 7]);
+    const pcm = new Int16Array(10).fill(7);
+    encodeMonoPcm16(samples(20, 5), pcm.subarray(3, 6));
+    expect([...pcm.subarray(0, 3), ...pcm.subarray(6)]).toEqual([7, 7, 7, 7, 7, 7, 7]);
+  });
+
+  it('encodeWavPcm16 writes the same bytes with it as with the JavaScript loops it replaces (the platform without it)', async () => {
+    const stereo = { channels: [samples(70_001, 6), samples(70_001, 7)], sampleRate: 24_000 };
+    const mono = { channels: [samples(70_001, 8)], sampleRate: 16_000 };
+    const withKernels = [encodeWavPcm16(stereo), encodeWavPcm16(mono)];
+    vi.resetModules();
+    vi.doMock('./pcm16-kernels.ts', () => ({ encodeStereoPcm16Words: () => false, encodeMonoPcm16: () => false, pcm16KernelsAvailable: () => false }));
+    try {
+      const withoutKernels = await import('./wav.ts');
+      expect(Buffer.from(withoutKernels.encodeWavPcm16(stereo)).equals(Buffer.from(withKernels[0]!))).toBe(true);
+      expect(Buffer.from(withoutKernels.encodeWavPcm16(mono)).equals(Buffer.from(withKernels[1]!))).toBe(true);
+    } finally {
+      vi.doUnmock('./pcm16-kernels.ts');
+      vi.resetModules();
+    }
+  });
+});

@@ -1,0 +1,65 @@
+;; 16-bit PCM encoding kernels (WebAssembly SIMD), loaded by pcm16-kernels.ts; pcm16-kernels.wasm is
+;; this file compiled by `node scripts/build-wasm.js` (WABT's wat2wasm; a test checks the two agree).
+;;
+;; Each sample x (float32, full scale 1.0) becomes round(x * 32768) clamped to [-32768, 32767], halves
+;; towards +infinity, NaN as 0: the integer raw-audio.ts `toPcm16Integer` gives and an Int16Array
+;; stores. Computed in float32 as floor(x * 32768 + 0.5): x * 32768 is exact (a power of two), and
+;; adding 0.5 is exact wherever the result is below 2^15 in magnitude (the sum keeps the 2^-9 steps of
+;; the largest products), so the floor is the exact one; at and above 32767.5 the clamp gives 32767
+;; either way. The saturating conversion gives 0 for NaN.
+;;
+;; The conversion is written out at each use (min(max(trunc_sat(floor(x * 32768 + 0.5))))): V8 does
+;; not inline calls between WebAssembly functions, and a call per vector cost 25 %.
+;;
+;; Memory: one page set the caller fills and reads back (byte offsets given by the caller, 16-byte
+;; aligned); nothing is kept between calls.
+(module
+  (memory (export "memory") 16)
+
+  ;; encodeStereo(left, right, out, frames): the frames (a multiple of 4) of two float32 channels at
+  ;; byte offsets `left` and `right` as interleaved 16-bit frames at `out` (one 32-bit word per frame:
+  ;; left in the low half, right in the high half, little-endian)
+  (func (export "encodeStereo") (param $left i32) (param $right i32) (param $out i32) (param $frames i32)
+    (local $offset i32) (local $end i32)
+    (local.set $end (i32.shl (local.get $frames) (i32.const 2)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $offset) (local.get $end)))
+        (v128.store
+          (i32.add (local.get $out) (local.get $offset))
+          (v128.or
+            (v128.and
+              (i32x4.min_s (i32x4.max_s (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add
+                (f32x4.mul (v128.load (i32.add (local.get $left) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768))
+                (v128.const f32x4 0.5 0.5 0.5 0.5))))
+                (v128.const i32x4 -32768 -32768 -32768 -32768)) (v128.const i32x4 32767 32767 32767 32767))
+              (v128.const i32x4 0xffff 0xffff 0xffff 0xffff))
+            (i32x4.shl
+              (i32x4.min_s (i32x4.max_s (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add
+                (f32x4.mul (v128.load (i32.add (local.get $right) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768))
+                (v128.const f32x4 0.5 0.5 0.5 0.5))))
+                (v128.const i32x4 -32768 -32768 -32768 -32768)) (v128.const i32x4 32767 32767 32767 32767))
+              (i32.const 16))))
+        (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
+        (br $next))))
+
+  ;; encodeMono(samples, out, count): `count` (a multiple of 4) float32 samples at byte offset `samples`
+  ;; as 16-bit integers at `out`
+  (func (export "encodeMono") (param $samples i32) (param $out i32) (param $count i32)
+    (local $offset i32) (local $end i32)
+    (local.set $end (i32.shl (local.get $count) (i32.const 2)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $offset) (local.get $end)))
+        ;; the four int16 of the narrowed vector are its low 8 bytes
+        (v128.store64_lane 0
+          (i32.add (local.get $out) (i32.shr_u (local.get $offset) (i32.const 1)))
+          (i16x8.narrow_i32x4_s
+            (i32x4.min_s (i32x4.max_s (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add
+              (f32x4.mul (v128.load (i32.add (local.get $samples) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768))
+              (v128.const f32x4 0.5 0.5 0.5 0.5))))
+              (v128.const i32x4 -32768 -32768 -32768 -32768)) (v128.const i32x4 32767 32767 32767 32767))
+            (v128.const i32x4 0 0 0 0)))
+        (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
+        (br $next))))
+)
