@@ -17,7 +17,7 @@ import initWabt from 'wabt';
 import { packageFile } from '../pipeline/storage/package-files.ts';
 
 /** The WebAssembly text sources, relative to the project root. */
-export const WAT_SOURCES: readonly string[] = ['pipeline/audio/pcm16-kernels.wat'];
+export const WAT_SOURCES: readonly string[] = ['pipeline/audio/audio-kernels.wat'];
 
 /**
  * The binary module of a WebAssembly text file (SIMD enabled; no debug names).

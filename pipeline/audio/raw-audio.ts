@@ -9,6 +9,7 @@
  * - `sampleRate` is in Hz (samples per second per channel);
  * - positions and lengths given to these helpers are in samples unless a name says otherwise.
  */
+import { addSamples } from './audio-kernels.ts';
 
 /** Audio as a plain value: one Float32Array per channel, all the same length, at `sampleRate` Hz. */
 export interface RawAudio {
@@ -174,7 +175,10 @@ export function placeOnTrackInPlace(track: Float32Array, clip: Float32Array, off
       `placeOnTrackInPlace: a clip of ${clip.length} samples at offset ${offsetSample} does not fit in a track of ${track.length} samples`,
     );
   }
-  for (let index = 0; index < clip.length; index++) track[offsetSample + index] = (track[offsetSample + index] as number) + (clip[index] as number);
+  const target = track.subarray(offsetSample, offsetSample + clip.length);
+  // WebAssembly SIMD (audio-kernels.ts) where it runs, else the same sums in JavaScript
+  if (addSamples(target, clip)) return;
+  for (let index = 0; index < clip.length; index++) target[index] = (target[index] as number) + (clip[index] as number);
 }
 
 /** @throws AudioArgumentError naming `caller` when the audio has no channels, no positive rate, or channels of different lengths */

@@ -7,7 +7,7 @@
 import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
 import wavefile from 'wavefile';
 import { AudioArgumentError, assertWellFormed, sampleCount, toPcm16Integer, WavDecodeError, type RawAudio } from './raw-audio.ts';
-import { encodeMonoPcm16, encodeStereoPcm16Words } from './pcm16-kernels.ts';
+import { decodePcm16Samples, encodeMonoPcm16, encodeStereoPcm16Words } from './audio-kernels.ts';
 
 /** The `fmt ` chunk of a WAV file. */
 export interface WavFormat {
@@ -125,6 +125,8 @@ export function decodePcm16LittleEndian(bytes: Uint8Array, into?: Float32Array):
   if (PLATFORM_IS_LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
     // Aligned on a little-endian platform: read through an Int16Array view (several times faster).
     const integers = new Int16Array(bytes.buffer, bytes.byteOffset, samples.length);
+    // WebAssembly SIMD (audio-kernels.ts) where it runs, else the same floats in JavaScript
+    if (decodePcm16Samples(integers, samples)) return samples;
     for (let index = 0; index < samples.length; index++) samples[index] = (integers[index] as number) / 32768;
     return samples;
   }
@@ -287,7 +289,7 @@ export function encodeWavFilesPcm16(audios: readonly RawAudio[], allocate: (byte
  * two's complement by flipping bit 15 of each half. The same bytes as two Int16 stores per frame
  * (NaN included: 0), about 1.2-1.4 x faster on the mastered tracks of a saturation build (and those
  * stores were 1.3 x faster than two strided passes); every dialogue and master is stereo. Used where
- * the WebAssembly encoder (pcm16-kernels.ts, 4-5 x faster in a build) cannot run, and as its reference
+ * the WebAssembly encoder (audio-kernels.ts, 4-5 x faster in a build) cannot run, and as its reference
  * in the tests.
  * @param channels left and right, full scale 1.0, of at least `words.length` samples
  * @param words the data chunk as 32-bit words (4-byte aligned, little-endian platform)
@@ -343,7 +345,7 @@ export function encodeWavPcm16(audio: RawAudio, into?: Uint8Array): Uint8Array {
     if (channels === 2 && bytes.byteOffset % 4 === 0) {
       const [left, right] = audio.channels as [Float32Array, Float32Array];
       const words = new Uint32Array(bytes.buffer, bytes.byteOffset + 44, frames);
-      // WebAssembly SIMD (pcm16-kernels.ts) where it runs, else the same integers in JavaScript
+      // WebAssembly SIMD (audio-kernels.ts) where it runs, else the same integers in JavaScript
       if (!encodeStereoPcm16Words(left, right, words)) encodeStereoFrames([left, right], words);
       return bytes;
     }

@@ -1,4 +1,4 @@
-;; 16-bit PCM encoding kernels (WebAssembly SIMD), loaded by pcm16-kernels.ts; pcm16-kernels.wasm is
+;; 16-bit PCM encoding kernels (WebAssembly SIMD), loaded by audio-kernels.ts; audio-kernels.wasm is
 ;; this file compiled by `node scripts/build-wasm.js` (WABT's wat2wasm; a test checks the two agree).
 ;;
 ;; Each sample x (float32, full scale 1.0) becomes round(x * 32768) clamped to [-32768, 32767], halves
@@ -7,6 +7,11 @@
 ;; adding 0.5 is exact wherever the result is below 2^15 in magnitude (the sum keeps the 2^-9 steps of
 ;; the largest products), so the floor is the exact one; at and above 32767.5 the clamp gives 32767
 ;; either way. The saturating conversion gives 0 for NaN.
+;;
+;; Decoding (decodePcm16): integer / 32768, exact in float32 (a power of two).
+;; Mixing (add): float32 addition (NaN bits aside: any NaN encodes as 0); JavaScript adds the two float32 values in float64 and rounds the sum
+;; to float32, which is the float32 sum (float64 holds more than twice float32's 24 bits, so the double
+;; rounding is innocuous: Figueroa, "When is double rounding innocuous?", SIGNUM 1995).
 ;;
 ;; The conversion is written out at each use (min(max(trunc_sat(floor(x * 32768 + 0.5))))): V8 does
 ;; not inline calls between WebAssembly functions, and a call per vector cost 25 %.
@@ -60,6 +65,44 @@
               (v128.const f32x4 0.5 0.5 0.5 0.5))))
               (v128.const i32x4 -32768 -32768 -32768 -32768)) (v128.const i32x4 32767 32767 32767 32767))
             (v128.const i32x4 0 0 0 0)))
+        (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
+        (br $next))))
+;; decodePcm16(in, out, count): `count` (a multiple of 8) 16-bit little-endian integers at byte offset
+  ;; `in` as float32 integer / 32768 at `out`
+  (func (export "decodePcm16") (param $in i32) (param $out i32) (param $count i32)
+    (local $offset i32) (local $end i32) (local $integers v128)
+    (local.set $end (i32.shl (local.get $count) (i32.const 1)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $offset) (local.get $end)))
+        (local.set $integers (v128.load (i32.add (local.get $in) (local.get $offset))))
+        ;; eight integers in, two vectors of four floats out (the output offset is twice the input's)
+        (v128.store
+          (i32.add (local.get $out) (i32.shl (local.get $offset) (i32.const 1)))
+          (f32x4.mul
+            (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $integers)))
+            (v128.const f32x4 0x1p-15 0x1p-15 0x1p-15 0x1p-15)))
+        (v128.store offset=16
+          (i32.add (local.get $out) (i32.shl (local.get $offset) (i32.const 1)))
+          (f32x4.mul
+            (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $integers)))
+            (v128.const f32x4 0x1p-15 0x1p-15 0x1p-15 0x1p-15)))
+        (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
+        (br $next))))
+
+  ;; add(target, source, count): adds `count` (a multiple of 4) float32 at byte offset `source` to those
+  ;; at `target`, in place
+  (func (export "add") (param $target i32) (param $source i32) (param $count i32)
+    (local $offset i32) (local $end i32)
+    (local.set $end (i32.shl (local.get $count) (i32.const 2)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $offset) (local.get $end)))
+        (v128.store
+          (i32.add (local.get $target) (local.get $offset))
+          (f32x4.add
+            (v128.load (i32.add (local.get $target) (local.get $offset)))
+            (v128.load (i32.add (local.get $source) (local.get $offset)))))
         (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
         (br $next))))
 )

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { binaryPathOf, compileWat } from '../../scripts/build-wasm.ts';
 import { packageFile } from '../storage/package-files.ts';
-import { encodeMonoPcm16, encodeStereoPcm16Words, pcm16KernelsAvailable } from './pcm16-kernels.ts';
-import { toPcm16Integer } from './raw-audio.ts';
-import { encodeWavPcm16 } from './wav.ts';
+import { addSamples, audioKernelsAvailable, decodePcm16Samples, encodeMonoPcm16, encodeStereoPcm16Words } from './audio-kernels.ts';
+import { placeOnTrackInPlace, toPcm16Integer } from './raw-audio.ts';
+import { decodePcm16LittleEndian, encodeWavPcm16 } from './wav.ts';
 
 /** Values where rounding, clamping or the float32 arithmetic could go wrong. */
 const EDGES = [
@@ -27,11 +27,11 @@ function samples(length: number, seed: number): Float32Array {
   });
 }
 
-describe('the WebAssembly 16-bit PCM encoder', () => {
+describe('the WebAssembly audio kernels', () => {
   it('is the compilation of its WebAssembly text, and runs here', async () => {
-    const source = packageFile('pipeline', 'audio', 'pcm16-kernels.wat');
+    const source = packageFile('pipeline', 'audio', 'audio-kernels.wat');
     expect(Buffer.from(await compileWat(source)).equals(readFileSync(binaryPathOf(source)))).toBe(true);
-    expect(pcm16KernelsAvailable()).toBe(true);
+    expect(audioKernelsAvailable()).toBe(true);
   });
 
   it('gives toPcm16Integer\'s integers, stereo and mono, across chunks and for lengths that are not a multiple of 4', () => {
@@ -50,6 +50,27 @@ describe('the WebAssembly 16-bit PCM encoder', () => {
     }
   });
 
+  it('decode: integer / 32768 for every 16-bit integer, across chunks and odd lengths', () => {
+    const every = Int16Array.from({ length: 65_536 }, (_, index) => index - 32_768);
+    for (const pcm of [every, every.subarray(3, 3 + 70_001 - 65_536 + 17), new Int16Array(0), Int16Array.from([1, -1, 32_767]), Int16Array.from({ length: 65_536 * 2 + 9 }, (_, index) => (index * 7919) % 65_536 - 32_768)]) {
+      const samples = new Float32Array(pcm.length + 2).fill(5);
+      expect(decodePcm16Samples(pcm, samples)).toBe(true);
+      expect(samples.subarray(0, pcm.length)).toEqual(Float32Array.from(pcm, (integer) => integer / 32_768));
+      expect([...samples.subarray(pcm.length)]).toEqual([5, 5]);
+    }
+  });
+
+  it('add: the float32 sums JavaScript stores, in place, for any values (overflow, NaN, −0 included)', () => {
+    for (const length of [0, 1, 5, EDGES.length, 65_536 + 3, 65_536 * 2]) {
+      const target = samples(length + 4, 9).map((value, index) => (index % 5 === 0 ? value * 3e38 : value));
+      const source = samples(length, 10).map((value, index) => (index % 7 === 0 ? value * 3e38 : index % 11 === 0 ? -value : value));
+      const expected = Float32Array.from(target);
+      for (let index = 0; index < length; index++) expected[index + 2] = expected[index + 2]! + source[index]!;
+      expect(addSamples(target.subarray(2, 2 + length), source)).toBe(true);
+      expect(Buffer.from(target.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
+    }
+  });
+
   it('writes only the given output (a subarray of a longer buffer keeps the rest)', () => {
     const words = new Uint32Array(10).fill(7);
     encodeStereoPcm16Words(samples(20, 3), samples(20, 4), words.subarray(2, 8));
@@ -59,18 +80,26 @@ describe('the WebAssembly 16-bit PCM encoder', () => {
     expect([...pcm.subarray(0, 3), ...pcm.subarray(6)]).toEqual([7, 7, 7, 7, 7, 7, 7]);
   });
 
-  it('encodeWavPcm16 writes the same bytes with it as with the JavaScript loops it replaces (the platform without it)', async () => {
+  it('encodeWavPcm16, decodePcm16LittleEndian and placeOnTrackInPlace give the same bytes with them as with the JavaScript loops they replace (the platform without them)', async () => {
     const stereo = { channels: [samples(70_001, 6), samples(70_001, 7)], sampleRate: 24_000 };
     const mono = { channels: [samples(70_001, 8)], sampleRate: 16_000 };
-    const withKernels = [encodeWavPcm16(stereo), encodeWavPcm16(mono)];
+    const wavs = [encodeWavPcm16(stereo), encodeWavPcm16(mono)];
+    const decoded = decodePcm16LittleEndian(wavs[0]!.subarray(44));
+    const track = samples(80_000, 11);
+    placeOnTrackInPlace(track, samples(70_001, 12), 9_000);
     vi.resetModules();
-    vi.doMock('./pcm16-kernels.ts', () => ({ encodeStereoPcm16Words: () => false, encodeMonoPcm16: () => false, pcm16KernelsAvailable: () => false }));
+    vi.doMock('./audio-kernels.ts', () => ({ encodeStereoPcm16Words: () => false, encodeMonoPcm16: () => false, decodePcm16Samples: () => false, addSamples: () => false, audioKernelsAvailable: () => false }));
     try {
       const withoutKernels = await import('./wav.ts');
-      expect(Buffer.from(withoutKernels.encodeWavPcm16(stereo)).equals(Buffer.from(withKernels[0]!))).toBe(true);
-      expect(Buffer.from(withoutKernels.encodeWavPcm16(mono)).equals(Buffer.from(withKernels[1]!))).toBe(true);
+      const { placeOnTrackInPlace: placeWithoutKernels } = await import('./raw-audio.ts');
+      expect(Buffer.from(withoutKernels.encodeWavPcm16(stereo)).equals(Buffer.from(wavs[0]!))).toBe(true);
+      expect(Buffer.from(withoutKernels.encodeWavPcm16(mono)).equals(Buffer.from(wavs[1]!))).toBe(true);
+      expect(Buffer.from(withoutKernels.decodePcm16LittleEndian(wavs[0]!.subarray(44)).buffer).equals(Buffer.from(decoded.buffer))).toBe(true);
+      const trackWithoutKernels = samples(80_000, 11);
+      placeWithoutKernels(trackWithoutKernels, samples(70_001, 12), 9_000);
+      expect(Buffer.from(trackWithoutKernels.buffer).equals(Buffer.from(track.buffer))).toBe(true);
     } finally {
-      vi.doUnmock('./pcm16-kernels.ts');
+      vi.doUnmock('./audio-kernels.ts');
       vi.resetModules();
     }
   });

@@ -1,0 +1,167 @@
+/**
+ * Per-sample audio loops in WebAssembly SIMD (audio-kernels.wat, compiled to audio-kernels.wasm by
+ * scripts/build-wasm.ts): 16-bit PCM encoding (the integers of raw-audio.ts `toPcm16Integer`: round
+ * half up, clamped, NaN as 0) and decoding (integer / 32768), and mixing (float32 addition), each
+ * giving exactly the numbers of the JavaScript loop it replaces, four samples per instruction.
+ *
+ * Why: in a 20-dialogue saturation build these loops ran several times slower than in isolation. V8
+ * runs a long loop through on-stack replacement, and keeps the optimized code of such functions only
+ * weakly: the full garbage collections of a build (a dozen, driven by the audio buffers) drop it, so
+ * every call starts unoptimized and is compiled again (`node --trace-opt`: 4-6 compilations per build
+ * each). Compiled WebAssembly keeps its machine code. The WAV encoding of the masters and the synthesis
+ * cache entries fell from 0.85-1.0 s to about 0.2 s of the build's thread (README, "Throughput").
+ *
+ * The samples are copied into the module's memory in chunks of {@link CHUNK_SAMPLES} and the results
+ * copied out (a memcpy each way). Nothing awaits between the two, so one instance per thread is safe;
+ * the module is compiled once per thread, on first use, synchronously (under 1 KiB). Where it cannot be
+ * (a platform without WebAssembly SIMD, a missing file), every function here returns false, writing
+ * nothing, and the caller runs its JavaScript loop.
+ */
+import { readFileSync } from 'node:fs';
+import { packageFile } from '../storage/package-files.ts';
+
+/** Samples (frames for stereo) per call into the module: 64 Ki, so one call's input and output (768 KiB at most) fit its 1 MiB of memory. */
+const CHUNK_SAMPLES = 65_536;
+
+/** Byte offsets in the module's memory: three areas of {@link CHUNK_SAMPLES} float32 each. */
+const AREA_0 = 0;
+const AREA_1 = CHUNK_SAMPLES * 4;
+const AREA_2 = CHUNK_SAMPLES * 8;
+
+interface Exports {
+  encodeStereo(left: number, right: number, out: number, frames: number): void;
+  encodeMono(samples: number, out: number, count: number): void;
+  decodePcm16(input: number, out: number, count: number): void;
+  add(target: number, source: number, count: number): void;
+  memory: { buffer: ArrayBuffer };
+}
+
+interface Kernels {
+  exports: Exports;
+  floats: Float32Array;
+  words: Uint32Array;
+  integers: Int16Array;
+}
+
+/** The part of the WebAssembly JavaScript API used here (the project's TypeScript libraries hold no DOM types). */
+interface WebAssemblyApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: Record<string, unknown> };
+}
+
+let kernels: Kernels | null | undefined;
+
+/** The module's exports and views of its memory; null when this platform cannot compile it. */
+function loadKernels(): Kernels | null {
+  if (kernels !== undefined) return kernels;
+  try {
+    const { Module, Instance } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+    const exports = new Instance(new Module(readFileSync(packageFile('pipeline', 'audio', 'audio-kernels.wasm')))).exports as unknown as Exports;
+    const buffer = exports.memory.buffer; // never grown: the views stay valid
+    if (buffer.byteLength < AREA_2 + CHUNK_SAMPLES * 4) throw new Error('audio-kernels.wasm: memory too small');
+    kernels = { exports, floats: new Float32Array(buffer), words: new Uint32Array(buffer), integers: new Int16Array(buffer) };
+  } catch {
+    kernels = null;
+  }
+  return kernels;
+}
+
+/** Whether the WebAssembly kernels run on this platform (else the callers' JavaScript loops do). */
+export function audioKernelsAvailable(): boolean {
+  return loadKernels() !== null;
+}
+
+/** `count` rounded up to a multiple of `step` (the kernels take whole vectors; the padding is zeros and its results are not read). */
+function padded(count: number, step: number): number {
+  return Math.ceil(count / step) * step;
+}
+
+/**
+ * Writes `words.length` stereo frames as 16-bit PCM, one 32-bit word per frame (left in the low half,
+ * right in the high half; the bytes of a WAV's data on a little-endian platform).
+ * @param left,right samples, full scale 1.0, at least `words.length` each
+ * @param words where the frames go (length = frames)
+ * @returns false, writing nothing, when the kernels are not available; else true, every frame written
+ */
+export function encodeStereoPcm16Words(left: Float32Array, right: Float32Array, words: Uint32Array): boolean {
+  const loaded = loadKernels();
+  if (loaded === null) return false;
+  const { floats } = loaded;
+  for (let start = 0; start < words.length; start += CHUNK_SAMPLES) {
+    const length = Math.min(CHUNK_SAMPLES, words.length - start);
+    const count = padded(length, 4);
+    floats.set(left.subarray(start, start + length), AREA_0 / 4);
+    floats.fill(0, AREA_0 / 4 + length, AREA_0 / 4 + count);
+    floats.set(right.subarray(start, start + length), AREA_1 / 4);
+    floats.fill(0, AREA_1 / 4 + length, AREA_1 / 4 + count);
+    loaded.exports.encodeStereo(AREA_0, AREA_1, AREA_2, count);
+    words.set(loaded.words.subarray(AREA_2 / 4, AREA_2 / 4 + length), start);
+  }
+  return true;
+}
+
+/**
+ * Writes `pcm.length` samples as 16-bit integers.
+ * @param samples full scale 1.0, at least `pcm.length`
+ * @param pcm where the integers go
+ * @returns false, writing nothing, when the kernels are not available; else true, every sample written
+ */
+export function encodeMonoPcm16(samples: Float32Array, pcm: Int16Array): boolean {
+  const loaded = loadKernels();
+  if (loaded === null) return false;
+  const { floats, integers } = loaded;
+  for (let start = 0; start < pcm.length; start += CHUNK_SAMPLES) {
+    const length = Math.min(CHUNK_SAMPLES, pcm.length - start);
+    const count = padded(length, 4);
+    floats.set(samples.subarray(start, start + length), AREA_0 / 4);
+    floats.fill(0, AREA_0 / 4 + length, AREA_0 / 4 + count);
+    loaded.exports.encodeMono(AREA_0, AREA_1, count);
+    pcm.set(integers.subarray(AREA_1 / 2, AREA_1 / 2 + length), start);
+  }
+  return true;
+}
+
+/**
+ * Decodes 16-bit signed integers to floats, integer / 32768.
+ * @param pcm the integers (e.g. a view of a WAV's little-endian data on a little-endian platform)
+ * @param samples where the floats go, at least `pcm.length`
+ * @returns false, writing nothing, when the kernels are not available; else true, `pcm.length` samples written
+ */
+export function decodePcm16Samples(pcm: Int16Array, samples: Float32Array): boolean {
+  const loaded = loadKernels();
+  if (loaded === null) return false;
+  const { floats, integers } = loaded;
+  for (let start = 0; start < pcm.length; start += CHUNK_SAMPLES) {
+    const length = Math.min(CHUNK_SAMPLES, pcm.length - start);
+    const count = padded(length, 8);
+    integers.set(pcm.subarray(start, start + length), AREA_0 / 2);
+    integers.fill(0, AREA_0 / 2 + length, AREA_0 / 2 + count);
+    loaded.exports.decodePcm16(AREA_0, AREA_1, count);
+    samples.set(floats.subarray(AREA_1 / 4, AREA_1 / 4 + length), start);
+  }
+  return true;
+}
+
+/**
+ * Adds `source` to `target` sample by sample, in place (float32 sums, as `target[i] + source[i]`
+ * stored into a Float32Array).
+ * @param target changed in place, at least `source.length`
+ * @param source not changed
+ * @returns false, changing nothing, when the kernels are not available; else true
+ */
+export function addSamples(target: Float32Array, source: Float32Array): boolean {
+  const loaded = loadKernels();
+  if (loaded === null) return false;
+  const { floats } = loaded;
+  for (let start = 0; start < source.length; start += CHUNK_SAMPLES) {
+    const length = Math.min(CHUNK_SAMPLES, source.length - start);
+    const count = padded(length, 4);
+    floats.set(target.subarray(start, start + length), AREA_0 / 4);
+    floats.fill(0, AREA_0 / 4 + length, AREA_0 / 4 + count);
+    floats.set(source.subarray(start, start + length), AREA_1 / 4);
+    floats.fill(0, AREA_1 / 4 + length, AREA_1 / 4 + count);
+    loaded.exports.add(AREA_0, AREA_1, count);
+    target.set(floats.subarray(AREA_0 / 4, AREA_0 / 4 + length), start);
+  }
+  return true;
+}
