@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { binaryPathOf, compileWat } from '../../scripts/build-wasm.ts';
 import { packageFile } from '../storage/package-files.ts';
-import { addSamples, audioKernelsAvailable, decodePcm16Samples, encodeMonoPcm16, encodeStereoPcm16Words } from './audio-kernels.ts';
+import { addSamples, audioKernelsAvailable, blockPeaks, decodePcm16Samples, encodeMonoPcm16, encodeStereoPcm16Words } from './audio-kernels.ts';
+import { samplePeaks } from './true-peak-limiter.ts';
 import { placeOnTrackInPlace, toPcm16Integer } from './raw-audio.ts';
 import { decodePcm16LittleEndian, encodeWavPcm16 } from './wav.ts';
 
@@ -71,6 +72,25 @@ describe('the WebAssembly audio kernels', () => {
     }
   });
 
+  it('block peaks: the largest magnitude of each block, NaN ignored, a short last block, across chunks; other block sizes refused', () => {
+    for (const [length, blockSize] of [[0, 256], [1, 256], [255, 256], [257, 4], [EDGES.length * 9, 8], [65_536 * 2 + 300, 256], [70_000, 65_536]] as const) {
+      const input = samples(length + 3, 13).subarray(3);
+      const expected = Float32Array.from({ length: Math.ceil(length / blockSize) }, (_, block) => {
+        let peak = 0;
+        for (let n = block * blockSize; n < Math.min(length, (block + 1) * blockSize); n++) if (Math.abs(input[n]!) > peak) peak = Math.abs(input[n]!);
+        return peak;
+      });
+      const peaks = new Float32Array(expected.length + 1).fill(-1);
+      expect(blockPeaks(input, blockSize, peaks)).toBe(true);
+      expect(peaks.subarray(0, expected.length)).toEqual(expected);
+      expect(peaks[expected.length]).toBe(-1);
+    }
+    const nanPeaks = Float32Array.from([-1, -1]);
+    expect(blockPeaks(Float32Array.from([NaN, NaN, NaN, NaN, NaN, 0.25, NaN, -0.5]), 4, nanPeaks)).toBe(true);
+    expect([...nanPeaks]).toEqual([0, 0.5]);
+    for (const size of [0, 3, 6, 12, 1.5, 131_072]) expect(blockPeaks(new Float32Array(8), size, new Float32Array(8))).toBe(false);
+  });
+
   it('writes only the given output (a subarray of a longer buffer keeps the rest)', () => {
     const words = new Uint32Array(10).fill(7);
     encodeStereoPcm16Words(samples(20, 3), samples(20, 4), words.subarray(2, 8));
@@ -80,18 +100,22 @@ describe('the WebAssembly audio kernels', () => {
     expect([...pcm.subarray(0, 3), ...pcm.subarray(6)]).toEqual([7, 7, 7, 7, 7, 7, 7]);
   });
 
-  it('encodeWavPcm16, decodePcm16LittleEndian and placeOnTrackInPlace give the same bytes with them as with the JavaScript loops they replace (the platform without them)', async () => {
+  it('encodeWavPcm16, decodePcm16LittleEndian, placeOnTrackInPlace and the true-peak estimate give the same bytes with them as with the JavaScript loops they replace (the platform without them)', async () => {
     const stereo = { channels: [samples(70_001, 6), samples(70_001, 7)], sampleRate: 24_000 };
     const mono = { channels: [samples(70_001, 8)], sampleRate: 16_000 };
     const wavs = [encodeWavPcm16(stereo), encodeWavPcm16(mono)];
     const decoded = decodePcm16LittleEndian(wavs[0]!.subarray(44));
     const track = samples(80_000, 11);
     placeOnTrackInPlace(track, samples(70_001, 12), 9_000);
+    const loud = Float32Array.from(samples(70_001, 14), (value, index) => (index % 20_000 < 500 ? value * 1.5 : value * 0.01));
+    const peaks = samplePeaks(loud, 24_000, 0.5);
     vi.resetModules();
-    vi.doMock('./audio-kernels.ts', () => ({ encodeStereoPcm16Words: () => false, encodeMonoPcm16: () => false, decodePcm16Samples: () => false, addSamples: () => false, audioKernelsAvailable: () => false }));
+    vi.doMock('./audio-kernels.ts', () => ({ encodeStereoPcm16Words: () => false, encodeMonoPcm16: () => false, decodePcm16Samples: () => false, addSamples: () => false, blockPeaks: () => false, audioKernelsAvailable: () => false }));
     try {
       const withoutKernels = await import('./wav.ts');
       const { placeOnTrackInPlace: placeWithoutKernels } = await import('./raw-audio.ts');
+      const { samplePeaks: peaksWithoutKernels } = await import('./true-peak-limiter.ts');
+      expect(Buffer.from(peaksWithoutKernels(loud, 24_000, 0.5).buffer).equals(Buffer.from(peaks.buffer))).toBe(true);
       expect(Buffer.from(withoutKernels.encodeWavPcm16(stereo)).equals(Buffer.from(wavs[0]!))).toBe(true);
       expect(Buffer.from(withoutKernels.encodeWavPcm16(mono)).equals(Buffer.from(wavs[1]!))).toBe(true);
       expect(Buffer.from(withoutKernels.decodePcm16LittleEndian(wavs[0]!.subarray(44)).buffer).equals(Buffer.from(decoded.buffer))).toBe(true);

@@ -12,6 +12,9 @@
 ;; Mixing (add): float32 addition (NaN bits aside: any NaN encodes as 0); JavaScript adds the two float32 values in float64 and rounds the sum
 ;; to float32, which is the float32 sum (float64 holds more than twice float32's 24 bits, so the double
 ;; rounding is innocuous: Figueroa, "When is double rounding innocuous?", SIGNUM 1995).
+;; Block peaks (blockPeaks): the largest |x| of each block, NaN ignored (pmax keeps the running value
+;; unless it is below the new one, as JavaScript's `if (magnitude > peak) peak = magnitude`), 0 for a
+;; block of zeros; the largest of a set of numbers does not depend on the order they are compared in.
 ;;
 ;; The conversion is written out at each use (min(max(trunc_sat(floor(x * 32768 + 0.5))))): V8 does
 ;; not inline calls between WebAssembly functions, and a call per vector cost 25 %.
@@ -105,4 +108,28 @@
             (v128.load (i32.add (local.get $source) (local.get $offset)))))
         (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
         (br $next))))
+
+  ;; blockPeaks(samples, out, blocks, blockSize): for each of `blocks` blocks of `blockSize` (a multiple
+  ;; of 4) float32 at byte offset `samples`, the largest magnitude as one float32 at `out`
+  (func (export "blockPeaks") (param $samples i32) (param $out i32) (param $blocks i32) (param $blockSize i32)
+    (local $block i32) (local $offset i32) (local $end i32) (local $peak v128)
+    (block $done
+      (loop $nextBlock
+        (br_if $done (i32.ge_u (local.get $block) (local.get $blocks)))
+        (local.set $peak (v128.const f32x4 0 0 0 0))
+        (local.set $end (i32.add (local.get $offset) (i32.shl (local.get $blockSize) (i32.const 2))))
+        (block $blockDone
+          (loop $next
+            (br_if $blockDone (i32.ge_u (local.get $offset) (local.get $end)))
+            (local.set $peak (f32x4.pmax (local.get $peak) (f32x4.abs (v128.load (i32.add (local.get $samples) (local.get $offset))))))
+            (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
+            (br $next)))
+        ;; the largest of the four lanes (none is NaN)
+        (local.set $peak (f32x4.pmax (local.get $peak) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $peak) (local.get $peak))))
+        (local.set $peak (f32x4.pmax (local.get $peak) (i8x16.shuffle 4 5 6 7 0 1 2 3 12 13 14 15 8 9 10 11 (local.get $peak) (local.get $peak))))
+        (f32.store
+          (i32.add (local.get $out) (i32.shl (local.get $block) (i32.const 2)))
+          (f32x4.extract_lane 0 (local.get $peak)))
+        (local.set $block (i32.add (local.get $block) (i32.const 1)))
+        (br $nextBlock))))
 )

@@ -16,6 +16,7 @@
  * (integrated over 400 ms blocks) moves by hundredths of a LU at most and a track without overs is
  * returned unchanged.
  */
+import { blockPeaks } from './audio-kernels.ts';
 
 /** Rate the true-peak estimate oversamples to, Hz: ffmpeg's `ebur128=peak=true` resamples to 192 kHz. */
 export const TRUE_PEAK_RATE = 192_000;
@@ -124,15 +125,19 @@ function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow:
   const blockCount = Math.ceil(length / SKIP_BLOCK);
   const blockLargest = blockLargestBuffer(blockCount);
   let largest = 0;
+  // WebAssembly SIMD (audio-kernels.ts) where it runs, else the same maxima in JavaScript
+  const scanned = blockPeaks(samples, SKIP_BLOCK, blockLargest);
   for (let block = 0; block < blockCount; block++) {
-    let blockPeak = 0;
-    const end = Math.min(length, (block + 1) * SKIP_BLOCK);
-    for (let n = block * SKIP_BLOCK; n < end; n++) {
-      const magnitude = Math.abs(samples[n]!);
-      if (magnitude > blockPeak) blockPeak = magnitude;
+    if (!scanned) {
+      let blockPeak = 0;
+      const end = Math.min(length, (block + 1) * SKIP_BLOCK);
+      for (let n = block * SKIP_BLOCK; n < end; n++) {
+        const magnitude = Math.abs(samples[n]!);
+        if (magnitude > blockPeak) blockPeak = magnitude;
+      }
+      blockLargest[block] = blockPeak;
     }
-    blockLargest[block] = blockPeak;
-    if (blockPeak > largest) largest = blockPeak;
+    if (blockLargest[block]! > largest) largest = blockLargest[block]!;
   }
   let filled = false;
   const fill = (target: Float32Array) => {
