@@ -1,6 +1,6 @@
 /**
- * Compiles the project's hand-written WebAssembly text (`pipeline/**.wat`) to the binary modules the
- * code loads (`.wasm` beside each), with WABT's wat2wasm (the `wabt` package, the WebAssembly
+ * Compiles the project's hand-written WebAssembly text (the files of {@link WAT_SOURCES}) to the binary
+ * modules the code loads (`.wasm` beside each), with WABT's wat2wasm (the `wabt` package, the WebAssembly
  * project's own toolkit built for JavaScript; a development dependency: the binaries are committed, so
  * a build or an install without development dependencies needs no compiler).
  *
@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import initWabt from 'wabt';
 import { packageFile } from '../pipeline/storage/package-files.ts';
 
-/** The WebAssembly text sources, relative to the project root. */
+/** The WebAssembly text sources, relative to the project root (a new one is added here, and so built and checked). */
 export const WAT_SOURCES: readonly string[] = ['pipeline/audio/audio-kernels.wat'];
 
 /**

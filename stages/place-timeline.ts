@@ -16,6 +16,7 @@
  */
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
 import { samplesDigest } from '../pipeline/audio/samples-digest.ts';
+import { AUDIO_KERNELS_FILE } from '../pipeline/audio/audio-kernels.ts';
 import { encodeMix, limitMixInPlace, masterMixPausing, type MasteredMix, type WavBufferAllocator } from '../pipeline/audio/master-mix.ts';
 import type { RenderPool } from '../pipeline/audio/render-pool.ts';
 import { frameLevelsDbfs, resolveSpeechDetectorOptions, speechSegmentsOfLevels, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
@@ -29,7 +30,7 @@ import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts
 import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
 import { bytesHash, contentHash, type ContentCache, type StoredFile } from '../pipeline/storage/content-cache.ts';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -713,9 +714,11 @@ export function speechDigest(utterances: readonly SpokenUtterance[], clips: read
 let codeDigest: string | null = null;
 
 /**
- * sha256 (hex) of the code that places and renders a timeline: this module and every module of
+ * sha256 (hex) of the code that places and renders a timeline: this module, stages/synthesize-speech
+ * (it decodes the synthesis cache entries that name the clips in the key), every module of
  * pipeline/timeline/ and pipeline/audio/ (tests and benchmarks left out; `.ts` sources, or the `.js`
- * that dist/ compiled from them, and the WebAssembly text `.wat`), paths and contents, read once per process. Part of the cache key,
+ * that dist/ compiled from them) and the WebAssembly kernels (pipeline/audio/audio-kernels.wasm, read
+ * from the package when running compiled too), paths and contents, read once per process. Part of the cache key,
  * as DVC's stage dependencies include the stage's code: a change to placement, the true-peak limiter
  * or the WAV encoder places again instead of reusing an entry the old code rendered.
  */
@@ -723,15 +726,19 @@ export function placementCodeDigest(): string {
   if (codeDigest !== null) return codeDigest;
   const here = fileURLToPath(import.meta.url);
   const root = path.resolve(path.dirname(here), '..');
-  // .wat: the WebAssembly kernels' source (the .wasm beside it is compiled from it, checked by a test)
-  const code = (file: string) => /\.(ts|js|mjs|wat)$/.test(file) && !/\.(test|bench)\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
-  const files = [here];
+  const code = (file: string) => /\.(ts|js|mjs)$/.test(file) && !/\.(test|bench)\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
+  // the WebAssembly kernels as loaded (from the package, also when running compiled), and the stage that
+  // decodes the synthesis cache entries whose sha256 names the clips in the key (samples-digest.ts)
+  const synthesisStage = path.join(path.dirname(here), `synthesize-speech${path.extname(here)}`);
+  const files = [here, synthesisStage, AUDIO_KERNELS_FILE];
   for (const folder of ['pipeline/timeline', 'pipeline/audio']) {
     const directory = path.join(root, folder);
     for (const name of readdirSync(directory).sort()) if (code(name)) files.push(path.join(directory, name));
   }
   const hash = createHash('sha256');
-  for (const file of files) hash.update(`${path.relative(root, file).split(path.sep).join('/')}\n`).update(readFileSync(file)).update('\n');
+  // a missing kernel file is keyed as such (the JavaScript loops then render, the same bytes)
+  const contents = (file: string) => (file === AUDIO_KERNELS_FILE && !existsSync(file) ? 'absent' : readFileSync(file));
+  for (const file of files) hash.update(`${path.relative(root, file).split(path.sep).join('/')}\n`).update(contents(file)).update('\n');
   codeDigest = hash.digest('hex');
   return codeDigest;
 }

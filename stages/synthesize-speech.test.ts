@@ -16,13 +16,13 @@ import {
   synthesisCacheKey,
   synthesizeDialogue,
   synthesizeSpeechStage,
+  type SpokenUtterance,
 } from './synthesize-speech.ts';
 import { FakeSpeechSynthesizer } from '../pipeline/services/tts/fake-speech-synthesizer.ts';
 import { contentHash } from '../pipeline/storage/content-cache.ts';
 import { samplesDigest } from '../pipeline/audio/samples-digest.ts';
 import { loadTimingStatistics, shippedTimingStatisticsOf } from '../pipeline/timeline/timing-statistics.ts';
 import { placementCacheKey } from './place-timeline.ts';
-import type { SpokenUtterance } from './synthesize-speech.ts';
 import type { DialogueText } from '../pipeline/model/types.ts';
 
 /** 16 kHz tone bursts at the given centisecond spans, silence elsewhere. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { binaryPathOf, compileWat } from '../../scripts/build-wasm.ts';
+import { compareEncoders } from '../../scripts/check-audio-kernels.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { addSamples, audioKernelsAvailable, blockPeaks, decodePcm16Samples, encodeMonoPcm16, encodeStereoPcm16Words } from './audio-kernels.ts';
 import { samplePeaks } from './true-peak-limiter.ts';
@@ -10,7 +11,7 @@ import { decodePcm16LittleEndian, encodeWavPcm16 } from './wav.ts';
 /** Values where rounding, clamping or the float32 arithmetic could go wrong. */
 const EDGES = [
   0, -0, NaN, Infinity, -Infinity, 1, -1, 2, -2, 3.4e38, -3.4e38, 1e-30, -1e-30, 1e-45,
-  0.5 / 32768, -0.5 / 32768, 1.5 / 32768, -1.5 / 32768, 2.5 / 32768, -2.5 / 32768,
+  0.5 / 32768, -0.5 / 32768, 2 ** -16 - 2 ** -40, -(2 ** -16 - 2 ** -40), 1.5 / 32768, -1.5 / 32768, 2.5 / 32768, -2.5 / 32768,
   32766.5 / 32768, 32767 / 32768, 32767.25 / 32768, 32767.5 / 32768, 32767.75 / 32768, -32767.5 / 32768, -32768 / 32768, -32768.5 / 32768,
   16383.5 / 32768, -16383.5 / 32768, 16384.5 / 32768, Math.fround(0.999_999_9), Math.fround(-0.999_999_9),
 ];
@@ -89,6 +90,15 @@ describe('the WebAssembly audio kernels', () => {
     expect(blockPeaks(Float32Array.from([NaN, NaN, NaN, NaN, NaN, 0.25, NaN, -0.5]), 4, nanPeaks)).toBe(true);
     expect([...nanPeaks]).toEqual([0, 0.5]);
     for (const size of [0, 3, 6, 12, 1.5, 131_072]) expect(blockPeaks(new Float32Array(8), size, new Float32Array(8))).toBe(false);
+  });
+
+  it('encodes every float32 whose product with 32768 lies in ±[0.25, 1) or ±[16384, 32768), and the infinities, NaN and the largest values, as toPcm16Integer does (all 2^32: scripts/check-audio-kernels.ts)', () => {
+    // around the first and the last half step (floor(y + 0.5), an earlier form, was wrong at y = 0.5 − 2^−25)
+    for (const sign of [0, 0x8000_0000]) {
+      expect(compareEncoders(sign + 0x3700_0000, sign + 0x3800_0000)).toEqual({ compared: 0x0100_0000, differences: [] });
+      expect(compareEncoders(sign + 0x3f00_0000, sign + 0x3f80_0000)).toEqual({ compared: 0x0080_0000, differences: [] });
+      expect(compareEncoders(sign + 0x7f40_0000, sign + 0x8000_0000)).toEqual({ compared: 0x00c0_0000, differences: [] });
+    }
   });
 
   it('writes only the given output (a subarray of a longer buffer keeps the rest)', () => {

@@ -5,18 +5,20 @@
  * true-peak limiter's block peaks (largest magnitude per block), each
  * giving exactly the numbers of the JavaScript loop it replaces, four samples per instruction.
  *
- * Why: in a 20-dialogue saturation build these loops ran several times slower than in isolation. V8
- * runs a long loop through on-stack replacement, and keeps the optimized code of such functions only
- * weakly: the full garbage collections of a build (a dozen, driven by the audio buffers) drop it, so
- * every call starts unoptimized and is compiled again (`node --trace-opt`: 4-6 compilations per build
- * each). Compiled WebAssembly keeps its machine code. The WAV encoding of the masters and the synthesis
- * cache entries fell from 0.85-1.0 s to about 0.2 s of the build's thread (README, "Throughput").
+ * Why: in a 20-dialogue saturation build these loops ran 2-5 times slower than in isolation (the WAV
+ * encoding of the masters 4.9 ns per frame against 2.3 in a loop of its own). `node --trace-opt` shows
+ * them optimized again and again: 4-6 optimizing compilations per build each (the encoder, the
+ * decoder, the true-peak estimate), and deoptimizations in between, so part of every call runs
+ * unoptimized. WebAssembly is compiled once and keeps its machine code. The WAV encoding of the masters
+ * and the synthesis cache entries fell from 0.85-1.0 s to about 0.2 s of the build's thread, the mixer's
+ * additions from 0.32 to 0.08 s, the true-peak limiter from 0.37 to 0.07 s (README, "Throughput").
  *
  * The samples are copied into the module's memory in chunks of {@link CHUNK_SAMPLES} and the results
  * copied out (a memcpy each way). Nothing awaits between the two, so one instance per thread is safe;
  * the module is compiled once per thread, on first use, synchronously (under 1 KiB). Where it cannot be
- * (a platform without WebAssembly SIMD, a missing file), every function here returns false, writing
- * nothing, and the caller runs its JavaScript loop.
+ * (a platform without WebAssembly SIMD; a missing or damaged file, which is also warned about once per
+ * thread), every function here returns false, writing nothing, and the caller runs its JavaScript loop,
+ * which gives the same numbers.
  */
 import { readFileSync } from 'node:fs';
 import { packageFile } from '../storage/package-files.ts';
@@ -51,6 +53,9 @@ interface WebAssemblyApi {
   Instance: new (module: object) => { exports: Record<string, unknown> };
 }
 
+/** The compiled module, read from the package (not from dist/): part of the placement stage's cache key (stages/place-timeline.ts `placementCodeDigest`). */
+export const AUDIO_KERNELS_FILE = packageFile('pipeline', 'audio', 'audio-kernels.wasm');
+
 let kernels: Kernels | null | undefined;
 
 /** The module's exports and views of its memory; null when this platform cannot compile it. */
@@ -58,12 +63,14 @@ function loadKernels(): Kernels | null {
   if (kernels !== undefined) return kernels;
   try {
     const { Module, Instance } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
-    const exports = new Instance(new Module(readFileSync(packageFile('pipeline', 'audio', 'audio-kernels.wasm')))).exports as unknown as Exports;
+    const exports = new Instance(new Module(readFileSync(AUDIO_KERNELS_FILE))).exports as unknown as Exports;
     const buffer = exports.memory.buffer; // never grown: the views stay valid
-    if (buffer.byteLength < AREA_2 + CHUNK_SAMPLES * 4) throw new Error('audio-kernels.wasm: memory too small');
+    if (buffer.byteLength < AREA_2 + CHUNK_SAMPLES * 4) throw new Error('its memory is smaller than 768 KiB');
     kernels = { exports, floats: new Float32Array(buffer), words: new Uint32Array(buffer), integers: new Int16Array(buffer) };
-  } catch {
+  } catch (error) {
     kernels = null;
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    process.emitWarning(`${AUDIO_KERNELS_FILE}: the WebAssembly audio kernels do not run here (${reason}); the same numbers come from JavaScript loops, more slowly`, { code: 'DUPLEXSYNTH_AUDIO_KERNELS' });
   }
   return kernels;
 }
@@ -84,8 +91,10 @@ function padded(count: number, step: number): number {
  * @param left,right samples, full scale 1.0, at least `words.length` each
  * @param words where the frames go (length = frames)
  * @returns false, writing nothing, when the kernels are not available; else true, every frame written
+ * @throws RangeError when a channel is shorter than `words`
  */
 export function encodeStereoPcm16Words(left: Float32Array, right: Float32Array, words: Uint32Array): boolean {
+  if (left.length < words.length || right.length < words.length) throw new RangeError(`encodeStereoPcm16Words: ${left.length} and ${right.length} samples for ${words.length} frames`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   const { floats } = loaded;
@@ -107,8 +116,10 @@ export function encodeStereoPcm16Words(left: Float32Array, right: Float32Array, 
  * @param samples full scale 1.0, at least `pcm.length`
  * @param pcm where the integers go
  * @returns false, writing nothing, when the kernels are not available; else true, every sample written
+ * @throws RangeError when `samples` is shorter than `pcm`
  */
 export function encodeMonoPcm16(samples: Float32Array, pcm: Int16Array): boolean {
+  if (samples.length < pcm.length) throw new RangeError(`encodeMonoPcm16: ${samples.length} samples for ${pcm.length} integers`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   const { floats, integers } = loaded;
@@ -128,8 +139,10 @@ export function encodeMonoPcm16(samples: Float32Array, pcm: Int16Array): boolean
  * @param pcm the integers (e.g. a view of a WAV's little-endian data on a little-endian platform)
  * @param samples where the floats go, at least `pcm.length`
  * @returns false, writing nothing, when the kernels are not available; else true, `pcm.length` samples written
+ * @throws RangeError when `samples` is shorter than `pcm`
  */
 export function decodePcm16Samples(pcm: Int16Array, samples: Float32Array): boolean {
+  if (samples.length < pcm.length) throw new RangeError(`decodePcm16Samples: room for ${samples.length} samples, ${pcm.length} integers`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   const { floats, integers } = loaded;
@@ -150,8 +163,10 @@ export function decodePcm16Samples(pcm: Int16Array, samples: Float32Array): bool
  * @param target changed in place, at least `source.length`
  * @param source not changed
  * @returns false, changing nothing, when the kernels are not available; else true
+ * @throws RangeError when `target` is shorter than `source`
  */
 export function addSamples(target: Float32Array, source: Float32Array): boolean {
+  if (target.length < source.length) throw new RangeError(`addSamples: ${source.length} samples added to ${target.length}`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   const { floats } = loaded;
@@ -176,9 +191,11 @@ export function addSamples(target: Float32Array, source: Float32Array): boolean 
  * @param peaks where the block peaks go, at least ceil(samples.length / blockSize)
  * @returns false, writing nothing, when the kernels are not available or `blockSize` is not such a
  *   size; else true, one value written per block
+ * @throws RangeError when `peaks` has fewer places than blocks
  */
 export function blockPeaks(samples: Float32Array, blockSize: number, peaks: Float32Array): boolean {
   if (!Number.isInteger(blockSize) || blockSize <= 0 || blockSize % 4 !== 0 || CHUNK_SAMPLES % blockSize !== 0) return false;
+  if (peaks.length < Math.ceil(samples.length / blockSize)) throw new RangeError(`blockPeaks: room for ${peaks.length} peaks, ${Math.ceil(samples.length / blockSize)} blocks`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   const { floats } = loaded;

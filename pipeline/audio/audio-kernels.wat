@@ -1,26 +1,31 @@
-;; 16-bit PCM encoding kernels (WebAssembly SIMD), loaded by audio-kernels.ts; audio-kernels.wasm is
-;; this file compiled by `node scripts/build-wasm.js` (WABT's wat2wasm; a test checks the two agree).
+;; Per-sample audio kernels (WebAssembly SIMD), loaded by audio-kernels.ts; audio-kernels.wasm is this
+;; file compiled by `npm run build:wasm` (scripts/build-wasm.ts: WABT's wat2wasm; a test compiles it
+;; again and compares). Each gives the numbers of the JavaScript loop it stands for (the tests compare
+;; them; the 16-bit encoding against all 2^32 float32 values).
 ;;
-;; Each sample x (float32, full scale 1.0) becomes round(x * 32768) clamped to [-32768, 32767], halves
-;; towards +infinity, NaN as 0: the integer raw-audio.ts `toPcm16Integer` gives and an Int16Array
-;; stores. Computed in float32 as floor(x * 32768 + 0.5): x * 32768 is exact (a power of two), and
-;; adding 0.5 is exact wherever the result is below 2^15 in magnitude (the sum keeps the 2^-9 steps of
-;; the largest products), so the floor is the exact one; at and above 32767.5 the clamp gives 32767
-;; either way. The saturating conversion gives 0 for NaN.
+;; Encoding (encodeStereo, encodeMono): each sample x (float32, full scale 1.0) becomes round(x * 32768)
+;; clamped to [-32768, 32767], halves towards +infinity, NaN as 0: the integer raw-audio.ts
+;; `toPcm16Integer` gives and an Int16Array stores. In float32: y = x * 32768 is exact (a power of two),
+;; r = floor(y) is exact and so is y - r (the fraction of a float32 is a float32), and round half up is
+;; r + 1 where y - r >= 0.5, else r. (floor(y + 0.5) is not: for y = 0.5 - 2^-25 the sum rounds up to 1.)
+;; The saturating conversion gives 0 for NaN (y - r is NaN too, so nothing is added) and the extreme
+;; integers for ±Infinity (y - r is NaN), which the clamp brings into range; a float32 of 2^24 or more
+;; is an integer, so nothing is added to a saturated value.
 ;;
 ;; Decoding (decodePcm16): integer / 32768, exact in float32 (a power of two).
-;; Mixing (add): float32 addition (NaN bits aside: any NaN encodes as 0); JavaScript adds the two float32 values in float64 and rounds the sum
+;;
+;; Mixing (add): float32 addition. JavaScript adds the two float32 values in float64 and rounds the sum
 ;; to float32, which is the float32 sum (float64 holds more than twice float32's 24 bits, so the double
-;; rounding is innocuous: Figueroa, "When is double rounding innocuous?", SIGNUM 1995).
+;; rounding is innocuous: Figueroa, "When is double rounding innocuous?", SIGNUM 1995). NaN bits may
+;; differ (WebAssembly leaves them open); every NaN is written as 0.
+;;
 ;; Block peaks (blockPeaks): the largest |x| of each block, NaN ignored (pmax keeps the running value
 ;; unless it is below the new one, as JavaScript's `if (magnitude > peak) peak = magnitude`), 0 for a
 ;; block of zeros; the largest of a set of numbers does not depend on the order they are compared in.
 ;;
-;; The conversion is written out at each use (min(max(trunc_sat(floor(x * 32768 + 0.5))))): V8 does
-;; not inline calls between WebAssembly functions, and a call per vector cost 25 %.
-;;
-;; Memory: one page set the caller fills and reads back (byte offsets given by the caller, 16-byte
-;; aligned); nothing is kept between calls.
+;; Memory: 16 pages (1 MiB) the caller fills and reads back (byte offsets given by the caller, 16-byte
+;; aligned); nothing is kept between calls. Loop bodies are written out rather than calling a shared
+;; function: V8 does not inline calls between WebAssembly functions, and a call per vector cost 25 %.
 (module
   (memory (export "memory") 16)
 
@@ -28,49 +33,67 @@
   ;; byte offsets `left` and `right` as interleaved 16-bit frames at `out` (one 32-bit word per frame:
   ;; left in the low half, right in the high half, little-endian)
   (func (export "encodeStereo") (param $left i32) (param $right i32) (param $out i32) (param $frames i32)
-    (local $offset i32) (local $end i32)
+    (local $offset i32) (local $end i32) (local $y v128) (local $r v128) (local $low v128) (local $high v128)
     (local.set $end (i32.shl (local.get $frames) (i32.const 2)))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $offset) (local.get $end)))
+        ;; left: y = x * 32768, r = floor(y), r + (y - r >= 0.5) (the mask is -1 where true), clamped
+        (local.set $y (f32x4.mul (v128.load (i32.add (local.get $left) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768)))
+        (local.set $r (f32x4.floor (local.get $y)))
+        (local.set $low
+          (i32x4.min_s
+            (i32x4.max_s
+              (i32x4.sub
+                (i32x4.trunc_sat_f32x4_s (local.get $r))
+                (f32x4.ge (f32x4.sub (local.get $y) (local.get $r)) (v128.const f32x4 0.5 0.5 0.5 0.5)))
+              (v128.const i32x4 -32768 -32768 -32768 -32768))
+            (v128.const i32x4 32767 32767 32767 32767)))
+        ;; right: the same
+        (local.set $y (f32x4.mul (v128.load (i32.add (local.get $right) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768)))
+        (local.set $r (f32x4.floor (local.get $y)))
+        (local.set $high
+          (i32x4.min_s
+            (i32x4.max_s
+              (i32x4.sub
+                (i32x4.trunc_sat_f32x4_s (local.get $r))
+                (f32x4.ge (f32x4.sub (local.get $y) (local.get $r)) (v128.const f32x4 0.5 0.5 0.5 0.5)))
+              (v128.const i32x4 -32768 -32768 -32768 -32768))
+            (v128.const i32x4 32767 32767 32767 32767)))
         (v128.store
           (i32.add (local.get $out) (local.get $offset))
           (v128.or
-            (v128.and
-              (i32x4.min_s (i32x4.max_s (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add
-                (f32x4.mul (v128.load (i32.add (local.get $left) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768))
-                (v128.const f32x4 0.5 0.5 0.5 0.5))))
-                (v128.const i32x4 -32768 -32768 -32768 -32768)) (v128.const i32x4 32767 32767 32767 32767))
-              (v128.const i32x4 0xffff 0xffff 0xffff 0xffff))
-            (i32x4.shl
-              (i32x4.min_s (i32x4.max_s (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add
-                (f32x4.mul (v128.load (i32.add (local.get $right) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768))
-                (v128.const f32x4 0.5 0.5 0.5 0.5))))
-                (v128.const i32x4 -32768 -32768 -32768 -32768)) (v128.const i32x4 32767 32767 32767 32767))
-              (i32.const 16))))
+            (v128.and (local.get $low) (v128.const i32x4 0xffff 0xffff 0xffff 0xffff))
+            (i32x4.shl (local.get $high) (i32.const 16))))
         (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
         (br $next))))
 
   ;; encodeMono(samples, out, count): `count` (a multiple of 4) float32 samples at byte offset `samples`
   ;; as 16-bit integers at `out`
   (func (export "encodeMono") (param $samples i32) (param $out i32) (param $count i32)
-    (local $offset i32) (local $end i32)
+    (local $offset i32) (local $end i32) (local $y v128) (local $r v128)
     (local.set $end (i32.shl (local.get $count) (i32.const 2)))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $offset) (local.get $end)))
+        (local.set $y (f32x4.mul (v128.load (i32.add (local.get $samples) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768)))
+        (local.set $r (f32x4.floor (local.get $y)))
         ;; the four int16 of the narrowed vector are its low 8 bytes
         (v128.store64_lane 0
           (i32.add (local.get $out) (i32.shr_u (local.get $offset) (i32.const 1)))
           (i16x8.narrow_i32x4_s
-            (i32x4.min_s (i32x4.max_s (i32x4.trunc_sat_f32x4_s (f32x4.floor (f32x4.add
-              (f32x4.mul (v128.load (i32.add (local.get $samples) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768))
-              (v128.const f32x4 0.5 0.5 0.5 0.5))))
-              (v128.const i32x4 -32768 -32768 -32768 -32768)) (v128.const i32x4 32767 32767 32767 32767))
+            (i32x4.min_s
+              (i32x4.max_s
+                (i32x4.sub
+                  (i32x4.trunc_sat_f32x4_s (local.get $r))
+                  (f32x4.ge (f32x4.sub (local.get $y) (local.get $r)) (v128.const f32x4 0.5 0.5 0.5 0.5)))
+                (v128.const i32x4 -32768 -32768 -32768 -32768))
+              (v128.const i32x4 32767 32767 32767 32767))
             (v128.const i32x4 0 0 0 0)))
         (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
         (br $next))))
-;; decodePcm16(in, out, count): `count` (a multiple of 8) 16-bit little-endian integers at byte offset
+
+  ;; decodePcm16(in, out, count): `count` (a multiple of 8) 16-bit little-endian integers at byte offset
   ;; `in` as float32 integer / 32768 at `out`
   (func (export "decodePcm16") (param $in i32) (param $out i32) (param $count i32)
     (local $offset i32) (local $end i32) (local $integers v128)

@@ -12,7 +12,8 @@ const digests = new WeakMap<Float32Array, string>();
  * The digest of a clip's samples: the one recorded by {@link recordStoredSamplesDigest}, else the sha256
  * (hex) of its float32 bytes with −0 written as +0 (a freshly synthesized clip may hold −0 where the
  * same clip read back from a WAV holds +0; they place and render to the same bytes), once per array.
- * Clips are not changed in place after synthesis (an edit, such as a cut answer, makes a new array).
+ * The digest is kept per array object, so callers must not change a clip's samples in place after its
+ * digest is taken: the pipeline's edits (capped pauses, cut answers) make new arrays.
  * @param samples one channel, any length
  * @returns 64 hex digits, or `stored:{sha256}:{part}` for a recorded clip (never equal to the former)
  */
@@ -25,17 +26,22 @@ export function samplesDigest(samples: Float32Array): string {
   return digest;
 }
 
+/** Which clip of a synthesis cache entry: the output-rate clip or the engine-rate (full-band) one. */
+export type StoredClipPart = 'audio' | 'full-band';
+
 /**
  * Records that `samples` are exactly what part `part` of the stored file with sha256 `fileSha256`
- * decodes to (e.g. a synthesis cache entry's WAV: `audio`, `full-band`), so {@link samplesDigest} names
- * them by that file instead of hashing them: the same file gives the same digest on every read and on
- * the run that wrote it, and other samples never get it. A clip computed on a cache miss qualifies
- * when decoding what was stored gives back its values (16-bit grid values; −0 reads back as +0, which
- * renders the same).
+ * decodes to (a synthesis cache entry's WAV), so {@link samplesDigest} names them by that file instead
+ * of hashing them: the same file gives the same digest on every read and on the run that wrote it, and
+ * other samples never get it. The caller vouches for "exactly": a clip computed on a cache miss
+ * qualifies only when decoding what was stored gives back its values (synthesis rounds every clip to
+ * the 16-bit grid; −0 reads back as +0, which renders the same). The decoding code is part of the
+ * placement's cache key (stages/place-timeline.ts `placementCodeDigest`).
+ * @param samples the clip as the caller holds it (the array object is what is recorded)
  * @param fileSha256 sha256 (hex) of the stored file's bytes
  * @param part which of the file's clips `samples` is
  */
-export function recordStoredSamplesDigest(samples: Float32Array, fileSha256: string, part: string): void {
+export function recordStoredSamplesDigest(samples: Float32Array, fileSha256: string, part: StoredClipPart): void {
   digests.set(samples, `stored:${fileSha256}:${part}`);
 }
 

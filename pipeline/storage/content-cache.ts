@@ -67,9 +67,12 @@ export interface BinaryCodec<T, M> {
   encode(value: T): { bytes: Uint8Array; metadata: M };
   decode(bytes: Buffer, metadata: M): T;
   /**
-   * Told the sha256 (hex) of the data file behind a value `binary` returns: the stored bytes' (checked
-   * against the recorded sha256) on a hit, those just written on a miss, where the value is what
-   * `compute` returned, not decoded from the file.
+   * Told the sha256 (hex) of the data file behind a value `binary` returns: on a hit, of the bytes read
+   * (checked against the recorded sha256; computed for an entry from before it was recorded); on a miss,
+   * of the bytes `encode` made and `binary` stored (a planning cache that stores nothing passes no miss
+   * here). On a miss the value is what `compute` returned, not decoded from the file: a codec that names
+   * the value by the file must make sure decoding gives back the same value (e.g. audio already on the
+   * 16-bit grid). It must not throw (on a hit, a throw counts the entry as damaged and recomputes it).
    */
   stored?(value: T, dataSha256: string): void;
 }
