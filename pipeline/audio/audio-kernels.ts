@@ -80,9 +80,22 @@ export function audioKernelsAvailable(): boolean {
   return loadKernels() !== null;
 }
 
-/** `count` rounded up to a multiple of `step` (the kernels take whole vectors; the padding is zeros and its results are not read). */
-function padded(count: number, step: number): number {
-  return Math.ceil(count / step) * step;
+/**
+ * Calls `body` for each chunk of `total` samples: its first sample, its length (at most
+ * {@link CHUNK_SAMPLES}) and that length rounded up to a multiple of `step` (the kernels take whole
+ * vectors; the padding is zeros and its results are not read).
+ */
+function forEachChunk(total: number, step: number, body: (start: number, length: number, padded: number) => void): void {
+  for (let start = 0; start < total; start += CHUNK_SAMPLES) {
+    const length = Math.min(CHUNK_SAMPLES, total - start);
+    body(start, length, Math.ceil(length / step) * step);
+  }
+}
+
+/** Copies `source[start, start + length)` into `memory` from element `at`, then zeros up to `at + padded`. */
+function copyIn<T extends Float32Array | Int16Array>(memory: T, at: number, source: T, start: number, length: number, padded: number): void {
+  memory.set(source.subarray(start, start + length), at);
+  memory.fill(0, at + length, at + padded);
 }
 
 /**
@@ -97,17 +110,13 @@ export function encodeStereoPcm16Words(left: Float32Array, right: Float32Array, 
   if (left.length < words.length || right.length < words.length) throw new RangeError(`encodeStereoPcm16Words: ${left.length} and ${right.length} samples for ${words.length} frames`);
   const loaded = loadKernels();
   if (loaded === null) return false;
-  const { floats } = loaded;
-  for (let start = 0; start < words.length; start += CHUNK_SAMPLES) {
-    const length = Math.min(CHUNK_SAMPLES, words.length - start);
-    const count = padded(length, 4);
-    floats.set(left.subarray(start, start + length), AREA_0 / 4);
-    floats.fill(0, AREA_0 / 4 + length, AREA_0 / 4 + count);
-    floats.set(right.subarray(start, start + length), AREA_1 / 4);
-    floats.fill(0, AREA_1 / 4 + length, AREA_1 / 4 + count);
-    loaded.exports.encodeStereo(AREA_0, AREA_1, AREA_2, count);
+  const { exports, floats } = loaded;
+  forEachChunk(words.length, 4, (start, length, padded) => {
+    copyIn(floats, AREA_0 / 4, left, start, length, padded);
+    copyIn(floats, AREA_1 / 4, right, start, length, padded);
+    exports.encodeStereo(AREA_0, AREA_1, AREA_2, padded);
     words.set(loaded.words.subarray(AREA_2 / 4, AREA_2 / 4 + length), start);
-  }
+  });
   return true;
 }
 
@@ -122,15 +131,12 @@ export function encodeMonoPcm16(samples: Float32Array, pcm: Int16Array): boolean
   if (samples.length < pcm.length) throw new RangeError(`encodeMonoPcm16: ${samples.length} samples for ${pcm.length} integers`);
   const loaded = loadKernels();
   if (loaded === null) return false;
-  const { floats, integers } = loaded;
-  for (let start = 0; start < pcm.length; start += CHUNK_SAMPLES) {
-    const length = Math.min(CHUNK_SAMPLES, pcm.length - start);
-    const count = padded(length, 4);
-    floats.set(samples.subarray(start, start + length), AREA_0 / 4);
-    floats.fill(0, AREA_0 / 4 + length, AREA_0 / 4 + count);
-    loaded.exports.encodeMono(AREA_0, AREA_1, count);
+  const { exports, floats, integers } = loaded;
+  forEachChunk(pcm.length, 4, (start, length, padded) => {
+    copyIn(floats, AREA_0 / 4, samples, start, length, padded);
+    exports.encodeMono(AREA_0, AREA_1, padded);
     pcm.set(integers.subarray(AREA_1 / 2, AREA_1 / 2 + length), start);
-  }
+  });
   return true;
 }
 
@@ -145,15 +151,12 @@ export function decodePcm16Samples(pcm: Int16Array, samples: Float32Array): bool
   if (samples.length < pcm.length) throw new RangeError(`decodePcm16Samples: room for ${samples.length} samples, ${pcm.length} integers`);
   const loaded = loadKernels();
   if (loaded === null) return false;
-  const { floats, integers } = loaded;
-  for (let start = 0; start < pcm.length; start += CHUNK_SAMPLES) {
-    const length = Math.min(CHUNK_SAMPLES, pcm.length - start);
-    const count = padded(length, 8);
-    integers.set(pcm.subarray(start, start + length), AREA_0 / 2);
-    integers.fill(0, AREA_0 / 2 + length, AREA_0 / 2 + count);
-    loaded.exports.decodePcm16(AREA_0, AREA_1, count);
+  const { exports, floats, integers } = loaded;
+  forEachChunk(pcm.length, 8, (start, length, padded) => {
+    copyIn(integers, AREA_0 / 2, pcm, start, length, padded);
+    exports.decodePcm16(AREA_0, AREA_1, padded);
     samples.set(floats.subarray(AREA_1 / 4, AREA_1 / 4 + length), start);
-  }
+  });
   return true;
 }
 
@@ -169,17 +172,13 @@ export function addSamples(target: Float32Array, source: Float32Array): boolean 
   if (target.length < source.length) throw new RangeError(`addSamples: ${source.length} samples added to ${target.length}`);
   const loaded = loadKernels();
   if (loaded === null) return false;
-  const { floats } = loaded;
-  for (let start = 0; start < source.length; start += CHUNK_SAMPLES) {
-    const length = Math.min(CHUNK_SAMPLES, source.length - start);
-    const count = padded(length, 4);
-    floats.set(target.subarray(start, start + length), AREA_0 / 4);
-    floats.fill(0, AREA_0 / 4 + length, AREA_0 / 4 + count);
-    floats.set(source.subarray(start, start + length), AREA_1 / 4);
-    floats.fill(0, AREA_1 / 4 + length, AREA_1 / 4 + count);
-    loaded.exports.add(AREA_0, AREA_1, count);
+  const { exports, floats } = loaded;
+  forEachChunk(source.length, 4, (start, length, padded) => {
+    copyIn(floats, AREA_0 / 4, target, start, length, padded);
+    copyIn(floats, AREA_1 / 4, source, start, length, padded);
+    exports.add(AREA_0, AREA_1, padded);
     target.set(floats.subarray(AREA_0 / 4, AREA_0 / 4 + length), start);
-  }
+  });
   return true;
 }
 
@@ -198,14 +197,11 @@ export function blockPeaks(samples: Float32Array, blockSize: number, peaks: Floa
   if (peaks.length < Math.ceil(samples.length / blockSize)) throw new RangeError(`blockPeaks: room for ${peaks.length} peaks, ${Math.ceil(samples.length / blockSize)} blocks`);
   const loaded = loadKernels();
   if (loaded === null) return false;
-  const { floats } = loaded;
-  for (let start = 0; start < samples.length; start += CHUNK_SAMPLES) {
-    const length = Math.min(CHUNK_SAMPLES, samples.length - start);
-    const blocks = Math.ceil(length / blockSize);
-    floats.set(samples.subarray(start, start + length), AREA_0 / 4);
-    floats.fill(0, AREA_0 / 4 + length, AREA_0 / 4 + blocks * blockSize);
-    loaded.exports.blockPeaks(AREA_0, AREA_1, blocks, blockSize);
-    peaks.set(floats.subarray(AREA_1 / 4, AREA_1 / 4 + blocks), start / blockSize);
-  }
+  const { exports, floats } = loaded;
+  forEachChunk(samples.length, blockSize, (start, length, padded) => {
+    copyIn(floats, AREA_0 / 4, samples, start, length, padded);
+    exports.blockPeaks(AREA_0, AREA_1, padded / blockSize, blockSize);
+    peaks.set(floats.subarray(AREA_1 / 4, AREA_1 / 4 + padded / blockSize), start / blockSize);
+  });
   return true;
 }
