@@ -348,8 +348,7 @@ const SATURATION_DEFAULT_RUNS = 3;
  * {@link SATURATION_DEFAULT_RUNS} times, between the baselines (V8's own heap growth, mastering in a
  * worker thread, 'best' also in worker threads, Triton), each unprofiled, then the default once more
  * under the V8 sampling profiler for the table of CPU by step (the profiler costs CPU and wakes the
- * thread, so its run is not in the headline). Each run starts {@link recentlyFreedInodeMilliseconds}
- * after the previous one ended (it removes its files as it ends).
+ * thread, so its run is not in the headline).
  *
  * The headline gives, for each figure, its best value over the default runs (not necessarily one run
  * for both figures), their median and every value, beside the baselines' single runs (compare medians
@@ -379,9 +378,7 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
   runs.push(...baselines.slice(SATURATION_DEFAULT_RUNS - 1), [profiledLabel, { protocol: 'cosyvoice2', resampleQuality: 'speex', profile: true }]);
   const results: [string, SaturationBenchmarkResult][] = [];
   const failures: string[] = [];
-  for (const [index, [label, settings]] of runs.entries()) {
-    // each run starts once the file system has let go of the previous run's removed files
-    if (index > 0) await new Promise((resolve) => setTimeout(resolve, recentlyFreedInodeMilliseconds()));
+  for (const [label, settings] of runs) {
     try {
       // each in a process of its own: a run after others would find V8's code compiled and its heap
       // sized by them (the first of them paying for both), so runs in one process are not comparable
@@ -410,7 +407,7 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
     );
   }
   return [
-    `Summary (${options.limit} dialogues; 4 servers x 1 request at a time, service time 0.02 x audio duration = 200 s of audio per second at most). Each run in its own process, in this order, ${(recentlyFreedInodeMilliseconds() / 1000).toFixed(0)} s after the previous one removed its files (see recentlyFreedInodeMilliseconds); the default config ${SATURATION_DEFAULT_RUNS} times unprofiled, then once under the sampling profiler for the CPU by step:`,
+    `Summary (${options.limit} dialogues; 4 servers x 1 request at a time, service time 0.02 x audio duration = 200 s of audio per second at most). Each run in its own process, in this order; the default config ${SATURATION_DEFAULT_RUNS} times unprofiled, then once under the sampling profiler for the CPU by step:`,
     '',
     '| run | servers busy (mean, of wall time) | busy from first request to last answer | s before the first request / after the last answer | synthesized audio s per wall s | per local CPU s | main thread ms per audio s | full collections |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -435,26 +432,6 @@ export function describeRuns(values: readonly number[], format: (value: number) 
 
 /** A saturation run's settings; `v8HeapGrowth`: measure with V8's own heap growing factor. */
 type SaturationChildOptions = Partial<SaturationBenchmarkOptions> & { v8HeapGrowth?: boolean };
-
-/**
- * How long after a saturation run removed its files (about 1,900 files and folders, 640 MB) the next
- * one waits: `vm.dirty_expire_centisecs` (30 s by default) plus 1 s, read from /proc; 0 without it.
- * On ext4 without a journal (this machine's root file system), creating a file skips every inode freed
- * within that time, reading each one's inode-table entry (the kernel's `recently_deleted`), and `perf`
- * put a fifth of a build's CPU time in `__ext4_new_inode` after another run's removal: runs started
- * right after the previous run's removal read 198-207 audio s per CPU s with 3.1-3.3 CPU s off the
- * main thread, runs started 40 s after it 207-225 with 2.8-3.1 (4 December). Keeping the folders until
- * the end was worse: each run was dearer than the one before, 2.3 → 5.3 CPU s off the main thread over
- * 4 runs. (On tmpfs the same build reads 241-256 audio s per CPU s, 2.1 CPU s off the main thread.)
- */
-function recentlyFreedInodeMilliseconds(): number {
-  try {
-    const centiseconds = Number(readFileSync('/proc/sys/vm/dirty_expire_centisecs', 'utf8').trim());
-    return Number.isFinite(centiseconds) && centiseconds >= 0 ? centiseconds * 10 + 1000 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * `benchmarkBuildSaturation` in a Node process of its own (pipeline/orchestration/build-saturation.bench.ts

@@ -1,7 +1,7 @@
 /**
  * Exhaustive check of the WebAssembly 16-bit encoder (pipeline/audio/audio-kernels.ts) against the
  * JavaScript reference (raw-audio.ts `toPcm16Integer`, stored as an Int16Array stores it: NaN as 0):
- * every one of the 2^32 float32 bit patterns, mono and stereo. About 25 s of CPU; run it after changing
+ * every one of the 2^32 float32 bit patterns, mono and stereo. About 30 s of CPU; run it after changing
  * pipeline/audio/audio-kernels.wat (the unit tests check a structured subset on every run).
  *
  *     npx tsx scripts/check-audio-kernels.ts     # exit 1, printing the first differences, if any differs

@@ -55,7 +55,9 @@ export function durationSeconds(audio: RawAudio): number {
  * NaN stays NaN (a typed array stores it as 0). Inside the range the rounding is
  * `floor(x * 32768 + 32768.5) - 32768` in integer arithmetic: exact (the sum of a float32 sample times
  * 2^15 and 32768.5 fits a double's 53 bits wherever the rounding can go either way) and about 1.3 x
- * faster than `Math.round` in the encoder's loop (the saturation bench's profile); -0 gives +0.
+ * faster than `Math.round` in the JavaScript encoder's loop (the saturation bench's profile); -0 gives
+ * +0. The reference of the WebAssembly encoder (audio-kernels.ts; scripts/check-audio-kernels.ts
+ * compares the two on every float32).
  */
 export function toPcm16Integer(sample: number): number {
   const scaled = sample * 32768;
@@ -78,7 +80,8 @@ export function quantizeToPcm16(samples: Float32Array, into: Float32Array = new 
   if (into.length !== samples.length) throw new RangeError(`quantizeToPcm16: ${into.length} output samples for ${samples.length} input samples`);
   const quantized = into;
   // `+ 0` writes +0 where rounding gave −0 (e.g. −1e-6): the values a decoded WAV holds, so a clip's
-  // float bytes (hashed for cache keys, stages/place-timeline.ts speechDigest) need no −0 fix-up copy
+  // float bytes (hashed for cache keys when not named by their synthesis cache entry:
+  // samples-digest.ts) need no −0 fix-up copy
   for (let index = 0; index < samples.length; index++) quantized[index] = toPcm16Integer(samples[index] as number) / 32768 + 0;
   return quantized;
 }
