@@ -10,7 +10,7 @@
  * The output is deterministic (no names section, no timestamps), so `--check` and the tests compile
  * each file again byte for byte.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import initWabt from 'wabt';
@@ -48,13 +48,7 @@ async function main(): Promise<void> {
     const file = packageFile(source);
     const binary = await compileWat(file);
     const target = binaryPathOf(file);
-    let current: Buffer | null = null;
-    try {
-      current = readFileSync(target);
-    } catch {
-      current = null;
-    }
-    if (current !== null && current.equals(binary)) continue;
+    if (existsSync(target) && readFileSync(target).equals(binary)) continue;
     if (check) {
       stale += 1;
       console.error(`${path.relative(packageFile(), target)}: differs from ${source}; run npx tsx scripts/build-wasm.ts`);

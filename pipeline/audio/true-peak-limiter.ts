@@ -126,9 +126,8 @@ function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow:
   const blockLargest = blockLargestBuffer(blockCount);
   let largest = 0;
   // WebAssembly SIMD (audio-kernels.ts) where it runs, else the same maxima in JavaScript
-  const scanned = blockPeaks(samples, SKIP_BLOCK, blockLargest);
-  for (let block = 0; block < blockCount; block++) {
-    if (!scanned) {
+  if (!blockPeaks(samples, SKIP_BLOCK, blockLargest)) {
+    for (let block = 0; block < blockCount; block++) {
       let blockPeak = 0;
       const end = Math.min(length, (block + 1) * SKIP_BLOCK);
       for (let n = block * SKIP_BLOCK; n < end; n++) {
@@ -137,8 +136,8 @@ function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow:
       }
       blockLargest[block] = blockPeak;
     }
-    if (blockLargest[block]! > largest) largest = blockLargest[block]!;
   }
+  for (let block = 0; block < blockCount; block++) if (blockLargest[block]! > largest) largest = blockLargest[block]!;
   let filled = false;
   const fill = (target: Float32Array) => {
     for (let n = 0; n < length; n++) target[n] = Math.abs(samples[n]!);
