@@ -3,9 +3,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { binaryPathOf, compileWat } from '../../scripts/build-wasm.ts';
 import { compareEncoders } from '../../scripts/check-audio-kernels.ts';
 import { packageFile } from '../storage/package-files.ts';
-import { addSamples, audioKernelsAvailable, blockPeaks, decodePcm16Samples, encodeMonoPcm16, encodeStereoPcm16Words } from './audio-kernels.ts';
+import { addSamples, audioKernelsAvailable, blockPeaks, decodePcm16Samples, encodeMonoPcm16, encodeStereoPcm16Words, quantizeSamples, samplesOnPcm16Grid } from './audio-kernels.ts';
 import { samplePeaks } from './true-peak-limiter.ts';
-import { placeOnTrackInPlace, toPcm16Integer } from './raw-audio.ts';
+import { isOnPcm16Grid, placeOnTrackInPlace, quantizeToPcm16, toPcm16Integer } from './raw-audio.ts';
 import { decodePcm16LittleEndian, encodeWavPcm16 } from './wav.ts';
 
 /** Values where rounding, clamping or the float32 arithmetic could go wrong. */
@@ -27,6 +27,11 @@ function samples(length: number, seed: number): Float32Array {
     if (kind === 1) return (random() * 2.2 - 1.1) * (random() < 0.5 ? 1 : 1e-3);
     return random() * 2 - 1;
   });
+}
+
+/** Each float's bits, 'NaN' for any NaN (whose bits WebAssembly leaves open). */
+function bitsOf(values: Float32Array): (number | 'NaN')[] {
+  return Array.from(new Uint32Array(values.buffer, values.byteOffset, values.length), (bits, index) => (Number.isNaN(values[index]) ? 'NaN' : bits));
 }
 
 describe('the WebAssembly audio kernels', () => {
@@ -59,6 +64,36 @@ describe('the WebAssembly audio kernels', () => {
       expect(decodePcm16Samples(pcm, samples)).toBe(true);
       expect(samples.subarray(0, pcm.length)).toEqual(Float32Array.from(pcm, (integer) => integer / 32_768));
       expect([...samples.subarray(pcm.length)]).toEqual([5, 5]);
+    }
+  });
+
+  it('quantize: toPcm16Integer(x) / 32768 + 0 bit for bit (NaN kept as NaN), into another array or in place, across chunks and odd lengths', () => {
+    for (const length of [0, 1, 3, EDGES.length, 65_536, 65_536 * 2 + 5]) {
+      const input = samples(length + 6, 15).subarray(6);
+      const expected = Float32Array.from(input, (value) => toPcm16Integer(value) / 32_768 + 0);
+      const into = new Float32Array(length + 1).fill(9);
+      expect(quantizeSamples(input, into)).toBe(true);
+      expect(bitsOf(into.subarray(0, length))).toEqual(bitsOf(expected));
+      expect(into[length]).toBe(9);
+      const inPlace = Float32Array.from(input);
+      expect(quantizeSamples(inPlace, inPlace)).toBe(true);
+      expect(bitsOf(inPlace)).toEqual(bitsOf(expected));
+    }
+    expect(() => quantizeSamples(new Float32Array(5), new Float32Array(4))).toThrow(RangeError);
+  });
+
+  it('grid test: true for every 16-bit value, false for one sample off the grid wherever it is (−0, NaN, ±Infinity, 1.0, half steps)', () => {
+    const grid = Float32Array.from({ length: 65_536 * 2 + 7 }, (_, index) => (((index * 7919) % 65_536) - 32_768) / 32_768);
+    expect(samplesOnPcm16Grid(grid)).toBe(true);
+    expect(samplesOnPcm16Grid(new Float32Array(0))).toBe(true);
+    expect(samplesOnPcm16Grid(Float32Array.from([-1, 32_767 / 32_768, 0, 3]))).toBe(false);
+    for (const offGrid of [-0, NaN, Infinity, -Infinity, 1, -32_769 / 32_768, 0.5 / 32_768, 1e-30, 32_767.5 / 32_768]) {
+      for (const at of [0, 3, 65_535, 65_536, 100_000, grid.length - 1]) {
+        const copy = Float32Array.from(grid);
+        copy[at] = offGrid;
+        expect(samplesOnPcm16Grid(copy)).toBe(false);
+        expect(samplesOnPcm16Grid(copy.subarray(at === 0 ? 1 : 0, at))).toBe(true); // the samples before it
+      }
     }
   });
 
@@ -110,7 +145,7 @@ describe('the WebAssembly audio kernels', () => {
     expect([...pcm.subarray(0, 3), ...pcm.subarray(6)]).toEqual([7, 7, 7, 7, 7, 7, 7]);
   });
 
-  it('encodeWavPcm16, decodePcm16LittleEndian, placeOnTrackInPlace and the true-peak estimate give the same bytes with them as with the JavaScript loops they replace (the platform without them)', async () => {
+  it('encodeWavPcm16, decodePcm16LittleEndian, quantizeToPcm16, isOnPcm16Grid, placeOnTrackInPlace and the true-peak estimate give the same bytes with them as with the JavaScript loops they replace (the platform without them)', async () => {
     const stereo = { channels: [samples(70_001, 6), samples(70_001, 7)], sampleRate: 24_000 };
     const mono = { channels: [samples(70_001, 8)], sampleRate: 16_000 };
     const wavs = [encodeWavPcm16(stereo), encodeWavPcm16(mono)];
@@ -120,8 +155,16 @@ describe('the WebAssembly audio kernels', () => {
     const loud = Float32Array.from(samples(70_001, 14), (value, index) => (index % 20_000 < 500 ? value * 1.5 : value * 0.01));
     const peaks = samplePeaks(loud, 24_000, 0.5);
     vi.resetModules();
-    vi.doMock('./audio-kernels.ts', () => ({ encodeStereoPcm16Words: () => false, encodeMonoPcm16: () => false, decodePcm16Samples: () => false, addSamples: () => false, blockPeaks: () => false, audioKernelsAvailable: () => false }));
+    const rounded = quantizeToPcm16(samples(70_001, 16));
+    const roundedWithoutNaN = rounded.map((value) => (Number.isNaN(value) ? 0.25 : value)); // NaN is kept by rounding, and is off the grid
+    const onGrid = [isOnPcm16Grid(roundedWithoutNaN), isOnPcm16Grid(samples(70_001, 17))];
+    vi.doMock('./audio-kernels.ts', () => ({ encodeStereoPcm16Words: () => false, encodeMonoPcm16: () => false, decodePcm16Samples: () => false, addSamples: () => false, blockPeaks: () => false, quantizeSamples: () => false, samplesOnPcm16Grid: () => null, audioKernelsAvailable: () => false }));
     try {
+      const withoutKernelsRaw = await import('./raw-audio.ts');
+      const roundedWithoutKernels = withoutKernelsRaw.quantizeToPcm16(samples(70_001, 16));
+      expect(bitsOf(roundedWithoutKernels)).toEqual(bitsOf(rounded));
+      expect([withoutKernelsRaw.isOnPcm16Grid(roundedWithoutNaN), withoutKernelsRaw.isOnPcm16Grid(samples(70_001, 17))]).toEqual(onGrid);
+      expect(onGrid).toEqual([true, false]);
       const withoutKernels = await import('./wav.ts');
       const { placeOnTrackInPlace: placeWithoutKernels } = await import('./raw-audio.ts');
       const { samplePeaks: peaksWithoutKernels } = await import('./true-peak-limiter.ts');

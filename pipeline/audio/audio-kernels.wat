@@ -14,6 +14,15 @@
 ;;
 ;; Decoding (decodePcm16): integer / 32768, exact in float32 (a power of two).
 ;;
+;; Rounding to the grid (quantize): the encoding's integer r, clamped, as float32 r / 32768 + 0, the
+;; value raw-audio.ts `quantizeToPcm16` writes: the same floor and half step in float32, the clamp by
+;; f32x4.min and max (which keep NaN, as JavaScript's loop does: its bits may differ), + 0 turning -0
+;; into +0. ±Infinity: y - r is NaN, nothing is added and the clamp gives the extreme value.
+;;
+;; Grid test (onGrid): 1 when every sample x is on the 16-bit grid, i.e. y = x * 32768 is an integer
+;; (floor(y) = y, false for NaN) in [-32768, 32767] and x is not -0 (bits 0x80000000), as raw-audio.ts
+;; `isOnPcm16Grid`; else 0.
+;;
 ;; Mixing (add): float32 addition. JavaScript adds the two float32 values in float64 and rounds the sum
 ;; to float32, which is the float32 sum (float64 holds more than twice float32's 24 bits, so the double
 ;; rounding is innocuous: Figueroa, "When is double rounding innocuous?", SIGNUM 1995). NaN bits may
@@ -115,6 +124,58 @@
             (v128.const f32x4 0x1p-15 0x1p-15 0x1p-15 0x1p-15)))
         (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
         (br $next))))
+
+  ;; quantize(in, out, count): `count` (a multiple of 4) float32 samples at byte offset `in` rounded to
+  ;; the 16-bit grid as float32 at `out` (which may be `in`)
+  (func (export "quantize") (param $in i32) (param $out i32) (param $count i32)
+    (local $offset i32) (local $end i32) (local $y v128) (local $r v128)
+    (local.set $end (i32.shl (local.get $count) (i32.const 2)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $offset) (local.get $end)))
+        (local.set $y (f32x4.mul (v128.load (i32.add (local.get $in) (local.get $offset))) (v128.const f32x4 32768 32768 32768 32768)))
+        (local.set $r (f32x4.floor (local.get $y)))
+        ;; r + 1 where y - r >= 0.5 (the mask's bits and those of 1.0 give 1.0 where true, +0 elsewhere)
+        (local.set $r
+          (f32x4.add
+            (local.get $r)
+            (v128.and
+              (f32x4.ge (f32x4.sub (local.get $y) (local.get $r)) (v128.const f32x4 0.5 0.5 0.5 0.5))
+              (v128.const f32x4 1 1 1 1))))
+        (v128.store
+          (i32.add (local.get $out) (local.get $offset))
+          (f32x4.add
+            (f32x4.mul
+              (f32x4.min (f32x4.max (local.get $r) (v128.const f32x4 -32768 -32768 -32768 -32768)) (v128.const f32x4 32767 32767 32767 32767))
+              (v128.const f32x4 0x1p-15 0x1p-15 0x1p-15 0x1p-15))
+            (v128.const f32x4 0 0 0 0)))
+        (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
+        (br $next))))
+
+  ;; onGrid(samples, count) -> 1 or 0: whether all `count` (a multiple of 4) float32 at byte offset
+  ;; `samples` are on the 16-bit grid
+  (func (export "onGrid") (param $samples i32) (param $count i32) (result i32)
+    (local $offset i32) (local $end i32) (local $x v128) (local $y v128) (local $ok v128)
+    (local.set $end (i32.shl (local.get $count) (i32.const 2)))
+    (local.set $ok (v128.const i32x4 -1 -1 -1 -1))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $offset) (local.get $end)))
+        (local.set $x (v128.load (i32.add (local.get $samples) (local.get $offset))))
+        (local.set $y (f32x4.mul (local.get $x) (v128.const f32x4 32768 32768 32768 32768)))
+        (local.set $ok
+          (v128.and
+            (local.get $ok)
+            (v128.and
+              (v128.and
+                (f32x4.eq (f32x4.floor (local.get $y)) (local.get $y))
+                (f32x4.ge (local.get $y) (v128.const f32x4 -32768 -32768 -32768 -32768)))
+              (v128.andnot
+                (f32x4.le (local.get $y) (v128.const f32x4 32767 32767 32767 32767))
+                (i32x4.eq (local.get $x) (v128.const i32x4 0x80000000 0x80000000 0x80000000 0x80000000))))))
+        (local.set $offset (i32.add (local.get $offset) (i32.const 16)))
+        (br $next)))
+    (i32x4.all_true (local.get $ok)))
 
   ;; add(target, source, count): adds `count` (a multiple of 4) float32 at byte offset `source` to those
   ;; at `target`, in place

@@ -9,7 +9,7 @@
  * - `sampleRate` is in Hz (samples per second per channel);
  * - positions and lengths given to these helpers are in samples unless a name says otherwise.
  */
-import { addSamples } from './audio-kernels.ts';
+import { addSamples, quantizeSamples, samplesOnPcm16Grid } from './audio-kernels.ts';
 
 /** Audio as a plain value: one Float32Array per channel, all the same length, at `sampleRate` Hz. */
 export interface RawAudio {
@@ -82,6 +82,7 @@ export function quantizeToPcm16(samples: Float32Array, into: Float32Array = new 
   // `+ 0` writes +0 where rounding gave −0 (e.g. −1e-6): the values a decoded WAV holds, so a clip's
   // float bytes (hashed for cache keys when not named by their synthesis cache entry:
   // samples-digest.ts) need no −0 fix-up copy
+  if (quantizeSamples(samples, quantized)) return quantized; // WebAssembly SIMD, the same values (audio-kernels.ts)
   for (let index = 0; index < samples.length; index++) quantized[index] = toPcm16Integer(samples[index] as number) / 32768 + 0;
   return quantized;
 }
@@ -92,6 +93,8 @@ export function quantizeToPcm16(samples: Float32Array, into: Float32Array = new 
  * Audio decoded from 16-bit PCM always is, so a caller can keep it as it is instead of rounding a copy.
  */
 export function isOnPcm16Grid(samples: Float32Array): boolean {
+  const answer = samplesOnPcm16Grid(samples); // WebAssembly SIMD, the same answer (audio-kernels.ts)
+  if (answer !== null) return answer;
   for (let index = 0; index < samples.length; index++) {
     const scaled = (samples[index] as number) * 32768;
     if ((scaled | 0) !== scaled || scaled > 32767 || scaled < -32768 || (scaled === 0 && 1 / scaled < 0)) return false;
