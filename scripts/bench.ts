@@ -348,10 +348,9 @@ const SATURATION_DEFAULT_RUNS = 3;
  * {@link SATURATION_DEFAULT_RUNS} times, between the baselines (V8's own heap growth, mastering in a
  * worker thread, 'best' also in worker threads, Triton), each unprofiled, then the default once more
  * under the V8 sampling profiler for the table of CPU by step (the profiler costs CPU and wakes the
- * thread, so its run is not in the headline). Each run measures the build after a warm-up build of the
- * same dialogues in its process (the steady state of a long build), and reports that warm-up as the
- * process's first build; the runs' folders are removed once all have run, not between runs (removing
- * ~1,900 files slows the next minute's file creation on ext4: SaturationBenchmarkOptions.scratchParent).
+ * thread, so its run is not in the headline). The runs' folders are removed once all have run, not
+ * between runs (removing a run's ~1,900 files slows the next minute's file creation on ext4:
+ * SaturationBenchmarkOptions.scratchParent).
  *
  * The headline gives, for each figure, its best value over the default runs (not necessarily one run
  * for both figures), their median and every value, beside the baselines' single runs (compare medians
@@ -413,7 +412,6 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
     headlines.push(
       `servers busy, whole build (default config, 4 servers at RTF 0.02): ${describeRuns(busy, percent)}; baselines (one run each): 'best' (the resampler before) ${percent(bestRun.meanBusyFraction)}${heapRun ? `; V8's own heap growth ${percent(heapRun.meanBusyFraction)}` : ''}${threadRun ? `; mastering in a worker thread ${percent(threadRun.meanBusyFraction)}` : ''}`,
       `synthesized audio s per CPU s of the build's process (servers excluded): ${describeRuns(audio, (value) => value.toFixed(1))}; baselines (one run each): 'best' ${perCpu(bestRun)}${heapRun ? `; V8's own heap growth ${perCpu(heapRun)}` : ''}${threadRun ? `; mastering in a worker thread ${perCpu(threadRun)}` : ''}`,
-      `the same default runs' warm-up builds, each its process's first build of the same ${options.limit} dialogues (module loading and V8's compilation of what the build runs included; the figures above are the build after it): synthesized audio s per CPU s ${describeRuns(defaultRuns.map((result) => result.firstBuild.synthesizedAudioSeconds / result.firstBuild.cpuSeconds), (value) => value.toFixed(1))}; servers busy ${describeRuns(defaultRuns.map((result) => result.firstBuild.meanBusyFraction), percent)}`,
       `full garbage collections in the build (default config): ${defaultRuns.map((result) => result.fullCollections).join(', ')}${heapRun ? `; baseline, V8's own heap growth: ${heapRun.fullCollections}` : ''}`,
     );
   }
@@ -463,7 +461,6 @@ function saturationInChildProcess(options: SaturationChildOptions): Promise<Satu
     ...(options.renderThreads !== undefined ? { SATURATION_RENDER_THREADS: String(options.renderThreads) } : {}),
     ...(options.v8HeapGrowth ? { SATURATION_V8_HEAP_GROWTH: '1' } : {}),
     ...(options.corpus ? { SATURATION_CORPUS: options.corpus } : {}),
-    ...(options.warmUpDialogues !== undefined ? { SATURATION_WARM_UP_DIALOGUES: String(options.warmUpDialogues) } : {}),
     ...(options.scratchParent ? { SATURATION_SCRATCH_PARENT: options.scratchParent } : {}),
   };
   return new Promise((resolve, reject) => {
@@ -484,9 +481,7 @@ function saturationInChildProcess(options: SaturationChildOptions): Promise<Satu
  * includes the loopback servers' thread, which runs in the same process.
  */
 async function memorySection(): Promise<string> {
-  // a 1-dialogue warm-up, as these runs were measured before the saturation runs' warm-up grew to the
-  // build's size: the peak of a 200-dialogue build, not of two
-  const runOne = (dialogues: number) => saturationInChildProcess({ dialogues, servers: 4, realTimeFactor: 0.002, profile: false, resampleQuality: 'speex', warmUpDialogues: 1 });
+  const runOne = (dialogues: number) => saturationInChildProcess({ dialogues, servers: 4, realTimeFactor: 0.002, profile: false, resampleQuality: 'speex' });
   const small = await runOne(20);
   const large = await runOne(200);
   const row = (result: typeof small) =>

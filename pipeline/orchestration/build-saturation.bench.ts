@@ -5,9 +5,7 @@
  * speech-like signal (loopback-speech.ts `speechLikeSignal`), so the servers cost this machine almost
  * nothing and stand for GPUs elsewhere. Reports the servers' busy fraction, synthesized audio seconds
  * per wall second and per CPU second, and the local CPU per audio second split by step, from a CPU
- * profile of the build's thread (node:inspector; {@link classifyProfile}). The measured build comes after
- * a warm-up build of the same dialogues in the same process (into folders and a cache of its own), so it
- * is the steady state of a long build; the warm-up is reported beside it as the process's first build.
+ * profile of the build's thread (node:inspector; {@link classifyProfile}).
  *
  * Run: `npx tsx pipeline/orchestration/build-saturation.bench.ts [dialogues] [servers] [realTimeFactor] [protocol]`
  * (defaults 20, 4, 0.02, cosyvoice2). Quality scoring (DNSMOS) is off here: it is measured on its
@@ -59,14 +57,6 @@ export interface SaturationBenchmarkOptions {
   /** Keep the build's output folder here instead of a removed temporary one. */
   outputDirectory?: string;
   /**
-   * Dialogues of the warm-up build before the measured one (into folders of its own, with its own
-   * cache, so it synthesizes everything too). Default: `dialogues`, a build of the same size, so V8
-   * has compiled what the measured build runs (a 1-dialogue warm-up left 1.1 s of optimizing compilation,
-   * 278 functions by `node --trace-opt`, inside a 20-dialogue measurement: the cost of a process's first
-   * build, not of a long build's steady state). The warm-up's own figures are reported as the first build.
-   */
-  warmUpDialogues?: number;
-  /**
    * Make the run's temporary folder inside this folder and leave it there for the caller to remove
    * (the bench's saturation section removes its runs' folders once all have run). Default: a folder
    * in the system's temporary folder, removed when the run ends. Why: removing a run's ~1,900 files just
@@ -75,17 +65,6 @@ export interface SaturationBenchmarkOptions {
    * not of the build.
    */
   scratchParent?: string;
-}
-
-/** The warm-up build (the process's first build) as measured around it. */
-export interface FirstBuildMeasurement {
-  dialogues: number;
-  wallSeconds: number;
-  /** CPU seconds of this process, all threads, over the warm-up build (module loading and JIT compilation included). */
-  cpuSeconds: number;
-  synthesizedAudioSeconds: number;
-  /** Mean over the servers of busy time / the warm-up's wall time. */
-  meanBusyFraction: number;
 }
 
 /** CPU seconds (of the build's thread, from the profile) per step. */
@@ -134,8 +113,6 @@ export interface SaturationBenchmarkResult {
   /** V8's heap growing percent in effect (pipeline/run/heap-growth.ts); null: V8's own factor. */
   heapGrowingPercent: number | null;
   failedDialogues: number;
-  /** The warm-up build before the measured one: what a fresh process's first build costs. */
-  firstBuild: FirstBuildMeasurement;
 }
 
 const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, fullBandMaster: true, requestsPerServer: 2 };
@@ -362,28 +339,9 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
       'saturation benchmark',
       scratch,
     );
-    // Warm-up outside the clock: a build into other folders (module loading and compilation, JIT, the
-    // voice prompts, connections), so the measurement is the steady state of a long build; measured
-    // on its own as the process's first build.
-    const warmUpConfig: BuildConfig = {
-      ...config,
-      name: 'saturation-warm-up',
-      corpus: { ...config.corpus, limit: resolved.warmUpDialogues ?? resolved.dialogues },
-      output: { directory: path.join(scratch, 'warm-up'), cacheDirectory: path.join(scratch, 'warm-up-cache') },
-    };
-    const warmUpCpuStart = process.cpuUsage();
-    const warmUpStarted = performance.now();
-    await runBuild(warmUpConfig);
-    const warmUpWallMilliseconds = performance.now() - warmUpStarted;
-    const warmUpCpu = process.cpuUsage(warmUpCpuStart);
-    const warmUpServers = await servers.report();
-    const firstBuild: FirstBuildMeasurement = {
-      dialogues: warmUpConfig.corpus.limit ?? 0,
-      wallSeconds: warmUpWallMilliseconds / 1000,
-      cpuSeconds: (warmUpCpu.user + warmUpCpu.system) / 1e6,
-      synthesizedAudioSeconds: await synthesizedSeconds(warmUpConfig),
-      meanBusyFraction: warmUpServers.reduce((sum, server) => sum + server.busyMilliseconds / warmUpWallMilliseconds, 0) / Math.max(1, warmUpServers.length),
-    };
+    // Warm-up outside the clock: one dialogue into other folders (module loading and compilation,
+    // JIT, the voice prompts, connections), so the measurement is the steady state of a long build.
+    await runBuild({ ...config, name: 'saturation-warm-up', corpus: { ...config.corpus, limit: 1 }, output: { directory: path.join(scratch, 'warm-up'), cacheDirectory: path.join(scratch, 'warm-up-cache') } });
     await servers.resetCounters();
     global.gc?.();
     let peakResident = process.memoryUsage().rss;
@@ -449,7 +407,6 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
       fullCollections,
       heapGrowingPercent: widenedHeapGrowthPercent(),
       failedDialogues: report.failedDialogues,
-      firstBuild,
     };
   } finally {
     await servers.close();
@@ -525,7 +482,6 @@ export function formatSaturationBenchmark(result: SaturationBenchmarkResult): st
     `| full garbage collections (mark-compact) | ${result.fullCollections} |`,
     `| peak RSS MiB | ${result.peakResidentMebibytes.toFixed(0)} |`,
     `| failed dialogues | ${result.failedDialogues} |`,
-    `| the warm-up before it, the process's first build (${result.firstBuild.dialogues} dialogues): synthesized audio s per local CPU s; servers' busy fraction | ${(result.firstBuild.synthesizedAudioSeconds / result.firstBuild.cpuSeconds).toFixed(1)}; ${(result.firstBuild.meanBusyFraction * 100).toFixed(1)} % |`,
   ];
   if (result.steps) {
     const busy = Object.values(result.steps).reduce((sum, seconds) => sum + seconds, 0);
@@ -570,7 +526,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
     ...(process.env.SATURATION_CORPUS ? { corpus: process.env.SATURATION_CORPUS } : {}),
-    ...(process.env.SATURATION_WARM_UP_DIALOGUES ? { warmUpDialogues: Number(process.env.SATURATION_WARM_UP_DIALOGUES) } : {}),
     ...(process.env.SATURATION_SCRATCH_PARENT ? { scratchParent: process.env.SATURATION_SCRATCH_PARENT } : {}),
   });
   // SATURATION_JSON: the result and the process's peak resident set (getrusage maxrss) as one JSON line (the bench's memory runs)

@@ -101,18 +101,12 @@ describe('local cost by step from a CPU profile', () => {
 });
 
 describe('the saturation run', () => {
-  it('measures its warm-up as the first build of the same dialogues, and leaves its folder to the caller that gave one', async () => {
+  it('leaves its folder, the build\'s output and cache in it, to the caller that gave one', async () => {
     const parent = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-saturation-parent-'));
     try {
       const result = await benchmarkBuildSaturation({ dialogues: 1, servers: 2, realTimeFactor: 0.002, profile: false, scratchParent: parent });
       expect(result.failedDialogues).toBe(0);
-      // the warm-up builds the same dialogue into its own cache: the same utterances synthesized again
-      expect(result.firstBuild.dialogues).toBe(1);
       expect(result.synthesizedAudioSeconds).toBeGreaterThan(1);
-      expect(result.firstBuild.synthesizedAudioSeconds).toBeCloseTo(result.synthesizedAudioSeconds, 6);
-      expect(result.firstBuild.cpuSeconds).toBeGreaterThan(0);
-      expect(result.firstBuild.meanBusyFraction).toBeGreaterThan(0);
-      expect(result.firstBuild.meanBusyFraction).toBeLessThanOrEqual(1);
       const [folder, ...others] = await readdir(parent);
       expect(others).toEqual([]);
       expect(folder).toMatch(/^duplexsynth-saturation-/);
