@@ -348,9 +348,7 @@ const SATURATION_DEFAULT_RUNS = 3;
  * {@link SATURATION_DEFAULT_RUNS} times, between the baselines (V8's own heap growth, mastering in a
  * worker thread, 'best' also in worker threads, Triton), each unprofiled, then the default once more
  * under the V8 sampling profiler for the table of CPU by step (the profiler costs CPU and wakes the
- * thread, so its run is not in the headline). The runs' folders are removed once all have run, not
- * between runs (removing a run's ~1,900 files slows the next minute's file creation on ext4:
- * SaturationBenchmarkOptions.scratchParent).
+ * thread, so its run is not in the headline).
  *
  * The headline gives, for each figure, its best value over the default runs (not necessarily one run
  * for both figures), their median and every value, beside the baselines' single runs (compare medians
@@ -380,22 +378,15 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
   runs.push(...baselines.slice(SATURATION_DEFAULT_RUNS - 1), [profiledLabel, { protocol: 'cosyvoice2', resampleQuality: 'speex', profile: true }]);
   const results: [string, SaturationBenchmarkResult][] = [];
   const failures: string[] = [];
-  // the runs' folders stay until all have run (see SaturationBenchmarkOptions.scratchParent: removing
-  // them between runs slows the next run's file creation)
-  const scratchParent = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-saturation-section-'));
-  try {
-    for (const [label, settings] of runs) {
-      try {
-        // each in a process of its own: a run after others would find V8's code compiled and its heap
-        // sized by them (the first of them paying for both), so runs in one process are not comparable
-        results.push([label, await saturationInChildProcess({ dialogues: options.limit, servers: 4, realTimeFactor: 0.02, ...(options.corpus ? { corpus: options.corpus } : {}), scratchParent, ...settings })]);
-      } catch (error) {
-        failures.push(`- ${label}: not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-        process.exitCode = 1;
-      }
+  for (const [label, settings] of runs) {
+    try {
+      // each in a process of its own: a run after others would find V8's code compiled and its heap
+      // sized by them (the first of them paying for both), so runs in one process are not comparable
+      results.push([label, await saturationInChildProcess({ dialogues: options.limit, servers: 4, realTimeFactor: 0.02, ...(options.corpus ? { corpus: options.corpus } : {}), ...settings })]);
+    } catch (error) {
+      failures.push(`- ${label}: not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      process.exitCode = 1;
     }
-  } finally {
-    await rm(scratchParent, { recursive: true, force: true });
   }
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
   const defaultRuns = results.filter(([label]) => label.includes('(the default), run ')).map(([, result]) => result);
@@ -461,7 +452,6 @@ function saturationInChildProcess(options: SaturationChildOptions): Promise<Satu
     ...(options.renderThreads !== undefined ? { SATURATION_RENDER_THREADS: String(options.renderThreads) } : {}),
     ...(options.v8HeapGrowth ? { SATURATION_V8_HEAP_GROWTH: '1' } : {}),
     ...(options.corpus ? { SATURATION_CORPUS: options.corpus } : {}),
-    ...(options.scratchParent ? { SATURATION_SCRATCH_PARENT: options.scratchParent } : {}),
   };
   return new Promise((resolve, reject) => {
     // a run's settings come from `options` alone: the caller's SATURATION_* variables are not passed on

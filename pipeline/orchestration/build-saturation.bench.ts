@@ -56,15 +56,6 @@ export interface SaturationBenchmarkOptions {
   fullBandMaster: boolean;
   /** Keep the build's output folder here instead of a removed temporary one. */
   outputDirectory?: string;
-  /**
-   * Make the run's temporary folder inside this folder and leave it there for the caller to remove
-   * (the bench's saturation section removes its runs' folders once all have run). Default: a folder
-   * in the system's temporary folder, removed when the run ends. Why: removing a run's ~1,900 files just
-   * before the next run starts makes that run's file creation slower (ext4 skips inodes freed within
-   * the last 60 s, `recently_deleted`; 0.3-0.7 CPU s measured with perf), a cost of the bench's cleanup,
-   * not of the build.
-   */
-  scratchParent?: string;
 }
 
 /** CPU seconds (of the build's thread, from the profile) per step. */
@@ -299,7 +290,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     concurrency: 4 * base.servers,
     ...base,
   };
-  const scratch = await mkdtemp(path.join(resolved.scratchParent ?? os.tmpdir(), 'duplexsynth-saturation-'));
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-saturation-'));
   const servers = await startLoopbackServersInProcess({
     protocol: resolved.protocol,
     servers: resolved.servers,
@@ -410,7 +401,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     };
   } finally {
     await servers.close();
-    if (resolved.scratchParent === undefined) await rm(scratch, { recursive: true, force: true });
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 
@@ -526,7 +517,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
     ...(process.env.SATURATION_CORPUS ? { corpus: process.env.SATURATION_CORPUS } : {}),
-    ...(process.env.SATURATION_SCRATCH_PARENT ? { scratchParent: process.env.SATURATION_SCRATCH_PARENT } : {}),
   });
   // SATURATION_JSON: the result and the process's peak resident set (getrusage maxrss) as one JSON line (the bench's memory runs)
   if (process.env.SATURATION_JSON) console.log(JSON.stringify({ ...result, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 }));

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeWavPcm16 } from '../audio/wav.ts';
 import type { BuildConfig } from '../config.ts';
-import { benchmarkBuildSaturation, classifyProfile, mainThreadCpuSeconds, stepOfFrame, synthesizedSeconds, type CpuProfile } from './build-saturation.bench.ts';
+import { classifyProfile, mainThreadCpuSeconds, stepOfFrame, synthesizedSeconds, type CpuProfile } from './build-saturation.bench.ts';
 
 describe('local cost by step from a CPU profile', () => {
   it('names the step of a frame by its file, and leaves built-ins and WebAssembly to their caller', () => {
@@ -97,22 +97,5 @@ describe('local cost by step from a CPU profile', () => {
     const seconds = mainThreadCpuSeconds();
     if (process.platform === 'linux') expect(seconds).toBeGreaterThan(0);
     else expect(seconds).toBeNull();
-  });
-});
-
-describe('the saturation run', () => {
-  it('leaves its folder, the build\'s output and cache in it, to the caller that gave one', async () => {
-    const parent = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-saturation-parent-'));
-    try {
-      const result = await benchmarkBuildSaturation({ dialogues: 1, servers: 2, realTimeFactor: 0.002, profile: false, scratchParent: parent });
-      expect(result.failedDialogues).toBe(0);
-      expect(result.synthesizedAudioSeconds).toBeGreaterThan(1);
-      const [folder, ...others] = await readdir(parent);
-      expect(others).toEqual([]);
-      expect(folder).toMatch(/^duplexsynth-saturation-/);
-      expect((await readdir(path.join(parent, folder!))).sort()).toEqual(expect.arrayContaining(['cache', 'out', 'warm-up', 'warm-up-cache']));
-    } finally {
-      await rm(parent, { recursive: true, force: true });
-    }
   });
 });
