@@ -3,7 +3,7 @@
  * JavaScript reference (raw-audio.ts `toPcm16Integer`, stored as an Int16Array stores it: NaN as 0):
  * every one of the 2^32 float32 bit patterns, mono and stereo; and of the rounding to the grid
  * (`quantizeSamples`) against `toPcm16Integer(x) / 32768 + 0` as a Float32Array stores it (bit for bit;
- * NaN for NaN, whatever its bits). About 30 s of CPU; run it after changing
+ * NaN for NaN, whatever its bits). About 40 s of CPU; run it after changing
  * pipeline/audio/audio-kernels.wat (the unit tests check a structured subset on every run).
  *
  *     npx tsx scripts/check-audio-kernels.ts     # exit 1, printing the first differences, if any differs

@@ -88,7 +88,7 @@ describe('the WebAssembly audio kernels', () => {
     expect(samplesOnPcm16Grid(new Float32Array(0))).toBe(true);
     expect(samplesOnPcm16Grid(Float32Array.from([-1, 32_767 / 32_768, 0, 3]))).toBe(false);
     for (const offGrid of [-0, NaN, Infinity, -Infinity, 1, -32_769 / 32_768, 0.5 / 32_768, 1e-30, 32_767.5 / 32_768]) {
-      for (const at of [0, 3, 65_535, 65_536, 100_000, grid.length - 1]) {
+      for (const at of [0, 3, 65_535, 65_536, 100_000, 131_071, 131_072, grid.length - 1]) {
         const copy = Float32Array.from(grid);
         copy[at] = offGrid;
         expect(samplesOnPcm16Grid(copy)).toBe(false);

@@ -168,7 +168,9 @@ export function decodePcm16Samples(pcm: Int16Array, samples: Float32Array): bool
  * (`toPcm16Integer(x) / 32768 + 0`: round half up, clamped to [-32768, 32767] / 32768, -0 as +0, NaN
  * kept as NaN, its bits possibly other).
  * @param samples not changed (unless it is `into`)
- * @param into where the rounded samples go, at least `samples.length`; may be `samples`
+ * @param into where the rounded samples go, at least `samples.length`: `samples` itself, or an array
+ *   that does not overlap it (a view shifted against `samples` in the same buffer gets each sample's own
+ *   rounding, where the JavaScript loop would read back what it had just written)
  * @returns false, writing nothing, when the kernels are not available; else true, `samples.length` written
  * @throws RangeError when `into` is shorter than `samples`
  */

@@ -72,7 +72,8 @@ export function toPcm16Integer(sample: number): number {
  * decoding it again gives back the same floats. Values outside [-1, 32767/32768] are clipped.
  *
  * @param into where the result goes: a new array by default (the input is not changed), or `samples`
- *   itself to round in place (no copy, for a buffer the caller owns)
+ *   itself to round in place (no copy, for a buffer the caller owns); not a view that partly overlaps
+ *   `samples`
  * @returns `into`, of the same length as `samples`
  * @throws RangeError when `into` has another length
  */
