@@ -95,6 +95,28 @@ function forEachChunk(total: number, step: number, body: (start: number, length:
   }
 }
 
+/**
+ * Runs a kernel of one input and one output over `count` elements in chunks: each chunk of `input` is
+ * copied into `inputMemory` at {@link AREA_0} (zero-padded to a multiple of `step`), `kernel(AREA_0,
+ * AREA_1, padded)` runs, and the chunk's results are copied from `outputMemory` at {@link AREA_1} into `output`.
+ */
+function mapThroughKernel<I extends Float32Array | Int16Array, O extends Float32Array | Int16Array>(
+  input: I,
+  inputMemory: I,
+  output: O,
+  outputMemory: O,
+  count: number,
+  step: number,
+  kernel: (input: number, out: number, count: number) => void,
+): void {
+  const outputAt = AREA_1 / outputMemory.BYTES_PER_ELEMENT;
+  forEachChunk(count, step, (start, length, padded) => {
+    copyIn(inputMemory, AREA_0 / inputMemory.BYTES_PER_ELEMENT, input, start, length, padded);
+    kernel(AREA_0, AREA_1, padded);
+    output.set(outputMemory.subarray(outputAt, outputAt + length), start);
+  });
+}
+
 /** Copies `source[start, start + length)` into `memory` from element `at`, then zeros up to `at + padded`. */
 function copyIn<T extends Float32Array | Int16Array>(memory: T, at: number, source: T, start: number, length: number, padded: number): void {
   memory.set(source.subarray(start, start + length), at);
@@ -134,12 +156,7 @@ export function encodeMonoPcm16(samples: Float32Array, pcm: Int16Array): boolean
   if (samples.length < pcm.length) throw new RangeError(`encodeMonoPcm16: ${samples.length} samples for ${pcm.length} integers`);
   const loaded = loadKernels();
   if (loaded === null) return false;
-  const { exports, floats, integers } = loaded;
-  forEachChunk(pcm.length, 4, (start, length, padded) => {
-    copyIn(floats, AREA_0 / 4, samples, start, length, padded);
-    exports.encodeMono(AREA_0, AREA_1, padded);
-    pcm.set(integers.subarray(AREA_1 / 2, AREA_1 / 2 + length), start);
-  });
+  mapThroughKernel(samples, loaded.floats, pcm, loaded.integers, pcm.length, 4, loaded.exports.encodeMono);
   return true;
 }
 
@@ -154,12 +171,7 @@ export function decodePcm16Samples(pcm: Int16Array, samples: Float32Array): bool
   if (samples.length < pcm.length) throw new RangeError(`decodePcm16Samples: room for ${samples.length} samples, ${pcm.length} integers`);
   const loaded = loadKernels();
   if (loaded === null) return false;
-  const { exports, floats, integers } = loaded;
-  forEachChunk(pcm.length, 8, (start, length, padded) => {
-    copyIn(integers, AREA_0 / 2, pcm, start, length, padded);
-    exports.decodePcm16(AREA_0, AREA_1, padded);
-    samples.set(floats.subarray(AREA_1 / 4, AREA_1 / 4 + length), start);
-  });
+  mapThroughKernel(pcm, loaded.integers, samples, loaded.floats, pcm.length, 8, loaded.exports.decodePcm16);
   return true;
 }
 
@@ -178,12 +190,7 @@ export function quantizeSamples(samples: Float32Array, into: Float32Array): bool
   if (into.length < samples.length) throw new RangeError(`quantizeSamples: room for ${into.length} samples, ${samples.length} given`);
   const loaded = loadKernels();
   if (loaded === null) return false;
-  const { exports, floats } = loaded;
-  forEachChunk(samples.length, 4, (start, length, padded) => {
-    copyIn(floats, AREA_0 / 4, samples, start, length, padded);
-    exports.quantize(AREA_0, AREA_1, padded);
-    into.set(floats.subarray(AREA_1 / 4, AREA_1 / 4 + length), start);
-  });
+  mapThroughKernel(samples, loaded.floats, into, loaded.floats, samples.length, 4, loaded.exports.quantize);
   return true;
 }
 
