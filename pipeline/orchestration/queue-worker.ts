@@ -200,16 +200,19 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     });
     worker.on('error', () => {}); // the same outage, seen by BullMQ's connections: said above
     // this worker's counts, for the coordinator's progress and `status`
-    const count = (field: string, by: number) => void client.multi().sadd(WORKERS_KEY, name).hincrby(`${WORKERS_KEY}:${name}`, field, by).exec().catch(() => {});
-    worker.on('active', () => count('active', 1));
+    // (one transaction per event, so that a reader never sees a job counted neither active nor done)
+    const count = (changes: Record<'active' | 'done' | 'failed', number>) => {
+      const transaction = client.multi().sadd(WORKERS_KEY, name);
+      for (const [field, by] of Object.entries(changes)) if (by !== 0) transaction.hincrby(`${WORKERS_KEY}:${name}`, field, by);
+      void transaction.exec().catch(() => {});
+    };
+    worker.on('active', () => count({ active: 1, done: 0, failed: 0 }));
     worker.on('failed', (job, error) => {
-      count('active', -1);
-      count('failed', 1);
+      count({ active: -1, done: 0, failed: 1 });
       if (job) log(`worker ${name}: ${job.name} ${job.data.language}/${job.data.id} failed (attempt ${job.attemptsMade} of ${JOB_ATTEMPTS}): ${firstLine(error)}`);
     });
     worker.on('completed', () => {
-      count('active', -1);
-      count('done', 1);
+      count({ active: -1, done: 1, failed: 0 });
       done += 1;
       if (options.maximumJobs !== undefined && done >= options.maximumJobs) void worker.close();
     });

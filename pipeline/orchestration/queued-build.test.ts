@@ -15,6 +15,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../config.ts';
 import { runBuild } from './build.ts';
 import { runRecordFile } from './build-status.ts';
+import { Queue } from 'bullmq';
+import { connectQueue, DIALOGUES_QUEUE, parseQueueUrl, WORKERS_KEY } from './build-queue.ts';
+import { formatQueueCounts, readQueueCounts, settledWorkerCounts } from './queued-build.ts';
 import { freePort } from './queued-build.bench.ts';
 import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
@@ -206,6 +209,31 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     const record = JSON.parse(await readFile(runRecordFile(cache, 'queued', path.resolve(out)), 'utf8')) as { cache: Record<string, { hits: number; misses: number }> };
     expect(record.cache['place-timeline'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
     expect(record.cache['synthesize-speech']?.misses, said()).toBe(0);
+  });
+
+  it("the final count waits for a worker's own done count to catch up with the queue's (the worker counts on BullMQ's completed event, a moment after the job is done), and gives up after 2 s for a worker that died mid-job", async () => {
+    const client = await connectQueue(queueUrl());
+    const queue = new Queue(DIALOGUES_QUEUE, { connection: parseQueueUrl(queueUrl()) });
+    try {
+      await client.multi().sadd(WORKERS_KEY, 'b').hset(`${WORKERS_KEY}:b`, 'active', '1', 'done', '3').exec();
+      // what the coordinator read when the queue said 4 jobs done: worker b's 4th not counted yet
+      const seen = { ...(await readQueueCounts(queue, client)), done: 4 };
+      expect(formatQueueCounts(seen)).toContain('b 1 active 3 done');
+      const started = Date.now();
+      setTimeout(() => void client.multi().hincrby(`${WORKERS_KEY}:b`, 'active', -1).hincrby(`${WORKERS_KEY}:b`, 'done', 1).exec(), 300);
+      const settled = await settledWorkerCounts(queue, client, seen);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      expect(formatQueueCounts(settled)).toContain('b 0 active 4 done');
+      // a worker that never counts its job (killed): the last reading, after about 2 s
+      const stuck = { ...settled, done: 5 };
+      const before = Date.now();
+      const given = await settledWorkerCounts(queue, client, stuck);
+      expect(Date.now() - before).toBeGreaterThanOrEqual(1900);
+      expect(formatQueueCounts(given)).toContain('b 0 active 4 done');
+    } finally {
+      await queue.close();
+      client.disconnect();
+    }
   });
 
   it('the local pass runs alongside the workers: a dialogue whose job is done is written while other jobs still wait', { timeout: 600_000 }, async () => {

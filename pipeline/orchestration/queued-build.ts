@@ -113,6 +113,23 @@ export async function readQueueCounts(queue: Queue, client: Redis): Promise<Queu
 }
 
 /**
+ * The queue's counts once the workers' own done counts have caught up with the queue's
+ * (`counts.done`, as read when every job was done): each worker counts a job on BullMQ's `completed`
+ * event, which comes just after the job is marked done. Reads again every 100 ms, at most 2 s; a
+ * worker that died mid-job keeps its count, so after 2 s the last reading is returned as it is.
+ * @throws as readQueueCounts
+ */
+export async function settledWorkerCounts(queue: Queue, client: Redis, counts: QueueCounts): Promise<QueueCounts> {
+  let latest = counts;
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    if (latest.workers.reduce((sum, worker) => sum + worker.done, 0) >= counts.done) return latest;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    latest = await readQueueCounts(queue, client);
+  }
+  return latest;
+}
+
+/**
  * The counts of the build queued on `url` (`duplexsynth status OUT --queue URL`).
  * @throws as connectQueue (not Redis, no answer)
  */
@@ -374,7 +391,10 @@ class QueueWatcher implements BuildQueueHook {
         });
         batchAllDone = batch.length === DIALOGUE_POLL_BATCH && jobStates.every((state) => state === 'completed' || state === 'failed');
         if (states.every((state) => state !== 'waiting-children')) {
-          if (line !== lastLine) log(`queue: ${line}`); // the final counts, always
+          // the final counts, always, with each worker's own: a worker counts a job done on BullMQ's
+          // `completed` event, just after the job is marked done, so its count may lag a moment
+          const final = formatQueueCounts(await withTimeout(settledWorkerCounts(dialogues, client, counts), 5000, 'no answer within 5 s'));
+          if (final !== lastLine) log(`queue: ${final}`);
           if (counts.failed > 0) log(`queue: ${counts.failed} jobs failed all their attempts on the workers; the local pass retries their dialogues and quarantines those that fail again`);
           log('queue: every job is done');
           return;
