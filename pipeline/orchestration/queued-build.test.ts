@@ -211,25 +211,37 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     expect(record.cache['synthesize-speech']?.misses, said()).toBe(0);
   });
 
-  it("the final count waits for a worker's own done count to catch up with the queue's (the worker counts on BullMQ's completed event, a moment after the job is done), and gives up after 2 s for a worker that died mid-job", async () => {
+  it("the final count waits for the workers' own counts to catch up with the queue's (a worker counts on BullMQ's completed and failed events, a moment after the queue marks the job), done and failed alike, and gives up after 2 s on a count that never comes", async () => {
     const client = await connectQueue(queueUrl());
     const queue = new Queue(DIALOGUES_QUEUE, { connection: parseQueueUrl(queueUrl()) });
+    const worker = `${WORKERS_KEY}:b`;
     try {
-      await client.multi().sadd(WORKERS_KEY, 'b').hset(`${WORKERS_KEY}:b`, 'active', '1', 'done', '3').exec();
+      await client.multi().sadd(WORKERS_KEY, 'b').hset(worker, 'active', '1', 'done', '3').exec();
       // what the coordinator read when the queue said 4 jobs done: worker b's 4th not counted yet
       const seen = { ...(await readQueueCounts(queue, client)), done: 4 };
       expect(formatQueueCounts(seen)).toContain('b 1 active 3 done');
-      const started = Date.now();
-      setTimeout(() => void client.multi().hincrby(`${WORKERS_KEY}:b`, 'active', -1).hincrby(`${WORKERS_KEY}:b`, 'done', 1).exec(), 300);
+      let started = Date.now();
+      setTimeout(() => void client.multi().hincrby(worker, 'active', -1).hincrby(worker, 'done', 1).exec(), 300);
       const settled = await settledWorkerCounts(queue, client, seen);
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
       expect(formatQueueCounts(settled)).toContain('b 0 active 4 done');
-      // a worker that never counts its job (killed): the last reading, after about 2 s
-      const stuck = { ...settled, done: 5 };
-      const before = Date.now();
-      const given = await settledWorkerCounts(queue, client, stuck);
-      expect(Date.now() - before).toBeGreaterThanOrEqual(1900);
-      expect(formatQueueCounts(given)).toContain('b 0 active 4 done');
+      // a job that failed its last attempt: the queue counts it failed before the worker does
+      await client.hset(worker, 'active', '1');
+      const failedSeen = { ...(await readQueueCounts(queue, client)), done: 4, failed: 1 };
+      started = Date.now();
+      setTimeout(() => void client.multi().hincrby(worker, 'active', -1).hincrby(worker, 'failed', 1).hincrby(worker, 'gaveUp', 1).exec(), 300);
+      const failedSettled = await settledWorkerCounts(queue, client, failedSeen);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      expect(formatQueueCounts(failedSettled)).toContain('b 0 active 4 done 1 failed');
+      // settled at once: no wait
+      started = Date.now();
+      await settledWorkerCounts(queue, client, failedSettled);
+      expect(Date.now() - started).toBeLessThan(1500); // not the 2 s of a count that never comes
+      // a count that never comes (a worker killed between the queue's mark and its own count): the last reading, after about 2 s
+      started = Date.now();
+      const given = await settledWorkerCounts(queue, client, { ...failedSettled, done: 5 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+      expect(formatQueueCounts(given)).toContain('b 0 active 4 done 1 failed');
     } finally {
       await queue.close();
       client.disconnect();

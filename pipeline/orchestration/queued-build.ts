@@ -79,7 +79,10 @@ export interface WorkerCounts {
   name: string;
   active: number;
   done: number;
+  /** failed attempts (a job retried elsewhere counts here too) */
   failed: number;
+  /** jobs whose last attempt failed on this worker (the queue counts them failed) */
+  gaveUp: number;
 }
 
 /** The queue's jobs by state, and per worker. */
@@ -98,11 +101,16 @@ export interface QueueCounts {
 export async function readQueueCounts(queue: Queue, client: Redis): Promise<QueueCounts> {
   const counts = await queue.getJobCounts('waiting', 'waiting-children', 'delayed', 'prioritized', 'active', 'completed', 'failed');
   const names = (await client.smembers(WORKERS_KEY)).sort();
-  const workers: WorkerCounts[] = [];
-  for (const name of names) {
-    const fields = await client.hgetall(`${WORKERS_KEY}:${name}`);
-    workers.push({ name, active: Number(fields.active ?? 0), done: Number(fields.done ?? 0), failed: Number(fields.failed ?? 0) });
-  }
+  // every worker's hash in one round trip
+  const pipeline = client.pipeline();
+  for (const name of names) pipeline.hgetall(`${WORKERS_KEY}:${name}`);
+  const replies = (await pipeline.exec()) ?? [];
+  const workers: WorkerCounts[] = names.map((name, index) => {
+    const [error, reply] = replies[index] ?? [new Error('no reply'), null];
+    if (error) throw error;
+    const fields = reply as Record<string, string>;
+    return { name, active: Number(fields.active ?? 0), done: Number(fields.done ?? 0), failed: Number(fields.failed ?? 0), gaveUp: Number(fields.gaveUp ?? 0) };
+  });
   return {
     waiting: (counts.waiting ?? 0) + (counts['waiting-children'] ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
     active: counts.active ?? 0,
@@ -113,16 +121,21 @@ export async function readQueueCounts(queue: Queue, client: Redis): Promise<Queu
 }
 
 /**
- * The queue's counts once the workers' own done counts have caught up with the queue's
- * (`counts.done`, as read when every job was done): each worker counts a job on BullMQ's `completed`
- * event, which comes just after the job is marked done. Reads again every 100 ms, at most 2 s; a
- * worker that died mid-job keeps its count, so after 2 s the last reading is returned as it is.
+ * The queue's counts once the workers' own counts have caught up with the queue's (`counts`, as read
+ * when every job was done or failed): a worker counts a job on BullMQ's `completed` or `failed` event,
+ * which comes just after the queue has marked the job, so for a moment the queue may say 6 done while
+ * the workers' counts add up to 5. Waits until the workers' done counts add up to at least the queue's
+ * done and their last failed attempts (`gaveUp`) to at least its failed, reading again every 100 ms,
+ * for at most `waitMilliseconds` (2000 by default); then the last reading is returned as it is (a
+ * worker killed between the queue's mark and its own count never counts that job).
  * @throws as readQueueCounts
  */
-export async function settledWorkerCounts(queue: Queue, client: Redis, counts: QueueCounts): Promise<QueueCounts> {
+export async function settledWorkerCounts(queue: Queue, client: Redis, counts: QueueCounts, waitMilliseconds = 2000): Promise<QueueCounts> {
+  const deadline = Date.now() + waitMilliseconds;
+  const total = (latest: QueueCounts, field: 'done' | 'gaveUp') => latest.workers.reduce((sum, worker) => sum + worker[field], 0);
   let latest = counts;
-  for (let attempt = 0; attempt < 20; attempt += 1) {
-    if (latest.workers.reduce((sum, worker) => sum + worker.done, 0) >= counts.done) return latest;
+  while (total(latest, 'done') < counts.done || total(latest, 'gaveUp') < counts.failed) {
+    if (Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
     latest = await readQueueCounts(queue, client);
   }
@@ -245,8 +258,9 @@ async function stampBuild(client: Redis, config: BuildConfig, configHash: string
     log(`queue: removing the jobs of an earlier build (${previous.name}, config ${previous.configHash.slice(0, 12)}) from the queue`);
     await datasets.obliterate({ force: true });
     await dialogues.obliterate({ force: true });
-    await clearWorkerCounts(client);
   }
+  // a new build's workers count from zero, also after a count that came in once the last build was cleared
+  await clearWorkerCounts(client);
   const stamp: BuildStamp = { configHash, version: projectVersion(), markerToken: await writeMarker(config.output.cacheDirectory, config.name), name: config.name };
   await client.set(BUILD_KEY, JSON.stringify(stamp));
   return stamp;
@@ -391,8 +405,8 @@ class QueueWatcher implements BuildQueueHook {
         });
         batchAllDone = batch.length === DIALOGUE_POLL_BATCH && jobStates.every((state) => state === 'completed' || state === 'failed');
         if (states.every((state) => state !== 'waiting-children')) {
-          // the final counts, always, with each worker's own: a worker counts a job done on BullMQ's
-          // `completed` event, just after the job is marked done, so its count may lag a moment
+          // the final counts, always, with each worker's own: a worker counts a job on BullMQ's
+          // `completed` or `failed` event, just after the queue marks the job, so its count may lag a moment
           const final = formatQueueCounts(await withTimeout(settledWorkerCounts(dialogues, client, counts), 5000, 'no answer within 5 s'));
           if (final !== lastLine) log(`queue: ${final}`);
           if (counts.failed > 0) log(`queue: ${counts.failed} jobs failed all their attempts on the workers; the local pass retries their dialogues and quarantines those that fail again`);
