@@ -345,7 +345,7 @@ const SATURATION_DEFAULT_RUNS = 3;
 
 /**
  * The build against 4 loopback CosyVoice2 servers at RTF 0.02: the default config ('speex') unprofiled
- * {@link SATURATION_DEFAULT_RUNS} times, between the baselines (V8's own heap growth, mastering in a
+ * {@link SATURATION_DEFAULT_RUNS} times, between the baselines (V8's own heap growth and optimization budget, mastering in a
  * worker thread, 'best' also in worker threads, Triton), each unprofiled, then the default once more
  * under the V8 sampling profiler for the table of CPU by step (the profiler costs CPU and wakes the
  * thread, so its run is not in the headline).
@@ -362,6 +362,7 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
   const defaultSettings: SaturationChildOptions = { protocol: 'cosyvoice2', resampleQuality: 'speex', profile: false };
   const baselines: [string, SaturationChildOptions][] = [
     ["FastAPI protocol, resampler 'speex', V8's own heap growing factor (before pipeline/run/heap-growth.ts)", { protocol: 'cosyvoice2', resampleQuality: 'speex', v8HeapGrowth: true, profile: false }],
+    ["FastAPI protocol, resampler 'speex', V8's own optimization budget (before pipeline/run/optimization-budget.ts)", { protocol: 'cosyvoice2', resampleQuality: 'speex', v8InterruptBudget: true, profile: false }],
     ["FastAPI protocol, resampler 'speex', mastering in a worker thread (audio.renderThreads 1)", { protocol: 'cosyvoice2', resampleQuality: 'speex', renderThreads: 1, profile: false }],
     ["FastAPI protocol, resampler 'best'", { protocol: 'cosyvoice2', resampleQuality: 'best', profile: false }],
     ["FastAPI protocol, resampler 'best' in 2 worker threads", { protocol: 'cosyvoice2', resampleQuality: 'best', resampleThreads: 2, profile: false }],
@@ -390,10 +391,11 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
   }
   const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
   const defaultRuns = results.filter(([label]) => label.includes('(the default), run ')).map(([, result]) => result);
-  const [bestRun, threadRun, heapRun] = [
+  const [bestRun, threadRun, heapRun, budgetRun] = [
     results.find(([label]) => label === "FastAPI protocol, resampler 'best'")?.[1],
     results.find(([label]) => label.includes('audio.renderThreads 1'))?.[1],
     results.find(([label]) => label.includes("V8's own heap growing factor"))?.[1],
+    results.find(([label]) => label.includes("V8's own optimization budget"))?.[1],
   ];
   const audioPerCpu = (result: SaturationBenchmarkResult) => result.synthesizedAudioSeconds / result.localCpuSeconds;
   const perCpu = (result: SaturationBenchmarkResult) => audioPerCpu(result).toFixed(1);
@@ -401,8 +403,8 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
     const busy = defaultRuns.map((result) => result.meanBusyFraction);
     const audio = defaultRuns.map(audioPerCpu);
     headlines.push(
-      `servers busy, whole build (default config, 4 servers at RTF 0.02): ${describeRuns(busy, percent)}; baselines (one run each): 'best' (the resampler before) ${percent(bestRun.meanBusyFraction)}${heapRun ? `; V8's own heap growth ${percent(heapRun.meanBusyFraction)}` : ''}${threadRun ? `; mastering in a worker thread ${percent(threadRun.meanBusyFraction)}` : ''}`,
-      `synthesized audio s per CPU s of the build's process (servers excluded): ${describeRuns(audio, (value) => value.toFixed(1))}; baselines (one run each): 'best' ${perCpu(bestRun)}${heapRun ? `; V8's own heap growth ${perCpu(heapRun)}` : ''}${threadRun ? `; mastering in a worker thread ${perCpu(threadRun)}` : ''}`,
+      `servers busy, whole build (default config, 4 servers at RTF 0.02): ${describeRuns(busy, percent)}; baselines (one run each): 'best' (the resampler before) ${percent(bestRun.meanBusyFraction)}${heapRun ? `; V8's own heap growth ${percent(heapRun.meanBusyFraction)}` : ''}${budgetRun ? `; V8's own optimization budget ${percent(budgetRun.meanBusyFraction)}` : ''}${threadRun ? `; mastering in a worker thread ${percent(threadRun.meanBusyFraction)}` : ''}`,
+      `synthesized audio s per CPU s of the build's process (servers excluded): ${describeRuns(audio, (value) => value.toFixed(1))}; baselines (one run each): 'best' ${perCpu(bestRun)}${heapRun ? `; V8's own heap growth ${perCpu(heapRun)}` : ''}${budgetRun ? `; V8's own optimization budget ${perCpu(budgetRun)}` : ''}${threadRun ? `; mastering in a worker thread ${perCpu(threadRun)}` : ''}`,
       `full garbage collections in the build (default config): ${defaultRuns.map((result) => result.fullCollections).join(', ')}${heapRun ? `; baseline, V8's own heap growth: ${heapRun.fullCollections}` : ''}`,
     );
   }
@@ -430,14 +432,15 @@ export function describeRuns(values: readonly number[], format: (value: number) 
   return `best ${format(Math.max(...values))} of ${values.length} runs (median ${format(median(values as number[]))}; ${values.map(format).join(', ')})`;
 }
 
-/** A saturation run's settings; `v8HeapGrowth`: measure with V8's own heap growing factor. */
-type SaturationChildOptions = Partial<SaturationBenchmarkOptions> & { v8HeapGrowth?: boolean };
+/** A saturation run's settings; `v8HeapGrowth`, `v8InterruptBudget`: measure with V8's own heap growing factor, optimization budget. */
+type SaturationChildOptions = Partial<SaturationBenchmarkOptions> & { v8HeapGrowth?: boolean; v8InterruptBudget?: boolean };
 
 /**
  * `benchmarkBuildSaturation` in a Node process of its own (pipeline/orchestration/build-saturation.bench.ts
  * run as a script, its options passed as its arguments and SATURATION_* variables), as the command line
- * runs a build: the heap growing factor the command line sets (pipeline/run/heap-growth.ts), or V8's own
- * with `v8HeapGrowth` (the baseline of that setting).
+ * runs a build: the heap growing factor and optimization budget the command line sets
+ * (pipeline/run/heap-growth.ts, optimization-budget.ts), or V8's own with `v8HeapGrowth`,
+ * `v8InterruptBudget` (the baselines of those settings).
  * @returns the result and the process's peak resident set (getrusage maxrss)
  * @throws the child's error (its exit status and stderr) when it fails
  */
@@ -451,6 +454,7 @@ function saturationInChildProcess(options: SaturationChildOptions): Promise<Satu
     ...(options.resampleThreads !== undefined ? { SATURATION_RESAMPLE_THREADS: String(options.resampleThreads) } : {}),
     ...(options.renderThreads !== undefined ? { SATURATION_RENDER_THREADS: String(options.renderThreads) } : {}),
     ...(options.v8HeapGrowth ? { SATURATION_V8_HEAP_GROWTH: '1' } : {}),
+    ...(options.v8InterruptBudget ? { SATURATION_V8_INTERRUPT_BUDGET: '1' } : {}),
     ...(options.corpus ? { SATURATION_CORPUS: options.corpus } : {}),
   };
   return new Promise((resolve, reject) => {

@@ -22,6 +22,7 @@ import { causeReportedAsJson, createProgressDisplay, failureOutcome, progressMod
 import { registerPromptsCommand } from './commands/prompts-command.ts';
 import { registerChatCommand } from './commands/chat-command.ts';
 import { widenHeapGrowth } from '../pipeline/run/heap-growth.ts';
+import { raiseOptimizationBudget } from '../pipeline/run/optimization-budget.ts';
 
 // Only commander, the progress display and the commands' option definitions load at start: each
 // command imports the pipeline when it runs (`--help` and `--version` in well under 0.5 s; `npm run
@@ -396,6 +397,8 @@ export async function main(argv: string[]): Promise<void> {
   process.on('unhandledRejection', escaped);
   // fewer full garbage collections started by audio buffers (pipeline/run/heap-growth.ts)
   widenHeapGrowth();
+  // fewer optimizing compilations of code a build runs anew for each dialogue (pipeline/run/optimization-budget.ts)
+  raiseOptimizationBudget();
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {

@@ -23,6 +23,7 @@ import { startLoopbackServersInProcess, type LoopbackWorkerServerReport } from '
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild, type BuildReport } from './build.ts';
 import { widenHeapGrowth, widenedHeapGrowthPercent } from '../run/heap-growth.ts';
+import { raiseOptimizationBudget, raisedOptimizationBudget } from '../run/optimization-budget.ts';
 
 /** Settings of {@link benchmarkBuildSaturation}. */
 export interface SaturationBenchmarkOptions {
@@ -103,6 +104,8 @@ export interface SaturationBenchmarkResult {
   fullCollections: number;
   /** V8's heap growing percent in effect (pipeline/run/heap-growth.ts); null: V8's own factor. */
   heapGrowingPercent: number | null;
+  /** the V8 interrupt budget pipeline/run/optimization-budget.ts set; null: V8's own */
+  interruptBudget: number | null;
   failedDialogues: number;
 }
 
@@ -397,6 +400,7 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
       peakResidentMebibytes: peakResident / 2 ** 20,
       fullCollections,
       heapGrowingPercent: widenedHeapGrowthPercent(),
+      interruptBudget: raisedOptimizationBudget(),
       failedDialogues: report.failedDialogues,
     };
   } finally {
@@ -453,7 +457,7 @@ export function formatSaturationBenchmark(result: SaturationBenchmarkResult): st
   const audio = result.synthesizedAudioSeconds;
   const lines = [
     `${options.dialogues} TopiOCQA dev dialogues (English, rules rewrite, quality scoring off) against ${options.servers} loopback ${options.protocol} servers, one request at a time each, ` +
-      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'${options.resampleThreads > 0 ? ` in ${options.resampleThreads} worker threads` : ''}; mastering (limiter, WAV encoding) ${options.renderThreads > 0 ? `in ${options.renderThreads} worker thread(s)` : "on the build's thread"}${options.fullBandMaster ? '' : ', no full-band master (audio.fullBandMaster false)'}; heap growing factor ${result.heapGrowingPercent === null ? "V8's own" : `1 + ${result.heapGrowingPercent} % (pipeline/run/heap-growth.ts)`}; ${os.cpus().length} cores.`,
+      `service time = ${options.realTimeFactor} x audio duration (capacity ${(options.servers / options.realTimeFactor).toFixed(0)} s of audio per second); synthesis.concurrency ${options.concurrency}, ${options.requestsPerServer} request(s) open per server (concurrencyPerEndpoint), resampler '${options.resampleQuality}'${options.resampleThreads > 0 ? ` in ${options.resampleThreads} worker threads` : ''}; mastering (limiter, WAV encoding) ${options.renderThreads > 0 ? `in ${options.renderThreads} worker thread(s)` : "on the build's thread"}${options.fullBandMaster ? '' : ', no full-band master (audio.fullBandMaster false)'}; heap growing factor ${result.heapGrowingPercent === null ? "V8's own" : `1 + ${result.heapGrowingPercent} % (pipeline/run/heap-growth.ts)`}; optimization (interrupt) budget ${result.interruptBudget === null ? "V8's own" : `${result.interruptBudget} (pipeline/run/optimization-budget.ts)`}; ${os.cpus().length} cores.`,
     '',
     '| measure | value |',
     '|---|---:|',
@@ -503,6 +507,8 @@ export function formatStepTable(steps: StepSeconds, audioSeconds: number): strin
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   // as the command line does (scripts/cli.ts); SATURATION_V8_HEAP_GROWTH=1 measures V8's own factor
   if (!process.env.SATURATION_V8_HEAP_GROWTH) widenHeapGrowth();
+  // SATURATION_V8_INTERRUPT_BUDGET=1 measures V8's own optimization budget
+  if (!process.env.SATURATION_V8_INTERRUPT_BUDGET) raiseOptimizationBudget();
   const [dialogues, servers, realTimeFactor, protocol] = process.argv.slice(2);
   const result = await benchmarkBuildSaturation({
     ...(dialogues ? { dialogues: Number(dialogues) } : {}),
