@@ -3,8 +3,10 @@
  * audio, set once when the command line starts.
  *
  * Why: V8 (Node 20's V8 11.3, src/execution/tiering-manager.cc) counts the bytecode a function runs
- * against an interrupt budget (`--interrupt-budget`, 67584 by default) and marks it for optimization
- * each time the budget runs out while it is hot. A build compiles much of its code again and again: a
+ * against an interrupt budget (`--interrupt-budget`, 67584 by default); each time the budget runs out
+ * is a tick, and a function is marked for optimization after a number of ticks that grows with its
+ * bytecode length (or at its first tick when it is small and its feedback is stable), so 8 times the
+ * budget means about 8 times as much work before a function is optimized. A build compiles much of its code again and again: a
  * 20-dialogue saturation build made 848 optimizing compilations (3.3 CPU s on V8's background threads,
  * warm-up included; 10 dialogues 705, 40 dialogues 1266, `node --trace-opt
  * dist/pipeline/orchestration/build-saturation.bench.js N 4 0.02`), the compilations of anonymous
@@ -29,25 +31,30 @@ let raised: number | null = null;
 
 /**
  * Set V8's interrupt budget for this process to `budget`, unless the process was started with its
- * own `--interrupt-budget`, which is kept. V8 gives each function's feedback the budget when it is
- * created and again after each tiering decision, so setting it after start affects what runs from then
- * on. Process-wide: call it from a command's entry, never from library code a host application imports.
+ * own `--interrupt-budget`, which is kept, or runs another V8 than 11 (Node 20): V8 12 (Node 22) has no
+ * such flag (it counts invocations, `--invocation-count-for-turbofan`, and has Maglev on), and nothing
+ * was measured there. V8 11 resets each function's budget from the flag at every tick, so setting it
+ * after start affects what runs from then on. Process-wide: call it from a command's entry, never from
+ * library code a host application imports.
  *
  * @param options.execArgv the Node options the process was started with (default `process.execArgv`)
  * @param options.budget the budget (default {@link BUILD_INTERRUPT_BUDGET}), a positive integer
- * @returns true when the budget was set, false when the process's own flag was kept
+ * @param options.v8Version the V8 version (default `process.versions.v8`)
+ * @returns true when the budget was set, false when the process's own flag was kept or V8 is not 11
  * @throws RangeError when `budget` is not a positive integer
  */
-export function raiseOptimizationBudget(options: { execArgv?: readonly string[]; budget?: number } = {}): boolean {
-  const { execArgv = process.execArgv, budget = BUILD_INTERRUPT_BUDGET } = options;
+export function raiseOptimizationBudget(options: { execArgv?: readonly string[]; budget?: number; v8Version?: string } = {}): boolean {
+  const { execArgv = process.execArgv, budget = BUILD_INTERRUPT_BUDGET, v8Version = process.versions.v8 } = options;
   if (!Number.isInteger(budget) || budget <= 0) throw new RangeError(`raiseOptimizationBudget: budget must be a positive integer, got ${budget}`);
-  if (execArgv.some((argument) => /^--interrupt[-_]budget\b/.test(argument))) return false;
+  if (!v8Version.startsWith('11.')) return false;
+  // `--interrupt-budget=N`, `--interrupt_budget=N`, `-interrupt-budget=N` (V8 takes one dash too), not `--interrupt-budget-for-…`
+  if (execArgv.some((argument) => /^--?interrupt[-_]budget(=|$)/.test(argument))) return false;
   v8.setFlagsFromString(`--interrupt-budget=${budget}`);
   raised = budget;
   return true;
 }
 
-/** The interrupt budget {@link raiseOptimizationBudget} set in this process; null when it was not called or kept the process's own flag. */
+/** The interrupt budget {@link raiseOptimizationBudget} set in this process; null when it was not called, kept the process's own flag or found another V8 than 11. */
 export function raisedOptimizationBudget(): number | null {
   return raised;
 }
