@@ -201,19 +201,19 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     worker.on('error', () => {}); // the same outage, seen by BullMQ's connections: said above
     // this worker's counts, for the coordinator's progress and `status`
     // (one transaction per event, so that a reader never sees a job counted neither active nor done)
-    const count = (changes: Record<'active' | 'done' | 'failed' | 'gaveUp', number>) => {
+    const count = (changes: Partial<Record<'active' | 'done' | 'failed' | 'gaveUp', number>>) => {
       const transaction = client.multi().sadd(WORKERS_KEY, name);
-      for (const [field, by] of Object.entries(changes)) if (by !== 0) transaction.hincrby(`${WORKERS_KEY}:${name}`, field, by);
+      for (const [field, by] of Object.entries(changes)) transaction.hincrby(`${WORKERS_KEY}:${name}`, field, by);
       void transaction.exec().catch(() => {});
     };
-    worker.on('active', () => count({ active: 1, done: 0, failed: 0, gaveUp: 0 }));
+    worker.on('active', () => count({ active: 1 }));
     worker.on('failed', (job, error) => {
       // BullMQ sets finishedOn when the job is not retried: its last attempt, which the queue counts failed
-      count({ active: -1, done: 0, failed: 1, gaveUp: job?.finishedOn ? 1 : 0 });
+      count({ active: -1, failed: 1, ...(job?.finishedOn ? { gaveUp: 1 } : {}) });
       if (job) log(`worker ${name}: ${job.name} ${job.data.language}/${job.data.id} failed (attempt ${job.attemptsMade} of ${JOB_ATTEMPTS}): ${firstLine(error)}`);
     });
     worker.on('completed', () => {
-      count({ active: -1, done: 1, failed: 0, gaveUp: 0 });
+      count({ active: -1, done: 1 });
       done += 1;
       if (options.maximumJobs !== undefined && done >= options.maximumJobs) void worker.close();
     });
