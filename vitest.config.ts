@@ -17,6 +17,7 @@ export const END_TO_END_FILES = [
   'pipeline/orchestration/build-input.test.ts',
   'pipeline/orchestration/build-failures.test.ts',
   'pipeline/orchestration/build-saturation.test.ts',
+  'pipeline/orchestration/demo-data-digest.test.ts',
   'pipeline/orchestration/plan-build.test.ts',
   'pipeline/run/build-services.test.ts',
   'pipeline/run/build-redaction.test.ts',
