@@ -51,7 +51,11 @@ const layerRules = LAYERS.slice(1).map((layer, index) => {
   const higher = LAYERS.slice(0, position).map((_, above) => layerPattern(above));
   return {
     name: `no-upward-from-${layer.name}`,
-    comment: `${layer.name} (layer ${position + 1}) imports only from its own layer or lower ones (${LAYERS.slice(position).map((l) => l.name).join(', ')}).`,
+    comment: `${layer.name} (layer ${position + 1}) imports only from its own layer or lower ones (${LAYERS.slice(
+      position,
+    )
+      .map((l) => l.name)
+      .join(', ')}).`,
     severity: 'error',
     from: { path: layerPattern(position), pathNot: [...TEST_SUPPORT, ...higher] },
     to: { path: higher, pathNot: [...TEST_SUPPORT] },
@@ -70,9 +74,13 @@ module.exports = {
     ...layerRules,
     {
       name: 'in-a-layer',
-      comment: 'Every source module is in one of the layers above (a new folder gets a place in LAYERS and in the README "Layout").',
+      comment:
+        'Every source module is in one of the layers above (a new folder gets a place in LAYERS and in the README "Layout").',
       severity: 'error',
-      from: { path: '^(pipeline|stages|corpora|scripts)/', pathNot: [...TEST_SUPPORT, ...LAYERS.map((_, index) => layerPattern(index))] },
+      from: {
+        path: '^(pipeline|stages|corpora|scripts)/',
+        pathNot: [...TEST_SUPPORT, ...LAYERS.map((_, index) => layerPattern(index))],
+      },
       to: {},
     },
     {

@@ -48,7 +48,8 @@ export const START_FIRST = ['pipeline/orchestration/build.test.ts'];
 class StartFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const first = (file: TestSpecification) => START_FIRST.includes(path.relative(file.project.config.root, file.moduleId).split(path.sep).join('/'));
+    const first = (file: TestSpecification) =>
+      START_FIRST.includes(path.relative(file.project.config.root, file.moduleId).split(path.sep).join('/'));
     return [...sorted.filter(first), ...sorted.filter((file) => !first(file))];
   }
 }
@@ -83,12 +84,19 @@ export default defineConfig({
     // with a minimum of 1, the last file waiting stayed queued behind a long one still running instead of
     // taking the free slot (seen 2 December: build-fresh-cache.test.ts waited for build.test.ts after
     // build-input.test.ts ended; tinypool/dist/index.js _ensureEnoughWorkersForTaskQueue).
-    poolOptions: serial ? { forks: { maxForks: 1, minForks: 1 } } : { forks: { maxForks: 2, minForks: 2 }, threads: { maxThreads: 2, minThreads: 2, isolate: isolated } },
+    poolOptions: serial
+      ? { forks: { maxForks: 1, minForks: 1 } }
+      : { forks: { maxForks: 2, minForks: 2 }, threads: { maxThreads: 2, minThreads: 2, isolate: isolated } },
     projects: [
       {
         extends: true,
         // one folder per run for the builds several files share (pipeline/orchestration/testing/shared-build.ts)
-        test: { name: 'end-to-end', include: END_TO_END_FILES, pool: 'forks', globalSetup: ['pipeline/orchestration/testing/shared-build-setup.ts'] },
+        test: {
+          name: 'end-to-end',
+          include: END_TO_END_FILES,
+          pool: 'forks',
+          globalSetup: ['pipeline/orchestration/testing/shared-build-setup.ts'],
+        },
       },
       {
         extends: true,

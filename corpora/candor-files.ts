@@ -27,7 +27,13 @@ export const DEFAULT_CANDOR_OPTIONS: Readonly<Required<CandorOptions>> = Object.
 export const CANDOR_REQUIRED_COLUMNS = ['turn_id', 'speaker', 'start', 'stop', 'utterance'] as const;
 
 /** Columns `backbiter` must have in addition. */
-export const CANDOR_BACKCHANNEL_COLUMNS = ['backchannel', 'backchannel_count', 'backchannel_speaker', 'backchannel_start', 'backchannel_stop'] as const;
+export const CANDOR_BACKCHANNEL_COLUMNS = [
+  'backchannel',
+  'backchannel_count',
+  'backchannel_speaker',
+  'backchannel_start',
+  'backchannel_stop',
+] as const;
 
 /** Cell values that mean "no value" (pandas and R write these). */
 const MISSING_VALUES = new Set(['', 'NA', 'NaN', 'nan', 'None']);
@@ -69,7 +75,9 @@ export interface CandorChannelMap {
 }
 
 const channelMapSchema = z.strictObject({
-  channels: z.tuple([z.string().min(1), z.string().min(1)]).refine(([first, second]) => first !== second, 'the two channels need different speakers'),
+  channels: z
+    .tuple([z.string().min(1), z.string().min(1)])
+    .refine(([first, second]) => first !== second, 'the two channels need different speakers'),
   audio: z.string().min(1).optional(),
 });
 
@@ -91,10 +99,16 @@ export function parseCandorChannelMap(text: string, file: string): CandorChannel
   if (!result.success) {
     const issue = result.error.issues[0];
     const field = issue?.path.map(String).join('.') ?? '';
-    throw new ReferenceCorpusError(file, field === '' ? {} : { column: field }, `${issue?.message ?? 'invalid'}; expected {"channels": ["<speaker>", "<speaker>"], "audio"?: "<file>"}`);
+    throw new ReferenceCorpusError(
+      file,
+      field === '' ? {} : { column: field },
+      `${issue?.message ?? 'invalid'}; expected {"channels": ["<speaker>", "<speaker>"], "audio"?: "<file>"}`,
+    );
   }
   const { channels, audio } = result.data;
-  return audio === undefined ? { channels: [channels[0], channels[1]] } : { channels: [channels[0], channels[1]], audio };
+  return audio === undefined
+    ? { channels: [channels[0], channels[1]] }
+    : { channels: [channels[0], channels[1]], audio };
 }
 
 /** Collapses whitespace (line breaks included) to single spaces and trims. */
@@ -114,28 +128,47 @@ function collapseWhitespace(text: string): string {
  *   stop that is not a non-negative decimal number of seconds, a stop before its start, a
  *   `backchannel_count` that is not a whole number, or a backchannel without speaker, start or stop.
  */
-export function parseCandorTranscript(text: string, file: string, segmentation: CandorSegmentation): CandorTranscriptRow[] {
+export function parseCandorTranscript(
+  text: string,
+  file: string,
+  segmentation: CandorSegmentation,
+): CandorTranscriptRow[] {
   let records: { record: string[]; info: { lines: number; records: number }; raw?: string }[];
   try {
-    records = parse(text.replace(/^\uFEFF/, ''), { cast: false, columns: false, info: true, raw: true, skip_empty_lines: true }) as unknown as typeof records;
+    records = parse(text.replace(/^\uFEFF/, ''), {
+      cast: false,
+      columns: false,
+      info: true,
+      raw: true,
+      skip_empty_lines: true,
+    }) as unknown as typeof records;
   } catch (error) {
     if (error instanceof CsvError) {
       const line = typeof error.lines === 'number' ? error.lines : undefined;
-      throw new ReferenceCorpusError(file, line === undefined ? {} : { line }, `malformed CSV: ${error.message}`, { cause: error });
+      throw new ReferenceCorpusError(file, line === undefined ? {} : { line }, `malformed CSV: ${error.message}`, {
+        cause: error,
+      });
     }
     throw error;
   }
   const [header, ...body] = records;
   if (header === undefined) throw new ReferenceCorpusError(file, {}, 'empty transcript (no header row)');
   const columns = header.record.map((name) => name.trim());
-  const required = segmentation === 'backbiter' ? [...CANDOR_REQUIRED_COLUMNS, ...CANDOR_BACKCHANNEL_COLUMNS] : [...CANDOR_REQUIRED_COLUMNS];
+  const required =
+    segmentation === 'backbiter'
+      ? [...CANDOR_REQUIRED_COLUMNS, ...CANDOR_BACKCHANNEL_COLUMNS]
+      : [...CANDOR_REQUIRED_COLUMNS];
   const index = new Map<string, number>();
   columns.forEach((name, position) => {
     if (!index.has(name)) index.set(name, position);
   });
   for (const name of required) {
     if (!index.has(name)) {
-      throw new ReferenceCorpusError(file, { line: 1, column: name }, `missing column in the header (found: ${columns.join(', ')})`);
+      throw new ReferenceCorpusError(
+        file,
+        { line: 1, column: name },
+        `missing column in the header (found: ${columns.join(', ')})`,
+      );
     }
   }
   return body.map(({ record, info, raw }) => {
@@ -160,19 +193,40 @@ export function parseCandorTranscript(text: string, file: string, segmentation: 
       const countText = cell('backchannel_count').trim();
       let count = 0;
       if (!MISSING_VALUES.has(countText)) {
-        if (!/^\d+(?:\.0*)?$/.test(countText)) fail('backchannel_count', `${JSON.stringify(countText)} is not a whole number`);
+        if (!/^\d+(?:\.0*)?$/.test(countText))
+          fail('backchannel_count', `${JSON.stringify(countText)} is not a whole number`);
         count = Number.parseInt(countText, 10);
       }
       const hasSpan = !MISSING_VALUES.has(cell('backchannel_start').trim());
       if (count > 0 || hasSpan) {
         const backchannelSpeaker = cell('backchannel_speaker').trim();
-        if (MISSING_VALUES.has(backchannelSpeaker)) fail('backchannel_speaker', 'a backchannel is listed but its speaker is empty');
+        if (MISSING_VALUES.has(backchannelSpeaker))
+          fail('backchannel_speaker', 'a backchannel is listed but its speaker is empty');
         const backchannelStart = time('backchannel_start');
         const backchannelEnd = time('backchannel_stop');
-        if (backchannelEnd < backchannelStart) fail('backchannel_stop', `backchannel_stop ${cell('backchannel_stop')} is before backchannel_start ${cell('backchannel_start')}`);
-        backchannels.push({ speaker: backchannelSpeaker, start: backchannelStart, end: backchannelEnd, text: collapseWhitespace(cell('backchannel')), count: Math.max(1, count) });
+        if (backchannelEnd < backchannelStart)
+          fail(
+            'backchannel_stop',
+            `backchannel_stop ${cell('backchannel_stop')} is before backchannel_start ${cell('backchannel_start')}`,
+          );
+        backchannels.push({
+          speaker: backchannelSpeaker,
+          start: backchannelStart,
+          end: backchannelEnd,
+          text: collapseWhitespace(cell('backchannel')),
+          count: Math.max(1, count),
+        });
       }
     }
-    return { row, line, turnId: cell('turn_id').trim(), speaker, start, end, utterance: collapseWhitespace(cell('utterance')), backchannels };
+    return {
+      row,
+      line,
+      turnId: cell('turn_id').trim(),
+      speaker,
+      start,
+      end,
+      utterance: collapseWhitespace(cell('utterance')),
+      backchannels,
+    };
   });
 }

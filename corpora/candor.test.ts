@@ -51,10 +51,22 @@ describe('prepareCandor on the fixture (backbiter, the default)', () => {
     });
     expect(recording.supervisions).toEqual([
       { channel: 1, start: 52, end: 481, speaker: '1e5', text: 'So, where are you calling from today?' },
-      { channel: 0, start: 510, end: 930, speaker: '007', text: "I'm in Columbus, Ohio. It's been really cold this week." },
+      {
+        channel: 0,
+        start: 510,
+        end: 930,
+        speaker: '007',
+        text: "I'm in Columbus, Ohio. It's been really cold this week.",
+      },
       { channel: 1, start: 720, end: 755, speaker: '1e5', text: 'yeah' },
       { channel: 1, start: 960, end: 1200, speaker: '1e5', text: "Oh wow, I've never been to Ohio, actually." },
-      { channel: 0, start: 1200, end: 1520, speaker: '007', text: "It's nice. You should visit in the fall, the leaves are great." },
+      {
+        channel: 0,
+        start: 1200,
+        end: 1520,
+        speaker: '007',
+        text: "It's nice. You should visit in the fall, the leaves are great.",
+      },
       { channel: 1, start: 1490, end: 1520, speaker: '1e5', text: 'mhm' },
       { channel: 1, start: 1520, end: 1875, speaker: '1e5', text: 'Maybe I will. So what do you do for work?' },
       { channel: 0, start: 1930, end: 2300, speaker: '007', text: 'I\'m a nurse, so a lot of "night shifts" lately.' },
@@ -84,11 +96,19 @@ describe('prepareCandor on the fixture (backbiter, the default)', () => {
       ],
       1: [{ start: 390, end: 825 }],
     });
-    expect(recording.supervisions?.find((supervision) => supervision.start === 500)).toEqual({ channel: 0, start: 500, end: 690, speaker: SPEAKER_B0, text: 'mm hm nice' });
+    expect(recording.supervisions?.find((supervision) => supervision.start === 500)).toEqual({
+      channel: 0,
+      start: 500,
+      end: 690,
+      speaker: SPEAKER_B0,
+      text: 'mm hm nice',
+    });
     expect(recording.notes).toContain(
       `no channel_map.json: channel 0 = ${SPEAKER_B0} (speaker of the first row), channel 1 = ${SPEAKER_B1}; assumed to be the audio's left and right`,
     );
-    expect(recording.notes).toContain('1 rows list several backchannels with one start and stop: one supervision each over that span');
+    expect(recording.notes).toContain(
+      '1 rows list several backchannels with one start and stop: one supervision each over that span',
+    );
   });
 });
 
@@ -137,19 +157,46 @@ describe('CANDOR speaker ids stay strings', () => {
   it('rejects a channel map whose speaker id is a JSON number', async () => {
     const error = await corpusError(() => parseCandorChannelMap('{"channels": [1e5, "007"]}', 'channel_map.json'));
     expect(error.message).toMatch(/^channel_map\.json: column "channels\.0": /);
-    expect(parseCandorChannelMap('{"channels": ["1e5", "007"], "audio": "a.wav"}', 'x')).toEqual({ channels: ['1e5', '007'], audio: 'a.wav' });
+    expect(parseCandorChannelMap('{"channels": ["1e5", "007"], "audio": "a.wav"}', 'x')).toEqual({
+      channels: ['1e5', '007'],
+      audio: 'a.wav',
+    });
   });
 });
 
 describe('CANDOR malformed transcripts name file, line, row and column', () => {
   const header = 'turn_id,speaker,start,stop,utterance,interval,delta,n_words';
   const cases: { name: string; text: string; message: string }[] = [
-    { name: 'bad time', text: `${header}\n0,1e5,0.5,1.0,hi,,0.5,1\n1,007,1.2.3,2.0,yo,,,1\n`, message: 't.csv:3: row 2, column "start": "1.2.3" is not a non-negative decimal number of seconds' },
-    { name: 'negative time', text: `${header}\n0,1e5,-0.5,1.0,hi,,,1\n`, message: 't.csv:2: row 1, column "start": "-0.5" is not a non-negative decimal number of seconds' },
-    { name: 'stop before start', text: `${header}\n0,1e5,2.0,1.0,hi,,,1\n`, message: 't.csv:2: row 1, column "stop": stop 1.0 is before start 2.0' },
-    { name: 'wrong column', text: 'turn_id,speaker,start,end,utterance\n0,1e5,0,1,hi\n', message: 't.csv:1: column "stop": missing column in the header (found: turn_id, speaker, start, end, utterance)' },
-    { name: 'empty speaker', text: `${header}\n0,,0,1,hi,,,1\n`, message: 't.csv:2: row 1, column "speaker": empty speaker id' },
-    { name: 'row after a multi-line cell', text: `${header}\n0,1e5,0,1,"two\nlines",,,2\n1,007,x,2,yo,,,1\n`, message: 't.csv:4: row 2, column "start": "x" is not' },
+    {
+      name: 'bad time',
+      text: `${header}\n0,1e5,0.5,1.0,hi,,0.5,1\n1,007,1.2.3,2.0,yo,,,1\n`,
+      message: 't.csv:3: row 2, column "start": "1.2.3" is not a non-negative decimal number of seconds',
+    },
+    {
+      name: 'negative time',
+      text: `${header}\n0,1e5,-0.5,1.0,hi,,,1\n`,
+      message: 't.csv:2: row 1, column "start": "-0.5" is not a non-negative decimal number of seconds',
+    },
+    {
+      name: 'stop before start',
+      text: `${header}\n0,1e5,2.0,1.0,hi,,,1\n`,
+      message: 't.csv:2: row 1, column "stop": stop 1.0 is before start 2.0',
+    },
+    {
+      name: 'wrong column',
+      text: 'turn_id,speaker,start,end,utterance\n0,1e5,0,1,hi\n',
+      message: 't.csv:1: column "stop": missing column in the header (found: turn_id, speaker, start, end, utterance)',
+    },
+    {
+      name: 'empty speaker',
+      text: `${header}\n0,,0,1,hi,,,1\n`,
+      message: 't.csv:2: row 1, column "speaker": empty speaker id',
+    },
+    {
+      name: 'row after a multi-line cell',
+      text: `${header}\n0,1e5,0,1,"two\nlines",,,2\n1,007,x,2,yo,,,1\n`,
+      message: 't.csv:4: row 2, column "start": "x" is not',
+    },
   ];
   for (const { name, text, message } of cases) {
     it(name, async () => {
@@ -159,22 +206,39 @@ describe('CANDOR malformed transcripts name file, line, row and column', () => {
   }
 
   it('a row with a different number of cells', async () => {
-    const error = await corpusError(() => parseCandorTranscript(`${header}\n0,1e5,0,1,hi,,,1\n1,007,1,2\n`, 't.csv', 'audiophile'));
+    const error = await corpusError(() =>
+      parseCandorTranscript(`${header}\n0,1e5,0,1,hi,,,1\n1,007,1,2\n`, 't.csv', 'audiophile'),
+    );
     expect(error.message).toMatch(/^t\.csv:3: malformed CSV: Invalid Record Length/);
   });
 
   it('backbiter columns and values', async () => {
-    const backbiterHeader = 'turn_id,speaker,start,stop,utterance,backchannel,backchannel_count,backchannel_speaker,backchannel_start,backchannel_stop';
-    expect((await corpusError(() => parseCandorTranscript(`${header}\n`, 'b.csv', 'backbiter'))).message).toMatch(/^b\.csv:1: column "backchannel": missing column/);
-    expect((await corpusError(() => parseCandorTranscript(`${backbiterHeader}\n0,1e5,0,1,hi,yeah,one,007,0.2,0.4\n`, 'b.csv', 'backbiter'))).message).toBe(
-      'b.csv:2: row 1, column "backchannel_count": "one" is not a whole number',
+    const backbiterHeader =
+      'turn_id,speaker,start,stop,utterance,backchannel,backchannel_count,backchannel_speaker,backchannel_start,backchannel_stop';
+    expect((await corpusError(() => parseCandorTranscript(`${header}\n`, 'b.csv', 'backbiter'))).message).toMatch(
+      /^b\.csv:1: column "backchannel": missing column/,
     );
-    expect((await corpusError(() => parseCandorTranscript(`${backbiterHeader}\n0,1e5,0,1,hi,yeah,1,007,,0.4\n`, 'b.csv', 'backbiter'))).message).toBe(
-      'b.csv:2: row 1, column "backchannel_start": "" is not a non-negative decimal number of seconds',
-    );
-    expect((await corpusError(() => parseCandorTranscript(`${backbiterHeader}\n0,1e5,0,1,hi,yeah,1,,0.2,0.4\n`, 'b.csv', 'backbiter'))).message).toBe(
-      'b.csv:2: row 1, column "backchannel_speaker": a backchannel is listed but its speaker is empty',
-    );
+    expect(
+      (
+        await corpusError(() =>
+          parseCandorTranscript(`${backbiterHeader}\n0,1e5,0,1,hi,yeah,one,007,0.2,0.4\n`, 'b.csv', 'backbiter'),
+        )
+      ).message,
+    ).toBe('b.csv:2: row 1, column "backchannel_count": "one" is not a whole number');
+    expect(
+      (
+        await corpusError(() =>
+          parseCandorTranscript(`${backbiterHeader}\n0,1e5,0,1,hi,yeah,1,007,,0.4\n`, 'b.csv', 'backbiter'),
+        )
+      ).message,
+    ).toBe('b.csv:2: row 1, column "backchannel_start": "" is not a non-negative decimal number of seconds');
+    expect(
+      (
+        await corpusError(() =>
+          parseCandorTranscript(`${backbiterHeader}\n0,1e5,0,1,hi,yeah,1,,0.2,0.4\n`, 'b.csv', 'backbiter'),
+        )
+      ).message,
+    ).toBe('b.csv:2: row 1, column "backchannel_speaker": a backchannel is listed but its speaker is empty');
   });
 });
 
@@ -188,7 +252,11 @@ describe('CANDOR conversation folders', () => {
   it('finds the audio and takes the duration from its header', async () => {
     const folder = path.join(temporary.folder, A);
     await cp(path.join(ROOT, A), folder, { recursive: true });
-    await writeWavFile(path.join(folder, 'processed', `${A}.wav`), [toneTrack(2400, 8000, []), toneTrack(2400, 8000, [])], 8000);
+    await writeWavFile(
+      path.join(folder, 'processed', `${A}.wav`),
+      [toneTrack(2400, 8000, []), toneTrack(2400, 8000, [])],
+      8000,
+    );
     const recording = await readCandorConversation(folder);
     expect(recording.durationCs).toBe(2400);
     expect(recording.audio).toEqual([
@@ -216,7 +284,9 @@ describe('CANDOR conversation folders', () => {
 
   it('names a folder without conversations', async () => {
     const error = await corpusError(() => prepareCandor([temporary.folder]));
-    expect(error.message).toBe(`${temporary.folder}: no CANDOR conversation folder (with transcription/ or transcript_*.csv) inside`);
+    expect(error.message).toBe(
+      `${temporary.folder}: no CANDOR conversation folder (with transcription/ or transcript_*.csv) inside`,
+    );
     await expect(prepareCandor([path.join(temporary.folder, 'missing')])).rejects.toThrow(/CANDOR folder not found/);
   });
 });

@@ -96,7 +96,11 @@ async function transcriptFile(folder: string, segmentation: CandorSegmentation):
   if (await isFile(nested)) return nested;
   const flat = path.join(folder, name);
   if (await isFile(flat)) return flat;
-  throw new ReferenceCorpusError(nested, {}, `transcript file not found (segmentation ${segmentation}; also looked for ${flat})`);
+  throw new ReferenceCorpusError(
+    nested,
+    {},
+    `transcript file not found (segmentation ${segmentation}; also looked for ${flat})`,
+  );
 }
 
 /** Audio files looked for when `channel_map.json` names none, in order. */
@@ -130,7 +134,9 @@ export async function readCandorConversation(folder: string, options: CandorOpti
   const sources = [transcript];
 
   const channelMapFile = path.join(folder, 'channel_map.json');
-  const channelMap = (await isFile(channelMapFile)) ? parseCandorChannelMap(await readTextFile(channelMapFile, 'channel map'), channelMapFile) : undefined;
+  const channelMap = (await isFile(channelMapFile))
+    ? parseCandorChannelMap(await readTextFile(channelMapFile, 'channel map'), channelMapFile)
+    : undefined;
   const speakers: string[] = [];
   if (channelMap !== undefined) {
     speakers.push(...channelMap.channels);
@@ -141,8 +147,18 @@ export async function readCandorConversation(folder: string, options: CandorOpti
     let position = speakers.indexOf(speaker);
     if (position < 0) {
       const location = { line: row.line, row: row.row, column };
-      if (channelMap !== undefined) throw new ReferenceCorpusError(transcript, location, `speaker ${JSON.stringify(speaker)} is not in ${channelMapFile} (${speakers.join(', ')})`);
-      if (speakers.length === 2) throw new ReferenceCorpusError(transcript, location, `third speaker ${JSON.stringify(speaker)} (the conversation has ${speakers.join(' and ')})`);
+      if (channelMap !== undefined)
+        throw new ReferenceCorpusError(
+          transcript,
+          location,
+          `speaker ${JSON.stringify(speaker)} is not in ${channelMapFile} (${speakers.join(', ')})`,
+        );
+      if (speakers.length === 2)
+        throw new ReferenceCorpusError(
+          transcript,
+          location,
+          `third speaker ${JSON.stringify(speaker)} (the conversation has ${speakers.join(' and ')})`,
+        );
       speakers.push(speaker);
       position = speakers.length - 1;
     }
@@ -169,21 +185,40 @@ export async function readCandorConversation(folder: string, options: CandorOpti
     for (const backchannel of row.backchannels) {
       backchannelCount += 1;
       if (backchannel.count > 1) sharedSpans += 1;
-      add(channelOf(backchannel.speaker, row, 'backchannel_speaker'), backchannel.speaker, backchannel.start, backchannel.end, backchannel.text);
+      add(
+        channelOf(backchannel.speaker, row, 'backchannel_speaker'),
+        backchannel.speaker,
+        backchannel.start,
+        backchannel.end,
+        backchannel.text,
+      );
     }
   }
-  if (speakers.length < 2) throw new ReferenceCorpusError(transcript, {}, `needs two speakers, found ${speakers.length} (${speakers.join(', ') || 'none'})`);
+  if (speakers.length < 2)
+    throw new ReferenceCorpusError(
+      transcript,
+      {},
+      `needs two speakers, found ${speakers.length} (${speakers.join(', ') || 'none'})`,
+    );
   if (channelMap === undefined) {
-    notes.push(`no channel_map.json: channel 0 = ${speakers[0]} (speaker of the first row), channel 1 = ${speakers[1]}; assumed to be the audio's left and right`);
+    notes.push(
+      `no channel_map.json: channel 0 = ${speakers[0]} (speaker of the first row), channel 1 = ${speakers[1]}; assumed to be the audio's left and right`,
+    );
   }
   notes.push(`segmentation ${segmentation} (${path.basename(transcript)}): ${rows.length} rows`);
   if (segmentation === 'backbiter') notes.push(`${backchannelCount} backchannels as their own supervisions`);
-  if (sharedSpans > 0) notes.push(`${sharedSpans} rows list several backchannels with one start and stop: one supervision each over that span`);
-  if (emptyRows > 0) notes.push(`dropped ${emptyRows} utterances or backchannels whose start and stop round to the same centisecond`);
-  if (emptyTexts > 0) notes.push(`${emptyTexts} utterances or backchannels without text: speech segment kept, no supervision`);
+  if (sharedSpans > 0)
+    notes.push(
+      `${sharedSpans} rows list several backchannels with one start and stop: one supervision each over that span`,
+    );
+  if (emptyRows > 0)
+    notes.push(`dropped ${emptyRows} utterances or backchannels whose start and stop round to the same centisecond`);
+  if (emptyTexts > 0)
+    notes.push(`${emptyTexts} utterances or backchannels without text: speech segment kept, no supervision`);
 
   const { segments, mergedCount } = segmentsFromSpans(spans);
-  if (mergedCount > 0) notes.push(`merged ${mergedCount} overlapping or abutting spans of the same speaker into one segment`);
+  if (mergedCount > 0)
+    notes.push(`merged ${mergedCount} overlapping or abutting spans of the same speaker into one segment`);
   const lastEnd = Math.max(0, ...spans.map((span) => span.end));
 
   const recording: ReferenceRecording = {
@@ -218,11 +253,13 @@ export async function readCandorConversation(folder: string, options: CandorOpti
       notes.push(`audio ${path.basename(audioFile)} has ${header.channelCount} channels; not used`);
     } else {
       recording.audio = REFERENCE_CHANNELS.map((channel) => ({ path: audioFile, channel }));
-      if (header?.channelCount === 1) notes.push(`audio ${path.basename(audioFile)} is mono: both channels point at the mixed track`);
+      if (header?.channelCount === 1)
+        notes.push(`audio ${path.basename(audioFile)} is mono: both channels point at the mixed track`);
     }
     if (header !== undefined) {
       const audioLength = framesToCentiseconds(header.frameCount, header.sampleRate);
-      if (lastEnd > audioLength) notes.push(`transcript runs ${((lastEnd - audioLength) / 100).toFixed(2)} s past the end of the audio`);
+      if (lastEnd > audioLength)
+        notes.push(`transcript runs ${((lastEnd - audioLength) / 100).toFixed(2)} s past the end of the audio`);
       recording.durationCs = Math.max(lastEnd, audioLength);
     } else {
       notes.push('duration is the end of the last utterance (audio length not read)');
@@ -243,7 +280,10 @@ export async function readCandorConversation(folder: string, options: CandorOpti
  * @throws as {@link readCandorConversation}; ReferenceCorpusError when a path is not a folder, a
  *   corpus folder holds no conversation, or two folders have the same conversation id.
  */
-export async function prepareCandor(paths: readonly string[], options: CandorOptions = {}): Promise<ReferenceRecording[]> {
+export async function prepareCandor(
+  paths: readonly string[],
+  options: CandorOptions = {},
+): Promise<ReferenceRecording[]> {
   const folders: string[] = [];
   for (const entry of paths) {
     if (!(await isDirectory(entry))) throw new ReferenceCorpusError(entry, {}, 'CANDOR folder not found');
@@ -251,10 +291,18 @@ export async function prepareCandor(paths: readonly string[], options: CandorOpt
       folders.push(entry);
       continue;
     }
-    const children = (await readdir(entry)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((name) => path.join(entry, name));
+    const children = (await readdir(entry))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((name) => path.join(entry, name));
     const conversations: string[] = [];
-    for (const child of children) if ((await isDirectory(child)) && (await isConversationFolder(child))) conversations.push(child);
-    if (conversations.length === 0) throw new ReferenceCorpusError(entry, {}, 'no CANDOR conversation folder (with transcription/ or transcript_*.csv) inside');
+    for (const child of children)
+      if ((await isDirectory(child)) && (await isConversationFolder(child))) conversations.push(child);
+    if (conversations.length === 0)
+      throw new ReferenceCorpusError(
+        entry,
+        {},
+        'no CANDOR conversation folder (with transcription/ or transcript_*.csv) inside',
+      );
     folders.push(...conversations);
   }
   const recordings: ReferenceRecording[] = [];
@@ -262,7 +310,8 @@ export async function prepareCandor(paths: readonly string[], options: CandorOpt
   for (const folder of folders) {
     const recording = await readCandorConversation(folder, options);
     const other = seen.get(recording.id);
-    if (other !== undefined) throw new ReferenceCorpusError(folder, {}, `conversation id ${JSON.stringify(recording.id)} is also ${other}`);
+    if (other !== undefined)
+      throw new ReferenceCorpusError(folder, {}, `conversation id ${JSON.stringify(recording.id)} is also ${other}`);
     seen.set(recording.id, folder);
     recordings.push(recording);
   }

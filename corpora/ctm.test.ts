@@ -37,14 +37,25 @@ describe('CTM reader', () => {
       { start: 0, end: 40 },
       { start: 90, end: 151 },
     ]);
-    expect(second?.notes.some((note) => note.startsWith('1 speech words start and end on the same centisecond'))).toBe(false);
+    expect(second?.notes.some((note) => note.startsWith('1 speech words start and end on the same centisecond'))).toBe(
+      false,
+    );
   });
 
   it('pairs one-channel waveforms <id>_0 / <id>_1 into one recording', async () => {
     const [recording] = await prepareCtm([path.join(FOLDER, 'pair.ctm')]);
     expect(recording?.id).toBe('chat7');
     expect(recording?.channelSpeakers).toEqual({ 0: 'chat7_0:1', 1: 'chat7_1:1' });
-    expect(recording?.segments).toEqual({ 0: [{ start: 12, end: 82 }, { start: 240, end: 290 }], 1: [{ start: 70, end: 95 }, { start: 160, end: 202 }] });
+    expect(recording?.segments).toEqual({
+      0: [
+        { start: 12, end: 82 },
+        { start: 240, end: 290 },
+      ],
+      1: [
+        { start: 70, end: 95 },
+        { start: 160, end: 202 },
+      ],
+    });
     expect(recording?.supervisions?.[0]?.words).toEqual([
       { channel: 0, start: 12, end: 52, word: 'okay' },
       { channel: 0, start: 52, end: 82, word: 'so' },
@@ -55,7 +66,11 @@ describe('CTM reader', () => {
 describe('CTM reader: malformed files name file and line', () => {
   const cases: [string, string, RegExp][] = [
     ['too few fields', 'a A 0.1 0.2\n', /x\.ctm:1: expected 5 or 6 fields/],
-    ['a bad begin time', ';; comment\na A 0,1 0.2 hi\n', /x\.ctm:2: column "begin time": "0,1" is not a non-negative decimal/],
+    [
+      'a bad begin time',
+      ';; comment\na A 0,1 0.2 hi\n',
+      /x\.ctm:2: column "begin time": "0,1" is not a non-negative decimal/,
+    ],
     ['a negative duration', 'a A 0.1 -0.2 hi\n', /x\.ctm:1: column "duration": "-0.2"/],
     ['a bad confidence', 'a A 0.1 0.2 hi high\n', /x\.ctm:1: column "confidence": "high" is not a number/],
     ['an alternation never closed', 'a A * * <ALT_BEGIN>\na A 0.1 0.2 hi\n', /x\.ctm:1: <ALT_BEGIN> is never closed/],

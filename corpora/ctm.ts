@@ -34,7 +34,13 @@ import path from 'node:path';
 import type { Centiseconds, Channel, ReferenceRecording } from '../pipeline/model/types.ts';
 import { isDirectory, isFile, listFiles, readTextFile, ReferenceCorpusError } from './reference-recording.ts';
 import { microsecondsToCentiseconds, parseMicroseconds } from './rttm.ts';
-import { findRecordingAudio, recordingFromTimedTokens, speechTokenPredicate, type NonSpeechTokenOptions, type TimedToken } from './word-timings.ts';
+import {
+  findRecordingAudio,
+  recordingFromTimedTokens,
+  speechTokenPredicate,
+  type NonSpeechTokenOptions,
+  type TimedToken,
+} from './word-timings.ts';
 
 /** One word line of a CTM file. */
 export interface CtmWord {
@@ -78,12 +84,28 @@ export function parseCtm(text: string, file: string): CtmFile {
     if (trimmed === '' || trimmed.startsWith(';;')) return;
     const fields = trimmed.split(/\s+/);
     if (fields.length < 5 || fields.length > 6) {
-      throw new ReferenceCorpusError(file, { line }, `expected 5 or 6 fields (file channel begin duration word [confidence]), found ${fields.length}`);
+      throw new ReferenceCorpusError(
+        file,
+        { line },
+        `expected 5 or 6 fields (file channel begin duration word [confidence]), found ${fields.length}`,
+      );
     }
-    const [waveform, channel, beginText, durationText, word, confidenceText] = fields as [string, string, string, string, string, string | undefined];
+    const [waveform, channel, beginText, durationText, word, confidenceText] = fields as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string | undefined,
+    ];
     if (word === '<ALT_BEGIN>' || word === '<ALT>' || word === '<ALT_END>') {
       if (word === '<ALT_BEGIN>') {
-        if (alternation !== undefined) throw new ReferenceCorpusError(file, { line }, `<ALT_BEGIN> inside the alternation opened on line ${alternation.line}`);
+        if (alternation !== undefined)
+          throw new ReferenceCorpusError(
+            file,
+            { line },
+            `<ALT_BEGIN> inside the alternation opened on line ${alternation.line}`,
+          );
         alternation = { line, alternative: 1 };
       } else if (alternation === undefined) {
         throw new ReferenceCorpusError(file, { line }, `${word} without <ALT_BEGIN>`);
@@ -95,14 +117,28 @@ export function parseCtm(text: string, file: string): CtmFile {
       return;
     }
     const begin = parseMicroseconds(beginText);
-    if (begin === null) throw new ReferenceCorpusError(file, { line, column: 'begin time' }, `${JSON.stringify(beginText)} is not a non-negative decimal number of seconds`);
+    if (begin === null)
+      throw new ReferenceCorpusError(
+        file,
+        { line, column: 'begin time' },
+        `${JSON.stringify(beginText)} is not a non-negative decimal number of seconds`,
+      );
     const duration = parseMicroseconds(durationText);
-    if (duration === null) throw new ReferenceCorpusError(file, { line, column: 'duration' }, `${JSON.stringify(durationText)} is not a non-negative decimal number of seconds`);
+    if (duration === null)
+      throw new ReferenceCorpusError(
+        file,
+        { line, column: 'duration' },
+        `${JSON.stringify(durationText)} is not a non-negative decimal number of seconds`,
+      );
     let confidence: number | undefined;
     if (confidenceText !== undefined) {
       confidence = Number(confidenceText);
       if (!Number.isFinite(confidence) || confidenceText.trim() === '') {
-        throw new ReferenceCorpusError(file, { line, column: 'confidence' }, `${JSON.stringify(confidenceText)} is not a number`);
+        throw new ReferenceCorpusError(
+          file,
+          { line, column: 'confidence' },
+          `${JSON.stringify(confidenceText)} is not a number`,
+        );
       }
     }
     if (alternation !== undefined && alternation.alternative > 1) {
@@ -120,7 +156,8 @@ export function parseCtm(text: string, file: string): CtmFile {
       line,
     });
   });
-  if (alternation !== undefined) throw new ReferenceCorpusError(file, { line: alternation.line }, '<ALT_BEGIN> is never closed by <ALT_END>');
+  if (alternation !== undefined)
+    throw new ReferenceCorpusError(file, { line: alternation.line }, '<ALT_BEGIN> is never closed by <ALT_END>');
   return { file, words, droppedAlternativeWords };
 }
 
@@ -172,7 +209,12 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
   type Planned = { id: string; channels: { waveform: string; label: string; words: CtmWord[] }[] };
   const planned = new Map<string, Planned>();
   const add = (recording: Planned, first: CtmWord) => {
-    if (planned.has(recording.id)) throw new ReferenceCorpusError(first.file, { line: first.line }, `recording ${recording.id} is given twice (as a two-channel waveform and as a _0/_1 pair)`);
+    if (planned.has(recording.id))
+      throw new ReferenceCorpusError(
+        first.file,
+        { line: first.line },
+        `recording ${recording.id} is given twice (as a two-channel waveform and as a _0/_1 pair)`,
+      );
     planned.set(recording.id, recording);
   };
   for (const waveform of [...byWaveform.keys()].sort(compareText)) {
@@ -180,15 +222,29 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
     const labels = [...new Set(words.map((word) => word.channel))].sort(compareText);
     const first = words[0] as CtmWord;
     if (labels.length > 2) {
-      throw new ReferenceCorpusError(first.file, { line: first.line }, `waveform ${waveform} has ${labels.length} channels (${labels.join(', ')}), expected 2 (one speaker each) or 1 (one file per speaker)`);
+      throw new ReferenceCorpusError(
+        first.file,
+        { line: first.line },
+        `waveform ${waveform} has ${labels.length} channels (${labels.join(', ')}), expected 2 (one speaker each) or 1 (one file per speaker)`,
+      );
     }
     if (labels.length === 2) {
-      add({ id: waveform, channels: labels.map((label) => ({ waveform, label, words: words.filter((word) => word.channel === label) })) }, first);
+      add(
+        {
+          id: waveform,
+          channels: labels.map((label) => ({ waveform, label, words: words.filter((word) => word.channel === label) })),
+        },
+        first,
+      );
       continue;
     }
     const pair = PAIR_NAME.exec(waveform);
     if (pair === null) {
-      throw new ReferenceCorpusError(first.file, { line: first.line }, `waveform ${waveform} has one channel (${labels[0]}): give the other speaker's channel, or name the two waveforms <id>_0 and <id>_1`);
+      throw new ReferenceCorpusError(
+        first.file,
+        { line: first.line },
+        `waveform ${waveform} has one channel (${labels[0]}): give the other speaker's channel, or name the two waveforms <id>_0 and <id>_1`,
+      );
     }
     const id = pair[1] as string;
     if (pair[2] === '1') {
@@ -196,11 +252,16 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
       throw new ReferenceCorpusError(first.file, { line: first.line }, `waveform ${waveform} has no partner ${id}_0`);
     }
     const partner = byWaveform.get(`${id}_1`);
-    if (partner === undefined) throw new ReferenceCorpusError(first.file, { line: first.line }, `waveform ${waveform} has no partner ${id}_1`);
+    if (partner === undefined)
+      throw new ReferenceCorpusError(first.file, { line: first.line }, `waveform ${waveform} has no partner ${id}_1`);
     const partnerLabels = [...new Set(partner.map((word) => word.channel))];
     if (partnerLabels.length !== 1) {
       const partnerFirst = partner[0] as CtmWord;
-      throw new ReferenceCorpusError(partnerFirst.file, { line: partnerFirst.line }, `waveform ${id}_1 has ${partnerLabels.length} channels, expected 1 (it is one half of a pair)`);
+      throw new ReferenceCorpusError(
+        partnerFirst.file,
+        { line: partnerFirst.line },
+        `waveform ${id}_1 has ${partnerLabels.length} channels, expected 1 (it is one half of a pair)`,
+      );
     }
     add(
       {
@@ -215,7 +276,9 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
   }
   const recordings: ReferenceRecording[] = [];
   for (const recording of [...planned.values()].sort((a, b) => compareText(a.id, b.id))) {
-    const sources = [...new Set(recording.channels.flatMap((channel) => channel.words.map((word) => word.file)))].sort(compareText);
+    const sources = [...new Set(recording.channels.flatMap((channel) => channel.words.map((word) => word.file)))].sort(
+      compareText,
+    );
     const speakers = options.channelSpeakers?.[recording.id] ?? {
       0: `${recording.channels[0]?.waveform}:${recording.channels[0]?.label}`,
       1: `${recording.channels[1]?.waveform}:${recording.channels[1]?.label}`,
@@ -225,10 +288,16 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
     recording.channels.forEach((entry, index) => {
       const channel = index as Channel;
       notes.push(`channel ${channel} = ${speakers[channel]} (waveform ${entry.waveform}, CTM channel ${entry.label})`);
-      for (const word of entry.words) tokens.push({ channel, start: word.start, end: word.end, text: word.word, speech: isSpeech(word.word) });
+      for (const word of entry.words)
+        tokens.push({ channel, start: word.start, end: word.end, text: word.word, speech: isSpeech(word.word) });
     });
-    const dropped = parsed.filter((ctm) => sources.includes(ctm.file)).reduce((sum, ctm) => sum + ctm.droppedAlternativeWords, 0);
-    if (dropped > 0) notes.push(`${dropped} words of later alternatives (<ALT>) left out in ${sources.map((file) => path.basename(file)).join(', ')}`);
+    const dropped = parsed
+      .filter((ctm) => sources.includes(ctm.file))
+      .reduce((sum, ctm) => sum + ctm.droppedAlternativeWords, 0);
+    if (dropped > 0)
+      notes.push(
+        `${dropped} words of later alternatives (<ALT>) left out in ${sources.map((file) => path.basename(file)).join(', ')}`,
+      );
     const audio = await findRecordingAudio(options.audioDirectory ?? path.dirname(sources[0] as string), recording.id);
     if (audio !== undefined) notes.push(audio.note);
     recordings.push(
@@ -238,7 +307,9 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
         sources,
         tokens,
         channelSpeakers: speakers,
-        ...(audio === undefined ? {} : { durationCs: Math.max(audio.durationCs, ...tokens.map((token) => token.end)), audio: audio.audio }),
+        ...(audio === undefined
+          ? {}
+          : { durationCs: Math.max(audio.durationCs, ...tokens.map((token) => token.end)), audio: audio.audio }),
         notes,
       }),
     );

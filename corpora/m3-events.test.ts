@@ -39,7 +39,10 @@ describe('prepareM3Events on the real conformance folders', () => {
       expect(words).toHaveLength(expected.words);
       const fromWords = segmentsFromWords(words);
       expect(recording.segments).toEqual(fromWords);
-      const { events } = parseEventsLine((await readFile(path.join(folder, 'test.jsonl'), 'utf8')).trim(), 'test.jsonl:1');
+      const { events } = parseEventsLine(
+        (await readFile(path.join(folder, 'test.jsonl'), 'utf8')).trim(),
+        'test.jsonl:1',
+      );
       expect(recording.segments).toEqual(segmentsFromEvents(events));
       expect(recording.segments[0]).toHaveLength(expected.segments[0]);
       expect(recording.segments[1]).toHaveLength(expected.segments[1]);
@@ -49,10 +52,14 @@ describe('prepareM3Events on the real conformance folders', () => {
       for (const channel of [0, 1] as const) {
         const own = supervisions.filter((supervision) => supervision.channel === channel);
         expect(own).toHaveLength(expected.ipus[channel]);
-        expect(own.map(({ start, end }) => ({ start, end }))).toEqual(buildIpus(fromWords[channel]).map(({ start, end }) => ({ start, end })));
+        expect(own.map(({ start, end }) => ({ start, end }))).toEqual(
+          buildIpus(fromWords[channel]).map(({ start, end }) => ({ start, end })),
+        );
         // Japanese: the words of a channel, in order, joined without spaces, are the supervisions' texts joined.
         const channelWords = words.filter((word) => word.channel === channel).sort((a, b) => a.start - b.start);
-        expect(own.map((supervision) => supervision.text).join('')).toBe(channelWords.map((word) => word.word).join(''));
+        expect(own.map((supervision) => supervision.text).join('')).toBe(
+          channelWords.map((word) => word.word).join(''),
+        );
         expect(own.every((supervision) => !supervision.text.includes(' '))).toBe(true);
       }
       expect(recording.durationCs).toBe(Math.max(...words.map((word) => word.end)));
@@ -66,7 +73,16 @@ describe('prepareM3Events on the hand-made fixture', () => {
     const recordings = await readM3EventsFolder(FIXTURE);
     expect(recordings.map((recording) => recording.id)).toEqual(['dlg_a', 'dlg_b']);
     const [a, b] = recordings as [NonNullable<(typeof recordings)[0]>, NonNullable<(typeof recordings)[0]>];
-    expect(a.segments).toEqual({ 0: [{ start: 50, end: 200 }, { start: 260, end: 300 }], 1: [{ start: 320, end: 350 }, { start: 400, end: 560 }] });
+    expect(a.segments).toEqual({
+      0: [
+        { start: 50, end: 200 },
+        { start: 260, end: 300 },
+      ],
+      1: [
+        { start: 320, end: 350 },
+        { start: 400, end: 560 },
+      ],
+    });
     expect(a.supervisions).toEqual([
       { channel: 0, start: 50, end: 200, speaker: 'dlg_a:0', text: 'so where are you' },
       { channel: 0, start: 260, end: 300, speaker: 'dlg_a:0', text: 'from' },
@@ -86,7 +102,9 @@ describe('prepareM3Events on the hand-made fixture', () => {
     expect(b.notes.filter((note) => note.includes('disagree'))).toHaveLength(1);
     expect(joinTranscript((b.supervisions ?? []).map((supervision) => supervision.text))).toBe('hello there hi');
 
-    expect((await readM3EventsFolder(FIXTURE, { splits: ['test_small'] })).map((recording) => recording.id)).toEqual(['dlg_a']);
+    expect((await readM3EventsFolder(FIXTURE, { splits: ['test_small'] })).map((recording) => recording.id)).toEqual([
+      'dlg_a',
+    ]);
   });
 });
 
@@ -101,7 +119,11 @@ describe('prepareM3Events with audio and errors', () => {
   afterEach(() => temporary.remove());
 
   it('takes the duration and audio from audio/{id}.wav', async () => {
-    await writeWavFile(path.join(folder, 'audio', 'dlg_a.wav'), [toneTrack(700, 8000, []), toneTrack(700, 8000, [])], 8000);
+    await writeWavFile(
+      path.join(folder, 'audio', 'dlg_a.wav'),
+      [toneTrack(700, 8000, []), toneTrack(700, 8000, [])],
+      8000,
+    );
     const [a, b] = await prepareM3Events([folder]);
     expect(a?.durationCs).toBe(700);
     expect(a?.audio).toEqual([
@@ -113,19 +135,28 @@ describe('prepareM3Events with audio and errors', () => {
 
   it('names the missing word file, and file and line of malformed input', async () => {
     await rm(path.join(folder, 'txt_align', 'dlg_b.txt'));
-    await expect(prepareM3Events([folder])).rejects.toThrow(`${path.join(folder, 'txt_align', 'dlg_b.txt')}: word alignment file not found`);
+    await expect(prepareM3Events([folder])).rejects.toThrow(
+      `${path.join(folder, 'txt_align', 'dlg_b.txt')}: word alignment file not found`,
+    );
 
     await writeFile(path.join(folder, 'txt_align', 'dlg_b.txt'), '0\t1.00\t1.50\thello\n0\t1.5x\t3.00\tthere\n');
     const alignmentError = await prepareM3Events([folder]).catch((error: unknown) => error);
     expect(alignmentError).toBeInstanceOf(AlignmentParseError);
-    expect((alignmentError as Error).message).toBe(`${path.join(folder, 'txt_align', 'dlg_b.txt')}:2: start: not seconds with at most 2 decimals: "1.5x"`);
+    expect((alignmentError as Error).message).toBe(
+      `${path.join(folder, 'txt_align', 'dlg_b.txt')}:2: start: not seconds with at most 2 decimals: "1.5x"`,
+    );
 
-    await writeFile(path.join(folder, 'test.jsonl'), '{"id": "dlg_a", "events": {"0": [], "1": []}}\n{"id": "dlg_b", "events": {"0": [{"event": "TURN", "time": ["x", 1.0]}], "1": []}}\n');
+    await writeFile(
+      path.join(folder, 'test.jsonl'),
+      '{"id": "dlg_a", "events": {"0": [], "1": []}}\n{"id": "dlg_b", "events": {"0": [{"event": "TURN", "time": ["x", 1.0]}], "1": []}}\n',
+    );
     const eventsError = await prepareM3Events([folder]).catch((error: unknown) => error);
     expect(eventsError).toBeInstanceOf(EventsLineParseError);
     expect((eventsError as Error).message).toContain(`${path.join(folder, 'test.jsonl')}:2: events.0.0.time.0`);
 
-    await expect(prepareM3Events([folder], { splits: ['dev'] })).rejects.toThrow(`${path.join(folder, 'dev.jsonl')}: events JSONL file not found`);
+    await expect(prepareM3Events([folder], { splits: ['dev'] })).rejects.toThrow(
+      `${path.join(folder, 'dev.jsonl')}: events JSONL file not found`,
+    );
     await expect(prepareM3Events([path.join(folder, 'nothing')])).rejects.toThrow(ReferenceCorpusError);
   });
 });

@@ -16,8 +16,22 @@
  *   split in that order, and its notes name the others.
  */
 import path from 'node:path';
-import { AlignmentParseError, buildIpus, parseAlignment, parseEventsLine, segmentsFromEvents, segmentsFromWords } from '../pipeline/events/index.ts';
-import type { AlignedWord, Channel, ChannelSegments, ReferenceRecording, ReferenceSupervision, SpeechSegment } from '../pipeline/model/types.ts';
+import {
+  AlignmentParseError,
+  buildIpus,
+  parseAlignment,
+  parseEventsLine,
+  segmentsFromEvents,
+  segmentsFromWords,
+} from '../pipeline/events/index.ts';
+import type {
+  AlignedWord,
+  Channel,
+  ChannelSegments,
+  ReferenceRecording,
+  ReferenceSupervision,
+  SpeechSegment,
+} from '../pipeline/model/types.ts';
 import {
   compareSupervisions,
   formatCentiseconds,
@@ -39,7 +53,11 @@ export interface M3EventsOptions {
 }
 
 /** Differences between the word-derived and the event-derived segments of one channel, as note lines. */
-function describeDisagreement(channel: Channel, fromWords: readonly SpeechSegment[], fromEvents: readonly SpeechSegment[]): string | undefined {
+function describeDisagreement(
+  channel: Channel,
+  fromWords: readonly SpeechSegment[],
+  fromEvents: readonly SpeechSegment[],
+): string | undefined {
   const key = (segment: SpeechSegment): string => `${segment.start}-${segment.end}`;
   const wordKeys = new Set(fromWords.map(key));
   const eventKeys = new Set(fromEvents.map(key));
@@ -73,10 +91,18 @@ export function supervisionsFromWords(
 ): ReferenceSupervision[] {
   const supervisions: ReferenceSupervision[] = [];
   for (const channel of REFERENCE_CHANNELS) {
-    const channelWords = words.filter((word) => word.channel === channel).sort((a, b) => a.start - b.start || a.end - b.end);
+    const channelWords = words
+      .filter((word) => word.channel === channel)
+      .sort((a, b) => a.start - b.start || a.end - b.end);
     for (const ipu of buildIpus(segments[channel], undefined, channel)) {
       const inside = channelWords.filter((word) => word.start >= ipu.start && word.start < ipu.end);
-      supervisions.push({ channel, start: ipu.start, end: ipu.end, speaker: speakers[channel], text: joinTranscript(inside.map((word) => word.word)) });
+      supervisions.push({
+        channel,
+        start: ipu.start,
+        end: ipu.end,
+        speaker: speakers[channel],
+        text: joinTranscript(inside.map((word) => word.word)),
+      });
     }
   }
   return supervisions.sort(compareSupervisions);
@@ -116,7 +142,8 @@ export async function readM3EventsFolder(folder: string, options: M3EventsOption
       if (line.trim() === '') continue;
       const source = `${file}:${index + 1}`;
       const { id, events } = parseEventsLine(line, source);
-      if (idsInSplit.has(id)) throw new ReferenceCorpusError(file, { line: index + 1 }, `dialogue id ${JSON.stringify(id)} is listed twice`);
+      if (idsInSplit.has(id))
+        throw new ReferenceCorpusError(file, { line: index + 1 }, `dialogue id ${JSON.stringify(id)} is listed twice`);
       idsInSplit.add(id);
       const earlier = recordings.get(id);
       if (earlier !== undefined) {
@@ -175,13 +202,17 @@ export async function readM3EventsFolder(folder: string, options: M3EventsOption
  * @returns the recordings of every folder, in order.
  * @throws as {@link readM3EventsFolder}; ReferenceCorpusError when two folders hold the same dialogue id.
  */
-export async function prepareM3Events(paths: readonly string[], options: M3EventsOptions = {}): Promise<ReferenceRecording[]> {
+export async function prepareM3Events(
+  paths: readonly string[],
+  options: M3EventsOptions = {},
+): Promise<ReferenceRecording[]> {
   const all: ReferenceRecording[] = [];
   const seen = new Map<string, string>();
   for (const folder of paths) {
     for (const recording of await readM3EventsFolder(folder, options)) {
       const other = seen.get(recording.id);
-      if (other !== undefined) throw new ReferenceCorpusError(folder, {}, `dialogue id ${JSON.stringify(recording.id)} is also in ${other}`);
+      if (other !== undefined)
+        throw new ReferenceCorpusError(folder, {}, `dialogue id ${JSON.stringify(recording.id)} is also in ${other}`);
       seen.set(recording.id, folder);
       all.push(recording);
     }

@@ -32,7 +32,13 @@
  */
 import path from 'node:path';
 import type { RawAudio } from '../pipeline/audio/raw-audio.ts';
-import type { Centiseconds, Channel, ReferenceRecording, ReferenceSupervision, SpeechSegment } from '../pipeline/model/types.ts';
+import type {
+  Centiseconds,
+  Channel,
+  ReferenceRecording,
+  ReferenceSupervision,
+  SpeechSegment,
+} from '../pipeline/model/types.ts';
 import {
   compareSupervisions,
   framesToCentiseconds,
@@ -126,13 +132,28 @@ export function parseMagicDataTranscript(text: string, file: string): MagicDataT
       return;
     }
     const fail = (reason: string, column?: string): never => {
-      throw new ReferenceCorpusError(file, column === undefined ? { line: lineNumber } : { line: lineNumber, column }, reason);
+      throw new ReferenceCorpusError(
+        file,
+        column === undefined ? { line: lineNumber } : { line: lineNumber, column },
+        reason,
+      );
     };
     const match = LINE_PATTERN.exec(content);
     if (match === null) fail('expected [start,end]<TAB>SPEAKER<TAB>gender,dialect<TAB>text');
-    const [, startText, endText, speakerText, speakerInfo, rawText] = match as unknown as [string, string, string, string, string, string];
-    const start = parseSecondsToCentiseconds(startText) ?? fail(`${JSON.stringify(startText)} is not a non-negative decimal number of seconds`, 'start');
-    const end = parseSecondsToCentiseconds(endText) ?? fail(`${JSON.stringify(endText)} is not a non-negative decimal number of seconds`, 'end');
+    const [, startText, endText, speakerText, speakerInfo, rawText] = match as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const start =
+      parseSecondsToCentiseconds(startText) ??
+      fail(`${JSON.stringify(startText)} is not a non-negative decimal number of seconds`, 'start');
+    const end =
+      parseSecondsToCentiseconds(endText) ??
+      fail(`${JSON.stringify(endText)} is not a non-negative decimal number of seconds`, 'end');
     if (end < start) fail(`end ${endText} is before start ${startText}`, 'end');
     if (rawText.trim().startsWith('[*]')) {
       noiseLineCount += 1;
@@ -140,7 +161,15 @@ export function parseMagicDataTranscript(text: string, file: string): MagicDataT
     }
     const speaker = speakerText.trim();
     if (speaker === '') fail('empty speaker id', 'speaker');
-    lines.push({ line: lineNumber, start, end, speaker, speakerInfo: speakerInfo.trim(), rawText, text: cleanMagicDataText(rawText) });
+    lines.push({
+      line: lineNumber,
+      start,
+      end,
+      speaker,
+      speakerInfo: speakerInfo.trim(),
+      rawText,
+      text: cleanMagicDataText(rawText),
+    });
   });
   return { lines, noiseLineCount, blankLineCount };
 }
@@ -207,16 +236,21 @@ export interface ChannelOrderCheck {
  * @returns the decision and the level differences (channel 0 minus channel 1, in dB) for each speaker.
  */
 export function checkChannelOrder(audio: RawAudio, segments: Record<Channel, SpeechSegment[]>): ChannelOrderCheck {
-  const solo = REFERENCE_CHANNELS.map((channel) => subtractSegments(segments[channel], segments[channel === 0 ? 1 : 0]));
+  const solo = REFERENCE_CHANNELS.map((channel) =>
+    subtractSegments(segments[channel], segments[channel === 0 ? 1 : 0]),
+  );
   const soloLength = solo.map((spans) => spans.reduce((sum, span) => sum + span.end - span.start, 0));
   const difference = solo.map((spans) => {
     const [left, right] = channelEnergies(audio, spans);
     return 10 * Math.log10((left + 1e-12) / (right + 1e-12));
   }) as [number, number];
-  if (soloLength.some((length) => (length as number) < CHANNEL_ORDER_MINIMUM_SOLO)) return { decision: 'undecided', levelDifferenceDb: difference };
+  if (soloLength.some((length) => (length as number) < CHANNEL_ORDER_MINIMUM_SOLO))
+    return { decision: 'undecided', levelDifferenceDb: difference };
   const [first, second] = difference;
-  if (first >= CHANNEL_ORDER_MARGIN_DB && second <= -CHANNEL_ORDER_MARGIN_DB) return { decision: 'kept', levelDifferenceDb: difference };
-  if (first <= -CHANNEL_ORDER_MARGIN_DB && second >= CHANNEL_ORDER_MARGIN_DB) return { decision: 'swapped', levelDifferenceDb: difference };
+  if (first >= CHANNEL_ORDER_MARGIN_DB && second <= -CHANNEL_ORDER_MARGIN_DB)
+    return { decision: 'kept', levelDifferenceDb: difference };
+  if (first <= -CHANNEL_ORDER_MARGIN_DB && second >= CHANNEL_ORDER_MARGIN_DB)
+    return { decision: 'swapped', levelDifferenceDb: difference };
   return { decision: 'undecided', levelDifferenceDb: difference };
 }
 
@@ -259,15 +293,26 @@ export async function readMagicDataSession(
     spansBySpeaker.get(line.speaker)?.push({ start: line.start, end: line.end });
   }
   if (order.length < 2) {
-    throw new ReferenceCorpusError(transcriptFile, {}, `needs two speakers, found ${order.length} (${order.join(', ') || 'none'})`);
+    throw new ReferenceCorpusError(
+      transcriptFile,
+      {},
+      `needs two speakers, found ${order.length} (${order.join(', ') || 'none'})`,
+    );
   }
   let kept = order;
   if (order.length > 2) {
-    const talk = (speaker: string): number => mergeOverlappingSegments(spansBySpeaker.get(speaker) ?? []).segments.reduce((sum, span) => sum + span.end - span.start, 0);
+    const talk = (speaker: string): number =>
+      mergeOverlappingSegments(spansBySpeaker.get(speaker) ?? []).segments.reduce(
+        (sum, span) => sum + span.end - span.start,
+        0,
+      );
     const ranked = [...order].sort((a, b) => talk(b) - talk(a) || order.indexOf(a) - order.indexOf(b));
     const keep = new Set(ranked.slice(0, 2));
     kept = order.filter((speaker) => keep.has(speaker));
-    for (const speaker of ranked.slice(2)) notes.push(`dropped speaker ${speaker}: ${(talk(speaker) / 100).toFixed(2)} s of talk (only two speakers are kept)`);
+    for (const speaker of ranked.slice(2))
+      notes.push(
+        `dropped speaker ${speaker}: ${(talk(speaker) / 100).toFixed(2)} s of talk (only two speakers are kept)`,
+      );
   }
   let speakers: [string, string] = [kept[0] as string, kept[1] as string];
 
@@ -283,7 +328,8 @@ export async function readMagicDataSession(
       notes.push(`WAV/${session}.wav: header not understood; audio not used`);
     } else {
       const audioLength = framesToCentiseconds(header.frameCount, header.sampleRate);
-      if (durationCs > audioLength) notes.push(`transcript runs ${((durationCs - audioLength) / 100).toFixed(2)} s past the end of the audio`);
+      if (durationCs > audioLength)
+        notes.push(`transcript runs ${((durationCs - audioLength) / 100).toFixed(2)} s past the end of the audio`);
       durationCs = Math.max(durationCs, audioLength);
       if (header.channelCount === 1) {
         audio = REFERENCE_CHANNELS.map((channel) => ({ path: wavFile, channel }));
@@ -292,7 +338,10 @@ export async function readMagicDataSession(
         audio = REFERENCE_CHANNELS.map((channel) => ({ path: wavFile, channel }));
         if (options.verifyChannelOrder ?? true) {
           const stereo = await (options.readAudio ?? readReferenceAudio)(wavFile);
-          const tentative = { 0: mergeOverlappingSegments(spansBySpeaker.get(speakers[0]) ?? []).segments, 1: mergeOverlappingSegments(spansBySpeaker.get(speakers[1]) ?? []).segments };
+          const tentative = {
+            0: mergeOverlappingSegments(spansBySpeaker.get(speakers[0]) ?? []).segments,
+            1: mergeOverlappingSegments(spansBySpeaker.get(speakers[1]) ?? []).segments,
+          };
           const check = checkChannelOrder(stereo, tentative);
           const levels = `level left minus right: ${check.levelDifferenceDb.map((value) => `${value.toFixed(1)} dB`).join(' for the first speaker, ')} for the second`;
           if (check.decision === 'swapped') {
@@ -336,7 +385,8 @@ export async function readMagicDataSession(
   if (markersRemoved > 0) notes.push(`removed markers ([+], [LAUGHTER], ...) from the text of ${markersRemoved} lines`);
   if (markerOnly > 0) notes.push(`${markerOnly} lines hold only markers: speech segment kept, no supervision`);
   if (emptyLines > 0) notes.push(`dropped ${emptyLines} lines whose start and end round to the same centisecond`);
-  if (mergedCount > 0) notes.push(`merged ${mergedCount} overlapping or abutting lines of the same speaker into one segment`);
+  if (mergedCount > 0)
+    notes.push(`merged ${mergedCount} overlapping or abutting lines of the same speaker into one segment`);
   if (speakerInfo === undefined) notes.push('no SPKINFO.txt: speaker ids not checked');
   else {
     const unknown = speakers.filter((speaker) => !speakerInfo.has(speaker));
@@ -370,19 +420,32 @@ export async function readMagicDataSession(
  * @throws ReferenceCorpusError when a folder or its `TXT/` is missing, an asked session has no TXT
  *   file, two folders hold the same session, or as {@link readMagicDataSession}.
  */
-export async function prepareMagicData(paths: readonly string[], options: MagicDataOptions = {}): Promise<ReferenceRecording[]> {
+export async function prepareMagicData(
+  paths: readonly string[],
+  options: MagicDataOptions = {},
+): Promise<ReferenceRecording[]> {
   const recordings: ReferenceRecording[] = [];
   const seen = new Map<string, string>();
   for (const corpusFolder of paths) {
     const transcriptFolder = path.join(corpusFolder, 'TXT');
-    if (!(await isDirectory(transcriptFolder))) throw new ReferenceCorpusError(transcriptFolder, {}, 'TXT folder not found (expected <corpus>/TXT/<session>.txt)');
+    if (!(await isDirectory(transcriptFolder)))
+      throw new ReferenceCorpusError(
+        transcriptFolder,
+        {},
+        'TXT folder not found (expected <corpus>/TXT/<session>.txt)',
+      );
     const sessions =
-      options.sessions === undefined ? (await listFiles(transcriptFolder, ['.txt'])).map((file) => path.basename(file, path.extname(file))) : [...options.sessions];
+      options.sessions === undefined
+        ? (await listFiles(transcriptFolder, ['.txt'])).map((file) => path.basename(file, path.extname(file)))
+        : [...options.sessions];
     const speakerInfoFile = path.join(corpusFolder, 'SPKINFO.txt');
-    const speakerInfo = (await isFile(speakerInfoFile)) ? parseMagicDataSpeakerInfo(await readTextFile(speakerInfoFile, 'speaker info')) : undefined;
+    const speakerInfo = (await isFile(speakerInfoFile))
+      ? parseMagicDataSpeakerInfo(await readTextFile(speakerInfoFile, 'speaker info'))
+      : undefined;
     for (const session of sessions) {
       const other = seen.get(session);
-      if (other !== undefined) throw new ReferenceCorpusError(corpusFolder, {}, `session ${JSON.stringify(session)} is also in ${other}`);
+      if (other !== undefined)
+        throw new ReferenceCorpusError(corpusFolder, {}, `session ${JSON.stringify(session)} is also in ${other}`);
       seen.set(session, corpusFolder);
       const recording = await readMagicDataSession(corpusFolder, session, speakerInfo, options);
       if (speakerInfo !== undefined) recording.sources.push(speakerInfoFile);

@@ -96,12 +96,16 @@ describe('NXT timed units: the 128 real HCRC Map Task dialogues', () => {
   it('loads every dialogue with supervisions and word timings, and notes the quirks', async () => {
     const recordings = await prepareNxt([MAP_TASK]);
     expect(recordings).toHaveLength(128);
-    expect(recordings.map((recording) => recording.id)).toEqual([...recordings.map((recording) => recording.id)].sort());
+    expect(recordings.map((recording) => recording.id)).toEqual(
+      [...recordings.map((recording) => recording.id)].sort(),
+    );
     for (const recording of recordings) {
       validateReferenceRecording(recording);
       expect(recording.channelSpeakers).toEqual({ 0: `${recording.id}.g`, 1: `${recording.id}.f` });
       for (const supervision of recording.supervisions ?? []) {
-        expect(supervision.words?.every((word) => word.start >= supervision.start && word.end <= supervision.end)).toBe(true);
+        expect(supervision.words?.every((word) => word.start >= supervision.start && word.end <= supervision.end)).toBe(
+          true,
+        );
       }
     }
     const first = recordings[0];
@@ -110,26 +114,50 @@ describe('NXT timed units: the 128 real HCRC Map Task dialogues', () => {
     expect(first?.supervisions?.[0]?.words?.[0]).toEqual({ channel: 0, start: 0, end: 33, word: 'okay' });
     // q3ec8.g has a zero-length timed unit "i'll try" at 252.0066 s: no speech time, text kept.
     const q3ec8 = recordings.find((recording) => recording.id === 'q3ec8');
-    expect(q3ec8?.notes.some((note) => note.startsWith('1 speech words start and end on the same centisecond'))).toBe(true);
-    expect(q3ec8?.supervisions?.some((supervision) => supervision.text.includes("i'll try") && supervision.start <= 25201 && supervision.end >= 25201)).toBe(true);
-    expect(recordings.some((recording) => recording.notes.some((note) => note.includes('realisation attribute')))).toBe(true);
+    expect(q3ec8?.notes.some((note) => note.startsWith('1 speech words start and end on the same centisecond'))).toBe(
+      true,
+    );
+    expect(
+      q3ec8?.supervisions?.some(
+        (supervision) =>
+          supervision.text.includes("i'll try") && supervision.start <= 25201 && supervision.end >= 25201,
+      ),
+    ).toBe(true);
+    expect(recordings.some((recording) => recording.notes.some((note) => note.includes('realisation attribute')))).toBe(
+      true,
+    );
     // Noises are not speech by default: the first giver file's breath at 4.86-5.35 s lies in no segment.
     expect(first?.segments[0].some((segment) => segment.start < 535 && segment.end > 486)).toBe(false);
-    const withLaughs = await prepareNxt([path.join(MAP_TASK, 'q1ec1.g.timed-units.xml')], { noiseTypesAsSpeech: ['breath'] });
+    const withLaughs = await prepareNxt([path.join(MAP_TASK, 'q1ec1.g.timed-units.xml')], {
+      noiseTypesAsSpeech: ['breath'],
+    });
     expect(withLaughs).toHaveLength(1);
     expect(withLaughs[0]?.segments[0].some((segment) => segment.start <= 486 && segment.end >= 535)).toBe(true);
   });
 });
 
 describe('NXT timed units: malformed files', () => {
-  const wrap = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<nite:root xmlns:nite="http://nite.sourceforge.net/" id="tu.d1.g">\n${body}</nite:root>\n`;
+  const wrap = (body: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<nite:root xmlns:nite="http://nite.sourceforge.net/" id="tu.d1.g">\n${body}</nite:root>\n`;
 
   it('names file and line for malformed XML, a missing or bad time, and an end before the start', () => {
     const cases: [string, RegExp][] = [
-      [wrap('<tu id="a" start="0.1" end="0.5">ok</tu>\n<tu id="b" start="0.6" end="0.9">no</sil>\n'), /d1\.g\.timed-units\.xml:4: malformed XML/],
-      [wrap('<tu id="a" start="0.1" end="0.5">ok</tu>\n<sil id="b" start="0.5"/>\n'), /d1\.g\.timed-units\.xml:4: column "end": <sil> has no end attribute/],
-      [wrap('<tu id="a" start="0.1" end="0,5">ok</tu>\n'), /d1\.g\.timed-units\.xml:3: column "end": <tu> end="0,5" is not a non-negative decimal/],
-      [wrap('\n\n<noi id="a" start="2.0" end="1.5" type="breath"/>\n'), /d1\.g\.timed-units\.xml:5: column "end": <noi> ends \(1\.5\) before it starts \(2\.0\)/],
+      [
+        wrap('<tu id="a" start="0.1" end="0.5">ok</tu>\n<tu id="b" start="0.6" end="0.9">no</sil>\n'),
+        /d1\.g\.timed-units\.xml:4: malformed XML/,
+      ],
+      [
+        wrap('<tu id="a" start="0.1" end="0.5">ok</tu>\n<sil id="b" start="0.5"/>\n'),
+        /d1\.g\.timed-units\.xml:4: column "end": <sil> has no end attribute/,
+      ],
+      [
+        wrap('<tu id="a" start="0.1" end="0,5">ok</tu>\n'),
+        /d1\.g\.timed-units\.xml:3: column "end": <tu> end="0,5" is not a non-negative decimal/,
+      ],
+      [
+        wrap('\n\n<noi id="a" start="2.0" end="1.5" type="breath"/>\n'),
+        /d1\.g\.timed-units\.xml:5: column "end": <noi> ends \(1\.5\) before it starts \(2\.0\)/,
+      ],
     ];
     for (const [text, message] of cases) {
       expect(() => parseNxtTimedUnits(text, 'd1.g.timed-units.xml')).toThrow(ReferenceCorpusError);
@@ -143,7 +171,9 @@ describe('NXT timed units: malformed files', () => {
       const folder = path.join(temporary.folder, 'timed-units');
       await mkdir(folder, { recursive: true });
       await writeFile(path.join(folder, 'd1.g.timed-units.xml'), wrap('<tu id="a" start="0.1" end="0.5">okay</tu>\n'));
-      await expect(prepareNxt([folder])).rejects.toThrow(/d1\.f\.timed-units\.xml: missing: dialogue d1 needs the timed units of agents g and f/);
+      await expect(prepareNxt([folder])).rejects.toThrow(
+        /d1\.f\.timed-units\.xml: missing: dialogue d1 needs the timed units of agents g and f/,
+      );
       await writeFile(path.join(folder, 'notes.timed-units.xml'), wrap(''));
       await expect(prepareNxt([folder])).rejects.toThrow(/notes\.timed-units\.xml: not an NXT timed-units file name/);
     } finally {

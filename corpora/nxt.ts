@@ -45,7 +45,13 @@ import {
   REFERENCE_CHANNELS,
   ReferenceCorpusError,
 } from './reference-recording.ts';
-import { findRecordingAudio, recordingFromTimedTokens, speechTokenPredicate, type NonSpeechTokenOptions, type TimedToken } from './word-timings.ts';
+import {
+  findRecordingAudio,
+  recordingFromTimedTokens,
+  speechTokenPredicate,
+  type NonSpeechTokenOptions,
+  type TimedToken,
+} from './word-timings.ts';
 
 /** Options of {@link prepareNxt}. */
 export interface NxtOptions extends NonSpeechTokenOptions {
@@ -117,7 +123,11 @@ type OrderedNode = Record<string, unknown> & { ':@'?: Record<string, string> };
 export function parseNxtTimedUnits(text: string, file: string): NxtTimedUnitsFile {
   const validation = XMLValidator.validate(text);
   if (validation !== true) {
-    throw new ReferenceCorpusError(file, { line: validation.err.line }, `malformed XML (column ${validation.err.col}): ${validation.err.msg}`);
+    throw new ReferenceCorpusError(
+      file,
+      { line: validation.err.line },
+      `malformed XML (column ${validation.err.col}): ${validation.err.msg}`,
+    );
   }
   const parser = new XMLParser({
     preserveOrder: true,
@@ -136,7 +146,9 @@ export function parseNxtTimedUnits(text: string, file: string): NxtTimedUnitsFil
     const start = (node[metadata as unknown as string] as { startIndex?: number } | undefined)?.startIndex;
     return start === undefined ? 1 : lineAt(lineStarts, start);
   };
-  const rootNode = document.find((node) => Object.keys(node).some((key) => key !== ':@' && !key.startsWith('?') && key !== '#text' && key !== '#comment'));
+  const rootNode = document.find((node) =>
+    Object.keys(node).some((key) => key !== ':@' && !key.startsWith('?') && key !== '#text' && key !== '#comment'),
+  );
   if (rootNode === undefined) throw new ReferenceCorpusError(file, {}, 'no root element');
   const rootName = Object.keys(rootNode).find((key) => key !== ':@') as string;
   const children = rootNode[rootName] as OrderedNode[];
@@ -153,19 +165,30 @@ export function parseNxtTimedUnits(text: string, file: string): NxtTimedUnitsFil
     const attributes = child[':@'] ?? {};
     const time = (attribute: 'start' | 'end'): Centiseconds => {
       const value = attributes[attribute];
-      if (value === undefined) throw new ReferenceCorpusError(file, { line, column: attribute }, `<${name}> has no ${attribute} attribute`);
+      if (value === undefined)
+        throw new ReferenceCorpusError(file, { line, column: attribute }, `<${name}> has no ${attribute} attribute`);
       const centiseconds = parseSecondsToCentiseconds(value);
       if (centiseconds === undefined) {
-        throw new ReferenceCorpusError(file, { line, column: attribute }, `<${name}> ${attribute}=${JSON.stringify(value)} is not a non-negative decimal number of seconds`);
+        throw new ReferenceCorpusError(
+          file,
+          { line, column: attribute },
+          `<${name}> ${attribute}=${JSON.stringify(value)} is not a non-negative decimal number of seconds`,
+        );
       }
       return centiseconds;
     };
     const start = time('start');
     const end = time('end');
     if (end < start) {
-      throw new ReferenceCorpusError(file, { line, column: 'end' }, `<${name}> ends (${attributes.end}) before it starts (${attributes.start})`);
+      throw new ReferenceCorpusError(
+        file,
+        { line, column: 'end' },
+        `<${name}> ends (${attributes.end}) before it starts (${attributes.start})`,
+      );
     }
-    const content = (child[name] as OrderedNode[]).map((part) => (typeof part['#text'] === 'string' ? part['#text'] : '')).join('');
+    const content = (child[name] as OrderedNode[])
+      .map((part) => (typeof part['#text'] === 'string' ? part['#text'] : ''))
+      .join('');
     elements.push({
       kind: name,
       id: attributes.id ?? '',
@@ -216,32 +239,54 @@ export function nxtToReferenceRecording(
   const noise = new Map<string, number>();
   for (const channel of REFERENCE_CHANNELS) {
     const parsed = files[channel];
-    if (!parsed.elements.some((element) => element.kind === 'tu')) throw new ReferenceCorpusError(parsed.file, {}, 'no <tu> timed unit: the speaker says nothing');
+    if (!parsed.elements.some((element) => element.kind === 'tu'))
+      throw new ReferenceCorpusError(parsed.file, {}, 'no <tu> timed unit: the speaker says nothing');
     for (const element of parsed.elements) {
       if (element.kind === 'sil') {
         tokens.push({ channel, start: element.start, end: element.end, text: '<sil>', speech: false });
       } else if (element.kind === 'noi') {
         const type = element.noiseType === '' ? 'noi' : element.noiseType;
         noise.set(type, (noise.get(type) ?? 0) + 1);
-        tokens.push({ channel, start: element.start, end: element.end, text: `<noi:${type}>`, speech: speechNoise.has(element.noiseType) });
+        tokens.push({
+          channel,
+          start: element.start,
+          end: element.end,
+          text: `<noi:${type}>`,
+          speech: speechNoise.has(element.noiseType),
+        });
       } else {
         if (element.realisation !== undefined) realisations += 1;
         if (element.text.includes(' ')) {
           multiWord += 1;
           if (multiWordExample === '') multiWordExample = element.text;
         }
-        tokens.push({ channel, start: element.start, end: element.end, text: element.text, speech: isSpeechWord(element.text) });
+        tokens.push({
+          channel,
+          start: element.start,
+          end: element.end,
+          text: element.text,
+          speech: isSpeechWord(element.text),
+        });
       }
     }
-    for (const [name, count] of parsed.skippedElements) notes.push(`${path.basename(parsed.file)}: ${count} <${name}> elements skipped (not tu, sil or noi)`);
+    for (const [name, count] of parsed.skippedElements)
+      notes.push(`${path.basename(parsed.file)}: ${count} <${name}> elements skipped (not tu, sil or noi)`);
   }
-  notes.unshift(`channel 0 = ${speakers[0]} (${path.basename(files[0].file)}), channel 1 = ${speakers[1]} (${path.basename(files[1].file)})`);
+  notes.unshift(
+    `channel 0 = ${speakers[0]} (${path.basename(files[0].file)}), channel 1 = ${speakers[1]} (${path.basename(files[1].file)})`,
+  );
   if (noise.size > 0) {
-    const kinds = [...noise.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([type, count]) => `${type} ${count}`);
-    notes.push(`<noi> noises: ${kinds.join(', ')}; ${speechNoise.size === 0 ? 'none' : [...speechNoise].join(', ')} counted as speech`);
+    const kinds = [...noise.entries()]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([type, count]) => `${type} ${count}`);
+    notes.push(
+      `<noi> noises: ${kinds.join(', ')}; ${speechNoise.size === 0 ? 'none' : [...speechNoise].join(', ')} counted as speech`,
+    );
   }
-  if (realisations > 0) notes.push(`${realisations} timed units carry a realisation attribute (pronounced form): the written word is used`);
-  if (multiWord > 0) notes.push(`${multiWord} timed units hold several words (e.g. ${JSON.stringify(multiWordExample)}), timed as one`);
+  if (realisations > 0)
+    notes.push(`${realisations} timed units carry a realisation attribute (pronounced form): the written word is used`);
+  if (multiWord > 0)
+    notes.push(`${multiWord} timed units hold several words (e.g. ${JSON.stringify(multiWordExample)}), timed as one`);
   return recordingFromTimedTokens({
     id: dialogue,
     format: 'nxt',
@@ -254,7 +299,11 @@ export function nxtToReferenceRecording(
 }
 
 /** Audio beside the XML files: `<dialogue>.wav` or `<dialogue>_0.wav` + `_1.wav` (word-timings.ts `findRecordingAudio`), or `<dialogue>.<agent>.wav` per channel. */
-async function findNxtAudio(folder: string, dialogue: string, agents: readonly [string, string]): Promise<{ path: string; channel: Channel }[] | undefined> {
+async function findNxtAudio(
+  folder: string,
+  dialogue: string,
+  agents: readonly [string, string],
+): Promise<{ path: string; channel: Channel }[] | undefined> {
   const found = await findRecordingAudio(folder, dialogue);
   if (found !== undefined) return found.audio;
   const perSpeaker = agents.map((agent) => path.join(folder, `${dialogue}.${agent}.wav`));
@@ -282,7 +331,12 @@ export async function prepareNxt(paths: readonly string[], options: NxtOptions =
   for (const given of paths) {
     const addFile = (file: string) => {
       const name = parseNxtFileName(file);
-      if (name === undefined) throw new ReferenceCorpusError(file, {}, `not an NXT timed-units file name (<dialogue>.<agent>${NXT_TIMED_UNITS_SUFFIX})`);
+      if (name === undefined)
+        throw new ReferenceCorpusError(
+          file,
+          {},
+          `not an NXT timed-units file name (<dialogue>.<agent>${NXT_TIMED_UNITS_SUFFIX})`,
+        );
       const folder = path.dirname(file);
       const earlier = dialogues.get(name.dialogue);
       if (earlier !== undefined && path.resolve(earlier) !== path.resolve(folder)) {
@@ -292,24 +346,43 @@ export async function prepareNxt(paths: readonly string[], options: NxtOptions =
     };
     if (await isDirectory(given)) {
       const files = await listFiles(given, [NXT_TIMED_UNITS_SUFFIX]);
-      if (files.length === 0) throw new ReferenceCorpusError(given, {}, `no *${NXT_TIMED_UNITS_SUFFIX} files in the folder`);
+      if (files.length === 0)
+        throw new ReferenceCorpusError(given, {}, `no *${NXT_TIMED_UNITS_SUFFIX} files in the folder`);
       files.forEach(addFile);
     } else if (await isFile(given)) addFile(given);
     else throw new ReferenceCorpusError(given, {}, 'no such file or folder');
   }
   const wanted = options.dialogues === undefined ? undefined : new Set(options.dialogues);
   if (wanted !== undefined) {
-    for (const dialogue of wanted) if (!dialogues.has(dialogue)) throw new ReferenceCorpusError(paths.join(', '), {}, `dialogue ${dialogue} not found`);
+    for (const dialogue of wanted)
+      if (!dialogues.has(dialogue))
+        throw new ReferenceCorpusError(paths.join(', '), {}, `dialogue ${dialogue} not found`);
   }
-  const ids = [...dialogues.keys()].filter((dialogue) => wanted === undefined || wanted.has(dialogue)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const ids = [...dialogues.keys()]
+    .filter((dialogue) => wanted === undefined || wanted.has(dialogue))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const recordings: ReferenceRecording[] = [];
   for (const dialogue of ids) {
     const folder = dialogues.get(dialogue) as string;
     const files = agents.map((agent) => path.join(folder, `${dialogue}.${agent}${NXT_TIMED_UNITS_SUFFIX}`));
-    for (const file of files) if (!(await isFile(file))) throw new ReferenceCorpusError(file, {}, `missing: dialogue ${dialogue} needs the timed units of agents ${agents.join(' and ')}`);
+    for (const file of files)
+      if (!(await isFile(file)))
+        throw new ReferenceCorpusError(
+          file,
+          {},
+          `missing: dialogue ${dialogue} needs the timed units of agents ${agents.join(' and ')}`,
+        );
     const parsed = [await readNxtTimedUnits(files[0] as string), await readNxtTimedUnits(files[1] as string)] as const;
     const speakers = { 0: `${dialogue}.${agents[0]}`, 1: `${dialogue}.${agents[1]}` };
-    recordings.push(nxtToReferenceRecording(dialogue, parsed, speakers, options, await findNxtAudio(options.audioDirectory ?? folder, dialogue, agents)));
+    recordings.push(
+      nxtToReferenceRecording(
+        dialogue,
+        parsed,
+        speakers,
+        options,
+        await findNxtAudio(options.audioDirectory ?? folder, dialogue, agents),
+      ),
+    );
   }
   return recordings;
 }

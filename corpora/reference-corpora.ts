@@ -41,10 +41,15 @@ export interface ReferenceCorpusOptions {
 }
 
 /** A loader: paths in, recordings out. */
-export type ReferenceCorpusLoader<Options> = (paths: readonly string[], options: Options) => Promise<ReferenceRecording[]>;
+export type ReferenceCorpusLoader<Options> = (
+  paths: readonly string[],
+  options: Options,
+) => Promise<ReferenceRecording[]>;
 
 /** The loaders by format name. */
-export const REFERENCE_CORPUS_LOADERS: Readonly<{ [Format in ReferenceCorpusFormat]: ReferenceCorpusLoader<ReferenceCorpusOptions[Format]> }> = Object.freeze({
+export const REFERENCE_CORPUS_LOADERS: Readonly<{
+  [Format in ReferenceCorpusFormat]: ReferenceCorpusLoader<ReferenceCorpusOptions[Format]>;
+}> = Object.freeze({
   'stereo-wav': (paths, options) => prepareStereoWav(paths, options),
   candor: (paths, options) => prepareCandor(paths, options),
   magicdata: (paths, options) => prepareMagicData(paths, options),
@@ -81,7 +86,9 @@ export function loadReferenceCorpus<Format extends ReferenceCorpusFormat>(
   ...[options]: OptionsArgument<Format>
 ): Promise<ReferenceRecording[]> {
   if (!isReferenceCorpusFormat(format)) {
-    throw new RangeError(`unknown reference corpus format ${JSON.stringify(format)}; known: ${REFERENCE_CORPUS_FORMATS.join(', ')}`);
+    throw new RangeError(
+      `unknown reference corpus format ${JSON.stringify(format)}; known: ${REFERENCE_CORPUS_FORMATS.join(', ')}`,
+    );
   }
   const loader = REFERENCE_CORPUS_LOADERS[format] as ReferenceCorpusLoader<ReferenceCorpusOptions[Format] | undefined>;
   return loader(paths, options ?? ({} as ReferenceCorpusOptions[Format]));

@@ -4,7 +4,16 @@
  */
 
 /** The reference corpus formats, in documentation order. */
-export const REFERENCE_CORPUS_FORMATS = ['stereo-wav', 'candor', 'magicdata', 'rttm', 'm3-events', 'nxt', 'textgrid', 'ctm'] as const;
+export const REFERENCE_CORPUS_FORMATS = [
+  'stereo-wav',
+  'candor',
+  'magicdata',
+  'rttm',
+  'm3-events',
+  'nxt',
+  'textgrid',
+  'ctm',
+] as const;
 
 /** One of {@link REFERENCE_CORPUS_FORMATS}. */
 export type ReferenceCorpusFormat = (typeof REFERENCE_CORPUS_FORMATS)[number];

@@ -26,13 +26,16 @@ describe('parseSecondsToCentiseconds', () => {
   });
 
   it('rejects signs, exponents and junk', () => {
-    for (const text of ['-1', '+1', '1e5', '1.2.3', '', 'NaN', '1,5', '0x10']) expect(parseSecondsToCentiseconds(text)).toBeUndefined();
+    for (const text of ['-1', '+1', '1e5', '1.2.3', '', 'NaN', '1,5', '0x10'])
+      expect(parseSecondsToCentiseconds(text)).toBeUndefined();
   });
 });
 
 describe('ReferenceCorpusError', () => {
   it('names file, line, row and column', () => {
-    expect(new ReferenceCorpusError('a.csv', { line: 4, row: 3, column: 'start' }, 'bad').message).toBe('a.csv:4: row 3, column "start": bad');
+    expect(new ReferenceCorpusError('a.csv', { line: 4, row: 3, column: 'start' }, 'bad').message).toBe(
+      'a.csv:4: row 3, column "start": bad',
+    );
     expect(new ReferenceCorpusError('a.txt', { line: 2 }, 'bad').message).toBe('a.txt:2: bad');
     expect(new ReferenceCorpusError('folder', {}, 'missing').message).toBe('folder: missing');
   });
@@ -76,8 +79,24 @@ describe('validateReferenceRecording', () => {
   };
   it('accepts a valid recording and names the problem otherwise', () => {
     expect(() => validateReferenceRecording(base)).not.toThrow();
-    expect(() => validateReferenceRecording({ ...base, segments: { 0: [{ start: 5, end: 10 }, { start: 8, end: 12 }], 1: [] } })).toThrow(/channel 0, segment 1/);
-    expect(() => validateReferenceRecording({ ...base, supervisions: [{ channel: 0, start: 0, end: 10, speaker: 'b', text: 'x' }] })).toThrow(/not channel 0's speaker/);
+    expect(() =>
+      validateReferenceRecording({
+        ...base,
+        segments: {
+          0: [
+            { start: 5, end: 10 },
+            { start: 8, end: 12 },
+          ],
+          1: [],
+        },
+      }),
+    ).toThrow(/channel 0, segment 1/);
+    expect(() =>
+      validateReferenceRecording({
+        ...base,
+        supervisions: [{ channel: 0, start: 0, end: 10, speaker: 'b', text: 'x' }],
+      }),
+    ).toThrow(/not channel 0's speaker/);
   });
 });
 

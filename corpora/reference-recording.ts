@@ -61,7 +61,10 @@ export class ReferenceCorpusError extends Error {
     ]
       .filter((part) => part !== '')
       .join(', ');
-    super(`${file}${location.line === undefined ? '' : `:${location.line}`}: ${where === '' ? '' : `${where}: `}${reason}`, options);
+    super(
+      `${file}${location.line === undefined ? '' : `:${location.line}`}: ${where === '' ? '' : `${where}: `}${reason}`,
+      options,
+    );
   }
 }
 
@@ -105,7 +108,9 @@ export function segmentsFromSpans(spans: readonly { channel: Channel; start: Cen
   let mergedCount = 0;
   const channelSegments = (channel: Channel): SpeechSegment[] => {
     const merged = mergeOverlappingSegments(
-      spans.filter((span) => span.channel === channel && span.end > span.start).map(({ start, end }) => ({ start, end })),
+      spans
+        .filter((span) => span.channel === channel && span.end > span.start)
+        .map(({ start, end }) => ({ start, end })),
     );
     mergedCount += merged.mergedCount;
     return merged.segments;
@@ -133,9 +138,11 @@ export function validateReferenceRecording(recording: ReferenceRecording): void 
     throw new Error(`reference recording ${JSON.stringify(recording.id)} (${recording.format}): ${detail}`);
   };
   if (recording.id === '') fail('empty id');
-  if (!Number.isSafeInteger(recording.durationCs) || recording.durationCs < 0) fail(`durationCs ${recording.durationCs} is not a non-negative integer`);
+  if (!Number.isSafeInteger(recording.durationCs) || recording.durationCs < 0)
+    fail(`durationCs ${recording.durationCs} is not a non-negative integer`);
   for (const channel of REFERENCE_CHANNELS) {
-    if (typeof recording.channelSpeakers[channel] !== 'string' || recording.channelSpeakers[channel] === '') fail(`channel ${channel} has no speaker`);
+    if (typeof recording.channelSpeakers[channel] !== 'string' || recording.channelSpeakers[channel] === '')
+      fail(`channel ${channel} has no speaker`);
     try {
       validateSegments(recording.segments[channel], channel);
     } catch (error) {
@@ -152,10 +159,12 @@ export function validateReferenceRecording(recording: ReferenceRecording): void 
       fail(`supervision ${index}: speaker ${JSON.stringify(supervision.speaker)} is not channel ${channel}'s speaker`);
     }
     const previous = all[index - 1];
-    if (previous !== undefined && compareSupervisions(previous, supervision) > 0) fail(`supervision ${index} is out of order`);
+    if (previous !== undefined && compareSupervisions(previous, supervision) > 0)
+      fail(`supervision ${index} is out of order`);
   });
   for (const entry of recording.audio ?? []) {
-    if (entry.channel !== 0 && entry.channel !== 1) fail(`audio ${entry.path}: channel ${String(entry.channel)} is not 0 or 1`);
+    if (entry.channel !== 0 && entry.channel !== 1)
+      fail(`audio ${entry.path}: channel ${String(entry.channel)} is not 0 or 1`);
   }
 }
 
@@ -217,7 +226,11 @@ export interface WavHeaderInfo {
 export async function readWavHeader(file: string): Promise<WavHeaderInfo | undefined> {
   const layout = readWavFileLayout(file);
   if (layout === undefined || layout.format.blockAlign === 0 || layout.format.sampleRate === 0) return undefined;
-  return { channelCount: layout.format.channels, sampleRate: layout.format.sampleRate, frameCount: Math.floor(layout.dataBytes / layout.format.blockAlign) };
+  return {
+    channelCount: layout.format.channels,
+    sampleRate: layout.format.sampleRate,
+    frameCount: Math.floor(layout.dataBytes / layout.format.blockAlign),
+  };
 }
 
 /** Length in centiseconds of `frameCount` samples at `sampleRate` Hz, rounded up (every sample covered). */
@@ -254,7 +267,12 @@ export async function listFiles(folder: string, extensions: readonly string[]): 
   try {
     names = await readdir(folder);
   } catch (error) {
-    throw new ReferenceCorpusError(folder, {}, `cannot list folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
+    throw new ReferenceCorpusError(
+      folder,
+      {},
+      `cannot list folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      { cause: error },
+    );
   }
   return names
     .filter((name) => extensions.some((extension) => name.toLowerCase().endsWith(extension)))
@@ -273,8 +291,13 @@ export async function readTextFile(file: string, what: string): Promise<string> 
     return (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ReferenceCorpusError(file, {}, code === 'ENOENT' ? `${what} file not found` : `cannot read ${what} file (${code ?? (error as Error).message})`, {
-      cause: error,
-    });
+    throw new ReferenceCorpusError(
+      file,
+      {},
+      code === 'ENOENT' ? `${what} file not found` : `cannot read ${what} file (${code ?? (error as Error).message})`,
+      {
+        cause: error,
+      },
+    );
   }
 }

@@ -21,13 +21,23 @@ export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 
  * the spans, where it holds a 220 Hz + 660 Hz tone of peak `amplitude` (spans in centiseconds,
  * `sampleRate` a multiple of 100 so span edges fall on whole samples and 10 ms frames).
  */
-export function toneTrack(durationCs: Centiseconds, sampleRate: number, spans: readonly SpeechSegment[], amplitude = 0.3): Float32Array {
+export function toneTrack(
+  durationCs: Centiseconds,
+  sampleRate: number,
+  spans: readonly SpeechSegment[],
+  amplitude = 0.3,
+): Float32Array {
   const perCentisecond = sampleRate / 100;
   const samples = new Float32Array(durationCs * perCentisecond);
   for (const span of spans) {
-    for (let index = span.start * perCentisecond; index < Math.min(samples.length, span.end * perCentisecond); index += 1) {
+    for (
+      let index = span.start * perCentisecond;
+      index < Math.min(samples.length, span.end * perCentisecond);
+      index += 1
+    ) {
       const time = index / sampleRate;
-      samples[index] = amplitude * (0.7 * Math.sin(2 * Math.PI * 220 * time) + 0.3 * Math.sin(2 * Math.PI * 660 * time));
+      samples[index] =
+        amplitude * (0.7 * Math.sin(2 * Math.PI * 220 * time) + 0.3 * Math.sin(2 * Math.PI * 660 * time));
     }
   }
   return samples;
@@ -35,7 +45,8 @@ export function toneTrack(durationCs: Centiseconds, sampleRate: number, spans: r
 
 /** Adds `other * gain` into `target` in place (crosstalk); returns `target`. */
 export function addInPlace(target: Float32Array, other: Float32Array, gain: number): Float32Array {
-  for (let index = 0; index < target.length; index += 1) target[index] = (target[index] as number) + gain * ((other[index] as number) ?? 0);
+  for (let index = 0; index < target.length; index += 1)
+    target[index] = (target[index] as number) + gain * ((other[index] as number) ?? 0);
   return target;
 }
 
@@ -46,7 +57,9 @@ export async function writeWavFile(file: string, channels: Float32Array[], sampl
 }
 
 /** The energy detector (pipeline/audio/speech-regions.ts) as a `VoiceActivityDetector`, recording its calls. */
-export function energyDetector(options: Partial<SpeechDetectorOptions> = {}): VoiceActivityDetector & { calls: { length: number; sampleRate: number }[] } {
+export function energyDetector(
+  options: Partial<SpeechDetectorOptions> = {},
+): VoiceActivityDetector & { calls: { length: number; sampleRate: number }[] } {
   const calls: { length: number; sampleRate: number }[] = [];
   return {
     id: 'energy',
@@ -98,7 +111,10 @@ export const SESSION_SAMPLE_RATE = 16000;
  * Writes `WAV/A0001_S0001.wav` (35 s) into a copy of the fixture: each speaker's lines as tone bursts on their
  * side (`G0001` left unless `swapped`), with crosstalk `crosstalkGain` on the other side; `mono` mixes both.
  */
-export async function writeSessionAudio(corpusFolder: string, layout: { swapped?: boolean; crosstalkGain?: number; mono?: boolean } = {}): Promise<string> {
+export async function writeSessionAudio(
+  corpusFolder: string,
+  layout: { swapped?: boolean; crosstalkGain?: number; mono?: boolean } = {},
+): Promise<string> {
   const first = toneTrack(3500, SESSION_SAMPLE_RATE, SESSION_SPEECH.G0001, 0.3);
   const second = toneTrack(3500, SESSION_SAMPLE_RATE, SESSION_SPEECH.G0002, 0.3);
   const gain = layout.crosstalkGain ?? 0.01;

@@ -23,13 +23,17 @@ describe('prepareRttm on the real CallFriend timings', () => {
       expect(recording.segments).toEqual(expected.segments);
       expect(recording.channelSpeakers).toEqual(expected.channelSpeakers);
       expect(recording.durationCs).toBe(expected.duration);
-      expect(recording.notes.filter((note) => note.startsWith('dropped speaker '))).toHaveLength(expected.droppedSpeakers.length);
+      expect(recording.notes.filter((note) => note.startsWith('dropped speaker '))).toHaveLength(
+        expected.droppedSpeakers.length,
+      );
       expect(recording.segments[0].length).toBeGreaterThan(0);
       expect(recording.segments[1].length).toBeGreaterThan(0);
     }
     const ids = recordings.map((recording) => recording.id);
     expect([...ids].sort()).toEqual(ids); // file-name order
-    expect(recordings.some((recording) => recording.notes.some((note) => note.startsWith('dropped speaker ')))).toBe(true);
+    expect(recordings.some((recording) => recording.notes.some((note) => note.startsWith('dropped speaker ')))).toBe(
+      true,
+    );
   });
 
   it('loads the Japanese call published twice (4222, 4261) once, unless asked not to', async () => {
@@ -46,7 +50,9 @@ describe('prepareRttm errors', () => {
   it('names a missing file, and passes on rttm.ts errors with file and line', async () => {
     const temporary = await temporaryFolder('rttm');
     try {
-      await expect(prepareRttm([path.join(temporary.folder, 'none.rttm')])).rejects.toThrow(/none\.rttm: RTTM file not found/);
+      await expect(prepareRttm([path.join(temporary.folder, 'none.rttm')])).rejects.toThrow(
+        /none\.rttm: RTTM file not found/,
+      );
       const bad = path.join(temporary.folder, 'bad', 'call.rttm');
       await mkdir(path.dirname(bad), { recursive: true });
       await writeFile(bad, 'SPEAKER call 1 0.5 1.x <NA> <NA> A <NA> <NA>\n');

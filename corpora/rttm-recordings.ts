@@ -41,22 +41,36 @@ export interface RttmRecordingOptions {
 }
 
 /** Defaults of {@link RttmRecordingOptions}. */
-export const DEFAULT_RTTM_RECORDING_OPTIONS: Readonly<Required<Omit<RttmRecordingOptions, 'speakers'>>> = Object.freeze({
-  skipDuplicates: true,
-  extraSpeakers: 'drop' as const,
-  extraSpeakersHint: '--speakers A,B (channel order)',
-});
+export const DEFAULT_RTTM_RECORDING_OPTIONS: Readonly<Required<Omit<RttmRecordingOptions, 'speakers'>>> = Object.freeze(
+  {
+    skipDuplicates: true,
+    extraSpeakers: 'drop' as const,
+    extraSpeakersHint: '--speakers A,B (channel order)',
+  },
+);
 
 /**
  * The recording with only the turns of `speakers`, which then go on channels 0 and 1 in that order.
  * @throws ReferenceCorpusError naming the file when a speaker is not in it.
  */
-function withChosenSpeakers(parsed: RttmRecording, speakers: readonly [string, string]): { recording: ReferenceRecording; notes: string[] } {
+function withChosenSpeakers(
+  parsed: RttmRecording,
+  speakers: readonly [string, string],
+): { recording: ReferenceRecording; notes: string[] } {
   for (const speaker of speakers) {
-    if (!parsed.speakers.includes(speaker)) throw new ReferenceCorpusError(parsed.path, {}, `no speaker ${JSON.stringify(speaker)} (--speakers); the file's speakers: ${parsed.speakers.join(', ')}`);
+    if (!parsed.speakers.includes(speaker))
+      throw new ReferenceCorpusError(
+        parsed.path,
+        {},
+        `no speaker ${JSON.stringify(speaker)} (--speakers); the file's speakers: ${parsed.speakers.join(', ')}`,
+      );
   }
   const left = parsed.speakers.filter((speaker) => !speakers.includes(speaker));
-  const recording = rttmToReferenceRecording({ ...parsed, turns: parsed.turns.filter((turn) => speakers.includes(turn.speaker)), speakers: [...speakers] });
+  const recording = rttmToReferenceRecording({
+    ...parsed,
+    turns: parsed.turns.filter((turn) => speakers.includes(turn.speaker)),
+    speakers: [...speakers],
+  });
   if (recording.channelSpeakers[0] !== speakers[0]) {
     recording.segments = { 0: recording.segments[1], 1: recording.segments[0] };
     recording.channelSpeakers = { 0: speakers[0], 1: speakers[1] };
@@ -76,7 +90,9 @@ function withChosenSpeakers(parsed: RttmRecording, speakers: readonly [string, s
  */
 export function rttmToReferenceRecording(recording: RttmRecording): ReferenceRecording {
   const twoChannel = toTwoChannelSegments(recording);
-  const notes: string[] = [`channel 0 = ${twoChannel.channelSpeakers[0]} (more talk time), channel 1 = ${twoChannel.channelSpeakers[1]}`];
+  const notes: string[] = [
+    `channel 0 = ${twoChannel.channelSpeakers[0]} (more talk time), channel 1 = ${twoChannel.channelSpeakers[1]}`,
+  ];
   for (const dropped of twoChannel.droppedSpeakers) {
     notes.push(
       `dropped speaker ${dropped.speaker}: ${(dropped.talkTime / 100).toFixed(2)} s of talk in ${dropped.segments.length} segments (only two speakers are kept)`,
@@ -113,7 +129,10 @@ export function rttmToReferenceRecording(recording: RttmRecording): ReferenceRec
  * @throws RttmFormatError (file and line) for a malformed file; ReferenceCorpusError when a path does
  *   not exist or two files give the same recording id.
  */
-export async function prepareRttm(paths: readonly string[], options: RttmRecordingOptions = {}): Promise<ReferenceRecording[]> {
+export async function prepareRttm(
+  paths: readonly string[],
+  options: RttmRecordingOptions = {},
+): Promise<ReferenceRecording[]> {
   const resolved = { ...DEFAULT_RTTM_RECORDING_OPTIONS, ...options };
   const files: string[] = [];
   for (const entry of paths) {
@@ -128,11 +147,17 @@ export async function prepareRttm(paths: readonly string[], options: RttmRecordi
     try {
       parsed = await readRttm(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ReferenceCorpusError(file, {}, 'RTTM file not found', { cause: error });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new ReferenceCorpusError(file, {}, 'RTTM file not found', { cause: error });
       throw error;
     }
     const previousFile = ids.get(parsed.id);
-    if (previousFile !== undefined) throw new ReferenceCorpusError(file, {}, `recording id ${JSON.stringify(parsed.id)} is also the id of ${previousFile}`);
+    if (previousFile !== undefined)
+      throw new ReferenceCorpusError(
+        file,
+        {},
+        `recording id ${JSON.stringify(parsed.id)} is also the id of ${previousFile}`,
+      );
     ids.set(parsed.id, file);
     const key = recordingContentKey(parsed);
     const earlier = byContent.get(key);
@@ -141,9 +166,16 @@ export async function prepareRttm(paths: readonly string[], options: RttmRecordi
       continue;
     }
     if (resolved.speakers === undefined && resolved.extraSpeakers === 'refuse' && parsed.speakers.length > 2) {
-      throw new ReferenceCorpusError(file, {}, `has ${parsed.speakers.length} speakers (${parsed.speakers.join(', ')}), a two-party recording has 2: pick the two with ${resolved.extraSpeakersHint}`);
+      throw new ReferenceCorpusError(
+        file,
+        {},
+        `has ${parsed.speakers.length} speakers (${parsed.speakers.join(', ')}), a two-party recording has 2: pick the two with ${resolved.extraSpeakersHint}`,
+      );
     }
-    const recording = resolved.speakers === undefined ? rttmToReferenceRecording(parsed) : withChosenSpeakers(parsed, resolved.speakers).recording;
+    const recording =
+      resolved.speakers === undefined
+        ? rttmToReferenceRecording(parsed)
+        : withChosenSpeakers(parsed, resolved.speakers).recording;
     byContent.set(key, recording);
     recordings.push(recording);
   }

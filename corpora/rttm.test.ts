@@ -68,7 +68,11 @@ describe('parseRttm', () => {
   });
 
   it('names file and line in every error', () => {
-    expectFormatError(() => parseRttm(`${line('1', '1', 'A')}\nSPEAKER call.cha 1 2.0 1.0 <NA> <NA> B`, 'test.rttm'), 2, '8 fields, expected 10');
+    expectFormatError(
+      () => parseRttm(`${line('1', '1', 'A')}\nSPEAKER call.cha 1 2.0 1.0 <NA> <NA> B`, 'test.rttm'),
+      2,
+      '8 fields, expected 10',
+    );
     expectFormatError(() => parseRttm(line('1.x', '1', 'A'), 'test.rttm'), 1, 'onset "1.x"');
     expectFormatError(() => parseRttm(line('-1', '1', 'A'), 'test.rttm'), 1, 'onset "-1"');
     expectFormatError(() => parseRttm(`\n${line('1', '1e2', 'A')}`, 'test.rttm'), 2, 'duration "1e2"');
@@ -114,12 +118,16 @@ describe('toTwoChannelSegments', () => {
   });
 
   it('breaks talk-time ties by speaker label', () => {
-    const converted = toTwoChannelSegments(parseRttm([line('0', '1', 'Y'), line('2', '1', 'X')].join('\n'), 'test.rttm'));
+    const converted = toTwoChannelSegments(
+      parseRttm([line('0', '1', 'Y'), line('2', '1', 'X')].join('\n'), 'test.rttm'),
+    );
     expect(converted.channelSpeakers).toEqual({ 0: 'X', 1: 'Y' });
   });
 
   it('refuses a one-speaker recording, naming the file', () => {
-    expect(() => toTwoChannelSegments(parseRttm(line('0', '1', 'A'), 'test.rttm'))).toThrow(/test\.rttm: needs two speakers.*found 1 \(A\)/);
+    expect(() => toTwoChannelSegments(parseRttm(line('0', '1', 'A'), 'test.rttm'))).toThrow(
+      /test\.rttm: needs two speakers.*found 1 \(A\)/,
+    );
   });
 
   it('mergeOverlappingSegments sorts without mutating its input', () => {
@@ -150,7 +158,10 @@ describe('the real CallFriend RTTM files (shared folder)', () => {
   const extraSpeakers = (converted: TwoChannelRecording[]) =>
     converted
       .filter((entry) => entry.droppedSpeakers.length > 0)
-      .map((entry) => `${entry.id}:${entry.droppedSpeakers.map((dropped) => `${dropped.speaker}=${dropped.talkTime}`).join(',')}`);
+      .map(
+        (entry) =>
+          `${entry.id}:${entry.droppedSpeakers.map((dropped) => `${dropped.speaker}=${dropped.talkTime}`).join(',')}`,
+      );
 
   it('English: 31 calls, 16,875 bullets, 6 calls with extra speakers', async () => {
     const entries = await readLanguage('en');

@@ -152,7 +152,16 @@ export function parseRttm(text: string, source: string): RttmRecording {
       throw new RttmFormatError(source, lineNumber, `SPEAKER line has ${fields.length} fields, expected 10`);
     }
     const [, lineFileId, rttmChannel, onsetText, durationText, , , speaker] = fields as [
-      string, string, string, string, string, string, string, string, string, string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
     ];
     if (fileId === null) fileId = lineFileId;
     else if (lineFileId !== fileId) {
@@ -164,11 +173,19 @@ export function parseRttm(text: string, source: string): RttmRecording {
     }
     const onsetMicro = parseMicroseconds(onsetText);
     if (onsetMicro === null) {
-      throw new RttmFormatError(source, lineNumber, `onset "${onsetText}" is not a non-negative decimal number of seconds`);
+      throw new RttmFormatError(
+        source,
+        lineNumber,
+        `onset "${onsetText}" is not a non-negative decimal number of seconds`,
+      );
     }
     const durationMicro = parseMicroseconds(durationText);
     if (durationMicro === null) {
-      throw new RttmFormatError(source, lineNumber, `duration "${durationText}" is not a non-negative decimal number of seconds`);
+      throw new RttmFormatError(
+        source,
+        lineNumber,
+        `duration "${durationText}" is not a non-negative decimal number of seconds`,
+      );
     }
     if (durationMicro === 0) {
       throw new RttmFormatError(source, lineNumber, 'duration is 0');

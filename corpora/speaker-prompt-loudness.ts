@@ -9,4 +9,7 @@ export interface SpeakerPromptLoudness {
 }
 
 /** The EBU R 128 targets: −23 LUFS integrated, true peak at most −1 dBTP (EBU R 128, 2020). */
-export const EBU_R128_LOUDNESS: Readonly<SpeakerPromptLoudness> = Object.freeze({ targetLufs: -23, maximumTruePeakDbtp: -1 });
+export const EBU_R128_LOUDNESS: Readonly<SpeakerPromptLoudness> = Object.freeze({
+  targetLufs: -23,
+  maximumTruePeakDbtp: -1,
+});

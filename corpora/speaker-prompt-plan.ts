@@ -4,7 +4,13 @@
  * channel's supervisions into clips, and the per-speaker selection. All times integer centiseconds.
  */
 import type { ResampleQuality } from '../pipeline/audio/resample.ts';
-import type { Centiseconds, Channel, ReferenceRecording, ReferenceSupervision, SpeechSegment } from '../pipeline/model/types.ts';
+import type {
+  Centiseconds,
+  Channel,
+  ReferenceRecording,
+  ReferenceSupervision,
+  SpeechSegment,
+} from '../pipeline/model/types.ts';
 import { measureLoudness, type LoudnessMeasurement } from '../pipeline/quality/loudness.ts';
 import { dialogueRandomStream } from '../pipeline/model/random.ts';
 import { joinTranscript, readReferenceAudio, REFERENCE_CHANNELS, type AudioFileReader } from './reference-recording.ts';
@@ -59,7 +65,10 @@ export interface SpeakerPromptOptions {
 export type SpeakerPromptTranscription = { text: string; transcribedBy: string } | { missing: string };
 
 /** Gives a clip without text its text (see {@link SpeakerPromptOptions.transcribe}). */
-export type SpeakerPromptTranscriber = (clip: PlannedSpeakerPrompt, wav: Uint8Array) => Promise<SpeakerPromptTranscription>;
+export type SpeakerPromptTranscriber = (
+  clip: PlannedSpeakerPrompt,
+  wav: Uint8Array,
+) => Promise<SpeakerPromptTranscription>;
 
 export { EBU_R128_LOUDNESS, type SpeakerPromptLoudness } from './speaker-prompt-loudness.ts';
 
@@ -99,21 +108,47 @@ export function resolveSpeakerPromptOptions(options: SpeakerPromptOptions = {}):
   for (const [key, value] of Object.entries(options) as [keyof SpeakerPromptOptions, unknown][]) {
     if (value !== undefined) (resolved as Record<string, unknown>)[key] = value;
   }
-  for (const key of ['minimumDurationSeconds', 'maximumDurationSeconds', 'maximumGapSeconds', 'otherChannelMarginSeconds'] as const) {
-    if (!Number.isFinite(resolved[key]) || resolved[key] < 0) throw new RangeError(`speaker prompts: ${key} ${resolved[key]} is not a non-negative number of seconds`);
+  for (const key of [
+    'minimumDurationSeconds',
+    'maximumDurationSeconds',
+    'maximumGapSeconds',
+    'otherChannelMarginSeconds',
+  ] as const) {
+    if (!Number.isFinite(resolved[key]) || resolved[key] < 0)
+      throw new RangeError(`speaker prompts: ${key} ${resolved[key]} is not a non-negative number of seconds`);
   }
   if (resolved.minimumDurationSeconds > resolved.maximumDurationSeconds) {
-    throw new RangeError(`speaker prompts: minimumDurationSeconds ${resolved.minimumDurationSeconds} exceeds maximumDurationSeconds ${resolved.maximumDurationSeconds}`);
+    throw new RangeError(
+      `speaker prompts: minimumDurationSeconds ${resolved.minimumDurationSeconds} exceeds maximumDurationSeconds ${resolved.maximumDurationSeconds}`,
+    );
   }
-  if (resolved.maximumDurationSeconds > 30) throw new RangeError(`speaker prompts: maximumDurationSeconds ${resolved.maximumDurationSeconds} exceeds the 30 s prompt limit`);
-  if (resolved.clipsPerSpeaker !== null && (!Number.isSafeInteger(resolved.clipsPerSpeaker) || resolved.clipsPerSpeaker < 1)) {
-    throw new RangeError(`speaker prompts: clipsPerSpeaker ${resolved.clipsPerSpeaker} is not a positive integer or null`);
+  if (resolved.maximumDurationSeconds > 30)
+    throw new RangeError(
+      `speaker prompts: maximumDurationSeconds ${resolved.maximumDurationSeconds} exceeds the 30 s prompt limit`,
+    );
+  if (
+    resolved.clipsPerSpeaker !== null &&
+    (!Number.isSafeInteger(resolved.clipsPerSpeaker) || resolved.clipsPerSpeaker < 1)
+  ) {
+    throw new RangeError(
+      `speaker prompts: clipsPerSpeaker ${resolved.clipsPerSpeaker} is not a positive integer or null`,
+    );
   }
-  if (!Number.isSafeInteger(resolved.sampleRate) || resolved.sampleRate <= 0) throw new RangeError(`speaker prompts: sampleRate ${resolved.sampleRate} is not a positive integer`);
-  if (resolved.selectionSeed !== null && !Number.isSafeInteger(resolved.selectionSeed)) throw new RangeError(`speaker prompts: selectionSeed ${resolved.selectionSeed} is not a safe integer or null`);
-  if (resolved.minimumSnrDb !== null && !Number.isFinite(resolved.minimumSnrDb)) throw new RangeError(`speaker prompts: minimumSnrDb ${resolved.minimumSnrDb} is not a number or null`);
-  if (resolved.loudness !== null && (!Number.isFinite(resolved.loudness.targetLufs) || !Number.isFinite(resolved.loudness.maximumTruePeakDbtp) || resolved.loudness.maximumTruePeakDbtp > 0)) {
-    throw new RangeError(`speaker prompts: loudness ${JSON.stringify(resolved.loudness)} needs a finite targetLufs and a maximumTruePeakDbtp at most 0`);
+  if (!Number.isSafeInteger(resolved.sampleRate) || resolved.sampleRate <= 0)
+    throw new RangeError(`speaker prompts: sampleRate ${resolved.sampleRate} is not a positive integer`);
+  if (resolved.selectionSeed !== null && !Number.isSafeInteger(resolved.selectionSeed))
+    throw new RangeError(`speaker prompts: selectionSeed ${resolved.selectionSeed} is not a safe integer or null`);
+  if (resolved.minimumSnrDb !== null && !Number.isFinite(resolved.minimumSnrDb))
+    throw new RangeError(`speaker prompts: minimumSnrDb ${resolved.minimumSnrDb} is not a number or null`);
+  if (
+    resolved.loudness !== null &&
+    (!Number.isFinite(resolved.loudness.targetLufs) ||
+      !Number.isFinite(resolved.loudness.maximumTruePeakDbtp) ||
+      resolved.loudness.maximumTruePeakDbtp > 0)
+  ) {
+    throw new RangeError(
+      `speaker prompts: loudness ${JSON.stringify(resolved.loudness)} needs a finite targetLufs and a maximumTruePeakDbtp at most 0`,
+    );
   }
   return resolved;
 }
@@ -167,7 +202,12 @@ function isSilent(segments: readonly SpeechSegment[], start: Centiseconds, end: 
 }
 
 /** True when every speech part of `segments` inside [start, end] lies inside `covered` (sorted, merged). */
-function isCovered(segments: readonly SpeechSegment[], covered: readonly SpeechSegment[], start: Centiseconds, end: Centiseconds): boolean {
+function isCovered(
+  segments: readonly SpeechSegment[],
+  covered: readonly SpeechSegment[],
+  start: Centiseconds,
+  end: Centiseconds,
+): boolean {
   for (const segment of segments) {
     let from = Math.max(segment.start, start);
     const to = Math.min(segment.end, end);
@@ -194,9 +234,20 @@ const PLACEHOLDER_TOKEN = /<[^<>\s]+>/;
  * Greedy grouping of one channel's supervisions into clips (steps 1-4 of the file comment). Every
  * supervision that ends up in no clip gets one rejection: the reason of the group that started at it.
  */
-function planChannel(recording: ReferenceRecording, channel: Channel, options: ResolvedSpeakerPromptOptions, untranscribed = false): { clips: PlannedSpeakerPrompt[]; rejected: RejectedSpeakerPrompt[] } {
+function planChannel(
+  recording: ReferenceRecording,
+  channel: Channel,
+  options: ResolvedSpeakerPromptOptions,
+  untranscribed = false,
+): { clips: PlannedSpeakerPrompt[]; rejected: RejectedSpeakerPrompt[] } {
   const supervisions = untranscribed
-    ? recording.segments[channel].map((segment): ReferenceSupervision => ({ channel, start: segment.start, end: segment.end, speaker: recording.channelSpeakers[channel], text: '' }))
+    ? recording.segments[channel].map((segment): ReferenceSupervision => ({
+        channel,
+        start: segment.start,
+        end: segment.end,
+        speaker: recording.channelSpeakers[channel],
+        text: '',
+      }))
     : (recording.supervisions ?? []);
   const own = supervisions
     .filter((supervision) => supervision.channel === channel && (untranscribed || supervision.text.trim() !== ''))
@@ -211,8 +262,10 @@ function planChannel(recording: ReferenceRecording, channel: Channel, options: R
     const start = group[0]?.start as number;
     const end = Math.max(...group.map((supervision) => supervision.end));
     if (end - start > maximum) return `longer than ${options.maximumDurationSeconds} s`;
-    if (!isSilent(other, start - margin, end + margin)) return `the other channel speaks within ${options.otherChannelMarginSeconds} s`;
-    if (!isCovered(ownSegments, mergeOverlappingSegments(group).segments, start, end)) return 'untranscribed speech of the speaker inside (laughter, noise)';
+    if (!isSilent(other, start - margin, end + margin))
+      return `the other channel speaks within ${options.otherChannelMarginSeconds} s`;
+    if (!isCovered(ownSegments, mergeOverlappingSegments(group).segments, start, end))
+      return 'untranscribed speech of the speaker inside (laughter, noise)';
     return null;
   };
   const clips: PlannedSpeakerPrompt[] = [];
@@ -243,7 +296,11 @@ function planChannel(recording: ReferenceRecording, channel: Channel, options: R
       reasons.set(first, { reason: `shorter than ${options.minimumDurationSeconds} s`, start, end });
       first += 1;
     } else if (placeholder !== null) {
-      reasons.set(first, { reason: `the transcript holds the placeholder ${placeholder[0]} (not the words said)`, start, end });
+      reasons.set(first, {
+        reason: `the transcript holds the placeholder ${placeholder[0]} (not the words said)`,
+        start,
+        end,
+      });
       first += 1;
     } else {
       const speaker = (group[0] as ReferenceSupervision).speaker;
@@ -266,7 +323,15 @@ function planChannel(recording: ReferenceRecording, channel: Channel, options: R
   own.forEach((supervision, index) => {
     if (used.has(index)) return;
     const why = reasons.get(index) ?? { reason: 'not placed', start: supervision.start, end: supervision.end };
-    rejected.push({ corpus: recording.format, recording: recording.id, channel, speaker: supervision.speaker, start: why.start, end: why.end, reason: why.reason });
+    rejected.push({
+      corpus: recording.format,
+      recording: recording.id,
+      channel,
+      speaker: supervision.speaker,
+      start: why.start,
+      end: why.end,
+      reason: why.reason,
+    });
   });
   return { clips, rejected };
 }
@@ -277,7 +342,14 @@ function compareText(a: string, b: string): number {
 }
 
 /** Every clip that passes steps 1-4 (no per-speaker limit), with the rejections and skipped recordings. */
-export function candidateSpeakerPrompts(recordings: readonly ReferenceRecording[], resolved: ResolvedSpeakerPromptOptions): { candidates: { clip: PlannedSpeakerPrompt; order: number }[]; skipped: string[]; rejected: RejectedSpeakerPrompt[] } {
+export function candidateSpeakerPrompts(
+  recordings: readonly ReferenceRecording[],
+  resolved: ResolvedSpeakerPromptOptions,
+): {
+  candidates: { clip: PlannedSpeakerPrompt; order: number }[];
+  skipped: string[];
+  rejected: RejectedSpeakerPrompt[];
+} {
   const skipped: string[] = [];
   const rejected: RejectedSpeakerPrompt[] = [];
   const candidates: { clip: PlannedSpeakerPrompt; order: number }[] = [];
@@ -302,7 +374,13 @@ export function candidateSpeakerPrompts(recordings: readonly ReferenceRecording[
 
 /** Manifest order: corpus, speaker, recording, start, channel. */
 function compareClips(a: PlannedSpeakerPrompt, b: PlannedSpeakerPrompt): number {
-  return compareText(a.corpus, b.corpus) || compareText(a.speaker, b.speaker) || compareText(a.recording.id, b.recording.id) || a.start - b.start || a.channel - b.channel;
+  return (
+    compareText(a.corpus, b.corpus) ||
+    compareText(a.speaker, b.speaker) ||
+    compareText(a.recording.id, b.recording.id) ||
+    a.start - b.start ||
+    a.channel - b.channel
+  );
 }
 
 /** Step 5 of the file comment: the clips kept per speaker, in manifest order, and those left out. */
@@ -321,11 +399,18 @@ export function selectPerSpeaker(
   const rejected: RejectedSpeakerPrompt[] = [];
   for (const [speaker, list] of bySpeaker) {
     if (resolved.selectionSeed === null) {
-      list.sort((a, b) => b.clip.end - b.clip.start - (a.clip.end - a.clip.start) || a.order - b.order || a.clip.start - b.clip.start);
+      list.sort(
+        (a, b) =>
+          b.clip.end - b.clip.start - (a.clip.end - a.clip.start) || a.order - b.order || a.clip.start - b.clip.start,
+      );
     } else {
       // Fisher-Yates on the manifest order, from a stream seeded by (seed, corpus:speaker).
       list.sort((a, b) => compareClips(a.clip, b.clip));
-      const stream = dialogueRandomStream(resolved.selectionSeed, `${list[0]?.clip.corpus}:${speaker}`, 'speaker-prompts');
+      const stream = dialogueRandomStream(
+        resolved.selectionSeed,
+        `${list[0]?.clip.corpus}:${speaker}`,
+        'speaker-prompts',
+      );
       for (let index = list.length - 1; index > 0; index -= 1) {
         const other = stream.integer(0, index);
         [list[index], list[other]] = [list[other] as (typeof list)[number], list[index] as (typeof list)[number]];
@@ -336,7 +421,15 @@ export function selectPerSpeaker(
     if (list.length > limit) {
       skipped.push(`speaker ${speaker}: ${list.length - limit} more clips over the limit of ${limit} per speaker`);
       for (const { clip } of list.slice(limit)) {
-        rejected.push({ corpus: clip.corpus, recording: clip.recording.id, channel: clip.channel, speaker, start: clip.start, end: clip.end, reason: `over the limit of ${limit} clips per speaker` });
+        rejected.push({
+          corpus: clip.corpus,
+          recording: clip.recording.id,
+          channel: clip.channel,
+          speaker,
+          start: clip.start,
+          end: clip.end,
+          reason: `over the limit of ${limit} clips per speaker`,
+        });
       }
     }
   }
@@ -359,9 +452,16 @@ export function selectPerSpeaker(
  *   rejected candidates with reasons.
  * @throws RangeError for invalid options; Error when two clips get the same id.
  */
-export function planSpeakerPrompts(recordings: readonly ReferenceRecording[], options: SpeakerPromptOptions = {}): SpeakerPromptPlan {
+export function planSpeakerPrompts(
+  recordings: readonly ReferenceRecording[],
+  options: SpeakerPromptOptions = {},
+): SpeakerPromptPlan {
   const resolved = resolveSpeakerPromptOptions(options);
   const candidates = candidateSpeakerPrompts(recordings, resolved);
   const selected = selectPerSpeaker(candidates.candidates, resolved);
-  return { clips: selected.clips, skipped: [...candidates.skipped, ...selected.skipped], rejected: [...candidates.rejected, ...selected.rejected] };
+  return {
+    clips: selected.clips,
+    skipped: [...candidates.skipped, ...selected.skipped],
+    rejected: [...candidates.rejected, ...selected.rejected],
+  };
 }

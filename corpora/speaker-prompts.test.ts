@@ -10,7 +10,13 @@ import { prepareMagicData } from './magicdata.ts';
 import { joinTranscript } from './reference-recording.ts';
 import { FIXTURES, temporaryFolder, toneTrack, writeSessionAudio, writeWavFile } from './reference-test-audio.ts';
 import { prepareRttm } from './rttm-recordings.ts';
-import { planSpeakerPrompts, resolveSpeakerPromptOptions, SPEAKER_PROMPT_MANIFEST, writeSpeakerPromptPool, type PlannedSpeakerPrompt } from './speaker-prompts.ts';
+import {
+  planSpeakerPrompts,
+  resolveSpeakerPromptOptions,
+  SPEAKER_PROMPT_MANIFEST,
+  writeSpeakerPromptPool,
+  type PlannedSpeakerPrompt,
+} from './speaker-prompts.ts';
 
 const CANDOR_A = '5e0c1b7a-1e5f-4c07-9a3d-0f1e2d3c4b5a';
 
@@ -20,9 +26,11 @@ function expectValidClip(clip: PlannedSpeakerPrompt, marginCs = 10): void {
   expect(duration).toBeGreaterThanOrEqual(300);
   expect(duration).toBeLessThanOrEqual(1000);
   const other = clip.recording.segments[clip.channel === 0 ? 1 : 0];
-  for (const segment of other) expect(segment.end < clip.start - marginCs || segment.start > clip.end + marginCs).toBe(true);
+  for (const segment of other)
+    expect(segment.end < clip.start - marginCs || segment.start > clip.end + marginCs).toBe(true);
   const inside = (clip.recording.supervisions ?? []).filter(
-    (supervision) => supervision.channel === clip.channel && supervision.start >= clip.start && supervision.end <= clip.end,
+    (supervision) =>
+      supervision.channel === clip.channel && supervision.start >= clip.start && supervision.end <= clip.end,
   );
   expect(clip.text).toBe(joinTranscript(inside.map((supervision) => supervision.text)));
   expect(clip.supervisions).toEqual(inside);
@@ -42,7 +50,11 @@ describe('speaker prompt pool', () => {
     session = (await prepareMagicData([corpus], { sessions: ['A0001_S0001'] }))[0] as ReferenceRecording;
     const conversation = path.join(temporary.folder, 'candor', CANDOR_A);
     await cp(path.join(FIXTURES, 'candor', CANDOR_A), conversation, { recursive: true });
-    await writeWavFile(path.join(conversation, 'processed', `${CANDOR_A}.wav`), [toneTrack(2400, 8000, [{ start: 510, end: 930 }]), toneTrack(2400, 8000, [{ start: 52, end: 481 }])], 8000);
+    await writeWavFile(
+      path.join(conversation, 'processed', `${CANDOR_A}.wav`),
+      [toneTrack(2400, 8000, [{ start: 510, end: 930 }]), toneTrack(2400, 8000, [{ start: 52, end: 481 }])],
+      8000,
+    );
     candor = await readCandorConversation(conversation);
   });
   afterAll(() => temporary.remove());
@@ -50,15 +62,59 @@ describe('speaker prompt pool', () => {
   it('plans the clips computed by hand on the MagicData session', () => {
     const { clips, skipped } = planSpeakerPrompts([session], { clipsPerSpeaker: null });
     expect(skipped).toEqual([]);
-    expect(clips.map(({ id, speaker, channel, start, end, text }) => ({ id, speaker, channel, start, end, text }))).toEqual([
-      { id: 'magicdata-A0001_S0001-0-780-1260', speaker: 'G0001', channel: 0, start: 780, end: 1260, text: '最近はゴルフを始めました週末に友達と打ちっぱなしに行っています' },
-      { id: 'magicdata-A0001_S0001-0-2450-3000', speaker: 'G0001', channel: 0, start: 2450, end: 3000, text: 'いいですよ、駅の近くに初心者向けの教室があるので今度一緒に行きましょう' },
+    expect(
+      clips.map(({ id, speaker, channel, start, end, text }) => ({ id, speaker, channel, start, end, text })),
+    ).toEqual([
+      {
+        id: 'magicdata-A0001_S0001-0-780-1260',
+        speaker: 'G0001',
+        channel: 0,
+        start: 780,
+        end: 1260,
+        text: '最近はゴルフを始めました週末に友達と打ちっぱなしに行っています',
+      },
+      {
+        id: 'magicdata-A0001_S0001-0-2450-3000',
+        speaker: 'G0001',
+        channel: 0,
+        start: 2450,
+        end: 3000,
+        text: 'いいですよ、駅の近くに初心者向けの教室があるので今度一緒に行きましょう',
+      },
       // Exactly 3.00 s: the minimum is inclusive. Not merged with 24.50-30.00 (G0002 says はい in the gap).
-      { id: 'magicdata-A0001_S0001-0-3100-3400', speaker: 'G0001', channel: 0, start: 3100, end: 3400, text: '楽しみにしています、よろしくお願いします' },
-      { id: 'magicdata-A0001_S0001-1-340-735', speaker: 'G0002', channel: 1, start: 340, end: 735, text: 'はいこちらこそよろしくお願いします。最近は何をしていますか' },
+      {
+        id: 'magicdata-A0001_S0001-0-3100-3400',
+        speaker: 'G0001',
+        channel: 0,
+        start: 3100,
+        end: 3400,
+        text: '楽しみにしています、よろしくお願いします',
+      },
+      {
+        id: 'magicdata-A0001_S0001-1-340-735',
+        speaker: 'G0002',
+        channel: 1,
+        start: 340,
+        end: 735,
+        text: 'はいこちらこそよろしくお願いします。最近は何をしていますか',
+      },
       // Not merged with 18.00-21.50: G0001's うん (17.20-17.60) lies in the gap.
-      { id: 'magicdata-A0001_S0001-1-1350-1700', speaker: 'G0002', channel: 1, start: 1350, end: 1700, text: 'ゴルフですか、いいですね。私もやってみたいです' },
-      { id: 'magicdata-A0001_S0001-1-1800-2420', speaker: 'G0002', channel: 1, start: 1800, end: 2420, text: '初心者向けの教室があれば教えてくださいできれば週末がいいです' },
+      {
+        id: 'magicdata-A0001_S0001-1-1350-1700',
+        speaker: 'G0002',
+        channel: 1,
+        start: 1350,
+        end: 1700,
+        text: 'ゴルフですか、いいですね。私もやってみたいです',
+      },
+      {
+        id: 'magicdata-A0001_S0001-1-1800-2420',
+        speaker: 'G0002',
+        channel: 1,
+        start: 1800,
+        end: 2420,
+        text: '初心者向けの教室があれば教えてくださいできれば週末がいいです',
+      },
     ]);
     for (const clip of clips) expectValidClip(clip);
   });
@@ -68,12 +124,19 @@ describe('speaker prompt pool', () => {
     expect(wide.clips.map((clip) => clip.id)).not.toContain('magicdata-A0001_S0001-1-1350-1700'); // うん starts 0.20 s after it
     for (const clip of wide.clips) expectValidClip(clip, 25);
     // G0002's [LAUGHTER] (12.90-13.30) has a segment but no supervision: no clip of G0002 may cover it.
-    const all = planSpeakerPrompts([session], { clipsPerSpeaker: null, maximumGapSeconds: 5, otherChannelMarginSeconds: 0 });
-    for (const clip of all.clips.filter((candidate) => candidate.channel === 1)) expect(clip.end <= 1290 || clip.start >= 1330).toBe(true);
+    const all = planSpeakerPrompts([session], {
+      clipsPerSpeaker: null,
+      maximumGapSeconds: 5,
+      otherChannelMarginSeconds: 0,
+    });
+    for (const clip of all.clips.filter((candidate) => candidate.channel === 1))
+      expect(clip.end <= 1290 || clip.start >= 1330).toBe(true);
   });
 
   it('keeps the longest clips per speaker and says what it skipped', async () => {
-    const rttm = await prepareRttm([path.join(sharedDirectory(), 'corpora', 'reference-timing', 'rttm', 'en', '4175.rttm')]);
+    const rttm = await prepareRttm([
+      path.join(sharedDirectory(), 'corpora', 'reference-timing', 'rttm', 'en', '4175.rttm'),
+    ]);
     const noAudio = { ...candor, id: 'no-audio' };
     delete noAudio.audio;
     const { clips, skipped } = planSpeakerPrompts([session, candor, ...rttm, noAudio], { clipsPerSpeaker: 2 });
@@ -103,7 +166,10 @@ describe('speaker prompt pool', () => {
     expect(pool.manifestPath).toBe(path.join(first, SPEAKER_PROMPT_MANIFEST));
     const manifest = await readFile(pool.manifestPath, 'utf8');
     expect(manifest).toBe(await readFile(path.join(second, SPEAKER_PROMPT_MANIFEST), 'utf8'));
-    const lines = manifest.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = manifest
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(7);
     expect(lines[0]).toEqual({
       id: `candor-${CANDOR_A}-1-52-481`,
@@ -116,7 +182,17 @@ describe('speaker prompt pool', () => {
       path: `clips/candor-${CANDOR_A}-1-52-481.wav`,
       durationSeconds: 4.29,
     });
-    expect(Object.keys(lines[1] ?? {})).toEqual(['id', 'speaker', 'corpus', 'recording', 'start', 'end', 'text', 'path', 'durationSeconds']);
+    expect(Object.keys(lines[1] ?? {})).toEqual([
+      'id',
+      'speaker',
+      'corpus',
+      'recording',
+      'start',
+      'end',
+      'text',
+      'path',
+      'durationSeconds',
+    ]);
     for (const entry of pool.entries) {
       const bytes = await readFile(path.join(first, entry.path));
       expect(bytes.equals(await readFile(path.join(second, entry.path)))).toBe(true);
@@ -134,8 +210,16 @@ describe('speaker prompt pool', () => {
   it('skips clips that reach past the end of the audio', async () => {
     const short = path.join(temporary.folder, 'short.wav');
     await writeWavFile(short, [toneTrack(3300, 8000, []), toneTrack(3300, 8000, [])], 8000);
-    const recording = { ...session, audio: [{ path: short, channel: 0 as const }, { path: short, channel: 1 as const }] };
-    const pool = await writeSpeakerPromptPool([recording], path.join(temporary.folder, 'pool-short'), { clipsPerSpeaker: null });
+    const recording = {
+      ...session,
+      audio: [
+        { path: short, channel: 0 as const },
+        { path: short, channel: 1 as const },
+      ],
+    };
+    const pool = await writeSpeakerPromptPool([recording], path.join(temporary.folder, 'pool-short'), {
+      clipsPerSpeaker: null,
+    });
     expect(pool.entries).toHaveLength(5);
     expect(pool.skipped).toEqual([`magicdata-A0001_S0001-0-3100-3400: reaches past the end of ${short}`]);
   });
@@ -144,25 +228,46 @@ describe('speaker prompt pool', () => {
     const all = planSpeakerPrompts([session], { clipsPerSpeaker: null });
     const draw = (seed: number) => planSpeakerPrompts([session], { clipsPerSpeaker: 1, selectionSeed: seed });
     expect(draw(7).clips.map((clip) => clip.id)).toEqual(draw(7).clips.map((clip) => clip.id));
-    const drawn = new Set([0, 1, 2, 3, 4, 5, 6, 7].map((seed) => draw(seed).clips.map((clip) => clip.id).join(',')));
+    const drawn = new Set(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((seed) =>
+        draw(seed)
+          .clips.map((clip) => clip.id)
+          .join(','),
+      ),
+    );
     expect(drawn.size).toBeGreaterThan(1);
     const one = draw(3);
     expect(one.clips).toHaveLength(2);
     for (const clip of one.clips) expect(all.clips.map((candidate) => candidate.id)).toContain(clip.id);
-    expect(one.rejected.filter((item) => item.reason === 'over the limit of 1 clips per speaker')).toHaveLength(all.clips.length - 2);
+    expect(one.rejected.filter((item) => item.reason === 'over the limit of 1 clips per speaker')).toHaveLength(
+      all.clips.length - 2,
+    );
     expect(all.rejected.length).toBeGreaterThan(0);
-    for (const item of all.rejected) expect(item.reason).toMatch(/^(shorter than 3 s|longer than 10 s|the other channel speaks within 0.1 s|untranscribed speech of the speaker inside)/);
+    for (const item of all.rejected)
+      expect(item.reason).toMatch(
+        /^(shorter than 3 s|longer than 10 s|the other channel speaks within 0.1 s|untranscribed speech of the speaker inside)/,
+      );
   });
 
   it('rejects a clip whose transcript holds the aligner placeholder <unk>', () => {
     // The clip 7.80-12.60 s of G0001 starts with the supervision at 7.80 s.
-    const marked = (supervision: { channel: number; start: number }) => supervision.channel === 0 && supervision.start === 780;
-    const withUnknown = { ...session, supervisions: session.supervisions?.map((supervision) => (marked(supervision) ? { ...supervision, text: `${supervision.text} <unk>` } : supervision)) };
+    const marked = (supervision: { channel: number; start: number }) =>
+      supervision.channel === 0 && supervision.start === 780;
+    const withUnknown = {
+      ...session,
+      supervisions: session.supervisions?.map((supervision) =>
+        marked(supervision) ? { ...supervision, text: `${supervision.text} <unk>` } : supervision,
+      ),
+    };
     expect(withUnknown.supervisions?.filter(marked)).toHaveLength(1);
     const plan = planSpeakerPrompts([withUnknown], { clipsPerSpeaker: null });
     expect(plan.clips.map((clip) => clip.id)).not.toContain('magicdata-A0001_S0001-0-780-1260');
     expect(plan.clips.some((clip) => clip.text.includes('<unk>'))).toBe(false);
-    expect(plan.rejected.some((item) => item.reason.startsWith('the transcript holds the placeholder <unk>') && item.start === 780)).toBe(true);
+    expect(
+      plan.rejected.some(
+        (item) => item.reason.startsWith('the transcript holds the placeholder <unk>') && item.start === 780,
+      ),
+    ).toBe(true);
   });
 
   it('checks its options', () => {

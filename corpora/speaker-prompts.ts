@@ -117,7 +117,11 @@ export interface UntranscribedSpeakerPrompt {
 export const MINIMUM_NOISE_MEASUREMENT: Centiseconds = 20;
 
 /** Mean square of `samples` over the sample ranges of `spans` (centiseconds), and how many samples that was. */
-function meanSquare(samples: Float32Array, sampleRate: number, spans: readonly SpeechSegment[]): { power: number; count: number } {
+function meanSquare(
+  samples: Float32Array,
+  sampleRate: number,
+  spans: readonly SpeechSegment[],
+): { power: number; count: number } {
   let sum = 0;
   let count = 0;
   for (const span of spans) {
@@ -147,11 +151,19 @@ function gapsOf(busy: readonly SpeechSegment[], end: Centiseconds): SpeechSegmen
  * @returns dB (+Infinity for a digitally silent background), or null when the recording has less than
  *   {@link MINIMUM_NOISE_MEASUREMENT} of time with both channels silent.
  */
-export function clipSignalToNoiseRatio(clip: PlannedSpeakerPrompt, samples: Float32Array, sampleRate: number, marginSeconds: number): number | null {
+export function clipSignalToNoiseRatio(
+  clip: PlannedSpeakerPrompt,
+  samples: Float32Array,
+  sampleRate: number,
+  marginSeconds: number,
+): number | null {
   const margin = seconds(marginSeconds);
   const { recording } = clip;
   const busy = mergeOverlappingSegments(
-    [...recording.segments[0], ...recording.segments[1]].map((segment) => ({ start: Math.max(0, segment.start - margin), end: segment.end + margin })),
+    [...recording.segments[0], ...recording.segments[1]].map((segment) => ({
+      start: Math.max(0, segment.start - margin),
+      end: segment.end + margin,
+    })),
   ).segments;
   const end = Math.min(recording.durationCs, Math.floor((samples.length * 100) / sampleRate));
   const noise = meanSquare(samples, sampleRate, gapsOf(busy, end));
@@ -217,7 +229,15 @@ export async function writeSpeakerPromptPool(
   const skipped = [...planned.skipped];
   const rejected = [...planned.rejected];
   const reject = (clip: PlannedSpeakerPrompt, reason: string) =>
-    rejected.push({ corpus: clip.corpus, recording: clip.recording.id, channel: clip.channel, speaker: clip.speaker, start: clip.start, end: clip.end, reason });
+    rejected.push({
+      corpus: clip.corpus,
+      recording: clip.recording.id,
+      channel: clip.channel,
+      speaker: clip.speaker,
+      start: clip.start,
+      end: clip.end,
+      reason,
+    });
   let candidates = planned.candidates;
   const snr = new Map<string, number | null>();
   if (resolved.minimumSnrDb !== null) {
@@ -233,7 +253,11 @@ export async function writeSpeakerPromptPool(
         }
         const ratio = clipSignalToNoiseRatio(clip, samples, audio.sampleRate, resolved.otherChannelMarginSeconds);
         snr.set(clip.id, ratio === null || ratio === Number.POSITIVE_INFINITY ? ratio : tenths(ratio));
-        if (ratio === null) reject(clip, `signal-to-noise ratio unknown: under ${MINIMUM_NOISE_MEASUREMENT / 100} s with both channels silent to measure the noise on`);
+        if (ratio === null)
+          reject(
+            clip,
+            `signal-to-noise ratio unknown: under ${MINIMUM_NOISE_MEASUREMENT / 100} s with both channels silent to measure the noise on`,
+          );
         else if (ratio < minimum) reject(clip, `signal-to-noise ratio ${tenths(ratio)} dB below ${minimum} dB`);
         else passing.add(clip);
       }
@@ -246,7 +270,8 @@ export async function writeSpeakerPromptPool(
   const written = new Map<string, SpeakerPromptLine>();
   const untranscribed: UntranscribedSpeakerPrompt[] = [];
   const transcribed: SpeakerPromptPool['transcribed'] = [];
-  const scratch = resolved.loudness === null ? undefined : await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-prompt-loudness-'));
+  const scratch =
+    resolved.loudness === null ? undefined : await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-prompt-loudness-'));
   try {
     // One audio file in memory at a time: cut every clip of a file, then move on.
     for (const [file, clips] of byAudioFile(selected.clips)) {
@@ -260,7 +285,11 @@ export async function writeSpeakerPromptPool(
           reject(clip, `reaches past the end of ${file}`);
           continue;
         }
-        const cut = await resample({ channels: [samples.slice(from, to)], sampleRate: audio.sampleRate }, resolved.sampleRate, resolved.resampleQuality);
+        const cut = await resample(
+          { channels: [samples.slice(from, to)], sampleRate: audio.sampleRate },
+          resolved.sampleRate,
+          resolved.resampleQuality,
+        );
         let levels: Pick<SpeakerPromptLine, 'loudnessLufs' | 'gainDb'> = {};
         if (resolved.loudness !== null && scratch !== undefined) {
           const probe = path.join(scratch, `${clip.id}.wav`);
@@ -278,7 +307,8 @@ export async function writeSpeakerPromptPool(
           const factor = 10 ** (gain / 20);
           const channel = cut.channels[0] as Float32Array;
           const scaled = new Float32Array(channel.length);
-          for (let index = 0; index < channel.length; index += 1) scaled[index] = Math.max(-1, Math.min(1, (channel[index] as number) * factor));
+          for (let index = 0; index < channel.length; index += 1)
+            scaled[index] = Math.max(-1, Math.min(1, (channel[index] as number) * factor));
           cut.channels[0] = quantizeToPcm16(scaled);
           levels = { loudnessLufs: tenths(measured.integratedLufs + gain), gainDb: tenths(gain) };
         }
@@ -288,7 +318,8 @@ export async function writeSpeakerPromptPool(
         let text = clip.text;
         let transcribedBy: string | undefined;
         if (text === '') {
-          const found = resolved.transcribe === null ? { missing: 'no transcriber' } : await resolved.transcribe(clip, wav);
+          const found =
+            resolved.transcribe === null ? { missing: 'no transcriber' } : await resolved.transcribe(clip, wav);
           if ('missing' in found) {
             untranscribed.push({ clip, path: relativePath, reason: found.missing });
             continue;
@@ -308,7 +339,9 @@ export async function writeSpeakerPromptPool(
           ...(transcribedBy === undefined ? {} : { transcribedBy }),
           path: relativePath,
           durationSeconds: (clip.end - clip.start) / 100,
-          ...(snr.has(clip.id) ? { snrDb: snr.get(clip.id) === Number.POSITIVE_INFINITY ? null : (snr.get(clip.id) as number | null) } : {}),
+          ...(snr.has(clip.id)
+            ? { snrDb: snr.get(clip.id) === Number.POSITIVE_INFINITY ? null : (snr.get(clip.id) as number | null) }
+            : {}),
           ...levels,
         });
       }
@@ -318,6 +351,11 @@ export async function writeSpeakerPromptPool(
   }
   const entries = selected.clips.flatMap((clip) => written.get(clip.id) ?? []);
   const manifestPath = path.join(outputDirectory, SPEAKER_PROMPT_MANIFEST);
-  await writeAtomic(manifestPath, entries.map((entry, index) => formatRecordLine(`${manifestPath}:${index + 1}`, speakerPromptLineSchema, entry)).join(''));
+  await writeAtomic(
+    manifestPath,
+    entries
+      .map((entry, index) => formatRecordLine(`${manifestPath}:${index + 1}`, speakerPromptLineSchema, entry))
+      .join(''),
+  );
   return { entries, manifestPath, skipped, rejected, untranscribed, transcribed };
 }

@@ -20,7 +20,11 @@
 import path from 'node:path';
 import type { RawAudio } from '../pipeline/audio/raw-audio.ts';
 import type { Centiseconds, Channel, ReferenceRecording, SpeechSegment } from '../pipeline/model/types.ts';
-import { detectChannels, detectSpeakerRecordings, type VoiceActivityDetector } from '../pipeline/services/vad/voice-activity-detector.ts';
+import {
+  detectChannels,
+  detectSpeakerRecordings,
+  type VoiceActivityDetector,
+} from '../pipeline/services/vad/voice-activity-detector.ts';
 import {
   formatCentiseconds,
   framesToCentiseconds,
@@ -59,7 +63,8 @@ export interface StereoWavOptions {
 const PAIR_SUFFIX = /^(.+)_([01])$/;
 
 /** One recording to read: a stereo file, or two mono files. */
-type PlannedRecording = { id: string; kind: 'stereo'; file: string } | { id: string; kind: 'pair'; files: readonly [string, string] };
+type PlannedRecording =
+  { id: string; kind: 'stereo'; file: string } | { id: string; kind: 'pair'; files: readonly [string, string] };
 
 /** Expands folders, pairs `<id>_0`/`<id>_1` files, and gives every recording its id. */
 async function planRecordings(sources: readonly StereoWavSource[]): Promise<PlannedRecording[]> {
@@ -81,7 +86,10 @@ async function planRecordings(sources: readonly StereoWavSource[]): Promise<Plan
     const extension = path.extname(entry);
     const base = path.basename(entry, extension);
     const match = PAIR_SUFFIX.exec(base);
-    const partner = match === null ? undefined : path.join(path.dirname(entry), `${match[1]}_${match[2] === '0' ? '1' : '0'}${extension}`);
+    const partner =
+      match === null
+        ? undefined
+        : path.join(path.dirname(entry), `${match[1]}_${match[2] === '0' ? '1' : '0'}${extension}`);
     if (match !== null && partner !== undefined && listed.has(partner)) {
       const [first, second] = match[2] === '0' ? [entry, partner] : [partner, entry];
       planned.push({ id: match[1] as string, kind: 'pair', files: [first, second] });
@@ -94,7 +102,11 @@ async function planRecordings(sources: readonly StereoWavSource[]): Promise<Plan
   const seen = new Set<string>();
   for (const recording of planned) {
     if (seen.has(recording.id)) {
-      throw new ReferenceCorpusError(recording.kind === 'stereo' ? recording.file : recording.files[0], {}, `recording id ${JSON.stringify(recording.id)} is given twice`);
+      throw new ReferenceCorpusError(
+        recording.kind === 'stereo' ? recording.file : recording.files[0],
+        {},
+        `recording id ${JSON.stringify(recording.id)} is given twice`,
+      );
     }
     seen.add(recording.id);
   }
@@ -114,15 +126,29 @@ async function readExistingAudio(file: string, readAudio: AudioFileReader): Prom
  * @returns the segments and what had to be fixed (for the notes).
  * @throws ReferenceCorpusError naming the file when the detector returned non-integer times.
  */
-function sanitizeSegments(detected: readonly SpeechSegment[], durationCs: Centiseconds, file: string, detectorId: string): { segments: SpeechSegment[]; fixes: string[] } {
+function sanitizeSegments(
+  detected: readonly SpeechSegment[],
+  durationCs: Centiseconds,
+  file: string,
+  detectorId: string,
+): { segments: SpeechSegment[]; fixes: string[] } {
   const fixes: string[] = [];
   for (const segment of detected) {
     if (!Number.isSafeInteger(segment.start) || !Number.isSafeInteger(segment.end)) {
-      throw new ReferenceCorpusError(file, {}, `the voice activity detector ${detectorId} returned [${segment.start}, ${segment.end}], not integer centiseconds`);
+      throw new ReferenceCorpusError(
+        file,
+        {},
+        `the voice activity detector ${detectorId} returned [${segment.start}, ${segment.end}], not integer centiseconds`,
+      );
     }
   }
-  const clipped = detected.map((segment) => ({ start: Math.max(0, segment.start), end: Math.min(durationCs, segment.end) }));
-  const clippedCount = clipped.filter((segment, index) => segment.start !== detected[index]?.start || segment.end !== detected[index]?.end).length;
+  const clipped = detected.map((segment) => ({
+    start: Math.max(0, segment.start),
+    end: Math.min(durationCs, segment.end),
+  }));
+  const clippedCount = clipped.filter(
+    (segment, index) => segment.start !== detected[index]?.start || segment.end !== detected[index]?.end,
+  ).length;
   if (clippedCount > 0) fixes.push(`${clippedCount} segments clipped to the recording`);
   const nonEmpty = clipped.filter((segment) => segment.end > segment.start);
   if (nonEmpty.length < clipped.length) fixes.push(`${clipped.length - nonEmpty.length} empty segments dropped`);
@@ -153,7 +179,11 @@ async function loadRecording(planned: PlannedRecording, options: StereoWavOption
         audio.channels.length === 1
           ? ` (a mono file needs a partner: name the two files ${planned.id}_0${path.extname(planned.file)} and ${planned.id}_1${path.extname(planned.file)})`
           : '';
-      throw new ReferenceCorpusError(planned.file, {}, `has ${audio.channels.length} channels, expected 2 (one speaker per channel)${hint}`);
+      throw new ReferenceCorpusError(
+        planned.file,
+        {},
+        `has ${audio.channels.length} channels, expected 2 (one speaker per channel)${hint}`,
+      );
     }
     lengths = [framesToCentiseconds(audio.channels[0]?.length ?? 0, audio.sampleRate)];
     detected = await detectChannels(audio, detector);
@@ -163,7 +193,12 @@ async function loadRecording(planned: PlannedRecording, options: StereoWavOption
     const pair: RawAudio[] = [];
     for (const file of planned.files) {
       const audio = await readExistingAudio(file, readAudio);
-      if (audio.channels.length !== 1) throw new ReferenceCorpusError(file, {}, `has ${audio.channels.length} channels, expected 1 (one mono file per speaker)`);
+      if (audio.channels.length !== 1)
+        throw new ReferenceCorpusError(
+          file,
+          {},
+          `has ${audio.channels.length} channels, expected 1 (one mono file per speaker)`,
+        );
       pair.push(audio);
     }
     const [first, second] = pair as [RawAudio, RawAudio];
@@ -184,7 +219,9 @@ async function loadRecording(planned: PlannedRecording, options: StereoWavOption
   }
   for (const channel of REFERENCE_CHANNELS) {
     const fraction = durationCs === 0 ? 0 : talkTime(segments[channel]) / durationCs;
-    notes.push(`channel ${channel}: ${segments[channel].length} speech segments from voice activity detection (${detector.id}), talk ${(fraction * 100).toFixed(1)}% of the recording`);
+    notes.push(
+      `channel ${channel}: ${segments[channel].length} speech segments from voice activity detection (${detector.id}), talk ${(fraction * 100).toFixed(1)}% of the recording`,
+    );
   }
   notes.push('no transcripts: no supervisions');
   const channelSpeakers = options.channelSpeakers?.[planned.id] ?? { 0: `${planned.id}:0`, 1: `${planned.id}:1` };
@@ -214,7 +251,10 @@ async function loadRecording(planned: PlannedRecording, options: StereoWavOption
  *   or a recording id is given twice, or when the detector returns non-integer times; the reader's
  *   error (AudioFileError) when a file cannot be decoded; the detector's (VoiceActivityDetectionError).
  */
-export async function prepareStereoWav(sources: readonly StereoWavSource[], options: StereoWavOptions): Promise<ReferenceRecording[]> {
+export async function prepareStereoWav(
+  sources: readonly StereoWavSource[],
+  options: StereoWavOptions,
+): Promise<ReferenceRecording[]> {
   const recordings: ReferenceRecording[] = [];
   for (const planned of await planRecordings(sources)) recordings.push(await loadRecording(planned, options));
   return recordings;

@@ -42,7 +42,10 @@ export interface TextGrid {
   tiers: TextGridTier[];
 }
 
-type Token = { kind: 'number'; value: number; text: string; line: number } | { kind: 'text'; value: string; line: number } | { kind: 'flag'; value: string; line: number };
+type Token =
+  | { kind: 'number'; value: number; text: string; line: number }
+  | { kind: 'text'; value: string; line: number }
+  | { kind: 'flag'; value: string; line: number };
 
 const NUMBER_PREFIX = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
 
@@ -62,7 +65,13 @@ function tokenize(text: string, file: string): { tokens: Token[]; sawLabels: boo
     if (character === '\n') {
       line += 1;
       index += 1;
-    } else if (character === ' ' || character === '\t' || character === '\r' || character === '\f' || character === '\v') {
+    } else if (
+      character === ' ' ||
+      character === '\t' ||
+      character === '\r' ||
+      character === '\f' ||
+      character === '\v'
+    ) {
       index += 1;
     } else if (character === '!') {
       while (index < length && text[index] !== '\n') index += 1;
@@ -71,7 +80,8 @@ function tokenize(text: string, file: string): { tokens: Token[]; sawLabels: boo
       let value = '';
       index += 1;
       for (;;) {
-        if (index >= length) throw new ReferenceCorpusError(file, { line: startLine }, 'a text in double quotes is never closed');
+        if (index >= length)
+          throw new ReferenceCorpusError(file, { line: startLine }, 'a text in double quotes is never closed');
         const next = text[index] as string;
         if (next === '"') {
           if (text[index + 1] === '"') {
@@ -118,8 +128,10 @@ function tokenize(text: string, file: string): { tokens: Token[]; sawLabels: boo
 export function decodeTextGrid(bytes: Uint8Array): string {
   const first = bytes[0];
   const second = bytes[1];
-  if ((first === 0xfe && second === 0xff) || first === 0) return new TextDecoder('utf-16be').decode(bytes).replace(/^\uFEFF/, '');
-  if ((first === 0xff && second === 0xfe) || (second === 0 && bytes.length > 1)) return new TextDecoder('utf-16le').decode(bytes).replace(/^\uFEFF/, '');
+  if ((first === 0xfe && second === 0xff) || first === 0)
+    return new TextDecoder('utf-16be').decode(bytes).replace(/^\uFEFF/, '');
+  if ((first === 0xff && second === 0xfe) || (second === 0 && bytes.length > 1))
+    return new TextDecoder('utf-16le').decode(bytes).replace(/^\uFEFF/, '');
   return new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, '');
 }
 
@@ -135,60 +147,101 @@ export function decodeTextGrid(bytes: Uint8Array): string {
  *   unknown, or the file ends before the counts say it should.
  */
 export function parseTextGrid(text: string, file: string): TextGrid {
-  if (text.startsWith('ooBinaryFile')) throw new ReferenceCorpusError(file, { line: 1 }, 'binary TextGrid (ooBinaryFile) is not read: save it from Praat as a text file');
+  if (text.startsWith('ooBinaryFile'))
+    throw new ReferenceCorpusError(
+      file,
+      { line: 1 },
+      'binary TextGrid (ooBinaryFile) is not read: save it from Praat as a text file',
+    );
   const { tokens, sawLabels } = tokenize(text, file);
   let position = 0;
   const lastLine = text.split('\n').length;
   const next = (what: string): Token => {
     const token = tokens[position];
-    if (token === undefined) throw new ReferenceCorpusError(file, { line: lastLine }, `the file ends where ${what} should follow`);
+    if (token === undefined)
+      throw new ReferenceCorpusError(file, { line: lastLine }, `the file ends where ${what} should follow`);
     position += 1;
     return token;
   };
-  const describe = (token: Token) => (token.kind === 'number' ? `the number ${token.text}` : token.kind === 'text' ? `the text ${JSON.stringify(token.value)}` : `the flag <${token.value}>`);
+  const describe = (token: Token) =>
+    token.kind === 'number'
+      ? `the number ${token.text}`
+      : token.kind === 'text'
+        ? `the text ${JSON.stringify(token.value)}`
+        : `the flag <${token.value}>`;
   const expectText = (what: string): { value: string; line: number } => {
     const token = next(what);
-    if (token.kind !== 'text') throw new ReferenceCorpusError(file, { line: token.line }, `expected ${what} (a text in double quotes), found ${describe(token)}`);
+    if (token.kind !== 'text')
+      throw new ReferenceCorpusError(
+        file,
+        { line: token.line },
+        `expected ${what} (a text in double quotes), found ${describe(token)}`,
+      );
     return token;
   };
   const expectNumber = (what: string): Extract<Token, { kind: 'number' }> => {
     const token = next(what);
-    if (token.kind !== 'number') throw new ReferenceCorpusError(file, { line: token.line }, `expected ${what} (a number), found ${describe(token)}`);
+    if (token.kind !== 'number')
+      throw new ReferenceCorpusError(
+        file,
+        { line: token.line },
+        `expected ${what} (a number), found ${describe(token)}`,
+      );
     return token;
   };
   const expectTime = (what: string): { value: Centiseconds; line: number } => {
     const token = expectNumber(what);
-    if (token.value < 0) throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is negative`);
+    if (token.value < 0)
+      throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is negative`);
     const exact = parseSecondsToCentiseconds(token.text.replace(/^\+/, ''));
     const value = exact ?? Math.round(token.value * 100);
-    if (!Number.isSafeInteger(value)) throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is not a usable time`);
+    if (!Number.isSafeInteger(value))
+      throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is not a usable time`);
     return { value, line: token.line };
   };
   const expectCount = (what: string): number => {
     const token = expectNumber(what);
-    if (!Number.isSafeInteger(token.value) || token.value < 0) throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is not a whole number`);
+    if (!Number.isSafeInteger(token.value) || token.value < 0)
+      throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is not a whole number`);
     return token.value;
   };
   const fileType = tokens[0];
   if (fileType === undefined || fileType.kind !== 'text' || !fileType.value.startsWith('ooTextFile')) {
-    throw new ReferenceCorpusError(file, { line: fileType?.line ?? 1 }, 'not a Praat text file: it must start with File type = "ooTextFile"');
+    throw new ReferenceCorpusError(
+      file,
+      { line: fileType?.line ?? 1 },
+      'not a Praat text file: it must start with File type = "ooTextFile"',
+    );
   }
   position = 1;
   const objectClass = expectText('the object class');
-  if (objectClass.value !== 'TextGrid') throw new ReferenceCorpusError(file, { line: objectClass.line }, `object class is ${JSON.stringify(objectClass.value)}, not "TextGrid"`);
+  if (objectClass.value !== 'TextGrid')
+    throw new ReferenceCorpusError(
+      file,
+      { line: objectClass.line },
+      `object class is ${JSON.stringify(objectClass.value)}, not "TextGrid"`,
+    );
   const start = expectTime('the TextGrid xmin').value;
   const end = expectTime('the TextGrid xmax').value;
   const tiers: TextGridTier[] = [];
   const exists = next('<exists> or <absent>');
   if (exists.kind !== 'flag' || (exists.value !== 'exists' && exists.value !== 'absent')) {
-    throw new ReferenceCorpusError(file, { line: exists.line }, `expected the flag <exists> or <absent> after xmax, found ${describe(exists)}`);
+    throw new ReferenceCorpusError(
+      file,
+      { line: exists.line },
+      `expected the flag <exists> or <absent> after xmax, found ${describe(exists)}`,
+    );
   }
   if (exists.value === 'exists') {
     const tierCount = expectCount('the number of tiers');
     for (let tierIndex = 1; tierIndex <= tierCount; tierIndex += 1) {
       const kind = expectText(`the class of tier ${tierIndex}`);
       if (kind.value !== 'IntervalTier' && kind.value !== 'TextTier') {
-        throw new ReferenceCorpusError(file, { line: kind.line }, `tier ${tierIndex} has class ${JSON.stringify(kind.value)}, expected "IntervalTier" or "TextTier"`);
+        throw new ReferenceCorpusError(
+          file,
+          { line: kind.line },
+          `tier ${tierIndex} has class ${JSON.stringify(kind.value)}, expected "IntervalTier" or "TextTier"`,
+        );
       }
       const name = expectText(`the name of tier ${tierIndex}`).value;
       const label = `tier ${tierIndex} (${JSON.stringify(name)})`;
@@ -200,18 +253,38 @@ export function parseTextGrid(text: string, file: string): TextGrid {
         if (kind.value === 'IntervalTier') {
           const from = expectTime(`the xmin of interval ${item} of ${label}`);
           const to = expectTime(`the xmax of interval ${item} of ${label}`);
-          if (to.value < from.value) throw new ReferenceCorpusError(file, { line: to.line }, `interval ${item} of ${label} ends before it starts`);
-          intervals.push({ start: from.value, end: to.value, text: expectText(`the text of interval ${item} of ${label}`).value, line: from.line });
+          if (to.value < from.value)
+            throw new ReferenceCorpusError(
+              file,
+              { line: to.line },
+              `interval ${item} of ${label} ends before it starts`,
+            );
+          intervals.push({
+            start: from.value,
+            end: to.value,
+            text: expectText(`the text of interval ${item} of ${label}`).value,
+            line: from.line,
+          });
         } else {
           const time = expectTime(`the time of point ${item} of ${label}`);
-          intervals.push({ start: time.value, end: time.value, text: expectText(`the mark of point ${item} of ${label}`).value, line: time.line });
+          intervals.push({
+            start: time.value,
+            end: time.value,
+            text: expectText(`the mark of point ${item} of ${label}`).value,
+            line: time.line,
+          });
         }
       }
       tiers.push({ kind: kind.value, name, start: tierStart, end: tierEnd, intervals, line: kind.line });
     }
   }
   const extra = tokens[position];
-  if (extra !== undefined) throw new ReferenceCorpusError(file, { line: extra.line }, `unexpected ${describe(extra)} after the last tier (do the counts match the intervals?)`);
+  if (extra !== undefined)
+    throw new ReferenceCorpusError(
+      file,
+      { line: extra.line },
+      `unexpected ${describe(extra)} after the last tier (do the counts match the intervals?)`,
+    );
   return { file, form: sawLabels ? 'long' : 'short', start, end, tiers };
 }
 
@@ -225,7 +298,12 @@ export async function readTextGrid(file: string): Promise<TextGrid> {
     bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ReferenceCorpusError(file, {}, code === 'ENOENT' ? 'TextGrid file not found' : `cannot read TextGrid file (${code ?? (error as Error).message})`, { cause: error });
+    throw new ReferenceCorpusError(
+      file,
+      {},
+      code === 'ENOENT' ? 'TextGrid file not found' : `cannot read TextGrid file (${code ?? (error as Error).message})`,
+      { cause: error },
+    );
   }
   return parseTextGrid(decodeTextGrid(bytes), file);
 }

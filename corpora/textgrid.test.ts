@@ -13,8 +13,18 @@ describe('TextGrid reader: the long and the short text form', () => {
     const short = await readTextGrid(path.join(FOLDER, 'mfa-short.TextGrid'));
     expect(long.form).toBe('long');
     expect(short.form).toBe('short');
-    expect(long.tiers.map((tier) => tier.name)).toEqual(['spk1 - words', 'spk1 - phones', 'spk2 - words', 'spk2 - phones']);
-    const strip = (grid: typeof long) => grid.tiers.map((tier) => ({ ...tier, line: 0, intervals: tier.intervals.map((interval) => ({ ...interval, line: 0 })) }));
+    expect(long.tiers.map((tier) => tier.name)).toEqual([
+      'spk1 - words',
+      'spk1 - phones',
+      'spk2 - words',
+      'spk2 - phones',
+    ]);
+    const strip = (grid: typeof long) =>
+      grid.tiers.map((tier) => ({
+        ...tier,
+        line: 0,
+        intervals: tier.intervals.map((interval) => ({ ...interval, line: 0 })),
+      }));
     expect(strip(short)).toEqual(strip(long));
     expect(long.tiers[0]?.intervals[1]).toEqual({ start: 42, end: 71, text: 'so', line: 20 });
     expect(long.end).toBe(600);
@@ -46,7 +56,11 @@ describe('TextGrid reader: the long and the short text form', () => {
       { start: 0, end: 101, text: 'two\nlines', line: 6 },
       { start: 101, end: 250, text: '', line: 7 },
     ]);
-    expect(grid.tiers[1]).toMatchObject({ kind: 'TextTier', name: 'bell', intervals: [{ start: 120, end: 120, text: 'ding', line: 9 }] });
+    expect(grid.tiers[1]).toMatchObject({
+      kind: 'TextTier',
+      name: 'bell',
+      intervals: [{ start: 120, end: 120, text: 'ding', line: 9 }],
+    });
   });
 });
 
@@ -54,13 +68,41 @@ describe('TextGrid reader: malformed files name file and line', () => {
   const header = 'File type = "ooTextFile"\nObject class = "TextGrid"\n\n';
   const cases: [string, string, RegExp][] = [
     ['not a Praat file', 'hello\n', /bad\.TextGrid:1: not a Praat text file/],
-    ['a binary TextGrid', 'ooBinaryFile\u0008TextGrid', /bad\.TextGrid:1: binary TextGrid \(ooBinaryFile\) is not read/],
-    ['another object class', 'File type = "ooTextFile"\nObject class = "Pitch 1"\n', /bad\.TextGrid:2: object class is "Pitch 1", not "TextGrid"/],
-    ['a text where a time belongs', `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A"\n0\n6\n1\n0\n"six"\n""\n`, /bad\.TextGrid:14: expected the xmax of interval 1 of tier 1 \("A"\) \(a number\), found the text "six"/],
-    ['an interval that ends before it starts', `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A"\n0\n6\n1\n3\n2\n"x"\n`, /bad\.TextGrid:14: interval 1 of tier 1 \("A"\) ends before it starts/],
-    ['a quote never closed', `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A\n0\n6\n`, /bad\.TextGrid:9: a text in double quotes is never closed/],
-    ['fewer intervals than counted', `${header}xmin = 0\nxmax = 6\ntiers? <exists>\nsize = 1\nitem []:\n  item [1]:\n    class = "IntervalTier"\n    name = "A"\n    xmin = 0\n    xmax = 6\n    intervals: size = 2\n    intervals [1]:\n      xmin = 0\n      xmax = 6\n      text = "hi"\n`, /bad\.TextGrid:19: the file ends where the xmin of interval 2 of tier 1 \("A"\) should follow/],
-    ['more values than counted', `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A"\n0\n6\n1\n0\n6\n"hi"\n6\n`, /bad\.TextGrid:16: unexpected the number 6 after the last tier/],
+    [
+      'a binary TextGrid',
+      'ooBinaryFile\u0008TextGrid',
+      /bad\.TextGrid:1: binary TextGrid \(ooBinaryFile\) is not read/,
+    ],
+    [
+      'another object class',
+      'File type = "ooTextFile"\nObject class = "Pitch 1"\n',
+      /bad\.TextGrid:2: object class is "Pitch 1", not "TextGrid"/,
+    ],
+    [
+      'a text where a time belongs',
+      `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A"\n0\n6\n1\n0\n"six"\n""\n`,
+      /bad\.TextGrid:14: expected the xmax of interval 1 of tier 1 \("A"\) \(a number\), found the text "six"/,
+    ],
+    [
+      'an interval that ends before it starts',
+      `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A"\n0\n6\n1\n3\n2\n"x"\n`,
+      /bad\.TextGrid:14: interval 1 of tier 1 \("A"\) ends before it starts/,
+    ],
+    [
+      'a quote never closed',
+      `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A\n0\n6\n`,
+      /bad\.TextGrid:9: a text in double quotes is never closed/,
+    ],
+    [
+      'fewer intervals than counted',
+      `${header}xmin = 0\nxmax = 6\ntiers? <exists>\nsize = 1\nitem []:\n  item [1]:\n    class = "IntervalTier"\n    name = "A"\n    xmin = 0\n    xmax = 6\n    intervals: size = 2\n    intervals [1]:\n      xmin = 0\n      xmax = 6\n      text = "hi"\n`,
+      /bad\.TextGrid:19: the file ends where the xmin of interval 2 of tier 1 \("A"\) should follow/,
+    ],
+    [
+      'more values than counted',
+      `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A"\n0\n6\n1\n0\n6\n"hi"\n6\n`,
+      /bad\.TextGrid:16: unexpected the number 6 after the last tier/,
+    ],
     ['an unknown tier class', `${header}0\n6\n<exists>\n1\n"Tier"\n"A"\n`, /bad\.TextGrid:8: tier 1 has class "Tier"/],
   ];
   for (const [what, text, message] of cases) {
@@ -90,13 +132,27 @@ describe('prepareTextGrid', () => {
       { start: 210, end: 305 },
       { start: 412, end: 495 },
     ]);
-    expect(recording.supervisions?.map((supervision) => [supervision.channel, supervision.start, supervision.end, supervision.text])).toEqual([
+    expect(
+      recording.supervisions?.map((supervision) => [
+        supervision.channel,
+        supervision.start,
+        supervision.end,
+        supervision.text,
+      ]),
+    ).toEqual([
       [0, 42, 198, 'so where did you grow up'],
       [1, 210, 305, 'in toronto'],
       [0, 362, 437, 'oh nice'],
       [1, 412, 495, '<unk> actually'],
     ]);
-    expect(recording.supervisions?.[0]?.words?.map((word) => word.word)).toEqual(['so', 'where', 'did', 'you', 'grow', 'up']);
+    expect(recording.supervisions?.[0]?.words?.map((word) => word.word)).toEqual([
+      'so',
+      'where',
+      'did',
+      'you',
+      'grow',
+      'up',
+    ]);
     expect(recording.notes.some((note) => note.includes('"[laughter]" 1'))).toBe(true);
     expect(recording.durationCs).toBe(600);
     expect(recording.audio).toBeUndefined();
@@ -108,8 +164,13 @@ describe('prepareTextGrid', () => {
   it('pairs <id>_0 / <id>_1 files (one speaker each) and finds the audio beside them', async () => {
     const temporary = await temporaryFolder('textgrid');
     try {
-      for (const name of ['pair_0.TextGrid', 'pair_1.TextGrid']) await copyFile(path.join(FOLDER, name), path.join(temporary.folder, name));
-      await writeWavFile(path.join(temporary.folder, 'pair.wav'), [new Float32Array(96000), new Float32Array(96000)], 16000);
+      for (const name of ['pair_0.TextGrid', 'pair_1.TextGrid'])
+        await copyFile(path.join(FOLDER, name), path.join(temporary.folder, name));
+      await writeWavFile(
+        path.join(temporary.folder, 'pair.wav'),
+        [new Float32Array(96000), new Float32Array(96000)],
+        16000,
+      );
       const recordings = await prepareTextGrid([path.join(temporary.folder, 'pair_1.TextGrid')]);
       expect(recordings).toHaveLength(1);
       const recording = recordings[0];
@@ -117,7 +178,9 @@ describe('prepareTextGrid', () => {
       validateReferenceRecording(recording);
       expect(recording.id).toBe('pair');
       expect(recording.channelSpeakers).toEqual({ 0: 'pair:0', 1: 'pair:1' });
-      expect(recording.supervisions?.find((supervision) => supervision.channel === 1)?.text).toBe('in Montréal "downtown"');
+      expect(recording.supervisions?.find((supervision) => supervision.channel === 1)?.text).toBe(
+        'in Montréal "downtown"',
+      );
       expect(recording.audio).toEqual([
         { path: path.join(temporary.folder, 'pair.wav'), channel: 0 },
         { path: path.join(temporary.folder, 'pair.wav'), channel: 1 },
@@ -139,8 +202,15 @@ describe('prepareTextGrid', () => {
       await writeFile(
         file,
         `File type = "ooTextFile"\nObject class = "TextGrid"\n\n0\n6\n<exists>\n2\n` +
-          tier('a - words', [[0, 1, 'hello'], [1, 2.5, 'there'], [2.25, 3, 'you']]) +
-          tier('b - words', [[0, 4, ''], [4, 5, 'hi']]),
+          tier('a - words', [
+            [0, 1, 'hello'],
+            [1, 2.5, 'there'],
+            [2.25, 3, 'you'],
+          ]) +
+          tier('b - words', [
+            [0, 4, ''],
+            [4, 5, 'hi'],
+          ]),
       );
       await expect(prepareTextGrid([file])).rejects.toThrow(
         /overlap\.TextGrid:\d+: tier "a - words": the interval 2\.25-3\.00 s overlaps the interval 1\.00-2\.50 s \(line \d+\); the intervals of one tier must not overlap/,
@@ -156,14 +226,20 @@ describe('prepareTextGrid', () => {
       const text = await readFile(path.join(FOLDER, 'pair_0.TextGrid'), 'utf8');
       const lone = path.join(temporary.folder, 'lone.TextGrid');
       await writeFile(lone, text);
-      await expect(prepareTextGrid([lone])).rejects.toThrow(/lone\.TextGrid: found 1 speaker tiers \("words"\), expected 2/);
-      await expect(prepareTextGrid([path.join(FOLDER, 'mfa-long.TextGrid')], { speakerTiers: ['spk1 - words', 'spk3 - words'] })).rejects.toThrow(
-        /mfa-long\.TextGrid: no tier named "spk3 - words"/,
+      await expect(prepareTextGrid([lone])).rejects.toThrow(
+        /lone\.TextGrid: found 1 speaker tiers \("words"\), expected 2/,
       );
-      const chosen = await prepareTextGrid([path.join(FOLDER, 'mfa-long.TextGrid')], { speakerTiers: ['spk2 - words', 'spk1 - words'] });
+      await expect(
+        prepareTextGrid([path.join(FOLDER, 'mfa-long.TextGrid')], { speakerTiers: ['spk1 - words', 'spk3 - words'] }),
+      ).rejects.toThrow(/mfa-long\.TextGrid: no tier named "spk3 - words"/);
+      const chosen = await prepareTextGrid([path.join(FOLDER, 'mfa-long.TextGrid')], {
+        speakerTiers: ['spk2 - words', 'spk1 - words'],
+      });
       expect(chosen[0]?.channelSpeakers).toEqual({ 0: 'spk2', 1: 'spk1' });
       await mkdir(path.join(temporary.folder, 'empty'));
-      await expect(prepareTextGrid([path.join(temporary.folder, 'empty')])).rejects.toThrow(/no \*\.TextGrid files in the folder/);
+      await expect(prepareTextGrid([path.join(temporary.folder, 'empty')])).rejects.toThrow(
+        /no \*\.TextGrid files in the folder/,
+      );
     } finally {
       await temporary.remove();
     }

@@ -38,11 +38,31 @@
  */
 import path from 'node:path';
 import type { Centiseconds, Channel, ReferenceRecording } from '../pipeline/model/types.ts';
-import { formatCentiseconds, isDirectory, isFile, listFiles, REFERENCE_CHANNELS, ReferenceCorpusError } from './reference-recording.ts';
+import {
+  formatCentiseconds,
+  isDirectory,
+  isFile,
+  listFiles,
+  REFERENCE_CHANNELS,
+  ReferenceCorpusError,
+} from './reference-recording.ts';
 import { readTextGrid, type TextGrid, type TextGridTier } from './textgrid-format.ts';
-import { findRecordingAudio, recordingFromTimedTokens, speechTokenPredicate, type NonSpeechTokenOptions, type TimedToken } from './word-timings.ts';
+import {
+  findRecordingAudio,
+  recordingFromTimedTokens,
+  speechTokenPredicate,
+  type NonSpeechTokenOptions,
+  type TimedToken,
+} from './word-timings.ts';
 
-export { decodeTextGrid, parseTextGrid, readTextGrid, type TextGrid, type TextGridInterval, type TextGridTier } from './textgrid-format.ts';
+export {
+  decodeTextGrid,
+  parseTextGrid,
+  readTextGrid,
+  type TextGrid,
+  type TextGridInterval,
+  type TextGridTier,
+} from './textgrid-format.ts';
 
 /** Options of {@link prepareTextGrid}. */
 export interface TextGridOptions extends NonSpeechTokenOptions {
@@ -71,13 +91,24 @@ export function speakerTiersOf(grid: TextGrid, names?: readonly string[]): Speak
   if (names !== undefined) {
     return names.map((name) => {
       const tier = grid.tiers.find((candidate) => candidate.name === name);
-      if (tier === undefined) throw new ReferenceCorpusError(grid.file, {}, `no tier named ${JSON.stringify(name)} (tiers: ${grid.tiers.map((candidate) => JSON.stringify(candidate.name)).join(', ')})`);
-      if (tier.kind !== 'IntervalTier') throw new ReferenceCorpusError(grid.file, { line: tier.line }, `tier ${JSON.stringify(name)} is a point tier, not an interval tier`);
+      if (tier === undefined)
+        throw new ReferenceCorpusError(
+          grid.file,
+          {},
+          `no tier named ${JSON.stringify(name)} (tiers: ${grid.tiers.map((candidate) => JSON.stringify(candidate.name)).join(', ')})`,
+        );
+      if (tier.kind !== 'IntervalTier')
+        throw new ReferenceCorpusError(
+          grid.file,
+          { line: tier.line },
+          `tier ${JSON.stringify(name)} is a point tier, not an interval tier`,
+        );
       return { tier, speaker: name.replace(WORDS_SUFFIX, '') };
     });
   }
   const mfaSpeakers = intervalTiers.filter((tier) => WORDS_SUFFIX.test(tier.name));
-  if (mfaSpeakers.length > 0) return mfaSpeakers.map((tier) => ({ tier, speaker: tier.name.replace(WORDS_SUFFIX, '') }));
+  if (mfaSpeakers.length > 0)
+    return mfaSpeakers.map((tier) => ({ tier, speaker: tier.name.replace(WORDS_SUFFIX, '') }));
   const words = intervalTiers.find((tier) => tier.name.toLowerCase() === 'words');
   if (words !== undefined) return [{ tier: words, speaker: undefined }];
   return intervalTiers.filter((tier) => !PHONES_TIER.test(tier.name)).map((tier) => ({ tier, speaker: tier.name }));
@@ -112,24 +143,41 @@ export function textGridToReferenceRecording(
         `found ${tiers.length} speaker tiers (${tiers.map((entry) => JSON.stringify(entry.tier.name)).join(', ') || 'none'}), expected 2: name them with speakerTiers (--tiers), or give one file per speaker as ${id}_0.TextGrid and ${id}_1.TextGrid`,
       );
     }
-    tiers.forEach((entry, channel) => chosen.push({ tier: entry.tier, speaker: entry.speaker ?? `${id}:${channel}`, grid }));
+    tiers.forEach((entry, channel) =>
+      chosen.push({ tier: entry.tier, speaker: entry.speaker ?? `${id}:${channel}`, grid }),
+    );
   } else {
     grids.forEach((grid, channel) => {
-      const tiers = speakerTiersOf(grid, options.speakerTiers === undefined ? undefined : [options.speakerTiers[channel] ?? options.speakerTiers[0] as string]);
+      const tiers = speakerTiersOf(
+        grid,
+        options.speakerTiers === undefined
+          ? undefined
+          : [options.speakerTiers[channel] ?? (options.speakerTiers[0] as string)],
+      );
       if (tiers.length !== 1) {
-        throw new ReferenceCorpusError(grid.file, {}, `found ${tiers.length} speaker tiers (${tiers.map((entry) => JSON.stringify(entry.tier.name)).join(', ') || 'none'}) in one file of a pair, expected 1`);
+        throw new ReferenceCorpusError(
+          grid.file,
+          {},
+          `found ${tiers.length} speaker tiers (${tiers.map((entry) => JSON.stringify(entry.tier.name)).join(', ') || 'none'}) in one file of a pair, expected 1`,
+        );
       }
       const entry = tiers[0] as SpeakerTier;
       chosen.push({ tier: entry.tier, speaker: entry.speaker ?? `${id}:${channel}`, grid });
     });
   }
   if (chosen[0]?.speaker === chosen[1]?.speaker) {
-    throw new ReferenceCorpusError(grids[0]?.file ?? id, {}, `both channels have the speaker ${JSON.stringify(chosen[0]?.speaker)}`);
+    throw new ReferenceCorpusError(
+      grids[0]?.file ?? id,
+      {},
+      `both channels have the speaker ${JSON.stringify(chosen[0]?.speaker)}`,
+    );
   }
   const tokens: TimedToken[] = [];
   const notes: string[] = [];
   chosen.forEach(({ tier, speaker, grid }, channel) => {
-    notes.push(`channel ${channel} = ${speaker} (tier ${JSON.stringify(tier.name)} of ${path.basename(grid.file)}, ${grid.form} text form)`);
+    notes.push(
+      `channel ${channel} = ${speaker} (tier ${JSON.stringify(tier.name)} of ${path.basename(grid.file)}, ${grid.form} text form)`,
+    );
     let previous: (typeof tier.intervals)[number] | undefined;
     for (const interval of tier.intervals) {
       // An interval tier tiles time (Praat): an overlap is a hand edit or a merge gone wrong, never merged silently.
@@ -142,17 +190,27 @@ export function textGridToReferenceRecording(
       }
       if (previous === undefined || interval.end > previous.end) previous = interval;
       const text = interval.text.replace(/\s+/g, ' ').trim();
-      tokens.push({ channel: channel as Channel, start: interval.start, end: interval.end, text, speech: isSpeech(text) });
+      tokens.push({
+        channel: channel as Channel,
+        start: interval.start,
+        end: interval.end,
+        text,
+        speech: isSpeech(text),
+      });
     }
   });
   for (const grid of grids) {
     const points = grid.tiers.filter((tier) => tier.kind === 'TextTier');
-    if (points.length > 0) notes.push(`${path.basename(grid.file)}: point tiers ignored (${points.map((tier) => JSON.stringify(tier.name)).join(', ')})`);
+    if (points.length > 0)
+      notes.push(
+        `${path.basename(grid.file)}: point tiers ignored (${points.map((tier) => JSON.stringify(tier.name)).join(', ')})`,
+      );
   }
   const gridEnd = Math.max(...grids.map((grid) => grid.end));
   if (audio !== undefined) {
     notes.push(audio.note);
-    if (Math.abs(audio.durationCs - gridEnd) > 10) notes.push(`the audio lasts ${audio.durationCs / 100} s, the TextGrid ${gridEnd / 100} s`);
+    if (Math.abs(audio.durationCs - gridEnd) > 10)
+      notes.push(`the audio lasts ${audio.durationCs / 100} s, the TextGrid ${gridEnd / 100} s`);
   }
   return recordingFromTimedTokens({
     id,
@@ -176,7 +234,10 @@ export function textGridToReferenceRecording(
  * @throws ReferenceCorpusError naming the file (and line) when a path is missing, a pair half has no
  *   partner, a recording id appears twice, a file is malformed, or the speaker tiers do not fit.
  */
-export async function prepareTextGrid(paths: readonly string[], options: TextGridOptions = {}): Promise<ReferenceRecording[]> {
+export async function prepareTextGrid(
+  paths: readonly string[],
+  options: TextGridOptions = {},
+): Promise<ReferenceRecording[]> {
   const files = new Set<string>();
   for (const given of paths) {
     if (await isDirectory(given)) {
@@ -195,7 +256,9 @@ export async function prepareTextGrid(paths: readonly string[], options: TextGri
     if (pair !== null) {
       id = pair[1] as string;
       const extension = path.extname(file);
-      recordingFiles = REFERENCE_CHANNELS.map((channel) => path.join(path.dirname(file), `${id}_${channel}${extension}`));
+      recordingFiles = REFERENCE_CHANNELS.map((channel) =>
+        path.join(path.dirname(file), `${id}_${channel}${extension}`),
+      );
       const partner = recordingFiles.find((candidate) => candidate !== file) as string;
       if (!(await isFile(partner))) {
         // A lone `<x>_0.TextGrid` may be a whole recording named with an underscore: read it alone.
@@ -214,7 +277,10 @@ export async function prepareTextGrid(paths: readonly string[], options: TextGri
   for (const recording of [...planned.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     const grids = [];
     for (const file of recording.files) grids.push(await readTextGrid(file));
-    const audio = await findRecordingAudio(options.audioDirectory ?? path.dirname(recording.files[0] as string), recording.id);
+    const audio = await findRecordingAudio(
+      options.audioDirectory ?? path.dirname(recording.files[0] as string),
+      recording.id,
+    );
     recordings.push(textGridToReferenceRecording(recording.id, grids, options, audio));
   }
   return recordings;

@@ -21,9 +21,11 @@ import { turnError } from './topiocqa-issues.ts';
  * and the other Unicode space separators, tabs, newlines) turned into one ASCII space, outer spaces trimmed.
  */
 export function normaliseTopiocqaText(text: string): string {
-  return text.replace(/\u200b/g, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/\u200b/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
-
 
 export interface IndexedRecord {
   index: number;
@@ -44,7 +46,12 @@ export interface BuiltConversation {
  * Builds one conversation from its records (file order).
  * @throws TopiocqaFormatError `invalid-turn` or `turn-sequence` naming the file, conversation, turn and field
  */
-export function buildConversation(conversationNumber: number, records: IndexedRecord[], file: string, options: ResolvedTopiocqaOptions): BuiltConversation {
+export function buildConversation(
+  conversationNumber: number,
+  records: IndexedRecord[],
+  file: string,
+  options: ResolvedTopiocqaOptions,
+): BuiltConversation {
   const quirks: TopiocqaQuirk[] = [];
   // bounded before any turn is validated: a 10,000-turn conversation would run for hours
   if (records.length > options.maximumTurnsPerConversation) {
@@ -162,7 +169,8 @@ export function buildConversation(conversationNumber: number, records: IndexedRe
     const additionalAnswers: string[] = [];
     for (const candidate of additionalAnswerTexts(rawTurn.Additional_answers)) {
       const text = clean('Additional_answers', candidate);
-      if (text === '' || text === TOPIOCQA_UNANSWERABLE) note('additional-answer-left-out', 'Additional_answers', text || 'empty');
+      if (text === '' || text === TOPIOCQA_UNANSWERABLE)
+        note('additional-answer-left-out', 'Additional_answers', text || 'empty');
       else additionalAnswers.push(text);
     }
 
@@ -216,7 +224,9 @@ function removeControlCharacters(value: string): string {
 /** `U+001B[31m at character 4, U+0000 at character 10` (the first five). */
 function describeControlCharacters(found: readonly ControlCharacterMatch[]): string {
   const codePoint = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-  const shown = found.slice(0, 5).map(({ text, index }) => `${codePoint(text)}${JSON.stringify(text.slice(1)).slice(1, -1)} at character ${index}`);
+  const shown = found
+    .slice(0, 5)
+    .map(({ text, index }) => `${codePoint(text)}${JSON.stringify(text.slice(1)).slice(1, -1)} at character ${index}`);
   return `${shown.join(', ')}${found.length > 5 ? ` and ${found.length - 5} more` : ''}`;
 }
 

@@ -23,7 +23,8 @@ export function turnError(
   if (INTEGER_FIELDS.has(topField)) expected = 'a positive integer';
   else expected = describeExpected(first.issue);
   let detail = gotDetail(expected, value, INTEGER_FIELDS.has(topField));
-  if (leaves.length > 1) detail += ` (and ${leaves.length - 1} more problem${leaves.length > 2 ? 's' : ''} in this record)`;
+  if (leaves.length > 1)
+    detail += ` (and ${leaves.length - 1} more problem${leaves.length > 2 ? 's' : ''} in this record)`;
   const turnNumber = record['Turn_no'];
   return new TopiocqaFormatError({
     kind: 'invalid-turn',

@@ -2,7 +2,12 @@
  * The loader's warnings: one human-readable line per kind of quirk found, with counts, in a fixed
  * order, and one for the conversations skipped as invalid.
  */
-import type { ResolvedTopiocqaOptions, TopiocqaQuirk, TopiocqaQuirkKind, TopiocqaRejection } from './topiocqa-format.ts';
+import type {
+  ResolvedTopiocqaOptions,
+  TopiocqaQuirk,
+  TopiocqaQuirkKind,
+  TopiocqaRejection,
+} from './topiocqa-format.ts';
 
 const QUIRK_ORDER: readonly TopiocqaQuirkKind[] = [
   'unanswerable',
@@ -53,7 +58,9 @@ export function summariseQuirks(
       }
       case 'empty-answer': {
         const final = list.filter((q) => q.detail === 'final turn').length;
-        warnings.push(`${n} turns with an empty answer: answer null (${final} final turns, ${n - final} earlier turns)`);
+        warnings.push(
+          `${n} turns with an empty answer: answer null (${final} final turns, ${n - final} earlier turns)`,
+        );
         break;
       }
       case 'question-without-question-mark':
@@ -63,7 +70,9 @@ export function summariseQuirks(
         warnings.push(`${n} text fields had control characters removed (${countBy(list, (q) => q.field ?? '')})`);
         break;
       case 'whitespace-normalised':
-        warnings.push(`${n} text fields had Unicode or repeated spaces normalised (${countBy(list, (q) => q.field ?? '')})`);
+        warnings.push(
+          `${n} text fields had Unicode or repeated spaces normalised (${countBy(list, (q) => q.field ?? '')})`,
+        );
         break;
       case 'missing-topic':
         warnings.push(`${n} turns without a topic: topic "", never counted as a topic switch`);

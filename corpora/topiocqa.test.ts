@@ -254,7 +254,11 @@ describe('loadTopiocqa quirk handling (invented fixtures)', () => {
     ]);
     expect(dropped.stats).toMatchObject({ droppedTurns: 3, droppedConversations: 1, unanswerable: 0, turns: 8 });
     expect(dropped.quirks).toContainEqual({ kind: 'dropped-turn', conversationNumber: 2, turnNumber: 2 });
-    expect(dropped.quirks).toContainEqual({ kind: 'dropped-conversation', conversationNumber: 4, detail: 'no turn left' });
+    expect(dropped.quirks).toContainEqual({
+      kind: 'dropped-conversation',
+      conversationNumber: 4,
+      detail: 'no turn left',
+    });
   });
 
   it('drop-conversation removes every conversation with an UNANSWERABLE turn', async () => {
@@ -307,14 +311,18 @@ describe('loadTopiocqa later-release fields', () => {
 describe('loadTopiocqa malformed input', () => {
   it('names file, conversation, turn and field for a wrong type', async () => {
     const error = await expectFormatError(() => loadTopiocqa(fixture('wrong-type.json')));
-    expect(error.message).toBe('wrong-type.json: conversation 17, turn 3: field "Question": expected string, got number');
+    expect(error.message).toBe(
+      'wrong-type.json: conversation 17, turn 3: field "Question": expected string, got number',
+    );
     expect(error).toMatchObject({ kind: 'invalid-turn', conversationNumber: 17, turnNumber: 3, field: 'Question' });
     expect(error.file).toBe(fixture('wrong-type.json'));
   });
 
   it('names the missing field', async () => {
     const error = await expectFormatError(() => loadTopiocqa(fixture('missing-field.json')));
-    expect(error.message).toBe('missing-field.json: conversation 5, turn 2: field "Question": missing (expected string)');
+    expect(error.message).toBe(
+      'missing-field.json: conversation 5, turn 2: field "Question": missing (expected string)',
+    );
     expect(error).toMatchObject({ kind: 'invalid-turn', conversationNumber: 5, turnNumber: 2, field: 'Question' });
   });
 
@@ -401,19 +409,30 @@ describe('parseTopiocqa field checks', () => {
 
   it.each([
     [{ Turn_no: 0 }, 'inline.json: conversation 3, record [0]: field "Turn_no": expected a positive integer, got 0'],
-    [{ Turn_no: 1.5 }, 'inline.json: conversation 3, record [0]: field "Turn_no": expected a positive integer, got 1.5'],
+    [
+      { Turn_no: 1.5 },
+      'inline.json: conversation 3, record [0]: field "Turn_no": expected a positive integer, got 1.5',
+    ],
     [{ is_nq: 'yes' }, 'inline.json: conversation 3, turn 1: field "is_nq": expected boolean, got string'],
     [{ Context: ['a', 7] }, 'inline.json: conversation 3, turn 1: field "Context[1]": expected string, got number'],
-    [{ Additional_answers: 5 }, 'inline.json: conversation 3, turn 1: field "Additional_answers": expected list or object, got number'],
+    [
+      { Additional_answers: 5 },
+      'inline.json: conversation 3, turn 1: field "Additional_answers": expected list or object, got number',
+    ],
     [{ Gold_passage: 'x' }, 'inline.json: conversation 3, turn 1: field "Gold_passage": expected object, got string'],
     [{ Question: ' \u00a0 ' }, 'inline.json: conversation 3, turn 1: field "Question": empty question'],
-    [{ Answer: null, Topic: 4 }, 'inline.json: conversation 3, turn 1: field "Answer": expected string, got null (and 1 more problem in this record)'],
+    [
+      { Answer: null, Topic: 4 },
+      'inline.json: conversation 3, turn 1: field "Answer": expected string, got null (and 1 more problem in this record)',
+    ],
   ])('reports %j', (overrides, message) => {
     expect(() => parse([record(overrides)])).toThrow(message);
   });
 
   it('reports a record that is not an object', () => {
-    expect(() => parse([record({}), 'oops'])).toThrow('inline.json: record [1]: expected a turn record (object), got string');
+    expect(() => parse([record({}), 'oops'])).toThrow(
+      'inline.json: record [1]: expected a turn record (object), got string',
+    );
   });
 
   it('accepts Rationale, Additional_answers and Gold_passage as null, and strings in an Additional_answers list', () => {

@@ -92,7 +92,8 @@ export async function loadTopiocqa(file: string, options: TopiocqaOptions = {}):
       kind: 'unreadable',
       file,
       // words for the errno (pipeline/storage/file-system-errors.ts), the code after them
-      detail: code === 'ENOENT' ? `cannot read ${file} (ENOENT)` : `cannot read ${describeFileSystemError(error, file)}`,
+      detail:
+        code === 'ENOENT' ? `cannot read ${file} (ENOENT)` : `cannot read ${describeFileSystemError(error, file)}`,
       cause: error,
     });
   }
@@ -127,11 +128,7 @@ export function decodeUtf8(bytes: Buffer, file: string): string {
  * @throws TopiocqaFormatError see {@link loadTopiocqa}.
  * @throws RangeError for invalid options.
  */
-export function parseTopiocqa(
-  text: string,
-  sourceFile: string,
-  options: TopiocqaOptions = {},
-): TopiocqaLoadResult {
+export function parseTopiocqa(text: string, sourceFile: string, options: TopiocqaOptions = {}): TopiocqaLoadResult {
   const resolved = resolveTopiocqaOptions(sourceFile, options);
   const records = parseTopLevel(text, sourceFile);
   const groups = groupByConversation(records, sourceFile);
@@ -208,10 +205,7 @@ export function parseTopiocqa(
  *
  * @throws RangeError when `limit` is not a positive integer or `idPrefix` is empty.
  */
-export function resolveTopiocqaOptions(
-  sourceFile: string,
-  options: TopiocqaOptions = {},
-): ResolvedTopiocqaOptions {
+export function resolveTopiocqaOptions(sourceFile: string, options: TopiocqaOptions = {}): ResolvedTopiocqaOptions {
   const idPrefix = options.idPrefix ?? defaultIdPrefix(sourceFile);
   if (idPrefix.length === 0) throw new RangeError('TopiOCQA option idPrefix must not be empty');
   const limit = options.limit;
@@ -224,8 +218,10 @@ export function resolveTopiocqaOptions(
     onInvalid: options.onInvalid ?? DEFAULT_TOPIOCQA_OPTIONS.onInvalid,
     limit,
     controlCharacters: options.controlCharacters ?? DEFAULT_TOPIOCQA_OPTIONS.controlCharacters,
-    maximumUtteranceCharacters: options.maximumUtteranceCharacters ?? DEFAULT_TOPIOCQA_OPTIONS.maximumUtteranceCharacters,
-    maximumTurnsPerConversation: options.maximumTurnsPerConversation ?? DEFAULT_TOPIOCQA_OPTIONS.maximumTurnsPerConversation,
+    maximumUtteranceCharacters:
+      options.maximumUtteranceCharacters ?? DEFAULT_TOPIOCQA_OPTIONS.maximumUtteranceCharacters,
+    maximumTurnsPerConversation:
+      options.maximumTurnsPerConversation ?? DEFAULT_TOPIOCQA_OPTIONS.maximumTurnsPerConversation,
     maximumFileBytes: options.maximumFileBytes ?? DEFAULT_TOPIOCQA_OPTIONS.maximumFileBytes,
   };
 }
@@ -260,7 +256,8 @@ function parseTopLevel(text: string, file: string): unknown[] {
       detail: `expected a JSON list of turn records, got ${describeValue(data)}`,
     });
   }
-  if (data.length === 0) throw new TopiocqaFormatError({ kind: 'empty', file, detail: 'the list holds no turn records' });
+  if (data.length === 0)
+    throw new TopiocqaFormatError({ kind: 'empty', file, detail: 'the list holds no turn records' });
   return data;
 }
 

@@ -16,8 +16,19 @@
  * - a speech word whose start and end round to the same centisecond (an elided word, or a word shorter
  *   than 5 ms) adds no speech time; its text goes into the supervision whose span contains it.
  */
-import { buildIpus, DEFAULT_EVENT_THRESHOLDS, segmentsFromWords, type EventThresholds } from '../pipeline/events/index.ts';
-import type { AlignedWord, Centiseconds, Channel, ReferenceRecording, ReferenceSupervision } from '../pipeline/model/types.ts';
+import {
+  buildIpus,
+  DEFAULT_EVENT_THRESHOLDS,
+  segmentsFromWords,
+  type EventThresholds,
+} from '../pipeline/events/index.ts';
+import type {
+  AlignedWord,
+  Centiseconds,
+  Channel,
+  ReferenceRecording,
+  ReferenceSupervision,
+} from '../pipeline/model/types.ts';
 import path from 'node:path';
 import {
   compareSupervisions,
@@ -150,7 +161,10 @@ export interface TimedTokenRecordingInput {
  *   the recording; callers check times while parsing so this names file and line first.
  */
 export function recordingFromTimedTokens(input: TimedTokenRecordingInput): ReferenceRecording {
-  const thresholds: EventThresholds = { ...DEFAULT_EVENT_THRESHOLDS, maxPauseInIpu: input.supervisionMaximumPause ?? SUPERVISION_MAXIMUM_PAUSE };
+  const thresholds: EventThresholds = {
+    ...DEFAULT_EVENT_THRESHOLDS,
+    maxPauseInIpu: input.supervisionMaximumPause ?? SUPERVISION_MAXIMUM_PAUSE,
+  };
   const speech = input.tokens.filter((token) => token.speech);
   const timedWords: AlignedWord[] = speech
     .filter((token) => token.end > token.start)
@@ -208,12 +222,16 @@ export function recordingFromTimedTokens(input: TimedTokenRecordingInput): Refer
       .slice(0, 8)
       .map(([text, count]) => `${JSON.stringify(text)} ${count}`)
       .join(', ');
-    notes.push(`${nonSpeechCount} non-speech tokens not counted as speech (${listed}${nonSpeech.size > 8 ? ', ...' : ''})`);
+    notes.push(
+      `${nonSpeechCount} non-speech tokens not counted as speech (${listed}${nonSpeech.size > 8 ? ', ...' : ''})`,
+    );
   }
   if (zeroLength > 0) {
     notes.push(
       `${zeroLength} speech words start and end on the same centisecond: no speech time; their text is kept in the supervision around them` +
-        (unplacedZeroLength > 0 ? ` (${unplacedZeroLength} lie outside every phrase and are left out of the text)` : ''),
+        (unplacedZeroLength > 0
+          ? ` (${unplacedZeroLength} lie outside every phrase and are left out of the text)`
+          : ''),
     );
   }
   const lastEnd = input.tokens.reduce((latest, token) => Math.max(latest, token.end), 0);
@@ -255,13 +273,19 @@ export interface FoundRecordingAudio {
 export async function findRecordingAudio(folder: string, id: string): Promise<FoundRecordingAudio | undefined> {
   const header = async (file: string) => {
     const info = await readWavHeader(file);
-    if (info === undefined) throw new ReferenceCorpusError(file, {}, 'not a RIFF/WAVE file with a fmt and a data chunk');
+    if (info === undefined)
+      throw new ReferenceCorpusError(file, {}, 'not a RIFF/WAVE file with a fmt and a data chunk');
     return info;
   };
   const single = path.join(folder, `${id}.wav`);
   if (await isFile(single)) {
     const info = await header(single);
-    if (info.channelCount > 2) throw new ReferenceCorpusError(single, {}, `has ${info.channelCount} channels, expected 2 (one speaker per channel) or 1`);
+    if (info.channelCount > 2)
+      throw new ReferenceCorpusError(
+        single,
+        {},
+        `has ${info.channelCount} channels, expected 2 (one speaker per channel) or 1`,
+      );
     return {
       audio: REFERENCE_CHANNELS.map((channel) => ({ path: single, channel })),
       durationCs: framesToCentiseconds(info.frameCount, info.sampleRate),
@@ -277,7 +301,12 @@ export async function findRecordingAudio(folder: string, id: string): Promise<Fo
     let durationCs = Number.POSITIVE_INFINITY;
     for (const file of pair) {
       const info = await header(file);
-      if (info.channelCount !== 1) throw new ReferenceCorpusError(file, {}, `has ${info.channelCount} channels, expected 1 (one mono file per speaker)`);
+      if (info.channelCount !== 1)
+        throw new ReferenceCorpusError(
+          file,
+          {},
+          `has ${info.channelCount} channels, expected 1 (one mono file per speaker)`,
+        );
       durationCs = Math.min(durationCs, framesToCentiseconds(info.frameCount, info.sampleRate));
     }
     return {
@@ -289,7 +318,11 @@ export async function findRecordingAudio(folder: string, id: string): Promise<Fo
   const present = pair.filter((file, index) => [pair0Exists, pair1Exists][index]);
   if (present.length === 1) {
     const missing = pair.find((file) => !present.includes(file)) as string;
-    throw new ReferenceCorpusError(present[0] as string, {}, `has no partner: ${path.basename(missing)} (the other speaker's channel) is missing beside it`);
+    throw new ReferenceCorpusError(
+      present[0] as string,
+      {},
+      `has no partner: ${path.basename(missing)} (the other speaker's channel) is missing beside it`,
+    );
   }
   return undefined;
 }

@@ -9,12 +9,24 @@ import { describeFileSystemError } from './storage/file-system-errors.ts';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { dialogueTextBackendSettingsSchema, TRANSLATION_BACKEND_SETTINGS_SCHEMAS } from './services/llm/backend-settings.ts';
+import {
+  dialogueTextBackendSettingsSchema,
+  TRANSLATION_BACKEND_SETTINGS_SCHEMAS,
+} from './services/llm/backend-settings.ts';
 import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
 import { describeIssues } from './model/validation.ts';
 import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from './model/split-report.ts';
 import { languageCodeSchema } from './model/language-code.ts';
-import { findLanguagePack, knownLanguageCodes, languagePackOf, LanguagePackError, registerLanguagePacks, parseLanguagePack, readLanguagePackFile, type LanguagePack } from './model/language-pack.ts';
+import {
+  findLanguagePack,
+  knownLanguageCodes,
+  languagePackOf,
+  LanguagePackError,
+  registerLanguagePacks,
+  parseLanguagePack,
+  readLanguagePackFile,
+  type LanguagePack,
+} from './model/language-pack.ts';
 import { PACKAGE_ROOT } from './storage/package-files.ts';
 import { yamlErrorLine } from './storage/yaml-error.ts';
 
@@ -147,7 +159,11 @@ export const buildConfigInputSchema = z
         for (const [key, name] of Object.entries(value)) {
           if (key === 'bargeIn') continue;
           if (!languageCodeSchema.safeParse(key).success) {
-            context.addIssue({ code: 'custom', path: [key], message: 'not a language code (a BCP-47 tag such as en, ja, zh) nor bargeIn' });
+            context.addIssue({
+              code: 'custom',
+              path: [key],
+              message: 'not a language code (a BCP-47 tag such as en, ja, zh) nor bargeIn',
+            });
           } else if (typeof name !== 'string') {
             context.addIssue({ code: 'custom', path: [key], message: 'a dataset folder name, not a boolean' });
           }
@@ -240,7 +256,10 @@ export const buildConfigInputSchema = z
              * need not stop for tests little (issue 19).
              */
             minimumUnspoken: z
-              .object({ seconds: z.number().nonnegative().default(1), words: z.number().int().nonnegative().default(3) })
+              .object({
+                seconds: z.number().nonnegative().default(1),
+                words: z.number().int().nonnegative().default(3),
+              })
               .strict()
               .default({ seconds: 1, words: 3 }),
           })
@@ -302,7 +321,13 @@ export const buildConfigInputSchema = z
         resampleThreads: z.number().int().nonnegative().max(64).default(0),
       })
       .strict()
-      .default({ minimumUtteranceSeconds: 1.0, maximumInternalPauseSeconds: 0.4, concurrency: 2, resampleQuality: 'speex', resampleThreads: 0 }),
+      .default({
+        minimumUtteranceSeconds: 1.0,
+        maximumInternalPauseSeconds: 0.4,
+        concurrency: 2,
+        resampleQuality: 'speex',
+        resampleThreads: 0,
+      }),
     /** Quality scoring (DNSMOS, COMETKiwi, signal checks) and the dev/test split, after rendering. */
     quality: z
       .object({
@@ -326,10 +351,20 @@ export const buildConfigInputSchema = z
             intraOpThreads: z.number().int().positive().nullable().default(null),
             batchWindows: z.number().int().positive().default(4),
             concurrentDialogues: z.number().int().positive().default(2),
-            hopSeconds: z.number().min(1 / 16000).max(3600).default(1),
+            hopSeconds: z
+              .number()
+              .min(1 / 16000)
+              .max(3600)
+              .default(1),
           })
           .strict()
-          .default({ executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2, hopSeconds: 1 }),
+          .default({
+            executionProvider: 'cpu',
+            intraOpThreads: null,
+            batchWindows: 4,
+            concurrentDialogues: 2,
+            hopSeconds: 1,
+          }),
         /** Target test duration per language in hours (m3-format.md: about one hour). */
         testHours: z.number().positive().default(1),
         /** Size of the optional test_small split (the best N of test); null = none. */
@@ -360,7 +395,13 @@ export const buildConfigInputSchema = z
       .default({
         enabled: false,
         dnsmosModelDirectory: null,
-        dnsmos: { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 4, concurrentDialogues: 2, hopSeconds: 1 },
+        dnsmos: {
+          executionProvider: 'cpu',
+          intraOpThreads: null,
+          batchWindows: 4,
+          concurrentDialogues: 2,
+          hopSeconds: 1,
+        },
         testHours: 1,
         testSmall: null,
         splitUnit: DEFAULT_SPLIT_UNIT,
@@ -374,7 +415,10 @@ export type BuildConfigInput = z.input<typeof buildConfigInputSchema>;
 type ParsedConfig = z.output<typeof buildConfigInputSchema>;
 
 /** A build configuration with every default resolved and every path absolute. */
-export interface BuildConfig extends Omit<ParsedConfig, 'corpus' | 'output' | 'llm' | 'timeline' | 'tts' | 'datasets' | 'languagePacks'> {
+export interface BuildConfig extends Omit<
+  ParsedConfig,
+  'corpus' | 'output' | 'llm' | 'timeline' | 'tts' | 'datasets' | 'languagePacks'
+> {
   /** The added language packs, read and validated (the build registers them before any work). */
   languagePacks: LanguagePack[];
   corpus: ParsedConfig['corpus'];
@@ -394,10 +438,14 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-
 /** Default backchannel phrases: every known language pack's (`phrases.backchannels`). */
 function defaultBackchannelPhrases(): Record<string, [string, ...string[]]> {
-  return Object.fromEntries(knownLanguageCodes().map((code): [string, [string, ...string[]]] => [code, languagePackOf(code).phrases.backchannels as [string, ...string[]]]));
+  return Object.fromEntries(
+    knownLanguageCodes().map((code): [string, [string, ...string[]]] => [
+      code,
+      languagePackOf(code).phrases.backchannels as [string, ...string[]],
+    ]),
+  );
 }
 
 /** The offline speech engine of a language when the config names none: its pack's `offlineVoice.engine` (espeak-ng without a pack). */
@@ -485,7 +533,9 @@ function resolveConfigValue(value: unknown, source: string, baseDirectory: strin
   let languagePacks: LanguagePack[];
   try {
     languagePacks = parsed.languagePacks.map((pack, index) =>
-      typeof pack === 'string' ? readLanguagePackFile(resolvePath(pack)) : parseLanguagePack(pack, `${source}: languagePacks.${index}`),
+      typeof pack === 'string'
+        ? readLanguagePackFile(resolvePath(pack))
+        : parseLanguagePack(pack, `${source}: languagePacks.${index}`),
     );
   } catch (error) {
     if (error instanceof LanguagePackError) throw new ConfigError(error.message);
@@ -493,22 +543,33 @@ function resolveConfigValue(value: unknown, source: string, baseDirectory: strin
   }
   // the config's packs are known to the process from here on (every stage looks languages up by code)
   registerLanguagePacks(languagePacks);
-  const resolveTts = (language: string, tts: z.output<typeof ttsLanguageConfig>): z.output<typeof ttsLanguageConfig> => {
+  const resolveTts = (
+    language: string,
+    tts: z.output<typeof ttsLanguageConfig>,
+  ): z.output<typeof ttsLanguageConfig> => {
     const remote = (REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS as Record<string, z.ZodType>)[tts.backend];
     if (remote) {
       const checked = remote.safeParse(tts.service ?? {});
       if (!checked.success) {
-        throw new ConfigError(`${source}: invalid configuration: ${describeIssues(checked.error.issues, { prefix: `tts.${language}.service` })}`);
+        throw new ConfigError(
+          `${source}: invalid configuration: ${describeIssues(checked.error.issues, { prefix: `tts.${language}.service` })}`,
+        );
       }
     } else if (tts.service || tts.speakerPrompts) {
-      throw new ConfigError(`${source}: tts.${language}: service and speakerPrompts are for remote backends, not ${tts.backend}`);
+      throw new ConfigError(
+        `${source}: tts.${language}: service and speakerPrompts are for remote backends, not ${tts.backend}`,
+      );
     }
     const resolveVoice = (voice: Record<string, string | number>) =>
       typeof voice.promptWav === 'string' ? { ...voice, promptWav: resolvePath(voice.promptWav) } : voice;
     return {
       ...tts,
-      ...(tts.voices ? { voices: { user: resolveVoice(tts.voices.user), system: resolveVoice(tts.voices.system) } } : {}),
-      ...(tts.speakerPrompts ? { speakerPrompts: { ...tts.speakerPrompts, manifest: resolvePath(tts.speakerPrompts.manifest) } } : {}),
+      ...(tts.voices
+        ? { voices: { user: resolveVoice(tts.voices.user), system: resolveVoice(tts.voices.system) } }
+        : {}),
+      ...(tts.speakerPrompts
+        ? { speakerPrompts: { ...tts.speakerPrompts, manifest: resolvePath(tts.speakerPrompts.manifest) } }
+        : {}),
     };
   };
   const { maximumPhrases } = parsed.timeline.backchannels;
@@ -520,7 +581,8 @@ function resolveConfigValue(value: unknown, source: string, baseDirectory: strin
     }
   }
   const statistics: Record<string, string | null> = {};
-  for (const [lang, file] of Object.entries(parsed.timeline.statistics)) statistics[lang] = file ? resolvePath(file) : null;
+  for (const [lang, file] of Object.entries(parsed.timeline.statistics))
+    statistics[lang] = file ? resolvePath(file) : null;
   const resolveBackend = <T extends { backend: string }>(backend: T): T =>
     'file' in backend && typeof backend.file === 'string' ? { ...backend, file: resolvePath(backend.file) } : backend;
   return {
@@ -531,18 +593,33 @@ function resolveConfigValue(value: unknown, source: string, baseDirectory: strin
       ...Object.entries(parsed.datasets),
     ]) as BuildConfig['datasets'],
     corpus: { ...parsed.corpus, path: resolvePath(parsed.corpus.path) },
-    output: { ...parsed.output, directory: resolvePath(parsed.output.directory), cacheDirectory: resolvePath(parsed.output.cacheDirectory) },
+    output: {
+      ...parsed.output,
+      directory: resolvePath(parsed.output.directory),
+      cacheDirectory: resolvePath(parsed.output.cacheDirectory),
+    },
     llm: { rewrite: resolveBackend(parsed.llm.rewrite), translate: resolveBackend(parsed.llm.translate) },
     tts: Object.fromEntries(
-      [...new Set(['en', 'ja', ...parsed.languages, ...Object.keys(parsed.tts)])].map((lang) => [lang, resolveTts(lang, parsed.tts[lang] ?? defaultTts(lang))]),
+      [...new Set(['en', 'ja', ...parsed.languages, ...Object.keys(parsed.tts)])].map((lang) => [
+        lang,
+        resolveTts(lang, parsed.tts[lang] ?? defaultTts(lang)),
+      ]),
     ),
     timeline: {
       ...parsed.timeline,
       statistics,
       // default phrases: each language pack's listener tokens (for every known language, as the former en/ja table)
-      backchannels: { ...parsed.timeline.backchannels, phrases: { ...defaultBackchannelPhrases(), ...parsed.timeline.backchannels.phrases } },
+      backchannels: {
+        ...parsed.timeline.backchannels,
+        phrases: { ...defaultBackchannelPhrases(), ...parsed.timeline.backchannels.phrases },
+      },
     },
-    quality: { ...parsed.quality, dnsmosModelDirectory: parsed.quality.dnsmosModelDirectory ? resolvePath(parsed.quality.dnsmosModelDirectory) : null },
+    quality: {
+      ...parsed.quality,
+      dnsmosModelDirectory: parsed.quality.dnsmosModelDirectory
+        ? resolvePath(parsed.quality.dnsmosModelDirectory)
+        : null,
+    },
     baseDirectory,
   };
 }
@@ -557,7 +634,9 @@ export async function loadConfigFile(file: string): Promise<BuildConfig> {
   try {
     const { size } = await stat(file);
     if (size > limit) {
-      throw new ConfigError(`${file}: ${size} bytes, more than the ${limit} allowed for a configuration file (${MAXIMUM_CONFIG_BYTES_VARIABLE}); a build config is a few kB`);
+      throw new ConfigError(
+        `${file}: ${size} bytes, more than the ${limit} allowed for a configuration file (${MAXIMUM_CONFIG_BYTES_VARIABLE}); a build config is a few kB`,
+      );
     }
     text = await readFile(file, 'utf8');
   } catch (error) {
@@ -572,7 +651,9 @@ export async function loadConfigFile(file: string): Promise<BuildConfig> {
   try {
     value = document.toJS(); // yaml's default alias limit (maxAliasCount 100) refuses an alias bomb here
   } catch (error) {
-    throw new ConfigError(`${file}: not usable YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new ConfigError(
+      `${file}: not usable YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
   return resolveConfig(value, file, path.dirname(path.resolve(file)));
 }
@@ -587,7 +668,8 @@ function maximumConfigFileBytes(): number {
   const value = process.env[MAXIMUM_CONFIG_BYTES_VARIABLE];
   if (value === undefined || value === '') return DEFAULT_MAXIMUM_CONFIG_BYTES;
   const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new ConfigError(`${MAXIMUM_CONFIG_BYTES_VARIABLE}: "${value}" is not a positive whole number of bytes`);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0)
+    throw new ConfigError(`${MAXIMUM_CONFIG_BYTES_VARIABLE}: "${value}" is not a positive whole number of bytes`);
   return parsed;
 }
 
@@ -604,7 +686,8 @@ export async function configFileSetsCacheDirectory(file: string): Promise<boolea
     throw new ConfigError(`${file}: cannot read configuration: ${(error as Error).message}`);
   }
   const document = parseDocument(text);
-  if (document.errors.length > 0) throw new ConfigError(`${file}: not valid YAML: ${yamlErrorLine(document.errors[0]!)}`);
+  if (document.errors.length > 0)
+    throw new ConfigError(`${file}: not valid YAML: ${yamlErrorLine(document.errors[0]!)}`);
   return document.hasIn(['output', 'cacheDirectory']);
 }
 

@@ -52,7 +52,14 @@ import { benchmarkDnsmos, formatDnsmosBenchmark } from '../pipeline/services/mos
 import { formatThroughputReport, runLanguageModelThroughputBench } from '../pipeline/services/llm/llm.bench.ts';
 import { benchmarkSpeechServices, formatBenchmarkResult } from '../pipeline/services/tts/tts.bench.ts';
 import { createSpeechSynthesizer } from '../pipeline/services/tts/synthesizer-registry.ts';
-import { formatSaturationBenchmark, formatStepTable, profileMainThread, synthesizedSeconds, type SaturationBenchmarkOptions, type SaturationBenchmarkResult } from '../pipeline/orchestration/build-saturation.bench.ts';
+import {
+  formatSaturationBenchmark,
+  formatStepTable,
+  profileMainThread,
+  synthesizedSeconds,
+  type SaturationBenchmarkOptions,
+  type SaturationBenchmarkResult,
+} from '../pipeline/orchestration/build-saturation.bench.ts';
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT, runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
@@ -80,7 +87,10 @@ export interface CpuTimes {
  */
 export function childrenCpuSecondsFromProcStat(text: string, ticksPerSecond = PROC_TICKS_PER_SECOND): number {
   // the command name (field 2) is in parentheses and may hold spaces or parentheses: split after the last ')'
-  const fields = text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const fields = text
+    .slice(text.lastIndexOf(')') + 2)
+    .trim()
+    .split(/\s+/);
   const [cutime, cstime] = [Number(fields[13]), Number(fields[14])]; // fields[0] is field 3 (state)
   if (!Number.isFinite(cutime) || !Number.isFinite(cstime)) throw new RangeError('not a /proc/<pid>/stat line');
   return (cutime + cstime) / ticksPerSecond;
@@ -128,7 +138,10 @@ export async function measure<T>(work: () => Promise<T>): Promise<{ value: T; me
     measurement: {
       wallSeconds,
       cpuSelfSeconds: cpuEnd.selfSeconds - cpuStart.selfSeconds,
-      cpuChildrenSeconds: cpuStart.childrenSeconds === null || cpuEnd.childrenSeconds === null ? null : cpuEnd.childrenSeconds - cpuStart.childrenSeconds,
+      cpuChildrenSeconds:
+        cpuStart.childrenSeconds === null || cpuEnd.childrenSeconds === null
+          ? null
+          : cpuEnd.childrenSeconds - cpuStart.childrenSeconds,
       loadAverageStart,
       loadAverageEnd: os.loadavg(),
     },
@@ -141,7 +154,10 @@ function loadAverage(values: number[]): string {
 
 /** One line: wall, CPU (self + children) and load average of a measurement. */
 export function formatMeasurement(measurement: Measurement): string {
-  const children = measurement.cpuChildrenSeconds === null ? 'child processes not measured' : `+ ${measurement.cpuChildrenSeconds.toFixed(2)} s child processes`;
+  const children =
+    measurement.cpuChildrenSeconds === null
+      ? 'child processes not measured'
+      : `+ ${measurement.cpuChildrenSeconds.toFixed(2)} s child processes`;
   return (
     `${measurement.wallSeconds.toFixed(2)} s wall; CPU ${measurement.cpuSelfSeconds.toFixed(2)} s this process ${children}; ` +
     `load average (1/5/15 min) ${loadAverage(measurement.loadAverageStart)} at start, ${loadAverage(measurement.loadAverageEnd)} at end`
@@ -168,7 +184,11 @@ export async function runBenchmarks(options: { corpus?: string; limit: number; s
     ].join('\n'),
   );
   const sections: [string, string, () => Promise<string>][] = [
-    ['queue', 'Queued build: 1, 2, 4 worker processes against one process (BullMQ on a local redis-server)', () => queueSection(options)],
+    [
+      'queue',
+      'Queued build: 1, 2, 4 worker processes against one process (BullMQ on a local redis-server)',
+      () => queueSection(options),
+    ],
     ['build', 'Build (offline engines)', () => buildSection(options)],
     ['saturation', 'Saturation: the build against fast CosyVoice2 servers', () => saturationSection(options)],
     ['memory', 'Memory: 20 against 200 dialogues', memorySection],
@@ -178,12 +198,23 @@ export async function runBenchmarks(options: { corpus?: string; limit: number; s
     ['chat-scoring', 'Chat segment scoring against the bare DNSMOS loop', chatScoringSection],
     ['llm', 'LLM clients', languageModelSection],
     ['tts', 'TTS service clients', speechServiceSection],
-    ['cli', 'CLI start', () => cliStartSection().then(({ markdown, headline }) => (headlines.push(headline), markdown))],
-    ['tests', 'Test suite', () => testSuiteSection().then(({ markdown, headline }) => (headlines.push(headline), markdown))],
+    [
+      'cli',
+      'CLI start',
+      () => cliStartSection().then(({ markdown, headline }) => (headlines.push(headline), markdown)),
+    ],
+    [
+      'tests',
+      'Test suite',
+      () => testSuiteSection().then(({ markdown, headline }) => (headlines.push(headline), markdown)),
+    ],
   ];
   headlines.length = 0;
   const unknown = (options.sections ?? []).filter((name) => !sections.some(([key]) => key === name));
-  if (unknown.length > 0) throw new RangeError(`unknown bench section(s) ${unknown.join(', ')}; the sections are ${sections.map(([key]) => key).join(', ')}`);
+  if (unknown.length > 0)
+    throw new RangeError(
+      `unknown bench section(s) ${unknown.join(', ')}; the sections are ${sections.map(([key]) => key).join(', ')}`,
+    );
   for (const [key, title, run] of sections) {
     if (options.sections && options.sections.length > 0 && !options.sections.includes(key)) continue;
     let body: string;
@@ -196,7 +227,10 @@ export async function runBenchmarks(options: { corpus?: string; limit: number; s
     }
     console.log(`\n## ${title}\n\n${body}`);
   }
-  if (headlines.length > 0) console.log(`\n## Summary: the default config beside its baselines (same run)\n\n${headlines.map((line) => `- ${line}`).join('\n')}`);
+  if (headlines.length > 0)
+    console.log(
+      `\n## Summary: the default config beside its baselines (same run)\n\n${headlines.map((line) => `- ${line}`).join('\n')}`,
+    );
   console.log(`\nLoad average (1/5/15 min) at the end: ${loadAverage(os.loadavg())}.`);
 }
 
@@ -227,36 +261,56 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
     const { value: warm, measurement: warmTime } = await measure(() => runBuild(config));
     // Quality scoring of the written datasets as a build scores them (the base and its barge-in
     // variant; DNSMOS, signal checks, ffmpeg loudness), fresh cache.
-    const datasetDirectories = ['topiocqa', `topiocqa${BARGE_IN_SUFFIX}`].map((name) => path.join(config.output.directory, 'data', 'en', 'task', name));
+    const datasetDirectories = ['topiocqa', `topiocqa${BARGE_IN_SUFFIX}`].map((name) =>
+      path.join(config.output.directory, 'data', 'en', 'task', name),
+    );
     const { value: quality, measurement: qualityTime } = await measure(() =>
       profileMainThread(async () => {
         const reports = [];
-        for (const directory of datasetDirectories) reports.push(await scoreDatasetQuality(directory, { cacheDirectory: path.join(scratch, 'quality-cache'), dnsmos: base.quality.dnsmos }));
+        for (const directory of datasetDirectories)
+          reports.push(
+            await scoreDatasetQuality(directory, {
+              cacheDirectory: path.join(scratch, 'quality-cache'),
+              dnsmos: base.quality.dnsmos,
+            }),
+          );
         return { dialogues: reports.flatMap((report) => report.dialogues) };
       }),
     );
     const scoredSeconds = quality.value.dialogues.reduce((sum, dialogue) => sum + dialogue.durationSeconds, 0);
-    const scoredChannelSeconds = quality.value.dialogues.reduce((sum, dialogue) => sum + dialogue.durationSeconds * dialogue.dnsmos.channels.filter((channel) => channel.scores !== null).length, 0);
+    const scoredChannelSeconds = quality.value.dialogues.reduce(
+      (sum, dialogue) =>
+        sum + dialogue.durationSeconds * dialogue.dnsmos.channels.filter((channel) => channel.scores !== null).length,
+      0,
+    );
     // Baseline of scoring: the bare DNSMOS loop (model runs alone) on the same recordings.
     const recordings = [];
-    for (const directory of datasetDirectories) for (const dialogue of (await readDatasetFolder(directory)).dialogues) recordings.push(decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile));
+    for (const directory of datasetDirectories)
+      for (const dialogue of (await readDatasetFolder(directory)).dialogues)
+        recordings.push(decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile));
     const { bareDnsmosLoop } = await import('../stages/chat-scoring.bench.ts');
     const bareScoring = await bareDnsmosLoop(recordings, path.join(sharedDirectory(), 'models', 'dnsmos'));
     const scoringCpu = totalCpuSeconds(qualityTime);
-    headlines.push(`quality scoring CPU (this process + ffmpeg) / bare DNSMOS loop CPU on the same ${recordings.length} recordings (base and barge-in variant): ${ratio(scoringCpu, bareScoring.cpuSeconds)} (goal: at most 1.10); ${scoringCpu.toFixed(1)} s against ${bareScoring.cpuSeconds.toFixed(1)} s`);
+    headlines.push(
+      `quality scoring CPU (this process + ffmpeg) / bare DNSMOS loop CPU on the same ${recordings.length} recordings (base and barge-in variant): ${ratio(scoringCpu, bareScoring.cpuSeconds)} (goal: at most 1.10); ${scoringCpu.toFixed(1)} s against ${bareScoring.cpuSeconds.toFixed(1)} s`,
+    );
 
     // Baseline: the bare engine on the texts the build synthesized (same process-spawn path, no cache,
     // no resampling or analysis).
     const synthesizer = await createSpeechSynthesizer('espeak-ng');
     const texts = await synthesizedTexts(cold);
     const { measurement: baseline } = await measure(async () => {
-      for (const [role, text] of texts) await synthesizer.synthesize({ text, language: 'en', voice: DEFAULT_VOICES.en!.voices[role] });
+      for (const [role, text] of texts)
+        await synthesizer.synthesize({ text, language: 'en', voice: DEFAULT_VOICES.en!.voices[role] });
     });
 
-    const children = (time: Measurement) => (time.cpuChildrenSeconds === null ? 'not measured' : time.cpuChildrenSeconds.toFixed(2));
+    const children = (time: Measurement) =>
+      time.cpuChildrenSeconds === null ? 'not measured' : time.cpuChildrenSeconds.toFixed(2);
     const cpuLines =
       baseline.cpuChildrenSeconds === null
-        ? [`- CPU: child processes are not measurable here (no /proc/self/stat); this process: cold build ${coldTime.cpuSelfSeconds.toFixed(2)} s, baseline ${baseline.cpuSelfSeconds.toFixed(2)} s.`]
+        ? [
+            `- CPU: child processes are not measurable here (no /proc/self/stat); this process: cold build ${coldTime.cpuSelfSeconds.toFixed(2)} s, baseline ${baseline.cpuSelfSeconds.toFixed(2)} s.`,
+          ]
         : [
             `- baseline CPU: ${totalCpuSeconds(baseline).toFixed(2)} s (${baseline.cpuChildrenSeconds.toFixed(2)} s in the espeak-ng processes, ${baseline.cpuSelfSeconds.toFixed(2)} s in this process)`,
             `- cold build CPU / baseline CPU = ${ratio(totalCpuSeconds(coldTime), totalCpuSeconds(baseline))}; (cold - cached build) CPU / baseline CPU = ${ratio(totalCpuSeconds(coldTime) - totalCpuSeconds(warmTime), totalCpuSeconds(baseline))}; ` +
@@ -269,11 +323,17 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
       '',
       formatRow(['stage', 'cold build s', 'cached build s']),
       '|---|---:|---:|',
-      ...Object.keys(cold.stageSeconds).map((stage) => formatRow([stage, cold.stageSeconds[stage]!.toFixed(2), (warm.stageSeconds[stage] ?? 0).toFixed(2)])),
+      ...Object.keys(cold.stageSeconds).map((stage) =>
+        formatRow([stage, cold.stageSeconds[stage]!.toFixed(2), (warm.stageSeconds[stage] ?? 0).toFixed(2)]),
+      ),
       formatRow(['**total (wall clock)**', coldTime.wallSeconds.toFixed(2), warmTime.wallSeconds.toFixed(2)]),
       formatRow(['CPU, this process', coldTime.cpuSelfSeconds.toFixed(2), warmTime.cpuSelfSeconds.toFixed(2)]),
       formatRow(['CPU, child processes', children(coldTime), children(warmTime)]),
-      formatRow(['load average (1 min) start → end', `${coldTime.loadAverageStart[0]!.toFixed(2)} → ${coldTime.loadAverageEnd[0]!.toFixed(2)}`, `${warmTime.loadAverageStart[0]!.toFixed(2)} → ${warmTime.loadAverageEnd[0]!.toFixed(2)}`]),
+      formatRow([
+        'load average (1 min) start → end',
+        `${coldTime.loadAverageStart[0]!.toFixed(2)} → ${coldTime.loadAverageEnd[0]!.toFixed(2)}`,
+        `${warmTime.loadAverageStart[0]!.toFixed(2)} → ${warmTime.loadAverageEnd[0]!.toFixed(2)}`,
+      ]),
       '',
       `- audio seconds produced per wall-clock second: cold ${ratio(cold.audioSeconds, coldTime.wallSeconds, 1)}, cached ${ratio(warm.audioSeconds, warmTime.wallSeconds, 1)}; per CPU second (this process + children): cold ${ratio(cold.audioSeconds, totalCpuSeconds(coldTime), 1)}, cached ${ratio(warm.audioSeconds, totalCpuSeconds(warmTime), 1)}`,
       `- baseline, bare espeak-ng on the same ${texts.length} texts, one at a time: ${formatMeasurement(baseline)}`,
@@ -291,7 +351,9 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
         `Baseline, the bare DNSMOS loop (stages/chat-scoring.bench.ts \`bareDnsmosLoop\`: the two models' runs alone, one window at a time) on the same ${recordings.length} recordings: ${bareScoring.windows} windows, ${bareScoring.cpuSeconds.toFixed(2)} s CPU, ${bareScoring.wallSeconds.toFixed(2)} s wall; ` +
         `scoring CPU (this process + children) / bare loop CPU = ${ratio(scoringCpu, bareScoring.cpuSeconds)}. Main-thread CPU by step (onnxruntime's calling thread computes too, so DNSMOS shows here):`,
       '',
-      formatStepTable(quality.steps, scoredChannelSeconds).replace('ms per audio s', 'ms per channel-second').replace('audio s per CPU s', 'channel-seconds per CPU s'),
+      formatStepTable(quality.steps, scoredChannelSeconds)
+        .replace('ms per audio s', 'ms per channel-second')
+        .replace('audio s per CPU s', 'channel-seconds per CPU s'),
     ].join('\n');
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -307,11 +369,22 @@ async function buildSection(options: { corpus?: string; limit: number }): Promis
  */
 async function queueSection(options: { corpus?: string; limit: number }): Promise<string> {
   const dialogues = Math.min(options.limit, 16);
-  const { benchmarkQueuedBuild, formatQueuedBuildBenchmark } = await import('../pipeline/orchestration/queued-build.bench.ts');
-  const load = os.loadavg().map((value) => value.toFixed(1)).join('/');
-  const runs = await benchmarkQueuedBuild({ dialogues, childrenCpuSeconds: () => cpuTimes().childrenSeconds, ...(options.corpus ? { corpus: options.corpus } : {}) });
+  const { benchmarkQueuedBuild, formatQueuedBuildBenchmark } =
+    await import('../pipeline/orchestration/queued-build.bench.ts');
+  const load = os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join('/');
+  const runs = await benchmarkQueuedBuild({
+    dialogues,
+    childrenCpuSeconds: () => cpuTimes().childrenSeconds,
+    ...(options.corpus ? { corpus: options.corpus } : {}),
+  });
   return [
-    `${dialogues} TopiOCQA dev dialogues (English, rules rewrite, speex resampling, barge-in variants, quality off), each run from an empty cache; load average at start ${load}, at end ${os.loadavg().map((value) => value.toFixed(1)).join('/')} (the ratios need the cores free to mean what they say):`,
+    `${dialogues} TopiOCQA dev dialogues (English, rules rewrite, speex resampling, barge-in variants, quality off), each run from an empty cache; load average at start ${load}, at end ${os
+      .loadavg()
+      .map((value) => value.toFixed(1))
+      .join('/')} (the ratios need the cores free to mean what they say):`,
     '',
     formatQueuedBuildBenchmark(runs),
   ].join('\n');
@@ -336,7 +409,9 @@ async function dnsmosSection(): Promise<string> {
   return [
     formatDnsmosBenchmark(await benchmarkDnsmos({ modelDirectory, audioSeconds: 60, sampleRate: 16000 })),
     '',
-    formatDnsmosBenchmark(await benchmarkDnsmos({ modelDirectory, audioSeconds: 30, sampleRate: 24000, repetitions: 2 })),
+    formatDnsmosBenchmark(
+      await benchmarkDnsmos({ modelDirectory, audioSeconds: 30, sampleRate: 24000, repetitions: 2 }),
+    ),
   ].join('\n');
 }
 
@@ -358,14 +433,27 @@ const SATURATION_DEFAULT_RUNS = 3;
  * are typically not caused by variability in Python's speed, but by other processes interfering").
  */
 async function saturationSection(options: { corpus?: string; limit: number }): Promise<string> {
-  const defaultLabel = (run: number) => `FastAPI protocol, resampler 'speex' (the default), run ${run} of ${SATURATION_DEFAULT_RUNS}`;
+  const defaultLabel = (run: number) =>
+    `FastAPI protocol, resampler 'speex' (the default), run ${run} of ${SATURATION_DEFAULT_RUNS}`;
   const defaultSettings: SaturationChildOptions = { protocol: 'cosyvoice2', resampleQuality: 'speex', profile: false };
   const baselines: [string, SaturationChildOptions][] = [
-    ["FastAPI protocol, resampler 'speex', V8's own heap growing factor (before pipeline/run/heap-growth.ts)", { protocol: 'cosyvoice2', resampleQuality: 'speex', v8HeapGrowth: true, profile: false }],
-    ["FastAPI protocol, resampler 'speex', V8's own optimization budget (before pipeline/run/optimization-budget.ts)", { protocol: 'cosyvoice2', resampleQuality: 'speex', v8InterruptBudget: true, profile: false }],
-    ["FastAPI protocol, resampler 'speex', mastering in a worker thread (audio.renderThreads 1)", { protocol: 'cosyvoice2', resampleQuality: 'speex', renderThreads: 1, profile: false }],
+    [
+      "FastAPI protocol, resampler 'speex', V8's own heap growing factor (before pipeline/run/heap-growth.ts)",
+      { protocol: 'cosyvoice2', resampleQuality: 'speex', v8HeapGrowth: true, profile: false },
+    ],
+    [
+      "FastAPI protocol, resampler 'speex', V8's own optimization budget (before pipeline/run/optimization-budget.ts)",
+      { protocol: 'cosyvoice2', resampleQuality: 'speex', v8InterruptBudget: true, profile: false },
+    ],
+    [
+      "FastAPI protocol, resampler 'speex', mastering in a worker thread (audio.renderThreads 1)",
+      { protocol: 'cosyvoice2', resampleQuality: 'speex', renderThreads: 1, profile: false },
+    ],
     ["FastAPI protocol, resampler 'best'", { protocol: 'cosyvoice2', resampleQuality: 'best', profile: false }],
-    ["FastAPI protocol, resampler 'best' in 2 worker threads", { protocol: 'cosyvoice2', resampleQuality: 'best', resampleThreads: 2, profile: false }],
+    [
+      "FastAPI protocol, resampler 'best' in 2 worker threads",
+      { protocol: 'cosyvoice2', resampleQuality: 'best', resampleThreads: 2, profile: false },
+    ],
     ["Triton protocol, resampler 'speex'", { protocol: 'cosyvoice2-triton', resampleQuality: 'speex', profile: false }],
   ];
   const profiledLabel = "FastAPI protocol, resampler 'speex' (the default), under the sampling profiler";
@@ -376,16 +464,30 @@ async function saturationSection(options: { corpus?: string; limit: number }): P
     runs.push([defaultLabel(run), defaultSettings]);
     if (run < SATURATION_DEFAULT_RUNS && baselines[run - 1]) runs.push(baselines[run - 1]!);
   }
-  runs.push(...baselines.slice(SATURATION_DEFAULT_RUNS - 1), [profiledLabel, { protocol: 'cosyvoice2', resampleQuality: 'speex', profile: true }]);
+  runs.push(...baselines.slice(SATURATION_DEFAULT_RUNS - 1), [
+    profiledLabel,
+    { protocol: 'cosyvoice2', resampleQuality: 'speex', profile: true },
+  ]);
   const results: [string, SaturationBenchmarkResult][] = [];
   const failures: string[] = [];
   for (const [label, settings] of runs) {
     try {
       // each in a process of its own: a run after others would find V8's code compiled and its heap
       // sized by them (the first of them paying for both), so runs in one process are not comparable
-      results.push([label, await saturationInChildProcess({ dialogues: options.limit, servers: 4, realTimeFactor: 0.02, ...(options.corpus ? { corpus: options.corpus } : {}), ...settings })]);
+      results.push([
+        label,
+        await saturationInChildProcess({
+          dialogues: options.limit,
+          servers: 4,
+          realTimeFactor: 0.02,
+          ...(options.corpus ? { corpus: options.corpus } : {}),
+          ...settings,
+        }),
+      ]);
     } catch (error) {
-      failures.push(`- ${label}: not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      failures.push(
+        `- ${label}: not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      );
       process.exitCode = 1;
     }
   }
@@ -433,7 +535,10 @@ export function describeRuns(values: readonly number[], format: (value: number) 
 }
 
 /** A saturation run's settings; `v8HeapGrowth`, `v8InterruptBudget`: measure with V8's own heap growing factor, optimization budget. */
-type SaturationChildOptions = Partial<SaturationBenchmarkOptions> & { v8HeapGrowth?: boolean; v8InterruptBudget?: boolean };
+type SaturationChildOptions = Partial<SaturationBenchmarkOptions> & {
+  v8HeapGrowth?: boolean;
+  v8InterruptBudget?: boolean;
+};
 
 /**
  * `benchmarkBuildSaturation` in a Node process of its own (pipeline/orchestration/build-saturation.bench.ts
@@ -444,9 +549,16 @@ type SaturationChildOptions = Partial<SaturationBenchmarkOptions> & { v8HeapGrow
  * @returns the result and the process's peak resident set (getrusage maxrss)
  * @throws the child's error (its exit status and stderr) when it fails
  */
-function saturationInChildProcess(options: SaturationChildOptions): Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }> {
+function saturationInChildProcess(
+  options: SaturationChildOptions,
+): Promise<SaturationBenchmarkResult & { maxResidentMebibytes: number }> {
   const script = runnableModule('pipeline/orchestration/build-saturation.bench.ts');
-  const argumentsOf = [options.dialogues ?? 20, options.servers ?? 4, options.realTimeFactor ?? 0.02, options.protocol ?? 'cosyvoice2'].map(String);
+  const argumentsOf = [
+    options.dialogues ?? 20,
+    options.servers ?? 4,
+    options.realTimeFactor ?? 0.02,
+    options.protocol ?? 'cosyvoice2',
+  ].map(String);
   const environment: Record<string, string> = {
     SATURATION_JSON: '1',
     ...(options.profile === false ? { SATURATION_NO_PROFILE: '1' } : {}),
@@ -461,9 +573,16 @@ function saturationInChildProcess(options: SaturationChildOptions): Promise<Satu
     // a run's settings come from `options` alone: the caller's SATURATION_* variables are not passed on
     // (a SATURATION_NO_PROFILE would leave the profiled run unprofiled, a SATURATION_OUT put every run in
     // one folder), except SATURATION_PROFILE_FILE, which only the profiled run writes
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SATURATION_') || name === 'SATURATION_PROFILE_FILE'));
-    execFile(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, script, ...argumentsOf], { env: { ...inherited, ...environment }, maxBuffer: 64 * 2 ** 20 }, (error, stdout) =>
-      error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!)),
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !name.startsWith('SATURATION_') || name === 'SATURATION_PROFILE_FILE',
+      ),
+    );
+    execFile(
+      process.execPath,
+      [...TYPESCRIPT_LOADER_ARGUMENTS, script, ...argumentsOf],
+      { env: { ...inherited, ...environment }, maxBuffer: 64 * 2 ** 20 },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!))),
     );
   });
 }
@@ -475,7 +594,14 @@ function saturationInChildProcess(options: SaturationChildOptions): Promise<Satu
  * includes the loopback servers' thread, which runs in the same process.
  */
 async function memorySection(): Promise<string> {
-  const runOne = (dialogues: number) => saturationInChildProcess({ dialogues, servers: 4, realTimeFactor: 0.002, profile: false, resampleQuality: 'speex' });
+  const runOne = (dialogues: number) =>
+    saturationInChildProcess({
+      dialogues,
+      servers: 4,
+      realTimeFactor: 0.002,
+      profile: false,
+      resampleQuality: 'speex',
+    });
   const small = await runOne(20);
   const large = await runOne(200);
   const row = (result: typeof small) =>
@@ -501,13 +627,18 @@ async function dryRunSection(): Promise<string> {
   const script = runnableModule('pipeline/orchestration/plan-build.bench.ts');
   const runOne = (turns: number) =>
     new Promise<DryRunMeasurement>((resolve, reject) => {
-      execFile(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, script, String(turns)], { maxBuffer: 64 * 2 ** 20 }, (error, stdout) =>
-        error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as DryRunMeasurement),
+      execFile(
+        process.execPath,
+        [...TYPESCRIPT_LOADER_ARGUMENTS, script, String(turns)],
+        { maxBuffer: 64 * 2 ** 20 },
+        (error, stdout) =>
+          error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as DryRunMeasurement),
       );
     });
   const short = await runOne(20);
   const long = await runOne(1000);
-  const row = (result: DryRunMeasurement) => `| ${result.turns} | ${(result.corpusBytes / 1e6).toFixed(2)} | ${result.utterances} | ${result.wallSeconds.toFixed(1)} | ${result.maxResidentMebibytes.toFixed(0)} |`;
+  const row = (result: DryRunMeasurement) =>
+    `| ${result.turns} | ${(result.corpusBytes / 1e6).toFixed(2)} | ${result.utterances} | ${result.wallSeconds.toFixed(1)} | ${result.maxResidentMebibytes.toFixed(0)} |`;
   return [
     'Each dry run in its own process (`node --import tsx/esm pipeline/orchestration/plan-build.bench.ts TURNS`): one conversation, offline English config (rules rewrite, espeak-ng), empty cache, so every clip is a planned request answered with stand-in audio.',
     '',
@@ -533,7 +664,10 @@ async function languageModelSection(): Promise<string> {
 /** The CosyVoice2 client against 4 loopback servers (1 request at a time x 300 ms); the baseline is the servers' maximum rate. */
 async function speechServiceSection(): Promise<string> {
   // its own report starts with a level-1 title; this report's sections are level 2
-  return formatBenchmarkResult(await benchmarkSpeechServices({ backend: 'cosyvoice2' })).replace(/^# (.*)\n\n/, '$1:\n\n');
+  return formatBenchmarkResult(await benchmarkSpeechServices({ backend: 'cosyvoice2' })).replace(
+    /^# (.*)\n\n/,
+    '$1:\n\n',
+  );
 }
 
 async function synthesizedTexts(report: BuildReport): Promise<['user' | 'system', string][]> {
@@ -541,18 +675,30 @@ async function synthesizedTexts(report: BuildReport): Promise<['user' | 'system'
   const directory = path.join(report.outputDirectory, 'data', 'en', 'task', 'topiocqa', 'metadata');
   const texts: ['user' | 'system', string][] = [];
   for (const file of (await readdir(directory)).sort()) {
-    const metadata = JSON.parse(await readFile(path.join(directory, file), 'utf8')) as { utterances: { role: 'user' | 'system'; text: { synthesized: string } }[] };
+    const metadata = JSON.parse(await readFile(path.join(directory, file), 'utf8')) as {
+      utterances: { role: 'user' | 'system'; text: { synthesized: string } }[];
+    };
     for (const utterance of metadata.utterances) texts.push([utterance.role, utterance.text.synthesized]);
   }
   return texts;
 }
 
 /** Runs a command to its end (any exit code) and returns its standard output. */
-function runToEnd(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, timeoutMilliseconds = 0): Promise<{ code: number; stdout: string; stderr: string }> {
+function runToEnd(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMilliseconds = 0,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: PACKAGE_ROOT, env, maxBuffer: 256 * 2 ** 20, timeout: timeoutMilliseconds }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd: PACKAGE_ROOT, env, maxBuffer: 256 * 2 ** 20, timeout: timeoutMilliseconds },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -592,27 +738,46 @@ const EAGER_START_MODULES = [
 /** The `cli` section: start of `duplexsynth --version` and `--help` against its baselines. */
 export async function cliStartSection(repetitions = 5): Promise<{ markdown: string; headline: string }> {
   // scripts/build-dist.js is plain JavaScript beside the sources, never compiled into dist/: found from the package root
-  const { distState } = (await import(pathToFileURL(path.join(PACKAGE_ROOT, 'scripts', 'build-dist.js')).href)) as { distState: () => { fresh: boolean } };
+  const { distState } = (await import(pathToFileURL(path.join(PACKAGE_ROOT, 'scripts', 'build-dist.js')).href)) as {
+    distState: () => { fresh: boolean };
+  };
   const compiled = distState().fresh;
-  const command = compiled ? [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth.js')] : [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js')];
-  const moduleUrl = (module: string) => pathToFileURL(compiled ? path.join(PACKAGE_ROOT, 'dist', `${module}.js`) : path.join(PACKAGE_ROOT, `${module}.ts`)).href;
+  const command = compiled
+    ? [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth.js')]
+    : [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js')];
+  const moduleUrl = (module: string) =>
+    pathToFileURL(compiled ? path.join(PACKAGE_ROOT, 'dist', `${module}.js`) : path.join(PACKAGE_ROOT, `${module}.ts`))
+      .href;
   const eager = `await Promise.all(${JSON.stringify(EAGER_START_MODULES.map(moduleUrl))}.map((url) => import(url)));`;
   const loader = compiled ? [] : [...TYPESCRIPT_LOADER_ARGUMENTS];
   const rows: [string, Measurement][] = [
-    ['`duplexsynth --version`', await fastestOf(repetitions, () => runToEnd(process.execPath, [...command, '--version']))],
+    [
+      '`duplexsynth --version`',
+      await fastestOf(repetitions, () => runToEnd(process.execPath, [...command, '--version'])),
+    ],
     ['`duplexsynth --help`', await fastestOf(repetitions, () => runToEnd(process.execPath, [...command, '--help']))],
     ['baseline: bare `node -e 0`', await fastestOf(repetitions, () => runToEnd(process.execPath, ['-e', '0']))],
-    ['baseline: the modules the command loaded at start before (whole pipeline)', await fastestOf(repetitions, () => runToEnd(process.execPath, [...loader, '--input-type=module', '-e', eager]))],
+    [
+      'baseline: the modules the command loaded at start before (whole pipeline)',
+      await fastestOf(repetitions, () => runToEnd(process.execPath, [...loader, '--input-type=module', '-e', eager])),
+    ],
   ];
   const cpu = (measurement: Measurement) => totalCpuSeconds(measurement).toFixed(3);
-  const [version, help, , before] = rows.map(([, measurement]) => measurement) as [Measurement, Measurement, Measurement, Measurement];
+  const [version, help, , before] = rows.map(([, measurement]) => measurement) as [
+    Measurement,
+    Measurement,
+    Measurement,
+    Measurement,
+  ];
   return {
     markdown: [
       `${compiled ? 'The compiled command (dist/, what `npm install` users run)' : 'From the sources through tsx (dist/ is missing or stale: run `npm run build` to measure the compiled command)'}; fastest of ${repetitions} runs each, by CPU.`,
       '',
       '| run | wall s | CPU s (user + system) |',
       '|---|---:|---:|',
-      ...rows.map(([label, measurement]) => `| ${label} | ${measurement.wallSeconds.toFixed(3)} | ${cpu(measurement)} |`),
+      ...rows.map(
+        ([label, measurement]) => `| ${label} | ${measurement.wallSeconds.toFixed(3)} | ${cpu(measurement)} |`,
+      ),
       '',
       `- \`--help\` CPU / eager start CPU = ${(totalCpuSeconds(help) / totalCpuSeconds(before)).toFixed(2)} (goal: under 0.5 s on an idle machine, where wall ≈ CPU)`,
     ].join('\n'),
@@ -629,14 +794,22 @@ interface VitestJsonReport {
 }
 
 /** One `vitest run` of the suite with the JSON reporter. */
-async function runSuite(serial: boolean, files: readonly string[]): Promise<{ report: VitestJsonReport | null; measurement: Measurement; exitCode: number }> {
+async function runSuite(
+  serial: boolean,
+  files: readonly string[],
+): Promise<{ report: VitestJsonReport | null; measurement: Measurement; exitCode: number }> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-bench-tests-'));
   try {
     const outputFile = path.join(scratch, 'report.json');
     const vitest = path.join(PACKAGE_ROOT, 'node_modules', 'vitest', 'vitest.mjs');
     const env = { ...process.env, ...(serial ? { DUPLEXSYNTH_TEST_SERIAL: '1' } : {}) };
-    const { value, measurement } = await measure(() => runToEnd(process.execPath, [vitest, 'run', '--reporter=json', `--outputFile=${outputFile}`, ...files], env));
-    const report = await readFile(outputFile, 'utf8').then((text) => JSON.parse(text) as VitestJsonReport, () => null);
+    const { value, measurement } = await measure(() =>
+      runToEnd(process.execPath, [vitest, 'run', '--reporter=json', `--outputFile=${outputFile}`, ...files], env),
+    );
+    const report = await readFile(outputFile, 'utf8').then(
+      (text) => JSON.parse(text) as VitestJsonReport,
+      () => null,
+    );
     return { report, measurement, exitCode: value.code };
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -652,7 +825,9 @@ export async function testSuiteSection(files: readonly string[] = []): Promise<{
   const serial = await runSuite(true, files);
   const describe = (label: string, run: Awaited<ReturnType<typeof runSuite>>) => {
     const report = run.report;
-    const tests = report ? `${report.numTotalTests} tests, ${report.numFailedTests} failed, ${report.numPendingTests} skipped` : `no report (exit code ${run.exitCode})`;
+    const tests = report
+      ? `${report.numTotalTests} tests, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`
+      : `no report (exit code ${run.exitCode})`;
     return `| ${label} | ${run.measurement.wallSeconds.toFixed(0)} | ${totalCpuSeconds(run.measurement).toFixed(0)} | ${tests} |`;
   };
   const seconds = (result: VitestJsonReport['testResults'][number]) => (result.endTime - result.startTime) / 1000;
@@ -675,7 +850,10 @@ export async function testSuiteSection(files: readonly string[] = []): Promise<{
       '',
       '| file | s (npm test) | s (one worker) |',
       '|---|---:|---:|',
-      ...slowest.map((result) => `| ${relative(result.name)} | ${seconds(result).toFixed(1)} | ${serialSeconds.get(result.name)?.toFixed(1) ?? 'n/a'} |`),
+      ...slowest.map(
+        (result) =>
+          `| ${relative(result.name)} | ${seconds(result).toFixed(1)} | ${serialSeconds.get(result.name)?.toFixed(1) ?? 'n/a'} |`,
+      ),
     ].join('\n'),
     headline: `test suite: ${(parallel.measurement.wallSeconds / 60).toFixed(1)} min wall, ${totalCpuSeconds(parallel.measurement).toFixed(0)} CPU s; baseline (one worker) ${(serial.measurement.wallSeconds / 60).toFixed(1)} min, ${totalCpuSeconds(serial.measurement).toFixed(0)} CPU s`,
   };

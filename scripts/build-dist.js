@@ -45,7 +45,10 @@ function sourceFiles(root, folder) {
  */
 export function sourceFingerprint(root = PROJECT_ROOT) {
   const hash = createHash('sha256');
-  const files = [...BUILD_FILES.filter((file) => existsSync(path.join(root, file))), ...SOURCE_FOLDERS.flatMap((folder) => sourceFiles(root, folder)).sort()];
+  const files = [
+    ...BUILD_FILES.filter((file) => existsSync(path.join(root, file))),
+    ...SOURCE_FOLDERS.flatMap((folder) => sourceFiles(root, folder)).sort(),
+  ];
   for (const file of files) {
     const content = readFileSync(path.join(root, file));
     hash.update(`${file}\0${content.length}\0`).update(content);
@@ -59,8 +62,10 @@ export function sourceFingerprint(root = PROJECT_ROOT) {
  */
 export function distState(root = PROJECT_ROOT) {
   const stamp = path.join(root, 'dist', FINGERPRINT_FILE);
-  if (!existsSync(path.join(root, 'dist', 'scripts', 'cli.js')) || !existsSync(stamp)) return { fresh: false, reason: 'dist/ has no complete build' };
-  if (readFileSync(stamp, 'utf8').trim() !== sourceFingerprint(root)) return { fresh: false, reason: 'the sources changed since dist/ was built' };
+  if (!existsSync(path.join(root, 'dist', 'scripts', 'cli.js')) || !existsSync(stamp))
+    return { fresh: false, reason: 'dist/ has no complete build' };
+  if (readFileSync(stamp, 'utf8').trim() !== sourceFingerprint(root))
+    return { fresh: false, reason: 'the sources changed since dist/ was built' };
   return { fresh: true };
 }
 
@@ -76,10 +81,15 @@ export function buildDist(root = PROJECT_ROOT) {
   rmSync(temporary, { recursive: true, force: true });
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   try {
-    execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--outDir', temporary], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--outDir', temporary], {
+      cwd: root,
+      stdio: 'inherit',
+    });
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true });
-    throw new Error(`the production build failed (tsc -p tsconfig.build.json): dist/ was left as it was`, { cause: error });
+    throw new Error(`the production build failed (tsc -p tsconfig.build.json): dist/ was left as it was`, {
+      cause: error,
+    });
   }
   writeFileSync(path.join(temporary, FINGERPRINT_FILE), `${fingerprint}\n`);
   rmSync(path.join(root, 'dist'), { recursive: true, force: true });

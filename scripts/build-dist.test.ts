@@ -17,13 +17,17 @@ function makeProject(): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'duplexsynth-dist-'));
   mkdirSync(path.join(root, 'scripts'));
   mkdirSync(path.join(root, 'pipeline'));
-  for (const file of ['duplexsynth.js', 'build-dist.js']) cpSync(path.join(PROJECT_ROOT, 'scripts', file), path.join(root, 'scripts', file));
+  for (const file of ['duplexsynth.js', 'build-dist.js'])
+    cpSync(path.join(PROJECT_ROOT, 'scripts', file), path.join(root, 'scripts', file));
   writeFileSync(path.join(root, 'package.json'), '{"name": "duplexsynth", "type": "module"}\n');
   writeFileSync(path.join(root, 'tsconfig.json'), '{}\n');
   writeFileSync(path.join(root, 'pipeline', 'a.ts'), 'export const a = 1;\n');
   writeFileSync(path.join(root, 'pipeline', 'a.test.ts'), 'export const t = 1;\n');
   mkdirSync(path.join(root, 'dist', 'scripts'), { recursive: true });
-  writeFileSync(path.join(root, 'dist', 'scripts', 'cli.js'), "export async function main(argv) { console.log('compiled ran ' + argv.slice(2).join(' ')); }\n");
+  writeFileSync(
+    path.join(root, 'dist', 'scripts', 'cli.js'),
+    "export async function main(argv) { console.log('compiled ran ' + argv.slice(2).join(' ')); }\n",
+  );
   return root;
 }
 

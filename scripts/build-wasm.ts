@@ -51,7 +51,9 @@ async function main(): Promise<void> {
     if (existsSync(target) && readFileSync(target).equals(binary)) continue;
     if (check) {
       stale += 1;
-      console.error(`${path.relative(packageFile(), target)}: differs from ${source}; run npx tsx scripts/build-wasm.ts`);
+      console.error(
+        `${path.relative(packageFile(), target)}: differs from ${source}; run npx tsx scripts/build-wasm.ts`,
+      );
     } else {
       writeFileSync(target, binary);
       console.log(`wrote ${path.relative(packageFile(), target)} (${binary.byteLength} bytes)`);

@@ -30,18 +30,30 @@ async function hashTree(directory: string): Promise<Map<string, string>> {
   for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const file = path.join(entry.parentPath, entry.name);
-    result.set(path.relative(directory, file), createHash('sha256').update(await readFile(file)).digest('hex'));
+    result.set(
+      path.relative(directory, file),
+      createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex'),
+    );
   }
   return result;
 }
 
 /** Run `duplexsynth build --config FILE --quiet`; with `killAfterSeconds`, SIGKILL it then. */
-function build(config: string, killAfterSeconds?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; seconds: number; stderr: string }> {
+function build(
+  config: string,
+  killAfterSeconds?: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; seconds: number; stderr: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'build', '--config', config, '--quiet'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'build', '--config', config, '--quiet'], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = killAfterSeconds === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterSeconds * 1000);
+  const timer =
+    killAfterSeconds === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterSeconds * 1000);
   return new Promise((resolve) =>
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
@@ -50,7 +62,13 @@ function build(config: string, killAfterSeconds?: number): Promise<{ code: numbe
   );
 }
 
-async function writeConfig(directory: string, name: string, limit: number, out: string, cache: string): Promise<string> {
+async function writeConfig(
+  directory: string,
+  name: string,
+  limit: number,
+  out: string,
+  cache: string,
+): Promise<string> {
   const file = path.join(directory, `${name}.yaml`);
   await writeFile(
     file,
@@ -67,15 +85,27 @@ async function writeConfig(directory: string, name: string, limit: number, out: 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, seed: { type: 'string', default: '21' }, limit: { type: 'string', default: '2' }, keep: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '10' },
+      seed: { type: 'string', default: '21' },
+      limit: { type: 'string', default: '2' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
   const runs = Number(values.runs);
   const seed = Number(values.seed);
   const limit = Number(values.limit);
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-chaos-'));
   try {
     const referenceOut = path.join(scratch, 'reference', 'out');
-    const reference = await build(await writeConfig(scratch, 'reference', limit, referenceOut, path.join(scratch, 'reference', 'cache')));
-    if (reference.code !== 0) throw new Error(`the reference build failed (exit ${reference.code}): ${reference.stderr.trim().split('\n').at(-1)}`);
+    const reference = await build(
+      await writeConfig(scratch, 'reference', limit, referenceOut, path.join(scratch, 'reference', 'cache')),
+    );
+    if (reference.code !== 0)
+      throw new Error(
+        `the reference build failed (exit ${reference.code}): ${reference.stderr.trim().split('\n').at(-1)}`,
+      );
     console.log(`reference: ${limit} dialogues in ${reference.seconds.toFixed(1)} s`);
     const out = path.join(scratch, 'chaos', 'out');
     const config = await writeConfig(scratch, 'chaos', limit, out, path.join(scratch, 'chaos', 'cache'));
@@ -87,12 +117,17 @@ async function main(): Promise<void> {
       console.log(`run ${run}/${runs}: kill at ${moment.toFixed(2)} s: ${outcome}`);
     }
     const last = await build(config);
-    if (last.code !== 0) throw new Error(`the last build failed (exit ${last.code}): ${last.stderr.trim().split('\n').at(-1)}`);
+    if (last.code !== 0)
+      throw new Error(`the last build failed (exit ${last.code}): ${last.stderr.trim().split('\n').at(-1)}`);
     const [expected, actual] = [await hashTree(referenceOut), await hashTree(out)];
-    const differing = [...new Set([...expected.keys(), ...actual.keys()])].filter((file) => expected.get(file) !== actual.get(file)).sort();
+    const differing = [...new Set([...expected.keys(), ...actual.keys()])]
+      .filter((file) => expected.get(file) !== actual.get(file))
+      .sort();
     const leftovers = [...actual.keys()].filter((file) => /\.partial|\.previous|\.tmp|\.duplexsynth-/.test(file));
     if (differing.length === 0 && leftovers.length === 0) {
-      console.log(`byte-identical: ${actual.size} files after ${runs} kills (seed ${seed}); resumed in ${last.seconds.toFixed(1)} s`);
+      console.log(
+        `byte-identical: ${actual.size} files after ${runs} kills (seed ${seed}); resumed in ${last.seconds.toFixed(1)} s`,
+      );
       return;
     }
     for (const file of differing) console.log(`differs: ${file}`);

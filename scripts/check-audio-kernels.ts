@@ -35,18 +35,29 @@ export function compareEncoders(first = 0, end = 2 ** 32): { compared: number; d
     for (let index = 0; index < ROUND; index++) bits[index] = (start + index) >>> 0;
     // stereo: the same samples left, and reversed right, so each lane meets other neighbours
     const reversed = samples.slice().reverse();
-    if (!encodeMonoPcm16(samples, mono) || !encodeStereoPcm16Words(samples, reversed, words) || !quantizeSamples(samples, quantized)) throw new Error('the WebAssembly kernels do not run on this platform');
+    if (
+      !encodeMonoPcm16(samples, mono) ||
+      !encodeStereoPcm16Words(samples, reversed, words) ||
+      !quantizeSamples(samples, quantized)
+    )
+      throw new Error('the WebAssembly kernels do not run on this platform');
     for (let index = 0; index < ROUND; index++) {
       const expected = toPcm16Integer(samples[index]!) | 0; // NaN as 0, as an Int16Array stores it
       const expectedRight = toPcm16Integer(reversed[index]!) | 0;
       const expectedWord = ((expected & 0xffff) | (expectedRight << 16)) >>> 0;
       if ((mono[index] !== expected || words[index] !== expectedWord) && differences.length < 20) {
-        differences.push(`0x${bits[index]!.toString(16).padStart(8, '0')} (${samples[index]}): mono ${mono[index]}, stereo word 0x${words[index]!.toString(16)}; expected ${expected}, 0x${expectedWord.toString(16)}`);
+        differences.push(
+          `0x${bits[index]!.toString(16).padStart(8, '0')} (${samples[index]}): mono ${mono[index]}, stereo word 0x${words[index]!.toString(16)}; expected ${expected}, 0x${expectedWord.toString(16)}`,
+        );
       }
       expectedQuantized[0] = toPcm16Integer(samples[index]!) / 32768 + 0;
-      const sameQuantized = quantizedBits[index] === expectedQuantizedBits[0] || (Number.isNaN(quantized[index]) && Number.isNaN(expectedQuantized[0]));
+      const sameQuantized =
+        quantizedBits[index] === expectedQuantizedBits[0] ||
+        (Number.isNaN(quantized[index]) && Number.isNaN(expectedQuantized[0]));
       if (!sameQuantized && differences.length < 20) {
-        differences.push(`0x${bits[index]!.toString(16).padStart(8, '0')} (${samples[index]}): rounded to the grid as bits 0x${quantizedBits[index]!.toString(16)}, expected 0x${expectedQuantizedBits[0]!.toString(16)}`);
+        differences.push(
+          `0x${bits[index]!.toString(16).padStart(8, '0')} (${samples[index]}): rounded to the grid as bits 0x${quantizedBits[index]!.toString(16)}, expected 0x${expectedQuantizedBits[0]!.toString(16)}`,
+        );
       }
     }
     compared += ROUND;
@@ -56,6 +67,8 @@ export function compareEncoders(first = 0, end = 2 ** 32): { compared: number; d
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { compared, differences } = compareEncoders();
-  console.log(`${compared} float32 values compared, ${differences.length === 0 ? 'no difference' : `differences:\n${differences.join('\n')}`}`);
+  console.log(
+    `${compared} float32 values compared, ${differences.length === 0 ? 'no difference' : `differences:\n${differences.join('\n')}`}`,
+  );
   if (differences.length > 0) process.exitCode = 1;
 }

@@ -38,11 +38,19 @@ export function pausePointsOf(metadata: Metadata): PausePoint[] {
   const topics = [...new Set(metadata.source.turns.map((turn) => turn.topic).filter((topic) => topic !== ''))];
   const points: PausePoint[] = [];
   for (const first of metadata.utterances.filter((utterance) => utterance.questionPart === 1)) {
-    const second = metadata.utterances.find((utterance) => utterance.questionPart === 2 && utterance.turnNumber === first.turnNumber);
+    const second = metadata.utterances.find(
+      (utterance) => utterance.questionPart === 2 && utterance.turnNumber === first.turnNumber,
+    );
     const firstWords = first.text.synthesized.trim().split(/\s+/);
     const secondWords = (second?.text.synthesized ?? '').trim().split(/\s+/).filter(Boolean);
     const words = [...firstWords, ...secondWords];
-    points.push({ id: metadata.id, turnNumber: first.turnNumber, first: first.text.synthesized, second: second?.text.synthesized ?? '', insideTitles: phrasesAroundBoundary(words, firstWords.length, topics) });
+    points.push({
+      id: metadata.id,
+      turnNumber: first.turnNumber,
+      first: first.text.synthesized,
+      second: second?.text.synthesized ?? '',
+      insideTitles: phrasesAroundBoundary(words, firstWords.length, topics),
+    });
   }
   return points;
 }
@@ -58,7 +66,9 @@ async function main(directories: string[]): Promise<void> {
       for (const point of pausePointsOf(metadata)) {
         splits += 1;
         if (point.insideTitles.length > 0) inside += 1;
-        console.log(`${point.insideTitles.length > 0 ? 'INSIDE A TITLE' : 'ok'}\t${point.id} turn ${point.turnNumber}: ${point.first} ‖ ${point.second}${point.insideTitles.length > 0 ? ` (inside: ${point.insideTitles.join('; ')})` : ''}`);
+        console.log(
+          `${point.insideTitles.length > 0 ? 'INSIDE A TITLE' : 'ok'}\t${point.id} turn ${point.turnNumber}: ${point.first} ‖ ${point.second}${point.insideTitles.length > 0 ? ` (inside: ${point.insideTitles.join('; ')})` : ''}`,
+        );
       }
     }
   }

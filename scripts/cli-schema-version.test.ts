@@ -31,7 +31,9 @@ describe('duplexsynth schema', () => {
       const packFile = path.join(directory, 'language-pack.schema.json');
       expect(stdout.trim().split('\n')).toEqual([file, packFile]);
       expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(configJsonSchema())));
-      expect(JSON.parse(await readFile(packFile, 'utf8'))).toEqual(JSON.parse(JSON.stringify(languagePackJsonSchema())));
+      expect(JSON.parse(await readFile(packFile, 'utf8'))).toEqual(
+        JSON.parse(JSON.stringify(languagePackJsonSchema())),
+      );
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
@@ -40,7 +42,9 @@ describe('duplexsynth schema', () => {
 
 describe('duplexsynth --version', () => {
   it("prints package.json's version and exits 0, from any working directory", async () => {
-    const { version } = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     const { stdout } = await run(process.execPath, [CLI, '--version'], { cwd: os.tmpdir() });
     expect(stdout.trim()).toBe(version);
   });

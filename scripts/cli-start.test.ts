@@ -16,7 +16,12 @@ import { PROJECT_ROOT } from '../pipeline/config.ts';
 import { TEST_CLI, TEST_CLI_COMPILED } from './testing/cli-command.ts';
 
 /** Packages a start may load: the option parser, the progress display, the config schema's validator. The TypeScript loader's own (tsx, esbuild) when the tests run the sources. */
-const START_PACKAGES = new Set(['commander', 'cli-progress', 'zod', ...(TEST_CLI_COMPILED ? [] : ['tsx', 'esbuild', 'get-tsconfig', 'resolve-pkg-maps'])]);
+const START_PACKAGES = new Set([
+  'commander',
+  'cli-progress',
+  'zod',
+  ...(TEST_CLI_COMPILED ? [] : ['tsx', 'esbuild', 'get-tsconfig', 'resolve-pkg-maps']),
+]);
 
 let scratch: string;
 let hook: string;
@@ -44,8 +49,11 @@ afterAll(async () => {
 async function modulesLoadedBy(args: string[]): Promise<{ urls: string[]; code: number; stdout: string }> {
   const log = path.join(scratch, `${args.join('_').replace(/\W+/g, '-')}.log`);
   const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile(process.execPath, ['--import', pathToFileURL(hook).href, TEST_CLI, ...args], { env: { ...process.env, MODULE_LOG: log } }, (error, out) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout: out }),
+    execFile(
+      process.execPath,
+      ['--import', pathToFileURL(hook).href, TEST_CLI, ...args],
+      { env: { ...process.env, MODULE_LOG: log } },
+      (error, out) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout: out }),
     ),
   );
   return { urls: (await readFile(log, 'utf8')).trim().split('\n'), code, stdout };
@@ -60,7 +68,10 @@ function packageOf(url: string): string | undefined {
 /** The project's own module of a URL, relative to the project root without `dist/` and extension (`pipeline/config`). */
 function projectModuleOf(url: string): string | undefined {
   if (!url.startsWith(pathToFileURL(PROJECT_ROOT).href + '/') || packageOf(url) !== undefined) return undefined;
-  return path.relative(PROJECT_ROOT, new URL(url).pathname).replace(/^dist\//, '').replace(/\.(ts|js)$/, '');
+  return path
+    .relative(PROJECT_ROOT, new URL(url).pathname)
+    .replace(/^dist\//, '')
+    .replace(/\.(ts|js)$/, '');
 }
 
 describe(`duplexsynth's start loads no heavy module (${TEST_CLI_COMPILED ? 'compiled' : 'sources through tsx'})`, () => {
@@ -72,8 +83,17 @@ describe(`duplexsynth's start loads no heavy module (${TEST_CLI_COMPILED ? 'comp
       // the hook saw the command itself: an empty list would pass the checks below for nothing
       expect(urls.some((url) => /scripts\/cli\.(ts|js)$/.test(url))).toBe(true);
       const packages = [...new Set(urls.map(packageOf).filter((name): name is string => name !== undefined))].sort();
-      expect(packages.filter((name) => !START_PACKAGES.has(name)), `packages loaded at start: ${packages.join(', ')}`).toEqual([]);
-      const heavy = urls.map(projectModuleOf).filter((module): module is string => module !== undefined && /^(stages|pipeline\/(services|orchestration|audio|timeline|report|quality))\//.test(module));
+      expect(
+        packages.filter((name) => !START_PACKAGES.has(name)),
+        `packages loaded at start: ${packages.join(', ')}`,
+      ).toEqual([]);
+      const heavy = urls
+        .map(projectModuleOf)
+        .filter(
+          (module): module is string =>
+            module !== undefined &&
+            /^(stages|pipeline\/(services|orchestration|audio|timeline|report|quality))\//.test(module),
+        );
       expect(heavy).toEqual([]);
     });
   }

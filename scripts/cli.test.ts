@@ -52,7 +52,17 @@ describe('duplexsynth annotate', () => {
 
 describe('duplexsynth build: bad options and input', () => {
   it('Japanese on the real corpus without an LLM backend stops at once and says what to configure', async () => {
-    const result = await cli('build', '--corpus', path.join(sharedDirectory(), 'corpora/topiocqa/topiocqa_dev.json'), '--lang', 'ja', '--limit', '1', '--out', '/tmp/duplexsynth-should-not-exist');
+    const result = await cli(
+      'build',
+      '--corpus',
+      path.join(sharedDirectory(), 'corpora/topiocqa/topiocqa_dev.json'),
+      '--lang',
+      'ja',
+      '--limit',
+      '1',
+      '--out',
+      '/tmp/duplexsynth-should-not-exist',
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/llm\.translate/);
   });
@@ -74,9 +84,15 @@ describe('duplexsynth build: bad options and input', () => {
   it("export refuses an option of another format (it was ignored without a word), before reading the dataset; the format's own options pass", async () => {
     for (const [args, message] of [
       [['--to', 'rttm', '--layout', 'audiofolder'], "option '--layout' applies to huggingface, not to --to rttm"],
-      [['--to', 'huggingface', '--shard-size', '3'], "option '--shard-size' applies to lhotse-shar, not to --to huggingface"],
+      [
+        ['--to', 'huggingface', '--shard-size', '3'],
+        "option '--shard-size' applies to lhotse-shar, not to --to huggingface",
+      ],
       [['--to', 'textgrid', '--copy-audio'], "option '--copy-audio' applies to lhotse, not to --to textgrid"],
-      [['--to', 'lhotse-shar', '--absolute-paths'], "option '--absolute-paths' applies to moshi-finetune and lhotse, not to --to lhotse-shar"],
+      [
+        ['--to', 'lhotse-shar', '--absolute-paths'],
+        "option '--absolute-paths' applies to moshi-finetune and lhotse, not to --to lhotse-shar",
+      ],
     ] as const) {
       const result = await cli('export', 'no/such/dataset', ...args);
       expect(result.code, args.join(' ')).toBe(2);
@@ -89,15 +105,35 @@ describe('duplexsynth build: bad options and input', () => {
   });
 
   it('a corpus that is not JSON: error names the file', async () => {
-    const result = await cli('build', '--corpus', path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/not-json.json'), '--lang', 'en', '--out', '/tmp/duplexsynth-should-not-exist');
+    const result = await cli(
+      'build',
+      '--corpus',
+      path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/not-json.json'),
+      '--lang',
+      'en',
+      '--out',
+      '/tmp/duplexsynth-should-not-exist',
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/not-json\.json/);
   });
 
   it('--json: every line on stderr is a JSON event with a level, the last a summary naming the cause, the exit code and the outputs kept (none)', async () => {
-    const result = await cli('build', '--json', '--corpus', path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/not-json.json'), '--lang', 'en', '--out', '/tmp/duplexsynth-should-not-exist');
+    const result = await cli(
+      'build',
+      '--json',
+      '--corpus',
+      path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/not-json.json'),
+      '--lang',
+      'en',
+      '--out',
+      '/tmp/duplexsynth-should-not-exist',
+    );
     expect(result.code).toBe(2);
-    const events = result.stderr.trim().split('\n').map((line) => JSON.parse(line) as { type: string; level: string; exitCode?: number; error?: string });
+    const events = result.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; level: string; exitCode?: number; error?: string });
     for (const event of events) expect(['info', 'warn', 'error']).toContain(event.level);
     // the corpus is read before anything is written: the failed build kept no output, and says so
     // (a successful build lists its datasets, summary and report: pipeline/orchestration/build-failures.test.ts)

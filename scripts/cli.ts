@@ -4,7 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { dnsmosHop, languageCodes, positiveInteger, nonNegativeInteger, positiveNumber } from './commands/option-parsers.ts';
+import {
+  dnsmosHop,
+  languageCodes,
+  positiveInteger,
+  nonNegativeInteger,
+  positiveNumber,
+} from './commands/option-parsers.ts';
 import { Command, CommanderError, Option } from 'commander';
 import type { BuildConfig } from '../pipeline/config.ts';
 import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from '../pipeline/model/split-report.ts';
@@ -18,7 +24,12 @@ import { registerMeasureCommand } from './commands/measure-command.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerReportCommand } from './commands/report.ts';
 import { registerStatusCommand } from './commands/status.ts';
-import { causeReportedAsJson, createProgressDisplay, failureOutcome, progressModeFor } from '../pipeline/run/progress.ts';
+import {
+  causeReportedAsJson,
+  createProgressDisplay,
+  failureOutcome,
+  progressModeFor,
+} from '../pipeline/run/progress.ts';
 import { registerPromptsCommand } from './commands/prompts-command.ts';
 import { registerChatCommand } from './commands/chat-command.ts';
 import { widenHeapGrowth } from '../pipeline/run/heap-growth.ts';
@@ -35,7 +46,10 @@ interface ConfigModules {
 }
 
 async function configModules(): Promise<ConfigModules> {
-  const [config, languagePack] = await Promise.all([import('../pipeline/config.ts'), import('../pipeline/model/language-pack.ts')]);
+  const [config, languagePack] = await Promise.all([
+    import('../pipeline/config.ts'),
+    import('../pipeline/model/language-pack.ts'),
+  ]);
   return { config, languagePack };
 }
 
@@ -83,7 +97,12 @@ async function loadBuildConfig(options: BuildOptions, modules: ConfigModules): P
  * @param modules the config and language-pack modules (loaded when a command runs: the CLI starts fast)
  * @param configSetsCache whether the `--config` file sets `output.cacheDirectory` itself
  */
-function applyOverrides(config: BuildConfig, options: BuildOptions, modules: ConfigModules, configSetsCache = false): BuildConfig {
+function applyOverrides(
+  config: BuildConfig,
+  options: BuildOptions,
+  modules: ConfigModules,
+  configSetsCache = false,
+): BuildConfig {
   const { defaultDatasetName, withLanguageDefaults } = modules.config;
   const { LanguagePackError, readLanguagePackFile, registerLanguagePacks } = modules.languagePack;
   const next: BuildConfig = structuredClone(config);
@@ -93,7 +112,10 @@ function applyOverrides(config: BuildConfig, options: BuildOptions, modules: Con
   if (options.languagePack) {
     // language packs from files (pipeline/model/language-pack.ts): validated here, before any work
     try {
-      next.languagePacks = [...next.languagePacks, ...options.languagePack.map((file) => readLanguagePackFile(path.resolve(file)))];
+      next.languagePacks = [
+        ...next.languagePacks,
+        ...options.languagePack.map((file) => readLanguagePackFile(path.resolve(file))),
+      ];
     } catch (error) {
       if (error instanceof LanguagePackError) throw new BuildInputError(`--language-pack ${error.message}`);
       throw error;
@@ -110,16 +132,29 @@ function applyOverrides(config: BuildConfig, options: BuildOptions, modules: Con
     next.llm = { rewrite: { backend: 'rules' }, translate: { backend: 'none' } };
     if (!options.lang) next.languages = ['en'];
     // scored and split by default, so pipe.sh's --split test|test_small|test_other finds its files
-    next.quality = { ...next.quality, enabled: true, testHours: 1, testSmall: null, splitUnit: DEFAULT_SPLIT_UNIT, devAlias: true };
+    next.quality = {
+      ...next.quality,
+      enabled: true,
+      testHours: 1,
+      testSmall: null,
+      splitUnit: DEFAULT_SPLIT_UNIT,
+      devAlias: true,
+    };
     next.name = buildNameOfCorpus(options.corpus, modules.config.SAFE_FOLDER_NAME);
-    next.datasets = { ...next.datasets, en: defaultDatasetName('en'), ja: defaultDatasetName('ja'), ...Object.fromEntries(next.languages.map((language) => [language, defaultDatasetName(language)])) };
+    next.datasets = {
+      ...next.datasets,
+      en: defaultDatasetName('en'),
+      ja: defaultDatasetName('ja'),
+      ...Object.fromEntries(next.languages.map((language) => [language, defaultDatasetName(language)])),
+    };
     if (!options.out) next.output.directory = path.resolve('outputs', next.name);
   }
   if (options.score === false) next.quality = { ...next.quality, enabled: false };
   if (options.testHours !== undefined) next.quality = { ...next.quality, testHours: options.testHours };
   if (options.testSmall !== undefined) next.quality = { ...next.quality, testSmall: options.testSmall };
   if (options.splitUnit !== undefined) next.quality = { ...next.quality, splitUnit: options.splitUnit };
-  if (options.dnsmosHop !== undefined) next.quality = { ...next.quality, dnsmos: { ...next.quality.dnsmos, hopSeconds: options.dnsmosHop } };
+  if (options.dnsmosHop !== undefined)
+    next.quality = { ...next.quality, dnsmos: { ...next.quality.dnsmos, hopSeconds: options.dnsmosHop } };
   // the cache beside the output folder, unless the user's config names it
   if (next.output.directory !== config.output.directory && !configSetsCache) {
     next.output.cacheDirectory = path.join(path.dirname(next.output.directory), '.cache');
@@ -134,7 +169,9 @@ function applyOverrides(config: BuildConfig, options: BuildOptions, modules: Con
 function buildNameOfCorpus(corpus: string, safeFolderName: RegExp): string {
   const name = path.basename(corpus).replace(/\.json$/, '');
   if (!safeFolderName.test(name)) {
-    throw new BuildInputError(`--corpus ${corpus}: the file name gives no safe build name ("${name}"); rename the file or pass --out`);
+    throw new BuildInputError(
+      `--corpus ${corpus}: the file name gives no safe build name ("${name}"); rename the file or pass --out`,
+    );
   }
   return name;
 }
@@ -179,7 +216,12 @@ async function build(options: BuildOptions): Promise<void> {
       });
     } else {
       const { runBuild } = await import('../pipeline/orchestration/build.ts');
-      report = await runBuild(config, { log: display.log, progress: display.progress, allowShrink: options.allowShrink === true, kept: keep });
+      report = await runBuild(config, {
+        log: display.log,
+        progress: display.progress,
+        allowShrink: options.allowShrink === true,
+        kept: keep,
+      });
     }
   } catch (error) {
     display.stop();
@@ -220,15 +262,23 @@ interface WorkerOptions {
 /** `duplexsynth worker`: serve a queued build until Ctrl-C (pipeline/orchestration/queue-worker.ts). */
 async function worker(options: WorkerOptions): Promise<void> {
   const modules = await configModules();
-  const overrides = { ...(options.config ? { config: options.config } : {}), ...(options.corpus ? { corpus: options.corpus } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) };
+  const overrides = {
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.corpus ? { corpus: options.corpus } : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+  };
   const config = await loadBuildConfig(overrides, modules);
   const queue = options.queue ?? config.queue;
-  if (!queue) throw new BuildInputError(`worker: no queue to serve: pass --queue redis://HOST:PORT/DB or set queue: in ${options.config ?? 'the config'}`);
+  if (!queue)
+    throw new BuildInputError(
+      `worker: no queue to serve: pass --queue redis://HOST:PORT/DB or set queue: in ${options.config ?? 'the config'}`,
+    );
   const { runQueueWorker } = await import('../pipeline/orchestration/queue-worker.ts');
   let rateLimit: { jobs: number; seconds: number } | null = null;
   if (options.rateLimit) {
     const match = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(options.rateLimit);
-    if (!match || Number(match[1]) === 0 || Number(match[2]) === 0) throw new BuildInputError(`--rate-limit ${options.rateLimit}: give JOBS/SECONDS, e.g. 60/60`);
+    if (!match || Number(match[1]) === 0 || Number(match[2]) === 0)
+      throw new BuildInputError(`--rate-limit ${options.rateLimit}: give JOBS/SECONDS, e.g. 60/60`);
     rateLimit = { jobs: Number(match[1]), seconds: Number(match[2]) };
   }
   const stop = new AbortController();
@@ -268,43 +318,94 @@ export function createProgram(): Command {
       .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
       .option('--corpus <path>', 'TopiOCQA raw-release JSON to read instead of the configured corpus')
       .option('--limit <n>', 'only the first N conversations', positiveInteger)
-      .addOption(new Option('--lang <language...>', 'languages to build (BCP-47 codes such as en, ja, zh, de)').argParser(languageCodes))
+      .addOption(
+        new Option('--lang <language...>', 'languages to build (BCP-47 codes such as en, ja, zh, de)').argParser(
+          languageCodes,
+        ),
+      )
       .option('--language-pack <file...>', 'language pack YAML files adding languages (README "Adding a language")')
-      .option('--out <dir>', 'output folder (the cache goes beside it, {out}/../.cache, unless the --config file sets output.cacheDirectory)')
-      .option('--no-score', 'skip quality scoring and the test/test_other split (on by default for --corpus without --config)')
-      .option('--test-hours <hours>', 'target duration of test (default: the config\'s quality.testHours; 1 for --corpus without --config)', positiveNumber)
+      .option(
+        '--out <dir>',
+        'output folder (the cache goes beside it, {out}/../.cache, unless the --config file sets output.cacheDirectory)',
+      )
+      .option(
+        '--no-score',
+        'skip quality scoring and the test/test_other split (on by default for --corpus without --config)',
+      )
+      .option(
+        '--test-hours <hours>',
+        "target duration of test (default: the config's quality.testHours; 1 for --corpus without --config)",
+        positiveNumber,
+      )
       .option('--test-small <n>', 'also write test_small.jsonl with the N best test dialogues', positiveInteger)
-      .addOption(new Option('--split-unit <unit>', `fill test by whole speaker groups or dialogue by dialogue (default: the config's quality.splitUnit, ${DEFAULT_SPLIT_UNIT})`).choices(SPLIT_UNITS))
-      .option('--dnsmos-hop <seconds>', "seconds between DNSMOS's 9.01 s windows (default: the config's quality.dnsmos.hopSeconds, 1 as the reference; 9.01 runs about 1/8 of the model runs, with scores that are not the published ones)", dnsmosHop)
+      .addOption(
+        new Option(
+          '--split-unit <unit>',
+          `fill test by whole speaker groups or dialogue by dialogue (default: the config's quality.splitUnit, ${DEFAULT_SPLIT_UNIT})`,
+        ).choices(SPLIT_UNITS),
+      )
+      .option(
+        '--dnsmos-hop <seconds>',
+        "seconds between DNSMOS's 9.01 s windows (default: the config's quality.dnsmos.hopSeconds, 1 as the reference; 9.01 runs about 1/8 of the model runs, with scores that are not the published ones)",
+        dnsmosHop,
+      )
       .option('--seed <n>', 'random seed (an integer from 0 to 2^53 - 1)', nonNegativeInteger)
-      .option('--allow-shrink', 'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)')
+      .option(
+        '--allow-shrink',
+        'replace a dataset even when the new one has fewer dialogues (else the build stops, exit code 4)',
+      )
       .option('-q, --quiet', 'no progress lines')
       .option('--plain', 'progress as plain lines even on a terminal (no live bars)')
-      .option('--json', 'progress as JSON lines on standard error, each with a level, the last a summary (with --dry-run: the plan as JSON on standard output)')
-      .option('--dry-run', 'print what the build would do (dialogues, utterances, service requests, cache hits) without calling any service or writing anything');
+      .option(
+        '--json',
+        'progress as JSON lines on standard error, each with a level, the last a summary (with --dry-run: the plan as JSON on standard output)',
+      )
+      .option(
+        '--dry-run',
+        'print what the build would do (dialogues, utterances, service requests, cache hits) without calling any service or writing anything',
+      );
 
   addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets'))
-    .option('--queue <url>', 'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB; or queue: in the config); see README "Running on many machines"')
-    .option('--give-up-seconds <n>', 'with --queue: how long Redis may be away before the build stops (exit code 4)', positiveInteger)
+    .option(
+      '--queue <url>',
+      'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB; or queue: in the config); see README "Running on many machines"',
+    )
+    .option(
+      '--give-up-seconds <n>',
+      'with --queue: how long Redis may be away before the build stops (exit code 4)',
+      positiveInteger,
+    )
     .action(build);
 
   program
     .command('worker')
-    .description('take the jobs of a queued build (build --queue) and run them; the same config as the build, with this machine\'s endpoints and cache mount')
-    .option('--queue <url>', 'the Redis of the build (redis://HOST:PORT/DB; default: the config\'s queue:)')
+    .description(
+      "take the jobs of a queued build (build --queue) and run them; the same config as the build, with this machine's endpoints and cache mount",
+    )
+    .option('--queue <url>', "the Redis of the build (redis://HOST:PORT/DB; default: the config's queue:)")
     .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
     .option('--corpus <path>', 'as for build')
     .option('--seed <n>', 'as for build', nonNegativeInteger)
     .option('--concurrency <n>', 'jobs at once (more keep remote speech servers busy)', positiveInteger, 1)
-    .option('--stalled-seconds <n>', 'a killed worker\'s job goes back to the queue after this long (BullMQ lock duration)', positiveInteger, 30)
-    .option('--rate-limit <jobs/seconds>', 'at most this many dialogue jobs started per interval over all workers (BullMQ rate limiter), e.g. 60/60')
-    .option('--name <name>', 'this worker\'s name in progress and status (default HOST:PID)')
+    .option(
+      '--stalled-seconds <n>',
+      "a killed worker's job goes back to the queue after this long (BullMQ lock duration)",
+      positiveInteger,
+      30,
+    )
+    .option(
+      '--rate-limit <jobs/seconds>',
+      'at most this many dialogue jobs started per interval over all workers (BullMQ rate limiter), e.g. 60/60',
+    )
+    .option('--name <name>', "this worker's name in progress and status (default HOST:PID)")
     .option('--max-jobs <n>', 'stop after this many jobs', positiveInteger)
     .option('-q, --quiet', 'no progress lines')
     .action(worker);
 
   addBuildOptions(
-    program.command('demo').description('build the English and Japanese demo datasets offline (the built-in default config)'),
+    program
+      .command('demo')
+      .description('build the English and Japanese demo datasets offline (the built-in default config)'),
   ).action(build);
 
   program
@@ -319,7 +420,9 @@ export function createProgram(): Command {
 
   program
     .command('verify')
-    .description('check a written dataset: every file against the sha256 in its manifest.json, then re-derive the events from its txt_align files and its audio, and compare')
+    .description(
+      'check a written dataset: every file against the sha256 in its manifest.json, then re-derive the events from its txt_align files and its audio, and compare',
+    )
     .argument('<dataset-dir>', 'folder data/{lang}/task/{dataset}')
     .option('--quick', 'check the files against manifest.json only (no event re-derivation)')
     .action(async (directory: string, options: { quick?: boolean }) => {
@@ -333,7 +436,9 @@ export function createProgram(): Command {
       for (const note of integrity.notes) console.error(`note: ${note}`);
       for (const problem of integrity.problems) console.error(problem);
       if (options.quick) {
-        console.log(`${integrity.filesChecked} files checked against manifest.json, ${integrity.problems.length} problems`);
+        console.log(
+          `${integrity.filesChecked} files checked against manifest.json, ${integrity.problems.length} problems`,
+        );
         if (integrity.problems.length > 0) process.exitCode = 1;
         return;
       }
@@ -341,7 +446,9 @@ export function createProgram(): Command {
       for (const problem of result.problems) console.error(problem);
       const problems = integrity.problems.length + result.problems.length;
       console.log(formatEvaluableEventsMarkdown(`Evaluable events: ${directory}`, result.evaluableEvents));
-      console.log(`${integrity.filesChecked} files checked against manifest.json, ${result.dialogues} dialogues checked, ${problems} problems`);
+      console.log(
+        `${integrity.filesChecked} files checked against manifest.json, ${result.dialogues} dialogues checked, ${problems} problems`,
+      );
       if (problems > 0) process.exitCode = 1;
     });
 
@@ -350,7 +457,10 @@ export function createProgram(): Command {
     .description('write the JSON Schema of the build configuration (and, beside it, of a language pack file)')
     .option('--out <file>', 'output file', path.join(PACKAGE_ROOT, 'pipeline', 'config.schema.json'))
     .action(async (options: { out: string }) => {
-      const [{ configJsonSchema }, { languagePackJsonSchema }] = await Promise.all([import('../pipeline/config.ts'), import('../pipeline/model/language-pack.ts')]);
+      const [{ configJsonSchema }, { languagePackJsonSchema }] = await Promise.all([
+        import('../pipeline/config.ts'),
+        import('../pipeline/model/language-pack.ts'),
+      ]);
       await writeFile(options.out, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
       console.log(options.out);
       const packSchema = path.join(path.dirname(options.out), 'language-pack.schema.json');
@@ -364,7 +474,20 @@ export function createProgram(): Command {
     .option('--corpus <path>', 'TopiOCQA JSON (default: ../shared/corpora/topiocqa/topiocqa_dev.json)')
     .option('--limit <n>', 'dialogues', positiveInteger, 20)
     .addOption(
-      new Option('--sections <name...>', 'only these sections (default: all, in this order)').choices(['queue', 'build', 'saturation', 'memory', 'dryrun', 'vad', 'dnsmos', 'chat-scoring', 'llm', 'tts', 'cli', 'tests']),
+      new Option('--sections <name...>', 'only these sections (default: all, in this order)').choices([
+        'queue',
+        'build',
+        'saturation',
+        'memory',
+        'dryrun',
+        'vad',
+        'dnsmos',
+        'chat-scoring',
+        'llm',
+        'tts',
+        'cli',
+        'tests',
+      ]),
     )
     .action(async (options: { corpus?: string; limit: number; sections?: string[] }) => {
       const { runBenchmarks } = await import('./bench.ts');

@@ -42,11 +42,16 @@ function seconds(centiseconds: number): string {
  * @throws Error naming the file when a WAV is not 2-channel, sample rates differ, or a file is unreadable;
  *   AlignmentParseError / EventsLineParseError naming file and line.
  */
-export async function concatenateDialogues(dataset: string, out: string, options: ConcatenateOptions = {}): Promise<{ wav: string; ctm: string; dialogues: string[] }[]> {
+export async function concatenateDialogues(
+  dataset: string,
+  out: string,
+  options: ConcatenateOptions = {},
+): Promise<{ wav: string; ctm: string; dialogues: string[] }[]> {
   const perRecording = options.perRecording ?? 3;
   const gap = Math.round((options.gapSeconds ?? 2) * 100);
   const name = options.name ?? 'synthetic';
-  if (!Number.isSafeInteger(perRecording) || perRecording < 1) throw new RangeError(`perRecording ${perRecording} is not a positive integer`);
+  if (!Number.isSafeInteger(perRecording) || perRecording < 1)
+    throw new RangeError(`perRecording ${perRecording} is not a positive integer`);
   const jsonl = path.join(dataset, 'all.jsonl');
   const ids = (await readFile(jsonl, 'utf8'))
     .split('\n')
@@ -65,14 +70,17 @@ export async function concatenateDialogues(dataset: string, out: string, options
       const file = path.join(dataset, 'audio', `${id}.wav`);
       const audio = decodeWav(await readFile(file), file);
       if (audio.channels.length !== 2) throw new Error(`${file}: ${audio.channels.length} channels, expected 2`);
-      if (sampleRate !== undefined && audio.sampleRate !== sampleRate) throw new Error(`${file}: ${audio.sampleRate} Hz, the others ${sampleRate} Hz`);
+      if (sampleRate !== undefined && audio.sampleRate !== sampleRate)
+        throw new Error(`${file}: ${audio.sampleRate} Hz, the others ${sampleRate} Hz`);
       sampleRate = audio.sampleRate;
       const length = (audio.channels[0] as Float32Array).length;
-      if (length % (sampleRate / 100) !== 0) throw new Error(`${file}: ${length} samples is not a whole number of centiseconds at ${sampleRate} Hz`);
+      if (length % (sampleRate / 100) !== 0)
+        throw new Error(`${file}: ${length} samples is not a whole number of centiseconds at ${sampleRate} Hz`);
       const silence = new Float32Array(index < group.length - 1 ? (gap * sampleRate) / 100 : 0);
       for (const channel of [0, 1] as const) channels[channel]!.push(audio.channels[channel] as Float32Array, silence);
       const alignment = path.join(dataset, 'txt_align', `${id}.txt`);
-      for (const word of parseAlignment(await readFile(alignment, 'utf8'), alignment)) words.push({ ...word, start: word.start + offset, end: word.end + offset });
+      for (const word of parseAlignment(await readFile(alignment, 'utf8'), alignment))
+        words.push({ ...word, start: word.start + offset, end: word.end + offset });
       offset += (length * 100) / sampleRate + (index < group.length - 1 ? gap : 0);
     }
     const joined = channels.map((parts) => {
@@ -91,7 +99,10 @@ export async function concatenateDialogues(dataset: string, out: string, options
       `;; ${stem}: dialogues ${group.join(', ')} of ${dataset}, joined with ${seconds(gap)} s of silence (scripts/concatenate-dialogues.ts)`,
       ...[...words]
         .sort((a, b) => a.channel - b.channel || a.start - b.start || a.end - b.end)
-        .map((word) => `${stem} ${word.channel === 0 ? 'A' : 'B'} ${seconds(word.start)} ${seconds(word.end - word.start)} ${word.word.replace(/\s+/g, '_')}`),
+        .map(
+          (word) =>
+            `${stem} ${word.channel === 0 ? 'A' : 'B'} ${seconds(word.start)} ${seconds(word.end - word.start)} ${word.word.replace(/\s+/g, '_')}`,
+        ),
     ];
     await writeAtomic(ctm, `${lines.join('\n')}\n`);
     written.push({ wav, ctm, dialogues: group });
@@ -101,10 +112,18 @@ export async function concatenateDialogues(dataset: string, out: string, options
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { dataset: { type: 'string' }, out: { type: 'string' }, 'per-recording': { type: 'string' }, gap: { type: 'string' }, name: { type: 'string' } },
+    options: {
+      dataset: { type: 'string' },
+      out: { type: 'string' },
+      'per-recording': { type: 'string' },
+      gap: { type: 'string' },
+      name: { type: 'string' },
+    },
   });
   if (values.dataset === undefined || values.out === undefined) {
-    console.error('usage: npx tsx scripts/concatenate-dialogues.ts --dataset DIR --out DIR [--per-recording N] [--gap SECONDS] [--name STEM]');
+    console.error(
+      'usage: npx tsx scripts/concatenate-dialogues.ts --dataset DIR --out DIR [--per-recording N] [--gap SECONDS] [--name STEM]',
+    );
     process.exit(2);
   }
   const result = await concatenateDialogues(values.dataset, values.out, {

@@ -34,7 +34,8 @@ export const DEFAULT_TIMING_NAMES: readonly DefaultTimingName[] = ['en', 'ja', '
 const SHARED_FOLDER_NAME = 'the shared folder (DUPLEXSYNTH_SHARED, default ../shared beside the project root)';
 const REGENERATE = `Regenerate with ${DERIVE_DEFAULT_TIMING_COMMAND} (runs the command above on the shared folder).`;
 const CALLFRIEND_LICENCE = 'CC BY-NC-SA 3.0';
-const CALLFRIEND_ORIGIN = 'TalkBank CABank CHAT files converted to RTTM by pthavarasa/CallHome-CallFriend-bergmann, commit 9031a9c';
+const CALLFRIEND_ORIGIN =
+  'TalkBank CABank CHAT files converted to RTTM by pthavarasa/CallHome-CallFriend-bergmann, commit 9031a9c';
 const CALLFRIEND_CHANNELS =
   'per call, channel 0 = the speaker with more talk time, channel 1 = the other (corpora/rttm.ts); the calls are ' +
   'symmetric conversations, so the direction carries no user/system role and the sampler pools both directions';
@@ -49,7 +50,17 @@ const CALLFRIEND_NOTES = [
 /** What each shipped file is measured from, relative to the shared folder. */
 export const DEFAULT_TIMING_SOURCES: Record<
   DefaultTimingName,
-  { language: Language; format: string; folder: string | string[]; corpus: string; licence: string; origin: string; channelMapping: string; timingResolution: string; notes: string[] }
+  {
+    language: Language;
+    format: string;
+    folder: string | string[];
+    corpus: string;
+    licence: string;
+    origin: string;
+    channelMapping: string;
+    timingResolution: string;
+    notes: string[];
+  }
 > = {
   en: {
     language: 'en',
@@ -57,7 +68,8 @@ export const DEFAULT_TIMING_SOURCES: Record<
     folder: 'corpora/reference-timing/maptask',
     corpus: 'HCRC Map Task Corpus (Scottish English, 128 task-oriented two-party dialogues), word-level timed units',
     licence: 'CC BY-NC-SA 2.5',
-    origin: 'HCRC Map Task Corpus Annotations v2.1 (University of Edinburgh) via pastav/HCRC_Map_Task, commit cb3701b, folder maptaskv2-1/Data/timed-units',
+    origin:
+      'HCRC Map Task Corpus Annotations v2.1 (University of Edinburgh) via pastav/HCRC_Map_Task, commit cb3701b, folder maptaskv2-1/Data/timed-units',
     channelMapping:
       'per dialogue, channel 0 = the instruction giver (q*.g), channel 1 = the follower (q*.f) (corpora/nxt.ts); the sampler pools both ' +
       'directions, so the roles of the map task do not become user/system roles',
@@ -122,7 +134,12 @@ export const DEFAULT_TIMING_SOURCES: Record<
   prior: {
     language: 'mul',
     format: 'rttm',
-    folder: ['corpora/reference-timing/rttm/en', 'corpora/reference-timing/rttm/ja', 'corpora/reference-timing/rttm/zh', 'corpora/reference-timing/rttm/de'],
+    folder: [
+      'corpora/reference-timing/rttm/en',
+      'corpora/reference-timing/rttm/ja',
+      'corpora/reference-timing/rttm/zh',
+      'corpora/reference-timing/rttm/de',
+    ],
     corpus:
       'Cross-language prior: CallFriend English (31) and Japanese (31), CallHome Mandarin Chinese (140) and German (120) telephone calls (TalkBank CABank), pooled',
     licence: CALLFRIEND_LICENCE,
@@ -140,7 +157,9 @@ export const DEFAULT_TIMING_SOURCES: Record<
 
 /** Path of a shipped statistics file. */
 export function defaultTimingFile(name: DefaultTimingName): string {
-  return !name.includes('.') ? defaultTimingStatisticsPath(name) : path.join(path.dirname(defaultTimingStatisticsPath('en')), `${name}.timing.json`);
+  return !name.includes('.')
+    ? defaultTimingStatisticsPath(name)
+    : path.join(path.dirname(defaultTimingStatisticsPath('en')), `${name}.timing.json`);
 }
 
 /**
@@ -148,24 +167,41 @@ export function defaultTimingFile(name: DefaultTimingName): string {
  * @param sharedRoot the shared folder
  * @param out the statistics file to write (default: the shipped file)
  */
-export function defaultTimingArguments(name: DefaultTimingName, sharedRoot: string, out = defaultTimingFile(name)): string[] {
+export function defaultTimingArguments(
+  name: DefaultTimingName,
+  sharedRoot: string,
+  out = defaultTimingFile(name),
+): string[] {
   const source = DEFAULT_TIMING_SOURCES[name];
-  if (!source) throw new Error(`no shipped timing statistics named ${name} (known: ${DEFAULT_TIMING_NAMES.join(', ')})`);
+  if (!source)
+    throw new Error(`no shipped timing statistics named ${name} (known: ${DEFAULT_TIMING_NAMES.join(', ')})`);
   return [
-    '--format', source.format,
-    '--language', source.language,
-    '--sampler-use', 'pooled',
-    '--timing-resolution', source.timingResolution,
+    '--format',
+    source.format,
+    '--language',
+    source.language,
+    '--sampler-use',
+    'pooled',
+    '--timing-resolution',
+    source.timingResolution,
     // a few calls have a third person on the line: keep the two who talk most, discard what touches the others' speech
     ...(source.format === 'rttm' ? ['--speakers', 'most-talk'] : []),
-    '--corpus', source.corpus,
-    '--licence', source.licence,
-    '--origin', source.origin,
-    '--channel-mapping', source.channelMapping,
-    '--relative-to', sharedRoot,
-    '--relative-to-name', SHARED_FOLDER_NAME,
-    '--note', ...source.notes,
-    '--out', out,
+    '--corpus',
+    source.corpus,
+    '--licence',
+    source.licence,
+    '--origin',
+    source.origin,
+    '--channel-mapping',
+    source.channelMapping,
+    '--relative-to',
+    sharedRoot,
+    '--relative-to-name',
+    SHARED_FOLDER_NAME,
+    '--note',
+    ...source.notes,
+    '--out',
+    out,
     ...(Array.isArray(source.folder) ? source.folder : [source.folder]).map((folder) => path.join(sharedRoot, folder)),
   ];
 }
@@ -176,7 +212,12 @@ export function defaultTimingArguments(name: DefaultTimingName, sharedRoot: stri
  * @returns the exit code the command set (0, or 1 when `--check` found a stale file)
  * @throws the command's errors (see scripts/commands/measure.ts `runMeasure`)
  */
-export async function runDefaultTimingMeasure(name: DefaultTimingName, sharedRoot: string, out?: string, extra: string[] = []): Promise<number> {
+export async function runDefaultTimingMeasure(
+  name: DefaultTimingName,
+  sharedRoot: string,
+  out?: string,
+  extra: string[] = [],
+): Promise<number> {
   const program = new Command('duplexsynth').exitOverride();
   registerMeasureCommand(program);
   const previous = process.exitCode;

@@ -15,7 +15,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { prepareNxt } from '../corpora/nxt.ts';
 import { sharedDirectory } from '../pipeline/config.ts';
-import { defaultQuestionPausesPath, measureQuestionPauses, questionPausesFile } from '../pipeline/timeline/question-pauses.ts';
+import {
+  defaultQuestionPausesPath,
+  measureQuestionPauses,
+  questionPausesFile,
+} from '../pipeline/timeline/question-pauses.ts';
 
 const MAPTASK = 'corpora/reference-timing/maptask';
 
@@ -25,7 +29,8 @@ export async function deriveQuestionPausesText(): Promise<string> {
   const file = questionPausesFile(
     measureQuestionPauses(recordings),
     {
-      corpus: 'HCRC Map Task Corpus Annotations v2.1 (University of Edinburgh) via pastav/HCRC_Map_Task, commit cb3701b; CC BY-NC-SA 2.5',
+      corpus:
+        'HCRC Map Task Corpus Annotations v2.1 (University of Edinburgh) via pastav/HCRC_Map_Task, commit cb3701b; CC BY-NC-SA 2.5',
       sourcePath: `${MAPTASK} in the shared folder (DUPLEXSYNTH_SHARED, default ../shared)`,
       command: 'npx tsx scripts/derive-question-pauses.ts',
     },
@@ -38,7 +43,9 @@ async function main(check: boolean): Promise<void> {
   const text = await deriveQuestionPausesText();
   const target = defaultQuestionPausesPath('en');
   const summary = JSON.parse(text) as ReturnType<typeof questionPausesFile>;
-  console.log(`${summary.questionPauses.summary.count} question pauses (median ${summary.questionPauses.summary.median} s, 10th-90th percentile ${summary.comparison.p10}-${summary.comparison.p90} s, ${(summary.comparison.shareInBenchmarkRange * 100).toFixed(1)} % in 0.86-1.87 s); all within-turn pauses: ${summary.withinTurnSummary.count}, median ${summary.withinTurnSummary.median} s`);
+  console.log(
+    `${summary.questionPauses.summary.count} question pauses (median ${summary.questionPauses.summary.median} s, 10th-90th percentile ${summary.comparison.p10}-${summary.comparison.p90} s, ${(summary.comparison.shareInBenchmarkRange * 100).toFixed(1)} % in 0.86-1.87 s); all within-turn pauses: ${summary.withinTurnSummary.count}, median ${summary.withinTurnSummary.median} s`,
+  );
   if (check) {
     const current = await readFile(target, 'utf8').catch(() => '');
     if (current !== text) {

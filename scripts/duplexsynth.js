@@ -9,7 +9,9 @@ import { PROJECT_ROOT, distState } from './build-dist.js';
 
 const state = distState();
 if (!state.fresh) {
-  console.error(`duplexsynth: ${state.reason}: run \`npm run build\` first (or \`npm run dev -- ...\` to run the sources through tsx)`);
+  console.error(
+    `duplexsynth: ${state.reason}: run \`npm run build\` first (or \`npm run dev -- ...\` to run the sources through tsx)`,
+  );
   process.exit(2);
 }
 const { main } = await import(pathToFileURL(path.join(PROJECT_ROOT, 'dist', 'scripts', 'cli.js')).href);

@@ -9,7 +9,10 @@ const marker = 'node_modules/.package-lock.json';
 const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync('package-lock.json').mtimeMs;
 if (stale) {
   console.error('duplexsynth: installing npm dependencies (npm ci)');
-  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit', env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' } });
+  execSync('npm ci --no-audit --no-fund', {
+    stdio: 'inherit',
+    env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' },
+  });
 }
 // Imported only now: build-dist.js needs nothing from node_modules, but tsc comes from there.
 const { buildDist, distState } = await import('./build-dist.js');

@@ -24,17 +24,31 @@ const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topioc
  * cost 20 s of tsx start-up on a loaded machine): exit code, standard output, the lines of standard
  * error. `environment` is set for the call; the Gemini key variables are unset unless given.
  */
-async function cli(args: string[], environment: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string[] }> {
+async function cli(
+  args: string[],
+  environment: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string[] }> {
   const saved = { ...process.env };
   for (const name of ['GEMINI_API_KEY', 'GOOGLE_API_KEY']) delete process.env[name];
   Object.assign(process.env, environment);
-  const listeners = { exception: process.listeners('uncaughtException'), rejection: process.listeners('unhandledRejection') };
+  const listeners = {
+    exception: process.listeners('uncaughtException'),
+    rejection: process.listeners('unhandledRejection'),
+  };
   const stderr: string[] = [];
   let stdout = '';
-  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void stderr.push(parts.join(' ')));
-  const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void (stdout += `${parts.join(' ')}\n`));
-  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (stderr.push(...String(chunk).trimEnd().split('\n')), true));
-  const writeOut = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
+  const error = vi
+    .spyOn(console, 'error')
+    .mockImplementation((...parts: unknown[]) => void stderr.push(parts.join(' ')));
+  const log = vi
+    .spyOn(console, 'log')
+    .mockImplementation((...parts: unknown[]) => void (stdout += `${parts.join(' ')}\n`));
+  const write = vi
+    .spyOn(process.stderr, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => (stderr.push(...String(chunk).trimEnd().split('\n')), true));
+  const writeOut = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
   process.exitCode = 0;
   try {
     await main(['node', 'duplexsynth', ...args]);
@@ -45,8 +59,10 @@ async function cli(args: string[], environment: Record<string, string> = {}): Pr
     log.mockRestore();
     write.mockRestore();
     writeOut.mockRestore();
-    for (const listener of process.listeners('uncaughtException')) if (!listeners.exception.includes(listener)) process.off('uncaughtException', listener);
-    for (const listener of process.listeners('unhandledRejection')) if (!listeners.rejection.includes(listener)) process.off('unhandledRejection', listener);
+    for (const listener of process.listeners('uncaughtException'))
+      if (!listeners.exception.includes(listener)) process.off('uncaughtException', listener);
+    for (const listener of process.listeners('unhandledRejection'))
+      if (!listeners.rejection.includes(listener)) process.off('unhandledRejection', listener);
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
     Object.assign(process.env, saved);
   }
@@ -61,7 +77,10 @@ afterAll(async () => {
 });
 
 /** A build config (JSON is YAML) in the scratch folder; its output and cache under `{name}/`. */
-async function config(name: string, settings: Record<string, unknown> = {}): Promise<{ file: string; out: string; cache: string }> {
+async function config(
+  name: string,
+  settings: Record<string, unknown> = {},
+): Promise<{ file: string; out: string; cache: string }> {
   const out = path.join(scratch, name, 'out');
   const cache = path.join(scratch, name, 'cache');
   const file = path.join(scratch, `${name}.yaml`);
@@ -85,19 +104,29 @@ describe('hostile configuration files', () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (let level = 1; level < 9; level++) {
       const name = String.fromCharCode(97 + level);
-      lines.push(`${name}: &${name} [${Array(10).fill(`*${String.fromCharCode(96 + level)}`).join(', ')}]`);
+      lines.push(
+        `${name}: &${name} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + level)}`)
+          .join(', ')}]`,
+      );
     }
     await writeFile(bomb, `${lines.join('\n')}\n`);
     const result = await cli(['build', '--config', bomb]);
     expect(result.code).toBe(2);
-    expect(result.stderr.at(-1)).toBe(`duplexsynth: ${bomb}: not usable YAML: Excessive alias count indicates a resource exhaustion attack`);
+    expect(result.stderr.at(-1)).toBe(
+      `duplexsynth: ${bomb}: not usable YAML: Excessive alias count indicates a resource exhaustion attack`,
+    );
   });
 
   it('a configuration file over the size limit: refused before it is read, the limit and its variable named', async () => {
     const { file } = await config('oversized');
     const result = await cli(['build', '--config', file], { DUPLEXSYNTH_MAXIMUM_CONFIG_BYTES: '100' });
     expect(result.code).toBe(2);
-    expect(result.stderr.at(-1)).toMatch(new RegExp(`^duplexsynth: ${file}: \\d+ bytes, more than the 100 allowed for a configuration file \\(DUPLEXSYNTH_MAXIMUM_CONFIG_BYTES\\); a build config is a few kB$`));
+    expect(result.stderr.at(-1)).toMatch(
+      new RegExp(
+        `^duplexsynth: ${file}: \\d+ bytes, more than the 100 allowed for a configuration file \\(DUPLEXSYNTH_MAXIMUM_CONFIG_BYTES\\); a build config is a few kB$`,
+      ),
+    );
   });
 
   it('321 backchannel phrases: refused, the field, count and limit named', async () => {
@@ -116,30 +145,57 @@ describe('hostile configuration files', () => {
     await mkdir(folder, { recursive: true });
     const result = await cli(['build', '--config', folder]);
     expect(result.code).toBe(2);
-    expect(result.stderr.at(-1)).toBe(`duplexsynth: ${folder}: configuration file: is a folder, where a file is needed (EISDIR); give the file inside it`);
+    expect(result.stderr.at(-1)).toBe(
+      `duplexsynth: ${folder}: configuration file: is a folder, where a file is needed (EISDIR); give the file inside it`,
+    );
   });
 });
 
 describe('hostile corpora', () => {
   it('a corpus over corpus.maximumFileBytes: refused before it is read', async () => {
-    const { file, out } = await config('big-corpus', { corpus: { path: TOPIOCQA_DEV, limit: 1, maximumFileBytes: 1000 } });
+    const { file, out } = await config('big-corpus', {
+      corpus: { path: TOPIOCQA_DEV, limit: 1, maximumFileBytes: 1000 },
+    });
     const result = await cli(['build', '--config', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr.at(-1)).toMatch(/^duplexsynth: topiocqa_dev\.json: \d+ bytes, more than the 1000 allowed for a corpus file \(corpus\.maximumFileBytes\)$/);
+    expect(result.stderr.at(-1)).toMatch(
+      /^duplexsynth: topiocqa_dev\.json: \d+ bytes, more than the 1000 allowed for a corpus file \(corpus\.maximumFileBytes\)$/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
   it('a folder given as the corpus: the errno in words', async () => {
     const folder = path.join(scratch, 'corpus-folder.json');
     await mkdir(folder, { recursive: true });
-    const result = await cli(['build', '--corpus', folder, '--out', path.join(scratch, 'corpus-folder-out'), '--dry-run']);
+    const result = await cli([
+      'build',
+      '--corpus',
+      folder,
+      '--out',
+      path.join(scratch, 'corpus-folder-out'),
+      '--dry-run',
+    ]);
     expect(result.code).toBe(2);
-    expect(result.stderr.at(-1)).toBe(`duplexsynth: corpus-folder.json: cannot read ${folder}: is a folder, where a file is needed (EISDIR); give the file inside it`);
+    expect(result.stderr.at(-1)).toBe(
+      `duplexsynth: corpus-folder.json: cannot read ${folder}: is a folder, where a file is needed (EISDIR); give the file inside it`,
+    );
   });
 
   it('a 150-turn conversation: rejected before any service, naming file, conversation, field and limit; no folder left', async () => {
     const corpus = path.join(scratch, 'long.json');
-    const turn = (index: number) => ({ Conversation_no: 1, Turn_no: index + 1, Question: 'What is it?', is_nq: false, Answer: 'It is a pier.', Topic: 'Pier', Topic_section: 'Intro', Context: [], Rationale: '', Additional_answers: [], Gold_passage: { id: '1', title: 'Pier', text: 'x' } });
+    const turn = (index: number) => ({
+      Conversation_no: 1,
+      Turn_no: index + 1,
+      Question: 'What is it?',
+      is_nq: false,
+      Answer: 'It is a pier.',
+      Topic: 'Pier',
+      Topic_section: 'Intro',
+      Context: [],
+      Rationale: '',
+      Additional_answers: [],
+      Gold_passage: { id: '1', title: 'Pier', text: 'x' },
+    });
     await writeFile(corpus, JSON.stringify(Array.from({ length: 150 }, (_, index) => turn(index))));
     const out = path.join(scratch, 'long-out');
     const result = await cli(['build', '--corpus', corpus, '--out', out, '--quiet']);
@@ -155,29 +211,60 @@ describe('hostile corpora', () => {
     await symlink(loop, loop);
     const result = await cli(['build', '--corpus', loop, '--out', path.join(scratch, 'loop-out'), '--dry-run']);
     expect(result.code).toBe(2);
-    expect(result.stderr.at(-1)).toBe(`duplexsynth: loop.json: cannot read ${loop}: too many symbolic links (a link that points back to itself) (ELOOP); fix or remove the link`);
+    expect(result.stderr.at(-1)).toBe(
+      `duplexsynth: loop.json: cannot read ${loop}: too many symbolic links (a link that points back to itself) (ELOOP); fix or remove the link`,
+    );
     expect(existsSync(path.join(scratch, 'loop-out'))).toBe(false);
   });
 
   it("an empty final Answer: the turn is dropped, the loader's warning printed and kept in summary.json", async () => {
     const corpus = path.join(scratch, 'no-last-answer.json');
-    const turn = (index: number, question: string, answer: string, context: string[]) => ({ Conversation_no: 1, Turn_no: index + 1, Question: question, is_nq: false, Answer: answer, Topic: 'Pier', Topic_section: 'Intro', Context: context });
-    await writeFile(corpus, JSON.stringify([turn(0, 'Where is the pier?', 'It is in Brighton.', []), turn(1, 'How long is it?', '', ['Where is the pier?', 'It is in Brighton.'])]));
-    const { file, out } = await config('last-answer', { corpus: { path: corpus }, datasets: { bargeIn: false }, quality: { enabled: false } });
+    const turn = (index: number, question: string, answer: string, context: string[]) => ({
+      Conversation_no: 1,
+      Turn_no: index + 1,
+      Question: question,
+      is_nq: false,
+      Answer: answer,
+      Topic: 'Pier',
+      Topic_section: 'Intro',
+      Context: context,
+    });
+    await writeFile(
+      corpus,
+      JSON.stringify([
+        turn(0, 'Where is the pier?', 'It is in Brighton.', []),
+        turn(1, 'How long is it?', '', ['Where is the pier?', 'It is in Brighton.']),
+      ]),
+    );
+    const { file, out } = await config('last-answer', {
+      corpus: { path: corpus },
+      datasets: { bargeIn: false },
+      quality: { enabled: false },
+    });
     const result = await cli(['build', '--config', file]);
     expect(result.code).toBe(0);
     const warning = '1 turns with an empty answer: answer null (1 final turns, 0 earlier turns)';
     expect(result.stderr.filter((line) => line.includes('empty'))).toEqual([`ingest: warning: ${warning}`]);
-    const summary = JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.json'), 'utf8')) as { corpusWarnings: string[]; events: Record<string, number> };
+    const summary = JSON.parse(
+      await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.json'), 'utf8'),
+    ) as { corpusWarnings: string[]; events: Record<string, number> };
     expect(summary.corpusWarnings).toEqual([warning]);
-    const build = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8')) as { datasets: { corpusWarnings: string[] }[] };
+    const build = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8')) as {
+      datasets: { corpusWarnings: string[] }[];
+    };
     expect(build.datasets.map((dataset) => dataset.corpusWarnings)).toEqual([[warning]]);
-    expect(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.md'), 'utf8')).toContain(`- what the corpus loader did (its warnings): 1\n  - ${warning}\n`);
+    expect(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.md'), 'utf8')).toContain(
+      `- what the corpus loader did (its warnings): 1\n  - ${warning}\n`,
+    );
     // --json: the warning is an event of level warn (it was info)
     const json = await cli(['build', '--config', file, '--json']);
     expect(json.code).toBe(0);
-    const events = json.stderr.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; level: string; line?: string });
-    expect(events.filter((event) => event.line?.includes('empty'))).toEqual([expect.objectContaining({ type: 'log', level: 'warn', line: `ingest: warning: ${warning}` })]);
+    const events = json.stderr
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { type: string; level: string; line?: string });
+    expect(events.filter((event) => event.line?.includes('empty'))).toEqual([
+      expect.objectContaining({ type: 'log', level: 'warn', line: `ingest: warning: ${warning}` }),
+    ]);
     // status of a build made with --out finds its run record in the cache beside it ({out}/../.cache), without --cache-dir
     const beside = path.join(scratch, 'beside', 'out');
     expect((await cli(['build', '--corpus', corpus, '--out', beside, '--no-score', '--quiet'])).code).toBe(0);
@@ -190,7 +277,9 @@ describe('hostile corpora', () => {
 
 describe('services that cannot work', () => {
   it('a Gemini backend without its API key: refused before the lock, nothing created', async () => {
-    const { file, out, cache } = await config('no-key', { llm: { rewrite: { backend: 'gemini', model: 'gemma-4-31b-it' }, translate: { backend: 'none' } } });
+    const { file, out, cache } = await config('no-key', {
+      llm: { rewrite: { backend: 'gemini', model: 'gemma-4-31b-it' }, translate: { backend: 'none' } },
+    });
     const result = await cli(['build', '--config', file]);
     expect(result.code).toBe(2);
     expect(result.stderr.at(-1)).toBe(
@@ -202,7 +291,15 @@ describe('services that cannot work', () => {
 
   it('a dead LLM service: the message names its URL; the refused build leaves no empty folder', async () => {
     const { file, out, cache } = await config('dead-llm', {
-      llm: { rewrite: { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', retry: { maxRetries: 0 } }, translate: { backend: 'none' } },
+      llm: {
+        rewrite: {
+          backend: 'openai-compatible',
+          baseUrl: 'http://127.0.0.1:1/v1',
+          model: 'm',
+          retry: { maxRetries: 0 },
+        },
+        translate: { backend: 'none' },
+      },
     });
     const result = await cli(['build', '--config', file, '--quiet']);
     expect(result.code).toBe(4);
@@ -215,7 +312,15 @@ describe('services that cannot work', () => {
 
   it('an API key written into the LLM URL (http://me:KEY@host/v1): every line says the service failed, none shows the key', async () => {
     const { file, out } = await config('key-in-url', {
-      llm: { rewrite: { backend: 'openai-compatible', baseUrl: 'http://me:sk-LEAKED-0042@127.0.0.1:1/v1', model: 'm', retry: { maxRetries: 0 } }, translate: { backend: 'none' } },
+      llm: {
+        rewrite: {
+          backend: 'openai-compatible',
+          baseUrl: 'http://me:sk-LEAKED-0042@127.0.0.1:1/v1',
+          model: 'm',
+          retry: { maxRetries: 0 },
+        },
+        translate: { backend: 'none' },
+      },
     });
     const result = await cli(['build', '--config', file, '--quiet']);
     expect(result.code).toBe(4);
@@ -228,7 +333,11 @@ describe('services that cannot work', () => {
   it('a truncated voice prompt (0.09 s, its manifest says 4.17 s): refused before any request', async () => {
     const prompts = path.join(scratch, 'prompts');
     await mkdir(prompts, { recursive: true });
-    const clip = (seconds: number) => encodeWavPcm16({ channels: [Float32Array.from({ length: Math.round(seconds * 16000) }, (_, index) => 0.3 * Math.sin(index / 7))], sampleRate: 16000 });
+    const clip = (seconds: number) =>
+      encodeWavPcm16({
+        channels: [Float32Array.from({ length: Math.round(seconds * 16000) }, (_, index) => 0.3 * Math.sin(index / 7))],
+        sampleRate: 16000,
+      });
     await writeFile(path.join(prompts, 'a.wav'), clip(0.09));
     await writeFile(path.join(prompts, 'b.wav'), clip(4.17));
     const text = 'I grew up near the sea and I still love the sound of waves every single morning.';
@@ -237,7 +346,13 @@ describe('services that cannot work', () => {
       `${JSON.stringify({ id: 'a', speaker: 'one', corpus: 'fixture', text, path: 'a.wav', durationSeconds: 4.17 })}\n${JSON.stringify({ id: 'b', speaker: 'two', corpus: 'fixture', text, path: 'b.wav', durationSeconds: 4.17 })}\n`,
     );
     const { file, out } = await config('truncated-prompt', {
-      tts: { en: { backend: 'cosyvoice2', service: { urls: ['http://127.0.0.1:1'], sampleRate: 24000, probe: false }, speakerPrompts: { manifest: path.join(prompts, 'manifest.jsonl') } } },
+      tts: {
+        en: {
+          backend: 'cosyvoice2',
+          service: { urls: ['http://127.0.0.1:1'], sampleRate: 24000, probe: false },
+          speakerPrompts: { manifest: path.join(prompts, 'manifest.jsonl') },
+        },
+      },
     });
     const result = await cli(['build', '--config', file, '--quiet']);
     expect(result.code).toBe(2);
@@ -251,7 +366,11 @@ describe('services that cannot work', () => {
   it('a voice prompt as long as its manifest says, but far too short for its transcript: refused before any request', async () => {
     const prompts = path.join(scratch, 'prompts-transcript');
     await mkdir(prompts, { recursive: true });
-    const clip = (seconds: number) => encodeWavPcm16({ channels: [Float32Array.from({ length: Math.round(seconds * 16000) }, (_, index) => 0.3 * Math.sin(index / 7))], sampleRate: 16000 });
+    const clip = (seconds: number) =>
+      encodeWavPcm16({
+        channels: [Float32Array.from({ length: Math.round(seconds * 16000) }, (_, index) => 0.3 * Math.sin(index / 7))],
+        sampleRate: 16000,
+      });
     await writeFile(path.join(prompts, 'a.wav'), clip(0.6));
     await writeFile(path.join(prompts, 'b.wav'), clip(4.17));
     const text = 'I grew up near the sea and I still love the sound of waves every single morning.';
@@ -260,7 +379,13 @@ describe('services that cannot work', () => {
       `${JSON.stringify({ id: 'a', speaker: 'one', corpus: 'fixture', text, path: 'a.wav', durationSeconds: 0.6 })}\n${JSON.stringify({ id: 'b', speaker: 'two', corpus: 'fixture', text, path: 'b.wav', durationSeconds: 4.17 })}\n`,
     );
     const { file, out } = await config('short-for-transcript', {
-      tts: { en: { backend: 'cosyvoice2', service: { urls: ['http://127.0.0.1:1'], sampleRate: 24000, probe: false }, speakerPrompts: { manifest: path.join(prompts, 'manifest.jsonl') } } },
+      tts: {
+        en: {
+          backend: 'cosyvoice2',
+          service: { urls: ['http://127.0.0.1:1'], sampleRate: 24000, probe: false },
+          speakerPrompts: { manifest: path.join(prompts, 'manifest.jsonl') },
+        },
+      },
     });
     const result = await cli(['build', '--config', file, '--quiet']);
     expect(result.code).toBe(2);
@@ -287,14 +412,18 @@ describe('side commands on wrong paths', () => {
     const missing = path.join(scratch, 'no-such-build');
     const result = await cli(['report', missing]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: ${missing}: build output folder: does not exist (ENOENT); check the path; give the folder a build wrote (it holds data/ and summary.json)`]);
+    expect(result.stderr).toEqual([
+      `duplexsynth: ${missing}: build output folder: does not exist (ENOENT); check the path; give the folder a build wrote (it holds data/ and summary.json)`,
+    ]);
     expect(existsSync(missing)).toBe(false);
   });
 
   it('report on a dataset folder: exit 2, the committed dataset untouched', async () => {
     const result = await cli(['report', dataset]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: ${dataset}: a dataset folder, not a build output folder; report takes the build's folder (${path.join(scratch, 'build')})`]);
+    expect(result.stderr).toEqual([
+      `duplexsynth: ${dataset}: a dataset folder, not a build output folder; report takes the build's folder (${path.join(scratch, 'build')})`,
+    ]);
     expect(await readdir(dataset)).toEqual(['manifest.json']);
   });
 
@@ -302,12 +431,16 @@ describe('side commands on wrong paths', () => {
     await mkdir(path.join(dataset, 'audio'), { recursive: true });
     const inside = await cli(['report', path.join(dataset, 'audio')]);
     expect(inside.code).toBe(2);
-    expect(inside.stderr).toEqual([`duplexsynth: ${path.join(dataset, 'audio')}: inside the dataset folder ${dataset}, not a build output folder; report takes the build's folder (${path.join(scratch, 'build')})`]);
+    expect(inside.stderr).toEqual([
+      `duplexsynth: ${path.join(dataset, 'audio')}: inside the dataset folder ${dataset}, not a build output folder; report takes the build's folder (${path.join(scratch, 'build')})`,
+    ]);
     const empty = path.join(scratch, 'empty-build');
     await mkdir(empty, { recursive: true });
     const none = await cli(['report', empty]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toEqual([`duplexsynth: ${empty}: holds no data/ folder, so no dataset to report; give the folder a build wrote (duplexsynth build --out DIR)`]);
+    expect(none.stderr).toEqual([
+      `duplexsynth: ${empty}: holds no data/ folder, so no dataset to report; give the folder a build wrote (duplexsynth build --out DIR)`,
+    ]);
     expect(await readdir(empty)).toEqual([]);
   });
 
@@ -315,13 +448,17 @@ describe('side commands on wrong paths', () => {
     const through = path.join(file, 'build');
     const result = await cli(['report', through]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: ${through}: build output folder: a part of the path is a file, not a folder (ENOTDIR); check the path; give the folder a build wrote (it holds data/ and summary.json)`]);
+    expect(result.stderr).toEqual([
+      `duplexsynth: ${through}: build output folder: a part of the path is a file, not a folder (ENOTDIR); check the path; give the folder a build wrote (it holds data/ and summary.json)`,
+    ]);
   });
 
   it('status on a file: exit 2', async () => {
     const result = await cli(['status', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: ${file}: a file, not a build output folder; give the folder a build wrote (it holds data/ and summary.json)`]);
+    expect(result.stderr).toEqual([
+      `duplexsynth: ${file}: a file, not a build output folder; give the folder a build wrote (it holds data/ and summary.json)`,
+    ]);
   });
 
   it('export of a missing dataset: exit 2, no export folder created', async () => {
@@ -339,7 +476,9 @@ describe('side commands on wrong paths', () => {
     const out = path.join(scratch, 'exports', 'deep', 'rttm');
     const result = await cli(['export', unreadable, '--to', 'rttm', '--out', out]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: ${path.join(unreadable, 'all.jsonl')}: cannot be read: does not exist (ENOENT); check the path`]);
+    expect(result.stderr).toEqual([
+      `duplexsynth: ${path.join(unreadable, 'all.jsonl')}: cannot be read: does not exist (ENOENT); check the path`,
+    ]);
     expect(existsSync(path.join(scratch, 'exports'))).toBe(false);
   });
 
@@ -347,28 +486,52 @@ describe('side commands on wrong paths', () => {
     const result = await cli(['verify', dataset]);
     expect(result.code).toBe(2);
     expect(result.stderr).toEqual([
-      expect.stringMatching(new RegExp(`^duplexsynth: ${path.join(dataset, 'manifest.json')}: not valid JSON \\(.+\\); the dataset cannot be checked: rebuild it$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^duplexsynth: ${path.join(dataset, 'manifest.json')}: not valid JSON \\(.+\\); the dataset cannot be checked: rebuild it$`,
+        ),
+      ),
     ]);
   });
 
   it('measure --out an existing folder: the errno in words, nothing written', async () => {
     const recordings = path.join(scratch, 'one-recording');
     await mkdir(recordings, { recursive: true });
-    await writeFile(path.join(recordings, 'call.rttm'), ['SPEAKER call 1 0.00 2.00 <NA> <NA> A <NA> <NA>', 'SPEAKER call 1 2.30 1.50 <NA> <NA> B <NA> <NA>', 'SPEAKER call 1 4.00 2.00 <NA> <NA> A <NA> <NA>'].join('\n') + '\n');
+    await writeFile(
+      path.join(recordings, 'call.rttm'),
+      [
+        'SPEAKER call 1 0.00 2.00 <NA> <NA> A <NA> <NA>',
+        'SPEAKER call 1 2.30 1.50 <NA> <NA> B <NA> <NA>',
+        'SPEAKER call 1 4.00 2.00 <NA> <NA> A <NA> <NA>',
+      ].join('\n') + '\n',
+    );
     const folder = path.join(scratch, 'stats-folder');
     await mkdir(folder, { recursive: true });
     const result = await cli(['measure', '--format', 'rttm', '--language', 'en', '--out', folder, recordings]);
     expect(result.code).toBe(2);
-    expect(result.stderr.at(-1)).toBe(`duplexsynth: ${folder}: is a folder, where a file is needed (EISDIR); give the file inside it`);
+    expect(result.stderr.at(-1)).toBe(
+      `duplexsynth: ${folder}: is a folder, where a file is needed (EISDIR); give the file inside it`,
+    );
     expect(await readdir(folder)).toEqual([]);
   });
 
   it('measure on an empty folder: the folder named', async () => {
     const empty = path.join(scratch, 'no-recordings');
     await mkdir(empty, { recursive: true });
-    const result = await cli(['measure', '--format', 'rttm', '--language', 'en', '--out', path.join(scratch, 'stats.json'), empty]);
+    const result = await cli([
+      'measure',
+      '--format',
+      'rttm',
+      '--language',
+      'en',
+      '--out',
+      path.join(scratch, 'stats.json'),
+      empty,
+    ]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toEqual([`duplexsynth: no rttm recordings found in ${empty}; give files or folders of that format`]);
+    expect(result.stderr).toEqual([
+      `duplexsynth: no rttm recordings found in ${empty}; give files or folders of that format`,
+    ]);
     expect(existsSync(path.join(scratch, 'stats.json'))).toBe(false);
   });
 });

@@ -32,7 +32,10 @@ const fidelitySchema = z.object({
   directions: z.array(z.object({ direction: z.string(), kolmogorovSmirnovDistance: z.number() })),
   bargeIn: z.object({ measuredFraction: z.number(), generatedFraction: z.number() }),
   backchannels: z.object({ measuredPerMinute: z.number(), generatedPerMinute: z.number() }),
-  atoms: z.object({ limitFraction: z.number(), generated: z.array(z.object({ list: z.string(), valueSeconds: z.number(), fraction: z.number() })) }),
+  atoms: z.object({
+    limitFraction: z.number(),
+    generated: z.array(z.object({ list: z.string(), valueSeconds: z.number(), fraction: z.number() })),
+  }),
   checks: z.array(z.object({ name: z.string(), passed: z.boolean() })),
 });
 
@@ -58,8 +61,14 @@ function median(values: readonly number[]): number {
  * `samples of candidates` of one event type under one loader setting of a summary: the candidates are
  * the events that setting evaluates (`evaluableShare`: not on another channel, not ignored).
  */
-function evaluable(summary: DatasetSummary, setting: 'with context' | 'without context', event: 'TURN_SHIFT' | 'TURN_HOLD' | 'BARGE_IN'): string {
-  const report = summary.evaluableEvents.find((candidate) => candidate.settings.useContext === (setting === 'with context'));
+function evaluable(
+  summary: DatasetSummary,
+  setting: 'with context' | 'without context',
+  event: 'TURN_SHIFT' | 'TURN_HOLD' | 'BARGE_IN',
+): string {
+  const report = summary.evaluableEvents.find(
+    (candidate) => candidate.settings.useContext === (setting === 'with context'),
+  );
   if (report === undefined) return 'not reported';
   const { candidates, samples } = evaluableShare(report, event);
   return `${samples} of ${candidates}`;
@@ -81,7 +90,9 @@ export async function realCorpusNumbers(out: string, language = 'en', dataset = 
   const scored = existsSync(path.join(base, 'quality.json'));
   const split = scored ? splitReportSchema.parse(await readJson(path.join(base, 'split.json'))) : null;
   const quality = scored ? datasetQualityReportSchema.parse(await readJson(path.join(base, 'quality.json'))) : null;
-  const variantQuality = scored ? datasetQualityReportSchema.parse(await readJson(path.join(variant, 'quality.json'))) : null;
+  const variantQuality = scored
+    ? datasetQualityReportSchema.parse(await readJson(path.join(variant, 'quality.json')))
+    : null;
   const fidelity = fidelitySchema.parse(await readJson(path.join(base, 'fidelity.json')));
   // the user's TURN_HOLD pauses as the events file has them
   const pauses: number[] = [];
@@ -89,13 +100,16 @@ export async function realCorpusNumbers(out: string, language = 'en', dataset = 
   (await readFile(allFile, 'utf8')).split('\n').forEach((line, index) => {
     if (line.trim() === '') return;
     const { events } = parseEventsLine(line, `${allFile}:${index + 1}`);
-    for (const event of events[USER_CHANNEL]) if (event.event === 'TURN_HOLD') pauses.push((event.end - event.start) / 100);
+    for (const event of events[USER_CHANNEL])
+      if (event.event === 'TURN_HOLD') pauses.push((event.end - event.start) / 100);
   });
   const [low, high] = BENCHMARK_PAUSE_RANGE;
   const inRange = pauses.filter((pause) => pause >= low && pause <= high).length;
-  const seconds = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${value.toFixed(2)} s`);
+  const seconds = (value: number | null | undefined) =>
+    value === null || value === undefined ? 'n/a' : `${value.toFixed(2)} s`;
   const hours = (value: number) => `${value.toFixed(2)} h`;
-  const words = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${value} word${value === 1 ? '' : 's'}`);
+  const words = (value: number | null | undefined) =>
+    value === null || value === undefined ? 'n/a' : `${value} word${value === 1 ? '' : 's'}`;
   const splitCell = (name: 'test' | 'test_small' | 'dev') => {
     const entry = split?.splits[name];
     return entry ? `${entry.dialogues} (${hours(entry.hours)})` : 'none';
@@ -105,17 +119,25 @@ export async function realCorpusNumbers(out: string, language = 'en', dataset = 
   const peak = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} dBTP`);
   const atomsOf = (...lists: string[]) => {
     const atoms = fidelity.atoms.generated.filter((atom) => lists.includes(atom.list));
-    return atoms.length === 0 ? 'none' : atoms.map((atom) => `${atom.valueSeconds.toFixed(2)} s (${(atom.fraction * 100).toFixed(1)} %)`).join(', ');
+    return atoms.length === 0
+      ? 'none'
+      : atoms.map((atom) => `${atom.valueSeconds.toFixed(2)} s (${(atom.fraction * 100).toFixed(1)} %)`).join(', ');
   };
   const rows: [string, string][] = [
-    ['dialogues, audio', `${summary.dialogues}, ${hours(summary.totalHours)} (mean ${summary.meanSeconds.toFixed(1)} s); ${summary.failed.length} failed`],
+    [
+      'dialogues, audio',
+      `${summary.dialogues}, ${hours(summary.totalHours)} (mean ${summary.meanSeconds.toFixed(1)} s); ${summary.failed.length} failed`,
+    ],
     [
       'split (`split.json`)',
       split === null
         ? 'not split: no split.json (built with --no-score, or its scoring did not finish)'
         : `test ${splitCell('test')}, test_small ${splitCell('test_small')}, test_other ${splitCell('dev')}; ${split.settings.unit} unit, ${split.excluded.length} excluded${split.excluded.length > 0 ? `: ${split.excluded.map((item) => `${item.id} (${item.reason})`).join(', ')}` : ''}`,
     ],
-    ['system TURN_SHIFTs evaluable (task, channel 1, without context)', evaluable(summary, 'without context', 'TURN_SHIFT')],
+    [
+      'system TURN_SHIFTs evaluable (task, channel 1, without context)',
+      evaluable(summary, 'without context', 'TURN_SHIFT'),
+    ],
     [
       'user TURN_HOLDs',
       `${pauses.length} (${summary.splitQuestions} split questions, ${summary.splitQuestionsSpokenWhole} chosen but spoken whole); evaluable ${evaluable(summary, 'without context', 'TURN_HOLD')}; pause median ${pauses.length > 0 ? seconds(median(pauses)) : 'n/a'}, range ${pauses.length > 0 ? `${seconds(Math.min(...pauses))}–${seconds(Math.max(...pauses))}` : 'n/a'}, ${inRange} of ${pauses.length} within the benchmark's ${low}–${high} s`,
@@ -165,7 +187,10 @@ async function main(argv: string[]): Promise<void> {
   const write = option('--write');
   const check = option('--check');
   const [out, ...rest] = argv;
-  if (out === undefined || rest.length > 0) throw new Error('usage: real-corpus-numbers.ts OUT [--lang en] [--dataset topiocqa] [--write README.md | --check README.md]');
+  if (out === undefined || rest.length > 0)
+    throw new Error(
+      'usage: real-corpus-numbers.ts OUT [--lang en] [--dataset topiocqa] [--write README.md | --check README.md]',
+    );
   const table = await realCorpusNumbers(out, language, dataset);
   const readme = write ?? check;
   if (readme === undefined) {

@@ -40,17 +40,43 @@ beforeAll(async () => {
   // the README command, with a test target small enough that 2 dialogues give both test and test_other,
   // and DNSMOS on non-overlapping windows (the reference hop made DNSMOS most of this file's time; the
   // split and the files pipe.sh reads do not depend on it)
-  const result = await run(process.execPath, [CLI, 'build', '--corpus', TOPIOCQA_DEV, '--lang', 'en', '--limit', '2', '--out', out, '--test-hours', '0.01', '--test-small', '1', '--dnsmos-hop', '9.01', '--quiet'], {
-    cwd: PROJECT_ROOT,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const result = await run(
+    process.execPath,
+    [
+      CLI,
+      'build',
+      '--corpus',
+      TOPIOCQA_DEV,
+      '--lang',
+      'en',
+      '--limit',
+      '2',
+      '--out',
+      out,
+      '--test-hours',
+      '0.01',
+      '--test-small',
+      '1',
+      '--dnsmos-hop',
+      '9.01',
+      '--quiet',
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   stderr = result.stderr;
 }, 1_800_000); // a cold 2-dialogue build with DNSMOS scoring; took over 15 min on a loaded 2-core machine
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-const lines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((line) => parseEventsLine(line, file));
+const lines = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => parseEventsLine(line, file));
 
 describe('the README real-corpus command writes what pipe.sh reads', () => {
   it('scores and splits by default: test, test_small, test_other (+ dev) for the dataset and its barge-in variant, with audio and alignments', async () => {
@@ -98,13 +124,19 @@ describe('the README real-corpus command writes what pipe.sh reads', () => {
   });
 
   it('every barge-in of the variant leaves words unspoken, and every channel peaks at or under -1 dBTP (ffmpeg ebur128, true peak)', async () => {
-    const variant = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa_bargein', 'summary.json'), 'utf8')));
+    const variant = datasetSummarySchema.parse(
+      JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa_bargein', 'summary.json'), 'utf8')),
+    );
     expect(variant.bargeIns!.placed).toBeGreaterThan(0);
     expect(variant.bargeIns!.unspoken!.withoutUnspokenWords).toBe(0);
     expect(variant.bargeIns!.unspoken!.minimumWords).toBeGreaterThan(0);
     for (const dataset of ['topiocqa', 'topiocqa_bargein']) {
-      const quality = datasetQualityReportSchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', dataset, 'quality.json'), 'utf8')));
-      const peaks = quality.dialogues.flatMap((dialogue) => dialogue.signal.channels.map((channel) => channel.loudness?.truePeakDbtp));
+      const quality = datasetQualityReportSchema.parse(
+        JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', dataset, 'quality.json'), 'utf8')),
+      );
+      const peaks = quality.dialogues.flatMap((dialogue) =>
+        dialogue.signal.channels.map((channel) => channel.loudness?.truePeakDbtp),
+      );
       expect(peaks).toHaveLength(4);
       for (const peak of peaks) expect(peak!).toBeLessThanOrEqual(-1);
       expect(quality.aggregates.maximumTruePeakDbtp!).toBeLessThanOrEqual(-1);
@@ -112,30 +144,51 @@ describe('the README real-corpus command writes what pipe.sh reads', () => {
       // one window per 9.01 s (the reference hop: one per second)
       expect(quality.methods.dnsmos).toMatch(/every 9\.01 s/);
       for (const dialogue of quality.dialogues) {
-        for (const channel of dialogue.dnsmos.channels) if (channel.scores) expect(channel.scores.windows).toBeLessThanOrEqual(Math.max(1, Math.floor((Math.max(dialogue.durationSeconds, 2 * 9.01) - 9.01) / 9.01) + 1));
+        for (const channel of dialogue.dnsmos.channels)
+          if (channel.scores)
+            expect(channel.scores.windows).toBeLessThanOrEqual(
+              Math.max(1, Math.floor((Math.max(dialogue.durationSeconds, 2 * 9.01) - 9.01) / 9.01) + 1),
+            );
       }
     }
   });
 
   it('scripts/check-pause-points.ts lists every TURN_HOLD split of the build and finds none inside a title', async () => {
     const directory = path.join(out, 'data', 'en', 'task', 'topiocqa');
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'check-pause-points.ts'), directory], { cwd: PROJECT_ROOT });
-    const summary = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(directory, 'summary.json'), 'utf8')));
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'check-pause-points.ts'), directory],
+      { cwd: PROJECT_ROOT },
+    );
+    const summary = datasetSummarySchema.parse(
+      JSON.parse(await readFile(path.join(directory, 'summary.json'), 'utf8')),
+    );
     expect(stdout).toContain(`${summary.splitQuestions} TURN_HOLD splits, 0 inside a title`);
     expect(stdout.split('\n').filter((line) => line.startsWith('ok\t'))).toHaveLength(summary.splitQuestions);
   });
 
   it("the README's real-corpus numbers are generated from the build's files", async () => {
     const table = await realCorpusNumbers(out);
-    const summary = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.json'), 'utf8')));
-    const variant = datasetSummarySchema.parse(JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa_bargein', 'summary.json'), 'utf8')));
+    const summary = datasetSummarySchema.parse(
+      JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa', 'summary.json'), 'utf8')),
+    );
+    const variant = datasetSummarySchema.parse(
+      JSON.parse(await readFile(path.join(out, 'data', 'en', 'task', 'topiocqa_bargein', 'summary.json'), 'utf8')),
+    );
     expect(table).toContain(`| dialogues, audio | 2, ${summary.totalHours.toFixed(2)} h`);
-    expect(table).toContain(`| \`topiocqa_bargein\` barge-ins | ${variant.bargeIns!.placed} placed (${variant.bargeIns!.answersTooShort} answers too short)`);
+    expect(table).toContain(
+      `| \`topiocqa_bargein\` barge-ins | ${variant.bargeIns!.placed} placed (${variant.bargeIns!.answersTooShort} answers too short)`,
+    );
     expect(table).toContain('0 without an unspoken word');
     expect(table).toMatch(/speaker-group unit, 0 excluded \|/);
-    const shifts = evaluableShare(summary.evaluableEvents.find((report) => !report.settings.useContext)!, 'TURN_SHIFT');
+    const shifts = evaluableShare(
+      summary.evaluableEvents.find((report) => !report.settings.useContext)!,
+      'TURN_SHIFT',
+    );
     expect(shifts.samples).toBe(shifts.candidates);
-    expect(table).toContain(`| system TURN_SHIFTs evaluable (task, channel 1, without context) | ${shifts.samples} of ${shifts.candidates} |`);
+    expect(table).toContain(
+      `| system TURN_SHIFTs evaluable (task, channel 1, without context) | ${shifts.samples} of ${shifts.candidates} |`,
+    );
     const readme = `intro\n${BEGIN_MARKER}\nold numbers\n${END_MARKER}\nrest\n`;
     expect(replaceGeneratedSection(readme, table)).toBe(`intro\n${BEGIN_MARKER}\n${table}\n${END_MARKER}\nrest\n`);
     expect(() => replaceGeneratedSection('no markers', table)).toThrow(/real-corpus-numbers:begin/);

@@ -14,11 +14,17 @@
  */
 import { relative } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { DEMO_GENERATION_SETTINGS, DEMO_RECORDED_RESPONSES_FILE, recordDemoResponses } from '../corpora/demo/demo-recordings.ts';
+import {
+  DEMO_GENERATION_SETTINGS,
+  DEMO_RECORDED_RESPONSES_FILE,
+  recordDemoResponses,
+} from '../corpora/demo/demo-recordings.ts';
 
 const program = new Command()
   .name('record-demo-responses')
-  .description('Record hand-written spoken English and Japanese texts as a recorded-response file for `backend: replay`')
+  .description(
+    'Record hand-written spoken English and Japanese texts as a recorded-response file for `backend: replay`',
+  )
   .option('--corpus <file>', 'TopiOCQA-format corpus (default: the demo corpus)')
   .option('--limit <count>', 'only the first N conversations', (value) => {
     const count = Number(value);
@@ -27,7 +33,11 @@ const program = new Command()
   })
   .option('--source <file>', 'the hand-written texts, YAML (default: corpora/demo/demo-responses.source.yaml)')
   .option('--out <file>', 'recorded-response file to write (default: corpora/demo/recorded-responses.jsonl)')
-  .option('--model <name>', 'model name the records carry; the replay config must use the same', DEMO_GENERATION_SETTINGS.model)
+  .option(
+    '--model <name>',
+    'model name the records carry; the replay config must use the same',
+    DEMO_GENERATION_SETTINGS.model,
+  )
   .parse();
 const options = program.opts<{ corpus?: string; limit?: number; source?: string; out?: string; model: string }>();
 const outputFile = options.out ?? DEMO_RECORDED_RESPONSES_FILE;
@@ -38,4 +48,6 @@ const { conversations, records } = await recordDemoResponses({
   outputFile,
   settings: { ...DEMO_GENERATION_SETTINGS, model: options.model },
 });
-console.log(`wrote ${records} recorded responses for ${conversations} conversations to ${relative(process.cwd(), outputFile)}`);
+console.log(
+  `wrote ${records} recorded responses for ${conversations} conversations to ${relative(process.cwd(), outputFile)}`,
+);

@@ -59,7 +59,10 @@ deb [arch=amd64] https://download.docker.com/linux/debian bookworm stable
 
 describe('setup-system.sh --edit-sources (deb822, debian.sources)', () => {
   it('Components: main -> main contrib', async () => {
-    const text = await edited('debian.sources', 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\n');
+    const text = await edited(
+      'debian.sources',
+      'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\n',
+    );
     expect(text).toContain('\nComponents: main contrib\n');
   });
 

@@ -35,7 +35,9 @@ export function annotateDialogue(
     const channel = timeline.channels[index]!;
     const start = timeline.placement.starts[index]!;
     const end = timeline.placement.ends[index]!;
-    const units = events[channel].filter((event) => (event.event === 'TURN' || event.event === 'BC') && event.start < end && event.end > start);
+    const units = events[channel].filter(
+      (event) => (event.event === 'TURN' || event.event === 'BC') && event.start < end && event.end > start,
+    );
     const backchannels = units.filter((event) => event.event === 'BC');
     if (backchannels.length === 0) return;
     disagreements.push({

@@ -22,7 +22,16 @@ import { decodeWav } from '../pipeline/audio/wav.ts';
 import { sharedDirectory } from '../pipeline/config.ts';
 import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
 import { resolveQualityThresholds } from '../pipeline/quality/thresholds.ts';
-import { DEFAULT_DNSMOS_BATCH_WINDOWS, DNSMOS_WINDOW_SAMPLES, extendByDoubling, loadDnsmosScorer, P808_FRAME_COUNT, P808_MEL_BANDS, P808FeatureExtractor, resampleTo16k } from '../pipeline/services/mos/dnsmos.ts';
+import {
+  DEFAULT_DNSMOS_BATCH_WINDOWS,
+  DNSMOS_WINDOW_SAMPLES,
+  extendByDoubling,
+  loadDnsmosScorer,
+  P808_FRAME_COUNT,
+  P808_MEL_BANDS,
+  P808FeatureExtractor,
+  resampleTo16k,
+} from '../pipeline/services/mos/dnsmos.ts';
 import { DNSMOS_MODEL_FILE_NAMES } from '../pipeline/services/mos/dnsmos-model-files.ts';
 import { runnableModule, TYPESCRIPT_LOADER_ARGUMENTS } from '../pipeline/storage/package-files.ts';
 
@@ -42,7 +51,9 @@ export interface ChatScoringRun {
 
 /** A two-channel 32 kHz recording of real speech lasting `seconds`: the shared Japanese recordings joined end to end by sox, then trimmed. */
 async function realSpeech(seconds: number, folder: string): Promise<string> {
-  const sources = ['prompt-62.wav', 'prompt-159.wav'].map((name) => path.join(sharedDirectory(), 'corpora', 'reference-audio', 'ja', name));
+  const sources = ['prompt-62.wav', 'prompt-159.wav'].map((name) =>
+    path.join(sharedDirectory(), 'corpora', 'reference-audio', 'ja', name),
+  );
   const file = path.join(folder, `speech-${seconds}.wav`);
   const inputs = Array.from({ length: Math.ceil(seconds / 20) }, () => sources).flat();
   await execa('sox', [...inputs, file, 'trim', '0', String(seconds)]);
@@ -71,10 +82,17 @@ export interface BareDnsmosLoop {
  * @param recordings two-channel (or any) recordings, `channels[c][n]`, any sample rate
  * @param modelDirectory the DNSMOS ONNX files (DNSMOS_MODEL_FILE_NAMES)
  */
-export async function bareDnsmosLoop(recordings: readonly { channels: readonly Float32Array[]; sampleRate: number }[], modelDirectory: string): Promise<BareDnsmosLoop> {
+export async function bareDnsmosLoop(
+  recordings: readonly { channels: readonly Float32Array[]; sampleRate: number }[],
+  modelDirectory: string,
+): Promise<BareDnsmosLoop> {
   const primary = await ort.InferenceSession.create(path.join(modelDirectory, DNSMOS_MODEL_FILE_NAMES.primary));
   const p808 = await ort.InferenceSession.create(path.join(modelDirectory, DNSMOS_MODEL_FILE_NAMES.p808));
-  const { scorer } = await loadDnsmosScorer(modelDirectory, { executionProvider: 'cpu', intraOpThreads: null, batchWindows: 1 }); // its window plan only
+  const { scorer } = await loadDnsmosScorer(modelDirectory, {
+    executionProvider: 'cpu',
+    intraOpThreads: null,
+    batchWindows: 1,
+  }); // its window plan only
   try {
     const extractor = new P808FeatureExtractor();
     let cpuSeconds = 0;
@@ -86,7 +104,11 @@ export async function bareDnsmosLoop(recordings: readonly { channels: readonly F
         const extended = extendByDoubling(audio16k);
         for (const window of scorer.planWindows(audio16k.length).windows) {
           const input = new ort.Tensor('float32', extended.slice(window.start, window.end), [1, DNSMOS_WINDOW_SAMPLES]);
-          const features = new ort.Tensor('float32', extractor.features(extended, window.start), [1, P808_FRAME_COUNT, P808_MEL_BANDS]);
+          const features = new ort.Tensor('float32', extractor.features(extended, window.start), [
+            1,
+            P808_FRAME_COUNT,
+            P808_MEL_BANDS,
+          ]);
           const start = process.cpuUsage();
           const wall = performance.now();
           await primary.run({ input_1: input });
@@ -113,15 +135,30 @@ async function runOnce(kind: 'stage' | 'bare', seconds: number): Promise<ChatSco
     const audio = decodeWav(await readFile(file), file);
     const models = path.join(sharedDirectory(), 'models', 'dnsmos');
     if (kind === 'stage') {
-      const { scorer } = await loadDnsmosScorer(models, { executionProvider: 'cpu', intraOpThreads: null, batchWindows: DEFAULT_DNSMOS_BATCH_WINDOWS });
+      const { scorer } = await loadDnsmosScorer(models, {
+        executionProvider: 'cpu',
+        intraOpThreads: null,
+        batchWindows: DEFAULT_DNSMOS_BATCH_WINDOWS,
+      });
       try {
         await scorer.score((audio.channels[0] as Float32Array).subarray(0, 10 * audio.sampleRate), audio.sampleRate); // warm-up: one window
         const start = process.cpuUsage();
         const wall = performance.now();
         const scores = await scorer.scoreRecording(audio);
-        await checkDialogueSignal({ file, audio, language: 'ja', events: { 0: [], 1: [] }, utterances: [] }, resolveQualityThresholds(), { measureLoudness: true });
+        await checkDialogueSignal(
+          { file, audio, language: 'ja', events: { 0: [], 1: [] }, utterances: [] },
+          resolveQualityThresholds(),
+          { measureLoudness: true },
+        );
         const windows = scores.channels.reduce((sum, channel) => sum + (channel.scores?.windows ?? 0), 0);
-        return { kind, seconds, windows, cpuSeconds: cpuSince(start), wallSeconds: (performance.now() - wall) / 1000, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 };
+        return {
+          kind,
+          seconds,
+          windows,
+          cpuSeconds: cpuSince(start),
+          wallSeconds: (performance.now() - wall) / 1000,
+          maxResidentMebibytes: process.resourceUsage().maxRSS / 1024,
+        };
       } finally {
         await scorer.close();
       }
@@ -136,8 +173,12 @@ async function runOnce(kind: 'stage' | 'bare', seconds: number): Promise<ChatSco
 /** One run in a child process (its own peak RSS). */
 function runInChild(kind: 'stage' | 'bare', seconds: number): Promise<ChatScoringRun> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, runnableModule('stages/chat-scoring.bench.ts'), kind, String(seconds)], { maxBuffer: 16 * 2 ** 20 }, (error, stdout) =>
-      error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string) as ChatScoringRun),
+    execFile(
+      process.execPath,
+      [...TYPESCRIPT_LOADER_ARGUMENTS, runnableModule('stages/chat-scoring.bench.ts'), kind, String(seconds)],
+      { maxBuffer: 16 * 2 ** 20 },
+      (error, stdout) =>
+        error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string) as ChatScoringRun),
     );
   });
 }
@@ -157,7 +198,10 @@ export async function benchmarkChatScoring(lengths: readonly number[] = [20, 80]
 
 /** The runs as a Markdown table with the ratios (CPU against the bare loop; peak RSS of the longest against the shortest). */
 export function formatChatScoringBenchmark(runs: readonly ChatScoringRun[]): string {
-  const rows = runs.map((run) => `| ${run.kind === 'stage' ? 'score-quality per dialogue' : 'bare DNSMOS loop'} | ${run.seconds} | ${run.windows} | ${run.cpuSeconds.toFixed(1)} | ${(run.cpuSeconds / (2 * run.seconds)).toFixed(3)} | ${run.wallSeconds.toFixed(1)} | ${run.maxResidentMebibytes.toFixed(0)} |`);
+  const rows = runs.map(
+    (run) =>
+      `| ${run.kind === 'stage' ? 'score-quality per dialogue' : 'bare DNSMOS loop'} | ${run.seconds} | ${run.windows} | ${run.cpuSeconds.toFixed(1)} | ${(run.cpuSeconds / (2 * run.seconds)).toFixed(3)} | ${run.wallSeconds.toFixed(1)} | ${run.maxResidentMebibytes.toFixed(0)} |`,
+  );
   const lines = [
     'Real two-party speech (the shared Japanese recordings joined by sox, 32 kHz stereo), each run in its own process; CPU is the measured work only (model loading and a warm-up window outside).',
     '',
@@ -170,13 +214,19 @@ export function formatChatScoringBenchmark(runs: readonly ChatScoringRun[]): str
   for (const seconds of lengths) {
     const stage = runs.find((run) => run.kind === 'stage' && run.seconds === seconds);
     const bare = runs.find((run) => run.kind === 'bare' && run.seconds === seconds);
-    if (stage && bare) lines.push(`- ${seconds} s: score-quality CPU / bare DNSMOS CPU = ${(stage.cpuSeconds / bare.cpuSeconds).toFixed(2)}`);
+    if (stage && bare)
+      lines.push(
+        `- ${seconds} s: score-quality CPU / bare DNSMOS CPU = ${(stage.cpuSeconds / bare.cpuSeconds).toFixed(2)}`,
+      );
   }
   const [shortest, longest] = [lengths[0], lengths.at(-1)];
   for (const kind of ['stage', 'bare'] as const) {
     const a = runs.find((run) => run.kind === kind && run.seconds === shortest);
     const b = runs.find((run) => run.kind === kind && run.seconds === longest);
-    if (a && b && a !== b) lines.push(`- peak RSS, ${longest} s / ${shortest} s segment, ${kind === 'stage' ? 'score-quality' : 'bare loop'} = ${(b.maxResidentMebibytes / a.maxResidentMebibytes).toFixed(2)} (flat: near 1)`);
+    if (a && b && a !== b)
+      lines.push(
+        `- peak RSS, ${longest} s / ${shortest} s segment, ${kind === 'stage' ? 'score-quality' : 'bare loop'} = ${(b.maxResidentMebibytes / a.maxResidentMebibytes).toFixed(2)} (flat: near 1)`,
+      );
   }
   return lines.join('\n');
 }

@@ -3,7 +3,13 @@ import type { ChannelSegments, ReferenceRecording, SpeechSegment } from '../pipe
 import { chatSegmentContent, chatSegmentSpans } from './cut-chat-segments.ts';
 
 /** Speech every `period` cs lasting `length` cs, from `from` to `to` (cs), skipping the given silences. */
-function speech(from: number, to: number, period: number, length: number, silences: readonly [number, number][] = []): SpeechSegment[] {
+function speech(
+  from: number,
+  to: number,
+  period: number,
+  length: number,
+  silences: readonly [number, number][] = [],
+): SpeechSegment[] {
   const segments: SpeechSegment[] = [];
   for (let start = from; start + length <= to; start += period) {
     const end = start + length;
@@ -32,7 +38,8 @@ describe('chat segment cuts', () => {
     for (const span of spans) {
       expect(span.end - span.start).toBeGreaterThanOrEqual(10000);
       expect(span.end - span.start).toBeLessThanOrEqual(14000);
-      for (const segment of [...segments[0], ...segments[1]]) expect(segment.start < span.end && segment.end > span.end).toBe(false);
+      for (const segment of [...segments[0], ...segments[1]])
+        expect(segment.start < span.end && segment.end > span.end).toBe(false);
     }
   });
 
@@ -41,7 +48,11 @@ describe('chat segment cuts', () => {
     const segments: SpeechSegment[] = [];
     for (let start = 0; start < 30000; start += 150) segments.push({ start, end: start + 100 });
     const at = segments.findIndex((segment) => segment.start >= 12000);
-    for (let index = at; index < segments.length; index += 1) segments[index] = { start: (segments[index] as SpeechSegment).start + 1, end: (segments[index] as SpeechSegment).end + 1 };
+    for (let index = at; index < segments.length; index += 1)
+      segments[index] = {
+        start: (segments[index] as SpeechSegment).start + 1,
+        end: (segments[index] as SpeechSegment).end + 1,
+      };
     const { spans, notes } = chatSegmentSpans({ 0: segments, 1: [] }, 30100);
     expect(spans[0]).toEqual({ start: 0, end: (segments[at] as SpeechSegment).start - 20 }); // inside the 0.51 s pause, 0.2 s before the speech after it
     expect(spans).toHaveLength(1);
@@ -52,15 +63,21 @@ describe('chat segment cuts', () => {
     // Channel 0 speaks 0-119.85 s and 120.15-300 s with 0.3 s pauses (one IPU) except a 0.3 s silence
     // nearest to 120 s and a 1 s silence at 110-111 s; channel 1 only backchannels inside channel 0's speech.
     const segments: ChannelSegments = {
-      0: [...speech(0, 11000, 100, 70), ...speech(11100, 11985, 100, 70), { start: 11900, end: 11985 }, ...speech(12015, 30000, 100, 70)].sort((a, b) => a.start - b.start),
+      0: [
+        ...speech(0, 11000, 100, 70),
+        ...speech(11100, 11985, 100, 70),
+        { start: 11900, end: 11985 },
+        ...speech(12015, 30000, 100, 70),
+      ].sort((a, b) => a.start - b.start),
       1: speech(500, 29000, 2000, 30),
     };
-    const merged = (list: SpeechSegment[]) => list.reduce<SpeechSegment[]>((out, segment) => {
-      const last = out.at(-1);
-      if (last !== undefined && segment.start <= last.end) last.end = Math.max(last.end, segment.end);
-      else out.push({ ...segment });
-      return out;
-    }, []);
+    const merged = (list: SpeechSegment[]) =>
+      list.reduce<SpeechSegment[]>((out, segment) => {
+        const last = out.at(-1);
+        if (last !== undefined && segment.start <= last.end) last.end = Math.max(last.end, segment.end);
+        else out.push({ ...segment });
+        return out;
+      }, []);
     segments[0] = merged(segments[0]);
     const { spans } = chatSegmentSpans(segments, 30000);
     expect(spans[0]?.end).toBeLessThanOrEqual(11100 - 20);
@@ -75,7 +92,10 @@ describe('chat segment cuts', () => {
 
   it('skips a stretch without any silence in the window and leaves out a short tail, saying so', () => {
     const busy: SpeechSegment[] = [{ start: 0, end: 20000 }];
-    const segments: ChannelSegments = { 0: [...busy, { start: 20500, end: 21000 }, ...speech(21200, 34000, 200, 150)], 1: [{ start: 34500, end: 35000 }] };
+    const segments: ChannelSegments = {
+      0: [...busy, { start: 20500, end: 21000 }, ...speech(21200, 34000, 200, 150)],
+      1: [{ start: 34500, end: 35000 }],
+    };
     const { spans, notes } = chatSegmentSpans(segments, 36000);
     expect(notes[0]).toBe('no silence of both speakers between 100.00 and 140.00 s: 0.00-200.20 s left out');
     expect(spans[0]?.start).toBe(20020);

@@ -18,8 +18,22 @@
  * The first segment starts at 0 (as the benchmark's `A0022_S0003.0.0-120.0`); ids are
  * `<recording>.<start>-<end>` in seconds with one decimal.
  */
-import { buildIpus, computeEvents, DEFAULT_EVENT_THRESHOLDS, segmentsFromWords, type EventThresholds } from '../pipeline/events/index.ts';
-import type { AlignedWord, Centiseconds, Channel, ChannelEvents, ChannelSegments, ReferenceRecording, SpeechSegment } from '../pipeline/model/types.ts';
+import {
+  buildIpus,
+  computeEvents,
+  DEFAULT_EVENT_THRESHOLDS,
+  segmentsFromWords,
+  type EventThresholds,
+} from '../pipeline/events/index.ts';
+import type {
+  AlignedWord,
+  Centiseconds,
+  Channel,
+  ChannelEvents,
+  ChannelSegments,
+  ReferenceRecording,
+  SpeechSegment,
+} from '../pipeline/model/types.ts';
 import { joinTranscript } from '../corpora/reference-recording.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 
@@ -58,9 +72,14 @@ const centiseconds = (seconds: number): Centiseconds => Math.round(seconds * 100
  * The IPUs of both channels merged into busy stretches (sorted, non-overlapping; touching ones merged).
  * @param segments per channel, sorted and non-overlapping (ReferenceRecording contract).
  */
-export function utteranceStretches(segments: ChannelSegments, thresholds: EventThresholds = DEFAULT_EVENT_THRESHOLDS): ChatSpan[] {
+export function utteranceStretches(
+  segments: ChannelSegments,
+  thresholds: EventThresholds = DEFAULT_EVENT_THRESHOLDS,
+): ChatSpan[] {
   const spans = ([0, 1] as const)
-    .flatMap((channel) => buildIpus(segments[channel], thresholds, channel).map((ipu) => ({ start: ipu.start, end: ipu.end })))
+    .flatMap((channel) =>
+      buildIpus(segments[channel], thresholds, channel).map((ipu) => ({ start: ipu.start, end: ipu.end })),
+    )
     .sort((a, b) => a.start - b.start || a.end - b.end);
   const merged: ChatSpan[] = [];
   for (const span of spans) {
@@ -78,11 +97,22 @@ export function utteranceStretches(segments: ChannelSegments, thresholds: EventT
  * @returns the segment spans in order, and notes on skipped stretches and the tail left out.
  * @throws RangeError when the lengths are not 0 < minimum <= target <= maximum or the margin is negative.
  */
-export function chatSegmentSpans(segments: ChannelSegments, durationCs: Centiseconds, options: Partial<ChatSegmentOptions> = {}): { spans: ChatSpan[]; notes: string[] } {
+export function chatSegmentSpans(
+  segments: ChannelSegments,
+  durationCs: Centiseconds,
+  options: Partial<ChatSegmentOptions> = {},
+): { spans: ChatSpan[]; notes: string[] } {
   const resolved = { ...DEFAULT_CHAT_SEGMENT_OPTIONS, ...options };
-  const [minimum, target, maximum, margin] = [resolved.minimumSeconds, resolved.targetSeconds, resolved.maximumSeconds, resolved.edgeMarginSeconds].map(centiseconds) as [number, number, number, number];
+  const [minimum, target, maximum, margin] = [
+    resolved.minimumSeconds,
+    resolved.targetSeconds,
+    resolved.maximumSeconds,
+    resolved.edgeMarginSeconds,
+  ].map(centiseconds) as [number, number, number, number];
   if (!(minimum > 0 && minimum <= target && target <= maximum) || margin < 0) {
-    throw new RangeError(`chat segments: need 0 < minimum <= target <= maximum seconds and a margin >= 0, got ${resolved.minimumSeconds}, ${resolved.targetSeconds}, ${resolved.maximumSeconds}, ${resolved.edgeMarginSeconds}`);
+    throw new RangeError(
+      `chat segments: need 0 < minimum <= target <= maximum seconds and a margin >= 0, got ${resolved.minimumSeconds}, ${resolved.targetSeconds}, ${resolved.maximumSeconds}, ${resolved.edgeMarginSeconds}`,
+    );
   }
   const busy = utteranceStretches(segments, resolved.thresholds);
   const end = Math.max(durationCs, busy.at(-1)?.end ?? 0);
@@ -106,24 +136,35 @@ export function chatSegmentSpans(segments: ChannelSegments, durationCs: Centisec
       // A cut inside the audio keeps the full margin from speech on both sides, so a silence shorter
       // than twice the margin is no place to cut; the end of the recording is (the audio ends there).
       if (!isRecordingEnd && silence.end - silence.start < 2 * margin) continue;
-      const low = Math.max(isRecordingEnd ? Math.min(silence.start + margin, silence.end) : silence.start + margin, start + minimum);
+      const low = Math.max(
+        isRecordingEnd ? Math.min(silence.start + margin, silence.end) : silence.start + margin,
+        start + minimum,
+      );
       const high = Math.min(isRecordingEnd ? silence.end : silence.end - margin, start + maximum);
       if (low > high) continue;
       const point = Math.min(Math.max(start + target, low), high);
       if (best === undefined || Math.abs(point - (start + target)) < Math.abs(best - (start + target))) best = point;
     }
     if (best === undefined) {
-      const next = silences.find((silence) => silence.start > start + maximum && (silence.end === end || silence.end - silence.start >= 2 * margin));
+      const next = silences.find(
+        (silence) =>
+          silence.start > start + maximum && (silence.end === end || silence.end - silence.start >= 2 * margin),
+      );
       if (next === undefined) break;
       const resume = Math.min(next.start + margin, next.end);
-      notes.push(`no silence of both speakers between ${seconds(start + minimum)} and ${seconds(start + maximum)} s: ${seconds(start)}-${seconds(resume)} s left out`);
+      notes.push(
+        `no silence of both speakers between ${seconds(start + minimum)} and ${seconds(start + maximum)} s: ${seconds(start)}-${seconds(resume)} s left out`,
+      );
       start = resume;
       continue;
     }
     spans.push({ start, end: best });
     start = best;
   }
-  if (end - start > 0 && spans.at(-1)?.end !== end) notes.push(`the last ${seconds(end - start)} s (${seconds(start)}-${seconds(end)} s) are shorter than ${resolved.minimumSeconds} s: left out`);
+  if (end - start > 0 && spans.at(-1)?.end !== end)
+    notes.push(
+      `the last ${seconds(end - start)} s (${seconds(start)}-${seconds(end)} s) are shorter than ${resolved.minimumSeconds} s: left out`,
+    );
   return { spans, notes };
 }
 
@@ -165,13 +206,27 @@ function idSeconds(value: Centiseconds): string {
  * @throws RangeError when a speech segment crosses an end of the span (the span was not chosen by
  *   chatSegmentSpans on these segments).
  */
-export function chatSegmentContent(recording: ReferenceRecording, span: ChatSpan, thresholds: EventThresholds = DEFAULT_EVENT_THRESHOLDS): ChatSegmentContent {
-  const inside = <T extends { start: number; end: number }>(item: T) => item.start >= span.start && item.end <= span.end;
-  const shift = <T extends { start: number; end: number }>(item: T): T => ({ ...item, start: item.start - span.start, end: item.end - span.start });
+export function chatSegmentContent(
+  recording: ReferenceRecording,
+  span: ChatSpan,
+  thresholds: EventThresholds = DEFAULT_EVENT_THRESHOLDS,
+): ChatSegmentContent {
+  const inside = <T extends { start: number; end: number }>(item: T) =>
+    item.start >= span.start && item.end <= span.end;
+  const shift = <T extends { start: number; end: number }>(item: T): T => ({
+    ...item,
+    start: item.start - span.start,
+    end: item.end - span.start,
+  });
   const segments = {} as ChannelSegments;
   for (const channel of [0, 1] as const) {
-    const crossing = recording.segments[channel].find((segment) => segment.start < span.end && segment.end > span.start && !inside(segment));
-    if (crossing !== undefined) throw new RangeError(`${recording.id}: speech ${crossing.start}-${crossing.end} cs on channel ${channel} crosses the segment ${span.start}-${span.end} cs`);
+    const crossing = recording.segments[channel].find(
+      (segment) => segment.start < span.end && segment.end > span.start && !inside(segment),
+    );
+    if (crossing !== undefined)
+      throw new RangeError(
+        `${recording.id}: speech ${crossing.start}-${crossing.end} cs on channel ${channel} crosses the segment ${span.start}-${span.end} cs`,
+      );
     segments[channel] = recording.segments[channel].filter(inside).map(shift) as SpeechSegment[];
   }
   const events = computeEvents(segments, thresholds);
@@ -179,12 +234,22 @@ export function chatSegmentContent(recording: ReferenceRecording, span: ChatSpan
   const hasWords = supervisions.some((supervision) => supervision.words !== undefined);
   const words: AlignedWord[] = hasWords
     ? supervisions.flatMap((supervision) => (supervision.words ?? []).filter(inside).map(shift))
-    : supervisions.filter((supervision) => supervision.text.trim() !== '').map((supervision) => shift({ channel: supervision.channel, start: supervision.start, end: supervision.end, word: supervision.text.replace(/\s+/g, ' ').trim() }));
+    : supervisions
+        .filter((supervision) => supervision.text.trim() !== '')
+        .map((supervision) =>
+          shift({
+            channel: supervision.channel,
+            start: supervision.start,
+            end: supervision.end,
+            word: supervision.text.replace(/\s+/g, ' ').trim(),
+          }),
+        );
   const notes: string[] = [];
   if (hasWords) {
     const fromWords = segmentsFromWords(words);
     for (const channel of [0, 1] as const) {
-      if (JSON.stringify(fromWords[channel]) !== JSON.stringify(segments[channel])) notes.push(`channel ${channel}: the words do not tile the speech segments exactly`);
+      if (JSON.stringify(fromWords[channel]) !== JSON.stringify(segments[channel]))
+        notes.push(`channel ${channel}: the words do not tile the speech segments exactly`);
     }
   }
   const utterances: ChatUtterance[] = ([0, 1] as const)
@@ -194,7 +259,11 @@ export function chatSegmentContent(recording: ReferenceRecording, span: ChatSpan
         start: ipu.start,
         end: ipu.end,
         kind: ipu.kind,
-        text: joinTranscript(words.filter((word) => word.channel === channel && word.start >= ipu.start && word.end <= ipu.end).map((word) => word.word)),
+        text: joinTranscript(
+          words
+            .filter((word) => word.channel === channel && word.start >= ipu.start && word.end <= ipu.end)
+            .map((word) => word.word),
+        ),
       })),
     )
     .sort((a, b) => a.start - b.start || a.channel - b.channel);
@@ -222,7 +291,11 @@ export interface CutChatSegmentsInput {
  * each segment ({@link chatSegmentContent}). Not cached (fast, and its output is written at once).
  * @throws as {@link chatSegmentSpans} and {@link chatSegmentContent}
  */
-export const cutChatSegmentsStage: Stage<CutChatSegmentsInput, { options: Partial<ChatSegmentOptions> }, { segments: ChatSegmentContent[]; notes: string[] }> = {
+export const cutChatSegmentsStage: Stage<
+  CutChatSegmentsInput,
+  { options: Partial<ChatSegmentOptions> },
+  { segments: ChatSegmentContent[]; notes: string[] }
+> = {
   name: 'cut-chat-segments',
   inputs: ['recording', 'durationCs'],
   parameters: ['options'],

@@ -29,7 +29,9 @@ let base: BuildConfig;
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-ingest-'));
   // the first three real dev conversations, as the raw release has them
-  records = (JSON.parse(await readFile(TOPIOCQA_DEV, 'utf8')) as RawTurn[]).filter((record) => record.Conversation_no <= 3);
+  records = (JSON.parse(await readFile(TOPIOCQA_DEV, 'utf8')) as RawTurn[]).filter(
+    (record) => record.Conversation_no <= 3,
+  );
   base = await loadConfigFile(DEFAULT_CONFIG_FILE);
 });
 afterAll(async () => {
@@ -46,9 +48,14 @@ async function corpusWith(name: string, edit: (copy: RawTurn[]) => void): Promis
   return file;
 }
 
-const turn = (copy: RawTurn[], conversation: number, turnNumber: number) => copy.find((record) => record.Conversation_no === conversation && record.Turn_no === turnNumber)!;
+const turn = (copy: RawTurn[], conversation: number, turnNumber: number) =>
+  copy.find((record) => record.Conversation_no === conversation && record.Turn_no === turnNumber)!;
 
-function configFor(file: string, corpus: Partial<BuildConfig['corpus']> = {}, languages: BuildConfig['languages'] = ['en']): BuildConfig {
+function configFor(
+  file: string,
+  corpus: Partial<BuildConfig['corpus']> = {},
+  languages: BuildConfig['languages'] = ['en'],
+): BuildConfig {
   return { ...base, languages, corpus: { ...base.corpus, path: file, limit: null, ...corpus } };
 }
 
@@ -68,7 +75,9 @@ describe('control characters', () => {
     expect(corpus.notes).toEqual(
       expect.arrayContaining([
         'topiocqa_dev_0001 turn 1: field "Question": control characters removed (U+0007 at character 4, U+202E at character 8)',
-        expect.stringMatching(/^topiocqa_dev_0002 turn 3: field "Answer": control characters removed \(U\+001B\[31m at character 0, U\+0000 at character \d+, U\+001B\[0m at character \d+\)$/),
+        expect.stringMatching(
+          /^topiocqa_dev_0002 turn 3: field "Answer": control characters removed \(U\+001B\[31m at character 0, U\+0000 at character \d+, U\+001B\[0m at character \d+\)$/,
+        ),
       ]),
     );
   });
@@ -78,9 +87,17 @@ describe('control characters', () => {
       turn(copy, 2, 3).Answer += '\u0000';
     });
     const corpus = await ingestCorpus(configFor(file, { controlCharacters: 'reject' }));
-    expect(corpus.conversations.map((conversation) => conversation.id)).toEqual(['topiocqa_dev_0001', 'topiocqa_dev_0003']);
+    expect(corpus.conversations.map((conversation) => conversation.id)).toEqual([
+      'topiocqa_dev_0001',
+      'topiocqa_dev_0003',
+    ]);
     expect(corpus.rejected).toEqual([
-      { id: 'conversation 2', reason: expect.stringMatching(/^topiocqa_dev\.json: conversation 2, turn 3: field "Answer": control characters U\+0000 at character \d+; remove them or set corpus\.controlCharacters: remove$/) },
+      {
+        id: 'conversation 2',
+        reason: expect.stringMatching(
+          /^topiocqa_dev\.json: conversation 2, turn 3: field "Answer": control characters U\+0000 at character \d+; remove them or set corpus\.controlCharacters: remove$/,
+        ),
+      },
     ]);
   });
 });
@@ -92,10 +109,18 @@ describe('invalid UTF-8', () => {
     const bad = Buffer.concat([good.subarray(0, offset), Buffer.from([0xc3, 0x28]), good.subarray(offset)]);
     const file = path.join(scratch, 'latin1.json');
     await writeFile(file, bad);
-    const error = await loadTopiocqa(file).then(() => undefined, (caught: unknown) => caught);
+    const error = await loadTopiocqa(file).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(TopiocqaFormatError);
     expect((error as TopiocqaFormatError).kind).toBe('invalid-utf8');
-    expect((error as Error).message).toBe(`latin1.json: not valid UTF-8 at byte offset ${offset} (line 1: bytes c3 28 ${bad.subarray(offset + 2, offset + 4).toString('hex').replace(/(..)(..)/, '$1 $2')}); save the file as UTF-8`);
+    expect((error as Error).message).toBe(
+      `latin1.json: not valid UTF-8 at byte offset ${offset} (line 1: bytes c3 28 ${bad
+        .subarray(offset + 2, offset + 4)
+        .toString('hex')
+        .replace(/(..)(..)/, '$1 $2')}); save the file as UTF-8`,
+    );
   });
 
   it('a real U+FFFD in valid UTF-8 is text, not an error', async () => {
@@ -124,7 +149,11 @@ describe('script of the text against the build language', () => {
 
   it('the real dev set: only the three answers quoting Greek or Cyrillic are noted', async () => {
     const corpus = await ingestCorpus(configFor(TOPIOCQA_DEV));
-    expect(corpus.notes.map((note) => note.split(':')[0])).toEqual(['topiocqa_dev_0051 turn 3', 'topiocqa_dev_0169 turn 7', 'topiocqa_dev_0187 turn 4']);
+    expect(corpus.notes.map((note) => note.split(':')[0])).toEqual([
+      'topiocqa_dev_0051 turn 3',
+      'topiocqa_dev_0169 turn 7',
+      'topiocqa_dev_0187 turn 4',
+    ]);
     expect(corpus.notes[2]).toContain('(Cyrillic, Greek)');
   });
 });
@@ -135,15 +164,23 @@ describe('length limit per utterance', () => {
       turn(copy, 3, 5).Answer = 'word '.repeat(1_000_000);
     });
     const corpus = await ingestCorpus(configFor(file));
-    expect(corpus.conversations.map((conversation) => conversation.id)).toEqual(['topiocqa_dev_0001', 'topiocqa_dev_0002']);
+    expect(corpus.conversations.map((conversation) => conversation.id)).toEqual([
+      'topiocqa_dev_0001',
+      'topiocqa_dev_0002',
+    ]);
     expect(corpus.rejected).toEqual([
-      { id: 'conversation 3', reason: 'topiocqa_dev.json: conversation 3, turn 5: field "Answer": 4999999 characters, more than the 2000 allowed per utterance (corpus.maximumUtteranceCharacters)' },
+      {
+        id: 'conversation 3',
+        reason:
+          'topiocqa_dev.json: conversation 3, turn 5: field "Answer": 4999999 characters, more than the 2000 allowed per utterance (corpus.maximumUtteranceCharacters)',
+      },
     ]);
   });
 
   it('the limit is a setting', async () => {
     const corpus = await ingestCorpus(configFor(TOPIOCQA_DEV, { limit: 3, maximumUtteranceCharacters: 100 }));
     expect(corpus.rejected.length).toBeGreaterThan(0);
-    for (const rejected of corpus.rejected) expect(rejected.reason).toMatch(/turn \d+: field "(Question|Answer)": \d+ characters, more than the 100 allowed/);
+    for (const rejected of corpus.rejected)
+      expect(rejected.reason).toMatch(/turn \d+: field "(Question|Answer)": \d+ characters, more than the 100 allowed/);
   });
 });

@@ -40,7 +40,9 @@ export async function ingestCorpus(config: Pick<BuildConfig, 'corpus' | 'languag
     ...(config.corpus.limit ? { limit: config.corpus.limit } : {}),
     controlCharacters: config.corpus.controlCharacters ?? 'remove',
     maximumUtteranceCharacters: config.corpus.maximumUtteranceCharacters ?? 2000,
-    ...(config.corpus.maximumTurnsPerConversation !== undefined ? { maximumTurnsPerConversation: config.corpus.maximumTurnsPerConversation } : {}),
+    ...(config.corpus.maximumTurnsPerConversation !== undefined
+      ? { maximumTurnsPerConversation: config.corpus.maximumTurnsPerConversation }
+      : {}),
     ...(config.corpus.maximumFileBytes !== undefined ? { maximumFileBytes: config.corpus.maximumFileBytes } : {}),
   });
   const idOf = new Map(result.conversations.map((conversation) => [conversation.conversationNumber, conversation.id]));
@@ -48,7 +50,9 @@ export async function ingestCorpus(config: Pick<BuildConfig, 'corpus' | 'languag
     if (!idOf.has(quirk.conversationNumber)) return [];
     const where = `${idOf.get(quirk.conversationNumber)} turn ${quirk.turnNumber ?? '?'}: field "${quirk.field ?? '?'}"`;
     if (quirk.kind === 'empty-answer' && quirk.detail !== 'final turn') {
-      return [`${where} is empty in ${config.corpus.path}; the answer is not spoken and the next question follows the question (TURN_HOLD)`];
+      return [
+        `${where} is empty in ${config.corpus.path}; the answer is not spoken and the next question follows the question (TURN_HOLD)`,
+      ];
     }
     if (quirk.kind === 'control-characters-removed') return [`${where}: control characters removed (${quirk.detail})`];
     return [];
@@ -58,7 +62,10 @@ export async function ingestCorpus(config: Pick<BuildConfig, 'corpus' | 'languag
   if (corpusLanguage === 'en') notes.push(...scriptMismatchNotes(result.conversations, config.languages));
   return {
     // a corpus in another language than English says so on each conversation (prepare-text: what to translate)
-    conversations: corpusLanguage === 'en' ? result.conversations : result.conversations.map((conversation) => ({ ...conversation, language: corpusLanguage })),
+    conversations:
+      corpusLanguage === 'en'
+        ? result.conversations
+        : result.conversations.map((conversation) => ({ ...conversation, language: corpusLanguage })),
     rejected: result.rejected.map((item) => ({ id: `conversation ${item.conversationNumber}`, reason: item.reason })),
     warnings: result.warnings,
     notes,
@@ -73,9 +80,15 @@ export const MAXIMUM_LETTERS_OUTSIDE_SCRIPT = 0.5;
  * its letters outside the language pack's scripts (a Chinese pack on an English corpus).
  * @throws BuildInputError naming the file, the field `corpus.language` and the share
  */
-export function checkCorpusScript(conversations: readonly SourceConversation[], language: Language, file: string): void {
+export function checkCorpusScript(
+  conversations: readonly SourceConversation[],
+  language: Language,
+  file: string,
+): void {
   const pack = languagePackOf(language);
-  const text = conversations.flatMap((conversation) => conversation.turns.flatMap((turn) => [turn.question, turn.answer ?? ''])).join(' ');
+  const text = conversations
+    .flatMap((conversation) => conversation.turns.flatMap((turn) => [turn.question, turn.answer ?? '']))
+    .join(' ');
   const outside = lettersOutsideScript(text, pack);
   if (outside > MAXIMUM_LETTERS_OUTSIDE_SCRIPT) {
     throw new BuildInputError(
@@ -90,7 +103,22 @@ const EXPECTED_SOURCE_CHARACTERS = /[\p{Script=Latin}\p{Script=Common}\p{Script=
 const EMOJI = /\p{Emoji_Presentation}|[\u{1F000}-\u{1FAFF}]/u;
 const RIGHT_TO_LEFT_SCRIPTS = new Set(['Arabic', 'Hebrew', 'Syriac', 'Thaana', 'Nko', 'Samaritan', 'Mandaic', 'Adlam']);
 /** Scripts named in the notes (others are reported as "other"); enough for what real corpora carry. */
-const NAMED_SCRIPTS = ['Greek', 'Cyrillic', 'Arabic', 'Hebrew', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Devanagari', 'Thai', 'Armenian', 'Georgian', 'Syriac', 'Thaana'];
+const NAMED_SCRIPTS = [
+  'Greek',
+  'Cyrillic',
+  'Arabic',
+  'Hebrew',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Hangul',
+  'Devanagari',
+  'Thai',
+  'Armenian',
+  'Georgian',
+  'Syriac',
+  'Thaana',
+];
 const SCRIPT_PATTERNS = NAMED_SCRIPTS.map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')] as const);
 
 /**
@@ -103,25 +131,46 @@ const SCRIPT_PATTERNS = NAMED_SCRIPTS.map((name) => [name, new RegExp(`\\p{Scrip
  * @param conversations the ingested conversations
  * @param languages the build languages
  */
-export function scriptMismatchNotes(conversations: readonly SourceConversation[], languages: readonly Language[]): string[] {
+export function scriptMismatchNotes(
+  conversations: readonly SourceConversation[],
+  languages: readonly Language[],
+): string[] {
   if (!languages.includes('en')) return [];
   const notes: string[] = [];
   for (const conversation of conversations) {
     for (const turn of conversation.turns) {
-      for (const [field, text] of [['Question', turn.question], ['Answer', turn.answer]] as const) {
+      for (const [field, text] of [
+        ['Question', turn.question],
+        ['Answer', turn.answer],
+      ] as const) {
         if (text === null) continue;
         const characters = [...text];
         const emoji = characters.filter((character) => EMOJI.test(character));
-        const foreign = characters.filter((character) => !EXPECTED_SOURCE_CHARACTERS.test(character) && !EMOJI.test(character) && /\p{L}|\p{M}|\p{N}/u.test(character));
+        const foreign = characters.filter(
+          (character) =>
+            !EXPECTED_SOURCE_CHARACTERS.test(character) &&
+            !EMOJI.test(character) &&
+            /\p{L}|\p{M}|\p{N}/u.test(character),
+        );
         if (foreign.length === 0 && emoji.length === 0) continue;
-        const scripts = [...new Set(foreign.map((character) => SCRIPT_PATTERNS.find(([, pattern]) => pattern.test(character))?.[0] ?? 'other'))];
+        const scripts = [
+          ...new Set(
+            foreign.map((character) => SCRIPT_PATTERNS.find(([, pattern]) => pattern.test(character))?.[0] ?? 'other'),
+          ),
+        ];
         const parts: string[] = [];
         if (foreign.length > 0) {
-          const direction = scripts.some((script) => RIGHT_TO_LEFT_SCRIPTS.has(script)) ? ', written right to left' : '';
-          parts.push(`${foreign.length} characters of another script than English's Latin (${scripts.join(', ')}${direction})`);
+          const direction = scripts.some((script) => RIGHT_TO_LEFT_SCRIPTS.has(script))
+            ? ', written right to left'
+            : '';
+          parts.push(
+            `${foreign.length} characters of another script than English's Latin (${scripts.join(', ')}${direction})`,
+          );
         }
         if (emoji.length > 0) parts.push(`${emoji.length} emoji (${[...new Set(emoji)].slice(0, 5).join(' ')})`);
-        notes.push(`${conversation.id} turn ${turn.turnNumber}: field "${field}" has ${parts.join(' and ')}; kept, the English speech engine may spell or skip them`);
+        notes.push(
+          `${conversation.id} turn ${turn.turnNumber}: field "${field}" has ${parts.join(' and ')}; kept, the English speech engine may spell or skip them`,
+        );
       }
     }
   }

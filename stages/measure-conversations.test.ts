@@ -86,13 +86,17 @@ describe('measureReferenceRecordings', () => {
   it('refuses no recordings and repeated ids, and names the recording of invalid segments', () => {
     const input = { language: 'en' as const, format: 'stereo-wav', provenance };
     expect(() => measureReferenceRecordings({ ...input, recordings: [] })).toThrow(MeasureTurnTakingError);
-    expect(() => measureReferenceRecordings({ ...input, recordings: [recording('a', 0), recording('a', 5)] })).toThrow(/appears twice/);
+    expect(() => measureReferenceRecordings({ ...input, recordings: [recording('a', 0), recording('a', 5)] })).toThrow(
+      /appears twice/,
+    );
     const broken = recording('broken', 0);
     broken.segments[1] = [
       { start: 500, end: 400 },
       { start: 600, end: 700 },
     ];
-    expect(() => measureReferenceRecordings({ ...input, recordings: [broken] })).toThrow(/recording broken: channel 1, segment 0/);
+    expect(() => measureReferenceRecordings({ ...input, recordings: [broken] })).toThrow(
+      /recording broken: channel 1, segment 0/,
+    );
   });
 });
 
@@ -125,7 +129,10 @@ describe('statistics files and histograms', () => {
     await writeTimingStatisticsFiles(statistics, out);
     expect(await Promise.all(written.map((file) => readFile(file, 'utf8')))).toEqual(first);
     expect(await loadTimingStatistics(out)).toEqual(statistics);
-    const svg = await readFile(path.join(folder, 'stats.plots', 'floor-transfer-offsets.channel0-to-channel1.svg'), 'utf8');
+    const svg = await readFile(
+      path.join(folder, 'stats.plots', 'floor-transfer-offsets.channel0-to-channel1.svg'),
+      'utf8',
+    );
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('Floor-transfer offsets channel0-&gt;channel1 (ja)');
   });
@@ -133,10 +140,26 @@ describe('statistics files and histograms', () => {
   it('renders the same SVG text every time (no canvas, no dates, no random ids)', async () => {
     const again = await timingStatisticsPlots(statistics);
     expect(await timingStatisticsPlots(statistics)).toEqual(again);
-    const svg = await renderHistogramSvg({ title: 't', axisTitle: 'x (s)', values: [0.1, 0.12, 0.5, 9], binWidth: 0.1, range: [0, 1] });
-    expect(svg).toBe(await renderHistogramSvg({ title: 't', axisTitle: 'x (s)', values: [9, 0.5, 0.12, 0.1], binWidth: 0.1, range: [0, 1] }));
+    const svg = await renderHistogramSvg({
+      title: 't',
+      axisTitle: 'x (s)',
+      values: [0.1, 0.12, 0.5, 9],
+      binWidth: 0.1,
+      range: [0, 1],
+    });
+    expect(svg).toBe(
+      await renderHistogramSvg({
+        title: 't',
+        axisTitle: 'x (s)',
+        values: [9, 0.5, 0.12, 0.1],
+        binWidth: 0.1,
+        range: [0, 1],
+      }),
+    );
     expect(svg).toContain('outside the range shown: 0 below, 1 above');
-    await expect(renderHistogramSvg({ title: 't', axisTitle: 'x', values: [], binWidth: 0 })).rejects.toThrow(RangeError);
+    await expect(renderHistogramSvg({ title: 't', axisTitle: 'x', values: [], binWidth: 0 })).rejects.toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -159,11 +182,32 @@ describe('duplexsynth measure', () => {
   it('takes --tiers for TextGrid, which the three-tier error suggests, and records it in the command', async () => {
     const folder = await mkdtemp(path.join(os.tmpdir(), 'measure-tiers-'));
     const out = path.join(folder, 'en.json');
-    await run(['--format', 'textgrid', '--language', 'en', '--tiers', 'spk2 - words', 'spk1 - words', '--out', out, 'grids']);
-    expect(calls).toEqual([{ format: 'textgrid', paths: ['grids'], options: { language: 'en', vad: 'silero', tiers: ['spk2 - words', 'spk1 - words'] } }]);
+    await run([
+      '--format',
+      'textgrid',
+      '--language',
+      'en',
+      '--tiers',
+      'spk2 - words',
+      'spk1 - words',
+      '--out',
+      out,
+      'grids',
+    ]);
+    expect(calls).toEqual([
+      {
+        format: 'textgrid',
+        paths: ['grids'],
+        options: { language: 'en', vad: 'silero', tiers: ['spk2 - words', 'spk1 - words'] },
+      },
+    ]);
     expect((await loadTimingStatistics(out)).provenance.command).toContain("--tiers 'spk2 - words' 'spk1 - words'");
     // The default loader passes them to the TextGrid reader: the channels follow the tiers named.
-    const recordings = await loadReferenceRecordingsForMeasure('textgrid', [path.join(FIXTURES, 'textgrid', 'mfa-long.TextGrid')], { vad: 'silero', tiers: ['spk2 - words', 'spk1 - words'] });
+    const recordings = await loadReferenceRecordingsForMeasure(
+      'textgrid',
+      [path.join(FIXTURES, 'textgrid', 'mfa-long.TextGrid')],
+      { vad: 'silero', tiers: ['spk2 - words', 'spk1 - words'] },
+    );
     expect(recordings[0]?.channelSpeakers).toEqual({ 0: 'spk2', 1: 'spk1' });
     await rm(folder, { recursive: true, force: true });
   });
@@ -171,7 +215,19 @@ describe('duplexsynth measure', () => {
   it('loads with the chosen format, language and VAD, and writes the statistics with the command recorded', async () => {
     const folder = await mkdtemp(path.join(os.tmpdir(), 'measure-command-'));
     const out = path.join(folder, 'ja.json');
-    await run(['--format', 'stereo-wav', '--language', 'ja', '--vad', 'webrtc', '--corpus', 'two calls', '--out', out, 'corpus']);
+    await run([
+      '--format',
+      'stereo-wav',
+      '--language',
+      'ja',
+      '--vad',
+      'webrtc',
+      '--corpus',
+      'two calls',
+      '--out',
+      out,
+      'corpus',
+    ]);
     expect(calls).toEqual([{ format: 'stereo-wav', paths: ['corpus'], options: { language: 'ja', vad: 'webrtc' } }]);
     const statistics = await loadTimingStatistics(out);
     expect(statistics.language).toBe('ja');
@@ -180,15 +236,42 @@ describe('duplexsynth measure', () => {
       format: 'stereo-wav',
       voiceActivityDetection: 'webrtc',
       sourcePaths: ['corpus/a.wav', 'corpus/b.wav'],
-      command: 'duplexsynth measure --format stereo-wav --language ja --vad webrtc --sampler-use pooled --out ja.json corpus',
+      command:
+        'duplexsynth measure --format stereo-wav --language ja --vad webrtc --sampler-use pooled --out ja.json corpus',
     });
     expect((await readdir(path.join(folder, 'ja.plots'))).length).toBe(8);
 
     // --check: current files pass, a changed file fails, nothing is written
-    await run(['--format', 'stereo-wav', '--language', 'ja', '--vad', 'webrtc', '--corpus', 'two calls', '--check', '--out', out, 'corpus']);
+    await run([
+      '--format',
+      'stereo-wav',
+      '--language',
+      'ja',
+      '--vad',
+      'webrtc',
+      '--corpus',
+      'two calls',
+      '--check',
+      '--out',
+      out,
+      'corpus',
+    ]);
     expect(process.exitCode).toBeUndefined();
     await writeFile(out, 'stale');
-    await run(['--format', 'stereo-wav', '--language', 'ja', '--vad', 'webrtc', '--corpus', 'two calls', '--check', '--out', out, 'corpus']);
+    await run([
+      '--format',
+      'stereo-wav',
+      '--language',
+      'ja',
+      '--vad',
+      'webrtc',
+      '--corpus',
+      'two calls',
+      '--check',
+      '--out',
+      out,
+      'corpus',
+    ]);
     expect(process.exitCode).toBe(1);
     expect(await readFile(out, 'utf8')).toBe('stale');
   });
@@ -198,8 +281,12 @@ describe('duplexsynth measure', () => {
     await run(['--format', 'candor', '--out', path.join(folder, 'en.json'), 'candor']);
     expect((await loadTimingStatistics(path.join(folder, 'en.json'))).language).toBe('en');
     expect((await loadTimingStatistics(path.join(folder, 'en.json'))).provenance.voiceActivityDetection).toBeNull();
-    await expect(run(['--format', 'rttm', '--out', path.join(folder, 'x.json'), 'calls'])).rejects.toThrow(/--language is required/);
-    await expect(run(['--format', 'wav', '--language', 'en', '--out', 'x.json', 'calls'])).rejects.toThrow(/Allowed choices/);
+    await expect(run(['--format', 'rttm', '--out', path.join(folder, 'x.json'), 'calls'])).rejects.toThrow(
+      /--language is required/,
+    );
+    await expect(run(['--format', 'wav', '--language', 'en', '--out', 'x.json', 'calls'])).rejects.toThrow(
+      /Allowed choices/,
+    );
     await expect(run(['--format', 'rttm', '--language', 'en', 'calls'])).rejects.toThrow(/--out/);
   });
 
@@ -220,9 +307,17 @@ describe('duplexsynth measure', () => {
       /call(-again)?\.rttm: has 3 speakers \(A, B, C\), a two-party recording has 2: pick the two with --speakers A,B \(channel order\) or --speakers most-talk/,
     );
     // through the registry (corpora/reference-corpora.ts), duplicates kept for the stage to record
-    const recordings = await loadReferenceRecordingsForMeasure('rttm', [folder], { vad: 'silero', speakers: 'most-talk' });
+    const recordings = await loadReferenceRecordingsForMeasure('rttm', [folder], {
+      vad: 'silero',
+      speakers: 'most-talk',
+    });
     expect(recordings.map((item) => item.id).sort()).toEqual(['call', 'call-again']);
-    expect(recordings.find((item) => item.id === 'call')).toMatchObject({ id: 'call', format: 'rttm', channelSpeakers: { 0: 'A', 1: 'B' }, excludedSpeech: [{ start: 400, end: 500 }] });
+    expect(recordings.find((item) => item.id === 'call')).toMatchObject({
+      id: 'call',
+      format: 'rttm',
+      channelSpeakers: { 0: 'A', 1: 'B' },
+      excludedSpeech: [{ start: 400, end: 500 }],
+    });
     expect(recordings[1]!.notes.some((note) => /dropped speaker C/.test(note))).toBe(true);
     const statistics = measureReferenceRecordings({ recordings, language: 'en', format: 'rttm', provenance });
     expect(statistics.provenance.duplicateRecordings).toEqual([{ recording: 'call-again', sameAs: 'call' }]);
@@ -231,32 +326,50 @@ describe('duplexsynth measure', () => {
     await expect(loadReferenceRecordingsForMeasure('candor', [path.join(folder, 'missing')])).rejects.toThrow();
   });
 
-  it('--speakers A,B keeps the two named in channel order, excludes the others\' speech and is recorded; the command line refuses a third speaker with one line, exit code 2', async () => {
+  it("--speakers A,B keeps the two named in channel order, excludes the others' speech and is recorded; the command line refuses a third speaker with one line, exit code 2", async () => {
     const folder = await mkdtemp(path.join(os.tmpdir(), 'rttm-speakers-'));
-    const rttm = ['SPEAKER call 1 0.00 2.00 <NA> <NA> A <NA> <NA>', 'SPEAKER call 1 2.20 1.50 <NA> <NA> B <NA> <NA>', 'SPEAKER call 1 4.00 1.00 <NA> <NA> C <NA> <NA>', 'SPEAKER call 1 5.50 2.00 <NA> <NA> A <NA> <NA>'];
+    const rttm = [
+      'SPEAKER call 1 0.00 2.00 <NA> <NA> A <NA> <NA>',
+      'SPEAKER call 1 2.20 1.50 <NA> <NA> B <NA> <NA>',
+      'SPEAKER call 1 4.00 1.00 <NA> <NA> C <NA> <NA>',
+      'SPEAKER call 1 5.50 2.00 <NA> <NA> A <NA> <NA>',
+    ];
     await writeFile(path.join(folder, 'call.rttm'), `${rttm.join('\n')}\n`);
     const [chosen] = await loadReferenceRecordingsForMeasure('rttm', [folder], { vad: 'silero', speakers: ['B', 'A'] });
     expect(chosen).toMatchObject({ channelSpeakers: { 0: 'B', 1: 'A' }, excludedSpeech: [{ start: 400, end: 500 }] });
     expect(chosen?.segments[0]).toEqual([{ start: 220, end: 370 }]);
-    await expect(loadReferenceRecordingsForMeasure('rttm', [folder], { vad: 'silero', speakers: ['A', 'D'] })).rejects.toThrow(/call\.rttm: no speaker "D" \(--speakers\); the file's speakers: A, B, C/);
+    await expect(
+      loadReferenceRecordingsForMeasure('rttm', [folder], { vad: 'silero', speakers: ['A', 'D'] }),
+    ).rejects.toThrow(/call\.rttm: no speaker "D" \(--speakers\); the file's speakers: A, B, C/);
 
     // through the command with the default loader: recorded in the command and the notes
     const out = path.join(folder, 'stats.json');
     const program = new Command('duplexsynth').exitOverride();
     registerMeasureCommand(program);
-    await program.parseAsync(['measure', '--format', 'rttm', '--language', 'en', '--speakers', 'A,B', '--out', out, folder], { from: 'user' });
+    await program.parseAsync(
+      ['measure', '--format', 'rttm', '--language', 'en', '--speakers', 'A,B', '--out', out, folder],
+      { from: 'user' },
+    );
     const statistics = await loadTimingStatistics(out);
     expect(statistics.provenance.command).toContain('--speakers A,B');
     expect(statistics.provenance.loaderNotes).toContain('call: channel 0 = A, channel 1 = B (chosen by --speakers)');
 
-    const cli = await execa(process.execPath, [TEST_CLI, 'measure', '--format', 'rttm', '--language', 'en', '--out', path.join(folder, 'refused.json'), folder], { reject: false });
+    const cli = await execa(
+      process.execPath,
+      [TEST_CLI, 'measure', '--format', 'rttm', '--language', 'en', '--out', path.join(folder, 'refused.json'), folder],
+      { reject: false },
+    );
     expect(cli.exitCode).toBe(2);
-    expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^duplexsynth: .*call\.rttm: has 3 speakers \(A, B, C\), a two-party recording has 2: pick the two with --speakers A,B \(channel order\) or --speakers most-talk/)]);
+    expect(cli.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^duplexsynth: .*call\.rttm: has 3 speakers \(A, B, C\), a two-party recording has 2: pick the two with --speakers A,B \(channel order\) or --speakers most-talk/,
+      ),
+    ]);
     await expect(readFile(path.join(folder, 'refused.json'))).rejects.toThrow();
     await rm(folder, { recursive: true, force: true });
   }, 120_000);
 
-  it('--speaker-map renames the channels\' speakers, noted per recording in the provenance; a line naming no recording is an error naming the file and line', async () => {
+  it("--speaker-map renames the channels' speakers, noted per recording in the provenance; a line naming no recording is an error naming the file and line", async () => {
     const folder = await mkdtemp(path.join(os.tmpdir(), 'measure-speaker-map-'));
     const map = path.join(folder, 'speakers.tsv');
     await writeFile(map, '# recording\tchannel\tspeaker\na\t0\tami\nb\tB\tami\n');
@@ -266,9 +379,13 @@ describe('duplexsynth measure', () => {
     expect(notes).toContain('a: speakers from the speaker map: channel 0 = ami, channel 1 = B');
     expect(notes).toContain('b: speakers from the speaker map: channel 0 = A, channel 1 = ami');
     await writeFile(map, 'a\t0\tami\nc\t1\tbo\n');
-    await expect(run(['--format', 'stereo-wav', '--language', 'ja', '--speaker-map', map, '--out', out, 'corpus'])).rejects.toThrow(/speakers\.tsv:2: no recording "c" among the 2 read/);
+    await expect(
+      run(['--format', 'stereo-wav', '--language', 'ja', '--speaker-map', map, '--out', out, 'corpus']),
+    ).rejects.toThrow(/speakers\.tsv:2: no recording "c" among the 2 read/);
     await writeFile(map, 'a\t0\tB\n');
-    await expect(run(['--format', 'stereo-wav', '--language', 'ja', '--speaker-map', map, '--out', out, 'corpus'])).rejects.toThrow(/recording a: both channels would be speaker "B"/);
+    await expect(
+      run(['--format', 'stereo-wav', '--language', 'ja', '--speaker-map', map, '--out', out, 'corpus']),
+    ).rejects.toThrow(/recording a: both channels would be speaker "B"/);
     await rm(folder, { recursive: true, force: true });
   });
 });

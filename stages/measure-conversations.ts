@@ -92,7 +92,8 @@ export function measureReferenceRecordings(input: MeasureTurnTakingInput): Timin
   for (const recording of recordings) {
     if (seenIds.has(recording.id)) throw new MeasureTurnTakingError(`recording id ${recording.id} appears twice`);
     seenIds.add(recording.id);
-    for (const source of recording.sources) sourcePaths.add(relativeSourcePath(source, input.provenance.pathsRelativeTo.directory));
+    for (const source of recording.sources)
+      sourcePaths.add(relativeSourcePath(source, input.provenance.pathsRelativeTo.directory));
     const key = JSON.stringify([recording.segments[0], recording.segments[1]]);
     const earlier = seenContent.get(key);
     if (earlier !== undefined) {
@@ -123,7 +124,9 @@ export function measureReferenceRecordings(input: MeasureTurnTakingInput): Timin
     language: input.language,
     samplerUse: input.samplerUse ?? 'pooled',
     measurements: measured,
-    ...(input.timingResolutionSeconds !== undefined ? { atomGuard: { timingResolutionSeconds: input.timingResolutionSeconds } } : {}),
+    ...(input.timingResolutionSeconds !== undefined
+      ? { atomGuard: { timingResolutionSeconds: input.timingResolutionSeconds } }
+      : {}),
     provenance: {
       corpus: provenance.corpus,
       format: input.format,
@@ -148,14 +151,20 @@ export function measureReferenceRecordings(input: MeasureTurnTakingInput): Timin
 
 /** The plot folder of a statistics file: `STATS.json` -> `STATS.plots` (any other name gets `.plots` appended). */
 export function plotsDirectoryFor(statisticsPath: string): string {
-  return statisticsPath.endsWith('.json') ? `${statisticsPath.slice(0, -'.json'.length)}.plots` : `${statisticsPath}.plots`;
+  return statisticsPath.endsWith('.json')
+    ? `${statisticsPath.slice(0, -'.json'.length)}.plots`
+    : `${statisticsPath}.plots`;
 }
 
 /** The text of every file `writeTimingStatisticsFiles` writes, keyed by path (for checks without writing). */
-export async function renderTimingStatisticsFiles(statistics: TimingStatistics, statisticsPath: string): Promise<Map<string, string>> {
+export async function renderTimingStatisticsFiles(
+  statistics: TimingStatistics,
+  statisticsPath: string,
+): Promise<Map<string, string>> {
   const files = new Map<string, string>([[statisticsPath, formatTimingStatistics(statistics)]]);
   const plotsDirectory = plotsDirectoryFor(statisticsPath);
-  for (const plot of await timingStatisticsPlots(statistics)) files.set(path.join(plotsDirectory, plot.fileName), plot.svg);
+  for (const plot of await timingStatisticsPlots(statistics))
+    files.set(path.join(plotsDirectory, plot.fileName), plot.svg);
   return files;
 }
 
@@ -164,7 +173,10 @@ export async function renderTimingStatisticsFiles(statistics: TimingStatistics, 
  * @returns the paths written, statistics file first
  * @throws the file system's error when a file cannot be written
  */
-export async function writeTimingStatisticsFiles(statistics: TimingStatistics, statisticsPath: string): Promise<string[]> {
+export async function writeTimingStatisticsFiles(
+  statistics: TimingStatistics,
+  statisticsPath: string,
+): Promise<string[]> {
   const files = await renderTimingStatisticsFiles(statistics, statisticsPath);
   await mkdir(path.dirname(statisticsPath), { recursive: true });
   await mkdir(plotsDirectoryFor(statisticsPath), { recursive: true });
@@ -178,7 +190,11 @@ export async function writeTimingStatisticsFiles(statistics: TimingStatistics, s
  * writes the statistics file it returns).
  * @throws as {@link measureReferenceRecordings}
  */
-export const measureConversationsStage: Stage<Pick<MeasureTurnTakingInput, 'recordings'>, Omit<MeasureTurnTakingInput, 'recordings'>, TimingStatistics> = {
+export const measureConversationsStage: Stage<
+  Pick<MeasureTurnTakingInput, 'recordings'>,
+  Omit<MeasureTurnTakingInput, 'recordings'>,
+  TimingStatistics
+> = {
   name: 'measure-conversations',
   inputs: ['recordings'],
   parameters: ['language', 'format', 'samplerUse', 'timingResolutionSeconds', 'provenance'],

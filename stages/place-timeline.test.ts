@@ -6,7 +6,17 @@ import path from 'node:path';
 import { bytesHash, ContentCache, type FilesCodec } from '../pipeline/storage/content-cache.ts';
 import { createRenderPool } from '../pipeline/audio/render-pool.ts';
 import { loadTimingStatistics, shippedTimingStatisticsOf } from '../pipeline/timeline/timing-statistics.ts';
-import { FADE_OUT_CS, placeBargeInTimelineStage, placeTimeline, placeTimelineStage, readStoredWav, renderTimeline, truncateUtterance, yieldPoints, type RenderedTimeline } from './place-timeline.ts';
+import {
+  FADE_OUT_CS,
+  placeBargeInTimelineStage,
+  placeTimeline,
+  placeTimelineStage,
+  readStoredWav,
+  renderTimeline,
+  truncateUtterance,
+  yieldPoints,
+  type RenderedTimeline,
+} from './place-timeline.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
 
 const RATE = 16000;
@@ -25,9 +35,23 @@ function utterance(): SpokenUtterance {
   }
   const segments = detectSpeechSegments(audio, RATE, {});
   return {
-    index: 1, role: 'system', kind: 'answer', turnNumber: 1, scriptText: 'one two three', spokenText: 'one two three', paddingSteps: 0,
-    rephrasedForSpeechRate: false, audio, sampleRate: RATE, durationCs, segments,
-    words: [{ start: 0, end: 36, word: 'one' }, { start: 36, end: 71, word: 'two' }, { start: 71, end: 100, word: 'three' }],
+    index: 1,
+    role: 'system',
+    kind: 'answer',
+    turnNumber: 1,
+    scriptText: 'one two three',
+    spokenText: 'one two three',
+    paddingSteps: 0,
+    rephrasedForSpeechRate: false,
+    audio,
+    sampleRate: RATE,
+    durationCs,
+    segments,
+    words: [
+      { start: 0, end: 36, word: 'one' },
+      { start: 36, end: 71, word: 'two' },
+      { start: 71, end: 100, word: 'three' },
+    ],
     wordTimingSource: 'spread',
   };
 }
@@ -63,7 +87,7 @@ describe('yield points of an interrupted utterance', () => {
     // 60 "words" of noise at levels from -65 to -20 dBFS with 3-8 cs gaps at -80 to -40 dBFS: many cuts
     // whose fade moves frames across the -50 dBFS threshold or makes a last run too short to count
     let state = 7;
-    const random = (): number => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const random = (): number => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
     const pieces: { cs: number; level: number; word: boolean }[] = [];
     for (let word = 0; word < 60; word += 1) {
       pieces.push({ cs: 2 + Math.floor(random() * 10), level: -60 + random() * 30, word: true });
@@ -75,13 +99,22 @@ describe('yield points of an interrupted utterance', () => {
     let at = 0;
     for (const piece of pieces) {
       const amplitude = Math.sqrt(3) * 10 ** (piece.level / 20);
-      for (let index = at * 160; index < (at + piece.cs) * 160; index += 1) audio[index] = amplitude * (2 * random() - 1);
-      if (piece.word) words.push({ start: at, end: at + piece.cs + Math.floor(random() * 5) - 2, word: `w${words.length}` });
+      for (let index = at * 160; index < (at + piece.cs) * 160; index += 1)
+        audio[index] = amplitude * (2 * random() - 1);
+      if (piece.word)
+        words.push({ start: at, end: at + piece.cs + Math.floor(random() * 5) - 2, word: `w${words.length}` });
       at += piece.cs;
     }
-    const spoken: SpokenUtterance = { ...utterance(), audio, durationCs, segments: detectSpeechSegments(audio, RATE, {}), words };
+    const spoken: SpokenUtterance = {
+      ...utterance(),
+      audio,
+      durationCs,
+      segments: detectSpeechSegments(audio, RATE, {}),
+      words,
+    };
     // the reference: the detector on every faded prefix (truncateUtterance's audio) at each word's quietest frame
-    const energy = (frame: number) => audio.subarray(frame * 160, (frame + 1) * 160).reduce((sum, value) => sum + value * value, 0);
+    const energy = (frame: number) =>
+      audio.subarray(frame * 160, (frame + 1) * 160).reduce((sum, value) => sum + value * value, 0);
     let total = 0;
     for (let frame = 0; frame < durationCs; frame += 1) total += energy(frame);
     const expected = new Set<number>([durationCs]);
@@ -90,7 +123,11 @@ describe('yield points of an interrupted utterance', () => {
       if (word.end >= durationCs) continue;
       let cut = word.end;
       let quietest = Number.POSITIVE_INFINITY;
-      for (let candidate = Math.max(FADE_OUT_CS + 1, word.end - 6); candidate <= Math.min(durationCs - 1, word.end + 6); candidate += 1) {
+      for (
+        let candidate = Math.max(FADE_OUT_CS + 1, word.end - 6);
+        candidate <= Math.min(durationCs - 1, word.end + 6);
+        candidate += 1
+      ) {
         if (energy(candidate) < quietest) [quietest, cut] = [energy(candidate), candidate];
       }
       if (quietest > (total / durationCs) * 0.1) continue;
@@ -98,7 +135,15 @@ describe('yield points of an interrupted utterance', () => {
       const detected = detectSpeechSegments(faded, RATE, {});
       const endCs = detected.at(-1)?.end;
       if (endCs === undefined || endCs <= 0) continue;
-      if (JSON.stringify(detected) !== JSON.stringify(spoken.segments.filter((segment) => segment.start < endCs).map((segment) => ({ start: segment.start, end: Math.min(segment.end, endCs) })))) continue;
+      if (
+        JSON.stringify(detected) !==
+        JSON.stringify(
+          spoken.segments
+            .filter((segment) => segment.start < endCs)
+            .map((segment) => ({ start: segment.start, end: Math.min(segment.end, endCs) })),
+        )
+      )
+        continue;
       expected.add(endCs);
       offeredInside += 1;
     }
@@ -116,7 +161,13 @@ class InterleavingCache extends ContentCache {
     super(directory);
   }
 
-  override binaryFiles<T, M, U = T>(stage: string, keyMaterial: unknown, compute: () => Promise<U>, codec: FilesCodec<T, M, U>, extension: string): Promise<T> {
+  override binaryFiles<T, M, U = T>(
+    stage: string,
+    keyMaterial: unknown,
+    compute: () => Promise<U>,
+    codec: FilesCodec<T, M, U>,
+    extension: string,
+  ): Promise<T> {
     const computeThenWait = async () => {
       const value = await compute();
       await this.between();
@@ -127,10 +178,17 @@ class InterleavingCache extends ContentCache {
 }
 
 /** Whether a rendering's stored files (the WAV, the full-band WAV) hold exactly `expected`'s bytes. */
-async function sameFiles(rendered: RenderedTimeline, expected: { wav: Uint8Array; fullBand?: { wav: Uint8Array } }): Promise<boolean> {
+async function sameFiles(
+  rendered: RenderedTimeline,
+  expected: { wav: Uint8Array; fullBand?: { wav: Uint8Array } },
+): Promise<boolean> {
   const wav = await readStoredWav(rendered.wavFile);
   const fullBand = rendered.fullBand ? await readStoredWav(rendered.fullBand.file) : undefined;
-  return wav.equals(expected.wav) && (fullBand === undefined) === (expected.fullBand === undefined) && (fullBand === undefined || fullBand.equals(expected.fullBand!.wav));
+  return (
+    wav.equals(expected.wav) &&
+    (fullBand === undefined) === (expected.fullBand === undefined) &&
+    (fullBand === undefined || fullBand.equals(expected.fullBand!.wav))
+  );
 }
 
 describe('the placed and rendered timeline in the content cache', () => {
@@ -149,12 +207,21 @@ describe('the placed and rendered timeline in the content cache', () => {
       expect(path.dirname(first.wavFile.path).startsWith(path.join(directory, 'place-timeline'))).toBe(true);
       const firstBytes = await readFile(first.wavFile.path);
       expect(firstBytes.equals(Buffer.from(uncached.wav))).toBe(true);
-      expect(first.wavFile).toEqual({ path: first.wavFile.path, sha256: bytesHash(uncached.wav), byteLength: uncached.wav.byteLength });
+      expect(first.wavFile).toEqual({
+        path: first.wavFile.path,
+        sha256: bytesHash(uncached.wav),
+        byteLength: uncached.wav.byteLength,
+      });
       expect((await readStoredWav(first.wavFile)).equals(firstBytes)).toBe(true);
 
-      const negativeZero: SpokenUtterance = { ...question, audio: Float32Array.from(question.audio, (sample) => (sample === 0 ? -0 : sample)) };
+      const negativeZero: SpokenUtterance = {
+        ...question,
+        audio: Float32Array.from(question.audio, (sample) => (sample === 0 ? -0 : sample)),
+      };
       expect(Buffer.from(negativeZero.audio.buffer).equals(Buffer.from(question.audio.buffer))).toBe(false);
-      const second = await placeTimelineStage.run({ ...input, utterances: [negativeZero, answer] }, parameters, { cache });
+      const second = await placeTimelineStage.run({ ...input, utterances: [negativeZero, answer] }, parameters, {
+        cache,
+      });
       expect(cache.statistics['place-timeline']).toEqual({ hits: 1, misses: 1, corrupt: 0 });
       expect(second.wavFile).toEqual(first.wavFile); // a hit names the same file
       expect(second.placement).toEqual(first.placement);
@@ -169,11 +236,15 @@ describe('the placed and rendered timeline in the content cache', () => {
       const changed = Buffer.from(firstBytes);
       changed[changed.length - 1]! ^= 1;
       await writeFile(first.wavFile.path, changed);
-      await expect(readStoredWav(first.wavFile)).rejects.toThrow(`${first.wavFile.path}: the rendered WAV differs from the ${firstBytes.byteLength} bytes and sha256 recorded`);
+      await expect(readStoredWav(first.wavFile)).rejects.toThrow(
+        `${first.wavFile.path}: the rendered WAV differs from the ${firstBytes.byteLength} bytes and sha256 recorded`,
+      );
       await writeFile(first.wavFile.path, firstBytes.subarray(1));
       await expect(readStoredWav(first.wavFile)).rejects.toThrow(/differs from the \d+ bytes/);
       await rm(first.wavFile.path);
-      await expect(readStoredWav(first.wavFile)).rejects.toThrow(`${first.wavFile.path}: cannot read the rendered WAV: ENOENT`);
+      await expect(readStoredWav(first.wavFile)).rejects.toThrow(
+        `${first.wavFile.path}: cannot read the rendered WAV: ENOENT`,
+      );
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
@@ -187,20 +258,35 @@ describe('the placed and rendered timeline in the content cache', () => {
       const parameters = { seed: 5, channelOfRole: { user: 1, system: 0 } as const, statistics, options: {} };
       const withFullBand = (spoken: SpokenUtterance, gain: number): SpokenUtterance => ({
         ...spoken,
-        fullBand: { audio: Float32Array.from({ length: spoken.durationCs * 240 }, (_, index) => gain * Math.sin(index * 0.05)), sampleRate: 24000 },
+        fullBand: {
+          audio: Float32Array.from({ length: spoken.durationCs * 240 }, (_, index) => gain * Math.sin(index * 0.05)),
+          sampleRate: 24000,
+        },
       });
       const turns = (count: number) =>
-        Array.from({ length: count }, (_, index): SpokenUtterance => withFullBand({ ...utterance(), index, ...(index % 2 === 0 ? { role: 'user', kind: 'question' } : {}) }, 0.2 + index * 0.05));
+        Array.from({ length: count }, (_, index): SpokenUtterance =>
+          withFullBand(
+            { ...utterance(), index, ...(index % 2 === 0 ? { role: 'user', kind: 'question' } : {}) },
+            0.2 + index * 0.05,
+          ),
+        );
       const renderPool = createRenderPool(1);
       try {
-        for (const [dialogueId, count] of [['long', 8], ['short', 2]] as const) {
+        for (const [dialogueId, count] of [
+          ['long', 8],
+          ['short', 2],
+        ] as const) {
           const input = { dialogueId, utterances: turns(count), backchannelClips: [] };
           const staged = await placeTimelineStage.run(input, parameters, { cache });
           const uncached = renderTimeline(placeTimeline({ ...input, ...parameters }));
           expect(staged.fullBand?.sampleRate).toBe(24000);
           expect(await sameFiles(staged, uncached)).toBe(true);
           // mastered in a worker thread (audio.renderThreads), another cache: the same bytes
-          const pooled = await placeTimelineStage.run(input, { ...parameters, renderPool }, { cache: new ContentCache(path.join(directory, 'pooled')) });
+          const pooled = await placeTimelineStage.run(
+            input,
+            { ...parameters, renderPool },
+            { cache: new ContentCache(path.join(directory, 'pooled')) },
+          );
           expect(await sameFiles(pooled, uncached)).toBe(true);
         }
       } finally {
@@ -211,26 +297,55 @@ describe('the placed and rendered timeline in the content cache', () => {
       // of one dialogue beside the next one's base, and two bases of different lengths, all at once, each
       // give the bytes they give alone (with one shared set of scratch tracks, a placement composed while
       // another was between its mastering steps would overwrite that one's tracks)
-      const alone = async (dialogueId: string, count: number) => renderTimeline(placeTimeline({ dialogueId, utterances: turns(count), backchannelClips: [], ...parameters }));
+      const alone = async (dialogueId: string, count: number) =>
+        renderTimeline(placeTimeline({ dialogueId, utterances: turns(count), backchannelClips: [], ...parameters }));
       const expected = await Promise.all([alone('a', 6), alone('b', 3), alone('c', 8)]);
       const overlapping = await Promise.all([
-        placeTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'overlap-a')) }),
-        placeTimelineStage.run({ dialogueId: 'b', utterances: turns(3), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'overlap-b')) }),
-        placeTimelineStage.run({ dialogueId: 'c', utterances: turns(8), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'overlap-c')) }),
-        placeBargeInTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, { ...parameters, systemYields: 'next-word-boundary', detector: {} }, { cache: new ContentCache(path.join(directory, 'overlap-a-variant')) }),
+        placeTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, parameters, {
+          cache: new ContentCache(path.join(directory, 'overlap-a')),
+        }),
+        placeTimelineStage.run({ dialogueId: 'b', utterances: turns(3), backchannelClips: [] }, parameters, {
+          cache: new ContentCache(path.join(directory, 'overlap-b')),
+        }),
+        placeTimelineStage.run({ dialogueId: 'c', utterances: turns(8), backchannelClips: [] }, parameters, {
+          cache: new ContentCache(path.join(directory, 'overlap-c')),
+        }),
+        placeBargeInTimelineStage.run(
+          { dialogueId: 'a', utterances: turns(6), backchannelClips: [] },
+          { ...parameters, systemYields: 'next-word-boundary', detector: {} },
+          { cache: new ContentCache(path.join(directory, 'overlap-a-variant')) },
+        ),
       ]);
-      for (const [index, rendered] of overlapping.slice(0, 3).entries()) expect(await sameFiles(rendered, expected[index]!)).toBe(true);
+      for (const [index, rendered] of overlapping.slice(0, 3).entries())
+        expect(await sameFiles(rendered, expected[index]!)).toBe(true);
       // a placement that starts once another has encoded its WAVs but not yet stored them: the first
       // still holds its buffers (the second encodes elsewhere), so each entry holds its own bytes
       let between: RenderedTimeline | undefined;
       const interleaving = new InterleavingCache(path.join(directory, 'interleave-c'), async () => {
-        between = await placeTimelineStage.run({ dialogueId: 'b', utterances: turns(3), backchannelClips: [] }, parameters, { cache: new ContentCache(path.join(directory, 'interleave-b')) });
+        between = await placeTimelineStage.run(
+          { dialogueId: 'b', utterances: turns(3), backchannelClips: [] },
+          parameters,
+          { cache: new ContentCache(path.join(directory, 'interleave-b')) },
+        );
       });
-      const outer = await placeTimelineStage.run({ dialogueId: 'c', utterances: turns(8), backchannelClips: [] }, parameters, { cache: interleaving });
+      const outer = await placeTimelineStage.run(
+        { dialogueId: 'c', utterances: turns(8), backchannelClips: [] },
+        parameters,
+        { cache: interleaving },
+      );
       expect(await sameFiles(between!, expected[1]!)).toBe(true);
       expect(await sameFiles(outer, expected[2]!)).toBe(true);
-      const variantAlone = await placeBargeInTimelineStage.run({ dialogueId: 'a', utterances: turns(6), backchannelClips: [] }, { ...parameters, systemYields: 'next-word-boundary', detector: {} }, { cache: new ContentCache(path.join(directory, 'alone-a-variant')) });
-      expect(await sameFiles(overlapping[3]!, { wav: await readStoredWav(variantAlone.wavFile), fullBand: { wav: await readStoredWav(variantAlone.fullBand!.file) } })).toBe(true);
+      const variantAlone = await placeBargeInTimelineStage.run(
+        { dialogueId: 'a', utterances: turns(6), backchannelClips: [] },
+        { ...parameters, systemYields: 'next-word-boundary', detector: {} },
+        { cache: new ContentCache(path.join(directory, 'alone-a-variant')) },
+      );
+      expect(
+        await sameFiles(overlapping[3]!, {
+          wav: await readStoredWav(variantAlone.wavFile),
+          fullBand: { wav: await readStoredWav(variantAlone.fullBand!.file) },
+        }),
+      ).toBe(true);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

@@ -17,13 +17,29 @@
 import { placeOnTrackInPlace } from '../pipeline/audio/raw-audio.ts';
 import { samplesDigest } from '../pipeline/audio/samples-digest.ts';
 import { AUDIO_KERNELS_FILE } from '../pipeline/audio/audio-kernels.ts';
-import { encodeMix, limitMixInPlace, masterMixPausing, type MasteredMix, type WavBufferAllocator } from '../pipeline/audio/master-mix.ts';
+import {
+  encodeMix,
+  limitMixInPlace,
+  masterMixPausing,
+  type MasteredMix,
+  type WavBufferAllocator,
+} from '../pipeline/audio/master-mix.ts';
 import type { RenderPool } from '../pipeline/audio/render-pool.ts';
-import { frameLevelsDbfs, resolveSpeechDetectorOptions, speechSegmentsOfLevels, type SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
+import {
+  frameLevelsDbfs,
+  resolveSpeechDetectorOptions,
+  speechSegmentsOfLevels,
+  type SpeechDetectorOptions,
+} from '../pipeline/audio/speech-regions.ts';
 import type { AlignedWord, Centiseconds, Channel, ChannelSegments, SpeakerRole } from '../pipeline/model/types.ts';
 import { placeDialogue, type PlaceDialogueOptions, type PlacedDialogue } from '../pipeline/timeline/place-dialogue.ts';
 import type { PlacedBackchannel } from '../pipeline/timeline/place-backchannels.ts';
-import { clipSegments, placeBargeInVariant, type PlannedBargeIn, type SystemYields } from '../pipeline/timeline/place-barge-in-variant.ts';
+import {
+  clipSegments,
+  placeBargeInVariant,
+  type PlannedBargeIn,
+  type SystemYields,
+} from '../pipeline/timeline/place-barge-in-variant.ts';
 import type { TimingStatistics } from '../pipeline/timeline/timing-statistics.ts';
 import type { SpokenUtterance } from './synthesize-speech.ts';
 import { fullBandSample } from '../pipeline/services/tts/synthesize-utterance.ts';
@@ -100,10 +116,21 @@ function composePlacedTimeline(input: PlaceTimelineRequest, allocateTrack: Track
   const placement = placeDialogue({
     dialogueId: input.dialogueId,
     seed: input.seed,
-    utterances: utterances.map((utterance, index) => ({ channel: channels[index]!, durationCs: utterance.durationCs, speechSegments: utterance.segments })),
+    utterances: utterances.map((utterance, index) => ({
+      channel: channels[index]!,
+      durationCs: utterance.durationCs,
+      speechSegments: utterance.segments,
+    })),
     statistics: input.statistics,
     ...(input.options ? { options: input.options } : {}),
-    ...(clips.length > 0 ? { backchannels: { listenerChannel: input.channelOfRole.user, clipDurationsCs: clips.map((clip) => clip.durationCs) } } : {}),
+    ...(clips.length > 0
+      ? {
+          backchannels: {
+            listenerChannel: input.channelOfRole.user,
+            clipDurationsCs: clips.map((clip) => clip.durationCs),
+          },
+        }
+      : {}),
   });
   return composeTimeline(utterances, channels, placement, clips, sampleRate, allocateTrack);
 }
@@ -113,11 +140,18 @@ function composePlacedTimeline(input: PlaceTimelineRequest, allocateTrack: Track
  * @returns the common sample rate (16000 when there are no utterances)
  * @throws RangeError when rates differ or are not a multiple of 100 Hz
  */
-function commonSampleRate(dialogueId: string, utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): number {
+function commonSampleRate(
+  dialogueId: string,
+  utterances: readonly SpokenUtterance[],
+  clips: readonly SpokenUtterance[],
+): number {
   const sampleRate = utterances[0]?.sampleRate ?? 16000;
-  if (sampleRate % 100 !== 0) throw new RangeError(`${dialogueId}: sample rate ${sampleRate} Hz is not a multiple of 100 Hz`);
-  if (utterances.some((utterance) => utterance.sampleRate !== sampleRate)) throw new RangeError(`${dialogueId}: utterances have different sample rates`);
-  if (clips.some((clip) => clip.sampleRate !== sampleRate)) throw new RangeError(`${dialogueId}: backchannel clips have another sample rate`);
+  if (sampleRate % 100 !== 0)
+    throw new RangeError(`${dialogueId}: sample rate ${sampleRate} Hz is not a multiple of 100 Hz`);
+  if (utterances.some((utterance) => utterance.sampleRate !== sampleRate))
+    throw new RangeError(`${dialogueId}: utterances have different sample rates`);
+  if (clips.some((clip) => clip.sampleRate !== sampleRate))
+    throw new RangeError(`${dialogueId}: backchannel clips have another sample rate`);
   return sampleRate;
 }
 
@@ -159,7 +193,9 @@ class ScratchBuffers implements PlacementBuffers {
     if (length > SCRATCH_TRACK_SAMPLES) return new Float32Array(length);
     let buffer = this.tracks[slot];
     if (buffer === undefined || buffer.length < length) {
-      buffer = new Float32Array(Math.min(SCRATCH_TRACK_SAMPLES, Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.25))));
+      buffer = new Float32Array(
+        Math.min(SCRATCH_TRACK_SAMPLES, Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.25))),
+      );
       this.tracks[slot] = buffer;
     }
     return buffer.subarray(0, length).fill(0);
@@ -167,7 +203,10 @@ class ScratchBuffers implements PlacementBuffers {
 
   readonly allocateWav: WavBufferAllocator = (byteLength) => {
     if (byteLength > SCRATCH_WAV_BYTES) return new Uint8Array(byteLength);
-    if (this.wav.byteLength < byteLength) this.wav = new Uint8Array(Math.min(SCRATCH_WAV_BYTES, Math.max(byteLength, Math.ceil(this.wav.byteLength * 1.25))));
+    if (this.wav.byteLength < byteLength)
+      this.wav = new Uint8Array(
+        Math.min(SCRATCH_WAV_BYTES, Math.max(byteLength, Math.ceil(this.wav.byteLength * 1.25))),
+      );
     // every byte is written by the encoder (encodeWavFilesPcm16): no clearing
     return this.wav.subarray(0, byteLength);
   };
@@ -198,7 +237,10 @@ async function withScratchBuffers<T>(use: (buffers: PlacementBuffers) => Promise
  * reused buffers ({@link withScratchBuffers}) held until `use` settles, so the WAV bytes must be stored
  * (not kept) by then.
  */
-function withPlacementBuffers<T>(renderPool: RenderPool | null | undefined, use: (buffers: PlacementBuffers) => Promise<T>): Promise<T> {
+function withPlacementBuffers<T>(
+  renderPool: RenderPool | null | undefined,
+  use: (buffers: PlacementBuffers) => Promise<T>,
+): Promise<T> {
   return renderPool ? use({ allocateTrack: newTrack }) : withScratchBuffers(use);
 }
 
@@ -227,21 +269,43 @@ function composeTimeline(
     const channel = channels[index]!;
     const start = placement.starts[index]!;
     placeOnTrackInPlace(tracks[channel], utterance.audio, start * samplesPerCentisecond);
-    for (const segment of utterance.segments) segments[channel].push({ start: start + segment.start, end: start + segment.end });
-    for (const word of utterance.words) words.push({ channel, start: start + word.start, end: start + word.end, word: word.word });
+    for (const segment of utterance.segments)
+      segments[channel].push({ start: start + segment.start, end: start + segment.end });
+    for (const word of utterance.words)
+      words.push({ channel, start: start + word.start, end: start + word.end, word: word.word });
   });
   const backchannels = placement.backchannels.map((backchannel) => {
     const clip = clips[backchannel.clipIndex]!;
     placeOnTrackInPlace(tracks[backchannel.channel], clip.audio, backchannel.start * samplesPerCentisecond);
-    for (const segment of clip.segments) segments[backchannel.channel].push({ start: backchannel.start + segment.start, end: backchannel.start + segment.end });
-    for (const word of clip.words) words.push({ channel: backchannel.channel, start: backchannel.start + word.start, end: backchannel.start + word.end, word: word.word });
+    for (const segment of clip.segments)
+      segments[backchannel.channel].push({
+        start: backchannel.start + segment.start,
+        end: backchannel.start + segment.end,
+      });
+    for (const word of clip.words)
+      words.push({
+        channel: backchannel.channel,
+        start: backchannel.start + word.start,
+        end: backchannel.start + word.end,
+        word: word.word,
+      });
     return { ...backchannel, text: clip.spokenText };
   });
   segments[0].sort((a, b) => a.start - b.start);
   segments[1].sort((a, b) => a.start - b.start);
   words.sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
   const fullBand = composeFullBand(utterances, channels, placement, clips, allocateTrack);
-  return { placement, channels, tracks, sampleRate, segments, words, totalDurationCs: placement.totalDurationCs, backchannels, ...(fullBand ? { fullBand } : {}) };
+  return {
+    placement,
+    channels,
+    tracks,
+    sampleRate,
+    segments,
+    words,
+    totalDurationCs: placement.totalDurationCs,
+    backchannels,
+    ...(fullBand ? { fullBand } : {}),
+  };
 }
 
 /**
@@ -257,15 +321,19 @@ function composeFullBand(
   allocateTrack: TrackAllocator,
 ): PlacedTimeline['fullBand'] {
   const sampleRate = utterances[0]?.fullBand?.sampleRate;
-  if (sampleRate === undefined || [...utterances, ...clips].some((clip) => clip.fullBand?.sampleRate !== sampleRate)) return undefined;
+  if (sampleRate === undefined || [...utterances, ...clips].some((clip) => clip.fullBand?.sampleRate !== sampleRate))
+    return undefined;
   const length = fullBandSample(placement.totalDurationCs, sampleRate);
   const tracks: [Float32Array, Float32Array] = [allocateTrack(2, length), allocateTrack(3, length)];
   const place = (track: Float32Array, clip: Float32Array, startCs: Centiseconds) => {
     const offset = fullBandSample(startCs, sampleRate);
     placeOnTrackInPlace(track, clip.subarray(0, Math.max(0, Math.min(clip.length, length - offset))), offset);
   };
-  utterances.forEach((utterance, index) => place(tracks[channels[index]!], utterance.fullBand!.audio, placement.starts[index]!));
-  for (const backchannel of placement.backchannels) place(tracks[backchannel.channel], clips[backchannel.clipIndex]!.fullBand!.audio, backchannel.start);
+  utterances.forEach((utterance, index) =>
+    place(tracks[channels[index]!], utterance.fullBand!.audio, placement.starts[index]!),
+  );
+  for (const backchannel of placement.backchannels)
+    place(tracks[backchannel.channel], clips[backchannel.clipIndex]!.fullBand!.audio, backchannel.start);
   return { tracks, sampleRate };
 }
 
@@ -286,7 +354,8 @@ const DIP_ENERGY_RATIO = 0.1;
 
 function frameEnergy(audio: Float32Array, frame: number, samplesPerCs: number): number {
   let sum = 0;
-  for (let index = frame * samplesPerCs; index < (frame + 1) * samplesPerCs && index < audio.length; index += 1) sum += audio[index]! * audio[index]!;
+  for (let index = frame * samplesPerCs; index < (frame + 1) * samplesPerCs && index < audio.length; index += 1)
+    sum += audio[index]! * audio[index]!;
   return sum;
 }
 
@@ -317,7 +386,8 @@ export function yieldPoints(utterance: SpokenUtterance, detector: Partial<Speech
   const samplesPerCs = utterance.sampleRate / 100;
   const points = new Map<number, YieldPoint>();
   let total = 0;
-  for (let frame = 0; frame < utterance.durationCs; frame += 1) total += frameEnergy(utterance.audio, frame, samplesPerCs);
+  for (let frame = 0; frame < utterance.durationCs; frame += 1)
+    total += frameEnergy(utterance.audio, frame, samplesPerCs);
   const meanFrameEnergy = total / Math.max(1, utterance.durationCs);
   const options = resolveSpeechDetectorOptions(detector);
   const levels = frameLevelsDbfs(utterance.audio, utterance.sampleRate);
@@ -325,7 +395,11 @@ export function yieldPoints(utterance: SpokenUtterance, detector: Partial<Speech
     if (word.end >= utterance.durationCs) continue;
     let cut = word.end;
     let quietest = Number.POSITIVE_INFINITY;
-    for (let candidate = Math.max(FADE_OUT_CS + 1, word.end - YIELD_SEARCH_CS); candidate <= Math.min(utterance.durationCs - 1, word.end + YIELD_SEARCH_CS); candidate += 1) {
+    for (
+      let candidate = Math.max(FADE_OUT_CS + 1, word.end - YIELD_SEARCH_CS);
+      candidate <= Math.min(utterance.durationCs - 1, word.end + YIELD_SEARCH_CS);
+      candidate += 1
+    ) {
       const energy = frameEnergy(utterance.audio, candidate, samplesPerCs);
       if (energy < quietest) {
         quietest = energy;
@@ -339,7 +413,13 @@ export function yieldPoints(utterance: SpokenUtterance, detector: Partial<Speech
     // the FADE_OUT_CS faded frames are measured again (the same levels, so the same segments)
     const fadeSamples = FADE_OUT_CS * samplesPerCs;
     const prefixLevels = levels.slice(0, cut);
-    prefixLevels.set(frameLevelsDbfs(fadedPrefix(utterance.audio.subarray(sampleCount - fadeSamples), fadeSamples, fadeSamples), utterance.sampleRate), cut - FADE_OUT_CS);
+    prefixLevels.set(
+      frameLevelsDbfs(
+        fadedPrefix(utterance.audio.subarray(sampleCount - fadeSamples), fadeSamples, fadeSamples),
+        utterance.sampleRate,
+      ),
+      cut - FADE_OUT_CS,
+    );
     const detected = speechSegmentsOfLevels(prefixLevels, options);
     const endCs = detected.at(-1)?.end;
     if (endCs === undefined || endCs <= 0) continue;
@@ -357,7 +437,8 @@ export function yieldPoints(utterance: SpokenUtterance, detector: Partial<Speech
  * @throws RangeError when the point lies outside the utterance
  */
 export function truncateUtterance(utterance: SpokenUtterance, point: YieldPoint): SpokenUtterance {
-  if (!Number.isSafeInteger(point.endCs) || point.endCs <= 0 || point.endCs > utterance.durationCs) throw new RangeError(`cut at ${point.endCs} cs lies outside (0, ${utterance.durationCs}] cs`);
+  if (!Number.isSafeInteger(point.endCs) || point.endCs <= 0 || point.endCs > utterance.durationCs)
+    throw new RangeError(`cut at ${point.endCs} cs lies outside (0, ${utterance.durationCs}] cs`);
   if (point.endCs === utterance.durationCs) return utterance;
   const samplesPerCs = utterance.sampleRate / 100;
   return {
@@ -370,7 +451,10 @@ export function truncateUtterance(utterance: SpokenUtterance, point: YieldPoint)
             ...utterance.fullBand,
             audio: fadedPrefix(
               utterance.fullBand.audio,
-              Math.min(utterance.fullBand.audio.length, Math.round((point.sampleCount * utterance.fullBand.sampleRate) / utterance.sampleRate)),
+              Math.min(
+                utterance.fullBand.audio.length,
+                Math.round((point.sampleCount * utterance.fullBand.sampleRate) / utterance.sampleRate),
+              ),
               fullBandSample(FADE_OUT_CS, utterance.fullBand.sampleRate),
             ),
           },
@@ -378,7 +462,9 @@ export function truncateUtterance(utterance: SpokenUtterance, point: YieldPoint)
       : {}),
     durationCs: point.endCs,
     segments: clipSegments(utterance.segments, point.endCs),
-    words: utterance.words.filter((word) => word.start < point.endCs).map((word) => ({ ...word, end: Math.min(word.end, point.endCs) })),
+    words: utterance.words
+      .filter((word) => word.start < point.endCs)
+      .map((word) => ({ ...word, end: Math.min(word.end, point.endCs) })),
   };
 }
 
@@ -398,12 +484,19 @@ export interface BargeInTimeline extends PlacedTimeline {
  * @param allocateTrack as {@link placeTimeline}'s
  * @throws as `placeTimeline`; TimelinePlacementError when the statistics have no barge-ins
  */
-export function placeBargeInTimeline(input: PlaceBargeInTimelineRequest, allocateTrack: TrackAllocator = newTrack): BargeInTimeline {
+export function placeBargeInTimeline(
+  input: PlaceBargeInTimelineRequest,
+  allocateTrack: TrackAllocator = newTrack,
+): BargeInTimeline {
   return limitedInPlace(composeBargeInTimeline(input, allocateTrack));
 }
 
 /** What {@link placeBargeInTimeline} reads: {@link PlaceTimelineRequest}, how the system yields, the speech detector. */
-export type PlaceBargeInTimelineRequest = PlaceTimelineRequest & { systemYields: SystemYields; detector: Partial<SpeechDetectorOptions>; minimumUnspoken?: { seconds: number; words: number } };
+export type PlaceBargeInTimelineRequest = PlaceTimelineRequest & {
+  systemYields: SystemYields;
+  detector: Partial<SpeechDetectorOptions>;
+  minimumUnspoken?: { seconds: number; words: number };
+};
 
 /** {@link placeBargeInTimeline} without the limiting. */
 function composeBargeInTimeline(input: PlaceBargeInTimelineRequest, allocateTrack: TrackAllocator): BargeInTimeline {
@@ -413,7 +506,9 @@ function composeBargeInTimeline(input: PlaceBargeInTimelineRequest, allocateTrac
   const channels = utterances.map((utterance) => input.channelOfRole[utterance.role]);
   // the places where each interrupted answer can stop (yieldPoints); other utterances are never cut
   const pointsOf = utterances.map((utterance, index) =>
-    channels[index] === input.channelOfRole.system && channels[index + 1] === input.channelOfRole.user ? yieldPoints(utterance, input.detector) : null,
+    channels[index] === input.channelOfRole.system && channels[index + 1] === input.channelOfRole.user
+      ? yieldPoints(utterance, input.detector)
+      : null,
   );
   const variant = placeBargeInVariant(
     {
@@ -427,13 +522,25 @@ function composeBargeInTimeline(input: PlaceBargeInTimelineRequest, allocateTrac
       })),
       statistics: input.statistics,
       ...(input.options ? { options: input.options } : {}),
-      ...(clips.length > 0 ? { backchannels: { listenerChannel: input.channelOfRole.user, clipDurationsCs: clips.map((clip) => clip.durationCs) } } : {}),
+      ...(clips.length > 0
+        ? {
+            backchannels: {
+              listenerChannel: input.channelOfRole.user,
+              clipDurationsCs: clips.map((clip) => clip.durationCs),
+            },
+          }
+        : {}),
     },
     {
       systemChannel: input.channelOfRole.system,
       systemYields: input.systemYields,
       maximumDraws: 100,
-      ...(input.minimumUnspoken ? { minimumUnspokenCs: Math.round(input.minimumUnspoken.seconds * 100), minimumUnspokenWords: input.minimumUnspoken.words } : {}),
+      ...(input.minimumUnspoken
+        ? {
+            minimumUnspokenCs: Math.round(input.minimumUnspoken.seconds * 100),
+            minimumUnspokenWords: input.minimumUnspoken.words,
+          }
+        : {}),
     },
   );
   const cutOf = new Map(variant.bargeIns.map((bargeIn) => [bargeIn.answerIndex, bargeIn.cutCs]));
@@ -489,7 +596,11 @@ export const placeTimelineStage: Stage<PlaceTimelineInput, PlaceTimelineParamete
   run: async (input, parameters, context) =>
     withPlacementBuffers(parameters.renderPool, (buffers) =>
       cachedRendering<RenderedTimeline>(context.cache, placementCacheKey(input, parameters, null), () =>
-        masterTimeline(composePlacedTimeline({ ...input, ...parameters }, buffers.allocateTrack), parameters.renderPool, buffers.allocateWav),
+        masterTimeline(
+          composePlacedTimeline({ ...input, ...parameters }, buffers.allocateTrack),
+          parameters.renderPool,
+          buffers.allocateWav,
+        ),
       ),
     ),
 };
@@ -507,33 +618,55 @@ export interface PlaceBargeInTimelineParameters extends PlaceTimelineParameters 
  * under `place-timeline` (its key also holds how the system yields and the detector).
  * @throws as {@link placeBargeInTimeline}; as writeAtomic when the entry cannot be stored
  */
-export const placeBargeInTimelineStage: Stage<PlaceTimelineInput, PlaceBargeInTimelineParameters, RenderedBargeInTimeline> = {
+export const placeBargeInTimelineStage: Stage<
+  PlaceTimelineInput,
+  PlaceBargeInTimelineParameters,
+  RenderedBargeInTimeline
+> = {
   name: 'place-timeline',
   inputs: ['dialogueId', 'utterances', 'backchannelClips'],
-  parameters: ['seed', 'channelOfRole', 'statistics', 'options', 'systemYields', 'detector', 'minimumUnspoken', 'renderPool'],
+  parameters: [
+    'seed',
+    'channelOfRole',
+    'statistics',
+    'options',
+    'systemYields',
+    'detector',
+    'minimumUnspoken',
+    'renderPool',
+  ],
   cacheStages: [PLACE_TIMELINE_STAGE],
   cacheKeys: async (input, parameters) => [placementCacheKey(input, parameters, bargeInKeyOf(parameters))],
   run: async (input, parameters, context) =>
     withPlacementBuffers(parameters.renderPool, (buffers) =>
-      cachedRendering<RenderedBargeInTimeline>(context.cache, placementCacheKey(input, parameters, bargeInKeyOf(parameters)), async () => {
-        const timeline = composeBargeInTimeline({ ...input, ...parameters }, buffers.allocateTrack);
-        const { metadata, parts } = await masterTimeline(timeline, parameters.renderPool, buffers.allocateWav);
-        return {
-          metadata: {
-            ...metadata,
-            bargeIns: timeline.bargeIns,
-            answersTooShort: timeline.answersTooShort,
-            utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
-          },
-          parts,
-        };
-      }),
+      cachedRendering<RenderedBargeInTimeline>(
+        context.cache,
+        placementCacheKey(input, parameters, bargeInKeyOf(parameters)),
+        async () => {
+          const timeline = composeBargeInTimeline({ ...input, ...parameters }, buffers.allocateTrack);
+          const { metadata, parts } = await masterTimeline(timeline, parameters.renderPool, buffers.allocateWav);
+          return {
+            metadata: {
+              ...metadata,
+              bargeIns: timeline.bargeIns,
+              answersTooShort: timeline.answersTooShort,
+              utterances: timeline.utterances.map(({ audio: _audio, fullBand: _fullBand, ...rest }) => rest),
+            },
+            parts,
+          };
+        },
+      ),
     ),
 };
 
 /** The variant's own parameters in its cache key. */
 function bargeInKeyOf(parameters: PlaceBargeInTimelineParameters): unknown {
-  return { variant: 'barge-in', systemYields: parameters.systemYields, detector: parameters.detector, minimumUnspoken: parameters.minimumUnspoken ?? null };
+  return {
+    variant: 'barge-in',
+    systemYields: parameters.systemYields,
+    detector: parameters.detector,
+    minimumUnspoken: parameters.minimumUnspoken ?? null,
+  };
 }
 
 /** An utterance as placed, without its samples (they are in the rendered WAV): what the summaries, events and metadata read. */
@@ -568,10 +701,14 @@ export async function readStoredWav(stored: StoredWav): Promise<Buffer> {
   try {
     bytes = await readFile(stored.path);
   } catch (error) {
-    throw new Error(`${stored.path}: cannot read the rendered WAV: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(
+      `${stored.path}: cannot read the rendered WAV: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   if (bytes.byteLength !== stored.byteLength || bytesHash(bytes) !== stored.sha256) {
-    throw new Error(`${stored.path}: the rendered WAV differs from the ${stored.byteLength} bytes and sha256 recorded when it was stored (changed since; the next build renders it again)`);
+    throw new Error(
+      `${stored.path}: the rendered WAV differs from the ${stored.byteLength} bytes and sha256 recorded when it was stored (changed since; the next build renders it again)`,
+    );
   }
   return bytes;
 }
@@ -597,7 +734,11 @@ export interface EncodedTimeline extends Omit<PlacedTimeline, 'tracks' | 'fullBa
 export function renderTimeline(timeline: PlacedTimeline): EncodedTimeline {
   const { metadata, parts } = unstoredRendering(timeline, encodeMix(timeline));
   const { fullBand, ...rest } = metadata;
-  return { ...rest, wav: parts[0]!, ...(fullBand ? { fullBand: { wav: parts[1]!, sampleRate: fullBand.sampleRate } } : {}) };
+  return {
+    ...rest,
+    wav: parts[0]!,
+    ...(fullBand ? { fullBand: { wav: parts[1]!, sampleRate: fullBand.sampleRate } } : {}),
+  };
 }
 
 /** What a rendering stores before it is stored: the rendered value without its files (`metadata`) and the WAV files' bytes (`parts`: the WAV, then the full-band WAV when `metadata.fullBand` is set). */
@@ -607,10 +748,15 @@ interface UnstoredRendering<M> {
 }
 
 /** A rendering's metadata: the rendered value without its WAV files (the full-band master's rate only). */
-type RenderedMetadata<T extends RenderedTimeline> = Omit<T, 'wavFile' | 'fullBand'> & { fullBand?: { sampleRate: number } };
+type RenderedMetadata<T extends RenderedTimeline> = Omit<T, 'wavFile' | 'fullBand'> & {
+  fullBand?: { sampleRate: number };
+};
 
 /** The timeline with its tracks replaced by the WAV files in `mastered` (views of its buffer). */
-function unstoredRendering(timeline: PlacedTimeline, { bytes, wavBytes }: MasteredMix): UnstoredRendering<RenderedMetadata<RenderedTimeline>> {
+function unstoredRendering(
+  timeline: PlacedTimeline,
+  { bytes, wavBytes }: MasteredMix,
+): UnstoredRendering<RenderedMetadata<RenderedTimeline>> {
   const { tracks: _tracks, fullBand, ...rest } = timeline;
   return {
     metadata: { ...rest, ...(fullBand ? { fullBand: { sampleRate: fullBand.sampleRate } } : {}) },
@@ -627,9 +773,20 @@ function unstoredRendering(timeline: PlacedTimeline, { bytes, wavBytes }: Master
  * @param allocateWav where the WAV bytes go on this thread (default: a new array)
  * @throws AudioArgumentError as masterMix; the worker's error
  */
-async function masterTimeline(timeline: PlacedTimeline, pool: RenderPool | null | undefined, allocateWav?: WavBufferAllocator): Promise<UnstoredRendering<RenderedMetadata<RenderedTimeline>>> {
-  const mix = { tracks: timeline.tracks, sampleRate: timeline.sampleRate, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) };
-  return unstoredRendering(timeline, pool ? await pool.master(mix) : await masterMixPausing(mix, undefined, allocateWav));
+async function masterTimeline(
+  timeline: PlacedTimeline,
+  pool: RenderPool | null | undefined,
+  allocateWav?: WavBufferAllocator,
+): Promise<UnstoredRendering<RenderedMetadata<RenderedTimeline>>> {
+  const mix = {
+    tracks: timeline.tracks,
+    sampleRate: timeline.sampleRate,
+    ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}),
+  };
+  return unstoredRendering(
+    timeline,
+    pool ? await pool.master(mix) : await masterMixPausing(mix, undefined, allocateWav),
+  );
 }
 
 /**
@@ -639,7 +796,11 @@ async function masterTimeline(timeline: PlacedTimeline, pool: RenderPool | null 
  * JSON), so both write the same bytes; either way the value names the files ({@link StoredWav}) and
  * holds none of the bytes, which may be a scratch buffer reused once this settles.
  */
-async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, key: StageCacheKey, render: () => Promise<UnstoredRendering<RenderedMetadata<T>>>): Promise<T> {
+async function cachedRendering<T extends RenderedTimeline>(
+  cache: ContentCache,
+  key: StageCacheKey,
+  render: () => Promise<UnstoredRendering<RenderedMetadata<T>>>,
+): Promise<T> {
   return cache.binaryFiles<T, RenderedMetadata<T>, UnstoredRendering<RenderedMetadata<T>>>(
     key.stage,
     key.keyMaterial,
@@ -649,9 +810,22 @@ async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, 
       decode: (parts, metadata) => {
         const { fullBand, ...rest } = metadata;
         const [wav, fullBandWav] = parts;
-        if (wav === undefined || (fullBand !== undefined) !== (fullBandWav !== undefined) || parts.length > 2) throw new Error(`${parts.length} data files for a rendering ${fullBand ? 'with' : 'without'} a full-band master`);
-        const stored = ({ path: file, sha256, bytes }: StoredFile): StoredWav => ({ path: file, sha256, byteLength: bytes.byteLength });
-        return { ...rest, wavFile: stored(wav), ...(fullBand && fullBandWav ? { fullBand: { sampleRate: fullBand.sampleRate, file: stored(fullBandWav) } } : {}) } as unknown as T;
+        if (wav === undefined || (fullBand !== undefined) !== (fullBandWav !== undefined) || parts.length > 2)
+          throw new Error(
+            `${parts.length} data files for a rendering ${fullBand ? 'with' : 'without'} a full-band master`,
+          );
+        const stored = ({ path: file, sha256, bytes }: StoredFile): StoredWav => ({
+          path: file,
+          sha256,
+          byteLength: bytes.byteLength,
+        });
+        return {
+          ...rest,
+          wavFile: stored(wav),
+          ...(fullBand && fullBandWav
+            ? { fullBand: { sampleRate: fullBand.sampleRate, file: stored(fullBandWav) } }
+            : {}),
+        } as unknown as T;
       },
     },
     '.wav',
@@ -663,7 +837,11 @@ async function cachedRendering<T extends RenderedTimeline>(cache: ContentCache, 
  * it), the utterances and backchannel clips ({@link speechDigest}: samples, timings and texts), the
  * placement parameters, seed and statistics, the variant's parameters, and the code ({@link placementCodeDigest}).
  */
-export function placementCacheKey(input: PlaceTimelineInput, parameters: PlaceTimelineParameters, variant: unknown): StageCacheKey {
+export function placementCacheKey(
+  input: PlaceTimelineInput,
+  parameters: PlaceTimelineParameters,
+  variant: unknown,
+): StageCacheKey {
   return {
     stage: PLACE_TIMELINE_STAGE,
     keyMaterial: {
@@ -700,10 +878,15 @@ function statisticsDigest(statistics: TimingStatistics): string {
  */
 export function speechDigest(utterances: readonly SpokenUtterance[], clips: readonly SpokenUtterance[]): string {
   const hash = createHash('sha256');
-  for (const [group, list] of [['utterances', utterances], ['clips', clips]] as const) {
+  for (const [group, list] of [
+    ['utterances', utterances],
+    ['clips', clips],
+  ] as const) {
     hash.update(`${group}:${list.length}\n`);
     for (const { audio, fullBand, ...rest } of list) {
-      hash.update(`${contentHash({ ...rest, samples: audio.length, fullBand: fullBand ? { sampleRate: fullBand.sampleRate, samples: fullBand.audio.length } : null })}\n`);
+      hash.update(
+        `${contentHash({ ...rest, samples: audio.length, fullBand: fullBand ? { sampleRate: fullBand.sampleRate, samples: fullBand.audio.length } : null })}\n`,
+      );
       hash.update(`${samplesDigest(audio)}\n`);
       if (fullBand) hash.update(`${samplesDigest(fullBand.audio)}\n`);
     }
@@ -726,7 +909,8 @@ export function placementCodeDigest(): string {
   if (codeDigest !== null) return codeDigest;
   const here = fileURLToPath(import.meta.url);
   const root = path.resolve(path.dirname(here), '..');
-  const code = (file: string) => /\.(ts|js|mjs)$/.test(file) && !/\.(test|bench)\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
+  const code = (file: string) =>
+    /\.(ts|js|mjs)$/.test(file) && !/\.(test|bench)\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
   // the WebAssembly kernels as loaded (from the package, also when running compiled), and the stage that
   // decodes the synthesis cache entries whose sha256 names the clips in the key (samples-digest.ts)
   const synthesisStage = path.join(path.dirname(here), `synthesize-speech${path.extname(here)}`);
@@ -738,7 +922,11 @@ export function placementCodeDigest(): string {
   const hash = createHash('sha256');
   // a missing kernel file is keyed as such (the JavaScript loops then render, the same bytes)
   const contents = (file: string) => (file === AUDIO_KERNELS_FILE && !existsSync(file) ? 'absent' : readFileSync(file));
-  for (const file of files) hash.update(`${path.relative(root, file).split(path.sep).join('/')}\n`).update(contents(file)).update('\n');
+  for (const file of files)
+    hash
+      .update(`${path.relative(root, file).split(path.sep).join('/')}\n`)
+      .update(contents(file))
+      .update('\n');
   codeDigest = hash.digest('hex');
   return codeDigest;
 }

@@ -20,13 +20,25 @@ async function writeDataset(directory: string, ids: string[], seed: number): Pro
   const writer = await DatasetWriter.open(directory);
   for (const id of ids) {
     const track = new Float32Array(16000);
-    await writer.addDialogue({ id, tracks: [track, track], sampleRate: 16000, eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`, words: [], metadata: { id, speakers: {}, durationSeconds: 0.01, utterances: [] } });
+    await writer.addDialogue({
+      id,
+      tracks: [track, track],
+      sampleRate: 16000,
+      eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`,
+      words: [],
+      metadata: { id, speakers: {}, durationSeconds: 0.01, utterances: [] },
+    });
   }
   return writer;
 }
 
 /** Manifest settings of build `seed` (read back as `build.seed`, to tell the commits apart). */
-const settings = (seed: number) => ({ language: 'en' as const, dataset: 'topiocqa', domain: 'task' as const, build: { name: 'test', seed } });
+const settings = (seed: number) => ({
+  language: 'en' as const,
+  dataset: 'topiocqa',
+  domain: 'task' as const,
+  build: { name: 'test', seed },
+});
 
 describe('DatasetWriter commit: the complete old dataset is never lost', () => {
   it('replaces the old dataset and leaves no aside folder', async () => {
@@ -74,7 +86,9 @@ describe('DatasetWriter commit: the files are checked, not read back', () => {
     await expect(cut.commit(settings(2))).rejects.toThrow(/audio\/d2\.wav: 100 bytes, \d+ were written; not committed/);
     const removed = await writeDataset(directory, ['d1', 'd2'], 3);
     await rm(path.join(`${directory}.partial`, 'txt_align', 'd1.txt'));
-    await expect(removed.commit(settings(3))).rejects.toThrow(/txt_align\/d1\.txt: listed in the manifest but missing \(ENOENT\)/);
+    await expect(removed.commit(settings(3))).rejects.toThrow(
+      /txt_align\/d1\.txt: listed in the manifest but missing \(ENOENT\)/,
+    );
     const stray = await writeDataset(directory, ['d1', 'd2'], 4);
     await writeFile(path.join(`${directory}.partial`, 'audio', 'extra.wav'), 'x');
     await expect(stray.commit(settings(4))).rejects.toThrow(/audio\/extra\.wav: not in the manifest; not committed/);
@@ -86,40 +100,72 @@ describe('DatasetWriter: WAVs the cache already holds', () => {
   it('are hard links to the cache files, listed with their recorded sha256; copied (and checked) when linking is off; a cache file changed since it was recorded is refused, naming it', async () => {
     const directory = path.join(root, 'linked', 'topiocqa');
     const cache = path.join(root, 'linked', '.cache');
-    const wav = encodeWavPcm16({ channels: [new Float32Array(1600).fill(0.25), new Float32Array(1600)], sampleRate: 16000 });
-    const fullBand = encodeWavPcm16({ channels: [new Float32Array(2400).fill(0.25), new Float32Array(2400)], sampleRate: 24000 });
+    const wav = encodeWavPcm16({
+      channels: [new Float32Array(1600).fill(0.25), new Float32Array(1600)],
+      sampleRate: 16000,
+    });
+    const fullBand = encodeWavPcm16({
+      channels: [new Float32Array(2400).fill(0.25), new Float32Array(2400)],
+      sampleRate: 24000,
+    });
     const stored = async (name: string, bytes: Uint8Array) => {
       await writeAtomic(path.join(cache, name), bytes);
       return { path: path.join(cache, name), sha256: bytesHash(bytes), byteLength: bytes.byteLength };
     };
     const [wavFile, fullBandFile] = [await stored('d1.wav', wav), await stored('d1.1.wav', fullBand)];
     const writer = await DatasetWriter.open(directory);
-    const dialogue = (id: string) => ({ id, eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`, words: [], metadata: { id, speakers: {}, durationSeconds: 0.1, utterances: [] } });
+    const dialogue = (id: string) => ({
+      id,
+      eventsLine: `{"id": "${id}", "events": {"0": [], "1": []}}`,
+      words: [],
+      metadata: { id, speakers: {}, durationSeconds: 0.1, utterances: [] },
+    });
     await writer.addDialogue({ ...dialogue('d1'), wavFile, fullBand: { sampleRate: 24000, file: fullBandFile } });
     // a cache file cut since it was recorded: not linked (another length), and its bytes cannot be trusted
     const cut = await stored('d2.wav', wav);
     await writeAtomic(cut.path, wav.subarray(0, wav.byteLength - 4));
-    await expect(writer.addDialogue({ ...dialogue('d2'), wavFile: cut })).rejects.toThrow(`${cut.path}: the rendered WAV differs from the ${wav.byteLength} bytes and sha256 recorded`);
+    await expect(writer.addDialogue({ ...dialogue('d2'), wavFile: cut })).rejects.toThrow(
+      `${cut.path}: the rendered WAV differs from the ${wav.byteLength} bytes and sha256 recorded`,
+    );
     // a dialogue that fails part way (its WAV linked, its full-band master refused) leaves none of its files
-    await expect(writer.addDialogue({ ...dialogue('d3'), wavFile, fullBand: { sampleRate: 24000, file: cut } })).rejects.toThrow(`${cut.path}: the rendered WAV differs`);
+    await expect(
+      writer.addDialogue({ ...dialogue('d3'), wavFile, fullBand: { sampleRate: 24000, file: cut } }),
+    ).rejects.toThrow(`${cut.path}: the rendered WAV differs`);
     // nor does one whose metadata does not fit its schema (checked before anything is written)
-    await expect(writer.addDialogue({ ...dialogue('d4'), wavFile, metadata: { id: 'd4', speakers: 'none', durationSeconds: 0.1, utterances: [] } as never })).rejects.toThrow(/metadata\/d4\.json: the record to write does not fit its schema/);
+    await expect(
+      writer.addDialogue({
+        ...dialogue('d4'),
+        wavFile,
+        metadata: { id: 'd4', speakers: 'none', durationSeconds: 0.1, utterances: [] } as never,
+      }),
+    ).rejects.toThrow(/metadata\/d4\.json: the record to write does not fit its schema/);
     expect(writer.linkedFiles).toBe(2);
     await writer.commit(settings(1));
     const manifest = JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8'));
-    for (const [relative, source, bytes] of [['audio/d1.wav', wavFile.path, wav], ['audio_fullband/d1.wav', fullBandFile.path, fullBand]] as const) {
+    for (const [relative, source, bytes] of [
+      ['audio/d1.wav', wavFile.path, wav],
+      ['audio_fullband/d1.wav', fullBandFile.path, fullBand],
+    ] as const) {
       expect((await stat(path.join(directory, relative))).ino).toBe((await stat(source)).ino);
       expect(manifest.files[relative]).toBe(bytesHash(bytes));
     }
     expect(await readdir(path.join(directory, 'audio'))).toEqual(['d1.wav']);
-    expect(Object.keys(manifest.files).sort()).toEqual(['all.jsonl', 'audio/d1.wav', 'audio_fullband/d1.wav', 'metadata/d1.json', 'txt_align/d1.txt']);
+    expect(Object.keys(manifest.files).sort()).toEqual([
+      'all.jsonl',
+      'audio/d1.wav',
+      'audio_fullband/d1.wav',
+      'metadata/d1.json',
+      'txt_align/d1.txt',
+    ]);
     expect(manifest.fullBand).toEqual({ directory: 'audio_fullband', sampleRates: [24000], dialogues: 1 });
 
     // linkToStored false (output.linkAudioToCache: false): copied, the same manifest; a changed file refused likewise
     const copied = path.join(root, 'copied', 'topiocqa');
     const copying = await DatasetWriter.open(copied, { linkToStored: false });
     await copying.addDialogue({ ...dialogue('d1'), wavFile, fullBand: { sampleRate: 24000, file: fullBandFile } });
-    await expect(copying.addDialogue({ ...dialogue('d2'), wavFile: cut })).rejects.toThrow(`${cut.path}: the rendered WAV differs`);
+    await expect(copying.addDialogue({ ...dialogue('d2'), wavFile: cut })).rejects.toThrow(
+      `${cut.path}: the rendered WAV differs`,
+    );
     expect(copying.linkedFiles).toBe(0);
     await copying.commit(settings(1));
     expect((await stat(path.join(copied, 'audio', 'd1.wav'))).nlink).toBe(1);

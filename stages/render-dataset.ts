@@ -31,8 +31,17 @@ import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { linkOrWriteAtomic, writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { formatRecord, readRecord } from '../pipeline/storage/json-records.ts';
-import { dialogueMetadataSchema, type DialogueMetadata, type TaskDialogueMetadata } from '../pipeline/model/dialogue-metadata.ts';
-import { datasetManifestSchema, writtenManifestSchema, type ManifestSettings, type WrittenManifest } from '../pipeline/model/dataset-manifest.ts';
+import {
+  dialogueMetadataSchema,
+  type DialogueMetadata,
+  type TaskDialogueMetadata,
+} from '../pipeline/model/dialogue-metadata.ts';
+import {
+  datasetManifestSchema,
+  writtenManifestSchema,
+  type ManifestSettings,
+  type WrittenManifest,
+} from '../pipeline/model/dataset-manifest.ts';
 import type { z } from 'zod';
 import type { DialogueSummaryInput } from '../pipeline/quality/summarize-dataset.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
@@ -106,7 +115,9 @@ export class DatasetWriter {
     await restorePreviousDataset(directory);
     const existing = await readdir(directory).catch(() => [] as string[]);
     if (existing.length > 0 && !existing.includes('manifest.json')) {
-      throw new Error(`${directory}: exists, holds files and was not written by duplexsynth (no manifest.json); remove it or choose another --out`);
+      throw new Error(
+        `${directory}: exists, holds files and was not written by duplexsynth (no manifest.json); remove it or choose another --out`,
+      );
     }
     const work = `${directory}.partial`;
     await rm(work, { recursive: true, force: true });
@@ -127,7 +138,11 @@ export class DatasetWriter {
     const target = path.join(this.workDirectory, relative);
     if (isStoredWav(data)) {
       if (this.linkToStored) {
-        const how = await linkOrWriteAtomic(target, { byteLength: data.byteLength, read: () => readStoredWav(data) }, data.path);
+        const how = await linkOrWriteAtomic(
+          target,
+          { byteLength: data.byteLength, read: () => readStoredWav(data) },
+          data.path,
+        );
         if (how === 'linked') this.linked.add(key);
       } else {
         await writeAtomic(target, await readStoredWav(data));
@@ -174,31 +189,46 @@ export class DatasetWriter {
    *   (the dialogue's files written until then are removed)
    */
   async addDialogue<S extends z.ZodType<DialogueMetadata>>(
-    dialogue: ({ tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array } | { wavFile: StoredWav }) & {
+    dialogue: (
+      { tracks: [Float32Array, Float32Array]; sampleRate: number } | { wav: Uint8Array } | { wavFile: StoredWav }
+    ) & {
       id: string;
       eventsLine: string;
       words: Parameters<typeof formatAlignment>[0];
       metadata: z.input<S>;
       /** The full-band master (two tracks at the TTS engine's rate, or their WAV bytes), written to `audio_fullband/{id}.wav`. */
-      fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array } | { file: StoredWav }) & { sampleRate: number };
+      fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array } | { file: StoredWav }) & {
+        sampleRate: number;
+      };
     },
     metadataSchema: S = dialogueMetadataSchema as unknown as S,
   ): Promise<WrittenDialogue> {
-    if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id)) throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
-    if ('tracks' in dialogue && dialogue.tracks[0].length !== dialogue.tracks[1].length) throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
+    if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id))
+      throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
+    if ('tracks' in dialogue && dialogue.tracks[0].length !== dialogue.tracks[1].length)
+      throw new RangeError(`${dialogue.id}: channel tracks differ in length`);
     // the metadata is checked before anything is written, and a dialogue that fails part way has its
     // files removed: the dataset holds whole dialogues only (a failed one was listed in the manifest
     // with its audio and alignment, though not among its dialogues)
     const metadataFile = path.join('metadata', `${dialogue.id}.json`);
     // as put writes them (text is redacted: ../pipeline/storage/redact.ts)
-    const metadataText = redactSecrets(formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata));
+    const metadataText = redactSecrets(
+      formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata),
+    );
     const alignmentText = redactSecrets(formatAlignment(dialogue.words));
     const audioFile = path.join('audio', `${dialogue.id}.wav`);
     const fullBandFile = path.join(FULL_BAND_DIRECTORY, `${dialogue.id}.wav`);
     const alignmentFile = path.join('txt_align', `${dialogue.id}.txt`);
     const done: string[] = [];
     try {
-      await this.put(audioFile, 'wavFile' in dialogue ? dialogue.wavFile : 'wav' in dialogue ? dialogue.wav : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }));
+      await this.put(
+        audioFile,
+        'wavFile' in dialogue
+          ? dialogue.wavFile
+          : 'wav' in dialogue
+            ? dialogue.wav
+            : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }),
+      );
       done.push(audioFile);
       if (dialogue.fullBand) {
         await this.writeFullBandMaster(dialogue.id, dialogue.fullBand);
@@ -224,8 +254,20 @@ export class DatasetWriter {
   }
 
   /** `audio_fullband/{id}.wav`: the full-band master's two tracks at their rate, 16-bit (its own function so the bench's profile names its cost). */
-  private async writeFullBandMaster(id: string, fullBand: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array } | { file: StoredWav }) & { sampleRate: number }): Promise<void> {
-    await this.put(path.join(FULL_BAND_DIRECTORY, `${id}.wav`), 'file' in fullBand ? fullBand.file : 'wav' in fullBand ? fullBand.wav : encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }));
+  private async writeFullBandMaster(
+    id: string,
+    fullBand: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array } | { file: StoredWav }) & {
+      sampleRate: number;
+    },
+  ): Promise<void> {
+    await this.put(
+      path.join(FULL_BAND_DIRECTORY, `${id}.wav`),
+      'file' in fullBand
+        ? fullBand.file
+        : 'wav' in fullBand
+          ? fullBand.wav
+          : encodeWavPcm16({ channels: fullBand.tracks, sampleRate: fullBand.sampleRate }),
+    );
     this.fullBandRates.set(id, fullBand.sampleRate);
   }
 
@@ -255,12 +297,16 @@ export class DatasetWriter {
     const ids = this.dialogueIds();
     if (ids.length === 0) {
       await this.discard();
-      throw new NothingBuiltError(`${this.finalDirectory}: no dialogue was built, so nothing was committed${describeCommonCause(options.failures ?? [])}`);
+      throw new NothingBuiltError(
+        `${this.finalDirectory}: no dialogue was built, so nothing was committed${describeCommonCause(options.failures ?? [])}`,
+      );
     }
     const previous = await existingDialogueCount(this.finalDirectory);
     if (previous !== undefined && ids.length < previous && options.allowShrink !== true) {
       await this.discard();
-      const failed = options.failures?.length ? ` (${options.failures.length} failed${describeCommonCause(options.failures)})` : '';
+      const failed = options.failures?.length
+        ? ` (${options.failures.length} failed${describeCommonCause(options.failures)})`
+        : '';
       throw new ShrinkRefusedError(
         `${this.finalDirectory}: the new dataset has ${ids.length} dialogues${failed}, the one there has ${previous}; it was kept. ` +
           'Pass --allow-shrink to replace it with the smaller one, or choose another --out',
@@ -270,9 +316,28 @@ export class DatasetWriter {
     await this.put('all.jsonl', jsonl);
     const files = Object.fromEntries([...this.files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     const fullBandRates = [...new Set(ids.flatMap((id) => this.fullBandRates.get(id) ?? []))].sort((a, b) => a - b);
-    const fullBand = fullBandRates.length > 0 ? { fullBand: { directory: FULL_BAND_DIRECTORY, sampleRates: fullBandRates, dialogues: ids.filter((id) => this.fullBandRates.has(id)).length } } : {};
-    const manifest: WrittenManifest = { format: 'm3-duplexbench', manifestVersion: 1, ...settings, ...fullBand, dialogues: ids, files };
-    await writeAtomic(path.join(this.workDirectory, 'manifest.json'), formatRecord(path.join(this.finalDirectory, 'manifest.json'), writtenManifestSchema, manifest));
+    const fullBand =
+      fullBandRates.length > 0
+        ? {
+            fullBand: {
+              directory: FULL_BAND_DIRECTORY,
+              sampleRates: fullBandRates,
+              dialogues: ids.filter((id) => this.fullBandRates.has(id)).length,
+            },
+          }
+        : {};
+    const manifest: WrittenManifest = {
+      format: 'm3-duplexbench',
+      manifestVersion: 1,
+      ...settings,
+      ...fullBand,
+      dialogues: ids,
+      files,
+    };
+    await writeAtomic(
+      path.join(this.workDirectory, 'manifest.json'),
+      formatRecord(path.join(this.finalDirectory, 'manifest.json'), writtenManifestSchema, manifest),
+    );
     await this.checkAgainstManifest(files);
     assertOutputLockHeld(this.finalDirectory);
     // The complete old dataset is moved aside, not deleted, until the new one is in place: a kill or an
@@ -313,8 +378,12 @@ export class DatasetWriter {
     }
     for (const entry of await readdir(this.workDirectory, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;
-      const relative = path.relative(this.workDirectory, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
-      if (relative !== 'manifest.json' && !(relative in files)) throw new Error(`${path.join(this.workDirectory, relative)}: not in the manifest; not committed`);
+      const relative = path
+        .relative(this.workDirectory, path.join(entry.parentPath, entry.name))
+        .split(path.sep)
+        .join('/');
+      if (relative !== 'manifest.json' && !(relative in files))
+        throw new Error(`${path.join(this.workDirectory, relative)}: not in the manifest; not committed`);
     }
   }
 
@@ -328,7 +397,8 @@ export class DatasetWriter {
 /** Dialogues listed by the manifest of a committed dataset at `directory`, or undefined when there is none. */
 async function existingDialogueCount(directory: string): Promise<number | undefined> {
   try {
-    return (await readRecord(path.join(directory, 'manifest.json'), datasetManifestSchema, { optional: true }))?.dialogues?.length;
+    return (await readRecord(path.join(directory, 'manifest.json'), datasetManifestSchema, { optional: true }))
+      ?.dialogues?.length;
   } catch {
     return undefined; // an unreadable manifest: no dataset to compare with
   }
@@ -378,7 +448,15 @@ export interface DialogueSink {
    * @param userChannel the listener channel of backchannels (the user)
    * @throws as {@link DatasetWriter.addDialogue}
    */
-  add(id: string, timeline: RenderedTimeline, annotated: AnnotatedDialogue, metadata: TaskDialogueMetadata, spoken: readonly PlacedUtterance[], userChannel: Channel, extra?: DialogueCounts): Promise<void>;
+  add(
+    id: string,
+    timeline: RenderedTimeline,
+    annotated: AnnotatedDialogue,
+    metadata: TaskDialogueMetadata,
+    spoken: readonly PlacedUtterance[],
+    userChannel: Channel,
+    extra?: DialogueCounts,
+  ): Promise<void>;
 }
 
 /** Input of {@link renderDatasetStage}: one placed and annotated dialogue with its metadata record. */
@@ -410,5 +488,14 @@ export const renderDatasetStage: Stage<RenderDatasetInput, RenderDatasetParamete
   parameters: ['output', 'userChannel'],
   cacheStages: [],
   cacheKeys: async () => [],
-  run: (input, parameters) => parameters.output.add(input.id, input.timeline, input.annotated, input.metadata, input.spoken, parameters.userChannel, input.counts),
+  run: (input, parameters) =>
+    parameters.output.add(
+      input.id,
+      input.timeline,
+      input.annotated,
+      input.metadata,
+      input.spoken,
+      parameters.userChannel,
+      input.counts,
+    ),
 };

@@ -10,8 +10,22 @@ import { RulesTextBackend } from '../pipeline/services/llm/rules-backend.ts';
 import { rewriteSpoken, rewriteSpokenFingerprint, rewriteSpokenStage } from './rewrite-spoken.ts';
 
 const sourceTurns: SourceTurn[] = [
-  { turnNumber: 1, question: 'who won the 3rd race', answer: 'Maurice Garin', answerable: true, topic: 'Tour de France', topicSwitch: false },
-  { turnNumber: 2, question: 'which hotel is cheapest?', answer: null, answerable: false, topic: '', topicSwitch: false },
+  {
+    turnNumber: 1,
+    question: 'who won the 3rd race',
+    answer: 'Maurice Garin',
+    answerable: true,
+    topic: 'Tour de France',
+    topicSwitch: false,
+  },
+  {
+    turnNumber: 2,
+    question: 'which hotel is cheapest?',
+    answer: null,
+    answerable: false,
+    topic: '',
+    topicSwitch: false,
+  },
 ];
 
 describe('rewriteSpoken', () => {
@@ -30,9 +44,18 @@ describe('rewriteSpoken', () => {
 
   it('asks a language model backend once per conversation', async () => {
     const model = new FakeLanguageModel({
-      results: [JSON.stringify({ turns: [{ question: 'Who won the third race?', answer: 'Maurice Garin won it.' }, { question: 'Which hotel is the cheapest?', answer: "I'm sorry, I don't know that." }] })],
+      results: [
+        JSON.stringify({
+          turns: [
+            { question: 'Who won the third race?', answer: 'Maurice Garin won it.' },
+            { question: 'Which hotel is the cheapest?', answer: "I'm sorry, I don't know that." },
+          ],
+        }),
+      ],
     });
-    const backend = new LanguageModelTextBackend(model, { settings: { model: 'm', temperature: 0, seed: 1, structuredOutput: false } });
+    const backend = new LanguageModelTextBackend(model, {
+      settings: { model: 'm', temperature: 0, seed: 1, structuredOutput: false },
+    });
     const output = await rewriteSpoken(sourceTurns, backend, { dialogueId: 'demo_0001' });
     expect(output.turns.map((turn) => turn.answer)).toEqual(['Maurice Garin won it.', "I'm sorry, I don't know that."]);
     expect(output.producedBy).toBe('language-model(fake) m rewrite-spoken.v2');
@@ -41,7 +64,9 @@ describe('rewriteSpoken', () => {
   });
 
   it('rejects an empty conversation', async () => {
-    await expect(rewriteSpoken([], new RulesTextBackend(), { dialogueId: 'demo_0009' })).rejects.toThrow('dialogue demo_0009: no turns to rewrite');
+    await expect(rewriteSpoken([], new RulesTextBackend(), { dialogueId: 'demo_0009' })).rejects.toThrow(
+      'dialogue demo_0009: no turns to rewrite',
+    );
   });
 });
 
@@ -51,13 +76,23 @@ describe('rewriteSpokenStage', () => {
     try {
       const cache = new ContentCache(directory);
       const backend = new RulesTextBackend();
-      const turns = sourceTurns.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, answer: turn.answer, answerable: turn.answerable }));
+      const turns = sourceTurns.map((turn) => ({
+        turnNumber: turn.turnNumber,
+        question: turn.question,
+        answer: turn.answer,
+        answerable: turn.answerable,
+      }));
       const input = { dialogueId: 'demo_0001', turns };
       const [key] = await rewriteSpokenStage.cacheKeys(input, { backend });
-      expect(key).toEqual({ stage: 'rewrite-spoken', keyMaterial: { fingerprint: 'rules|version=1', dialogueId: 'demo_0001', turns } });
+      expect(key).toEqual({
+        stage: 'rewrite-spoken',
+        keyMaterial: { fingerprint: 'rules|version=1', dialogueId: 'demo_0001', turns },
+      });
       const output = await rewriteSpokenStage.run(input, { backend }, { cache });
       expect(output.turns).toEqual((await rewriteSpoken(sourceTurns, backend, { dialogueId: 'demo_0001' })).turns);
-      await access(cache.entryPath('rewrite-spoken', contentHash({ stage: key!.stage, keyMaterial: key!.keyMaterial }), '.json'));
+      await access(
+        cache.entryPath('rewrite-spoken', contentHash({ stage: key!.stage, keyMaterial: key!.keyMaterial }), '.json'),
+      );
       await rewriteSpokenStage.run(input, { backend }, { cache });
       expect(cache.statistics['rewrite-spoken']).toEqual({ hits: 1, misses: 1, corrupt: 0 });
     } finally {

@@ -61,7 +61,12 @@ export async function rewriteSpoken(
     })),
   });
   const description = backend.describe('rewrite-spoken');
-  return { turns, producedBy: producedByLabel(description), fingerprint: backendFingerprint(backend, 'rewrite-spoken'), description };
+  return {
+    turns,
+    producedBy: producedByLabel(description),
+    fingerprint: backendFingerprint(backend, 'rewrite-spoken'),
+    description,
+  };
 }
 
 /**
@@ -92,7 +97,15 @@ export interface RewriteSpokenParameters {
 function rewriteCacheKey(input: RewriteSpokenInput, parameters: RewriteSpokenParameters): StageCacheKey {
   // the language enters the key only when it is not English, so English keys stay as they were
   const language = input.language !== undefined && input.language !== 'en' ? { language: input.language } : {};
-  return { stage: 'rewrite-spoken', keyMaterial: { fingerprint: rewriteSpokenFingerprint(parameters.backend), dialogueId: input.dialogueId, turns: input.turns, ...language } };
+  return {
+    stage: 'rewrite-spoken',
+    keyMaterial: {
+      fingerprint: rewriteSpokenFingerprint(parameters.backend),
+      dialogueId: input.dialogueId,
+      turns: input.turns,
+      ...language,
+    },
+  };
 }
 
 /**
@@ -107,5 +120,10 @@ export const rewriteSpokenStage: Stage<RewriteSpokenInput, RewriteSpokenParamete
   cacheStages: ['rewrite-spoken'],
   cacheKeys: async (input, parameters) => [rewriteCacheKey(input, parameters)],
   run: (input, parameters, context) =>
-    cachedJson(context.cache, rewriteCacheKey(input, parameters), () => rewriteSpoken(input.turns, parameters.backend, { dialogueId: input.dialogueId, language: input.language ?? 'en' })),
+    cachedJson(context.cache, rewriteCacheKey(input, parameters), () =>
+      rewriteSpoken(input.turns, parameters.backend, {
+        dialogueId: input.dialogueId,
+        language: input.language ?? 'en',
+      }),
+    ),
 };

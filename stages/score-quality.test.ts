@@ -58,33 +58,51 @@ describe('score stage on a real build', () => {
     await writeFile(corpus, JSON.stringify(tinyCorpus()));
     const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
     const output = path.join(scratch, 'build');
-    await runBuild({
-      ...base,
-      name: 'tiny',
-      languages: ['en'],
-      corpus: { ...base.corpus, path: corpus, limit: null },
-      output: { directory: output, cacheDirectory: path.join(scratch, 'cache') },
-      datasets: { en: 'tiny_en', bargeIn: false },
-      llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
-    }, { progress: (event) => buildProgress.push(event) });
+    await runBuild(
+      {
+        ...base,
+        name: 'tiny',
+        languages: ['en'],
+        corpus: { ...base.corpus, path: corpus, limit: null },
+        output: { directory: output, cacheDirectory: path.join(scratch, 'cache') },
+        datasets: { en: 'tiny_en', bargeIn: false },
+        llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+      },
+      { progress: (event) => buildProgress.push(event) },
+    );
     dataset = path.join(output, 'data', 'en', 'task', 'tiny_en');
-    first = await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory: path.join(scratch, 'cache'), progress: (event) => firstProgress.push(event) });
+    first = await scoreDatasetQuality(dataset, {
+      dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY },
+      cacheDirectory: path.join(scratch, 'cache'),
+      progress: (event) => firstProgress.push(event),
+    });
   });
 
   it('reports its progress in channel-seconds: each dialogue planned as 2 × its duration, DNSMOS advancing it per batch of windows to that amount', () => {
     // the build scored the dataset (DNSMOS computed); the score run after it found every dialogue in the cache
     const scoring = buildProgress.filter((event) => event.type !== 'log' && event.stage === 'score-quality');
-    expect(scoring[0]).toEqual({ type: 'stage-start', language: 'en', stage: 'score-quality', dataset: 'tiny_en', total: 2 });
-    expect(firstProgress.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['cached', 'cached']);
+    expect(scoring[0]).toEqual({
+      type: 'stage-start',
+      language: 'en',
+      stage: 'score-quality',
+      dataset: 'tiny_en',
+      total: 2,
+    });
+    expect(
+      firstProgress.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status),
+    ).toEqual(['cached', 'cached']);
     for (const dialogue of first.dialogues) {
-      const of = (type: string) => scoring.filter((event) => event.type === type && 'id' in event && event.id === dialogue.id);
+      const of = (type: string) =>
+        scoring.filter((event) => event.type === type && 'id' in event && event.id === dialogue.id);
       const planned = of('item-planned').map((event) => (event as { amount: number }).amount);
       expect(planned).toEqual([2 * dialogue.durationSeconds]);
       const advanced = of('item-advanced').map((event) => (event as { amount: number }).amount);
       // at least one call per batch of windows of each channel (these short dialogues: one batch each)
       expect(advanced.length).toBeGreaterThanOrEqual(2);
       expect(advanced.reduce((sum, amount) => sum + amount, 0)).toBeCloseTo(planned[0]!, 2);
-      expect(of('item')).toEqual([{ type: 'item', language: 'en', stage: 'score-quality', dataset: 'tiny_en', id: dialogue.id, status: 'done' }]);
+      expect(of('item')).toEqual([
+        { type: 'item', language: 'en', stage: 'score-quality', dataset: 'tiny_en', id: dialogue.id, status: 'done' },
+      ]);
     }
   });
 
@@ -97,7 +115,10 @@ describe('score stage on a real build', () => {
       expect(dialogue.dnsmos.channels.every((channel) => channel.hasSpeech && channel.scores !== null)).toBe(true);
       expect(dialogue.dnsmos.dialogue!.ovrl).toBeGreaterThan(1);
       expect(dialogue.dnsmos.dialogue!.ovrl).toBeLessThan(5);
-      expect(dialogue.dnsmos.dialogue!.ovrl).toBeCloseTo((dialogue.dnsmos.channels[0]!.scores!.ovrl + dialogue.dnsmos.channels[1]!.scores!.ovrl) / 2, 3);
+      expect(dialogue.dnsmos.dialogue!.ovrl).toBeCloseTo(
+        (dialogue.dnsmos.channels[0]!.scores!.ovrl + dialogue.dnsmos.channels[1]!.scores!.ovrl) / 2,
+        3,
+      );
       expect(dialogue.speakerIds).toHaveLength(2);
       expect(dialogue.cometKiwi).toBeNull();
       for (const channel of dialogue.signal.channels) expect(channel.loudness!.integratedLufs).toBeLessThan(0);
@@ -108,7 +129,10 @@ describe('score stage on a real build', () => {
       }
     }
     expect(first.aggregates.dialogues).toBe(2);
-    expect(first.aggregates.dnsmos!.ovrl).toBeCloseTo((first.dialogues[0]!.dnsmos.dialogue!.ovrl + first.dialogues[1]!.dnsmos.dialogue!.ovrl) / 2, 3);
+    expect(first.aggregates.dnsmos!.ovrl).toBeCloseTo(
+      (first.dialogues[0]!.dnsmos.dialogue!.ovrl + first.dialogues[1]!.dnsmos.dialogue!.ovrl) / 2,
+      3,
+    );
     expect(first.aggregates.speechRateUnit).toBe('syllable');
     const tables = await readFile(path.join(dataset, 'tables.md'), 'utf8');
     expect(tables).toMatch(/^# MT-QA \(En\): tiny_en/);
@@ -118,13 +142,21 @@ describe('score stage on a real build', () => {
   it('is deterministic: scoring again gives the same bytes (DNSMOS from the cache); then splits', async () => {
     const before = bytesHash(await readFile(path.join(dataset, 'quality.json')));
     const again: ProgressEvent[] = [];
-    await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory: path.join(scratch, 'cache'), progress: (event) => again.push(event) });
+    await scoreDatasetQuality(dataset, {
+      dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY },
+      cacheDirectory: path.join(scratch, 'cache'),
+      progress: (event) => again.push(event),
+    });
     expect(bytesHash(await readFile(path.join(dataset, 'quality.json')))).toBe(before);
-    expect(again.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['cached', 'cached']);
+    expect(again.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(
+      ['cached', 'cached'],
+    );
     const [result] = await splitDatasets([dataset], { testHours: 1 / 3600, testSmall: 1 });
     const report = result!.report;
     expect(report.splits.test!.dialogues).toBe(1);
-    const [testDialogue, otherDialogue] = [...first.dialogues].sort((a, b) => b.dnsmos.dialogue!.ovrl - a.dnsmos.dialogue!.ovrl || (a.id < b.id ? -1 : 1));
+    const [testDialogue, otherDialogue] = [...first.dialogues].sort(
+      (a, b) => b.dnsmos.dialogue!.ovrl - a.dnsmos.dialogue!.ovrl || (a.id < b.id ? -1 : 1),
+    );
     expect(report.splits.test!.ids).toEqual([testDialogue!.id]);
     // Whether the two dialogues share a speaker depends on the voices the build assigned (one fixed
     // pair, or a roster); either way dev never shares a speaker with test, and an empty dev says why.
@@ -136,24 +168,44 @@ describe('score stage on a real build', () => {
 
   it('quality.dnsmos.hopSeconds: another hop is scored anew under its own cache entries (never more windows) and says so in the methods; the reference hop keeps its entries', async () => {
     const cacheDirectory = path.join(scratch, 'cache');
-    const keys = async (hopSeconds?: number) => (await scoreQualityStage.cacheKeys!({ directory: dataset }, { cacheDirectory, ...(hopSeconds === undefined ? {} : { dnsmos: { hopSeconds } }) })).map((key) => JSON.stringify(key));
+    const keys = async (hopSeconds?: number) =>
+      (
+        await scoreQualityStage.cacheKeys!(
+          { directory: dataset },
+          { cacheDirectory, ...(hopSeconds === undefined ? {} : { dnsmos: { hopSeconds } }) },
+        )
+      ).map((key) => JSON.stringify(key));
     expect(await keys(1)).toEqual(await keys());
     const coarseKeys = await keys(9.01);
     expect(coarseKeys).toHaveLength(2);
     for (const key of coarseKeys) expect(await keys()).not.toContain(key);
     const events: ProgressEvent[] = [];
-    const coarse = await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory, dnsmos: { hopSeconds: 9.01 }, progress: (event) => events.push(event) });
+    const coarse = await scoreDatasetQuality(dataset, {
+      dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY },
+      cacheDirectory,
+      dnsmos: { hopSeconds: 9.01 },
+      progress: (event) => events.push(event),
+    });
     // computed, not read from the reference hop's entries
-    expect(events.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['done', 'done']);
+    expect(
+      events.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status),
+    ).toEqual(['done', 'done']);
     expect(coarse.methods.dnsmos).toMatch(/9\.01 s windows every 9\.01 s/);
     expect(first.methods.dnsmos).not.toMatch(/every/);
-    const windows = (report: DatasetQualityReport) => report.dialogues.flatMap((dialogue) => dialogue.dnsmos.channels.map((channel) => channel.scores?.windows ?? 0));
+    const windows = (report: DatasetQualityReport) =>
+      report.dialogues.flatMap((dialogue) => dialogue.dnsmos.channels.map((channel) => channel.scores?.windows ?? 0));
     // these dialogues are about one window long, so the count may be the same (fewer windows on longer audio: dnsmos.test.ts)
     for (const [index, count] of windows(coarse).entries()) expect(count).toBeLessThanOrEqual(windows(first)[index]!);
     // the reference hop again: its entries are still there, and quality.json is the first one's
     const again: ProgressEvent[] = [];
-    const reference = await scoreDatasetQuality(dataset, { dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY }, cacheDirectory, progress: (event) => again.push(event) });
-    expect(again.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(['cached', 'cached']);
+    const reference = await scoreDatasetQuality(dataset, {
+      dnsmosModels: { modelDirectory: DNSMOS_DIRECTORY },
+      cacheDirectory,
+      progress: (event) => again.push(event),
+    });
+    expect(again.filter((event) => event.type === 'item').map((event) => (event as { status: string }).status)).toEqual(
+      ['cached', 'cached'],
+    );
     expect(reference).toEqual(first);
   });
 });
@@ -162,7 +214,9 @@ describe('score stage on a real build', () => {
 
 function tone(seconds: number, rate: number, start: number, end: number): Float32Array {
   const samples = new Float32Array(Math.round(seconds * rate));
-  for (let index = Math.round(start * rate); index < Math.round(end * rate); index++) samples[index] = 0.1 * Math.sin((2 * Math.PI * 220 * index) / rate) * (1 + 0.3 * Math.sin((2 * Math.PI * 3 * index) / rate));
+  for (let index = Math.round(start * rate); index < Math.round(end * rate); index++)
+    samples[index] =
+      0.1 * Math.sin((2 * Math.PI * 220 * index) / rate) * (1 + 0.3 * Math.sin((2 * Math.PI * 3 * index) / rate));
   return samples;
 }
 
@@ -174,7 +228,10 @@ async function writeTranslatedDataset(directory: string): Promise<void> {
   const texts = [
     [
       ['When was the Eiffel Tower built?', 'エッフェル塔はいつ建てられたのですか？'],
-      ['It was built between eighteen eighty-seven and eighteen eighty-nine.', 'エッフェル塔は千八百八十七年から千八百八十九年にかけて建てられました。'],
+      [
+        'It was built between eighteen eighty-seven and eighteen eighty-nine.',
+        'エッフェル塔は千八百八十七年から千八百八十九年にかけて建てられました。',
+      ],
     ],
     [
       ['Who designed it?', '誰が設計したのですか？'],
@@ -198,15 +255,37 @@ async function writeTranslatedDataset(directory: string): Promise<void> {
         speakers: { user: { speakerId: 'open-jtalk:user' }, system: { speakerId: 'open-jtalk:system' } },
         durationSeconds: 6,
         utterances: [
-          { index: 0, role: 'user', kind: 'question', channel: 1, start: 0.5, end: 2.0, text: { source: 'x', spoken: pairs[0]![0], final: pairs[0]![1], synthesized: pairs[0]![1] } },
-          { index: 1, role: 'system', kind: 'answer', channel: 0, start: 2.5, end: 5.5, text: { source: 'y', spoken: pairs[1]![0], final: pairs[1]![1], synthesized: pairs[1]![1] } },
+          {
+            index: 0,
+            role: 'user',
+            kind: 'question',
+            channel: 1,
+            start: 0.5,
+            end: 2.0,
+            text: { source: 'x', spoken: pairs[0]![0], final: pairs[0]![1], synthesized: pairs[0]![1] },
+          },
+          {
+            index: 1,
+            role: 'system',
+            kind: 'answer',
+            channel: 0,
+            start: 2.5,
+            end: 5.5,
+            text: { source: 'y', spoken: pairs[1]![0], final: pairs[1]![1], synthesized: pairs[1]![1] },
+          },
         ],
       }),
     );
   }
   await writeFile(path.join(directory, 'all.jsonl'), jsonl);
-  await writeFile(path.join(directory, 'manifest.json'), JSON.stringify({ language: 'ja', dataset: 'topiocqa_ja_test', domain: 'task', files }));
-  await writeFile(path.join(directory, 'summary.json'), JSON.stringify({ failed: [{ id: 'ja_9', stage: 'synthesize-speech', reason: 'HTTP 500' }] }));
+  await writeFile(
+    path.join(directory, 'manifest.json'),
+    JSON.stringify({ language: 'ja', dataset: 'topiocqa_ja_test', domain: 'task', files }),
+  );
+  await writeFile(
+    path.join(directory, 'summary.json'),
+    JSON.stringify({ failed: [{ id: 'ja_9', stage: 'synthesize-speech', reason: 'HTTP 500' }] }),
+  );
 }
 
 /** A stand-in DNSMOS scorer (these tests are about COMETKiwi; the real scorer is exercised above). */
@@ -237,26 +316,72 @@ console.log(mt + '\\tscore: ' + (0.8 + 0.005 * (lines.length - 1)).toFixed(4));
   });
 
   it('scores every translated utterance with comet-score and records quarantined dialogues', async () => {
-    const report = await scoreDatasetQuality(dataset, { dnsmosScorer: stubScorer, cometKiwi: { environment: { PATH: bin } } });
-    expect(report.cometKiwi).toEqual({ computed: true, scorer: 'command', model: 'Unbabel/wmt22-cometkiwi-da', systemScore: 0.815, segments: 4 });
+    const report = await scoreDatasetQuality(dataset, {
+      dnsmosScorer: stubScorer,
+      cometKiwi: { environment: { PATH: bin } },
+    });
+    expect(report.cometKiwi).toEqual({
+      computed: true,
+      scorer: 'command',
+      model: 'Unbabel/wmt22-cometkiwi-da',
+      systemScore: 0.815,
+      segments: 4,
+    });
     expect(report.dialogues.map((dialogue) => dialogue.cometKiwi)).toEqual([
-      { mean: 0.805, segments: [{ utteranceIndex: 0, score: 0.8 }, { utteranceIndex: 1, score: 0.81 }] },
-      { mean: 0.825, segments: [{ utteranceIndex: 0, score: 0.82 }, { utteranceIndex: 1, score: 0.83 }] },
+      {
+        mean: 0.805,
+        segments: [
+          { utteranceIndex: 0, score: 0.8 },
+          { utteranceIndex: 1, score: 0.81 },
+        ],
+      },
+      {
+        mean: 0.825,
+        segments: [
+          { utteranceIndex: 0, score: 0.82 },
+          { utteranceIndex: 1, score: 0.83 },
+        ],
+      },
     ]);
     expect(report.aggregates.cometKiwi).toBe(0.815);
     expect(report.aggregates.speechRateUnit).toBe('mora');
     expect(report.quarantined).toEqual([{ id: 'ja_9', stage: 'synthesize-speech', reason: 'HTTP 500' }]);
-    expect(await readFile(path.join(dataset, 'tables.md'), 'utf8')).toMatch(/\| all \| 2 \| [^|]+ \| [^|]+ \| [^|]+ \| [^|]+ \| 0\.815 \|/);
+    expect(await readFile(path.join(dataset, 'tables.md'), 'utf8')).toMatch(
+      /\| all \| 2 \| [^|]+ \| [^|]+ \| [^|]+ \| [^|]+ \| 0\.815 \|/,
+    );
   });
 
   it('records COMETKiwi as not computed, with the reason, when no scorer is available or it fails', async () => {
-    const report = await scoreDatasetQuality(dataset, { dnsmosScorer: stubScorer, cometKiwi: { environment: { PATH: scratch } }, measureLoudness: false });
-    expect(report.cometKiwi).toEqual({ computed: false, reason: expect.stringContaining('"comet-score" is not on PATH') });
-    expect(report.dialogues[0]!.cometKiwi).toEqual({ mean: null, segments: [{ utteranceIndex: 0, score: null }, { utteranceIndex: 1, score: null }] });
+    const report = await scoreDatasetQuality(dataset, {
+      dnsmosScorer: stubScorer,
+      cometKiwi: { environment: { PATH: scratch } },
+      measureLoudness: false,
+    });
+    expect(report.cometKiwi).toEqual({
+      computed: false,
+      reason: expect.stringContaining('"comet-score" is not on PATH'),
+    });
+    expect(report.dialogues[0]!.cometKiwi).toEqual({
+      mean: null,
+      segments: [
+        { utteranceIndex: 0, score: null },
+        { utteranceIndex: 1, score: null },
+      ],
+    });
     expect(report.aggregates.cometKiwi).toBeNull();
     expect(await readFile(path.join(dataset, 'tables.md'), 'utf8')).toContain('not computed: no COMETKiwi scorer');
-    await expect(scoreDatasetQuality(dataset, { dnsmosScorer: stubScorer, cometKiwi: { environment: { PATH: scratch } }, cometKiwiRequired: true })).rejects.toThrow(/required but not available/);
-    const failing = await scoreDatasetQuality(dataset, { dnsmosScorer: stubScorer, cometKiwi: { command: path.join(bin, 'missing-comet') }, measureLoudness: false });
+    await expect(
+      scoreDatasetQuality(dataset, {
+        dnsmosScorer: stubScorer,
+        cometKiwi: { environment: { PATH: scratch } },
+        cometKiwiRequired: true,
+      }),
+    ).rejects.toThrow(/required but not available/);
+    const failing = await scoreDatasetQuality(dataset, {
+      dnsmosScorer: stubScorer,
+      cometKiwi: { command: path.join(bin, 'missing-comet') },
+      measureLoudness: false,
+    });
     expect(failing.cometKiwi).toMatchObject({ computed: false });
   });
 
@@ -265,8 +390,15 @@ console.log(mt + '\\tscore: ' + (0.8 + 0.005 * (lines.length - 1)).toFixed(4));
     registerLanguagePacks([{ ...japanese, cometKiwi: { supported: false } }]);
     try {
       // the working fake scorer is on PATH: it would score if it were asked
-      const report = await scoreDatasetQuality(dataset, { dnsmosScorer: stubScorer, cometKiwi: { environment: { PATH: bin } }, measureLoudness: false });
-      expect(report.cometKiwi).toEqual({ computed: false, reason: 'COMETKiwi does not cover Japanese (language pack ja cometKiwi.supported: false)' });
+      const report = await scoreDatasetQuality(dataset, {
+        dnsmosScorer: stubScorer,
+        cometKiwi: { environment: { PATH: bin } },
+        measureLoudness: false,
+      });
+      expect(report.cometKiwi).toEqual({
+        computed: false,
+        reason: 'COMETKiwi does not cover Japanese (language pack ja cometKiwi.supported: false)',
+      });
       expect(report.aggregates.cometKiwi).toBeNull();
     } finally {
       registerLanguagePacks([japanese]);

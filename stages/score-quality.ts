@@ -15,8 +15,21 @@
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeWav } from '../pipeline/audio/wav.ts';
-import { readDatasetFolder, dialogueSpeakerIds, sourceConversationKey, type DatasetDialogue } from '../pipeline/quality/dataset-files.ts';
-import { aggregateQuality, writeQualityReport, type DatasetCometKiwi, type DatasetQualityReport, type DialogueCometKiwi, type DialogueDnsmos, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
+import {
+  readDatasetFolder,
+  dialogueSpeakerIds,
+  sourceConversationKey,
+  type DatasetDialogue,
+} from '../pipeline/quality/dataset-files.ts';
+import {
+  aggregateQuality,
+  writeQualityReport,
+  type DatasetCometKiwi,
+  type DatasetQualityReport,
+  type DialogueCometKiwi,
+  type DialogueDnsmos,
+  type DialogueQuality,
+} from '../pipeline/quality/quality-report.ts';
 import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
 import { speechRateUnit } from '../pipeline/quality/speech-rate.ts';
 import { findLanguagePack, languagePackSource } from '../pipeline/model/language-pack.ts';
@@ -25,7 +38,13 @@ import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/qu
 import { sharedDirectory } from '../pipeline/config.ts';
 import { bytesHash, ContentCache } from '../pipeline/storage/content-cache.ts';
 import type { DnsmosRecordingScores, MultiChannelAudio } from '../pipeline/services/mos/dnsmos.ts';
-import { DEFAULT_DNSMOS_BATCH_WINDOWS, DNSMOS_REFERENCE_HOP_SECONDS, DnsmosScorer, loadDnsmosScorer, type DnsmosRunSettings } from '../pipeline/services/mos/dnsmos.ts';
+import {
+  DEFAULT_DNSMOS_BATCH_WINDOWS,
+  DNSMOS_REFERENCE_HOP_SECONDS,
+  DnsmosScorer,
+  loadDnsmosScorer,
+  type DnsmosRunSettings,
+} from '../pipeline/services/mos/dnsmos.ts';
 import {
   DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE,
   DNSMOS_MODEL_FILE_NAMES,
@@ -86,7 +105,9 @@ export interface ScoreQualityOptions {
  * `DUPLEXSYNTH_DNSMOS_DIR` environment variable is not set; otherwise `{}`, i.e. the search order of
  * resolveDnsmosModelDirectory (environment variable, user cache, download).
  */
-export async function defaultDnsmosModelLocation(environment: NodeJS.ProcessEnv = process.env): Promise<DnsmosModelLocationConfig> {
+export async function defaultDnsmosModelLocation(
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<DnsmosModelLocationConfig> {
   if (environment[DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE]) return {};
   const shared = path.join(sharedDirectory(), 'models', 'dnsmos');
   try {
@@ -127,8 +148,16 @@ function dnsmosCacheKey(audioSha256: string, hopSeconds: number = DNSMOS_REFEREN
  * @param hopSeconds the scorer's window hop (quality.dnsmos.hopSeconds), s: part of the cache key
  * @throws as decodeWav (not a WAV) and the scorer
  */
-export async function cacheDialogueDnsmos(cache: ContentCache, wav: Uint8Array, label: string, scorer: RecordingMosScorer, hopSeconds: number = DNSMOS_REFERENCE_HOP_SECONDS): Promise<void> {
-  await cachedJson(cache, dnsmosCacheKey(bytesHash(wav), hopSeconds), async () => roundDnsmos(await scorer.scoreRecording(decodeWav(wav, label))));
+export async function cacheDialogueDnsmos(
+  cache: ContentCache,
+  wav: Uint8Array,
+  label: string,
+  scorer: RecordingMosScorer,
+  hopSeconds: number = DNSMOS_REFERENCE_HOP_SECONDS,
+): Promise<void> {
+  await cachedJson(cache, dnsmosCacheKey(bytesHash(wav), hopSeconds), async () =>
+    roundDnsmos(await scorer.scoreRecording(decodeWav(wav, label))),
+  );
 }
 
 function round4(value: number): number {
@@ -139,13 +168,24 @@ function round4(value: number): number {
 export function roundDnsmos(scores: DnsmosRecordingScores): DialogueDnsmos {
   return {
     dialogue: scores.dialogue
-      ? { ovrl: round4(scores.dialogue.ovrl), sig: round4(scores.dialogue.sig), bak: round4(scores.dialogue.bak), p808: round4(scores.dialogue.p808) }
+      ? {
+          ovrl: round4(scores.dialogue.ovrl),
+          sig: round4(scores.dialogue.sig),
+          bak: round4(scores.dialogue.bak),
+          p808: round4(scores.dialogue.p808),
+        }
       : null,
     channels: scores.channels.map((channel) => ({
       channel: channel.channel,
       hasSpeech: channel.hasSpeech,
       scores: channel.scores
-        ? { ovrl: round4(channel.scores.ovrl), sig: round4(channel.scores.sig), bak: round4(channel.scores.bak), p808: round4(channel.scores.p808), windows: channel.scores.windows }
+        ? {
+            ovrl: round4(channel.scores.ovrl),
+            sig: round4(channel.scores.sig),
+            bak: round4(channel.scores.bak),
+            p808: round4(channel.scores.p808),
+            windows: channel.scores.windows,
+          }
         : null,
     })),
   };
@@ -182,7 +222,10 @@ export function translationPairs(dialogue: DatasetDialogue): (TranslationPair & 
  *   models cannot be found; CometKiwiError when `cometKiwiRequired` and the scorer fails (or is
  *   unavailable); LoudnessMeasurementError when ffmpeg fails; WavDecodeError for a bad WAV.
  */
-export async function scoreDatasetQuality(directory: string, options: ScoreQualityOptions = {}): Promise<DatasetQualityReport> {
+export async function scoreDatasetQuality(
+  directory: string,
+  options: ScoreQualityOptions = {},
+): Promise<DatasetQualityReport> {
   const log = options.log ?? (() => {});
   const thresholds: QualityThresholds = resolveQualityThresholds(options.thresholds ?? {});
   const folder = await readDatasetFolder(directory);
@@ -191,26 +234,45 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
   let datasetCometKiwi: DatasetCometKiwi | null = null;
   const cometByDialogue = new Map<string, DialogueCometKiwi>();
   if (translated) {
-    const pairsByDialogue = folder.dialogues.map((dialogue) => ({ id: dialogue.id, pairs: isTranslated(dialogue) ? translationPairs(dialogue) : [] }));
+    const pairsByDialogue = folder.dialogues.map((dialogue) => ({
+      id: dialogue.id,
+      pairs: isTranslated(dialogue) ? translationPairs(dialogue) : [],
+    }));
     const allPairs = pairsByDialogue.flatMap((entry) => entry.pairs);
     let scores: number[] | null = null;
     // the direction: source = the corpus's spoken-style text (English: a build translates from English
     // only, build.ts checkBuildIsPossible), target = the dataset's language; COMETKiwi (XLM-R) must cover both
-    const unsupported = [TRANSLATION_SOURCE_LANGUAGE, folder.language].map((code) => findLanguagePack(code)).find((pack) => pack !== undefined && !pack.cometKiwi.supported);
+    const unsupported = [TRANSLATION_SOURCE_LANGUAGE, folder.language]
+      .map((code) => findLanguagePack(code))
+      .find((pack) => pack !== undefined && !pack.cometKiwi.supported);
     if (options.cometKiwiEnabled === false) {
       datasetCometKiwi = { computed: false, reason: 'disabled by the caller (cometKiwiEnabled: false)' };
     } else if (unsupported !== undefined) {
-      datasetCometKiwi = { computed: false, reason: `COMETKiwi does not cover ${unsupported.name} (${languagePackSource(unsupported)} cometKiwi.supported: false)` };
+      datasetCometKiwi = {
+        computed: false,
+        reason: `COMETKiwi does not cover ${unsupported.name} (${languagePackSource(unsupported)} cometKiwi.supported: false)`,
+      };
       log(`[${folder.language}] COMETKiwi not computed: ${datasetCometKiwi.reason}`);
     } else {
-      log(`[${folder.language}] COMETKiwi ${TRANSLATION_SOURCE_LANGUAGE}→${folder.language}: ${allPairs.length} translated utterances (source text.spoken, translation text.final)`);
+      log(
+        `[${folder.language}] COMETKiwi ${TRANSLATION_SOURCE_LANGUAGE}→${folder.language}: ${allPairs.length} translated utterances (source text.spoken, translation text.final)`,
+      );
       try {
-        const result = await (options.translationQuality ?? cometKiwiEstimator(options.cometKiwi ?? {})).score(allPairs);
+        const result = await (options.translationQuality ?? cometKiwiEstimator(options.cometKiwi ?? {})).score(
+          allPairs,
+        );
         if (result.computed) {
           scores = result.segmentScores;
-          datasetCometKiwi = { computed: true, scorer: result.scorer, model: result.model, systemScore: round4(result.systemScore), segments: result.segmentScores.length };
+          datasetCometKiwi = {
+            computed: true,
+            scorer: result.scorer,
+            model: result.model,
+            systemScore: round4(result.systemScore),
+            segments: result.segmentScores.length,
+          };
         } else {
-          if (options.cometKiwiRequired) throw new CometKiwiError(`COMETKiwi is required but not available: ${result.reason}`);
+          if (options.cometKiwiRequired)
+            throw new CometKiwiError(`COMETKiwi is required but not available: ${result.reason}`);
           datasetCometKiwi = { computed: false, reason: result.reason };
         }
       } catch (error) {
@@ -221,10 +283,16 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     }
     let offset = 0;
     for (const entry of pairsByDialogue) {
-      const segmentScores = entry.pairs.map((pair, index) => ({ utteranceIndex: pair.utteranceIndex, score: scores ? scores[offset + index]! : null }));
+      const segmentScores = entry.pairs.map((pair, index) => ({
+        utteranceIndex: pair.utteranceIndex,
+        score: scores ? scores[offset + index]! : null,
+      }));
       offset += entry.pairs.length;
       const values = segmentScores.flatMap((segment) => (segment.score === null ? [] : [segment.score]));
-      cometByDialogue.set(entry.id, { mean: values.length ? round4(values.reduce((a, b) => a + b, 0) / values.length) : null, segments: segmentScores });
+      cometByDialogue.set(entry.id, {
+        mean: values.length ? round4(values.reduce((a, b) => a + b, 0) / values.length) : null,
+        segments: segmentScores,
+      });
     }
   }
 
@@ -232,8 +300,18 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
   let scorer = options.dnsmosScorer;
   let loaded: DnsmosScorer | null = null;
   if (!scorer) {
-    const run = { executionProvider: options.dnsmos?.executionProvider ?? 'cpu', intraOpThreads: options.dnsmos?.intraOpThreads ?? null, batchWindows: options.dnsmos?.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS, hopSeconds };
-    loaded = (await loadDnsmosScorer(await resolveDnsmosModelDirectory(options.dnsmosModels ?? (await defaultDnsmosModelLocation())), run)).scorer;
+    const run = {
+      executionProvider: options.dnsmos?.executionProvider ?? 'cpu',
+      intraOpThreads: options.dnsmos?.intraOpThreads ?? null,
+      batchWindows: options.dnsmos?.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS,
+      hopSeconds,
+    };
+    loaded = (
+      await loadDnsmosScorer(
+        await resolveDnsmosModelDirectory(options.dnsmosModels ?? (await defaultDnsmosModelLocation())),
+        run,
+      )
+    ).scorer;
     scorer = loaded;
   }
   const cache = options.cacheDirectory ? new ContentCache(options.cacheDirectory) : null;
@@ -248,11 +326,13 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
   const stage = { language: folder.language, stage: 'score-quality', dataset: folder.dataset } as const;
   progress({ type: 'stage-start', ...stage, total: folder.dialogues.length });
   // every dialogue's channels are scored (a channel without speech counts as done at once)
-  for (const dialogue of folder.dialogues) progress({ type: 'item-planned', ...stage, id: dialogue.id, amount: 2 * dialogue.metadata.durationSeconds });
+  for (const dialogue of folder.dialogues)
+    progress({ type: 'item-planned', ...stage, id: dialogue.id, amount: 2 * dialogue.metadata.durationSeconds });
   const computedIds = new Set<string>();
   const scoreDialogue = async (dialogue: DatasetDialogue): Promise<DialogueQuality> => {
     const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
-    const onProgress = (channelSeconds: number) => progress({ type: 'item-advanced', ...stage, id: dialogue.id, amount: channelSeconds });
+    const onProgress = (channelSeconds: number) =>
+      progress({ type: 'item-advanced', ...stage, id: dialogue.id, amount: channelSeconds });
     const compute = async () => {
       computedIds.add(dialogue.id);
       return roundDnsmos(await scorer!.scoreRecording(audio, { onProgress }));
@@ -301,16 +381,26 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
         const dialogue = folder.dialogues[position]!;
         dialogues[position] = await scoreDialogue(dialogue).catch((error: unknown) => {
           failed = true;
-          progress({ type: 'item', ...stage, id: dialogue.id, status: 'failed', reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) });
+          progress({
+            type: 'item',
+            ...stage,
+            id: dialogue.id,
+            status: 'failed',
+            reason: error instanceof Error ? error.message.split('\n')[0]! : String(error),
+          });
           throw error;
         });
         progress({ type: 'item', ...stage, id: dialogue.id, status: computedIds.has(dialogue.id) ? 'done' : 'cached' });
         const dnsmos = dialogues[position].dnsmos;
-        log(`[${folder.language}] ${++scored}/${folder.dialogues.length} ${dialogue.id}: DNSMOS OVRL ${dnsmos.dialogue ? dnsmos.dialogue.ovrl.toFixed(2) : 'n/a'}`);
+        log(
+          `[${folder.language}] ${++scored}/${folder.dialogues.length} ${dialogue.id}: DNSMOS OVRL ${dnsmos.dialogue ? dnsmos.dialogue.ovrl.toFixed(2) : 'n/a'}`,
+        );
       }
     };
     // every worker ends before the scorer is closed; the first failure is then thrown
-    const outcomes = await Promise.allSettled(Array.from({ length: Math.min(concurrentDialogues, folder.dialogues.length) }, worker));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: Math.min(concurrentDialogues, folder.dialogues.length) }, worker),
+    );
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
   } finally {
@@ -326,8 +416,11 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
     dataset: folder.dataset,
     methods: {
       dnsmos: `DNSMOS P.835 (sig_bak_ovr.onnx) and P.808 (model_v8.onnx) as DNS-Challenge dnsmos_local.py${hopSeconds === DNSMOS_REFERENCE_HOP_SECONDS ? '' : ` but with 9.01 s windows every ${hopSeconds} s (the reference: every 1 s; not the published numbers)`}, per channel with speech; dialogue = mean over those channels; dataset = mean over dialogues`,
-      cometKiwi: translated ? 'Unbabel/wmt22-cometkiwi-da on (text.spoken, text.final) of every translated utterance; dialogue = mean of its utterances; dataset = mean of all utterances' : 'not applicable (not a translated dataset)',
-      loudness: 'EBU R 128 / ITU-R BS.1770 integrated loudness and true peak, ffmpeg ebur128 filter, each channel as a mono programme and the whole file',
+      cometKiwi: translated
+        ? 'Unbabel/wmt22-cometkiwi-da on (text.spoken, text.final) of every translated utterance; dialogue = mean of its utterances; dataset = mean of all utterances'
+        : 'not applicable (not a translated dataset)',
+      loudness:
+        'EBU R 128 / ITU-R BS.1770 integrated loudness and true peak, ffmpeg ebur128 filter, each channel as a mono programme and the whole file',
       speechRate: `${unit}s per second of speech (TURN and BC spans minus SHORTPAUSE inside each utterance); counter: ${unitCounter}`,
     },
     thresholds,
@@ -350,12 +443,27 @@ export async function scoreDatasetQuality(directory: string, options: ScoreQuali
 export const scoreQualityStage: Stage<{ directory: string }, ScoreQualityOptions, DatasetQualityReport> = {
   name: 'score-quality',
   inputs: ['directory'],
-  parameters: ['dnsmosScorer', 'dnsmosModels', 'cacheDirectory', 'cometKiwi', 'translationQuality', 'cometKiwiEnabled', 'cometKiwiRequired', 'thresholds', 'measureLoudness', 'log', 'progress', 'dnsmos'],
+  parameters: [
+    'dnsmosScorer',
+    'dnsmosModels',
+    'cacheDirectory',
+    'cometKiwi',
+    'translationQuality',
+    'cometKiwiEnabled',
+    'cometKiwiRequired',
+    'thresholds',
+    'measureLoudness',
+    'log',
+    'progress',
+    'dnsmos',
+  ],
   cacheStages: ['dnsmos'],
   cacheKeys: async (input, parameters) => {
     if (!parameters.cacheDirectory || parameters.dnsmosScorer) return [];
     const folder = await readDatasetFolder(input.directory);
-    return folder.dialogues.flatMap((dialogue) => (dialogue.audioSha256 ? [dnsmosCacheKey(dialogue.audioSha256, parameters.dnsmos?.hopSeconds)] : []));
+    return folder.dialogues.flatMap((dialogue) =>
+      dialogue.audioSha256 ? [dnsmosCacheKey(dialogue.audioSha256, parameters.dnsmos?.hopSeconds)] : [],
+    );
   },
   run: (input, parameters) => scoreDatasetQuality(input.directory, parameters),
 };

@@ -3,7 +3,11 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aggregateQuality, type DatasetQualityReport, type DialogueQuality } from '../pipeline/quality/quality-report.ts';
+import {
+  aggregateQuality,
+  type DatasetQualityReport,
+  type DialogueQuality,
+} from '../pipeline/quality/quality-report.ts';
 import { DEFAULT_QUALITY_THRESHOLDS } from '../pipeline/quality/thresholds.ts';
 import { applySplitToVariant, excludedDialogues, splitDatasets, SplitError } from './split-dev-test.ts';
 import { rankByDnsmos, selectSplits, speakerGroups, type SplitCandidate } from '../pipeline/quality/split-selection.ts';
@@ -56,9 +60,15 @@ describe('selectSplits', () => {
     const selection = selectSplits(candidates, { testSeconds: target });
     const speakersOf = new Map(candidates.map((candidate) => [candidate.id, candidate.speakerIds]));
     const testSpeakers = new Set(selection.test.flatMap((id) => speakersOf.get(id)!));
-    for (const id of selection.dev) for (const speaker of speakersOf.get(id)!) expect(testSpeakers.has(speaker)).toBe(false);
-    for (const item of selection.excludedForSpeakerOverlap) expect(item.sharedSpeakers.every((speaker) => testSpeakers.has(speaker))).toBe(true);
-    const all = [...selection.test, ...selection.dev, ...selection.excludedForSpeakerOverlap.map((item) => item.id)].sort();
+    for (const id of selection.dev)
+      for (const speaker of speakersOf.get(id)!) expect(testSpeakers.has(speaker)).toBe(false);
+    for (const item of selection.excludedForSpeakerOverlap)
+      expect(item.sharedSpeakers.every((speaker) => testSpeakers.has(speaker))).toBe(true);
+    const all = [
+      ...selection.test,
+      ...selection.dev,
+      ...selection.excludedForSpeakerOverlap.map((item) => item.id),
+    ].sort();
     expect(all).toEqual(candidates.map((candidate) => candidate.id).sort());
     expect(selection.dev.length).toBeGreaterThan(0);
     expect(selection.excludedForSpeakerOverlap.length).toBeGreaterThan(0);
@@ -76,14 +86,17 @@ describe('selectSplits', () => {
     expect(seconds - last).toBeLessThan(target);
     expect(selection.targetReached).toBe(true);
     const worstTest = Math.min(...selection.test.map((id) => byId.get(id)!.ovrl!));
-    const bestOther = Math.max(...candidates.filter((candidate) => !selection.test.includes(candidate.id)).map((candidate) => candidate.ovrl!));
+    const bestOther = Math.max(
+      ...candidates.filter((candidate) => !selection.test.includes(candidate.id)).map((candidate) => candidate.ovrl!),
+    );
     expect(worstTest).toBeGreaterThanOrEqual(bestOther);
   });
 
   it('is deterministic: same result on re-run and for any input order; ties go by id', () => {
     const first = selectSplits(candidates, { testSeconds: target, testSmallCount: 3 });
     expect(selectSplits(candidates, { testSeconds: target, testSmallCount: 3 })).toEqual(first);
-    for (const seed of [1, 2, 3]) expect(selectSplits(shuffled(candidates, seed), { testSeconds: target, testSmallCount: 3 })).toEqual(first);
+    for (const seed of [1, 2, 3])
+      expect(selectSplits(shuffled(candidates, seed), { testSeconds: target, testSmallCount: 3 })).toEqual(first);
     const tied = [
       { id: 'b', ovrl: 3.1 },
       { id: 'c', ovrl: null },
@@ -96,12 +109,17 @@ describe('selectSplits', () => {
   });
 
   it('reports an empty dev when every dialogue shares the same two speakers, or keeps them when asked', () => {
-    const same = candidates.map((candidate) => ({ ...candidate, speakerIds: ['espeak-ng:user:{}', 'espeak-ng:system:{}'] }));
+    const same = candidates.map((candidate) => ({
+      ...candidate,
+      speakerIds: ['espeak-ng:user:{}', 'espeak-ng:system:{}'],
+    }));
     const disjoint = selectSplits(same, { testSeconds: target });
     expect(disjoint.dev).toEqual([]);
     expect(disjoint.devEmptyBecauseOfSpeakerOverlap).toBe(true);
     expect(disjoint.excludedForSpeakerOverlap).toHaveLength(candidates.length - disjoint.test.length);
-    expect(disjoint.warnings.join('\n')).toMatch(/dev is empty: all \d+ dialogue\(s\) outside test share a speaker with test \(espeak-ng:system:\{\}, espeak-ng:user:\{\}\)/);
+    expect(disjoint.warnings.join('\n')).toMatch(
+      /dev is empty: all \d+ dialogue\(s\) outside test share a speaker with test \(espeak-ng:system:\{\}, espeak-ng:user:\{\}\)/,
+    );
     const overlapping = selectSplits(same, { testSeconds: target, speakerDisjoint: false });
     expect(overlapping.test).toEqual(disjoint.test);
     expect(overlapping.dev).toHaveLength(candidates.length - disjoint.test.length);
@@ -115,7 +133,8 @@ describe('selectSplits', () => {
     expect(selection.test.length + selection.dev.length).toBe(candidates.length);
     const speakersOf = new Map(candidates.map((candidate) => [candidate.id, candidate.speakerIds]));
     const testSpeakers = new Set(selection.test.flatMap((id) => speakersOf.get(id)!));
-    for (const id of selection.dev) for (const speaker of speakersOf.get(id)!) expect(testSpeakers.has(speaker)).toBe(false);
+    for (const id of selection.dev)
+      for (const speaker of speakersOf.get(id)!) expect(testSpeakers.has(speaker)).toBe(false);
     expect(selection.testSeconds).toBeGreaterThanOrEqual(target);
     expect(selection.speakerGroups.count).toBe(speakerGroups(candidates).length);
     expect(selectSplits(shuffled(candidates, 9), { testSeconds: target, unit: 'speaker-group' })).toEqual(selection);
@@ -141,7 +160,13 @@ describe('selectSplits', () => {
       { id: 'x3', durationSeconds: 100, ovrl: 2, speakerIds: ['c'] },
     ];
     const selection = selectSplits(small, { testSeconds: 3600, testSmallCount: 5 });
-    expect(selection).toMatchObject({ test: ['x1', 'x3'], dev: ['x2'], withoutDnsmos: ['x2'], targetReached: false, testSmall: ['x1', 'x3'] });
+    expect(selection).toMatchObject({
+      test: ['x1', 'x3'],
+      dev: ['x2'],
+      withoutDnsmos: ['x2'],
+      targetReached: false,
+      testSmall: ['x1', 'x3'],
+    });
     expect(selection.warnings).toHaveLength(3);
     expect(() => selectSplits(small, { testSeconds: 0 })).toThrow(RangeError);
     expect(() => selectSplits(small, { testSeconds: 10, testSmallCount: 0 })).toThrow(RangeError);
@@ -199,7 +224,10 @@ async function writeDataset(
     await writeFile(path.join(directory, 'metadata', `${dialogue.id}.json`), JSON.stringify(metadata));
   }
   await writeFile(path.join(directory, 'all.jsonl'), jsonl);
-  await writeFile(path.join(directory, 'manifest.json'), JSON.stringify({ language, dataset: path.basename(directory), domain: 'task', files }));
+  await writeFile(
+    path.join(directory, 'manifest.json'),
+    JSON.stringify({ language, dataset: path.basename(directory), domain: 'task', files }),
+  );
   const qualities = dialogues.map((dialogue) => {
     const quality = dialogueQuality(dialogue.id, dialogue.ovrl, [...dialogue.speakers].sort(), dialogue.seconds);
     quality.sourceConversation = `TopiOCQA/dev.json#${Number(dialogue.id.replace(/\D/g, ''))}`;
@@ -230,8 +258,26 @@ describe('splitDatasets', () => {
     japanese = path.join(root, 'data', 'ja', 'task', 'topiocqa_ja');
     const ids = Array.from({ length: 10 }, (_, index) => `topiocqa_dev_${String(index + 1).padStart(4, '0')}`);
     // Speaker roster of three voices per role, assigned by index; OVRL differs per language.
-    await writeDataset(english, 'en', ids.map((id, index) => ({ id, ovrl: 3 + ((index * 7) % 10) / 20, speakers: [`en:user:${index % 3}`, `en:system:${index % 3}`], seconds: 100 })));
-    await writeDataset(japanese, 'ja', ids.map((id, index) => ({ id, ovrl: 3 + ((index * 3) % 10) / 20, speakers: [`ja:user:${index % 3}`, `ja:system:${index % 3}`], seconds: 100 })));
+    await writeDataset(
+      english,
+      'en',
+      ids.map((id, index) => ({
+        id,
+        ovrl: 3 + ((index * 7) % 10) / 20,
+        speakers: [`en:user:${index % 3}`, `en:system:${index % 3}`],
+        seconds: 100,
+      })),
+    );
+    await writeDataset(
+      japanese,
+      'ja',
+      ids.map((id, index) => ({
+        id,
+        ovrl: 3 + ((index * 3) % 10) / 20,
+        speakers: [`ja:user:${index % 3}`, `ja:system:${index % 3}`],
+        seconds: 100,
+      })),
+    );
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
@@ -241,32 +287,66 @@ describe('splitDatasets', () => {
     const options = { testHours: 250 / 3600, testSmall: 2, unit: 'dialogue' as const };
     const results = await splitDatasets([english, japanese], options);
     const all = await readFile(path.join(english, 'all.jsonl'), 'utf8');
-    const lines = new Map(all.split('\n').filter(Boolean).map((line) => [JSON.parse(line).id as string, `${line}\n`]));
+    const lines = new Map(
+      all
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [JSON.parse(line).id as string, `${line}\n`]),
+    );
     const report = JSON.parse(await readFile(path.join(english, 'split.json'), 'utf8')) as SplitReport;
     expect(report.splits.test!.dialogues).toBe(3);
     expect(report.splits.test!.hours).toBeCloseTo(300 / 3600, 4);
-    for (const [split, ids] of [['test', report.splits.test!.ids], ['test_other', report.splits.dev!.ids], ['dev', report.splits.dev!.ids], ['test_small', report.splits.test_small!.ids]] as const) {
-      expect(await readFile(path.join(english, `${split}.jsonl`), 'utf8')).toBe(ids.map((id) => lines.get(id)!).join(''));
+    for (const [split, ids] of [
+      ['test', report.splits.test!.ids],
+      ['test_other', report.splits.dev!.ids],
+      ['dev', report.splits.dev!.ids],
+      ['test_small', report.splits.test_small!.ids],
+    ] as const) {
+      expect(await readFile(path.join(english, `${split}.jsonl`), 'utf8')).toBe(
+        ids.map((id) => lines.get(id)!).join(''),
+      );
     }
-    expect(report.ranking.slice(0, 3).map((item) => item.id)).toEqual(report.splits.test!.ids.slice().sort((a, b) => report.ranking.findIndex((r) => r.id === a) - report.ranking.findIndex((r) => r.id === b)));
+    expect(report.ranking.slice(0, 3).map((item) => item.id)).toEqual(
+      report.splits
+        .test!.ids.slice()
+        .sort((a, b) => report.ranking.findIndex((r) => r.id === a) - report.ranking.findIndex((r) => r.id === b)),
+    );
     const testSpeakers = new Set(report.testSpeakers);
-    const metadataSpeakers = async (id: string) => Object.values((JSON.parse(await readFile(path.join(english, 'metadata', `${id}.json`), 'utf8')) as { speakers: Record<string, { speakerId: string }> }).speakers).map((speaker) => speaker.speakerId);
-    for (const id of report.splits.dev!.ids) for (const speaker of await metadataSpeakers(id)) expect(testSpeakers.has(speaker)).toBe(false);
+    const metadataSpeakers = async (id: string) =>
+      Object.values(
+        (
+          JSON.parse(await readFile(path.join(english, 'metadata', `${id}.json`), 'utf8')) as {
+            speakers: Record<string, { speakerId: string }>;
+          }
+        ).speakers,
+      ).map((speaker) => speaker.speakerId);
+    for (const id of report.splits.dev!.ids)
+      for (const speaker of await metadataSpeakers(id)) expect(testSpeakers.has(speaker)).toBe(false);
     // dialogue by dialogue, the rest sharing a speaker with test is in neither split: each listed with its reason
     const inSplits = new Set([...report.splits.test!.ids, ...report.splits.dev!.ids]);
     const outside = [...lines.keys()].filter((id) => !inSplits.has(id));
     expect(report.excluded.map((item) => item.id)).toEqual(outside);
-    expect(report.excluded.map((item) => item.id).sort()).toEqual(report.excludedForSpeakerOverlap.map((item) => item.id).sort());
-    for (const item of report.excluded) expect(item.reason).toMatch(/^shares speaker\(s\) en:(user|system):\d.* with test$/);
+    expect(report.excluded.map((item) => item.id).sort()).toEqual(
+      report.excludedForSpeakerOverlap.map((item) => item.id).sort(),
+    );
+    for (const item of report.excluded)
+      expect(item.reason).toMatch(/^shares speaker\(s\) en:(user|system):\d.* with test$/);
     const japaneseReport = results[1]!.report;
     const sharedExpected = report.splits.test!.ids.filter((id) => japaneseReport.splits.test!.ids.includes(id));
-    expect(report.sharedTestWithOtherLanguages).toEqual([{ language: 'ja', dataset: 'topiocqa_ja', ids: sharedExpected }]);
+    expect(report.sharedTestWithOtherLanguages).toEqual([
+      { language: 'ja', dataset: 'topiocqa_ja', ids: sharedExpected },
+    ]);
     expect(japaneseReport.sharedTestWithOtherLanguages[0]!.ids).toEqual(sharedExpected);
     const tables = await readFile(path.join(english, 'tables.md'), 'utf8');
     expect(tables).toContain('| test | 3 | 0.08 | 100.0 | 3 | 0 | 3 | 0 |');
     expect(tables).toMatch(/\| test_other \| \d+ \|/);
 
-    const snapshot = async () => Promise.all(['test.jsonl', 'dev.jsonl', 'test_small.jsonl', 'split.json', 'tables.md', 'tables.json'].map((name) => readFile(path.join(english, name), 'utf8')));
+    const snapshot = async () =>
+      Promise.all(
+        ['test.jsonl', 'dev.jsonl', 'test_small.jsonl', 'split.json', 'tables.md', 'tables.json'].map((name) =>
+          readFile(path.join(english, name), 'utf8'),
+        ),
+      );
     const before = await snapshot();
     await splitDatasets([english, japanese], options);
     expect(await snapshot()).toEqual(before);
@@ -299,7 +379,16 @@ describe('splitDatasets', () => {
     const [base] = await splitDatasets([english], { testHours: 250 / 3600, testSmall: 1, unit: 'dialogue' });
     const variant = path.join(root, 'data', 'en', 'task', 'topiocqa_bargein');
     const ids = Array.from({ length: 9 }, (_, index) => `topiocqa_dev_${String(index + 1).padStart(4, '0')}`); // 0010 failed in the variant
-    await writeDataset(variant, 'en', ids.map((id, index) => ({ id, ovrl: 2, speakers: [`en:user:${index % 3}`, `en:system:${index % 3}`], seconds: 90 })));
+    await writeDataset(
+      variant,
+      'en',
+      ids.map((id, index) => ({
+        id,
+        ovrl: 2,
+        speakers: [`en:user:${index % 3}`, `en:system:${index % 3}`],
+        seconds: 90,
+      })),
+    );
     const report = await applySplitToVariant(base!.report, variant);
     expect(report.dataset).toBe('topiocqa_bargein');
     expect(report.splits.test!.ids).toEqual(base!.report.splits.test!.ids.filter((id) => ids.includes(id)));
@@ -307,13 +396,23 @@ describe('splitDatasets', () => {
     expect(report.splits.test_small!.ids).toEqual(base!.report.splits.test_small!.ids.filter((id) => ids.includes(id)));
     const inBase = [...base!.report.splits.test!.ids, ...base!.report.splits.dev!.ids];
     if (inBase.includes('topiocqa_dev_0010')) expect(report.warnings.at(-1)).toMatch(/topiocqa_dev_0010/);
-    const lines = (name: string) => readFile(path.join(variant, name), 'utf8').then((text) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line).id as string));
+    const lines = (name: string) =>
+      readFile(path.join(variant, name), 'utf8').then((text) =>
+        text
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line).id as string),
+      );
     expect(await lines('test.jsonl')).toEqual(report.splits.test!.ids);
     expect(await lines('test_other.jsonl')).toEqual(report.splits.dev!.ids);
     expect(await lines('dev.jsonl')).toEqual(report.splits.dev!.ids);
-    expect(JSON.parse(await readFile(path.join(variant, 'split.json'), 'utf8')).settings.rankedBy).toMatch(/^the split of topiocqa /);
+    expect(JSON.parse(await readFile(path.join(variant, 'split.json'), 'utf8')).settings.rankedBy).toMatch(
+      /^the split of topiocqa /,
+    );
     // the base's exclusions carry over with their reason, naming the base
-    expect(report.excluded.map((item) => item.id)).toEqual(base!.report.excluded.map((item) => item.id).filter((id) => ids.includes(id)));
+    expect(report.excluded.map((item) => item.id)).toEqual(
+      base!.report.excluded.map((item) => item.id).filter((id) => ids.includes(id)),
+    );
     for (const item of report.excluded) expect(item.reason).toMatch(/with test \(in topiocqa\)$/);
   });
 
@@ -321,7 +420,9 @@ describe('splitDatasets', () => {
     const quality = path.join(japanese, 'quality.json');
     const text = await readFile(quality, 'utf8');
     await writeFile(quality, text.replace(`"${fakeSha('topiocqa_dev_0003')}"`, `"${fakeSha('changed')}"`));
-    await expect(splitDatasets([japanese])).rejects.toThrow(/audio of topiocqa_dev_0003 changed since quality.json was written/);
+    await expect(splitDatasets([japanese])).rejects.toThrow(
+      /audio of topiocqa_dev_0003 changed since quality.json was written/,
+    );
     await rm(quality);
     await expect(splitDatasets([japanese])).rejects.toThrow(SplitError);
     await writeFile(quality, text);
@@ -331,7 +432,9 @@ describe('splitDatasets', () => {
     const audio = path.join(japanese, 'audio', 'topiocqa_dev_0002.wav');
     await mkdir(path.dirname(audio), { recursive: true });
     await writeFile(audio, 'edited by hand');
-    await expect(splitDatasets([japanese])).rejects.toThrow(/audio\/topiocqa_dev_0002\.wav: the audio of topiocqa_dev_0002 differs from the SHA-256 in manifest\.json/);
+    await expect(splitDatasets([japanese])).rejects.toThrow(
+      /audio\/topiocqa_dev_0002\.wav: the audio of topiocqa_dev_0002 differs from the SHA-256 in manifest\.json/,
+    );
     await rm(audio);
   });
 });

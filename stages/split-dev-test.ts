@@ -40,7 +40,12 @@ import { readQualityReport, type DatasetQualityReport } from '../pipeline/qualit
 import { SPLIT_FILE_NAME, writeQualityTables } from '../pipeline/quality/tables.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
-import { DEFAULT_SPLIT_UNIT, splitReportSchema, type SplitReport, type SplitUnit } from '../pipeline/model/split-report.ts';
+import {
+  DEFAULT_SPLIT_UNIT,
+  splitReportSchema,
+  type SplitReport,
+  type SplitUnit,
+} from '../pipeline/model/split-report.ts';
 import { formatRecord } from '../pipeline/storage/json-records.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 import { selectSplits, type SplitCandidate, type SplitSelection } from '../pipeline/quality/split-selection.ts';
@@ -104,18 +109,30 @@ async function checkAudioIsUnchanged(folder: DatasetFolder): Promise<void> {
  * Checks that quality.json covers exactly the dialogues of all.jsonl with the same audio.
  * @throws SplitError naming the first difference.
  */
-function checkQualityIsCurrent(folder: DatasetFolder, report: DatasetQualityReport | null): asserts report is DatasetQualityReport {
-  if (report === null) throw new SplitError(`${folder.directory}: no quality.json; run "duplexsynth score ${folder.directory}" first`);
+function checkQualityIsCurrent(
+  folder: DatasetFolder,
+  report: DatasetQualityReport | null,
+): asserts report is DatasetQualityReport {
+  if (report === null)
+    throw new SplitError(`${folder.directory}: no quality.json; run "duplexsynth score ${folder.directory}" first`);
   const scored = new Map(report.dialogues.map((dialogue) => [dialogue.id, dialogue]));
   for (const dialogue of folder.dialogues) {
     const quality = scored.get(dialogue.id);
-    if (!quality) throw new SplitError(`${folder.directory}: quality.json has no entry for ${dialogue.id}; re-run "duplexsynth score"`);
-    if (quality.audioSha256 !== dialogue.audioSha256) throw new SplitError(`${folder.directory}: the audio of ${dialogue.id} changed since quality.json was written; re-run "duplexsynth score"`);
+    if (!quality)
+      throw new SplitError(
+        `${folder.directory}: quality.json has no entry for ${dialogue.id}; re-run "duplexsynth score"`,
+      );
+    if (quality.audioSha256 !== dialogue.audioSha256)
+      throw new SplitError(
+        `${folder.directory}: the audio of ${dialogue.id} changed since quality.json was written; re-run "duplexsynth score"`,
+      );
   }
   if (scored.size !== folder.dialogues.length) {
     const current = new Set(folder.dialogues.map((dialogue) => dialogue.id));
     const extra = report.dialogues.find((dialogue) => !current.has(dialogue.id));
-    throw new SplitError(`${folder.directory}: quality.json scores ${extra?.id ?? 'a dialogue'}, which all.jsonl does not have; re-run "duplexsynth score"`);
+    throw new SplitError(
+      `${folder.directory}: quality.json scores ${extra?.id ?? 'a dialogue'}, which all.jsonl does not have; re-run "duplexsynth score"`,
+    );
   }
 }
 
@@ -131,11 +148,19 @@ function round4(value: number): number {
  * @throws SplitError when a folder has no or a stale quality.json; DatasetReadError for an unreadable
  *   folder; RangeError for bad options.
  */
-export async function splitDatasets(directories: readonly string[], options: SplitDatasetsOptions = {}): Promise<DatasetSplitResult[]> {
+export async function splitDatasets(
+  directories: readonly string[],
+  options: SplitDatasetsOptions = {},
+): Promise<DatasetSplitResult[]> {
   const testHours = options.testHours ?? 1;
   const speakerDisjoint = options.speakerDisjoint ?? true;
   const log = options.log ?? (() => {});
-  const prepared: { folder: DatasetFolder; selection: SplitSelection; report: DatasetQualityReport; sourceOf: Map<string, string> }[] = [];
+  const prepared: {
+    folder: DatasetFolder;
+    selection: SplitSelection;
+    report: DatasetQualityReport;
+    sourceOf: Map<string, string>;
+  }[] = [];
   for (const directory of directories) {
     const folder = await readDatasetFolder(directory);
     const report = await readQualityReport(folder.directory);
@@ -144,10 +169,25 @@ export async function splitDatasets(directories: readonly string[], options: Spl
     const qualityById = new Map(report.dialogues.map((dialogue) => [dialogue.id, dialogue]));
     const candidates: SplitCandidate[] = folder.dialogues.map((dialogue) => {
       const quality = qualityById.get(dialogue.id)!;
-      return { id: dialogue.id, durationSeconds: dialogue.metadata.durationSeconds, ovrl: quality.dnsmos.dialogue?.ovrl ?? null, speakerIds: quality.speakerIds };
+      return {
+        id: dialogue.id,
+        durationSeconds: dialogue.metadata.durationSeconds,
+        ovrl: quality.dnsmos.dialogue?.ovrl ?? null,
+        speakerIds: quality.speakerIds,
+      };
     });
-    const selection = selectSplits(candidates, { testSeconds: testHours * 3600, testSmallCount: options.testSmall ?? null, speakerDisjoint, unit: options.unit ?? DEFAULT_SPLIT_UNIT });
-    prepared.push({ folder, selection, report, sourceOf: new Map(report.dialogues.map((dialogue) => [dialogue.id, dialogue.sourceConversation])) });
+    const selection = selectSplits(candidates, {
+      testSeconds: testHours * 3600,
+      testSmallCount: options.testSmall ?? null,
+      speakerDisjoint,
+      unit: options.unit ?? DEFAULT_SPLIT_UNIT,
+    });
+    prepared.push({
+      folder,
+      selection,
+      report,
+      sourceOf: new Map(report.dialogues.map((dialogue) => [dialogue.id, dialogue.sourceConversation])),
+    });
   }
 
   const results: DatasetSplitResult[] = [];
@@ -159,7 +199,11 @@ export async function splitDatasets(directories: readonly string[], options: Spl
     const durationOf = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.metadata.durationSeconds]));
     const describe = (ids: readonly string[]) => {
       const sorted = inFileOrder(ids);
-      return { ids: sorted, dialogues: sorted.length, hours: round4(sorted.reduce((sum, id) => sum + durationOf.get(id)!, 0) / 3600) };
+      return {
+        ids: sorted,
+        dialogues: sorted.length,
+        hours: round4(sorted.reduce((sum, id) => sum + durationOf.get(id)!, 0) / 3600),
+      };
     };
     const shared: SharedTestDialogues[] = [];
     for (const other of prepared) {
@@ -190,7 +234,12 @@ export async function splitDatasets(directories: readonly string[], options: Spl
       excluded: excludedDialogues(
         folder.dialogues.map((dialogue) => dialogue.id),
         [...selection.test, ...selection.dev],
-        new Map(selection.excludedForSpeakerOverlap.map((item) => [item.id, `shares speaker(s) ${item.sharedSpeakers.join(', ')} with test`])),
+        new Map(
+          selection.excludedForSpeakerOverlap.map((item) => [
+            item.id,
+            `shares speaker(s) ${item.sharedSpeakers.join(', ')} with test`,
+          ]),
+        ),
       ),
       devEmptyBecauseOfSpeakerOverlap: selection.devEmptyBecauseOfSpeakerOverlap,
       devSharingSpeakersWithTest: inFileOrder(selection.devSharingSpeakersWithTest),
@@ -198,7 +247,10 @@ export async function splitDatasets(directories: readonly string[], options: Spl
       speakerGroups: selection.speakerGroups,
       targetReached: selection.targetReached,
       withoutDnsmos: selection.withoutDnsmos,
-      ranking: selection.ranking.map((id) => ({ id, ovrl: report.dialogues.find((dialogue) => dialogue.id === id)!.dnsmos.dialogue?.ovrl ?? null })),
+      ranking: selection.ranking.map((id) => ({
+        id,
+        ovrl: report.dialogues.find((dialogue) => dialogue.id === id)!.dnsmos.dialogue?.ovrl ?? null,
+      })),
       sharedTestWithOtherLanguages: shared,
       warnings: selection.warnings,
     };
@@ -206,9 +258,13 @@ export async function splitDatasets(directories: readonly string[], options: Spl
     log(
       `[${folder.language}] ${folder.dataset}: test ${splitReport.splits.test!.dialogues} dialogues (${splitReport.splits.test!.hours.toFixed(2)} h), test_other (dev) ${splitReport.splits.dev!.dialogues} (${splitReport.splits.dev!.hours.toFixed(2)} h), excluded for speaker overlap ${selection.excludedForSpeakerOverlap.length}`,
     );
-    for (const item of splitReport.excluded) log(`[${folder.language}] ${folder.dataset}: ${item.id} in neither test nor test_other: ${item.reason}`);
+    for (const item of splitReport.excluded)
+      log(`[${folder.language}] ${folder.dataset}: ${item.id} in neither test nor test_other: ${item.reason}`);
     for (const warning of selection.warnings) log(`[${folder.language}] ${folder.dataset}: warning: ${warning}`);
-    for (const item of shared) log(`[${folder.language}] ${folder.dataset}: ${item.ids.length} test dialogue(s) share their source conversation with the ${item.language} test set (${item.dataset})`);
+    for (const item of shared)
+      log(
+        `[${folder.language}] ${folder.dataset}: ${item.ids.length} test dialogue(s) share their source conversation with the ${item.language} test set (${item.dataset})`,
+      );
     results.push({ directory: folder.directory, report: splitReport });
   }
   return results;
@@ -231,9 +287,13 @@ async function writeSplitFiles(folder: DatasetFolder, report: SplitReport, devAl
   await writeAtomic(path.join(folder.directory, REST_SPLIT_FILE), jsonl(report.splits.dev?.ids ?? []));
   if (devAlias) await writeAtomic(path.join(folder.directory, DEV_ALIAS_FILE), jsonl(report.splits.dev?.ids ?? []));
   else await rm(path.join(folder.directory, DEV_ALIAS_FILE), { force: true });
-  if (report.splits.test_small) await writeAtomic(path.join(folder.directory, 'test_small.jsonl'), jsonl(report.splits.test_small.ids));
+  if (report.splits.test_small)
+    await writeAtomic(path.join(folder.directory, 'test_small.jsonl'), jsonl(report.splits.test_small.ids));
   else await rm(path.join(folder.directory, 'test_small.jsonl'), { force: true });
-  await writeAtomic(path.join(folder.directory, SPLIT_FILE_NAME), formatRecord(path.join(folder.directory, SPLIT_FILE_NAME), splitReportSchema, report));
+  await writeAtomic(
+    path.join(folder.directory, SPLIT_FILE_NAME),
+    formatRecord(path.join(folder.directory, SPLIT_FILE_NAME), splitReportSchema, report),
+  );
   await writeQualityTables(folder.directory);
 }
 
@@ -246,19 +306,32 @@ async function writeSplitFiles(folder: DatasetFolder, report: SplitReport, devAl
  * @returns the variant's split report (also written as its split.json)
  * @throws DatasetReadError for an unreadable variant folder
  */
-export async function applySplitToVariant(baseReport: SplitReport, variantDirectory: string, options: { devAlias?: boolean; log?: (line: string) => void } = {}): Promise<SplitReport> {
+export async function applySplitToVariant(
+  baseReport: SplitReport,
+  variantDirectory: string,
+  options: { devAlias?: boolean; log?: (line: string) => void } = {},
+): Promise<SplitReport> {
   const folder = await readDatasetFolder(variantDirectory);
   const durationOf = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.metadata.durationSeconds]));
   const describe = (ids: readonly string[]) => {
     const present = ids.filter((id) => durationOf.has(id));
-    return { ids: present, dialogues: present.length, hours: round4(present.reduce((sum, id) => sum + durationOf.get(id)!, 0) / 3600) };
+    return {
+      ids: present,
+      dialogues: present.length,
+      hours: round4(present.reduce((sum, id) => sum + durationOf.get(id)!, 0) / 3600),
+    };
   };
-  const missing = [...(baseReport.splits.test?.ids ?? []), ...(baseReport.splits.dev?.ids ?? [])].filter((id) => !durationOf.has(id));
+  const missing = [...(baseReport.splits.test?.ids ?? []), ...(baseReport.splits.dev?.ids ?? [])].filter(
+    (id) => !durationOf.has(id),
+  );
   const report: SplitReport = {
     ...baseReport,
     dataset: folder.dataset,
     language: folder.language,
-    settings: { ...baseReport.settings, rankedBy: `the split of ${baseReport.dataset} (same dialogue ids; ${baseReport.settings.rankedBy})` },
+    settings: {
+      ...baseReport.settings,
+      rankedBy: `the split of ${baseReport.dataset} (same dialogue ids; ${baseReport.settings.rankedBy})`,
+    },
     splits: {
       test: describe(baseReport.splits.test?.ids ?? []),
       test_small: baseReport.splits.test_small ? describe(baseReport.splits.test_small.ids) : undefined,
@@ -271,11 +344,17 @@ export async function applySplitToVariant(baseReport: SplitReport, variantDirect
       `not in ${baseReport.dataset} (failed there), so in none of its splits`,
     ),
     sharedTestWithOtherLanguages: [],
-    warnings: [...baseReport.warnings, ...(missing.length > 0 ? [`not in this variant (failed here): ${missing.join(', ')}`] : [])],
+    warnings: [
+      ...baseReport.warnings,
+      ...(missing.length > 0 ? [`not in this variant (failed here): ${missing.join(', ')}`] : []),
+    ],
   };
   await writeSplitFiles(folder, report, options.devAlias ?? true);
-  for (const item of report.excluded) options.log?.(`[${folder.language}] ${folder.dataset}: ${item.id} in neither test nor test_other: ${item.reason}`);
-  options.log?.(`[${folder.language}] ${folder.dataset}: split of ${baseReport.dataset}: test ${report.splits.test!.dialogues}, test_other (dev) ${report.splits.dev!.dialogues}`);
+  for (const item of report.excluded)
+    options.log?.(`[${folder.language}] ${folder.dataset}: ${item.id} in neither test nor test_other: ${item.reason}`);
+  options.log?.(
+    `[${folder.language}] ${folder.dataset}: split of ${baseReport.dataset}: test ${report.splits.test!.dialogues}, test_other (dev) ${report.splits.dev!.dialogues}`,
+  );
   return report;
 }
 
@@ -285,7 +364,12 @@ export async function applySplitToVariant(baseReport: SplitReport, variantDirect
  * @param ids every dialogue id of the dataset (all.jsonl order); `inSplits` the ids of test and dev
  * @param reasons the known reason per excluded id; `otherwise` the reason of any other
  */
-export function excludedDialogues(ids: readonly string[], inSplits: readonly string[], reasons: ReadonlyMap<string, string>, otherwise = 'in no split (unexpected: please report it)'): { id: string; reason: string }[] {
+export function excludedDialogues(
+  ids: readonly string[],
+  inSplits: readonly string[],
+  reasons: ReadonlyMap<string, string>,
+  otherwise = 'in no split (unexpected: please report it)',
+): { id: string; reason: string }[] {
   const kept = new Set(inSplits);
   return ids.filter((id) => !kept.has(id)).map((id) => ({ id, reason: reasons.get(id) ?? otherwise }));
 }
@@ -296,11 +380,12 @@ export function excludedDialogues(ids: readonly string[], inSplits: readonly str
  * quality.json and writes the split files.
  * @throws as {@link splitDatasets}
  */
-export const splitDevTestStage: Stage<{ directories: readonly string[] }, SplitDatasetsOptions, DatasetSplitResult[]> = {
-  name: 'split-dev-test',
-  inputs: ['directories'],
-  parameters: ['testHours', 'testSmall', 'speakerDisjoint', 'unit', 'devAlias', 'log'],
-  cacheStages: [],
-  cacheKeys: async () => [],
-  run: (input, parameters) => splitDatasets(input.directories, parameters),
-};
+export const splitDevTestStage: Stage<{ directories: readonly string[] }, SplitDatasetsOptions, DatasetSplitResult[]> =
+  {
+    name: 'split-dev-test',
+    inputs: ['directories'],
+    parameters: ['testHours', 'testSmall', 'speakerDisjoint', 'unit', 'devAlias', 'log'],
+    cacheStages: [],
+    cacheKeys: async () => [],
+    run: (input, parameters) => splitDatasets(input.directories, parameters),
+  };

@@ -20,14 +20,27 @@ import { decodeWav, encodeWavFilesPcm16, encodeWavPcm16 } from '../pipeline/audi
 import { recordStoredSamplesDigest } from '../pipeline/audio/samples-digest.ts';
 import type { SpeechDetectorOptions } from '../pipeline/audio/speech-regions.ts';
 import type { BuildConfig } from '../pipeline/config.ts';
-import type { Centiseconds, DialogueText, Language, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
+import type {
+  Centiseconds,
+  DialogueText,
+  Language,
+  ScriptUtterance,
+  SpeakerRole,
+  SpeechSegment,
+} from '../pipeline/model/types.ts';
 import { dialogueRandomStream } from '../pipeline/model/random.ts';
 import { planTurnHolds, type QuestionParts } from '../pipeline/text/turn-hold-split.ts';
 import type { Stage, StageCacheKey } from '../pipeline/run/stage.ts';
 import { paddedTexts } from '../pipeline/text/padded-phrasing.ts';
 import type { ContentCache } from '../pipeline/storage/content-cache.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
-import { fullBandSample, synthesizeUtterance, type FullBandClip, type SynthesizedUtterance, type SynthesizeUtteranceOptions } from '../pipeline/services/tts/synthesize-utterance.ts';
+import {
+  fullBandSample,
+  synthesizeUtterance,
+  type FullBandClip,
+  type SynthesizedUtterance,
+  type SynthesizeUtteranceOptions,
+} from '../pipeline/services/tts/synthesize-utterance.ts';
 import { estimateMorae } from '../pipeline/alignment/japanese-morae.ts';
 import { loadJapaneseTokenizer } from '../pipeline/alignment/spoken-words.ts';
 import { languagePackOf } from '../pipeline/model/language-pack.ts';
@@ -129,7 +142,12 @@ function resampleQualityOf(settings: Pick<SynthesizeSettings, 'resampleQuality'>
  * The cache entry of one synthesis: engine id and version, voice, text, language, sample rate,
  * detector settings, and the resampler unless it is libsamplerate's `best`, under `synthesize-speech`.
  */
-export function synthesisCacheKey(synthesizer: SpeechSynthesizer, text: string, role: SpeakerRole, settings: SynthesizeSettings): StageCacheKey {
+export function synthesisCacheKey(
+  synthesizer: SpeechSynthesizer,
+  text: string,
+  role: SpeakerRole,
+  settings: SynthesizeSettings,
+): StageCacheKey {
   const keyMaterial = {
     version: SYNTHESIZE_STAGE_VERSION,
     engine: synthesizer.id,
@@ -164,21 +182,41 @@ async function synthesizeCached(
   return cache.binary<SynthesizedUtterance, CachedMetadata>(
     key.stage,
     key.keyMaterial,
-    () => synthesizeUtterance(synthesizer, { text, language: settings.language, voice }, {
-      sampleRate: settings.sampleRate,
-      detector: settings.detector,
-      resampleQuality: resampleQualityOf(settings),
-      ...(settings.resampler ? { resampler: settings.resampler } : {}),
-      ...(settings.fullBand ? { fullBand: true } : {}),
-    }),
+    () =>
+      synthesizeUtterance(
+        synthesizer,
+        { text, language: settings.language, voice },
+        {
+          sampleRate: settings.sampleRate,
+          detector: settings.detector,
+          resampleQuality: resampleQualityOf(settings),
+          ...(settings.resampler ? { resampler: settings.resampler } : {}),
+          ...(settings.fullBand ? { fullBand: true } : {}),
+        },
+      ),
     {
       encode: (value) => {
-        const metadata: CachedMetadata = { sampleRate: value.sampleRate, durationCs: value.durationCs, segments: value.segments, words: value.words, wordTimingSource: value.wordTimingSource };
+        const metadata: CachedMetadata = {
+          sampleRate: value.sampleRate,
+          durationCs: value.durationCs,
+          segments: value.segments,
+          words: value.words,
+          wordTimingSource: value.wordTimingSource,
+        };
         const audio = { channels: [value.audio], sampleRate: value.sampleRate };
         if (!value.fullBand) return { bytes: encodeWavPcm16(audio), metadata };
         // both WAVs encoded into one buffer (no second copy to join them)
-        const { bytes, files } = encodeWavFilesPcm16([audio, { channels: [value.fullBand.audio], sampleRate: value.fullBand.sampleRate }]);
-        return { bytes, metadata: { ...metadata, fullBand: { byteOffset: files[0]!.byteLength, sampleRate: value.fullBand.sampleRate } } };
+        const { bytes, files } = encodeWavFilesPcm16([
+          audio,
+          { channels: [value.fullBand.audio], sampleRate: value.fullBand.sampleRate },
+        ]);
+        return {
+          bytes,
+          metadata: {
+            ...metadata,
+            fullBand: { byteOffset: files[0]!.byteLength, sampleRate: value.fullBand.sampleRate },
+          },
+        };
       },
       decode: (bytes, metadata) => {
         const { fullBand, ...rest } = metadata;
@@ -229,7 +267,10 @@ export async function synthesizeDialogue(
         let rephrasedForSpeechRate = false;
         // the language pack's repair of implausibly slow offline speech (ja: phrase breaks for Open JTalk)
         const slowSpeechRepair = languagePackOf(settings.language).speechRate.slowSpeechRepair;
-        if (slowSpeechRepair !== null && speechRateIsImplausiblySlow(spokenText, result.durationCs, slowSpeechRepair.below)) {
+        if (
+          slowSpeechRepair !== null &&
+          speechRateIsImplausiblySlow(spokenText, result.durationCs, slowSpeechRepair.below)
+        ) {
           const rephrased = await japanesePhraseBreaks(spokenText);
           if (rephrased !== spokenText) {
             spokenText = rephrased;
@@ -239,7 +280,9 @@ export async function synthesizeDialogue(
         }
         let paddingSteps = 0;
         // A part of a split question is not padded: when it is too short the caller speaks the question whole.
-        for (const padded of utterance.part === undefined ? paddedTexts(settings.language, utterance.kind, utterance.text) : []) {
+        for (const padded of utterance.part === undefined
+          ? paddedTexts(settings.language, utterance.kind, utterance.text)
+          : []) {
           if (result.durationCs > minimumCs) break;
           spokenText = padded;
           paddingSteps += 1;
@@ -285,7 +328,11 @@ export const MINIMUM_JAPANESE_MORAE_PER_SECOND = 4;
  * @param durationCs speech duration, centiseconds
  * @param minimum slowest plausible rate, morae per second
  */
-export function speechRateIsImplausiblySlow(text: string, durationCs: Centiseconds, minimum = MINIMUM_JAPANESE_MORAE_PER_SECOND): boolean {
+export function speechRateIsImplausiblySlow(
+  text: string,
+  durationCs: Centiseconds,
+  minimum = MINIMUM_JAPANESE_MORAE_PER_SECOND,
+): boolean {
   if (durationCs <= 0) return false;
   return estimateMorae(text) / (durationCs / 100) < minimum;
 }
@@ -319,15 +366,21 @@ export async function japanesePhraseBreaks(text: string): Promise<string> {
  * @throws RangeError when the sample rate is not a multiple of 100 Hz
  */
 export function capInternalPauses(utterance: SynthesizedUtterance, maximumPauseCs: Centiseconds): SynthesizedUtterance {
-  if (utterance.sampleRate % 100 !== 0) throw new RangeError(`sample rate ${utterance.sampleRate} Hz is not a multiple of 100 Hz`);
+  if (utterance.sampleRate % 100 !== 0)
+    throw new RangeError(`sample rate ${utterance.sampleRate} Hz is not a multiple of 100 Hz`);
   const samplesPerCs = utterance.sampleRate / 100;
   const cuts: { at: Centiseconds; length: Centiseconds }[] = [];
   for (let index = 1; index < utterance.segments.length; index += 1) {
     const gap = utterance.segments[index]!.start - utterance.segments[index - 1]!.end;
-    if (gap > maximumPauseCs) cuts.push({ at: utterance.segments[index - 1]!.end + Math.floor(maximumPauseCs / 2), length: gap - maximumPauseCs });
+    if (gap > maximumPauseCs)
+      cuts.push({
+        at: utterance.segments[index - 1]!.end + Math.floor(maximumPauseCs / 2),
+        length: gap - maximumPauseCs,
+      });
   }
   if (cuts.length === 0) return utterance;
-  const shift = (time: Centiseconds) => time - cuts.filter((cut) => cut.at < time).reduce((sum, cut) => sum + cut.length, 0);
+  const shift = (time: Centiseconds) =>
+    time - cuts.filter((cut) => cut.at < time).reduce((sum, cut) => sum + cut.length, 0);
   const removed = cuts.reduce((sum, cut) => sum + cut.length, 0);
   const audio = new Float32Array(utterance.audio.length - removed * samplesPerCs);
   let readFrom = 0;
@@ -381,15 +434,46 @@ export const MAXIMUM_BACKCHANNEL_CS = 80;
  * with its question. A turn in `holds` has its question spoken in two parts (`part` 1 and 2), so the
  * timeline puts a TURN_HOLD pause between them.
  */
-export function dialogueScript(text: DialogueText, holds: ReadonlyMap<number, QuestionParts> = new Map()): ScriptUtterance[] {
+export function dialogueScript(
+  text: DialogueText,
+  holds: ReadonlyMap<number, QuestionParts> = new Map(),
+): ScriptUtterance[] {
   const utterances: ScriptUtterance[] = [];
   for (const turn of text.final) {
     const parts = holds.get(turn.turnNumber);
     if (parts) {
-      utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: parts.first, part: 1 });
-      utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: parts.second, part: 2 });
-    } else utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'question', role: 'user', text: turn.question });
-    if (turn.answer !== null) utterances.push({ index: utterances.length, turnNumber: turn.turnNumber, kind: 'answer', role: 'system', text: turn.answer });
+      utterances.push({
+        index: utterances.length,
+        turnNumber: turn.turnNumber,
+        kind: 'question',
+        role: 'user',
+        text: parts.first,
+        part: 1,
+      });
+      utterances.push({
+        index: utterances.length,
+        turnNumber: turn.turnNumber,
+        kind: 'question',
+        role: 'user',
+        text: parts.second,
+        part: 2,
+      });
+    } else
+      utterances.push({
+        index: utterances.length,
+        turnNumber: turn.turnNumber,
+        kind: 'question',
+        role: 'user',
+        text: turn.question,
+      });
+    if (turn.answer !== null)
+      utterances.push({
+        index: utterances.length,
+        turnNumber: turn.turnNumber,
+        kind: 'answer',
+        role: 'system',
+        text: turn.answer,
+      });
   }
   return utterances;
 }
@@ -437,9 +521,17 @@ export interface DialogueSpeech {
 }
 
 /** The script with its planned TURN_HOLD splits. @throws RangeError for a share outside [0, 1] */
-async function plannedScript(input: SynthesizeSpeechInput, parameters: SynthesizeSpeechParameters): Promise<{ holds: Map<number, QuestionParts>; script: ScriptUtterance[] }> {
+async function plannedScript(
+  input: SynthesizeSpeechInput,
+  parameters: SynthesizeSpeechParameters,
+): Promise<{ holds: Map<number, QuestionParts>; script: ScriptUtterance[] }> {
   const holds = await planTurnHolds(
-    input.text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, protectedPhrases: input.protectedPhrases?.get(turn.turnNumber) ?? [], pausePoint: turn.pausePoint })),
+    input.text.final.map((turn) => ({
+      turnNumber: turn.turnNumber,
+      question: turn.question,
+      protectedPhrases: input.protectedPhrases?.get(turn.turnNumber) ?? [],
+      pausePoint: turn.pausePoint,
+    })),
     parameters.settings.language,
     parameters.turnHoldShare,
     dialogueRandomStream(parameters.seed, input.dialogueId, 'turn-holds'),
@@ -468,22 +560,31 @@ export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeec
   cacheKeys: async (input, parameters) => {
     const settings = { ...parameters.settings, voices: input.voices };
     const { script } = await plannedScript(input, parameters);
-    return [...script, ...backchannelScript(parameters.backchannelPhrases)].map((utterance) => synthesisCacheKey(parameters.synthesizer, utterance.text, utterance.role, settings));
+    return [...script, ...backchannelScript(parameters.backchannelPhrases)].map((utterance) =>
+      synthesisCacheKey(parameters.synthesizer, utterance.text, utterance.role, settings),
+    );
   },
   run: async (input, parameters, context) => {
     const settings = { ...parameters.settings, voices: input.voices };
     const spokenOne = () => parameters.progress?.spoken(input.dialogueId);
-    const synthesize = (script: ScriptUtterance[]) => synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue, spokenOne);
+    const synthesize = (script: ScriptUtterance[]) =>
+      synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue, spokenOne);
     const minimumUtteranceCs = Math.round(settings.minimumUtteranceSeconds * 100);
     const { holds, script } = await plannedScript(input, parameters);
     parameters.progress?.planned(input.dialogueId, script.length + parameters.backchannelPhrases.length);
     let spoken = await synthesize(script);
-    const tooShort = new Set(spoken.filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs).map((utterance) => utterance.turnNumber));
+    const tooShort = new Set(
+      spoken
+        .filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs)
+        .map((utterance) => utterance.turnNumber),
+    );
     if (tooShort.size > 0) {
       for (const turnNumber of tooShort) holds.delete(turnNumber);
       spoken = await synthesize(dialogueScript(input.text, holds));
     }
-    const backchannelClips = (await synthesize(backchannelScript(parameters.backchannelPhrases))).filter((clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS);
+    const backchannelClips = (await synthesize(backchannelScript(parameters.backchannelPhrases))).filter(
+      (clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS,
+    );
     return { spoken, backchannelClips, splitQuestionsSpokenWhole: tooShort.size };
   },
 };

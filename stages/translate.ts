@@ -7,7 +7,11 @@
  * content cache in front of it, keyed by {@link translateFingerprint}, the dialogue id and the turns.
  */
 import type { Language, TextTurn } from '../pipeline/model/types.ts';
-import { backendFingerprint, producedByLabel, type DialogueTextBackend } from '../pipeline/services/llm/dialogue-text-backend.ts';
+import {
+  backendFingerprint,
+  producedByLabel,
+  type DialogueTextBackend,
+} from '../pipeline/services/llm/dialogue-text-backend.ts';
 import type { TextStageOutput } from './rewrite-spoken.ts';
 import { cachedJson, type Stage, type StageCacheKey } from '../pipeline/run/stage.ts';
 
@@ -40,7 +44,9 @@ export async function translateDialogue(
   const sourceLanguage = context.sourceLanguage ?? 'en';
   if (spokenTurns.length === 0) throw new Error(`dialogue ${context.dialogueId}: no turns to translate`);
   if (sourceLanguage === context.targetLanguage) {
-    throw new Error(`dialogue ${context.dialogueId}: source and target language are both ${sourceLanguage}; use the spoken text as is`);
+    throw new Error(
+      `dialogue ${context.dialogueId}: source and target language are both ${sourceLanguage}; use the spoken text as is`,
+    );
   }
   const turns = await backend.translate({
     dialogueId: context.dialogueId,
@@ -84,7 +90,14 @@ export interface TranslateParameters {
 
 /** The cache entry of one translation: `{fingerprint, dialogueId, turns}` under `translate`. */
 function translateCacheKey(input: TranslateInput, parameters: TranslateParameters): StageCacheKey {
-  return { stage: 'translate', keyMaterial: { fingerprint: translateFingerprint(parameters.backend, parameters.targetLanguage), dialogueId: input.dialogueId, turns: input.turns } };
+  return {
+    stage: 'translate',
+    keyMaterial: {
+      fingerprint: translateFingerprint(parameters.backend, parameters.targetLanguage),
+      dialogueId: input.dialogueId,
+      turns: input.turns,
+    },
+  };
 }
 
 /**
@@ -100,6 +113,10 @@ export const translateStage: Stage<TranslateInput, TranslateParameters, TextStag
   cacheKeys: async (input, parameters) => [translateCacheKey(input, parameters)],
   run: (input, parameters, context) =>
     cachedJson(context.cache, translateCacheKey(input, parameters), () =>
-      translateDialogue(input.turns, parameters.backend, { dialogueId: input.dialogueId, sourceLanguage: 'en', targetLanguage: parameters.targetLanguage }),
+      translateDialogue(input.turns, parameters.backend, {
+        dialogueId: input.dialogueId,
+        sourceLanguage: 'en',
+        targetLanguage: parameters.targetLanguage,
+      }),
     ),
 };

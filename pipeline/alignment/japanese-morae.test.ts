@@ -33,7 +33,8 @@ describe('estimateMorae', () => {
 });
 
 describe('moraeFromOpenJtalkPhonemes', () => {
-  const timings = (labels: string): EngineTiming[] => labels.split(' ').map((label, index) => ({ label, start: index / 10, end: (index + 1) / 10 }));
+  const timings = (labels: string): EngineTiming[] =>
+    labels.split(' ').map((label, index) => ({ label, start: index / 10, end: (index + 1) / 10 }));
 
   it('groups consonants with their nucleus and skips pauses (きって、コーヒー)', () => {
     const morae = moraeFromOpenJtalkPhonemes(timings('sil k i cl t e pau k o o h i i sil'));

@@ -91,7 +91,11 @@ export function moraeFromOpenJtalkPhonemes(phonemes: readonly EngineTiming[]): T
     }
     pending.push(phoneme);
     if (MORA_NUCLEI.has(phoneme.label)) {
-      morae.push({ start: (pending[0] as EngineTiming).start, end: phoneme.end, phonemes: pending.map((item) => item.label).join(' ') });
+      morae.push({
+        start: (pending[0] as EngineTiming).start,
+        end: phoneme.end,
+        phonemes: pending.map((item) => item.label).join(' '),
+      });
       pending = [];
     }
   }

@@ -1,10 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { defaultWordTokenizer, loadJapaneseTokenizer, splitEnglishWords, splitJapaneseMorphemes } from './spoken-words.ts';
+import {
+  defaultWordTokenizer,
+  loadJapaneseTokenizer,
+  splitEnglishWords,
+  splitJapaneseMorphemes,
+} from './spoken-words.ts';
 
 describe('splitEnglishWords', () => {
   it('splits on whitespace, strips outer punctuation, flags pausing punctuation and weights by spoken length', () => {
     const words = splitEnglishWords('"Well," she said -- it\'s 1889, isn\'t it?  U.S. (maybe)');
-    expect(words.map((word) => word.text)).toEqual(['Well', 'she', 'said', "it's", '1889', "isn't", 'it', 'U.S', 'maybe']);
+    expect(words.map((word) => word.text)).toEqual([
+      'Well',
+      'she',
+      'said',
+      "it's",
+      '1889',
+      "isn't",
+      'it',
+      'U.S',
+      'maybe',
+    ]);
     expect(words.filter((word) => word.pauseAfter).map((word) => word.text)).toEqual(['Well', '1889', 'it', 'U.S']);
     expect(words.find((word) => word.text === '1889')?.weight).toBe(16);
     expect(words.find((word) => word.text === 'she')?.weight).toBe(3);
@@ -21,6 +36,8 @@ describe('splitJapaneseMorphemes', () => {
     expect(words.map((word) => word.morae)).toEqual([2, 1, 3, 1, 4, null, 2]);
     expect(words.find((word) => word.text === 'AI')?.weight).toBe(4);
     expect(words.filter((word) => word.pauseAfter).map((word) => word.text)).toEqual(['と', 'コーヒー', 'です']);
-    expect(await defaultWordTokenizer.tokenize('はい。', 'ja')).toEqual([{ text: 'はい', weight: 2, morae: 2, pauseAfter: true }]);
+    expect(await defaultWordTokenizer.tokenize('はい。', 'ja')).toEqual([
+      { text: 'はい', weight: 2, morae: 2, pauseAfter: true },
+    ]);
   });
 });

@@ -95,7 +95,12 @@ export function loadJapaneseTokenizer(): Promise<JapaneseTokenizer> {
     const directory = kuromojiDictionaryDirectory();
     cachedTokenizer = new Promise<JapaneseTokenizer>((resolve, reject) => {
       kuromoji.builder({ dicPath: directory }).build((error, tokenizer) => {
-        if (error) reject(new WordTokenizerError(`cannot load the kuromoji dictionary from ${directory}: ${error.message}`, { cause: error }));
+        if (error)
+          reject(
+            new WordTokenizerError(`cannot load the kuromoji dictionary from ${directory}: ${error.message}`, {
+              cause: error,
+            }),
+          );
         else resolve(tokenizer);
       });
     });
@@ -123,13 +128,16 @@ export function splitJapaneseMorphemes(tokenizer: JapaneseTokenizer, text: strin
   for (const token of tokenizer.tokenize(text)) {
     const surface = token.surface_form;
     const unspoken =
-      (token.pos === '記号' && UNSPOKEN_SYMBOL_CATEGORIES.has(token.pos_detail_1)) || /^[\p{P}\p{Z}\s]+$/u.test(surface);
+      (token.pos === '記号' && UNSPOKEN_SYMBOL_CATEGORIES.has(token.pos_detail_1)) ||
+      /^[\p{P}\p{Z}\s]+$/u.test(surface);
     if (unspoken) {
       const previous = words[words.length - 1];
       if (previous && PAUSING_PUNCTUATION.test(surface)) previous.pauseAfter = true;
       continue;
     }
-    const pronunciation = [token.pronunciation, token.reading].find((field) => field && field !== '*' && countMorae(field) > 0);
+    const pronunciation = [token.pronunciation, token.reading].find(
+      (field) => field && field !== '*' && countMorae(field) > 0,
+    );
     const morae = pronunciation ? countMorae(pronunciation) : null;
     words.push({ text: surface, weight: Math.max(1, morae ?? estimateMorae(surface)), morae, pauseAfter: false });
   }
@@ -162,7 +170,12 @@ export function splitSegmenterWords(text: string, language: Language): SpokenWor
       if (previous && PAUSING_PUNCTUATION.test(segment.segment)) previous.pauseAfter = true;
       if (spoken === '') continue;
     }
-    words.push({ text: spoken, weight: Math.max(1, [...spoken].filter((character) => /[\p{L}\p{N}]/u.test(character)).length), morae: null, pauseAfter: false });
+    words.push({
+      text: spoken,
+      weight: Math.max(1, [...spoken].filter((character) => /[\p{L}\p{N}]/u.test(character)).length),
+      morae: null,
+      pauseAfter: false,
+    });
   }
   return words;
 }

@@ -105,15 +105,20 @@ export function spreadWordsOverSegments(words: readonly SpokenWord[], segments: 
   });
   const breakCosts = words.map((word) => (word.pauseAfter ? 0 : UNPUNCTUATED_BREAK_COST_CENTISECONDS));
   const groupSizes = assignWordsToSegments(expected, breakCosts, speechSegments);
-  return tile(usable, groupSizes, (segment, firstWord, count) => {
-    const group = words.slice(firstWord, firstWord + count);
-    const groupWeight = group.reduce((sum, word) => sum + word.weight, 0);
-    let within = 0;
-    return group.slice(0, -1).map((word) => {
-      within += word.weight;
-      return segment.start + ((segment.end - segment.start) * within) / groupWeight;
-    });
-  }, words.map((word) => word.text));
+  return tile(
+    usable,
+    groupSizes,
+    (segment, firstWord, count) => {
+      const group = words.slice(firstWord, firstWord + count);
+      const groupWeight = group.reduce((sum, word) => sum + word.weight, 0);
+      let within = 0;
+      return group.slice(0, -1).map((word) => {
+        within += word.weight;
+        return segment.start + ((segment.end - segment.start) * within) / groupWeight;
+      });
+    },
+    words.map((word) => word.text),
+  );
 }
 
 /**
@@ -128,16 +133,30 @@ export function spreadWordsOverSegments(words: readonly SpokenWord[], segments: 
  * @param segments integer centiseconds, sorted, non-overlapping, at least one.
  * @throws WordTimingError when there are no words or segments, or more words than centiseconds of speech.
  */
-export function placeWordsAtEngineTimes(words: readonly WordWithExpectedTime[], segments: readonly SpeechSegment[]): WordTiling {
+export function placeWordsAtEngineTimes(
+  words: readonly WordWithExpectedTime[],
+  segments: readonly SpeechSegment[],
+): WordTiling {
   const usable = prepareSegments(words.length, segments);
-  const groupSizes = assignWordsToSegments(words, words.map(() => 0), usable);
-  return tile(usable, groupSizes, (_segment, firstWord, count) => {
-    const boundaries: number[] = [];
-    for (let index = firstWord + 1; index < firstWord + count; index++) {
-      boundaries.push(((words[index - 1] as WordWithExpectedTime).end + (words[index] as WordWithExpectedTime).start) / 2);
-    }
-    return boundaries;
-  }, words.map((word) => word.text));
+  const groupSizes = assignWordsToSegments(
+    words,
+    words.map(() => 0),
+    usable,
+  );
+  return tile(
+    usable,
+    groupSizes,
+    (_segment, firstWord, count) => {
+      const boundaries: number[] = [];
+      for (let index = firstWord + 1; index < firstWord + count; index++) {
+        boundaries.push(
+          ((words[index - 1] as WordWithExpectedTime).end + (words[index] as WordWithExpectedTime).start) / 2,
+        );
+      }
+      return boundaries;
+    },
+    words.map((word) => word.text),
+  );
 }
 
 /**
@@ -150,7 +169,11 @@ export function placeWordsAtEngineTimes(words: readonly WordWithExpectedTime[], 
  * @returns the words with expected spans in centiseconds, or null when a word has no known mora count
  *   or the counts do not add up to the trace's mora count (then the caller spreads by mora count).
  */
-export function wordsAtMoraTimes(words: readonly SpokenWord[], morae: readonly TimedMora[], offsetCentiseconds: number): WordWithExpectedTime[] | null {
+export function wordsAtMoraTimes(
+  words: readonly SpokenWord[],
+  morae: readonly TimedMora[],
+  offsetCentiseconds: number,
+): WordWithExpectedTime[] | null {
   if (words.some((word) => word.morae === null || word.morae < 1)) return null;
   const total = words.reduce((sum, word) => sum + (word.morae as number), 0);
   if (total !== morae.length) return null;
@@ -190,17 +213,25 @@ export function assertWordTiling(words: readonly TimedWord[], segments: readonly
     const firstInSegment = wordIndex;
     while (wordIndex < words.length && (words[wordIndex] as TimedWord).start < segment.end) {
       const word = words[wordIndex] as TimedWord;
-      if (!Number.isInteger(word.start) || !Number.isInteger(word.end)) throw new WordTimingError(`word "${word.word}" has non-integer times [${word.start}, ${word.end}]`);
-      if (word.start !== position) throw new WordTimingError(`word "${word.word}" starts at ${word.start} cs, expected ${position} cs`);
+      if (!Number.isInteger(word.start) || !Number.isInteger(word.end))
+        throw new WordTimingError(`word "${word.word}" has non-integer times [${word.start}, ${word.end}]`);
+      if (word.start !== position)
+        throw new WordTimingError(`word "${word.word}" starts at ${word.start} cs, expected ${position} cs`);
       if (word.end - word.start < 1) throw new WordTimingError(`word "${word.word}" lasts less than 1 cs`);
-      if (word.end > segment.end) throw new WordTimingError(`word "${word.word}" ends at ${word.end} cs, after its segment's end ${segment.end} cs`);
+      if (word.end > segment.end)
+        throw new WordTimingError(
+          `word "${word.word}" ends at ${word.end} cs, after its segment's end ${segment.end} cs`,
+        );
       position = word.end;
       wordIndex++;
     }
-    if (wordIndex === firstInSegment) throw new WordTimingError(`segment [${segment.start}, ${segment.end}] holds no word`);
-    if (position !== segment.end) throw new WordTimingError(`the words of segment [${segment.start}, ${segment.end}] end at ${position} cs`);
+    if (wordIndex === firstInSegment)
+      throw new WordTimingError(`segment [${segment.start}, ${segment.end}] holds no word`);
+    if (position !== segment.end)
+      throw new WordTimingError(`the words of segment [${segment.start}, ${segment.end}] end at ${position} cs`);
   }
-  if (wordIndex !== words.length) throw new WordTimingError(`${words.length - wordIndex} words lie outside every segment`);
+  if (wordIndex !== words.length)
+    throw new WordTimingError(`${words.length - wordIndex} words lie outside every segment`);
 }
 
 function prepareSegments(wordCount: number, segments: readonly SpeechSegment[]): SpeechSegment[] {
@@ -208,7 +239,10 @@ function prepareSegments(wordCount: number, segments: readonly SpeechSegment[]):
   if (segments.length < 1) throw new WordTimingError('there are no speech segments to place words in');
   const usable = mergeSegmentsToCount(segments, wordCount);
   const capacity = usable.reduce((sum, segment) => sum + segment.end - segment.start, 0);
-  if (wordCount > capacity) throw new WordTimingError(`${wordCount} words do not fit in ${capacity} cs of speech (each word needs at least 1 cs)`);
+  if (wordCount > capacity)
+    throw new WordTimingError(
+      `${wordCount} words do not fit in ${capacity} cs of speech (each word needs at least 1 cs)`,
+    );
   return usable;
 }
 
@@ -227,13 +261,19 @@ function misplacement(span: { start: number; end: number }, segment: SpeechSegme
  *
  * @returns the number of words in each segment's group.
  */
-function assignWordsToSegments(expected: readonly { start: number; end: number }[], breakCosts: readonly number[], segments: readonly SpeechSegment[]): number[] {
+function assignWordsToSegments(
+  expected: readonly { start: number; end: number }[],
+  breakCosts: readonly number[],
+  segments: readonly SpeechSegment[],
+): number[] {
   const wordCount = expected.length;
   const segmentCount = segments.length;
   // prefixCost[s][k] = misplacement of words 0..k-1 in segment s.
   const prefixCost = segments.map((segment) => {
     const prefix = new Float64Array(wordCount + 1);
-    for (let index = 0; index < wordCount; index++) prefix[index + 1] = (prefix[index] as number) + misplacement(expected[index] as { start: number; end: number }, segment);
+    for (let index = 0; index < wordCount; index++)
+      prefix[index + 1] =
+        (prefix[index] as number) + misplacement(expected[index] as { start: number; end: number }, segment);
     return prefix;
   });
   const best = Array.from({ length: segmentCount }, () => new Float64Array(wordCount + 1).fill(Infinity));
@@ -247,7 +287,12 @@ function assignWordsToSegments(expected: readonly { start: number; end: number }
     for (let used = segmentIndex + 1; used <= wordCount - (segmentCount - 1 - segmentIndex); used++) {
       const earliest = Math.max(segmentIndex, used - capacity);
       for (let groupStart = earliest; groupStart < used; groupStart++) {
-        const before = segmentIndex === 0 ? (groupStart === 0 ? 0 : Infinity) : ((best[segmentIndex - 1] as Float64Array)[groupStart] as number) + (breakCosts[groupStart - 1] as number);
+        const before =
+          segmentIndex === 0
+            ? groupStart === 0
+              ? 0
+              : Infinity
+            : ((best[segmentIndex - 1] as Float64Array)[groupStart] as number) + (breakCosts[groupStart - 1] as number);
         if (before === Infinity) continue;
         const cost = before + (prefix[used] as number) - (prefix[groupStart] as number);
         if (cost < (row[used] as number)) {
@@ -257,7 +302,8 @@ function assignWordsToSegments(expected: readonly { start: number; end: number }
       }
     }
   }
-  if ((best[segmentCount - 1] as Float64Array)[wordCount] === Infinity) throw new WordTimingError(`cannot fit ${wordCount} words into ${segmentCount} segments`);
+  if ((best[segmentCount - 1] as Float64Array)[wordCount] === Infinity)
+    throw new WordTimingError(`cannot fit ${wordCount} words into ${segmentCount} segments`);
   const sizes = new Array<number>(segmentCount).fill(0);
   let used = wordCount;
   for (let segmentIndex = segmentCount - 1; segmentIndex >= 0; segmentIndex--) {

@@ -69,11 +69,19 @@ function loadKernels(): Kernels | null {
     const exports = new Instance(new Module(readFileSync(AUDIO_KERNELS_FILE))).exports as unknown as Exports;
     const buffer = exports.memory.buffer; // never grown: the views stay valid
     if (buffer.byteLength < AREA_2 + CHUNK_SAMPLES * 4) throw new Error('its memory is smaller than 768 KiB');
-    kernels = { exports, floats: new Float32Array(buffer), words: new Uint32Array(buffer), integers: new Int16Array(buffer) };
+    kernels = {
+      exports,
+      floats: new Float32Array(buffer),
+      words: new Uint32Array(buffer),
+      integers: new Int16Array(buffer),
+    };
   } catch (error) {
     kernels = null;
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    process.emitWarning(`${AUDIO_KERNELS_FILE}: the WebAssembly audio kernels do not run here (${reason}); the same numbers come from JavaScript loops, more slowly`, { code: 'DUPLEXSYNTH_AUDIO_KERNELS' });
+    process.emitWarning(
+      `${AUDIO_KERNELS_FILE}: the WebAssembly audio kernels do not run here (${reason}); the same numbers come from JavaScript loops, more slowly`,
+      { code: 'DUPLEXSYNTH_AUDIO_KERNELS' },
+    );
   }
   return kernels;
 }
@@ -88,7 +96,11 @@ export function audioKernelsAvailable(): boolean {
  * {@link CHUNK_SAMPLES}) and that length rounded up to a multiple of `step` (the kernels take whole
  * vectors; the padding is zeros and its results are not read).
  */
-function forEachChunk(total: number, step: number, body: (start: number, length: number, padded: number) => void): void {
+function forEachChunk(
+  total: number,
+  step: number,
+  body: (start: number, length: number, padded: number) => void,
+): void {
   for (let start = 0; start < total; start += CHUNK_SAMPLES) {
     const length = Math.min(CHUNK_SAMPLES, total - start);
     body(start, length, Math.ceil(length / step) * step);
@@ -118,7 +130,14 @@ function mapThroughKernel<I extends Float32Array | Int16Array, O extends Float32
 }
 
 /** Copies `source[start, start + length)` into `memory` from element `at`, then zeros up to `at + padded`. */
-function copyIn<T extends Float32Array | Int16Array>(memory: T, at: number, source: T, start: number, length: number, padded: number): void {
+function copyIn<T extends Float32Array | Int16Array>(
+  memory: T,
+  at: number,
+  source: T,
+  start: number,
+  length: number,
+  padded: number,
+): void {
   memory.set(source.subarray(start, start + length), at);
   memory.fill(0, at + length, at + padded);
 }
@@ -132,7 +151,10 @@ function copyIn<T extends Float32Array | Int16Array>(memory: T, at: number, sour
  * @throws RangeError when a channel is shorter than `words`
  */
 export function encodeStereoPcm16Words(left: Float32Array, right: Float32Array, words: Uint32Array): boolean {
-  if (left.length < words.length || right.length < words.length) throw new RangeError(`encodeStereoPcm16Words: ${left.length} and ${right.length} samples for ${words.length} frames`);
+  if (left.length < words.length || right.length < words.length)
+    throw new RangeError(
+      `encodeStereoPcm16Words: ${left.length} and ${right.length} samples for ${words.length} frames`,
+    );
   const loaded = loadKernels();
   if (loaded === null) return false;
   const { exports, floats } = loaded;
@@ -153,7 +175,8 @@ export function encodeStereoPcm16Words(left: Float32Array, right: Float32Array, 
  * @throws RangeError when `samples` is shorter than `pcm`
  */
 export function encodeMonoPcm16(samples: Float32Array, pcm: Int16Array): boolean {
-  if (samples.length < pcm.length) throw new RangeError(`encodeMonoPcm16: ${samples.length} samples for ${pcm.length} integers`);
+  if (samples.length < pcm.length)
+    throw new RangeError(`encodeMonoPcm16: ${samples.length} samples for ${pcm.length} integers`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   mapThroughKernel(samples, loaded.floats, pcm, loaded.integers, pcm.length, 4, loaded.exports.encodeMono);
@@ -168,7 +191,8 @@ export function encodeMonoPcm16(samples: Float32Array, pcm: Int16Array): boolean
  * @throws RangeError when `samples` is shorter than `pcm`
  */
 export function decodePcm16Samples(pcm: Int16Array, samples: Float32Array): boolean {
-  if (samples.length < pcm.length) throw new RangeError(`decodePcm16Samples: room for ${samples.length} samples, ${pcm.length} integers`);
+  if (samples.length < pcm.length)
+    throw new RangeError(`decodePcm16Samples: room for ${samples.length} samples, ${pcm.length} integers`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   mapThroughKernel(pcm, loaded.integers, samples, loaded.floats, pcm.length, 8, loaded.exports.decodePcm16);
@@ -187,7 +211,8 @@ export function decodePcm16Samples(pcm: Int16Array, samples: Float32Array): bool
  * @throws RangeError when `into` is shorter than `samples`
  */
 export function quantizeSamples(samples: Float32Array, into: Float32Array): boolean {
-  if (into.length < samples.length) throw new RangeError(`quantizeSamples: room for ${into.length} samples, ${samples.length} given`);
+  if (into.length < samples.length)
+    throw new RangeError(`quantizeSamples: room for ${into.length} samples, ${samples.length} given`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   mapThroughKernel(samples, loaded.floats, into, loaded.floats, samples.length, 4, loaded.exports.quantize);
@@ -222,7 +247,8 @@ export function samplesOnPcm16Grid(samples: Float32Array): boolean | null {
  * @throws RangeError when `target` is shorter than `source`
  */
 export function addSamples(target: Float32Array, source: Float32Array): boolean {
-  if (target.length < source.length) throw new RangeError(`addSamples: ${source.length} samples added to ${target.length}`);
+  if (target.length < source.length)
+    throw new RangeError(`addSamples: ${source.length} samples added to ${target.length}`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   const { exports, floats } = loaded;
@@ -246,8 +272,10 @@ export function addSamples(target: Float32Array, source: Float32Array): boolean 
  * @throws RangeError when `peaks` has fewer places than blocks
  */
 export function blockPeaks(samples: Float32Array, blockSize: number, peaks: Float32Array): boolean {
-  if (!Number.isInteger(blockSize) || blockSize <= 0 || blockSize % 4 !== 0 || CHUNK_SAMPLES % blockSize !== 0) return false;
-  if (peaks.length < Math.ceil(samples.length / blockSize)) throw new RangeError(`blockPeaks: room for ${peaks.length} peaks, ${Math.ceil(samples.length / blockSize)} blocks`);
+  if (!Number.isInteger(blockSize) || blockSize <= 0 || blockSize % 4 !== 0 || CHUNK_SAMPLES % blockSize !== 0)
+    return false;
+  if (peaks.length < Math.ceil(samples.length / blockSize))
+    throw new RangeError(`blockPeaks: room for ${peaks.length} peaks, ${Math.ceil(samples.length / blockSize)} blocks`);
   const loaded = loadKernels();
   if (loaded === null) return false;
   const { exports, floats } = loaded;

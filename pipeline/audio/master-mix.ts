@@ -47,7 +47,10 @@ export type WavBufferAllocator = (byteLength: number) => Uint8Array;
  * @throws AudioArgumentError (encodeWavPcm16) when tracks differ in length or a rate is not a positive integer
  */
 export function encodeMix(mix: ComposedMix, allocate?: WavBufferAllocator): MasteredMix {
-  const audios = [{ channels: mix.tracks, sampleRate: mix.sampleRate }, ...(mix.fullBand ? [{ channels: mix.fullBand.tracks, sampleRate: mix.fullBand.sampleRate }] : [])];
+  const audios = [
+    { channels: mix.tracks, sampleRate: mix.sampleRate },
+    ...(mix.fullBand ? [{ channels: mix.fullBand.tracks, sampleRate: mix.fullBand.sampleRate }] : []),
+  ];
   const { bytes, files } = encodeWavFilesPcm16(audios, allocate);
   return { bytes, wavBytes: files[0]!.byteLength };
 }
@@ -62,7 +65,11 @@ export function encodeMix(mix: ComposedMix, allocate?: WavBufferAllocator): Mast
  * @param allocate where the WAV bytes go (encodeMix; default: a new array)
  * @throws AudioArgumentError as masterMix
  */
-export async function masterMixPausing(mix: ComposedMix, pause: () => Promise<unknown> = () => setImmediatePromise(), allocate?: WavBufferAllocator): Promise<MasteredMix> {
+export async function masterMixPausing(
+  mix: ComposedMix,
+  pause: () => Promise<unknown> = () => setImmediatePromise(),
+  allocate?: WavBufferAllocator,
+): Promise<MasteredMix> {
   for (const track of mix.tracks) {
     await pause();
     limitTruePeakInPlace(track, mix.sampleRate);

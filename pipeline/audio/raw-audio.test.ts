@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { AudioArgumentError, concatenate, downmixToMono, isOnPcm16Grid, placeOnTrackInPlace, quantizeToPcm16, sliceBySamples, toPcm16Integer, WavDecodeError } from './raw-audio.ts';
+import {
+  AudioArgumentError,
+  concatenate,
+  downmixToMono,
+  isOnPcm16Grid,
+  placeOnTrackInPlace,
+  quantizeToPcm16,
+  sliceBySamples,
+  toPcm16Integer,
+  WavDecodeError,
+} from './raw-audio.ts';
 import { resample } from './resample.ts';
 import { decodeWav, encodeWavPcm16 } from './wav.ts';
 
@@ -12,14 +22,16 @@ function waveBytes(bitDepth: string, channels: number[][], sampleRate = 8000): U
 
 function tone(frequency: number, seconds: number, sampleRate: number, amplitude = 0.5): Float32Array {
   const samples = new Float32Array(Math.round(seconds * sampleRate));
-  for (let index = 0; index < samples.length; index++) samples[index] = amplitude * Math.sin((2 * Math.PI * frequency * index) / sampleRate);
+  for (let index = 0; index < samples.length; index++)
+    samples[index] = amplitude * Math.sin((2 * Math.PI * frequency * index) / sampleRate);
   return samples;
 }
 
 /** Upward zero crossings per second, a simple frequency estimate for a pure tone. */
 function estimatedFrequency(samples: Float32Array, sampleRate: number): number {
   let crossings = 0;
-  for (let index = 1; index < samples.length; index++) if ((samples[index - 1] as number) < 0 && (samples[index] as number) >= 0) crossings++;
+  for (let index = 1; index < samples.length; index++)
+    if ((samples[index - 1] as number) < 0 && (samples[index] as number) >= 0) crossings++;
   return crossings / (samples.length / sampleRate);
 }
 
@@ -35,12 +47,18 @@ describe('decodeWav', () => {
     expect(audio.sampleRate).toBe(8000);
     expect(audio.channels).toHaveLength(2);
     expect(Array.from(audio.channels[0] as Float32Array)).toEqual(expected.map((value) => Math.fround(value)));
-    expect(Array.from(audio.channels[1] as Float32Array)).toEqual([...expected].reverse().map((value) => Math.fround(value)));
+    expect(Array.from(audio.channels[1] as Float32Array)).toEqual(
+      [...expected].reverse().map((value) => Math.fround(value)),
+    );
   });
 
   it('names the source when the bytes are not WAV', () => {
-    expect(() => decodeWav(new TextEncoder().encode('not a wave file at all, just text'), 'outputs/broken.wav')).toThrow(WavDecodeError);
-    expect(() => decodeWav(new TextEncoder().encode('not a wave file at all, just text'), 'outputs/broken.wav')).toThrow(/outputs\/broken\.wav/);
+    expect(() =>
+      decodeWav(new TextEncoder().encode('not a wave file at all, just text'), 'outputs/broken.wav'),
+    ).toThrow(WavDecodeError);
+    expect(() =>
+      decodeWav(new TextEncoder().encode('not a wave file at all, just text'), 'outputs/broken.wav'),
+    ).toThrow(/outputs\/broken\.wav/);
   });
 
   it('rejects compressed encodings, naming the source', () => {
@@ -66,7 +84,26 @@ describe('encodeWavPcm16 and quantizeToPcm16', () => {
       const scaled = Math.round(sample * 32768);
       return scaled > 32767 ? 32767 : scaled < -32768 ? -32768 : scaled;
     };
-    const edges = [0, -0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 32766.5, -32767.5, -32768.5, 32767.49, 32767.5, 40000, -40000, 1e-30, -1e-30, 2 ** -24].map((value) => value / 32768);
+    const edges = [
+      0,
+      -0,
+      0.5,
+      -0.5,
+      1.5,
+      -1.5,
+      2.5,
+      -2.5,
+      32766.5,
+      -32767.5,
+      -32768.5,
+      32767.49,
+      32767.5,
+      40000,
+      -40000,
+      1e-30,
+      -1e-30,
+      2 ** -24,
+    ].map((value) => value / 32768);
     const random = Array.from({ length: 200000 }, (_, index) => Math.sin(index * 12.9898) * 1.2);
     // halves and their float32 neighbours, where floor(x + 0.5) and Math.round could part
     const halves = Array.from({ length: 2000 }, (_, index) => (index - 1000 + 0.5) / 32768).flatMap((value) => {
@@ -76,7 +113,9 @@ describe('encodeWavPcm16 and quantizeToPcm16', () => {
       const above = new Float32Array(new Int32Array([integer[0]! + 1]).buffer)[0]!;
       return [below, bits[0]!, above];
     });
-    const differing = Array.from(Float32Array.from([...edges, ...random, ...halves])).filter((sample) => !Object.is(toPcm16Integer(sample), reference(sample) + 0));
+    const differing = Array.from(Float32Array.from([...edges, ...random, ...halves])).filter(
+      (sample) => !Object.is(toPcm16Integer(sample), reference(sample) + 0),
+    );
     expect(differing).toEqual([]);
     expect(toPcm16Integer(Number.NaN)).toBeNaN();
     expect(toPcm16Integer(Number.POSITIVE_INFINITY)).toBe(32767);
@@ -113,7 +152,9 @@ describe('encodeWavPcm16 and quantizeToPcm16', () => {
   });
 
   it('rejects channels of different lengths', () => {
-    expect(() => encodeWavPcm16({ channels: [new Float32Array(3), new Float32Array(2)], sampleRate: 16000 })).toThrow(AudioArgumentError);
+    expect(() => encodeWavPcm16({ channels: [new Float32Array(3), new Float32Array(2)], sampleRate: 16000 })).toThrow(
+      AudioArgumentError,
+    );
   });
 });
 
@@ -126,7 +167,9 @@ describe('isOnPcm16Grid', () => {
       const samples = Float32Array.from([0.25, value, -0.5]);
       expect(isOnPcm16Grid(samples)).toBe(false);
       // rounding changes it (-0 becomes +0)
-      expect(Array.from(quantizeToPcm16(samples), (sample) => Object.is(sample, -0) ? '-0' : sample)).not.toEqual(Array.from(samples, (sample) => Object.is(sample, -0) ? '-0' : sample));
+      expect(Array.from(quantizeToPcm16(samples), (sample) => (Object.is(sample, -0) ? '-0' : sample))).not.toEqual(
+        Array.from(samples, (sample) => (Object.is(sample, -0) ? '-0' : sample)),
+      );
     }
     expect(isOnPcm16Grid(Float32Array.from([0, Number.NaN]))).toBe(false); // not a PCM value: the caller rounds a copy
     expect(isOnPcm16Grid(new Float32Array(0))).toBe(true);
@@ -136,7 +179,11 @@ describe('isOnPcm16Grid', () => {
 describe('downmixToMono, sliceBySamples, concatenate, placeOnTrackInPlace', () => {
   it('averages channels and copies mono', () => {
     const mono = new Float32Array([0.5, -0.5]);
-    expect(Array.from(downmixToMono({ channels: [new Float32Array([0.5, 0.25]), new Float32Array([0.25, -0.25])], sampleRate: 100 }))).toEqual([0.375, 0]);
+    expect(
+      Array.from(
+        downmixToMono({ channels: [new Float32Array([0.5, 0.25]), new Float32Array([0.25, -0.25])], sampleRate: 100 }),
+      ),
+    ).toEqual([0.375, 0]);
     const copy = downmixToMono({ channels: [mono], sampleRate: 100 });
     expect(copy).not.toBe(mono);
     expect(Array.from(copy)).toEqual([0.5, -0.5]);
@@ -184,14 +231,19 @@ describe('resample', () => {
     // the first 4.5 s agree with resampling the first 5 s alone (beyond the filter reach of the cut)
     const prefix = head.channels[0] as Float32Array;
     let largest = 0;
-    for (let index = 0; index < 16000 * 4.5; index++) largest = Math.max(largest, Math.abs((output[index] as number) - (prefix[index] as number)));
+    for (let index = 0; index < 16000 * 4.5; index++)
+      largest = Math.max(largest, Math.abs((output[index] as number) - (prefix[index] as number)));
     expect(largest).toBeLessThan(1e-6);
     // the last second is not silent (the library's own chunking dropped it)
     expect(Math.max(...output.subarray(output.length - 16000, output.length - 100))).toBeGreaterThan(0.29);
   });
 
   it("'speex' (SpeexDSP) gives the same length, time origin and tone as 'best' within 16-bit precision, deterministically", async () => {
-    for (const [rate, target] of [[24000, 16000], [22050, 16000], [16000, 48000]] as const) {
+    for (const [rate, target] of [
+      [24000, 16000],
+      [22050, 16000],
+      [16000, 48000],
+    ] as const) {
       const input = { channels: [tone(440, 2, rate, 0.5), tone(1000, 2, rate, 0.3)], sampleRate: rate };
       const fast = await resample(input, target, 'speex');
       const again = await resample(input, target, 'speex');

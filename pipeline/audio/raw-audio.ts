@@ -77,14 +77,19 @@ export function toPcm16Integer(sample: number): number {
  * @returns `into`, of the same length as `samples`
  * @throws RangeError when `into` has another length
  */
-export function quantizeToPcm16(samples: Float32Array, into: Float32Array = new Float32Array(samples.length)): Float32Array {
-  if (into.length !== samples.length) throw new RangeError(`quantizeToPcm16: ${into.length} output samples for ${samples.length} input samples`);
+export function quantizeToPcm16(
+  samples: Float32Array,
+  into: Float32Array = new Float32Array(samples.length),
+): Float32Array {
+  if (into.length !== samples.length)
+    throw new RangeError(`quantizeToPcm16: ${into.length} output samples for ${samples.length} input samples`);
   const quantized = into;
   // `+ 0` writes +0 where rounding gave −0 (e.g. −1e-6): the values a decoded WAV holds, so a clip's
   // float bytes (hashed for cache keys when not named by their synthesis cache entry:
   // samples-digest.ts) need no −0 fix-up copy
   if (quantizeSamples(samples, quantized)) return quantized; // WebAssembly SIMD, the same values (audio-kernels.ts)
-  for (let index = 0; index < samples.length; index++) quantized[index] = toPcm16Integer(samples[index] as number) / 32768 + 0;
+  for (let index = 0; index < samples.length; index++)
+    quantized[index] = toPcm16Integer(samples[index] as number) / 32768 + 0;
   return quantized;
 }
 
@@ -131,10 +136,19 @@ export function downmixToMono(audio: RawAudio): Float32Array {
 export function sliceBySamples(audio: RawAudio, startSample: number, endSample: number): RawAudio {
   assertWellFormed(audio, 'sliceBySamples');
   const length = sampleCount(audio);
-  if (!Number.isInteger(startSample) || !Number.isInteger(endSample) || startSample < 0 || endSample < startSample || endSample > length) {
+  if (
+    !Number.isInteger(startSample) ||
+    !Number.isInteger(endSample) ||
+    startSample < 0 ||
+    endSample < startSample ||
+    endSample > length
+  ) {
     throw new AudioArgumentError(`sliceBySamples: range [${startSample}, ${endSample}) is not inside [0, ${length}]`);
   }
-  return { channels: audio.channels.map((channel) => channel.slice(startSample, endSample)), sampleRate: audio.sampleRate };
+  return {
+    channels: audio.channels.map((channel) => channel.slice(startSample, endSample)),
+    sampleRate: audio.sampleRate,
+  };
 }
 
 /**
@@ -192,8 +206,10 @@ export function placeOnTrackInPlace(track: Float32Array, clip: Float32Array, off
 export function assertWellFormed(audio: RawAudio, caller: string): void {
   const first = audio.channels[0];
   if (!first) throw new AudioArgumentError(`${caller}: audio has no channels`);
-  if (!(audio.sampleRate > 0)) throw new AudioArgumentError(`${caller}: sample rate ${audio.sampleRate} Hz is not positive`);
+  if (!(audio.sampleRate > 0))
+    throw new AudioArgumentError(`${caller}: sample rate ${audio.sampleRate} Hz is not positive`);
   for (const channel of audio.channels) {
-    if (channel.length !== first.length) throw new AudioArgumentError(`${caller}: channels differ in length (${channel.length} vs ${first.length})`);
+    if (channel.length !== first.length)
+      throw new AudioArgumentError(`${caller}: channels differ in length (${channel.length} vs ${first.length})`);
   }
 }

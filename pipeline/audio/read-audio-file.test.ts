@@ -25,7 +25,8 @@ function sineAudio(sampleRate: number, channels: number, seconds: number): RawAu
     sampleRate,
     channels: Array.from({ length: channels }, (_, channel) => {
       const samples = new Float32Array(length);
-      for (let index = 0; index < length; index++) samples[index] = 0.5 * Math.sin((2 * Math.PI * (440 + 220 * channel) * index) / sampleRate);
+      for (let index = 0; index < length; index++)
+        samples[index] = 0.5 * Math.sin((2 * Math.PI * (440 + 220 * channel) * index) / sampleRate);
       return samples;
     }),
   };
@@ -35,10 +36,17 @@ function sineAudio(sampleRate: number, channels: number, seconds: number): RawAu
 async function writeWav(name: string, audio: RawAudio, bitDepth: '16' | '24' | '32' | '32f'): Promise<string> {
   const scale = bitDepth === '32f' ? 1 : 2 ** (Number(bitDepth) - 1);
   const channels = audio.channels.map((channel) =>
-    Array.from(channel, (sample) => (bitDepth === '32f' ? sample : Math.max(-scale, Math.min(scale - 1, Math.round(sample * scale))))),
+    Array.from(channel, (sample) =>
+      bitDepth === '32f' ? sample : Math.max(-scale, Math.min(scale - 1, Math.round(sample * scale))),
+    ),
   );
   const wave = new wavefile.WaveFile();
-  wave.fromScratch(audio.channels.length, audio.sampleRate, bitDepth, channels.length === 1 ? (channels[0] as number[]) : channels);
+  wave.fromScratch(
+    audio.channels.length,
+    audio.sampleRate,
+    bitDepth,
+    channels.length === 1 ? (channels[0] as number[]) : channels,
+  );
   const file = path.join(folder, name);
   await writeFile(file, wave.toBuffer());
   return file;
@@ -48,7 +56,8 @@ async function writeWav(name: string, audio: RawAudio, bitDepth: '16' | '24' | '
 function largestDifference(a: Float32Array, b: Float32Array): number {
   expect(a.length).toBe(b.length);
   let largest = 0;
-  for (let index = 0; index < a.length; index++) largest = Math.max(largest, Math.abs((a[index] as number) - (b[index] as number)));
+  for (let index = 0; index < a.length; index++)
+    largest = Math.max(largest, Math.abs((a[index] as number) - (b[index] as number)));
   return largest;
 }
 
@@ -64,22 +73,29 @@ describe('readAudioFile: WAV in process', () => {
     ['24', 22050, 2],
     ['32', 44100, 2],
     ['32f', 48000, 1],
-  ] as const)('reads %s-bit WAV at %i Hz with %i channel(s), keeping rate and channels', async (bitDepth, sampleRate, channels) => {
-    const audio = sineAudio(sampleRate, channels, 0.25);
-    const file = await writeWav(`sine-${bitDepth}-${sampleRate}.wav`, audio, bitDepth);
-    const read = await readAudioFile(file);
-    expect(read.sampleRate).toBe(sampleRate);
-    expect(read.channels).toHaveLength(channels);
-    const tolerance = bitDepth === '32f' ? 0 : 1 / 2 ** (Number(bitDepth) - 1);
-    read.channels.forEach((channel, index) => expect(largestDifference(channel, audio.channels[index] as Float32Array)).toBeLessThanOrEqual(tolerance));
-  });
+  ] as const)(
+    'reads %s-bit WAV at %i Hz with %i channel(s), keeping rate and channels',
+    async (bitDepth, sampleRate, channels) => {
+      const audio = sineAudio(sampleRate, channels, 0.25);
+      const file = await writeWav(`sine-${bitDepth}-${sampleRate}.wav`, audio, bitDepth);
+      const read = await readAudioFile(file);
+      expect(read.sampleRate).toBe(sampleRate);
+      expect(read.channels).toHaveLength(channels);
+      const tolerance = bitDepth === '32f' ? 0 : 1 / 2 ** (Number(bitDepth) - 1);
+      read.channels.forEach((channel, index) =>
+        expect(largestDifference(channel, audio.channels[index] as Float32Array)).toBeLessThanOrEqual(tolerance),
+      );
+    },
+  );
 
   it('reads back exactly what encodeWavPcm16 wrote', async () => {
     const audio = sineAudio(16000, 2, 0.1);
     const file = path.join(folder, 'encoded.wav');
     await writeFile(file, encodeWavPcm16(audio));
     const read = await readAudioFile(file);
-    read.channels.forEach((channel, index) => expect(largestDifference(channel, quantizeToPcm16(audio.channels[index] as Float32Array))).toBe(0));
+    read.channels.forEach((channel, index) =>
+      expect(largestDifference(channel, quantizeToPcm16(audio.channels[index] as Float32Array))).toBe(0),
+    );
   });
 });
 
@@ -106,11 +122,17 @@ describe('readAudioFile: other formats through ffmpeg', () => {
     const length = read.channels[0]?.length ?? 0;
     expect(Math.abs(length - 44100)).toBeLessThanOrEqual(extension === 'flac' ? 0 : 2048);
     if (extension === 'flac') {
-      read.channels.forEach((channel, index) => expect(largestDifference(channel, quantizeToPcm16(audio.channels[index] as Float32Array))).toBe(0));
+      read.channels.forEach((channel, index) =>
+        expect(largestDifference(channel, quantizeToPcm16(audio.channels[index] as Float32Array))).toBe(0),
+      );
     } else {
       // Lossy: the level of each channel (-9 dBFS for a 0.5 sine) survives within 1 dB, and the channels stay apart.
-      read.channels.forEach((channel) => expect(Math.abs(rmsDbfs(channel) - -9.03)).toBeLessThanOrEqual(levelToleranceDb));
-      expect(largestDifference(read.channels[0] as Float32Array, read.channels[1] as Float32Array)).toBeGreaterThan(0.5);
+      read.channels.forEach((channel) =>
+        expect(Math.abs(rmsDbfs(channel) - -9.03)).toBeLessThanOrEqual(levelToleranceDb),
+      );
+      expect(largestDifference(read.channels[0] as Float32Array, read.channels[1] as Float32Array)).toBeGreaterThan(
+        0.5,
+      );
     }
   });
 
@@ -133,10 +155,16 @@ describe('readAudioFile: other formats through ffmpeg', () => {
 describe('readAudioFile: errors name the file and the reason', () => {
   it('reports a missing file and a folder as not-found', async () => {
     const missing = path.join(folder, 'missing.wav');
-    await expect(readAudioFile(missing)).rejects.toThrow(new RegExp(`${missing.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*not-found.*no such file`));
+    await expect(readAudioFile(missing)).rejects.toThrow(
+      new RegExp(`${missing.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*not-found.*no such file`),
+    );
     const subfolder = path.join(folder, 'a-folder.wav');
     await mkdir(subfolder);
-    await expect(readAudioFile(subfolder)).rejects.toMatchObject({ name: 'AudioFileError', failure: 'not-found', path: subfolder });
+    await expect(readAudioFile(subfolder)).rejects.toMatchObject({
+      name: 'AudioFileError',
+      failure: 'not-found',
+      path: subfolder,
+    });
   });
 
   it('reports bytes no decoder understands as decode, quoting ffmpeg', async () => {
@@ -163,7 +191,11 @@ describe('readAudioFile: errors name the file and the reason', () => {
   it('tells the user to run npm run setup when ffmpeg is missing', async () => {
     const file = path.join(folder, 'needs-ffmpeg.flac');
     await execa('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=d=0.1', file]);
-    await expect(readAudioFile(file, { ffprobePath: '/nonexistent/ffprobe' })).rejects.toThrow(/needs-ffmpeg\.flac \(missing-ffmpeg\).*npm run setup/);
-    await expect(readAudioFile(file, { ffmpegPath: '/nonexistent/ffmpeg' })).rejects.toMatchObject({ failure: 'missing-ffmpeg' });
+    await expect(readAudioFile(file, { ffprobePath: '/nonexistent/ffprobe' })).rejects.toThrow(
+      /needs-ffmpeg\.flac \(missing-ffmpeg\).*npm run setup/,
+    );
+    await expect(readAudioFile(file, { ffmpegPath: '/nonexistent/ffmpeg' })).rejects.toMatchObject({
+      failure: 'missing-ffmpeg',
+    });
   });
 });

@@ -34,7 +34,10 @@ export class AudioFileError extends Error {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`Cannot read audio file ${path} (${failure}): ${reason}${failure === 'missing-ffmpeg' ? `. ${FFMPEG_SETUP_HINT}` : ''}`, options);
+    super(
+      `Cannot read audio file ${path} (${failure}): ${reason}${failure === 'missing-ffmpeg' ? `. ${FFMPEG_SETUP_HINT}` : ''}`,
+      options,
+    );
   }
 }
 
@@ -47,7 +50,10 @@ export interface ReadAudioFileOptions {
 }
 
 /** Default programs: `ffmpeg` and `ffprobe` from PATH (installed by `npm run setup`). */
-export const DEFAULT_READ_AUDIO_FILE_OPTIONS: Readonly<ReadAudioFileOptions> = Object.freeze({ ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe' });
+export const DEFAULT_READ_AUDIO_FILE_OPTIONS: Readonly<ReadAudioFileOptions> = Object.freeze({
+  ffmpegPath: 'ffmpeg',
+  ffprobePath: 'ffprobe',
+});
 
 /** Characters of a program's standard error quoted in error messages. */
 const STDERR_EXCERPT_LENGTH = 300;
@@ -79,19 +85,41 @@ async function readHead(path: string, length: number): Promise<Uint8Array> {
 
 /** Runs a program, turning "not installed" into `missing-ffmpeg` and failure into `decode`. */
 async function runTool(path: string, program: string, args: readonly string[]) {
-  const result = await execa(program, args, { encoding: 'buffer', reject: false, maxBuffer: bufferConstants.MAX_LENGTH, stripFinalNewline: false });
+  const result = await execa(program, args, {
+    encoding: 'buffer',
+    reject: false,
+    maxBuffer: bufferConstants.MAX_LENGTH,
+    stripFinalNewline: false,
+  });
   if (result.failed) {
-    if (result.code === 'ENOENT') throw new AudioFileError(path, 'missing-ffmpeg', `program "${program}" was not found on PATH`, { cause: result });
+    if (result.code === 'ENOENT')
+      throw new AudioFileError(path, 'missing-ffmpeg', `program "${program}" was not found on PATH`, { cause: result });
     const stderr = excerpt(Buffer.from(result.stderr).toString('utf8'));
     const how = result.exitCode !== undefined ? `exit code ${result.exitCode}` : (result.shortMessage ?? 'failure');
-    throw new AudioFileError(path, 'decode', `${program} ended with ${how}${stderr ? `: ${stderr}` : ''}`, { cause: result });
+    throw new AudioFileError(path, 'decode', `${program} ended with ${how}${stderr ? `: ${stderr}` : ''}`, {
+      cause: result,
+    });
   }
   return result;
 }
 
 /** Channel count and sample rate of the first audio stream, from `ffprobe -of json`. */
-async function probeAudioStream(path: string, options: ReadAudioFileOptions): Promise<{ channels: number; sampleRate: number }> {
-  const args = ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=channels,sample_rate', '-of', 'json', '-i', fileUrl(path)];
+async function probeAudioStream(
+  path: string,
+  options: ReadAudioFileOptions,
+): Promise<{ channels: number; sampleRate: number }> {
+  const args = [
+    '-v',
+    'error',
+    '-select_streams',
+    'a:0',
+    '-show_entries',
+    'stream=channels,sample_rate',
+    '-of',
+    'json',
+    '-i',
+    fileUrl(path),
+  ];
   const { stdout } = await runTool(path, options.ffprobePath, args);
   let parsed: { streams?: { channels?: unknown; sample_rate?: unknown }[] };
   try {
@@ -104,7 +132,11 @@ async function probeAudioStream(path: string, options: ReadAudioFileOptions): Pr
   const channels = Number(stream.channels);
   const sampleRate = Number(stream.sample_rate);
   if (!Number.isInteger(channels) || channels < 1 || !Number.isInteger(sampleRate) || sampleRate < 1) {
-    throw new AudioFileError(path, 'decode', `ffprobe reports ${String(stream.channels)} channels at ${String(stream.sample_rate)} Hz`);
+    throw new AudioFileError(
+      path,
+      'decode',
+      `ffprobe reports ${String(stream.channels)} channels at ${String(stream.sample_rate)} Hz`,
+    );
   }
   return { channels, sampleRate };
 }
@@ -112,11 +144,28 @@ async function probeAudioStream(path: string, options: ReadAudioFileOptions): Pr
 /** Decodes any format ffmpeg reads, keeping channels and sample rate. */
 async function decodeWithFfmpeg(path: string, options: ReadAudioFileOptions): Promise<RawAudio> {
   const { channels, sampleRate } = await probeAudioStream(path, options);
-  const args = ['-v', 'error', '-nostdin', '-i', fileUrl(path), '-map', '0:a:0', '-f', 'f32le', '-acodec', 'pcm_f32le', '-'];
+  const args = [
+    '-v',
+    'error',
+    '-nostdin',
+    '-i',
+    fileUrl(path),
+    '-map',
+    '0:a:0',
+    '-f',
+    'f32le',
+    '-acodec',
+    'pcm_f32le',
+    '-',
+  ];
   const { stdout } = await runTool(path, options.ffmpegPath, args);
   const bytesPerFrame = channels * 4;
   if (stdout.byteLength % bytesPerFrame !== 0) {
-    throw new AudioFileError(path, 'decode', `ffmpeg wrote ${stdout.byteLength} bytes, not a whole number of ${channels}-channel float frames`);
+    throw new AudioFileError(
+      path,
+      'decode',
+      `ffmpeg wrote ${stdout.byteLength} bytes, not a whole number of ${channels}-channel float frames`,
+    );
   }
   // ffmpeg's stdout buffer may start at any byte offset; copy into an aligned buffer when it does not start on 4 bytes.
   const aligned = stdout.byteOffset % 4 === 0 ? stdout : stdout.slice();
@@ -125,7 +174,8 @@ async function decodeWithFfmpeg(path: string, options: ReadAudioFileOptions): Pr
   const output = Array.from({ length: channels }, () => new Float32Array(frames));
   for (let channel = 0; channel < channels; channel++) {
     const target = output[channel] as Float32Array;
-    for (let frame = 0, index = channel; frame < frames; frame++, index += channels) target[frame] = interleaved[index] as number;
+    for (let frame = 0, index = channel; frame < frames; frame++, index += channels)
+      target[frame] = interleaved[index] as number;
   }
   return { channels: output, sampleRate };
 }
@@ -149,7 +199,12 @@ export async function readAudioFile(path: string, options: Partial<ReadAudioFile
   } catch (error) {
     if (error instanceof AudioFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new AudioFileError(path, code === 'ENOENT' ? 'not-found' : 'unreadable', code === 'ENOENT' ? 'no such file' : String(error), { cause: error });
+    throw new AudioFileError(
+      path,
+      code === 'ENOENT' ? 'not-found' : 'unreadable',
+      code === 'ENOENT' ? 'no such file' : String(error),
+      { cause: error },
+    );
   }
   let header: Uint8Array;
   try {
@@ -173,7 +228,9 @@ export async function readAudioFile(path: string, options: Partial<ReadAudioFile
         return await decodeWithFfmpeg(path, resolved);
       } catch (ffmpegError) {
         if (ffmpegError instanceof AudioFileError && ffmpegError.failure === 'decode') {
-          throw new AudioFileError(path, 'decode', `${error.reason}; ffmpeg: ${ffmpegError.reason}`, { cause: ffmpegError });
+          throw new AudioFileError(path, 'decode', `${error.reason}; ffmpeg: ${ffmpegError.reason}`, {
+            cause: ffmpegError,
+          });
         }
         throw ffmpegError;
       }

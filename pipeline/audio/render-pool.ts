@@ -35,11 +35,14 @@ export function createRenderPool(threads: number): RenderPool {
     master: async (mix) => {
       const tracks = [...mix.tracks, ...(mix.fullBand?.tracks ?? [])];
       for (const track of tracks) {
-        if (track.byteOffset !== 0 || track.byteLength !== track.buffer.byteLength) throw new RangeError('render pool: a track is a view of a larger buffer and cannot be moved to the worker');
+        if (track.byteOffset !== 0 || track.byteLength !== track.buffer.byteLength)
+          throw new RangeError('render pool: a track is a view of a larger buffer and cannot be moved to the worker');
       }
       // the output-rate WAV's length, known before the tracks leave (the same check masterMix makes)
       const wavBytes = wavPcm16ByteLength({ channels: mix.tracks, sampleRate: mix.sampleRate });
-      const bytes = (await pool.run(mix, { transferList: tracks.map((track) => track.buffer as ArrayBuffer) })) as Uint8Array;
+      const bytes = (await pool.run(mix, {
+        transferList: tracks.map((track) => track.buffer as ArrayBuffer),
+      })) as Uint8Array;
       return { bytes, wavBytes };
     },
     close: () => pool.destroy(),

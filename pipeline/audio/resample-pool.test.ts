@@ -9,7 +9,8 @@ afterAll(async () => {
 
 function signal(length: number, seed: number): Float32Array {
   const samples = new Float32Array(length);
-  for (let index = 0; index < length; index++) samples[index] = 0.3 * Math.sin(index / (5 + seed)) + 0.1 * Math.sin(index / 2.3);
+  for (let index = 0; index < length; index++)
+    samples[index] = 0.3 * Math.sin(index / (5 + seed)) + 0.1 * Math.sin(index / 2.3);
   return samples;
 }
 
@@ -24,7 +25,9 @@ describe('resampling in worker threads', () => {
       for (const [index, audio] of inputs.entries()) {
         const direct = await resample(audio, 16000, quality);
         expect(pooled[index]!.sampleRate).toBe(16000);
-        expect(pooled[index]!.channels.map((channel) => Array.from(channel))).toEqual(direct.channels.map((channel) => Array.from(channel)));
+        expect(pooled[index]!.channels.map((channel) => Array.from(channel))).toEqual(
+          direct.channels.map((channel) => Array.from(channel)),
+        );
       }
     }
     // the caller keeps its input
@@ -32,7 +35,9 @@ describe('resampling in worker threads', () => {
   });
 
   it('passes resample errors on, and needs a positive number of threads', async () => {
-    await expect(pool.resample({ channels: [new Float32Array(10)], sampleRate: 16000.5 }, 16000, 'best')).rejects.toThrow(/positive integer/);
+    await expect(
+      pool.resample({ channels: [new Float32Array(10)], sampleRate: 16000.5 }, 16000, 'best'),
+    ).rejects.toThrow(/positive integer/);
     expect(() => createResamplePool(0)).toThrow(RangeError);
   });
 });

@@ -31,7 +31,12 @@ export function createResamplePool(threads: number): ResamplePool {
   return {
     threads,
     resample: async (audio, targetRate, quality) => {
-      const result = (await pool.run({ channels: audio.channels, sampleRate: audio.sampleRate, targetRate, quality })) as RawAudio;
+      const result = (await pool.run({
+        channels: audio.channels,
+        sampleRate: audio.sampleRate,
+        targetRate,
+        quality,
+      })) as RawAudio;
       return { channels: result.channels, sampleRate: result.sampleRate };
     },
     close: () => pool.destroy(),

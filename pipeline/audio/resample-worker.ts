@@ -15,7 +15,12 @@ export interface ResampleTask {
 }
 
 /** Resamples one task's audio; returns {channels, sampleRate} (copied back: a small cost next to the resampling). */
-export default async function resampleTask({ channels, sampleRate, targetRate, quality }: ResampleTask): Promise<RawAudio> {
+export default async function resampleTask({
+  channels,
+  sampleRate,
+  targetRate,
+  quality,
+}: ResampleTask): Promise<RawAudio> {
   const output = await resample({ channels, sampleRate }, targetRate, quality);
   return { channels: output.channels, sampleRate: output.sampleRate };
 }

@@ -35,7 +35,11 @@ type SampleRateConverter = Awaited<ReturnType<typeof libsamplerate.create>>;
 const converterCache = new Map<string, Promise<SampleRateConverter>>();
 
 /** One libsamplerate converter per (source rate, target rate, quality), created once and kept. */
-function converterFor(sourceRate: number, targetRate: number, quality: Exclude<ResampleQuality, 'speex'>): Promise<SampleRateConverter> {
+function converterFor(
+  sourceRate: number,
+  targetRate: number,
+  quality: Exclude<ResampleQuality, 'speex'>,
+): Promise<SampleRateConverter> {
   const key = `${sourceRate}:${targetRate}:${quality}`;
   let converter = converterCache.get(key);
   if (!converter) {
@@ -78,17 +82,28 @@ const RESAMPLE_MAX_CHUNK_SAMPLES = 500_000;
  * @returns new audio at `targetRate`; audio already at `targetRate` is copied.
  * @throws AudioArgumentError when either rate is not a positive integer or the audio is malformed.
  */
-export async function resample(audio: RawAudio, targetRate: number, quality: ResampleQuality = 'best', options: ResampleOptions = {}): Promise<RawAudio> {
+export async function resample(
+  audio: RawAudio,
+  targetRate: number,
+  quality: ResampleQuality = 'best',
+  options: ResampleOptions = {},
+): Promise<RawAudio> {
   assertWellFormed(audio, 'resample');
   const sourceRate = audio.sampleRate;
   for (const rate of [sourceRate, targetRate]) {
-    if (!Number.isInteger(rate) || rate <= 0) throw new AudioArgumentError(`resample: sample rate ${rate} Hz is not a positive integer`);
+    if (!Number.isInteger(rate) || rate <= 0)
+      throw new AudioArgumentError(`resample: sample rate ${rate} Hz is not a positive integer`);
   }
-  if (sourceRate === targetRate) return { channels: audio.channels.map((channel) => channel.slice()), sampleRate: targetRate };
+  if (sourceRate === targetRate)
+    return { channels: audio.channels.map((channel) => channel.slice()), sampleRate: targetRate };
   if (quality === 'speex') {
     const speex = await speexResampler(sourceRate, targetRate);
-    const length = (samples: number) => (options.length === 'ceil' ? Math.ceil : Math.round)((samples * targetRate) / sourceRate);
-    return { channels: audio.channels.map((channel) => speex.resample(channel, length(channel.length))), sampleRate: targetRate };
+    const length = (samples: number) =>
+      (options.length === 'ceil' ? Math.ceil : Math.round)((samples * targetRate) / sourceRate);
+    return {
+      channels: audio.channels.map((channel) => speex.resample(channel, length(channel.length))),
+      sampleRate: targetRate,
+    };
   }
 
   const converter = await converterFor(sourceRate, targetRate, quality);
@@ -146,7 +161,11 @@ class SpeexMonoResampler {
     const module = this.module;
     module._speex_resampler_reset_mem(this.state);
     module._speex_resampler_skip_zeros(this.state);
-    const inputLength = input.length + module._speex_resampler_get_input_latency(this.state) + 2 * Math.ceil(this.sourceRate / this.targetRate) + 2;
+    const inputLength =
+      input.length +
+      module._speex_resampler_get_input_latency(this.state) +
+      2 * Math.ceil(this.sourceRate / this.targetRate) +
+      2;
     const needed = inputLength + outputLength;
     if (this.scratch.floats < needed) {
       if (this.scratch.pointer !== 0) module._free(this.scratch.pointer);
@@ -178,11 +197,13 @@ function speexResampler(sourceRate: number, targetRate: number): Promise<SpeexMo
       const errorPointer = module._malloc(4);
       const state = module._speex_resampler_init(1, sourceRate, targetRate, SPEEX_RESAMPLER_QUALITY, errorPointer);
       module._free(errorPointer);
-      if (state === 0) throw new AudioArgumentError(`resample: the Speex resampler cannot convert ${sourceRate} Hz to ${targetRate} Hz`);
+      if (state === 0)
+        throw new AudioArgumentError(
+          `resample: the Speex resampler cannot convert ${sourceRate} Hz to ${targetRate} Hz`,
+        );
       return new SpeexMonoResampler(module, state, sourceRate, targetRate);
     });
     speexResamplers.set(key, resampler);
   }
   return resampler;
 }
-

@@ -17,7 +17,7 @@ describe('samplesDigest', () => {
     expect(samplesDigest(longer.subarray(1, 5))).toBe(samplesDigest(samples));
   });
 
-  it('names a clip recorded as a stored file\'s part by that file and part, never as a hash; other arrays with the same values are hashed', () => {
+  it("names a clip recorded as a stored file's part by that file and part, never as a hash; other arrays with the same values are hashed", () => {
     const fileSha256 = 'a'.repeat(64);
     const clip = Float32Array.from([0.125, -0.5]);
     const fullBand = Float32Array.from([0.125, 0, -0.5]);

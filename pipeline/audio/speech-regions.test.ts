@@ -6,12 +6,17 @@ import { detectSpeechSegments, frameLevelsDbfs, trimToSpeech } from './speech-re
 const RATE = 16000;
 
 /** Silence with sine bursts at [start, end) seconds, each with its amplitude. */
-function bursts(totalSeconds: number, parts: { start: number; end: number; amplitude?: number }[], sampleRate = RATE): Float32Array {
+function bursts(
+  totalSeconds: number,
+  parts: { start: number; end: number; amplitude?: number }[],
+  sampleRate = RATE,
+): Float32Array {
   const samples = new Float32Array(Math.round(totalSeconds * sampleRate));
   for (const part of parts) {
     const first = Math.round(part.start * sampleRate);
     const last = Math.round(part.end * sampleRate);
-    for (let index = first; index < last; index++) samples[index] = (part.amplitude ?? 0.5) * Math.sin((2 * Math.PI * 330 * index) / sampleRate);
+    for (let index = first; index < last; index++)
+      samples[index] = (part.amplitude ?? 0.5) * Math.sin((2 * Math.PI * 330 * index) / sampleRate);
   }
   return samples;
 }
@@ -32,7 +37,8 @@ function syllableTrain(seed: number, seconds: number): Float32Array {
   }
   // a fade so levels cross the threshold inside frames, not only at frame edges
   const samples = bursts(seconds, parts);
-  for (let index = 0; index < samples.length; index++) samples[index] = (samples[index] as number) * (0.6 + 0.4 * Math.sin(index / 997));
+  for (let index = 0; index < samples.length; index++)
+    samples[index] = (samples[index] as number) * (0.6 + 0.4 * Math.sin(index / 997));
   return quantizeToPcm16(samples);
 }
 
@@ -52,8 +58,24 @@ describe('detectSpeechSegments', () => {
   });
 
   it('splits at exactly minSilence (0.15 s) and bridges one frame less', () => {
-    expect(detectSpeechSegments(bursts(1.5, [{ start: 0.1, end: 0.5 }, { start: 0.65, end: 1.0 }]), RATE)).toHaveLength(2);
-    expect(detectSpeechSegments(bursts(1.5, [{ start: 0.1, end: 0.5 }, { start: 0.64, end: 1.0 }]), RATE)).toEqual([{ start: 10, end: 100 }]);
+    expect(
+      detectSpeechSegments(
+        bursts(1.5, [
+          { start: 0.1, end: 0.5 },
+          { start: 0.65, end: 1.0 },
+        ]),
+        RATE,
+      ),
+    ).toHaveLength(2);
+    expect(
+      detectSpeechSegments(
+        bursts(1.5, [
+          { start: 0.1, end: 0.5 },
+          { start: 0.64, end: 1.0 },
+        ]),
+        RATE,
+      ),
+    ).toEqual([{ start: 10, end: 100 }]);
   });
 
   it('keeps speech of exactly minSpeech (0.03 s) and honours options', () => {
@@ -82,7 +104,12 @@ describe('detectSpeechSegments', () => {
       for (const offsetCentiseconds of [0, 17, 250, 1003]) {
         const track = new Float32Array((offsetCentiseconds + 400 + 300) * (RATE / 100));
         placeOnTrackInPlace(track, utterance, offsetCentiseconds * (RATE / 100));
-        expect(detectSpeechSegments(track, RATE)).toEqual(alone.map((segment) => ({ start: segment.start + offsetCentiseconds, end: segment.end + offsetCentiseconds })));
+        expect(detectSpeechSegments(track, RATE)).toEqual(
+          alone.map((segment) => ({
+            start: segment.start + offsetCentiseconds,
+            end: segment.end + offsetCentiseconds,
+          })),
+        );
       }
     }
   });
@@ -93,8 +120,12 @@ describe('detectSpeechSegments', () => {
     const track = new Float32Array(800 * (RATE / 100));
     placeOnTrackInPlace(track, first, 100 * (RATE / 100));
     placeOnTrackInPlace(track, second, 400 * (RATE / 100));
-    const shift = (segments: SpeechSegment[], by: number) => segments.map((segment) => ({ start: segment.start + by, end: segment.end + by }));
-    expect(detectSpeechSegments(track, RATE)).toEqual([...shift(detectSpeechSegments(first, RATE), 100), ...shift(detectSpeechSegments(second, RATE), 400)]);
+    const shift = (segments: SpeechSegment[], by: number) =>
+      segments.map((segment) => ({ start: segment.start + by, end: segment.end + by }));
+    expect(detectSpeechSegments(track, RATE)).toEqual([
+      ...shift(detectSpeechSegments(first, RATE), 100),
+      ...shift(detectSpeechSegments(second, RATE), 400),
+    ]);
   });
 });
 
@@ -128,7 +159,12 @@ describe('trimToSpeech', () => {
   it('rejects empty, unsorted or out-of-range segments', () => {
     const samples = new Float32Array(RATE);
     expect(() => trimToSpeech(samples, RATE, [])).toThrow(AudioArgumentError);
-    expect(() => trimToSpeech(samples, RATE, [{ start: 50, end: 60 }, { start: 10, end: 20 }])).toThrow(AudioArgumentError);
+    expect(() =>
+      trimToSpeech(samples, RATE, [
+        { start: 50, end: 60 },
+        { start: 10, end: 20 },
+      ]),
+    ).toThrow(AudioArgumentError);
     expect(() => trimToSpeech(samples, RATE, [{ start: 90, end: 101 }])).toThrow(/beyond/);
   });
 });

@@ -51,9 +51,11 @@ export const DEFAULT_SPEECH_DETECTOR_OPTIONS: Readonly<SpeechDetectorOptions> = 
  */
 export function resolveSpeechDetectorOptions(options: Partial<SpeechDetectorOptions> = {}): SpeechDetectorOptions {
   const resolved = { ...DEFAULT_SPEECH_DETECTOR_OPTIONS, ...options };
-  if (!Number.isFinite(resolved.thresholdDbfs)) throw new AudioArgumentError(`speech detector: threshold ${resolved.thresholdDbfs} dBFS is not finite`);
+  if (!Number.isFinite(resolved.thresholdDbfs))
+    throw new AudioArgumentError(`speech detector: threshold ${resolved.thresholdDbfs} dBFS is not finite`);
   for (const key of ['minSilenceSeconds', 'minSpeechSeconds'] as const) {
-    if (!Number.isFinite(resolved[key]) || resolved[key] < 0) throw new AudioArgumentError(`speech detector: ${key} ${resolved[key]} is not a non-negative number of seconds`);
+    if (!Number.isFinite(resolved[key]) || resolved[key] < 0)
+      throw new AudioArgumentError(`speech detector: ${key} ${resolved[key]} is not a non-negative number of seconds`);
   }
   return resolved;
 }
@@ -66,7 +68,9 @@ export function resolveSpeechDetectorOptions(options: Partial<SpeechDetectorOpti
  */
 export function samplesPerCentisecond(sampleRate: number): number {
   if (!Number.isInteger(sampleRate) || sampleRate <= 0 || sampleRate % 100 !== 0) {
-    throw new AudioArgumentError(`sample rate ${sampleRate} Hz is not a positive multiple of 100 Hz, so 10 ms frames do not hold whole samples`);
+    throw new AudioArgumentError(
+      `sample rate ${sampleRate} Hz is not a positive multiple of 100 Hz, so 10 ms frames do not hold whole samples`,
+    );
   }
   return sampleRate / 100;
 }
@@ -112,7 +116,11 @@ export function frameLevelsDbfs(samples: Float32Array, sampleRate: number): Floa
  *   ceil(samples.length / (sampleRate / 100)) when speech reaches the last (partial) frame.
  * @throws AudioArgumentError when `sampleRate` is not a positive multiple of 100 Hz or options are invalid.
  */
-export function detectSpeechSegments(samples: Float32Array, sampleRate: number, options: Partial<SpeechDetectorOptions> = {}): SpeechSegment[] {
+export function detectSpeechSegments(
+  samples: Float32Array,
+  sampleRate: number,
+  options: Partial<SpeechDetectorOptions> = {},
+): SpeechSegment[] {
   const resolved = resolveSpeechDetectorOptions(options);
   return speechSegmentsOfLevels(frameLevelsDbfs(samples, sampleRate), resolved);
 }
@@ -176,20 +184,34 @@ export interface TrimmedSpeech {
  * @throws AudioArgumentError when the list is empty, unsorted, overlapping, has an empty segment, or
  *   lies beyond the samples, or the sample rate is not a multiple of 100 Hz.
  */
-export function trimToSpeech(samples: Float32Array, sampleRate: number, segments: readonly SpeechSegment[]): TrimmedSpeech {
+export function trimToSpeech(
+  samples: Float32Array,
+  sampleRate: number,
+  segments: readonly SpeechSegment[],
+): TrimmedSpeech {
   const frameLength = samplesPerCentisecond(sampleRate);
   const first = segments[0];
   const last = segments[segments.length - 1];
   if (!first || !last) throw new AudioArgumentError('trimToSpeech: no speech segments given');
   let previousEnd = -Infinity;
   for (const segment of segments) {
-    if (!Number.isInteger(segment.start) || !Number.isInteger(segment.end) || segment.start < 0 || segment.end <= segment.start || segment.start < previousEnd) {
-      throw new AudioArgumentError(`trimToSpeech: segments must be integer, non-empty, sorted and non-overlapping (got [${segment.start}, ${segment.end}])`);
+    if (
+      !Number.isInteger(segment.start) ||
+      !Number.isInteger(segment.end) ||
+      segment.start < 0 ||
+      segment.end <= segment.start ||
+      segment.start < previousEnd
+    ) {
+      throw new AudioArgumentError(
+        `trimToSpeech: segments must be integer, non-empty, sorted and non-overlapping (got [${segment.start}, ${segment.end}])`,
+      );
     }
     previousEnd = segment.end;
   }
   if (last.end > Math.ceil(samples.length / frameLength)) {
-    throw new AudioArgumentError(`trimToSpeech: segment end ${last.end} cs lies beyond the ${samples.length} samples given`);
+    throw new AudioArgumentError(
+      `trimToSpeech: segment end ${last.end} cs lies beyond the ${samples.length} samples given`,
+    );
   }
   const startSample = first.start * frameLength;
   const endSample = last.end * frameLength;

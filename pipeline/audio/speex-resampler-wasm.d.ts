@@ -6,7 +6,13 @@
 declare module '@echogarden/speex-resampler-wasm/simd' {
   export interface SpeexResamplerModule {
     /** `speex_resampler_init(channels, in_rate, out_rate, quality 0-10, *err)`: a resampler state pointer, 0 on error. */
-    _speex_resampler_init(channels: number, inputRate: number, outputRate: number, quality: number, errorPointer: number): number;
+    _speex_resampler_init(
+      channels: number,
+      inputRate: number,
+      outputRate: number,
+      quality: number,
+      errorPointer: number,
+    ): number;
     _speex_resampler_destroy(state: number): void;
     /** Clears the filter memory (as a fresh state). */
     _speex_resampler_reset_mem(state: number): number;
@@ -18,7 +24,14 @@ declare module '@echogarden/speex-resampler-wasm/simd' {
      * Resamples float samples of one channel: reads up to *inputLength samples at `input`, writes up
      * to *outputLength at `output`; on return both hold the counts consumed and written.
      */
-    _speex_resampler_process_float(state: number, channel: number, input: number, inputLengthPointer: number, output: number, outputLengthPointer: number): number;
+    _speex_resampler_process_float(
+      state: number,
+      channel: number,
+      input: number,
+      inputLengthPointer: number,
+      output: number,
+      outputLengthPointer: number,
+    ): number;
     _malloc(bytes: number): number;
     _free(pointer: number): void;
     /** The module's memory as 32-bit floats / unsigned integers (replaced when the memory grows). */

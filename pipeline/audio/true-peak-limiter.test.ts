@@ -32,7 +32,8 @@ function speechWithOvers(sampleRate: number): Float32Array {
   for (let n = 0; n < samples.length; n++) {
     const t = n / sampleRate;
     let voice = 0;
-    for (let harmonic = 1; harmonic <= 20 && harmonic * 150 < sampleRate / 2; harmonic++) voice += Math.sin(2 * Math.PI * 150 * harmonic * t + harmonic) / harmonic;
+    for (let harmonic = 1; harmonic <= 20 && harmonic * 150 < sampleRate / 2; harmonic++)
+      voice += Math.sin(2 * Math.PI * 150 * harmonic * t + harmonic) / harmonic;
     samples[n] = 0.25 * voice * Math.max(0, Math.sin(2 * Math.PI * 4 * t));
   }
   const burst = Math.round(0.002 * sampleRate);
@@ -58,7 +59,10 @@ describe('limitTruePeakInPlace', () => {
       const original = speechWithOvers(sampleRate);
       const limited = Float32Array.from(original);
       const result = limitTruePeakInPlace(limited, sampleRate);
-      const [before, after] = [await measured(original, sampleRate, `before-${sampleRate}`), await measured(limited, sampleRate, `after-${sampleRate}`)];
+      const [before, after] = [
+        await measured(original, sampleRate, `before-${sampleRate}`),
+        await measured(limited, sampleRate, `after-${sampleRate}`),
+      ];
       expect(before.truePeakDbtp!).toBeGreaterThan(-0.5);
       expect(Math.abs(result.beforeDbtp - before.truePeakDbtp!)).toBeLessThanOrEqual(0.15); // the estimate reads what ffmpeg reads
       expect(result.beforeDbtp).toBe(truePeakDbtp(original, sampleRate)); // the limiter's skips never drop a point that reaches the ceiling
@@ -90,8 +94,15 @@ describe('limitTruePeakInPlace', () => {
   it('brings a sustained over (a steady tone above the ceiling from the first sample to the last) under the ceiling', () => {
     // the moving average used to count 0 beyond the ends, so each pass lowered the ends only part of the
     // way and 8 passes left them above: "left above -1.10 dBTP after 8 passes" (a 997 Hz tone at 0.95)
-    for (const [sampleRate, frequency, gain] of [[16000, 997, 0.95], [16000, 3990, 1.05], [24000, 1499, 1.3]] as const) {
-      const tone = Float32Array.from({ length: sampleRate }, (_, index) => gain * Math.sin((2 * Math.PI * frequency * index) / sampleRate + 0.7));
+    for (const [sampleRate, frequency, gain] of [
+      [16000, 997, 0.95],
+      [16000, 3990, 1.05],
+      [24000, 1499, 1.3],
+    ] as const) {
+      const tone = Float32Array.from(
+        { length: sampleRate },
+        (_, index) => gain * Math.sin((2 * Math.PI * frequency * index) / sampleRate + 0.7),
+      );
       const limited = limitTruePeakInPlace(tone, sampleRate);
       expect(limited.beforeDbtp).toBeGreaterThan(-1);
       expect(truePeakDbtp(tone, sampleRate)).toBeLessThanOrEqual(-1.1 + 1e-6);
@@ -106,15 +117,23 @@ describe('limitTruePeakInPlace', () => {
       const track = new Float32Array(length);
       const burst = Math.round(0.002 * sampleRate);
       // a 12-sample burst in the last 14 samples of a block, the next one silent: the points there belong to the next block's outputs
-      for (const [start, size] of [[0, burst], [256 * 7 - burst / 2, burst], [256 * 20 - 3, burst], [256 * 30 - 14, 12], [length - burst, burst]]) {
+      for (const [start, size] of [
+        [0, burst],
+        [256 * 7 - burst / 2, burst],
+        [256 * 20 - 3, burst],
+        [256 * 30 - 14, 12],
+        [length - burst, burst],
+      ]) {
         for (let k = 0; k < size!; k++) {
           const window = 0.5 * (1 - Math.cos((2 * Math.PI * k) / (size! - 1)));
-          track[Math.round(start!) + k] = 0.999 * window * Math.sin((Math.PI / 2) * (Math.round(start!) + k) + Math.PI / 4);
+          track[Math.round(start!) + k] =
+            0.999 * window * Math.sin((Math.PI / 2) * (Math.round(start!) + k) + Math.PI / 4);
         }
       }
       const unskipped = samplePeaks(track, sampleRate);
       const skipped = samplePeaks(track, sampleRate, 0.8);
-      for (let n = 0; n < length; n++) if (unskipped[n]! >= 0.8 || skipped[n]! >= 0.8) expect(skipped[n]).toBe(unskipped[n]);
+      for (let n = 0; n < length; n++)
+        if (unskipped[n]! >= 0.8 || skipped[n]! >= 0.8) expect(skipped[n]).toBe(unskipped[n]);
       const limited = Float32Array.from(track);
       const result = limitTruePeakInPlace(limited, sampleRate);
       expect(result.beforeDbtp).toBe(truePeakDbtp(track, sampleRate));

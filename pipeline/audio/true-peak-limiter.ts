@@ -73,10 +73,14 @@ function interpolationFilter(factor: number): InterpolationFilter {
     const coefficients: number[] = [];
     for (let j = phase; j < tapCount; j += factor) coefficients.push(taps[j]!);
     phases.push(Float64Array.from(coefficients));
-    bound = Math.max(bound, coefficients.reduce((sum, value) => sum + Math.abs(value), 0));
+    bound = Math.max(
+      bound,
+      coefficients.reduce((sum, value) => sum + Math.abs(value), 0),
+    );
   }
   const reach = new Float64Array(phases[1]!.length);
-  for (let phase = 1; phase < factor; phase++) phases[phase]!.forEach((value, k) => (reach[k] = Math.max(reach[k]!, Math.abs(value))));
+  for (let phase = 1; phase < factor; phase++)
+    phases[phase]!.forEach((value, k) => (reach[k] = Math.max(reach[k]!, Math.abs(value))));
   // y[f·n + p] sits at input time n − centre / f + p / f (centre = 16 f)
   const filter = { factor, phases, delay: centre / factor, bound, reach };
   filters.set(factor, filter);
@@ -116,7 +120,14 @@ const BOUND_MARGIN = 1e-6;
  *   `skipBelow`, and it then reads only the returned value)
  * @returns the largest value of the estimate (as a 32-bit float, like `peaks`)
  */
-function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow: number, keepAbove: number, peaks: Float32Array | null, fillPeaks: 'always' | 'if-interpolated' = 'always'): number {
+function interpolatedPeaks(
+  samples: Float32Array,
+  sampleRate: number,
+  skipBelow: number,
+  keepAbove: number,
+  peaks: Float32Array | null,
+  fillPeaks: 'always' | 'if-interpolated' = 'always',
+): number {
   const { factor, phases, delay, bound, reach } = interpolationFilter(oversamplingFactor(sampleRate));
   const length = samples.length;
   const half = phases[1]!.length; // taps per phase reach this many samples back
@@ -154,7 +165,8 @@ function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow:
     if (nearby * bound < skipBelow) continue;
     // the largest |sample| within the reach of the filter
     let neighbourhood = 0;
-    for (let k = Math.max(0, blockStart - half); k < Math.min(length, blockStart + SKIP_BLOCK + half); k++) neighbourhood = Math.max(neighbourhood, Math.abs(samples[k]!));
+    for (let k = Math.max(0, blockStart - half); k < Math.min(length, blockStart + SKIP_BLOCK + half); k++)
+      neighbourhood = Math.max(neighbourhood, Math.abs(samples[k]!));
     if (neighbourhood * bound < skipBelow) continue;
     if (peaks && !filled) fill(peaks);
     // output n of phase p (y[4n + p]) lies at input time n − delay + p / 4: between samples n − delay and n − delay + 1
@@ -163,7 +175,9 @@ function interpolatedPeaks(samples: Float32Array, sampleRate: number, skipBelow:
       if (keepBelow > 0) {
         let reachable = 0;
         if (inside) for (let k = 0; k < taps; k++) reachable += reach[k]! * Math.abs(samples[n - k]!);
-        else for (let k = 0; k < taps; k++) if (n - k >= 0 && n - k < length) reachable += reach[k]! * Math.abs(samples[n - k]!);
+        else
+          for (let k = 0; k < taps; k++)
+            if (n - k >= 0 && n - k < length) reachable += reach[k]! * Math.abs(samples[n - k]!);
         if (reachable < keepBelow) continue;
       }
       const left = n - delay;
@@ -254,12 +268,18 @@ export interface TruePeakLimiting {
  * @param sampleRate Hz (sets the hold length in samples)
  * @throws RangeError for a non-finite ceiling, a negative headroom or a non-positive hold
  */
-export function limitTruePeakInPlace(samples: Float32Array, sampleRate: number, options: TruePeakLimiterOptions = {}): TruePeakLimiting {
+export function limitTruePeakInPlace(
+  samples: Float32Array,
+  sampleRate: number,
+  options: TruePeakLimiterOptions = {},
+): TruePeakLimiting {
   const ceilingDbtp = options.ceilingDbtp ?? -1;
   const headroomDb = options.headroomDb ?? 0.1;
   const holdSeconds = options.holdSeconds ?? 0.005;
   if (!Number.isFinite(ceilingDbtp) || !(headroomDb >= 0) || !(holdSeconds > 0) || !(sampleRate > 0)) {
-    throw new RangeError(`true-peak limiter: ceiling ${ceilingDbtp} dBTP, headroom ${headroomDb} dB, hold ${holdSeconds} s, rate ${sampleRate} Hz`);
+    throw new RangeError(
+      `true-peak limiter: ceiling ${ceilingDbtp} dBTP, headroom ${headroomDb} dB, hold ${holdSeconds} s, rate ${sampleRate} Hz`,
+    );
   }
   const target = 10 ** ((ceilingDbtp - headroomDb) / 20);
   const hold = Math.max(1, Math.round(holdSeconds * sampleRate));
@@ -291,7 +311,9 @@ export function limitTruePeakInPlace(samples: Float32Array, sampleRate: number, 
   }
   if (largest > target) {
     // cannot happen with the box-of-min envelope; kept so a bug fails loudly rather than ships an over
-    throw new Error(`true-peak limiter: ${(20 * Math.log10(largest)).toFixed(2)} dBTP left above ${(ceilingDbtp - headroomDb).toFixed(2)} dBTP after 8 passes`);
+    throw new Error(
+      `true-peak limiter: ${(20 * Math.log10(largest)).toFixed(2)} dBTP left above ${(ceilingDbtp - headroomDb).toFixed(2)} dBTP after 8 passes`,
+    );
   }
   return {
     beforeDbtp,
@@ -324,7 +346,8 @@ function gainEnvelope(peaks: Float32Array, target: number, hold: number): Float6
   const minimum = new Float64Array(length).fill(1);
   for (const n of over) {
     const needed = target / peaks[n]!;
-    for (let k = Math.max(0, n - hold); k <= Math.min(length - 1, n + hold); k++) if (needed < minimum[k]!) minimum[k] = needed;
+    for (let k = Math.max(0, n - hold); k <= Math.min(length - 1, n + hold); k++)
+      if (needed < minimum[k]!) minimum[k] = needed;
   }
   // centred moving average of hold + 1 samples (window [n − ⌊hold/2⌋, n + ⌈hold/2⌉])
   const before = Math.floor(hold / 2);

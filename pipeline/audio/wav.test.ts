@@ -4,7 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { decodePcm16LittleEndian, decodePcm16LittleEndianChunks, decodeWav, encodeWavPcm16, isRiffWave, readWavFileLayout, wavLayout, wavPcm16ByteLength, encodeWavFilesPcm16 } from './wav.ts';
+import {
+  decodePcm16LittleEndian,
+  decodePcm16LittleEndianChunks,
+  decodeWav,
+  encodeWavPcm16,
+  isRiffWave,
+  readWavFileLayout,
+  wavLayout,
+  wavPcm16ByteLength,
+  encodeWavFilesPcm16,
+} from './wav.ts';
 import { AudioArgumentError, toPcm16Integer } from './raw-audio.ts';
 
 let scratch: string;
@@ -41,7 +51,7 @@ describe('WAV codec', () => {
     const joined = Uint8Array.from({ length: 4002 }, () => next(256));
     joined.set([0x00, 0x80, 0xff, 0x7f, 0xff, 0xff], 0); // -32768, 32767, -1 at the start
     const chunks: Uint8Array[] = [];
-    for (let at = 0; at < joined.length; ) {
+    for (let at = 0; at < joined.length;) {
       const length = Math.min(joined.length - at, next(40)); // odd and even lengths, some empty
       // every other chunk at an odd byte offset of its own buffer (the slow path of the decoder)
       const backing = new Uint8Array(length + 1);
@@ -51,11 +61,17 @@ describe('WAV codec', () => {
       if (chunks.length % 7 === 3) chunks.push(new Uint8Array(0)); // empty reads, also between the bytes of a split sample
     }
     expect(chunks.some((chunk) => chunk.length === 0)).toBe(true);
-    expect(chunks.filter((chunk, index) => chunks.slice(0, index).reduce((total, previous) => total + previous.length, 0) % 2 === 1).length).toBeGreaterThan(10);
+    expect(
+      chunks.filter(
+        (chunk, index) => chunks.slice(0, index).reduce((total, previous) => total + previous.length, 0) % 2 === 1,
+      ).length,
+    ).toBeGreaterThan(10);
     const decoded = decodePcm16LittleEndianChunks(chunks);
     expect(Array.from(decoded.subarray(0, 3), (sample) => sample * 32768)).toEqual([-32768, 32767, -1]);
     expect(decoded).toEqual(decodePcm16LittleEndian(joined));
-    expect(decodePcm16LittleEndianChunks([joined.subarray(0, 2), joined.subarray(2, 3), joined.subarray(3, 4)])).toEqual(decodePcm16LittleEndian(joined.subarray(0, 4)));
+    expect(
+      decodePcm16LittleEndianChunks([joined.subarray(0, 2), joined.subarray(2, 3), joined.subarray(3, 4)]),
+    ).toEqual(decodePcm16LittleEndian(joined.subarray(0, 4)));
     expect(() => decodePcm16LittleEndianChunks([joined.subarray(0, 2), joined.subarray(2, 3)])).toThrow(RangeError);
     expect(decodePcm16LittleEndianChunks([])).toEqual(new Float32Array(0));
   });
@@ -79,7 +95,9 @@ describe('WAV codec', () => {
       const wav = withListChunk(encodeWavPcm16({ channels, sampleRate: 16000 }), 5);
       const reference = new wavefile.WaveFile(wav);
       const samples = reference.getSamples(false, Float64Array) as unknown as Float64Array | Float64Array[];
-      const expected = (channels.length === 1 ? [samples as Float64Array] : (samples as Float64Array[])).map((values) => Float32Array.from(values, (value) => value / 32768));
+      const expected = (channels.length === 1 ? [samples as Float64Array] : (samples as Float64Array[])).map((values) =>
+        Float32Array.from(values, (value) => value / 32768),
+      );
       expect(decodeWav(wav, 'test')).toEqual({ channels: expected, sampleRate: 16000 });
     }
   });
@@ -87,13 +105,24 @@ describe('WAV codec', () => {
   it('decodes other encodings through wavefile (32-bit float)', () => {
     const wave = new wavefile.WaveFile();
     wave.fromScratch(1, 8000, '32f', [0.5, -0.25]);
-    expect(decodeWav(wave.toBuffer(), 'float')).toEqual({ channels: [Float32Array.from([0.5, -0.25])], sampleRate: 8000 });
+    expect(decodeWav(wave.toBuffer(), 'float')).toEqual({
+      channels: [Float32Array.from([0.5, -0.25])],
+      sampleRate: 8000,
+    });
   });
 
   it('finds the format and the data chunk in memory and on disk, reading only chunk headers from a file', async () => {
-    const wav = withListChunk(encodeWavPcm16({ channels: [new Float32Array(100), new Float32Array(100)], sampleRate: 8000 }), 3);
+    const wav = withListChunk(
+      encodeWavPcm16({ channels: [new Float32Array(100), new Float32Array(100)], sampleRate: 8000 }),
+      3,
+    );
     const layout = wavLayout(wav);
-    expect(layout).toEqual({ format: { formatTag: 1, channels: 2, sampleRate: 8000, blockAlign: 4, bitsPerSample: 16, subFormat: null }, dataOffset: 44 + 12, dataBytes: 400, declaredDataBytes: 400 });
+    expect(layout).toEqual({
+      format: { formatTag: 1, channels: 2, sampleRate: 8000, blockAlign: 4, bitsPerSample: 16, subFormat: null },
+      dataOffset: 44 + 12,
+      dataBytes: 400,
+      declaredDataBytes: 400,
+    });
     const file = path.join(scratch, 'listed.wav');
     await writeFile(file, wav);
     expect(readWavFileLayout(file)).toEqual(layout);
@@ -107,23 +136,50 @@ describe('WAV codec', () => {
   });
 
   it('rounds and clips stereo as toPcm16Integer does on every path (one word per frame, 16-bit stores, DataView)', () => {
-    const edges = [Number.NaN, 1.2, -1.5, Infinity, -Infinity, 32767.6 / 32768, 32766.5 / 32768, -32767.5 / 32768, -32768.6 / 32768, 0.5 / 32768, -0.5 / 32768, 1.5 / 32768, -1.5 / 32768, -0, 0.3, -0.7];
+    const edges = [
+      Number.NaN,
+      1.2,
+      -1.5,
+      Infinity,
+      -Infinity,
+      32767.6 / 32768,
+      32766.5 / 32768,
+      -32767.5 / 32768,
+      -32768.6 / 32768,
+      0.5 / 32768,
+      -0.5 / 32768,
+      1.5 / 32768,
+      -1.5 / 32768,
+      -0,
+      0.3,
+      -0.7,
+    ];
     const left = Float32Array.from(edges);
     const right = Float32Array.from(edges).reverse();
-    const expected = Array.from(left, (value, index) => [toPcm16Integer(value) | 0, toPcm16Integer(right[index]!) | 0]).flat();
+    const expected = Array.from(left, (value, index) => [
+      toPcm16Integer(value) | 0,
+      toPcm16Integer(right[index]!) | 0,
+    ]).flat();
     // NaN -> 0, clipped at both ends, halves rounded up (-0.5 -> 0, 0.5 -> 1, -1.5 -> -1, 1.5 -> 2)
-    expect(expected.slice(0, 16)).toEqual([0, -22938, 32767, 9830, -32768, 0, 32767, -1, -32768, 2, 32767, 0, 32767, 1, -32767, -32768]);
+    expect(expected.slice(0, 16)).toEqual([
+      0, -22938, 32767, 9830, -32768, 0, 32767, -1, -32768, 2, 32767, 0, 32767, 1, -32767, -32768,
+    ]);
     const audio = { channels: [left, right], sampleRate: 16000 };
     const length = wavPcm16ByteLength(audio);
     for (const offset of [0, 2, 3]) {
       const file = encodeWavPcm16(audio, new Uint8Array(offset + length).subarray(offset));
       const data = new DataView(file.buffer, file.byteOffset + 44, file.byteLength - 44);
-      expect(Array.from({ length: data.byteLength / 2 }, (_, index) => data.getInt16(2 * index, true))).toEqual(expected);
+      expect(Array.from({ length: data.byteLength / 2 }, (_, index) => data.getInt16(2 * index, true))).toEqual(
+        expected,
+      );
     }
   });
 
-  it('encodes into a caller\'s array the same bytes as into a new one, at even and odd offsets, and refuses another length', () => {
-    const audio = { channels: [Float32Array.from([0.5, -0.25, 1.5, -0]), Float32Array.from([0, 0.125, -2, 1e-6])], sampleRate: 16000 };
+  it("encodes into a caller's array the same bytes as into a new one, at even and odd offsets, and refuses another length", () => {
+    const audio = {
+      channels: [Float32Array.from([0.5, -0.25, 1.5, -0]), Float32Array.from([0, 0.125, -2, 1e-6])],
+      sampleRate: 16000,
+    };
     const alone = encodeWavPcm16(audio);
     expect(wavPcm16ByteLength(audio)).toBe(alone.byteLength);
     for (const offset of [0, 2, 3]) {

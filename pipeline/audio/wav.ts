@@ -6,7 +6,14 @@
  */
 import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
 import wavefile from 'wavefile';
-import { AudioArgumentError, assertWellFormed, sampleCount, toPcm16Integer, WavDecodeError, type RawAudio } from './raw-audio.ts';
+import {
+  AudioArgumentError,
+  assertWellFormed,
+  sampleCount,
+  toPcm16Integer,
+  WavDecodeError,
+  type RawAudio,
+} from './raw-audio.ts';
 import { decodePcm16Samples, encodeMonoPcm16, encodeStereoPcm16Words } from './audio-kernels.ts';
 
 /** The `fmt ` chunk of a WAV file. */
@@ -37,7 +44,8 @@ export interface WavLayout {
 /** Reads `length` bytes at `offset` (fewer at the end). */
 type ByteReader = (offset: number, length: number) => Uint8Array;
 
-const text4 = (bytes: Uint8Array): string => String.fromCharCode(bytes[0] ?? 0, bytes[1] ?? 0, bytes[2] ?? 0, bytes[3] ?? 0);
+const text4 = (bytes: Uint8Array): string =>
+  String.fromCharCode(bytes[0] ?? 0, bytes[1] ?? 0, bytes[2] ?? 0, bytes[3] ?? 0);
 
 /** True when `header` (at least the first 12 bytes of a file) starts a RIFF/WAVE file. */
 export function isRiffWave(header: Uint8Array): boolean {
@@ -53,7 +61,7 @@ export function isRiffWave(header: Uint8Array): boolean {
 function walkWav(read: ByteReader, size: number): WavLayout | undefined {
   if (!isRiffWave(read(0, 12))) return undefined;
   let format: WavFormat | undefined;
-  for (let offset = 12; offset + 8 <= size; ) {
+  for (let offset = 12; offset + 8 <= size;) {
     const header = read(offset, 8);
     const view = new DataView(header.buffer, header.byteOffset, 8);
     const id = text4(header);
@@ -73,7 +81,12 @@ function walkWav(read: ByteReader, size: number): WavLayout | undefined {
       };
     } else if (id === 'data') {
       if (format === undefined) return undefined;
-      return { format, dataOffset: offset + 8, dataBytes: Math.max(0, Math.min(chunkSize, size - offset - 8)), declaredDataBytes: chunkSize };
+      return {
+        format,
+        dataOffset: offset + 8,
+        dataBytes: Math.max(0, Math.min(chunkSize, size - offset - 8)),
+        declaredDataBytes: chunkSize,
+      };
     }
     offset += 8 + chunkSize + (chunkSize % 2);
   }
@@ -106,7 +119,9 @@ export function readWavFileLayout(file: string): WavLayout | undefined {
 
 /** Whether the format is 16-bit integer PCM (format tag 1, or extensible with the PCM sub-format). */
 export function isPcm16(format: WavFormat): boolean {
-  return (format.formatTag === 1 || (format.formatTag === 0xfffe && format.subFormat === 1)) && format.bitsPerSample === 16;
+  return (
+    (format.formatTag === 1 || (format.formatTag === 0xfffe && format.subFormat === 1)) && format.bitsPerSample === 16
+  );
 }
 
 const PLATFORM_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -120,7 +135,8 @@ const PLATFORM_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0]
  */
 export function decodePcm16LittleEndian(bytes: Uint8Array, into?: Float32Array): Float32Array {
   if (bytes.length % 2 !== 0) throw new RangeError(`${bytes.length} bytes is not a whole number of 16-bit samples`);
-  if (into !== undefined && into.length !== bytes.length / 2) throw new RangeError(`decodePcm16LittleEndian: ${into.length} samples given for ${bytes.length / 2}`);
+  if (into !== undefined && into.length !== bytes.length / 2)
+    throw new RangeError(`decodePcm16LittleEndian: ${into.length} samples given for ${bytes.length / 2}`);
   const samples = into ?? new Float32Array(bytes.length / 2);
   if (PLATFORM_IS_LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
     // Aligned on a little-endian platform: read through an Int16Array view (several times faster).
@@ -157,7 +173,10 @@ export function decodePcm16LittleEndianChunks(chunks: readonly Uint8Array[]): Fl
       start = 1;
     }
     const wholeBytes = (chunk.length - start) & ~1;
-    decodePcm16LittleEndian(chunk.subarray(start, start + wholeBytes), samples.subarray(sample, sample + wholeBytes / 2));
+    decodePcm16LittleEndian(
+      chunk.subarray(start, start + wholeBytes),
+      samples.subarray(sample, sample + wholeBytes / 2),
+    );
     sample += wholeBytes / 2;
     if (start + wholeBytes < chunk.length) pendingLowByte = chunk[chunk.length - 1] as number;
   }
@@ -168,7 +187,9 @@ export function decodePcm16LittleEndianChunks(chunks: readonly Uint8Array[]): Fl
 function decodePcm16Data(bytes: Uint8Array, layout: WavLayout): RawAudio {
   const channelCount = layout.format.channels;
   const frames = Math.floor(layout.dataBytes / (2 * channelCount));
-  const interleaved = decodePcm16LittleEndian(bytes.subarray(layout.dataOffset, layout.dataOffset + frames * 2 * channelCount));
+  const interleaved = decodePcm16LittleEndian(
+    bytes.subarray(layout.dataOffset, layout.dataOffset + frames * 2 * channelCount),
+  );
   if (channelCount === 1) return { channels: [interleaved], sampleRate: layout.format.sampleRate };
   const channels = Array.from({ length: channelCount }, (_, channel) => {
     const samples = new Float32Array(frames);
@@ -196,7 +217,8 @@ export function decodeWav(buffer: Uint8Array, source: string): RawAudio {
   // 16-bit PCM, what speech servers send and every dataset holds: straight from the data chunk (the
   // same samples as wavefile's, about ten times faster)
   const layout = wavLayout(buffer);
-  if (layout !== undefined && isPcm16(layout.format) && layout.format.channels >= 1 && layout.format.sampleRate > 0) return decodePcm16Data(buffer, layout);
+  if (layout !== undefined && isPcm16(layout.format) && layout.format.channels >= 1 && layout.format.sampleRate > 0)
+    return decodePcm16Data(buffer, layout);
   let wave: InstanceType<typeof wavefile.WaveFile>;
   try {
     wave = new wavefile.WaveFile(buffer);
@@ -229,7 +251,10 @@ export function decodeWav(buffer: Uint8Array, source: string): RawAudio {
       scale = 1;
       break;
     default:
-      throw new WavDecodeError(source, `unsupported sample encoding "${bitDepth}" (need PCM 8/16/24/32-bit or float 32/64-bit)`);
+      throw new WavDecodeError(
+        source,
+        `unsupported sample encoding "${bitDepth}" (need PCM 8/16/24/32-bit or float 32/64-bit)`,
+      );
   }
 
   let decoded: Float64Array | Float64Array[];
@@ -254,9 +279,11 @@ export function decodeWav(buffer: Uint8Array, source: string): RawAudio {
  */
 export function wavPcm16ByteLength(audio: RawAudio): number {
   assertWellFormed(audio, 'encodeWavPcm16');
-  if (!Number.isInteger(audio.sampleRate)) throw new AudioArgumentError(`encodeWavPcm16: sample rate ${audio.sampleRate} Hz is not an integer`);
+  if (!Number.isInteger(audio.sampleRate))
+    throw new AudioArgumentError(`encodeWavPcm16: sample rate ${audio.sampleRate} Hz is not an integer`);
   const dataBytes = sampleCount(audio) * audio.channels.length * 2;
-  if (dataBytes + 36 > 0xffffffff) throw new AudioArgumentError(`encodeWavPcm16: ${dataBytes} bytes of audio exceed the RIFF size limit`);
+  if (dataBytes + 36 > 0xffffffff)
+    throw new AudioArgumentError(`encodeWavPcm16: ${dataBytes} bytes of audio exceed the RIFF size limit`);
   return 44 + dataBytes;
 }
 
@@ -268,11 +295,15 @@ export function wavPcm16ByteLength(audio: RawAudio): number {
  * @returns `bytes`, the whole buffer, and `files`, each file as a view of it (same order as `audios`)
  * @throws AudioArgumentError as encodeWavPcm16; RangeError when `allocate` returns another length
  */
-export function encodeWavFilesPcm16(audios: readonly RawAudio[], allocate: (byteLength: number) => Uint8Array = (byteLength) => new Uint8Array(byteLength)): { bytes: Uint8Array; files: Uint8Array[] } {
+export function encodeWavFilesPcm16(
+  audios: readonly RawAudio[],
+  allocate: (byteLength: number) => Uint8Array = (byteLength) => new Uint8Array(byteLength),
+): { bytes: Uint8Array; files: Uint8Array[] } {
   const lengths = audios.map(wavPcm16ByteLength);
   const total = lengths.reduce((sum, length) => sum + length, 0);
   const bytes = allocate(total);
-  if (bytes.byteLength !== total) throw new RangeError(`encodeWavFilesPcm16: ${bytes.byteLength} bytes given for ${total}`);
+  if (bytes.byteLength !== total)
+    throw new RangeError(`encodeWavFilesPcm16: ${bytes.byteLength} bytes given for ${total}`);
   let offset = 0;
   const files = audios.map((audio, index) => {
     const file = encodeWavPcm16(audio, bytes.subarray(offset, offset + lengths[index]!));
@@ -320,7 +351,8 @@ export function encodeWavPcm16(audio: RawAudio, into?: Uint8Array): Uint8Array {
   const dataBytes = wavPcm16ByteLength(audio) - 44;
   const channels = audio.channels.length;
   const frames = sampleCount(audio);
-  if (into !== undefined && into.byteLength !== 44 + dataBytes) throw new AudioArgumentError(`encodeWavPcm16: ${into.byteLength} bytes given for a ${44 + dataBytes}-byte file`);
+  if (into !== undefined && into.byteLength !== 44 + dataBytes)
+    throw new AudioArgumentError(`encodeWavPcm16: ${into.byteLength} bytes given for a ${44 + dataBytes}-byte file`);
   const bytes = into ?? new Uint8Array(44 + dataBytes);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const writeAscii = (position: number, text: string): void => {
@@ -353,7 +385,8 @@ export function encodeWavPcm16(audio: RawAudio, into?: Uint8Array): Uint8Array {
     if (channels === 1 && encodeMonoPcm16(audio.channels[0] as Float32Array, pcm)) return bytes;
     for (let channel = 0; channel < channels; channel++) {
       const samples = audio.channels[channel] as Float32Array;
-      for (let frame = 0, position = channel; frame < frames; frame++, position += channels) pcm[position] = toPcm16Integer(samples[frame] as number);
+      for (let frame = 0, position = channel; frame < frames; frame++, position += channels)
+        pcm[position] = toPcm16Integer(samples[frame] as number);
     }
     return bytes;
   }
@@ -366,4 +399,3 @@ export function encodeWavPcm16(audio: RawAudio, into?: Uint8Array): Uint8Array {
   }
   return bytes;
 }
-

@@ -13,7 +13,8 @@ import { RUNNING_COMPILED } from '../storage/package-files.ts';
  * @throws RangeError when `threads` is not a positive integer
  */
 export function startWorkerPool(entry: string, threads: number, what: string): Piscina {
-  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`${what} threads must be a positive integer, got ${threads}`);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new RangeError(`${what} threads must be a positive integer, got ${threads}`);
   return new Piscina({
     filename: new URL(`./${entry}${RUNNING_COMPILED ? '.js' : '.mjs'}`, import.meta.url).href,
     minThreads: 0,

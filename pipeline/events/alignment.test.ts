@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AlignedWord } from '../model/types.ts';
-import { AlignmentParseError, formatAlignment, parseAlignment, segmentsFromEvents, segmentsFromWords } from './alignment.ts';
+import {
+  AlignmentParseError,
+  formatAlignment,
+  parseAlignment,
+  segmentsFromEvents,
+  segmentsFromWords,
+} from './alignment.ts';
 import { SegmentValidationError } from './rules.ts';
 import { event } from './test-fixtures.ts';
 
@@ -18,7 +24,10 @@ describe('parseAlignment', () => {
   });
 
   it('tolerates a missing final newline, CRLF line ends and a byte-order mark; empty text has no words', () => {
-    expect(parseAlignment('\uFEFF0\t0.10\t0.74\ta\r\n1\t1.00\t1.50\tb', 'a.txt')).toEqual([word(0, 10, 74, 'a'), word(1, 100, 150, 'b')]);
+    expect(parseAlignment('\uFEFF0\t0.10\t0.74\ta\r\n1\t1.00\t1.50\tb', 'a.txt')).toEqual([
+      word(0, 10, 74, 'a'),
+      word(1, 100, 150, 'b'),
+    ]);
     expect(parseAlignment('', 'a.txt')).toEqual([]);
   });
 
@@ -50,7 +59,9 @@ describe('formatAlignment', () => {
 
   it('rejects words that would corrupt the file', () => {
     expect(() => formatAlignment([word(0, 0, 10, 'a\tb')])).toThrow(/word 0: .* contains a tab or line break/);
-    expect(() => formatAlignment([word(0, 0.5, 10, 'a')])).toThrow(/word 0: times must be non-negative integer centiseconds/);
+    expect(() => formatAlignment([word(0, 0.5, 10, 'a')])).toThrow(
+      /word 0: times must be non-negative integer centiseconds/,
+    );
   });
 });
 
@@ -64,13 +75,18 @@ describe('segmentsFromWords', () => {
       word(0, 261, 300, 'd'), // 1 cs gap: new segment
     ];
     expect(segmentsFromWords(words)).toEqual({
-      0: [{ start: 100, end: 260 }, { start: 261, end: 300 }],
+      0: [
+        { start: 100, end: 260 },
+        { start: 261, end: 300 },
+      ],
       1: [{ start: 120, end: 200 }],
     });
   });
 
   it('does not shorten a segment when a later word ends inside it', () => {
-    expect(segmentsFromWords([word(0, 0, 500, 'long'), word(0, 100, 200, 'inside')])[0]).toEqual([{ start: 0, end: 500 }]);
+    expect(segmentsFromWords([word(0, 0, 500, 'long'), word(0, 100, 200, 'inside')])[0]).toEqual([
+      { start: 0, end: 500 },
+    ]);
   });
 });
 
@@ -81,7 +97,12 @@ describe('segmentsFromEvents', () => {
       1: [event('TURN_SHIFT', 300, 350), event('TURN', 350, 700), event('BARGE_IN', 350, 360)],
     };
     expect(segmentsFromEvents(events)).toEqual({
-      0: [{ start: 0, end: 100 }, { start: 130, end: 200 }, { start: 240, end: 300 }, { start: 900, end: 960 }],
+      0: [
+        { start: 0, end: 100 },
+        { start: 130, end: 200 },
+        { start: 240, end: 300 },
+        { start: 900, end: 960 },
+      ],
       1: [{ start: 350, end: 700 }],
     });
   });
@@ -89,8 +110,13 @@ describe('segmentsFromEvents', () => {
   it('rejects a SHORTPAUSE outside every TURN/BC, or overlapping another, naming channel and event index', () => {
     const outside = { 0: [], 1: [event('TURN', 0, 300), event('SHORTPAUSE', 290, 320)] };
     expect(() => segmentsFromEvents(outside)).toThrow(SegmentValidationError);
-    expect(() => segmentsFromEvents(outside)).toThrow(/^channel 1, event 1: SHORTPAUSE \[290, 320\] lies inside no TURN or BC$/);
-    const overlapping = { 0: [event('TURN', 0, 300), event('SHORTPAUSE', 100, 150), event('SHORTPAUSE', 140, 160)], 1: [] };
+    expect(() => segmentsFromEvents(outside)).toThrow(
+      /^channel 1, event 1: SHORTPAUSE \[290, 320\] lies inside no TURN or BC$/,
+    );
+    const overlapping = {
+      0: [event('TURN', 0, 300), event('SHORTPAUSE', 100, 150), event('SHORTPAUSE', 140, 160)],
+      1: [],
+    };
     expect(() => segmentsFromEvents(overlapping)).toThrow(/^channel 0, event 2: SHORTPAUSE overlaps/);
   });
 });

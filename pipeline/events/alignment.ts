@@ -2,7 +2,15 @@
  * Word-alignment files (`txt_align/{id}.txt`, ../shared/docs/m3-format.md) and the two ways of deriving
  * speech segments that events.md ("Conformance vectors") defines: from words and from events.
  */
-import type { AlignedWord, BenchmarkEvent, Centiseconds, Channel, ChannelEvents, ChannelSegments, SpeechSegment } from '../model/types.ts';
+import type {
+  AlignedWord,
+  BenchmarkEvent,
+  Centiseconds,
+  Channel,
+  ChannelEvents,
+  ChannelSegments,
+  SpeechSegment,
+} from '../model/types.ts';
 import { CHANNELS, SegmentValidationError } from './rules.ts';
 
 /** Thrown for a malformed alignment line; the message names file, 1-based line number and field. */
@@ -57,9 +65,13 @@ export function parseAlignment(text: string, file: string): AlignedWord[] {
       fail('line', `expected 4 tab-separated fields (channel, start, end, word), found ${fields.length}`);
     }
     const [channelText, startText, endText, word] = fields as [string, string, string, string];
-    if (channelText !== '0' && channelText !== '1') fail('channel', `must be 0 or 1, got ${JSON.stringify(channelText)}`);
-    const start = parseCentiseconds(startText) ?? fail('start', `not seconds with at most 2 decimals: ${JSON.stringify(startText)}`);
-    const end = parseCentiseconds(endText) ?? fail('end', `not seconds with at most 2 decimals: ${JSON.stringify(endText)}`);
+    if (channelText !== '0' && channelText !== '1')
+      fail('channel', `must be 0 or 1, got ${JSON.stringify(channelText)}`);
+    const start =
+      parseCentiseconds(startText) ??
+      fail('start', `not seconds with at most 2 decimals: ${JSON.stringify(startText)}`);
+    const end =
+      parseCentiseconds(endText) ?? fail('end', `not seconds with at most 2 decimals: ${JSON.stringify(endText)}`);
     if (end <= start) fail('end', `${endText} is not after start ${startText}`);
     if (word.trim() === '') fail('word', 'empty');
     return { channel: Number(channelText) as Channel, start, end, word };
@@ -83,7 +95,9 @@ function formatTwoDecimals(centiseconds: Centiseconds): string {
 export function formatAlignment(words: readonly AlignedWord[]): string {
   words.forEach((word, index) => {
     if (![word.start, word.end].every((time) => Number.isSafeInteger(time) && time >= 0)) {
-      throw new RangeError(`word ${index}: times must be non-negative integer centiseconds, got [${word.start}, ${word.end}]`);
+      throw new RangeError(
+        `word ${index}: times must be non-negative integer centiseconds, got [${word.start}, ${word.end}]`,
+      );
     }
     if (word.word.trim() === '' || /[\t\r\n]/.test(word.word)) {
       throw new RangeError(`word ${index}: ${JSON.stringify(word.word)} is empty or contains a tab or line break`);
@@ -133,15 +147,23 @@ export function segmentsFromEvents(events: ChannelEvents): ChannelSegments {
     for (const { event, index } of pauses) {
       if (event.end <= event.start) throw new SegmentValidationError(channel, index, 'SHORTPAUSE is empty', 'event');
       if (!units.some((unit) => inside(event, unit.event))) {
-        throw new SegmentValidationError(channel, index, `SHORTPAUSE [${event.start}, ${event.end}] lies inside no TURN or BC`, 'event');
+        throw new SegmentValidationError(
+          channel,
+          index,
+          `SHORTPAUSE [${event.start}, ${event.end}] lies inside no TURN or BC`,
+          'event',
+        );
       }
     }
     const segments: SpeechSegment[] = [];
     for (const unit of units) {
       let start = unit.event.start;
-      const unitPauses = pauses.filter((pause) => inside(pause.event, unit.event)).sort((a, b) => a.event.start - b.event.start);
+      const unitPauses = pauses
+        .filter((pause) => inside(pause.event, unit.event))
+        .sort((a, b) => a.event.start - b.event.start);
       for (const { event, index } of unitPauses) {
-        if (event.start <= start) throw new SegmentValidationError(channel, index, 'SHORTPAUSE overlaps or touches the previous one', 'event');
+        if (event.start <= start)
+          throw new SegmentValidationError(channel, index, 'SHORTPAUSE overlaps or touches the previous one', 'event');
         segments.push({ start, end: event.start });
         start = event.end;
       }

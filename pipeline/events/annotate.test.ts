@@ -32,7 +32,9 @@ describe('annotateAlignmentFile', () => {
     const missing = path.join(directory, 'missing.txt');
     const run = annotateAlignmentFile(missing, 'x');
     await expect(run).rejects.toThrow(AnnotateError);
-    await expect(annotateAlignmentFile(missing, 'x')).rejects.toThrow(`${missing}: cannot read alignment file (ENOENT)`);
+    await expect(annotateAlignmentFile(missing, 'x')).rejects.toThrow(
+      `${missing}: cannot read alignment file (ENOENT)`,
+    );
   });
 
   it('names file, line and field for a malformed line, in one line', async () => {

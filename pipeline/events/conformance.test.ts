@@ -51,7 +51,12 @@ describe('alignment formatting against the references', () => {
   it('reads the chat reference (channel-grouped, `10.2`/`33` times) and writes it in the standard layout', async () => {
     const vector = CONFORMANCE_VECTORS[0];
     const words = parseAlignment(await readFile(vector.alignment, 'utf8'), vector.alignment);
-    expect(words.find((word) => word.word === 'いっとって')).toEqual({ channel: 1, start: 959, end: 1020, word: 'いっとって' });
+    expect(words.find((word) => word.word === 'いっとって')).toEqual({
+      channel: 1,
+      start: 959,
+      end: 1020,
+      word: 'いっとって',
+    });
     expect(words.find((word) => word.start === 3300)).toEqual({ channel: 1, start: 3300, end: 3311, word: 'あ' });
     const rewritten = formatAlignment(words);
     expect(rewritten.split('\n')[0]).toBe('0\t0.10\t0.74\tスポーツ');
@@ -68,7 +73,10 @@ describe('turn-taking statistics of the synthetic reference (m3-format.md, known
     const vector = CONFORMANCE_VECTORS[1];
     const words = parseAlignment(await readFile(vector.alignment, 'utf8'), vector.alignment);
     const segments = segmentsFromWords(words);
-    const relations = turnRelations({ 0: buildIpus(segments[0], undefined, 0), 1: buildIpus(segments[1], undefined, 1) });
+    const relations = turnRelations({
+      0: buildIpus(segments[0], undefined, 0),
+      1: buildIpus(segments[1], undefined, 1),
+    });
     const systemShifts = relations.filter((relation) => relation.event === 'TURN_SHIFT' && relation.channel === 0);
     expect(systemShifts.length).toBeGreaterThan(10);
     expect(new Set(systemShifts.map((relation) => relation.offset))).toEqual(new Set([20]));

@@ -61,7 +61,13 @@ export const DROP_REASON_DESCRIPTIONS: Readonly<Record<DropReason, string>> = Ob
 });
 
 /** The event types the evaluation samples (TURN is not one). */
-export const EVALUATION_EVENT_TYPES = ['TURN_SHIFT', 'TURN_HOLD', 'SHORTPAUSE', 'BC', 'BARGE_IN'] as const satisfies readonly BenchmarkEventType[];
+export const EVALUATION_EVENT_TYPES = [
+  'TURN_SHIFT',
+  'TURN_HOLD',
+  'SHORTPAUSE',
+  'BC',
+  'BARGE_IN',
+] as const satisfies readonly BenchmarkEventType[];
 export type EvaluationEventType = (typeof EVALUATION_EVENT_TYPES)[number];
 
 /** The loader's decision on one event. */
@@ -79,7 +85,11 @@ export interface EventDecision {
 
 const other = (channel: Channel): Channel => (channel === 0 ? 1 : 0);
 
-function insideAny(events: readonly BenchmarkEvent[], types: readonly BenchmarkEventType[], time: Centiseconds): boolean {
+function insideAny(
+  events: readonly BenchmarkEvent[],
+  types: readonly BenchmarkEventType[],
+  time: Centiseconds,
+): boolean {
   return events.some((event) => types.includes(event.event) && event.start <= time && time <= event.end);
 }
 
@@ -89,7 +99,8 @@ function insideAny(events: readonly BenchmarkEvent[], types: readonly BenchmarkE
  * @returns one decision per non-TURN event, channel 0's events first, each channel in file order
  */
 export function classifyEvents(events: ChannelEvents, settings: LoaderSettings): EventDecision[] {
-  const turns = (channel: Channel) => events[channel].filter((event) => event.event === 'TURN' && event.start <= event.end);
+  const turns = (channel: Channel) =>
+    events[channel].filter((event) => event.event === 'TURN' && event.start <= event.end);
   const decisions: EventDecision[] = [];
   for (const channel of [0, 1] as const) {
     for (const event of events[channel]) {
@@ -102,11 +113,21 @@ export function classifyEvents(events: ChannelEvents, settings: LoaderSettings):
         if (settings.ignoredEvents.includes(type)) return 'event-type-ignored';
         if ((type === 'BC' || type === 'BARGE_IN') && !settings.useContext) return 'needs-context';
         if (!settings.channels.includes(userChannel)) return 'channel-not-evaluated';
-        if (type === 'BARGE_IN' && !turns(userChannel).some((turn) => turn.start === event.start)) return 'no-turn-starts-there';
-        if ((type === 'TURN_SHIFT' || type === 'TURN_HOLD') && !turns(userChannel).some((turn) => turn.end === event.start)) return 'no-turn-ends-there';
-        if (type === 'SHORTPAUSE' && !turns(userChannel).some((turn) => turn.start <= event.start && event.end <= turn.end)) return 'no-turn-contains-it';
+        if (type === 'BARGE_IN' && !turns(userChannel).some((turn) => turn.start === event.start))
+          return 'no-turn-starts-there';
+        if (
+          (type === 'TURN_SHIFT' || type === 'TURN_HOLD') &&
+          !turns(userChannel).some((turn) => turn.end === event.start)
+        )
+          return 'no-turn-ends-there';
+        if (
+          type === 'SHORTPAUSE' &&
+          !turns(userChannel).some((turn) => turn.start <= event.start && event.end <= turn.end)
+        )
+          return 'no-turn-contains-it';
         const systemEvents = events[systemChannel];
-        if (type === 'BC' || type === 'BARGE_IN') return insideAny(systemEvents, ['TURN'], event.start) ? null : 'system-not-speaking';
+        if (type === 'BC' || type === 'BARGE_IN')
+          return insideAny(systemEvents, ['TURN'], event.start) ? null : 'system-not-speaking';
         return insideAny(systemEvents, ['TURN', 'TURN_HOLD'], event.start) ? 'system-speaking' : null;
       };
       decisions.push({ channel, event: type, start: event.start, end: event.end, userChannel, dropped: decide() });
@@ -161,10 +182,9 @@ export function evaluableEventsReport(
   settings: LoaderSettings,
   dialogues: readonly { id: string; events: ChannelEvents }[],
 ): EvaluableEventsReport {
-  const byType = Object.fromEntries(EVALUATION_EVENT_TYPES.map((type) => [type, { inFile: 0, samples: 0, dropped: {} }])) as Record<
-    EvaluationEventType,
-    EventTypeCounts
-  >;
+  const byType = Object.fromEntries(
+    EVALUATION_EVENT_TYPES.map((type) => [type, { inFile: 0, samples: 0, dropped: {} }]),
+  ) as Record<EvaluationEventType, EventTypeCounts>;
   const dialoguesWithDrops: EvaluableEventsReport['dialoguesWithDrops'] = [];
   for (const dialogue of dialogues) {
     for (const decision of classifyEvents(dialogue.events, settings)) {
@@ -173,8 +193,19 @@ export function evaluableEventsReport(
       if (decision.dropped === null) counts.samples += 1;
       else {
         counts.dropped[decision.dropped] = (counts.dropped[decision.dropped] ?? 0) + 1;
-        const structural = ['short-pause-ignored', 'event-type-ignored', 'needs-context', 'channel-not-evaluated'].includes(decision.dropped);
-        if (!structural) dialoguesWithDrops.push({ id: dialogue.id, event: decision.event, start: decision.start, reason: decision.dropped });
+        const structural = [
+          'short-pause-ignored',
+          'event-type-ignored',
+          'needs-context',
+          'channel-not-evaluated',
+        ].includes(decision.dropped);
+        if (!structural)
+          dialoguesWithDrops.push({
+            id: dialogue.id,
+            event: decision.event,
+            start: decision.start,
+            reason: decision.dropped,
+          });
       }
     }
   }
@@ -186,12 +217,14 @@ export function evaluableEventsReport(
  * become samples (e.g. the system-channel TURN_SHIFTs of MT-QA: listed on channel 0, evaluated as
  * the user's channel 1).
  */
-export function evaluableShare(report: EvaluableEventsReport, type: EvaluationEventType): { candidates: number; samples: number } {
+export function evaluableShare(
+  report: EvaluableEventsReport,
+  type: EvaluationEventType,
+): { candidates: number; samples: number } {
   const counts = report.byType[type];
-  const structural = (['short-pause-ignored', 'event-type-ignored', 'needs-context', 'channel-not-evaluated'] as const).reduce(
-    (sum, reason) => sum + (counts.dropped[reason] ?? 0),
-    0,
-  );
+  const structural = (
+    ['short-pause-ignored', 'event-type-ignored', 'needs-context', 'channel-not-evaluated'] as const
+  ).reduce((sum, reason) => sum + (counts.dropped[reason] ?? 0), 0);
   return { candidates: counts.inFile - structural, samples: counts.samples };
 }
 
@@ -203,26 +236,35 @@ export function formatEvaluableEventsMarkdown(title: string, reports: readonly E
   const lines: string[] = [`## ${title}`, ''];
   lines.push(
     'What the benchmark evaluation (M3-DuplexBench `build_event_samples`, called as `scripts/pipe.sh` calls it) turns into samples; ' +
-      'reasons for drops in the loader\'s order of checks.',
+      "reasons for drops in the loader's order of checks.",
     '',
   );
   for (const report of reports) {
-    const used = DROP_REASONS.filter((reason) => EVALUATION_EVENT_TYPES.some((type) => (report.byType[type].dropped[reason] ?? 0) > 0));
+    const used = DROP_REASONS.filter((reason) =>
+      EVALUATION_EVENT_TYPES.some((type) => (report.byType[type].dropped[reason] ?? 0) > 0),
+    );
     lines.push(`### ${report.setting} (${report.dialogues} dialogues)`, '');
-    lines.push(`| event | in file | samples | ${used.map((reason) => `dropped: ${reason}`).join(' | ')}${used.length ? ' |' : ''}`);
+    lines.push(
+      `| event | in file | samples | ${used.map((reason) => `dropped: ${reason}`).join(' | ')}${used.length ? ' |' : ''}`,
+    );
     lines.push(`|---|---:|---:|${used.map(() => '---:|').join('')}`);
     for (const type of EVALUATION_EVENT_TYPES) {
       const counts = report.byType[type];
-      lines.push(`| ${type} | ${counts.inFile} | ${counts.samples} | ${used.map((reason) => String(counts.dropped[reason] ?? 0)).join(' | ')}${used.length ? ' |' : ''}`);
+      lines.push(
+        `| ${type} | ${counts.inFile} | ${counts.samples} | ${used.map((reason) => String(counts.dropped[reason] ?? 0)).join(' | ')}${used.length ? ' |' : ''}`,
+      );
     }
     lines.push('');
     if (report.dialoguesWithDrops.length > 0) {
       lines.push(`Dropped although the setting evaluates them: ${report.dialoguesWithDrops.length}`);
-      for (const drop of report.dialoguesWithDrops.slice(0, 20)) lines.push(`- ${drop.id}: ${drop.event} at ${(drop.start / 100).toFixed(2)} s: ${drop.reason}`);
+      for (const drop of report.dialoguesWithDrops.slice(0, 20))
+        lines.push(`- ${drop.id}: ${drop.event} at ${(drop.start / 100).toFixed(2)} s: ${drop.reason}`);
       lines.push('');
     }
   }
-  const usedAnywhere = DROP_REASONS.filter((reason) => reports.some((report) => EVALUATION_EVENT_TYPES.some((type) => (report.byType[type].dropped[reason] ?? 0) > 0)));
+  const usedAnywhere = DROP_REASONS.filter((reason) =>
+    reports.some((report) => EVALUATION_EVENT_TYPES.some((type) => (report.byType[type].dropped[reason] ?? 0) > 0)),
+  );
   if (usedAnywhere.length > 0) {
     lines.push('Reasons:');
     for (const reason of usedAnywhere) lines.push(`- ${reason}: ${DROP_REASON_DESCRIPTIONS[reason]}`);

@@ -13,6 +13,18 @@ export {
   type TurnRelation,
   type TurnRelationType,
 } from './rules.ts';
-export { BENCHMARK_EVENT_TYPES, EventsLineParseError, formatEventsLine, formatSeconds, parseEventsLine } from './jsonl.ts';
-export { AlignmentParseError, formatAlignment, parseAlignment, segmentsFromEvents, segmentsFromWords } from './alignment.ts';
+export {
+  BENCHMARK_EVENT_TYPES,
+  EventsLineParseError,
+  formatEventsLine,
+  formatSeconds,
+  parseEventsLine,
+} from './jsonl.ts';
+export {
+  AlignmentParseError,
+  formatAlignment,
+  parseAlignment,
+  segmentsFromEvents,
+  segmentsFromWords,
+} from './alignment.ts';
 export { AnnotateError, annotateAlignmentFile } from './annotate.ts';

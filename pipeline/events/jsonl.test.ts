@@ -63,9 +63,21 @@ describe('parseEventsLine', () => {
   it.each([
     ['not JSON', '{"id": "x", "events": ', /^test\.jsonl:7: line: not valid JSON/],
     ['a missing channel', '{"id": "x", "events": {"0": []}}', /^test\.jsonl:7: events\.1: /],
-    ['an unknown event type', '{"id": "x", "events": {"0": [{"event": "SHIFT", "time": [1.0, 2.0]}], "1": []}}', /^test\.jsonl:7: events\.0\.0\.event: /],
-    ['a time finer than 0.01 s', '{"id": "x", "events": {"0": [], "1": [{"event": "BC", "time": [1.0, 2.005]}]}}', /^test\.jsonl:7: events\.1\.0\.time\.1: time must be seconds rounded to 0\.01 s/],
-    ['a time that is not a pair', '{"id": "x", "events": {"0": [{"event": "BC", "time": [1.0]}], "1": []}}', /^test\.jsonl:7: events\.0\.0\.time/],
+    [
+      'an unknown event type',
+      '{"id": "x", "events": {"0": [{"event": "SHIFT", "time": [1.0, 2.0]}], "1": []}}',
+      /^test\.jsonl:7: events\.0\.0\.event: /,
+    ],
+    [
+      'a time finer than 0.01 s',
+      '{"id": "x", "events": {"0": [], "1": [{"event": "BC", "time": [1.0, 2.005]}]}}',
+      /^test\.jsonl:7: events\.1\.0\.time\.1: time must be seconds rounded to 0\.01 s/,
+    ],
+    [
+      'a time that is not a pair',
+      '{"id": "x", "events": {"0": [{"event": "BC", "time": [1.0]}], "1": []}}',
+      /^test\.jsonl:7: events\.0\.0\.time/,
+    ],
     ['an empty id', '{"id": "", "events": {"0": [], "1": []}}', /^test\.jsonl:7: id: /],
     ['an unknown key', '{"id": "x", "events": {"0": [], "1": []}, "extra": 1}', /^test\.jsonl:7: line: /],
   ])('rejects %s with an error naming source and field', (_name, line, message) => {

@@ -33,7 +33,15 @@ export function formatSeconds(centiseconds: Centiseconds): string {
 
 /** A JSON string literal as Python's `json.dumps` writes it (ensure_ascii: everything outside ' '..'~' escaped). */
 function pythonJsonString(value: string): string {
-  const short: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+  const short: Record<string, string> = {
+    '"': '\\"',
+    '\\': '\\\\',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\b': '\\b',
+    '\f': '\\f',
+  };
   let out = '"';
   for (let i = 0; i < value.length; i++) {
     const char = value[i] as string;
@@ -115,7 +123,11 @@ export function parseEventsLine(line: string, source: string): { id: string; eve
   if (!result.success) {
     const [issue, ...others] = result.error.issues;
     const more = others.length > 0 ? ` (and ${others.length} more problem${others.length > 1 ? 's' : ''})` : '';
-    throw new EventsLineParseError(source, issuePath(issue?.path ?? []) || 'line', `${issue?.message ?? 'invalid'}${more}`);
+    throw new EventsLineParseError(
+      source,
+      issuePath(issue?.path ?? []) || 'line',
+      `${issue?.message ?? 'invalid'}${more}`,
+    );
   }
   const toEvents = (channel: '0' | '1'): BenchmarkEvent[] =>
     result.data.events[channel].map(({ event, time }) => ({

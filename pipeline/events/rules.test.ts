@@ -52,7 +52,10 @@ describe('rule 1: IPUs and SHORTPAUSE (pause of exactly 0.50 s merges, 0.51 s sp
 
   it('lists every silence inside one IPU, in order', () => {
     const [ipu] = buildIpus(s(0, 100, 130, 200, 240, 500));
-    expect(ipu?.pauses).toEqual([{ start: 100, end: 130 }, { start: 200, end: 240 }]);
+    expect(ipu?.pauses).toEqual([
+      { start: 100, end: 130 },
+      { start: 200, end: 240 },
+    ]);
   });
 });
 
@@ -102,7 +105,9 @@ describe('rule 4: sequencing (overlap of exactly 0.40 s -> TURN_SHIFT, 0.41 s ->
   it('reports floor-transfer offsets (turn.start - floor.end) with direction', () => {
     const segments = dialogue(s(0, 500, 1000, 1400), s(459, 900));
     const ipus = { 0: buildIpus(segments[0]), 1: buildIpus(segments[1]) };
-    expect(turnRelations(ipus).map(({ event, channel, floorChannel, offset }) => ({ event, channel, floorChannel, offset }))).toEqual([
+    expect(
+      turnRelations(ipus).map(({ event, channel, floorChannel, offset }) => ({ event, channel, floorChannel, offset })),
+    ).toEqual([
       { event: 'BARGE_IN', channel: 1, floorChannel: 0, offset: -41 },
       { event: 'TURN_SHIFT', channel: 0, floorChannel: 1, offset: 100 },
     ]);
@@ -228,21 +233,34 @@ describe('rule 7: order within a channel', () => {
 
 describe('input validation', () => {
   const cases: [string, ChannelSegments, RegExp][] = [
-    ['unsorted', dialogue([], s(500, 600, 100, 200)), /^channel 1, segment 1: starts at 100, before the previous segment ends \(600\)/],
+    [
+      'unsorted',
+      dialogue([], s(500, 600, 100, 200)),
+      /^channel 1, segment 1: starts at 100, before the previous segment ends \(600\)/,
+    ],
     ['overlapping', dialogue(s(0, 300, 250, 400), []), /^channel 0, segment 1: starts at 250/],
     ['start = end', dialogue(s(0, 100, 200, 200), []), /^channel 0, segment 1: end 200 is not after start 200/],
     ['start > end', dialogue([], s(300, 100)), /^channel 1, segment 0: end 100 is not after start 300/],
-    ['non-integer', dialogue([], s(0, 100, 200, 345.5)), /^channel 1, segment 1: start and end must be integer centiseconds/],
+    [
+      'non-integer',
+      dialogue([], s(0, 100, 200, 345.5)),
+      /^channel 1, segment 1: start and end must be integer centiseconds/,
+    ],
     ['negative', dialogue(s(-10, 100), []), /^channel 0, segment 0: start -10 is negative/],
   ];
-  it.each(cases)('rejects %s segments with a SegmentValidationError naming channel and index', (_name, segments, message) => {
-    const run = () => computeEvents(segments);
-    expect(run).toThrow(SegmentValidationError);
-    expect(run).toThrow(message);
-  });
+  it.each(cases)(
+    'rejects %s segments with a SegmentValidationError naming channel and index',
+    (_name, segments, message) => {
+      const run = () => computeEvents(segments);
+      expect(run).toThrow(SegmentValidationError);
+      expect(run).toThrow(message);
+    },
+  );
 
   it('rejects thresholds that are not non-negative integers', () => {
-    expect(() => computeEvents(dialogue([], []), { ...DEFAULT_EVENT_THRESHOLDS, bargeInOverlap: 0.4 })).toThrow(/bargeInOverlap/);
+    expect(() => computeEvents(dialogue([], []), { ...DEFAULT_EVENT_THRESHOLDS, bargeInOverlap: 0.4 })).toThrow(
+      /bargeInOverlap/,
+    );
   });
 });
 
@@ -288,19 +306,37 @@ function checkInvariants(label: string, segments: ChannelSegments): void {
     expect(starts, `${label}: channel ${channel} sorted by start`).toEqual([...starts].sort((a, b) => a - b));
     for (const shift of of(channel, 'TURN_SHIFT')) {
       const at = `${label}: channel ${channel} TURN_SHIFT [${shift.start}, ${shift.end}]`;
-      expect(otherTurns.some((turn) => turn.end === shift.start), `${at} starts at another-channel TURN end`).toBe(true);
-      expect(ownTurns.some((turn) => turn.start === shift.end), `${at} ends at own TURN start`).toBe(true);
+      expect(
+        otherTurns.some((turn) => turn.end === shift.start),
+        `${at} starts at another-channel TURN end`,
+      ).toBe(true);
+      expect(
+        ownTurns.some((turn) => turn.start === shift.end),
+        `${at} ends at own TURN start`,
+      ).toBe(true);
       expect(shift.start - shift.end, `${at} overlap <= 40`).toBeLessThanOrEqual(40);
     }
     for (const hold of of(channel, 'TURN_HOLD')) {
       const at = `${label}: channel ${channel} TURN_HOLD [${hold.start}, ${hold.end}]`;
-      expect(ownTurns.some((turn) => turn.end === hold.start), `${at} starts at own TURN end`).toBe(true);
-      expect(ownTurns.some((turn) => turn.start === hold.end), `${at} ends at own TURN start`).toBe(true);
+      expect(
+        ownTurns.some((turn) => turn.end === hold.start),
+        `${at} starts at own TURN end`,
+      ).toBe(true);
+      expect(
+        ownTurns.some((turn) => turn.start === hold.end),
+        `${at} ends at own TURN start`,
+      ).toBe(true);
     }
     for (const bargeIn of of(channel, 'BARGE_IN')) {
       const at = `${label}: channel ${channel} BARGE_IN [${bargeIn.start}, ${bargeIn.end}]`;
-      expect(ownTurns.some((turn) => turn.start === bargeIn.start), `${at} starts at own TURN start`).toBe(true);
-      expect(otherTurns.some((turn) => turn.end === bargeIn.end), `${at} ends at another-channel TURN end`).toBe(true);
+      expect(
+        ownTurns.some((turn) => turn.start === bargeIn.start),
+        `${at} starts at own TURN start`,
+      ).toBe(true);
+      expect(
+        otherTurns.some((turn) => turn.end === bargeIn.end),
+        `${at} ends at another-channel TURN end`,
+      ).toBe(true);
       expect(bargeIn.end - bargeIn.start, `${at} overlap > 40`).toBeGreaterThan(40);
     }
     for (const pause of of(channel, 'SHORTPAUSE')) {

@@ -37,15 +37,20 @@ function sixDecimals(centiseconds: Centiseconds): string {
 export function formatAudacityLabels(labels: readonly AudacityLabel[]): string {
   return labels
     .map((label, index) => {
-      if (/[\t\r\n]/.test(label.text)) throw new RangeError(`label ${index}: text ${JSON.stringify(label.text)} holds a tab or line break`);
-      if (label.end < label.start) throw new RangeError(`label ${index}: end ${label.end} is before start ${label.start}`);
+      if (/[\t\r\n]/.test(label.text))
+        throw new RangeError(`label ${index}: text ${JSON.stringify(label.text)} holds a tab or line break`);
+      if (label.end < label.start)
+        throw new RangeError(`label ${index}: end ${label.end} is before start ${label.start}`);
       return `${sixDecimals(label.start)}\t${sixDecimals(label.end)}\t${label.text}\n`;
     })
     .join('');
 }
 
 /** The three label tracks of one dialogue. */
-export function dialogueAudacityLabels(dataset: Pick<ExportDataset, 'roles'>, dialogue: ExportDialogue): Record<string, AudacityLabel[]> {
+export function dialogueAudacityLabels(
+  dataset: Pick<ExportDataset, 'roles'>,
+  dialogue: ExportDialogue,
+): Record<string, AudacityLabel[]> {
   const wordsOf = (channel: Channel) =>
     dialogue.words
       .filter((word) => word.channel === channel)
@@ -64,10 +69,18 @@ export function dialogueAudacityLabels(dataset: Pick<ExportDataset, 'roles'>, di
 }
 
 /** Writes the three label files of every dialogue. */
-export async function writeAudacityExport(dataset: ExportDataset, writer: ExportWriter): Promise<Record<string, unknown>> {
+export async function writeAudacityExport(
+  dataset: ExportDataset,
+  writer: ExportWriter,
+): Promise<Record<string, unknown>> {
   for (const dialogue of dataset.dialogues) {
     const tracks = dialogueAudacityLabels(dataset, dialogue);
-    for (const [name, labels] of Object.entries(tracks)) await writer.write(`${dialogue.id}.${name}.txt`, formatAudacityLabels(labels));
+    for (const [name, labels] of Object.entries(tracks))
+      await writer.write(`${dialogue.id}.${name}.txt`, formatAudacityLabels(labels));
   }
-  return { filesPerDialogue: [`${dataset.roles[0]}-words`, `${dataset.roles[1]}-words`, 'events'].map((name) => `{id}.${name}.txt`) };
+  return {
+    filesPerDialogue: [`${dataset.roles[0]}-words`, `${dataset.roles[1]}-words`, 'events'].map(
+      (name) => `{id}.${name}.txt`,
+    ),
+  };
 }

@@ -13,8 +13,22 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseAlignment } from '../events/index.ts';
-import type { AlignedWord, Centiseconds, Channel, ChannelEvents, Language, SpeakerRole, UtteranceKind } from '../model/types.ts';
-import { DatasetReadError, readDatasetFolder, splitJsonlLines, type DatasetDialogue, type DatasetFolder } from '../quality/dataset-files.ts';
+import type {
+  AlignedWord,
+  Centiseconds,
+  Channel,
+  ChannelEvents,
+  Language,
+  SpeakerRole,
+  UtteranceKind,
+} from '../model/types.ts';
+import {
+  DatasetReadError,
+  readDatasetFolder,
+  splitJsonlLines,
+  type DatasetDialogue,
+  type DatasetFolder,
+} from '../quality/dataset-files.ts';
 import { describeIssues } from '../model/validation.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
@@ -90,7 +104,9 @@ const manifestSchema = z.object({
   sampleRate: z.number().int().positive().optional(),
   sampleRates: z.array(z.number().int().positive()).optional(),
   channels: z.object({ user: channelSchema, system: channelSchema }).optional(),
-  fullBand: z.object({ directory: z.string().regex(/^[A-Za-z0-9._-]+$/), sampleRates: z.array(z.number().int().positive()) }).optional(),
+  fullBand: z
+    .object({ directory: z.string().regex(/^[A-Za-z0-9._-]+$/), sampleRates: z.array(z.number().int().positive()) })
+    .optional(),
   files: z.record(z.string(), z.string()).optional(),
 });
 const textSchema = z.object({
@@ -116,7 +132,14 @@ const metadataSchema = z.object({
     }),
   ),
   backchannels: z
-    .array(z.object({ channel: channelSchema, start: z.number().nonnegative(), end: z.number().nonnegative(), text: z.string() }))
+    .array(
+      z.object({
+        channel: channelSchema,
+        start: z.number().nonnegative(),
+        end: z.number().nonnegative(),
+        text: z.string(),
+      }),
+    )
     .default([]),
 });
 
@@ -158,7 +181,8 @@ async function splitIds(file: string): Promise<Set<string> | null> {
           return undefined;
         }
       })();
-      if (typeof id !== 'string') throw new DatasetReadError(`${file}:${index + 1}: not a JSON line with a string "id"`);
+      if (typeof id !== 'string')
+        throw new DatasetReadError(`${file}:${index + 1}: not a JSON line with a string "id"`);
       return id;
     }),
   );
@@ -179,19 +203,30 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
   }
   const manifest = manifestResult.data;
   // MT-QA builds record the mapping; a task dataset without one has the default (m3-format.md)
-  const channels: Record<SpeakerRole, Channel> | null = manifest.channels ?? (folder.domain === 'task' ? { user: 1, system: 0 } : null);
-  if (channels !== null && channels.user === channels.system) throw new DatasetReadError(`${manifestFile}: channels: user and system share channel ${channels.user}`);
+  const channels: Record<SpeakerRole, Channel> | null =
+    manifest.channels ?? (folder.domain === 'task' ? { user: 1, system: 0 } : null);
+  if (channels !== null && channels.user === channels.system)
+    throw new DatasetReadError(`${manifestFile}: channels: user and system share channel ${channels.user}`);
   const roles = channelRoles(channels);
   const sampleRates = manifest.sampleRate !== undefined ? [manifest.sampleRate] : (manifest.sampleRates ?? []);
 
   // the rest of a split is `test_other.jsonl` (a split name the benchmark knows), also written as `dev.jsonl`
   const [test, devFile, testOther, testSmall] = await Promise.all(
-    ['test.jsonl', 'dev.jsonl', 'test_other.jsonl', 'test_small.jsonl'].map((name) => splitIds(path.join(folder.directory, name))),
+    ['test.jsonl', 'dev.jsonl', 'test_other.jsonl', 'test_small.jsonl'].map((name) =>
+      splitIds(path.join(folder.directory, name)),
+    ),
   );
   const dev = devFile ?? testOther;
   const known = new Set(folder.dialogues.map((dialogue) => dialogue.id));
-  for (const [name, ids] of [['test.jsonl', test], ['dev.jsonl', devFile], ['test_other.jsonl', testOther], ['test_small.jsonl', testSmall]] as const) {
-    for (const id of ids ?? []) if (!known.has(id)) throw new DatasetReadError(`${path.join(folder.directory, name)}: lists ${id}, which is not in all.jsonl`);
+  for (const [name, ids] of [
+    ['test.jsonl', test],
+    ['dev.jsonl', devFile],
+    ['test_other.jsonl', testOther],
+    ['test_small.jsonl', testSmall],
+  ] as const) {
+    for (const id of ids ?? [])
+      if (!known.has(id))
+        throw new DatasetReadError(`${path.join(folder.directory, name)}: lists ${id}, which is not in all.jsonl`);
   }
 
   const context: ExportDialogueContext = {
@@ -200,7 +235,8 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
     roles,
     // listed in the manifest (a dataset written by duplexsynth lists every file), else present
     fullBandDirectory: manifest.fullBand?.directory ?? null,
-    hasFullBandFile: (relative) => (manifest.files ? manifest.files[relative] !== undefined : existsSync(path.join(folder.directory, relative))),
+    hasFullBandFile: (relative) =>
+      manifest.files ? manifest.files[relative] !== undefined : existsSync(path.join(folder.directory, relative)),
     split: (id) => (test?.has(id) ? 'test' : dev?.has(id) ? 'dev' : null),
     testSmall: (id) => testSmall?.has(id) ?? false,
   };
@@ -209,7 +245,14 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
     const metadataFile = path.join(folder.directory, 'metadata', `${dialogue.id}.json`);
     const alignmentFile = path.join(folder.directory, 'txt_align', `${dialogue.id}.txt`);
     const metadataText = await readText(metadataFile);
-    dialogues.push(exportDialogue(context, dialogue, { text: metadataText, file: metadataFile }, { text: await readText(alignmentFile), file: alignmentFile }));
+    dialogues.push(
+      exportDialogue(
+        context,
+        dialogue,
+        { text: metadataText, file: metadataFile },
+        { text: await readText(alignmentFile), file: alignmentFile },
+      ),
+    );
   }
   return {
     directory: folder.directory,
@@ -217,7 +260,9 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
     dataset: folder.dataset,
     domain: folder.domain,
     sampleRate: sampleRates.length === 1 ? sampleRates[0]! : null,
-    fullBand: manifest.fullBand ? { directory: manifest.fullBand.directory, sampleRates: manifest.fullBand.sampleRates } : null,
+    fullBand: manifest.fullBand
+      ? { directory: manifest.fullBand.directory, sampleRates: manifest.fullBand.sampleRates }
+      : null,
     channels,
     roles,
     hasSplits: test !== null && dev !== null,
@@ -250,7 +295,9 @@ export interface ExportDialogueContext {
  */
 export function exportDialogue(
   context: ExportDialogueContext,
-  dialogue: Pick<DatasetDialogue, 'id' | 'line' | 'events' | 'audioFile'> & { metadata: Pick<DatasetDialogue['metadata'], 'durationSeconds'> },
+  dialogue: Pick<DatasetDialogue, 'id' | 'line' | 'events' | 'audioFile'> & {
+    metadata: Pick<DatasetDialogue['metadata'], 'durationSeconds'>;
+  },
   metadataSource: { text: string; file: string },
   alignment: { text: string; file: string },
 ): ExportDialogue {
@@ -263,10 +310,21 @@ export function exportDialogue(
   const metadata = parsed.data;
   const speakers: Partial<Record<Channel, string>> = {};
   for (const [key, speaker] of Object.entries(metadata.speakers)) {
-    const channel = speaker.channel ?? (key === 'user' ? channels?.user : key === 'system' ? channels?.system : key === 'channel0' ? 0 : key === 'channel1' ? 1 : undefined);
+    const channel =
+      speaker.channel ??
+      (key === 'user'
+        ? channels?.user
+        : key === 'system'
+          ? channels?.system
+          : key === 'channel0'
+            ? 0
+            : key === 'channel1'
+              ? 1
+              : undefined);
     if (channel !== undefined) speakers[channel] = speaker.speakerId;
   }
-  if (speakers[0] === undefined || speakers[1] === undefined) throw new DatasetReadError(`${metadataFile}: speakers: need the speaker of channel 0 and of channel 1`);
+  if (speakers[0] === undefined || speakers[1] === undefined)
+    throw new DatasetReadError(`${metadataFile}: speakers: need the speaker of channel 0 and of channel 1`);
   const words = parseAlignment(alignment.text, alignment.file);
   const utterances: ExportUtterance[] = [
     ...metadata.utterances.map((utterance) => ({
@@ -276,9 +334,17 @@ export function exportDialogue(
       start: toCentiseconds(utterance.start),
       end: toCentiseconds(utterance.end),
       // metadata of earlier versions has no transcript (and no cut-off answers with the whole text in it)
-      text: utterance.text.transcript ?? utterance.text.synthesized ?? utterance.text.final ?? utterance.text.spoken ?? utterance.text.source ?? '',
+      text:
+        utterance.text.transcript ??
+        utterance.text.synthesized ??
+        utterance.text.final ??
+        utterance.text.spoken ??
+        utterance.text.source ??
+        '',
       turnNumber: utterance.turnNumber ?? null,
-      ...(utterance.cutOff ? { cutOff: { plannedText: utterance.cutOff.plannedText, unspokenWords: utterance.cutOff.unspokenWords } } : {}),
+      ...(utterance.cutOff
+        ? { cutOff: { plannedText: utterance.cutOff.plannedText, unspokenWords: utterance.cutOff.unspokenWords } }
+        : {}),
     })),
     ...metadata.backchannels.map((backchannel) => ({
       channel: backchannel.channel,
@@ -290,11 +356,15 @@ export function exportDialogue(
       turnNumber: null,
     })),
   ].sort((a, b) => a.start - b.start || a.channel - b.channel || a.end - b.end);
-  const fullBandRelative = context.fullBandDirectory !== null ? `${context.fullBandDirectory}/${dialogue.id}.wav` : null;
+  const fullBandRelative =
+    context.fullBandDirectory !== null ? `${context.fullBandDirectory}/${dialogue.id}.wav` : null;
   return {
     id: dialogue.id,
     audioFile: dialogue.audioFile,
-    fullBandAudioFile: fullBandRelative !== null && context.hasFullBandFile(fullBandRelative) ? path.join(context.directory, fullBandRelative) : null,
+    fullBandAudioFile:
+      fullBandRelative !== null && context.hasFullBandFile(fullBandRelative)
+        ? path.join(context.directory, fullBandRelative)
+        : null,
     durationSeconds: dialogue.metadata.durationSeconds,
     eventsLine: dialogue.line,
     events: dialogue.events,
@@ -308,7 +378,9 @@ export function exportDialogue(
 
 /** The role of each channel (module comment): `user` and `system` where the dataset maps them, else `channel0` and `channel1`. */
 export function channelRoles(channels: Record<SpeakerRole, Channel> | null): Record<Channel, string> {
-  return channels === null ? { 0: 'channel0', 1: 'channel1' } : ({ [channels.user]: 'user', [channels.system]: 'system' } as Record<Channel, string>);
+  return channels === null
+    ? { 0: 'channel0', 1: 'channel1' }
+    : ({ [channels.user]: 'user', [channels.system]: 'system' } as Record<Channel, string>);
 }
 
 /**

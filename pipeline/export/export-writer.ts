@@ -45,7 +45,9 @@ export class ExportWriter {
     const absolute = path.resolve(directory);
     const existing = await readdir(absolute).catch(() => [] as string[]);
     if (existing.length > 0 && !existing.includes(EXPORT_MANIFEST_FILE)) {
-      throw new Error(`${absolute}: exists, holds files and is not a duplexsynth export (no ${EXPORT_MANIFEST_FILE}); remove it or choose another --out`);
+      throw new Error(
+        `${absolute}: exists, holds files and is not a duplexsynth export (no ${EXPORT_MANIFEST_FILE}); remove it or choose another --out`,
+      );
     }
     if (existing.length > 0) {
       const markerFile = path.join(absolute, EXPORT_MANIFEST_FILE);
@@ -60,8 +62,11 @@ export class ExportWriter {
         () => undefined,
       );
       if (held !== format) {
-        const what = typeof held === 'string' ? `a ${held} export` : `an export whose ${EXPORT_MANIFEST_FILE} names no format`;
-        throw new Error(`${absolute}: holds ${what}, not ${format}; it was left as it is: choose another --out or remove it`);
+        const what =
+          typeof held === 'string' ? `a ${held} export` : `an export whose ${EXPORT_MANIFEST_FILE} names no format`;
+        throw new Error(
+          `${absolute}: holds ${what}, not ${format}; it was left as it is: choose another --out or remove it`,
+        );
       }
     }
     const work = `${absolute}.partial`;
@@ -72,7 +77,10 @@ export class ExportWriter {
 
   /** @throws BuildStoppedError naming the folder when the export's signal was aborted. */
   private throwIfStopped(): void {
-    if (this.signal?.aborted) throw new BuildStoppedError(`${this.finalDirectory}: export stopped (interrupted): its unfinished files are removed and the folder is as it was`);
+    if (this.signal?.aborted)
+      throw new BuildStoppedError(
+        `${this.finalDirectory}: export stopped (interrupted): its unfinished files are removed and the folder is as it was`,
+      );
   }
 
   /** Writes `data` at `relative` (forward slashes) inside the export. */

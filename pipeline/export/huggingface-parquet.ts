@@ -125,7 +125,11 @@ export function parquetSchema(columns: readonly HuggingFaceColumn[] = HUGGING_FA
   for (const column of columns) {
     if (column.type === 'audio') {
       // datasets' Audio storage type: struct<bytes: binary, path: string>
-      schema.push({ name: column.name, repetition_type: 'OPTIONAL', num_children: 2 }, { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' }, scalarElement('path', 'string'));
+      schema.push(
+        { name: column.name, repetition_type: 'OPTIONAL', num_children: 2 },
+        { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
+        scalarElement('path', 'string'),
+      );
     } else if (column.type === 'list') {
       schema.push(
         { name: column.name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
@@ -147,7 +151,9 @@ const valueFeature = (type: ScalarType) => ({ dtype: type, _type: 'Value' });
  * one-element JSON list (`[{...}]`), the form every `datasets` version reads (2 and 3 have no `List`
  * type; 4 and later read `[{...}]` as `List({...})`).
  */
-export function datasetsFeatures(columns: readonly HuggingFaceColumn[] = HUGGING_FACE_COLUMNS): Record<string, unknown> {
+export function datasetsFeatures(
+  columns: readonly HuggingFaceColumn[] = HUGGING_FACE_COLUMNS,
+): Record<string, unknown> {
   return Object.fromEntries(
     columns.map((column) => [
       column.name,
@@ -161,7 +167,9 @@ export function datasetsFeatures(columns: readonly HuggingFaceColumn[] = HUGGING
 }
 
 /** The card's `dataset_info.features` (the YAML list `Features._to_yaml_list` writes: `{name, dtype}` or `{name, list: [...]}`). */
-export function datasetsYamlFeatures(columns: readonly HuggingFaceColumn[] = HUGGING_FACE_COLUMNS): Record<string, unknown>[] {
+export function datasetsYamlFeatures(
+  columns: readonly HuggingFaceColumn[] = HUGGING_FACE_COLUMNS,
+): Record<string, unknown>[] {
   return columns.map((column) =>
     column.type === 'audio'
       ? { name: column.name, dtype: 'audio' }
@@ -188,7 +196,10 @@ interface PlannedDialogue {
  */
 export async function planParquetShards(
   dialogues: readonly ExportDialogue[],
-  limits: { shardBytes: number; rowGroupBytes: number } = { shardBytes: MAX_SHARD_BYTES, rowGroupBytes: MAX_ROW_GROUP_BYTES },
+  limits: { shardBytes: number; rowGroupBytes: number } = {
+    shardBytes: MAX_SHARD_BYTES,
+    rowGroupBytes: MAX_ROW_GROUP_BYTES,
+  },
 ): Promise<ExportDialogue[][][]> {
   const planned: PlannedDialogue[] = [];
   for (const dialogue of dialogues) planned.push({ dialogue, bytes: await checkDialogueWav(dialogue) });
@@ -205,7 +216,9 @@ export async function planParquetShards(
     }
     return groups;
   };
-  return group(planned, limits.shardBytes).map((shard) => group(shard, limits.rowGroupBytes).map((rowGroup) => rowGroup.map((item) => item.dialogue)));
+  return group(planned, limits.shardBytes).map((shard) =>
+    group(shard, limits.rowGroupBytes).map((rowGroup) => rowGroup.map((item) => item.dialogue)),
+  );
 }
 
 /**
@@ -218,7 +231,10 @@ export async function planParquetShards(
 export async function checkDialogueWav(dialogue: ExportDialogue): Promise<number> {
   const file = dialogue.audioFile;
   const info = await readDialogueWav(file, dialogue, `the huggingface export's audio column`);
-  if (info.channels !== 2) throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} has ${info.channels} channel(s); the huggingface export's audio column holds two-channel dialogues`);
+  if (info.channels !== 2)
+    throw new DatasetReadError(
+      `${file}: WAV of dialogue ${dialogue.id} has ${info.channels} channel(s); the huggingface export's audio column holds two-channel dialogues`,
+    );
   return (await stat(file)).size;
 }
 
@@ -236,7 +252,8 @@ function columnValue(column: HuggingFaceColumn, value: unknown): unknown {
   if (int64Fields.length === 0) return value;
   return (value as Record<string, unknown>[]).map((item) => {
     const copy = { ...item };
-    for (const name of int64Fields) if (copy[name] !== null && copy[name] !== undefined) copy[name] = BigInt(copy[name] as number);
+    for (const name of int64Fields)
+      if (copy[name] !== null && copy[name] !== undefined) copy[name] = BigInt(copy[name] as number);
     return copy;
   });
 }
@@ -246,7 +263,13 @@ async function readAudio(dialogue: ExportDialogue): Promise<Uint8Array> {
   try {
     return await readFile(dialogue.audioFile);
   } catch (error) {
-    throw new DatasetReadError(describeFileSystemError(error, dialogue.audioFile, `WAV of dialogue ${dialogue.id} (the huggingface export's audio column)`));
+    throw new DatasetReadError(
+      describeFileSystemError(
+        error,
+        dialogue.audioFile,
+        `WAV of dialogue ${dialogue.id} (the huggingface export's audio column)`,
+      ),
+    );
   }
 }
 
@@ -257,7 +280,12 @@ async function readAudio(dialogue: ExportDialogue): Promise<Uint8Array> {
  * @returns bytes written
  * @throws DatasetReadError naming the file and the dialogue id when a WAV cannot be read
  */
-export async function writeParquetShard(writer: ExportWriter, relative: string, rowGroups: readonly ExportDialogue[][], rowOf: (dialogue: ExportDialogue) => HuggingFaceRow): Promise<number> {
+export async function writeParquetShard(
+  writer: ExportWriter,
+  relative: string,
+  rowGroups: readonly ExportDialogue[][],
+  rowOf: (dialogue: ExportDialogue) => HuggingFaceRow,
+): Promise<number> {
   const bytes = new ByteWriter();
   const parquet = new ParquetWriter({
     writer: bytes,
@@ -269,7 +297,10 @@ export async function writeParquetShard(writer: ExportWriter, relative: string, 
   async function* chunks(): AsyncGenerator<Uint8Array> {
     for (const rowGroup of rowGroups) {
       const rows = await Promise.all(
-        rowGroup.map(async (dialogue): Promise<HuggingFaceRow> => ({ ...rowOf(dialogue), audio: { bytes: await readAudio(dialogue), path: `${dialogue.id}.wav` } })),
+        rowGroup.map(async (dialogue): Promise<HuggingFaceRow> => ({
+          ...rowOf(dialogue),
+          audio: { bytes: await readAudio(dialogue), path: `${dialogue.id}.wav` },
+        })),
       );
       const columnData: ColumnSource[] = HUGGING_FACE_COLUMNS.map((column) => ({
         name: column.name,

@@ -47,7 +47,14 @@ import YAML from 'yaml';
 import type { Channel } from '../model/types.ts';
 import type { ExportDataset, ExportDialogue, ExportSplit } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
-import { checkDialogueWav, datasetsYamlFeatures, parquetShardPath, planParquetShards, writeParquetShard, type HuggingFaceRow } from './huggingface-parquet.ts';
+import {
+  checkDialogueWav,
+  datasetsYamlFeatures,
+  parquetShardPath,
+  planParquetShards,
+  writeParquetShard,
+  type HuggingFaceRow,
+} from './huggingface-parquet.ts';
 import { pythonFloat, pythonJson, type PythonJsonValue } from './python-json.ts';
 
 /** The two layouts (module comment). */
@@ -59,7 +66,12 @@ export type HuggingFaceLayout = (typeof HUGGING_FACE_LAYOUTS)[number];
 type HuggingFaceSplit = 'test' | 'validation' | 'train' | 'test_small';
 
 /** The folder of each split in the audiofolder layout (see the module comment for `small/`). */
-const SPLIT_DIRECTORY: Record<HuggingFaceSplit, string> = { test: 'test', validation: 'validation', train: 'train', test_small: 'small' };
+const SPLIT_DIRECTORY: Record<HuggingFaceSplit, string> = {
+  test: 'test',
+  validation: 'validation',
+  train: 'train',
+  test_small: 'small',
+};
 /** Order of the splits in the card and the export. */
 const SPLIT_ORDER: readonly HuggingFaceSplit[] = ['train', 'validation', 'test', 'test_small'];
 
@@ -72,11 +84,16 @@ const languageName = (code: string): string => new Intl.DisplayNames(['en'], { t
  * utterance has `cut_off: true`, `cut_at` (its end: where the audio stops) and its `planned_text`;
  * an uncut one `cut_off: false`, `cut_at: null`, `planned_text` its text.
  */
-export function huggingFaceRow(dataset: ExportDataset, dialogue: ExportDialogue, split: HuggingFaceSplit): HuggingFaceRow {
+export function huggingFaceRow(
+  dataset: ExportDataset,
+  dialogue: ExportDialogue,
+  split: HuggingFaceSplit,
+): HuggingFaceRow {
   const seconds = (centiseconds: number) => centiseconds / 100;
   const events: Record<string, unknown>[] = [];
   for (const channel of [0, 1] as Channel[]) {
-    for (const event of dialogue.events[channel]) events.push({ channel, event: event.event, start: seconds(event.start), end: seconds(event.end) });
+    for (const event of dialogue.events[channel])
+      events.push({ channel, event: event.event, start: seconds(event.start), end: seconds(event.end) });
   }
   return {
     id: dialogue.id,
@@ -101,7 +118,12 @@ export function huggingFaceRow(dataset: ExportDataset, dialogue: ExportDialogue,
       planned_text: utterance.cutOff?.plannedText ?? utterance.text,
     })),
     events,
-    words: dialogue.words.map((word) => ({ channel: word.channel, start: seconds(word.start), end: seconds(word.end), word: word.word })),
+    words: dialogue.words.map((word) => ({
+      channel: word.channel,
+      start: seconds(word.start),
+      end: seconds(word.end),
+      word: word.word,
+    })),
   };
 }
 
@@ -109,7 +131,11 @@ export function huggingFaceRow(dataset: ExportDataset, dialogue: ExportDialogue,
  * The audiofolder layout's `metadata.jsonl` line of one dialogue (no newline): `file_name`, then the
  * row of {@link huggingFaceRow} without `cut_at` (module comment), every time as a Python float.
  */
-export function huggingFaceMetadataLine(dataset: ExportDataset, dialogue: ExportDialogue, split: HuggingFaceSplit): string {
+export function huggingFaceMetadataLine(
+  dataset: ExportDataset,
+  dialogue: ExportDialogue,
+  split: HuggingFaceSplit,
+): string {
   const row = huggingFaceRow(dataset, dialogue, split);
   const timed = (items: unknown) =>
     (items as Record<string, unknown>[]).map((item) => {
@@ -140,13 +166,18 @@ function cardHeader(dataset: ExportDataset, splits: readonly HuggingFaceSplit[],
   return YAML.stringify(header);
 }
 
-function datasetCard(dataset: ExportDataset, counts: Partial<Record<HuggingFaceSplit, number>>, layout: HuggingFaceLayout): string {
+function datasetCard(
+  dataset: ExportDataset,
+  counts: Partial<Record<HuggingFaceSplit, number>>,
+  layout: HuggingFaceLayout,
+): string {
   const splits = SPLIT_ORDER.filter((split) => counts[split] !== undefined);
-  const where = (split: HuggingFaceSplit) => (layout === 'parquet' ? `files \`data/${split}-*.parquet\`` : `folder \`${SPLIT_DIRECTORY[split]}/\``);
+  const where = (split: HuggingFaceSplit) =>
+    layout === 'parquet' ? `files \`data/${split}-*.parquet\`` : `folder \`${SPLIT_DIRECTORY[split]}/\``;
   const sizes = splits.map((split) => `- \`${split}\` (${where(split)}): ${counts[split]} dialogues`).join('\n');
   const form =
     layout === 'parquet'
-      ? 'as Parquet files in the Hub\'s layout (the WAV of each dialogue embedded in the `audio` column)'
+      ? "as Parquet files in the Hub's layout (the WAV of each dialogue embedded in the `audio` column)"
       : 'as an AudioFolder (the WAV files beside a metadata.jsonl per split)';
   const audiofolderNote =
     layout === 'audiofolder'
@@ -206,13 +237,22 @@ export interface HuggingFaceExportOptions {
  * @throws DatasetReadError naming the WAV file and the dialogue id when a WAV is missing, unreadable or
  *   not two-channel (parquet: checked for every dialogue before any file is written)
  */
-export async function writeHuggingFaceExport(dataset: ExportDataset, writer: ExportWriter, options: HuggingFaceExportOptions = {}): Promise<Record<string, unknown>> {
+export async function writeHuggingFaceExport(
+  dataset: ExportDataset,
+  writer: ExportWriter,
+  options: HuggingFaceExportOptions = {},
+): Promise<Record<string, unknown>> {
   const layout = options.layout ?? 'parquet';
   const bySplit = new Map<HuggingFaceSplit, ExportDialogue[]>();
-  const add = (split: HuggingFaceSplit, dialogue: ExportDialogue) => bySplit.set(split, [...(bySplit.get(split) ?? []), dialogue]);
+  const add = (split: HuggingFaceSplit, dialogue: ExportDialogue) =>
+    bySplit.set(split, [...(bySplit.get(split) ?? []), dialogue]);
   let leftOut = 0;
   for (const dialogue of dataset.dialogues) {
-    const split: HuggingFaceSplit | null = dataset.hasSplits ? (dialogue.split === null ? null : SPLIT_FOLDER[dialogue.split]) : 'train';
+    const split: HuggingFaceSplit | null = dataset.hasSplits
+      ? dialogue.split === null
+        ? null
+        : SPLIT_FOLDER[dialogue.split]
+      : 'train';
     if (split === null) {
       leftOut += 1;
       continue;
@@ -224,7 +264,8 @@ export async function writeHuggingFaceExport(dataset: ExportDataset, writer: Exp
   const files: Partial<Record<HuggingFaceSplit, string[]>> = {};
   // every WAV checked (and, for parquet, the shards planned) before anything is written
   const plans = new Map<HuggingFaceSplit, ExportDialogue[][][]>();
-  if (layout === 'parquet') for (const [split, dialogues] of bySplit) plans.set(split, await planParquetShards(dialogues));
+  if (layout === 'parquet')
+    for (const [split, dialogues] of bySplit) plans.set(split, await planParquetShards(dialogues));
   else for (const dialogues of bySplit.values()) for (const dialogue of dialogues) await checkDialogueWav(dialogue);
   for (const split of SPLIT_ORDER) {
     const dialogues = bySplit.get(split);
@@ -241,7 +282,10 @@ export async function writeHuggingFaceExport(dataset: ExportDataset, writer: Exp
     } else {
       const directory = SPLIT_DIRECTORY[split];
       for (const dialogue of dialogues) await writer.copy(`${directory}/${dialogue.id}.wav`, dialogue.audioFile);
-      await writer.write(`${directory}/metadata.jsonl`, dialogues.map((dialogue) => `${huggingFaceMetadataLine(dataset, dialogue, split)}\n`).join(''));
+      await writer.write(
+        `${directory}/metadata.jsonl`,
+        dialogues.map((dialogue) => `${huggingFaceMetadataLine(dataset, dialogue, split)}\n`).join(''),
+      );
     }
   }
   await writer.write('README.md', datasetCard(dataset, counts, layout));

@@ -41,19 +41,26 @@ export interface ExportFormat {
 export const EXPORT_FORMATS = {
   lhotse: {
     description: EXPORT_FORMAT_DESCRIPTIONS.lhotse,
-    write: (dataset, writer, options) => writeLhotseExport(dataset, writer, { copyAudio: options.copyAudio ?? false, absolutePaths: options.absolutePaths ?? false }),
+    write: (dataset, writer, options) =>
+      writeLhotseExport(dataset, writer, {
+        copyAudio: options.copyAudio ?? false,
+        absolutePaths: options.absolutePaths ?? false,
+      }),
   },
   'lhotse-shar': {
     description: EXPORT_FORMAT_DESCRIPTIONS['lhotse-shar'],
-    write: (dataset, writer, options) => writeLhotseSharExport(dataset, writer, options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
+    write: (dataset, writer, options) =>
+      writeLhotseSharExport(dataset, writer, options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
   },
   'moshi-finetune': {
     description: EXPORT_FORMAT_DESCRIPTIONS['moshi-finetune'],
-    write: (dataset, writer, options) => writeMoshiFinetuneExport(dataset, writer, { absolutePaths: options.absolutePaths ?? false }),
+    write: (dataset, writer, options) =>
+      writeMoshiFinetuneExport(dataset, writer, { absolutePaths: options.absolutePaths ?? false }),
   },
   huggingface: {
     description: EXPORT_FORMAT_DESCRIPTIONS.huggingface,
-    write: (dataset, writer, options) => writeHuggingFaceExport(dataset, writer, { layout: options.huggingFaceLayout ?? 'parquet' }),
+    write: (dataset, writer, options) =>
+      writeHuggingFaceExport(dataset, writer, { layout: options.huggingFaceLayout ?? 'parquet' }),
   },
   rttm: { description: EXPORT_FORMAT_DESCRIPTIONS.rttm, write: writeRttmExport },
   textgrid: { description: EXPORT_FORMAT_DESCRIPTIONS.textgrid, write: writeTextGridExport },
@@ -90,7 +97,12 @@ export interface ExportResult {
  *   `outDirectory` holds someone else's files or an export of another format; the format's own errors, and
  *   BuildStoppedError when `options.signal` stops it (the output is then not written: its `.partial` folder is removed)
  */
-export async function exportDataset(datasetDirectory: string, format: ExportFormatName, outDirectory: string, options: ExportOptions = {}): Promise<ExportResult> {
+export async function exportDataset(
+  datasetDirectory: string,
+  format: ExportFormatName,
+  outDirectory: string,
+  options: ExportOptions = {},
+): Promise<ExportResult> {
   const dataset = await readExportDataset(datasetDirectory);
   const writer = await ExportWriter.open(outDirectory, format, options.signal);
   try {

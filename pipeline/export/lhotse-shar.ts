@@ -52,7 +52,11 @@ const EPOCH = new Date(0);
 /** Adds one file member to `pack` and resolves once it is in the stream (which waits while the disk is behind). */
 function addMember(pack: tarStream.Pack, name: string, data: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
-    pack.entry({ name, size: data.byteLength, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', mtime: EPOCH, type: 'file' }, data, (error) => (error ? reject(error) : resolve()));
+    pack.entry(
+      { name, size: data.byteLength, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', mtime: EPOCH, type: 'file' },
+      data,
+      (error) => (error ? reject(error) : resolve()),
+    );
   });
 }
 
@@ -61,9 +65,14 @@ function addMember(pack: tarStream.Pack, name: string, data: Buffer): Promise<vo
  * @throws RangeError for a shard size that is not a positive integer, or a WAV without two
  *   channels; WavDecodeError for an unreadable WAV; the writer's errors (a full disk names the shard)
  */
-export async function writeLhotseSharExport(dataset: ExportDataset, writer: ExportWriter, options: LhotseSharOptions = {}): Promise<Record<string, unknown>> {
+export async function writeLhotseSharExport(
+  dataset: ExportDataset,
+  writer: ExportWriter,
+  options: LhotseSharOptions = {},
+): Promise<Record<string, unknown>> {
   const shardSize = options.shardSize ?? DEFAULT_SHAR_SHARD_SIZE;
-  if (!Number.isSafeInteger(shardSize) || shardSize < 1) throw new RangeError(`shard size ${shardSize}: a positive whole number of dialogues`);
+  if (!Number.isSafeInteger(shardSize) || shardSize < 1)
+    throw new RangeError(`shard size ${shardSize}: a positive whole number of dialogues`);
   const sampleRates = new Set<number>();
   let fromFullBand = 0;
   const shards: string[] = [];
@@ -72,10 +81,12 @@ export async function writeLhotseSharExport(dataset: ExportDataset, writer: Expo
     const dialogues = dataset.dialogues.slice(first, first + shardSize);
     const cuts: string[] = [];
     const pack = tarStream.pack();
-    const writing = writer.writeChunks(`${SHAR_FOLDER}/recording.${number}.tar`, pack as AsyncIterable<Uint8Array>).catch((error: unknown) => {
-      pack.destroy(error as Error); // stops the producer, which waits while the disk is behind
-      throw error;
-    });
+    const writing = writer
+      .writeChunks(`${SHAR_FOLDER}/recording.${number}.tar`, pack as AsyncIterable<Uint8Array>)
+      .catch((error: unknown) => {
+        pack.destroy(error as Error); // stops the producer, which waits while the disk is behind
+        throw error;
+      });
     const producing = (async () => {
       for (const dialogue of dialogues) {
         const audioFile = dialogue.fullBandAudioFile ?? dialogue.audioFile;
@@ -103,7 +114,11 @@ export async function writeLhotseSharExport(dataset: ExportDataset, writer: Expo
     shards: shards.length,
     shardSize,
     cuts: dataset.dialogues.length,
-    audio: { fullBandDialogues: fromFullBand, benchmarkAudioDialogues: dataset.dialogues.length - fromFullBand, sampleRates: [...sampleRates].sort((a, b) => a - b) },
+    audio: {
+      fullBandDialogues: fromFullBand,
+      benchmarkAudioDialogues: dataset.dialogues.length - fromFullBand,
+      sampleRates: [...sampleRates].sort((a, b) => a - b),
+    },
     directory: SHAR_FOLDER,
     load: `CutSet.from_shar(in_dir=export folder/${SHAR_FOLDER})`,
   };

@@ -81,10 +81,17 @@ export async function lhotseDialogueManifests(
   };
   const width = String(dialogue.utterances.length).length;
   const supervisions = dialogue.utterances.map((utterance, index) => {
-    const words = dialogue.words.filter((word) => word.channel === utterance.channel && word.start >= utterance.start && word.end <= utterance.end);
+    const words = dialogue.words.filter(
+      (word) => word.channel === utterance.channel && word.start >= utterance.start && word.end <= utterance.end,
+    );
     const custom: Record<string, PythonJsonValue> = { role: utterance.role, kind: utterance.kind };
     if (utterance.turnNumber !== null) custom.turn_number = utterance.turnNumber;
-    if (utterance.cutOff) Object.assign(custom, { cut_off: true, cut_at: seconds(utterance.end), planned_text: utterance.cutOff.plannedText });
+    if (utterance.cutOff)
+      Object.assign(custom, {
+        cut_off: true,
+        cut_at: seconds(utterance.end),
+        planned_text: utterance.cutOff.plannedText,
+      });
     return {
       id: `${dialogue.id}-${String(index).padStart(width, '0')}`,
       recording_id: dialogue.id,
@@ -95,7 +102,10 @@ export async function lhotseDialogueManifests(
       language: LHOTSE_LANGUAGE[dataset.language],
       speaker: dialogue.speakers[utterance.channel],
       custom,
-      alignment: words.length > 0 ? { word: words.map((word) => [word.word, seconds(word.start), seconds(word.end - word.start), null]) } : undefined,
+      alignment:
+        words.length > 0
+          ? { word: words.map((word) => [word.word, seconds(word.start), seconds(word.end - word.start), null]) }
+          : undefined,
     };
   });
   const all = ([0, 1] as const).flatMap((channel) => dialogue.events[channel].map((event) => ({ channel, ...event })));
@@ -127,7 +137,10 @@ export async function lhotseDialogueManifests(
  * `SupervisionSegment.from_dict`) and the dialogue's benchmark split (`split`: `test` or `dev`, left
  * out when the dataset has none).
  */
-export function lhotseCut(dialogue: ExportDataset['dialogues'][number], manifests: LhotseDialogueManifests): LhotseDict {
+export function lhotseCut(
+  dialogue: ExportDataset['dialogues'][number],
+  manifests: LhotseDialogueManifests,
+): LhotseDict {
   return {
     id: dialogue.id,
     start: pythonFloat(0),
@@ -145,7 +158,12 @@ export async function lhotseManifestLines(
   dataset: ExportDataset,
   sourceOf: (dialogue: ExportDataset['dialogues'][number]) => string = (dialogue) => dialogue.audioFile,
 ): Promise<{ recordings: string[]; supervisions: string[]; events: string[]; cuts: string[] }> {
-  const lines = { recordings: [] as string[], supervisions: [] as string[], events: [] as string[], cuts: [] as string[] };
+  const lines = {
+    recordings: [] as string[],
+    supervisions: [] as string[],
+    events: [] as string[],
+    cuts: [] as string[],
+  };
   for (const dialogue of dataset.dialogues) {
     const manifests = await lhotseDialogueManifests(dataset, dialogue, dialogue.audioFile, sourceOf(dialogue));
     lines.recordings.push(pythonJson(manifests.recording));
@@ -166,8 +184,13 @@ export function gzipJsonl(lines: readonly string[]): Buffer {
  * so the bytes are deterministic).
  * @throws RangeError when a dialogue's WAV does not have two channels; WavDecodeError for an unreadable WAV
  */
-export async function writeLhotseExport(dataset: ExportDataset, writer: ExportWriter, options: { copyAudio?: boolean; absolutePaths?: boolean } = {}): Promise<Record<string, unknown>> {
-  if (options.copyAudio) for (const dialogue of dataset.dialogues) await writer.copy(`audio/${dialogue.id}.wav`, dialogue.audioFile);
+export async function writeLhotseExport(
+  dataset: ExportDataset,
+  writer: ExportWriter,
+  options: { copyAudio?: boolean; absolutePaths?: boolean } = {},
+): Promise<Record<string, unknown>> {
+  if (options.copyAudio)
+    for (const dialogue of dataset.dialogues) await writer.copy(`audio/${dialogue.id}.wav`, dialogue.audioFile);
   const sourceOf = (dialogue: ExportDataset['dialogues'][number]) =>
     options.copyAudio
       ? options.absolutePaths
@@ -186,7 +209,9 @@ export async function writeLhotseExport(dataset: ExportDataset, writer: ExportWr
     supervisions: supervisions.length,
     events: events.length,
     cuts: cuts.length,
-    sources: options.absolutePaths ? 'absolute' : 'relative to the export folder: RecordingSet.from_jsonl(...).with_path_prefix(export folder)',
+    sources: options.absolutePaths
+      ? 'absolute'
+      : 'relative to the export folder: RecordingSet.from_jsonl(...).with_path_prefix(export folder)',
     audioCopied: options.copyAudio ?? false,
   };
 }

@@ -68,7 +68,11 @@ export function moshiAlignmentJson(words: readonly AlignedWord[], systemChannel:
  * @throws DatasetReadError naming the file and the dialogue when a WAV is missing, unreadable, not a
  *   WAV or cut short (wav-info.ts readDialogueWav); RangeError when a WAV does not have two channels
  */
-export async function writeMoshiFinetuneExport(dataset: ExportDataset, writer: ExportWriter, options: MoshiExportOptions = {}): Promise<Record<string, unknown>> {
+export async function writeMoshiFinetuneExport(
+  dataset: ExportDataset,
+  writer: ExportWriter,
+  options: MoshiExportOptions = {},
+): Promise<Record<string, unknown>> {
   const lines: string[] = [];
   const sourceRates = new Set<number>();
   let fromFullBand = 0;
@@ -78,25 +82,43 @@ export async function writeMoshiFinetuneExport(dataset: ExportDataset, writer: E
     // decodeWav keeps the frames a cut-short file holds: refuse it first (its header names the rest)
     await readDialogueWav(source, dialogue, 'the moshi-finetune stereo WAV');
     const audio = decodeWav(await readFile(source), source);
-    if (audio.channels.length !== 2) throw new RangeError(`${source}: ${audio.channels.length} channels; a dialogue recording has 2`);
+    if (audio.channels.length !== 2)
+      throw new RangeError(`${source}: ${audio.channels.length} channels; a dialogue recording has 2`);
     sourceRates.add(audio.sampleRate);
     const main = mainChannel(dataset);
-    const stereo = { channels: [audio.channels[main]!, audio.channels[main === 0 ? 1 : 0]!], sampleRate: audio.sampleRate };
-    const resampled = stereo.sampleRate === MOSHI_SAMPLE_RATE ? stereo : await resample(stereo, MOSHI_SAMPLE_RATE, 'best');
+    const stereo = {
+      channels: [audio.channels[main]!, audio.channels[main === 0 ? 1 : 0]!],
+      sampleRate: audio.sampleRate,
+    };
+    const resampled =
+      stereo.sampleRate === MOSHI_SAMPLE_RATE ? stereo : await resample(stereo, MOSHI_SAMPLE_RATE, 'best');
     const relative = `data_stereo/${dialogue.id}.wav`;
     await writer.write(relative, encodeWavPcm16(resampled));
     // words move with their channel: the system is on the left (channel 0 of the new file)
     await writer.write(`data_stereo/${dialogue.id}.json`, moshiAlignmentJson(dialogue.words, main));
     const samples = resampled.channels[0]!.length;
-    lines.push(pythonJson({ path: options.absolutePaths ? writer.finalPath(relative) : relative, duration: pythonFloat(samples / MOSHI_SAMPLE_RATE) }));
+    lines.push(
+      pythonJson({
+        path: options.absolutePaths ? writer.finalPath(relative) : relative,
+        duration: pythonFloat(samples / MOSHI_SAMPLE_RATE),
+      }),
+    );
   }
   await writer.write(`${dataset.dataset}.jsonl`, lines.map((line) => `${line}\n`).join(''));
   const main = mainChannel(dataset);
   return {
     sampleRate: MOSHI_SAMPLE_RATE,
     // where the audio came from: the full-band masters (their rates) or the benchmark's files
-    source: { fullBandDialogues: fromFullBand, benchmarkAudioDialogues: dataset.dialogues.length - fromFullBand, sampleRates: [...sourceRates].sort((a, b) => a - b) },
-    left: dataset.roles[main], right: dataset.roles[main === 0 ? 1 : 0], jsonl: `${dataset.dataset}.jsonl`, pathsRelativeTo: options.absolutePaths ? 'absolute' : 'export folder' };
+    source: {
+      fullBandDialogues: fromFullBand,
+      benchmarkAudioDialogues: dataset.dialogues.length - fromFullBand,
+      sampleRates: [...sourceRates].sort((a, b) => a - b),
+    },
+    left: dataset.roles[main],
+    right: dataset.roles[main === 0 ? 1 : 0],
+    jsonl: `${dataset.dataset}.jsonl`,
+    pathsRelativeTo: options.absolutePaths ? 'absolute' : 'export folder',
+  };
 }
 
 /** Path of the JSONL inside a moshi-finetune export folder. */

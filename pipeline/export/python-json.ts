@@ -39,7 +39,8 @@ export type PythonJsonValue =
 export function pythonFloatText(value: number): string {
   if (!Number.isFinite(value)) throw new RangeError(`cannot write ${value} as a JSON float`);
   const magnitude = Math.abs(value);
-  if (magnitude >= 1e16 || (magnitude !== 0 && magnitude < 1e-4)) throw new RangeError(`${value}: Python would use exponent notation; not supported`);
+  if (magnitude >= 1e16 || (magnitude !== 0 && magnitude < 1e-4))
+    throw new RangeError(`${value}: Python would use exponent notation; not supported`);
   const text = String(value + 0); // `+ 0` turns -0 into 0
   return text.includes('.') ? text : `${text}.0`;
 }
@@ -56,12 +57,15 @@ export function pythonJson(value: PythonJsonValue): string {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not an integer; mark floats with pythonFloat()`);
+      if (!Number.isSafeInteger(value))
+        throw new RangeError(`${value} is not an integer; mark floats with pythonFloat()`);
       return String(value);
     case 'string':
       return JSON.stringify(value);
   }
   if (Array.isArray(value)) return `[${value.map((item: PythonJsonValue) => pythonJson(item)).join(', ')}]`;
-  const entries = Object.entries(value as Record<string, PythonJsonValue | undefined>).filter(([, item]) => item !== undefined);
+  const entries = Object.entries(value as Record<string, PythonJsonValue | undefined>).filter(
+    ([, item]) => item !== undefined,
+  );
   return `{${entries.map(([key, item]) => `${JSON.stringify(key)}: ${pythonJson(item as PythonJsonValue)}`).join(', ')}}`;
 }

@@ -31,8 +31,12 @@ function twoDecimals(centiseconds: Centiseconds): string {
 }
 
 /** The RTTM speaker name of each channel: `{role}_{speaker id}`, each character but letters, digits, `_`, `:`, `-` replaced by `_` (module comment). */
-export function rttmSpeakerLabels(dataset: Pick<ExportDataset, 'roles'>, dialogue: Pick<ExportDialogue, 'speakers'>): Record<Channel, string> {
-  const label = (channel: Channel) => `${dataset.roles[channel]}_${dialogue.speakers[channel]}`.replace(/[^\p{L}\p{N}_:-]/gu, '_');
+export function rttmSpeakerLabels(
+  dataset: Pick<ExportDataset, 'roles'>,
+  dialogue: Pick<ExportDialogue, 'speakers'>,
+): Record<Channel, string> {
+  const label = (channel: Channel) =>
+    `${dataset.roles[channel]}_${dialogue.speakers[channel]}`.replace(/[^\p{L}\p{N}_:-]/gu, '_');
   return { 0: label(0), 1: label(1) };
 }
 
@@ -44,13 +48,22 @@ export function dialogueRttm(dataset: Pick<ExportDataset, 'roles'>, dialogue: Ex
     .flatMap((channel) => segments[channel].map((segment) => ({ channel, ...segment })))
     .sort((a, b) => a.start - b.start || a.channel - b.channel);
   return [
-    ...([0, 1] as Channel[]).map((channel) => `SPKR-INFO ${dialogue.id} 1 <NA> <NA> <NA> unknown ${labels[channel]} <NA> <NA>\n`),
-    ...rows.map((row) => `SPEAKER ${dialogue.id} 1 ${twoDecimals(row.start)} ${twoDecimals(row.end - row.start)} <NA> <NA> ${labels[row.channel]} <NA> <NA>\n`),
+    ...([0, 1] as Channel[]).map(
+      (channel) => `SPKR-INFO ${dialogue.id} 1 <NA> <NA> <NA> unknown ${labels[channel]} <NA> <NA>\n`,
+    ),
+    ...rows.map(
+      (row) =>
+        `SPEAKER ${dialogue.id} 1 ${twoDecimals(row.start)} ${twoDecimals(row.end - row.start)} <NA> <NA> ${labels[row.channel]} <NA> <NA>\n`,
+    ),
   ].join('');
 }
 
 /** Writes `{id}.rttm` per dialogue. */
 export async function writeRttmExport(dataset: ExportDataset, writer: ExportWriter): Promise<Record<string, unknown>> {
   for (const dialogue of dataset.dialogues) await writer.write(`${dialogue.id}.rttm`, dialogueRttm(dataset, dialogue));
-  return { files: dataset.dialogues.length, segments: 'TURN/BC spans minus SHORTPAUSE', speakers: '{role}_{speaker id}, declared by SPKR-INFO lines' };
+  return {
+    files: dataset.dialogues.length,
+    segments: 'TURN/BC spans minus SHORTPAUSE',
+    speakers: '{role}_{speaker id}, declared by SPKR-INFO lines',
+  };
 }

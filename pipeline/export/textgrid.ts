@@ -21,7 +21,14 @@
  *    an empty span), marked `TYPE channel C`.
  * Strings are written as Praat writes them: in double quotes, a quote inside doubled.
  */
-import type { AlignedWord, BenchmarkEvent, BenchmarkEventType, Centiseconds, Channel, ChannelEvents } from '../model/types.ts';
+import type {
+  AlignedWord,
+  BenchmarkEvent,
+  BenchmarkEventType,
+  Centiseconds,
+  Channel,
+  ChannelEvents,
+} from '../model/types.ts';
 import type { ExportDataset, ExportDialogue } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 
@@ -39,7 +46,9 @@ export interface TextGridPoint {
 }
 
 /** A tier: intervals that cover the domain, or points at distinct times. */
-export type TextGridTier = { kind: 'interval'; name: string; intervals: TextGridInterval[] } | { kind: 'point'; name: string; points: TextGridPoint[] };
+export type TextGridTier =
+  | { kind: 'interval'; name: string; intervals: TextGridInterval[] }
+  | { kind: 'point'; name: string; points: TextGridPoint[] };
 
 /** A TextGrid with its time domain [0, end], centiseconds. */
 export interface TextGrid {
@@ -51,7 +60,14 @@ export interface TextGrid {
 export const EVENT_SEPARATOR = ' | ';
 
 /** The event types in tier order. */
-export const EVENT_TYPES: readonly BenchmarkEventType[] = ['TURN', 'SHORTPAUSE', 'BC', 'TURN_HOLD', 'TURN_SHIFT', 'BARGE_IN'];
+export const EVENT_TYPES: readonly BenchmarkEventType[] = [
+  'TURN',
+  'SHORTPAUSE',
+  'BC',
+  'TURN_HOLD',
+  'TURN_SHIFT',
+  'BARGE_IN',
+];
 
 /** Label suffix of a TURN_SHIFT written as [end, start] because it overlaps. */
 const OVERLAP_SUFFIX = ' (overlap)';
@@ -78,8 +94,12 @@ export function coverDomain(spans: readonly TextGridInterval[], end: Centisecond
   const intervals: TextGridInterval[] = [];
   let cursor = 0;
   for (const span of sorted) {
-    if (span.start < cursor) throw new RangeError(`interval [${span.start}, ${span.end}] "${span.text}" overlaps the one before it (ends ${cursor})`);
-    if (span.end > end || span.end <= span.start) throw new RangeError(`interval [${span.start}, ${span.end}] "${span.text}" is empty or outside [0, ${end}]`);
+    if (span.start < cursor)
+      throw new RangeError(
+        `interval [${span.start}, ${span.end}] "${span.text}" overlaps the one before it (ends ${cursor})`,
+      );
+    if (span.end > end || span.end <= span.start)
+      throw new RangeError(`interval [${span.start}, ${span.end}] "${span.text}" is empty or outside [0, ${end}]`);
     if (span.start > cursor) intervals.push({ start: cursor, end: span.start, text: '' });
     intervals.push({ ...span });
     cursor = span.end;
@@ -93,7 +113,9 @@ export function coverDomain(spans: readonly TextGridInterval[], end: Centisecond
  * transcripts of real speech, never in our synthetic alignments) joined into it, text separated by a
  * space, since intervals of one tier cannot overlap.
  */
-export function wordIntervals(words: readonly { start: Centiseconds; end: Centiseconds; word: string }[]): TextGridInterval[] {
+export function wordIntervals(
+  words: readonly { start: Centiseconds; end: Centiseconds; word: string }[],
+): TextGridInterval[] {
   const intervals: TextGridInterval[] = [];
   for (const word of [...words].sort((a, b) => a.start - b.start || a.end - b.end)) {
     const last = intervals.at(-1);
@@ -140,7 +162,11 @@ export function dialogueTextGrid(dataset: Pick<ExportDataset, 'roles'>, dialogue
         else if (event.start < event.end) spans.push({ start: event.start, end: event.end, text: type });
         else spans.push({ start: event.end, end: event.start, text: `${type}${OVERLAP_SUFFIX}` });
       }
-      eventTiers.push({ kind: 'interval', name: `${dataset.roles[channel]} - ${type}`, intervals: coverDomain(joinOverlapping(spans), end) });
+      eventTiers.push({
+        kind: 'interval',
+        name: `${dataset.roles[channel]} - ${type}`,
+        intervals: coverDomain(joinOverlapping(spans), end),
+      });
     }
   }
   // Praat keeps one point per time: zero-length events at the same time share one
@@ -148,7 +174,15 @@ export function dialogueTextGrid(dataset: Pick<ExportDataset, 'roles'>, dialogue
   for (const point of zeroLength) points.set(point.time, [...(points.get(point.time) ?? []), point.mark]);
   const zeroTier: TextGridTier[] =
     points.size > 0
-      ? [{ kind: 'point', name: ZERO_LENGTH_TIER, points: [...points.entries()].sort(([a], [b]) => a - b).map(([time, marks]) => ({ time, mark: marks.join(EVENT_SEPARATOR) })) }]
+      ? [
+          {
+            kind: 'point',
+            name: ZERO_LENGTH_TIER,
+            points: [...points.entries()]
+              .sort(([a], [b]) => a - b)
+              .map(([time, marks]) => ({ time, mark: marks.join(EVENT_SEPARATOR) })),
+          },
+        ]
       : [];
   return { end, tiers: [wordTier(0), wordTier(1), ...eventTiers, ...zeroTier] };
 }
@@ -161,7 +195,11 @@ export function dialogueTextGrid(dataset: Pick<ExportDataset, 'roles'>, dialogue
  * @throws RangeError naming the tier and label that is not an event of that tier
  */
 export function eventsFromTiers(
-  tiers: readonly { name: string; intervals?: readonly { start: number; end: number; text: string }[]; points?: readonly { time: number; mark: string }[] }[],
+  tiers: readonly {
+    name: string;
+    intervals?: readonly { start: number; end: number; text: string }[];
+    points?: readonly { time: number; mark: string }[];
+  }[],
   roles: Record<Channel, string>,
   toCentiseconds: (time: number) => Centiseconds = (time) => time,
 ): ChannelEvents {
@@ -171,7 +209,10 @@ export function eventsFromTiers(
       for (const point of tier.points ?? []) {
         for (const mark of point.mark.split(EVENT_SEPARATOR)) {
           const match = /^(TURN|SHORTPAUSE|BC|TURN_HOLD|TURN_SHIFT|BARGE_IN) channel ([01])$/.exec(mark);
-          if (match === null) throw new RangeError(`tier ${JSON.stringify(tier.name)}: mark ${JSON.stringify(mark)} is not "TYPE channel C"`);
+          if (match === null)
+            throw new RangeError(
+              `tier ${JSON.stringify(tier.name)}: mark ${JSON.stringify(mark)} is not "TYPE channel C"`,
+            );
           const time = toCentiseconds(point.time);
           events[Number(match[2]) as Channel].push({ event: match[1] as BenchmarkEventType, start: time, end: time });
         }
@@ -179,7 +220,10 @@ export function eventsFromTiers(
       continue;
     }
     const channel = ([0, 1] as Channel[]).find((candidate) => tier.name.startsWith(`${roles[candidate]} - `));
-    const type = channel === undefined ? undefined : EVENT_TYPES.find((candidate) => tier.name === `${roles[channel]} - ${candidate}`);
+    const type =
+      channel === undefined
+        ? undefined
+        : EVENT_TYPES.find((candidate) => tier.name === `${roles[channel]} - ${candidate}`);
     if (channel === undefined || type === undefined) continue;
     for (const interval of tier.intervals ?? []) {
       if (interval.text === '') continue;
@@ -192,27 +236,50 @@ export function eventsFromTiers(
     }
   }
   for (const channel of [0, 1] as Channel[]) {
-    events[channel].sort((a, b) => a.start - b.start || a.end - b.end || EVENT_TYPES.indexOf(a.event) - EVENT_TYPES.indexOf(b.event));
+    events[channel].sort(
+      (a, b) => a.start - b.start || a.end - b.end || EVENT_TYPES.indexOf(a.event) - EVENT_TYPES.indexOf(b.event),
+    );
   }
   return events;
 }
 
 /** The long text format of a TextGrid, laid out as Praat writes it (4-space indents, a space after each value). */
 export function formatTextGrid(grid: TextGrid): string {
-  const lines = ['File type = "ooTextFile"', 'Object class = "TextGrid"', '', 'xmin = 0 ', `xmax = ${praatNumber(grid.end)} `, 'tiers? <exists> ', `size = ${grid.tiers.length} `, 'item []: '];
+  const lines = [
+    'File type = "ooTextFile"',
+    'Object class = "TextGrid"',
+    '',
+    'xmin = 0 ',
+    `xmax = ${praatNumber(grid.end)} `,
+    'tiers? <exists> ',
+    `size = ${grid.tiers.length} `,
+    'item []: ',
+  ];
   grid.tiers.forEach((tier, index) => {
     lines.push(`    item [${index + 1}]:`);
-    lines.push(`        class = ${praatString(tier.kind === 'interval' ? 'IntervalTier' : 'TextTier')} `, `        name = ${praatString(tier.name)} `);
+    lines.push(
+      `        class = ${praatString(tier.kind === 'interval' ? 'IntervalTier' : 'TextTier')} `,
+      `        name = ${praatString(tier.name)} `,
+    );
     lines.push('        xmin = 0 ', `        xmax = ${praatNumber(grid.end)} `);
     if (tier.kind === 'interval') {
       lines.push(`        intervals: size = ${tier.intervals.length} `);
       tier.intervals.forEach((interval, position) => {
-        lines.push(`        intervals [${position + 1}]:`, `            xmin = ${praatNumber(interval.start)} `, `            xmax = ${praatNumber(interval.end)} `, `            text = ${praatString(interval.text)} `);
+        lines.push(
+          `        intervals [${position + 1}]:`,
+          `            xmin = ${praatNumber(interval.start)} `,
+          `            xmax = ${praatNumber(interval.end)} `,
+          `            text = ${praatString(interval.text)} `,
+        );
       });
     } else {
       lines.push(`        points: size = ${tier.points.length} `);
       tier.points.forEach((point, position) => {
-        lines.push(`        points [${position + 1}]:`, `            number = ${praatNumber(point.time)} `, `            mark = ${praatString(point.mark)} `);
+        lines.push(
+          `        points [${position + 1}]:`,
+          `            number = ${praatNumber(point.time)} `,
+          `            mark = ${praatString(point.mark)} `,
+        );
       });
     }
   });
@@ -220,7 +287,18 @@ export function formatTextGrid(grid: TextGrid): string {
 }
 
 /** Writes `{id}.TextGrid` per dialogue. */
-export async function writeTextGridExport(dataset: ExportDataset, writer: ExportWriter): Promise<Record<string, unknown>> {
-  for (const dialogue of dataset.dialogues) await writer.write(`${dialogue.id}.TextGrid`, formatTextGrid(dialogueTextGrid(dataset, dialogue)));
-  return { files: dataset.dialogues.length, tiers: ['{role} - words per channel', '{role} - {TYPE} per channel and event type (intervals)', `${ZERO_LENGTH_TIER} (points, when any)`] };
+export async function writeTextGridExport(
+  dataset: ExportDataset,
+  writer: ExportWriter,
+): Promise<Record<string, unknown>> {
+  for (const dialogue of dataset.dialogues)
+    await writer.write(`${dialogue.id}.TextGrid`, formatTextGrid(dialogueTextGrid(dataset, dialogue)));
+  return {
+    files: dataset.dialogues.length,
+    tiers: [
+      '{role} - words per channel',
+      '{role} - {TYPE} per channel and event type (intervals)',
+      `${ZERO_LENGTH_TIER} (points, when any)`,
+    ],
+  };
 }

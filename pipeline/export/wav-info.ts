@@ -28,7 +28,11 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
   const { channels, sampleRate, bitsPerSample } = layout.format;
   const frameBytes = channels * (bitsPerSample / 8);
   const truncated = layout.declaredDataBytes !== 0xffffffff && layout.declaredDataBytes > layout.dataBytes;
-  if (!(frameBytes > 0) || (!truncated && layout.dataBytes % frameBytes !== 0)) throw new WavDecodeError(file, `data chunk of ${layout.dataBytes} bytes is not a whole number of ${frameBytes}-byte frames`);
+  if (!(frameBytes > 0) || (!truncated && layout.dataBytes % frameBytes !== 0))
+    throw new WavDecodeError(
+      file,
+      `data chunk of ${layout.dataBytes} bytes is not a whole number of ${frameBytes}-byte frames`,
+    );
   return { channels, sampleRate, sampleCount: Math.floor(layout.dataBytes / frameBytes), truncated };
 }
 
@@ -42,7 +46,9 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
  */
 function assertWavComplete(info: WavInfo, file: string, dialogue: { id: string; durationSeconds: number }): void {
   if (info.truncated) {
-    throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} ends before the data its header declares (${(info.sampleCount / info.sampleRate).toFixed(2)} s of ${dialogue.durationSeconds} s are there): the file was cut short; rebuild or copy it again`);
+    throw new DatasetReadError(
+      `${file}: WAV of dialogue ${dialogue.id} ends before the data its header declares (${(info.sampleCount / info.sampleRate).toFixed(2)} s of ${dialogue.durationSeconds} s are there): the file was cut short; rebuild or copy it again`,
+    );
   }
 }
 
@@ -55,13 +61,20 @@ function assertWavComplete(info: WavInfo, file: string, dialogue: { id: string; 
  * @throws DatasetReadError, one line naming the file, the dialogue and the cause: missing or
  *   unreadable (in words, pipeline/storage/file-system-errors.ts), not a WAV, malformed, cut short
  */
-export async function readDialogueWav(file: string, dialogue: { id: string; durationSeconds: number }, use: string): Promise<WavInfo> {
+export async function readDialogueWav(
+  file: string,
+  dialogue: { id: string; durationSeconds: number },
+  use: string,
+): Promise<WavInfo> {
   let info: WavInfo;
   try {
     info = await readWavInfo(file);
   } catch (error) {
-    if (error instanceof WavDecodeError) throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} (${use}): ${error.reason}`, { cause: error });
-    throw new DatasetReadError(describeFileSystemError(error, file, `WAV of dialogue ${dialogue.id} (${use})`), { cause: error });
+    if (error instanceof WavDecodeError)
+      throw new DatasetReadError(`${file}: WAV of dialogue ${dialogue.id} (${use}): ${error.reason}`, { cause: error });
+    throw new DatasetReadError(describeFileSystemError(error, file, `WAV of dialogue ${dialogue.id} (${use})`), {
+      cause: error,
+    });
   }
   assertWavComplete(info, file, dialogue);
   return info;

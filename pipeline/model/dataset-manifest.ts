@@ -20,9 +20,15 @@ export const eventDerivationSchema = z.object({
   from: z.enum(['words', 'supervisions', 'turns', 'voice-activity']),
   /** True when `txt_align` holds word or utterance timings; false: the files are empty (no transcript). */
   hasWords: z.boolean(),
-  thresholds: z.object({ maxPauseInIpu: z.number().int().nonnegative(), maxBackchannel: z.number().int().nonnegative(), bargeInOverlap: z.number().int().nonnegative() }),
+  thresholds: z.object({
+    maxPauseInIpu: z.number().int().nonnegative(),
+    maxBackchannel: z.number().int().nonnegative(),
+    bargeInOverlap: z.number().int().nonnegative(),
+  }),
   /** The detector and its resolved settings (pipeline/services/vad `voiceActivitySettings`), for `voice-activity`. */
-  voiceActivity: z.object({ engine: z.enum(['silero', 'webrtc']), options: z.record(z.string(), z.unknown()) }).optional(),
+  voiceActivity: z
+    .object({ engine: z.enum(['silero', 'webrtc']), options: z.record(z.string(), z.unknown()) })
+    .optional(),
 });
 
 /** A dataset's {@link eventDerivationSchema} record. */
@@ -44,20 +50,28 @@ export const datasetManifestSchema = z.object({
   /** The channels the benchmark evaluates for chat data (`--channels 0,1`). */
   channelsEvaluated: z.array(channel).optional(),
   /** The speech detector the events were derived with (pipeline/audio/speech-regions.ts). */
-  speechDetection: z.object({ thresholdDbfs: z.number(), minSilenceSeconds: z.number(), minSpeechSeconds: z.number() }).optional(),
+  speechDetection: z
+    .object({ thresholdDbfs: z.number(), minSilenceSeconds: z.number(), minSpeechSeconds: z.number() })
+    .optional(),
   /** Chat datasets: what the events were derived from and with which thresholds and detector. */
   eventDerivation: eventDerivationSchema.optional(),
   build: z.object({ name: z.string(), seed: z.number().int().nonnegative() }).optional(),
   timeline: z.object({ profile: z.enum(['benchmark', 'natural']), turnHoldShare: z.number().min(0).max(1) }).optional(),
   /** A barge-in variant's origin (`{dataset}_bargein`). */
-  variant: z.object({ kind: z.literal('barge-in'), of: z.string(), systemYields: z.enum(['next-word-boundary', 'runs-on']) }).optional(),
+  variant: z
+    .object({ kind: z.literal('barge-in'), of: z.string(), systemYields: z.enum(['next-word-boundary', 'runs-on']) })
+    .optional(),
   /**
    * The full-band masters (`audio_fullband/{id}.wav`: each dialogue's mix at the TTS engine's own
    * rate, above `sampleRate`), when written: their folder, their rates (Hz; one per engine) and how
    * many dialogues have one. Absent when none was written.
    */
   fullBand: z
-    .object({ directory: z.string(), sampleRates: z.array(z.number().int().positive()).min(1), dialogues: z.number().int().nonnegative() })
+    .object({
+      directory: z.string(),
+      sampleRates: z.array(z.number().int().positive()).min(1),
+      dialogues: z.number().int().nonnegative(),
+    })
     .optional(),
   /** Dialogue ids, sorted (the lines of all.jsonl). */
   dialogues: z.array(z.string()).optional(),

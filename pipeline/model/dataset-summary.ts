@@ -49,10 +49,29 @@ export type RoleLabelDisagreement = z.infer<typeof roleLabelDisagreementSchema>;
 /** What the benchmark's loader turns into samples under one setting (pipeline/events/evaluable-events.ts). */
 export const evaluableEventsReportSchema = z.object({
   setting: z.string(),
-  settings: z.object({ channels: z.array(z.union([z.literal(0), z.literal(1)])).readonly(), ignoreShortPause: z.boolean(), ignoredEvents: z.array(eventType).readonly(), useContext: z.boolean() }),
+  settings: z.object({
+    channels: z.array(z.union([z.literal(0), z.literal(1)])).readonly(),
+    ignoreShortPause: z.boolean(),
+    ignoredEvents: z.array(eventType).readonly(),
+    useContext: z.boolean(),
+  }),
   dialogues: z.number().int().nonnegative(),
-  byType: z.record(z.enum(['TURN_SHIFT', 'TURN_HOLD', 'SHORTPAUSE', 'BC', 'BARGE_IN']), z.object({ inFile: z.number().int(), samples: z.number().int(), dropped: z.partialRecord(dropReason, z.number().int()) })),
-  dialoguesWithDrops: z.array(z.object({ id: z.string(), event: z.enum(['TURN_SHIFT', 'TURN_HOLD', 'SHORTPAUSE', 'BC', 'BARGE_IN']), start: z.number(), reason: dropReason })),
+  byType: z.record(
+    z.enum(['TURN_SHIFT', 'TURN_HOLD', 'SHORTPAUSE', 'BC', 'BARGE_IN']),
+    z.object({
+      inFile: z.number().int(),
+      samples: z.number().int(),
+      dropped: z.partialRecord(dropReason, z.number().int()),
+    }),
+  ),
+  dialoguesWithDrops: z.array(
+    z.object({
+      id: z.string(),
+      event: z.enum(['TURN_SHIFT', 'TURN_HOLD', 'SHORTPAUSE', 'BC', 'BARGE_IN']),
+      start: z.number(),
+      reason: dropReason,
+    }),
+  ),
 });
 
 /** The statistics of one dataset (its `summary.json`). */
@@ -94,7 +113,13 @@ export const datasetSummarySchema = z.object({
       fallbacks: z.number().int().nonnegative(),
       /** What the barge-ins leave of the answers unspoken, measured on the placed cuts: seconds and words, least and median (null without barge-ins). */
       unspoken: z
-        .object({ minimumSeconds: z.number().nullable(), medianSeconds: z.number().nullable(), minimumWords: z.number().int().nullable(), medianWords: z.number().nullable(), withoutUnspokenWords: z.number().int().nonnegative() })
+        .object({
+          minimumSeconds: z.number().nullable(),
+          medianSeconds: z.number().nullable(),
+          minimumWords: z.number().int().nullable(),
+          medianWords: z.number().nullable(),
+          withoutUnspokenWords: z.number().int().nonnegative(),
+        })
         .optional(),
     })
     .nullable(),
@@ -104,7 +129,11 @@ export const datasetSummarySchema = z.object({
 export type DatasetSummary = z.infer<typeof datasetSummarySchema>;
 
 /** The build's `summary.json` in its output folder. */
-export const buildSummarySchema = z.object({ name: z.string(), seed: z.number().int().nonnegative(), datasets: z.array(datasetSummarySchema) });
+export const buildSummarySchema = z.object({
+  name: z.string(),
+  seed: z.number().int().nonnegative(),
+  datasets: z.array(datasetSummarySchema),
+});
 export type BuildSummary = z.infer<typeof buildSummarySchema>;
 
 /** `duplexsynth chat`'s dataset `summary.json`. */
@@ -116,13 +145,23 @@ export const chatSummarySchema = z.object({
   source: z.object({ format: z.string(), recordings: z.number().int().nonnegative() }),
   /** The segmenting settings and rule (stages/cut-chat-segments.ts). */
   segmenting: z.record(z.string(), z.unknown()),
-  segments: z.array(z.object({ id: z.string(), recording: z.string(), start: z.number(), end: z.number(), durationSeconds: z.number() })),
+  segments: z.array(
+    z.object({
+      id: z.string(),
+      recording: z.string(),
+      start: z.number(),
+      end: z.number(),
+      durationSeconds: z.number(),
+    }),
+  ),
   hours: z.number().nonnegative(),
   events: z.record(z.string(), z.number().int().nonnegative()),
   failed: z.array(failedDialogueSchema),
   notes: z.array(z.string()),
   /** Audio below 16 kHz upsampled to 16 kHz (`--allow-upsample`): file, its rate and the rate written, Hz. */
-  upsampled: z.array(z.object({ file: z.string(), sampleRate: z.number().int().positive(), to: z.number().int().positive() })).optional(),
+  upsampled: z
+    .array(z.object({ file: z.string(), sampleRate: z.number().int().positive(), to: z.number().int().positive() }))
+    .optional(),
 });
 export type ChatSummary = z.infer<typeof chatSummarySchema>;
 

@@ -82,7 +82,9 @@ export const metadataUtteranceSchema = z.object({
 export const dialogueMetadataSchema = z.object({
   id: z.string().min(1),
   language: z.string().optional(),
-  source: z.object({ corpus: z.string().optional(), file: z.string().optional(), conversationNumber: z.number().optional() }).optional(),
+  source: z
+    .object({ corpus: z.string().optional(), file: z.string().optional(), conversationNumber: z.number().optional() })
+    .optional(),
   text: z.object({ translatedBy: z.string().nullable().optional() }).optional(),
   /** By role (`user`, `system`) or by channel (`channel0`, `channel1`). */
   speakers: z.record(z.string(), metadataSpeakerSchema),
@@ -140,7 +142,13 @@ const taskUtteranceSchema = metadataUtteranceSchema.extend({
   /** Part 1 or 2 of a question spoken in two parts around a TURN_HOLD pause; absent for a whole question. */
   questionPart: z.union([z.literal(1), z.literal(2)]).optional(),
   /** The texts of {@link utteranceTextSchema} (what each holds is said there), `synthesized` and `transcript` always present. */
-  text: z.object({ source: z.string().nullable(), spoken: z.string().nullable(), final: z.string().nullable(), synthesized: z.string(), transcript: z.string() }),
+  text: z.object({
+    source: z.string().nullable(),
+    spoken: z.string().nullable(),
+    final: z.string().nullable(),
+    synthesized: z.string(),
+    transcript: z.string(),
+  }),
   paddingSteps: z.number().int().nonnegative(),
   rephrasedForSpeechRate: z.boolean(),
   wordTimingSource: z.enum(['engine', 'spread']),
@@ -155,13 +163,27 @@ export const taskDialogueMetadataSchema = dialogueMetadataSchema.extend({
     corpus: z.literal('TopiOCQA'),
     file: z.string(),
     conversationNumber: z.number().int(),
-    turns: z.array(z.object({ turnNumber: z.number().int(), topic: z.string(), topicSwitch: z.boolean(), answerable: z.boolean() })),
+    turns: z.array(
+      z.object({ turnNumber: z.number().int(), topic: z.string(), topicSwitch: z.boolean(), answerable: z.boolean() }),
+    ),
   }),
   text: z.object({ rewrittenBy: z.string(), translatedBy: z.string().nullable() }),
   speakers: z.object({ user: taskSpeakerSchema, system: taskSpeakerSchema }),
   /** The timing statistics file the offsets were drawn from (its name), draws redrawn and fallbacks. */
-  timing: z.object({ statistics: z.string(), resampledDraws: z.number().int().nonnegative(), fallbacks: z.number().int().nonnegative() }),
-  backchannels: z.array(z.object({ channel: z.number().int().nonnegative(), start: z.number(), end: z.number(), text: z.string(), hostUtteranceIndex: z.number().int().nonnegative() })),
+  timing: z.object({
+    statistics: z.string(),
+    resampledDraws: z.number().int().nonnegative(),
+    fallbacks: z.number().int().nonnegative(),
+  }),
+  backchannels: z.array(
+    z.object({
+      channel: z.number().int().nonnegative(),
+      start: z.number(),
+      end: z.number(),
+      text: z.string(),
+      hostUtteranceIndex: z.number().int().nonnegative(),
+    }),
+  ),
   /** Hz of `audio/{id}.wav`. */
   sampleRate: z.number().int().positive(),
   /** Hz of the full-band master `audio_fullband/{id}.wav` (the TTS engine's rate); absent when none was written. */
@@ -178,7 +200,13 @@ export type TaskDialogueMetadata = z.infer<typeof taskDialogueMetadataSchema>;
 export const chatDialogueMetadataSchema = dialogueMetadataSchema.extend({
   language,
   domain: z.literal('chat'),
-  source: z.object({ corpus: z.string(), recording: z.string(), files: z.array(z.string()), startSeconds: z.number(), endSeconds: z.number() }),
+  source: z.object({
+    corpus: z.string(),
+    recording: z.string(),
+    files: z.array(z.string()),
+    startSeconds: z.number(),
+    endSeconds: z.number(),
+  }),
   speakers: z.object({ channel0: metadataSpeakerSchema, channel1: metadataSpeakerSchema }),
   /** What the words' times come from (the corpus's word or segment timings). */
   alignment: z.enum(['words', 'supervisions', 'none']),
@@ -186,7 +214,12 @@ export const chatDialogueMetadataSchema = dialogueMetadataSchema.extend({
    * The speech segments the events were derived from, `[start, end]` seconds per channel: written when
    * they are in no other file (speaker turns without text, e.g. RTTM), so `verify` can re-derive them.
    */
-  speech: z.object({ channel0: z.array(z.tuple([z.number(), z.number()])), channel1: z.array(z.tuple([z.number(), z.number()])) }).optional(),
+  speech: z
+    .object({
+      channel0: z.array(z.tuple([z.number(), z.number()])),
+      channel1: z.array(z.tuple([z.number(), z.number()])),
+    })
+    .optional(),
   recordingNotes: z.array(z.string()),
 });
 

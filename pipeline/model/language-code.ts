@@ -29,6 +29,7 @@ export class UnknownLanguageError extends Error {
  */
 export function entryOfLanguage<T>(table: Readonly<Record<string, T>>, language: string, what: string): T {
   const entry = Object.hasOwn(table, language) ? table[language] : undefined;
-  if (entry === undefined) throw new UnknownLanguageError(`no ${what} for language ${language} (known: ${Object.keys(table).join(', ')})`);
+  if (entry === undefined)
+    throw new UnknownLanguageError(`no ${what} for language ${language} (known: ${Object.keys(table).join(', ')})`);
   return entry;
 }

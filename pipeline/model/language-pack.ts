@@ -92,7 +92,10 @@ export const languagePackSchema = z
         /** espeak-ng: the voice name (`cmn`, `de`, `es`); open-jtalk: `nitech-m001`. */
         voice: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'a voice name like de, cmn or en-us'),
         /** espeak-ng variants forming the speaker roster with two pitches each (an even count gives speaker pairs). */
-        variants: z.array(z.string().regex(/^[A-Za-z0-9]+$/)).min(1).default(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'f1', 'f2', 'f3', 'f4', 'f5']),
+        variants: z
+          .array(z.string().regex(/^[A-Za-z0-9]+$/))
+          .min(1)
+          .default(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'f1', 'f2', 'f3', 'f4', 'f5']),
       })
       .strict(),
     cosyVoice: z
@@ -119,7 +122,12 @@ export const languagePackSchema = z
         /** The user's backchannels inside the system's answers (those longer than 0.8 s are not used). */
         backchannels: phraseList,
         /** Lead-ins for a question or answer spoken too short (an IPU <= 0.8 s is a BC), two steps each. */
-        padding: z.object({ question: z.tuple([paddingTemplate, paddingTemplate]), answer: z.tuple([paddingTemplate, paddingTemplate]) }).strict(),
+        padding: z
+          .object({
+            question: z.tuple([paddingTemplate, paddingTemplate]),
+            answer: z.tuple([paddingTemplate, paddingTemplate]),
+          })
+          .strict(),
       })
       .strict(),
     /**
@@ -147,7 +155,11 @@ export const languagePackSchema = z
          * each phrase-final particle (kuromoji), since Open JTalk stretches one long accent phrase (a run of
          * kanji numerals) to about 2.5 morae/s (stages/synthesize-speech.ts). Default: none.
          */
-        slowSpeechRepair: z.object({ method: z.literal('japanese-phrase-breaks'), below: z.number().positive() }).strict().nullable().default(null),
+        slowSpeechRepair: z
+          .object({ method: z.literal('japanese-phrase-breaks'), below: z.number().positive() })
+          .strict()
+          .nullable()
+          .default(null),
         typical: z.number().positive(),
         minimum: z.number().positive(),
         maximum: z.number().positive(),
@@ -155,11 +167,17 @@ export const languagePackSchema = z
         source: z.string().min(1),
       })
       .strict()
-      .refine((rate) => rate.minimum < rate.typical && rate.typical < rate.maximum, 'needs minimum < typical < maximum'),
+      .refine(
+        (rate) => rate.minimum < rate.typical && rate.typical < rate.maximum,
+        'needs minimum < typical < maximum',
+      ),
     timing: z
       .object({
         /** Name of the shipped statistics (`pipeline/timeline/defaults/{name}.timing.json`), or null: the cross-language prior. */
-        statistics: z.string().regex(/^[A-Za-z0-9._-]+$/).nullable(),
+        statistics: z
+          .string()
+          .regex(/^[A-Za-z0-9._-]+$/)
+          .nullable(),
       })
       .strict(),
     cometKiwi: z.object({ supported: z.boolean() }).strict(),
@@ -186,24 +204,50 @@ export const languagePackSchema = z
   .strict()
   .superRefine((pack, context) => {
     // scripts written without spaces between words cannot be split at spaces
-    const unspaced = pack.script.scripts.filter((name) => ['Han', 'Hiragana', 'Katakana', 'Thai', 'Lao', 'Khmer', 'Myanmar'].includes(name));
+    const unspaced = pack.script.scripts.filter((name) =>
+      ['Han', 'Hiragana', 'Katakana', 'Thai', 'Lao', 'Khmer', 'Myanmar'].includes(name),
+    );
     if (pack.script.segmentation === 'spaces' && unspaced.length > 0) {
-      context.addIssue({ code: 'custom', path: ['script', 'segmentation'], message: `"spaces" cannot segment ${unspaced.join(', ')} text (no spaces between words); use intl-segmenter` });
+      context.addIssue({
+        code: 'custom',
+        path: ['script', 'segmentation'],
+        message: `"spaces" cannot segment ${unspaced.join(', ')} text (no spaces between words); use intl-segmenter`,
+      });
     }
     if (pack.script.segmentation === 'japanese-morphemes' && pack.code !== 'ja') {
-      context.addIssue({ code: 'custom', path: ['script', 'segmentation'], message: 'japanese-morphemes is for Japanese (ja) only' });
+      context.addIssue({
+        code: 'custom',
+        path: ['script', 'segmentation'],
+        message: 'japanese-morphemes is for Japanese (ja) only',
+      });
     }
     if (pack.pausePoints.rules === 'japanese-particles' && pack.script.segmentation !== 'japanese-morphemes') {
-      context.addIssue({ code: 'custom', path: ['pausePoints', 'rules'], message: 'japanese-particles needs japanese-morphemes segmentation' });
+      context.addIssue({
+        code: 'custom',
+        path: ['pausePoints', 'rules'],
+        message: 'japanese-particles needs japanese-morphemes segmentation',
+      });
     }
     if (pack.speechRate.qualityCounter === 'japanese-morae' && pack.script.segmentation !== 'japanese-morphemes') {
-      context.addIssue({ code: 'custom', path: ['speechRate', 'qualityCounter'], message: 'japanese-morae needs japanese-morphemes segmentation' });
+      context.addIssue({
+        code: 'custom',
+        path: ['speechRate', 'qualityCounter'],
+        message: 'japanese-morae needs japanese-morphemes segmentation',
+      });
     }
     if (pack.offlineVoice.engine === 'open-jtalk' && pack.code !== 'ja') {
-      context.addIssue({ code: 'custom', path: ['offlineVoice', 'engine'], message: 'open-jtalk speaks Japanese only' });
+      context.addIssue({
+        code: 'custom',
+        path: ['offlineVoice', 'engine'],
+        message: 'open-jtalk speaks Japanese only',
+      });
     }
     if (pack.numbers === 'english-rules' && pack.code !== 'en' && !pack.code.startsWith('en-')) {
-      context.addIssue({ code: 'custom', path: ['numbers'], message: 'english-rules write English words; use language-model' });
+      context.addIssue({
+        code: 'custom',
+        path: ['numbers'],
+        message: 'english-rules write English words; use language-model',
+      });
     }
   });
 
@@ -226,7 +270,8 @@ export const BUILT_IN_LANGUAGE_PACK_DIRECTORY = packageFile('pipeline', 'model',
  */
 export function parseLanguagePack(value: unknown, source: string): LanguagePack {
   const result = languagePackSchema.safeParse(value);
-  if (!result.success) throw new LanguagePackError(`${source}: invalid language pack: ${describeIssues(result.error.issues)}`);
+  if (!result.success)
+    throw new LanguagePackError(`${source}: invalid language pack: ${describeIssues(result.error.issues)}`);
   sources.set(result.data, source);
   return result.data;
 }
@@ -265,10 +310,13 @@ const added = new Map<string, LanguagePack>();
 export function builtInLanguagePacks(): ReadonlyMap<string, LanguagePack> {
   if (!builtIn) {
     const packs = new Map<string, LanguagePack>();
-    for (const name of readdirSync(BUILT_IN_LANGUAGE_PACK_DIRECTORY).filter((file) => file.endsWith('.yaml')).sort()) {
+    for (const name of readdirSync(BUILT_IN_LANGUAGE_PACK_DIRECTORY)
+      .filter((file) => file.endsWith('.yaml'))
+      .sort()) {
       const file = path.join(BUILT_IN_LANGUAGE_PACK_DIRECTORY, name);
       const pack = readLanguagePackFile(file);
-      if (`${pack.code}.yaml` !== name) throw new LanguagePackError(`${file}: code: ${pack.code} does not match the file name`);
+      if (`${pack.code}.yaml` !== name)
+        throw new LanguagePackError(`${file}: code: ${pack.code} does not match the file name`);
       packs.set(pack.code, pack);
     }
     builtIn = packs;

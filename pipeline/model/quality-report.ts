@@ -107,7 +107,13 @@ export type QualityFlag = z.infer<typeof qualityFlagSchema>;
  * BC by the 0.8 s rule); `labelled-turn` (a backchannel labelled TURN); `no-speech` (no TURN or BC
  * overlaps the utterance).
  */
-export const roleLabelAgreementSchema = z.enum(['agrees', 'labelled-bc-whole', 'labelled-bc-part', 'labelled-turn', 'no-speech']);
+export const roleLabelAgreementSchema = z.enum([
+  'agrees',
+  'labelled-bc-whole',
+  'labelled-bc-part',
+  'labelled-turn',
+  'no-speech',
+]);
 
 /** How the benchmark's rules labelled an utterance's speech, compared with its role (see {@link roleLabelAgreementSchema}). */
 export type RoleLabelAgreement = z.infer<typeof roleLabelAgreementSchema>;
@@ -193,7 +199,10 @@ export const dialogueSignalChecksSchema = z.object({
   programmeLoudness: loudnessMeasurementSchema.nullable(),
   utterances: z.array(utteranceChecksSchema),
   /** Units and speech seconds summed over utterances, per role, with the resulting rate. */
-  speechRateByRole: z.record(z.string(), z.object({ units: z.number(), speechSeconds: z.number(), speechRate: z.number().nullable() })),
+  speechRateByRole: z.record(
+    z.string(),
+    z.object({ units: z.number(), speechSeconds: z.number(), speechRate: z.number().nullable() }),
+  ),
   /** Name of the counter that counted the units. */
   unitCounter: z.string(),
   /** Every flag of the dialogue's channels and utterances, counted. */
@@ -213,7 +222,13 @@ export type DnsmosValues = z.infer<typeof dnsmosValuesSchema>;
 export const dialogueDnsmosSchema = z.object({
   /** Mean over the channels with speech (DnsmosScorer.scoreRecording); null when no channel has speech. */
   dialogue: dnsmosValuesSchema.nullable(),
-  channels: z.array(z.object({ channel: z.number(), hasSpeech: z.boolean(), scores: dnsmosValuesSchema.extend({ windows: z.number() }).nullable() })),
+  channels: z.array(
+    z.object({
+      channel: z.number(),
+      hasSpeech: z.boolean(),
+      scores: dnsmosValuesSchema.extend({ windows: z.number() }).nullable(),
+    }),
+  ),
 });
 
 /** DNSMOS of one dialogue. */
@@ -251,7 +266,13 @@ export type DialogueQuality = z.infer<typeof dialogueQualitySchema>;
 
 /** Dataset-level COMETKiwi: computed with its scorer and system score, or not computed with the reason. */
 export const datasetCometKiwiSchema = z.discriminatedUnion('computed', [
-  z.object({ computed: z.literal(true), scorer: z.enum(['command', 'http']), model: z.string(), systemScore: z.number(), segments: z.number() }),
+  z.object({
+    computed: z.literal(true),
+    scorer: z.enum(['command', 'http']),
+    model: z.string(),
+    systemScore: z.number(),
+    segments: z.number(),
+  }),
   z.object({ computed: z.literal(false), reason: z.string() }),
 ]);
 

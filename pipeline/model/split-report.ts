@@ -14,7 +14,11 @@ export type SplitUnit = (typeof SPLIT_UNITS)[number];
 /** The default of the config (`quality.splitUnit`), the `split` command and the split stage alike. */
 export const DEFAULT_SPLIT_UNIT: SplitUnit = 'speaker-group';
 
-const split = z.object({ ids: z.array(z.string()), dialogues: z.number().int().nonnegative(), hours: z.number().nonnegative() });
+const split = z.object({
+  ids: z.array(z.string()),
+  dialogues: z.number().int().nonnegative(),
+  hours: z.number().nonnegative(),
+});
 
 export const splitReportSchema = z.object({
   format: z.literal('duplexsynth-split'),
@@ -48,7 +52,9 @@ export const splitReportSchema = z.object({
   /** The ranking with each dialogue's OVRL. */
   ranking: z.array(z.object({ id: z.string(), ovrl: z.number().nullable() })),
   /** Filled when several languages are split together: this dataset's ids also in another language's test set. */
-  sharedTestWithOtherLanguages: z.array(z.object({ language: z.string(), dataset: z.string(), ids: z.array(z.string()) })),
+  sharedTestWithOtherLanguages: z.array(
+    z.object({ language: z.string(), dataset: z.string(), ids: z.array(z.string()) }),
+  ),
   warnings: z.array(z.string()),
 });
 

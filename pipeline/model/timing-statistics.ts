@@ -68,15 +68,19 @@ function onGrid(stepsPerUnit: number) {
     .number()
     .finite()
     .refine((value) => Math.abs(value * stepsPerUnit - Math.round(value * stepsPerUnit)) < 1e-6, {
-      message: stepsPerUnit === 100 ? 'must be a whole number of centiseconds (seconds with at most 2 decimals)' : 'must have at most 3 decimals',
+      message:
+        stepsPerUnit === 100
+          ? 'must be a whole number of centiseconds (seconds with at most 2 decimals)'
+          : 'must have at most 3 decimals',
     });
 }
 
 function sortedList(stepsPerUnit: number) {
-  return z.array(onGrid(stepsPerUnit)).refine(
-    (values) => values.every((value, index) => index === 0 || (values[index - 1] as number) <= value),
-    { message: 'values must be sorted ascending' },
-  );
+  return z
+    .array(onGrid(stepsPerUnit))
+    .refine((values) => values.every((value, index) => index === 0 || (values[index - 1] as number) <= value), {
+      message: 'values must be sorted ascending',
+    });
 }
 
 const durationSummarySchema = z
@@ -106,9 +110,15 @@ const offsetSummarySchema = durationSummarySchema
 /** Kernel bandwidth of a list (pipeline/timeline/empirical-distribution.ts), in the list's unit, rounded to 4 decimals. */
 const bandwidthSchema = z.number().nonnegative();
 
-const offsetListSchema = z.object({ summary: offsetSummarySchema, kernelBandwidth: bandwidthSchema, offsets: sortedList(100) }).strict();
-const durationListSchema = z.object({ summary: durationSummarySchema, kernelBandwidth: bandwidthSchema, values: sortedList(100) }).strict();
-const positionListSchema = z.object({ summary: durationSummarySchema, kernelBandwidth: bandwidthSchema, values: sortedList(1000) }).strict();
+const offsetListSchema = z
+  .object({ summary: offsetSummarySchema, kernelBandwidth: bandwidthSchema, offsets: sortedList(100) })
+  .strict();
+const durationListSchema = z
+  .object({ summary: durationSummarySchema, kernelBandwidth: bandwidthSchema, values: sortedList(100) })
+  .strict();
+const positionListSchema = z
+  .object({ summary: durationSummarySchema, kernelBandwidth: bandwidthSchema, values: sortedList(1000) })
+  .strict();
 
 const rateSchema = z
   .object({

@@ -33,7 +33,9 @@ export function issuePath(path: readonly PropertyKey[], prefix = ''): string {
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], format: IssueFormat = {}): string {
   const limit = format.limit ?? 10;
-  const shown = issues.slice(0, limit).map((issue) => `${issuePath(issue.path, format.prefix) || (format.root ?? '(top level)')}: ${issue.message}`);
+  const shown = issues
+    .slice(0, limit)
+    .map((issue) => `${issuePath(issue.path, format.prefix) || (format.root ?? '(top level)')}: ${issue.message}`);
   const more = issues.length - shown.length;
   return `${shown.join('; ')}${more > 0 ? ` (and ${more} more problem${more > 1 ? 's' : ''})` : ''}`;
 }

@@ -38,7 +38,10 @@ afterAll(async () => {
 });
 
 /** Write a build config (real dev set, English unless `languages`, offline rules backend unless `llm`) and return its path. */
-async function writeConfig(name: string, settings: { out: string; cache: string; limit?: number; llm?: unknown; languages?: string[] }): Promise<string> {
+async function writeConfig(
+  name: string,
+  settings: { out: string; cache: string; limit?: number; llm?: unknown; languages?: string[] },
+): Promise<string> {
   const file = path.join(scratch, `${name}.yaml`);
   const config = {
     name: 'failures',
@@ -62,8 +65,14 @@ interface BuildRun {
  * Run `duplexsynth build --config FILE ...`; with `killWhen`, SIGKILL it `delayMilliseconds` after the
  * first stderr text that matches.
  */
-async function build(args: string[], killWhen?: { pattern: RegExp; delayMilliseconds?: number; then?: () => void }): Promise<BuildRun> {
-  const child = spawn(process.execPath, [CLI, 'build', ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+async function build(
+  args: string[],
+  killWhen?: { pattern: RegExp; delayMilliseconds?: number; then?: () => void },
+): Promise<BuildRun> {
+  const child = spawn(process.execPath, [CLI, 'build', ...args], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let triggered = false;
   child.stdout.resume();
@@ -81,7 +90,13 @@ async function build(args: string[], killWhen?: { pattern: RegExp; delayMillisec
 }
 
 /** The last line of a `--json` run's standard error: the summary event. */
-function summaryEvent(stderr: string): { type: string; level: string; exitCode: number; error?: string; outputs: string[] } {
+function summaryEvent(stderr: string): {
+  type: string;
+  level: string;
+  exitCode: number;
+  error?: string;
+  outputs: string[];
+} {
   const summary = JSON.parse(stderr.trim().split('\n').at(-1)!) as ReturnType<typeof summaryEvent>;
   expect(summary.type).toBe('summary');
   return summary;
@@ -96,13 +111,24 @@ describe('duplexsynth build when things fail', () => {
   let reference: Record<string, string>;
   beforeAll(async () => {
     referenceOut = path.join(scratch, 'reference', 'out');
-    const config = await writeConfig('reference', { out: referenceOut, cache: path.join(scratch, 'reference', 'cache') });
+    const config = await writeConfig('reference', {
+      out: referenceOut,
+      cache: path.join(scratch, 'reference', 'cache'),
+    });
     const result = await build(['--config', config]);
     expect(result.code, result.stderr).toBe(0);
     reference = await hashTree(referenceOut);
     // two dialogues, in the dataset and in its barge-in variant (audio/, not the full-band masters in audio_fullband/)
-    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa${path.sep}audio${path.sep}`))).toHaveLength(2);
-    expect(Object.keys(reference).filter((file) => file.endsWith('.wav') && file.includes(`topiocqa_bargein${path.sep}audio${path.sep}`))).toHaveLength(2);
+    expect(
+      Object.keys(reference).filter(
+        (file) => file.endsWith('.wav') && file.includes(`topiocqa${path.sep}audio${path.sep}`),
+      ),
+    ).toHaveLength(2);
+    expect(
+      Object.keys(reference).filter(
+        (file) => file.endsWith('.wav') && file.includes(`topiocqa_bargein${path.sep}audio${path.sep}`),
+      ),
+    ).toHaveLength(2);
   });
 
   it('the LLM service down for every dialogue: nothing committed, the complete dataset kept, exit 4 naming the cause', async () => {
@@ -112,30 +138,45 @@ describe('duplexsynth build when things fail', () => {
       out,
       cache: path.join(scratch, 'service-down', 'cache'),
       // nothing listens on port 1
-      llm: { rewrite: { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', retry: { maxRetries: 0 } }, translate: { backend: 'none' } },
+      llm: {
+        rewrite: {
+          backend: 'openai-compatible',
+          baseUrl: 'http://127.0.0.1:1/v1',
+          model: 'm',
+          retry: { maxRetries: 0 },
+        },
+        translate: { backend: 'none' },
+      },
     });
     const result = await build(['--config', config]);
     expect(result.code).toBe(4);
     expect(result.stderr.trim().split('\n').at(-1)).toMatch(
-      new RegExp(`^duplexsynth: ${path.join(out, DATASET)}: no dialogue was built, so nothing was committed; 2 of 2 dialogues failed with: .*connection failed`),
+      new RegExp(
+        `^duplexsynth: ${path.join(out, DATASET)}: no dialogue was built, so nothing was committed; 2 of 2 dialogues failed with: .*connection failed`,
+      ),
     );
     expect(await hashTree(out)).toEqual(reference);
   });
 
-  it.skipIf(skipReason !== undefined)(`the cache on a read-only disk: refused up front, exit 2, the dataset kept${skipReason ? ` (skipped: ${skipReason})` : ''}`, async () => {
-    const disk = mountTmpfs(1024 * 1024, { readOnly: true });
-    try {
-      const out = path.join(scratch, 'cache-read-only', 'out');
-      await cp(referenceOut, out, { recursive: true });
-      const config = await writeConfig('cache-read-only', { out, cache: path.join(disk.directory, 'cache') });
-      const result = await build(['--config', config]);
-      expect(result.code).toBe(2);
-      expect(result.stderr.trim().split('\n').at(-1)).toBe(`duplexsynth: ${path.join(disk.directory, 'cache')}: cannot be used as the cache folder: the file system is read-only (EROFS)`);
-      expect(await hashTree(out)).toEqual(reference);
-    } finally {
-      disk.unmount();
-    }
-  });
+  it.skipIf(skipReason !== undefined)(
+    `the cache on a read-only disk: refused up front, exit 2, the dataset kept${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+    async () => {
+      const disk = mountTmpfs(1024 * 1024, { readOnly: true });
+      try {
+        const out = path.join(scratch, 'cache-read-only', 'out');
+        await cp(referenceOut, out, { recursive: true });
+        const config = await writeConfig('cache-read-only', { out, cache: path.join(disk.directory, 'cache') });
+        const result = await build(['--config', config]);
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim().split('\n').at(-1)).toBe(
+          `duplexsynth: ${path.join(disk.directory, 'cache')}: cannot be used as the cache folder: the file system is read-only (EROFS)`,
+        );
+        expect(await hashTree(out)).toEqual(reference);
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
 
   it('a smaller dataset replaces a larger one only with --allow-shrink', async () => {
     const out = path.join(scratch, 'shrink', 'out');
@@ -143,17 +184,27 @@ describe('duplexsynth build when things fail', () => {
     const config = await writeConfig('shrink', { out, cache: path.join(scratch, 'reference', 'cache'), limit: 1 });
     const refused = await build(['--config', config]);
     expect(refused.code).toBe(4);
-    expect(refused.stderr).toMatch(/the new dataset has 1 dialogues, the one there has 2; it was kept\. Pass --allow-shrink/);
+    expect(refused.stderr).toMatch(
+      /the new dataset has 1 dialogues, the one there has 2; it was kept\. Pass --allow-shrink/,
+    );
     expect(await hashTree(out)).toEqual(reference);
     expect(existsSync(path.join(out, `${DATASET}.partial`))).toBe(false);
     const allowed = await build(['--config', config, '--allow-shrink', '--json']);
     expect(allowed.code, allowed.stderr).toBe(0);
-    expect(JSON.parse(await readFile(path.join(out, DATASET, 'manifest.json'), 'utf8')).dialogues).toEqual(['topiocqa_dev_0001']);
+    expect(JSON.parse(await readFile(path.join(out, DATASET, 'manifest.json'), 'utf8')).dialogues).toEqual([
+      'topiocqa_dev_0001',
+    ]);
     // --json: the summary names what the build wrote and kept, in order
     expect(summaryEvent(allowed.stderr)).toMatchObject({
       level: 'info',
       exitCode: 0,
-      outputs: [path.join(out, DATASET), path.join(out, `${DATASET}_bargein`), path.join(out, 'summary.md'), path.join(out, 'summary.json'), path.join(out, 'report', 'index.html')],
+      outputs: [
+        path.join(out, DATASET),
+        path.join(out, `${DATASET}_bargein`),
+        path.join(out, 'summary.md'),
+        path.join(out, 'summary.json'),
+        path.join(out, 'report', 'index.html'),
+      ],
     });
   });
 
@@ -164,12 +215,24 @@ describe('duplexsynth build when things fail', () => {
       out,
       cache: path.join(scratch, 'reference', 'cache'),
       languages: ['en', 'ja'],
-      llm: { rewrite: { backend: 'rules' }, translate: { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', retry: { maxRetries: 0 } } },
+      llm: {
+        rewrite: { backend: 'rules' },
+        translate: {
+          backend: 'openai-compatible',
+          baseUrl: 'http://127.0.0.1:1/v1',
+          model: 'm',
+          retry: { maxRetries: 0 },
+        },
+      },
     });
     const result = await build(['--config', config, '--json']);
     expect(result.code, result.stderr).toBe(4);
     const summary = summaryEvent(result.stderr);
-    expect(summary).toMatchObject({ level: 'error', exitCode: 4, outputs: [path.join(out, DATASET), path.join(out, `${DATASET}_bargein`)] });
+    expect(summary).toMatchObject({
+      level: 'error',
+      exitCode: 4,
+      outputs: [path.join(out, DATASET), path.join(out, `${DATASET}_bargein`)],
+    });
     expect(summary.error).toMatch(/data\/ja\/task\/topiocqa_ja: no dialogue was built, so nothing was committed/);
     for (const kept of summary.outputs) expect(existsSync(path.join(kept, 'manifest.json'))).toBe(true);
     expect(existsSync(path.join(out, 'data', 'ja'))).toBe(false);
@@ -186,7 +249,10 @@ describe('duplexsynth build when things fail', () => {
         // three dialogues and a cold cache: the first is written well before the others
         const config = await writeConfig('filling', { out, cache: path.join(scratch, 'filling', 'cache'), limit: 3 });
         let filler = '';
-        const result = await build(['--config', config], { pattern: /\[en\] 1\/3/, then: () => (filler = fillFileSystem(disk.directory)) });
+        const result = await build(['--config', config], {
+          pattern: /\[en\] 1\/3/,
+          then: () => (filler = fillFileSystem(disk.directory)),
+        });
         expect(result.code, result.stderr).toBe(4);
         const last = result.stderr.trim().split('\n').at(-1)!;
         // the stop removes its own unfinished .partial folders and says how much that freed (issue 21)
@@ -202,7 +268,14 @@ describe('duplexsynth build when things fail', () => {
         const rerun = await build(['--config', config]);
         expect(rerun.code, rerun.stderr).toBe(0);
         const expected = path.join(scratch, 'filling-expected');
-        const expectedRun = await build(['--config', await writeConfig('filling-expected', { out: expected, cache: path.join(scratch, 'filling', 'cache'), limit: 3 })]);
+        const expectedRun = await build([
+          '--config',
+          await writeConfig('filling-expected', {
+            out: expected,
+            cache: path.join(scratch, 'filling', 'cache'),
+            limit: 3,
+          }),
+        ]);
         expect(expectedRun.code).toBe(0);
         expect(await hashTree(out)).toEqual(await hashTree(expected));
       } finally {

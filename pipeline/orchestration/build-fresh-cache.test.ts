@@ -34,43 +34,65 @@ afterAll(async () => {
 
 /** `config` writing into `scratch/{name}/out`, its cache in `scratch/{name}/cache`. */
 function into(config: BuildConfig, name: string): BuildConfig {
-  return { ...config, output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, name, 'cache') } };
+  return {
+    ...config,
+    output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, name, 'cache') },
+  };
 }
 
 describe('demo build (both languages, recorded responses)', () => {
-  it('the same seed with a fresh cache gives the same files; another seed moves the timeline', async () => {
-    // another seed, from its own empty cache, unscored (the timeline is the point): built first, while
-    // build.test.ts makes the shared build
-    const demo = await demoConfig();
-    const reseeded = { ...into(demo, 'demo-reseeded'), seed: demo.seed + 1, quality: { ...demo.quality, enabled: false } };
-    await runBuild(reseeded);
+  it(
+    'the same seed with a fresh cache gives the same files; another seed moves the timeline',
+    async () => {
+      // another seed, from its own empty cache, unscored (the timeline is the point): built first, while
+      // build.test.ts makes the shared build
+      const demo = await demoConfig();
+      const reseeded = {
+        ...into(demo, 'demo-reseeded'),
+        seed: demo.seed + 1,
+        quality: { ...demo.quality, enabled: false },
+      };
+      await runBuild(reseeded);
 
-    const shared = await sharedDemoBuild();
-    const fresh = into(shared.config, 'demo-fresh');
-    expect(fresh).toEqual({ ...shared.config, output: fresh.output });
-    // the shared build's DNSMOS results, and nothing else (see the file's comment)
-    await cp(path.join(shared.config.output.cacheDirectory, 'dnsmos'), path.join(fresh.output.cacheDirectory, 'dnsmos'), { recursive: true });
-    expect(await readdir(fresh.output.cacheDirectory)).toEqual(['dnsmos']);
-    const scoring: string[] = [];
-    const report = await runBuild(fresh, {
-      progress: (event: ProgressEvent) => {
-        if (event.type === 'item' && event.stage === 'score-quality') scoring.push(`${event.language} ${event.id} ${event.status}`);
-      },
-    });
-    // every stage of the build's cache did the work of the shared cold build, from nothing: the same
-    // lookups per stage. Not the same hits: a clip said twice in one build is a hit or a miss as the
-    // first synthesis has finished or not when the second is asked (synthesis runs dialogues ahead;
-    // a CI run saw 4/84 against 5/83 hits/misses for the same 88 lookups).
-    const lookups = (cache: typeof report.cache) => Object.fromEntries(Object.entries(cache).map(([stage, counts]) => [stage, { lookups: counts.hits + counts.misses, corrupt: counts.corrupt }]));
-    expect(lookups(report.cache)).toEqual(lookups(shared.report.cache));
-    expect(report.cache['synthesize-speech']?.misses).toBeGreaterThan(0);
-    // every dialogue of the four datasets found its DNSMOS by its WAV's sha256: the WAVs are the shared build's
-    expect(scoring).toHaveLength(8);
-    for (const line of scoring) expect(line).toMatch(/ cached$/);
-    expect(await hashTree(fresh.output.directory)).toEqual(await hashTree(shared.config.output.directory));
+      const shared = await sharedDemoBuild();
+      const fresh = into(shared.config, 'demo-fresh');
+      expect(fresh).toEqual({ ...shared.config, output: fresh.output });
+      // the shared build's DNSMOS results, and nothing else (see the file's comment)
+      await cp(
+        path.join(shared.config.output.cacheDirectory, 'dnsmos'),
+        path.join(fresh.output.cacheDirectory, 'dnsmos'),
+        { recursive: true },
+      );
+      expect(await readdir(fresh.output.cacheDirectory)).toEqual(['dnsmos']);
+      const scoring: string[] = [];
+      const report = await runBuild(fresh, {
+        progress: (event: ProgressEvent) => {
+          if (event.type === 'item' && event.stage === 'score-quality')
+            scoring.push(`${event.language} ${event.id} ${event.status}`);
+        },
+      });
+      // every stage of the build's cache did the work of the shared cold build, from nothing: the same
+      // lookups per stage. Not the same hits: a clip said twice in one build is a hit or a miss as the
+      // first synthesis has finished or not when the second is asked (synthesis runs dialogues ahead;
+      // a CI run saw 4/84 against 5/83 hits/misses for the same 88 lookups).
+      const lookups = (cache: typeof report.cache) =>
+        Object.fromEntries(
+          Object.entries(cache).map(([stage, counts]) => [
+            stage,
+            { lookups: counts.hits + counts.misses, corrupt: counts.corrupt },
+          ]),
+        );
+      expect(lookups(report.cache)).toEqual(lookups(shared.report.cache));
+      expect(report.cache['synthesize-speech']?.misses).toBeGreaterThan(0);
+      // every dialogue of the four datasets found its DNSMOS by its WAV's sha256: the WAVs are the shared build's
+      expect(scoring).toHaveLength(8);
+      for (const line of scoring) expect(line).toMatch(/ cached$/);
+      expect(await hashTree(fresh.output.directory)).toEqual(await hashTree(shared.config.output.directory));
 
-    const a = await readFile(path.join(fresh.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
-    const b = await readFile(path.join(reseeded.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
-    expect(b).not.toEqual(a);
-  }, DEMO_BUILD_TIMEOUT);
+      const a = await readFile(path.join(fresh.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
+      const b = await readFile(path.join(reseeded.output.directory, 'data/en/task/topiocqa_demo/all.jsonl'), 'utf8');
+      expect(b).not.toEqual(a);
+    },
+    DEMO_BUILD_TIMEOUT,
+  );
 });

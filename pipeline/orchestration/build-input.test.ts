@@ -65,14 +65,24 @@ describe('real TopiOCQA dev set, English, offline rules backend', () => {
       expect(Math.min(...shifts)).toBeGreaterThanOrEqual(1); // benchmark profile: the system never overlaps
     }
     // the natural profile: same dialogues, system responses overlap too, no question is split
-    const natural = { ...real, timeline: { ...real.timeline, profile: 'natural' as const }, output: { ...real.output, directory: path.join(scratch, 'real-natural') } };
+    const natural = {
+      ...real,
+      timeline: { ...real.timeline, profile: 'natural' as const },
+      output: { ...real.output, directory: path.join(scratch, 'real-natural') },
+    };
     const naturalReport = await runBuild(natural);
     const naturalSummary = naturalReport.datasets.find((summary) => summary.dataset === 'topiocqa')!;
     expect(naturalSummary.splitQuestions).toBe(0);
-    const systemOffsets = (await readFile(path.join(natural.output.directory, 'data/en/task/topiocqa/all.jsonl'), 'utf8'))
+    const systemOffsets = (
+      await readFile(path.join(natural.output.directory, 'data/en/task/topiocqa/all.jsonl'), 'utf8')
+    )
       .trim()
       .split('\n')
-      .flatMap((line) => parseEventsLine(line, 'all.jsonl').events[0].filter((event) => event.event === 'TURN_SHIFT' || event.event === 'BARGE_IN'))
+      .flatMap((line) =>
+        parseEventsLine(line, 'all.jsonl').events[0].filter(
+          (event) => event.event === 'TURN_SHIFT' || event.event === 'BARGE_IN',
+        ),
+      )
       .map((event) => (event.event === 'TURN_SHIFT' ? event.end - event.start : event.start - event.end));
     expect(systemOffsets.some((offset) => offset <= 0)).toBe(true);
   });
@@ -81,24 +91,39 @@ describe('real TopiOCQA dev set, English, offline rules backend', () => {
 describe('bad configuration and bad corpus input', () => {
   it('Japanese without a translation backend stops at once, writing nothing', async () => {
     const noTranslate = await config(
-      (base) => ({ languages: ['ja'], corpus: { ...base.corpus, path: TOPIOCQA_DEV }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } } }),
+      (base) => ({
+        languages: ['ja'],
+        corpus: { ...base.corpus, path: TOPIOCQA_DEV },
+        llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+      }),
       'no-translate',
     );
     await expect(runBuild(noTranslate)).rejects.toThrow(/Japanese needs a translation backend: set llm\.translate/);
     expect(existsSync(noTranslate.output.directory)).toBe(false);
   });
 
-  it.each(['not-json.json', 'empty.json', 'not-array.json'])('%s: a clear error naming the file, no output', async (file) => {
-    const bad = await config(
-      (base) => ({ languages: ['en'], corpus: { ...base.corpus, path: path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa', file) }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } } }),
-      `bad-${file}`,
-    );
-    await expect(runBuild(bad)).rejects.toThrow(file);
-    expect(existsSync(bad.output.directory)).toBe(false);
-  });
+  it.each(['not-json.json', 'empty.json', 'not-array.json'])(
+    '%s: a clear error naming the file, no output',
+    async (file) => {
+      const bad = await config(
+        (base) => ({
+          languages: ['en'],
+          corpus: { ...base.corpus, path: path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa', file) },
+          llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+        }),
+        `bad-${file}`,
+      );
+      await expect(runBuild(bad)).rejects.toThrow(file);
+      expect(existsSync(bad.output.directory)).toBe(false);
+    },
+  );
 
   it('an empty answer before the last turn is named in the log and the summary, with its dialogue and turn', async () => {
-    const records = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'corpora/demo/demo_topiocqa.json'), 'utf8')) as { Conversation_no: number; Turn_no: number; Answer: string }[];
+    const records = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'corpora/demo/demo_topiocqa.json'), 'utf8')) as {
+      Conversation_no: number;
+      Turn_no: number;
+      Answer: string;
+    }[];
     const target = records.find((record) => record.Conversation_no === 1 && record.Turn_no === 2)!;
     target.Answer = '';
     const corpusDirectory = path.join(scratch, 'empty-answer-corpus');
@@ -106,14 +131,23 @@ describe('bad configuration and bad corpus input', () => {
     const corpusFile = path.join(corpusDirectory, 'demo_topiocqa.json');
     await writeFile(corpusFile, JSON.stringify(records));
     const empty = await config(
-      (base) => ({ languages: ['en'], corpus: { ...base.corpus, path: corpusFile, limit: 1 }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } }, quality: { ...base.quality, enabled: false } }),
+      (base) => ({
+        languages: ['en'],
+        corpus: { ...base.corpus, path: corpusFile, limit: 1 },
+        llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+        quality: { ...base.quality, enabled: false },
+      }),
       'empty-answer',
     );
     const logged: string[] = [];
     const report = await runBuild(empty, { log: (line: string) => logged.push(line) });
     const summary = report.datasets[0]!;
     expect(summary.failed).toEqual([]);
-    expect(summary.corpusNotes).toEqual([expect.stringMatching(/^demo_topiocqa_0001 turn 2: field "Answer" is empty in .*demo_topiocqa\.json; the answer is not spoken/)]);
+    expect(summary.corpusNotes).toEqual([
+      expect.stringMatching(
+        /^demo_topiocqa_0001 turn 2: field "Answer" is empty in .*demo_topiocqa\.json; the answer is not spoken/,
+      ),
+    ]);
     expect(logged.some((line) => line.includes('ingest: note: demo_topiocqa_0001 turn 2'))).toBe(true);
     const markdown = await readFile(path.join(empty.output.directory, 'data/en/task/topiocqa_demo/summary.md'), 'utf8');
     expect(markdown).toContain('corpus quirks that change what is spoken: 1');
@@ -121,14 +155,22 @@ describe('bad configuration and bad corpus input', () => {
 
   it('an invalid conversation is rejected with a reason naming it and the field; the rest is built', async () => {
     const gap = await config(
-      (base) => ({ languages: ['en'], corpus: { ...base.corpus, path: path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/missing-field.json') }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } }, datasets: { ...base.datasets, en: 'topiocqa', ja: 'topiocqa_ja' } }),
+      (base) => ({
+        languages: ['en'],
+        corpus: { ...base.corpus, path: path.join(PROJECT_ROOT, 'corpora/fixtures/topiocqa/missing-field.json') },
+        llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+        datasets: { ...base.datasets, en: 'topiocqa', ja: 'topiocqa_ja' },
+      }),
       'missing-field',
     );
     const report = await runBuild(gap);
     const summary = report.datasets[0]!;
     expect(summary.failed.length).toBeGreaterThan(0);
     expect(summary.failed[0]!.reason).toMatch(/conversation \d+.*field "/);
-    const listed = (await readFile(path.join(gap.output.directory, 'data/en/task/topiocqa/all.jsonl'), 'utf8')).trim().split('\n').filter(Boolean);
+    const listed = (await readFile(path.join(gap.output.directory, 'data/en/task/topiocqa/all.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .filter(Boolean);
     expect(listed.length).toBe(summary.dialogues);
     expect(existsSync(path.join(gap.output.directory, 'data/en/task/topiocqa.partial'))).toBe(false);
   });

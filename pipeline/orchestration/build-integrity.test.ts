@@ -93,8 +93,12 @@ describe('content-cache entries carry a content hash checked on read', () => {
     await runBuild(rebuilt, { log: (line) => lines.push(line) });
 
     expect(await hashTree(path.join(rebuilt.output.directory, DATASET))).toEqual(cleanFiles);
-    expect(lines).toContain(`cache: corrupt entry redone: ${rewrite}: content differs from the sha256 recorded at write time`);
-    expect(lines).toContain(`cache: corrupt entry redone: ${sidecar}: metadata differs from the sha256 recorded at write time`);
+    expect(lines).toContain(
+      `cache: corrupt entry redone: ${rewrite}: content differs from the sha256 recorded at write time`,
+    );
+    expect(lines).toContain(
+      `cache: corrupt entry redone: ${sidecar}: metadata differs from the sha256 recorded at write time`,
+    );
     expect(lines.at(-1)).toBe('cache: 2 corrupt cache entries redone');
     const alignment = await readFile(path.join(rebuilt.output.directory, DATASET, 'txt_align', `${ID}.txt`), 'utf8');
     expect(alignment).toContain('\tactors\n');
@@ -128,7 +132,9 @@ describe('verify checks the manifest first', () => {
     expect(result.code).toBe(1);
     const stderr = result.stderr.trim().split('\n');
     expect(stderr.slice(0, 4)).toEqual(integrity.problems);
-    expect(result.stdout.trim().split('\n').at(-1)).toBe(`${integrity.filesChecked} files checked against manifest.json, 1 dialogues checked, ${stderr.length} problems`);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe(
+      `${integrity.filesChecked} files checked against manifest.json, 1 dialogues checked, ${stderr.length} problems`,
+    );
 
     const quick = await cli('verify', '--quick', copy);
     expect(quick.code).toBe(1);
@@ -155,7 +161,10 @@ describe('verify checks the manifest first', () => {
 
 describe('dataset WAVs linked to the cache (output.linkAudioToCache)', () => {
   it('a WAV rewritten in place changes the cache copy too: the next build finds it by its sha256 and renders again; with linkAudioToCache false each WAV is a file of its own', async () => {
-    const config = { ...(await tinyConfig('linked')), output: { directory: path.join(scratch, 'linked', 'out'), cacheDirectory: path.join(scratch, 'linked', 'cache') } };
+    const config = {
+      ...(await tinyConfig('linked')),
+      output: { directory: path.join(scratch, 'linked', 'out'), cacheDirectory: path.join(scratch, 'linked', 'cache') },
+    };
     await runBuild(config);
     const wavFile = path.join(config.output.directory, DATASET, 'audio', `${ID}.wav`);
     expect((await stat(wavFile)).nlink).toBe(2);
@@ -171,7 +180,10 @@ describe('dataset WAVs linked to the cache (output.linkAudioToCache)', () => {
     expect(await hashTree(path.join(config.output.directory, DATASET))).toEqual(cleanFiles);
     expect((await stat(wavFile)).nlink).toBe(2);
 
-    const copies = { ...config, output: { ...config.output, directory: path.join(scratch, 'copies', 'out'), linkAudioToCache: false } };
+    const copies = {
+      ...config,
+      output: { ...config.output, directory: path.join(scratch, 'copies', 'out'), linkAudioToCache: false },
+    };
     await runBuild(copies);
     expect((await stat(path.join(copies.output.directory, DATASET, 'audio', `${ID}.wav`))).nlink).toBe(1);
     expect(await hashTree(path.join(copies.output.directory, DATASET))).toEqual(cleanFiles);

@@ -76,10 +76,13 @@ export function parseQueueUrl(url: string): RedisOptions {
     throw new BuildInputError(`--queue ${url}: not a URL; give a Redis URL, redis://HOST:PORT/DB`);
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new BuildInputError(`--queue ${url}: not a Redis URL (${parsed.protocol.replace(/:$/, '')}); give redis://HOST:PORT/DB or rediss://…`);
+    throw new BuildInputError(
+      `--queue ${url}: not a Redis URL (${parsed.protocol.replace(/:$/, '')}); give redis://HOST:PORT/DB or rediss://…`,
+    );
   }
   const database = parsed.pathname.replace(/^\//, '');
-  if (database !== '' && !/^\d+$/.test(database)) throw new BuildInputError(`--queue ${url}: the database "${database}" is not a number`);
+  if (database !== '' && !/^\d+$/.test(database))
+    throw new BuildInputError(`--queue ${url}: the database "${database}" is not a number`);
   return {
     host: parsed.hostname || '127.0.0.1',
     port: parsed.port ? Number(parsed.port) : 6379,
@@ -129,15 +132,20 @@ export async function connectQueue(url: string, seconds = 10): Promise<Redis> {
     const version = /redis_version:(\S+)/.exec(info)?.[1];
     if (!version) throw new BuildInputError(`--queue ${described}: the server answered but is not Redis`);
     const [major = 0, minor = 0] = version.split('.').map(Number);
-    if (major < 6 || (major === 6 && minor < 2)) throw new BuildInputError(`--queue ${described}: Redis ${version} is too old for BullMQ (6.2 or later)`);
+    if (major < 6 || (major === 6 && minor < 2))
+      throw new BuildInputError(`--queue ${described}: Redis ${version} is too old for BullMQ (6.2 or later)`);
     return client;
   } catch (error) {
     client.disconnect();
     if (error instanceof BuildInputError) throw error;
     const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     const protocolError = errors.find((message) => /Protocol error/i.test(message));
-    if (protocolError) throw new BuildInputError(`--queue ${described}: the server there is not Redis (${protocolError.split('\n')[0]})`);
-    if (/Protocol error|unknown command|ERR wrong/i.test(reason)) throw new BuildInputError(`--queue ${described}: the server there is not Redis (${reason})`);
+    if (protocolError)
+      throw new BuildInputError(
+        `--queue ${described}: the server there is not Redis (${protocolError.split('\n')[0]})`,
+      );
+    if (/Protocol error|unknown command|ERR wrong/i.test(reason))
+      throw new BuildInputError(`--queue ${described}: the server there is not Redis (${reason})`);
     throw new Error(reason.startsWith(described) ? reason : `${described}: ${reason}`);
   }
 }
@@ -193,7 +201,11 @@ export function buildConfigHash(config: BuildConfig): string {
   const strip = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(strip);
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([key]) => !MACHINE_LOCAL_KEYS.has(key)).map(([key, entry]) => [key, strip(entry)]));
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>)
+          .filter(([key]) => !MACHINE_LOCAL_KEYS.has(key))
+          .map(([key, entry]) => [key, strip(entry)]),
+      );
     }
     if (typeof value === 'string' && path.isAbsolute(value)) {
       try {
@@ -230,7 +242,8 @@ export async function writeMarker(cacheDirectory: string, name: string): Promise
  * version, another config (hash), or a cache folder without the coordinator's marker.
  */
 export async function refusalOf(stamp: BuildStamp, config: BuildConfig, configHash: string): Promise<string | null> {
-  if (stamp.version !== projectVersion()) return `the build runs duplexsynth ${stamp.version}, this worker ${projectVersion()}; install the same version`;
+  if (stamp.version !== projectVersion())
+    return `the build runs duplexsynth ${stamp.version}, this worker ${projectVersion()}; install the same version`;
   if (stamp.configHash !== configHash) {
     return `this worker's config (hash ${configHash.slice(0, 12)}) differs from the build's (hash ${stamp.configHash.slice(0, 12)}); start it with the build's config (only endpoints, concurrency and folders may differ)`;
   }
@@ -243,7 +256,7 @@ export async function refusalOf(stamp: BuildStamp, config: BuildConfig, configHa
     token = null;
   }
   if (token !== stamp.markerToken) {
-    return `the cache ${config.output.cacheDirectory} is not the coordinator's (${text === null ? `no ${path.relative(config.output.cacheDirectory, file)}` : 'another build\'s marker'}); mount the shared cache and set output.cacheDirectory to it`;
+    return `the cache ${config.output.cacheDirectory} is not the coordinator's (${text === null ? `no ${path.relative(config.output.cacheDirectory, file)}` : "another build's marker"}); mount the shared cache and set output.cacheDirectory to it`;
   }
   return null;
 }

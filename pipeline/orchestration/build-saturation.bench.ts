@@ -19,7 +19,10 @@ import path from 'node:path';
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, sharedDirectory, type BuildConfig } from '../config.ts';
-import { startLoopbackServersInProcess, type LoopbackWorkerServerReport } from '../services/tts/testing/loopback-worker.ts';
+import {
+  startLoopbackServersInProcess,
+  type LoopbackWorkerServerReport,
+} from '../services/tts/testing/loopback-worker.ts';
 import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild, type BuildReport } from './build.ts';
 import { widenHeapGrowth, widenedHeapGrowthPercent } from '../run/heap-growth.ts';
@@ -109,7 +112,18 @@ export interface SaturationBenchmarkResult {
   failedDialogues: number;
 }
 
-const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { dialogues: 20, servers: 4, realTimeFactor: 0.02, protocol: 'cosyvoice2', profile: true, resampleQuality: 'speex', resampleThreads: 0, renderThreads: 0, fullBandMaster: true, requestsPerServer: 2 };
+const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = {
+  dialogues: 20,
+  servers: 4,
+  realTimeFactor: 0.02,
+  protocol: 'cosyvoice2',
+  profile: true,
+  resampleQuality: 'speex',
+  resampleThreads: 0,
+  renderThreads: 0,
+  fullBandMaster: true,
+  requestsPerServer: 2,
+};
 
 /**
  * CPU seconds (user + system) of this process's main thread so far, from /proc/self/task/{pid}/stat
@@ -118,7 +132,10 @@ const DEFAULTS: Omit<SaturationBenchmarkOptions, 'concurrency' | 'corpus'> = { d
 export function mainThreadCpuSeconds(): number | null {
   try {
     const text = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+    const fields = text
+      .slice(text.lastIndexOf(')') + 2)
+      .trim()
+      .split(/\s+/);
     return (Number(fields[11]) + Number(fields[12])) / 100; // fields[0] is field 3 (state)
   } catch {
     return null;
@@ -136,7 +153,10 @@ export function threadCpuSecondsByName(): Record<string, number> {
       try {
         const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
         const text = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        const fields = text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+        const fields = text
+          .slice(text.lastIndexOf(')') + 2)
+          .trim()
+          .split(/\s+/);
         const key = tid === String(process.pid) ? 'main' : name;
         totals[key] = (totals[key] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
       } catch {
@@ -173,7 +193,12 @@ export function stepOfFrame(functionName: string, frameUrl: string): string | nu
   if (frameUrl === '' || frameUrl.startsWith('wasm://')) return null;
   const url = sourceUrl(frameUrl);
   // the resampler's module (its WebAssembly frames, named by no file, count for it as their caller)
-  if (url.includes('libsamplerate') || url.includes('speex-resampler') || /\/pipeline\/audio\/resample(-pool|-worker)?\.ts$/.test(url)) return 'resample';
+  if (
+    url.includes('libsamplerate') ||
+    url.includes('speex-resampler') ||
+    /\/pipeline\/audio\/resample(-pool|-worker)?\.ts$/.test(url)
+  )
+    return 'resample';
   if (url.includes('/pipeline/audio/true-peak-limiter.ts')) return 'true-peak limiter';
   if (url.includes('/pipeline/audio/raw-audio.ts') || url.includes('/pipeline/audio/wav.ts')) {
     if (/resample|quantize/i.test(functionName)) return 'resample';
@@ -184,16 +209,41 @@ export function stepOfFrame(functionName: string, frameUrl: string): string | nu
   if (url.includes('/pipeline/services/tts/synthesis-checks.ts')) return 'detection';
   if (url.includes('/pipeline/services/mos/') || url.includes('onnxruntime')) return 'quality: DNSMOS';
   if (url.includes('/pipeline/quality/summarize-dataset.ts')) return 'render';
-  if (url.includes('/pipeline/quality/') || url.includes('/stages/score-quality.ts') || url.includes('/stages/split-dev-test.ts')) return 'quality: checks and split';
+  if (
+    url.includes('/pipeline/quality/') ||
+    url.includes('/stages/score-quality.ts') ||
+    url.includes('/stages/split-dev-test.ts')
+  )
+    return 'quality: checks and split';
   if (url.includes('/pipeline/report/')) return 'report';
   if (url.includes('/pipeline/audio/speech-regions.ts') || url.includes('/pipeline/services/vad/')) return 'detection';
-  if (/\/pipeline\/services\/tts\/(word-timing|spoken-words|japanese-morae|japanese-kana)\.ts/.test(url) || url.includes('kuromoji')) return 'timing';
-  if (/\/pipeline\/services\/tts\/|undici|node:internal\/(http|net|stream|streams|deps\/undici|webstreams)|node:(http|net|stream)/.test(url)) return 'decode';
+  if (
+    /\/pipeline\/services\/tts\/(word-timing|spoken-words|japanese-morae|japanese-kana)\.ts/.test(url) ||
+    url.includes('kuromoji')
+  )
+    return 'timing';
+  if (
+    /\/pipeline\/services\/tts\/|undici|node:internal\/(http|net|stream|streams|deps\/undici|webstreams)|node:(http|net|stream)/.test(
+      url,
+    )
+  )
+    return 'decode';
   if (url.includes('/stages/place-timeline.ts') || url.includes('/pipeline/timeline/')) return 'placement';
   if (url.includes('/stages/annotate-events.ts') || url.includes('/pipeline/events/')) return 'events';
-  if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/orchestration/dataset-output.ts')) return 'render';
-  if (url.includes('/pipeline/storage/') || /node:(fs|internal\/fs)|write-file-atomic|canonicalize|node:crypto|node:internal\/crypto/.test(url)) return 'write';
-  if (url.includes('/stages/ingest-corpus.ts') || url.includes('/pipeline/orchestration/prepare-text.ts') || url.includes('/pipeline/services/llm/') || url.includes('/pipeline/text/')) return 'text';
+  if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/orchestration/dataset-output.ts'))
+    return 'render';
+  if (
+    url.includes('/pipeline/storage/') ||
+    /node:(fs|internal\/fs)|write-file-atomic|canonicalize|node:crypto|node:internal\/crypto/.test(url)
+  )
+    return 'write';
+  if (
+    url.includes('/stages/ingest-corpus.ts') ||
+    url.includes('/pipeline/orchestration/prepare-text.ts') ||
+    url.includes('/pipeline/services/llm/') ||
+    url.includes('/pipeline/text/')
+  )
+    return 'text';
   if (url.includes('/stages/synthesize-speech.ts')) return 'orchestration';
   if (url.includes('/node_modules/') || url.startsWith('node:')) return null;
   return 'orchestration';
@@ -237,7 +287,8 @@ export function classifyProfile(profile: CpuProfile): StepSeconds {
     if (!node) continue;
     const own = stepOfFrame(node.callFrame.functionName, node.callFrame.url);
     const forced = subtree ?? subtreeStepOfFrame(node.callFrame.functionName, node.callFrame.url);
-    const step = forced !== null && own !== 'true-peak limiter' && own !== 'garbage collection' ? forced : (own ?? inherited);
+    const step =
+      forced !== null && own !== 'true-peak limiter' && own !== 'garbage collection' ? forced : (own ?? inherited);
     stepOfNode.set(id, step);
     for (const child of node.children ?? []) stack.push([child, step, forced]);
   }
@@ -256,7 +307,10 @@ export function classifyProfile(profile: CpuProfile): StepSeconds {
  * thread waited for a core). Without /proc the profile's own seconds are returned.
  * @returns the work's value, the steps (CPU seconds) and the thread's CPU seconds (null without /proc).
  */
-export async function profileMainThread<T>(work: () => Promise<T>, profileFile?: string): Promise<{ value: T; steps: StepSeconds; mainThreadCpuSeconds: number | null }> {
+export async function profileMainThread<T>(
+  work: () => Promise<T>,
+  profileFile?: string,
+): Promise<{ value: T; steps: StepSeconds; mainThreadCpuSeconds: number | null }> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -276,9 +330,15 @@ export async function profileMainThread<T>(work: () => Promise<T>, profileFile?:
   if (profileFile) writeFileSync(profileFile, JSON.stringify(profile));
   const mainCpu = mainStart === null || mainEnd === null ? null : mainEnd - mainStart;
   const sampled = classifyProfile(profile);
-  const busy = Object.entries(sampled).filter(([step]) => step !== 'idle').reduce((sum, [, seconds]) => sum + seconds, 0);
+  const busy = Object.entries(sampled)
+    .filter(([step]) => step !== 'idle')
+    .reduce((sum, [, seconds]) => sum + seconds, 0);
   const scale = mainCpu !== null && busy > 0 ? mainCpu / busy : 1;
-  const steps = Object.fromEntries(Object.entries(sampled).filter(([step]) => step !== 'idle').map(([step, seconds]) => [step, seconds * scale]));
+  const steps = Object.fromEntries(
+    Object.entries(sampled)
+      .filter(([step]) => step !== 'idle')
+      .map(([step, seconds]) => [step, seconds * scale]),
+  );
   return { value, steps, mainThreadCpuSeconds: mainCpu };
 }
 
@@ -286,7 +346,9 @@ export async function profileMainThread<T>(work: () => Promise<T>, profileFile?:
  * Runs the saturation build (see the file comment).
  * @throws Error when espeak-ng is missing (voice prompts) or the build cannot start.
  */
-export async function benchmarkBuildSaturation(options: Partial<SaturationBenchmarkOptions> = {}): Promise<SaturationBenchmarkResult> {
+export async function benchmarkBuildSaturation(
+  options: Partial<SaturationBenchmarkOptions> = {},
+): Promise<SaturationBenchmarkResult> {
   const base = { ...DEFAULTS, ...options };
   const resolved: SaturationBenchmarkOptions = {
     corpus: path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json'),
@@ -305,10 +367,21 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     speech: 'speech-like',
   });
   try {
-    const transcripts = ['I grew up near the sea and I still love the sound of waves.', 'My favourite season is autumn because the light is so soft.'];
-    const prompts = await Promise.all(transcripts.map((transcript, index) => writePromptFixture(scratch, transcript, { pitch: 30 + 40 * index, minimumSeconds: 3 })));
+    const transcripts = [
+      'I grew up near the sea and I still love the sound of waves.',
+      'My favourite season is autumn because the light is so soft.',
+    ];
+    const prompts = await Promise.all(
+      transcripts.map((transcript, index) =>
+        writePromptFixture(scratch, transcript, { pitch: 30 + 40 * index, minimumSeconds: 3 }),
+      ),
+    );
     // the Triton client's voice has no mode (zero-shot is what its server does)
-    const voice = (index: number) => ({ ...(resolved.protocol === 'cosyvoice2' ? { mode: 'zero-shot' } : {}), promptWav: prompts[index]!.path, promptText: transcripts[index]! });
+    const voice = (index: number) => ({
+      ...(resolved.protocol === 'cosyvoice2' ? { mode: 'zero-shot' } : {}),
+      promptWav: prompts[index]!.path,
+      promptText: transcripts[index]!,
+    });
     const defaults = await loadConfigFile(DEFAULT_CONFIG_FILE);
     const config: BuildConfig = resolveConfig(
       {
@@ -316,7 +389,10 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
         seed: defaults.seed,
         languages: ['en'],
         corpus: { path: resolved.corpus, limit: resolved.dialogues },
-        output: { directory: resolved.outputDirectory ?? path.join(scratch, 'out'), cacheDirectory: path.join(scratch, 'cache') },
+        output: {
+          directory: resolved.outputDirectory ?? path.join(scratch, 'out'),
+          cacheDirectory: path.join(scratch, 'cache'),
+        },
         datasets: { en: 'topiocqa' },
         llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
         tts: {
@@ -326,7 +402,11 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
             voices: { user: voice(0), system: voice(1) },
           },
         },
-        synthesis: { concurrency: resolved.concurrency, resampleQuality: resolved.resampleQuality, resampleThreads: resolved.resampleThreads },
+        synthesis: {
+          concurrency: resolved.concurrency,
+          resampleQuality: resolved.resampleQuality,
+          resampleThreads: resolved.resampleThreads,
+        },
         audio: { renderThreads: resolved.renderThreads, fullBandMaster: resolved.fullBandMaster },
         quality: { enabled: false },
       },
@@ -335,7 +415,12 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     );
     // Warm-up outside the clock: one dialogue into other folders (module loading and compilation,
     // JIT, the voice prompts, connections), so the measurement is the steady state of a long build.
-    await runBuild({ ...config, name: 'saturation-warm-up', corpus: { ...config.corpus, limit: 1 }, output: { directory: path.join(scratch, 'warm-up'), cacheDirectory: path.join(scratch, 'warm-up-cache') } });
+    await runBuild({
+      ...config,
+      name: 'saturation-warm-up',
+      corpus: { ...config.corpus, limit: 1 },
+      output: { directory: path.join(scratch, 'warm-up'), cacheDirectory: path.join(scratch, 'warm-up-cache') },
+    });
     await servers.resetCounters();
     global.gc?.();
     let peakResident = process.memoryUsage().rss;
@@ -344,7 +429,9 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     }, 50);
     let fullCollections = 0;
     const collections = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if ((entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullCollections += 1;
+      for (const entry of list.getEntries())
+        if ((entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
+          fullCollections += 1;
     });
     collections.observe({ entryTypes: ['gc'] });
     const serverCpuStart = await servers.threadCpuSeconds();
@@ -367,7 +454,9 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
     const mainEnd = mainThreadCpuSeconds();
     const serverCpuEnd = await servers.threadCpuSeconds();
     const threadsEnd = threadCpuSecondsByName();
-    const threadCpu = Object.fromEntries(Object.entries(threadsEnd).map(([name, seconds]) => [name, seconds - (threadsStart[name] ?? 0)]));
+    const threadCpu = Object.fromEntries(
+      Object.entries(threadsEnd).map(([name, seconds]) => [name, seconds - (threadsStart[name] ?? 0)]),
+    );
     const serverCpu = serverCpuStart === null || serverCpuEnd === null ? null : serverCpuEnd - serverCpuStart;
     const mainCpu = mainStart === null || mainEnd === null ? null : mainEnd - mainStart;
     clearInterval(sampler);
@@ -391,7 +480,9 @@ export async function benchmarkBuildSaturation(options: Partial<SaturationBenchm
       meanBusyFraction: busy.reduce((sum, share) => sum + share, 0) / Math.max(1, busy.length),
       leadSeconds: Number.isFinite(firstStart) ? (firstStart - startedAt) / 1000 : 0,
       tailSeconds: Number.isFinite(lastEnd) ? (startedAt + wallMilliseconds - lastEnd) / 1000 : 0,
-      busyFractionWhileSynthesizing: Number.isFinite(lastEnd - firstStart) ? busyTotal / (serverReports.length * (lastEnd - firstStart)) : 0,
+      busyFractionWhileSynthesizing: Number.isFinite(lastEnd - firstStart)
+        ? busyTotal / (serverReports.length * (lastEnd - firstStart))
+        : 0,
       servers: serverReports,
       mainThreadCpuSeconds: mainCpu,
       threadCpuSeconds: threadCpu,
@@ -441,15 +532,38 @@ export async function synthesizedSeconds(config: BuildConfig): Promise<number> {
 
 /** Length of the data chunk of the RIFF/WAVE file at the start of `start` (its first bytes), bytes. */
 function firstDataChunkBytes(start: Buffer, file: string): number {
-  if (start.length < 12 || start.toString('latin1', 0, 4) !== 'RIFF' || start.toString('latin1', 8, 12) !== 'WAVE') throw new Error(`${file}: not a RIFF/WAVE file`);
-  for (let offset = 12; offset + 8 <= start.length; offset += 8 + start.readUInt32LE(offset + 4) + (start.readUInt32LE(offset + 4) % 2)) {
+  if (start.length < 12 || start.toString('latin1', 0, 4) !== 'RIFF' || start.toString('latin1', 8, 12) !== 'WAVE')
+    throw new Error(`${file}: not a RIFF/WAVE file`);
+  for (
+    let offset = 12;
+    offset + 8 <= start.length;
+    offset += 8 + start.readUInt32LE(offset + 4) + (start.readUInt32LE(offset + 4) % 2)
+  ) {
     if (start.toString('latin1', offset, offset + 4) === 'data') return start.readUInt32LE(offset + 4);
   }
   throw new Error(`${file}: no data chunk in its first ${start.length} bytes`);
 }
 
 /** Steps in report order. */
-export const STEP_ORDER = ['decode', 'resample', 'detection', 'timing', 'placement', 'true-peak limiter', 'full-band master', 'events', 'render', 'write', 'text', 'quality: DNSMOS', 'quality: checks and split', 'report', 'orchestration', 'garbage collection', 'native (unattributed)'] as const;
+export const STEP_ORDER = [
+  'decode',
+  'resample',
+  'detection',
+  'timing',
+  'placement',
+  'true-peak limiter',
+  'full-band master',
+  'events',
+  'render',
+  'write',
+  'text',
+  'quality: DNSMOS',
+  'quality: checks and split',
+  'report',
+  'orchestration',
+  'garbage collection',
+  'native (unattributed)',
+] as const;
 
 /** The result as Markdown. */
 export function formatSaturationBenchmark(result: SaturationBenchmarkResult): string {
@@ -473,7 +587,11 @@ export function formatSaturationBenchmark(result: SaturationBenchmarkResult): st
     `| synthesized audio s per wall s | ${(audio / result.wallSeconds).toFixed(1)} |`,
     `| synthesized audio s per local CPU s | ${(audio / result.localCpuSeconds).toFixed(1)} |`,
     `| synthesized audio s per CPU s, servers' process included | ${(audio / (result.cpuSeconds + (result.serverCpuSeconds ?? 0))).toFixed(1)} |`,
-    `| CPU s by thread | ${Object.entries(result.threadCpuSeconds).filter(([, seconds]) => seconds >= 0.01).sort((a, b) => b[1] - a[1]).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`).join(', ')} |`,
+    `| CPU s by thread | ${Object.entries(result.threadCpuSeconds)
+      .filter(([, seconds]) => seconds >= 0.01)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`)
+      .join(', ')} |`,
     `| full garbage collections (mark-compact) | ${result.fullCollections} |`,
     `| peak RSS MiB | ${result.peakResidentMebibytes.toFixed(0)} |`,
     `| failed dialogues | ${result.failedDialogues} |`,
@@ -497,9 +615,15 @@ export function formatStepTable(steps: StepSeconds, audioSeconds: number): strin
   return [
     '| step | CPU s | ms per audio s | audio s per CPU s |',
     '|---|---:|---:|---:|',
-    ...[...STEP_ORDER, ...Object.keys(steps).filter((step) => step !== 'idle' && !(STEP_ORDER as readonly string[]).includes(step))]
+    ...[
+      ...STEP_ORDER,
+      ...Object.keys(steps).filter((step) => step !== 'idle' && !(STEP_ORDER as readonly string[]).includes(step)),
+    ]
       .filter((step) => steps[step] !== undefined && steps[step]! > 0)
-      .map((step) => `| ${step} | ${steps[step]!.toFixed(2)} | ${((steps[step]! * 1000) / audioSeconds).toFixed(2)} | ${(audioSeconds / steps[step]!).toFixed(0)} |`),
+      .map(
+        (step) =>
+          `| ${step} | ${steps[step]!.toFixed(2)} | ${((steps[step]! * 1000) / audioSeconds).toFixed(2)} | ${(audioSeconds / steps[step]!).toFixed(0)} |`,
+      ),
     `| **all (main thread)** | ${busy.toFixed(2)} | ${((busy * 1000) / audioSeconds).toFixed(2)} | ${(audioSeconds / busy).toFixed(0)} |`,
   ].join('\n');
 }
@@ -516,15 +640,22 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ...(realTimeFactor ? { realTimeFactor: Number(realTimeFactor) } : {}),
     ...(protocol ? { protocol: protocol as SaturationBenchmarkOptions['protocol'] } : {}),
     ...(process.env.SATURATION_NO_PROFILE ? { profile: false } : {}),
-    ...(process.env.SATURATION_REQUESTS_PER_SERVER ? { requestsPerServer: Number(process.env.SATURATION_REQUESTS_PER_SERVER) } : {}),
-    ...(process.env.SATURATION_RESAMPLE_THREADS ? { resampleThreads: Number(process.env.SATURATION_RESAMPLE_THREADS) } : {}),
+    ...(process.env.SATURATION_REQUESTS_PER_SERVER
+      ? { requestsPerServer: Number(process.env.SATURATION_REQUESTS_PER_SERVER) }
+      : {}),
+    ...(process.env.SATURATION_RESAMPLE_THREADS
+      ? { resampleThreads: Number(process.env.SATURATION_RESAMPLE_THREADS) }
+      : {}),
     ...(process.env.SATURATION_RENDER_THREADS ? { renderThreads: Number(process.env.SATURATION_RENDER_THREADS) } : {}),
     ...(process.env.SATURATION_FULL_BAND === '0' ? { fullBandMaster: false } : {}),
-    ...(process.env.SATURATION_RESAMPLER ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' } : {}),
+    ...(process.env.SATURATION_RESAMPLER
+      ? { resampleQuality: process.env.SATURATION_RESAMPLER as 'best' | 'speex' }
+      : {}),
     ...(process.env.SATURATION_OUT ? { outputDirectory: process.env.SATURATION_OUT } : {}),
     ...(process.env.SATURATION_CORPUS ? { corpus: process.env.SATURATION_CORPUS } : {}),
   });
   // SATURATION_JSON: the result and the process's peak resident set (getrusage maxrss) as one JSON line (the bench's memory runs)
-  if (process.env.SATURATION_JSON) console.log(JSON.stringify({ ...result, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 }));
+  if (process.env.SATURATION_JSON)
+    console.log(JSON.stringify({ ...result, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 }));
   else console.log(formatSaturationBenchmark(result));
 }

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeWavPcm16 } from '../audio/wav.ts';
 import type { BuildConfig } from '../config.ts';
-import { classifyProfile, mainThreadCpuSeconds, stepOfFrame, synthesizedSeconds, type CpuProfile } from './build-saturation.bench.ts';
+import {
+  classifyProfile,
+  mainThreadCpuSeconds,
+  stepOfFrame,
+  synthesizedSeconds,
+  type CpuProfile,
+} from './build-saturation.bench.ts';
 
 describe('local cost by step from a CPU profile', () => {
   it('names the step of a frame by its file, and leaves built-ins and WebAssembly to their caller', () => {
@@ -32,7 +38,9 @@ describe('local cost by step from a CPU profile', () => {
     expect(stepOfFrame('placeOnTrackInPlace', 'file:///x/dist/pipeline/audio/raw-audio.js')).toBe('render');
     expect(stepOfFrame('detectSpeechSegments', 'file:///x/dist/pipeline/audio/speech-regions.js')).toBe('detection');
     expect(stepOfFrame('composeTimeline', 'file:///x/dist/stages/place-timeline.js')).toBe('placement');
-    expect(stepOfFrame('limitTruePeakInPlace', 'file:///x/dist/pipeline/audio/true-peak-limiter.js')).toBe('true-peak limiter');
+    expect(stepOfFrame('limitTruePeakInPlace', 'file:///x/dist/pipeline/audio/true-peak-limiter.js')).toBe(
+      'true-peak limiter',
+    );
     expect(stepOfFrame('resample', 'file:///x/dist/pipeline/audio/resample.js')).toBe('resample');
   });
 

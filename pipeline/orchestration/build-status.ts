@@ -35,7 +35,11 @@ export interface BuildStatus {
   partial: string[];
   report: string | null;
   /** Cache hits and misses per stage of this folder's last build, when its record is in the cache folder. */
-  lastRun: { file: string; cache: Record<string, { hits: number; misses: number; corrupt: number }>; audioSeconds: number | null } | null;
+  lastRun: {
+    file: string;
+    cache: Record<string, { hits: number; misses: number; corrupt: number }>;
+    audioSeconds: number | null;
+  } | null;
 }
 
 /**
@@ -86,13 +90,20 @@ export async function readBuildStatus(outputDirectory: string, cacheDirectory: s
         }
         const directory = path.join(output, folder);
         const all = await readFile(path.join(directory, 'all.jsonl'), 'utf8').catch(() => '');
-        const datasetSummary = (await readJson(path.join(directory, 'summary.json'))) as { failed?: { id: string; stage: string; reason: string }[] } | null;
+        const datasetSummary = (await readJson(path.join(directory, 'summary.json'))) as {
+          failed?: { id: string; stage: string; reason: string }[];
+        } | null;
         const splits: Record<string, number> = {};
         for (const split of ['test', 'test_other', 'dev', 'test_small']) {
           const text = await readFile(path.join(directory, `${split}.jsonl`), 'utf8').catch(() => null);
           if (text !== null) splits[split] = splitJsonlLines(text).length;
         }
-        datasets.push({ folder: folder.split(path.sep).join('/'), built: splitJsonlLines(all).length, failed: datasetSummary?.failed ?? [], splits });
+        datasets.push({
+          folder: folder.split(path.sep).join('/'),
+          built: splitJsonlLines(all).length,
+          failed: datasetSummary?.failed ?? [],
+          splits,
+        });
       }
     }
   }
@@ -100,8 +111,13 @@ export async function readBuildStatus(outputDirectory: string, cacheDirectory: s
   let lastRun: BuildStatus['lastRun'] = null;
   if (name !== null) {
     const file = runRecordFile(cacheDirectory, name, output);
-    const run = (await readJson(file)) as { outputDirectory?: string; cache?: Record<string, { hits: number; misses: number; corrupt: number }>; audioSeconds?: number } | null;
-    if (run?.cache && run.outputDirectory === output) lastRun = { file, cache: run.cache, audioSeconds: run.audioSeconds ?? null };
+    const run = (await readJson(file)) as {
+      outputDirectory?: string;
+      cache?: Record<string, { hits: number; misses: number; corrupt: number }>;
+      audioSeconds?: number;
+    } | null;
+    if (run?.cache && run.outputDirectory === output)
+      lastRun = { file, cache: run.cache, audioSeconds: run.audioSeconds ?? null };
   }
   const reportIndex = path.join(output, REPORT_DIRECTORY, 'index.html');
   return {
@@ -118,19 +134,30 @@ export async function readBuildStatus(outputDirectory: string, cacheDirectory: s
 
 /** The status as lines of text. */
 export function formatBuildStatus(status: BuildStatus): string {
-  const lines = [`${status.output}: build ${status.name === null ? '(no summary.json: not finished, or not a build folder)' : `"${status.name}" (seed ${status.seed})`}`];
+  const lines = [
+    `${status.output}: build ${status.name === null ? '(no summary.json: not finished, or not a build folder)' : `"${status.name}" (seed ${status.seed})`}`,
+  ];
   for (const dataset of status.datasets) {
     const splits = Object.entries(dataset.splits).map(([split, count]) => `${split} ${count}`);
-    lines.push(`  ${dataset.folder}: ${dataset.built} built, ${dataset.failed.length} failed${splits.length ? `; ${splits.join(', ')}` : ''}`);
-    for (const failure of dataset.failed) lines.push(`    failed: ${failure.id} at ${failure.stage}: ${failure.reason}`);
+    lines.push(
+      `  ${dataset.folder}: ${dataset.built} built, ${dataset.failed.length} failed${splits.length ? `; ${splits.join(', ')}` : ''}`,
+    );
+    for (const failure of dataset.failed)
+      lines.push(`    failed: ${failure.id} at ${failure.stage}: ${failure.reason}`);
   }
   if (status.datasets.length === 0) lines.push('  no dataset folder');
-  for (const folder of status.partial) lines.push(`  ${folder}: left by an interrupted build (removed by the next build)`);
+  for (const folder of status.partial)
+    lines.push(`  ${folder}: left by an interrupted build (removed by the next build)`);
   if (status.lastRun) {
-    const stages = Object.entries(status.lastRun.cache).map(([stage, counts]) => `${stage} ${counts.hits} cached / ${counts.misses} computed${counts.corrupt ? ` (${counts.corrupt} corrupt)` : ''}`);
+    const stages = Object.entries(status.lastRun.cache).map(
+      ([stage, counts]) =>
+        `${stage} ${counts.hits} cached / ${counts.misses} computed${counts.corrupt ? ` (${counts.corrupt} corrupt)` : ''}`,
+    );
     lines.push(`  cache, last build of this folder: ${stages.join('; ') || 'nothing looked up'}`);
   } else if (status.name !== null) {
-    lines.push(`  cache: no record of a build of this folder in this cache folder (--cache-dir names the build's cache)`);
+    lines.push(
+      `  cache: no record of a build of this folder in this cache folder (--cache-dir names the build's cache)`,
+    );
   }
   lines.push(`  report: ${status.report ?? 'none (duplexsynth report OUT writes it)'}`);
   return `${lines.join('\n')}\n`;

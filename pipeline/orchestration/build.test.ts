@@ -16,7 +16,13 @@ import type { BuildConfig } from '../config.ts';
 import { parseEventsLine } from '../events/index.ts';
 import { readExportDataset } from '../export/export-dataset.ts';
 import { runBuild, type BuildReport } from './build.ts';
-import { copySharedBuild, DEMO_BUILD_TIMEOUT, hashTree, sharedDemoBuild, type SharedBuild } from './testing/shared-build.ts';
+import {
+  copySharedBuild,
+  DEMO_BUILD_TIMEOUT,
+  hashTree,
+  sharedDemoBuild,
+  type SharedBuild,
+} from './testing/shared-build.ts';
 import { verifyDataset } from '../run/verify-dataset.ts';
 
 let scratch: string;
@@ -41,14 +47,21 @@ describe('demo build (both languages, recorded responses)', () => {
     expect(first.failedDialogues).toBe(0);
     const renderings = path.join(demo.output.cacheDirectory, 'place-timeline');
     const renderingInodes = new Set<number>();
-    for (const folder of await readdir(renderings)) for (const name of await readdir(path.join(renderings, folder))) if (name.endsWith('.wav')) renderingInodes.add((await stat(path.join(renderings, folder, name))).ino);
+    for (const folder of await readdir(renderings))
+      for (const name of await readdir(path.join(renderings, folder)))
+        if (name.endsWith('.wav')) renderingInodes.add((await stat(path.join(renderings, folder, name))).ino);
     expect(first.datasets.map((dataset) => [dataset.language, dataset.dataset, dataset.dialogues])).toEqual([
       ['en', 'topiocqa_demo', 2],
       ['en', 'topiocqa_demo_bargein', 2],
       ['ja', 'topiocqa_ja_demo', 2],
       ['ja', 'topiocqa_ja_demo_bargein', 2],
     ]);
-    for (const [language, dataset] of [['en', 'topiocqa_demo'], ['ja', 'topiocqa_ja_demo'], ['en', 'topiocqa_demo_bargein'], ['ja', 'topiocqa_ja_demo_bargein']] as const) {
+    for (const [language, dataset] of [
+      ['en', 'topiocqa_demo'],
+      ['ja', 'topiocqa_ja_demo'],
+      ['en', 'topiocqa_demo_bargein'],
+      ['ja', 'topiocqa_ja_demo_bargein'],
+    ] as const) {
       const directory = path.join(demo.output.directory, 'data', language, 'task', dataset);
       const verification = await verifyDataset(directory);
       expect(verification.problems).toEqual([]);
@@ -60,7 +73,11 @@ describe('demo build (both languages, recorded responses)', () => {
         expect(audio.channels).toHaveLength(2);
         expect(audio.sampleRate).toBe(16000);
         // the WAV and its full-band master are the place-timeline cache entry's files, linked, not copied
-        for (const wav of [path.join(directory, 'audio', `${id}.wav`), path.join(directory, 'audio_fullband', `${id}.wav`)]) expect(renderingInodes.has((await stat(wav)).ino), wav).toBe(true);
+        for (const wav of [
+          path.join(directory, 'audio', `${id}.wav`),
+          path.join(directory, 'audio_fullband', `${id}.wav`),
+        ])
+          expect(renderingInodes.has((await stat(wav)).ino), wav).toBe(true);
         const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', `${id}.json`), 'utf8'));
         expect(metadata.speakers.user.channel).toBe(1);
         expect(metadata.speakers.system.channel).toBe(0);
@@ -89,7 +106,12 @@ describe('demo build (both languages, recorded responses)', () => {
       }
       expect(withContext!.dialoguesWithDrops).toEqual([]);
     }
-    const variantMetadata = JSON.parse(await readFile(path.join(demo.output.directory, 'data/en/task/topiocqa_demo_bargein/metadata/demo_topiocqa_0001.json'), 'utf8'));
+    const variantMetadata = JSON.parse(
+      await readFile(
+        path.join(demo.output.directory, 'data/en/task/topiocqa_demo_bargein/metadata/demo_topiocqa_0001.json'),
+        'utf8',
+      ),
+    );
     expect(variantMetadata.variant.kind).toBe('barge-in');
     expect(variantMetadata.variant.bargeIns.length).toBeGreaterThan(0);
     for (const bargeIn of variantMetadata.variant.bargeIns) expect(bargeIn.overlapSeconds).toBeGreaterThan(0.4);
@@ -99,19 +121,34 @@ describe('demo build (both languages, recorded responses)', () => {
   });
 
   it('scores quality and writes a speaker-disjoint dev/test split with both tables', async () => {
-    for (const [language, dataset] of [['en', 'topiocqa_demo'], ['ja', 'topiocqa_ja_demo']] as const) {
+    for (const [language, dataset] of [
+      ['en', 'topiocqa_demo'],
+      ['ja', 'topiocqa_ja_demo'],
+    ] as const) {
       const directory = path.join(demo.output.directory, 'data', language, 'task', dataset);
-      for (const file of ['quality.json', 'split.json', 'tables.md', 'tables.json', 'test.jsonl', 'test_other.jsonl', 'dev.jsonl']) expect(existsSync(path.join(directory, file)), file).toBe(true);
+      for (const file of [
+        'quality.json',
+        'split.json',
+        'tables.md',
+        'tables.json',
+        'test.jsonl',
+        'test_other.jsonl',
+        'dev.jsonl',
+      ])
+        expect(existsSync(path.join(directory, file)), file).toBe(true);
       // the barge-in variant has the same split
       const variantSplit = JSON.parse(await readFile(path.join(`${directory}_bargein`, 'split.json'), 'utf8'));
-      expect(variantSplit.splits.test.ids).toEqual(JSON.parse(await readFile(path.join(directory, 'split.json'), 'utf8')).splits.test.ids);
+      expect(variantSplit.splits.test.ids).toEqual(
+        JSON.parse(await readFile(path.join(directory, 'split.json'), 'utf8')).splits.test.ids,
+      );
       const split = JSON.parse(await readFile(path.join(directory, 'split.json'), 'utf8'));
       const speakersOf = async (id: string) => {
         const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', `${id}.json`), 'utf8'));
         return [metadata.speakers.user.speakerId, metadata.speakers.system.speakerId];
       };
       const testSpeakers = new Set((await Promise.all(split.splits.test.ids.map(speakersOf))).flat());
-      for (const id of split.splits.dev?.ids ?? []) for (const speaker of await speakersOf(id)) expect(testSpeakers.has(speaker)).toBe(false);
+      for (const id of split.splits.dev?.ids ?? [])
+        for (const speaker of await speakersOf(id)) expect(testSpeakers.has(speaker)).toBe(false);
       const quality = JSON.parse(await readFile(path.join(directory, 'quality.json'), 'utf8'));
       expect(JSON.stringify(quality)).toMatch(/ovrl/i);
     }
@@ -126,7 +163,8 @@ describe('demo build (both languages, recorded responses)', () => {
       let [high, total] = [0, 0];
       for (const channel of audio.channels) {
         for (let offset = 0; offset + size <= channel.length; offset += size) {
-          for (let index = 0; index < size; index++) input[index] = channel[offset + index]! * (0.5 - 0.5 * Math.cos((2 * Math.PI * index) / size));
+          for (let index = 0; index < size; index++)
+            input[index] = channel[offset + index]! * (0.5 - 0.5 * Math.cos((2 * Math.PI * index) / size));
           fft.realTransform(spectrum, input);
           for (let bin = 1; bin <= size / 2; bin++) {
             const power = spectrum[2 * bin]! ** 2 + spectrum[2 * bin + 1]! ** 2;
@@ -139,16 +177,26 @@ describe('demo build (both languages, recorded responses)', () => {
     };
     let cutAnswers = 0;
     for (const language of ['en', 'ja'] as const) {
-      const base = path.join(demo.output.directory, 'data', language, 'task', language === 'en' ? 'topiocqa_demo' : 'topiocqa_ja_demo');
+      const base = path.join(
+        demo.output.directory,
+        'data',
+        language,
+        'task',
+        language === 'en' ? 'topiocqa_demo' : 'topiocqa_ja_demo',
+      );
       const variant = `${base}_bargein`;
       // scored like the base: quality and the tables per split
-      for (const file of ['quality.json', 'tables.md', 'tables.json']) expect(existsSync(path.join(variant, file)), `${variant}/${file}`).toBe(true);
+      for (const file of ['quality.json', 'tables.md', 'tables.json'])
+        expect(existsSync(path.join(variant, file)), `${variant}/${file}`).toBe(true);
       const [baseRead, variantRead] = [await readExportDataset(base), await readExportDataset(variant)];
       for (const dialogue of variantRead.dialogues) {
         const metadata = JSON.parse(await readFile(path.join(variant, 'metadata', `${dialogue.id}.json`), 'utf8'));
         const baseDialogue = baseRead.dialogues.find((candidate) => candidate.id === dialogue.id)!;
         for (const utterance of metadata.utterances) {
-          const read = dialogue.utterances.find((candidate) => candidate.channel === utterance.channel && candidate.start === Math.round(utterance.start * 100))!;
+          const read = dialogue.utterances.find(
+            (candidate) =>
+              candidate.channel === utterance.channel && candidate.start === Math.round(utterance.start * 100),
+          )!;
           // what every export writes as the utterance's text is what was spoken
           expect(read.text).toBe(utterance.text.transcript);
           if (!utterance.cutOff) continue;
@@ -159,9 +207,16 @@ describe('demo build (both languages, recorded responses)', () => {
           expect(plannedText.startsWith(utterance.text.transcript)).toBe(true);
           expect(utterance.text.transcript.length).toBeLessThan(plannedText.length);
           // the aligned words of the cut answer and its unspoken words are the words of the whole answer in the base dataset
-          const wordsIn = (words: typeof dialogue.words, channel: number, start: number, end: number) => words.filter((word) => word.channel === channel && word.start >= start && word.end <= end).map((word) => word.word);
-          const whole = baseDialogue.utterances.find((candidate) => candidate.kind === 'answer' && candidate.turnNumber === read.turnNumber)!;
-          expect([...wordsIn(dialogue.words, read.channel, read.start, read.end), ...unspokenWords]).toEqual(wordsIn(baseDialogue.words, whole.channel, whole.start, whole.end));
+          const wordsIn = (words: typeof dialogue.words, channel: number, start: number, end: number) =>
+            words
+              .filter((word) => word.channel === channel && word.start >= start && word.end <= end)
+              .map((word) => word.word);
+          const whole = baseDialogue.utterances.find(
+            (candidate) => candidate.kind === 'answer' && candidate.turnNumber === read.turnNumber,
+          )!;
+          expect([...wordsIn(dialogue.words, read.channel, read.start, read.end), ...unspokenWords]).toEqual(
+            wordsIn(baseDialogue.words, whole.channel, whole.start, whole.end),
+          );
         }
       }
       // the full-band masters: the TTS engine's rate, the 16 kHz file's length, energy above 8 kHz (the 16 kHz file has none)
@@ -176,7 +231,11 @@ describe('demo build (both languages, recorded responses)', () => {
           expect(manifest.fullBand.sampleRates).toContain(master.sampleRate);
           expect(master.sampleRate).toBeGreaterThan(16000);
           expect(master.channels).toHaveLength(2);
-          expect(Math.abs(master.channels[0]!.length / master.sampleRate - benchmark.channels[0]!.length / benchmark.sampleRate)).toBeLessThan(0.01);
+          expect(
+            Math.abs(
+              master.channels[0]!.length / master.sampleRate - benchmark.channels[0]!.length / benchmark.sampleRate,
+            ),
+          ).toBeLessThan(0.01);
           expect(highBandShare(master)).toBeGreaterThan(1e-4);
         }
       }
@@ -193,7 +252,9 @@ describe('demo build (both languages, recorded responses)', () => {
     const verification = await verifyDataset(copy);
     expect(verification.dialogues).toBe(2);
     expect(verification.problems).toHaveLength(2);
-    expect(verification.problems[0]).toMatch(/audio\/demo_topiocqa_0001\.wav: cannot be read: does not exist \(ENOENT\); check the path; dialogue demo_topiocqa_0001/);
+    expect(verification.problems[0]).toMatch(
+      /audio\/demo_topiocqa_0001\.wav: cannot be read: does not exist \(ENOENT\); check the path; dialogue demo_topiocqa_0001/,
+    );
     expect(verification.problems[1]).toContain('txt_align/demo_topiocqa_0002.txt');
   });
 

@@ -29,25 +29,52 @@ import { writeBuildReport } from '../report/build-report.ts';
 import { PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
 import { beginGuardedBuild, runLocked } from '../run/build-guards.ts';
 import type { LogLevel, ProgressListener } from '../run/progress.ts';
-import { failureText, firstLine, itemLogLine, StageRunner, stageStep, type StageStep, type StepsOutcome } from '../run/stage-runner.ts';
+import {
+  failureText,
+  firstLine,
+  itemLogLine,
+  StageRunner,
+  stageStep,
+  type StageStep,
+  type StepsOutcome,
+} from '../run/stage-runner.ts';
 import type { RetryEvent } from '../services/llm/retrying-model.ts';
 import { createTextBackends } from '../services/llm/text-backends.ts';
-import { createSpeechSynthesizer, REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from '../services/tts/synthesizer-registry.ts';
+import {
+  createSpeechSynthesizer,
+  REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS,
+} from '../services/tts/synthesizer-registry.ts';
 import { cosyVoiceLanguageProblem } from '../services/tts/cosyvoice-languages.ts';
 import { espeakNgVoiceNames } from '../services/tts/espeak-ng.ts';
 import { drawDialogueSpeakers, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
-import { findLanguagePack, knownLanguageCodes, languagePackOf, languagePackSource, registerLanguagePacks } from '../model/language-pack.ts';
+import {
+  findLanguagePack,
+  knownLanguageCodes,
+  languagePackOf,
+  languagePackSource,
+  registerLanguagePacks,
+} from '../model/language-pack.ts';
 import { ContentCache } from '../storage/content-cache.ts';
 import { writeRecord } from '../storage/json-records.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { loadTimingStatistics, shippedTimingStatisticsOf } from '../timeline/timing-statistics.ts';
 import { annotateEventsStage, type AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
-import { placeBargeInTimelineStage, placeTimelineStage, type RenderedBargeInTimeline, type RenderedTimeline } from '../../stages/place-timeline.ts';
+import {
+  placeBargeInTimelineStage,
+  placeTimelineStage,
+  type RenderedBargeInTimeline,
+  type RenderedTimeline,
+} from '../../stages/place-timeline.ts';
 import { datasetRelativePath, renderDatasetStage, type DialogueSink } from '../../stages/render-dataset.ts';
 import { protectedPhrasesOf } from '../text/turn-hold-split.ts';
 import { loadDefaultQuestionPauses, withQuestionPauses } from '../timeline/question-pauses.ts';
-import { createSynthesisQueue, synthesizeSettingsOf, synthesizeSpeechStage, type DialogueSpeech } from '../../stages/synthesize-speech.ts';
+import {
+  createSynthesisQueue,
+  synthesizeSettingsOf,
+  synthesizeSpeechStage,
+  type DialogueSpeech,
+} from '../../stages/synthesize-speech.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { prepareTextStage } from './prepare-text.ts';
 import { scoreAndSplit } from './score-and-split.ts';
@@ -81,7 +108,14 @@ export type BuildLog = (line: string, level?: LogLevel) => void;
 const SYNTHESIS_LOOKAHEAD = 3;
 
 /** The stage names, in order; used for timings. */
-export const STAGES = ['ingest-corpus', 'prepare-text', 'synthesize-speech', 'place-timeline', 'annotate-events', 'render-dataset'] as const;
+export const STAGES = [
+  'ingest-corpus',
+  'prepare-text',
+  'synthesize-speech',
+  'place-timeline',
+  'annotate-events',
+  'render-dataset',
+] as const;
 
 /**
  * Fail fast, before any work, on a configuration that cannot build the requested languages.
@@ -100,7 +134,9 @@ export function checkBuildIsPossible(config: BuildConfig): void {
   // a language other than the corpus's is translated from it
   const translated = config.languages.find((language) => language !== config.corpus.language);
   if (translated !== undefined && config.corpus.language !== 'en') {
-    throw new ConfigError(`languages: ${translated} differs from corpus.language ${config.corpus.language}; translation is from English only (the prompt templates), so build ${config.corpus.language} alone`);
+    throw new ConfigError(
+      `languages: ${translated} differs from corpus.language ${config.corpus.language}; translation is from English only (the prompt templates), so build ${config.corpus.language} alone`,
+    );
   }
   if (translated !== undefined && config.llm.translate.backend === 'none') {
     const name = languagePackOf(translated).name;
@@ -114,9 +150,12 @@ export function checkBuildIsPossible(config: BuildConfig): void {
     const tts = ttsOf(config, language);
     const pack = languagePackOf(language);
     if (tts.backend === 'espeak-ng' && pack.offlineVoice.engine === 'open-jtalk') {
-      throw new ConfigError(`tts.${language}.backend: espeak-ng cannot read ${pack.name} (kanji); use open-jtalk, the offline engine of ${languagePackSource(pack)}`);
+      throw new ConfigError(
+        `tts.${language}.backend: espeak-ng cannot read ${pack.name} (kanji); use open-jtalk, the offline engine of ${languagePackSource(pack)}`,
+      );
     }
-    if (tts.backend === 'open-jtalk' && pack.offlineVoice.engine !== 'open-jtalk') throw new ConfigError(`tts.${language}.backend: open-jtalk speaks Japanese only`);
+    if (tts.backend === 'open-jtalk' && pack.offlineVoice.engine !== 'open-jtalk')
+      throw new ConfigError(`tts.${language}.backend: open-jtalk speaks Japanese only`);
     // a CosyVoice model speaks the languages its generation was trained on (language pack cosyVoice)
     if (tts.backend === 'cosyvoice2' || tts.backend === 'cosyvoice2-triton') {
       const label = REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS[tts.backend].parse(tts.service ?? {}).model;
@@ -132,13 +171,18 @@ export function checkBuildIsPossible(config: BuildConfig): void {
  * @throws ConfigError naming the pack's field and the voice
  */
 export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
-  const needed = config.languages.filter((language) => ttsOf(config, language).backend === 'espeak-ng' && !ttsOf(config, language).voices && language !== 'en');
+  const needed = config.languages.filter(
+    (language) =>
+      ttsOf(config, language).backend === 'espeak-ng' && !ttsOf(config, language).voices && language !== 'en',
+  );
   if (needed.length === 0) return;
   const voices = await espeakNgVoiceNames();
   for (const language of needed) {
     const pack = languagePackOf(language);
     if (!voices.has(pack.offlineVoice.voice)) {
-      throw new ConfigError(`${languagePackSource(pack)}: offlineVoice.voice: espeak-ng has no voice "${pack.offlineVoice.voice}" (see espeak-ng --voices)`);
+      throw new ConfigError(
+        `${languagePackSource(pack)}: offlineVoice.voice: espeak-ng has no voice "${pack.offlineVoice.voice}" (see espeak-ng --voices)`,
+      );
     }
   }
 }
@@ -175,16 +219,26 @@ export interface BuildQueueHook {
  */
 export async function runBuild(
   config: BuildConfig,
-  options: { log?: BuildLog; allowShrink?: boolean; progress?: ProgressListener; queue?: BuildQueueHook; kept?: (output: string) => void } = {},
+  options: {
+    log?: BuildLog;
+    allowShrink?: boolean;
+    progress?: ProgressListener;
+    queue?: BuildQueueHook;
+    kept?: (output: string) => void;
+  } = {},
 ): Promise<BuildReport> {
   checkBuildIsPossible(config);
   await checkOfflineVoices(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (pipeline/run/build-guards.ts)
   // a damaged cache entry (its content hash differs) is recomputed; each is named, the count closes the build
-  const cache = new ContentCache(config.output.cacheDirectory, { onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn') });
+  const cache = new ContentCache(config.output.cacheDirectory, {
+    onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn'),
+  });
   const runner = new StageRunner(STAGES, { cache });
   const corpus = await runner.runStage(ingestCorpusStage, { corpus: config.corpus }, { languages: config.languages });
-  log(`ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`);
+  log(
+    `ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`,
+  );
   for (const rejected of corpus.rejected) log(`ingest: rejected ${rejected.id}: ${rejected.reason}`, 'warn');
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
   // what the corpus loader did to the text (empty answers, dropped turns, removed control characters): printed, never silent
@@ -192,7 +246,18 @@ export async function runBuild(
   // voice prompts that cannot be what their manifest says stop the build before any request (a truncated clip)
   for (const language of config.languages) await checkSpeakerPromptClips(language, config);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)
-  return runLocked(config, corpus, log, () => buildLocked(config, corpus, runner, log, options.allowShrink === true, options.progress ?? (() => {}), options.queue ?? null, options.kept ?? (() => {})));
+  return runLocked(config, corpus, log, () =>
+    buildLocked(
+      config,
+      corpus,
+      runner,
+      log,
+      options.allowShrink === true,
+      options.progress ?? (() => {}),
+      options.queue ?? null,
+      options.kept ?? (() => {}),
+    ),
+  );
 }
 
 /** One dialogue on its way through the stages: each stage adds its output. */
@@ -238,7 +303,10 @@ async function buildLocked(
 }
 
 /** The build proper: {@link buildLocked}'s arguments, after the pages the build makes while it runs (null: none). */
-async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[config, corpus, runner, log, allowShrink, progress, queueHook, kept]: Parameters<typeof buildLocked>): Promise<BuildReport> {
+async function buildWithPages(
+  preRendered: PreRenderedDialoguePages | null,
+  ...[config, corpus, runner, log, allowShrink, progress, queueHook, kept]: Parameters<typeof buildLocked>
+): Promise<BuildReport> {
   const { cache } = runner.context;
   /** The error that stopped a queued build's wait (Redis gone, Ctrl-C): the datasets being written are then discarded. */
   let queueStop: unknown = undefined;
@@ -259,19 +327,41 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
 
   for (const language of config.languages) {
     const dataset = datasetNameOf(config, language);
-    const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } = await languageWork(config, language, { textBackends, detector, queue, resamplePool, renderPool }, progress);
+    const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } =
+      await languageWork(config, language, { textBackends, detector, queue, resamplePool, renderPool }, progress);
     if (timingPriorWarning !== null) {
       log(`warning: ${timingPriorWarning}`);
       timingPriorWarnings.push(timingPriorWarning);
     }
     const linking = {
       linkToStored: config.output.linkAudioToCache ?? true,
-      ...(preRendered ? { pages: { preRendered, outputDirectory: config.output.directory, channels: { user: config.channels.user, system: config.channels.system }, sampleRate: config.audio.sampleRate } } : {}),
+      ...(preRendered
+        ? {
+            pages: {
+              preRendered,
+              outputDirectory: config.output.directory,
+              channels: { user: config.channels.user, system: config.channels.system },
+              sampleRate: config.audio.sampleRate,
+            },
+          }
+        : {}),
     };
-    const base = await DatasetOutput.open(language, dataset, path.join(config.output.directory, datasetRelativePath(language, dataset)), corpus, linking);
+    const base = await DatasetOutput.open(
+      language,
+      dataset,
+      path.join(config.output.directory, datasetRelativePath(language, dataset)),
+      corpus,
+      linking,
+    );
     const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
     const variant = config.datasets.bargeIn
-      ? await DatasetOutput.open(language, variantDataset, path.join(config.output.directory, datasetRelativePath(language, variantDataset)), corpus, linking)
+      ? await DatasetOutput.open(
+          language,
+          variantDataset,
+          path.join(config.output.directory, datasetRelativePath(language, variantDataset)),
+          corpus,
+          linking,
+        )
       : null;
     const { steps: baseSteps, variantSteps } = stepsInto({ base, variant });
     // The variant's placement needs only the speech: it starts beside the base's placement (the one
@@ -345,7 +435,16 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
             if (endsTheBuild(outcome.error)) throw outcome.error;
             const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
             variant.failed.push({ id: conversation.id, ...failure });
-            log(itemLogLine(language, position + 1, total, `${conversation.id} (${variantDataset})`, failureText(failure)), 'warn');
+            log(
+              itemLogLine(
+                language,
+                position + 1,
+                total,
+                `${conversation.id} (${variantDataset})`,
+                failureText(failure),
+              ),
+              'warn',
+            );
           },
           failed: (conversation, failure) => {
             // its variant's placement, if started, is not used: only its end is awaited (not its state, which holds the audio)
@@ -390,7 +489,12 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
         summary = await output.commit(
           statistics,
           output === base ? fidelityOptions : null,
-          { ...commitSettings, ...(output === variant ? { variant: { kind: 'barge-in', of: dataset, systemYields: config.timeline.bargeIn.systemYields } } : {}) },
+          {
+            ...commitSettings,
+            ...(output === variant
+              ? { variant: { kind: 'barge-in', of: dataset, systemYields: config.timeline.bargeIn.systemYields } }
+              : {}),
+          },
           { allowShrink, variant: output === variant ? 'barge-in' : 'default' },
         );
       } catch (error) {
@@ -400,7 +504,9 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
       kept(output.directory);
       failedCount += summary.failed.length;
       summaries.push(summary);
-      log(`[${language}] wrote ${summary.dialogues} dialogues to ${output.directory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`);
+      log(
+        `[${language}] wrote ${summary.dialogues} dialogues to ${output.directory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`,
+      );
     }
   }
 
@@ -409,10 +515,17 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
   const splits = config.quality.enabled ? await scoreAndSplit(config, summaries, log, runner.context, progress) : [];
 
   const summaryMarkdownPath = path.join(config.output.directory, 'summary.md');
-  const timingNote = timingPriorWarnings.length > 0 ? `\n## Timing statistics assumed, not measured\n\n${timingPriorWarnings.map((warning) => `- ${warning}`).join('\n')}\n` : '';
+  const timingNote =
+    timingPriorWarnings.length > 0
+      ? `\n## Timing statistics assumed, not measured\n\n${timingPriorWarnings.map((warning) => `- ${warning}`).join('\n')}\n`
+      : '';
   await writeAtomic(summaryMarkdownPath, (await formatBuildSummaryMarkdown(config, summaries, splits)) + timingNote);
   kept(summaryMarkdownPath);
-  await writeRecord(path.join(config.output.directory, 'summary.json'), buildSummarySchema, { name: config.name, seed: config.seed, datasets: summaries });
+  await writeRecord(path.join(config.output.directory, 'summary.json'), buildSummarySchema, {
+    name: config.name,
+    seed: config.seed,
+    datasets: summaries,
+  });
   kept(path.join(config.output.directory, 'summary.json'));
   // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.
   let reportPath: string | null = null;
@@ -420,8 +533,13 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
     const written = await writeBuildReport(config.output.directory, preRendered ? { preRendered } : {});
     reportPath = written.indexPath;
     kept(reportPath);
-    const unmade = preRendered && preRendered.failures > 0 ? `; ${preRendered.failures} could not be made then and were made by the report` : '';
-    log(`report: ${reportPath}${preRendered ? ` (${preRendered.taken} of ${written.dialoguePages} dialogue pages made during the build${unmade})` : ''}`);
+    const unmade =
+      preRendered && preRendered.failures > 0
+        ? `; ${preRendered.failures} could not be made then and were made by the report`
+        : '';
+    log(
+      `report: ${reportPath}${preRendered ? ` (${preRendered.taken} of ${written.dialoguePages} dialogue pages made during the build${unmade})` : ''}`,
+    );
   } catch (error) {
     if (endsTheBuild(error)) throw error;
     log(`report: not written: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, 'warn');
@@ -429,9 +547,21 @@ async function buildWithPages(preRendered: PreRenderedDialoguePages | null, ...[
   const { stageSeconds } = runner;
   // Timings and cache use differ from run to run, so they stay out of the (deterministic) output folder.
   const outputDirectory = path.resolve(config.output.directory);
-  await writeAtomic(runRecordFile(config.output.cacheDirectory, config.name, outputDirectory), `${JSON.stringify({ outputDirectory, stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`);
+  await writeAtomic(
+    runRecordFile(config.output.cacheDirectory, config.name, outputDirectory),
+    `${JSON.stringify({ outputDirectory, stageSeconds, audioSeconds, cache: cache.statistics }, null, 2)}\n`,
+  );
   if (cache.corruptEntries > 0) log(`cache: ${describeCorruptEntries(cache.corruptEntries)}`, 'warn');
-  return { outputDirectory: config.output.directory, summaryMarkdownPath, reportPath, datasets: summaries, failedDialogues: failedCount, stageSeconds, audioSeconds, cache: cache.statistics };
+  return {
+    outputDirectory: config.output.directory,
+    summaryMarkdownPath,
+    reportPath,
+    datasets: summaries,
+    failedDialogues: failedCount,
+    stageSeconds,
+    audioSeconds,
+    cache: cache.statistics,
+  };
 }
 
 /** `3 corrupt cache entries redone` (the build's closing line about damaged cache entries). */
@@ -451,15 +581,18 @@ export interface SharedBuildServices {
 /** The services a build's languages share, made from the config (retry lines go to `log`). */
 export async function createSharedBuildServices(config: BuildConfig, log: BuildLog): Promise<SharedBuildServices> {
   const textBackends = await createTextBackends(config, (event) => log(`retry: ${describeRetry(event)}`));
-  const detector = resolveSpeechDetectorOptions(definedOnly({
-    thresholdDbfs: config.speechDetection.thresholdDbfs,
-    // the config says minimum…, the detector min… (pipeline/audio/speech-regions.ts)
-    minSilenceSeconds: config.speechDetection.minimumSilenceSeconds,
-    minSpeechSeconds: config.speechDetection.minimumSpeechSeconds,
-  }));
+  const detector = resolveSpeechDetectorOptions(
+    definedOnly({
+      thresholdDbfs: config.speechDetection.thresholdDbfs,
+      // the config says minimum…, the detector min… (pipeline/audio/speech-regions.ts)
+      minSilenceSeconds: config.speechDetection.minimumSilenceSeconds,
+      minSpeechSeconds: config.speechDetection.minimumSpeechSeconds,
+    }),
+  );
   const queue = createSynthesisQueue(config.synthesis.concurrency);
   // resampling threads (synthesis.resampleThreads); idle threads end on their own if the build stops early
-  const resamplePool = config.synthesis.resampleThreads > 0 ? createResamplePool(config.synthesis.resampleThreads) : null;
+  const resamplePool =
+    config.synthesis.resampleThreads > 0 ? createResamplePool(config.synthesis.resampleThreads) : null;
   // threads that master the placed dialogues (audio.renderThreads); started on first use, likewise
   const renderPool = config.audio.renderThreads > 0 ? createRenderPool(config.audio.renderThreads) : null;
   return { textBackends, detector, queue, resamplePool, renderPool };
@@ -474,7 +607,12 @@ export async function createSharedBuildServices(config: BuildConfig, log: BuildL
  * @param progress synthesis progress events
  * @throws as createSpeechSynthesizer and the timing statistics' loading
  */
-export async function languageWork(config: BuildConfig, language: Language, shared: SharedBuildServices, progress: ProgressListener) {
+export async function languageWork(
+  config: BuildConfig,
+  language: Language,
+  shared: SharedBuildServices,
+  progress: ProgressListener,
+) {
   const { textBackends, detector, queue, resamplePool, renderPool } = shared;
   const dataset = datasetNameOf(config, language);
   const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
@@ -500,11 +638,14 @@ export async function languageWork(config: BuildConfig, language: Language, shar
     options: {
       leadingSilenceCs: Math.round(config.timeline.leadingSilenceSeconds * 100),
       trailingSilenceCs: Math.round(config.timeline.trailingSilenceSeconds * 100),
-      maximumGapCs: config.timeline.maximumGapSeconds === null ? null : Math.round(config.timeline.maximumGapSeconds * 100),
+      maximumGapCs:
+        config.timeline.maximumGapSeconds === null ? null : Math.round(config.timeline.maximumGapSeconds * 100),
       gapOnlyChannel: benchmarkProfile ? config.channels.system : null,
     },
   };
-  const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
+  const backchannelPhrases = config.timeline.backchannels.enabled
+    ? (config.timeline.backchannels.phrases[language] ?? [])
+    : [];
   const metadataOf = { language, config, synthesizer, statisticsFile };
 
   const stepsInto = (sinks: { base: DialogueSink; variant: DialogueSink | null }) => {
@@ -534,21 +675,33 @@ export async function languageWork(config: BuildConfig, language: Language, shar
           seed: config.seed,
           turnHoldShare,
           backchannelPhrases,
-          settings: { ...synthesizeSettingsOf(config, language, detector), ...(resamplePool ? { resampler: resamplePool.resample } : {}) },
+          settings: {
+            ...synthesizeSettingsOf(config, language, detector),
+            ...(resamplePool ? { resampler: resamplePool.resample } : {}),
+          },
           progress: {
-            planned: (id, amount) => progress({ type: 'item-planned', language, stage: 'synthesize-speech', id, amount }),
+            planned: (id, amount) =>
+              progress({ type: 'item-planned', language, stage: 'synthesize-speech', id, amount }),
             spoken: (id) => progress({ type: 'item-advanced', language, stage: 'synthesize-speech', id, amount: 1 }),
           },
         },
         output: (work, speech) => ({ ...work, speech }),
       }),
       stageStep(placeTimelineStage, {
-        input: (work) => ({ dialogueId: work.conversation.id, utterances: made(work.speech, 'speech', work).spoken, backchannelClips: made(work.speech, 'speech', work).backchannelClips }),
+        input: (work) => ({
+          dialogueId: work.conversation.id,
+          utterances: made(work.speech, 'speech', work).spoken,
+          backchannelClips: made(work.speech, 'speech', work).backchannelClips,
+        }),
         parameters: placement,
         output: (work, timeline) => ({ ...work, timeline }),
       }),
       stageStep(annotateEventsStage, {
-        input: (work) => ({ dialogueId: work.conversation.id, timeline: made(work.timeline, 'timeline', work), utterances: made(work.speech, 'speech', work).spoken }),
+        input: (work) => ({
+          dialogueId: work.conversation.id,
+          timeline: made(work.timeline, 'timeline', work),
+          utterances: made(work.speech, 'speech', work).spoken,
+        }),
         parameters: {},
         output: (work, annotated) => ({ ...work, annotated }),
       }),
@@ -556,12 +709,24 @@ export async function languageWork(config: BuildConfig, language: Language, shar
         progress: 'render-dataset',
         input: (work) => {
           const { conversation, speakers } = work;
-          const [text, speech, timeline] = [made(work.text, 'text', work), made(work.speech, 'speech', work), made(work.timeline, 'timeline', work)];
+          const [text, speech, timeline] = [
+            made(work.text, 'text', work),
+            made(work.speech, 'speech', work),
+            made(work.timeline, 'timeline', work),
+          ];
           return {
             id: conversation.id,
             timeline,
             annotated: made(work.annotated, 'events', work),
-            metadata: taskDialogueMetadata({ ...metadataOf, conversation, text, spoken: speech.spoken, timeline, dataset, speakers }),
+            metadata: taskDialogueMetadata({
+              ...metadataOf,
+              conversation,
+              text,
+              spoken: speech.spoken,
+              timeline,
+              dataset,
+              speakers,
+            }),
             spoken: speech.spoken,
             counts: { splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole },
           };
@@ -571,47 +736,77 @@ export async function languageWork(config: BuildConfig, language: Language, shar
       }),
     ];
     // The barge-in variant: the same synthesized audio, the user barging in on every answer long enough.
-    const variantSteps: StageStep<DialogueWork>[] = !sinks.variant ? [] : [
-      stageStep(placeBargeInTimelineStage, {
-        input: (work) => ({ dialogueId: work.conversation.id, utterances: made(work.speech, 'speech', work).spoken, backchannelClips: made(work.speech, 'speech', work).backchannelClips }),
-        parameters: { ...placement, options: { ...placement.options, gapOnlyChannel: config.channels.system }, systemYields: config.timeline.bargeIn.systemYields, minimumUnspoken: config.timeline.bargeIn.minimumUnspoken, detector },
-        output: (work, bargeInTimeline) => ({ ...work, bargeInTimeline }),
-      }),
-      stageStep(annotateEventsStage, {
-        input: (work) => ({ dialogueId: work.conversation.id, timeline: made(work.bargeInTimeline, 'barge-in timeline', work), utterances: made(work.bargeInTimeline, 'barge-in timeline', work).utterances }),
-        parameters: {},
-        output: (work, annotated) => ({ ...work, annotated }),
-      }),
-      stageStep(renderDatasetStage, {
-        input: (work) => {
-          const { conversation, speakers } = work;
-          const [text, speech, timeline] = [made(work.text, 'text', work), made(work.speech, 'speech', work), made(work.bargeInTimeline, 'barge-in timeline', work)];
-          return {
-            id: conversation.id,
-            timeline,
-            annotated: made(work.annotated, 'events', work),
-            metadata: bargeInVariantMetadata({ ...metadataOf, conversation, text, timeline, dataset: variantDataset, speakers }, speech.spoken, dataset),
-            spoken: timeline.utterances,
-            counts: {
-              splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole,
-              bargeIns: {
-                placed: timeline.bargeIns.length,
-                answersTooShort: timeline.answersTooShort.length,
-                fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length,
-                unspokenCs: timeline.bargeIns.map((bargeIn) => bargeIn.unspokenCs),
-                // measured as the metadata lists them: the answer's words starting at or after the cut
-                unspokenWords: timeline.bargeIns.map((bargeIn) => speech.spoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).length),
-              },
+    const variantSteps: StageStep<DialogueWork>[] = !sinks.variant
+      ? []
+      : [
+          stageStep(placeBargeInTimelineStage, {
+            input: (work) => ({
+              dialogueId: work.conversation.id,
+              utterances: made(work.speech, 'speech', work).spoken,
+              backchannelClips: made(work.speech, 'speech', work).backchannelClips,
+            }),
+            parameters: {
+              ...placement,
+              options: { ...placement.options, gapOnlyChannel: config.channels.system },
+              systemYields: config.timeline.bargeIn.systemYields,
+              minimumUnspoken: config.timeline.bargeIn.minimumUnspoken,
+              detector,
             },
-          };
-        },
-        parameters: { output: sinks.variant, userChannel: config.channels.user },
-        output: (work) => work,
-      }),
-    ];
+            output: (work, bargeInTimeline) => ({ ...work, bargeInTimeline }),
+          }),
+          stageStep(annotateEventsStage, {
+            input: (work) => ({
+              dialogueId: work.conversation.id,
+              timeline: made(work.bargeInTimeline, 'barge-in timeline', work),
+              utterances: made(work.bargeInTimeline, 'barge-in timeline', work).utterances,
+            }),
+            parameters: {},
+            output: (work, annotated) => ({ ...work, annotated }),
+          }),
+          stageStep(renderDatasetStage, {
+            input: (work) => {
+              const { conversation, speakers } = work;
+              const [text, speech, timeline] = [
+                made(work.text, 'text', work),
+                made(work.speech, 'speech', work),
+                made(work.bargeInTimeline, 'barge-in timeline', work),
+              ];
+              return {
+                id: conversation.id,
+                timeline,
+                annotated: made(work.annotated, 'events', work),
+                metadata: bargeInVariantMetadata(
+                  { ...metadataOf, conversation, text, timeline, dataset: variantDataset, speakers },
+                  speech.spoken,
+                  dataset,
+                ),
+                spoken: timeline.utterances,
+                counts: {
+                  splitQuestionsSpokenWhole: speech.splitQuestionsSpokenWhole,
+                  bargeIns: {
+                    placed: timeline.bargeIns.length,
+                    answersTooShort: timeline.answersTooShort.length,
+                    fallbacks: timeline.bargeIns.filter((bargeIn) => bargeIn.fallback).length,
+                    unspokenCs: timeline.bargeIns.map((bargeIn) => bargeIn.unspokenCs),
+                    // measured as the metadata lists them: the answer's words starting at or after the cut
+                    unspokenWords: timeline.bargeIns.map(
+                      (bargeIn) =>
+                        speech.spoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).length,
+                    ),
+                  },
+                },
+              };
+            },
+            parameters: { output: sinks.variant, userChannel: config.channels.user },
+            output: (work) => work,
+          }),
+        ];
     return { steps, variantSteps };
   };
-  const initial = (conversation: SourceConversation): DialogueWork => ({ conversation, speakers: roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id) });
+  const initial = (conversation: SourceConversation): DialogueWork => ({
+    conversation,
+    speakers: roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id),
+  });
   return { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning };
 }
 

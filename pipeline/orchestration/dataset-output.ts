@@ -6,7 +6,13 @@
 import type { IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import type { PlacedUtterance, RenderedTimeline } from '../../stages/place-timeline.ts';
-import { DatasetWriter, FULL_BAND_DIRECTORY, type DialogueCounts, type DialogueSink, type WrittenDialogue } from '../../stages/render-dataset.ts';
+import {
+  DatasetWriter,
+  FULL_BAND_DIRECTORY,
+  type DialogueCounts,
+  type DialogueSink,
+  type WrittenDialogue,
+} from '../../stages/render-dataset.ts';
 import { channelRoles, exportDialogue, type ExportDialogue } from '../export/export-dataset.ts';
 import { parseEventsLine } from '../events/index.ts';
 import type { PageDataset } from '../report/dialogue-page.ts';
@@ -19,7 +25,14 @@ import type { ManifestSettings } from '../model/dataset-manifest.ts';
 import { datasetSummarySchema } from '../model/dataset-summary.ts';
 import { formatRecord } from '../storage/json-records.ts';
 import path from 'node:path';
-import { buildFidelityReport, formatFidelityJson, formatFidelityMarkdown, generatedDialogueTiming, type FidelityOptions, type GeneratedDialogueTiming } from '../timeline/fidelity.ts';
+import {
+  buildFidelityReport,
+  formatFidelityJson,
+  formatFidelityMarkdown,
+  generatedDialogueTiming,
+  type FidelityOptions,
+  type GeneratedDialogueTiming,
+} from '../timeline/fidelity.ts';
 import type { TimingStatistics } from '../timeline/timing-statistics.ts';
 
 /** Suffix of the barge-in variant's dataset name (the benchmark's `topiocqa_bargein`, `topiocqa_ja_bargein`). */
@@ -71,7 +84,14 @@ export class DatasetOutput implements DialogueSink {
     corpus: IngestedCorpus,
     options: { linkToStored?: boolean; pages?: DialoguePageSettings } = {},
   ): Promise<DatasetOutput> {
-    return new DatasetOutput(language, dataset, directory, await DatasetWriter.open(directory, options), corpus, options.pages ?? null);
+    return new DatasetOutput(
+      language,
+      dataset,
+      directory,
+      await DatasetWriter.open(directory, options),
+      corpus,
+      options.pages ?? null,
+    );
   }
 
   /**
@@ -89,14 +109,25 @@ export class DatasetOutput implements DialogueSink {
     extra: DialogueCounts = {},
   ): Promise<void> {
     const written = await this.writer.addDialogue(
-      { id, wavFile: timeline.wavFile, eventsLine: annotated.line, words: timeline.words, metadata, ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}) },
+      {
+        id,
+        wavFile: timeline.wavFile,
+        eventsLine: annotated.line,
+        words: timeline.words,
+        metadata,
+        ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}),
+      },
       taskDialogueMetadataSchema,
     );
-    if (this.pages !== null) await this.preRenderPage(id, annotated.line, metadata.durationSeconds, written, this.pages);
+    if (this.pages !== null)
+      await this.preRenderPage(id, annotated.line, metadata.durationSeconds, written, this.pages);
     this.timings.push(
       generatedDialogueTiming(
         id,
-        spoken.map((utterance, position) => ({ channel: timeline.channels[position]!, durationCs: utterance.durationCs })),
+        spoken.map((utterance, position) => ({
+          channel: timeline.channels[position]!,
+          durationCs: utterance.durationCs,
+        })),
         timeline.placement,
         userChannel,
       ),
@@ -110,7 +141,9 @@ export class DatasetOutput implements DialogueSink {
       rephrasedUtterances: spoken.filter((utterance) => utterance.rephrasedForSpeechRate).length,
       resampledDraws: timeline.placement.resampled,
       placementFallbacks: timeline.placement.fallbacks,
-      sampledOffsetsCs: timeline.placement.transitions.filter((transition) => transition.kind === 'speaker-change').map((transition) => transition.offset),
+      sampledOffsetsCs: timeline.placement.transitions
+        .filter((transition) => transition.kind === 'speaker-change')
+        .map((transition) => transition.offset),
       splitQuestions: spoken.filter((utterance) => utterance.part === 1).length,
       ...extra,
     });
@@ -121,7 +154,13 @@ export class DatasetOutput implements DialogueSink {
    * is committed (its line of `all.jsonl`, metadata and alignment as written; the manifest fields of
    * `pages`; no split yet). Never throws: a page not made here is made by the report.
    */
-  private async preRenderPage(id: string, eventsLine: string, durationSeconds: number, written: WrittenDialogue, pages: DialoguePageSettings): Promise<void> {
+  private async preRenderPage(
+    id: string,
+    eventsLine: string,
+    durationSeconds: number,
+    written: WrittenDialogue,
+    pages: DialoguePageSettings,
+  ): Promise<void> {
     const dataset: PageDataset = {
       dataset: this.dataset,
       language: this.language,
@@ -129,7 +168,10 @@ export class DatasetOutput implements DialogueSink {
       channels: pages.channels,
       roles: channelRoles(pages.channels),
       sampleRate: pages.sampleRate,
-      fullBand: written.fullBandSampleRate === null ? null : { directory: FULL_BAND_DIRECTORY, sampleRates: [written.fullBandSampleRate] },
+      fullBand:
+        written.fullBandSampleRate === null
+          ? null
+          : { directory: FULL_BAND_DIRECTORY, sampleRates: [written.fullBandSampleRate] },
     };
     const directory = path.resolve(this.directory); // the report reads the dataset by its absolute path
     let dialogue: ExportDialogue;
@@ -146,7 +188,13 @@ export class DatasetOutput implements DialogueSink {
           split: () => null,
           testSmall: () => false,
         },
-        { id, line, events: parseEventsLine(line, path.join(directory, 'all.jsonl')).events, audioFile: path.join(directory, 'audio', `${id}.wav`), metadata: { durationSeconds } },
+        {
+          id,
+          line,
+          events: parseEventsLine(line, path.join(directory, 'all.jsonl')).events,
+          audioFile: path.join(directory, 'audio', `${id}.wav`),
+          metadata: { durationSeconds },
+        },
         { text: written.metadataText, file: metadataFile },
         { text: written.alignmentText, file: path.join(directory, 'txt_align', `${id}.txt`) },
       );
@@ -187,7 +235,10 @@ export class DatasetOutput implements DialogueSink {
       corpusWarnings: this.corpus.warnings,
       ...(options.userChannel !== undefined ? { userChannel: options.userChannel } : {}),
     });
-    await this.writer.addFile('summary.json', formatRecord(path.join(this.directory, 'summary.json'), datasetSummarySchema, summary));
+    await this.writer.addFile(
+      'summary.json',
+      formatRecord(path.join(this.directory, 'summary.json'), datasetSummarySchema, summary),
+    );
     await this.writer.addFile('summary.md', formatSummaryMarkdown(`${this.dataset} (${this.language})`, [summary]));
     await this.writer.commit(
       { language: this.language, dataset: this.dataset, ...manifestExtra },

@@ -36,7 +36,15 @@ afterAll(async () => {
 /** A config of its own folder in the scratch space: no scoring, the given settings. */
 async function configIn(name: string, value: Record<string, unknown>): Promise<BuildConfig> {
   const file = path.join(scratch, `${name}.yaml`);
-  await writeFile(file, toYaml({ name, output: { directory: `${name}/out`, cacheDirectory: `${name}/cache` }, quality: { enabled: false }, ...value }));
+  await writeFile(
+    file,
+    toYaml({
+      name,
+      output: { directory: `${name}/out`, cacheDirectory: `${name}/cache` },
+      quality: { enabled: false },
+      ...value,
+    }),
+  );
   return loadConfigFile(file);
 }
 
@@ -52,7 +60,11 @@ describe('a Spanish corpus in the TopiOCQA layout (corpus.language es, translate
   let report: BuildReport;
   let config: BuildConfig;
   beforeAll(async () => {
-    config = await configIn('spanish', { languages: ['es'], corpus: { path: SPANISH_CORPUS, language: 'es' }, llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } } });
+    config = await configIn('spanish', {
+      languages: ['es'],
+      corpus: { path: SPANISH_CORPUS, language: 'es' },
+      llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+    });
     report = await runBuild(config);
   }, BUILD_TIMEOUT);
 
@@ -74,7 +86,9 @@ describe('a Spanish corpus in the TopiOCQA layout (corpus.language es, translate
     }
     expect(evaluableShare(view, 'TURN_SHIFT').samples).toBeGreaterThan(0);
     // Spanish has no measured statistics: the cross-language prior, said in the summary
-    expect(await readFile(report.summaryMarkdownPath, 'utf8')).toMatch(/es: no measured timing statistics.*cross-language prior/);
+    expect(await readFile(report.summaryMarkdownPath, 'utf8')).toMatch(
+      /es: no measured timing statistics.*cross-language prior/,
+    );
   });
 });
 
@@ -88,7 +102,13 @@ describe('a language the code has never heard of, added by a YAML language pack 
       code: 'it',
       name: 'Italian',
       offlineVoice: { engine: 'espeak-ng', voice: 'it' },
-      phrases: { backchannels: ['sì', 'certo', 'ecco'], padding: { question: ['E, {text}', 'Mi può dire, {text}'], answer: ['Allora, {text}', 'Allora, {text} Questo è quanto so.'] } },
+      phrases: {
+        backchannels: ['sì', 'certo', 'ecco'],
+        padding: {
+          question: ['E, {text}', 'Mi può dire, {text}'],
+          answer: ['Allora, {text}', 'Allora, {text} Questo è quanto so.'],
+        },
+      },
     };
     await writeFile(path.join(scratch, 'it.yaml'), toYaml(pack));
     const corpus = [1, 2].flatMap((conversation) =>
@@ -97,12 +117,25 @@ describe('a language the code has never heard of, added by a YAML language pack 
         ['Quando fu costruito?', 'Fu costruito nel primo secolo dopo Cristo, sotto gli imperatori Vespasiano e Tito.'],
         ['Quante persone poteva contenere?', 'Poteva contenere circa cinquantamila spettatori seduti sulle gradinate.'],
       ].map(([question, answer], index) => ({
-        Context: [], Conversation_no: conversation, Turn_no: index + 1, Question: question, is_nq: false, Answer: answer,
-        Topic: 'Colosseo', Topic_section: 'Introduzione', Rationale: answer, Additional_answers: [], Gold_passage: { id: 'it:1', title: 'Colosseo', text: answer },
+        Context: [],
+        Conversation_no: conversation,
+        Turn_no: index + 1,
+        Question: question,
+        is_nq: false,
+        Answer: answer,
+        Topic: 'Colosseo',
+        Topic_section: 'Introduzione',
+        Rationale: answer,
+        Additional_answers: [],
+        Gold_passage: { id: 'it:1', title: 'Colosseo', text: answer },
       })),
     );
     await writeFile(path.join(scratch, 'italiano.json'), JSON.stringify(corpus));
-    config = await configIn('italian', { languages: ['it'], languagePacks: ['it.yaml'], corpus: { path: 'italiano.json', language: 'it' } });
+    config = await configIn('italian', {
+      languages: ['it'],
+      languagePacks: ['it.yaml'],
+      corpus: { path: 'italiano.json', language: 'it' },
+    });
     report = await runBuild(config);
   }, BUILD_TIMEOUT);
 
@@ -130,7 +163,10 @@ describe('Mandarin from the demo corpus (hand-written recorded translations)', (
       corpus: { ...base.corpus, limit: 1 },
       datasets: { ...base.datasets, bargeIn: false, zh: 'topiocqa_zh' },
       tts: { ...base.tts, zh: { backend: 'espeak-ng' } },
-      output: { directory: path.join(scratch, 'mandarin', 'out'), cacheDirectory: path.join(scratch, 'mandarin', 'cache') },
+      output: {
+        directory: path.join(scratch, 'mandarin', 'out'),
+        cacheDirectory: path.join(scratch, 'mandarin', 'cache'),
+      },
       quality: { ...base.quality, enabled: false },
     };
     report = await runBuild(config);
@@ -145,14 +181,29 @@ describe('Mandarin from the demo corpus (hand-written recorded translations)', (
       .trim()
       .split('\n')
       .map((line) => line.split('\t'))
-      .map(([channel, start, end, word]) => ({ channel: Number(channel), start: Number(start), end: Number(end), word: word! }));
-    const utterances = metadata.utterances as { channel: number; start: number; end: number; text: { final?: string | null; synthesized?: string | null } }[];
+      .map(([channel, start, end, word]) => ({
+        channel: Number(channel),
+        start: Number(start),
+        end: Number(end),
+        word: word!,
+      }));
+    const utterances = metadata.utterances as {
+      channel: number;
+      start: number;
+      end: number;
+      text: { final?: string | null; synthesized?: string | null };
+    }[];
     expect(utterances.length).toBeGreaterThan(4);
     let checked = 0;
     for (const utterance of utterances) {
       const spoken = utterance.text.synthesized ?? utterance.text.final;
       if (!spoken) continue;
-      const words = alignment.filter((word) => word.channel === utterance.channel && word.start >= utterance.start - 1e-9 && word.end <= utterance.end + 1e-9);
+      const words = alignment.filter(
+        (word) =>
+          word.channel === utterance.channel &&
+          word.start >= utterance.start - 1e-9 &&
+          word.end <= utterance.end + 1e-9,
+      );
       expect(words.map((word) => word.word)).toEqual(splitSegmenterWords(spoken, 'zh').map((word) => word.text));
       expect(words.map((word) => word.word).join('')).toBe(spoken.replace(/[\p{P}\p{Z}\s]+/gu, ''));
       checked += 1;
@@ -166,10 +217,21 @@ describe('bad input is refused before any service is called, with one line namin
   /** Runs `duplexsynth build --config FILE` from the sources; the output folder must not appear. */
   async function refusedBuild(name: string, value: Record<string, unknown>): Promise<string> {
     const file = path.join(scratch, `${name}.yaml`);
-    await writeFile(file, toYaml({ name, output: { directory: `${name}/out`, cacheDirectory: `${name}/cache` }, quality: { enabled: false }, ...value }));
+    await writeFile(
+      file,
+      toYaml({
+        name,
+        output: { directory: `${name}/out`, cacheDirectory: `${name}/cache` },
+        quality: { enabled: false },
+        ...value,
+      }),
+    );
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      execFile(process.execPath, [TEST_CLI, 'build', '--config', file, '--plain'], { cwd: scratch }, (error, _stdout, stderr) =>
-        resolve({ code: error ? (error as { code?: number }).code ?? null : 0, stderr }),
+      execFile(
+        process.execPath,
+        [TEST_CLI, 'build', '--config', file, '--plain'],
+        { cwd: scratch },
+        (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
       );
     });
     expect(result.code, result.stderr).toBe(2);
@@ -179,50 +241,92 @@ describe('bad input is refused before any service is called, with one line namin
     return lines[0]!;
   }
 
-  it('an unknown language code without a pack; a pack missing a required field; a Chinese pack segmenting at spaces; a voice espeak-ng does not have; a corpus not in its declared language; a CosyVoice model that does not speak the language', async () => {
-    const zh = readLanguagePackFile(path.join(PROJECT_ROOT, 'pipeline', 'model', 'language-packs', 'zh.yaml'));
-    const { speechRate: _dropped, ...missing } = { ...zh, code: 'yue' };
-    await writeFile(path.join(scratch, 'pack-missing.yaml'), toYaml(missing));
-    await writeFile(path.join(scratch, 'pack-spaces.yaml'), toYaml({ ...zh, code: 'wuu', script: { scripts: ['Han'], segmentation: 'spaces' } }));
-    await writeFile(path.join(scratch, 'pack-voice.yaml'), toYaml({ ...zh, code: 'hak', offlineVoice: { engine: 'espeak-ng', voice: 'no-such-voice' }, timing: { statistics: null } }));
-    // a CosyVoice2 server that counts the requests it gets (it must get none)
-    let requests = 0;
-    const server = createServer((_request, response) => {
-      requests += 1;
-      response.writeHead(500).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    try {
-      const spanish = { path: SPANISH_CORPUS, language: 'es' };
-      const lines = await Promise.all([
-        refusedBuild('unknown', { languages: ['xx'], corpus: spanish }),
-        refusedBuild('missing', { languages: ['es'], languagePacks: ['pack-missing.yaml'], corpus: spanish }),
-        refusedBuild('spaces', { languages: ['es'], languagePacks: ['pack-spaces.yaml'], corpus: spanish }),
-        refusedBuild('voice', { languages: ['hak'], languagePacks: ['pack-voice.yaml'], corpus: { path: SPANISH_CORPUS, language: 'hak' } }),
-        refusedBuild('not-chinese', { languages: ['zh'], corpus: { path: SPANISH_CORPUS, language: 'zh' } }),
-        refusedBuild('cosyvoice', {
-          languages: ['de'],
-          corpus: { path: SPANISH_CORPUS, language: 'de' },
-          tts: { de: { backend: 'cosyvoice2', service: { urls: [url] }, voices: { user: { mode: 'cross-lingual', promptWav: 'user.wav' }, system: { mode: 'cross-lingual', promptWav: 'system.wav' } } } },
+  it(
+    'an unknown language code without a pack; a pack missing a required field; a Chinese pack segmenting at spaces; a voice espeak-ng does not have; a corpus not in its declared language; a CosyVoice model that does not speak the language',
+    async () => {
+      const zh = readLanguagePackFile(path.join(PROJECT_ROOT, 'pipeline', 'model', 'language-packs', 'zh.yaml'));
+      const { speechRate: _dropped, ...missing } = { ...zh, code: 'yue' };
+      await writeFile(path.join(scratch, 'pack-missing.yaml'), toYaml(missing));
+      await writeFile(
+        path.join(scratch, 'pack-spaces.yaml'),
+        toYaml({ ...zh, code: 'wuu', script: { scripts: ['Han'], segmentation: 'spaces' } }),
+      );
+      await writeFile(
+        path.join(scratch, 'pack-voice.yaml'),
+        toYaml({
+          ...zh,
+          code: 'hak',
+          offlineVoice: { engine: 'espeak-ng', voice: 'no-such-voice' },
+          timing: { statistics: null },
         }),
-      ]);
-      expect(lines[0]).toMatch(/unknown\.yaml: languages\.0: no language pack for xx .*--language-pack/);
-      expect(lines[1]).toMatch(/pack-missing\.yaml: invalid language pack: speechRate: /);
-      expect(lines[2]).toMatch(/pack-spaces\.yaml: invalid language pack: script\.segmentation: "spaces" cannot segment Han/);
-      expect(lines[3]).toMatch(/pack-voice\.yaml: offlineVoice\.voice: espeak-ng has no voice "no-such-voice"/);
-      expect(lines[4]).toMatch(/spanish_topiocqa\.json: corpus\.language: zh, but 100 % of the corpus's letters are outside Mandarin Chinese's script/);
-      expect(lines[5]).toMatch(/tts\.de\.service\.model: CosyVoice2-0\.5B \(CosyVoice2\) does not speak German \(.*de\.yaml cosyVoice\.cosyvoice2: false; CosyVoice2 speaks en, ja, ko, zh; CosyVoice3 does\)/);
-      expect(requests).toBe(0);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  }, BUILD_TIMEOUT);
+      );
+      // a CosyVoice2 server that counts the requests it gets (it must get none)
+      let requests = 0;
+      const server = createServer((_request, response) => {
+        requests += 1;
+        response.writeHead(500).end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const spanish = { path: SPANISH_CORPUS, language: 'es' };
+        const lines = await Promise.all([
+          refusedBuild('unknown', { languages: ['xx'], corpus: spanish }),
+          refusedBuild('missing', { languages: ['es'], languagePacks: ['pack-missing.yaml'], corpus: spanish }),
+          refusedBuild('spaces', { languages: ['es'], languagePacks: ['pack-spaces.yaml'], corpus: spanish }),
+          refusedBuild('voice', {
+            languages: ['hak'],
+            languagePacks: ['pack-voice.yaml'],
+            corpus: { path: SPANISH_CORPUS, language: 'hak' },
+          }),
+          refusedBuild('not-chinese', { languages: ['zh'], corpus: { path: SPANISH_CORPUS, language: 'zh' } }),
+          refusedBuild('cosyvoice', {
+            languages: ['de'],
+            corpus: { path: SPANISH_CORPUS, language: 'de' },
+            tts: {
+              de: {
+                backend: 'cosyvoice2',
+                service: { urls: [url] },
+                voices: {
+                  user: { mode: 'cross-lingual', promptWav: 'user.wav' },
+                  system: { mode: 'cross-lingual', promptWav: 'system.wav' },
+                },
+              },
+            },
+          }),
+        ]);
+        expect(lines[0]).toMatch(/unknown\.yaml: languages\.0: no language pack for xx .*--language-pack/);
+        expect(lines[1]).toMatch(/pack-missing\.yaml: invalid language pack: speechRate: /);
+        expect(lines[2]).toMatch(
+          /pack-spaces\.yaml: invalid language pack: script\.segmentation: "spaces" cannot segment Han/,
+        );
+        expect(lines[3]).toMatch(/pack-voice\.yaml: offlineVoice\.voice: espeak-ng has no voice "no-such-voice"/);
+        expect(lines[4]).toMatch(
+          /spanish_topiocqa\.json: corpus\.language: zh, but 100 % of the corpus's letters are outside Mandarin Chinese's script/,
+        );
+        expect(lines[5]).toMatch(
+          /tts\.de\.service\.model: CosyVoice2-0\.5B \(CosyVoice2\) does not speak German \(.*de\.yaml cosyVoice\.cosyvoice2: false; CosyVoice2 speaks en, ja, ko, zh; CosyVoice3 does\)/,
+        );
+        expect(requests).toBe(0);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+    BUILD_TIMEOUT,
+  );
 
   it('the same checks in the library: an unknown code, a corpus not in its language', async () => {
     const config = await configIn('unknown-library', { languages: ['xx'], corpus: { path: SPANISH_CORPUS } });
-    expect(() => checkBuildIsPossible(config)).toThrow(/unknown-library\.yaml: languages\.0: no language pack for xx .*--language-pack/);
-    const chinese = resolveConfig({ languages: ['zh'], corpus: { path: SPANISH_CORPUS, language: 'zh' } }, 'zh.yaml', scratch);
-    await expect(ingestCorpus(chinese)).rejects.toThrow(/spanish_topiocqa\.json: corpus\.language: zh, but 100 % of the corpus's letters are outside Mandarin Chinese's script/);
+    expect(() => checkBuildIsPossible(config)).toThrow(
+      /unknown-library\.yaml: languages\.0: no language pack for xx .*--language-pack/,
+    );
+    const chinese = resolveConfig(
+      { languages: ['zh'], corpus: { path: SPANISH_CORPUS, language: 'zh' } },
+      'zh.yaml',
+      scratch,
+    );
+    await expect(ingestCorpus(chinese)).rejects.toThrow(
+      /spanish_topiocqa\.json: corpus\.language: zh, but 100 % of the corpus's letters are outside Mandarin Chinese's script/,
+    );
   });
 });

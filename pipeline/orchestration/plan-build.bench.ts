@@ -39,7 +39,16 @@ export function longConversation(turns: number): object[] {
   for (let index = 0; index < turns; index++) {
     const question = `What happened in the harbour town in the year ${1500 + index}?`;
     const answer = `A new pier was built there in ${1500 + index}, after the storm of the year before.`;
-    records.push({ Conversation_no: 1, Turn_no: index + 1, Question: question, is_nq: false, Answer: answer, Topic: 'Harbour', Topic_section: 'History', Context: texts.slice(-10) });
+    records.push({
+      Conversation_no: 1,
+      Turn_no: index + 1,
+      Question: question,
+      is_nq: false,
+      Answer: answer,
+      Topic: 'Harbour',
+      Topic_section: 'History',
+      Context: texts.slice(-10),
+    });
     texts.push(question, answer);
   }
   return records;
@@ -64,8 +73,15 @@ export async function measureDryRun(turns: number): Promise<DryRunMeasurement> {
     const started = performance.now();
     const plan = await planBuild(config);
     const wallSeconds = (performance.now() - started) / 1000;
-    if (plan.languages[0]!.failures.length > 0) throw new Error(`dry run failed: ${plan.languages[0]!.failures[0]!.reason}`);
-    return { turns, corpusBytes: Buffer.byteLength(text), utterances: plan.languages[0]!.utterances, wallSeconds, maxResidentMebibytes: process.resourceUsage().maxRSS / 1024 };
+    if (plan.languages[0]!.failures.length > 0)
+      throw new Error(`dry run failed: ${plan.languages[0]!.failures[0]!.reason}`);
+    return {
+      turns,
+      corpusBytes: Buffer.byteLength(text),
+      utterances: plan.languages[0]!.utterances,
+      wallSeconds,
+      maxResidentMebibytes: process.resourceUsage().maxRSS / 1024,
+    };
   } finally {
     await rm(folder, { recursive: true, force: true });
   }

@@ -36,8 +36,17 @@ describe('planBuild (--dry-run)', () => {
           languages: ['en'],
           corpus: { path: base.corpus.path, limit: 1 },
           output: { directory: path.join(scratch, 'out'), cacheDirectory: path.join(scratch, 'cache') },
-          llm: { rewrite: { backend: 'openai-compatible', baseUrl: `${chat.url}/v1`, model: 'local-model' }, translate: { backend: 'none' } },
-          tts: { en: { backend: 'openai-speech', service: { urls: [speech.url], sampleRate: 24000 }, voices: { user: { voice: 'alloy' }, system: { voice: 'echo' } } } },
+          llm: {
+            rewrite: { backend: 'openai-compatible', baseUrl: `${chat.url}/v1`, model: 'local-model' },
+            translate: { backend: 'none' },
+          },
+          tts: {
+            en: {
+              backend: 'openai-speech',
+              service: { urls: [speech.url], sampleRate: 24000 },
+              voices: { user: { voice: 'alloy' }, system: { voice: 'echo' } },
+            },
+          },
           quality: { enabled: false },
         },
         'plan (test)',
@@ -96,11 +105,19 @@ describe('planSynthesis: a dry run holds one window of clips, whatever the conve
       async (window) => {
         windows.push(window.map((utterance) => utterance.index));
         // parts of turn 6 (index 10) and turn 71 (index 140) come out at 0.2 s; every other clip at 1.5 s
-        return window.map((utterance) => ({ turnNumber: utterance.turnNumber, durationCs: utterance.part === undefined ? 150 : utterance.index === 10 ? 20 : 150, ...(utterance.part !== undefined ? { part: utterance.part } : {}) }));
+        return window.map((utterance) => ({
+          turnNumber: utterance.turnNumber,
+          durationCs: utterance.part === undefined ? 150 : utterance.index === 10 ? 20 : 150,
+          ...(utterance.part !== undefined ? { part: utterance.part } : {}),
+        }));
       },
       30,
     );
-    expect(windows.map((window) => window.length)).toEqual([PLANNING_WINDOW_UTTERANCES, PLANNING_WINDOW_UTTERANCES, 150 - 2 * PLANNING_WINDOW_UTTERANCES]);
+    expect(windows.map((window) => window.length)).toEqual([
+      PLANNING_WINDOW_UTTERANCES,
+      PLANNING_WINDOW_UTTERANCES,
+      150 - 2 * PLANNING_WINDOW_UTTERANCES,
+    ]);
     expect(windows.flat()).toEqual(utterances.map((utterance) => utterance.index));
     expect([...tooShort]).toEqual([6]);
   });

@@ -22,7 +22,13 @@ import type { Language, ScriptUtterance } from '../model/types.ts';
 import { ingestCorpus } from '../../stages/ingest-corpus.ts';
 import { prepareDialogueText } from './prepare-text.ts';
 import { createTextBackends, type DialogueTextBackends } from '../services/llm/text-backends.ts';
-import { createSynthesisQueue, dialogueScript, synthesizeDialogue, synthesizeSettingsOf, SYNTHESIZE_STAGE } from '../../stages/synthesize-speech.ts';
+import {
+  createSynthesisQueue,
+  dialogueScript,
+  synthesizeDialogue,
+  synthesizeSettingsOf,
+  SYNTHESIZE_STAGE,
+} from '../../stages/synthesize-speech.ts';
 import type { DialogueTextBackend } from '../services/llm/dialogue-text-backend.ts';
 import { FakeSpeechSynthesizer } from '../services/tts/fake-speech-synthesizer.ts';
 import { drawDialogueSpeakers } from '../services/tts/offline-speaker-roster.ts';
@@ -128,13 +134,16 @@ export const PLANNING_WINDOW_UTTERANCES = 64;
  */
 export async function planSynthesis(
   utterances: readonly ScriptUtterance[],
-  synthesize: (window: readonly ScriptUtterance[]) => Promise<readonly { part?: unknown; durationCs: number; turnNumber: number }[]>,
+  synthesize: (
+    window: readonly ScriptUtterance[],
+  ) => Promise<readonly { part?: unknown; durationCs: number; turnNumber: number }[]>,
   minimumUtteranceCs: number,
 ): Promise<Set<number>> {
   const tooShort = new Set<number>();
   for (let start = 0; start < utterances.length; start += PLANNING_WINDOW_UTTERANCES) {
     for (const utterance of await synthesize(utterances.slice(start, start + PLANNING_WINDOW_UTTERANCES))) {
-      if (utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs) tooShort.add(utterance.turnNumber);
+      if (utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs)
+        tooShort.add(utterance.turnNumber);
     }
   }
   return tooShort;
@@ -198,7 +207,10 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
   const corpus = await ingestCorpus(config);
   const cache = new PlanningCache(config.output.cacheDirectory);
   const real = await createTextBackends(config);
-  const remote = { rewrite: REMOTE_TEXT_BACKENDS.has(config.llm.rewrite.backend), translate: REMOTE_TEXT_BACKENDS.has(config.llm.translate.backend) };
+  const remote = {
+    rewrite: REMOTE_TEXT_BACKENDS.has(config.llm.rewrite.backend),
+    translate: REMOTE_TEXT_BACKENDS.has(config.llm.translate.backend),
+  };
   const backends: DialogueTextBackends = {
     rewrite: remote.rewrite ? standInTextBackend(real.rewrite) : real.rewrite,
     translate: real.translate === null ? null : remote.translate ? standInTextBackend(real.translate) : real.translate,
@@ -215,7 +227,8 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
   );
   const queue = createSynthesisQueue(config.synthesis.concurrency);
   // as runBuild: a share of the questions spoken in two parts (user TURN_HOLDs)
-  const turnHoldShare = config.timeline.turnHoldShare ?? (config.timeline.profile === 'benchmark' ? DEFAULT_BENCHMARK_TURN_HOLD_SHARE : 0);
+  const turnHoldShare =
+    config.timeline.turnHoldShare ?? (config.timeline.profile === 'benchmark' ? DEFAULT_BENCHMARK_TURN_HOLD_SHARE : 0);
   const minimumUtteranceCs = Math.round(config.synthesis.minimumUtteranceSeconds * 100);
   const languages: LanguagePlan[] = [];
   for (const language of config.languages) {
@@ -223,10 +236,17 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
     const service = ttsOf(config, language).service;
     const remoteEngine = isRemoteSpeechEngine(engine);
     const synthesizer = countingSynthesizer(
-      await createSpeechSynthesizer(engine, PROBING_ENGINES.has(engine) && typeof service === 'object' && service !== null ? { ...service, probe: false } : service),
+      await createSpeechSynthesizer(
+        engine,
+        PROBING_ENGINES.has(engine) && typeof service === 'object' && service !== null
+          ? { ...service, probe: false }
+          : service,
+      ),
     );
     const roster = speakerRoster(language, config, synthesizer);
-    const backchannelPhrases = config.timeline.backchannels.enabled ? (config.timeline.backchannels.phrases[language] ?? []) : [];
+    const backchannelPhrases = config.timeline.backchannels.enabled
+      ? (config.timeline.backchannels.phrases[language] ?? [])
+      : [];
     const plan: LanguagePlan = {
       language,
       dataset: datasetNameOf(config, language),
@@ -245,7 +265,8 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
     const synthesisHits = () => cache.statistics[SYNTHESIZE_STAGE]?.hits ?? 0;
     for (const conversation of corpus.conversations) {
       const sourceUtterances = conversation.turns.reduce((sum, turn) => sum + 1 + (turn.answer === null ? 0 : 1), 0);
-      const textMisses = () => (cache.statistics['rewrite-spoken']?.misses ?? 0) + (cache.statistics.translate?.misses ?? 0);
+      const textMisses = () =>
+        (cache.statistics['rewrite-spoken']?.misses ?? 0) + (cache.statistics.translate?.misses ?? 0);
       const missesBefore = textMisses();
       let text;
       try {
@@ -255,17 +276,26 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
       } catch (error) {
         if (error instanceof PlannedRequest) {
           // a rewrite miss also means a translation request (its input is the rewrite)
-          plan.text.serviceRequests += error.task === 'rewrite' && language !== 'en' && backends.translate !== null ? 2 : 1;
+          plan.text.serviceRequests +=
+            error.task === 'rewrite' && language !== 'en' && backends.translate !== null ? 2 : 1;
           plan.utterances += sourceUtterances;
           plan.synthesis.requests += sourceUtterances + backchannelPhrases.length;
           continue;
         }
-        plan.failures.push({ id: conversation.id, reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) });
+        plan.failures.push({
+          id: conversation.id,
+          reason: error instanceof Error ? error.message.split('\n')[0]! : String(error),
+        });
         continue;
       }
       const protectedPhrases = protectedPhrasesOf(conversation.turns);
       const holds = await planTurnHolds(
-        text.final.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, protectedPhrases: protectedPhrases.get(turn.turnNumber) ?? [], pausePoint: turn.pausePoint })),
+        text.final.map((turn) => ({
+          turnNumber: turn.turnNumber,
+          question: turn.question,
+          protectedPhrases: protectedPhrases.get(turn.turnNumber) ?? [],
+          pausePoint: turn.pausePoint,
+        })),
         language,
         turnHoldShare,
         dialogueRandomStream(config.seed, conversation.id, 'turn-holds'),
@@ -273,11 +303,25 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
       let script = dialogueScript(text, holds);
       const firstScript = script;
       const speakers = roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id);
-      const settings = { ...synthesizeSettingsOf(config, language, detector), voices: { user: speakers.user.voice, system: speakers.system.voice } };
+      const settings = {
+        ...synthesizeSettingsOf(config, language, detector),
+        voices: { user: speakers.user.voice, system: speakers.system.voice },
+      };
       const hitsBefore = synthesisHits();
       synthesizer.texts.length = 0; // this dialogue's requests only: nothing kept from one dialogue to the next
-      const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((phrase, position) => ({ index: position, turnNumber: 0, kind: 'backchannel', role: 'user', text: phrase }));
-      const synthesize = (utterances: readonly ScriptUtterance[]) => planSynthesis(utterances, (window) => synthesizeDialogue(window, synthesizer, settings, cache, queue), minimumUtteranceCs);
+      const backchannelScript: ScriptUtterance[] = backchannelPhrases.map((phrase, position) => ({
+        index: position,
+        turnNumber: 0,
+        kind: 'backchannel',
+        role: 'user',
+        text: phrase,
+      }));
+      const synthesize = (utterances: readonly ScriptUtterance[]) =>
+        planSynthesis(
+          utterances,
+          (window) => synthesizeDialogue(window, synthesizer, settings, cache, queue),
+          minimumUtteranceCs,
+        );
       try {
         // a question whose part comes out too short is spoken whole, as the build does
         const tooShort = await synthesize(script);
@@ -288,7 +332,10 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
         }
         await synthesize(backchannelScript);
       } catch (error) {
-        plan.failures.push({ id: conversation.id, reason: error instanceof Error ? error.message.split('\n')[0]! : String(error) });
+        plan.failures.push({
+          id: conversation.id,
+          reason: error instanceof Error ? error.message.split('\n')[0]! : String(error),
+        });
       }
       plan.utterances += script.length;
       plan.synthesis.cached += synthesisHits() - hitsBefore;
@@ -323,7 +370,9 @@ export function formatBuildPlan(plan: BuildPlan): string {
       `[${language.language}] ${language.dataset}: ${language.dialogues} dialogues, ${language.utterances} utterances`,
       `  text (${language.text.backends.join(' + ')}${language.text.remote ? ', remote' : ', offline'}): ${language.text.cached} cached, ${language.text.computedOffline} made offline, ${language.text.serviceRequests} service requests`,
       `  speech (${language.synthesis.engine}${language.synthesis.remote ? ', remote' : ', local'}): ${language.synthesis.cached} clips cached, ${language.synthesis.requests} to synthesize${language.synthesis.remote ? ' (service requests)' : ''}${
-        language.synthesis.resynthesesForStandInAudio ? `, up to ${language.synthesis.resynthesesForStandInAudio} re-syntheses of short or slow clips` : ''
+        language.synthesis.resynthesesForStandInAudio
+          ? `, up to ${language.synthesis.resynthesesForStandInAudio} re-syntheses of short or slow clips`
+          : ''
       }`,
     );
     for (const failure of language.failures) lines.push(`  would fail: ${failure.id}: ${failure.reason}`);

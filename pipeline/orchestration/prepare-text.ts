@@ -26,8 +26,15 @@ export interface PrepareTextParameters {
 function rewriteInput(conversation: SourceConversation) {
   return {
     dialogueId: conversation.id,
-    turns: conversation.turns.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, answer: turn.answer, answerable: turn.answerable })),
-    ...(conversation.language !== undefined && conversation.language !== 'en' ? { language: conversation.language } : {}),
+    turns: conversation.turns.map((turn) => ({
+      turnNumber: turn.turnNumber,
+      question: turn.question,
+      answer: turn.answer,
+      answerable: turn.answerable,
+    })),
+    ...(conversation.language !== undefined && conversation.language !== 'en'
+      ? { language: conversation.language }
+      : {}),
   };
 }
 
@@ -43,15 +50,31 @@ export async function prepareDialogueText(
   cache: ContentCache,
 ): Promise<DialogueText> {
   const context = { cache };
-  const source: TextTurn[] = conversation.turns.map((turn) => ({ turnNumber: turn.turnNumber, question: turn.question, answer: turn.answer }));
+  const source: TextTurn[] = conversation.turns.map((turn) => ({
+    turnNumber: turn.turnNumber,
+    question: turn.question,
+    answer: turn.answer,
+  }));
   const spoken = await rewriteSpokenStage.run(rewriteInput(conversation), { backend: backends.rewrite }, context);
   // the corpus's own language needs no translation
   if (language === (conversation.language ?? 'en')) {
-    return { id: conversation.id, language, source, spoken: spoken.turns, final: spoken.turns, producedBy: { rewrite: spoken.producedBy } };
+    return {
+      id: conversation.id,
+      language,
+      source,
+      spoken: spoken.turns,
+      final: spoken.turns,
+      producedBy: { rewrite: spoken.producedBy },
+    };
   }
   const translator = backends.translate;
-  if (!translator) throw new Error(`${conversation.id}: no translation backend configured for ${language} (llm.translate)`);
-  const translated = await translateStage.run({ dialogueId: conversation.id, turns: spoken.turns }, { backend: translator, targetLanguage: language }, context);
+  if (!translator)
+    throw new Error(`${conversation.id}: no translation backend configured for ${language} (llm.translate)`);
+  const translated = await translateStage.run(
+    { dialogueId: conversation.id, turns: spoken.turns },
+    { backend: translator, targetLanguage: language },
+    context,
+  );
   return {
     id: conversation.id,
     language,
@@ -71,6 +94,8 @@ export const prepareTextStage: Stage<PrepareTextInput, PrepareTextParameters, Di
   inputs: ['conversation', 'language'],
   parameters: ['backends'],
   cacheStages: [...rewriteSpokenStage.cacheStages, ...translateStage.cacheStages],
-  cacheKeys: (input, parameters) => rewriteSpokenStage.cacheKeys(rewriteInput(input.conversation), { backend: parameters.backends.rewrite }),
-  run: (input, parameters, context) => prepareDialogueText(input.conversation, input.language, parameters.backends, context.cache),
+  cacheKeys: (input, parameters) =>
+    rewriteSpokenStage.cacheKeys(rewriteInput(input.conversation), { backend: parameters.backends.rewrite }),
+  run: (input, parameters, context) =>
+    prepareDialogueText(input.conversation, input.language, parameters.backends, context.cache),
 };

@@ -33,8 +33,27 @@ import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
 import type { DialogueSink } from '../../stages/render-dataset.ts';
 import { cacheDialogueDnsmos, defaultDnsmosModelLocation } from '../../stages/score-quality.ts';
 import { readStoredWav, type RenderedTimeline, type StoredWav } from '../../stages/place-timeline.ts';
-import { BUILD_KEY, buildConfigHash, connectQueue, describeQueueUrl, DIALOGUES_QUEUE, JOB_ATTEMPTS, parseQueueUrl, refusalOf, WORKERS_KEY, type BuildStamp, type DialogueJobData, type DialogueJobResult } from './build-queue.ts';
-import { checkBuildIsPossible, createSharedBuildServices, languageWork, STAGES, type SharedBuildServices } from './build.ts';
+import {
+  BUILD_KEY,
+  buildConfigHash,
+  connectQueue,
+  describeQueueUrl,
+  DIALOGUES_QUEUE,
+  JOB_ATTEMPTS,
+  parseQueueUrl,
+  refusalOf,
+  WORKERS_KEY,
+  type BuildStamp,
+  type DialogueJobData,
+  type DialogueJobResult,
+} from './build-queue.ts';
+import {
+  checkBuildIsPossible,
+  createSharedBuildServices,
+  languageWork,
+  STAGES,
+  type SharedBuildServices,
+} from './build.ts';
 
 /** Options of {@link runQueueWorker}. */
 export interface QueueWorkerOptions {
@@ -111,7 +130,10 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
 
   const runner = new StageRunner(STAGES, { cache: new ContentCache(config.output.cacheDirectory) });
   let shared: Promise<SharedBuildServices> | null = null;
-  const languages = new Map<Language, Promise<{ work: Awaited<ReturnType<typeof languageWork>>; conversations: Map<string, SourceConversation> }>>();
+  const languages = new Map<
+    Language,
+    Promise<{ work: Awaited<ReturnType<typeof languageWork>>; conversations: Map<string, SourceConversation> }>
+  >();
   const languageOf = (language: Language) => {
     let entry = languages.get(language);
     if (!entry) {
@@ -119,8 +141,15 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
         shared ??= createSharedBuildServices(config, log);
         const work = await languageWork(config, language, await shared, () => {});
         // the job names the dialogue; the corpus is read whole (the coordinator's --limit picked the jobs)
-        const corpus = await ingestCorpusStage.run({ corpus: { ...config.corpus, limit: null } }, { languages: [language] }, runner.context);
-        return { work, conversations: new Map(corpus.conversations.map((conversation) => [conversation.id, conversation])) };
+        const corpus = await ingestCorpusStage.run(
+          { corpus: { ...config.corpus, limit: null } },
+          { languages: [language] },
+          runner.context,
+        );
+        return {
+          work,
+          conversations: new Map(corpus.conversations.map((conversation) => [conversation.id, conversation])),
+        };
       })();
       languages.set(language, entry);
     }
@@ -129,13 +158,23 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
   let scorer: Promise<RecordingMosScorer> | null = null;
   const dnsmosScorer = () =>
     (scorer ??= (async () => {
-      const location = config.quality.dnsmosModelDirectory ? { modelDirectory: config.quality.dnsmosModelDirectory } : await defaultDnsmosModelLocation();
-      const run = { executionProvider: config.quality.dnsmos.executionProvider, intraOpThreads: config.quality.dnsmos.intraOpThreads, batchWindows: config.quality.dnsmos.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS, hopSeconds: config.quality.dnsmos.hopSeconds };
+      const location = config.quality.dnsmosModelDirectory
+        ? { modelDirectory: config.quality.dnsmosModelDirectory }
+        : await defaultDnsmosModelLocation();
+      const run = {
+        executionProvider: config.quality.dnsmos.executionProvider,
+        intraOpThreads: config.quality.dnsmos.intraOpThreads,
+        batchWindows: config.quality.dnsmos.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS,
+        hopSeconds: config.quality.dnsmos.hopSeconds,
+      };
       return (await loadDnsmosScorer(await resolveDnsmosModelDirectory(location), run)).scorer;
     })());
 
   /** One dialogue through the stage lists; `variant` too for a dialogue job. @throws Error `{id}: FAILED at {stage}: {reason}` */
-  const renderDialogue = async (data: DialogueJobData, withVariant: boolean): Promise<{ base: RenderedDialogue; seconds: number }> => {
+  const renderDialogue = async (
+    data: DialogueJobData,
+    withVariant: boolean,
+  ): Promise<{ base: RenderedDialogue; seconds: number }> => {
     const { work, conversations } = await languageOf(data.language);
     const conversation = conversations.get(data.id);
     if (!conversation) throw new Error(`${data.id}: not in ${config.corpus.path} (${data.language}) on this worker`);
@@ -149,7 +188,10 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     }
     if (variant) {
       const variantOutcome = await runner.runSteps(variantSteps, outcome.state);
-      if (!variantOutcome.ok) throw new Error(`${data.id} (barge-in variant): FAILED at ${variantOutcome.stage}: ${firstLine(variantOutcome.error)}`);
+      if (!variantOutcome.ok)
+        throw new Error(
+          `${data.id} (barge-in variant): FAILED at ${variantOutcome.stage}: ${firstLine(variantOutcome.error)}`,
+        );
     }
     return { base, seconds: base.seconds + (variant?.seconds ?? 0) };
   };
@@ -171,12 +213,22 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
         const children = Object.values(await job.getChildrenValues<DialogueJobResult>());
         if (children.length === 0) return { scored: false };
         const { base } = await renderDialogue(job.data, false);
-        await cacheDialogueDnsmos(runner.context.cache, await readStoredWav(base.wavFile!), `${job.data.id}.wav`, await dnsmosScorer(), config.quality.dnsmos.hopSeconds);
-        log(`worker ${name}: scored ${job.data.language}/${job.data.id} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+        await cacheDialogueDnsmos(
+          runner.context.cache,
+          await readStoredWav(base.wavFile!),
+          `${job.data.id}.wav`,
+          await dnsmosScorer(),
+          config.quality.dnsmos.hopSeconds,
+        );
+        log(
+          `worker ${name}: scored ${job.data.language}/${job.data.id} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+        );
         return { scored: true };
       }
       const { base, seconds } = await renderDialogue(job.data, true);
-      log(`worker ${name}: built ${job.data.language}/${job.data.id}: ${seconds.toFixed(1)} s of audio (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      log(
+        `worker ${name}: built ${job.data.language}/${job.data.id}: ${seconds.toFixed(1)} s of audio (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+      );
       return { audioSha256: base.wavFile!.sha256, audioSeconds: seconds };
     };
     const stalledMilliseconds = (options.stalledSeconds ?? 30) * 1000;
@@ -186,7 +238,9 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
       name,
       lockDuration: stalledMilliseconds,
       stalledInterval: stalledMilliseconds,
-      ...(options.rateLimit ? { limiter: { max: options.rateLimit.jobs, duration: options.rateLimit.seconds * 1000 } } : {}),
+      ...(options.rateLimit
+        ? { limiter: { max: options.rateLimit.jobs, duration: options.rateLimit.seconds * 1000 } }
+        : {}),
     });
     // Redis going away and coming back, said once each (BullMQ's connections wait for it meanwhile)
     let redisDown = false;
@@ -210,7 +264,10 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     worker.on('failed', (job, error) => {
       // BullMQ sets finishedOn when the job is not retried: its last attempt, which the queue counts failed
       count({ active: -1, failed: 1, ...(job?.finishedOn ? { gaveUp: 1 } : {}) });
-      if (job) log(`worker ${name}: ${job.name} ${job.data.language}/${job.data.id} failed (attempt ${job.attemptsMade} of ${JOB_ATTEMPTS}): ${firstLine(error)}`);
+      if (job)
+        log(
+          `worker ${name}: ${job.name} ${job.data.language}/${job.data.id} failed (attempt ${job.attemptsMade} of ${JOB_ATTEMPTS}): ${firstLine(error)}`,
+        );
     });
     worker.on('completed', () => {
       count({ active: -1, done: 1 });

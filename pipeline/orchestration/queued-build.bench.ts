@@ -66,7 +66,10 @@ export interface QueuedRun {
 function workerWaiting(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let said = '';
-    const timer = setTimeout(() => reject(new Error(`worker ${child.pid} did not wait for a build within 180 s: ${said.slice(-500)}`)), 180_000);
+    const timer = setTimeout(
+      () => reject(new Error(`worker ${child.pid} did not wait for a build within 180 s: ${said.slice(-500)}`)),
+      180_000,
+    );
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (text: string) => {
       if (said.length < 10_000) said += text;
@@ -105,7 +108,10 @@ async function folderBytes(directory: string): Promise<number> {
 }
 
 function netBytes(info: string): number {
-  return Number(/total_net_input_bytes:(\d+)/.exec(info)?.[1] ?? 0) + Number(/total_net_output_bytes:(\d+)/.exec(info)?.[1] ?? 0);
+  return (
+    Number(/total_net_input_bytes:(\d+)/.exec(info)?.[1] ?? 0) +
+    Number(/total_net_output_bytes:(\d+)/.exec(info)?.[1] ?? 0)
+  );
 }
 
 /**
@@ -126,9 +132,22 @@ export async function benchmarkQueuedBuild(
   const workerCounts = options.workerCounts ?? [1, 2, 4];
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-queue-bench-'));
   const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', scratch, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', scratch, '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const url = `redis://127.0.0.1:${port}/0`;
-  const servers = await startLoopbackServersInWorker({ protocol: 'cosyvoice2', servers: 4, latencyMs: 0, capacity: 1, voice: {}, warmTexts: [], realTimeFactor: 0.02, speech: 'speech-like' });
+  const servers = await startLoopbackServersInWorker({
+    protocol: 'cosyvoice2',
+    servers: 4,
+    latencyMs: 0,
+    capacity: 1,
+    voice: {},
+    warmTexts: [],
+    realTimeFactor: 0.02,
+    speech: 'speech-like',
+  });
   const runs: QueuedRun[] = [];
   try {
     let client: Redis | null = null;
@@ -143,8 +162,15 @@ export async function benchmarkQueuedBuild(
       }
     }
     if (!client) throw new Error('redis-server did not start');
-    const transcripts = ['I grew up near the sea and I still love the sound of waves.', 'My favourite season is autumn because the light is so soft.'];
-    const prompts = await Promise.all(transcripts.map((transcript, index) => writePromptFixture(scratch, transcript, { pitch: 30 + 40 * index, minimumSeconds: 3 })));
+    const transcripts = [
+      'I grew up near the sea and I still love the sound of waves.',
+      'My favourite season is autumn because the light is so soft.',
+    ];
+    const prompts = await Promise.all(
+      transcripts.map((transcript, index) =>
+        writePromptFixture(scratch, transcript, { pitch: 30 + 40 * index, minimumSeconds: 3 }),
+      ),
+    );
     const corpus = options.corpus ?? path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
     const engines: [string, unknown][] = [
       ['offline (espeak-ng)', { en: { backend: 'espeak-ng' } }],
@@ -154,7 +180,10 @@ export async function benchmarkQueuedBuild(
           en: {
             backend: 'cosyvoice2',
             service: { urls: servers.urls, sampleRate: 24000, concurrencyPerEndpoint: 1 },
-            voices: { user: { mode: 'zero-shot', promptWav: prompts[0]!.path, promptText: transcripts[0] }, system: { mode: 'zero-shot', promptWav: prompts[1]!.path, promptText: transcripts[1] } },
+            voices: {
+              user: { mode: 'zero-shot', promptWav: prompts[0]!.path, promptText: transcripts[0] },
+              system: { mode: 'zero-shot', promptWav: prompts[1]!.path, promptText: transcripts[1] },
+            },
           },
         },
       ],
@@ -172,7 +201,10 @@ export async function benchmarkQueuedBuild(
             seed: 1,
             languages: ['en'],
             corpus: { path: corpus, limit: dialogues },
-            output: { directory: path.join(scratch, `out-${serial}`), cacheDirectory: path.join(scratch, `cache-${serial}`) },
+            output: {
+              directory: path.join(scratch, `out-${serial}`),
+              cacheDirectory: path.join(scratch, `cache-${serial}`),
+            },
             datasets: { en: 'topiocqa', bargeIn: true },
             llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
             tts,
@@ -185,7 +217,22 @@ export async function benchmarkQueuedBuild(
         await client.config('RESETSTAT');
         const children: ChildProcess[] = [];
         for (let index = 0; index < workers; index += 1) {
-          children.push(spawn(process.execPath, [path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js'), 'worker', '--queue', url, '--config', file, '--concurrency', '2'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+          children.push(
+            spawn(
+              process.execPath,
+              [
+                path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js'),
+                'worker',
+                '--queue',
+                url,
+                '--config',
+                file,
+                '--concurrency',
+                '2',
+              ],
+              { stdio: ['ignore', 'ignore', 'pipe'] },
+            ),
+          );
         }
         // Workers are long-lived (started once per machine, before or after the build): their start
         // (loading the TypeScript sources) is timed apart, and the build's clock starts once every
@@ -217,15 +264,23 @@ export async function benchmarkQueuedBuild(
         const localPassCpuSeconds = mainAfter !== null && mainBefore !== null ? mainAfter - mainBefore : null;
         const tailSeconds = workers === 0 ? 0 : (performance.now() - lastJobDoneAt) / 1000;
         const cacheBytes: Record<string, number> = {};
-        for (const stage of await readdir(config.output.cacheDirectory)) cacheBytes[stage] = await folderBytes(path.join(config.output.cacheDirectory, stage));
+        for (const stage of await readdir(config.output.cacheDirectory))
+          cacheBytes[stage] = await folderBytes(path.join(config.output.cacheDirectory, stage));
         const outputBytes = await folderBytes(path.join(config.output.directory, 'data'));
         const commands = sumCommandStats(await client.info('commandstats'));
         const bytes = netBytes(await client.info('stats'));
         for (const child of children) child.kill('SIGTERM');
-        await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)))));
+        await Promise.all(
+          children.map(
+            (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve))),
+          ),
+        );
         // the ended workers and every engine process, all of whose CPU counts from here (the workers idled after the build)
         const childrenAfter = childrenCpu();
-        const allCpuSeconds = childrenBefore === null || childrenAfter === null ? null : (cpu.user + cpu.system) / 1e6 + childrenAfter - childrenBefore;
+        const allCpuSeconds =
+          childrenBefore === null || childrenAfter === null
+            ? null
+            : (cpu.user + cpu.system) / 1e6 + childrenAfter - childrenBefore;
         runs.push({
           engine,
           workers,
@@ -264,7 +319,8 @@ export function formatQueuedBuildBenchmark(runs: QueuedRun[]): string {
     '| engine | processes | wall s | throughput / one process | CPU s, all processes | cores busy (CPU s / wall s) | worker start s (before the clock) | load (1 min) at end | coordinator CPU ms per dialogue | coordinator main-thread CPU ms per dialogue | wall s after the last job | Redis commands per dialogue | Redis bytes per dialogue |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  const perDialogue = (seconds: number | null, run: QueuedRun) => (seconds === null ? 'n/a' : ((seconds * 1000) / run.dialogues).toFixed(0));
+  const perDialogue = (seconds: number | null, run: QueuedRun) =>
+    seconds === null ? 'n/a' : ((seconds * 1000) / run.dialogues).toFixed(0);
   for (const run of runs) {
     const baseline = runs.find((other) => other.engine === run.engine && other.workers === 0)!;
     lines.push(
@@ -275,16 +331,24 @@ export function formatQueuedBuildBenchmark(runs: QueuedRun[]): string {
   lines.push('');
   for (const baseline of runs.filter((run) => run.workers === 0 && run.allCpuSeconds !== null)) {
     const busy = baseline.allCpuSeconds! / baseline.wallSeconds;
-    const best = runs.filter((run) => run.engine === baseline.engine && run.workers > 0).sort((a, b) => a.wallSeconds - b.wallSeconds)[0];
+    const best = runs
+      .filter((run) => run.engine === baseline.engine && run.workers > 0)
+      .sort((a, b) => a.wallSeconds - b.wallSeconds)[0];
     lines.push(
       `- ${baseline.engine}: the one-process build keeps ${busy.toFixed(2)} of this machine's ${os.availableParallelism()} cores busy (its threads and engine processes), so any number of workers here can give at most ${(os.availableParallelism() / busy).toFixed(2)} × its throughput${best ? `; the best queued run gave ${(baseline.wallSeconds / best.wallSeconds).toFixed(2)} × (${best.workers} workers)` : ''}; on machines of their own, N workers add N × the one-process throughput, less the coordinator (its main-thread CPU per dialogue against the one-process build's, above).`,
     );
   }
-  lines.push('', '| engine | audio h | MB per audio hour: synthesized speech (cache) | rendered dialogues (cache, place-timeline) | datasets (data/) |', '|---|---:|---:|---:|---:|');
+  lines.push(
+    '',
+    '| engine | audio h | MB per audio hour: synthesized speech (cache) | rendered dialogues (cache, place-timeline) | datasets (data/) |',
+    '|---|---:|---:|---:|---:|',
+  );
   for (const run of runs.filter((candidate) => candidate.workers === 0)) {
     const hours = run.audioSeconds / 3600;
     const perHour = (bytes: number | undefined) => ((bytes ?? 0) / 1e6 / hours).toFixed(0);
-    lines.push(`| ${run.engine} | ${hours.toFixed(3)} | ${perHour(run.cacheBytes['synthesize-speech'])} | ${perHour(run.cacheBytes['place-timeline'])} | ${perHour(run.outputBytes)} |`);
+    lines.push(
+      `| ${run.engine} | ${hours.toFixed(3)} | ${perHour(run.cacheBytes['synthesize-speech'])} | ${perHour(run.cacheBytes['place-timeline'])} | ${perHour(run.outputBytes)} |`,
+    );
   }
   return lines.join('\n');
 }

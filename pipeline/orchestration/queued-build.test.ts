@@ -23,7 +23,6 @@ import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
 const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
 
-
 /** A process with its output collected, and a way to wait for a line. */
 interface Running {
   child: ChildProcess;
@@ -33,15 +32,19 @@ interface Running {
 }
 
 function run(command: string, args: string[]): Running {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DUPLEXSYNTH_SHARED: process.env.DUPLEXSYNTH_SHARED ?? '/work/shared' } });
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DUPLEXSYNTH_SHARED: process.env.DUPLEXSYNTH_SHARED ?? '/work/shared' },
+  });
   let text = '';
   const waiters: { pattern: RegExp; resolve: () => void }[] = [];
   const take = (chunk: Buffer) => {
     text += chunk.toString();
-    for (const waiter of [...waiters]) if (waiter.pattern.test(text)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
+    for (const waiter of [...waiters])
+      if (waiter.pattern.test(text)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
   };
   child.stdout!.on('data', take);
   child.stderr!.on('data', take);
@@ -53,7 +56,10 @@ function run(command: string, args: string[]): Running {
     waitFor: (pattern, seconds = 240) =>
       new Promise<void>((resolve, reject) => {
         if (pattern.test(text)) return resolve();
-        const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${seconds} s; output:\n${text}`)), seconds * 1000);
+        const timer = setTimeout(
+          () => reject(new Error(`no ${pattern} within ${seconds} s; output:\n${text}`)),
+          seconds * 1000,
+        );
         waiters.push({ pattern, resolve: () => (clearTimeout(timer), resolve()) });
         void exited.then(() => setTimeout(() => reject(new Error(`exited before ${pattern}; output:\n${text}`)), 100));
       }),
@@ -70,7 +76,12 @@ async function filesUnder(directory: string): Promise<Map<string, string>> {
   for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const file = path.join(entry.parentPath, entry.name);
-    files.set(path.relative(directory, file), createHash('sha256').update(await readFile(file)).digest('hex'));
+    files.set(
+      path.relative(directory, file),
+      createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex'),
+    );
   }
   return files;
 }
@@ -79,8 +90,32 @@ async function filesUnder(directory: string): Promise<Map<string, string>> {
 function corpus(): unknown[] {
   const topics = ['Eiffel Tower', 'Mount Fuji', 'River Thames', 'Great Wall', 'Lake Baikal', 'Sahara'];
   return topics.flatMap((topic, index) => [
-    { Context: [], Conversation_no: index + 1, Turn_no: 1, Question: `where is the ${topic.toLowerCase()}`, Answer: `The ${topic} is a famous place visited by many people every year.`, Topic: topic, Topic_section: 'Introduction', Rationale: '', Additional_answers: [], is_nq: false, Gold_passage: { id: `q:${index}`, title: topic, text: topic } },
-    { Context: [], Conversation_no: index + 1, Turn_no: 2, Question: 'how old is it?', Answer: 'It is very old, older than most buildings in the region around it.', Topic: topic, Topic_section: 'History', Rationale: '', Additional_answers: [], is_nq: false, Gold_passage: { id: `q:${index}b`, title: topic, text: topic } },
+    {
+      Context: [],
+      Conversation_no: index + 1,
+      Turn_no: 1,
+      Question: `where is the ${topic.toLowerCase()}`,
+      Answer: `The ${topic} is a famous place visited by many people every year.`,
+      Topic: topic,
+      Topic_section: 'Introduction',
+      Rationale: '',
+      Additional_answers: [],
+      is_nq: false,
+      Gold_passage: { id: `q:${index}`, title: topic, text: topic },
+    },
+    {
+      Context: [],
+      Conversation_no: index + 1,
+      Turn_no: 2,
+      Question: 'how old is it?',
+      Answer: 'It is very old, older than most buildings in the region around it.',
+      Topic: topic,
+      Topic_section: 'History',
+      Rationale: '',
+      Additional_answers: [],
+      is_nq: false,
+      Gold_passage: { id: `q:${index}b`, title: topic, text: topic },
+    },
   ]);
 }
 
@@ -91,7 +126,24 @@ let reference: Map<string, string>;
 let serial = 0;
 
 async function startRedis(): Promise<void> {
-  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', scratch, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+  redis = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(redisPort),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      scratch,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+    ],
+    { stdio: 'ignore' },
+  );
   for (let tries = 0; tries < 100; tries += 1) {
     const ping = spawn('redis-cli', ['-p', String(redisPort), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] });
     const answer = await new Promise<string>((resolve) => {
@@ -119,7 +171,10 @@ async function redisCommand(...args: string[]): Promise<void> {
 }
 
 /** A build config of the six dialogues with its own output and cache folders; returns its file. */
-async function writeConfig(label: string, changes: { seed?: number; cache?: string; queue?: string } = {}): Promise<{ file: string; out: string; cache: string }> {
+async function writeConfig(
+  label: string,
+  changes: { seed?: number; cache?: string; queue?: string } = {},
+): Promise<{ file: string; out: string; cache: string }> {
   serial += 1;
   const out = path.join(scratch, `${label}-out`);
   const cache = changes.cache ?? path.join(scratch, `${label}-cache`);
@@ -146,8 +201,6 @@ async function writeConfig(label: string, changes: { seed?: number; cache?: stri
 
 const queueUrl = () => `redis://127.0.0.1:${redisPort}/0`;
 
-
-
 describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-queue-'));
@@ -158,7 +211,9 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     const local = await writeConfig('local');
     await runBuild(await loadConfigFile(local.file));
     reference = await filesUnder(path.join(local.out, 'data'));
-    expect([...reference.keys()].filter((file) => file.endsWith('.wav') && file.split(/[\\/]/).includes('audio'))).toHaveLength(12); // 6 dialogues, base and barge-in (the full-band masters are in audio_fullband/)
+    expect(
+      [...reference.keys()].filter((file) => file.endsWith('.wav') && file.split(/[\\/]/).includes('audio')),
+    ).toHaveLength(12); // 6 dialogues, base and barge-in (the full-band masters are in audio_fullband/)
   }, 600_000);
 
   afterAll(async () => {
@@ -171,45 +226,82 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     await redisCommand('flushall');
   });
 
-  it('3 workers build the same dialogues as one machine: every file under data/ byte-identical; the progress names each worker with its counts; a rate limit holds across the workers', { timeout: 600_000 }, async () => {
-    const { file, out, cache } = await writeConfig('three');
-    // at most 1 dialogue job started per 2 s over all three workers (BullMQ's limiter, kept in Redis),
-    // although each could take 2 at once: 6 jobs start over at least 5 windows
-    const workers = ['a', 'b', 'c'].map((name) => cli(['worker', '--queue', queueUrl(), '--config', file, '--name', name, '--concurrency', '2', '--rate-limit', '1/2']));
-    // when each worker said it took a dialogue job (it says so as the job starts)
-    const tookAt: number[] = [];
-    for (const worker of workers) worker.child.stderr!.on('data', (chunk: Buffer) => tookAt.push(...(chunk.toString().match(/took dialogue/g) ?? []).map(() => Date.now())));
-    // every worker is ready before the jobs exist, so without the limit the 6 jobs would start at once
-    await Promise.all(workers.map((worker) => worker.waitFor(/waiting for a build/)));
-    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
-    expect(await coordinator.exited, coordinator.output()).toBe(0);
-    for (const worker of workers) worker.child.kill('SIGTERM');
-    await Promise.all(workers.map((worker) => worker.exited));
-    // what each process said, for the message of any check below that fails (one failure in about ten runs on 3 December went unexplained)
-    const said = () => [`coordinator:\n${coordinator.output()}`, ...workers.map((worker, index) => `worker ${'abc'[index]}:\n${worker.output()}`)].join('\n');
-    expect(await filesUnder(path.join(out, 'data')), said()).toEqual(reference);
-    // every dialogue job was taken by some worker. Which one is BullMQ's race: under the shared rate
-    // limit every worker waits for the next window and the first to ask gets its job, so one worker can
-    // take all six (seen once in a full `npm test` on a loaded machine, 4 December); that another
-    // worker takes over a job is the kill -9 test's check
-    const took = workers.map((worker) => (worker.output().match(/took dialogue/g) ?? []).length);
-    expect(took.reduce((a, b) => a + b, 0), said()).toBeGreaterThanOrEqual(6);
-    expect(coordinator.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
-    // the coordinator's last count names each worker that took jobs, with the jobs it says it built
-    const counts = coordinator.output().split('\n').filter((line) => line.includes('queue: jobs:')).at(-1)!;
-    for (const [index, name] of ['a', 'b', 'c'].entries()) {
-      const built = (workers[index]!.output().match(/built en\//g) ?? []).length;
-      if (built > 0) expect(counts, said()).toContain(`${name} 0 active ${built} done`);
-    }
-    // the 6 starts span at least 5 windows of 2 s (8 s allowed for the lines' delivery)
-    tookAt.sort((a, b) => a - b);
-    expect(tookAt.length, said()).toBeGreaterThanOrEqual(6);
-    expect(tookAt.at(-1)! - tookAt[0]!, `job starts at ${tookAt.map((time) => time - tookAt[0]!).join(', ')} ms\n${said()}`).toBeGreaterThanOrEqual(8000);
-    // the coordinator's local pass placed and rendered nothing: the workers' renderings (base and barge-in variant) were cache hits
-    const record = JSON.parse(await readFile(runRecordFile(cache, 'queued', path.resolve(out)), 'utf8')) as { cache: Record<string, { hits: number; misses: number }> };
-    expect(record.cache['place-timeline'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
-    expect(record.cache['synthesize-speech']?.misses, said()).toBe(0);
-  });
+  it(
+    '3 workers build the same dialogues as one machine: every file under data/ byte-identical; the progress names each worker with its counts; a rate limit holds across the workers',
+    { timeout: 600_000 },
+    async () => {
+      const { file, out, cache } = await writeConfig('three');
+      // at most 1 dialogue job started per 2 s over all three workers (BullMQ's limiter, kept in Redis),
+      // although each could take 2 at once: 6 jobs start over at least 5 windows
+      const workers = ['a', 'b', 'c'].map((name) =>
+        cli([
+          'worker',
+          '--queue',
+          queueUrl(),
+          '--config',
+          file,
+          '--name',
+          name,
+          '--concurrency',
+          '2',
+          '--rate-limit',
+          '1/2',
+        ]),
+      );
+      // when each worker said it took a dialogue job (it says so as the job starts)
+      const tookAt: number[] = [];
+      for (const worker of workers)
+        worker.child.stderr!.on('data', (chunk: Buffer) =>
+          tookAt.push(...(chunk.toString().match(/took dialogue/g) ?? []).map(() => Date.now())),
+        );
+      // every worker is ready before the jobs exist, so without the limit the 6 jobs would start at once
+      await Promise.all(workers.map((worker) => worker.waitFor(/waiting for a build/)));
+      const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+      expect(await coordinator.exited, coordinator.output()).toBe(0);
+      for (const worker of workers) worker.child.kill('SIGTERM');
+      await Promise.all(workers.map((worker) => worker.exited));
+      // what each process said, for the message of any check below that fails (one failure in about ten runs on 3 December went unexplained)
+      const said = () =>
+        [
+          `coordinator:\n${coordinator.output()}`,
+          ...workers.map((worker, index) => `worker ${'abc'[index]}:\n${worker.output()}`),
+        ].join('\n');
+      expect(await filesUnder(path.join(out, 'data')), said()).toEqual(reference);
+      // every dialogue job was taken by some worker. Which one is BullMQ's race: under the shared rate
+      // limit every worker waits for the next window and the first to ask gets its job, so one worker can
+      // take all six (seen once in a full `npm test` on a loaded machine, 4 December); that another
+      // worker takes over a job is the kill -9 test's check
+      const took = workers.map((worker) => (worker.output().match(/took dialogue/g) ?? []).length);
+      expect(
+        took.reduce((a, b) => a + b, 0),
+        said(),
+      ).toBeGreaterThanOrEqual(6);
+      expect(coordinator.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
+      // the coordinator's last count names each worker that took jobs, with the jobs it says it built
+      const counts = coordinator
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('queue: jobs:'))
+        .at(-1)!;
+      for (const [index, name] of ['a', 'b', 'c'].entries()) {
+        const built = (workers[index]!.output().match(/built en\//g) ?? []).length;
+        if (built > 0) expect(counts, said()).toContain(`${name} 0 active ${built} done`);
+      }
+      // the 6 starts span at least 5 windows of 2 s (8 s allowed for the lines' delivery)
+      tookAt.sort((a, b) => a - b);
+      expect(tookAt.length, said()).toBeGreaterThanOrEqual(6);
+      expect(
+        tookAt.at(-1)! - tookAt[0]!,
+        `job starts at ${tookAt.map((time) => time - tookAt[0]!).join(', ')} ms\n${said()}`,
+      ).toBeGreaterThanOrEqual(8000);
+      // the coordinator's local pass placed and rendered nothing: the workers' renderings (base and barge-in variant) were cache hits
+      const record = JSON.parse(await readFile(runRecordFile(cache, 'queued', path.resolve(out)), 'utf8')) as {
+        cache: Record<string, { hits: number; misses: number }>;
+      };
+      expect(record.cache['place-timeline'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
+      expect(record.cache['synthesize-speech']?.misses, said()).toBe(0);
+    },
+  );
 
   it("the final count waits for the workers' own counts to catch up with the queue's (a worker counts on BullMQ's completed and failed events, a moment after the queue marks the job), done and failed alike, and gives up after 2 s on a count that never comes", async () => {
     const client = await connectQueue(queueUrl());
@@ -229,7 +321,16 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       await client.hset(worker, 'active', '1');
       const failedSeen = { ...(await readQueueCounts(queue, client)), done: 4, failed: 1 };
       started = Date.now();
-      setTimeout(() => void client.multi().hincrby(worker, 'active', -1).hincrby(worker, 'failed', 1).hincrby(worker, 'gaveUp', 1).exec(), 300);
+      setTimeout(
+        () =>
+          void client
+            .multi()
+            .hincrby(worker, 'active', -1)
+            .hincrby(worker, 'failed', 1)
+            .hincrby(worker, 'gaveUp', 1)
+            .exec(),
+        300,
+      );
       const failedSettled = await settledWorkerCounts(queue, client, failedSeen);
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
       expect(formatQueueCounts(failedSettled)).toContain('b 0 active 4 done 1 failed');
@@ -248,127 +349,179 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
     }
   });
 
-  it('the local pass runs alongside the workers: a dialogue whose job is done is written while other jobs still wait', { timeout: 600_000 }, async () => {
-    const { file, out } = await writeConfig('alongside');
-    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
-    // a worker that stops after two jobs: the other dialogues' jobs wait, with no worker to take them
-    const early = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'early', '--max-jobs', '2']);
-    expect(await early.exited, early.output()).toBe(0);
-    const built = (early.output().match(/built en\//g) ?? []).length;
-    expect(built).toBeLessThan(6);
-    // the first dialogues (jobs are taken first in, first out) are placed, rendered and written by the coordinator now
-    await coordinator.waitFor(/\[en\] 1\/6 \S+: /, 120);
-    expect(coordinator.output()).not.toMatch(/queue: every job is done/);
-    const late = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'late']);
-    expect(await coordinator.exited, coordinator.output()).toBe(0);
-    late.child.kill('SIGTERM');
-    await late.exited;
-    expect((late.output().match(/built en\//g) ?? []).length).toBe(6 - built);
-    // the first dialogue's line came before the last job was done
-    const output = coordinator.output();
-    expect(output.indexOf('[en] 1/6 ')).toBeLessThan(output.indexOf('queue: every job is done'));
-    expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
-  });
+  it(
+    'the local pass runs alongside the workers: a dialogue whose job is done is written while other jobs still wait',
+    { timeout: 600_000 },
+    async () => {
+      const { file, out } = await writeConfig('alongside');
+      const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+      // a worker that stops after two jobs: the other dialogues' jobs wait, with no worker to take them
+      const early = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'early', '--max-jobs', '2']);
+      expect(await early.exited, early.output()).toBe(0);
+      const built = (early.output().match(/built en\//g) ?? []).length;
+      expect(built).toBeLessThan(6);
+      // the first dialogues (jobs are taken first in, first out) are placed, rendered and written by the coordinator now
+      await coordinator.waitFor(/\[en\] 1\/6 \S+: /, 120);
+      expect(coordinator.output()).not.toMatch(/queue: every job is done/);
+      const late = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'late']);
+      expect(await coordinator.exited, coordinator.output()).toBe(0);
+      late.child.kill('SIGTERM');
+      await late.exited;
+      expect((late.output().match(/built en\//g) ?? []).length).toBe(6 - built);
+      // the first dialogue's line came before the last job was done
+      const output = coordinator.output();
+      expect(output.indexOf('[en] 1/6 ')).toBeLessThan(output.indexOf('queue: every job is done'));
+      expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
+    },
+  );
 
-  it('kill -9 of a worker in the middle of a job: the job completes on another worker, output byte-identical', { timeout: 600_000 }, async () => {
-    const { file, out } = await writeConfig('killed');
-    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
-    const doomed = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'doomed', '--stalled-seconds', '4']);
-    await doomed.waitFor(/took dialogue en\/(\S+)/);
-    const killedId = /took dialogue en\/(\S+)/.exec(doomed.output())![1]!;
-    doomed.child.kill('SIGKILL');
-    await doomed.exited;
-    expect(doomed.output()).not.toMatch(new RegExp(`built en/${killedId}`));
-    const rescuer = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'rescuer', '--stalled-seconds', '4']);
-    expect(await coordinator.exited, coordinator.output()).toBe(0);
-    rescuer.child.kill('SIGTERM');
-    await rescuer.exited;
-    expect(rescuer.output()).toMatch(new RegExp(`built en/${killedId}`));
-    expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
-  });
+  it(
+    'kill -9 of a worker in the middle of a job: the job completes on another worker, output byte-identical',
+    { timeout: 600_000 },
+    async () => {
+      const { file, out } = await writeConfig('killed');
+      const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+      const doomed = cli([
+        'worker',
+        '--queue',
+        queueUrl(),
+        '--config',
+        file,
+        '--name',
+        'doomed',
+        '--stalled-seconds',
+        '4',
+      ]);
+      await doomed.waitFor(/took dialogue en\/(\S+)/);
+      const killedId = /took dialogue en\/(\S+)/.exec(doomed.output())![1]!;
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      expect(doomed.output()).not.toMatch(new RegExp(`built en/${killedId}`));
+      const rescuer = cli([
+        'worker',
+        '--queue',
+        queueUrl(),
+        '--config',
+        file,
+        '--name',
+        'rescuer',
+        '--stalled-seconds',
+        '4',
+      ]);
+      expect(await coordinator.exited, coordinator.output()).toBe(0);
+      rescuer.child.kill('SIGTERM');
+      await rescuer.exited;
+      expect(rescuer.output()).toMatch(new RegExp(`built en/${killedId}`));
+      expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
+    },
+  );
 
-  it('Redis stopped mid-build and started again: one line each from coordinator and worker, and the build goes on', { timeout: 600_000 }, async () => {
-    const { file, out } = await writeConfig('restarted');
-    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
-    const worker = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'steady']);
-    await worker.waitFor(/built en\//);
-    await stopRedis();
-    await coordinator.waitFor(/lost Redis/);
-    await worker.waitFor(/lost Redis/);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    await startRedis();
-    expect(await coordinator.exited, coordinator.output()).toBe(0);
-    await worker.waitFor(/Redis at .* is back/);
-    worker.child.kill('SIGTERM');
-    await worker.exited;
-    for (const running of [coordinator, worker]) {
-      expect(running.output().match(/lost Redis/g)).toHaveLength(1);
-      expect(running.output().match(/is back/g)).toHaveLength(1);
-    }
-    expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
-  });
+  it(
+    'Redis stopped mid-build and started again: one line each from coordinator and worker, and the build goes on',
+    { timeout: 600_000 },
+    async () => {
+      const { file, out } = await writeConfig('restarted');
+      const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+      const worker = cli(['worker', '--queue', queueUrl(), '--config', file, '--name', 'steady']);
+      await worker.waitFor(/built en\//);
+      await stopRedis();
+      await coordinator.waitFor(/lost Redis/);
+      await worker.waitFor(/lost Redis/);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await startRedis();
+      expect(await coordinator.exited, coordinator.output()).toBe(0);
+      await worker.waitFor(/Redis at .* is back/);
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+      for (const running of [coordinator, worker]) {
+        expect(running.output().match(/lost Redis/g)).toHaveLength(1);
+        expect(running.output().match(/is back/g)).toHaveLength(1);
+      }
+      expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
+    },
+  );
 
-  it('Redis gone for good: the coordinator ends with one line and exit code 4, and no dataset is written', { timeout: 300_000 }, async () => {
-    const { file, out } = await writeConfig('abandoned');
-    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file, '--give-up-seconds', '3']);
-    await coordinator.waitFor(/waiting for the workers/);
-    await stopRedis();
-    expect(await coordinator.exited).toBe(4);
-    const lines = coordinator.output().trim().split('\n');
-    expect(lines.at(-1)).toMatch(/^duplexsynth: queue: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 gone for 3 s; nothing was written/);
-    expect(existsSync(path.join(out, 'data'))).toBe(false);
-  });
+  it(
+    'Redis gone for good: the coordinator ends with one line and exit code 4, and no dataset is written',
+    { timeout: 300_000 },
+    async () => {
+      const { file, out } = await writeConfig('abandoned');
+      const coordinator = cli(['build', '--queue', queueUrl(), '--config', file, '--give-up-seconds', '3']);
+      await coordinator.waitFor(/waiting for the workers/);
+      await stopRedis();
+      expect(await coordinator.exited).toBe(4);
+      const lines = coordinator.output().trim().split('\n');
+      expect(lines.at(-1)).toMatch(
+        /^duplexsynth: queue: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 gone for 3 s; nothing was written/,
+      );
+      expect(existsSync(path.join(out, 'data'))).toBe(false);
+    },
+  );
 
-  it('refuses, in one line each: a worker with another config, a worker that cannot see the cache, a --queue that is not Redis; Ctrl-C on the coordinator, then build again (queue: from the config) finishes the same jobs', { timeout: 600_000 }, async () => {
-    const { file } = await writeConfig('refusals');
-    const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
-    await coordinator.waitFor(/waiting for the workers/);
+  it(
+    'refuses, in one line each: a worker with another config, a worker that cannot see the cache, a --queue that is not Redis; Ctrl-C on the coordinator, then build again (queue: from the config) finishes the same jobs',
+    { timeout: 600_000 },
+    async () => {
+      const { file } = await writeConfig('refusals');
+      const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+      await coordinator.waitFor(/waiting for the workers/);
 
-    const otherSeed = await writeConfig('refusals', { seed: 8 });
-    const wrongConfig = cli(['worker', '--queue', queueUrl(), '--config', otherSeed.file]);
-    expect(await wrongConfig.exited).toBe(2);
-    expect(wrongConfig.output().trim().split('\n').at(-1)).toMatch(/^duplexsynth: worker refused the build \S+ on \S+: this worker's config \(hash \w+\) differs from the build's/);
+      const otherSeed = await writeConfig('refusals', { seed: 8 });
+      const wrongConfig = cli(['worker', '--queue', queueUrl(), '--config', otherSeed.file]);
+      expect(await wrongConfig.exited).toBe(2);
+      expect(wrongConfig.output().trim().split('\n').at(-1)).toMatch(
+        /^duplexsynth: worker refused the build \S+ on \S+: this worker's config \(hash \w+\) differs from the build's/,
+      );
 
-    const blind = await writeConfig('refusals', { cache: path.join(scratch, 'elsewhere-cache') });
-    const blindWorker = cli(['worker', '--queue', queueUrl(), '--config', blind.file]);
-    expect(await blindWorker.exited).toBe(2);
-    expect(blindWorker.output().trim().split('\n').at(-1)).toMatch(/^duplexsynth: worker refused the build \S+ on \S+: the cache .*elsewhere-cache is not the coordinator's/);
+      const blind = await writeConfig('refusals', { cache: path.join(scratch, 'elsewhere-cache') });
+      const blindWorker = cli(['worker', '--queue', queueUrl(), '--config', blind.file]);
+      expect(await blindWorker.exited).toBe(2);
+      expect(blindWorker.output().trim().split('\n').at(-1)).toMatch(
+        /^duplexsynth: worker refused the build \S+ on \S+: the cache .*elsewhere-cache is not the coordinator's/,
+      );
 
-    // answers like an HTTP server: a 400 to what it cannot parse, then closes (once: a client that
-    // sends its next command before the close arrives must not make the test write after the end)
-    const httpServer = createServer((socket) => {
-      socket.on('error', () => {});
-      socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'));
-    });
-    await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-    const httpPort = (httpServer.address() as { port: number }).port;
-    for (const url of [`http://127.0.0.1:${httpPort}/`, `redis://127.0.0.1:${httpPort}/0`]) {
-      const notRedis = cli(['worker', '--queue', url, '--config', file]);
-      expect(await notRedis.exited).toBe(2);
-      const output = notRedis.output().trim().split('\n');
-      expect(output).toHaveLength(1);
-      expect(output[0]).toMatch(/^duplexsynth: --queue .*: (not a Redis URL \(http\)|the server there is not Redis)/);
-    }
-    httpServer.close();
-    // no queue on the command line or in the config
-    const nowhere = cli(['worker', '--config', file]);
-    expect(await nowhere.exited).toBe(2);
-    expect(nowhere.output().trim().split('\n')).toEqual([expect.stringMatching(/^duplexsynth: worker: no queue to serve: pass --queue redis:\/\/HOST:PORT\/DB or set queue: in /)]);
+      // answers like an HTTP server: a 400 to what it cannot parse, then closes (once: a client that
+      // sends its next command before the close arrives must not make the test write after the end)
+      const httpServer = createServer((socket) => {
+        socket.on('error', () => {});
+        socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'));
+      });
+      await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+      const httpPort = (httpServer.address() as { port: number }).port;
+      for (const url of [`http://127.0.0.1:${httpPort}/`, `redis://127.0.0.1:${httpPort}/0`]) {
+        const notRedis = cli(['worker', '--queue', url, '--config', file]);
+        expect(await notRedis.exited).toBe(2);
+        const output = notRedis.output().trim().split('\n');
+        expect(output).toHaveLength(1);
+        expect(output[0]).toMatch(/^duplexsynth: --queue .*: (not a Redis URL \(http\)|the server there is not Redis)/);
+      }
+      httpServer.close();
+      // no queue on the command line or in the config
+      const nowhere = cli(['worker', '--config', file]);
+      expect(await nowhere.exited).toBe(2);
+      expect(nowhere.output().trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^duplexsynth: worker: no queue to serve: pass --queue redis:\/\/HOST:PORT\/DB or set queue: in /,
+        ),
+      ]);
 
-    coordinator.child.kill('SIGINT');
-    expect(await coordinator.exited).toBe(4);
-    expect(coordinator.output().trim().split('\n').at(-1)).toMatch(/^duplexsynth: queue: stopped waiting; the jobs stay on .* run the same build again to continue/);
+      coordinator.child.kill('SIGINT');
+      expect(await coordinator.exited).toBe(4);
+      expect(coordinator.output().trim().split('\n').at(-1)).toMatch(
+        /^duplexsynth: queue: stopped waiting; the jobs stay on .* run the same build again to continue/,
+      );
 
-    // the jobs stayed queued: the same build again (its Redis named by `queue:` in the config this time) continues them
-    const again = await writeConfig('refusals', { queue: queueUrl() });
-    const resumed = cli(['build', '--config', again.file]);
-    await resumed.waitFor(/waiting for the workers/);
-    const worker = cli(['worker', '--config', again.file, '--name', 'late']);
-    expect(await resumed.exited, resumed.output()).toBe(0);
-    worker.child.kill('SIGTERM');
-    await worker.exited;
-    expect(resumed.output()).toMatch(/queue: \[en\] continuing the queued dataset/);
-    expect(resumed.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
-    expect(await filesUnder(path.join(again.out, 'data'))).toEqual(reference);
-  });
+      // the jobs stayed queued: the same build again (its Redis named by `queue:` in the config this time) continues them
+      const again = await writeConfig('refusals', { queue: queueUrl() });
+      const resumed = cli(['build', '--config', again.file]);
+      await resumed.waitFor(/waiting for the workers/);
+      const worker = cli(['worker', '--config', again.file, '--name', 'late']);
+      expect(await resumed.exited, resumed.output()).toBe(0);
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+      expect(resumed.output()).toMatch(/queue: \[en\] continuing the queued dataset/);
+      expect(resumed.output()).toMatch(/queue: jobs: 0 waiting, 0 active, 6 done, 0 failed/);
+      expect(await filesUnder(path.join(again.out, 'data'))).toEqual(reference);
+    },
+  );
 });

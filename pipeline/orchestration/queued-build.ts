@@ -99,7 +99,15 @@ export interface QueueCounts {
  * active, done, failed, and each worker's own counts.
  */
 export async function readQueueCounts(queue: Queue, client: Redis): Promise<QueueCounts> {
-  const counts = await queue.getJobCounts('waiting', 'waiting-children', 'delayed', 'prioritized', 'active', 'completed', 'failed');
+  const counts = await queue.getJobCounts(
+    'waiting',
+    'waiting-children',
+    'delayed',
+    'prioritized',
+    'active',
+    'completed',
+    'failed',
+  );
   const names = (await client.smembers(WORKERS_KEY)).sort();
   // every worker's hash in one round trip
   const pipeline = client.pipeline();
@@ -109,10 +117,17 @@ export async function readQueueCounts(queue: Queue, client: Redis): Promise<Queu
     const [error, reply] = replies[index] ?? [new Error('no reply'), null];
     if (error) throw error;
     const fields = reply as Record<string, string>;
-    return { name, active: Number(fields.active ?? 0), done: Number(fields.done ?? 0), failed: Number(fields.failed ?? 0), gaveUp: Number(fields.gaveUp ?? 0) };
+    return {
+      name,
+      active: Number(fields.active ?? 0),
+      done: Number(fields.done ?? 0),
+      failed: Number(fields.failed ?? 0),
+      gaveUp: Number(fields.gaveUp ?? 0),
+    };
   });
   return {
-    waiting: (counts.waiting ?? 0) + (counts['waiting-children'] ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
+    waiting:
+      (counts.waiting ?? 0) + (counts['waiting-children'] ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
     active: counts.active ?? 0,
     done: counts.completed ?? 0,
     failed: counts.failed ?? 0,
@@ -130,9 +145,15 @@ export async function readQueueCounts(queue: Queue, client: Redis): Promise<Queu
  * worker killed between the queue's mark and its own count never counts that job).
  * @throws as readQueueCounts
  */
-export async function settledWorkerCounts(queue: Queue, client: Redis, counts: QueueCounts, waitMilliseconds = 2000): Promise<QueueCounts> {
+export async function settledWorkerCounts(
+  queue: Queue,
+  client: Redis,
+  counts: QueueCounts,
+  waitMilliseconds = 2000,
+): Promise<QueueCounts> {
   const deadline = Date.now() + waitMilliseconds;
-  const total = (latest: QueueCounts, field: 'done' | 'gaveUp') => latest.workers.reduce((sum, worker) => sum + worker[field], 0);
+  const total = (latest: QueueCounts, field: 'done' | 'gaveUp') =>
+    latest.workers.reduce((sum, worker) => sum + worker[field], 0);
   let latest = counts;
   while (total(latest, 'done') < counts.done || total(latest, 'gaveUp') < counts.failed) {
     if (Date.now() >= deadline) break;
@@ -159,7 +180,10 @@ export async function readQueueStatus(url: string): Promise<QueueCounts> {
 
 /** `jobs: 3 waiting, 2 active, 7 done, 0 failed; host:12 1 active 4 done, …` */
 export function formatQueueCounts(counts: QueueCounts): string {
-  const workers = counts.workers.map((worker) => `${worker.name} ${worker.active} active ${worker.done} done${worker.failed ? ` ${worker.failed} failed` : ''}`);
+  const workers = counts.workers.map(
+    (worker) =>
+      `${worker.name} ${worker.active} active ${worker.done} done${worker.failed ? ` ${worker.failed} failed` : ''}`,
+  );
   return `jobs: ${counts.waiting} waiting, ${counts.active} active, ${counts.done} done, ${counts.failed} failed${workers.length ? `; ${workers.join(', ')}` : ''}`;
 }
 
@@ -197,19 +221,44 @@ export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOp
     for (const language of config.languages) {
       const parentId = `${config.name}-${language}-${configHash.slice(0, 16)}`;
       parents.push({ language, id: parentId });
-      const jobOptions = { attempts: JOB_ATTEMPTS, backoff: { type: 'exponential', delay: 1000 }, ignoreDependencyOnFailure: true, removeOnComplete: false, removeOnFail: false } as const;
+      const jobOptions = {
+        attempts: JOB_ATTEMPTS,
+        backoff: { type: 'exponential', delay: 1000 },
+        ignoreDependencyOnFailure: true,
+        removeOnComplete: false,
+        removeOnFail: false,
+      } as const;
       const children: FlowJob[] = corpus.conversations.map((conversation) => {
         const data: DialogueJobData = { stamp, language, id: conversation.id };
-        const dialogue: FlowJob = { name: 'dialogue', queueName: DIALOGUES_QUEUE, data, opts: { ...jobOptions, jobId: `${parentId}-dialogue-${conversation.id}` } };
+        const dialogue: FlowJob = {
+          name: 'dialogue',
+          queueName: DIALOGUES_QUEUE,
+          data,
+          opts: { ...jobOptions, jobId: `${parentId}-dialogue-${conversation.id}` },
+        };
         if (!config.quality.enabled) return dialogue;
-        return { name: 'score', queueName: DIALOGUES_QUEUE, data, opts: { ...jobOptions, jobId: `${parentId}-score-${conversation.id}` }, children: [dialogue] };
+        return {
+          name: 'score',
+          queueName: DIALOGUES_QUEUE,
+          data,
+          opts: { ...jobOptions, jobId: `${parentId}-score-${conversation.id}` },
+          children: [dialogue],
+        };
       });
       const existing = await Job.fromId(datasets, parentId);
       if (existing) log(`queue: [${language}] continuing the queued dataset (${parentId})`);
-      else await flows.add({ name: 'dataset', queueName: DATASETS_QUEUE, data: { stamp, language }, opts: { jobId: parentId }, children });
+      else
+        await flows.add({
+          name: 'dataset',
+          queueName: DATASETS_QUEUE,
+          data: { stamp, language },
+          opts: { jobId: parentId },
+          children,
+        });
     }
-    log(`queue: ${corpus.conversations.length} dialogues per language queued on ${described}; waiting for the workers (duplexsynth worker --queue ${described})`);
-
+    log(
+      `queue: ${corpus.conversations.length} dialogues per language queued on ${described}; waiting for the workers (duplexsynth worker --queue ${described})`,
+    );
 
     // the local pass runs alongside the workers: each dialogue as soon as its job is done (cache hits), the commit once every job is
     const watcher = new QueueWatcher(client, datasets, dialogues, parents, log, options, described);
@@ -237,7 +286,8 @@ export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOp
 
 /** Close BullMQ connections; with Redis away closing waits for it, so after 2 s they are cut (reconnect timers would keep the process alive). */
 async function closeQueues(queues: (Queue | FlowProducer)[]): Promise<void> {
-  const within = (milliseconds: number, work: Promise<unknown>) => Promise.race([work, new Promise((resolve) => setTimeout(resolve, milliseconds).unref())]);
+  const within = (milliseconds: number, work: Promise<unknown>) =>
+    Promise.race([work, new Promise((resolve) => setTimeout(resolve, milliseconds).unref())]);
   await within(2000, Promise.allSettled(queues.map((queue) => queue.close())));
   await within(1000, Promise.allSettled(queues.map((queue) => queue.disconnect())));
 }
@@ -247,21 +297,40 @@ async function closeQueues(queues: (Queue | FlowProducer)[]): Promise<void> {
  * version, and its marker still in the cache: a build continued), else a new one, whose marker is
  * written into the cache; another build's leftover jobs are removed first.
  */
-async function stampBuild(client: Redis, config: BuildConfig, configHash: string, datasets: Queue, dialogues: Queue, log: BuildLog): Promise<BuildStamp> {
+async function stampBuild(
+  client: Redis,
+  config: BuildConfig,
+  configHash: string,
+  datasets: Queue,
+  dialogues: Queue,
+  log: BuildLog,
+): Promise<BuildStamp> {
   const previousText = await client.get(BUILD_KEY);
   const previous = previousText ? (JSON.parse(previousText) as BuildStamp) : null;
-  if (previous && previous.configHash === configHash && previous.version === projectVersion() && previous.name === config.name) {
+  if (
+    previous &&
+    previous.configHash === configHash &&
+    previous.version === projectVersion() &&
+    previous.name === config.name
+  ) {
     const marker = await readFile(markerFile(config.output.cacheDirectory, config.name), 'utf8').catch(() => '');
     if (marker.includes(previous.markerToken)) return previous;
   }
   if (previous) {
-    log(`queue: removing the jobs of an earlier build (${previous.name}, config ${previous.configHash.slice(0, 12)}) from the queue`);
+    log(
+      `queue: removing the jobs of an earlier build (${previous.name}, config ${previous.configHash.slice(0, 12)}) from the queue`,
+    );
     await datasets.obliterate({ force: true });
     await dialogues.obliterate({ force: true });
   }
   // a new build's workers count from zero, also after a count that came in once the last build was cleared
   await clearWorkerCounts(client);
-  const stamp: BuildStamp = { configHash, version: projectVersion(), markerToken: await writeMarker(config.output.cacheDirectory, config.name), name: config.name };
+  const stamp: BuildStamp = {
+    configHash,
+    version: projectVersion(),
+    markerToken: await writeMarker(config.output.cacheDirectory, config.name),
+    name: config.name,
+  };
   await client.set(BUILD_KEY, JSON.stringify(stamp));
   return stamp;
 }
@@ -302,7 +371,10 @@ const DIALOGUE_POLL_BATCH = 64;
  */
 class QueueWatcher implements BuildQueueHook {
   /** Dialogue jobs still waited for: job id → its promise's resolvers, in the order they were asked for. */
-  private readonly pending = new Map<string, { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void }>();
+  private readonly pending = new Map<
+    string,
+    { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void }
+  >();
   private stopError: unknown = null;
   private finished = false;
   private closed = false;
@@ -374,7 +446,9 @@ class QueueWatcher implements BuildQueueHook {
     for (;;) {
       if (this.closed) throw new BuildStoppedError('queue: the local pass ended before every job was done');
       if (options.signal?.aborted) {
-        throw new BuildStoppedError(`queue: stopped waiting; the jobs stay on ${described} and the workers go on: run the same build again to continue`);
+        throw new BuildStoppedError(
+          `queue: stopped waiting; the jobs stay on ${described} and the workers go on: run the same build again to continue`,
+        );
       }
       let batchAllDone = false;
       try {
@@ -384,8 +458,16 @@ class QueueWatcher implements BuildQueueHook {
           if (batch.length === DIALOGUE_POLL_BATCH) break;
           batch.push(jobId);
         }
-        const jobStates = await withTimeout(Promise.all(batch.map((jobId) => dialogues.getJobState(jobId))), 3000, 'no answer within 3 s');
-        const states = await withTimeout(Promise.all(parents.map(async (parent) => (await Job.fromId(datasets, parent.id))?.getState() ?? 'missing')), 3000, 'no answer within 3 s');
+        const jobStates = await withTimeout(
+          Promise.all(batch.map((jobId) => dialogues.getJobState(jobId))),
+          3000,
+          'no answer within 3 s',
+        );
+        const states = await withTimeout(
+          Promise.all(parents.map(async (parent) => (await Job.fromId(datasets, parent.id))?.getState() ?? 'missing')),
+          3000,
+          'no answer within 3 s',
+        );
         const counts = await withTimeout(readQueueCounts(dialogues, client), 3000, 'no answer within 3 s');
         if (downSince !== null) log(`queue: Redis at ${described} is back; going on`);
         downSince = null;
@@ -396,20 +478,29 @@ class QueueWatcher implements BuildQueueHook {
           lastLineAt = Date.now();
         }
         if (states.includes('missing') || jobStates.includes('unknown')) {
-          throw new BuildStoppedError(`queue: a job vanished from ${described} (the queue was cleared by someone else); run the build again`);
+          throw new BuildStoppedError(
+            `queue: a job vanished from ${described} (the queue was cleared by someone else); run the build again`,
+          );
         }
         batch.forEach((jobId, position) => {
           if (jobStates[position] !== 'completed' && jobStates[position] !== 'failed') return;
           this.pending.get(jobId)!.resolve();
           this.pending.delete(jobId);
         });
-        batchAllDone = batch.length === DIALOGUE_POLL_BATCH && jobStates.every((state) => state === 'completed' || state === 'failed');
+        batchAllDone =
+          batch.length === DIALOGUE_POLL_BATCH &&
+          jobStates.every((state) => state === 'completed' || state === 'failed');
         if (states.every((state) => state !== 'waiting-children')) {
           // the final counts, always, with each worker's own: a worker counts a job on BullMQ's
           // `completed` or `failed` event, just after the queue marks the job, so its count may lag a moment
-          const final = formatQueueCounts(await withTimeout(settledWorkerCounts(dialogues, client, counts), 5000, 'no answer within 5 s'));
+          const final = formatQueueCounts(
+            await withTimeout(settledWorkerCounts(dialogues, client, counts), 5000, 'no answer within 5 s'),
+          );
           if (final !== lastLine) log(`queue: ${final}`);
-          if (counts.failed > 0) log(`queue: ${counts.failed} jobs failed all their attempts on the workers; the local pass retries their dialogues and quarantines those that fail again`);
+          if (counts.failed > 0)
+            log(
+              `queue: ${counts.failed} jobs failed all their attempts on the workers; the local pass retries their dialogues and quarantines those that fail again`,
+            );
           log('queue: every job is done');
           return;
         }
@@ -417,9 +508,13 @@ class QueueWatcher implements BuildQueueHook {
         if (error instanceof BuildStoppedError) throw error;
         if (downSince === null) {
           downSince = Date.now();
-          log(`queue: lost Redis at ${described} (${firstLine(error)}); waiting up to ${Math.round(giveUpMilliseconds / 1000)} s for it`);
+          log(
+            `queue: lost Redis at ${described} (${firstLine(error)}); waiting up to ${Math.round(giveUpMilliseconds / 1000)} s for it`,
+          );
         } else if (Date.now() - downSince >= giveUpMilliseconds) {
-          throw new QueueLostError(`queue: Redis at ${described} gone for ${Math.round(giveUpMilliseconds / 1000)} s; nothing was written; start it again and rerun the build to continue`);
+          throw new QueueLostError(
+            `queue: Redis at ${described} gone for ${Math.round(giveUpMilliseconds / 1000)} s; nothing was written; start it again and rerun the build to continue`,
+          );
         }
       }
       // a full batch of finished jobs: more are likely finished, ask again at once

@@ -34,7 +34,8 @@ export async function scoreAndSplit(
   context: StageContext,
   progress: ProgressListener = () => {},
 ): Promise<SplitOutcome[]> {
-  const directoryOf = (summary: DatasetSummary) => path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset));
+  const directoryOf = (summary: DatasetSummary) =>
+    path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset));
   const built = summaries.filter((summary) => summary.dialogues > 0);
   const directories = built.filter((summary) => summary.variant === 'default').map(directoryOf);
   const { cometKiwi } = config.quality;
@@ -47,8 +48,15 @@ export async function scoreAndSplit(
         { directory },
         {
           cacheDirectory: config.output.cacheDirectory,
-          ...(config.quality.dnsmosModelDirectory ? { dnsmosModels: { modelDirectory: config.quality.dnsmosModelDirectory } } : {}),
-          cometKiwi: { httpUrl: cometKiwi.httpUrl, command: cometKiwi.command, gpus: cometKiwi.gpus, batchSize: cometKiwi.batchSize },
+          ...(config.quality.dnsmosModelDirectory
+            ? { dnsmosModels: { modelDirectory: config.quality.dnsmosModelDirectory } }
+            : {}),
+          cometKiwi: {
+            httpUrl: cometKiwi.httpUrl,
+            command: cometKiwi.command,
+            gpus: cometKiwi.gpus,
+            batchSize: cometKiwi.batchSize,
+          },
           dnsmos: config.quality.dnsmos,
           log,
           progress,
@@ -58,15 +66,26 @@ export async function scoreAndSplit(
     }
     const results = await splitDevTestStage.run(
       { directories },
-      { testHours: config.quality.testHours, testSmall: config.quality.testSmall, unit: config.quality.splitUnit, devAlias: config.quality.devAlias, log },
+      {
+        testHours: config.quality.testHours,
+        testSmall: config.quality.testSmall,
+        unit: config.quality.splitUnit,
+        devAlias: config.quality.devAlias,
+        log,
+      },
       context,
     );
     const outcomes: SplitOutcome[] = results.map((result) => ({ directory: result.directory, report: result.report }));
     for (const summary of built.filter((entry) => entry.variant === 'barge-in')) {
       const baseName = summary.dataset.slice(0, -BARGE_IN_SUFFIX.length);
-      const base = results.find((result) => result.report.language === summary.language && result.report.dataset === baseName);
+      const base = results.find(
+        (result) => result.report.language === summary.language && result.report.dataset === baseName,
+      );
       if (!base) continue;
-      const report = await applySplitToVariant(base.report, directoryOf(summary), { devAlias: config.quality.devAlias, log });
+      const report = await applySplitToVariant(base.report, directoryOf(summary), {
+        devAlias: config.quality.devAlias,
+        log,
+      });
       outcomes.push({ directory: directoryOf(summary), report });
     }
     return outcomes;

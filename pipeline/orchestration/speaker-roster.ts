@@ -15,7 +15,11 @@ import { DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
 import { offlineSpeakerRosterOf, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import { guessTranscriptLanguage, voicePromptRoster } from '../services/tts/voice-prompt.ts';
-import { DEFAULT_SPEECH_RATE_BOUNDS, plausibleDurationRange, spokenLength } from '../services/tts/synthesis-speech-rate.ts';
+import {
+  DEFAULT_SPEECH_RATE_BOUNDS,
+  plausibleDurationRange,
+  spokenLength,
+} from '../services/tts/synthesis-speech-rate.ts';
 import { readWavFileLayout } from '../audio/wav.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
@@ -43,15 +47,25 @@ export function speakerRoster(language: Language, config: BuildConfig, synthesiz
   }
   const prompts = ttsOf(config, language).speakerPrompts;
   if (prompts) {
-    const identities = voicePromptRoster(readSpeakerPromptManifest(prompts.manifest), path.dirname(prompts.manifest), { engine: synthesizer.id as 'cosyvoice2', mode: prompts.mode });
+    const identities = voicePromptRoster(readSpeakerPromptManifest(prompts.manifest), path.dirname(prompts.manifest), {
+      engine: synthesizer.id as 'cosyvoice2',
+      mode: prompts.mode,
+    });
     // speaker groups are pairs: an odd speaker out is left unused
     const usable = identities.slice(0, identities.length - (identities.length % 2));
-    if (usable.length < 2) throw new ConfigError(`tts.${language}.speakerPrompts: ${prompts.manifest} has ${identities.length} speaker(s); at least two are needed`);
+    if (usable.length < 2)
+      throw new ConfigError(
+        `tts.${language}.speakerPrompts: ${prompts.manifest} has ${identities.length} speaker(s); at least two are needed`,
+      );
     return { identities: usable };
   }
-  const engine = Object.hasOwn(DEFAULT_VOICES, language) ? DEFAULT_VOICES[language]?.engine : languagePackOf(language).offlineVoice.engine;
+  const engine = Object.hasOwn(DEFAULT_VOICES, language)
+    ? DEFAULT_VOICES[language]?.engine
+    : languagePackOf(language).offlineVoice.engine;
   if (engine !== synthesizer.id) {
-    throw new ConfigError(`tts.${language}: ${synthesizer.id} needs voices (tts.${language}.voices) or voice prompts (tts.${language}.speakerPrompts)`);
+    throw new ConfigError(
+      `tts.${language}: ${synthesizer.id} needs voices (tts.${language}.voices) or voice prompts (tts.${language}.speakerPrompts)`,
+    );
   }
   return { identities: offlineSpeakerRosterOf(language) };
 }
@@ -66,12 +80,22 @@ export function readSpeakerPromptManifest(manifest: string): SpeakerPromptLine[]
     .split('\n')
     .map((line, index) => ({ line, number: index + 1 }))
     .filter(({ line }) => line.trim().length > 0)
-    .map(({ line, number }) => parseRecord(line, `${manifest}:${number}`, speakerPromptLineSchema, (message) => new ConfigError(`${message} (a speaker prompt manifest line)`)));
+    .map(({ line, number }) =>
+      parseRecord(
+        line,
+        `${manifest}:${number}`,
+        speakerPromptLineSchema,
+        (message) => new ConfigError(`${message} (a speaker prompt manifest line)`),
+      ),
+    );
 }
 
 /** A voice's settings as `key=value` pairs sorted by key (its part of a fixed speaker's id). */
 function canonicalVoice(voice: VoiceSettings): string {
-  return Object.keys(voice).sort().map((key) => `${key}=${String(voice[key])}`).join(',');
+  return Object.keys(voice)
+    .sort()
+    .map((key) => `${key}=${String(voice[key])}`)
+    .join(',');
 }
 
 /**
@@ -99,7 +123,8 @@ export async function checkSpeakerPromptClips(language: Language, config: BuildC
     } catch (error) {
       throw new ConfigError(`${where}: ${describeFileSystemError(error, wav, 'voice prompt')}`);
     }
-    if (layout === undefined || layout.format.blockAlign <= 0 || layout.format.sampleRate <= 0) throw new ConfigError(`${where}: not a WAV file with a fmt and a data chunk`);
+    if (layout === undefined || layout.format.blockAlign <= 0 || layout.format.sampleRate <= 0)
+      throw new ConfigError(`${where}: not a WAV file with a fmt and a data chunk`);
     const seconds = layout.dataBytes / layout.format.blockAlign / layout.format.sampleRate;
     const tolerance = prompts.durationTolerance;
     if (Math.abs(seconds - line.durationSeconds) > tolerance * line.durationSeconds) {

@@ -15,15 +15,27 @@ import type { SplitOutcome } from './score-and-split.ts';
  * @param splits the split outcomes (empty when quality scoring is off)
  * @throws as buildDatasetTables (pipeline/quality/tables.ts) for a written dataset that cannot be read
  */
-export async function formatBuildSummaryMarkdown(config: BuildConfig, summaries: readonly DatasetSummary[], splits: readonly SplitOutcome[]): Promise<string> {
-  return formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries) + formatSplitsMarkdown(splits) + (await formatStatisticsPerSplit(config, summaries));
+export async function formatBuildSummaryMarkdown(
+  config: BuildConfig,
+  summaries: readonly DatasetSummary[],
+  splits: readonly SplitOutcome[],
+): Promise<string> {
+  return (
+    formatSummaryMarkdown(`duplexsynth build "${config.name}" (seed ${config.seed})`, summaries) +
+    formatSplitsMarkdown(splits) +
+    (await formatStatisticsPerSplit(config, summaries))
+  );
 }
 
 /** The paper's Table 3 rows of every written dataset, variants included, per split (pipeline/quality/tables.ts). */
 async function formatStatisticsPerSplit(config: BuildConfig, summaries: readonly DatasetSummary[]): Promise<string> {
   const tables = [];
   for (const summary of summaries.filter((entry) => entry.dialogues > 0)) {
-    tables.push(await buildDatasetTables(path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset))));
+    tables.push(
+      await buildDatasetTables(
+        path.join(config.output.directory, datasetRelativePath(summary.language, summary.dataset)),
+      ),
+    );
   }
   if (tables.length === 0) return '';
   return `\n## Statistics per split (Table 3: SHIFT = TURN_SHIFT, PAUSE = TURN_HOLD)\n\n${formatStatisticsTableMarkdown(tables)}`;
@@ -43,7 +55,9 @@ function formatSplitsMarkdown(outcomes: readonly SplitOutcome[]): string {
       const label = name === 'dev' ? 'test_other (dev)' : name;
       return split ? `${label} ${split.dialogues} dialogues / ${split.hours.toFixed(2)} h` : `${label} none`;
     };
-    lines.push(`- ${report.dataset} (${report.language}): ${part('test')}, ${part('dev')}, ${part('test_small')}; speaker-disjoint: ${report.settings.speakerDisjoint}; quality and statistics tables in tables.md`);
+    lines.push(
+      `- ${report.dataset} (${report.language}): ${part('test')}, ${part('dev')}, ${part('test_small')}; speaker-disjoint: ${report.settings.speakerDisjoint}; quality and statistics tables in tables.md`,
+    );
     for (const warning of report.warnings) lines.push(`  - warning: ${warning}`);
   }
   return `${lines.join('\n')}\n`;

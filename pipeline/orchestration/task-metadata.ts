@@ -65,7 +65,11 @@ export function taskDialogueMetadata(input: TaskMetadataInput): TaskDialogueMeta
     },
     text: { rewrittenBy: text.producedBy.rewrite, translatedBy: text.producedBy.translate ?? null },
     speakers: { user: speaker('user'), system: speaker('system') },
-    timing: { statistics: path.basename(input.statisticsFile), resampledDraws: timeline.placement.resampled, fallbacks: timeline.placement.fallbacks },
+    timing: {
+      statistics: path.basename(input.statisticsFile),
+      resampledDraws: timeline.placement.resampled,
+      fallbacks: timeline.placement.fallbacks,
+    },
     backchannels: timeline.backchannels.map((backchannel) => ({
       channel: backchannel.channel,
       start: backchannel.start / 100,
@@ -86,7 +90,11 @@ export function taskDialogueMetadata(input: TaskMetadataInput): TaskDialogueMeta
       end: timeline.placement.ends[index]! / 100,
       offsetFromFloor: index > 0 ? timeline.placement.offsets[index - 1]! / 100 : null,
       ...(utterance.part !== undefined ? { questionPart: utterance.part } : {}),
-      text: { ...turnText(utterance.turnNumber, utterance.kind === 'answer' ? 'answer' : 'question'), synthesized: utterance.spokenText, transcript: utterance.spokenText },
+      text: {
+        ...turnText(utterance.turnNumber, utterance.kind === 'answer' ? 'answer' : 'question'),
+        synthesized: utterance.spokenText,
+        transcript: utterance.spokenText,
+      },
       paddingSteps: utterance.paddingSteps,
       rephrasedForSpeechRate: utterance.rephrasedForSpeechRate,
       wordTimingSource: utterance.wordTimingSource,
@@ -101,7 +109,11 @@ export function taskDialogueMetadata(input: TaskMetadataInput): TaskDialogueMeta
  * @param baseSpoken the utterances as synthesized (uncut), indexed like the variant's
  * @param of the base dataset's name
  */
-export function bargeInVariantMetadata(input: Omit<TaskMetadataInput, 'spoken' | 'timeline'> & { timeline: RenderedBargeInTimeline }, baseSpoken: readonly PlacedUtterance[], of: string): TaskDialogueMetadata {
+export function bargeInVariantMetadata(
+  input: Omit<TaskMetadataInput, 'spoken' | 'timeline'> & { timeline: RenderedBargeInTimeline },
+  baseSpoken: readonly PlacedUtterance[],
+  of: string,
+): TaskDialogueMetadata {
   const { timeline, config } = input;
   const record = taskDialogueMetadata({ ...input, spoken: timeline.utterances });
   // an answer the user barged in on says only the words before the cut: its transcript, and what it was to say
@@ -113,7 +125,14 @@ export function bargeInVariantMetadata(input: Omit<TaskMetadataInput, 'spoken' |
     if (spoken.durationCs >= planned.durationCs) return utterance;
     return {
       ...utterance,
-      text: { ...utterance.text, transcript: spokenPrefix(spoken.spokenText, spoken.words.map((word) => word.word), separator) },
+      text: {
+        ...utterance.text,
+        transcript: spokenPrefix(
+          spoken.spokenText,
+          spoken.words.map((word) => word.word),
+          separator,
+        ),
+      },
       cutOff: {
         plannedText: planned.spokenText,
         atSeconds: utterance.end,
@@ -137,7 +156,9 @@ export function bargeInVariantMetadata(input: Omit<TaskMetadataInput, 'spoken' |
         overlapSeconds: (bargeIn.cutCs - bargeIn.leadCs) / 100,
         answerSpokenSeconds: bargeIn.cutCs / 100,
         answerFullSeconds: baseSpoken[bargeIn.answerIndex]!.durationCs / 100,
-        unspokenWords: baseSpoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).map((word) => word.word),
+        unspokenWords: baseSpoken[bargeIn.answerIndex]!.words.filter((word) => word.start >= bargeIn.cutCs).map(
+          (word) => word.word,
+        ),
         fallback: bargeIn.fallback,
       })),
       answersTooShort: timeline.answersTooShort,

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { fillPromptTemplate, loadPromptTemplate, parsePromptTemplate } from './prompt-template.ts';
 
-const text = '---\nname: demo\nversion: 2\ndescription: test\n---\n<!-- system -->\nYou are {{role}}.\n<!-- prompt -->\nSay {{what}} to {{role}}.\n';
+const text =
+  '---\nname: demo\nversion: 2\ndescription: test\n---\n<!-- system -->\nYou are {{role}}.\n<!-- prompt -->\nSay {{what}} to {{role}}.\n';
 
 describe('prompt templates', () => {
   it('parses front matter, sections and placeholders', () => {
     const template = parsePromptTemplate('demo.v2', text);
-    expect(template).toMatchObject({ id: 'demo.v2', name: 'demo', version: 2, system: 'You are {{role}}.', prompt: 'Say {{what}} to {{role}}.', placeholders: ['role', 'what'] });
+    expect(template).toMatchObject({
+      id: 'demo.v2',
+      name: 'demo',
+      version: 2,
+      system: 'You are {{role}}.',
+      prompt: 'Say {{what}} to {{role}}.',
+      placeholders: ['role', 'what'],
+    });
     expect(template.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -21,7 +29,9 @@ describe('prompt templates', () => {
   it('rejects missing and unknown values', () => {
     const template = parsePromptTemplate('demo.v2', text);
     expect(() => fillPromptTemplate(template, { role: 'x' })).toThrow('prompt template demo.v2: no value for {{what}}');
-    expect(() => fillPromptTemplate(template, { role: 'x', what: 'y', whom: 'z' })).toThrow('has no placeholder {{whom}}');
+    expect(() => fillPromptTemplate(template, { role: 'x', what: 'y', whom: 'z' })).toThrow(
+      'has no placeholder {{whom}}',
+    );
   });
 
   it('rejects malformed files', () => {

@@ -83,11 +83,15 @@ export function parsePromptTemplate(id: string, text: string): PromptTemplate {
   const systemAt = body.indexOf(SYSTEM_MARKER);
   const promptAt = body.indexOf(PROMPT_MARKER);
   if (systemAt < 0 || promptAt < 0 || promptAt < systemAt) {
-    throw new Error(`prompt template ${id}: needs a "${SYSTEM_MARKER}" section followed by a "${PROMPT_MARKER}" section`);
+    throw new Error(
+      `prompt template ${id}: needs a "${SYSTEM_MARKER}" section followed by a "${PROMPT_MARKER}" section`,
+    );
   }
   const system = body.slice(systemAt + SYSTEM_MARKER.length, promptAt).trim();
   const prompt = body.slice(promptAt + PROMPT_MARKER.length).trim();
-  const placeholders = [...new Set([...`${system}\n${prompt}`.matchAll(PLACEHOLDER)].map((match) => match[1] ?? ''))].sort();
+  const placeholders = [
+    ...new Set([...`${system}\n${prompt}`.matchAll(PLACEHOLDER)].map((match) => match[1] ?? '')),
+  ].sort();
   return {
     id,
     name: header.data.name,
@@ -135,9 +139,13 @@ export function loadPromptTemplate(id: string, directory: string = PROMPT_DIRECT
  */
 export function fillPromptTemplate(template: PromptTemplate, values: Readonly<Record<string, string>>): FilledPrompt {
   const missing = template.placeholders.filter((name) => !Object.hasOwn(values, name));
-  if (missing.length > 0) throw new Error(`prompt template ${template.id}: no value for ${missing.map((name) => `{{${name}}}`).join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`prompt template ${template.id}: no value for ${missing.map((name) => `{{${name}}}`).join(', ')}`);
   const unused = Object.keys(values).filter((name) => !template.placeholders.includes(name));
-  if (unused.length > 0) throw new Error(`prompt template ${template.id}: has no placeholder ${unused.map((name) => `{{${name}}}`).join(', ')}`);
+  if (unused.length > 0)
+    throw new Error(
+      `prompt template ${template.id}: has no placeholder ${unused.map((name) => `{{${name}}}`).join(', ')}`,
+    );
   const fill = (text: string): string => text.replace(PLACEHOLDER, (_match, name: string) => values[name] ?? '');
   return { system: fill(template.system), prompt: fill(template.prompt) };
 }

@@ -96,7 +96,10 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
   const manifest = await readRecord(manifestFile, datasetManifestSchema, { makeError: readError });
   const manifestFiles: Record<string, string> = manifest.files ?? {};
   const language = manifest.language ?? path.basename(path.dirname(path.dirname(absolute)));
-  if (!LANGUAGE_CODE_PATTERN.test(language)) throw new DatasetReadError(`${manifestFile}: language "${language}" is not a language code (BCP-47, e.g. en, ja, zh)`);
+  if (!LANGUAGE_CODE_PATTERN.test(language))
+    throw new DatasetReadError(
+      `${manifestFile}: language "${language}" is not a language code (BCP-47, e.g. en, ja, zh)`,
+    );
   const dataset = manifest.dataset ?? path.basename(absolute);
   const jsonlFile = path.join(absolute, 'all.jsonl');
   const lines = splitJsonlLines(await readText(jsonlFile));
@@ -109,7 +112,8 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
     } catch (error) {
       throw new DatasetReadError((error as Error).message);
     }
-    if (seen.has(parsed.id)) throw new DatasetReadError(`${jsonlFile}:${index + 1}: dialogue id ${parsed.id} appears twice`);
+    if (seen.has(parsed.id))
+      throw new DatasetReadError(`${jsonlFile}:${index + 1}: dialogue id ${parsed.id} appears twice`);
     seen.add(parsed.id);
     const metadataFile = path.join(absolute, 'metadata', `${parsed.id}.json`);
     const metadata = await readRecord(metadataFile, dialogueMetadataSchema, { makeError: readError });

@@ -59,7 +59,9 @@ export function parseEbur128Summary(stderr: string): LoudnessMeasurement {
   const range = /Loudness range:\s*\n\s*LRA:\s*(\S+) LU/.exec(summary);
   const truePeak = /True peak:\s*\n\s*Peak:\s*(\S+) dBFS/.exec(summary);
   if (!integrated || !truePeak) {
-    throw new LoudnessMeasurementError(`the ebur128 summary lacks ${integrated ? 'the true peak (peak=true)' : 'the integrated loudness'}: ${summary.slice(0, 300)}`);
+    throw new LoudnessMeasurementError(
+      `the ebur128 summary lacks ${integrated ? 'the true peak (peak=true)' : 'the integrated loudness'}: ${summary.slice(0, 300)}`,
+    );
   }
   const threshold = parseLevel(integrated[2]!);
   const gated = threshold !== null && threshold !== 0;
@@ -71,7 +73,18 @@ export function parseEbur128Summary(stderr: string): LoudnessMeasurement {
 }
 
 /** Named channel layouts ffmpeg prints in a stream line, and their channel counts. */
-const LAYOUT_CHANNELS: Record<string, number> = { mono: 1, stereo: 2, '2.1': 3, '3.0': 3, quad: 4, '4.0': 4, '5.0': 5, '5.1': 6, '6.1': 7, '7.1': 8 };
+const LAYOUT_CHANNELS: Record<string, number> = {
+  mono: 1,
+  stereo: 2,
+  '2.1': 3,
+  '3.0': 3,
+  quad: 4,
+  '4.0': 4,
+  '5.0': 5,
+  '5.1': 6,
+  '6.1': 7,
+  '7.1': 8,
+};
 
 /**
  * Channel count of the first input audio stream from ffmpeg's stream line
@@ -108,25 +121,49 @@ export interface LoudnessOptions {
 export async function measureLoudness(file: string, options: LoudnessOptions = {}): Promise<LoudnessMeasurement> {
   const filters = ['ebur128=peak=true:framelog=verbose'];
   if (options.channel !== undefined) {
-    if (!Number.isInteger(options.channel) || options.channel < 0) throw new RangeError(`channel must be a non-negative integer, got ${options.channel}`);
+    if (!Number.isInteger(options.channel) || options.channel < 0)
+      throw new RangeError(`channel must be a non-negative integer, got ${options.channel}`);
     filters.unshift(`pan=mono|c0=c${options.channel}`);
   }
   const ffmpeg = options.ffmpeg ?? 'ffmpeg';
-  const result = await execa(ffmpeg, ['-nostats', '-hide_banner', '-nostdin', '-i', file, '-filter_complex', `[0:a]${filters.join(',')}`, '-f', 'null', '-'], {
-    reject: false,
-    stdin: 'ignore',
-    timeout: options.timeoutMilliseconds ?? 600_000,
-    encoding: 'utf8',
-  });
+  const result = await execa(
+    ffmpeg,
+    [
+      '-nostats',
+      '-hide_banner',
+      '-nostdin',
+      '-i',
+      file,
+      '-filter_complex',
+      `[0:a]${filters.join(',')}`,
+      '-f',
+      'null',
+      '-',
+    ],
+    {
+      reject: false,
+      stdin: 'ignore',
+      timeout: options.timeoutMilliseconds ?? 600_000,
+      encoding: 'utf8',
+    },
+  );
   const stderr = typeof result.stderr === 'string' ? result.stderr : '';
   // pan silently reads a channel the file does not have as silence, so check the count ffmpeg reports.
   const inputChannels = audioChannelCount(stderr);
   if (options.channel !== undefined && inputChannels !== null && options.channel >= inputChannels) {
-    throw new LoudnessMeasurementError(`${file}: cannot measure channel ${options.channel}: the file has ${inputChannels} channels`);
+    throw new LoudnessMeasurementError(
+      `${file}: cannot measure channel ${options.channel}: the file has ${inputChannels} channels`,
+    );
   }
   if (result.failed) {
-    const tail = stderr.split('\n').filter((line) => line.trim() !== '').slice(-2).join(' | ');
-    throw new LoudnessMeasurementError(`${ffmpeg} failed on ${file}${options.channel !== undefined ? ` channel ${options.channel}` : ''}: ${result.exitCode !== undefined ? `exit code ${result.exitCode}` : result.shortMessage}${tail ? `: ${tail}` : ''}`);
+    const tail = stderr
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .slice(-2)
+      .join(' | ');
+    throw new LoudnessMeasurementError(
+      `${ffmpeg} failed on ${file}${options.channel !== undefined ? ` channel ${options.channel}` : ''}: ${result.exitCode !== undefined ? `exit code ${result.exitCode}` : result.shortMessage}${tail ? `: ${tail}` : ''}`,
+    );
   }
   return parseEbur128Summary(stderr);
 }

@@ -4,7 +4,14 @@
  * aggregation of per-dialogue values over any set of dialogues (the whole dataset, or a split).
  */
 import path from 'node:path';
-import { datasetQualityReportSchema, type DatasetQualityReport, type DialogueQuality, type DnsmosValues, type QualityAggregates, type QualityFlag } from '../model/quality-report.ts';
+import {
+  datasetQualityReportSchema,
+  type DatasetQualityReport,
+  type DialogueQuality,
+  type DnsmosValues,
+  type QualityAggregates,
+  type QualityFlag,
+} from '../model/quality-report.ts';
 import { formatRecord, readRecord, writeRecord } from '../storage/json-records.ts';
 
 export {
@@ -39,9 +46,19 @@ function mean(values: readonly number[]): number | null {
 export function aggregateQuality(dialogues: readonly DialogueQuality[], unit: 'syllable' | 'mora'): QualityAggregates {
   const withDnsmos = dialogues.flatMap((dialogue) => (dialogue.dnsmos.dialogue ? [dialogue.dnsmos.dialogue] : []));
   const dnsmosMean = (key: keyof DnsmosValues) => round(mean(withDnsmos.map((values) => values[key]))!, 4);
-  const cometScores = dialogues.flatMap((dialogue) => (dialogue.cometKiwi?.segments ?? []).flatMap((segment) => (segment.score === null ? [] : [segment.score])));
-  const loudness = dialogues.flatMap((dialogue) => dialogue.signal.channels.flatMap((channel) => (channel.loudness?.integratedLufs ?? null) === null ? [] : [channel.loudness!.integratedLufs!]));
-  const peaks = dialogues.flatMap((dialogue) => dialogue.signal.channels.flatMap((channel) => (channel.loudness?.truePeakDbtp ?? null) === null ? [] : [channel.loudness!.truePeakDbtp!]));
+  const cometScores = dialogues.flatMap((dialogue) =>
+    (dialogue.cometKiwi?.segments ?? []).flatMap((segment) => (segment.score === null ? [] : [segment.score])),
+  );
+  const loudness = dialogues.flatMap((dialogue) =>
+    dialogue.signal.channels.flatMap((channel) =>
+      (channel.loudness?.integratedLufs ?? null) === null ? [] : [channel.loudness!.integratedLufs!],
+    ),
+  );
+  const peaks = dialogues.flatMap((dialogue) =>
+    dialogue.signal.channels.flatMap((channel) =>
+      (channel.loudness?.truePeakDbtp ?? null) === null ? [] : [channel.loudness!.truePeakDbtp!],
+    ),
+  );
   const roleTotals: Record<string, { units: number; seconds: number }> = {};
   for (const dialogue of dialogues) {
     for (const [role, totals] of Object.entries(dialogue.signal.speechRateByRole)) {
@@ -54,7 +71,8 @@ export function aggregateQuality(dialogues: readonly DialogueQuality[], unit: 's
   const allSeconds = Object.values(roleTotals).reduce((sum, totals) => sum + totals.seconds, 0);
   const flagCounts: Partial<Record<QualityFlag, number>> = {};
   for (const dialogue of dialogues) {
-    for (const [flag, count] of Object.entries(dialogue.signal.flagCounts)) flagCounts[flag as QualityFlag] = (flagCounts[flag as QualityFlag] ?? 0) + (count ?? 0);
+    for (const [flag, count] of Object.entries(dialogue.signal.flagCounts))
+      flagCounts[flag as QualityFlag] = (flagCounts[flag as QualityFlag] ?? 0) + (count ?? 0);
   }
   const loudnessMean = mean(loudness);
   const totalSeconds = dialogues.reduce((sum, dialogue) => sum + dialogue.durationSeconds, 0);
@@ -62,7 +80,10 @@ export function aggregateQuality(dialogues: readonly DialogueQuality[], unit: 's
   return {
     dialogues: dialogues.length,
     hours: round(totalSeconds / 3600, 4),
-    dnsmos: withDnsmos.length === 0 ? null : { ovrl: dnsmosMean('ovrl'), sig: dnsmosMean('sig'), bak: dnsmosMean('bak'), p808: dnsmosMean('p808') },
+    dnsmos:
+      withDnsmos.length === 0
+        ? null
+        : { ovrl: dnsmosMean('ovrl'), sig: dnsmosMean('sig'), bak: dnsmosMean('bak'), p808: dnsmosMean('p808') },
     dnsmosMissing: dialogues.length - withDnsmos.length,
     cometKiwi: cometMean === null ? null : round(cometMean, 4),
     cometKiwiSegments: cometScores.length,
@@ -70,17 +91,32 @@ export function aggregateQuality(dialogues: readonly DialogueQuality[], unit: 's
     maximumTruePeakDbtp: peaks.length === 0 ? null : Math.max(...peaks),
     speechRate: allSeconds > 0 ? round(allUnits / allSeconds, 2) : null,
     speechRateUnit: unit,
-    mutualSilenceRatio: totalSeconds > 0 ? round(dialogues.reduce((sum, dialogue) => sum + dialogue.signal.mutualSilenceRatio * dialogue.durationSeconds, 0) / totalSeconds, 4) : null,
+    mutualSilenceRatio:
+      totalSeconds > 0
+        ? round(
+            dialogues.reduce(
+              (sum, dialogue) => sum + dialogue.signal.mutualSilenceRatio * dialogue.durationSeconds,
+              0,
+            ) / totalSeconds,
+            4,
+          )
+        : null,
     speechRateByRole: Object.fromEntries(
       Object.keys(roleTotals)
         .sort()
-        .map((role) => [role, roleTotals[role]!.seconds > 0 ? round(roleTotals[role]!.units / roleTotals[role]!.seconds, 2) : null]),
+        .map((role) => [
+          role,
+          roleTotals[role]!.seconds > 0 ? round(roleTotals[role]!.units / roleTotals[role]!.seconds, 2) : null,
+        ]),
     ),
     roleLabelDisagreements: dialogues.reduce(
-      (sum, dialogue) => sum + dialogue.signal.utterances.filter((utterance) => utterance.roleLabel !== 'agrees').length,
+      (sum, dialogue) =>
+        sum + dialogue.signal.utterances.filter((utterance) => utterance.roleLabel !== 'agrees').length,
       0,
     ),
-    flagCounts: Object.fromEntries(Object.entries(flagCounts).sort(([a], [b]) => (a < b ? -1 : 1))) as Partial<Record<QualityFlag, number>>,
+    flagCounts: Object.fromEntries(Object.entries(flagCounts).sort(([a], [b]) => (a < b ? -1 : 1))) as Partial<
+      Record<QualityFlag, number>
+    >,
   };
 }
 
@@ -110,5 +146,9 @@ export async function writeQualityReport(datasetDirectory: string, report: Datas
  *   exists but cannot be read, is not JSON or is not a quality report.
  */
 export async function readQualityReport(datasetDirectory: string): Promise<DatasetQualityReport | null> {
-  return (await readRecord(path.join(datasetDirectory, QUALITY_FILE_NAME), datasetQualityReportSchema, { optional: true })) ?? null;
+  return (
+    (await readRecord(path.join(datasetDirectory, QUALITY_FILE_NAME), datasetQualityReportSchema, {
+      optional: true,
+    })) ?? null
+  );
 }

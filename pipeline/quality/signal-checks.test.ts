@@ -20,7 +20,8 @@ const RATE = 16000;
 
 function sine(seconds: number, amplitude: number, frequency = 1000, rate = RATE): Float32Array {
   const samples = new Float32Array(Math.round(seconds * rate));
-  for (let index = 0; index < samples.length; index++) samples[index] = amplitude * Math.sin((2 * Math.PI * frequency * index) / rate);
+  for (let index = 0; index < samples.length; index++)
+    samples[index] = amplitude * Math.sin((2 * Math.PI * frequency * index) / rate);
   return samples;
 }
 
@@ -57,7 +58,10 @@ describe('clipping', () => {
     const raw = sine(1, 2, 100);
     for (let index = 0; index < raw.length; index++) raw[index] = Math.max(-1, Math.min(1, raw[index]!));
     const { audio } = await writeWav('clipped.wav', [raw]);
-    const clipping = measureClipping(audio.channels[0]!, { fullScaleLevel: DEFAULT_QUALITY_THRESHOLDS.fullScaleLevel, minimumRunSamples: 3 });
+    const clipping = measureClipping(audio.channels[0]!, {
+      fullScaleLevel: DEFAULT_QUALITY_THRESHOLDS.fullScaleLevel,
+      minimumRunSamples: 3,
+    });
     expect(clipping.clippedRuns).toBe(200);
     expect(clipping.fullScaleRatio).toBeGreaterThan(0.66);
     expect(clipping.fullScaleRatio).toBeLessThan(0.68);
@@ -67,18 +71,31 @@ describe('clipping', () => {
 
   it('does not call a clean sine or an isolated full-scale sample clipping', () => {
     const clean = sine(1, 0.5);
-    expect(measureClipping(clean, { fullScaleLevel: 32767 / 32768, minimumRunSamples: 3 })).toEqual({ fullScaleSamples: 0, fullScaleRatio: 0, clippedRuns: 0, longestRunSamples: 0 });
+    expect(measureClipping(clean, { fullScaleLevel: 32767 / 32768, minimumRunSamples: 3 })).toEqual({
+      fullScaleSamples: 0,
+      fullScaleRatio: 0,
+      clippedRuns: 0,
+      longestRunSamples: 0,
+    });
     clean[100] = 1;
     clean[101] = -1;
     const single = measureClipping(clean, { fullScaleLevel: 32767 / 32768, minimumRunSamples: 3 });
     expect(single).toMatchObject({ fullScaleSamples: 2, clippedRuns: 0, longestRunSamples: 2 });
-    expect(measureClipping(clean, { fullScaleLevel: 32767 / 32768, minimumRunSamples: 3 }, { start: 0, end: 100 }).fullScaleSamples).toBe(0);
+    expect(
+      measureClipping(clean, { fullScaleLevel: 32767 / 32768, minimumRunSamples: 3 }, { start: 0, end: 100 })
+        .fullScaleSamples,
+    ).toBe(0);
   });
 });
 
 describe('silence ratio', () => {
   it('is the share of 10 ms frames below the threshold', () => {
-    const signal = concat(sine(0.3, 0.1), new Float32Array(RATE * 0.5), sine(0.2, 0.1), new Float32Array(RATE * 0.25).fill(0.001));
+    const signal = concat(
+      sine(0.3, 0.1),
+      new Float32Array(RATE * 0.5),
+      sine(0.2, 0.1),
+      new Float32Array(RATE * 0.25).fill(0.001),
+    );
     // 0.001 = -60 dBFS is silent at -50 dBFS: silent = 0.5 + 0.25 of 1.25 s.
     expect(measureSilence(signal, RATE, -50)).toEqual({ frames: 125, silentFrames: 75, silenceRatio: 0.6 });
     expect(measureSilence(signal, RATE, -50, { start: 0, end: RATE * 0.3 }).silenceRatio).toBe(0);
@@ -106,16 +123,28 @@ describe('EBU R 128 loudness (ffmpeg ebur128)', () => {
     const whole = await measureLoudness(file);
     expect(Math.abs(whole.integratedLufs! - -23)).toBeLessThanOrEqual(0.5);
     expect(loudnessFlags(tone, DEFAULT_QUALITY_THRESHOLDS)).toEqual([]);
-    expect(loudnessFlags({ integratedLufs: -30, truePeakDbtp: -0.5, loudnessRangeLu: 0 }, DEFAULT_QUALITY_THRESHOLDS)).toEqual(['loudness-off-target', 'true-peak-over-limit']);
+    expect(
+      loudnessFlags({ integratedLufs: -30, truePeakDbtp: -0.5, loudnessRangeLu: 0 }, DEFAULT_QUALITY_THRESHOLDS),
+    ).toEqual(['loudness-off-target', 'true-peak-over-limit']);
     expect(loudnessFlags(silent, DEFAULT_QUALITY_THRESHOLDS)).toEqual(['channel-silent']);
-    await expect(measureLoudness(file, { channel: 5 })).rejects.toThrow(/cannot measure channel 5: the file has 2 channels/);
+    await expect(measureLoudness(file, { channel: 5 })).rejects.toThrow(
+      /cannot measure channel 5: the file has 2 channels/,
+    );
     await expect(measureLoudness(path.join(folder, 'missing.wav'))).rejects.toThrow(LoudnessMeasurementError);
   });
 
   it('parses the last of the summaries ffmpeg prints', () => {
-    const probe = '[Parsed_ebur128_1 @ 0x1] Summary:\n\n  Integrated loudness:\n    I:         -70.0 LUFS\n    Threshold:   0.0 LUFS\n\n  Loudness range:\n    LRA:         0.0 LU\n    Threshold:   0.0 LUFS\n    LRA low:     0.0 LUFS\n    LRA high:    0.0 LUFS\n\n  True peak:\n    Peak:       -inf dBFS\n';
-    const real = probe.replace('-70.0 LUFS\n    Threshold:   0.0', '-23.4 LUFS\n    Threshold: -33.4').replace('LRA:         0.0', 'LRA:         4.2').replace('-inf dBFS', ' -3.7 dBFS');
-    expect(parseEbur128Summary(`${probe}Stream mapping:\n${real}`)).toEqual({ integratedLufs: -23.4, truePeakDbtp: -3.7, loudnessRangeLu: 4.2 });
+    const probe =
+      '[Parsed_ebur128_1 @ 0x1] Summary:\n\n  Integrated loudness:\n    I:         -70.0 LUFS\n    Threshold:   0.0 LUFS\n\n  Loudness range:\n    LRA:         0.0 LU\n    Threshold:   0.0 LUFS\n    LRA low:     0.0 LUFS\n    LRA high:    0.0 LUFS\n\n  True peak:\n    Peak:       -inf dBFS\n';
+    const real = probe
+      .replace('-70.0 LUFS\n    Threshold:   0.0', '-23.4 LUFS\n    Threshold: -33.4')
+      .replace('LRA:         0.0', 'LRA:         4.2')
+      .replace('-inf dBFS', ' -3.7 dBFS');
+    expect(parseEbur128Summary(`${probe}Stream mapping:\n${real}`)).toEqual({
+      integratedLufs: -23.4,
+      truePeakDbtp: -3.7,
+      loudnessRangeLu: 4.2,
+    });
     expect(parseEbur128Summary(probe)).toEqual({ integratedLufs: null, truePeakDbtp: null, loudnessRangeLu: 0 });
     expect(() => parseEbur128Summary('no summary')).toThrow(LoudnessMeasurementError);
   });
@@ -170,8 +199,24 @@ describe('checkDialogueSignal', () => {
         language: 'en',
         events,
         utterances: [
-          { index: 0, role: 'user', kind: 'question', channel: 1, start: 0.5, end: 2.5, spokenText: 'When was the Eiffel Tower built?' },
-          { index: 1, role: 'system', kind: 'answer', channel: 0, start: 3, end: 6, spokenText: 'It was built between eighteen eighty-seven and eighteen eighty-nine.' },
+          {
+            index: 0,
+            role: 'user',
+            kind: 'question',
+            channel: 1,
+            start: 0.5,
+            end: 2.5,
+            spokenText: 'When was the Eiffel Tower built?',
+          },
+          {
+            index: 1,
+            role: 'system',
+            kind: 'answer',
+            channel: 0,
+            start: 3,
+            end: 6,
+            spokenText: 'It was built between eighteen eighty-seven and eighteen eighty-nine.',
+          },
           { index: 2, role: 'system', kind: 'answer', channel: 0, start: 6.5, end: 7.1, spokenText: 'Yes.' },
         ],
       },
@@ -185,13 +230,25 @@ describe('checkDialogueSignal', () => {
     expect(Math.abs(checks.channels[1]!.loudness!.integratedLufs! + 23)).toBeLessThanOrEqual(1);
     const [question, answer, short] = checks.utterances;
     // "When was the Eiffel Tower built" = 1+1+1+2+2+1 = 8 syllables in 2 s of speech.
-    expect(question).toMatchObject({ units: 8, unit: 'syllable', speechSeconds: 2, speechRate: 4, roleLabel: 'agrees', flags: [] });
+    expect(question).toMatchObject({
+      units: 8,
+      unit: 'syllable',
+      speechSeconds: 2,
+      speechRate: 4,
+      roleLabel: 'agrees',
+      flags: [],
+    });
     expect(answer!.clipping.clippedRuns).toBe(1);
     expect(answer!.flags).toContain('clipping');
     expect(answer!.samplePeakDbfs).toBe(0);
     expect(short).toMatchObject({ roleLabel: 'labelled-bc-whole', units: 1 });
     expect(short!.flags).toEqual(['speech-rate-low', 'labelled-bc']);
-    expect(checks.flagCounts).toEqual({ clipping: 2, 'labelled-bc': 1, 'speech-rate-low': 1, 'true-peak-over-limit': 1 });
+    expect(checks.flagCounts).toEqual({
+      clipping: 2,
+      'labelled-bc': 1,
+      'speech-rate-low': 1,
+      'true-peak-over-limit': 1,
+    });
     expect(checks.speechRateByRole.user).toEqual({ units: 8, speechSeconds: 2, speechRate: 4 });
     expect(samplePeakDbfs(new Float32Array(4))).toBeNull();
     const again = await checkDialogueSignal(
@@ -207,9 +264,13 @@ describe('checkDialogueSignal', () => {
 describe('thresholds', () => {
   it('fills defaults and rejects nonsense', () => {
     expect(resolveQualityThresholds({ targetLoudnessLufs: -16 }).targetLoudnessLufs).toBe(-16);
-    expect(resolveQualityThresholds({ speechRate: { en: { minimum: 1, maximum: 9, source: 'test' } } }).speechRate.ja).toEqual(DEFAULT_QUALITY_THRESHOLDS.speechRate.ja);
+    expect(
+      resolveQualityThresholds({ speechRate: { en: { minimum: 1, maximum: 9, source: 'test' } } }).speechRate.ja,
+    ).toEqual(DEFAULT_QUALITY_THRESHOLDS.speechRate.ja);
     expect(() => resolveQualityThresholds({ maximumUtteranceSilenceRatio: 2 })).toThrow(RangeError);
     expect(() => resolveQualityThresholds({ minimumClippingRunSamples: 0 })).toThrow(RangeError);
-    expect(() => resolveQualityThresholds({ speechRate: { en: { minimum: 9, maximum: 1, source: 'x' } } })).toThrow(RangeError);
+    expect(() => resolveQualityThresholds({ speechRate: { en: { minimum: 9, maximum: 1, source: 'x' } } })).toThrow(
+      RangeError,
+    );
   });
 });

@@ -13,12 +13,26 @@
  * Thresholds come from thresholds.ts. Checks flag; they never change the dataset.
  */
 import type { BenchmarkEvent, Centiseconds, ChannelEvents, Language } from '../model/types.ts';
-import type { ChannelChecks, ClippingMeasurement, DialogueSignalChecks, QualityFlag, RoleLabelAgreement, UtteranceChecks } from '../model/quality-report.ts';
+import type {
+  ChannelChecks,
+  ClippingMeasurement,
+  DialogueSignalChecks,
+  QualityFlag,
+  RoleLabelAgreement,
+  UtteranceChecks,
+} from '../model/quality-report.ts';
 import { measureLoudness, type LoudnessMeasurement } from './loudness.ts';
 import { countSpokenUnits } from './speech-rate.ts';
 import type { QualityThresholds } from './thresholds.ts';
 
-export type { ChannelChecks, ClippingMeasurement, DialogueSignalChecks, QualityFlag, RoleLabelAgreement, UtteranceChecks } from '../model/quality-report.ts';
+export type {
+  ChannelChecks,
+  ClippingMeasurement,
+  DialogueSignalChecks,
+  QualityFlag,
+  RoleLabelAgreement,
+  UtteranceChecks,
+} from '../model/quality-report.ts';
 
 /**
  * Counts full-scale samples and clipping runs in `samples[start, end)`.
@@ -50,7 +64,12 @@ export function measureClipping(
     } else if (run > 0) closeRun();
   }
   closeRun();
-  return { fullScaleSamples, fullScaleRatio: end > start ? fullScaleSamples / (end - start) : 0, clippedRuns, longestRunSamples };
+  return {
+    fullScaleSamples,
+    fullScaleRatio: end > start ? fullScaleSamples / (end - start) : 0,
+    clippedRuns,
+    longestRunSamples,
+  };
 }
 
 /** Silence of a stretch of samples. */
@@ -99,7 +118,11 @@ export function measureSilence(
  * {@link measureSilence}; 0 for empty audio.
  * @throws RangeError when `sampleRate` is not positive or the channels differ in length.
  */
-export function measureMutualSilence(channels: readonly Float32Array[], sampleRate: number, thresholdDbfs: number): number {
+export function measureMutualSilence(
+  channels: readonly Float32Array[],
+  sampleRate: number,
+  thresholdDbfs: number,
+): number {
   if (!(sampleRate > 0)) throw new RangeError(`sample rate must be positive, got ${sampleRate}`);
   const length = channels[0]?.length ?? 0;
   if (channels.some((channel) => channel.length !== length)) throw new RangeError('channels differ in length');
@@ -135,7 +158,11 @@ export function samplePeakDbfs(samples: Float32Array, range: { start?: number; e
  * interval, minus the SHORTPAUSE spans (which lie inside TURN/BC spans by construction).
  * @param events one channel's events, centiseconds.
  */
-export function speechCentisecondsWithin(events: readonly BenchmarkEvent[], start: Centiseconds, end: Centiseconds): Centiseconds {
+export function speechCentisecondsWithin(
+  events: readonly BenchmarkEvent[],
+  start: Centiseconds,
+  end: Centiseconds,
+): Centiseconds {
   const overlap = (event: BenchmarkEvent) => Math.max(0, Math.min(end, event.end) - Math.max(start, event.start));
   let total = 0;
   for (const event of events) {
@@ -149,8 +176,15 @@ export function speechCentisecondsWithin(events: readonly BenchmarkEvent[], star
  * Compares an utterance's kind with the TURN/BC units of its channel that overlap [start, end)
  * (same rule as stages/annotate-events.ts, plus the backchannel direction).
  */
-export function roleLabelAgreement(kind: string, channelEvents: readonly BenchmarkEvent[], start: Centiseconds, end: Centiseconds): RoleLabelAgreement {
-  const units = channelEvents.filter((event) => (event.event === 'TURN' || event.event === 'BC') && event.start < end && event.end > start);
+export function roleLabelAgreement(
+  kind: string,
+  channelEvents: readonly BenchmarkEvent[],
+  start: Centiseconds,
+  end: Centiseconds,
+): RoleLabelAgreement {
+  const units = channelEvents.filter(
+    (event) => (event.event === 'TURN' || event.event === 'BC') && event.start < end && event.end > start,
+  );
   if (units.length === 0) return 'no-speech';
   const backchannels = units.filter((event) => event.event === 'BC').length;
   if (kind === 'backchannel') return backchannels === units.length ? 'agrees' : 'labelled-turn';
@@ -205,8 +239,10 @@ function roundLoudness(measurement: LoudnessMeasurement): LoudnessMeasurement {
 export function loudnessFlags(measurement: LoudnessMeasurement, thresholds: QualityThresholds): QualityFlag[] {
   const flags: QualityFlag[] = [];
   if (measurement.integratedLufs === null) flags.push('channel-silent');
-  else if (Math.abs(measurement.integratedLufs - thresholds.targetLoudnessLufs) > thresholds.loudnessToleranceLu) flags.push('loudness-off-target');
-  if (measurement.truePeakDbtp !== null && measurement.truePeakDbtp > thresholds.maximumTruePeakDbtp) flags.push('true-peak-over-limit');
+  else if (Math.abs(measurement.integratedLufs - thresholds.targetLoudnessLufs) > thresholds.loudnessToleranceLu)
+    flags.push('loudness-off-target');
+  if (measurement.truePeakDbtp !== null && measurement.truePeakDbtp > thresholds.maximumTruePeakDbtp)
+    flags.push('true-peak-over-limit');
   return flags;
 }
 
@@ -225,7 +261,10 @@ export async function checkDialogueSignal(
   const { audio, events } = input;
   const sampleRate = audio.sampleRate;
   const length = audio.channels[0]?.length ?? 0;
-  const clippingOptions = { fullScaleLevel: thresholds.fullScaleLevel, minimumRunSamples: thresholds.minimumClippingRunSamples };
+  const clippingOptions = {
+    fullScaleLevel: thresholds.fullScaleLevel,
+    minimumRunSamples: thresholds.minimumClippingRunSamples,
+  };
   const rateRange = thresholds.speechRate[input.language];
   const flagCounts: Partial<Record<QualityFlag, number>> = {};
   const count = (flags: readonly QualityFlag[]) => {
@@ -237,14 +276,28 @@ export async function checkDialogueSignal(
     const samples = audio.channels[channel]!;
     const clipping = measureClipping(samples, clippingOptions);
     const silence = measureSilence(samples, sampleRate, thresholds.silenceThresholdDbfs);
-    const loudness = options.measureLoudness === false ? null : roundLoudness(await measureLoudness(input.file, { channel, ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}) }));
+    const loudness =
+      options.measureLoudness === false
+        ? null
+        : roundLoudness(
+            await measureLoudness(input.file, { channel, ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}) }),
+          );
     const flags: QualityFlag[] = [];
     if (clipping.clippedRuns > 0) flags.push('clipping');
     if (loudness) flags.push(...loudnessFlags(loudness, thresholds));
     count(flags);
-    channels.push({ channel, clipping: { ...clipping, fullScaleRatio: round(clipping.fullScaleRatio, 6) }, silenceRatio: round(silence.silenceRatio, 6), loudness, flags });
+    channels.push({
+      channel,
+      clipping: { ...clipping, fullScaleRatio: round(clipping.fullScaleRatio, 6) },
+      silenceRatio: round(silence.silenceRatio, 6),
+      loudness,
+      flags,
+    });
   }
-  const programmeLoudness = options.measureLoudness === false ? null : roundLoudness(await measureLoudness(input.file, options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}));
+  const programmeLoudness =
+    options.measureLoudness === false
+      ? null
+      : roundLoudness(await measureLoudness(input.file, options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}));
 
   const utterances: UtteranceChecks[] = [];
   const byRole: Record<string, { units: number; speechCs: number }> = {};
@@ -252,12 +305,17 @@ export async function checkDialogueSignal(
   for (const utterance of input.utterances) {
     const samples = audio.channels[utterance.channel];
     if (samples === undefined || (utterance.channel !== 0 && utterance.channel !== 1)) {
-      throw new RangeError(`utterance ${utterance.index} is on channel ${utterance.channel}, which the audio (${audio.channels.length} channels) or the events do not have`);
+      throw new RangeError(
+        `utterance ${utterance.index} is on channel ${utterance.channel}, which the audio (${audio.channels.length} channels) or the events do not have`,
+      );
     }
     const channelEvents = events[utterance.channel as 0 | 1];
     const startCs = Math.round(utterance.start * 100);
     const endCs = Math.round(utterance.end * 100);
-    const range = { start: Math.round(utterance.start * sampleRate), end: Math.min(length, Math.round(utterance.end * sampleRate)) };
+    const range = {
+      start: Math.round(utterance.start * sampleRate),
+      end: Math.min(length, Math.round(utterance.end * sampleRate)),
+    };
     const clipping = measureClipping(samples, clippingOptions, range);
     const silence = measureSilence(samples, sampleRate, thresholds.silenceThresholdDbfs, range);
     const speechCs = speechCentisecondsWithin(channelEvents, startCs, endCs);
@@ -300,7 +358,14 @@ export async function checkDialogueSignal(
       .sort()
       .map((role) => {
         const totals = byRole[role]!;
-        return [role, { units: totals.units, speechSeconds: totals.speechCs / 100, speechRate: totals.speechCs > 0 ? round(totals.units / (totals.speechCs / 100), 2) : null }];
+        return [
+          role,
+          {
+            units: totals.units,
+            speechSeconds: totals.speechCs / 100,
+            speechRate: totals.speechCs > 0 ? round(totals.units / (totals.speechCs / 100), 2) : null,
+          },
+        ];
       }),
   );
   return {
@@ -311,6 +376,8 @@ export async function checkDialogueSignal(
     utterances,
     speechRateByRole,
     unitCounter,
-    flagCounts: Object.fromEntries(Object.entries(flagCounts).sort(([a], [b]) => (a < b ? -1 : 1))) as Partial<Record<QualityFlag, number>>,
+    flagCounts: Object.fromEntries(Object.entries(flagCounts).sort(([a], [b]) => (a < b ? -1 : 1))) as Partial<
+      Record<QualityFlag, number>
+    >,
   };
 }

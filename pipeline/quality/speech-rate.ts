@@ -92,7 +92,10 @@ function loadExternalSyllableCounter(): Promise<{ name: string; count: ExternalS
  * {@link countEnglishWordSyllables} over the words (white space and hyphens separate words).
  * @param options.preferBuiltIn use the built-in heuristic even when `syllable` is installed.
  */
-export async function countEnglishSyllables(text: string, options: { preferBuiltIn?: boolean } = {}): Promise<SpokenUnitCount> {
+export async function countEnglishSyllables(
+  text: string,
+  options: { preferBuiltIn?: boolean } = {},
+): Promise<SpokenUnitCount> {
   const external = options.preferBuiltIn ? null : await loadExternalSyllableCounter();
   if (external) return { units: external.count(text), unit: 'syllable', counter: external.name, estimatedWords: 0 };
   const words = englishWords(text);
@@ -122,7 +125,12 @@ export async function countJapaneseMorae(text: string): Promise<SpokenUnitCount>
   }
   // The counter's label is written into quality.json; it keeps the file's former path
   // (pipeline/alignment/spoken-words.ts now) so that datasets stay byte-identical to earlier builds.
-  return { units, unit: 'mora', counter: 'kuromoji IPADIC pronunciation (pipeline/services/tts/spoken-words.ts)', estimatedWords };
+  return {
+    units,
+    unit: 'mora',
+    counter: 'kuromoji IPADIC pronunciation (pipeline/services/tts/spoken-words.ts)',
+    estimatedWords,
+  };
 }
 
 /**
@@ -153,7 +161,12 @@ export function countSyllablesOfScript(text: string): SpokenUnitCount {
   let units = 0;
   for (const character of text) if (SYLLABIC_CHARACTER.test(character)) units += 1;
   units += (text.match(VOWEL_GROUP) ?? []).length;
-  return { units, unit: 'syllable', counter: 'syllabic characters and vowel groups (pipeline/quality/speech-rate.ts)', estimatedWords: 0 };
+  return {
+    units,
+    unit: 'syllable',
+    counter: 'syllabic characters and vowel groups (pipeline/quality/speech-rate.ts)',
+    estimatedWords: 0,
+  };
 }
 
 /**

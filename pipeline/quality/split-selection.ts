@@ -123,10 +123,13 @@ export function rankByDnsmos<T extends Pick<SplitCandidate, 'id' | 'ovrl'>>(cand
  *   or ids repeat.
  */
 export function selectSplits(candidates: readonly SplitCandidate[], options: SplitSelectionOptions): SplitSelection {
-  if (!(options.testSeconds > 0) || !Number.isFinite(options.testSeconds)) throw new RangeError(`test duration must be a positive number of seconds, got ${options.testSeconds}`);
+  if (!(options.testSeconds > 0) || !Number.isFinite(options.testSeconds))
+    throw new RangeError(`test duration must be a positive number of seconds, got ${options.testSeconds}`);
   const testSmallCount = options.testSmallCount ?? null;
-  if (testSmallCount !== null && (!Number.isInteger(testSmallCount) || testSmallCount < 1)) throw new RangeError(`test_small size must be a positive integer, got ${testSmallCount}`);
-  if (new Set(candidates.map((candidate) => candidate.id)).size !== candidates.length) throw new RangeError('dialogue ids repeat');
+  if (testSmallCount !== null && (!Number.isInteger(testSmallCount) || testSmallCount < 1))
+    throw new RangeError(`test_small size must be a positive integer, got ${testSmallCount}`);
+  if (new Set(candidates.map((candidate) => candidate.id)).size !== candidates.length)
+    throw new RangeError('dialogue ids repeat');
   const speakerDisjoint = options.speakerDisjoint ?? true;
   const warnings: string[] = [];
   const ranked = rankByDnsmos(candidates);
@@ -149,7 +152,11 @@ export function selectSplits(candidates: readonly SplitCandidate[], options: Spl
     const scored = groups
       .map((ids) => ids.map((id) => byId.get(id)!))
       .filter((members) => members.every((member) => member.ovrl !== null))
-      .map((members) => ({ members, mean: members.reduce((sum, member) => sum + member.ovrl!, 0) / members.length, first: Math.min(...members.map((member) => rankOf.get(member.id)!)) }))
+      .map((members) => ({
+        members,
+        mean: members.reduce((sum, member) => sum + member.ovrl!, 0) / members.length,
+        first: Math.min(...members.map((member) => rankOf.get(member.id)!)),
+      }))
       .sort((a, b) => b.mean - a.mean || a.first - b.first);
     const chosen = new Set<string>();
     for (const group of scored) {
@@ -172,7 +179,10 @@ export function selectSplits(candidates: readonly SplitCandidate[], options: Spl
       `the dialogues with a DNSMOS value last ${(testSeconds / 3600).toFixed(4)} h, less than the test target of ${(options.testSeconds / 3600).toFixed(4)} h: all of them went to test`,
     );
   }
-  if (withoutDnsmos.length > 0) warnings.push(`${withoutDnsmos.length} dialogue(s) without a DNSMOS value (no speech) were kept out of test: ${withoutDnsmos.join(', ')}`);
+  if (withoutDnsmos.length > 0)
+    warnings.push(
+      `${withoutDnsmos.length} dialogue(s) without a DNSMOS value (no speech) were kept out of test: ${withoutDnsmos.join(', ')}`,
+    );
 
   const testIds = new Set(test.map((candidate) => candidate.id));
   const testSpeakers = new Set(test.flatMap((candidate) => candidate.speakerIds));
@@ -196,15 +206,20 @@ export function selectSplits(candidates: readonly SplitCandidate[], options: Spl
         'give dialogues different speaker identities (a speaker roster), or split with speaker-disjointness off',
     );
   } else if (excludedForSpeakerOverlap.length > 0) {
-    warnings.push(`${excludedForSpeakerOverlap.length} dialogue(s) left out of dev because they share a speaker with test`);
+    warnings.push(
+      `${excludedForSpeakerOverlap.length} dialogue(s) left out of dev because they share a speaker with test`,
+    );
   }
   if (devSharingSpeakersWithTest.length > 0) {
-    warnings.push(`speaker-disjointness is off: ${devSharingSpeakersWithTest.length} dev dialogue(s) share a speaker with test`);
+    warnings.push(
+      `speaker-disjointness is off: ${devSharingSpeakersWithTest.length} dev dialogue(s) share a speaker with test`,
+    );
   }
 
   let testSmall: string[] | null = null;
   if (testSmallCount !== null) {
-    if (testSmallCount > test.length) warnings.push(`test_small asks for ${testSmallCount} dialogues but test has ${test.length}: test_small = test`);
+    if (testSmallCount > test.length)
+      warnings.push(`test_small asks for ${testSmallCount} dialogues but test has ${test.length}: test_small = test`);
     testSmall = test.slice(0, testSmallCount).map((candidate) => candidate.id);
   }
   return {

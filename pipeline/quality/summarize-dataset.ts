@@ -30,7 +30,13 @@ export interface DialogueSummaryInput {
   /** Questions chosen for a split but spoken whole because a part came out too short. */
   splitQuestionsSpokenWhole?: number;
   /** Barge-in variant only: answers barged in on, answers too short to hold one, smallest-barge-in fallbacks. */
-  bargeIns?: { placed: number; answersTooShort: number; fallbacks: number; unspokenCs?: number[]; unspokenWords?: number[] };
+  bargeIns?: {
+    placed: number;
+    answersTooShort: number;
+    fallbacks: number;
+    unspokenCs?: number[];
+    unspokenWords?: number[];
+  };
 }
 
 const EVENT_TYPES: BenchmarkEventType[] = ['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'];
@@ -61,9 +67,17 @@ export function summarizeDataset(
     overlaps += dialogue.sampledOffsetsCs.filter((offset) => offset < 0).length;
     bargeInOverlaps += dialogue.sampledOffsetsCs.filter((offset) => offset < -40).length;
   }
-  const sum = (value: (dialogue: DialogueSummaryInput) => number) => sorted.reduce((total, dialogue) => total + value(dialogue), 0);
-  const evaluableEvents = benchmarkLoaderSettings('task', { bargeInVariant: variant === 'barge-in', channels: [options.userChannel ?? 1] }).map(({ name, settings }) =>
-    evaluableEventsReport(name, settings, sorted.map((dialogue) => ({ id: dialogue.id, events: dialogue.events }))),
+  const sum = (value: (dialogue: DialogueSummaryInput) => number) =>
+    sorted.reduce((total, dialogue) => total + value(dialogue), 0);
+  const evaluableEvents = benchmarkLoaderSettings('task', {
+    bargeInVariant: variant === 'barge-in',
+    channels: [options.userChannel ?? 1],
+  }).map(({ name, settings }) =>
+    evaluableEventsReport(
+      name,
+      settings,
+      sorted.map((dialogue) => ({ id: dialogue.id, events: dialogue.events })),
+    ),
   );
   return {
     language,
@@ -109,7 +123,14 @@ function unspokenSummary(unspokenCs: readonly number[], unspokenWords: readonly 
     const middle = Math.floor(sorted.length / 2);
     return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
   };
-  if (unspokenCs.length === 0) return { minimumSeconds: null, medianSeconds: null, minimumWords: null, medianWords: null, withoutUnspokenWords: 0 };
+  if (unspokenCs.length === 0)
+    return {
+      minimumSeconds: null,
+      medianSeconds: null,
+      minimumWords: null,
+      medianWords: null,
+      withoutUnspokenWords: 0,
+    };
   return {
     minimumSeconds: round(Math.min(...unspokenCs) / 100, 2),
     medianSeconds: round(median(unspokenCs) / 100, 2),
@@ -127,7 +148,9 @@ function round(value: number, digits: number): number {
 /** Markdown rendering of one or more dataset summaries (the table first, then the details). */
 export function formatSummaryMarkdown(title: string, summaries: readonly DatasetSummary[]): string {
   const lines: string[] = [`# ${title}`, ''];
-  lines.push('| dataset | language | dialogues | hours | mean s | TURN_SHIFT | TURN_HOLD | BC | BARGE_IN | SHORTPAUSE | TURN |');
+  lines.push(
+    '| dataset | language | dialogues | hours | mean s | TURN_SHIFT | TURN_HOLD | BC | BARGE_IN | SHORTPAUSE | TURN |',
+  );
   lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const summary of summaries) {
     const e = summary.events;
@@ -140,10 +163,18 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
     lines.push(
       `- speaker changes placed: ${summary.sampledTransitions}; with sampled overlap: ${summary.sampledOverlaps}; overlap > 0.4 s (barge-in by the rules): ${summary.sampledOverlapsBeyondBargeInThreshold}`,
     );
-    lines.push(`- timeline draws rejected and redrawn: ${summary.resampledDraws}; deterministic fallbacks: ${summary.placementFallbacks}`);
-    lines.push(`- utterances re-synthesized with padded phrasing (too short, would be BC): ${summary.paddedUtterances}`);
-    lines.push(`- utterances re-synthesized with phrase breaks (engine spoke implausibly slowly): ${summary.rephrasedUtterances}`);
-    lines.push(`- questions spoken in two parts around a pause (user TURN_HOLD): ${summary.splitQuestions}; chosen but spoken whole (a part too short): ${summary.splitQuestionsSpokenWhole}`);
+    lines.push(
+      `- timeline draws rejected and redrawn: ${summary.resampledDraws}; deterministic fallbacks: ${summary.placementFallbacks}`,
+    );
+    lines.push(
+      `- utterances re-synthesized with padded phrasing (too short, would be BC): ${summary.paddedUtterances}`,
+    );
+    lines.push(
+      `- utterances re-synthesized with phrase breaks (engine spoke implausibly slowly): ${summary.rephrasedUtterances}`,
+    );
+    lines.push(
+      `- questions spoken in two parts around a pause (user TURN_HOLD): ${summary.splitQuestions}; chosen but spoken whole (a part too short): ${summary.splitQuestionsSpokenWhole}`,
+    );
     if (summary.bargeIns) {
       lines.push(
         `- barge-in variant: user barge-ins placed ${summary.bargeIns.placed}; answers too short to hold one ${summary.bargeIns.answersTooShort}; smallest barge-in used (no drawn pair fitted) ${summary.bargeIns.fallbacks}`,
@@ -158,7 +189,9 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
     lines.push(`- questions/answers labelled BC by the 0.8 s rule: ${summary.roleLabelDisagreements.length}`);
     for (const item of summary.roleLabelDisagreements) {
       const spans = item.backchannelSpans.map(([start, end]) => `${start.toFixed(2)}–${end.toFixed(2)} s`).join(', ');
-      lines.push(`  - ${item.dialogueId} utterance ${item.utteranceIndex} (turn ${item.turnNumber}, ${item.role} ${item.kind}, ${item.extent}): ${spans} — "${item.text}"`);
+      lines.push(
+        `  - ${item.dialogueId} utterance ${item.utteranceIndex} (turn ${item.turnNumber}, ${item.role} ${item.kind}, ${item.extent}): ${spans} — "${item.text}"`,
+      );
     }
     lines.push(`- failed dialogues: ${summary.failed.length}`);
     for (const failure of summary.failed) lines.push(`  - ${failure.id} at ${failure.stage}: ${failure.reason}`);
@@ -170,7 +203,13 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
       lines.push(`- corpus quirks that change what is spoken: ${summary.corpusNotes.length}`);
       for (const note of summary.corpusNotes) lines.push(`  - ${note}`);
     }
-    lines.push('', formatEvaluableEventsMarkdown(`Evaluable events: ${summary.dataset} (${summary.language})`, summary.evaluableEvents).trimEnd());
+    lines.push(
+      '',
+      formatEvaluableEventsMarkdown(
+        `Evaluable events: ${summary.dataset} (${summary.language})`,
+        summary.evaluableEvents,
+      ).trimEnd(),
+    );
   }
   return `${lines.join('\n')}\n`;
 }

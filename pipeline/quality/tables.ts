@@ -13,7 +13,12 @@ import type { BenchmarkEventType, Language } from '../model/types.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { readDatasetFolder, type DatasetFolder } from './dataset-files.ts';
 import { speechRateUnit, speechRateUnitLabel } from './speech-rate.ts';
-import { aggregateQuality, readQualityReport, type DatasetCometKiwi, type QualityAggregates } from './quality-report.ts';
+import {
+  aggregateQuality,
+  readQualityReport,
+  type DatasetCometKiwi,
+  type QualityAggregates,
+} from './quality-report.ts';
 
 /** Name of the split report a split stage writes in the dataset folder. */
 export const SPLIT_FILE_NAME = 'split.json';
@@ -26,7 +31,12 @@ export const TABLES_JSON_FILE_NAME = 'tables.json';
 export const TABLE_SPLITS = ['test', 'test_small', 'dev', 'all'] as const;
 
 /** Event types of the statistics table (m3-format.md published table plus TURN_HOLD and BC). */
-export const STATISTICS_EVENT_TYPES = ['TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN'] as const satisfies readonly BenchmarkEventType[];
+export const STATISTICS_EVENT_TYPES = [
+  'TURN_SHIFT',
+  'TURN_HOLD',
+  'BC',
+  'BARGE_IN',
+] as const satisfies readonly BenchmarkEventType[];
 
 /** One row of the statistics table. */
 export interface StatisticsRow {
@@ -84,7 +94,10 @@ async function readSplitIds(folder: DatasetFolder): Promise<Map<string, string[]
       if (Array.isArray(ids)) splits.set(name === 'dev' ? 'test_other' : name, ids.map(String));
     }
   }
-  splits.set('all', folder.dialogues.map((dialogue) => dialogue.id));
+  splits.set(
+    'all',
+    folder.dialogues.map((dialogue) => dialogue.id),
+  );
   return splits;
 }
 
@@ -99,13 +112,21 @@ export function statisticsRow(folder: DatasetFolder, split: string, ids: readonl
   let seconds = 0;
   for (const id of ids) {
     const dialogue = byId.get(id);
-    if (!dialogue) throw new Error(`${folder.directory}: split ${split} names dialogue ${id}, which all.jsonl does not have`);
+    if (!dialogue)
+      throw new Error(`${folder.directory}: split ${split} names dialogue ${id}, which all.jsonl does not have`);
     seconds += dialogue.metadata.durationSeconds;
     for (const channel of [0, 1] as const) {
-      for (const event of dialogue.events[channel]) if (event.event in events) events[event.event as keyof StatisticsRow['events']] += 1;
+      for (const event of dialogue.events[channel])
+        if (event.event in events) events[event.event as keyof StatisticsRow['events']] += 1;
     }
   }
-  return { split, dialogues: ids.length, hours: round(seconds / 3600, 2), meanSeconds: ids.length ? round(seconds / ids.length, 1) : 0, events };
+  return {
+    split,
+    dialogues: ids.length,
+    hours: round(seconds / 3600, 2),
+    meanSeconds: ids.length ? round(seconds / ids.length, 1) : 0,
+    events,
+  };
 }
 
 /**
@@ -164,7 +185,9 @@ export function formatTablesMarkdown(tables: readonly DatasetTables[]): string {
       lines.push('not scored (run `duplexsynth score` on the dataset folder)', '');
     } else {
       const unit = speechRateUnitLabel(table.language);
-      lines.push(`| split | dialogues | DNSMOS OVRL | SIG | BAK | P808 | COMETKiwi | loudness (LUFS, mean channel) | max true peak (dBTP) | speech rate (${unit}) | role/label disagreements |`);
+      lines.push(
+        `| split | dialogues | DNSMOS OVRL | SIG | BAK | P808 | COMETKiwi | loudness (LUFS, mean channel) | max true peak (dBTP) | speech rate (${unit}) | role/label disagreements |`,
+      );
       lines.push('|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|');
       for (const row of table.quality) {
         const q = row.quality;
@@ -183,7 +206,9 @@ export function formatTablesMarkdown(tables: readonly DatasetTables[]): string {
     lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of table.statistics) {
       const e = row.events;
-      lines.push(`| ${row.split} | ${row.dialogues} | ${row.hours.toFixed(2)} | ${row.meanSeconds.toFixed(1)} | ${e.TURN_SHIFT} | ${e.TURN_HOLD} | ${e.BC} | ${e.BARGE_IN} |`);
+      lines.push(
+        `| ${row.split} | ${row.dialogues} | ${row.hours.toFixed(2)} | ${row.meanSeconds.toFixed(1)} | ${e.TURN_SHIFT} | ${e.TURN_HOLD} | ${e.BC} | ${e.BARGE_IN} |`,
+      );
     }
     lines.push('');
   }
@@ -195,11 +220,16 @@ export function formatTablesMarkdown(tables: readonly DatasetTables[]): string {
  * dialogues, hours, mean seconds, SHIFT (TURN_SHIFT), PAUSE (TURN_HOLD), BC, BARGE_IN.
  */
 export function formatStatisticsTableMarkdown(tables: readonly DatasetTables[]): string {
-  const lines = ['| dataset | split | dialogues | hours | mean s | SHIFT | PAUSE | BC | BARGE_IN |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = [
+    '| dataset | split | dialogues | hours | mean s | SHIFT | PAUSE | BC | BARGE_IN |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const table of tables) {
     for (const row of table.statistics) {
       const e = row.events;
-      lines.push(`| ${table.dataset} (${table.language}) | ${row.split} | ${row.dialogues} | ${row.hours.toFixed(2)} | ${row.meanSeconds.toFixed(1)} | ${e.TURN_SHIFT} | ${e.TURN_HOLD} | ${e.BC} | ${e.BARGE_IN} |`);
+      lines.push(
+        `| ${table.dataset} (${table.language}) | ${row.split} | ${row.dialogues} | ${row.hours.toFixed(2)} | ${row.meanSeconds.toFixed(1)} | ${e.TURN_SHIFT} | ${e.TURN_HOLD} | ${e.BC} | ${e.BARGE_IN} |`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -212,7 +242,10 @@ export function formatStatisticsTableMarkdown(tables: readonly DatasetTables[]):
  */
 export async function writeQualityTables(directory: string): Promise<DatasetTables> {
   const tables = await buildDatasetTables(directory);
-  await writeAtomic(path.join(directory, TABLES_MARKDOWN_FILE_NAME), `# ${tables.track}: ${tables.dataset}\n\n${formatTablesMarkdown([tables]).replace(/^## .*\n\n/, '')}`);
+  await writeAtomic(
+    path.join(directory, TABLES_MARKDOWN_FILE_NAME),
+    `# ${tables.track}: ${tables.dataset}\n\n${formatTablesMarkdown([tables]).replace(/^## .*\n\n/, '')}`,
+  );
   await writeAtomic(path.join(directory, TABLES_JSON_FILE_NAME), `${JSON.stringify(tables, null, 2)}\n`);
   return tables;
 }

@@ -20,12 +20,14 @@ export const DEFAULT_QUALITY_THRESHOLDS: Readonly<QualityThresholds> = Object.fr
     en: {
       minimum: 3.0,
       maximum: 7.5,
-      source: 'Jones 1967 (5 syllables/s conversational); Pellegrino, Coupe & Marsico 2011, Language 87(3) (6.19 syllables/s read English)',
+      source:
+        'Jones 1967 (5 syllables/s conversational); Pellegrino, Coupe & Marsico 2011, Language 87(3) (6.19 syllables/s read English)',
     },
     ja: {
       minimum: 4.5,
       maximum: 10.0,
-      source: 'Pellegrino, Coupe & Marsico 2011, Language 87(3) (7.84/s read Japanese); Prafiyanto et al. 2018, Acoustical Science and Technology 39(2) (5.3-6.0 morae/s slow preferred rate)',
+      source:
+        'Pellegrino, Coupe & Marsico 2011, Language 87(3) (7.84/s read Japanese); Prafiyanto et al. 2018, Acoustical Science and Technology 39(2) (5.3-6.0 morae/s slow preferred rate)',
     },
   },
   backchannelMaximumSeconds: 0.8,
@@ -36,25 +38,43 @@ export const DEFAULT_QUALITY_THRESHOLDS: Readonly<QualityThresholds> = Object.fr
  * @throws RangeError when a value is not finite, a ratio is outside 0..1, a run length is not a
  *   positive integer, or a range has minimum > maximum.
  */
-export function resolveQualityThresholds(overrides: Partial<Omit<QualityThresholds, 'speechRate'>> & { speechRate?: Record<Language, RateRange> } = {}): QualityThresholds {
+export function resolveQualityThresholds(
+  overrides: Partial<Omit<QualityThresholds, 'speechRate'>> & { speechRate?: Record<Language, RateRange> } = {},
+): QualityThresholds {
   const resolved: QualityThresholds = {
     ...DEFAULT_QUALITY_THRESHOLDS,
     ...overrides,
     speechRate: { ...DEFAULT_QUALITY_THRESHOLDS.speechRate, ...(overrides.speechRate ?? {}) },
   };
-  for (const key of ['fullScaleLevel', 'silenceThresholdDbfs', 'maximumUtteranceSilenceRatio', 'targetLoudnessLufs', 'loudnessToleranceLu', 'maximumTruePeakDbtp', 'backchannelMaximumSeconds'] as const) {
-    if (!Number.isFinite(resolved[key])) throw new RangeError(`quality threshold ${key} is not a finite number: ${resolved[key]}`);
+  for (const key of [
+    'fullScaleLevel',
+    'silenceThresholdDbfs',
+    'maximumUtteranceSilenceRatio',
+    'targetLoudnessLufs',
+    'loudnessToleranceLu',
+    'maximumTruePeakDbtp',
+    'backchannelMaximumSeconds',
+  ] as const) {
+    if (!Number.isFinite(resolved[key]))
+      throw new RangeError(`quality threshold ${key} is not a finite number: ${resolved[key]}`);
   }
-  if (resolved.fullScaleLevel <= 0 || resolved.fullScaleLevel > 1) throw new RangeError(`fullScaleLevel must be in (0, 1], got ${resolved.fullScaleLevel}`);
+  if (resolved.fullScaleLevel <= 0 || resolved.fullScaleLevel > 1)
+    throw new RangeError(`fullScaleLevel must be in (0, 1], got ${resolved.fullScaleLevel}`);
   if (resolved.maximumUtteranceSilenceRatio < 0 || resolved.maximumUtteranceSilenceRatio > 1) {
-    throw new RangeError(`maximumUtteranceSilenceRatio must be in [0, 1], got ${resolved.maximumUtteranceSilenceRatio}`);
+    throw new RangeError(
+      `maximumUtteranceSilenceRatio must be in [0, 1], got ${resolved.maximumUtteranceSilenceRatio}`,
+    );
   }
   if (!Number.isInteger(resolved.minimumClippingRunSamples) || resolved.minimumClippingRunSamples < 1) {
-    throw new RangeError(`minimumClippingRunSamples must be a positive integer, got ${resolved.minimumClippingRunSamples}`);
+    throw new RangeError(
+      `minimumClippingRunSamples must be a positive integer, got ${resolved.minimumClippingRunSamples}`,
+    );
   }
   for (const [language, range] of Object.entries(resolved.speechRate)) {
     if (!(Number.isFinite(range.minimum) && Number.isFinite(range.maximum) && range.minimum <= range.maximum)) {
-      throw new RangeError(`speechRate.${language}: need finite minimum <= maximum, got ${range.minimum}..${range.maximum}`);
+      throw new RangeError(
+        `speechRate.${language}: need finite minimum <= maximum, got ${range.minimum}..${range.maximum}`,
+      );
     }
   }
   return resolved;

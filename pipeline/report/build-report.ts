@@ -25,7 +25,13 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { DROP_REASON_DESCRIPTIONS, DROP_REASONS, EVALUATION_EVENT_TYPES, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
+import {
+  DROP_REASON_DESCRIPTIONS,
+  DROP_REASONS,
+  EVALUATION_EVENT_TYPES,
+  evaluableEventsReport,
+  type EvaluableEventsReport,
+} from '../events/evaluable-events.ts';
 import { readExportDataset, type ExportDataset, type ExportDialogue } from '../export/export-dataset.ts';
 import PQueue from 'p-queue';
 import type { Centiseconds, Channel } from '../model/types.ts';
@@ -34,8 +40,20 @@ import { buildDatasetTables, type DatasetTables } from '../quality/tables.ts';
 import { speechRateUnitLabel } from '../quality/speech-rate.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
-import { CHANNEL_DIRECTIONS, fitTimingModel, loadTimingStatistics, samplingDistributions, type ChannelDirection } from '../timeline/timing-statistics.ts';
-import { dialoguePagePath, dialoguePagePlan, eventListPagePath, renderDialoguePage, type PreRenderedDialoguePages } from './pre-rendered-pages.ts';
+import {
+  CHANNEL_DIRECTIONS,
+  fitTimingModel,
+  loadTimingStatistics,
+  samplingDistributions,
+  type ChannelDirection,
+} from '../timeline/timing-statistics.ts';
+import {
+  dialoguePagePath,
+  dialoguePagePlan,
+  eventListPagePath,
+  renderDialoguePage,
+  type PreRenderedDialoguePages,
+} from './pre-rendered-pages.ts';
 import { escapeHtml, fixed, htmlPage, htmlTable, type Cell } from './html.ts';
 import { offsetCdfSvg, offsetHistogramSvg, ratesSvg, type OffsetSeries, type RateBar } from './report-plots.ts';
 import { eventListPageHtml } from './event-list-page.ts';
@@ -102,7 +120,10 @@ export async function buildDatasetDirectories(outputDirectory: string): Promise<
   const data = path.join(outputDirectory, 'data');
   const found: string[] = [];
   const list = async (directory: string) =>
-    (await readdir(directory, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() && !entry.name.endsWith('.partial')).map((entry) => entry.name).sort();
+    (await readdir(directory, { withFileTypes: true }).catch(() => []))
+      .filter((entry) => entry.isDirectory() && !entry.name.endsWith('.partial'))
+      .map((entry) => entry.name)
+      .sort();
   for (const language of await list(data)) {
     for (const domain of await list(path.join(data, language))) {
       for (const dataset of await list(path.join(data, language, domain))) {
@@ -115,13 +136,22 @@ export async function buildDatasetDirectories(outputDirectory: string): Promise<
 }
 
 /** The placement offsets of a dataset's speaker changes by direction, from `metadata/{id}.json` (`offsetFromFloor`), centiseconds. */
-async function generatedOffsets(dataset: ExportDataset): Promise<{ offsets: Record<ChannelDirection, Centiseconds[]>; statisticsFile: string | null }> {
+async function generatedOffsets(
+  dataset: ExportDataset,
+): Promise<{ offsets: Record<ChannelDirection, Centiseconds[]>; statisticsFile: string | null }> {
   const offsets: Record<ChannelDirection, Centiseconds[]> = { 'channel0->channel1': [], 'channel1->channel0': [] };
   let statisticsFile: string | null = null;
-  type Metadata = { timing?: { statistics?: string }; utterances?: { channel: Channel; offsetFromFloor?: number | null }[] };
+  type Metadata = {
+    timing?: { statistics?: string };
+    utterances?: { channel: Channel; offsetFromFloor?: number | null }[];
+  };
   // METADATA_READ_CONCURRENCY files open at a time, not one per dialogue (a dataset of thousands ran out of file descriptors)
   const reads = new PQueue({ concurrency: METADATA_READ_CONCURRENCY });
-  const read = await reads.addAll(dataset.dialogues.map((dialogue) => () => readJson<Metadata>(path.join(dataset.directory, 'metadata', `${dialogue.id}.json`))));
+  const read = await reads.addAll(
+    dataset.dialogues.map(
+      (dialogue) => () => readJson<Metadata>(path.join(dataset.directory, 'metadata', `${dialogue.id}.json`)),
+    ),
+  );
   for (const found of read) {
     const metadata = found ?? {};
     statisticsFile ??= metadata.timing?.statistics ?? null;
@@ -130,7 +160,9 @@ async function generatedOffsets(dataset: ExportDataset): Promise<{ offsets: Reco
       const previous = utterances[index - 1]!;
       const current = utterances[index]!;
       if (previous.channel === current.channel || typeof current.offsetFromFloor !== 'number') continue;
-      offsets[`channel${previous.channel}->channel${current.channel}` as ChannelDirection].push(Math.round(current.offsetFromFloor * 100));
+      offsets[`channel${previous.channel}->channel${current.channel}` as ChannelDirection].push(
+        Math.round(current.offsetFromFloor * 100),
+      );
     }
   }
   return { offsets, statisticsFile };
@@ -141,19 +173,26 @@ async function generatedOffsets(dataset: ExportDataset): Promise<{ offsets: Reco
  * one: the whole distribution, or its positive part (gaps) for a direction fidelity.json compared that
  * way (as pipeline/timeline/fidelity.ts does for the benchmark profile's gap-only channel).
  */
-async function measuredOffsets(statisticsFile: string | null, gapDirections: ReadonlySet<ChannelDirection>): Promise<Record<ChannelDirection, readonly Centiseconds[]> | null> {
+async function measuredOffsets(
+  statisticsFile: string | null,
+  gapDirections: ReadonlySet<ChannelDirection>,
+): Promise<Record<ChannelDirection, readonly Centiseconds[]> | null> {
   if (statisticsFile === null) return null;
   const file = path.join(DEFAULT_STATISTICS_DIRECTORY, path.basename(statisticsFile));
   if (!existsSync(file)) return null;
   const statistics = await loadTimingStatistics(file);
   const distributions = samplingDistributions(statistics);
   const model = fitTimingModel(statistics);
-  const of = (direction: ChannelDirection) => (gapDirections.has(direction) ? (model.speakerChangeGaps[direction]?.values ?? []) : distributions.speakerChange[direction]);
+  const of = (direction: ChannelDirection) =>
+    gapDirections.has(direction)
+      ? (model.speakerChangeGaps[direction]?.values ?? [])
+      : distributions.speakerChange[direction];
   return { 'channel0->channel1': of('channel0->channel1'), 'channel1->channel0': of('channel1->channel0') };
 }
 
 function qualityTable(tables: DatasetTables): string {
-  if (!tables.scored) return '<p class="note">Not scored: the build ran without quality scoring (run <code>duplexsynth score</code> on the dataset folder).</p>';
+  if (!tables.scored)
+    return '<p class="note">Not scored: the build ran without quality scoring (run <code>duplexsynth score</code> on the dataset folder).</p>';
   const unit = speechRateUnitLabel(tables.language);
   const rows: Cell[][] = tables.quality.map((row) => {
     const quality = row.quality;
@@ -171,18 +210,43 @@ function qualityTable(tables: DatasetTables): string {
       quality.roleLabelDisagreements,
     ];
   });
-  return htmlTable(['split', 'dialogues', 'DNSMOS OVRL', 'SIG', 'BAK', 'P808', 'COMETKiwi', 'loudness (LUFS)', `speech rate (${unit})`, 'role/label disagreements'], rows);
+  return htmlTable(
+    [
+      'split',
+      'dialogues',
+      'DNSMOS OVRL',
+      'SIG',
+      'BAK',
+      'P808',
+      'COMETKiwi',
+      'loudness (LUFS)',
+      `speech rate (${unit})`,
+      'role/label disagreements',
+    ],
+    rows,
+  );
 }
 
 function statisticsTable(tables: DatasetTables): string {
   return htmlTable(
     ['split', 'dialogues', 'hours', 'mean s', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN'],
-    tables.statistics.map((row) => [row.split, row.dialogues, row.hours.toFixed(2), row.meanSeconds.toFixed(1), row.events.TURN_SHIFT, row.events.TURN_HOLD, row.events.BC, row.events.BARGE_IN]),
+    tables.statistics.map((row) => [
+      row.split,
+      row.dialogues,
+      row.hours.toFixed(2),
+      row.meanSeconds.toFixed(1),
+      row.events.TURN_SHIFT,
+      row.events.TURN_HOLD,
+      row.events.BC,
+      row.events.BARGE_IN,
+    ]),
   );
 }
 
 function evaluableEventsSection(reports: readonly EvaluableEventsReport[], scope: string): string {
-  const used = DROP_REASONS.filter((reason) => reports.some((report) => EVALUATION_EVENT_TYPES.some((type) => (report.byType[type].dropped[reason] ?? 0) > 0)));
+  const used = DROP_REASONS.filter((reason) =>
+    reports.some((report) => EVALUATION_EVENT_TYPES.some((type) => (report.byType[type].dropped[reason] ?? 0) > 0)),
+  );
   const tables = reports.map((report) => {
     const rows = EVALUATION_EVENT_TYPES.map((type) => {
       const counts = report.byType[type];
@@ -196,7 +260,9 @@ function evaluableEventsSection(reports: readonly EvaluableEventsReport[], scope
       : '';
     return `<h4>${escapeHtml(report.setting)} (${report.dialogues} dialogues)</h4>\n${htmlTable(['event', 'in file', 'samples', ...used.map((reason) => `dropped: ${reason}`)], rows)}${drops}`;
   });
-  const reasons = used.length ? `<ul class="note">${used.map((reason) => `<li>${reason}: ${escapeHtml(DROP_REASON_DESCRIPTIONS[reason])}</li>`).join('')}</ul>` : '';
+  const reasons = used.length
+    ? `<ul class="note">${used.map((reason) => `<li>${reason}: ${escapeHtml(DROP_REASON_DESCRIPTIONS[reason])}</li>`).join('')}</ul>`
+    : '';
   return `<h3>Evaluable events (${escapeHtml(scope)})</h3>
 <p class="note">What the benchmark's loader (M3-DuplexBench <code>build_event_samples</code>, called as <code>scripts/pipe.sh</code> calls it) turns into samples, and why it drops the others (pipeline/events/evaluable-events.ts).</p>
 ${tables.join('\n')}
@@ -217,7 +283,10 @@ interface FallbackRates {
  * minutes of the system channel's TURN events; measured ones from the base dataset's fidelity.json
  * (the folder without the `_bargein` suffix), when there is one.
  */
-async function ratesWithoutFidelity(dataset: ExportDataset, offsets: Record<ChannelDirection, Centiseconds[]>): Promise<FallbackRates> {
+async function ratesWithoutFidelity(
+  dataset: ExportDataset,
+  offsets: Record<ChannelDirection, Centiseconds[]>,
+): Promise<FallbackRates> {
   const changes = CHANNEL_DIRECTIONS.flatMap((direction) => offsets[direction]);
   const generatedFraction = changes.length ? changes.filter((offset) => offset < -40).length / changes.length : null;
   const listener: Channel = dataset.channels?.user ?? 1;
@@ -226,11 +295,14 @@ async function ratesWithoutFidelity(dataset: ExportDataset, offsets: Record<Chan
   let hostCs = 0;
   for (const dialogue of dataset.dialogues) {
     backchannels += dialogue.events[listener].filter((event) => event.event === 'BC').length;
-    hostCs += dialogue.events[host].filter((event) => event.event === 'TURN').reduce((sum, event) => sum + Math.max(0, event.end - event.start), 0);
+    hostCs += dialogue.events[host]
+      .filter((event) => event.event === 'TURN')
+      .reduce((sum, event) => sum + Math.max(0, event.end - event.start), 0);
   }
   const generatedPerMinute = hostCs > 0 ? backchannels / (hostCs / 6000) : null;
   const base = dataset.directory.replace(/_bargein$/, '');
-  const baseFidelity = base !== dataset.directory ? await readJson<FidelityJson>(path.join(base, 'fidelity.json')) : null;
+  const baseFidelity =
+    base !== dataset.directory ? await readJson<FidelityJson>(path.join(base, 'fidelity.json')) : null;
   return {
     bargeIn: { measuredFraction: baseFidelity?.bargeIn?.measuredFraction ?? null, generatedFraction },
     backchannels: { measuredPerMinute: baseFidelity?.backchannels?.measuredPerMinute ?? null, generatedPerMinute },
@@ -243,7 +315,10 @@ async function ratesWithoutFidelity(dataset: ExportDataset, offsets: Record<Chan
  * @throws Error naming the file when a dataset folder cannot be read (DatasetReadError), a JSON file
  *   is malformed, or a WAV cannot be decoded; the previous report (if any) is then left as it was
  */
-export async function writeBuildReport(outputDirectory: string, options: BuildReportOptions = {}): Promise<BuildReportResult> {
+export async function writeBuildReport(
+  outputDirectory: string,
+  options: BuildReportOptions = {},
+): Promise<BuildReportResult> {
   const output = path.resolve(outputDirectory);
   const finalDirectory = path.join(output, REPORT_DIRECTORY);
   const work = `${finalDirectory}.partial`;
@@ -260,7 +335,11 @@ export async function writeBuildReport(outputDirectory: string, options: BuildRe
   }
 }
 
-async function writeReportInto(output: string, work: string, options: BuildReportOptions): Promise<Omit<BuildReportResult, 'indexPath'>> {
+async function writeReportInto(
+  output: string,
+  work: string,
+  options: BuildReportOptions,
+): Promise<Omit<BuildReportResult, 'indexPath'>> {
   for (const asset of ['report.css', 'dialogue.js']) {
     await mkdir(path.join(work, 'assets'), { recursive: true });
     await copyFile(path.join(ASSETS_SOURCE, asset), path.join(work, 'assets', asset));
@@ -298,7 +377,9 @@ function refuseSharedPageNames(folders: readonly DatasetFolder[]): void {
     const name = `${language}/${dataset}`;
     const other = seen.get(name);
     if (other !== undefined) {
-      throw new Error(`${other} and ${directory}: two datasets named ${dataset} in ${language}; the report names pages by language and dataset, so rename one (e.g. duplexsynth chat --dataset)`);
+      throw new Error(
+        `${other} and ${directory}: two datasets named ${dataset} in ${language}; the report names pages by language and dataset, so rename one (e.g. duplexsynth chat --dataset)`,
+      );
     }
     seen.set(name, directory);
   }
@@ -329,19 +410,30 @@ interface DatasetSection {
 }
 
 /** Writes one dataset's plots, dialogue pages (through `pages`) and event list into `work`, and returns its part of index.html. */
-async function datasetSection(output: string, work: string, folder: DatasetFolder, options: BuildReportOptions, pages: PQueue): Promise<DatasetSection> {
+async function datasetSection(
+  output: string,
+  work: string,
+  folder: DatasetFolder,
+  options: BuildReportOptions,
+  pages: PQueue,
+): Promise<DatasetSection> {
   const { directory } = folder;
   const dataset = await readExportDataset(folder);
   const key = `${dataset.language}-${dataset.dataset}`;
   const anchor = `dataset-${key}`;
   const content = `<li><a href="#${escapeHtml(anchor)}">${escapeHtml(dataset.dataset)} (${dataset.language})</a></li>`;
   const tables = await buildDatasetTables(folder);
-  const summary = await readJson<{ failed?: { id: string; stage: string; reason: string }[]; evaluableEvents?: EvaluableEventsReport[] }>(path.join(directory, 'summary.json'));
+  const summary = await readJson<{
+    failed?: { id: string; stage: string; reason: string }[];
+    evaluableEvents?: EvaluableEventsReport[];
+  }>(path.join(directory, 'summary.json'));
   const fidelity = await readJson<FidelityJson>(path.join(directory, 'fidelity.json'));
 
   // turn-taking: measured against generated offsets, per direction
   const generated = await generatedOffsets(dataset);
-  const gapDirections = new Set((fidelity?.directions ?? []).filter((entry) => entry.part === 'gaps').map((entry) => entry.direction));
+  const gapDirections = new Set(
+    (fidelity?.directions ?? []).filter((entry) => entry.part === 'gaps').map((entry) => entry.direction),
+  );
   const measured = await measuredOffsets(generated.statisticsFile, gapDirections);
   const plotImages: string[] = [];
   // real recordings (chat data) have no placements: nothing generated to compare
@@ -355,10 +447,18 @@ async function datasetSection(output: string, work: string, folder: DatasetFolde
     const [from, to] = (direction.match(/\d/g) ?? []).map(Number);
     const roleOf = (channel: number | undefined) => (channel === 0 || channel === 1 ? dataset.roles[channel] : '?');
     const label = `${direction} (${roleOf(from)} → ${roleOf(to)}${gapDirections.has(direction) ? '; measured: gaps only' : ''})`;
-    for (const [kind, render] of [['histogram', offsetHistogramSvg], ['cdf', offsetCdfSvg]] as const) {
+    for (const [kind, render] of [
+      ['histogram', offsetHistogramSvg],
+      ['cdf', offsetCdfSvg],
+    ] as const) {
       const file = `plots/${key}-offsets-${kind}-${name}.svg`;
-      await writeAtomic(path.join(work, file), await render(`Floor-transfer offsets ${label}, ${kind === 'cdf' ? 'CDF' : 'histogram'}`, series));
-      plotImages.push(`<img src="${escapeHtml(file)}" alt="${escapeHtml(`${kind} of floor-transfer offsets ${direction}`)}">`);
+      await writeAtomic(
+        path.join(work, file),
+        await render(`Floor-transfer offsets ${label}, ${kind === 'cdf' ? 'CDF' : 'histogram'}`, series),
+      );
+      plotImages.push(
+        `<img src="${escapeHtml(file)}" alt="${escapeHtml(`${kind} of floor-transfer offsets ${direction}`)}">`,
+      );
     }
   }
   const bars: RateBar[] = [];
@@ -370,12 +470,18 @@ async function datasetSection(output: string, work: string, folder: DatasetFolde
     ? `<p class="note">No fidelity.json in this folder (a barge-in variant): the rates plot shows generated rates from this dataset's placements (speaker changes with an offset &lt; −0.40 s) and events (BC per minute of the other channel's TURN speech); measured ones from ${fallback.measuredFrom ? `<code>${escapeHtml(fallback.measuredFrom)}</code>` : 'nowhere (no base dataset folder beside it)'}.</p>`
     : '';
   if (rates?.bargeIn) {
-    for (const [series, value] of [['measured', rates.bargeIn.measuredFraction], ['generated', rates.bargeIn.generatedFraction]] as const) {
+    for (const [series, value] of [
+      ['measured', rates.bargeIn.measuredFraction],
+      ['generated', rates.bargeIn.generatedFraction],
+    ] as const) {
       if (typeof value === 'number') bars.push({ measure: 'barge-in fraction of speaker changes', series, value });
     }
   }
   if (rates?.backchannels) {
-    for (const [series, value] of [['measured', rates.backchannels.measuredPerMinute], ['generated', rates.backchannels.generatedPerMinute]] as const) {
+    for (const [series, value] of [
+      ['measured', rates.backchannels.measuredPerMinute],
+      ['generated', rates.backchannels.generatedPerMinute],
+    ] as const) {
       if (typeof value === 'number') bars.push({ measure: 'backchannels per minute', series, value });
     }
   }
@@ -401,8 +507,16 @@ async function datasetSection(output: string, work: string, folder: DatasetFolde
 ${htmlTable(
   ['rate', 'measured', 'generated'],
   [
-  ['barge-in fraction of speaker changes', fixed(fidelity.bargeIn?.measuredFraction, 3), fixed(fidelity.bargeIn?.generatedFraction, 3)],
-  ['backchannels per minute of the other speaker’s speech', fixed(fidelity.backchannels?.measuredPerMinute, 2), fixed(fidelity.backchannels?.generatedPerMinute, 2)],
+    [
+      'barge-in fraction of speaker changes',
+      fixed(fidelity.bargeIn?.measuredFraction, 3),
+      fixed(fidelity.bargeIn?.generatedFraction, 3),
+    ],
+    [
+      'backchannels per minute of the other speaker’s speech',
+      fixed(fidelity.backchannels?.measuredPerMinute, 2),
+      fixed(fidelity.backchannels?.generatedPerMinute, 2),
+    ],
   ],
 )}
 <ul class="note">${(fidelity.checks ?? []).map((check) => `<li>${check.passed ? '✓' : '✗'} ${escapeHtml(check.name)}: ${escapeHtml(check.detail)}</li>`).join('')}</ul>`
@@ -415,16 +529,23 @@ ${htmlTable(
   });
   const measuredNote = measured
     ? `measured: the sampler's target offsets from <code>${escapeHtml(path.basename(generated.statisticsFile!))}</code> as shipped now (${escapeHtml(fidelity?.statistics?.corpus ?? 'shipped timing statistics')})${
-        changed.length ? `; <strong>that file changed since the build</strong> (measured n in fidelity.json: ${changed.map((direction) => fidelity?.directions?.find((entry) => entry.direction === direction)?.measuredCount).join(', ')}; now: ${changed.map((direction) => measured[direction].length).join(', ')}), so the table below, from the build, is the reference` : ''
+        changed.length
+          ? `; <strong>that file changed since the build</strong> (measured n in fidelity.json: ${changed.map((direction) => fidelity?.directions?.find((entry) => entry.direction === direction)?.measuredCount).join(', ')}; now: ${changed.map((direction) => measured[direction].length).join(', ')}), so the table below, from the build, is the reference`
+          : ''
       }`
     : `measured: not shown (the statistics file <code>${escapeHtml(generated.statisticsFile ?? 'unknown')}</code> is not one of the shipped defaults)`;
 
   // evaluable events: the build's own report in summary.json (its loader settings, barge-in variants
   // included, all dialogues) when it has one; else computed here on the test split (what the
   // benchmark evaluates), or on every dialogue without a split
-  const evaluated = dataset.hasSplits ? dataset.dialogues.filter((dialogue) => dialogue.split === 'test') : dataset.dialogues;
-  const fromSummary = Array.isArray(summary?.evaluableEvents) && summary.evaluableEvents.length > 0 ? summary.evaluableEvents : null;
-  const reports = fromSummary ?? datasetLoaderSettings(dataset).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
+  const evaluated = dataset.hasSplits
+    ? dataset.dialogues.filter((dialogue) => dialogue.split === 'test')
+    : dataset.dialogues;
+  const fromSummary =
+    Array.isArray(summary?.evaluableEvents) && summary.evaluableEvents.length > 0 ? summary.evaluableEvents : null;
+  const reports =
+    fromSummary ??
+    datasetLoaderSettings(dataset).map(({ name, settings }) => evaluableEventsReport(name, settings, evaluated));
   const evaluableScope = fromSummary
     ? `all ${fromSummary[0]!.dialogues} dialogues, from the build's summary.json`
     : dataset.hasSplits
@@ -436,32 +557,63 @@ ${htmlTable(
   const dialogueRows: Cell[][] = [];
   const eventsPage = eventListPagePath(dataset);
   const listed = new Map<string, { audio: string; page: string | null }>();
-  const fromEventsPage = (target: string) => path.relative(path.dirname(path.join(output, 'report', eventsPage)), target).split(path.sep).join('/');
+  const fromEventsPage = (target: string) =>
+    path
+      .relative(path.dirname(path.join(output, 'report', eventsPage)), target)
+      .split(path.sep)
+      .join('/');
   const pageOf = (dialogue: ExportDialogue) => dialoguePagePath(dataset, dialogue.id);
   const audioSha256 = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.audioSha256]));
   const writePage = async (dialogue: ExportDialogue) => {
     const { page, links } = dialoguePagePlan(output, dataset, dialogue);
     const target = path.join(work, page);
     // made while the build ran, from exactly these inputs (pre-rendered-pages.ts), or made now
-    if (options.preRendered && (await options.preRendered.take(page, dataset, dialogue, links, audioSha256.get(dialogue.id) ?? null, target))) return;
+    if (
+      options.preRendered &&
+      (await options.preRendered.take(page, dataset, dialogue, links, audioSha256.get(dialogue.id) ?? null, target))
+    )
+      return;
     await writeAtomic(target, await renderDialoguePage(dataset, dialogue, links));
   };
   const paged = dataset.dialogues.slice(0, Math.min(limit, dataset.dialogues.length));
   await allSettledInOrder(paged.map((dialogue) => pages.add(() => writePage(dialogue))));
   const dialoguePages = paged.length;
   for (const [index, dialogue] of dataset.dialogues.entries()) {
-    const count = (type: string) => dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === type).length;
-    const link: Cell = index < limit ? { html: `<a href="${escapeHtml(pageOf(dialogue))}">${escapeHtml(dialogue.id)}</a>` } : dialogue.id;
-    listed.set(dialogue.id, { audio: fromEventsPage(dialogue.audioFile), page: index < limit ? fromEventsPage(path.join(output, 'report', pageOf(dialogue))) : null });
-    dialogueRows.push([link, dataset.hasSplits ? benchmarkSplitName(dialogue.split) : '—', dialogue.durationSeconds.toFixed(2), count('TURN_SHIFT'), count('TURN_HOLD'), count('BC'), count('BARGE_IN'), count('SHORTPAUSE')]);
+    const count = (type: string) =>
+      dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === type).length;
+    const link: Cell =
+      index < limit
+        ? { html: `<a href="${escapeHtml(pageOf(dialogue))}">${escapeHtml(dialogue.id)}</a>` }
+        : dialogue.id;
+    listed.set(dialogue.id, {
+      audio: fromEventsPage(dialogue.audioFile),
+      page: index < limit ? fromEventsPage(path.join(output, 'report', pageOf(dialogue))) : null,
+    });
+    dialogueRows.push([
+      link,
+      dataset.hasSplits ? benchmarkSplitName(dialogue.split) : '—',
+      dialogue.durationSeconds.toFixed(2),
+      count('TURN_SHIFT'),
+      count('TURN_HOLD'),
+      count('BC'),
+      count('BARGE_IN'),
+      count('SHORTPAUSE'),
+    ]);
   }
   await writeAtomic(
     path.join(work, eventsPage),
-    eventListPageHtml(dataset, { assets: fromEventsPage(path.join(output, 'report', 'assets')), index: fromEventsPage(path.join(output, 'report', 'index.html')), dialogues: listed }),
+    eventListPageHtml(dataset, {
+      assets: fromEventsPage(path.join(output, 'report', 'assets')),
+      index: fromEventsPage(path.join(output, 'report', 'index.html')),
+      dialogues: listed,
+    }),
   );
   const failed = summary?.failed ?? [];
   const failedHtml = failed.length
-    ? `<h3 class="failed">Failed dialogues (${failed.length})</h3>${htmlTable(['id', 'stage', 'reason'], failed.map((item) => [item.id, item.stage, item.reason]))}`
+    ? `<h3 class="failed">Failed dialogues (${failed.length})</h3>${htmlTable(
+        ['id', 'stage', 'reason'],
+        failed.map((item) => [item.id, item.stage, item.reason]),
+      )}`
     : '';
   const section = `<section id="${escapeHtml(anchor)}">
 <h2>${escapeHtml(tables.track)}: ${escapeHtml(dataset.dataset)}</h2>

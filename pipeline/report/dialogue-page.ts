@@ -12,14 +12,29 @@
 import type { BenchmarkEvent, Channel } from '../model/types.ts';
 import { channelOrder, type ExportDataset, type ExportDialogue } from '../export/export-dataset.ts';
 import { escapeHtml, htmlPage, htmlTable, type Cell } from './html.ts';
-import { benchmarkSplitName, datasetLoaderSettings, eventSpanSeconds, formatVerdicts, loaderVerdicts, verdictKey } from './loader-verdicts.ts';
+import {
+  benchmarkSplitName,
+  datasetLoaderSettings,
+  eventSpanSeconds,
+  formatVerdicts,
+  loaderVerdicts,
+  verdictKey,
+} from './loader-verdicts.ts';
 import { waveformPath, type WaveformEnvelope } from './waveform.ts';
 
 /**
  * The dataset fields a dialogue page shows: the page takes its dataset as a {@link PageDataset}, so it
  * cannot read others (pre-rendered-pages.ts keys a page by these).
  */
-export const PAGE_DATASET_FIELDS = ['dataset', 'language', 'domain', 'channels', 'roles', 'sampleRate', 'fullBand'] as const;
+export const PAGE_DATASET_FIELDS = [
+  'dataset',
+  'language',
+  'domain',
+  'channels',
+  'roles',
+  'sampleRate',
+  'fullBand',
+] as const;
 
 /** What a dialogue page takes from its dataset. */
 export type PageDataset = Pick<ExportDataset, (typeof PAGE_DATASET_FIELDS)[number]>;
@@ -32,7 +47,8 @@ const WAVEFORM_HEIGHT = 56;
 
 const seconds = (centiseconds: number) => (centiseconds / 100).toFixed(2);
 /** Inline position of a timeline element: its start and length in seconds (the style sheet multiplies by the zoom). */
-const place = (fromSeconds: number, toSeconds: number) => `--start:${fromSeconds.toFixed(2)};--length:${Math.max(0, toSeconds - fromSeconds).toFixed(2)}`;
+const place = (fromSeconds: number, toSeconds: number) =>
+  `--start:${fromSeconds.toFixed(2)};--length:${Math.max(0, toSeconds - fromSeconds).toFixed(2)}`;
 
 function eventSpan(event: BenchmarkEvent, channel: Channel): string {
   const overlap = event.start > event.end;
@@ -42,13 +58,22 @@ function eventSpan(event: BenchmarkEvent, channel: Channel): string {
   return `<div class="event ${event.event}${overlap ? ' overlap' : ''}" data-start="${seconds(event.start)}" data-channel="${channel}" title="${escapeHtml(title)}" style="${place(from, to)}">${escapeHtml(label)}</div>`;
 }
 
-function lane(dataset: PageDataset, dialogue: ExportDialogue, channel: Channel, envelope: WaveformEnvelope, width: number): string {
+function lane(
+  dataset: PageDataset,
+  dialogue: ExportDialogue,
+  channel: Channel,
+  envelope: WaveformEnvelope,
+  width: number,
+): string {
   const role = dataset.roles[channel];
   const path = waveformPath(envelope, COLUMN_WIDTH, WAVEFORM_HEIGHT);
   const events = dialogue.events[channel].map((event) => eventSpan(event, channel)).join('');
   const words = dialogue.words
     .filter((word) => word.channel === channel)
-    .map((word) => `<span class="word" data-start="${seconds(word.start)}" title="${escapeHtml(`${word.word} [${seconds(word.start)}, ${seconds(word.end)}]`)}" style="${place(word.start / 100, word.end / 100)}">${escapeHtml(word.word)}</span>`)
+    .map(
+      (word) =>
+        `<span class="word" data-start="${seconds(word.start)}" title="${escapeHtml(`${word.word} [${seconds(word.start)}, ${seconds(word.end)}]`)}" style="${place(word.start / 100, word.end / 100)}">${escapeHtml(word.word)}</span>`,
+    )
     .join('');
   return `<div class="lane" data-channel="${channel}">
 <span class="lane-label">${role} (channel ${channel}) — ${escapeHtml(dialogue.speakers[channel])}</span>
@@ -61,7 +86,9 @@ function lane(dataset: PageDataset, dialogue: ExportDialogue, channel: Channel, 
 function ruler(durationCs: number): string {
   const marks: string[] = [];
   for (let second = 0; second * 100 <= durationCs; second += 1) {
-    marks.push(`<span class="${second % 5 === 0 ? 'major' : 'minor'}" style="${place(second, second)}">${second % 5 === 0 ? `${second} s` : ''}</span>`);
+    marks.push(
+      `<span class="${second % 5 === 0 ? 'major' : 'minor'}" style="${place(second, second)}">${second % 5 === 0 ? `${second} s` : ''}</span>`,
+    );
   }
   return `<div class="ruler">${marks.join('')}</div>`;
 }
@@ -104,10 +131,19 @@ export function waveformColumns(dialogue: Pick<ExportDialogue, 'durationSeconds'
  *   (pipeline/report/waveform.ts readWavEnvelopes)
  * @throws RangeError when an envelope has another number of columns
  */
-export function dialoguePageHtml(dataset: PageDataset, dialogue: ExportDialogue, envelopes: readonly WaveformEnvelope[], links: DialoguePageLinks): string {
+export function dialoguePageHtml(
+  dataset: PageDataset,
+  dialogue: ExportDialogue,
+  envelopes: readonly WaveformEnvelope[],
+  links: DialoguePageLinks,
+): string {
   const width = pageWidth(dialogue);
   const columns = waveformColumns(dialogue);
-  for (const envelope of envelopes) if (envelope.maximum.length !== columns) throw new RangeError(`${dialogue.id}: a waveform envelope of ${envelope.maximum.length} columns, the page draws ${columns}`);
+  for (const envelope of envelopes)
+    if (envelope.maximum.length !== columns)
+      throw new RangeError(
+        `${dialogue.id}: a waveform envelope of ${envelope.maximum.length} columns, the page draws ${columns}`,
+      );
   const durationCs = Math.round(dialogue.durationSeconds * 100);
   const order: Channel[] = channelOrder(dataset);
   const lanes = order.map((channel) => lane(dataset, dialogue, channel, envelopes[channel]!, width)).join('\n');
@@ -123,7 +159,9 @@ export function dialoguePageHtml(dataset: PageDataset, dialogue: ExportDialogue,
         `${channel} (${dataset.roles[channel]})`,
         { html: `<span data-start="${seconds(event.start)}">${seconds(event.start)}</span>` },
         seconds(event.end),
-        { html: `<span class="verdict ${verdict.kept.replace(' ', '-')}" title="${escapeHtml(verdict.title)}">${escapeHtml(verdict.text)}</span>` },
+        {
+          html: `<span class="verdict ${verdict.kept.replace(' ', '-')}" title="${escapeHtml(verdict.title)}">${escapeHtml(verdict.text)}</span>`,
+        },
         { html: playButton(from, to, event.event) },
       ];
     });

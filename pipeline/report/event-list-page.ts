@@ -9,7 +9,14 @@ import type { BenchmarkEventType, Channel } from '../model/types.ts';
 import type { ExportDataset } from '../export/export-dataset.ts';
 import { playButton } from './dialogue-page.ts';
 import { cellHtml, escapeHtml, htmlPage, type Cell } from './html.ts';
-import { benchmarkSplitName, datasetLoaderSettings, eventSpanSeconds, formatVerdicts, loaderVerdicts, verdictKey } from './loader-verdicts.ts';
+import {
+  benchmarkSplitName,
+  datasetLoaderSettings,
+  eventSpanSeconds,
+  formatVerdicts,
+  loaderVerdicts,
+  verdictKey,
+} from './loader-verdicts.ts';
 
 /** Event types in the order the filters list them. */
 const EVENT_TYPES: readonly BenchmarkEventType[] = ['TURN', 'TURN_SHIFT', 'TURN_HOLD', 'BARGE_IN', 'BC', 'SHORTPAUSE'];
@@ -38,22 +45,35 @@ export function eventListPageHtml(dataset: ExportDataset, links: EventListLinks)
       const verdict = formatVerdicts(verdicts.get(verdictKey(channel, index)));
       const { from, to } = eventSpanSeconds(event);
       const cells: Cell[] = [
-        { html: target?.page ? `<a href="${escapeHtml(target.page)}">${escapeHtml(dialogue.id)}</a>` : escapeHtml(dialogue.id) },
+        {
+          html: target?.page
+            ? `<a href="${escapeHtml(target.page)}">${escapeHtml(dialogue.id)}</a>`
+            : escapeHtml(dialogue.id),
+        },
         benchmarkSplitName(dialogue.split),
         `${event.event}${event.start > event.end ? ' (overlapping)' : ''}`,
         `${channel} (${dataset.roles[channel]})`,
         (event.start / 100).toFixed(2),
         (event.end / 100).toFixed(2),
-        { html: `<span class="verdict ${verdict.kept.replace(' ', '-')}" title="${escapeHtml(verdict.title)}">${escapeHtml(verdict.text)}</span>` },
+        {
+          html: `<span class="verdict ${verdict.kept.replace(' ', '-')}" title="${escapeHtml(verdict.title)}">${escapeHtml(verdict.text)}</span>`,
+        },
         { html: target ? playButton(from, to, event.event, target.audio) : '' },
       ];
-      rows.push(`<tr data-type="${event.event}" data-kept="${verdict.kept.replace(' ', '-')}">${cells.map((cell) => `<td>${cellHtml(cell)}</td>`).join('')}</tr>`);
+      rows.push(
+        `<tr data-type="${event.event}" data-kept="${verdict.kept.replace(' ', '-')}">${cells.map((cell) => `<td>${cellHtml(cell)}</td>`).join('')}</tr>`,
+      );
     }
   }
-  const header = ['dialogue', 'split', 'event', 'channel', 'start (s)', 'end (s)', 'benchmark loader', 'play'].map((name) => `<th>${name}</th>`).join('');
+  const header = ['dialogue', 'split', 'event', 'channel', 'start (s)', 'end (s)', 'benchmark loader', 'play']
+    .map((name) => `<th>${name}</th>`)
+    .join('');
   const table = `<table class="events-table event-list">\n<tr>${header}</tr>\n${rows.join('\n')}\n</table>`;
   const typeFilters = EVENT_TYPES.filter((type) => counts.has(type))
-    .map((type) => `<label><input type="checkbox" name="type" value="${type}"${type === 'TURN' ? '' : ' checked'}> ${type} (${counts.get(type)})</label>`)
+    .map(
+      (type) =>
+        `<label><input type="checkbox" name="type" value="${type}"${type === 'TURN' ? '' : ' checked'}> ${type} (${counts.get(type)})</label>`,
+    )
     .join('');
   const first = dataset.dialogues.find((dialogue) => links.dialogues.has(dialogue.id));
   const body = `<p><a href="${escapeHtml(links.index)}">← report</a></p>
@@ -64,5 +84,11 @@ export function eventListPageHtml(dataset: ExportDataset, links: EventListLinks)
 <label>benchmark loader <select name="loader"><option value="any">any</option><option value="all">kept</option><option value="some">kept with one setting</option><option value="none">dropped</option><option value="not-evaluated">not an evaluation event</option></select></label>
 <span class="note"><span id="shown-count">${rows.length}</span> shown</span></form>
 ${table}`;
-  return htmlPage(`events of ${dataset.dataset} — duplexsynth report`, links.assets, body, 'dialogue.js', dataset.language);
+  return htmlPage(
+    `events of ${dataset.dataset} — duplexsynth report`,
+    links.assets,
+    body,
+    'dialogue.js',
+    dataset.language,
+  );
 }

@@ -4,14 +4,22 @@
  * as a sample, or dropped and why, without and with context. And the report's one name per split.
  */
 import type { BenchmarkEvent, Channel, ChannelEvents } from '../model/types.ts';
-import { benchmarkLoaderSettings, classifyEvents, DROP_REASON_DESCRIPTIONS, type DropReason, type LoaderSettings } from '../events/evaluable-events.ts';
+import {
+  benchmarkLoaderSettings,
+  classifyEvents,
+  DROP_REASON_DESCRIPTIONS,
+  type DropReason,
+  type LoaderSettings,
+} from '../events/evaluable-events.ts';
 import type { ExportDataset, ExportSplit } from '../export/export-dataset.ts';
 
 /** Folder-name suffix of a barge-in variant dataset (pipeline/orchestration/dataset-output.ts `BARGE_IN_SUFFIX`; scripts/pipe.sh matches `*_bargein`). */
 const BARGE_IN_SUFFIX = '_bargein';
 
 /** The loader settings of a dataset, as `scripts/pipe.sh` calls the loader: without context, then with. */
-export function datasetLoaderSettings(dataset: Pick<ExportDataset, 'dataset' | 'domain' | 'channels'>): { name: string; settings: LoaderSettings }[] {
+export function datasetLoaderSettings(
+  dataset: Pick<ExportDataset, 'dataset' | 'domain' | 'channels'>,
+): { name: string; settings: LoaderSettings }[] {
   const domain = dataset.domain === 'chat' ? 'chat' : 'task';
   return benchmarkLoaderSettings(domain, {
     bargeInVariant: dataset.dataset.endsWith(BARGE_IN_SUFFIX),
@@ -30,7 +38,10 @@ export interface LoaderVerdict {
  * The verdicts on every event of one dialogue, by channel and by the event's index in that channel's
  * list (the order of the events JSONL line); TURN events (never samples) have none.
  */
-export function loaderVerdicts(events: ChannelEvents, settings: readonly { name: string; settings: LoaderSettings }[]): Map<string, LoaderVerdict[]> {
+export function loaderVerdicts(
+  events: ChannelEvents,
+  settings: readonly { name: string; settings: LoaderSettings }[],
+): Map<string, LoaderVerdict[]> {
   const verdicts = new Map<string, LoaderVerdict[]>();
   for (const { name, settings: loader } of settings) {
     const decisions = classifyEvents(events, loader);
@@ -57,13 +68,24 @@ export function verdictKey(channel: Channel, index: number): string {
 }
 
 /** A verdict list as text: `kept` / `dropped: needs-context` when both settings agree, else one part per setting. */
-export function formatVerdicts(verdicts: readonly LoaderVerdict[] | undefined): { text: string; title: string; kept: 'all' | 'some' | 'none' | 'not evaluated' } {
-  if (!verdicts || verdicts.length === 0) return { text: 'not an evaluation event', title: 'TURN events are not turned into samples', kept: 'not evaluated' };
+export function formatVerdicts(verdicts: readonly LoaderVerdict[] | undefined): {
+  text: string;
+  title: string;
+  kept: 'all' | 'some' | 'none' | 'not evaluated';
+} {
+  if (!verdicts || verdicts.length === 0)
+    return { text: 'not an evaluation event', title: 'TURN events are not turned into samples', kept: 'not evaluated' };
   const word = (verdict: LoaderVerdict) => (verdict.dropped === null ? 'kept' : `dropped: ${verdict.dropped}`);
-  const title = verdicts.map((verdict) => `${verdict.setting}: ${verdict.dropped === null ? 'kept as a sample' : DROP_REASON_DESCRIPTIONS[verdict.dropped]}`).join('; ');
+  const title = verdicts
+    .map(
+      (verdict) =>
+        `${verdict.setting}: ${verdict.dropped === null ? 'kept as a sample' : DROP_REASON_DESCRIPTIONS[verdict.dropped]}`,
+    )
+    .join('; ');
   const keptCount = verdicts.filter((verdict) => verdict.dropped === null).length;
   const kept = keptCount === verdicts.length ? 'all' : keptCount === 0 ? 'none' : 'some';
-  if (verdicts.every((verdict) => verdict.dropped === verdicts[0]!.dropped)) return { text: word(verdicts[0]!), title, kept };
+  if (verdicts.every((verdict) => verdict.dropped === verdicts[0]!.dropped))
+    return { text: word(verdicts[0]!), title, kept };
   return { text: verdicts.map((verdict) => `${verdict.setting}: ${word(verdict)}`).join('; '), title, kept };
 }
 

@@ -21,7 +21,13 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExportDataset, ExportDialogue } from '../export/export-dataset.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
-import { dialoguePageHtml, PAGE_DATASET_FIELDS, waveformColumns, type DialoguePageLinks, type PageDataset } from './dialogue-page.ts';
+import {
+  dialoguePageHtml,
+  PAGE_DATASET_FIELDS,
+  waveformColumns,
+  type DialoguePageLinks,
+  type PageDataset,
+} from './dialogue-page.ts';
 import { readWavEnvelopes } from './waveform.ts';
 
 /** Folder of a build's pre-rendered pages inside its output folder. */
@@ -48,7 +54,11 @@ export function eventListPagePath(dataset: Pick<ExportDataset, 'language' | 'dat
  * The page of `dialogue` in the report of the build in `outputDirectory`, and its links relative to
  * it (the index, the assets, the dialogue's WAV, the dataset's event list).
  */
-export function dialoguePagePlan(outputDirectory: string, dataset: Pick<ExportDataset, 'language' | 'dataset'>, dialogue: Pick<ExportDialogue, 'id' | 'audioFile'>): DialoguePagePlan {
+export function dialoguePagePlan(
+  outputDirectory: string,
+  dataset: Pick<ExportDataset, 'language' | 'dataset'>,
+  dialogue: Pick<ExportDialogue, 'id' | 'audioFile'>,
+): DialoguePagePlan {
   const report = path.join(outputDirectory, 'report');
   const page = dialoguePagePath(dataset, dialogue.id);
   const pageDirectory = path.dirname(path.join(report, page));
@@ -69,7 +79,12 @@ export function dialoguePagePlan(outputDirectory: string, dataset: Pick<ExportDa
  * a build reads it where it is until its dataset is committed).
  * @throws as readWavEnvelopes (a WAV that cannot be read or decoded, named) and dialoguePageHtml
  */
-export async function renderDialoguePage(dataset: PageDataset, dialogue: ExportDialogue, links: DialoguePageLinks, audioFile: string = dialogue.audioFile): Promise<string> {
+export async function renderDialoguePage(
+  dataset: PageDataset,
+  dialogue: ExportDialogue,
+  links: DialoguePageLinks,
+  audioFile: string = dialogue.audioFile,
+): Promise<string> {
   const envelopes = await readWavEnvelopes(audioFile, waveformColumns(dialogue));
   return dialoguePageHtml(dataset, dialogue, envelopes, links);
 }
@@ -96,9 +111,16 @@ export async function pageAudioIdentity(file: string, sha256: string): Promise<P
 const PAGE_KEY_VERSION = 1;
 
 /** sha256 (hex) of everything a dialogue page is made from (module comment). */
-export function dialoguePageKey(dataset: PageDataset, dialogue: ExportDialogue, links: DialoguePageLinks, audio: PageAudioIdentity): string {
+export function dialoguePageKey(
+  dataset: PageDataset,
+  dialogue: ExportDialogue,
+  links: DialoguePageLinks,
+  audio: PageAudioIdentity,
+): string {
   const fields = Object.fromEntries(PAGE_DATASET_FIELDS.map((field) => [field, dataset[field]]));
-  return createHash('sha256').update(JSON.stringify([PAGE_KEY_VERSION, fields, dialogue, links, audio])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([PAGE_KEY_VERSION, fields, dialogue, links, audio]))
+    .digest('hex');
 }
 
 /**
@@ -134,7 +156,13 @@ export class PreRenderedDialoguePages {
    * @param audioFile where its WAV is now (the dataset's work folder, renamed into place on commit)
    * @param audioSha256 the WAV's sha256 as the manifest will list it
    */
-  async add(outputDirectory: string, dataset: PageDataset, dialogue: ExportDialogue, audioFile: string, audioSha256: string): Promise<void> {
+  async add(
+    outputDirectory: string,
+    dataset: PageDataset,
+    dialogue: ExportDialogue,
+    audioFile: string,
+    audioSha256: string,
+  ): Promise<void> {
     const { page, links } = dialoguePagePlan(path.resolve(outputDirectory), dataset, dialogue);
     try {
       const html = await renderDialoguePage(dataset, dialogue, links, audioFile);
@@ -152,7 +180,14 @@ export class PreRenderedDialoguePages {
    * @param audioSha256 the manifest's sha256 of the dialogue's WAV; null (not listed): never taken
    * @returns true when moved; false when there is none, or its key differs (the report makes it)
    */
-  async take(page: string, dataset: PageDataset, dialogue: ExportDialogue, links: DialoguePageLinks, audioSha256: string | null, target: string): Promise<boolean> {
+  async take(
+    page: string,
+    dataset: PageDataset,
+    dialogue: ExportDialogue,
+    links: DialoguePageLinks,
+    audioSha256: string | null,
+    target: string,
+  ): Promise<boolean> {
     const key = this.keys.get(page);
     if (key === undefined || audioSha256 === null) return false;
     this.keys.delete(page);

@@ -67,7 +67,13 @@ export async function offsetHistogramSvg(title: string, series: readonly OffsetS
     data: { values: rows },
     mark: { type: 'bar', opacity: 0.6 },
     encoding: {
-      x: { field: 'start', type: 'quantitative', bin: { binned: true, step: BIN_CS / 100 }, title: 'offset (s): next TURN start − floor TURN end; < 0 = overlap', scale: { domain: [RANGE_CS[0] / 100, RANGE_CS[1] / 100], nice: false } },
+      x: {
+        field: 'start',
+        type: 'quantitative',
+        bin: { binned: true, step: BIN_CS / 100 },
+        title: 'offset (s): next TURN start − floor TURN end; < 0 = overlap',
+        scale: { domain: [RANGE_CS[0] / 100, RANGE_CS[1] / 100], nice: false },
+      },
       x2: { field: 'end' },
       y: { field: 'share', type: 'quantitative', title: 'share of offsets', stack: null },
       color: { field: 'series', type: 'nominal', scale: SERIES_COLORS, title: null },
@@ -96,7 +102,12 @@ export async function offsetCdfSvg(title: string, series: readonly OffsetSeries[
     data: { values: rows },
     mark: { type: 'line', interpolate: 'step-after' },
     encoding: {
-      x: { field: 'offset', type: 'quantitative', title: 'offset (s)', scale: { domain: [RANGE_CS[0] / 100, RANGE_CS[1] / 100], nice: false } },
+      x: {
+        field: 'offset',
+        type: 'quantitative',
+        title: 'offset (s)',
+        scale: { domain: [RANGE_CS[0] / 100, RANGE_CS[1] / 100], nice: false },
+      },
       y: { field: 'cumulative', type: 'quantitative', title: 'share ≤ offset', scale: { domain: [0, 1] } },
       color: { field: 'series', type: 'nominal', scale: SERIES_COLORS, title: null },
     },

@@ -34,7 +34,14 @@ import { buildDatasetDirectories, writeBuildReport, type BuildReportResult } fro
 import { datasetLoaderSettings } from './loader-verdicts.ts';
 import { serveBuildReport } from './serve-report.ts';
 import { PAGE_DATASET_FIELDS } from './dialogue-page.ts';
-import { dialoguePageKey, dialoguePagePlan, pageAudioIdentity, PRE_RENDERED_PAGES_DIRECTORY, PreRenderedDialoguePages, renderDialoguePage } from './pre-rendered-pages.ts';
+import {
+  dialoguePageKey,
+  dialoguePagePlan,
+  pageAudioIdentity,
+  PRE_RENDERED_PAGES_DIRECTORY,
+  PreRenderedDialoguePages,
+  renderDialoguePage,
+} from './pre-rendered-pages.ts';
 import { readDatasetFolder } from '../quality/dataset-files.ts';
 
 /**
@@ -52,7 +59,16 @@ const CHROMIUM = '/usr/bin/chromium';
 /** The page's audio element, as an expression evaluated in the page. */
 const AUDIO = "document.getElementById('dialogue-audio')";
 const PLAYER = 'window.duplexsynthPlayer';
-const CHROMIUM_ARGUMENTS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGUMENTS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let scratch: string;
 let out: string;
@@ -61,7 +77,8 @@ let report: BuildReportResult;
 let buildLog: string[];
 let buildsReport: string;
 let rewrittenReport: string;
-const page = (language: string, dataset: string, id: string) => path.join(out, 'report', 'dialogues', language, dataset, `${id}.html`);
+const page = (language: string, dataset: string, id: string) =>
+  path.join(out, 'report', 'dialogues', language, dataset, `${id}.html`);
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-report-test-'));
@@ -86,8 +103,16 @@ beforeAll(async () => {
   await cp(path.join(out, 'report'), rewrittenReport, { recursive: true });
   // quality tables and splits for every dataset, without DNSMOS's minutes: the stand-in scorer
   const directories = await buildDatasetDirectories(out);
-  for (const directory of directories) await scoreDatasetQuality(directory, { dnsmosScorer: new FakeMosScorer(), measureLoudness: false, cometKiwiEnabled: false });
-  const splits = await splitDatasets(directories.filter((directory) => !directory.endsWith('_bargein')), { testHours: 1 / 3600, speakerDisjoint: false, unit: 'dialogue' });
+  for (const directory of directories)
+    await scoreDatasetQuality(directory, {
+      dnsmosScorer: new FakeMosScorer(),
+      measureLoudness: false,
+      cometKiwiEnabled: false,
+    });
+  const splits = await splitDatasets(
+    directories.filter((directory) => !directory.endsWith('_bargein')),
+    { testHours: 1 / 3600, speakerDisjoint: false, unit: 'dialogue' },
+  );
   for (const split of splits) await applySplitToVariant(split.report, `${split.directory}_bargein`);
   report = await writeBuildReport(out);
 }, 600_000);
@@ -102,22 +127,37 @@ describe('writeBuildReport', () => {
     expect(report.datasets).toBe(4);
     expect(report.dialoguePages).toBe(2 * report.datasets);
     const index = await readFile(report.indexPath, 'utf8');
-    for (const text of ["Statistics (like the paper's Table 3)", "Quality (like the paper's Table 2)", 'Evaluable events', 'backchannels per minute', '-rates.svg', 'offsets-cdf-channel1-to-channel0.svg']) {
+    for (const text of [
+      "Statistics (like the paper's Table 3)",
+      "Quality (like the paper's Table 2)",
+      'Evaluable events',
+      'backchannels per minute',
+      '-rates.svg',
+      'offsets-cdf-channel1-to-channel0.svg',
+    ]) {
       expect(index).toContain(text);
     }
-    for (const match of index.matchAll(/<img src="([^"]+)"/g)) expect(existsSync(path.join(out, 'report', match[1]!))).toBe(true);
+    for (const match of index.matchAll(/<img src="([^"]+)"/g))
+      expect(existsSync(path.join(out, 'report', match[1]!))).toBe(true);
     const pages = await readdir(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo'));
     expect(pages.sort()).toEqual(['demo_topiocqa_0001.html', 'demo_topiocqa_0002.html']);
     const page = await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', pages[0]!), 'utf8');
     const audio = /<audio id="dialogue-audio"[^>]* src="([^"]+)"/.exec(page)![1]!;
-    expect(path.resolve(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo'), audio)).toBe(path.join(out, 'data', 'en', 'task', 'topiocqa_demo', 'audio', pages[0]!.replace('.html', '.wav')));
+    expect(path.resolve(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo'), audio)).toBe(
+      path.join(out, 'data', 'en', 'task', 'topiocqa_demo', 'audio', pages[0]!.replace('.html', '.wav')),
+    );
     expect(page).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // nothing from the network
   });
 
   it('has quality and rates for every dataset (barge-in variants too), one split naming, and an event list page per dataset', async () => {
     const index = await readFile(report.indexPath, 'utf8');
     const sections = [...index.matchAll(/<section id="dataset-([^"]+)">([\s\S]*?)<\/section>/g)];
-    expect(sections.map((section) => section[1])).toEqual(['en-topiocqa_demo', 'en-topiocqa_demo_bargein', 'ja-topiocqa_ja_demo', 'ja-topiocqa_ja_demo_bargein']);
+    expect(sections.map((section) => section[1])).toEqual([
+      'en-topiocqa_demo',
+      'en-topiocqa_demo_bargein',
+      'ja-topiocqa_ja_demo',
+      'ja-topiocqa_ja_demo_bargein',
+    ]);
     for (const [, key, body] of sections) {
       expect(body).not.toContain('Not scored');
       expect(body).toMatch(/<td>all<\/td><td>2<\/td><td>3\.00<\/td>/); // DNSMOS OVRL of the stand-in scorer
@@ -128,32 +168,61 @@ describe('writeBuildReport', () => {
       expect(existsSync(path.join(out, 'report', 'events', key!.slice(0, 2), `${dataset}.html`))).toBe(true);
     }
     // the benchmark's split names only: dev.jsonl is an alias of test_other.jsonl, never a name of its own
-    const pages = [index, ...(await Promise.all((await readdir(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo'))).map((name) => readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', name), 'utf8'))))];
+    const pages = [
+      index,
+      ...(await Promise.all(
+        (await readdir(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo'))).map((name) =>
+          readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', name), 'utf8'),
+        ),
+      )),
+    ];
     for (const html of pages) expect(html).not.toMatch(/<td>dev<\/td>|split: dev\b/);
     expect(pages.slice(1).join('')).toMatch(/split: test_other/);
   });
 
   it('marks each cut-off answer of a barge-in variant with its cut time and planned text, and names the full-band masters and their rate', async () => {
     const dataset = await readExportDataset(path.join(out, 'data', 'en', 'task', 'topiocqa_demo_bargein'));
-    const cut = dataset.dialogues.flatMap((dialogue) => dialogue.utterances.filter((utterance) => utterance.cutOff !== undefined).map((utterance) => ({ dialogue, utterance })));
+    const cut = dataset.dialogues.flatMap((dialogue) =>
+      dialogue.utterances
+        .filter((utterance) => utterance.cutOff !== undefined)
+        .map((utterance) => ({ dialogue, utterance })),
+    );
     expect(cut.length).toBeGreaterThan(0);
     for (const { dialogue, utterance } of cut) {
-      const page = await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo_bargein', `${dialogue.id}.html`), 'utf8');
-      expect(page).toContain(`[cut off at ${(utterance.end / 100).toFixed(2)} s by a barge-in; planned: “${escapeHtml(utterance.cutOff!.plannedText)}”`);
+      const page = await readFile(
+        path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo_bargein', `${dialogue.id}.html`),
+        'utf8',
+      );
+      expect(page).toContain(
+        `[cut off at ${(utterance.end / 100).toFixed(2)} s by a barge-in; planned: “${escapeHtml(utterance.cutOff!.plannedText)}”`,
+      );
     }
-    const base = await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html'), 'utf8');
+    const base = await readFile(
+      path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html'),
+      'utf8',
+    );
     expect(base).not.toContain('cut off at');
     expect(dataset.fullBand).not.toBeNull(); // espeak-ng speaks at 22.05 kHz, above the benchmark's 16 kHz
-    expect(base).toMatch(new RegExp(`full-band master ${dataset.fullBand!.directory}/demo_topiocqa_0001\\.wav at ${dataset.fullBand!.sampleRates[0]} Hz`));
-    expect(await readFile(report.indexPath, 'utf8')).toContain(`full-band masters (${dataset.fullBand!.directory}/) at ${dataset.fullBand!.sampleRates.join(' or ')} Hz`);
+    expect(base).toMatch(
+      new RegExp(
+        `full-band master ${dataset.fullBand!.directory}/demo_topiocqa_0001\\.wav at ${dataset.fullBand!.sampleRates[0]} Hz`,
+      ),
+    );
+    expect(await readFile(report.indexPath, 'utf8')).toContain(
+      `full-band masters (${dataset.fullBand!.directory}/) at ${dataset.fullBand!.sampleRates.join(' or ')} Hz`,
+    );
   });
 
   it('is byte-identical when written again', async () => {
     const first = await readFile(report.indexPath);
-    const firstPage = await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html'));
+    const firstPage = await readFile(
+      path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html'),
+    );
     await writeBuildReport(out);
     expect(await readFile(report.indexPath)).toEqual(first);
-    expect(await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html'))).toEqual(firstPage);
+    expect(
+      await readFile(path.join(out, 'report', 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html')),
+    ).toEqual(firstPage);
     expect(existsSync(path.join(out, 'report.partial'))).toBe(false);
   });
 
@@ -191,14 +260,20 @@ describe('writeBuildReport', () => {
 async function filesUnder(directory: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files.set(path.relative(directory, path.join(entry.parentPath, entry.name)), await readFile(path.join(entry.parentPath, entry.name)));
+    if (entry.isFile())
+      files.set(
+        path.relative(directory, path.join(entry.parentPath, entry.name)),
+        await readFile(path.join(entry.parentPath, entry.name)),
+      );
   }
   return files;
 }
 
 describe('dialogue pages made while the build runs (pre-rendered-pages.ts)', () => {
-  it("the build makes every dialogue page as the dialogue is written, and its report is byte for byte the one written from its output afterwards", async () => {
-    expect(buildLog).toContainEqual(expect.stringMatching(/^report: .*index\.html \(8 of 8 dialogue pages made during the build\)$/));
+  it('the build makes every dialogue page as the dialogue is written, and its report is byte for byte the one written from its output afterwards', async () => {
+    expect(buildLog).toContainEqual(
+      expect.stringMatching(/^report: .*index\.html \(8 of 8 dialogue pages made during the build\)$/),
+    );
     const made = await filesUnder(buildsReport);
     const again = await filesUnder(rewrittenReport);
     expect([...made.keys()].sort()).toEqual([...again.keys()].sort());
@@ -222,8 +297,28 @@ describe('dialogue pages made while the build runs (pre-rendered-pages.ts)', () 
 
       // each differing input: not taken (the report makes that page)
       const differing: [string, Parameters<PreRenderedDialoguePages['take']>][] = [
-        ['split', [page, dataset, { ...dialogue, split: dialogue.split === 'test' ? 'dev' : 'test' }, links, sha256, target('split')]],
-        ['full-band rates', [page, { ...dataset, fullBand: { directory: 'audio_fullband', sampleRates: [22050, 48000] } }, dialogue, links, sha256, target('full-band')]],
+        [
+          'split',
+          [
+            page,
+            dataset,
+            { ...dialogue, split: dialogue.split === 'test' ? 'dev' : 'test' },
+            links,
+            sha256,
+            target('split'),
+          ],
+        ],
+        [
+          'full-band rates',
+          [
+            page,
+            { ...dataset, fullBand: { directory: 'audio_fullband', sampleRates: [22050, 48000] } },
+            dialogue,
+            links,
+            sha256,
+            target('full-band'),
+          ],
+        ],
         ['links', [page, dataset, dialogue, { ...links, index: '../index.html' }, sha256, target('links')]],
         ['sha256', [page, dataset, dialogue, links, '0'.repeat(64), target('sha256')]],
         ['no sha256', [page, dataset, dialogue, links, null, target('no-sha256')]],
@@ -236,7 +331,10 @@ describe('dialogue pages made while the build runs (pre-rendered-pages.ts)', () 
       // every field the page reads from its dataset is in the key
       const audio = await pageAudioIdentity(dialogue.audioFile, sha256);
       const key = dialoguePageKey(dataset, dialogue, links, audio);
-      for (const field of PAGE_DATASET_FIELDS) expect(dialoguePageKey({ ...dataset, [field]: `${field} changed` }, dialogue, links, audio), field).not.toBe(key);
+      for (const field of PAGE_DATASET_FIELDS)
+        expect(dialoguePageKey({ ...dataset, [field]: `${field} changed` }, dialogue, links, audio), field).not.toBe(
+          key,
+        );
 
       // the same bytes in a new file (rewritten in place: a new time; replaced: a new inode)
       const wav = path.join(scratch, 'pre-rendered-wav.wav');
@@ -269,7 +367,8 @@ describe('the report in headless Chromium', () => {
   let context: BrowserContext;
   const problems: string[] = [];
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup-system.sh (it installs Debian's chromium)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: run scripts/setup-system.sh (it installs Debian's chromium)`);
     context = await chromium.launchPersistentContext(await mkdtemp(path.join(scratch, 'chromium-profile-')), {
       executablePath: CHROMIUM,
       headless: true,
@@ -283,7 +382,8 @@ describe('the report in headless Chromium', () => {
       opened.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
       opened.on('requestfailed', (request) => {
         // leaving a page while its audio still loads aborts that request: not a fault of the page
-        if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed request: ${request.url()} (${request.failure()?.errorText})`);
+        if (request.failure()?.errorText !== 'net::ERR_ABORTED')
+          problems.push(`failed request: ${request.url()} (${request.failure()?.errorText})`);
       });
     });
   });
@@ -302,7 +402,10 @@ describe('the report in headless Chromium', () => {
   const currentTime = async (opened: Page) => (await opened.evaluate(`${AUDIO}.currentTime`)) as number;
   const paused = async (opened: Page) => (await opened.evaluate(`${AUDIO}.paused`)) as boolean;
   /** Records, in the page, where each seek of the audio goes (its position at `seeking`, seconds). */
-  const recordSeeks = (opened: Page) => opened.evaluate(`window.sought = []; ${AUDIO}.addEventListener('seeking', () => window.sought.push(${AUDIO}.currentTime))`);
+  const recordSeeks = (opened: Page) =>
+    opened.evaluate(
+      `window.sought = []; ${AUDIO}.addEventListener('seeking', () => window.sought.push(${AUDIO}.currentTime))`,
+    );
   /** The seeks recorded since the last call, oldest first (waits up to 5 s for the first: `seeking` fires after the click returns). */
   const seeks = async (opened: Page) => {
     await opened.waitForFunction('window.sought.length > 0', undefined, { timeout: 5000 }).catch(() => {});
@@ -314,7 +417,9 @@ describe('the report in headless Chromium', () => {
     await opened.goto(pathToFileURL(report.indexPath).href);
     await expect(opened.locator('h1').textContent()).resolves.toContain('duplexsynth build');
     // every dialogue page, until one with a barge-in
-    const links = await opened.locator('a[href^="dialogues/"]').evaluateAll((anchors) => anchors.map((anchor) => (anchor as unknown as { href: string }).href));
+    const links = await opened
+      .locator('a[href^="dialogues/"]')
+      .evaluateAll((anchors) => anchors.map((anchor) => (anchor as unknown as { href: string }).href));
     expect(links.length).toBe(report.dialoguePages);
     let clicked = false;
     for (const link of links) {
@@ -350,7 +455,10 @@ describe('the report in headless Chromium', () => {
     const pixelsPerSecond = (await opened.evaluate(`${PLAYER}.pixelsPerSecond`)) as number;
     expect(pixelsPerSecond).toBe(120);
     // a click on the first lane's waveform, 600 px from the timeline's start: 5 s
-    await opened.locator('.lane .waveform').first().click({ position: { x: 600, y: 10 } });
+    await opened
+      .locator('.lane .waveform')
+      .first()
+      .click({ position: { x: 600, y: 10 } });
     expect(await currentTime(opened)).toBeGreaterThanOrEqual(600 / pixelsPerSecond - 0.01);
     expect(await currentTime(opened)).toBeLessThan(600 / pixelsPerSecond + 0.5);
     // the ruler, where no event or word is: 2.5 s
@@ -369,7 +477,10 @@ describe('the report in headless Chromium', () => {
     const before = await currentTime(opened);
     await opened.waitForTimeout(800);
     expect(await currentTime(opened)).toBeGreaterThan(before + 0.3); // still playing
-    expect((await opened.evaluate("document.getElementById('scroller').scrollLeft")) as number).toBeCloseTo(scrolledTo, 0);
+    expect((await opened.evaluate("document.getElementById('scroller').scrollLeft")) as number).toBeCloseTo(
+      scrolledTo,
+      0,
+    );
     expect(await opened.evaluate(`${PLAYER}.follow`)).toBe(false);
     expect(await opened.locator('#follow').getAttribute('aria-pressed')).toBe('false');
     // a click that plays follows the playhead again
@@ -396,7 +507,11 @@ describe('the report in headless Chromium', () => {
     expect(player.y).toBeGreaterThanOrEqual(0);
     expect(timeline.y).toBeGreaterThanOrEqual(player.y + player.height - 1);
     expect(timeline.y + timeline.height).toBeLessThanOrEqual(900);
-    expect(await opened.evaluate(`document.getElementById('timeline').contains(document.elementFromPoint(${timeline.x + 200}, ${timeline.y + timeline.height / 2}))`)).toBe(true);
+    expect(
+      await opened.evaluate(
+        `document.getElementById('timeline').contains(document.elementFromPoint(${timeline.x + 200}, ${timeline.y + timeline.height / 2}))`,
+      ),
+    ).toBe(true);
     // a table row scrolled into view lands below the listening block, not under it
     const row = opened.locator('table.events-table tr').nth(20);
     await row.evaluate((element) => element.scrollIntoView({ block: 'start' }));
@@ -414,7 +529,10 @@ describe('the report in headless Chromium', () => {
     const words = opened.locator('.lane[data-channel="0"] .word');
     let chosen = -1;
     for (let index = 3; index < (await words.count()); index += 1) {
-      const [start, end] = /\[([\d.]+), ([\d.]+)\]/.exec((await words.nth(index).getAttribute('title'))!)!.slice(1).map(Number);
+      const [start, end] = /\[([\d.]+), ([\d.]+)\]/
+        .exec((await words.nth(index).getAttribute('title'))!)!
+        .slice(1)
+        .map(Number);
       if (end! - start! >= 0.3) {
         chosen = index;
         break;
@@ -480,7 +598,9 @@ describe('the report in headless Chromium', () => {
     const [from, to] = /\[([\d.]+), ([\d.]+)\]/.exec(title)!.slice(1).map(Number);
     const zoomTo = async (button: '#zoom-in' | '#zoom-out', limit: number) => {
       // each click doubles or halves: enough clicks to reach the limit, then the button is disabled
-      const clicks = Math.ceil(Math.abs(Math.log2(limit / ((await opened.evaluate(`${PLAYER}.pixelsPerSecond`)) as number))));
+      const clicks = Math.ceil(
+        Math.abs(Math.log2(limit / ((await opened.evaluate(`${PLAYER}.pixelsPerSecond`)) as number))),
+      );
       for (let click = 0; click < clicks; click += 1) await opened.locator(button).click();
       expect(await opened.evaluate(`${PLAYER}.pixelsPerSecond`)).toBe(limit);
       await expect(opened.locator('#zoom-level').textContent()).resolves.toBe(`${Math.round(limit)} px/s`);
@@ -513,7 +633,10 @@ describe('the report in headless Chromium', () => {
     const buttons = table.locator('tr:has(td:first-child:text-is("TURN_SHIFT")) button.play-event');
     let chosen = -1;
     for (let index = 0; index < (await buttons.count()); index += 1) {
-      const [start, end] = [Number(await buttons.nth(index).getAttribute('data-play-start')), Number(await buttons.nth(index).getAttribute('data-play-end'))];
+      const [start, end] = [
+        Number(await buttons.nth(index).getAttribute('data-play-start')),
+        Number(await buttons.nth(index).getAttribute('data-play-end')),
+      ];
       if (end - start >= 0.3 && end - start <= 2) {
         chosen = index;
         break;
@@ -521,7 +644,10 @@ describe('the report in headless Chromium', () => {
     }
     expect(chosen).toBeGreaterThanOrEqual(0);
     const button = buttons.nth(chosen);
-    const [start, end] = [Number(await button.getAttribute('data-play-start')), Number(await button.getAttribute('data-play-end'))];
+    const [start, end] = [
+      Number(await button.getAttribute('data-play-start')),
+      Number(await button.getAttribute('data-play-end')),
+    ];
     const clickedAt = Date.now();
     await button.click();
     await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
@@ -548,8 +674,14 @@ describe('the report in headless Chromium', () => {
 
   it('mute and solo per channel: off on a page from a file (the browser hands it silence), and on the served report what is heard of each channel (its level after its gain) follows the buttons', async () => {
     const fromFile = await open(page('en', 'topiocqa_demo', 'demo_topiocqa_0001'));
-    expect(await fromFile.locator('button.solo, button.mute').evaluateAll((buttons) => buttons.map((button) => (button as unknown as { disabled: boolean }).disabled))).toEqual([true, true, true, true]);
-    expect(await fromFile.locator('button.solo').first().getAttribute('title')).toContain('duplexsynth report OUT --serve');
+    expect(
+      await fromFile
+        .locator('button.solo, button.mute')
+        .evaluateAll((buttons) => buttons.map((button) => (button as unknown as { disabled: boolean }).disabled)),
+    ).toEqual([true, true, true, true]);
+    expect(await fromFile.locator('button.solo').first().getAttribute('title')).toContain(
+      'duplexsynth report OUT --serve',
+    );
     await fromFile.close();
     const server = await serveBuildReport(out);
     const opened = await open(server.url.replace('index.html', 'dialogues/en/topiocqa_demo/demo_topiocqa_0001.html'));
@@ -606,7 +738,12 @@ describe('the report in headless Chromium', () => {
   it("the dataset's event list filters by type and by the loader's verdict, agrees with the evaluable-events counts, and plays an event to its end", async () => {
     const opened = await open(path.join(out, 'report', 'events', 'en', 'topiocqa_demo_bargein.html'), false);
     const dataset = await readExportDataset(path.join(out, 'data', 'en', 'task', 'topiocqa_demo_bargein'));
-    const count = (type: string) => dataset.dialogues.reduce((sum, dialogue) => sum + dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === type).length, 0);
+    const count = (type: string) =>
+      dataset.dialogues.reduce(
+        (sum, dialogue) =>
+          sum + dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === type).length,
+        0,
+      );
     const visible = () => opened.locator('tr[data-type]:visible');
     // only BARGE_IN
     for (const type of ['TURN_SHIFT', 'TURN_HOLD', 'BC', 'SHORTPAUSE']) {
@@ -616,12 +753,24 @@ describe('the report in headless Chromium', () => {
     const bargeIns = count('BARGE_IN');
     expect(bargeIns).toBeGreaterThan(0);
     expect(await visible().count()).toBe(bargeIns);
-    expect(new Set(await visible().evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: Record<string, string> }).dataset.type)))).toEqual(new Set(['BARGE_IN']));
+    expect(
+      new Set(
+        await visible().evaluateAll((rows) =>
+          rows.map((row) => (row as unknown as { dataset: Record<string, string> }).dataset.type),
+        ),
+      ),
+    ).toEqual(new Set(['BARGE_IN']));
     await expect(opened.locator('#shown-count').textContent()).resolves.toBe(String(bargeIns));
     // kept with context: as many as the evaluable-events report of the same loader setting counts
     const withContext = datasetLoaderSettings(dataset).find((setting) => setting.settings.useContext)!;
-    const samples = evaluableEventsReport(withContext.name, withContext.settings, dataset.dialogues).byType.BARGE_IN.samples;
-    const keptRows = await visible().evaluateAll((rows) => rows.filter((row) => ['all', 'some'].includes((row as unknown as { dataset: Record<string, string> }).dataset.kept!)).length);
+    const samples = evaluableEventsReport(withContext.name, withContext.settings, dataset.dialogues).byType.BARGE_IN
+      .samples;
+    const keptRows = await visible().evaluateAll(
+      (rows) =>
+        rows.filter((row) =>
+          ['all', 'some'].includes((row as unknown as { dataset: Record<string, string> }).dataset.kept!),
+        ).length,
+    );
     expect(keptRows).toBe(samples);
     // a barge-in variant is loaded with --ignored-events TURN_SHIFT,TURN_HOLD,BC (scripts/pipe.sh)
     await opened.locator('input[name="type"][value="TURN_SHIFT"]').check();
@@ -632,11 +781,18 @@ describe('the report in headless Chromium', () => {
 
     // ▶ on the second dialogue's first shown row: that dialogue's WAV, from the span's start to its end
     await opened.locator('select[name="loader"]').selectOption('any');
-    const button = opened.locator('tr[data-type="BARGE_IN"]:visible:has(a:text-is("demo_topiocqa_0002")) button.play-event').first();
-    const [start, end] = [Number(await button.getAttribute('data-play-start')), Number(await button.getAttribute('data-play-end'))];
+    const button = opened
+      .locator('tr[data-type="BARGE_IN"]:visible:has(a:text-is("demo_topiocqa_0002")) button.play-event')
+      .first();
+    const [start, end] = [
+      Number(await button.getAttribute('data-play-start')),
+      Number(await button.getAttribute('data-play-end')),
+    ];
     await button.click();
     await opened.waitForFunction(`!${AUDIO}.paused`);
-    expect(await opened.evaluate(`${AUDIO}.getAttribute('src')`)).toMatch(/topiocqa_demo_bargein\/audio\/demo_topiocqa_0002\.wav$/);
+    expect(await opened.evaluate(`${AUDIO}.getAttribute('src')`)).toMatch(
+      /topiocqa_demo_bargein\/audio\/demo_topiocqa_0002\.wav$/,
+    );
     await opened.waitForFunction(`${AUDIO}.paused`, undefined, { timeout: 10_000 });
     const stoppedAt = await currentTime(opened);
     expect(stoppedAt).toBeGreaterThanOrEqual(end);
@@ -651,7 +807,10 @@ describe('the report in headless Chromium', () => {
     const buttons = opened.locator('tr[data-type]:visible:has(a:text-is("demo_topiocqa_0002")) button.play-event');
     let chosen = -1;
     for (let index = 0; index < (await buttons.count()); index += 1) {
-      const [start, end] = [Number(await buttons.nth(index).getAttribute('data-play-start')), Number(await buttons.nth(index).getAttribute('data-play-end'))];
+      const [start, end] = [
+        Number(await buttons.nth(index).getAttribute('data-play-start')),
+        Number(await buttons.nth(index).getAttribute('data-play-end')),
+      ];
       if (end - start >= 0.3 && end - start <= 2) {
         chosen = index;
         break;
@@ -659,7 +818,10 @@ describe('the report in headless Chromium', () => {
     }
     expect(chosen).toBeGreaterThanOrEqual(0);
     const button = buttons.nth(chosen);
-    const [start, end] = [Number(await button.getAttribute('data-play-start')), Number(await button.getAttribute('data-play-end'))];
+    const [start, end] = [
+      Number(await button.getAttribute('data-play-start')),
+      Number(await button.getAttribute('data-play-end')),
+    ];
     // the audio's position every 5 ms, in the page
     await opened.evaluate(`window.positions = []; setInterval(() => window.positions.push(${AUDIO}.currentTime), 5)`);
     const positions = async () => (await opened.evaluate('window.positions.splice(0)')) as number[];
@@ -669,11 +831,17 @@ describe('the report in headless Chromium', () => {
     await positions(); // the start of the playback: the positions of the previous source
     // until it has gone back once (playback on a loaded machine can run slower than the clock, so no
     // fixed wait), then half a span more: it went back to the start each time it reached the end
-    await opened.waitForFunction('window.positions.some((position, index, all) => index > 0 && position < all[index - 1])', undefined, { timeout: 30_000 });
+    await opened.waitForFunction(
+      'window.positions.some((position, index, all) => index > 0 && position < all[index - 1])',
+      undefined,
+      { timeout: 30_000 },
+    );
     await opened.waitForTimeout((end - start) * 500);
     expect(await paused(opened)).toBe(false);
     const looped = await positions();
-    const backs = looped.flatMap((position, index) => (index > 0 && position < looped[index - 1]! ? [{ from: looped[index - 1]!, to: position }] : []));
+    const backs = looped.flatMap((position, index) =>
+      index > 0 && position < looped[index - 1]! ? [{ from: looped[index - 1]!, to: position }] : [],
+    );
     expect(backs.length).toBeGreaterThanOrEqual(1);
     for (const back of backs) {
       expect(back.from).toBeGreaterThanOrEqual(end - FRAME_SLACK); // it went back at the end…
@@ -702,7 +870,10 @@ describe('the report in headless Chromium', () => {
     const cell = opened.locator('table.events-table').nth(1).locator('tr').nth(1).locator('td').nth(4);
     const text = ((await cell.textContent()) ?? '').trim();
     expect(text).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
-    const sample = [...text].filter((char) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(char)).slice(0, 6).join('');
+    const sample = [...text]
+      .filter((char) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(char))
+      .slice(0, 6)
+      .join('');
     const probe = async (content: string) => {
       await cell.evaluate((element, value) => {
         element.textContent = value;

@@ -23,7 +23,10 @@ export interface ReportServer {
  * @param options `port` (default 0: any free port), `host` (default 127.0.0.1: this machine only)
  * @throws Error when the port cannot be bound (e.g. EADDRINUSE)
  */
-export async function serveBuildReport(outputDirectory: string, options: { port?: number; host?: string } = {}): Promise<ReportServer> {
+export async function serveBuildReport(
+  outputDirectory: string,
+  options: { port?: number; host?: string } = {},
+): Promise<ReportServer> {
   const root = path.resolve(outputDirectory);
   const handler = sirv(root, { dev: true, dotfiles: false });
   const server: Server = createServer((request, response) =>

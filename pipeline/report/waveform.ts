@@ -30,17 +30,30 @@ const ENVELOPE_READ_FRAMES = 65536;
  *   is not a WAV file `decodeWav` can read; the file-system error when it cannot be read
  */
 export async function readWavEnvelopes(file: string, columns: number): Promise<WaveformEnvelope[]> {
-  if (!Number.isInteger(columns) || columns <= 0) throw new RangeError(`columns must be a positive integer, got ${columns}`);
+  if (!Number.isInteger(columns) || columns <= 0)
+    throw new RangeError(`columns must be a positive integer, got ${columns}`);
   const layout = readWavFileLayout(file);
-  if (layout === undefined || !isPcm16(layout.format) || layout.format.channels < 1 || !(layout.format.sampleRate > 0) || !PLATFORM_IS_LITTLE_ENDIAN) {
+  if (
+    layout === undefined ||
+    !isPcm16(layout.format) ||
+    layout.format.channels < 1 ||
+    !(layout.format.sampleRate > 0) ||
+    !PLATFORM_IS_LITTLE_ENDIAN
+  ) {
     return (await readWavChannels(file)).map((samples) => waveformEnvelope(samples, columns));
   }
   const channelCount = layout.format.channels;
   const frames = Math.floor(layout.dataBytes / (2 * channelCount));
-  const envelopes = Array.from({ length: channelCount }, () => ({ minimum: new Float32Array(columns), maximum: new Float32Array(columns) }));
+  const envelopes = Array.from({ length: channelCount }, () => ({
+    minimum: new Float32Array(columns),
+    maximum: new Float32Array(columns),
+  }));
   const buffer = Buffer.allocUnsafeSlow(ENVELOPE_READ_FRAMES * channelCount * 2);
   const pcm = new Int16Array(buffer.buffer, buffer.byteOffset, ENVELOPE_READ_FRAMES * channelCount);
-  const words = channelCount === 2 && buffer.byteOffset % 4 === 0 ? new Int32Array(buffer.buffer, buffer.byteOffset, ENVELOPE_READ_FRAMES) : null;
+  const words =
+    channelCount === 2 && buffer.byteOffset % 4 === 0
+      ? new Int32Array(buffer.buffer, buffer.byteOffset, ENVELOPE_READ_FRAMES)
+      : null;
   const handle = await open(file, 'r');
   try {
     let windowStart = 0;
@@ -54,11 +67,20 @@ export async function readWavEnvelopes(file: string, columns: number): Promise<W
         envelopes[channel]!.minimum[column] = 0;
         envelopes[channel]!.maximum[column] = 0;
       }
-      for (let start = from; start < to; ) {
+      for (let start = from; start < to;) {
         if (start < windowStart || start >= windowEnd) {
           const wanted = Math.min(ENVELOPE_READ_FRAMES, frames - start);
-          const { bytesRead } = await handle.read(buffer, 0, wanted * channelCount * 2, layout.dataOffset + start * channelCount * 2);
-          if (bytesRead < wanted * channelCount * 2) throw new WavDecodeError(file, `the file ended inside its data chunk (${bytesRead} of ${wanted * channelCount * 2} bytes at frame ${start})`);
+          const { bytesRead } = await handle.read(
+            buffer,
+            0,
+            wanted * channelCount * 2,
+            layout.dataOffset + start * channelCount * 2,
+          );
+          if (bytesRead < wanted * channelCount * 2)
+            throw new WavDecodeError(
+              file,
+              `the file ended inside its data chunk (${bytesRead} of ${wanted * channelCount * 2} bytes at frame ${start})`,
+            );
           windowStart = start;
           windowEnd = start + wanted;
         }
@@ -92,7 +114,11 @@ export async function readWavEnvelopes(file: string, columns: number): Promise<W
           const envelope = envelopes[channel]!;
           let low = envelope.minimum[column]!;
           let high = envelope.maximum[column]!;
-          for (let index = (start - windowStart) * channelCount + channel, end = (stop - windowStart) * channelCount; index < end; index += channelCount) {
+          for (
+            let index = (start - windowStart) * channelCount + channel, end = (stop - windowStart) * channelCount;
+            index < end;
+            index += channelCount
+          ) {
             const value = (pcm[index] as number) / 32768;
             if (value < low) low = value;
             if (value > high) high = value;
@@ -124,7 +150,8 @@ export interface WaveformEnvelope {
  * @throws RangeError when `columns` is not a positive integer
  */
 export function waveformEnvelope(samples: Float32Array, columns: number): WaveformEnvelope {
-  if (!Number.isInteger(columns) || columns <= 0) throw new RangeError(`columns must be a positive integer, got ${columns}`);
+  if (!Number.isInteger(columns) || columns <= 0)
+    throw new RangeError(`columns must be a positive integer, got ${columns}`);
   const minimum = new Float32Array(columns);
   const maximum = new Float32Array(columns);
   const per = samples.length / columns;

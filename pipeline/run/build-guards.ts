@@ -18,7 +18,14 @@ import { formatBytes, removeOrphanedTemporaryFiles } from '../storage/write-atom
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../storage/empty-folders.ts';
-import { checkBuildFolders, checkBuildSettings, checkFreeSpace, estimatePlannedAudioBytes, removeUnfinishedDatasets, removeUnfinishedReportPages } from './output-checks.ts';
+import {
+  checkBuildFolders,
+  checkBuildSettings,
+  checkFreeSpace,
+  estimatePlannedAudioBytes,
+  removeUnfinishedDatasets,
+  removeUnfinishedReportPages,
+} from './output-checks.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
 /**
@@ -29,7 +36,10 @@ import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../
  * @throws BuildInputError naming the setting (./output-checks.ts `checkBuildSettings`), or the
  *   setting and the environment variable of an API key that is not set ({@link checkConfiguredKeys})
  */
-export function beginGuardedBuild(config: BuildConfig, log: (line: string, level?: LogLevel) => void): (line: string, level?: LogLevel) => void {
+export function beginGuardedBuild(
+  config: BuildConfig,
+  log: (line: string, level?: LogLevel) => void,
+): (line: string, level?: LogLevel) => void {
   registerConfiguredSecrets(config);
   checkBuildSettings(config);
   checkConfiguredKeys(config);
@@ -46,9 +56,17 @@ export function beginGuardedBuild(config: BuildConfig, log: (line: string, level
  * @throws BuildInputError or DiskFullError from the folder checks; OutputLockedError when a running
  *   build holds the lock; LockLostError when the lock is lost during `work`; whatever `work` throws
  */
-export async function runLocked<T>(config: BuildConfig, corpus: { readonly conversations: readonly SourceConversation[] }, log: (line: string) => void, work: () => Promise<T>): Promise<T> {
+export async function runLocked<T>(
+  config: BuildConfig,
+  corpus: { readonly conversations: readonly SourceConversation[] },
+  log: (line: string) => void,
+  work: () => Promise<T>,
+): Promise<T> {
   // what the build is about to create, so that a refused build leaves no empty folder behind
-  const created = { output: await outermostMissingFolder(config.output.directory), cache: await outermostMissingFolder(config.output.cacheDirectory) };
+  const created = {
+    output: await outermostMissingFolder(config.output.directory),
+    cache: await outermostMissingFolder(config.output.cacheDirectory),
+  };
   try {
     await checkBuildFolders(config);
     return await runWithLock(config, corpus, log, work);
@@ -60,20 +78,34 @@ export async function runLocked<T>(config: BuildConfig, corpus: { readonly conve
 }
 
 /** {@link runLocked} once the folders are checked. */
-async function runWithLock<T>(config: BuildConfig, corpus: { readonly conversations: readonly SourceConversation[] }, log: (line: string) => void, work: () => Promise<T>): Promise<T> {
+async function runWithLock<T>(
+  config: BuildConfig,
+  corpus: { readonly conversations: readonly SourceConversation[] },
+  log: (line: string) => void,
+  work: () => Promise<T>,
+): Promise<T> {
   const lock = await lockOutputDirectory(config.output.directory, { log });
   try {
     const unfinished = await removeUnfinishedDatasets(config.output.directory);
-    if (unfinished.length > 0) log(`cleanup: removed ${unfinished.length} unfinished dataset folders (.partial) of an interrupted build`);
+    if (unfinished.length > 0)
+      log(`cleanup: removed ${unfinished.length} unfinished dataset folders (.partial) of an interrupted build`);
     const pages = await removeUnfinishedReportPages(config.output.directory);
     if (pages !== null) log(`cleanup: removed the report pages an interrupted build made (${pages})`);
     for (const directory of [config.output.cacheDirectory, config.output.directory]) {
       const removed = await removeOrphanedTemporaryFiles(directory);
-      if (removed.length > 0) log(`cleanup: removed ${removed.length} temporary files left by killed builds in ${directory}`);
+      if (removed.length > 0)
+        log(`cleanup: removed ${removed.length} temporary files left by killed builds in ${directory}`);
     }
     // each language's dataset, and its barge-in variant when asked for (counted at full length: an over-estimate)
     const datasetsPerLanguage = config.datasets.bargeIn ? 2 : 1;
-    await checkFreeSpace(config, estimatePlannedAudioBytes(corpus.conversations, config.languages.length * datasetsPerLanguage, config.audio.sampleRate));
+    await checkFreeSpace(
+      config,
+      estimatePlannedAudioBytes(
+        corpus.conversations,
+        config.languages.length * datasetsPerLanguage,
+        config.audio.sampleRate,
+      ),
+    );
     const running = work();
     running.catch(() => {}); // when the lock is lost first, the abandoned work's failure is not reported twice
     try {
@@ -97,13 +129,18 @@ async function freeUnfinishedDatasets(outputDirectory: string, error: DiskFullEr
   const data = path.join(outputDirectory, 'data');
   for (const entry of await readdir(data, { recursive: true, withFileTypes: true }).catch(() => [])) {
     if (!entry.isFile() || !/\.partial(\/|$)/.test(`${path.relative(data, entry.parentPath)}/`)) continue;
-    bytes += await stat(path.join(entry.parentPath, entry.name)).then((stats) => stats.size, () => 0);
+    bytes += await stat(path.join(entry.parentPath, entry.name)).then(
+      (stats) => stats.size,
+      () => 0,
+    );
   }
   const removed = await removeUnfinishedDatasets(outputDirectory);
   if (removed.length === 0) return error;
   const freed = `removed this build's ${removed.length} unfinished dataset folder${removed.length === 1 ? '' : 's'} (.partial), ${formatBytes(bytes)} freed`;
   const advice = '; free some space or choose another folder';
-  const message = error.message.endsWith(advice) ? `${error.message.slice(0, -advice.length)}; ${freed}${advice}` : `${error.message}; ${freed}`;
+  const message = error.message.endsWith(advice)
+    ? `${error.message.slice(0, -advice.length)}; ${freed}${advice}`
+    : `${error.message}; ${freed}`;
   return new DiskFullError(message, error.file, error.neededBytes, error.availableBytes, { cause: error });
 }
 
@@ -134,21 +171,33 @@ export function configuredKeyVariables(config: BuildConfig): string[] {
  * @param environment where the values are read; default `process.env`
  * @throws BuildInputError naming the setting and the variable(s) to set
  */
-export function checkConfiguredKeys(config: BuildConfig, environment: Readonly<Record<string, string | undefined>> = process.env): void {
+export function checkConfiguredKeys(
+  config: BuildConfig,
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): void {
   const isSet = (name: string) => (environment[name] ?? '').trim() !== '';
   const translating = config.languages.some((language) => language !== 'en');
   const backends: [string, { backend: string; apiKeyVariable?: string }][] = [['llm.rewrite', config.llm.rewrite]];
   if (translating) backends.push(['llm.translate', config.llm.translate]);
   for (const [setting, backend] of backends) {
-    const variables = typeof backend.apiKeyVariable === 'string' ? [backend.apiKeyVariable] : backend.backend === 'gemini' ? [...GEMINI_DEFAULT_KEY_VARIABLES] : [];
+    const variables =
+      typeof backend.apiKeyVariable === 'string'
+        ? [backend.apiKeyVariable]
+        : backend.backend === 'gemini'
+          ? [...GEMINI_DEFAULT_KEY_VARIABLES]
+          : [];
     if (variables.length > 0 && !variables.some(isSet)) {
-      throw new BuildInputError(`${setting}: the ${backend.backend} backend needs an API key: set the environment variable ${variables.join(' or ')} (the setting names the variable with apiKeyVariable, never the key)`);
+      throw new BuildInputError(
+        `${setting}: the ${backend.backend} backend needs an API key: set the environment variable ${variables.join(' or ')} (the setting names the variable with apiKeyVariable, never the key)`,
+      );
     }
   }
   for (const language of config.languages) {
     const variable = config.tts[language]?.service?.apiKeyEnvironmentVariable;
     if (typeof variable === 'string' && !isSet(variable)) {
-      throw new BuildInputError(`tts.${language}.service.apiKeyEnvironmentVariable: the speech service needs an API key: set the environment variable ${variable}`);
+      throw new BuildInputError(
+        `tts.${language}.service.apiKeyEnvironmentVariable: the speech service needs an API key: set the environment variable ${variable}`,
+      );
     }
   }
 }
@@ -157,7 +206,10 @@ export function checkConfiguredKeys(config: BuildConfig, environment: Readonly<R
  * Register the values of every key variable the configuration names ({@link configuredKeyVariables}).
  * @param environment where the values are read; default `process.env`
  */
-export function registerConfiguredSecrets(config: BuildConfig, environment: Readonly<Record<string, string | undefined>> = process.env): void {
+export function registerConfiguredSecrets(
+  config: BuildConfig,
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): void {
   for (const name of configuredKeyVariables(config)) registerSecret(environment[name], name);
   // a password (or token) written into a URL's user info (`http://me:sk-…@host/v1`): fetch refuses such a URL
   // with a message that quotes it whole, and every line the build writes goes through the redaction
@@ -179,6 +231,7 @@ function urlsWithCredentials(value: unknown): URL[] {
     }
   }
   if (Array.isArray(value)) return value.flatMap(urlsWithCredentials);
-  if (value !== null && typeof value === 'object') return Object.values(value as Record<string, unknown>).flatMap(urlsWithCredentials);
+  if (value !== null && typeof value === 'object')
+    return Object.values(value as Record<string, unknown>).flatMap(urlsWithCredentials);
   return [];
 }

@@ -27,8 +27,16 @@ afterAll(async () => {
 });
 
 /** Start a child holding the lock on `directory`; resolves once it printed `locked`. */
-async function startHolder(directory: string, staleMilliseconds: number, updateMilliseconds: number): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, directory, String(staleMilliseconds), String(updateMilliseconds)], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function startHolder(
+  directory: string,
+  staleMilliseconds: number,
+  updateMilliseconds: number,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', HOLDER, directory, String(staleMilliseconds), String(updateMilliseconds)],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -44,7 +52,9 @@ async function startHolder(directory: string, staleMilliseconds: number, updateM
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 describe('output folder lock', () => {
@@ -71,7 +81,9 @@ describe('output folder lock', () => {
     expect(existsSync(path.join(directory, LOCK_NAME))).toBe(true); // left behind, fresh
     const logged: string[] = [];
     const lock = await lockOutputDirectory(directory, { log: (line) => logged.push(line) });
-    expect(logged).toEqual([`lock: ${directory}: the build that held it (PID ${holder.child.pid}) no longer runs; taking it over`]);
+    expect(logged).toEqual([
+      `lock: ${directory}: the build that held it (PID ${holder.child.pid}) no longer runs; taking it over`,
+    ]);
     await lock.release();
   });
 
@@ -82,11 +94,16 @@ describe('output folder lock', () => {
       const directory = path.join(scratch, name);
       await mkdir(directory);
       const holder = await startHolder(directory, 60_000, 10_000);
-      await rename(path.join(directory, LOCK_OWNER_NAME), path.join(directory, `.duplexsynth.lock.candidate.${holder.child.pid}.json`));
+      await rename(
+        path.join(directory, LOCK_OWNER_NAME),
+        path.join(directory, `.duplexsynth.lock.candidate.${holder.child.pid}.json`),
+      );
       return { directory, holder };
     };
     const live = await inTheGap('gap-live');
-    await expect(lockOutputDirectory(live.directory)).rejects.toThrow(new RegExp(`another duplexsynth build \\(PID ${live.holder.child.pid}, since `));
+    await expect(lockOutputDirectory(live.directory)).rejects.toThrow(
+      new RegExp(`another duplexsynth build \\(PID ${live.holder.child.pid}, since `),
+    );
     live.holder.child.kill('SIGKILL');
     await exited(live.holder.child);
 
@@ -95,9 +112,13 @@ describe('output folder lock', () => {
     await exited(killed.holder.child);
     const logged: string[] = [];
     const lock = await lockOutputDirectory(killed.directory, { log: (line) => logged.push(line) });
-    expect(logged).toEqual([`lock: ${killed.directory}: the build that held it (PID ${killed.holder.child.pid}) no longer runs; taking it over`]);
+    expect(logged).toEqual([
+      `lock: ${killed.directory}: the build that held it (PID ${killed.holder.child.pid}) no longer runs; taking it over`,
+    ]);
     // the dead build's candidate record is gone, ours became the owner record
-    expect((await readdir(killed.directory)).filter((name) => name.startsWith('.duplexsynth.lock')).sort()).toEqual([LOCK_NAME, LOCK_OWNER_NAME].sort());
+    expect((await readdir(killed.directory)).filter((name) => name.startsWith('.duplexsynth.lock')).sort()).toEqual(
+      [LOCK_NAME, LOCK_OWNER_NAME].sort(),
+    );
     expect(JSON.parse(await readFile(path.join(killed.directory, LOCK_OWNER_NAME), 'utf8')).pid).toBe(process.pid);
     await lock.release();
     expect((await readdir(killed.directory)).filter((name) => name.startsWith('.duplexsynth.lock'))).toEqual([]);
@@ -110,9 +131,16 @@ describe('output folder lock', () => {
     holder.child.kill('SIGSTOP');
     try {
       await sleep(3500); // past the stale time with no update
-      const error = await lockOutputDirectory(directory, { staleMilliseconds: 2000, updateMilliseconds: 1000 }).then(() => undefined, (caught: unknown) => caught);
+      const error = await lockOutputDirectory(directory, { staleMilliseconds: 2000, updateMilliseconds: 1000 }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(OutputLockedError);
-      expect((error as Error).message).toMatch(new RegExp(`^${directory}: another duplexsynth build \\(PID ${holder.child.pid}, since .*\\) is writing into this folder; .*it is running on this host\\)$`));
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^${directory}: another duplexsynth build \\(PID ${holder.child.pid}, since .*\\) is writing into this folder; .*it is running on this host\\)$`,
+        ),
+      );
     } finally {
       holder.child.kill('SIGCONT');
     }
@@ -140,14 +168,23 @@ describe('output folder lock', () => {
     await rm(path.join(directory, LOCK_NAME), { recursive: true, force: true });
     const release = await lockfile.lock(directory, { lockfilePath: path.join(directory, LOCK_NAME), realpath: false });
     try {
-      const error = await lock.lost.then(() => undefined, (caught: unknown) => caught);
+      const error = await lock.lost.then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(LockLostError);
       const message = (error as Error).message;
       expect(message.split('\n')).toHaveLength(1);
-      expect(message).toMatch(new RegExp(`^${directory}: this build lost its lock on the folder \\(.*\\); another build may be writing into it, so it stopped without committing`));
+      expect(message).toMatch(
+        new RegExp(
+          `^${directory}: this build lost its lock on the folder \\(.*\\); another build may be writing into it, so it stopped without committing`,
+        ),
+      );
       expect(() => lock.assertHeld()).toThrow(LockLostError);
       expect(() => assertOutputLockHeld(dataset)).toThrow(LockLostError);
-      await expect(writer.commit({ language: 'en', dataset: 'topiocqa', domain: 'task' })).rejects.toThrow(LockLostError);
+      await expect(writer.commit({ language: 'en', dataset: 'topiocqa', domain: 'task' })).rejects.toThrow(
+        LockLostError,
+      );
       expect(existsSync(dataset)).toBe(false);
       await lock.release(); // nothing to give back: no error
     } finally {

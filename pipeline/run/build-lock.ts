@@ -62,7 +62,8 @@ const heldLocks = new Set<{ directory: string; lostError: LockLostError | undefi
 export function assertOutputLockHeld(target: string): void {
   const resolved = path.resolve(target);
   for (const lock of heldLocks) {
-    if (lock.lostError && (resolved === lock.directory || resolved.startsWith(`${lock.directory}${path.sep}`))) throw lock.lostError;
+    if (lock.lostError && (resolved === lock.directory || resolved.startsWith(`${lock.directory}${path.sep}`)))
+      throw lock.lostError;
   }
 }
 
@@ -77,17 +78,24 @@ async function readOwner(directory: string, name: string = LOCK_OWNER_NAME): Pro
 
 /** The candidate records in the folder (file name and record), other than this process's. */
 async function readCandidates(directory: string): Promise<{ name: string; owner: LockOwner }[]> {
-  const names = (await readdir(directory).catch(() => [] as string[])).filter((name) => name.startsWith(CANDIDATE_PREFIX) && name.endsWith(CANDIDATE_SUFFIX));
+  const names = (await readdir(directory).catch(() => [] as string[])).filter(
+    (name) => name.startsWith(CANDIDATE_PREFIX) && name.endsWith(CANDIDATE_SUFFIX),
+  );
   const found: { name: string; owner: LockOwner }[] = [];
   for (const name of names.sort()) {
     const owner = await readOwner(directory, name);
-    if (owner !== undefined && !(owner.pid === process.pid && isProcessRunning(owner) === true)) found.push({ name, owner });
+    if (owner !== undefined && !(owner.pid === process.pid && isProcessRunning(owner) === true))
+      found.push({ name, owner });
   }
   return found;
 }
 
 async function lockExists(directory: string): Promise<boolean> {
-  return lockfile.check(directory, { lockfilePath: path.join(directory, LOCK_NAME), realpath: false, stale: Number.MAX_SAFE_INTEGER });
+  return lockfile.check(directory, {
+    lockfilePath: path.join(directory, LOCK_NAME),
+    realpath: false,
+    stale: Number.MAX_SAFE_INTEGER,
+  });
 }
 
 /**
@@ -111,7 +119,10 @@ export async function lockOutputDirectory(
   if (await lockExists(resolved)) {
     // who may hold it: the owner record, or a build killed after taking the lock and before renaming
     // its candidate record (a live build in that moment is a candidate too)
-    const claimants = [...(owner === undefined ? [] : [owner]), ...(await readCandidates(resolved)).map((candidate) => candidate.owner)];
+    const claimants = [
+      ...(owner === undefined ? [] : [owner]),
+      ...(await readCandidates(resolved)).map((candidate) => candidate.owner),
+    ];
     const running = claimants.find((claimant) => isProcessRunning(claimant) === true);
     if (running !== undefined) throw lockedError(resolved, running, staleMilliseconds);
     if (claimants.length > 0 && claimants.every((claimant) => isProcessRunning(claimant) === false)) {
@@ -148,7 +159,8 @@ export async function lockOutputDirectory(
     });
   } catch (error) {
     await rm(candidatePath, { force: true });
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw lockedError(resolved, await readOwner(resolved), staleMilliseconds);
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED')
+      throw lockedError(resolved, await readOwner(resolved), staleMilliseconds);
     throw error;
   }
   try {
@@ -181,10 +193,15 @@ export async function lockOutputDirectory(
 }
 
 function lockedError(directory: string, owner: LockOwner | undefined, staleMilliseconds: number): OutputLockedError {
-  const holder = owner === undefined ? 'another duplexsynth build' : `another duplexsynth build (PID ${owner.pid}${isProcessRunning(owner) === undefined ? ' on another host' : ''}, since ${owner.since})`;
+  const holder =
+    owner === undefined
+      ? 'another duplexsynth build'
+      : `another duplexsynth build (PID ${owner.pid}${isProcessRunning(owner) === undefined ? ' on another host' : ''}, since ${owner.since})`;
   const stale =
     owner !== undefined && isProcessRunning(owner) === true
       ? 'it is running on this host'
       : `if it was killed, its lock counts as stale ${staleMilliseconds / 1000} s after its last update`;
-  return new OutputLockedError(`${directory}: ${holder} is writing into this folder; wait for it or choose another --out (${stale})`);
+  return new OutputLockedError(
+    `${directory}: ${holder} is writing into this folder; wait for it or choose another --out (${stale})`,
+  );
 }

@@ -13,7 +13,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig } from '../config.ts';
 import { clearRegisteredSecrets } from '../storage/redact.ts';
 import { geminiDialogueResponder, startGeminiLoopbackServer } from '../services/llm/testing/gemini-loopback-server.ts';
-import { openAIDialogueResponder, startOpenAILoopbackServer, type OpenAILoopbackResponder } from '../services/llm/testing/openai-loopback-server.ts';
+import {
+  openAIDialogueResponder,
+  startOpenAILoopbackServer,
+  type OpenAILoopbackResponder,
+} from '../services/llm/testing/openai-loopback-server.ts';
 import { runBuild } from '../orchestration/build.ts';
 import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
@@ -49,7 +53,13 @@ async function filesContaining(directory: string, needle: string): Promise<strin
 function leakingResponder(valid: OpenAILoopbackResponder): OpenAILoopbackResponder {
   return async (request) => {
     const sent = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
-    if (request.index === 0) return { kind: 'error', statusCode: 401, message: `Incorrect API key provided: ${sent}. You can find your API key at the gateway.`, type: 'invalid_request_error' };
+    if (request.index === 0)
+      return {
+        kind: 'error',
+        statusCode: 401,
+        message: `Incorrect API key provided: ${sent}. You can find your API key at the gateway.`,
+        type: 'invalid_request_error',
+      };
     const reply = await valid(request);
     if (typeof reply !== 'string') return reply;
     const parsed = JSON.parse(reply) as { turns: { question: string; answer: string | null }[] };
@@ -71,14 +81,28 @@ describe('a key echoed by the server never reaches a message or a file', () => {
         corpus: { path: base.corpus.path, limit: 2 },
         output: { directory: path.join(folder, 'out'), cacheDirectory: path.join(folder, 'cache') },
         llm: {
-          rewrite: { backend: 'openai-compatible', baseUrl: `${server.url}/v1`, model: 'gateway-model', apiKeyVariable: 'LOOPBACKAPIKEY', record: path.join(folder, 'recorded.jsonl'), retry: { maxRetries: 0 } },
+          rewrite: {
+            backend: 'openai-compatible',
+            baseUrl: `${server.url}/v1`,
+            model: 'gateway-model',
+            apiKeyVariable: 'LOOPBACKAPIKEY',
+            record: path.join(folder, 'recorded.jsonl'),
+            retry: { maxRetries: 0 },
+          },
           translate: { backend: 'none' },
         },
       };
       await writeFile(configFile, JSON.stringify(config));
-      const result = await run(process.execPath, [CLI, 'build', '--config', configFile], { cwd: PROJECT_ROOT, env: { ...process.env, LOOPBACKAPIKEY: KEY } }).then(
+      const result = await run(process.execPath, [CLI, 'build', '--config', configFile], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, LOOPBACKAPIKEY: KEY },
+      }).then(
         ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({
+          code: error.code,
+          stdout: error.stdout,
+          stderr: error.stderr,
+        }),
       );
       // the key was really sent and really echoed
       expect(server.requests.map((request) => request.headers.authorization)).toContain(`Bearer ${KEY}`);
@@ -99,7 +123,9 @@ describe('a key echoed by the server never reaches a message or a file', () => {
     const server = await startGeminiLoopbackServer({
       apiKey: KEY,
       responder: (request) =>
-        request.index === 0 ? { kind: 'error', code: 401, status: 'UNAUTHENTICATED', message: `API key not valid: ${request.apiKey}` } : responder(request),
+        request.index === 0
+          ? { kind: 'error', code: 401, status: 'UNAUTHENTICATED', message: `API key not valid: ${request.apiKey}` }
+          : responder(request),
     });
     vi.stubEnv('DUPLEXSYNTH_TEST_GEMINI_LEAK_KEY', KEY);
     try {
@@ -112,7 +138,12 @@ describe('a key echoed by the server never reaches a message or a file', () => {
           corpus: { path: base.corpus.path, limit: 2 },
           output: { directory: path.join(folder, 'out'), cacheDirectory: path.join(folder, 'cache') },
           llm: {
-            rewrite: { backend: 'gemini', baseUrl: server.url, apiKeyVariable: 'DUPLEXSYNTH_TEST_GEMINI_LEAK_KEY', retry: { maxRetries: 0 } },
+            rewrite: {
+              backend: 'gemini',
+              baseUrl: server.url,
+              apiKeyVariable: 'DUPLEXSYNTH_TEST_GEMINI_LEAK_KEY',
+              retry: { maxRetries: 0 },
+            },
             translate: { backend: 'none' },
           },
         },

@@ -8,7 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../config.ts';
-import { GEMINI_LOOPBACK_API_KEY, geminiDialogueResponder, geminiReplies, startGeminiLoopbackServer } from '../services/llm/testing/gemini-loopback-server.ts';
+import {
+  GEMINI_LOOPBACK_API_KEY,
+  geminiDialogueResponder,
+  geminiReplies,
+  startGeminiLoopbackServer,
+} from '../services/llm/testing/gemini-loopback-server.ts';
 import { openAIDialogueResponder, startOpenAILoopbackServer } from '../services/llm/testing/openai-loopback-server.ts';
 import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-loopback-server.ts';
 import { faultsByRequestIndex } from '../services/tts/testing/loopback-speech.ts';
@@ -76,27 +81,50 @@ describe('build with real service clients on loopback servers', () => {
         return responder(request);
       },
     });
-    const cosyvoice = await startCosyVoiceLoopbackServer({ faults: faultsByRequestIndex({ 0: { kind: 'http-error', status: 500 } }) });
+    const cosyvoice = await startCosyVoiceLoopbackServer({
+      faults: faultsByRequestIndex({ 0: { kind: 'http-error', status: 500 } }),
+    });
     try {
       const prompts = path.join(scratch, 'prompts');
       await rm(prompts, { recursive: true, force: true });
       await import('node:fs/promises').then((fs) => fs.mkdir(prompts, { recursive: true }));
       const lines: string[] = [];
-      for (const [index, transcript] of ['I grew up near the sea and I still love the sound of waves.', 'My favourite season is autumn because the light is so soft.'].entries()) {
+      for (const [index, transcript] of [
+        'I grew up near the sea and I still love the sound of waves.',
+        'My favourite season is autumn because the light is so soft.',
+      ].entries()) {
         const fixture = await writePromptFixture(prompts, transcript, { pitch: 30 + index * 40, minimumSeconds: 3 });
-        lines.push(JSON.stringify({ id: `clip-${index}`, speaker: `speaker-${index}`, corpus: 'fixture', text: transcript, path: fixture.path, durationSeconds: wavSeconds(fixture.path) }));
+        lines.push(
+          JSON.stringify({
+            id: `clip-${index}`,
+            speaker: `speaker-${index}`,
+            corpus: 'fixture',
+            text: transcript,
+            path: fixture.path,
+            durationSeconds: wavSeconds(fixture.path),
+          }),
+        );
       }
       await writeFile(path.join(prompts, 'manifest.jsonl'), `${lines.join('\n')}\n`);
       vi.stubEnv('DUPLEXSYNTH_TEST_GEMINI_KEY', GEMINI_LOOPBACK_API_KEY);
       const config = await serviceConfig(
         'gemini-cosyvoice',
         {
-          rewrite: { backend: 'gemini', baseUrl: gemini.url, apiKeyVariable: 'DUPLEXSYNTH_TEST_GEMINI_KEY', retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 2 } },
+          rewrite: {
+            backend: 'gemini',
+            baseUrl: gemini.url,
+            apiKeyVariable: 'DUPLEXSYNTH_TEST_GEMINI_KEY',
+            retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 2 },
+          },
           translate: { backend: 'none' },
         },
         {
           backend: 'cosyvoice2',
-          service: { urls: [cosyvoice.url], sampleRate: 24000, retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 } },
+          service: {
+            urls: [cosyvoice.url],
+            sampleRate: 24000,
+            retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 },
+          },
           speakerPrompts: { manifest: path.join(prompts, 'manifest.jsonl') },
         },
       );
@@ -107,7 +135,10 @@ describe('build with real service clients on loopback servers', () => {
       const directory = path.join(config.output.directory, 'data/en/task/topiocqa');
       expect(await verifyDataset(directory)).toMatchObject({ dialogues: 1, problems: [] });
       const metadata = JSON.parse(await readFile(path.join(directory, 'metadata/demo_topiocqa_0001.json'), 'utf8'));
-      expect([metadata.speakers.user.speakerId, metadata.speakers.system.speakerId].sort()).toEqual(['fixture:speaker-0', 'fixture:speaker-1']);
+      expect([metadata.speakers.user.speakerId, metadata.speakers.system.speakerId].sort()).toEqual([
+        'fixture:speaker-0',
+        'fixture:speaker-1',
+      ]);
       expect(metadata.speakers.user.engine).toBe('cosyvoice2');
       expect(metadata.text.rewrittenBy).toMatch(/gemini|gemma/);
     } finally {
@@ -122,8 +153,15 @@ describe('build with real service clients on loopback servers', () => {
     try {
       const config = await serviceConfig(
         'openai',
-        { rewrite: { backend: 'openai-compatible', baseUrl: `${chat.url}/v1`, model: 'local-model' }, translate: { backend: 'none' } },
-        { backend: 'openai-speech', service: { urls: [speech.url], sampleRate: 24000 }, voices: { user: { voice: 'alloy' }, system: { voice: 'echo' } } },
+        {
+          rewrite: { backend: 'openai-compatible', baseUrl: `${chat.url}/v1`, model: 'local-model' },
+          translate: { backend: 'none' },
+        },
+        {
+          backend: 'openai-speech',
+          service: { urls: [speech.url], sampleRate: 24000 },
+          voices: { user: { voice: 'alloy' }, system: { voice: 'echo' } },
+        },
       );
       const report = await runBuild(config);
       expect(report.datasets[0]!.failed).toEqual([]);

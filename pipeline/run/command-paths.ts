@@ -10,7 +10,10 @@ import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
 /** Whether `directory` holds a `manifest.json` file (a dataset folder). */
 async function holdsManifest(directory: string): Promise<boolean> {
-  return stat(path.join(directory, 'manifest.json')).then((entry) => entry.isFile(), () => false);
+  return stat(path.join(directory, 'manifest.json')).then(
+    (entry) => entry.isFile(),
+    () => false,
+  );
 }
 
 /**
@@ -36,11 +39,21 @@ export async function enclosingDatasetFolder(target: string): Promise<string | n
  * @returns the absolute path
  * @throws BuildInputError naming the path and what to give instead
  */
-export async function requireBuildOutputFolder(out: string, command: string, options: { needsDatasets?: boolean } = {}): Promise<string> {
+export async function requireBuildOutputFolder(
+  out: string,
+  command: string,
+  options: { needsDatasets?: boolean } = {},
+): Promise<string> {
   const absolute = path.resolve(out);
   const stats = await stat(absolute).catch((error: unknown) => error as Error);
-  if (stats instanceof Error) throw new BuildInputError(`${describeFileSystemError(stats, absolute, 'build output folder')}; give the folder a build wrote (it holds data/ and summary.json)`);
-  if (!stats.isDirectory()) throw new BuildInputError(`${absolute}: a file, not a build output folder; give the folder a build wrote (it holds data/ and summary.json)`);
+  if (stats instanceof Error)
+    throw new BuildInputError(
+      `${describeFileSystemError(stats, absolute, 'build output folder')}; give the folder a build wrote (it holds data/ and summary.json)`,
+    );
+  if (!stats.isDirectory())
+    throw new BuildInputError(
+      `${absolute}: a file, not a build output folder; give the folder a build wrote (it holds data/ and summary.json)`,
+    );
   const dataset = await enclosingDatasetFolder(absolute);
   if (dataset !== null) {
     const build = path.resolve(dataset, '..', '..', '..', '..'); // {build}/data/{lang}/{domain}/{dataset}
@@ -48,8 +61,16 @@ export async function requireBuildOutputFolder(out: string, command: string, opt
       `${absolute}: ${dataset === absolute ? 'a dataset folder' : `inside the dataset folder ${dataset}`}, not a build output folder; ${command} takes the build's folder (${build})`,
     );
   }
-  if (options.needsDatasets && !(await stat(path.join(absolute, 'data')).then((entry) => entry.isDirectory(), () => false))) {
-    throw new BuildInputError(`${absolute}: holds no data/ folder, so no dataset to ${command}; give the folder a build wrote (duplexsynth build --out DIR)`);
+  if (
+    options.needsDatasets &&
+    !(await stat(path.join(absolute, 'data')).then(
+      (entry) => entry.isDirectory(),
+      () => false,
+    ))
+  ) {
+    throw new BuildInputError(
+      `${absolute}: holds no data/ folder, so no dataset to ${command}; give the folder a build wrote (duplexsynth build --out DIR)`,
+    );
   }
   return absolute;
 }

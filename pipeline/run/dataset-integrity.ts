@@ -60,17 +60,31 @@ export async function requireDatasetFolder(directory: string): Promise<void> {
   const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => error);
   if (stats instanceof Error) {
     const previous = `${absolute}.previous`;
-    if (stats.code === 'ENOENT' && (await stat(path.join(previous, 'manifest.json')).then(() => true, () => false))) {
+    if (
+      stats.code === 'ENOENT' &&
+      (await stat(path.join(previous, 'manifest.json')).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       throw new BuildInputError(
         `${absolute}: missing; an interrupted commit left the last complete dataset in ${previous}: restore it with \`mv '${previous}' '${absolute}'\` (the next build does the same)`,
       );
     }
     throw new BuildInputError(describeFileSystemError(stats, absolute, 'dataset folder'));
   }
-  if (!stats.isDirectory()) throw new BuildInputError(`${absolute}: a file, not a dataset folder (data/{lang}/{domain}/{dataset})`);
+  if (!stats.isDirectory())
+    throw new BuildInputError(`${absolute}: a file, not a dataset folder (data/{lang}/{domain}/{dataset})`);
   const manifestFile = path.join(absolute, 'manifest.json');
-  if (!(await stat(manifestFile).then((entry) => entry.isFile(), () => false))) {
-    throw new BuildInputError(`${manifestFile}: missing; ${absolute} is not a duplexsynth dataset folder (data/{lang}/{domain}/{dataset})`);
+  if (
+    !(await stat(manifestFile).then(
+      (entry) => entry.isFile(),
+      () => false,
+    ))
+  ) {
+    throw new BuildInputError(
+      `${manifestFile}: missing; ${absolute} is not a duplexsynth dataset folder (data/{lang}/{domain}/{dataset})`,
+    );
   }
 }
 
@@ -87,12 +101,16 @@ export async function readDatasetManifest(directory: string): Promise<DatasetMan
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new BuildInputError(`${manifestFile}: not valid JSON (${(error as Error).message}); the dataset cannot be checked: rebuild it`);
+    throw new BuildInputError(
+      `${manifestFile}: not valid JSON (${(error as Error).message}); the dataset cannot be checked: rebuild it`,
+    );
   }
   const parsed = datasetManifestSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new BuildInputError(`${manifestFile}: ${issue.path.join('.') || '(top level)'}: ${issue.message}; the dataset cannot be checked: rebuild it`);
+    throw new BuildInputError(
+      `${manifestFile}: ${issue.path.join('.') || '(top level)'}: ${issue.message}; the dataset cannot be checked: rebuild it`,
+    );
   }
   return parsed.data;
 }
@@ -111,12 +129,18 @@ export async function verifyDatasetIntegrity(directory: string): Promise<Dataset
   const problems = new Map<string, string>();
   const notes: string[] = [];
   const listed = manifest.files ?? {};
-  if (manifest.files === undefined) notes.push(`${path.join(absolute, 'manifest.json')}: lists no file hashes (written by another tool); only the events are checked`);
+  if (manifest.files === undefined)
+    notes.push(
+      `${path.join(absolute, 'manifest.json')}: lists no file hashes (written by another tool); only the events are checked`,
+    );
   let filesChecked = 0;
   for (const [relative, sha256] of Object.entries(listed)) {
     const file = path.join(absolute, ...relative.split('/'));
     if (path.relative(absolute, file).startsWith('..') || path.isAbsolute(relative)) {
-      problems.set(relative, `${path.join(absolute, 'manifest.json')}: lists "${relative}", a path outside the dataset folder`);
+      problems.set(
+        relative,
+        `${path.join(absolute, 'manifest.json')}: lists "${relative}", a path outside the dataset folder`,
+      );
       continue;
     }
     let actual: string;
@@ -131,11 +155,20 @@ export async function verifyDatasetIntegrity(directory: string): Promise<Dataset
       actual = await fileSha256(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      problems.set(relative, code === 'ENOENT' ? `${file}: listed in manifest.json but missing` : describeFileSystemError(error, file, 'dataset file'));
+      problems.set(
+        relative,
+        code === 'ENOENT'
+          ? `${file}: listed in manifest.json but missing`
+          : describeFileSystemError(error, file, 'dataset file'),
+      );
       continue;
     }
     filesChecked += 1;
-    if (actual !== sha256) problems.set(relative, `${file}: sha256 differs from manifest.json (${size} bytes now): the file was changed after the build`);
+    if (actual !== sha256)
+      problems.set(
+        relative,
+        `${file}: sha256 differs from manifest.json (${size} bytes now): the file was changed after the build`,
+      );
   }
   if (manifest.files !== undefined) {
     for (const entry of await readdir(absolute, { recursive: true, withFileTypes: true })) {
@@ -147,8 +180,15 @@ export async function verifyDatasetIntegrity(directory: string): Promise<Dataset
     }
   }
   const previous = `${absolute}.previous`;
-  if (await stat(previous).then(() => true, () => false)) {
-    notes.push(`${previous}: left by an interrupted commit; ${absolute} is the newer complete dataset: remove the old one with \`rm -r '${previous}'\` (the next build does the same)`);
+  if (
+    await stat(previous).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    notes.push(
+      `${previous}: left by an interrupted commit; ${absolute} is the newer complete dataset: remove the old one with \`rm -r '${previous}'\` (the next build does the same)`,
+    );
   }
   const sorted = [...problems.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, problem]) => problem);
   return { manifest, filesChecked, problems: sorted, notes };

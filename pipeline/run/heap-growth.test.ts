@@ -28,7 +28,11 @@ async function factorsByPhase(nodeOptions: string[], body: string): Promise<Reco
     body,
     `console.log('PHASE end ' + live.length);`,
   ].join('\n');
-  const { stdout } = await run(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, '--expose-gc', ...nodeOptions, '--input-type=module', '-e', script], { maxBuffer: 16 * 2 ** 20 });
+  const { stdout } = await run(
+    process.execPath,
+    [...TYPESCRIPT_LOADER_ARGUMENTS, '--expose-gc', ...nodeOptions, '--input-type=module', '-e', script],
+    { maxBuffer: 16 * 2 ** 20 },
+  );
   const phases: Record<string, string[]> = {};
   let phase = 'start';
   for (const line of stdout.split('\n')) {
@@ -42,14 +46,20 @@ async function factorsByPhase(nodeOptions: string[], body: string): Promise<Reco
 
 describe('widenHeapGrowth', () => {
   it('makes V8 use the given growing factor from the next full collection on', async () => {
-    const phases = await factorsByPhase([], `heapGrowth.widenHeapGrowth({ percent: 150 }); console.log('PHASE widened-' + heapGrowth.widenedHeapGrowthPercent()); collect();`);
+    const phases = await factorsByPhase(
+      [],
+      `heapGrowth.widenHeapGrowth({ percent: 150 }); console.log('PHASE widened-' + heapGrowth.widenedHeapGrowthPercent()); collect();`,
+    );
     expect(Object.keys(phases)).toContain('widened-150');
     expect(phases['widened-150']!.length).toBeGreaterThanOrEqual(4);
     expect(new Set(phases['widened-150'])).toEqual(new Set(['2.5']));
   });
 
   it('keeps the factor the process was started with (node --heap-growing-percent)', async () => {
-    const phases = await factorsByPhase(['--heap-growing-percent=50'], `const kept = !heapGrowth.widenHeapGrowth({ percent: 150 }) && heapGrowth.widenedHeapGrowthPercent() === null; console.log('PHASE ' + (kept ? 'kept' : 'overridden')); collect();`);
+    const phases = await factorsByPhase(
+      ['--heap-growing-percent=50'],
+      `const kept = !heapGrowth.widenHeapGrowth({ percent: 150 }) && heapGrowth.widenedHeapGrowthPercent() === null; console.log('PHASE ' + (kept ? 'kept' : 'overridden')); collect();`,
+    );
     expect(phases.kept!.length).toBeGreaterThanOrEqual(4);
     expect(new Set(phases.kept)).toEqual(new Set(['1.5']));
   });

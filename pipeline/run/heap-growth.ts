@@ -36,8 +36,10 @@ export const HEAP_GROWING_PERCENT = 300;
  */
 export function widenHeapGrowth(options: { execArgv?: readonly string[]; percent?: number } = {}): boolean {
   const { execArgv = process.execArgv, percent = HEAP_GROWING_PERCENT } = options;
-  if (!Number.isInteger(percent) || percent <= 0) throw new RangeError(`widenHeapGrowth: percent must be a positive integer, got ${percent}`);
-  if (execArgv.some((argument) => /^--(heap[-_]growing[-_]percent|predictable[-_]gc[-_]schedule)\b/.test(argument))) return false;
+  if (!Number.isInteger(percent) || percent <= 0)
+    throw new RangeError(`widenHeapGrowth: percent must be a positive integer, got ${percent}`);
+  if (execArgv.some((argument) => /^--(heap[-_]growing[-_]percent|predictable[-_]gc[-_]schedule)\b/.test(argument)))
+    return false;
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
   widened = percent;
   return true;

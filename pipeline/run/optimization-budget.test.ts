@@ -14,7 +14,10 @@ const run = promisify(execFile);
  * in order with V8's own trace lines.
  * @returns the round in which V8 marked the function for optimization (null: not in 60 rounds), and what `setup` printed
  */
-async function roundOfOptimization(nodeOptions: string[], setup: string): Promise<{ round: number | null; said: string[] }> {
+async function roundOfOptimization(
+  nodeOptions: string[],
+  setup: string,
+): Promise<{ round: number | null; said: string[] }> {
   const module = pathToFileURL(`${PACKAGE_ROOT}/pipeline/run/optimization-budget.ts`).href;
   const script = [
     `import { writeSync } from 'node:fs';`,
@@ -25,7 +28,11 @@ async function roundOfOptimization(nodeOptions: string[], setup: string): Promis
     `for (let round = 0; round < 60; round++) { writeSync(1, 'ROUND ' + round + '\\n'); for (let call = 0; call < 100; call++) total += probedWork(call + round); }`,
     `writeSync(1, 'END ' + total + '\\n');`,
   ].join('\n');
-  const { stdout } = await run(process.execPath, [...TYPESCRIPT_LOADER_ARGUMENTS, '--trace-opt', ...nodeOptions, '--input-type=module', '-e', script], { maxBuffer: 64 * 2 ** 20 });
+  const { stdout } = await run(
+    process.execPath,
+    [...TYPESCRIPT_LOADER_ARGUMENTS, '--trace-opt', ...nodeOptions, '--input-type=module', '-e', script],
+    { maxBuffer: 64 * 2 ** 20 },
+  );
   let round: number | null = null;
   let marked: number | null = null;
   const said: string[] = [];
@@ -46,7 +53,10 @@ const onV8Eleven = process.versions.v8.startsWith('11.');
 describe('raiseOptimizationBudget', () => {
   it.runIf(onV8Eleven)('makes V8 wait for about 8 times as much work before it optimizes a function', async () => {
     const own = await roundOfOptimization([], '');
-    const raised = await roundOfOptimization([], `writeSync(1, 'SAID ' + budget.raiseOptimizationBudget() + ' ' + budget.raisedOptimizationBudget() + '\\n');`);
+    const raised = await roundOfOptimization(
+      [],
+      `writeSync(1, 'SAID ' + budget.raiseOptimizationBudget() + ' ' + budget.raisedOptimizationBudget() + '\\n');`,
+    );
     expect(raised.said).toEqual([`true ${BUILD_INTERRUPT_BUDGET}`]);
     expect(own.round).not.toBeNull();
     expect(raised.round).not.toBeNull();
@@ -64,11 +74,25 @@ describe('raiseOptimizationBudget', () => {
   });
 
   it("recognizes the process's own flag in each form V8 takes, and not the other interrupt-budget flags", () => {
-    for (const given of ['--interrupt-budget=5000', '--interrupt_budget=5000', '-interrupt-budget=5000', '--interrupt-budget']) {
-      expect(raiseOptimizationBudget({ execArgv: [given], v8Version: '11.3.244.8', budget: V8_DEFAULT_INTERRUPT_BUDGET }), given).toBe(false);
+    for (const given of [
+      '--interrupt-budget=5000',
+      '--interrupt_budget=5000',
+      '-interrupt-budget=5000',
+      '--interrupt-budget',
+    ]) {
+      expect(
+        raiseOptimizationBudget({ execArgv: [given], v8Version: '11.3.244.8', budget: V8_DEFAULT_INTERRUPT_BUDGET }),
+        given,
+      ).toBe(false);
     }
     // (sets the flag in this process, to V8's own value, so nothing changes for the other tests)
-    if (onV8Eleven) expect(raiseOptimizationBudget({ execArgv: ['--interrupt-budget-for-feedback-allocation=940'], budget: V8_DEFAULT_INTERRUPT_BUDGET })).toBe(true);
+    if (onV8Eleven)
+      expect(
+        raiseOptimizationBudget({
+          execArgv: ['--interrupt-budget-for-feedback-allocation=940'],
+          budget: V8_DEFAULT_INTERRUPT_BUDGET,
+        }),
+      ).toBe(true);
   });
 
   it('leaves another V8 than 11 alone (V8 12, Node 22, has no --interrupt-budget)', () => {

@@ -43,9 +43,12 @@ let raised: number | null = null;
  * @returns true when the budget was set, false when the process's own flag was kept or V8 is not 11
  * @throws RangeError when `budget` is not a positive integer
  */
-export function raiseOptimizationBudget(options: { execArgv?: readonly string[]; budget?: number; v8Version?: string } = {}): boolean {
+export function raiseOptimizationBudget(
+  options: { execArgv?: readonly string[]; budget?: number; v8Version?: string } = {},
+): boolean {
   const { execArgv = process.execArgv, budget = BUILD_INTERRUPT_BUDGET, v8Version = process.versions.v8 } = options;
-  if (!Number.isInteger(budget) || budget <= 0) throw new RangeError(`raiseOptimizationBudget: budget must be a positive integer, got ${budget}`);
+  if (!Number.isInteger(budget) || budget <= 0)
+    throw new RangeError(`raiseOptimizationBudget: budget must be a positive integer, got ${budget}`);
   if (!v8Version.startsWith('11.')) return false;
   // `--interrupt-budget=N`, `--interrupt_budget=N`, `-interrupt-budget=N` (V8 takes one dash too), not `--interrupt-budget-for-…`
   if (execArgv.some((argument) => /^--?interrupt[-_]budget(=|$)/.test(argument))) return false;

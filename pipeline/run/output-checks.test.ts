@@ -11,7 +11,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG_FILE, loadConfigFile, PROJECT_ROOT, resolveConfig, sharedDirectory, type BuildConfig } from '../config.ts';
+import {
+  DEFAULT_CONFIG_FILE,
+  loadConfigFile,
+  PROJECT_ROOT,
+  resolveConfig,
+  sharedDirectory,
+  type BuildConfig,
+} from '../config.ts';
 import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
 import { checkBuildSettings, checkFolder, estimatePlannedAudioBytes } from './output-checks.ts';
 import { mountTmpfs, tmpfsSkipReason } from '../storage/testing/tmpfs.ts';
@@ -45,16 +52,23 @@ afterAll(async () => {
 
 describe('output and cache folders, checked up front', () => {
   it('a folder under /proc is refused at once, naming the special file system (it used to hang)', async () => {
-    const error = await checkFolder('/proc/duplexsynth/out', 'output folder').then(() => undefined, (caught: unknown) => caught);
+    const error = await checkFolder('/proc/duplexsynth/out', 'output folder').then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(BuildInputError);
-    expect((error as Error).message).toBe('/proc/duplexsynth/out: cannot be used as the output folder: it is on the special file system proc, which holds no ordinary files');
+    expect((error as Error).message).toBe(
+      '/proc/duplexsynth/out: cannot be used as the output folder: it is on the special file system proc, which holds no ordinary files',
+    );
   });
 
   it('the CLI: build --out /proc/... ends with exit code 2 and one line', async () => {
     const result = await cli(['build', '--corpus', TOPIOCQA_DEV, '--limit', '1', '--out', '/proc/duplexsynth/out']);
     expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
-    expect(lines.at(-1)).toMatch(/^duplexsynth: \/proc\/duplexsynth\/out: cannot be used as the output folder: .*special file system proc/);
+    expect(lines.at(-1)).toMatch(
+      /^duplexsynth: \/proc\/duplexsynth\/out: cannot be used as the output folder: .*special file system proc/,
+    );
     expect(lines.filter((line) => line.startsWith('duplexsynth:'))).toHaveLength(1);
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
@@ -62,8 +76,12 @@ describe('output and cache folders, checked up front', () => {
   it('a file where the folder should be, or where a parent folder should be', async () => {
     const file = path.join(scratch, 'a-file');
     await writeFile(file, '');
-    await expect(checkFolder(file, 'output folder')).rejects.toThrow(`${file}: cannot be used as the output folder: it is a file, not a folder`);
-    await expect(checkFolder(path.join(file, 'sub'), 'cache folder')).rejects.toThrow(`${path.join(file, 'sub')}: cannot be used as the cache folder: ${file} is a file, not a folder`);
+    await expect(checkFolder(file, 'output folder')).rejects.toThrow(
+      `${file}: cannot be used as the output folder: it is a file, not a folder`,
+    );
+    await expect(checkFolder(path.join(file, 'sub'), 'cache folder')).rejects.toThrow(
+      `${path.join(file, 'sub')}: cannot be used as the cache folder: ${file} is a file, not a folder`,
+    );
   });
 
   describe.skipIf(skipReason !== undefined)(`on tmpfs${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
@@ -71,7 +89,9 @@ describe('output and cache folders, checked up front', () => {
       const disk = mountTmpfs(1024 * 1024, { readOnly: true });
       try {
         const folder = path.join(disk.directory, 'out');
-        await expect(checkFolder(folder, 'output folder')).rejects.toThrow(`${folder}: cannot be used as the output folder: the file system is read-only (EROFS)`);
+        await expect(checkFolder(folder, 'output folder')).rejects.toThrow(
+          `${folder}: cannot be used as the output folder: the file system is read-only (EROFS)`,
+        );
       } finally {
         disk.unmount();
       }
@@ -81,9 +101,16 @@ describe('output and cache folders, checked up front', () => {
       const disk = mountTmpfs(4 * 1024 * 1024);
       try {
         const folder = path.join(disk.directory, 'cache');
-        const error = await checkFolder(folder, 'cache folder', 8_000_000).then(() => undefined, (caught: unknown) => caught);
+        const error = await checkFolder(folder, 'cache folder', 8_000_000).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
         expect(error).toBeInstanceOf(DiskFullError);
-        expect((error as Error).message).toMatch(new RegExp(`^${folder}: not enough free space for the cache folder: 4\\.\\d MB free, the planned audio needs about 9\\.0 MB`));
+        expect((error as Error).message).toMatch(
+          new RegExp(
+            `^${folder}: not enough free space for the cache folder: 4\\.\\d MB free, the planned audio needs about 9\\.0 MB`,
+          ),
+        );
         await expect(checkFolder(folder, 'cache folder', 1_000_000)).resolves.toBeUndefined();
       } finally {
         disk.unmount();
@@ -94,7 +121,11 @@ describe('output and cache folders, checked up front', () => {
   it('the planned audio grows with the text and the languages (2 real dialogues: about their real 5.5 MB)', async () => {
     const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
     const { ingestCorpus } = await import('../../stages/ingest-corpus.ts');
-    const corpus = await ingestCorpus({ ...base, languages: ['en'], corpus: { ...base.corpus, path: TOPIOCQA_DEV, limit: 2 } });
+    const corpus = await ingestCorpus({
+      ...base,
+      languages: ['en'],
+      corpus: { ...base.corpus, path: TOPIOCQA_DEV, limit: 2 },
+    });
     const bytes = estimatePlannedAudioBytes(corpus.conversations, 1, 16000);
     // the real build of these two dialogues writes 86.6 s of 2-channel 16-bit audio at 16 kHz: 5.54 MB
     expect(bytes).toBeGreaterThan(5_540_000);
@@ -113,7 +144,10 @@ describe('the write check of a folder', () => {
       const exited = spawn(process.execPath, ['-e', '']);
       const deadPid = exited.pid!;
       await new Promise((resolve) => exited.on('exit', resolve));
-      const leftover = temporaryPathFor(path.join(folder, '.duplexsynth-write-check')).replace(`-${process.pid}-`, `-${deadPid}-`);
+      const leftover = temporaryPathFor(path.join(folder, '.duplexsynth-write-check')).replace(
+        `-${process.pid}-`,
+        `-${deadPid}-`,
+      );
       await writeFile(leftover, '');
       expect(await removeOrphanedTemporaryFiles(folder)).toEqual([leftover]);
     } finally {
@@ -123,25 +157,47 @@ describe('the write check of a folder', () => {
 });
 
 describe('what a killed build left', () => {
-  it("the report pages it made while it ran are removed by the next build, scored or not, under the lock, with a line saying so", async () => {
+  it('the report pages it made while it ran are removed by the next build, scored or not, under the lock, with a line saying so', async () => {
     const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
     const root = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-leftover-pages-'));
     try {
-      const config: BuildConfig = { ...base, output: { directory: path.join(root, 'out'), cacheDirectory: path.join(root, 'cache') } };
+      const config: BuildConfig = {
+        ...base,
+        output: { directory: path.join(root, 'out'), cacheDirectory: path.join(root, 'cache') },
+      };
       expect(config.quality.enabled).toBe(true); // a scored build makes no pages of its own, so nothing else would remove them
-      const page = path.join(config.output.directory, PRE_RENDERED_PAGES_DIRECTORY, 'dialogues', 'en', 'topiocqa_demo', 'demo_topiocqa_0001.html');
+      const page = path.join(
+        config.output.directory,
+        PRE_RENDERED_PAGES_DIRECTORY,
+        'dialogues',
+        'en',
+        'topiocqa_demo',
+        'demo_topiocqa_0001.html',
+      );
       await mkdir(path.dirname(page), { recursive: true });
       await writeFile(page, '<html>from a killed build</html>');
       const lines: string[] = [];
       let sawFolder: boolean | null = null;
-      await runLocked(config, { conversations: [] }, (line) => lines.push(line), async () => {
-        sawFolder = existsSync(path.join(config.output.directory, PRE_RENDERED_PAGES_DIRECTORY));
-      });
+      await runLocked(
+        config,
+        { conversations: [] },
+        (line) => lines.push(line),
+        async () => {
+          sawFolder = existsSync(path.join(config.output.directory, PRE_RENDERED_PAGES_DIRECTORY));
+        },
+      );
       expect(sawFolder).toBe(false); // gone before the build's work starts
-      expect(lines).toContain(`cleanup: removed the report pages an interrupted build made (${path.join(config.output.directory, PRE_RENDERED_PAGES_DIRECTORY)})`);
+      expect(lines).toContain(
+        `cleanup: removed the report pages an interrupted build made (${path.join(config.output.directory, PRE_RENDERED_PAGES_DIRECTORY)})`,
+      );
       // none there: no line
       lines.length = 0;
-      await runLocked(config, { conversations: [] }, (line) => lines.push(line), async () => {});
+      await runLocked(
+        config,
+        { conversations: [] },
+        (line) => lines.push(line),
+        async () => {},
+      );
       expect(lines.filter((line) => line.includes('report pages'))).toEqual([]);
     } finally {
       await rm(root, { recursive: true, force: true });
@@ -155,9 +211,17 @@ describe('settings refused before the lock (defect 8)', () => {
   }
 
   it.each([
-    ['datasets.en', (config: BuildConfig) => ({ ...config, datasets: { ...config.datasets, en: '..' } }), /datasets\.en: "\.\." is not a safe folder name/],
+    [
+      'datasets.en',
+      (config: BuildConfig) => ({ ...config, datasets: { ...config.datasets, en: '..' } }),
+      /datasets\.en: "\.\." is not a safe folder name/,
+    ],
     ['name', (config: BuildConfig) => ({ ...config, name: '.' }), /name: "\." is not a safe folder name/],
-    ['seed', (config: BuildConfig) => ({ ...config, seed: 1e20 }), /seed: 100000000000000000000 is not a non-negative integer below 2\^53/],
+    [
+      'seed',
+      (config: BuildConfig) => ({ ...config, seed: 1e20 }),
+      /seed: 100000000000000000000 is not a non-negative integer below 2\^53/,
+    ],
   ])('%s', async (_setting, change, message) => {
     expect(() => checkBuildSettings(change(structuredClone(config0)))).toThrow(message);
   });
@@ -168,10 +232,17 @@ describe('settings refused before the lock (defect 8)', () => {
   });
 
   it('the schema: unknown keys of the rules and replay backends, unsafe dataset names', () => {
-    const resolve = (value: unknown) => () => resolveConfig({ corpus: { path: 'x.json' }, ...(value as object) }, 'test.yaml', scratch);
-    expect(resolve({ llm: { rewrite: { backend: 'rules', temperature: 0 } } })).toThrow(/llm\.rewrite: Unrecognized key: "temperature"/);
-    expect(resolve({ llm: { rewrite: { backend: 'replay', file: 'a.jsonl', model: 'm', fle: 'b.jsonl' } } })).toThrow(/llm\.rewrite: Unrecognized key: "fle"/);
-    expect(resolve({ llm: { translate: { backend: 'replay', file: 'a.jsonl', model: 'm', temprature: 1 } } })).toThrow(/llm\.translate: Unrecognized key: "temprature"/);
+    const resolve = (value: unknown) => () =>
+      resolveConfig({ corpus: { path: 'x.json' }, ...(value as object) }, 'test.yaml', scratch);
+    expect(resolve({ llm: { rewrite: { backend: 'rules', temperature: 0 } } })).toThrow(
+      /llm\.rewrite: Unrecognized key: "temperature"/,
+    );
+    expect(resolve({ llm: { rewrite: { backend: 'replay', file: 'a.jsonl', model: 'm', fle: 'b.jsonl' } } })).toThrow(
+      /llm\.rewrite: Unrecognized key: "fle"/,
+    );
+    expect(resolve({ llm: { translate: { backend: 'replay', file: 'a.jsonl', model: 'm', temprature: 1 } } })).toThrow(
+      /llm\.translate: Unrecognized key: "temprature"/,
+    );
     expect(resolve({ datasets: { en: '..' } })).toThrow(/datasets\.en: letters, digits/);
     expect(resolve({ datasets: { en: 'x.partial' } })).toThrow(/datasets\.en: must not end in "\.partial"/);
     expect(resolve({ seed: 1e20 })).toThrow(/seed/);
@@ -190,7 +261,9 @@ describe('settings refused before the lock (defect 8)', () => {
     await writeFile(corpus, '[]');
     const result = await cli(['build', '--corpus', corpus, '--limit', '1'], scratch);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(/^duplexsynth: --corpus .*\.\.json: the file name gives no safe build name \("\."\); rename the file or pass --out$/);
+    expect(result.stderr.trim()).toMatch(
+      /^duplexsynth: --corpus .*\.\.json: the file name gives no safe build name \("\."\); rename the file or pass --out$/,
+    );
     expect(existsSync(path.join(scratch, 'outputs'))).toBe(false);
   });
 });

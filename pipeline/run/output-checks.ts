@@ -69,12 +69,15 @@ export function checkBuildSettings(config: BuildConfig): void {
   };
   folderName(config.name, 'name');
   for (const language of config.languages) folderName(String(config.datasets[language] ?? ''), `datasets.${language}`);
-  if (!Number.isSafeInteger(config.seed) || config.seed < 0) throw new BuildInputError(`seed: ${config.seed} is not a non-negative integer below 2^53`);
+  if (!Number.isSafeInteger(config.seed) || config.seed < 0)
+    throw new BuildInputError(`seed: ${config.seed} is not a non-negative integer below 2^53`);
   if (config.corpus.limit !== null && !(Number.isSafeInteger(config.corpus.limit) && config.corpus.limit > 0)) {
     throw new BuildInputError(`corpus.limit: ${config.corpus.limit} is not a positive integer`);
   }
   if (path.resolve(config.output.directory) === path.resolve(config.output.cacheDirectory)) {
-    throw new BuildInputError(`output.directory and output.cacheDirectory are the same folder (${config.output.directory})`);
+    throw new BuildInputError(
+      `output.directory and output.cacheDirectory are the same folder (${config.output.directory})`,
+    );
   }
 }
 
@@ -86,7 +89,11 @@ export function checkBuildSettings(config: BuildConfig): void {
  * @param languages the languages built (each a dataset)
  * @param sampleRate output rate, Hz
  */
-export function estimatePlannedAudioBytes(conversations: readonly SourceConversation[], languages: number, sampleRate: number): number {
+export function estimatePlannedAudioBytes(
+  conversations: readonly SourceConversation[],
+  languages: number,
+  sampleRate: number,
+): number {
   let seconds = 0;
   for (const conversation of conversations) {
     seconds += SECONDS_PER_DIALOGUE;
@@ -172,7 +179,8 @@ export async function checkFolder(folder: string, role: string, neededBytes?: nu
   for (;;) {
     const stats = await stat(existing).catch((error: NodeJS.ErrnoException) => error);
     if (!(stats instanceof Error)) {
-      if (!stats.isDirectory()) throw fail(existing === resolved ? 'it is a file, not a folder' : `${existing} is a file, not a folder`);
+      if (!stats.isDirectory())
+        throw fail(existing === resolved ? 'it is a file, not a folder' : `${existing} is a file, not a folder`);
       break;
     }
     if (stats.code !== 'ENOENT' && stats.code !== 'ENOTDIR') throw fail(`${existing}: ${stats.code ?? stats.message}`);
@@ -191,13 +199,27 @@ export async function checkFolder(folder: string, role: string, neededBytes?: nu
     await rm(probe, { force: true });
   } catch (error) {
     // recursive mkdir reports ENOENT on a read-only file system; access() tells the real reason
-    const denied = await access(existing, constants.W_OK).then(() => undefined, (accessError: NodeJS.ErrnoException) => accessError.code);
+    const denied = await access(existing, constants.W_OK).then(
+      () => undefined,
+      (accessError: NodeJS.ErrnoException) => accessError.code,
+    );
     const code = denied ?? (error as NodeJS.ErrnoException).code;
-    const causes: Record<string, string> = { EROFS: 'the file system is read-only', EACCES: 'permission denied', EPERM: 'operation not permitted' };
-    throw fail(code !== undefined && causes[code] ? `${causes[code]} (${code})` : `cannot create or write in it (${code ?? (error as Error).message})`);
+    const causes: Record<string, string> = {
+      EROFS: 'the file system is read-only',
+      EACCES: 'permission denied',
+      EPERM: 'operation not permitted',
+    };
+    throw fail(
+      code !== undefined && causes[code]
+        ? `${causes[code]} (${code})`
+        : `cannot create or write in it (${code ?? (error as Error).message})`,
+    );
   }
   if (neededBytes === undefined) return;
-  const free = await statfs(resolved).then((stats) => stats.bavail * stats.bsize, () => undefined);
+  const free = await statfs(resolved).then(
+    (stats) => stats.bavail * stats.bsize,
+    () => undefined,
+  );
   if (free !== undefined && free < neededBytes + MARGIN_BYTES) {
     throw new DiskFullError(
       `${resolved}: not enough free space for the ${role}: ${formatBytes(free)} free, the planned audio needs about ${formatBytes(neededBytes + MARGIN_BYTES)}; ` +

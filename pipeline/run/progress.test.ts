@@ -6,12 +6,23 @@
  */
 import { Terminal } from '@xterm/headless';
 import { describe, expect, it, vi } from 'vitest';
-import { createProgressDisplay, failureOutcome, formatStageUnits, progressModeFor, progressStagesFailedAt, type ProgressDisplay, type ProgressEvent } from './progress.ts';
+import {
+  createProgressDisplay,
+  failureOutcome,
+  formatStageUnits,
+  progressModeFor,
+  progressStagesFailedAt,
+  type ProgressDisplay,
+  type ProgressEvent,
+} from './progress.ts';
 
 /** A fake standard error: what is written, a terminal or not, of `columns` width. */
 function collector(isTTY: boolean, columns = 120) {
   const chunks: string[] = [];
-  return { stream: { isTTY, columns, write: (text: string) => chunks.push(text), on: () => {}, removeListener: () => {} }, text: () => chunks.join('') };
+  return {
+    stream: { isTTY, columns, write: (text: string) => chunks.push(text), on: () => {}, removeListener: () => {} },
+    text: () => chunks.join(''),
+  };
 }
 
 const events: ProgressEvent[] = [
@@ -38,7 +49,9 @@ describe('createProgressDisplay', () => {
     display.log('ingest: 3 conversations');
     for (const event of events) display.progress(event);
     display.stop();
-    expect(output.text()).toBe('ingest: 3 conversations\n[en] synthesize-speech: 3 dialogues\n[en] synthesize-speech: 3/3 (1 cached, 1 failed)\n');
+    expect(output.text()).toBe(
+      'ingest: 3 conversations\n[en] synthesize-speech: 3 dialogues\n[en] synthesize-speech: 3/3 (1 cached, 1 failed)\n',
+    );
   });
 
   it('lines: a stage counted in utterances ends with its utterances; a failure adds no line (the CLI prints its cause once, last)', () => {
@@ -46,7 +59,9 @@ describe('createProgressDisplay', () => {
     const display = createProgressDisplay('lines', output.stream);
     for (const event of utteranceEvents) display.progress(event);
     display.finish({ level: 'error', exitCode: 4, error: 'disk full', outputs: [] });
-    expect(output.text()).toBe('[en] synthesize-speech: 2 dialogues\n[en] synthesize-speech: 2/2, 9 utterances (0 cached, 0 failed)\n');
+    expect(output.text()).toBe(
+      '[en] synthesize-speech: 2 dialogues\n[en] synthesize-speech: 2/2, 9 utterances (0 cached, 0 failed)\n',
+    );
   });
 
   it('json: one JSON object per event and per log line, each with a level, and a final summary event', () => {
@@ -57,11 +72,18 @@ describe('createProgressDisplay', () => {
     for (const event of events) display.progress(event);
     display.stop();
     display.finish({ level: 'warn', exitCode: 3, outputs: ['out/summary.md'], failedDialogues: 1 });
-    const lines = output.text().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = output
+      .text()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.slice(0, -1)).toEqual([
       { type: 'log', level: 'info', line: 'hello' },
       { type: 'log', level: 'warn', line: '[en] 2/3 b: FAILED at synthesize-speech: espeak-ng: missing' },
-      ...events.map((event) => ({ ...event, level: event.type === 'item' && event.status === 'failed' ? 'warn' : 'info' })),
+      ...events.map((event) => ({
+        ...event,
+        level: event.type === 'item' && event.status === 'failed' ? 'warn' : 'info',
+      })),
     ]);
     expect(lines.at(-1)).toEqual({
       type: 'summary',
@@ -69,7 +91,20 @@ describe('createProgressDisplay', () => {
       exitCode: 3,
       outputs: ['out/summary.md'],
       failedDialogues: 1,
-      stages: [{ language: 'en', stage: 'synthesize-speech', unit: 'utterances', total: 3, done: 1, cached: 1, failed: 1, unitsDone: 0, unitsTotal: null, unitsEstimated: false }],
+      stages: [
+        {
+          language: 'en',
+          stage: 'synthesize-speech',
+          unit: 'utterances',
+          total: 3,
+          done: 1,
+          cached: 1,
+          failed: 1,
+          unitsDone: 0,
+          unitsTotal: null,
+          unitsEstimated: false,
+        },
+      ],
     });
     // finish is said once
     display.finish({ level: 'info', exitCode: 0, outputs: [] });
@@ -80,9 +115,18 @@ describe('createProgressDisplay', () => {
     const output = collector(false);
     const display = createProgressDisplay('json', output.stream);
     const kept = ['out/data/en/task/topiocqa', 'out/data/en/task/topiocqa_bargein'];
-    display.finish(failureOutcome(new Error('out/data/ja/task/topiocqa_ja: no space left on the device\nat write'), 4, kept));
+    display.finish(
+      failureOutcome(new Error('out/data/ja/task/topiocqa_ja: no space left on the device\nat write'), 4, kept),
+    );
     kept.push('changed after the failure');
-    expect(JSON.parse(output.text())).toEqual({ type: 'summary', level: 'error', exitCode: 4, error: 'out/data/ja/task/topiocqa_ja: no space left on the device', outputs: ['out/data/en/task/topiocqa', 'out/data/en/task/topiocqa_bargein'], stages: [] });
+    expect(JSON.parse(output.text())).toEqual({
+      type: 'summary',
+      level: 'error',
+      exitCode: 4,
+      error: 'out/data/ja/task/topiocqa_ja: no space left on the device',
+      outputs: ['out/data/en/task/topiocqa', 'out/data/en/task/topiocqa_bargein'],
+      stages: [],
+    });
   });
 
   it('bars: a bar per stage with counts, and failures printed above it', () => {
@@ -116,7 +160,8 @@ describe('the bars on a terminal (xterm.js headless, 60 columns)', () => {
       display.log('short');
       frame();
       // one of two dialogues planned: the total is estimated from it
-      for (let index = 0; index < 3; index += 1) display.progress({ type: 'item-advanced', language: 'en', stage: 'synthesize-speech', id: 'a', amount: 1 });
+      for (let index = 0; index < 3; index += 1)
+        display.progress({ type: 'item-advanced', language: 'en', stage: 'synthesize-speech', id: 'a', amount: 1 });
       frame();
       display.log(longWarning, 'warn');
       frame();
@@ -131,7 +176,11 @@ describe('the bars on a terminal (xterm.js headless, 60 columns)', () => {
     const rows = screen.rows;
     // every bar row fits the width whole: the ETA is on it
     const barRows = rows.filter((row) => row.text.startsWith('[en] ') && row.text.includes('|'));
-    expect(barRows.map((row) => row.text.split(' |')[0])).toEqual(['[en] render-dataset', '[en] synthesize-speech', '[en] score-quality']);
+    expect(barRows.map((row) => row.text.split(' |')[0])).toEqual([
+      '[en] render-dataset',
+      '[en] synthesize-speech',
+      '[en] score-quality',
+    ]);
     for (const row of barRows) {
       expect(row.text.length).toBeLessThan(COLUMNS);
       expect(row.text).toMatch(/ETA \S+$/);
@@ -140,14 +189,18 @@ describe('the bars on a terminal (xterm.js headless, 60 columns)', () => {
     expect(barRows[2]!.text).toContain('20/62 channel-seconds');
     // the bars are the last rows on the screen; the log lines above them, in order, whole (wrapped by
     // the terminal, not cut), with nothing of a bar left on their rows
-    expect(rows.slice(-3).map((row) => row.text.split(' |')[0])).toEqual(['[en] render-dataset', '[en] synthesize-speech', '[en] score-quality']);
+    expect(rows.slice(-3).map((row) => row.text.split(' |')[0])).toEqual([
+      '[en] render-dataset',
+      '[en] synthesize-speech',
+      '[en] score-quality',
+    ]);
     const logs = screen.lines.slice(0, -3);
     expect(logs).toEqual(['ingest: 2 conversations from demo.json', shortWarning, 'short', longWarning, 'ok']);
     expect(barRows[0]!.text).toMatch(/ETA \?$/); // nothing done yet: no estimate
     expect(longWarning.length).toBeGreaterThan(COLUMNS);
   });
 
-  it("a stage run per dataset (quality scoring of a dataset and its _bargein variant) has a bar per dataset, named, each with its own counts", async () => {
+  it('a stage run per dataset (quality scoring of a dataset and its _bargein variant) has a bar per dataset, named, each with its own counts', async () => {
     const output = collector(true, 100);
     const scoring = (dataset: string, amount: number): ProgressEvent[] => [
       { type: 'stage-start', language: 'en', stage: 'score-quality', dataset, total: 1 },
@@ -161,20 +214,31 @@ describe('the bars on a terminal (xterm.js headless, 60 columns)', () => {
       frame();
     });
     const rows = (await render(output.text(), 100)).rows.filter((row) => row.text.includes('|'));
-    expect(rows.map((row) => row.text.split(' |')[0])).toEqual(['[en] score-quality topiocqa_demo', '[en] score-quality topiocqa_demo_bargein']);
+    expect(rows.map((row) => row.text.split(' |')[0])).toEqual([
+      '[en] score-quality topiocqa_demo',
+      '[en] score-quality topiocqa_demo_bargein',
+    ]);
     expect(rows[0]!.text).toContain('20/40 channel-seconds');
     expect(rows[1]!.text).toContain('15/30 channel-seconds');
     // the lines and the JSON summary keep them apart too
     const lines = collector(false);
     const json = collector(false);
-    for (const [mode, target] of [['lines', lines], ['json', json]] as const) {
+    for (const [mode, target] of [
+      ['lines', lines],
+      ['json', json],
+    ] as const) {
       const display = createProgressDisplay(mode, target.stream);
-      for (const event of [...scoring('topiocqa_demo', 40), ...scoring('topiocqa_demo_bargein', 30)]) display.progress(event);
+      for (const event of [...scoring('topiocqa_demo', 40), ...scoring('topiocqa_demo_bargein', 30)])
+        display.progress(event);
       display.finish({ level: 'info', exitCode: 0, outputs: [] });
     }
-    expect(lines.text()).toBe('[en] score-quality topiocqa_demo: 1 dialogues\n[en] score-quality topiocqa_demo_bargein: 1 dialogues\n');
+    expect(lines.text()).toBe(
+      '[en] score-quality topiocqa_demo: 1 dialogues\n[en] score-quality topiocqa_demo_bargein: 1 dialogues\n',
+    );
     const summary = JSON.parse(json.text().trim().split('\n').at(-1)!);
-    expect(summary.stages.map((stage: { dataset: string; unitsDone: number }) => [stage.dataset, stage.unitsDone])).toEqual([
+    expect(
+      summary.stages.map((stage: { dataset: string; unitsDone: number }) => [stage.dataset, stage.unitsDone]),
+    ).toEqual([
       ['topiocqa_demo', 20],
       ['topiocqa_demo_bargein', 15],
     ]);
@@ -194,7 +258,10 @@ describe('the bars on a terminal (xterm.js headless, 60 columns)', () => {
 });
 
 /** Feeds a `bars` display on fake timers (cli-progress redraws 10 times a second); `frame()` lets one frame pass. */
-function drive(output: ReturnType<typeof collector>, script: (display: ProgressDisplay, frame: () => void) => void): string {
+function drive(
+  output: ReturnType<typeof collector>,
+  script: (display: ProgressDisplay, frame: () => void) => void,
+): string {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
   try {
     const display = createProgressDisplay('bars', output.stream as never);
@@ -208,7 +275,10 @@ function drive(output: ReturnType<typeof collector>, script: (display: ProgressD
 }
 
 /** What a real terminal shows for `text`: its rows (trailing blanks trimmed) and its logical lines (wrapped rows joined), without trailing empty ones. */
-async function render(text: string, columns: number): Promise<{ rows: { text: string; wrapped: boolean }[]; lines: string[] }> {
+async function render(
+  text: string,
+  columns: number,
+): Promise<{ rows: { text: string; wrapped: boolean }[]; lines: string[] }> {
   // convertEol: a terminal's line discipline turns \n into \r\n (onlcr), as on a real tty
   const terminal = new Terminal({ cols: columns, rows: 30, allowProposedApi: true, convertEol: true });
   await new Promise<void>((resolve) => terminal.write(text, resolve));
@@ -249,8 +319,14 @@ describe('progressStagesFailedAt', () => {
 describe('formatStageUnits', () => {
   it('shows units done of the (estimated) total, or dialogues before any plan', () => {
     const base = { total: 4, done: 1, cached: 0, failed: 0 };
-    expect(formatStageUnits({ ...base, unit: 'utterances', unitsDone: 3, unitsTotal: 16, unitsEstimated: true })).toBe('3/~16 utterances');
-    expect(formatStageUnits({ ...base, unit: 'channel-seconds', unitsDone: 20.4, unitsTotal: 61.5, unitsEstimated: false })).toBe('20/62 channel-seconds');
-    expect(formatStageUnits({ ...base, unit: 'utterances', unitsDone: 0, unitsTotal: null, unitsEstimated: false })).toBe('1/4 dialogues');
+    expect(formatStageUnits({ ...base, unit: 'utterances', unitsDone: 3, unitsTotal: 16, unitsEstimated: true })).toBe(
+      '3/~16 utterances',
+    );
+    expect(
+      formatStageUnits({ ...base, unit: 'channel-seconds', unitsDone: 20.4, unitsTotal: 61.5, unitsEstimated: false }),
+    ).toBe('20/62 channel-seconds');
+    expect(
+      formatStageUnits({ ...base, unit: 'utterances', unitsDone: 0, unitsTotal: null, unitsEstimated: false }),
+    ).toBe('1/4 dialogues');
   });
 });

@@ -117,7 +117,13 @@ export function causeReportedAsJson(error: unknown): boolean {
  * the outputs it had finished and kept before (`outputs`, copied).
  */
 export function failureOutcome(error: unknown, exitCode: number, outputs: readonly string[]): BuildOutcome {
-  return { level: 'error', exitCode, error: redactSecrets(error instanceof Error ? error.message.split('\n')[0]! : String(error)), outputs: [...outputs], cause: error };
+  return {
+    level: 'error',
+    exitCode,
+    error: redactSecrets(error instanceof Error ? error.message.split('\n')[0]! : String(error)),
+    outputs: [...outputs],
+    cause: error,
+  };
 }
 
 /** Receives progress events. */
@@ -146,7 +152,10 @@ export interface TextOutput {
  * The mode for a command: `json` when asked, `quiet` when asked, `lines` when asked (`--plain`), else
  * `bars` on a terminal and `lines` otherwise.
  */
-export function progressModeFor(options: { json?: boolean; quiet?: boolean; plain?: boolean }, output: TextOutput): ProgressMode {
+export function progressModeFor(
+  options: { json?: boolean; quiet?: boolean; plain?: boolean },
+  output: TextOutput,
+): ProgressMode {
   if (options.json) return 'json';
   if (options.quiet) return 'quiet';
   if (options.plain) return 'lines';
@@ -184,7 +193,8 @@ class StageTally {
   add(event: ProgressEvent): void {
     if (event.type === 'stage-start') this.counts.total = event.total;
     if (event.type === 'item-planned') this.planned.set(event.id, Math.max(0, event.amount));
-    if (event.type === 'item-advanced') this.advanced.set(event.id, (this.advanced.get(event.id) ?? 0) + Math.max(0, event.amount));
+    if (event.type === 'item-advanced')
+      this.advanced.set(event.id, (this.advanced.get(event.id) ?? 0) + Math.max(0, event.amount));
     if (event.type === 'item') {
       this.counts[event.status] += 1;
       this.items.add(event.id);
@@ -198,7 +208,8 @@ class StageTally {
 
   snapshot(): StageProgress {
     const base = { unit: this.unit, ...this.counts };
-    if (this.unit === 'dialogues') return { ...base, unitsDone: this.itemsCounted, unitsTotal: this.counts.total, unitsEstimated: false };
+    if (this.unit === 'dialogues')
+      return { ...base, unitsDone: this.itemsCounted, unitsTotal: this.counts.total, unitsEstimated: false };
     let unitsDone = 0;
     let plannedSum = 0;
     for (const [id, amount] of this.planned) {
@@ -219,7 +230,8 @@ function amount(value: number, unit: ProgressUnit): string {
 
 /** `12/57 utterances` (`~57` while the total is estimated), `3/10 dialogues`. */
 export function formatStageUnits(progress: StageProgress): string {
-  if (progress.unit === 'dialogues' || progress.unitsTotal === null) return `${progress.done + progress.cached + progress.failed}/${progress.total} dialogues`;
+  if (progress.unit === 'dialogues' || progress.unitsTotal === null)
+    return `${progress.done + progress.cached + progress.failed}/${progress.total} dialogues`;
   return `${amount(progress.unitsDone, progress.unit)}/${progress.unitsEstimated ? '~' : ''}${amount(progress.unitsTotal, progress.unit)} ${progress.unit}`;
 }
 
@@ -264,7 +276,11 @@ function createDisplay(mode: ProgressMode, output: TextOutput): ProgressDisplay 
   const record = (event: ProgressEvent): StageTally | null => {
     if (event.type === 'log') return null;
     const name = stageLabel(event);
-    const key: StageKey = { language: event.language, stage: event.stage, ...(event.dataset === undefined ? {} : { dataset: event.dataset }) };
+    const key: StageKey = {
+      language: event.language,
+      stage: event.stage,
+      ...(event.dataset === undefined ? {} : { dataset: event.dataset }),
+    };
     if (event.type === 'stage-start') tallies.set(name, { key, tally: new StageTally(PROGRESS_UNITS[event.stage]) });
     const entry = tallies.get(name) ?? { key, tally: new StageTally(PROGRESS_UNITS[event.stage]) };
     tallies.set(name, entry);
@@ -272,7 +288,8 @@ function createDisplay(mode: ProgressMode, output: TextOutput): ProgressDisplay 
     return entry.tally;
   };
 
-  if (mode === 'quiet') return { log: () => {}, progress: (event) => void record(event), finish: () => {}, stop: () => {} };
+  if (mode === 'quiet')
+    return { log: () => {}, progress: (event) => void record(event), finish: () => {}, stop: () => {} };
 
   if (mode === 'json') {
     const emit = (event: object) => output.write(`${JSON.stringify(event)}\n`);
@@ -301,8 +318,13 @@ function createDisplay(mode: ProgressMode, output: TextOutput): ProgressDisplay 
         if (event.type === 'stage-start') output.write(`${stageLabel(event)}: ${event.total} dialogues\n`);
         if (event.type === 'item' && tally && tally.itemsCounted === tally.counts.total) {
           const progress = tally.snapshot();
-          const units = progress.unit === 'dialogues' || progress.unitsTotal === null ? '' : `, ${amount(progress.unitsDone, progress.unit)} ${progress.unit}`;
-          output.write(`${stageLabel(event)}: ${tally.itemsCounted}/${tally.counts.total}${units} (${tally.counts.cached} cached, ${tally.counts.failed} failed)\n`);
+          const units =
+            progress.unit === 'dialogues' || progress.unitsTotal === null
+              ? ''
+              : `, ${amount(progress.unitsDone, progress.unit)} ${progress.unit}`;
+          output.write(
+            `${stageLabel(event)}: ${tally.itemsCounted}/${tally.counts.total}${units} (${tally.counts.cached} cached, ${tally.counts.failed} failed)\n`,
+          );
         }
       },
       // a failure's cause is the command's last line, printed once by the CLI's error handler
@@ -360,16 +382,23 @@ function createBars(output: TextOutput, record: (event: ProgressEvent) => StageT
       if (event.type === 'stage-start') {
         bars.get(name)?.stop();
         const label = name;
-        bars.set(name, multibar.create(Math.max(event.total, 1), 0, { label, progress: tally.snapshot() } satisfies BarPayload));
+        bars.set(
+          name,
+          multibar.create(Math.max(event.total, 1), 0, { label, progress: tally.snapshot() } satisfies BarPayload),
+        );
       }
       const bar = bars.get(name);
       if (bar) {
         const progress = tally.snapshot();
-        const [value, total] = progress.unitsTotal === null ? [progress.done + progress.cached + progress.failed, progress.total] : [progress.unitsDone, progress.unitsTotal];
+        const [value, total] =
+          progress.unitsTotal === null
+            ? [progress.done + progress.cached + progress.failed, progress.total]
+            : [progress.unitsDone, progress.unitsTotal];
         bar.setTotal(Math.max(total, 1));
         bar.update(value, { progress });
       }
-      if (event.type === 'item' && event.status === 'failed') log(`${stageLabel(event)} ${event.id}: FAILED${event.reason ? `: ${event.reason}` : ''}`);
+      if (event.type === 'item' && event.status === 'failed')
+        log(`${stageLabel(event)} ${event.id}: FAILED${event.reason ? `: ${event.reason}` : ''}`);
     },
     finish: () => {},
     stop: () => {
@@ -391,10 +420,18 @@ interface BarPayload {
  * dialogues (0 cached, 0 failed) ETA 30s`; the bar gets what the text leaves (at most 40 cells), and on
  * a very narrow terminal the dialogue counts and then the bar are left out.
  */
-function barLine(options: cliProgress.Options, params: cliProgress.Params, payload: BarPayload, columns: number): string {
+function barLine(
+  options: cliProgress.Options,
+  params: cliProgress.Params,
+  payload: BarPayload,
+  columns: number,
+): string {
   const { progress, label } = payload;
   const units = formatStageUnits(progress);
-  const dialogues = progress.unit === 'dialogues' || progress.unitsTotal === null ? '' : ` · ${progress.done + progress.cached + progress.failed}/${progress.total} dialogues`;
+  const dialogues =
+    progress.unit === 'dialogues' || progress.unitsTotal === null
+      ? ''
+      : ` · ${progress.done + progress.cached + progress.failed}/${progress.total} dialogues`;
   const counts = ` (${progress.cached} cached, ${progress.failed} failed)`;
   // no estimate before the first unit is done (cli-progress's own ETA is then 'NULL' or 'INF')
   const known = params.value > 0 && typeof params.eta === 'number' && Number.isFinite(params.eta);
@@ -403,7 +440,8 @@ function barLine(options: cliProgress.Options, params: cliProgress.Params, paylo
   const candidates = [`${units}${dialogues}${counts}${eta}`, `${units}${counts}${eta}`, `${units}${eta}`, units];
   for (const tail of candidates) {
     const barCells = Math.min(40, available - label.length - tail.length - 4);
-    if (barCells >= 5) return `${label} |${cliProgress.Format.BarFormat(params.progress, { ...options, barsize: barCells })}| ${tail}`;
+    if (barCells >= 5)
+      return `${label} |${cliProgress.Format.BarFormat(params.progress, { ...options, barsize: barCells })}| ${tail}`;
     if (tail === units && label.length + 1 + tail.length <= available) return `${label} ${tail}`;
   }
   return `${label} ${units}`.slice(0, Math.max(1, available));

@@ -24,7 +24,10 @@ interface Work {
 
 /** A cached stage: doubles the number in the id; fails for ids given. */
 function doubling(failFor: Set<string>, calls: string[]): Stage<{ id: string }, { factor: number }, number> {
-  const key = (input: { id: string }, parameters: { factor: number }) => ({ stage: 'double', keyMaterial: { id: input.id, factor: parameters.factor } });
+  const key = (input: { id: string }, parameters: { factor: number }) => ({
+    stage: 'double',
+    keyMaterial: { id: input.id, factor: parameters.factor },
+  });
   return {
     name: 'double',
     inputs: ['id'],
@@ -41,7 +44,11 @@ function doubling(failFor: Set<string>, calls: string[]): Stage<{ id: string }, 
 }
 
 /** An uncached stage that records the order it runs in; throws `error` for `failId`. */
-function writing(calls: string[], failId?: string, error: Error = new Error('disk trouble')): Stage<{ id: string; value: number }, Record<string, never>, string> {
+function writing(
+  calls: string[],
+  failId?: string,
+  error: Error = new Error('disk trouble'),
+): Stage<{ id: string; value: number }, Record<string, never>, string> {
   return {
     name: 'write',
     inputs: ['id', 'value'],
@@ -56,7 +63,10 @@ function writing(calls: string[], failId?: string, error: Error = new Error('dis
   };
 }
 
-function steps(calls: string[], options: { failDouble?: Set<string>; failWrite?: string; writeError?: Error } = {}): StageStep<Work>[] {
+function steps(
+  calls: string[],
+  options: { failDouble?: Set<string>; failWrite?: string; writeError?: Error } = {},
+): StageStep<Work>[] {
   return [
     stageStep(doubling(options.failDouble ?? new Set(), calls), {
       startAhead: 'all',
@@ -118,39 +128,70 @@ describe('StageRunner.runDataset', () => {
   }
 
   it('starts the up-front step for every item first, then finishes items in order; a failed item is reported with its stage and the others go on', async () => {
-    const { promise, calls, lines, events, failed, completed } = await run(['d1', 'd2', 'd3'], { failDouble: new Set(['d2']) });
+    const { promise, calls, lines, events, failed, completed } = await run(['d1', 'd2', 'd3'], {
+      failDouble: new Set(['d2']),
+    });
     await promise;
     // every item's first step ran before the first in-order step
-    expect(calls.indexOf('write d1')).toBeGreaterThan(Math.max(calls.indexOf('double d1'), calls.indexOf('double d2'), calls.indexOf('double d3')));
+    expect(calls.indexOf('write d1')).toBeGreaterThan(
+      Math.max(calls.indexOf('double d1'), calls.indexOf('double d2'), calls.indexOf('double d3')),
+    );
     expect(calls.filter((call) => call.startsWith('write'))).toEqual(['write d1', 'write d3']);
     expect(completed).toEqual(['d1=2', 'd3=6']);
     expect(failed).toEqual(['d2 double cannot double d2']);
-    expect(lines).toEqual(['[en] 1/3 d1: wrote d1=2', 'after d1', '[en] 2/3 d2: FAILED at double: cannot double d2', '[en] 3/3 d3: wrote d3=6', 'after d3']);
+    expect(lines).toEqual([
+      '[en] 1/3 d1: wrote d1=2',
+      'after d1',
+      '[en] 2/3 d2: FAILED at double: cannot double d2',
+      '[en] 3/3 d3: wrote d3=6',
+      'after d3',
+    ]);
     expect(events.filter((event) => event.type === 'stage-start')).toEqual([
       { type: 'stage-start', language: 'en', stage: 'prepare-text', total: 3 },
       { type: 'stage-start', language: 'en', stage: 'render-dataset', total: 3 },
     ]);
     const items = events.filter((event) => event.type === 'item');
-    expect(items.filter((event) => event.stage === 'prepare-text').map((event) => `${event.id} ${event.status}`).sort()).toEqual(['d1 done', 'd2 failed', 'd3 done']);
-    expect(items.filter((event) => event.stage === 'render-dataset').map((event) => `${event.id} ${event.status}`)).toEqual(['d1 done', 'd2 failed', 'd3 done']);
+    expect(
+      items
+        .filter((event) => event.stage === 'prepare-text')
+        .map((event) => `${event.id} ${event.status}`)
+        .sort(),
+    ).toEqual(['d1 done', 'd2 failed', 'd3 done']);
+    expect(
+      items.filter((event) => event.stage === 'render-dataset').map((event) => `${event.id} ${event.status}`),
+    ).toEqual(['d1 done', 'd2 failed', 'd3 done']);
   });
 
   it('reports an item cached when its step counted no cache miss, done otherwise', async () => {
-    await (await run(['d1', 'd2'], {})).promise;
+    await (
+      await run(['d1', 'd2'], {})
+    ).promise;
     const second = await run(['d1', 'd2'], {}, new ContentCache(directory));
     await second.promise;
     const third = await run(['d5'], {}, new ContentCache(directory));
     await third.promise;
-    const statuses = (events: ProgressEvent[]) => events.flatMap((event) => (event.type === 'item' && event.stage === 'prepare-text' ? [`${event.id} ${event.status}`] : [])).sort();
+    const statuses = (events: ProgressEvent[]) =>
+      events
+        .flatMap((event) =>
+          event.type === 'item' && event.stage === 'prepare-text' ? [`${event.id} ${event.status}`] : [],
+        )
+        .sort();
     expect(statuses(second.events)).toEqual(['d1 cached', 'd2 cached']);
     expect(second.calls.filter((call) => call.startsWith('double'))).toEqual([]);
     expect(statuses(third.events)).toEqual(['d5 done']);
     // an in-order step without cache folders is always done
-    expect(second.events.flatMap((event) => (event.type === 'item' && event.stage === 'render-dataset' ? [event.status] : []))).toEqual(['done', 'done']);
+    expect(
+      second.events.flatMap((event) =>
+        event.type === 'item' && event.stage === 'render-dataset' ? [event.status] : [],
+      ),
+    ).toEqual(['done', 'done']);
   });
 
   it('throws an error that ends the build instead of recording it, and finishes no later item', async () => {
-    const { promise, lines, failed } = await run(['d1', 'd2', 'd3'], { failWrite: 'd2', writeError: new DiskFullError('disk full writing d2', 'd2.wav', 100, 0) });
+    const { promise, lines, failed } = await run(['d1', 'd2', 'd3'], {
+      failWrite: 'd2',
+      writeError: new DiskFullError('disk full writing d2', 'd2.wav', 100, 0),
+    });
     await expect(promise).rejects.toBeInstanceOf(DiskFullError);
     expect(failed).toEqual([]);
     expect(lines).toEqual(['[en] 1/3 d1: wrote d1=2', 'after d1']);
@@ -197,7 +238,16 @@ describe('StageRunner.runDataset', () => {
       clearInterval(watch);
     }
     const order = calls.filter((call) => !call.startsWith('double'));
-    expect(order).toEqual(['write d1', 'completed d1', 'after d1 start', 'write d2', 'after d1 end', 'completed d2', 'after d2 start', 'after d2 end']);
+    expect(order).toEqual([
+      'write d1',
+      'completed d1',
+      'after d1 start',
+      'write d2',
+      'after d1 end',
+      'completed d2',
+      'after d2 start',
+      'after d2 end',
+    ]);
     expect(lines).toEqual(['[en] 1/2 d1: wrote d1=2', '[en] 2/2 d2: wrote d2=4']);
   });
 
@@ -221,7 +271,17 @@ describe('StageRunner.runDataset', () => {
     const [first, second] = steps([]);
     const list = [second!, first!];
     await expect(
-      runner.runDataset<string, Work>({ language: 'en', items: ['d1'], id: (item) => item, initial: (item) => ({ id: item }), steps: list, completed: () => '', failed: () => {}, log: () => {}, progress: () => {} }),
+      runner.runDataset<string, Work>({
+        language: 'en',
+        items: ['d1'],
+        id: (item) => item,
+        initial: (item) => ({ id: item }),
+        steps: list,
+        completed: () => '',
+        failed: () => {},
+        log: () => {},
+        progress: () => {},
+      }),
     ).rejects.toThrow(/starts further ahead/);
   });
 });

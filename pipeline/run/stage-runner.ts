@@ -55,7 +55,8 @@ export function stageStep<State, Input, Parameters, Output>(
     cacheStages: stage.cacheStages,
     startAhead: wiring.startAhead ?? 0,
     progress: wiring.progress ?? null,
-    run: async (state, context) => wiring.output(state, await stage.run(wiring.input(state), wiring.parameters, context)),
+    run: async (state, context) =>
+      wiring.output(state, await stage.run(wiring.input(state), wiring.parameters, context)),
   };
 }
 
@@ -134,7 +135,11 @@ export class StageRunner {
   }
 
   /** Run one stage, timed under its name. @throws what the stage throws */
-  runStage<Input, Parameters, Output>(stage: Stage<Input, Parameters, Output>, input: Input, parameters: Parameters): Promise<Output> {
+  runStage<Input, Parameters, Output>(
+    stage: Stage<Input, Parameters, Output>,
+    input: Input,
+    parameters: Parameters,
+  ): Promise<Output> {
     return this.timed(stage.name, () => stage.run(input, parameters, this.context));
   }
 
@@ -167,10 +172,12 @@ export class StageRunner {
   async runDataset<Item, State>(run: DatasetRun<Item, State>): Promise<void> {
     const { items, steps, language, progress } = run;
     const phases = schedulePhases(steps);
-    for (const step of steps) if (step.progress) progress({ type: 'stage-start', language, stage: step.progress, total: items.length });
+    for (const step of steps)
+      if (step.progress) progress({ type: 'stage-start', language, stage: step.progress, total: items.length });
     const reportItem = (step: StageStep<State>, item: Item, status: 'done' | 'cached') =>
       progress({ type: 'item', language, stage: step.progress!, id: run.id(item), status });
-    const misses = (step: StageStep<State>) => step.cacheStages.reduce((total, name) => total + (this.context.cache.statistics[name]?.misses ?? 0), 0);
+    const misses = (step: StageStep<State>) =>
+      step.cacheStages.reduce((total, name) => total + (this.context.cache.statistics[name]?.misses ?? 0), 0);
 
     // one phase of one item: its steps in order; a step started ahead reports its own item when it ends
     const runPhase = async (phase: Phase<State>, item: Item, state: State): Promise<ItemOutcome<State>> => {
@@ -183,18 +190,29 @@ export class StageRunner {
           if (phase.startAhead === 'all') {
             // started for every item at once: the failure is reported now, not when the item is reached
             for (const later of phase.steps.slice(offset)) {
-              if (later.progress) progress({ type: 'item', language, stage: later.progress, id: run.id(item), status: 'failed', reason: firstLine(error) });
+              if (later.progress)
+                progress({
+                  type: 'item',
+                  language,
+                  stage: later.progress,
+                  id: run.id(item),
+                  status: 'failed',
+                  reason: firstLine(error),
+                });
             }
           }
           return { ok: false, stage: step.name, error, failedStep: step };
         }
-        if (step.progress && phase.startAhead !== 0) reportItem(step, item, step.cacheStages.length > 0 && misses(step) === missesBefore ? 'cached' : 'done');
+        if (step.progress && phase.startAhead !== 0)
+          reportItem(step, item, step.cacheStages.length > 0 && misses(step) === missesBefore ? 'cached' : 'done');
       }
       return { ok: true, state: current };
     };
 
     // per item, the promise of the last phase started so far
-    const pending: Promise<ItemOutcome<State>>[] = items.map((item) => Promise.resolve({ ok: true as const, state: run.initial(item) }));
+    const pending: Promise<ItemOutcome<State>>[] = items.map((item) =>
+      Promise.resolve({ ok: true as const, state: run.initial(item) }),
+    );
     const FINISHED: Promise<ItemOutcome<State>> = Promise.reject(new Error('item already finished'));
     FINISHED.catch(() => {});
     const started = items.map(() => -1);
@@ -202,7 +220,9 @@ export class StageRunner {
       for (let index = started[position]! + 1; index <= phaseIndex; index += 1) {
         const phase = phases[index]!;
         const item = items[position]!;
-        pending[position] = pending[position]!.then((outcome) => (outcome.ok ? runPhase(phase, item, outcome.state) : outcome));
+        pending[position] = pending[position]!.then((outcome) =>
+          outcome.ok ? runPhase(phase, item, outcome.state) : outcome,
+        );
         pending[position]!.catch(() => {}); // awaited (and reported) when the item is reached
         started[position] = index;
       }
@@ -219,7 +239,8 @@ export class StageRunner {
       for (const [position, item] of items.entries()) {
         phases.forEach((phase, index) => {
           if (typeof phase.startAhead === 'number' && phase.startAhead > 0) {
-            for (let ahead = position; ahead < Math.min(items.length, position + 1 + phase.startAhead); ahead += 1) startThrough(ahead, index);
+            for (let ahead = position; ahead < Math.min(items.length, position + 1 + phase.startAhead); ahead += 1)
+              startThrough(ahead, index);
           }
         });
         startThrough(position, phases.length - 1);
@@ -229,7 +250,8 @@ export class StageRunner {
         const label = run.id(item);
         if (outcome.ok) {
           run.log(itemLogLine(language, position + 1, items.length, label, run.completed(item, outcome.state)));
-          for (const step of phases.filter((phase) => phase.startAhead === 0).flatMap((phase) => phase.steps)) if (step.progress) reportItem(step, item, 'done');
+          for (const step of phases.filter((phase) => phase.startAhead === 0).flatMap((phase) => phase.steps))
+            if (step.progress) reportItem(step, item, 'done');
           afterCompletedBefore = Promise.resolve(run.afterCompleted?.(item, outcome.state, position));
           afterCompletedBefore.catch(() => {}); // its error is thrown where it is awaited: above, or after the loop
           continue;
@@ -238,7 +260,15 @@ export class StageRunner {
         const failure = { stage: outcome.stage, reason: firstLine(outcome.error) };
         run.failed(item, failure);
         for (const step of steps.slice(steps.indexOf(outcome.failedStep))) {
-          if (step.progress && step.startAhead !== 'all') progress({ type: 'item', language, stage: step.progress, id: label, status: 'failed', reason: failure.reason });
+          if (step.progress && step.startAhead !== 'all')
+            progress({
+              type: 'item',
+              language,
+              stage: step.progress,
+              id: label,
+              status: 'failed',
+              reason: failure.reason,
+            });
         }
         run.log(itemLogLine(language, position + 1, items.length, label, failureText(failure)), 'warn');
       }
@@ -251,7 +281,8 @@ export class StageRunner {
 }
 
 /** How an item's steps ended, with the step that failed. */
-type ItemOutcome<State> = { ok: true; state: State } | { ok: false; stage: string; error: unknown; failedStep: StageStep<State> };
+type ItemOutcome<State> =
+  { ok: true; state: State } | { ok: false; stage: string; error: unknown; failedStep: StageStep<State> };
 
 /** Consecutive steps with the same `startAhead`. */
 interface Phase<State> {
@@ -265,7 +296,10 @@ function schedulePhases<State>(steps: readonly StageStep<State>[]): Phase<State>
   const phases: Phase<State>[] = [];
   for (const step of steps) {
     const last = phases.at(-1);
-    if (last && rank(step.startAhead) > rank(last.startAhead)) throw new Error(`stage ${step.name} starts further ahead (${step.startAhead}) than the stage before it (${last.startAhead})`);
+    if (last && rank(step.startAhead) > rank(last.startAhead))
+      throw new Error(
+        `stage ${step.name} starts further ahead (${step.startAhead}) than the stage before it (${last.startAhead})`,
+      );
     if (last && last.startAhead === step.startAhead) last.steps.push(step);
     else phases.push({ startAhead: step.startAhead, steps: [step] });
   }

@@ -19,7 +19,11 @@ import { decodeWav } from '../audio/wav.ts';
 import { computeEvents, formatEventsLine, parseAlignment, segmentsFromWords } from '../events/index.ts';
 import type { EventDerivation } from '../model/dataset-manifest.ts';
 import type { ChannelSegments, SpeechSegment } from '../model/types.ts';
-import { createVoiceActivityDetector, detectTrackSpeech, type VoiceActivityDetector } from '../services/vad/voice-activity-detector.ts';
+import {
+  createVoiceActivityDetector,
+  detectTrackSpeech,
+  type VoiceActivityDetector,
+} from '../services/vad/voice-activity-detector.ts';
 
 /** Checks the dialogues of one chat dataset against its recorded event derivation (module comment). */
 export class ChatEventVerifier {
@@ -35,7 +39,10 @@ export class ChatEventVerifier {
    */
   static async open(derivation: EventDerivation): Promise<ChatEventVerifier> {
     if (derivation.from !== 'voice-activity') return new ChatEventVerifier(derivation, undefined);
-    if (derivation.voiceActivity === undefined) throw new Error('manifest.json: eventDerivation.from is voice-activity but no voiceActivity detector is recorded');
+    if (derivation.voiceActivity === undefined)
+      throw new Error(
+        'manifest.json: eventDerivation.from is voice-activity but no voiceActivity detector is recorded',
+      );
     const { engine, options } = derivation.voiceActivity;
     return new ChatEventVerifier(derivation, await createVoiceActivityDetector(engine, options as never));
   }
@@ -61,7 +68,9 @@ export class ChatEventVerifier {
       try {
         return await readFile(file);
       } catch (error) {
-        problems.push(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); dialogue ${id} of ${source}`);
+        problems.push(
+          `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); dialogue ${id} of ${source}`,
+        );
         return undefined;
       }
     };
@@ -71,10 +80,16 @@ export class ChatEventVerifier {
     if (alignment !== undefined) {
       try {
         const words = parseAlignment(alignment.toString('utf8'), alignmentPath);
-        if (!hasWords && words.length > 0) problems.push(`${alignmentPath}: holds ${words.length} lines, but the manifest says the dataset has no words`);
-        if (hasWords && words.length === 0) problems.push(`${alignmentPath}: empty, but the manifest says the dataset has words`);
+        if (!hasWords && words.length > 0)
+          problems.push(
+            `${alignmentPath}: holds ${words.length} lines, but the manifest says the dataset has no words`,
+          );
+        if (hasWords && words.length === 0)
+          problems.push(`${alignmentPath}: empty, but the manifest says the dataset has words`);
         if ((from === 'words' || from === 'supervisions') && this.eventsLineOf(id, segmentsFromWords(words)) !== line) {
-          problems.push(`${alignmentPath}: events re-derived from the ${from === 'words' ? 'words' : 'utterance lines'} (thresholds of the manifest) differ from ${source}`);
+          problems.push(
+            `${alignmentPath}: events re-derived from the ${from === 'words' ? 'words' : 'utterance lines'} (thresholds of the manifest) differ from ${source}`,
+          );
         }
       } catch (error) {
         problems.push((error as Error).message);
@@ -84,12 +99,22 @@ export class ChatEventVerifier {
       const metadataPath = path.join(directory, 'metadata', `${id}.json`);
       const metadata = await read(path.join('metadata', `${id}.json`));
       if (metadata !== undefined) {
-        const speech = (JSON.parse(metadata.toString('utf8')) as { speech?: { channel0: [number, number][]; channel1: [number, number][] } }).speech;
-        if (speech === undefined) problems.push(`${metadataPath}: no speech segments (field speech), which a dataset derived from speaker turns keeps there`);
+        const speech = (
+          JSON.parse(metadata.toString('utf8')) as {
+            speech?: { channel0: [number, number][]; channel1: [number, number][] };
+          }
+        ).speech;
+        if (speech === undefined)
+          problems.push(
+            `${metadataPath}: no speech segments (field speech), which a dataset derived from speaker turns keeps there`,
+          );
         else {
-          const toSegments = (pairs: [number, number][]): SpeechSegment[] => pairs.map(([start, end]) => ({ start: Math.round(start * 100), end: Math.round(end * 100) }));
+          const toSegments = (pairs: [number, number][]): SpeechSegment[] =>
+            pairs.map(([start, end]) => ({ start: Math.round(start * 100), end: Math.round(end * 100) }));
           if (this.eventsLineOf(id, { 0: toSegments(speech.channel0), 1: toSegments(speech.channel1) }) !== line) {
-            problems.push(`${metadataPath}: events re-derived from the speech segments of the metadata differ from ${source}`);
+            problems.push(
+              `${metadataPath}: events re-derived from the speech segments of the metadata differ from ${source}`,
+            );
           }
         }
       }
@@ -109,8 +134,15 @@ export class ChatEventVerifier {
       return problems;
     }
     if (this.detector !== undefined) {
-      const segments = await detectTrackSpeech([audio.channels[0] as Float32Array, audio.channels[1] as Float32Array], audio.sampleRate, this.detector);
-      if (this.eventsLineOf(id, segments) !== line) problems.push(`${wavPath}: events re-derived from the audio with the recorded detector (${this.detector.id}) differ from ${source}`);
+      const segments = await detectTrackSpeech(
+        [audio.channels[0] as Float32Array, audio.channels[1] as Float32Array],
+        audio.sampleRate,
+        this.detector,
+      );
+      if (this.eventsLineOf(id, segments) !== line)
+        problems.push(
+          `${wavPath}: events re-derived from the audio with the recorded detector (${this.detector.id}) differ from ${source}`,
+        );
     }
     return problems;
   }

@@ -15,8 +15,18 @@ import path from 'node:path';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 import { decodeWav } from '../audio/wav.ts';
 import { detectSpeechSegments, type SpeechDetectorOptions } from '../audio/speech-regions.ts';
-import { computeEvents, formatEventsLine, parseAlignment, parseEventsLine, segmentsFromWords } from '../events/index.ts';
-import { benchmarkLoaderSettings, evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
+import {
+  computeEvents,
+  formatEventsLine,
+  parseAlignment,
+  parseEventsLine,
+  segmentsFromWords,
+} from '../events/index.ts';
+import {
+  benchmarkLoaderSettings,
+  evaluableEventsReport,
+  type EvaluableEventsReport,
+} from '../events/evaluable-events.ts';
 import type { BenchmarkEvent, ChannelEvents, ChannelSegments } from '../model/types.ts';
 import type { EventDerivation } from '../model/dataset-manifest.ts';
 import { ChatEventVerifier } from './verify-chat-events.ts';
@@ -44,9 +54,18 @@ export function loaderLookupProblems(id: string, events: ChannelEvents): string[
     const other = channel === 0 ? 1 : 0;
     for (const event of events[channel]) {
       const has = (list: BenchmarkEvent[], key: 'start' | 'end') => list.some((turn) => turn[key] === event.start);
-      if (event.event === 'TURN_SHIFT' && !has(turns(other), 'end')) problems.push(`${id}: channel ${channel} TURN_SHIFT at ${event.start / 100} s has no TURN ending there on channel ${other}`);
-      if (event.event === 'TURN_HOLD' && !has(turns(channel), 'end')) problems.push(`${id}: channel ${channel} TURN_HOLD at ${event.start / 100} s has no TURN ending there on its own channel`);
-      if (event.event === 'BARGE_IN' && !has(turns(channel), 'start')) problems.push(`${id}: channel ${channel} BARGE_IN at ${event.start / 100} s has no TURN starting there on its own channel`);
+      if (event.event === 'TURN_SHIFT' && !has(turns(other), 'end'))
+        problems.push(
+          `${id}: channel ${channel} TURN_SHIFT at ${event.start / 100} s has no TURN ending there on channel ${other}`,
+        );
+      if (event.event === 'TURN_HOLD' && !has(turns(channel), 'end'))
+        problems.push(
+          `${id}: channel ${channel} TURN_HOLD at ${event.start / 100} s has no TURN ending there on its own channel`,
+        );
+      if (event.event === 'BARGE_IN' && !has(turns(channel), 'start'))
+        problems.push(
+          `${id}: channel ${channel} BARGE_IN at ${event.start / 100} s has no TURN starting there on its own channel`,
+        );
     }
   }
   return problems;
@@ -61,9 +80,11 @@ export function loaderLookupProblems(id: string, events: ChannelEvents): string[
  */
 export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'): Promise<DatasetVerification> {
   const manifestPath = path.join(directory, 'manifest.json');
-  const manifest = JSON.parse(await readFile(manifestPath, 'utf8').catch(() => {
-    throw new Error(`${manifestPath}: missing; not a duplexsynth dataset folder`);
-  })) as {
+  const manifest = JSON.parse(
+    await readFile(manifestPath, 'utf8').catch(() => {
+      throw new Error(`${manifestPath}: missing; not a duplexsynth dataset folder`);
+    }),
+  ) as {
     speechDetection?: Partial<SpeechDetectorOptions>;
     domain?: string;
     dataset?: string;
@@ -76,7 +97,10 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
   const problems: string[] = [];
   const parsed: { id: string; events: ChannelEvents }[] = [];
   // A chat dataset that records how its events were derived is judged by those rules (verify-chat-events.ts).
-  const chatVerifier = manifest.domain === 'chat' && manifest.eventDerivation !== undefined ? await ChatEventVerifier.open(manifest.eventDerivation) : undefined;
+  const chatVerifier =
+    manifest.domain === 'chat' && manifest.eventDerivation !== undefined
+      ? await ChatEventVerifier.open(manifest.eventDerivation)
+      : undefined;
   for (const [lineIndex, line] of lines.entries()) {
     const source = `${jsonlPath}:${lineIndex + 1}`;
     let id: string;
@@ -108,7 +132,8 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
       try {
         const words = parseAlignment(alignment.toString('utf8'), alignmentPath);
         const fromWords = formatEventsLine(id, computeEvents(segmentsFromWords(words)));
-        if (fromWords !== line) problems.push(`${alignmentPath}: events re-derived from the words differ from ${source}`);
+        if (fromWords !== line)
+          problems.push(`${alignmentPath}: events re-derived from the words differ from ${source}`);
       } catch (error) {
         problems.push((error as Error).message);
       }
@@ -136,10 +161,12 @@ export async function verifyDataset(directory: string, jsonlName = 'all.jsonl'):
   }
   await chatVerifier?.release();
   const domain = manifest.domain === 'chat' ? 'chat' : 'task';
-  const bargeInVariant = manifest.variant?.kind === 'barge-in' || /_bargein$/.test(manifest.dataset ?? path.basename(directory));
+  const bargeInVariant =
+    manifest.variant?.kind === 'barge-in' || /_bargein$/.test(manifest.dataset ?? path.basename(directory));
   const userChannel = manifest.channels?.user === 0 ? 0 : 1;
-  const evaluableEvents = benchmarkLoaderSettings(domain, { bargeInVariant, ...(domain === 'task' ? { channels: [userChannel] } : {}) }).map(({ name, settings }) =>
-    evaluableEventsReport(name, settings, parsed),
-  );
+  const evaluableEvents = benchmarkLoaderSettings(domain, {
+    bargeInVariant,
+    ...(domain === 'task' ? { channels: [userChannel] } : {}),
+  }).map(({ name, settings }) => evaluableEventsReport(name, settings, parsed));
   return { dialogues: lines.length, problems, evaluableEvents };
 }

@@ -28,15 +28,17 @@ function recorder() {
   const running = new Map<string, number>();
   const peaks = new Map<string, number>();
   const calls: { endpoint: string; start: number }[] = [];
-  const task = (milliseconds: number, failWith?: unknown) => async (endpoint: string): Promise<string> => {
-    calls.push({ endpoint, start: performance.now() });
-    running.set(endpoint, (running.get(endpoint) ?? 0) + 1);
-    peaks.set(endpoint, Math.max(peaks.get(endpoint) ?? 0, running.get(endpoint) as number));
-    await wait(milliseconds);
-    running.set(endpoint, (running.get(endpoint) as number) - 1);
-    if (failWith) throw failWith;
-    return endpoint;
-  };
+  const task =
+    (milliseconds: number, failWith?: unknown) =>
+    async (endpoint: string): Promise<string> => {
+      calls.push({ endpoint, start: performance.now() });
+      running.set(endpoint, (running.get(endpoint) ?? 0) + 1);
+      peaks.set(endpoint, Math.max(peaks.get(endpoint) ?? 0, running.get(endpoint) as number));
+      await wait(milliseconds);
+      running.set(endpoint, (running.get(endpoint) as number) - 1);
+      if (failWith) throw failWith;
+      return endpoint;
+    };
   return { task, calls, peaks };
 }
 
@@ -47,7 +49,14 @@ describe('EndpointPool', () => {
     await settle(Promise.all(Array.from({ length: 18 }, () => pool.run(task(20)))));
     expect([...peaks.values()]).toEqual([2, 2, 2]);
     for (const endpoint of ['a', 'b', 'c']) expect(calls.filter((call) => call.endpoint === endpoint)).toHaveLength(6);
-    expect(pool.statistics()).toMatchObject({ submitted: 18, succeeded: 18, failed: 0, running: 0, waiting: 0, peakRunning: 6 });
+    expect(pool.statistics()).toMatchObject({
+      submitted: 18,
+      succeeded: 18,
+      failed: 0,
+      running: 0,
+      waiting: 0,
+      peakRunning: 6,
+    });
     expect(pool.statistics().endpoints.map((endpoint) => endpoint.busyMilliseconds)).toEqual([120, 120, 120]);
     expect(pool.capacity).toBe(6);
   });
@@ -74,12 +83,32 @@ describe('EndpointPool', () => {
   it('cools down an endpoint that does not answer and uses it again afterwards', async () => {
     const pool = new EndpointPool(['down', 'up'], { cooldownInitialMilliseconds: 150 });
     const unreachable = Object.assign(new Error('refused'), { failure: 'service-unreachable' });
-    await expect(settle(pool.run(async (endpoint) => (endpoint === 'down' ? Promise.reject(unreachable) : endpoint), { avoid: 'up' }))).rejects.toThrow('refused');
-    expect(pool.statistics().endpoints[0]).toMatchObject({ url: 'down', failed: 1, consecutiveUnavailable: 1, coolingMilliseconds: 150 });
-    const during = await settle(Promise.all([pool.run(async (endpoint) => endpoint), pool.run(async (endpoint) => endpoint)]));
+    await expect(
+      settle(
+        pool.run(async (endpoint) => (endpoint === 'down' ? Promise.reject(unreachable) : endpoint), { avoid: 'up' }),
+      ),
+    ).rejects.toThrow('refused');
+    expect(pool.statistics().endpoints[0]).toMatchObject({
+      url: 'down',
+      failed: 1,
+      consecutiveUnavailable: 1,
+      coolingMilliseconds: 150,
+    });
+    const during = await settle(
+      Promise.all([pool.run(async (endpoint) => endpoint), pool.run(async (endpoint) => endpoint)]),
+    );
     expect(during).toEqual(['up', 'up']);
     await vi.advanceTimersByTimeAsync(150);
-    const after = await settle(Promise.all([0, 1].map(() => pool.run(async (endpoint) => { await wait(10); return endpoint; }))));
+    const after = await settle(
+      Promise.all(
+        [0, 1].map(() =>
+          pool.run(async (endpoint) => {
+            await wait(10);
+            return endpoint;
+          }),
+        ),
+      ),
+    );
     expect(after.sort()).toEqual(['down', 'up']);
   });
 
@@ -88,20 +117,49 @@ describe('EndpointPool', () => {
     const timeout = () => Promise.reject(Object.assign(new Error('timed out'), { failure: 'timeout' }));
     const starts: number[] = [];
     for (let failure = 0; failure < 3; failure++) {
-      await expect(settle(pool.run(() => { starts.push(performance.now()); return timeout(); }))).rejects.toThrow();
+      await expect(
+        settle(
+          pool.run(() => {
+            starts.push(performance.now());
+            return timeout();
+          }),
+        ),
+      ).rejects.toThrow();
     }
     expect(starts).toEqual([0, 100, 300]);
-    expect(await settle(pool.run(async (endpoint) => { starts.push(performance.now()); return endpoint; }))).toBe('one');
+    expect(
+      await settle(
+        pool.run(async (endpoint) => {
+          starts.push(performance.now());
+          return endpoint;
+        }),
+      ),
+    ).toBe('one');
     expect(starts[3]).toBe(600); // 300 + the cool-down capped at 300
   });
 
   it('does not cool down after an error about one request (HTTP 500)', async () => {
     const pool = new EndpointPool(['one'], { cooldownInitialMilliseconds: 10_000 });
-    await expect(settle(pool.run(async () => Promise.reject(Object.assign(new Error('500'), { failure: 'service-error', statusCode: 500 }))))).rejects.toThrow();
+    await expect(
+      settle(
+        pool.run(async () =>
+          Promise.reject(Object.assign(new Error('500'), { failure: 'service-error', statusCode: 500 })),
+        ),
+      ),
+    ).rejects.toThrow();
     let startedAt: number | undefined;
-    await settle(pool.run(async () => { startedAt = performance.now(); return 'ok'; }));
+    await settle(
+      pool.run(async () => {
+        startedAt = performance.now();
+        return 'ok';
+      }),
+    );
     expect(startedAt).toBe(0);
-    expect(pool.statistics().endpoints[0]).toMatchObject({ failed: 1, consecutiveUnavailable: 0, coolingMilliseconds: 0 });
+    expect(pool.statistics().endpoints[0]).toMatchObject({
+      failed: 1,
+      consecutiveUnavailable: 0,
+      coolingMilliseconds: 0,
+    });
   });
 
   it('caps the request rate over the pool', async () => {
@@ -158,7 +216,9 @@ describe('singleEndpointPool (an LLM endpoint)', () => {
 
   it('never cools down, and refuses impossible limits', async () => {
     const pool = singleEndpointPool('test', { concurrency: 1 });
-    await expect(settle(pool.run(() => Promise.reject(Object.assign(new Error('down'), { failure: 'service-unreachable' }))))).rejects.toThrow('down');
+    await expect(
+      settle(pool.run(() => Promise.reject(Object.assign(new Error('down'), { failure: 'service-unreachable' })))),
+    ).rejects.toThrow('down');
     expect(pool.statistics().endpoints[0]).toMatchObject({ consecutiveUnavailable: 0, coolingMilliseconds: 0 });
     expect(() => singleEndpointPool('x', { concurrency: 0 })).toThrow(RangeError);
     expect(() => singleEndpointPool('x', { concurrency: 1, requestsPerInterval: 5 })).toThrow(/intervalMilliseconds/);
@@ -171,7 +231,9 @@ describe('EndpointPools', () => {
     const first = pools.get('gemini http://a/models/m', { concurrency: 4 });
     expect(pools.get('gemini http://a/models/m', { concurrency: 4 })).toBe(first);
     expect(pools.get('gemini http://a/models/other', { concurrency: 4 })).not.toBe(first);
-    expect(() => pools.get('gemini http://a/models/m', { concurrency: 8 })).toThrow(/configured twice with different throughput/);
+    expect(() => pools.get('gemini http://a/models/m', { concurrency: 8 })).toThrow(
+      /configured twice with different throughput/,
+    );
     expect(pools.size).toBe(2);
   });
 });

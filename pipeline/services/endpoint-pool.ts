@@ -138,16 +138,25 @@ export class EndpointPool {
    *   or the rate cap is not positive.
    */
   constructor(urls: readonly string[], options: Partial<EndpointPoolOptions> = {}) {
-    this.options = { ...DEFAULT_POOL_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
+    this.options = {
+      ...DEFAULT_POOL_OPTIONS,
+      ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
+    };
     if (urls.length === 0) throw new RangeError('endpoint pool: no endpoint URL given');
-    if (new Set(urls).size !== urls.length) throw new RangeError(`endpoint pool: repeated endpoint URL in ${urls.join(', ')}`);
+    if (new Set(urls).size !== urls.length)
+      throw new RangeError(`endpoint pool: repeated endpoint URL in ${urls.join(', ')}`);
     const concurrency = this.options.concurrencyPerEndpoint;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`endpoint pool: concurrencyPerEndpoint ${concurrency} is not a positive integer`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`endpoint pool: concurrencyPerEndpoint ${concurrency} is not a positive integer`);
     const rate = this.options.requestRate;
     if (rate && !(Number.isInteger(rate.count) && rate.count >= 1 && rate.intervalMilliseconds > 0)) {
-      throw new RangeError(`endpoint pool: request rate cap ${JSON.stringify(rate)} needs a positive integer count and a positive interval`);
+      throw new RangeError(
+        `endpoint pool: request rate cap ${JSON.stringify(rate)} needs a positive integer count and a positive interval`,
+      );
     }
-    this.rateGate = rate ? new PQueue({ intervalCap: rate.count, interval: rate.intervalMilliseconds, strict: true }) : null;
+    this.rateGate = rate
+      ? new PQueue({ intervalCap: rate.count, interval: rate.intervalMilliseconds, strict: true })
+      : null;
     this.endpoints = urls.map((url) => ({
       url,
       queue: new PQueue({ concurrency }),
@@ -263,7 +272,8 @@ export class EndpointPool {
     }));
     return {
       submitted: this.submitted,
-      waiting: this.waiting.length + this.waitingForRate + endpoints.reduce((sum, endpoint) => sum + endpoint.queued, 0),
+      waiting:
+        this.waiting.length + this.waitingForRate + endpoints.reduce((sum, endpoint) => sum + endpoint.queued, 0),
       running: this.runningCount(),
       succeeded: endpoints.reduce((sum, endpoint) => sum + endpoint.succeeded, 0),
       failed: endpoints.reduce((sum, endpoint) => sum + endpoint.failed, 0),
@@ -274,7 +284,11 @@ export class EndpointPool {
 
   /** Resolves when nothing waits or runs. */
   async onIdle(): Promise<void> {
-    while (this.waiting.length > 0 || this.waitingForRate > 0 || this.endpoints.some((endpoint) => endpoint.queue.pending + endpoint.queue.size > 0)) {
+    while (
+      this.waiting.length > 0 ||
+      this.waitingForRate > 0 ||
+      this.endpoints.some((endpoint) => endpoint.queue.pending + endpoint.queue.size > 0)
+    ) {
       await Promise.all(this.endpoints.map((endpoint) => endpoint.queue.onIdle()));
       if (this.waiting.length > 0 || this.waitingForRate > 0) await this.options.clock.sleep(5);
     }
@@ -295,7 +309,10 @@ export class EndpointPool {
       endpoint.statistics.failed += 1;
       if (this.options.coolsDown(error)) {
         endpoint.statistics.consecutiveUnavailable += 1;
-        const cooldown = Math.min(this.options.cooldownInitialMilliseconds * 2 ** (endpoint.statistics.consecutiveUnavailable - 1), this.options.cooldownMaximumMilliseconds);
+        const cooldown = Math.min(
+          this.options.cooldownInitialMilliseconds * 2 ** (endpoint.statistics.consecutiveUnavailable - 1),
+          this.options.cooldownMaximumMilliseconds,
+        );
         endpoint.coolingUntil = now + cooldown;
       }
     }
@@ -311,12 +328,14 @@ export class EndpointPool {
     }
     const concurrency = this.options.concurrencyPerEndpoint;
     const load = (endpoint: Endpoint): number => endpoint.queue.pending + endpoint.queue.size;
-    for (let index = 0; index < this.waiting.length; ) {
+    for (let index = 0; index < this.waiting.length;) {
       const request = this.waiting[index] as WaitingRequest;
       const free = this.endpoints.filter((endpoint) => load(endpoint) < concurrency);
       if (free.length === 0) break;
       const healthy = free.filter((endpoint) => endpoint.coolingUntil <= now);
-      const otherHealthyExists = this.endpoints.some((endpoint) => endpoint.url !== request.avoid && endpoint.coolingUntil <= now);
+      const otherHealthyExists = this.endpoints.some(
+        (endpoint) => endpoint.url !== request.avoid && endpoint.coolingUntil <= now,
+      );
       let candidates = healthy.filter((endpoint) => endpoint.url !== request.avoid);
       if (candidates.length === 0 && !otherHealthyExists) candidates = healthy;
       if (candidates.length === 0 && this.endpoints.every((endpoint) => endpoint.coolingUntil > now)) {
@@ -329,13 +348,17 @@ export class EndpointPool {
         continue;
       }
       const chosen = candidates.reduce((best, endpoint) =>
-        load(endpoint) < load(best) || (load(endpoint) === load(best) && endpoint.lastAssigned < best.lastAssigned) ? endpoint : best,
+        load(endpoint) < load(best) || (load(endpoint) === load(best) && endpoint.lastAssigned < best.lastAssigned)
+          ? endpoint
+          : best,
       );
       this.waiting.splice(index, 1);
       chosen.lastAssigned = this.assignments++;
       request.run(chosen);
     }
-    const earliestCooling = Math.min(...this.endpoints.filter((endpoint) => endpoint.coolingUntil > now).map((endpoint) => endpoint.coolingUntil));
+    const earliestCooling = Math.min(
+      ...this.endpoints.filter((endpoint) => endpoint.coolingUntil > now).map((endpoint) => endpoint.coolingUntil),
+    );
     if (this.waiting.length > 0 && Number.isFinite(earliestCooling)) this.wakeAt(earliestCooling);
   }
 
@@ -370,7 +393,11 @@ export interface EndpointThroughput {
  * own policy), holds for server-given delays.
  * @throws RangeError when concurrency is not a positive integer, or a rate limit lacks its interval
  */
-export function singleEndpointPool(name: string, throughput: EndpointThroughput, clock: Clock = SYSTEM_CLOCK): EndpointPool {
+export function singleEndpointPool(
+  name: string,
+  throughput: EndpointThroughput,
+  clock: Clock = SYSTEM_CLOCK,
+): EndpointPool {
   if (!Number.isInteger(throughput.concurrency) || throughput.concurrency < 1) {
     throw new RangeError(`endpoint ${name}: concurrency must be a positive integer (got ${throughput.concurrency})`);
   }
@@ -380,7 +407,12 @@ export function singleEndpointPool(name: string, throughput: EndpointThroughput,
   }
   return new EndpointPool([name], {
     concurrencyPerEndpoint: throughput.concurrency,
-    requestRate: rateLimited ? { count: throughput.requestsPerInterval as number, intervalMilliseconds: throughput.intervalMilliseconds as number } : null,
+    requestRate: rateLimited
+      ? {
+          count: throughput.requestsPerInterval as number,
+          intervalMilliseconds: throughput.intervalMilliseconds as number,
+        }
+      : null,
     coolsDown: () => false,
     clock,
   });

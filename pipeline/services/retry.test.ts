@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backoffDelayMilliseconds, DEFAULT_RETRY_POLICY, resolveRetryPolicy, retryWithBackoff, type RetryGiveUpEvent } from './retry.ts';
+import {
+  backoffDelayMilliseconds,
+  DEFAULT_RETRY_POLICY,
+  resolveRetryPolicy,
+  retryWithBackoff,
+  type RetryGiveUpEvent,
+} from './retry.ts';
 
 class TypedError extends Error {
   constructor(
@@ -113,7 +119,13 @@ describe('retryWithBackoff', () => {
           calls += 1;
           throw new TypedError('again', true);
         },
-        { ...noJitter, initialDelayMilliseconds: 10_000, maxDelayMilliseconds: 10_000, signal: controller.signal, onGiveUp: (event) => events.push(event) },
+        {
+          ...noJitter,
+          initialDelayMilliseconds: 10_000,
+          maxDelayMilliseconds: 10_000,
+          signal: controller.signal,
+          onGiveUp: (event) => events.push(event),
+        },
       );
       const settled = pending.catch((error: unknown) => error);
       await vi.advanceTimersByTimeAsync(20);
@@ -140,7 +152,9 @@ describe('backoffDelayMilliseconds', () => {
   });
 
   it('caps at the longest wait', () => {
-    expect(backoffDelayMilliseconds(20, { ...DEFAULT_RETRY_POLICY, jitter: 0 })).toBe(DEFAULT_RETRY_POLICY.maxDelayMilliseconds);
+    expect(backoffDelayMilliseconds(20, { ...DEFAULT_RETRY_POLICY, jitter: 0 })).toBe(
+      DEFAULT_RETRY_POLICY.maxDelayMilliseconds,
+    );
   });
 
   it('rejects invalid policies', () => {

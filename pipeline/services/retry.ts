@@ -147,14 +147,20 @@ export function backoffDelayMilliseconds(
  *   jitter is outside [0, 1].
  */
 export function resolveRetryPolicy(policy: Partial<RetryPolicy> = {}): RetryPolicy {
-  const defined = Object.fromEntries(Object.entries(policy).filter(([, value]) => value !== undefined)) as Partial<RetryPolicy>;
+  const defined = Object.fromEntries(
+    Object.entries(policy).filter(([, value]) => value !== undefined),
+  ) as Partial<RetryPolicy>;
   const resolved: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...defined };
-  if (!Number.isInteger(resolved.maxRetries) || resolved.maxRetries < 0) throw new RangeError(`retry policy: maxRetries ${resolved.maxRetries} is not a non-negative integer`);
+  if (!Number.isInteger(resolved.maxRetries) || resolved.maxRetries < 0)
+    throw new RangeError(`retry policy: maxRetries ${resolved.maxRetries} is not a non-negative integer`);
   for (const key of ['initialDelayMilliseconds', 'maxDelayMilliseconds'] as const) {
-    if (!Number.isFinite(resolved[key]) || resolved[key] < 0) throw new RangeError(`retry policy: ${key} ${resolved[key]} is not a non-negative number of milliseconds`);
+    if (!Number.isFinite(resolved[key]) || resolved[key] < 0)
+      throw new RangeError(`retry policy: ${key} ${resolved[key]} is not a non-negative number of milliseconds`);
   }
-  if (!Number.isFinite(resolved.backoffFactor) || resolved.backoffFactor < 1) throw new RangeError(`retry policy: backoffFactor ${resolved.backoffFactor} is below 1`);
-  if (!(resolved.jitter >= 0 && resolved.jitter <= 1)) throw new RangeError(`retry policy: jitter ${resolved.jitter} is outside [0, 1]`);
+  if (!Number.isFinite(resolved.backoffFactor) || resolved.backoffFactor < 1)
+    throw new RangeError(`retry policy: backoffFactor ${resolved.backoffFactor} is below 1`);
+  if (!(resolved.jitter >= 0 && resolved.jitter <= 1))
+    throw new RangeError(`retry policy: jitter ${resolved.jitter} is outside [0, 1]`);
   return resolved;
 }
 
@@ -169,7 +175,10 @@ export function resolveRetryPolicy(policy: Partial<RetryPolicy> = {}): RetryPoli
  *   retryable error at once when the server asked to wait longer than `maxDelayMilliseconds`; the
  *   signal's reason when `signal` aborts; RangeError when the policy is invalid. `onGiveUp` tells which.
  */
-export async function retryWithBackoff<T>(operation: (attempt: RetryAttempt) => Promise<T>, policy: RetryOptions = {}): Promise<T> {
+export async function retryWithBackoff<T>(
+  operation: (attempt: RetryAttempt) => Promise<T>,
+  policy: RetryOptions = {},
+): Promise<T> {
   const resolved = resolveRetryPolicy(policy);
   const isRetryable = policy.isRetryable ?? isRetryableError;
   const serverDelay = policy.retryAfterMilliseconds ?? serverRetryDelayMilliseconds;

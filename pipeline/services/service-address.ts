@@ -14,7 +14,8 @@
 export function serviceAddress(url: string): string {
   try {
     const parsed = new URL(url);
-    const path = parsed.pathname === '/' && !/^[a-z][a-z0-9+.-]*:\/\/[^/]+\/(?:[?#]|$)/i.test(url) ? '' : parsed.pathname;
+    const path =
+      parsed.pathname === '/' && !/^[a-z][a-z0-9+.-]*:\/\/[^/]+\/(?:[?#]|$)/i.test(url) ? '' : parsed.pathname;
     return `${parsed.protocol}//${parsed.host}${path}`;
   } catch {
     return url.split(/[?#]/)[0]!.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');

@@ -21,7 +21,11 @@ import { serviceAddress } from './service-address.ts';
 
 const KEY = 'sk-issue21-never-in-a-message-4f9a';
 const request: GenerationRequest = { model: 'm', prompt: 'Say hi.', temperature: 0, seed: 1 };
-const NO_RETRY = { retry: { maxRetries: 0, initialDelaySeconds: 0.01, maxDelaySeconds: 0.01, jitter: 0 }, endpointCooldown: { initialSeconds: 0.01, maximumSeconds: 0.01 }, probe: false };
+const NO_RETRY = {
+  retry: { maxRetries: 0, initialDelaySeconds: 0.01, maxDelaySeconds: 0.01, jitter: 0 },
+  endpointCooldown: { initialSeconds: 0.01, maximumSeconds: 0.01 },
+  probe: false,
+};
 
 /** A TCP server on 127.0.0.1 that accepts connections and never sends a byte. */
 let silent: { server: Server; sockets: Set<Socket>; port: number };
@@ -43,7 +47,9 @@ beforeAll(async () => {
   closedPort = (closed.address() as AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
   directory = await fixtureDirectory();
-  prompt = await writePromptFixture(directory, 'This is the voice of the first speaker, reading a short sentence.', { sampleRate: 24000 });
+  prompt = await writePromptFixture(directory, 'This is the voice of the first speaker, reading a short sentence.', {
+    sampleRate: 24000,
+  });
 });
 
 afterAll(async () => {
@@ -74,7 +80,9 @@ describe('the service address in messages', () => {
   it('drops user info, query and fragment, keeps scheme, host, port and path', () => {
     expect(serviceAddress(`http://me:${KEY}@llm.example:8000/v1?key=${KEY}#x`)).toBe('http://llm.example:8000/v1');
     expect(serviceAddress('http://127.0.0.1:50000')).toBe('http://127.0.0.1:50000');
-    expect(serviceAddress('https://generativelanguage.googleapis.com')).toBe('https://generativelanguage.googleapis.com');
+    expect(serviceAddress('https://generativelanguage.googleapis.com')).toBe(
+      'https://generativelanguage.googleapis.com',
+    );
     expect(serviceAddress(`not a url?key=${KEY}`)).toBe('not a url');
   });
 });
@@ -82,27 +90,37 @@ describe('the service address in messages', () => {
 describe('LLM backends', () => {
   it('OpenAI-compatible, connection refused: one line with the URL, no key', async () => {
     const address = `http://127.0.0.1:${closedPort}/v1`;
-    const message = await failure(new OpenAICompatibleModel({ baseUrl: `${address}?key=${KEY}`, apiKey: KEY }).generate(request));
+    const message = await failure(
+      new OpenAICompatibleModel({ baseUrl: `${address}?key=${KEY}`, apiKey: KEY }).generate(request),
+    );
     expect(message).toMatch(new RegExp(`^OpenAI-compatible m: connection failed to ${address} \\(`));
     expectNamedWithoutKey(message, address);
   });
 
   it('OpenAI-compatible, a server that never answers: the timeout names the URL, no key', async () => {
     const address = `http://127.0.0.1:${silent.port}/v1`;
-    const message = await failure(new OpenAICompatibleModel({ baseUrl: `${address}?key=${KEY}`, apiKey: KEY, timeoutMilliseconds: 300 }).generate(request));
+    const message = await failure(
+      new OpenAICompatibleModel({ baseUrl: `${address}?key=${KEY}`, apiKey: KEY, timeoutMilliseconds: 300 }).generate(
+        request,
+      ),
+    );
     expect(message).toBe(`OpenAI-compatible m: no response from ${address} within the 0.3 s timeout`);
   });
 
   it('Gemini, connection refused: one line with the URL, no key', async () => {
     const address = `http://127.0.0.1:${closedPort}`;
-    const message = await failure(new GeminiModel({ baseUrl: address, apiKey: KEY, timeoutMilliseconds: 5000 }).generate(request));
+    const message = await failure(
+      new GeminiModel({ baseUrl: address, apiKey: KEY, timeoutMilliseconds: 5000 }).generate(request),
+    );
     expect(message).toMatch(new RegExp(`^Gemini m: connection failed to ${address} \\(`));
     expectNamedWithoutKey(message, address);
   });
 
   it('Gemini, a server that never answers: the timeout names the URL, no key', async () => {
     const address = `http://127.0.0.1:${silent.port}`;
-    const message = await failure(new GeminiModel({ baseUrl: address, apiKey: KEY, timeoutMilliseconds: 300 }).generate(request));
+    const message = await failure(
+      new GeminiModel({ baseUrl: address, apiKey: KEY, timeoutMilliseconds: 300 }).generate(request),
+    );
     expect(message).toBe(`Gemini m: no response from ${address} within the 0.3 s timeout`);
   });
 });
@@ -113,22 +131,46 @@ describe('speech servers', () => {
 
   it('CosyVoice2 FastAPI, connection refused and a server that never answers: the endpoint named', async () => {
     const dead = `http://127.0.0.1:${closedPort}`;
-    const refused = await failure((await createCosyVoice2Synthesizer({ urls: [dead], ...NO_RETRY })).synthesize({ text: 'Hello there.', language: 'en', voice: voice() }));
+    const refused = await failure(
+      (await createCosyVoice2Synthesizer({ urls: [dead], ...NO_RETRY })).synthesize({
+        text: 'Hello there.',
+        language: 'en',
+        voice: voice(),
+      }),
+    );
     expect(refused).toContain(`cannot reach the service`);
     expectNamedWithoutKey(refused, `[${dead}/inference_zero_shot]`);
     const hung = `http://127.0.0.1:${silent.port}`;
-    const timedOut = await failure((await createCosyVoice2Synthesizer({ urls: [hung], ...NO_RETRY, timeoutSeconds: 0.3 })).synthesize({ text: 'Hello there.', language: 'en', voice: voice() }));
+    const timedOut = await failure(
+      (await createCosyVoice2Synthesizer({ urls: [hung], ...NO_RETRY, timeoutSeconds: 0.3 })).synthesize({
+        text: 'Hello there.',
+        language: 'en',
+        voice: voice(),
+      }),
+    );
     expect(timedOut).toContain('no complete answer within 0.3 s');
     expectNamedWithoutKey(timedOut, `[${hung}/inference_zero_shot]`);
   });
 
   it('CosyVoice2 Triton, connection refused and a server that never answers: the endpoint named', async () => {
     const dead = `http://127.0.0.1:${closedPort}`;
-    const refused = await failure((await createCosyVoice2TritonSynthesizer({ urls: [dead], ...NO_RETRY })).synthesize({ text: 'Hello there.', language: 'en', voice: tritonVoice() }));
+    const refused = await failure(
+      (await createCosyVoice2TritonSynthesizer({ urls: [dead], ...NO_RETRY })).synthesize({
+        text: 'Hello there.',
+        language: 'en',
+        voice: tritonVoice(),
+      }),
+    );
     expect(refused).toContain('cannot reach the service');
     expectNamedWithoutKey(refused, `[${dead}/v2/models/`);
     const hung = `http://127.0.0.1:${silent.port}`;
-    const timedOut = await failure((await createCosyVoice2TritonSynthesizer({ urls: [hung], ...NO_RETRY, timeoutSeconds: 0.3 })).synthesize({ text: 'Hello there.', language: 'en', voice: tritonVoice() }));
+    const timedOut = await failure(
+      (await createCosyVoice2TritonSynthesizer({ urls: [hung], ...NO_RETRY, timeoutSeconds: 0.3 })).synthesize({
+        text: 'Hello there.',
+        language: 'en',
+        voice: tritonVoice(),
+      }),
+    );
     expect(timedOut).toContain('no complete answer within 0.3 s');
     expectNamedWithoutKey(timedOut, `[${hung}/v2/models/`);
   });
@@ -139,14 +181,21 @@ describe('COMETKiwi HTTP scorer', () => {
 
   it('connection refused: one line with the URL, no key (query nor authorization header)', async () => {
     const address = `http://127.0.0.1:${closedPort}/score`;
-    const message = await failure(scoreWithHttpScorer(`${address}?key=${KEY}`, pairs, { httpHeaders: { authorization: `Bearer ${KEY}` } }));
+    const message = await failure(
+      scoreWithHttpScorer(`${address}?key=${KEY}`, pairs, { httpHeaders: { authorization: `Bearer ${KEY}` } }),
+    );
     expect(message).toMatch(new RegExp(`^COMETKiwi HTTP scorer ${address} could not be reached: fetch failed: `));
     expectNamedWithoutKey(message, address);
   });
 
   it('a server that never answers: the timeout names the URL, no key', async () => {
     const address = `http://127.0.0.1:${silent.port}/score`;
-    const message = await failure(scoreWithHttpScorer(`${address}?key=${KEY}`, pairs, { httpHeaders: { authorization: `Bearer ${KEY}` }, timeoutMilliseconds: 300 }));
+    const message = await failure(
+      scoreWithHttpScorer(`${address}?key=${KEY}`, pairs, {
+        httpHeaders: { authorization: `Bearer ${KEY}` },
+        timeoutMilliseconds: 300,
+      }),
+    );
     expect(message).toBe(`COMETKiwi HTTP scorer ${address}: no response within the 0.3 s timeout`);
   });
 });

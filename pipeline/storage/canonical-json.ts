@@ -23,6 +23,7 @@ export function canonicalJson(value: unknown): string {
   } catch (error) {
     throw new TypeError(`canonicalJson: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (text === undefined) throw new TypeError(`canonicalJson: a value of type ${typeof value} has no JSON representation`);
+  if (text === undefined)
+    throw new TypeError(`canonicalJson: a value of type ${typeof value} has no JSON representation`);
   return text;
 }

@@ -25,8 +25,14 @@ interface Clip {
 
 /** The synthesize stage's kind of codec: 16-bit WAV plus JSON metadata. */
 const WAV_CODEC = {
-  encode: (clip: Clip) => ({ bytes: encodeWavPcm16({ channels: [clip.audio], sampleRate: 16000 }), metadata: { label: clip.label } }),
-  decode: (bytes: Buffer, metadata: { label: string }): Clip => ({ label: metadata.label, audio: decodeWav(bytes, 'cache entry').channels[0]! }),
+  encode: (clip: Clip) => ({
+    bytes: encodeWavPcm16({ channels: [clip.audio], sampleRate: 16000 }),
+    metadata: { label: clip.label },
+  }),
+  decode: (bytes: Buffer, metadata: { label: string }): Clip => ({
+    label: metadata.label,
+    audio: decodeWav(bytes, 'cache entry').channels[0]!,
+  }),
 };
 
 function clip(): Clip {
@@ -83,7 +89,11 @@ describe('ContentCache.json: the content hash', () => {
     const compute = vi.fn(async () => ({ text: 'fresh' }));
     await expect(cache.json('translate', { id: 3 }, compute)).resolves.toEqual({ text: 'legacy' });
     expect(compute).not.toHaveBeenCalled();
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ contentCacheEntry: 2, valueSha256: contentHash({ text: 'legacy' }), value: { text: 'legacy' } });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
+      contentCacheEntry: 2,
+      valueSha256: contentHash({ text: 'legacy' }),
+      value: { text: 'legacy' },
+    });
 
     await writeFile(file, (await readFile(file, 'utf8')).replace('legacy', 'edited'));
     await expect(cache.json('translate', { id: 3 }, compute)).resolves.toEqual({ text: 'fresh' });
@@ -94,11 +104,21 @@ describe('ContentCache.json: the content hash', () => {
 describe('ContentCache.binary with a corrupted entry', () => {
   const stage = 'synthesize-speech';
 
-  async function filled(): Promise<{ cache: ContentCache; dataFile: string; metadataFile: string; compute: () => Promise<Clip> }> {
+  async function filled(): Promise<{
+    cache: ContentCache;
+    dataFile: string;
+    metadataFile: string;
+    compute: () => Promise<Clip>;
+  }> {
     const cache = new ContentCache(directory);
     const compute = vi.fn(async () => clip());
     await cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav');
-    return { cache, compute, dataFile: entry(cache, stage, { text: 'hello' }, '.wav'), metadataFile: entry(cache, stage, { text: 'hello' }, '.json') };
+    return {
+      cache,
+      compute,
+      dataFile: entry(cache, stage, { text: 'hello' }, '.wav'),
+      metadataFile: entry(cache, stage, { text: 'hello' }, '.json'),
+    };
   }
 
   it('a truncated audio file (which still decodes, shorter) is recomputed and rewritten', async () => {
@@ -121,7 +141,9 @@ describe('ContentCache.binary with a corrupted entry', () => {
   it('metadata that is not JSON is recomputed', async () => {
     const { cache, compute, metadataFile } = await filled();
     await writeFile(metadataFile, '{bad');
-    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({
+      label: 'tone',
+    });
     expect(cache.statistics[stage]?.corrupt).toBe(1);
     expect(JSON.parse(await readFile(metadataFile, 'utf8'))).toMatchObject({ metadata: { label: 'tone' } });
   });
@@ -130,7 +152,9 @@ describe('ContentCache.binary with a corrupted entry', () => {
     const { cache, compute, metadataFile } = await filled();
     const written = await readFile(metadataFile, 'utf8');
     await writeFile(metadataFile, written.replace('"tone"', '"tonx"'));
-    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({
+      label: 'tone',
+    });
     expect(cache.statistics[stage]).toEqual({ hits: 0, misses: 2, corrupt: 1 });
     expect(await readFile(metadataFile, 'utf8')).toBe(written);
   });
@@ -138,25 +162,34 @@ describe('ContentCache.binary with a corrupted entry', () => {
   it('metadata without its audio file is recomputed', async () => {
     const { cache, compute, dataFile } = await filled();
     await rm(dataFile);
-    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({
+      label: 'tone',
+    });
     expect(cache.statistics[stage]?.corrupt).toBe(1);
   });
 
   it('an entry from before the recorded length and sha256 is still a hit, unless the codec cannot decode it', async () => {
     const { cache, compute, dataFile, metadataFile } = await filled();
     await writeFile(metadataFile, JSON.stringify({ label: 'legacy' }));
-    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'legacy' });
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({
+      label: 'legacy',
+    });
     expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 1, corrupt: 0 });
 
     await writeFile(dataFile, 'RIFF garbage');
-    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({ label: 'tone' });
+    await expect(cache.binary(stage, { text: 'hello' }, compute, WAV_CODEC, '.wav')).resolves.toMatchObject({
+      label: 'tone',
+    });
     expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 2, corrupt: 1 });
   });
 });
 
 describe('ContentCache.binary tells the codec the data file behind the value', () => {
   const stage = 'synthesize-speech';
-  const fileSha256 = async (cache: ContentCache, key: unknown) => createHash('sha256').update(await readFile(entry(cache, stage, key, '.wav'))).digest('hex');
+  const fileSha256 = async (cache: ContentCache, key: unknown) =>
+    createHash('sha256')
+      .update(await readFile(entry(cache, stage, key, '.wav')))
+      .digest('hex');
 
   it('on a miss (the computed value), a hit (the decoded value) and a hit on an entry from before the recorded sha256', async () => {
     const cache = new ContentCache(directory);
@@ -175,7 +208,13 @@ describe('ContentCache.binary tells the codec the data file behind the value', (
     expect(told[1]![1]).toBe(written);
 
     // another entry's file has another sha256
-    await cache.binary(stage, { text: 'other' }, async () => ({ label: 'other', audio: new Float32Array(10) }), codec, '.wav');
+    await cache.binary(
+      stage,
+      { text: 'other' },
+      async () => ({ label: 'other', audio: new Float32Array(10) }),
+      codec,
+      '.wav',
+    );
     expect(told[2]![1]).toBe(await fileSha256(cache, { text: 'other' }));
     expect(told[2]![1]).not.toBe(written);
 
@@ -196,7 +235,11 @@ describe('ContentCache.binaryFiles (an entry of several data files)', () => {
   }
   const codec = {
     encode: (value: Parts) => ({ parts: value.parts, metadata: { label: value.label } }),
-    decode: (stored: StoredFile[], metadata: { label: string }): Parts => ({ label: metadata.label, parts: stored.map((part) => new Uint8Array(part.bytes)), stored }),
+    decode: (stored: StoredFile[], metadata: { label: string }): Parts => ({
+      label: metadata.label,
+      parts: stored.map((part) => new Uint8Array(part.bytes)),
+      stored,
+    }),
   };
 
   it('stores each part as its own file, hands the files and their sha256 to decode on a miss and on a hit alike', async () => {
@@ -208,13 +251,20 @@ describe('ContentCache.binaryFiles (an entry of several data files)', () => {
     expect(cache.statistics[stage]).toEqual({ hits: 1, misses: 1, corrupt: 0 });
     for (const value of [first, second]) {
       expect(value.parts).toEqual(parts);
-      expect(value.stored.map((part) => path.basename(part.path))).toEqual([path.basename(entry(cache, stage, { id: 1 }, '.wav')), path.basename(entry(cache, stage, { id: 1 }, '.1.wav'))]);
+      expect(value.stored.map((part) => path.basename(part.path))).toEqual([
+        path.basename(entry(cache, stage, { id: 1 }, '.wav')),
+        path.basename(entry(cache, stage, { id: 1 }, '.1.wav')),
+      ]);
       for (const [index, part] of value.stored.entries()) {
         expect(await readFile(part.path)).toEqual(Buffer.from(parts[index]!));
         expect(part.sha256).toBe(createHash('sha256').update(parts[index]!).digest('hex'));
       }
     }
-    expect(JSON.parse(await readFile(entry(cache, stage, { id: 1 }, '.json'), 'utf8'))).toMatchObject({ contentCacheEntry: 3, files: [{ bytes: 4 }, { bytes: 6 }], metadata: { label: 'two parts' } });
+    expect(JSON.parse(await readFile(entry(cache, stage, { id: 1 }, '.json'), 'utf8'))).toMatchObject({
+      contentCacheEntry: 3,
+      files: [{ bytes: 4 }, { bytes: 6 }],
+      metadata: { label: 'two parts' },
+    });
   });
 
   it('a damaged or missing second file, or metadata of another kind, is recomputed and rewritten', async () => {
@@ -223,12 +273,17 @@ describe('ContentCache.binaryFiles (an entry of several data files)', () => {
     await cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav');
     const second = entry(cache, stage, { id: 2 }, '.1.wav');
     await writeFile(second, new Uint8Array([5, 6, 7, 8, 9, 11])); // same length, other bytes
-    await expect(cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav')).resolves.toMatchObject({ label: 'two parts' });
+    await expect(cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav')).resolves.toMatchObject({
+      label: 'two parts',
+    });
     expect(await readFile(second)).toEqual(Buffer.from(parts[1]!));
     await rm(second);
     await cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav');
     const metadataFile = entry(cache, stage, { id: 2 }, '.json');
-    await writeFile(metadataFile, JSON.stringify({ contentCacheEntry: 2, dataBytes: 4, dataSha256: 'x', metadataSha256: 'y', metadata: {} }));
+    await writeFile(
+      metadataFile,
+      JSON.stringify({ contentCacheEntry: 2, dataBytes: 4, dataSha256: 'x', metadataSha256: 'y', metadata: {} }),
+    );
     await cache.binaryFiles(stage, { id: 2 }, compute, codec, '.wav');
     expect(compute).toHaveBeenCalledTimes(4);
     expect(cache.statistics[stage]).toEqual({ hits: 0, misses: 4, corrupt: 3 });

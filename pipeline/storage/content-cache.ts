@@ -179,10 +179,12 @@ export class ContentCache {
         const stored = parseEntry(file, cached);
         let value: T;
         if (isJsonEnvelope(stored)) {
-          if (contentHash(stored.value) !== stored.valueSha256) throw new CorruptEntryError(file, 'content differs from the sha256 recorded at write time');
+          if (contentHash(stored.value) !== stored.valueSha256)
+            throw new CorruptEntryError(file, 'content differs from the sha256 recorded at write time');
           value = stored.value as T;
         } else {
-          if (isBinaryEnvelope(stored)) throw new CorruptEntryError(file, 'holds a binary entry\'s metadata, not a JSON value');
+          if (isBinaryEnvelope(stored))
+            throw new CorruptEntryError(file, "holds a binary entry's metadata, not a JSON value");
           value = stored as T; // an entry from before the hash: rewritten with it, checked from now on
           await this.store(file, jsonEnvelopeText(value));
         }
@@ -239,13 +241,16 @@ export class ContentCache {
       // the metadata is written last: without it the entry is merely incomplete (a miss)
       if (metadataText !== undefined) {
         const stored = parseEntry(metadataFile, metadataText);
-        if (!isFilesEnvelope(stored)) throw new CorruptEntryError(metadataFile, 'is not the metadata of an entry of several data files');
-        if (contentHash(stored.metadata) !== stored.metadataSha256) throw new CorruptEntryError(metadataFile, 'metadata differs from the sha256 recorded at write time');
+        if (!isFilesEnvelope(stored))
+          throw new CorruptEntryError(metadataFile, 'is not the metadata of an entry of several data files');
+        if (contentHash(stored.metadata) !== stored.metadataSha256)
+          throw new CorruptEntryError(metadataFile, 'metadata differs from the sha256 recorded at write time');
         const parts = await Promise.all(
           stored.files.map(async (recorded, index): Promise<StoredFile> => {
             const file = partFile(index);
             const bytes = await readEntry(file);
-            if (bytes === undefined) throw new CorruptEntryError(file, `missing, though its metadata ${path.basename(metadataFile)} exists`);
+            if (bytes === undefined)
+              throw new CorruptEntryError(file, `missing, though its metadata ${path.basename(metadataFile)} exists`);
             return { bytes, path: file, sha256: checkRecordedData(file, bytes, recorded.bytes, recorded.sha256) };
           }),
         );
@@ -262,10 +267,19 @@ export class ContentCache {
     for (const [index, part] of parts.entries()) {
       const file = partFile(index);
       await this.store(file, part);
-      stored.push({ bytes: Buffer.from(part.buffer, part.byteOffset, part.byteLength), path: file, sha256: bytesHash(part) });
+      stored.push({
+        bytes: Buffer.from(part.buffer, part.byteOffset, part.byteLength),
+        path: file,
+        sha256: bytesHash(part),
+      });
     }
     const { parsed, sha256 } = serializeValue(metadata);
-    const envelope: FilesEntryEnvelope<M> = { contentCacheEntry: 3, files: stored.map((part) => ({ bytes: part.bytes.byteLength, sha256: part.sha256 })), metadataSha256: sha256, metadata: parsed as M };
+    const envelope: FilesEntryEnvelope<M> = {
+      contentCacheEntry: 3,
+      files: stored.map((part) => ({ bytes: part.bytes.byteLength, sha256: part.sha256 })),
+      metadataSha256: sha256,
+      metadata: parsed as M,
+    };
     // metadata last: its presence marks the entry complete
     await this.store(metadataFile, JSON.stringify(envelope));
     return decodeStoredFiles(metadataFile, stored, parsed as M, codec);
@@ -353,11 +367,19 @@ function jsonEnvelopeText(value: unknown): string {
 /** A binary entry's metadata file: the data's length and sha256, the metadata and its hash. */
 function binaryEnvelope<M>(bytes: Uint8Array, metadata: M): BinaryEntryEnvelope<M> {
   const { parsed, sha256 } = serializeValue(metadata);
-  return { contentCacheEntry: 2, dataBytes: bytes.byteLength, dataSha256: bytesHash(bytes), metadataSha256: sha256, metadata: parsed as M };
+  return {
+    contentCacheEntry: 2,
+    dataBytes: bytes.byteLength,
+    dataSha256: bytesHash(bytes),
+    metadataSha256: sha256,
+    metadata: parsed as M,
+  };
 }
 
 function entryVersion(value: unknown): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { contentCacheEntry?: unknown }).contentCacheEntry : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as { contentCacheEntry?: unknown }).contentCacheEntry
+    : undefined;
 }
 
 function isJsonEnvelope(value: unknown): value is JsonEntryEnvelope {
@@ -365,20 +387,40 @@ function isJsonEnvelope(value: unknown): value is JsonEntryEnvelope {
 }
 
 function isFilesEnvelope(value: unknown): value is FilesEntryEnvelope<unknown> {
-  return entryVersion(value) === 3 && Array.isArray((value as { files?: unknown }).files) && typeof (value as { metadataSha256?: unknown }).metadataSha256 === 'string';
+  return (
+    entryVersion(value) === 3 &&
+    Array.isArray((value as { files?: unknown }).files) &&
+    typeof (value as { metadataSha256?: unknown }).metadataSha256 === 'string'
+  );
 }
 
 /** `codec.decode` of an entry's stored files. @throws CorruptEntryError (naming the metadata file) when it throws */
-function decodeStoredFiles<T, M>(metadataFile: string, parts: StoredFile[], metadata: M, codec: { decode(parts: StoredFile[], metadata: M): T }): T {
+function decodeStoredFiles<T, M>(
+  metadataFile: string,
+  parts: StoredFile[],
+  metadata: M,
+  codec: { decode(parts: StoredFile[], metadata: M): T },
+): T {
   try {
     return codec.decode(parts, metadata);
   } catch (error) {
-    throw new CorruptEntryError(metadataFile, `cannot decode: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CorruptEntryError(
+      metadataFile,
+      `cannot decode: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
 /** A binary entry's metadata file: version 1 (data hash only) or 2 (data and metadata hashes). */
-function isBinaryEnvelope(value: unknown): value is { contentCacheEntry: 1 | 2; dataBytes: number; dataSha256: string; metadataSha256?: string; metadata: unknown } {
+function isBinaryEnvelope(
+  value: unknown,
+): value is {
+  contentCacheEntry: 1 | 2;
+  dataBytes: number;
+  dataSha256: string;
+  metadataSha256?: string;
+  metadata: unknown;
+} {
   const version = entryVersion(value);
   return (version === 1 || version === 2) && 'dataSha256' in (value as object);
 }
@@ -389,9 +431,11 @@ function isBinaryEnvelope(value: unknown): value is { contentCacheEntry: 1 | 2; 
  * @throws CorruptEntryError naming `file` when either differs
  */
 function checkRecordedData(file: string, bytes: Buffer, recordedBytes: number, recordedSha256: string): string {
-  if (bytes.byteLength !== recordedBytes) throw new CorruptEntryError(file, `${bytes.byteLength} bytes, expected ${recordedBytes}`);
+  if (bytes.byteLength !== recordedBytes)
+    throw new CorruptEntryError(file, `${bytes.byteLength} bytes, expected ${recordedBytes}`);
   const sha256 = bytesHash(bytes);
-  if (sha256 !== recordedSha256) throw new CorruptEntryError(file, 'sha256 differs from the one recorded at write time');
+  if (sha256 !== recordedSha256)
+    throw new CorruptEntryError(file, 'sha256 differs from the one recorded at write time');
   return sha256;
 }
 
@@ -403,9 +447,11 @@ function decodeBinaryEntry<T, M>(
   bytes: Buffer | undefined,
   codec: { decode(bytes: Buffer, metadata: M): T },
 ): T {
-  if (bytes === undefined) throw new CorruptEntryError(dataFile, `missing, though its metadata ${path.basename(metadataFile)} exists`);
+  if (bytes === undefined)
+    throw new CorruptEntryError(dataFile, `missing, though its metadata ${path.basename(metadataFile)} exists`);
   let metadata: M;
-  if (isJsonEnvelope(stored)) throw new CorruptEntryError(metadataFile, 'holds a JSON value, not a binary entry\'s metadata');
+  if (isJsonEnvelope(stored))
+    throw new CorruptEntryError(metadataFile, "holds a JSON value, not a binary entry's metadata");
   if (isBinaryEnvelope(stored)) {
     checkRecordedData(dataFile, bytes, stored.dataBytes, stored.dataSha256);
     if (stored.contentCacheEntry === 2 && contentHash(stored.metadata) !== stored.metadataSha256) {

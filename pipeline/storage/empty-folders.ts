@@ -14,7 +14,10 @@ export async function outermostMissingFolder(folder: string): Promise<string | n
   let current = path.resolve(folder);
   let missing: string | null = null;
   for (;;) {
-    const exists = await stat(current).then(() => true, () => false);
+    const exists = await stat(current).then(
+      () => true,
+      () => false,
+    );
     if (exists) return missing;
     missing = current;
     const parent = path.dirname(current);
@@ -36,7 +39,10 @@ export async function removeEmptyFolders(folder: string): Promise<boolean> {
     empty = false;
   }
   if (!empty) return false;
-  return rmdir(folder).then(() => true, () => false);
+  return rmdir(folder).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -58,7 +64,13 @@ export async function removeFoldersLeftEmpty(folder: string, createdFrom: string
   let current = path.dirname(resolved);
   const stop = path.resolve(createdFrom);
   while (current.startsWith(stop) && current !== path.dirname(stop)) {
-    if (!(await rmdir(current).then(() => true, () => false))) return;
+    if (
+      !(await rmdir(current).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     if (current === stop) return;
     current = path.dirname(current);
   }

@@ -51,5 +51,10 @@ export function describeFileSystemError(error: unknown, file: string, what?: str
 
 /** Whether a message is Node's raw errno text (`ENOTDIR: not a directory, open '…'`), for handlers that reword it. */
 export function isRawFileSystemMessage(message: string): boolean {
-  return /^(E[A-Z]+|ERR_FS_[A-Z_]+): /.test(message) || /^[A-Z][A-Z_]+: [^,]+, (open|scandir|stat|lstat|mkdir|rename|read|readlink|opendir|unlink|rmdir|access) '/.test(message);
+  return (
+    /^(E[A-Z]+|ERR_FS_[A-Z_]+): /.test(message) ||
+    /^[A-Z][A-Z_]+: [^,]+, (open|scandir|stat|lstat|mkdir|rename|read|readlink|opendir|unlink|rmdir|access) '/.test(
+      message,
+    )
+  );
 }

@@ -24,7 +24,8 @@ export class RecordFileError extends Error {
 /** How a reader turns a failure into its own error type (default {@link RecordFileError}). */
 export type RecordErrorFactory = (message: string, file: string, cause?: unknown) => Error;
 
-const defaultError: RecordErrorFactory = (message, file, cause) => new RecordFileError(file, message, cause === undefined ? undefined : { cause });
+const defaultError: RecordErrorFactory = (message, file, cause) =>
+  new RecordFileError(file, message, cause === undefined ? undefined : { cause });
 
 /**
  * Parses and validates the text of a record.
@@ -32,7 +33,12 @@ const defaultError: RecordErrorFactory = (message, file, cause) => new RecordFil
  * @returns the schema's output
  * @throws the factory's error (default RecordFileError) naming `file` and the field
  */
-export function parseRecord<S extends z.ZodType>(text: string, file: string, schema: S, makeError: RecordErrorFactory = defaultError): z.output<S> {
+export function parseRecord<S extends z.ZodType>(
+  text: string,
+  file: string,
+  schema: S,
+  makeError: RecordErrorFactory = defaultError,
+): z.output<S> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -49,9 +55,21 @@ export function parseRecord<S extends z.ZodType>(text: string, file: string, sch
  * @returns the schema's output; undefined when the file does not exist and `optional` is set
  * @throws the factory's error naming the file when it cannot be read, is not JSON or does not fit
  */
-export async function readRecord<S extends z.ZodType>(file: string, schema: S, options: { optional: true; makeError?: RecordErrorFactory }): Promise<z.output<S> | undefined>;
-export async function readRecord<S extends z.ZodType>(file: string, schema: S, options?: { optional?: false; makeError?: RecordErrorFactory }): Promise<z.output<S>>;
-export async function readRecord<S extends z.ZodType>(file: string, schema: S, options: { optional?: boolean; makeError?: RecordErrorFactory } = {}): Promise<z.output<S> | undefined> {
+export async function readRecord<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  options: { optional: true; makeError?: RecordErrorFactory },
+): Promise<z.output<S> | undefined>;
+export async function readRecord<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  options?: { optional?: false; makeError?: RecordErrorFactory },
+): Promise<z.output<S>>;
+export async function readRecord<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  options: { optional?: boolean; makeError?: RecordErrorFactory } = {},
+): Promise<z.output<S> | undefined> {
   const makeError = options.makeError ?? defaultError;
   let text: string;
   try {
@@ -71,7 +89,11 @@ export async function readRecord<S extends z.ZodType>(file: string, schema: S, o
  */
 export function formatRecord<S extends z.ZodType>(file: string, schema: S, value: z.input<S>): string {
   const result = schema.safeParse(value);
-  if (!result.success) throw new RecordFileError(file, `${file}: the record to write does not fit its schema: ${describeIssues(result.error.issues)}`);
+  if (!result.success)
+    throw new RecordFileError(
+      file,
+      `${file}: the record to write does not fit its schema: ${describeIssues(result.error.issues)}`,
+    );
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
@@ -87,6 +109,10 @@ export async function writeRecord<S extends z.ZodType>(file: string, schema: S, 
  */
 export function formatRecordLine<S extends z.ZodType>(file: string, schema: S, value: z.input<S>): string {
   const result = schema.safeParse(value);
-  if (!result.success) throw new RecordFileError(file, `${file}: the record to write does not fit its schema: ${describeIssues(result.error.issues)}`);
+  if (!result.success)
+    throw new RecordFileError(
+      file,
+      `${file}: the record to write does not fit its schema: ${describeIssues(result.error.issues)}`,
+    );
   return `${JSON.stringify(value)}\n`;
 }

@@ -17,8 +17,13 @@ const PACKAGE_NAME = 'duplexsynth';
 function findPackageRoot(start: string): string {
   for (let folder = start; ; folder = path.dirname(folder)) {
     const manifest = path.join(folder, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME) return folder;
-    if (path.dirname(folder) === folder) throw new Error(`no package.json named '${PACKAGE_NAME}' in ${start} or any folder above it`);
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME
+    )
+      return folder;
+    if (path.dirname(folder) === folder)
+      throw new Error(`no package.json named '${PACKAGE_NAME}' in ${start} or any folder above it`);
   }
 }
 
@@ -51,7 +56,9 @@ export function packageFile(...segments: string[]): string {
  */
 export function runnableModule(sourcePath: string): string {
   if (!sourcePath.endsWith('.ts')) throw new Error(`runnableModule: ${sourcePath} is not a TypeScript source path`);
-  return RUNNING_COMPILED ? path.join(DIST_DIRECTORY, `${sourcePath.slice(0, -'.ts'.length)}.js`) : path.join(PACKAGE_ROOT, sourcePath);
+  return RUNNING_COMPILED
+    ? path.join(DIST_DIRECTORY, `${sourcePath.slice(0, -'.ts'.length)}.js`)
+    : path.join(PACKAGE_ROOT, sourcePath);
 }
 
 /**

@@ -46,7 +46,8 @@ export function currentProcess(): ProcessIdentity {
  */
 export function isProcessRunning(identity: ProcessIdentity): boolean | undefined {
   if (identity.host !== hostIdentifier()) return undefined;
-  if (identity.pid === process.pid) return identity.startTime === null || identity.startTime === currentProcess().startTime;
+  if (identity.pid === process.pid)
+    return identity.startTime === null || identity.startTime === currentProcess().startTime;
   try {
     process.kill(identity.pid, 0);
   } catch (error) {

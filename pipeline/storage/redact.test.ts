@@ -1,7 +1,13 @@
 /** Secret redaction: registered API keys in every form they are written in. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GEMINI_API_KEY_VARIABLES } from '../services/llm/gemini-model.ts';
-import { GEMINI_DEFAULT_KEY_VARIABLES, clearRegisteredSecrets, redactErrorInPlace, redactSecrets, registerSecret } from './redact.ts';
+import {
+  GEMINI_DEFAULT_KEY_VARIABLES,
+  clearRegisteredSecrets,
+  redactErrorInPlace,
+  redactSecrets,
+  registerSecret,
+} from './redact.ts';
 
 afterAll(() => clearRegisteredSecrets());
 
@@ -10,9 +16,11 @@ describe('redaction', () => {
     registerSecret('abc', 'SHORT');
     registerSecret('k/y+"quoted"-secret', 'QUOTED');
     expect(redactSecrets('x abc y')).toBe('x abc y');
-    expect(redactSecrets(`raw k/y+"quoted"-secret, json ${JSON.stringify('k/y+"quoted"-secret')}, url ${encodeURIComponent('k/y+"quoted"-secret')}`)).toBe(
-      'raw $QUOTED, json "$QUOTED", url $QUOTED',
-    );
+    expect(
+      redactSecrets(
+        `raw k/y+"quoted"-secret, json ${JSON.stringify('k/y+"quoted"-secret')}, url ${encodeURIComponent('k/y+"quoted"-secret')}`,
+      ),
+    ).toBe('raw $QUOTED, json "$QUOTED", url $QUOTED');
     const error = new Error('401: k/y+"quoted"-secret', { cause: new Error('inner k/y+"quoted"-secret') });
     redactErrorInPlace(error);
     expect(error.message).toBe('401: $QUOTED');

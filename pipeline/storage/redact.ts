@@ -38,7 +38,8 @@ export function registerSecret(value: string | undefined, variableName: string):
   const secret = value?.trim();
   if (secret === undefined || secret.length < MINIMUM_SECRET_LENGTH) return;
   const replacement = `$${variableName}`;
-  for (const form of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]) replacements.set(form, replacement);
+  for (const form of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)])
+    replacements.set(form, replacement);
   ordered = [...replacements.entries()].sort(([a], [b]) => b.length - a.length);
 }
 
@@ -52,7 +53,8 @@ export function clearRegisteredSecrets(): void {
 export function redactSecrets(text: string): string {
   if (ordered.length === 0) return text;
   let result = text;
-  for (const [secret, replacement] of ordered) if (result.includes(secret)) result = result.split(secret).join(replacement);
+  for (const [secret, replacement] of ordered)
+    if (result.includes(secret)) result = result.split(secret).join(replacement);
   return result;
 }
 
@@ -72,7 +74,12 @@ export function redactErrorInPlace<T>(error: T): T {
       const redacted = redactSecrets(value);
       if (redacted === value) continue;
       try {
-        Object.defineProperty(target, field, { value: redacted, configurable: true, writable: true, enumerable: field === 'responseBody' });
+        Object.defineProperty(target, field, {
+          value: redacted,
+          configurable: true,
+          writable: true,
+          enumerable: field === 'responseBody',
+        });
       } catch {
         // a frozen or exotic error (DOMException's message is a getter on its prototype): left as it is
       }

@@ -40,7 +40,10 @@ export function temporaryPathFor(file: string): string {
  *   system error's `code` kept. The temporary file is removed on failure.
  */
 export async function writeAtomic(file: string, data: Uint8Array | string): Promise<void> {
-  const bytes = typeof data === 'string' ? Buffer.from(redactSecrets(data), 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const bytes =
+    typeof data === 'string'
+      ? Buffer.from(redactSecrets(data), 'utf8')
+      : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const temporary = temporaryPathFor(file);
   let handle: FileHandle | undefined;
   try {
@@ -81,7 +84,11 @@ export interface DeferredBytes {
  * @throws as {@link writeAtomic} when writing; what `data.read` throws; the rename's error when the
  *   link cannot be put in place
  */
-export async function linkOrWriteAtomic(file: string, data: Uint8Array | DeferredBytes, source: string): Promise<'linked' | 'written'> {
+export async function linkOrWriteAtomic(
+  file: string,
+  data: Uint8Array | DeferredBytes,
+  source: string,
+): Promise<'linked' | 'written'> {
   const temporary = temporaryPathFor(file);
   let linked = false;
   try {
@@ -178,8 +185,19 @@ async function describeWriteFailure(file: string, neededBytes: number, error: un
   if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'ESHORTWRITE') {
     const available = await freeBytes(path.dirname(file));
     const free = available === undefined ? '' : `, ${formatBytes(available)} free`;
-    const what = code === 'ESHORTWRITE' ? `the write came out short (${(error as Error).message})` : code === 'EDQUOT' ? 'disk quota exceeded' : 'no space left on the device';
-    return new DiskFullError(`${file}: ${what}: it needs ${formatBytes(neededBytes)}${free}; free some space or choose another folder`, file, neededBytes, available, { cause: error });
+    const what =
+      code === 'ESHORTWRITE'
+        ? `the write came out short (${(error as Error).message})`
+        : code === 'EDQUOT'
+          ? 'disk quota exceeded'
+          : 'no space left on the device';
+    return new DiskFullError(
+      `${file}: ${what}: it needs ${formatBytes(neededBytes)}${free}; free some space or choose another folder`,
+      file,
+      neededBytes,
+      available,
+      { cause: error },
+    );
   }
   const reasons: Record<string, string> = {
     EROFS: 'the file system is read-only',
@@ -191,8 +209,12 @@ async function describeWriteFailure(file: string, neededBytes: number, error: un
     ENAMETOOLONG: 'the path is too long',
     ENOENT: 'a folder on the path cannot be created',
   };
-  const reason = (code !== undefined ? reasons[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
-  return Object.assign(new Error(`${file}: cannot write: ${reason}${code && reasons[code] ? ` (${code})` : ''}`, { cause: error }), code ? { code } : {});
+  const reason =
+    (code !== undefined ? reasons[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
+  return Object.assign(
+    new Error(`${file}: cannot write: ${reason}${code && reasons[code] ? ` (${code})` : ''}`, { cause: error }),
+    code ? { code } : {},
+  );
 }
 
 /** Bytes free for an unprivileged writer on the file system holding `directory` (or its nearest existing parent); undefined when unknown. */
@@ -251,7 +273,10 @@ export async function removeOrphanedTemporaryFiles(directory: string): Promise<s
     if (match !== null && match[1] === thisHost) {
       orphaned = isProcessRunning({ host: thisHost, pid: Number(match[2]), startTime: null }) === false;
     } else {
-      const modified = await stat(file).then((stats) => stats.mtimeMs, () => now);
+      const modified = await stat(file).then(
+        (stats) => stats.mtimeMs,
+        () => now,
+      );
       orphaned = now - modified > ORPHAN_AGE_MILLISECONDS;
     }
     if (orphaned) {

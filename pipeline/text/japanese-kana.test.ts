@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeSpeechSynthesizer } from '../services/tts/fake-speech-synthesizer.ts';
 import { synthesizeUtterance } from '../services/tts/synthesize-utterance.ts';
-import { containsKanji, describeKanaReadingOptions, DEFAULT_KANA_READING_OPTIONS, kanaReadingOfTokens, toKanaReading } from './japanese-kana.ts';
+import {
+  containsKanji,
+  describeKanaReadingOptions,
+  DEFAULT_KANA_READING_OPTIONS,
+  kanaReadingOfTokens,
+  toKanaReading,
+} from './japanese-kana.ts';
 import { loadJapaneseTokenizer } from '../alignment/spoken-words.ts';
 
 beforeAll(async () => {
@@ -12,7 +18,9 @@ describe('toKanaReading', () => {
   it('rewrites kanji morphemes in hiragana and keeps kana, punctuation, Latin letters and digits', async () => {
     const reading = await toKanaReading('今日は東京でAIの会議が2024年にありました！');
     expect(reading.text).toBe('きょうはとうきょうでAIのかいぎが2024ねんにありました！');
-    expect(reading.morphemes.filter((morpheme) => morpheme.origin === 'dictionary').map((morpheme) => morpheme.surface)).toEqual(['今日', '東京', '会議', '年']);
+    expect(
+      reading.morphemes.filter((morpheme) => morpheme.origin === 'dictionary').map((morpheme) => morpheme.surface),
+    ).toEqual(['今日', '東京', '会議', '年']);
     expect(reading.unreadKanji).toEqual([]);
   });
 
@@ -25,8 +33,12 @@ describe('toKanaReading', () => {
 
   it('offers katakana, the pronunciation field and every morpheme', async () => {
     expect((await toKanaReading('今日は東京です。', { script: 'katakana' })).text).toBe('キョウはトウキョウです。');
-    expect((await toKanaReading('今日は東京です。', { source: 'pronunciation' })).text).toBe('きょーはとーきょーです。');
-    expect((await toKanaReading('今日は東京です。', { source: 'pronunciation', scope: 'all-morphemes' })).text).toBe('きょーわとーきょーです。');
+    expect((await toKanaReading('今日は東京です。', { source: 'pronunciation' })).text).toBe(
+      'きょーはとーきょーです。',
+    );
+    expect((await toKanaReading('今日は東京です。', { source: 'pronunciation', scope: 'all-morphemes' })).text).toBe(
+      'きょーわとーきょーです。',
+    );
   });
 
   it('reports kanji the dictionary cannot read and keeps them', () => {
@@ -48,10 +60,28 @@ describe('synthesizeUtterance with a kana reading', () => {
     const text = '今日は東京で会議がありました。';
     const reading = await toKanaReading(text);
     const engine = new FakeSpeechSynthesizer();
-    const utterance = await synthesizeUtterance(engine, { text: reading.text, language: 'ja', voice: {} }, { sampleRate: 16000, alignmentText: text });
+    const utterance = await synthesizeUtterance(
+      engine,
+      { text: reading.text, language: 'ja', voice: {} },
+      { sampleRate: 16000, alignmentText: text },
+    );
     expect(engine.calls[0]?.text).toBe('きょうはとうきょうでかいぎがありました。');
-    expect(utterance.words.map((word) => word.word)).toEqual(['今日', 'は', '東京', 'で', '会議', 'が', 'あり', 'まし', 'た']);
-    const withoutOption = await synthesizeUtterance(engine, { text: reading.text, language: 'ja', voice: {} }, { sampleRate: 16000 });
+    expect(utterance.words.map((word) => word.word)).toEqual([
+      '今日',
+      'は',
+      '東京',
+      'で',
+      '会議',
+      'が',
+      'あり',
+      'まし',
+      'た',
+    ]);
+    const withoutOption = await synthesizeUtterance(
+      engine,
+      { text: reading.text, language: 'ja', voice: {} },
+      { sampleRate: 16000 },
+    );
     expect(withoutOption.words.map((word) => word.word)).not.toContain('東京');
   });
 });

@@ -82,7 +82,10 @@ export function containsKanji(text: string): boolean {
  * @param options script, source field and scope; missing fields from {@link DEFAULT_KANA_READING_OPTIONS}.
  * @returns the kana text, the morphemes, and the kanji morphemes left unread.
  */
-export function kanaReadingOfTokens(tokens: readonly ReadableToken[], options: Partial<KanaReadingOptions> = {}): KanaReading {
+export function kanaReadingOfTokens(
+  tokens: readonly ReadableToken[],
+  options: Partial<KanaReadingOptions> = {},
+): KanaReading {
   const resolved = { ...DEFAULT_KANA_READING_OPTIONS, ...options };
   const morphemes: KanaMorpheme[] = [];
   const unreadKanji: string[] = [];

@@ -58,7 +58,8 @@ export function digitWords(digits: string): string {
  */
 export function decimalWords(text: string): string {
   const match = /^(\d[\d,]*)?(?:\.(\d+))?$/.exec(text);
-  if (match === null || (match[1] === undefined && match[2] === undefined)) throw new RangeError(`not a decimal number: "${text}"`);
+  if (match === null || (match[1] === undefined && match[2] === undefined))
+    throw new RangeError(`not a decimal number: "${text}"`);
   const whole = match[1] !== undefined ? cardinalWords(match[1]) : 'zero';
   return match[2] !== undefined ? `${whole} point ${digitWords(match[2])}` : whole;
 }

@@ -19,7 +19,48 @@ const PADDING: Record<Language, Record<'question' | 'answer', ((text: string) =>
 };
 
 /** Sentence-initial function words that are lower-cased after a lead-in ("Well, the …"); names keep their capital. */
-const FUNCTION_WORDS = new Set(['A', 'An', 'The', 'It', 'Its', 'It\'s', 'Yes', 'No', 'This', 'That', 'These', 'Those', 'There', 'He', 'She', 'They', 'We', 'You', 'In', 'On', 'At', 'And', 'But', 'So', 'What', 'Which', 'Who', 'When', 'Where', 'Why', 'How', 'Is', 'Are', 'Was', 'Were', 'Do', 'Does', 'Did', 'Can', 'Could']);
+const FUNCTION_WORDS = new Set([
+  'A',
+  'An',
+  'The',
+  'It',
+  'Its',
+  "It's",
+  'Yes',
+  'No',
+  'This',
+  'That',
+  'These',
+  'Those',
+  'There',
+  'He',
+  'She',
+  'They',
+  'We',
+  'You',
+  'In',
+  'On',
+  'At',
+  'And',
+  'But',
+  'So',
+  'What',
+  'Which',
+  'Who',
+  'When',
+  'Where',
+  'Why',
+  'How',
+  'Is',
+  'Are',
+  'Was',
+  'Were',
+  'Do',
+  'Does',
+  'Did',
+  'Can',
+  'Could',
+]);
 
 function lowerFirst(text: string): string {
   const first = /^[^\s,.!?]+/.exec(text)?.[0] ?? '';

@@ -6,12 +6,32 @@
 import { cardinalWords, decadeWords, decimalWords, digitWords, ordinalWords, yearWords } from './number-words.ts';
 
 const MONTHS = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
 ] as const;
 const MONTH_ABBREVIATIONS: Record<string, string> = {
-  Jan: 'January', Feb: 'February', Mar: 'March', Apr: 'April', Jun: 'June', Jul: 'July', Aug: 'August',
-  Sep: 'September', Sept: 'September', Oct: 'October', Nov: 'November', Dec: 'December',
+  Jan: 'January',
+  Feb: 'February',
+  Mar: 'March',
+  Apr: 'April',
+  Jun: 'June',
+  Jul: 'July',
+  Aug: 'August',
+  Sep: 'September',
+  Sept: 'September',
+  Oct: 'October',
+  Nov: 'November',
+  Dec: 'December',
 };
 /** Full month names (any case, but "May" only capitalised: "may" is a verb) or capitalised abbreviations with a dot. */
 const MONTH_PATTERN =
@@ -44,11 +64,16 @@ export function expandDates(text: string): string {
   });
   // Month D–D, YYYY
   result = result.replace(
-    new RegExp(`\\b(${MONTH_PATTERN}) (\\d{1,2})(?:st|nd|rd|th)?\\s?[–-]\\s?(\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})\\b`, 'g'),
+    new RegExp(
+      `\\b(${MONTH_PATTERN}) (\\d{1,2})(?:st|nd|rd|th)?\\s?[–-]\\s?(\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})\\b`,
+      'g',
+    ),
     (match, month: string, first: string, last: string, year: string) => {
       const from = dayOrdinal(first);
       const to = dayOrdinal(last);
-      return from === undefined || to === undefined ? match : `${monthName(month)} ${from} to ${to}, ${yearWords(Number(year))}`;
+      return from === undefined || to === undefined
+        ? match
+        : `${monthName(month)} ${from} to ${to}, ${yearWords(Number(year))}`;
     },
   );
   // D Month YYYY / D of Month, YYYY
@@ -68,15 +93,21 @@ export function expandDates(text: string): string {
     },
   );
   // D Month (no year)
-  result = result.replace(new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)? (?:of )?(${MONTH_PATTERN})(?![A-Za-z])`, 'g'), (match, day: string, month: string) => {
-    const ordinal = dayOrdinal(day);
-    return ordinal === undefined ? match : `the ${ordinal} of ${monthName(month)}`;
-  });
+  result = result.replace(
+    new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)? (?:of )?(${MONTH_PATTERN})(?![A-Za-z])`, 'g'),
+    (match, day: string, month: string) => {
+      const ordinal = dayOrdinal(day);
+      return ordinal === undefined ? match : `the ${ordinal} of ${monthName(month)}`;
+    },
+  );
   // Month D (no year)
-  result = result.replace(new RegExp(`\\b(${MONTH_PATTERN}) (\\d{1,2})(?:st|nd|rd|th)?\\b(?![\\d,.]\\d|:)`, 'g'), (match, month: string, day: string) => {
-    const ordinal = dayOrdinal(day);
-    return ordinal === undefined ? match : `${monthName(month)} ${ordinal}`;
-  });
+  result = result.replace(
+    new RegExp(`\\b(${MONTH_PATTERN}) (\\d{1,2})(?:st|nd|rd|th)?\\b(?![\\d,.]\\d|:)`, 'g'),
+    (match, month: string, day: string) => {
+      const ordinal = dayOrdinal(day);
+      return ordinal === undefined ? match : `${monthName(month)} ${ordinal}`;
+    },
+  );
   // Month name abbreviations left before a year (Dec. 2017) and capitalise lower-case month names before numbers.
   result = result.replace(new RegExp(`\\b(${MONTH_PATTERN})(?= \\d{4}\\b)`, 'g'), (month: string) => monthName(month));
   return result;
@@ -101,8 +132,16 @@ const CURRENCIES: Record<string, Currency> = {
   JPY: { singular: 'yen', plural: 'yen' },
 };
 const SCALES: Record<string, string> = {
-  thousand: 'thousand', k: 'thousand', million: 'million', m: 'million', mn: 'million',
-  billion: 'billion', bn: 'billion', b: 'billion', trillion: 'trillion', tn: 'trillion',
+  thousand: 'thousand',
+  k: 'thousand',
+  million: 'million',
+  m: 'million',
+  mn: 'million',
+  billion: 'billion',
+  bn: 'billion',
+  b: 'billion',
+  trillion: 'trillion',
+  tn: 'trillion',
 };
 
 function moneyWords(amount: string, currency: Currency, scale: string | undefined): string {
@@ -110,7 +149,8 @@ function moneyWords(amount: string, currency: Currency, scale: string | undefine
   if (scale !== undefined) return `${decimalWords(clean)} ${scale} ${currency.plural}`;
   const [whole = '0', fraction] = clean.split('.');
   const wholeValue = Number(whole);
-  const unit = wholeValue === 1 && (fraction === undefined || /^0*$/.test(fraction)) ? currency.singular : currency.plural;
+  const unit =
+    wholeValue === 1 && (fraction === undefined || /^0*$/.test(fraction)) ? currency.singular : currency.plural;
   if (fraction !== undefined && fraction.length === 2 && currency.minorPlural !== undefined) {
     const minor = Number(fraction);
     if (minor === 0) return `${cardinalWords(whole)} ${unit}`;
@@ -127,17 +167,28 @@ export function expandMoneyAndPercentages(text: string): string {
     new RegExp(`(?:US)?([$€£¥])\\s?(${NUMBER})${scaleWord}?`, 'gi'),
     (_match, symbol: string, amount: string, longScale?: string, shortScale?: string) => {
       const scale = longScale ?? shortScale;
-      return moneyWords(amount, CURRENCIES[symbol] ?? CURRENCIES.$!, scale === undefined ? undefined : SCALES[scale.toLowerCase()]);
+      return moneyWords(
+        amount,
+        CURRENCIES[symbol] ?? CURRENCIES.$!,
+        scale === undefined ? undefined : SCALES[scale.toLowerCase()],
+      );
     },
   );
   result = result.replace(
     new RegExp(`(${NUMBER})${scaleWord}?\\s?(USD|EUR|GBP|JPY)\\b`, 'g'),
     (_match, amount: string, longScale: string | undefined, shortScale: string | undefined, code: string) => {
       const scale = longScale ?? shortScale;
-      return moneyWords(amount, CURRENCIES[code] ?? CURRENCIES.USD!, scale === undefined ? undefined : SCALES[scale.toLowerCase()]);
+      return moneyWords(
+        amount,
+        CURRENCIES[code] ?? CURRENCIES.USD!,
+        scale === undefined ? undefined : SCALES[scale.toLowerCase()],
+      );
     },
   );
-  result = result.replace(new RegExp(`(${NUMBER})\\s?(?:%|percent\\b|per cent\\b)`, 'g'), (_match, amount: string) => `${decimalWords(amount)} percent`);
+  result = result.replace(
+    new RegExp(`(${NUMBER})\\s?(?:%|percent\\b|per cent\\b)`, 'g'),
+    (_match, amount: string) => `${decimalWords(amount)} percent`,
+  );
   return result;
 }
 
@@ -214,33 +265,54 @@ export function expandUnits(text: string): string {
 // ---------------------------------------------------------------- 9–10: ordinals, decades, times, fractions
 
 export function expandOrdinalsAndDecades(text: string): string {
-  let result = text.replace(/\b(\d+)(?:st|nd|rd|th)\b/gi, (match, digits: string) => (Number(digits) >= 1 ? ordinalWords(digits) : match));
+  let result = text.replace(/\b(\d+)(?:st|nd|rd|th)\b/gi, (match, digits: string) =>
+    Number(digits) >= 1 ? ordinalWords(digits) : match,
+  );
   result = result.replace(/\b(\d{3}0)'?s\b/g, (_match, digits: string) => decadeWords(Number(digits)));
-  result = result.replace(/(^|[\s(])'?([1-9])0s\b/g, (_match, before: string, tens: string) => `${before}${decadeWords(Number(tens) * 10)}`);
+  result = result.replace(
+    /(^|[\s(])'?([1-9])0s\b/g,
+    (_match, before: string, tens: string) => `${before}${decadeWords(Number(tens) * 10)}`,
+  );
   return result;
 }
 
 export function expandTimesAndFractions(text: string): string {
-  let result = text.replace(/\b(\d{1,2}):(\d{2})\b(\s?(?:AM|PM))?/g, (match, hour: string, minute: string, suffix?: string) => {
-    const hourValue = Number(hour);
-    const minuteValue = Number(minute);
-    if (hourValue > 24 || minuteValue > 59) return match;
-    const hourText = cardinalWords(hourValue);
-    const tail = suffix !== undefined ? ` ${suffix.trim()}` : '';
-    if (minuteValue === 0) return suffix !== undefined ? `${hourText}${tail}` : `${hourText} o'clock`;
-    const minuteText = minuteValue < 10 ? `oh ${cardinalWords(minuteValue)}` : cardinalWords(minuteValue);
-    return `${hourText} ${minuteText}${tail}`;
-  });
+  let result = text.replace(
+    /\b(\d{1,2}):(\d{2})\b(\s?(?:AM|PM))?/g,
+    (match, hour: string, minute: string, suffix?: string) => {
+      const hourValue = Number(hour);
+      const minuteValue = Number(minute);
+      if (hourValue > 24 || minuteValue > 59) return match;
+      const hourText = cardinalWords(hourValue);
+      const tail = suffix !== undefined ? ` ${suffix.trim()}` : '';
+      if (minuteValue === 0) return suffix !== undefined ? `${hourText}${tail}` : `${hourText} o'clock`;
+      const minuteText = minuteValue < 10 ? `oh ${cardinalWords(minuteValue)}` : cardinalWords(minuteValue);
+      return `${hourText} ${minuteText}${tail}`;
+    },
+  );
   result = result.replace(/\b24\/7\b/g, 'twenty-four seven');
-  result = result.replace(/\b(\d{1,3})\/(\d{1,3})\b(?!\/)/g, (_match, numeratorText: string, denominatorText: string) => {
-    const numerator = Number(numeratorText);
-    const denominator = Number(denominatorText);
-    if (denominator === 0) return `${cardinalWords(numerator)} over zero`;
-    if (denominator > 10 || denominator === 1) return `${cardinalWords(numerator)} out of ${cardinalWords(denominator)}`;
-    const plural = numerator !== 1;
-    const name = denominator === 2 ? (plural ? 'halves' : 'half') : denominator === 4 ? (plural ? 'quarters' : 'quarter') : `${ordinalWords(denominator)}${plural ? 's' : ''}`;
-    return `${cardinalWords(numerator)} ${name}`;
-  });
+  result = result.replace(
+    /\b(\d{1,3})\/(\d{1,3})\b(?!\/)/g,
+    (_match, numeratorText: string, denominatorText: string) => {
+      const numerator = Number(numeratorText);
+      const denominator = Number(denominatorText);
+      if (denominator === 0) return `${cardinalWords(numerator)} over zero`;
+      if (denominator > 10 || denominator === 1)
+        return `${cardinalWords(numerator)} out of ${cardinalWords(denominator)}`;
+      const plural = numerator !== 1;
+      const name =
+        denominator === 2
+          ? plural
+            ? 'halves'
+            : 'half'
+          : denominator === 4
+            ? plural
+              ? 'quarters'
+              : 'quarter'
+            : `${ordinalWords(denominator)}${plural ? 's' : ''}`;
+      return `${cardinalWords(numerator)} ${name}`;
+    },
+  );
   return result;
 }
 
@@ -263,15 +335,20 @@ function isYearContext(text: string, offset: number, digits: string): boolean {
 }
 
 export function expandYearsAndNumbers(text: string): string {
-  let result = text.replace(/(?<![\d,.])\b(\d{4})\b(?![\d]|[,.]\d)/g, (match, digits: string, offset: number, whole: string) => {
-    const value = Number(digits);
-    return value >= 1000 && value <= 2099 && isYearContext(whole, offset, digits) ? yearWords(value) : match;
-  });
+  let result = text.replace(
+    /(?<![\d,.])\b(\d{4})\b(?![\d]|[,.]\d)/g,
+    (match, digits: string, offset: number, whole: string) => {
+      const value = Number(digits);
+      return value >= 1000 && value <= 2099 && isYearContext(whole, offset, digits) ? yearWords(value) : match;
+    },
+  );
   result = result.replace(/(\d)(?=[A-Za-z])|([A-Za-z])(?=\d)/g, '$1$2 ');
   result = result.replace(/(^|[\s"'])-(?=\d)/g, '$1minus ');
   result = result.replace(/\b\d+(?:,\d{3})*\.\d+\b/g, (match) => decimalWords(match));
   result = result.replace(/\b\d{1,3}(?:,\d{3})+\b/g, (match) => cardinalWords(match));
   result = result.replace(/\.(\d+)\b/g, (_match, digits: string) => ` point ${digitWords(digits)}`);
-  result = result.replace(/\d+/g, (match) => (match.length > 1 && match.startsWith('0') ? digitWords(match) : cardinalWords(match)));
+  result = result.replace(/\d+/g, (match) =>
+    match.length > 1 && match.startsWith('0') ? digitWords(match) : cardinalWords(match),
+  );
   return result;
 }

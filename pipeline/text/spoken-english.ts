@@ -96,29 +96,52 @@ const ABBREVIATIONS: ReadonlyArray<[RegExp, string]> = [
 ];
 
 const TITLES: Record<string, string> = {
-  dr: 'doctor', mr: 'mister', mrs: 'missus', ms: 'miz', prof: 'professor', mt: 'mount', ft: 'fort',
+  dr: 'doctor',
+  mr: 'mister',
+  mrs: 'missus',
+  ms: 'miz',
+  prof: 'professor',
+  mt: 'mount',
+  ft: 'fort',
 };
-const SUFFIXES: Record<string, string> = { jr: 'junior', sr: 'senior', inc: 'incorporated', ltd: 'limited', co: 'company', ave: 'avenue' };
+const SUFFIXES: Record<string, string> = {
+  jr: 'junior',
+  sr: 'senior',
+  inc: 'incorporated',
+  ltd: 'limited',
+  co: 'company',
+  ave: 'avenue',
+};
 
 function expandAbbreviations(text: string): string {
   let result = text;
   for (const [pattern, replacement] of ABBREVIATIONS) result = result.replace(pattern, replacement);
   // "etc." ends a sentence when a capital follows; keep that full stop.
-  result = result.replace(/,?\s*\b([Ee])tc\.(\s+[A-Z])/g, (_match, letter: string, next: string) => ` ${letter === 'E' ? 'And' : 'and'} so on.${next}`);
+  result = result.replace(
+    /,?\s*\b([Ee])tc\.(\s+[A-Z])/g,
+    (_match, letter: string, next: string) => ` ${letter === 'E' ? 'And' : 'and'} so on.${next}`,
+  );
   result = result.replace(/\b([Ee])tc\b\.?/g, (_match, letter: string) => (letter === 'E' ? 'And so on' : 'and so on'));
   // Titles before a name (also lower-case, as in TopiOCQA questions: "mt. fuji").
-  result = result.replace(/(?<!\d\s?)\b(Dr|Mr|Mrs|Ms|Prof|Mt|Ft|dr|mr|mrs|ms|prof|mt|ft)\.(?=\s+[A-Za-z])/g, (match, title: string) =>
-    matchCase(match, TITLES[title.toLowerCase()] ?? title),
+  result = result.replace(
+    /(?<!\d\s?)\b(Dr|Mr|Mrs|Ms|Prof|Mt|Ft|dr|mr|mrs|ms|prof|mt|ft)\.(?=\s+[A-Za-z])/g,
+    (match, title: string) => matchCase(match, TITLES[title.toLowerCase()] ?? title),
   );
   // St. before a capitalised name is Saint, otherwise (after a name) Street.
   result = result.replace(/\bSt\.(?=\s+[A-Z])/g, 'Saint');
-  result = result.replace(/\b([Ss])t\.(?![A-Za-z])/g, (_match, letter: string) => (letter === 'S' ? 'Street' : 'street'));
+  result = result.replace(/\b([Ss])t\.(?![A-Za-z])/g, (_match, letter: string) =>
+    letter === 'S' ? 'Street' : 'street',
+  );
   result = result.replace(/\b(Jr|Sr|Inc|Ltd|Co|Ave)\.(?=[\s,;:!?]|$)/g, (match, suffix: string) =>
     matchCase(match, SUFFIXES[suffix.toLowerCase()] ?? suffix),
   );
   result = result.replace(/(^|[^\w&])#\s?(?=\d)/g, '$1number ');
-  result = result.replace(/\b([Nn])o\.\s?(?=\d)/g, (_match, letter: string) => (letter === 'N' ? 'Number ' : 'number '));
-  result = result.replace(/\b([Cc])a?\.\s?(?=\d{3,4}\b)/g, (_match, letter: string) => (letter === 'C' ? 'Around ' : 'around '));
+  result = result.replace(/\b([Nn])o\.\s?(?=\d)/g, (_match, letter: string) =>
+    letter === 'N' ? 'Number ' : 'number ',
+  );
+  result = result.replace(/\b([Cc])a?\.\s?(?=\d{3,4}\b)/g, (_match, letter: string) =>
+    letter === 'C' ? 'Around ' : 'around ',
+  );
   // Other dotted acronyms (N.A.S.A. → NASA).
   result = result.replace(/\b((?:[A-Z]\.){2,})(?![A-Za-z])/g, (match: string) => match.replace(/\./g, ''));
   return result;

@@ -26,7 +26,9 @@ describe('spokenAnswer', () => {
 
   it('puts a bare year or date into a when-frame', () => {
     expect(spokenAnswer('when was it released?', '1987')).toBe('It was in nineteen eighty-seven.');
-    expect(spokenAnswer('when did it last erupt?', '16 December 1707')).toBe('It was on the sixteenth of December, seventeen oh seven.');
+    expect(spokenAnswer('when did it last erupt?', '16 December 1707')).toBe(
+      'It was on the sixteenth of December, seventeen oh seven.',
+    );
     expect(spokenAnswer('when was the eiffel tower built', 'Between 1887 and 1889')).toBe(
       'It was between eighteen eighty-seven and eighteen eighty-nine.',
     );
@@ -39,7 +41,9 @@ describe('spokenAnswer', () => {
     expect(spokenAnswer('what river flows past it?', 'The Seine')).toBe("It's the Seine.");
     expect(spokenAnswer('how tall is it?', '330 m (1,083 ft)')).toBe("It's three hundred thirty meters.");
     expect(spokenAnswer('what color is the jersey?', 'Pink')).toBe("It's pink.");
-    expect(spokenAnswer('how do they find the flowers?', 'With the waggle dance')).toBe("It's done with the waggle dance.");
+    expect(spokenAnswer('how do they find the flowers?', 'With the waggle dance')).toBe(
+      "It's done with the waggle dance.",
+    );
     expect(spokenAnswer('why did it close?', 'Because of the war')).toBe('It was because of the war.');
   });
 
@@ -53,7 +57,9 @@ describe('spokenAnswer', () => {
   });
 
   it('keeps answers that already read as sentences', () => {
-    expect(spokenAnswer('did he get a prize?', 'He shared the 1973 Nobel Prize')).toBe('He shared the nineteen seventy-three Nobel Prize.');
+    expect(spokenAnswer('did he get a prize?', 'He shared the 1973 Nobel Prize')).toBe(
+      'He shared the nineteen seventy-three Nobel Prize.',
+    );
     expect(spokenAnswer('is it active?', 'Yes, it is classified as active')).toBe('Yes, it is classified as active.');
     expect(spokenAnswer('what happened?', 'It transformed its society into an industrial nation.')).toBe(
       'It transformed its society into an industrial nation.',

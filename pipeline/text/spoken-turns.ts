@@ -63,13 +63,89 @@ export function spokenQuestion(question: string): string {
 type Tense = 'past' | 'present';
 
 const PAST_AUXILIARIES = new Set(['was', 'were', 'did', 'had']);
-const PRESENT_AUXILIARIES = new Set(['is', 'are', 'am', 'do', 'does', 'has', 'have', 'can', 'will', 'would', 'could', 'should', 'may', 'might', 'must']);
+const PRESENT_AUXILIARIES = new Set([
+  'is',
+  'are',
+  'am',
+  'do',
+  'does',
+  'has',
+  'have',
+  'can',
+  'will',
+  'would',
+  'could',
+  'should',
+  'may',
+  'might',
+  'must',
+]);
 const IRREGULAR_PAST = new Set([
-  'won', 'began', 'wrote', 'made', 'became', 'built', 'sang', 'led', 'took', 'gave', 'came', 'went', 'found', 'held', 'ran',
-  'saw', 'drew', 'flew', 'fought', 'grew', 'knew', 'sold', 'told', 'thought', 'brought', 'bought', 'taught', 'left', 'lost',
-  'met', 'paid', 'said', 'sent', 'spent', 'stood', 'struck', 'swam', 'threw', 'wore', 'broke', 'chose', 'rose', 'fell', 'shot',
-  'sank', 'split', 'beat', 'bore', 'born', 'dug', 'fed', 'hid', 'hung', 'kept', 'laid', 'lay', 'meant', 'rode', 'sat', 'set',
-  'shook', 'spoke', 'stole', 'woke', 'got',
+  'won',
+  'began',
+  'wrote',
+  'made',
+  'became',
+  'built',
+  'sang',
+  'led',
+  'took',
+  'gave',
+  'came',
+  'went',
+  'found',
+  'held',
+  'ran',
+  'saw',
+  'drew',
+  'flew',
+  'fought',
+  'grew',
+  'knew',
+  'sold',
+  'told',
+  'thought',
+  'brought',
+  'bought',
+  'taught',
+  'left',
+  'lost',
+  'met',
+  'paid',
+  'said',
+  'sent',
+  'spent',
+  'stood',
+  'struck',
+  'swam',
+  'threw',
+  'wore',
+  'broke',
+  'chose',
+  'rose',
+  'fell',
+  'shot',
+  'sank',
+  'split',
+  'beat',
+  'bore',
+  'born',
+  'dug',
+  'fed',
+  'hid',
+  'hung',
+  'kept',
+  'laid',
+  'lay',
+  'meant',
+  'rode',
+  'sat',
+  'set',
+  'shook',
+  'spoke',
+  'stole',
+  'woke',
+  'got',
 ]);
 const FINITE_VERBS = new Set([...PAST_AUXILIARIES, ...PRESENT_AUXILIARIES, ...IRREGULAR_PAST, 'be', 'been', 'being']);
 const PRONOUN_SUBJECT = /^(?:it|he|she|they|we|i|you|there|this|that|these|those)(?:'s|'re|'d|'ll|'ve)?\b/i;
@@ -94,7 +170,22 @@ function isPluralQuestion(question: string): boolean {
 }
 
 /** Words ending in "-ed" that are not verbs. */
-const NOT_VERBS_ENDING_IN_ED = new Set(['hundred', 'kindred', 'sacred', 'naked', 'wicked', 'rugged', 'ragged', 'crooked', 'speed', 'breed', 'greed', 'steed', 'tweed', 'shred']);
+const NOT_VERBS_ENDING_IN_ED = new Set([
+  'hundred',
+  'kindred',
+  'sacred',
+  'naked',
+  'wicked',
+  'rugged',
+  'ragged',
+  'crooked',
+  'speed',
+  'breed',
+  'greed',
+  'steed',
+  'tweed',
+  'shred',
+]);
 
 function looksLikePastVerb(word: string): boolean {
   return /^[a-z]{3,}ed$/.test(word) && !NOT_VERBS_ENDING_IN_ED.has(word);
@@ -104,18 +195,125 @@ function readsAsSentence(body: string): boolean {
   const bodyWords = words(body);
   if (PRONOUN_SUBJECT.test(body) && bodyWords.length >= 3) return true;
   if (bodyWords.length < 4) return false;
-  return bodyWords.slice(1).some((word) => FINITE_VERBS.has(word) || looksLikePastVerb(word) || /^[a-z]+n't$/.test(word));
+  return bodyWords
+    .slice(1)
+    .some((word) => FINITE_VERBS.has(word) || looksLikePastVerb(word) || /^[a-z]+n't$/.test(word));
 }
 
 const LOWER_CASE_STARTS = new Set([
-  'the', 'a', 'an', 'about', 'around', 'approximately', 'roughly', 'nearly', 'almost', 'over', 'under', 'more', 'less', 'fewer',
-  'up', 'usually', 'only', 'just', 'between', 'in', 'on', 'at', 'from', 'with', 'within', 'until', 'since', 'by', 'during',
-  'before', 'after', 'some', 'many', 'several', 'all', 'both', 'each', 'every', 'its', 'his', 'her', 'their', 'our', 'my',
-  'your', 'this', 'that', 'these', 'those', 'because', 'due', 'to', 'so', 'mostly', 'mainly', 'generally', 'probably',
-  'still', 'also', 'not', 'no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'early',
-  'late', 'mid', 'through', 'across', 'near', 'along', 'among', 'above', 'below', 'outside', 'inside', 'towards', 'toward',
-  'for', 'like', 'as', 'often', 'always', 'never', 'sometimes', 'once', 'twice', 'half', 'most', 'much', 'any', 'other',
-  'red', 'orange', 'yellow', 'green', 'blue', 'purple', 'pink', 'white', 'black', 'brown', 'gray', 'grey', 'gold', 'silver',
+  'the',
+  'a',
+  'an',
+  'about',
+  'around',
+  'approximately',
+  'roughly',
+  'nearly',
+  'almost',
+  'over',
+  'under',
+  'more',
+  'less',
+  'fewer',
+  'up',
+  'usually',
+  'only',
+  'just',
+  'between',
+  'in',
+  'on',
+  'at',
+  'from',
+  'with',
+  'within',
+  'until',
+  'since',
+  'by',
+  'during',
+  'before',
+  'after',
+  'some',
+  'many',
+  'several',
+  'all',
+  'both',
+  'each',
+  'every',
+  'its',
+  'his',
+  'her',
+  'their',
+  'our',
+  'my',
+  'your',
+  'this',
+  'that',
+  'these',
+  'those',
+  'because',
+  'due',
+  'to',
+  'so',
+  'mostly',
+  'mainly',
+  'generally',
+  'probably',
+  'still',
+  'also',
+  'not',
+  'no',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'early',
+  'late',
+  'mid',
+  'through',
+  'across',
+  'near',
+  'along',
+  'among',
+  'above',
+  'below',
+  'outside',
+  'inside',
+  'towards',
+  'toward',
+  'for',
+  'like',
+  'as',
+  'often',
+  'always',
+  'never',
+  'sometimes',
+  'once',
+  'twice',
+  'half',
+  'most',
+  'much',
+  'any',
+  'other',
+  'red',
+  'orange',
+  'yellow',
+  'green',
+  'blue',
+  'purple',
+  'pink',
+  'white',
+  'black',
+  'brown',
+  'gray',
+  'grey',
+  'gold',
+  'silver',
 ]);
 
 function lowerFirstWord(text: string): string {
@@ -135,9 +333,13 @@ function withFullStop(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
-const PREPOSITION_START = /^(?:in|on|at|between|around|about|from|during|until|till|since|before|after|within|near|by|over|under|up|through|throughout|across|along|inside|outside|beside|among|toward|towards|into|onto|circa|approximately|roughly|nearly|almost|sometime)\b/i;
+const PREPOSITION_START =
+  /^(?:in|on|at|between|around|about|from|during|until|till|since|before|after|within|near|by|over|under|up|through|throughout|across|along|inside|outside|beside|among|toward|towards|into|onto|circa|approximately|roughly|nearly|almost|sometime)\b/i;
 const MONTH_NAMES = 'January|February|March|April|May|June|July|August|September|October|November|December';
-const FULL_DATE = new RegExp(`^(?:the \\S*(?:first|second|third|th) of |(?:${MONTH_NAMES}) \\S*(?:first|second|third|th)\\b)`, 'i');
+const FULL_DATE = new RegExp(
+  `^(?:the \\S*(?:first|second|third|th) of |(?:${MONTH_NAMES}) \\S*(?:first|second|third|th)\\b)`,
+  'i',
+);
 
 /**
  * Detects a list of short comma-separated items ("A, B, C" or "A, B and C", items of at most four
@@ -153,19 +355,45 @@ function joinList(body: string): { text: string; isList: boolean } {
 }
 
 const CONTRACTED_NEGATIVES: Record<string, string> = {
-  is: "isn't", are: "aren't", was: "wasn't", were: "weren't", do: "don't", does: "doesn't", did: "didn't", has: "hasn't",
-  have: "haven't", had: "hadn't", can: "can't", could: "couldn't", will: "won't", would: "wouldn't", should: "shouldn't",
-  may: 'may not', might: 'might not', must: "mustn't",
+  is: "isn't",
+  are: "aren't",
+  was: "wasn't",
+  were: "weren't",
+  do: "don't",
+  does: "doesn't",
+  did: "didn't",
+  has: "hasn't",
+  have: "haven't",
+  had: "hadn't",
+  can: "can't",
+  could: "couldn't",
+  will: "won't",
+  would: "wouldn't",
+  should: "shouldn't",
+  may: 'may not',
+  might: 'might not',
+  must: "mustn't",
 };
 const SUBJECT_PRONOUNS: Record<string, string> = {
-  it: 'it', he: 'he', she: 'she', they: 'they', you: 'I', i: 'you', we: 'you', this: 'it', that: 'it', there: 'there',
-  these: 'they', those: 'they',
+  it: 'it',
+  he: 'he',
+  she: 'she',
+  they: 'they',
+  you: 'I',
+  i: 'you',
+  we: 'you',
+  this: 'it',
+  that: 'it',
+  there: 'there',
+  these: 'they',
+  those: 'they',
 };
 
 function yesNoReply(question: string, positive: boolean): string {
-  const match = /^(?:(?:and|so|but|then|also|ok|okay|well),?\s+)?(is|are|am|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)\s+([a-z']+)/i.exec(
-    question.trim().toLowerCase(),
-  );
+  const match =
+    /^(?:(?:and|so|but|then|also|ok|okay|well),?\s+)?(is|are|am|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)\s+([a-z']+)/i.exec(
+      question.trim().toLowerCase(),
+    );
   if (match === null) return positive ? "Yes, that's right." : "No, that's not right.";
   let auxiliary = match[1] ?? 'is';
   const subjectWord = match[2] ?? '';
@@ -201,7 +429,10 @@ export function spokenAnswer(question: string, answer: string): string {
   const fragment = lowerFirstWord(listed);
   const plural = isList || isPluralQuestion(spokenQuestionText);
   const opening = plural ? (tense === 'past' ? 'They were' : "They're") : tense === 'past' ? 'It was' : "It's";
-  const questionWord = /^(?:(?:and|so|but|then|also|ok|okay|well),?\s+)?(what year|which year|when|where|why|any|how(?= (?:do|does|did|is|are|was|were|can|could)\b))\b/.exec(spokenQuestionText)?.[1];
+  const questionWord =
+    /^(?:(?:and|so|but|then|also|ok|okay|well),?\s+)?(what year|which year|when|where|why|any|how(?= (?:do|does|did|is|are|was|were|can|could)\b))\b/.exec(
+      spokenQuestionText,
+    )?.[1];
 
   switch (questionWord) {
     case 'when':

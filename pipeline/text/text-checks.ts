@@ -33,7 +33,11 @@ const MARKUP = /[*_#`<>[\]{}()|\\~^=]/;
  * @param options extra allowed Latin words for Japanese.
  * @returns problem messages, empty when the text is fine.
  */
-export function findSpeakableTextProblems(text: string, language: Language, options: SpeakableTextOptions = {}): string[] {
+export function findSpeakableTextProblems(
+  text: string,
+  language: Language,
+  options: SpeakableTextOptions = {},
+): string[] {
   const normalised = text.normalize('NFKC');
   if (normalised.trim() === '') return ['is empty'];
   const problems: string[] = [];
@@ -45,11 +49,20 @@ export function findSpeakableTextProblems(text: string, language: Language, opti
   // the language's script, by its pack (pipeline/model/language-pack.ts `script`)
   const pack = languagePackOf(language);
   const inScript = new RegExp(pack.script.scripts.map((name) => `\\p{Script=${name}}`).join('|'), 'u');
-  if (!inScript.test(normalised)) problems.push(`contains no ${pack.script.missingLetters ?? `${pack.script.scripts.join(' or ')} letters (${pack.name})`}`);
+  if (!inScript.test(normalised))
+    problems.push(
+      `contains no ${pack.script.missingLetters ?? `${pack.script.scripts.join(' or ')} letters (${pack.name})`}`,
+    );
   if (!pack.script.scripts.includes('Latin')) {
-    const latinWords = (normalised.match(/[A-Za-z]+(?:['’.-][A-Za-z]+)*/g) ?? []).filter((word) => !ACRONYM.test(word) && options.allowedLatinWords?.has(word) !== true);
-    if (latinWords.length > 0) problems.push(`contains untranslated Latin text (${quoteList(latinWords)})${pack.script.latinAdvice ? `; ${pack.script.latinAdvice}` : ''}`);
-  } else if (CHINESE_OR_JAPANESE_SCRIPT.test(normalised)) problems.push(`contains ${pack.script.foreignLetters ?? 'Japanese or Chinese characters'}`);
+    const latinWords = (normalised.match(/[A-Za-z]+(?:['’.-][A-Za-z]+)*/g) ?? []).filter(
+      (word) => !ACRONYM.test(word) && options.allowedLatinWords?.has(word) !== true,
+    );
+    if (latinWords.length > 0)
+      problems.push(
+        `contains untranslated Latin text (${quoteList(latinWords)})${pack.script.latinAdvice ? `; ${pack.script.latinAdvice}` : ''}`,
+      );
+  } else if (CHINESE_OR_JAPANESE_SCRIPT.test(normalised))
+    problems.push(`contains ${pack.script.foreignLetters ?? 'Japanese or Chinese characters'}`);
   return problems;
 }
 

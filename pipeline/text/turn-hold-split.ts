@@ -64,12 +64,35 @@ export interface PauseWords {
 export function pauseWordsOf(language: Language): PauseWords {
   const lists = languagePackOf(language).pausePoints;
   const lower = (words: readonly string[]) => new Set(words.map((word) => word.toLowerCase()));
-  return { clauseWords: lower(lists.clauseWords), conjunctions: lower(lists.conjunctions), prepositions: lower(lists.prepositions) };
+  return {
+    clauseWords: lower(lists.clauseWords),
+    conjunctions: lower(lists.conjunctions),
+    prepositions: lower(lists.prepositions),
+  };
 }
 /** Words that join the capitalised words of a title ("The Man with the Golden Gun", "Lord of the Rings"). */
-const TITLE_JOINERS = new Set(['of', 'the', 'with', 'and', 'for', 'a', 'an', 'in', 'on', 'to', 'at', 'from', 'by', 'is', 'me', 'you']);
+const TITLE_JOINERS = new Set([
+  'of',
+  'the',
+  'with',
+  'and',
+  'for',
+  'a',
+  'an',
+  'in',
+  'on',
+  'to',
+  'at',
+  'from',
+  'by',
+  'is',
+  'me',
+  'you',
+]);
 const NUMBER_WORDS = new Set(
-  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion point first second third fourth fifth sixth seventh eighth ninth tenth twentieth hundredth thousandth oh'.split(' '),
+  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion point first second third fourth fifth sixth seventh eighth ninth tenth twentieth hundredth thousandth oh'.split(
+    ' ',
+  ),
 );
 const RANK: Record<QuestionParts['boundary'], number> = { marked: -1, comma: 0, clause: 1, conjunction: 2, phrase: 3 };
 
@@ -97,7 +120,9 @@ function phraseWords(phrase: string): string[] {
 
 /** Function words: a shared run of these alone ("of the") protects nothing. */
 const FUNCTION_WORDS = new Set(
-  "a an the of with and or but for in on to at from by as is was are were be been it its it's this that these those what which who whom whose when where why how do does did i me my you your he him his she her they them their we us our there here not no so than then any some all".split(' '),
+  "a an the of with and or but for in on to at from by as is was are were be been it its it's this that these those what which who whom whose when where why how do does did i me my you your he him his she her they them their we us our there here not no so than then any some all".split(
+    ' ',
+  ),
 );
 
 /**
@@ -116,7 +141,12 @@ function phraseRuns(compared: readonly string[], phrase: string): [number, numbe
       if (compared[start] !== target[from]) continue;
       if (start > 0 && from > 0 && compared[start - 1] === target[from - 1]) continue; // not maximal
       let length = 1;
-      while (start + length < compared.length && from + length < target.length && compared[start + length] === target[from + length]) length += 1;
+      while (
+        start + length < compared.length &&
+        from + length < target.length &&
+        compared[start + length] === target[from + length]
+      )
+        length += 1;
       const content = compared.slice(start, start + length).filter((word) => !FUNCTION_WORDS.has(word)).length;
       if (length >= 2 && (length === target.length || content >= 2)) runs.push([start, start + length - 1]);
     }
@@ -180,11 +210,15 @@ export function protectedBoundaries(words: readonly string[], phrases: readonly 
     index = last;
   }
   // number phrases: digits and number words, with "and" between two of them
-  const numeric = (index: number) => /^\p{N}/u.test(compared[index] ?? '') || NUMBER_WORDS.has(compared[index] ?? '') || /^\p{N}.*(st|nd|rd|th|s)$/u.test(compared[index] ?? '');
+  const numeric = (index: number) =>
+    /^\p{N}/u.test(compared[index] ?? '') ||
+    NUMBER_WORDS.has(compared[index] ?? '') ||
+    /^\p{N}.*(st|nd|rd|th|s)$/u.test(compared[index] ?? '');
   for (let index = 0; index < words.length; index += 1) {
     if (!numeric(index)) continue;
     let last = index;
-    while (last + 1 < words.length && (numeric(last + 1) || (compared[last + 1] === 'and' && numeric(last + 2)))) last += compared[last + 1] === 'and' ? 2 : 1;
+    while (last + 1 < words.length && (numeric(last + 1) || (compared[last + 1] === 'and' && numeric(last + 2))))
+      last += compared[last + 1] === 'and' ? 2 : 1;
     if (last > index) inside(index, last);
     index = last;
   }
@@ -195,8 +229,19 @@ export function protectedBoundaries(words: readonly string[], phrases: readonly 
  * Whether a marked pause point (word boundary `at`: between `words[at − 1]` and `words[at]`) may be
  * used: both parts at least `minimumWords` words, outside every protected span, not after a sentence end.
  */
-export function markedPauseAllowed(words: readonly string[], at: number, protectedAt: ReadonlySet<number>, options: SplitOptions = DEFAULT_SPLIT_OPTIONS): boolean {
-  return Number.isInteger(at) && at >= options.minimumWords && at <= words.length - options.minimumWords && !protectedAt.has(at) && !/[.;:!?]$/.test(words[at - 1]!);
+export function markedPauseAllowed(
+  words: readonly string[],
+  at: number,
+  protectedAt: ReadonlySet<number>,
+  options: SplitOptions = DEFAULT_SPLIT_OPTIONS,
+): boolean {
+  return (
+    Number.isInteger(at) &&
+    at >= options.minimumWords &&
+    at <= words.length - options.minimumWords &&
+    !protectedAt.has(at) &&
+    !/[.;:!?]$/.test(words[at - 1]!)
+  );
 }
 
 /** A question as the LLM rewrite wrote it, read for its pause mark (`pausePointOf`). */
@@ -223,9 +268,16 @@ export function pausePointOf(text: string): MarkedQuestion {
   const clean = parts.join(' ').replace(/\s+/g, ' ').trim();
   if (parts.length === 1) return { text: clean };
   if (parts.length > 2) return { text: clean, problem: `marks ${parts.length - 1} pause points with "|"; at most one` };
-  const before = parts[0]!.trim().split(/\s+/).filter((word) => word.length > 0).length;
-  const after = parts[1]!.trim().split(/\s+/).filter((word) => word.length > 0).length;
-  if (before === 0 || after === 0) return { text: clean, problem: `has its pause mark "|" at the ${before === 0 ? 'start' : 'end'}` };
+  const before = parts[0]!
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word.length > 0).length;
+  const after = parts[1]!
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word.length > 0).length;
+  if (before === 0 || after === 0)
+    return { text: clean, problem: `has its pause mark "|" at the ${before === 0 ? 'start' : 'end'}` };
   return { text: clean, pausePoint: before };
 }
 
@@ -236,8 +288,23 @@ export function pausePointOf(text: string): MarkedQuestion {
  * @param protectedPhrases phrases the split must not fall inside (the turn's topic, its answer; see `protectedPhrasesOf`)
  * @param pausePoint the word boundary the rewrite marked (`pausePointOf`), taken before any other when allowed
  */
-export function splitEnglishQuestion(text: string, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = [], pausePoint?: number): QuestionParts | null {
-  return splitQuestionAtWords(text.trim().split(/\s+/).filter((word) => word.length > 0), ' ', pauseWordsOf('en'), options, protectedPhrases, pausePoint);
+export function splitEnglishQuestion(
+  text: string,
+  options: SplitOptions = DEFAULT_SPLIT_OPTIONS,
+  protectedPhrases: readonly string[] = [],
+  pausePoint?: number,
+): QuestionParts | null {
+  return splitQuestionAtWords(
+    text
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word.length > 0),
+    ' ',
+    pauseWordsOf('en'),
+    options,
+    protectedPhrases,
+    pausePoint,
+  );
 }
 
 /**
@@ -262,10 +329,18 @@ function segmenterWordsWithPunctuation(text: string, language: Language): string
  * @param separator what joins two words (a space, or nothing for a language written without spaces)
  * @param pausePoint the word boundary the rewrite marked (`pausePointOf`), taken before any other when allowed
  */
-function splitQuestionAtWords(words: readonly string[], separator: string, pauseWords: PauseWords, options: SplitOptions, protectedPhrases: readonly string[], pausePoint?: number): QuestionParts | null {
+function splitQuestionAtWords(
+  words: readonly string[],
+  separator: string,
+  pauseWords: PauseWords,
+  options: SplitOptions,
+  protectedPhrases: readonly string[],
+  pausePoint?: number,
+): QuestionParts | null {
   const protectedAt = protectedBoundaries(words, protectedPhrases);
   const candidates: { at: number; boundary: QuestionParts['boundary'] }[] = [];
-  if (pausePoint !== undefined && markedPauseAllowed(words, pausePoint, protectedAt, options)) candidates.push({ at: pausePoint, boundary: 'marked' });
+  if (pausePoint !== undefined && markedPauseAllowed(words, pausePoint, protectedAt, options))
+    candidates.push({ at: pausePoint, boundary: 'marked' });
   const bare = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{M}']/gu, '');
   for (let at = options.minimumWords; at <= words.length - options.minimumWords; at += 1) {
     if (protectedAt.has(at)) continue;
@@ -273,16 +348,26 @@ function splitQuestionAtWords(words: readonly string[], separator: string, pause
     const next = bare(words[at]!);
     const afterNext = bare(words[at + 1] ?? '');
     if (/[,，、]$/.test(before)) candidates.push({ at, boundary: 'comma' });
-    else if (/[.;:!?。；：！？]$/.test(before)) continue; // a sentence end inside the question: no continuation there
+    else if (/[.;:!?。；：！？]$/.test(before))
+      continue; // a sentence end inside the question: no continuation there
     else if (pauseWords.clauseWords.has(next)) candidates.push({ at, boundary: 'clause' });
     else if (pauseWords.conjunctions.has(next)) candidates.push({ at, boundary: 'conjunction' });
     // a preposition opens a phrase only when words follow that are not another preposition ("stand for in ...")
-    else if (pauseWords.prepositions.has(next) && !/[.?!。？！]$/.test(words[at]!) && afterNext !== '' && !pauseWords.prepositions.has(afterNext)) candidates.push({ at, boundary: 'phrase' });
+    else if (
+      pauseWords.prepositions.has(next) &&
+      !/[.?!。？！]$/.test(words[at]!) &&
+      afterNext !== '' &&
+      !pauseWords.prepositions.has(afterNext)
+    )
+      candidates.push({ at, boundary: 'phrase' });
   }
   const chosen = pickBest(candidates, words.length);
   if (chosen === null) return null;
   const comma = separator === '' ? '，' : ',';
-  const first = words.slice(0, chosen.at).join(separator).replace(/[,;:，；：、]?$/, comma);
+  const first = words
+    .slice(0, chosen.at)
+    .join(separator)
+    .replace(/[,;:，；：、]?$/, comma);
   return { first, second: words.slice(chosen.at).join(separator), boundary: chosen.boundary };
 }
 
@@ -291,7 +376,10 @@ function splitQuestionAtWords(words: readonly string[], separator: string, pause
  * null when no place leaves both parts at least `minimumMorae` morae (`estimateMorae`).
  * @throws WordTokenizerError when the kuromoji dictionary cannot be loaded
  */
-export async function splitJapaneseQuestion(text: string, options: SplitOptions = DEFAULT_SPLIT_OPTIONS): Promise<QuestionParts | null> {
+export async function splitJapaneseQuestion(
+  text: string,
+  options: SplitOptions = DEFAULT_SPLIT_OPTIONS,
+): Promise<QuestionParts | null> {
   const tokens = (await loadJapaneseTokenizer()).tokenize(text.trim());
   const total = estimateMorae(text);
   const candidates: { at: number; boundary: QuestionParts['boundary']; characters: number }[] = [];
@@ -302,17 +390,29 @@ export async function splitJapaneseQuestion(text: string, options: SplitOptions 
     if (!next) return;
     let boundary: QuestionParts['boundary'] | null = null;
     if (token.surface_form === '、' || token.surface_form === ',') boundary = 'comma';
-    else if (token.pos === '助詞' && next.pos !== '助詞' && next.pos !== '助動詞' && next.pos !== '記号' && next.pos_detail_1 !== '接尾') boundary = 'phrase';
+    else if (
+      token.pos === '助詞' &&
+      next.pos !== '助詞' &&
+      next.pos !== '助動詞' &&
+      next.pos !== '記号' &&
+      next.pos_detail_1 !== '接尾'
+    )
+      boundary = 'phrase';
     if (boundary === null) return;
     const first = text.trim().slice(0, characters);
     const morae = estimateMorae(first);
-    if (morae >= options.minimumMorae && total - morae >= options.minimumMorae) candidates.push({ at: morae, boundary, characters });
+    if (morae >= options.minimumMorae && total - morae >= options.minimumMorae)
+      candidates.push({ at: morae, boundary, characters });
   });
   const chosen = pickBest(candidates, total) as (typeof candidates)[number] | null;
   if (chosen === null) return null;
   const trimmed = text.trim();
   const head = trimmed.slice(0, chosen.characters);
-  return { first: /[、,]$/.test(head) ? head : `${head}、`, second: trimmed.slice(chosen.characters).replace(/^[、,\s]+/, ''), boundary: chosen.boundary };
+  return {
+    first: /[、,]$/.test(head) ? head : `${head}、`,
+    second: trimmed.slice(chosen.characters).replace(/^[、,\s]+/, ''),
+    boundary: chosen.boundary,
+  };
 }
 
 /**
@@ -323,11 +423,34 @@ export async function splitJapaneseQuestion(text: string, options: SplitOptions 
  * boundary: the English rewrite marks one, a translation carries none) applies to a language split at spaces.
  * @throws LanguagePackError for a language without a pack; WordTokenizerError when kuromoji cannot load
  */
-export async function splitQuestion(text: string, language: Language, options: SplitOptions = DEFAULT_SPLIT_OPTIONS, protectedPhrases: readonly string[] = [], pausePoint?: number): Promise<QuestionParts | null> {
+export async function splitQuestion(
+  text: string,
+  language: Language,
+  options: SplitOptions = DEFAULT_SPLIT_OPTIONS,
+  protectedPhrases: readonly string[] = [],
+  pausePoint?: number,
+): Promise<QuestionParts | null> {
   const pack = languagePackOf(language);
   if (pack.pausePoints.rules === 'japanese-particles') return splitJapaneseQuestion(text, options);
-  if (pack.script.segmentation === 'spaces') return splitQuestionAtWords(text.trim().split(/\s+/).filter((word) => word.length > 0), ' ', pauseWordsOf(language), options, protectedPhrases, pausePoint);
-  return splitQuestionAtWords(segmenterWordsWithPunctuation(text, language), '', pauseWordsOf(language), options, protectedPhrases);
+  if (pack.script.segmentation === 'spaces')
+    return splitQuestionAtWords(
+      text
+        .trim()
+        .split(/\s+/)
+        .filter((word) => word.length > 0),
+      ' ',
+      pauseWordsOf(language),
+      options,
+      protectedPhrases,
+      pausePoint,
+    );
+  return splitQuestionAtWords(
+    segmenterWordsWithPunctuation(text, language),
+    '',
+    pauseWordsOf(language),
+    options,
+    protectedPhrases,
+  );
 }
 
 /**
@@ -339,11 +462,15 @@ export async function splitQuestion(text: string, language: Language, options: S
  * and the previous turn's (the key span a follow-up question takes up).
  * @returns protected phrases by turn number
  */
-export function protectedPhrasesOf(turns: readonly Pick<SourceTurn, 'turnNumber' | 'topic' | 'answer'>[]): Map<number, string[]> {
+export function protectedPhrasesOf(
+  turns: readonly Pick<SourceTurn, 'turnNumber' | 'topic' | 'answer'>[],
+): Map<number, string[]> {
   const byTurn = new Map<number, string[]>();
   const topics = [...new Set(turns.map((turn) => turn.topic).filter((topic) => topic !== ''))];
   turns.forEach((turn, index) => {
-    const answers = [turn.answer, turns[index - 1]?.answer ?? null].filter((answer): answer is string => answer !== null && answer !== '');
+    const answers = [turn.answer, turns[index - 1]?.answer ?? null].filter(
+      (answer): answer is string => answer !== null && answer !== '',
+    );
     byTurn.set(turn.turnNumber, [...topics, ...answers]);
   });
   return byTurn;
@@ -366,7 +493,12 @@ interface IntegerSource {
  * @throws RangeError when `share` is outside [0, 1]
  */
 export async function planTurnHolds(
-  questions: readonly { turnNumber: number; question: string; protectedPhrases?: readonly string[]; pausePoint?: number | undefined }[],
+  questions: readonly {
+    turnNumber: number;
+    question: string;
+    protectedPhrases?: readonly string[];
+    pausePoint?: number | undefined;
+  }[],
   language: Language,
   share: number,
   random: IntegerSource,

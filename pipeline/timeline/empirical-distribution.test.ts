@@ -20,7 +20,8 @@ describe('normalReferenceBandwidth', () => {
   it("is simple-statistics' kernelDensityEstimation 'nrd' bandwidth (same density everywhere)", () => {
     const bandwidth = normalReferenceBandwidth(values);
     const gaussian = (u: number) => Math.exp(-0.5 * u * u) / Math.sqrt(2 * Math.PI);
-    const ours = (x: number) => values.reduce((sum, value) => sum + gaussian((x - value) / bandwidth), 0) / bandwidth / values.length;
+    const ours = (x: number) =>
+      values.reduce((sum, value) => sum + gaussian((x - value) / bandwidth), 0) / bandwidth / values.length;
     const reference = kernelDensityEstimation(values, 'gaussian', 'nrd');
     for (const x of [-100, -3, 0, 7.5, 20, 150]) expect(ours(x)).toBeCloseTo(reference(x), 12);
     expect(bandwidth).toBeGreaterThan(0);
@@ -114,7 +115,6 @@ describe('Kolmogorov–Smirnov distance', () => {
     expect(kolmogorovSmirnovCriticalDistance(1000, 4000)).toBeCloseTo(1.358 * Math.sqrt(5000 / 4_000_000), 3);
   });
 });
-
 
 describe('drawStratified', () => {
   const distribution = fitEmpiricalDistribution(Array.from({ length: 100 }, (_, index) => index * 10));

@@ -85,7 +85,8 @@ export function fitEmpiricalDistribution(
   }
   const sorted = [...values].sort((a, b) => a - b);
   for (const value of sorted) {
-    if (!Number.isSafeInteger(value)) throw new DistributionFitError(`values must be integers on the grid, got ${value}`);
+    if (!Number.isSafeInteger(value))
+      throw new DistributionFitError(`values must be integers on the grid, got ${value}`);
     if ((lower !== null && value < lower) || (upper !== null && value > upper)) {
       throw new DistributionFitError(`value ${value} lies outside the support [${lower ?? '−∞'}, ${upper ?? '+∞'}]`);
     }
@@ -123,7 +124,10 @@ export function withoutSmoothing(distribution: EmpiricalDistribution): Empirical
 }
 
 function insideSupport(distribution: EmpiricalDistribution, value: number): boolean {
-  return (distribution.lower === null || value >= distribution.lower) && (distribution.upper === null || value <= distribution.upper);
+  return (
+    (distribution.lower === null || value >= distribution.lower) &&
+    (distribution.upper === null || value <= distribution.upper)
+  );
 }
 
 /**
@@ -168,7 +172,8 @@ function drawAround(distribution: EmpiricalDistribution, index: number, random: 
 export function drawStratified(distribution: EmpiricalDistribution, random: RandomStream, count: number): number[] {
   const size = distribution.values.length;
   if (size === 0) throw new RangeError('cannot draw from an empty distribution');
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new RangeError(`count must be a non-negative integer, got ${count}`);
   const draws: number[] = [];
   for (let stratum = 0; stratum < count; stratum += 1) {
     const low = Math.floor((stratum * size) / count);
@@ -207,14 +212,23 @@ export function lowerBoundIndex(values: readonly number[], target: number): numb
  * @returns an integer ≥ `bound`, or null when no measured value is ≥ `bound`
  * @throws RangeError when `strata` is not a positive integer
  */
-export function drawLowestStratumAbove(distribution: EmpiricalDistribution, random: RandomStream, bound: number, strata: number): number | null {
-  if (!Number.isSafeInteger(strata) || strata < 1) throw new RangeError(`strata must be a positive integer, got ${strata}`);
+export function drawLowestStratumAbove(
+  distribution: EmpiricalDistribution,
+  random: RandomStream,
+  bound: number,
+  strata: number,
+): number | null {
+  if (!Number.isSafeInteger(strata) || strata < 1)
+    throw new RangeError(`strata must be a positive integer, got ${strata}`);
   const values = distribution.values;
   const first = lowerBoundIndex(values, bound);
   const remaining = values.length - first;
   if (remaining === 0) return null;
   const index = first + random.integer(0, Math.ceil(remaining / strata) - 1);
-  const truncated = { ...distribution, lower: distribution.lower === null ? bound : Math.max(distribution.lower, bound) };
+  const truncated = {
+    ...distribution,
+    lower: distribution.lower === null ? bound : Math.max(distribution.lower, bound),
+  };
   return drawAround(truncated, index, random);
 }
 
@@ -248,7 +262,8 @@ export function probabilityMassFunction(distribution: EmpiricalDistribution): Ma
       if (!insideSupport(distribution, key)) continue;
       // Math.round sends [key − 0.5, key + 0.5) to key
       const probability =
-        normalDistributionFunction((key + 0.5 - value) / width) - normalDistributionFunction((key - 0.5 - value) / width);
+        normalDistributionFunction((key + 0.5 - value) / width) -
+        normalDistributionFunction((key - 0.5 - value) / width);
       cells.push([key, probability]);
       inside += probability;
     }
@@ -271,7 +286,8 @@ export function probabilityMassFunction(distribution: EmpiricalDistribution): Ma
  * @throws RangeError when a sample is empty
  */
 export function kolmogorovSmirnovDistance(first: readonly number[], second: readonly number[]): number {
-  if (first.length === 0 || second.length === 0) throw new RangeError('Kolmogorov–Smirnov distance needs two non-empty samples');
+  if (first.length === 0 || second.length === 0)
+    throw new RangeError('Kolmogorov–Smirnov distance needs two non-empty samples');
   const a = [...first].sort((x, y) => x - y);
   const b = [...second].sort((x, y) => x - y);
   let i = 0;

@@ -145,7 +145,9 @@ export function formatFidelityMarkdown(report: FidelityReport): string {
     '',
   );
   lines.push('## Floor-transfer offsets (seconds)', '');
-  lines.push('| direction | compared with | measured n | generated n | KS distance | 5 % critical | KS to own direction | p05 | p25 | p50 | p75 | p95 | overlap | barge-in |');
+  lines.push(
+    '| direction | compared with | measured n | generated n | KS distance | 5 % critical | KS to own direction | p05 | p25 | p50 | p75 | p95 | overlap | barge-in |',
+  );
   lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const entry of report.directions) {
     const pair = (measured: number | null, generated: number | null) => `${show(measured)} / ${show(generated)}`;
@@ -161,17 +163,31 @@ export function formatFidelityMarkdown(report: FidelityReport): string {
   lines.push('', 'Quantile, overlap and barge-in cells are measured / generated.', '');
   lines.push('## Rates', '');
   lines.push('| | measured | generated | relative difference |', '|---|---|---|---|');
-  lines.push(`| barge-in fraction of speaker changes | ${report.bargeIn.measuredFraction} | ${report.bargeIn.generatedFraction} | ${show(report.bargeIn.relativeDifference)} |`);
+  lines.push(
+    `| barge-in fraction of speaker changes | ${report.bargeIn.measuredFraction} | ${report.bargeIn.generatedFraction} | ${show(report.bargeIn.relativeDifference)} |`,
+  );
   const backchannels = report.backchannels;
   lines.push(
     `| backchannels per minute of channel ${backchannels.listenerChannel === 1 ? 0 : 1} TURN speech (listener channel ${backchannels.listenerChannel}) | ` +
       `${backchannels.measuredPerMinute} | ${show(backchannels.generatedPerMinute)} | ${show(backchannels.relativeDifference)} |`,
   );
-  lines.push('', `Generated: ${backchannels.generatedCount} backchannels over ${backchannels.otherSpeakerSpeechSeconds} s of host speech.`, '');
+  lines.push(
+    '',
+    `Generated: ${backchannels.generatedCount} backchannels over ${backchannels.otherSpeakerSpeechSeconds} s of host speech.`,
+    '',
+  );
   lines.push('## Value atoms', '');
-  const atomLine = (atom: TimingAtom) => `- ${atom.list}: ${atom.valueSeconds} s, ${atom.count} times (${(atom.fraction * 100).toFixed(2)} %)`;
-  lines.push(`A value holding more than ${report.atoms.limitFraction * 100} % of a list (at least 5 times) is an atom.`, '');
-  lines.push(report.atoms.measured.length === 0 ? 'Measured: none.' : 'Measured (spread over the timing resolution by the sampler):');
+  const atomLine = (atom: TimingAtom) =>
+    `- ${atom.list}: ${atom.valueSeconds} s, ${atom.count} times (${(atom.fraction * 100).toFixed(2)} %)`;
+  lines.push(
+    `A value holding more than ${report.atoms.limitFraction * 100} % of a list (at least 5 times) is an atom.`,
+    '',
+  );
+  lines.push(
+    report.atoms.measured.length === 0
+      ? 'Measured: none.'
+      : 'Measured (spread over the timing resolution by the sampler):',
+  );
   for (const atom of report.atoms.measured) lines.push(atomLine(atom));
   lines.push('', report.atoms.generated.length === 0 ? 'Generated: none.' : 'Generated:');
   for (const atom of report.atoms.generated) lines.push(atomLine(atom));

@@ -28,7 +28,11 @@ beforeAll(async () => {
  * MT-QA layout with realistic speech durations: the user (channel 1) asks questions of 1.5–4 s, the
  * system (channel 0) answers in 2–12 s; `pairs` question/answer pairs.
  */
-function questionAnswerLayout(id: string, pairs: number, questionCs: [number, number] = [150, 400]): UtteranceToPlace[] {
+function questionAnswerLayout(
+  id: string,
+  pairs: number,
+  questionCs: [number, number] = [150, 400],
+): UtteranceToPlace[] {
   const random = dialogueRandomStream(23, id, 'test-layout');
   return Array.from({ length: pairs }, () => [
     { channel: 1 as Channel, durationCs: random.integer(questionCs[0], questionCs[1]) },
@@ -68,42 +72,50 @@ describe('fidelity of generated question/answer timelines (issue 3, done when)',
   it.each([
     ['en', () => english],
     ['ja', () => japanese],
-  ])('%s, a build of 150 dialogues: KS ≤ 0.05 per direction, barge-in and backchannel rates within 10 %, no shared 5-runs', (_language, statistics) => {
-    const { timings, placements } = generate(statistics(), 150);
-    const report = buildFidelityReport(statistics(), timings);
-    for (const entry of report.directions) {
-      expect(entry.generatedCount).toBeGreaterThanOrEqual(1000);
-      expect(entry.kolmogorovSmirnovDistance).toBeLessThanOrEqual(0.05);
-    }
-    expect(report.bargeIn.relativeDifference).toBeLessThanOrEqual(0.1);
-    expect(report.backchannels.relativeDifference).toBeLessThanOrEqual(0.1);
-    expect(report.sharedRuns.dialoguePairs).toBe(0);
-    // the check is meaningful: at this size chance alone would rarely produce a shared run
-    expect(report.sharedRuns.expectedByChance).toBeLessThan(0.1);
-    expect(report.checks.every((entry) => entry.passed)).toBe(true);
-    // the constraints cost little: values no transition could take, and fallbacks
-    const transitions = placements.reduce((sum, placed) => sum + placed.transitions.length, 0);
-    expect(placements.reduce((sum, placed) => sum + placed.unplacedDraws, 0) / transitions).toBeLessThan(0.03);
-    expect(placements.reduce((sum, placed) => sum + placed.fallbacks, 0)).toBe(0);
-  });
+  ])(
+    '%s, a build of 150 dialogues: KS ≤ 0.05 per direction, barge-in and backchannel rates within 10 %, no shared 5-runs',
+    (_language, statistics) => {
+      const { timings, placements } = generate(statistics(), 150);
+      const report = buildFidelityReport(statistics(), timings);
+      for (const entry of report.directions) {
+        expect(entry.generatedCount).toBeGreaterThanOrEqual(1000);
+        expect(entry.kolmogorovSmirnovDistance).toBeLessThanOrEqual(0.05);
+      }
+      expect(report.bargeIn.relativeDifference).toBeLessThanOrEqual(0.1);
+      expect(report.backchannels.relativeDifference).toBeLessThanOrEqual(0.1);
+      expect(report.sharedRuns.dialoguePairs).toBe(0);
+      // the check is meaningful: at this size chance alone would rarely produce a shared run
+      expect(report.sharedRuns.expectedByChance).toBeLessThan(0.1);
+      expect(report.checks.every((entry) => entry.passed)).toBe(true);
+      // the constraints cost little: values no transition could take, and fallbacks
+      const transitions = placements.reduce((sum, placed) => sum + placed.transitions.length, 0);
+      expect(placements.reduce((sum, placed) => sum + placed.unplacedDraws, 0) / transitions).toBeLessThan(0.03);
+      expect(placements.reduce((sum, placed) => sum + placed.fallbacks, 0)).toBe(0);
+    },
+  );
 
   it.each([
     ['en', () => english],
     ['ja', () => japanese],
     ['en, CallFriend (its 18 % atom at 0.00 s censored)', () => englishCallFriend],
-  ])('%s, 2,000 dialogues: the sampler is unbiased to KS ≤ 0.02 and rates within 5 %; shared runs only by chance', (language, statistics) => {
-    const { timings } = generate(statistics(), 2000);
-    const report = buildFidelityReport(statistics(), timings);
-    for (const entry of report.directions) {
-      expect(entry.generatedCount).toBeGreaterThanOrEqual(18_000);
-      expect(entry.kolmogorovSmirnovDistance).toBeLessThanOrEqual(0.02);
-      expect(Math.abs(entry.generatedBargeInFraction - entry.measuredBargeInFraction) / entry.measuredBargeInFraction).toBeLessThan(0.05);
-    }
-    expect(report.bargeIn.relativeDifference).toBeLessThan(0.05);
-    expect(report.backchannels.relativeDifference).toBeLessThan(0.05);
-    // no atoms in either default (Map Task word timings; CallFriend Japanese), so no repeated runs
-    expect(report.sharedRuns.dialoguePairs).toBe(0);
-  });
+  ])(
+    '%s, 2,000 dialogues: the sampler is unbiased to KS ≤ 0.02 and rates within 5 %; shared runs only by chance',
+    (language, statistics) => {
+      const { timings } = generate(statistics(), 2000);
+      const report = buildFidelityReport(statistics(), timings);
+      for (const entry of report.directions) {
+        expect(entry.generatedCount).toBeGreaterThanOrEqual(18_000);
+        expect(entry.kolmogorovSmirnovDistance).toBeLessThanOrEqual(0.02);
+        expect(
+          Math.abs(entry.generatedBargeInFraction - entry.measuredBargeInFraction) / entry.measuredBargeInFraction,
+        ).toBeLessThan(0.05);
+      }
+      expect(report.bargeIn.relativeDifference).toBeLessThan(0.05);
+      expect(report.backchannels.relativeDifference).toBeLessThan(0.05);
+      // no atoms in either default (Map Task word timings; CallFriend Japanese), so no repeated runs
+      expect(report.sharedRuns.dialoguePairs).toBe(0);
+    },
+  );
 
   it.each([
     ['en', 'topiocqa-dev-en-durations.json', [579, 629], 20261130],
@@ -164,7 +176,13 @@ describe('buildFidelityReport', () => {
       relativePositionsThousandths: [100, 200, 300, 400],
     },
   });
-  const dialogue = (id: string, toUser: number[], toSystem: number[], backchannels = 0, seconds = 60): GeneratedDialogueTiming => ({
+  const dialogue = (
+    id: string,
+    toUser: number[],
+    toSystem: number[],
+    backchannels = 0,
+    seconds = 60,
+  ): GeneratedDialogueTiming => ({
     id,
     offsetsCs: { 'channel0->channel1': toUser, 'channel1->channel0': toSystem },
     backchannels,
@@ -178,14 +196,27 @@ describe('buildFidelityReport', () => {
       dialogue('c', [0, 1, 2, 3, 4, 5], [7, 8, 9, 10, 11], 1),
     ]);
     const toUser = report.directions[0]!;
-    expect(toUser).toMatchObject({ direction: 'channel0->channel1', target: 'per-direction', measuredCount: 4, generatedCount: 18 });
+    expect(toUser).toMatchObject({
+      direction: 'channel0->channel1',
+      target: 'per-direction',
+      measuredCount: 4,
+      generatedCount: 18,
+    });
     expect(toUser.measuredBargeInFraction).toBe(0.25);
     expect(toUser.generatedBargeInFraction).toBe(0.0556);
-    expect(report.backchannels).toMatchObject({ listenerChannel: 1, measuredPerMinute: 3, generatedPerMinute: 2, generatedCount: 6, otherSpeakerSpeechSeconds: 180 });
+    expect(report.backchannels).toMatchObject({
+      listenerChannel: 1,
+      measuredPerMinute: 3,
+      generatedPerMinute: 2,
+      generatedCount: 6,
+      otherSpeakerSpeechSeconds: 180,
+    });
     expect(report.backchannels.relativeDifference).toBe(0.3333);
     // b and c share 1,2,3,4,5 (channel0->channel1)
     expect(report.sharedRuns.dialoguePairs).toBe(1);
-    expect(report.sharedRuns.examples).toEqual([{ first: 'b', second: 'c', direction: 'channel0->channel1', offsetsSeconds: [0.01, 0.02, 0.03, 0.04, 0.05] }]);
+    expect(report.sharedRuns.examples).toEqual([
+      { first: 'b', second: 'c', direction: 'channel0->channel1', offsetsSeconds: [0.01, 0.02, 0.03, 0.04, 0.05] },
+    ]);
     expect(report.checks.map((entry) => [entry.name, entry.passed])).toEqual([
       ['ks-channel0->channel1', false],
       ['ks-channel1->channel0', false],
@@ -212,11 +243,16 @@ describe('buildFidelityReport', () => {
     const dialogues = [dialogue('a', [-60, 10], [0, 40]), dialogue('b', [20, 30], [-50, 80])];
     expect(check(buildFidelityReport(statistics, dialogues), 'backchannel-rate').passed).toBe(false);
     const off = check(buildFidelityReport(statistics, dialogues, { backchannelsGenerated: false }), 'backchannel-rate');
-    expect(off).toMatchObject({ passed: true, detail: expect.stringMatching(/^backchannels not generated; generated 0 vs measured 3/) });
+    expect(off).toMatchObject({
+      passed: true,
+      detail: expect.stringMatching(/^backchannels not generated; generated 0 vs measured 3/),
+    });
   });
 
   it('rejects repeated dialogue ids and non-integer offsets', () => {
-    expect(() => buildFidelityReport(statistics, [dialogue('a', [1], [1]), dialogue('a', [2], [2])])).toThrow(/appears twice/);
+    expect(() => buildFidelityReport(statistics, [dialogue('a', [1], [1]), dialogue('a', [2], [2])])).toThrow(
+      /appears twice/,
+    );
     expect(() => buildFidelityReport(statistics, [dialogue('a', [1.5], [1])])).toThrow(/integer centiseconds/);
   });
 
@@ -227,7 +263,13 @@ describe('buildFidelityReport', () => {
       { channel: 0, durationCs: 400 },
       { channel: 1, durationCs: 200 },
     ];
-    const placed = placeDialogue({ dialogueId: 'x', seed: 1, utterances, statistics, backchannels: { listenerChannel: 1, clipDurationsCs: [40] } });
+    const placed = placeDialogue({
+      dialogueId: 'x',
+      seed: 1,
+      utterances,
+      statistics,
+      backchannels: { listenerChannel: 1, clipDurationsCs: [40] },
+    });
     const timing = generatedDialogueTiming('x', utterances, placed);
     expect(timing.offsetsCs['channel1->channel0']).toEqual([placed.offsets[0]]);
     expect(timing.offsetsCs['channel0->channel1']).toEqual([placed.offsets[2]]);

@@ -103,7 +103,10 @@ export function generatedDialogueTiming(
     const to = (utterances[transition.index] as UtteranceToPlace).channel;
     offsetsCs[channelDirection(from, to)].push(transition.offset);
   }
-  const hostCs = utterances.reduce((sum, utterance) => sum + (utterance.channel === listenerChannel ? 0 : hostSpeechCs(utterance)), 0);
+  const hostCs = utterances.reduce(
+    (sum, utterance) => sum + (utterance.channel === listenerChannel ? 0 : hostSpeechCs(utterance)),
+    0,
+  );
   return {
     id,
     offsetsCs,
@@ -115,7 +118,8 @@ export function generatedDialogueTiming(
 /** Windows of `length` consecutive values, as text keys. */
 function runKeys(values: readonly number[], length: number): Set<string> {
   const keys = new Set<string>();
-  for (let index = 0; index + length <= values.length; index += 1) keys.add(values.slice(index, index + length).join(','));
+  for (let index = 0; index + length <= values.length; index += 1)
+    keys.add(values.slice(index, index + length).join(','));
   return keys;
 }
 
@@ -168,7 +172,8 @@ export function buildFidelityReport(
       generatedCount: generated.length,
       kolmogorovSmirnovDistance: both ? round(kolmogorovSmirnovDistance(generated, target), 4) : null,
       criticalDistance05: both ? round(kolmogorovSmirnovCriticalDistance(generated.length, target.length), 4) : null,
-      distanceToOwnDirection: generated.length > 0 && own.length > 0 ? round(kolmogorovSmirnovDistance(generated, own), 4) : null,
+      distanceToOwnDirection:
+        generated.length > 0 && own.length > 0 ? round(kolmogorovSmirnovDistance(generated, own), 4) : null,
       measuredQuantiles: quantilesOf(target),
       generatedQuantiles: quantilesOf(generated),
       measuredOverlapFraction: fractionOf(target, (offset) => offset < 0),
@@ -184,17 +189,29 @@ export function buildFidelityReport(
   // user->system than system->user changes is compared with the matching mixture.
   const generatedTotal = directions.reduce((sum, entry) => sum + entry.generatedCount, 0);
   const generatedBargeIns = dialogues.reduce(
-    (sum, dialogue) => sum + CHANNEL_DIRECTIONS.reduce((inner, direction) => inner + dialogue.offsetsCs[direction].filter((offset) => -offset > bargeInLimit).length, 0),
+    (sum, dialogue) =>
+      sum +
+      CHANNEL_DIRECTIONS.reduce(
+        (inner, direction) => inner + dialogue.offsetsCs[direction].filter((offset) => -offset > bargeInLimit).length,
+        0,
+      ),
     0,
   );
   const measuredMixture =
     generatedTotal === 0
       ? statistics.speakerChange.pooledSummary.bargeInFraction
-      : round(directions.reduce((sum, entry) => sum + entry.measuredBargeInFraction * entry.generatedCount, 0) / generatedTotal, 4);
+      : round(
+          directions.reduce((sum, entry) => sum + entry.measuredBargeInFraction * entry.generatedCount, 0) /
+            generatedTotal,
+          4,
+        );
   const generatedFraction = generatedTotal === 0 ? 0 : round(generatedBargeIns / generatedTotal, 4);
 
   const backchannelCount = dialogues.reduce((sum, dialogue) => sum + dialogue.backchannels, 0);
-  const hostSeconds = round(dialogues.reduce((sum, dialogue) => sum + dialogue.otherSpeakerSpeechSeconds, 0), 2);
+  const hostSeconds = round(
+    dialogues.reduce((sum, dialogue) => sum + dialogue.otherSpeakerSpeechSeconds, 0),
+    2,
+  );
   const measuredRate = targets.backchannelRatePerMinute[listener];
   const generatedRate = hostSeconds === 0 ? null : round((backchannelCount * 60) / hostSeconds, 4);
 
@@ -215,7 +232,12 @@ export function buildFidelityReport(
           if (!pairs.has(pair)) {
             pairs.add(pair);
             if (examples.length < 10) {
-              examples.push({ first: other, second: dialogue.id, direction, offsetsSeconds: key.split(',').map((value) => Number(value) / 100) });
+              examples.push({
+                first: other,
+                second: dialogue.id,
+                direction,
+                offsetsSeconds: key.split(',').map((value) => Number(value) / 100),
+              });
             }
           }
         }
@@ -236,7 +258,9 @@ export function buildFidelityReport(
   for (const entry of directions) {
     checks.push({
       name: `ks-${entry.direction}`,
-      passed: entry.kolmogorovSmirnovDistance !== null && entry.kolmogorovSmirnovDistance <= thresholds.maximumKolmogorovSmirnovDistance,
+      passed:
+        entry.kolmogorovSmirnovDistance !== null &&
+        entry.kolmogorovSmirnovDistance <= thresholds.maximumKolmogorovSmirnovDistance,
       detail: `KS distance ${entry.kolmogorovSmirnovDistance ?? 'n/a'} (limit ${thresholds.maximumKolmogorovSmirnovDistance}; 5 % critical ${entry.criticalDistance05 ?? 'n/a'})`,
     });
   }
@@ -260,8 +284,16 @@ export function buildFidelityReport(
   const guard = atomGuardOf(statistics);
   const generatedAtoms = findAtoms(
     [
-      ...CHANNEL_DIRECTIONS.map((direction) => ({ list: `generated.${direction}`, valuesCs: dialogues.flatMap((dialogue) => [...dialogue.offsetsCs[direction]]) })),
-      { list: 'generated.both', valuesCs: dialogues.flatMap((dialogue) => CHANNEL_DIRECTIONS.flatMap((direction) => [...dialogue.offsetsCs[direction]])) },
+      ...CHANNEL_DIRECTIONS.map((direction) => ({
+        list: `generated.${direction}`,
+        valuesCs: dialogues.flatMap((dialogue) => [...dialogue.offsetsCs[direction]]),
+      })),
+      {
+        list: 'generated.both',
+        valuesCs: dialogues.flatMap((dialogue) =>
+          CHANNEL_DIRECTIONS.flatMap((direction) => [...dialogue.offsetsCs[direction]]),
+        ),
+      },
     ],
     guard.limitFraction,
   );
@@ -275,7 +307,11 @@ export function buildFidelityReport(
     detail:
       buildAtoms.length === 0
         ? `no value holds more than ${guard.limitFraction * 100} % of the ${dialogues.reduce((sum, dialogue) => sum + CHANNEL_DIRECTIONS.reduce((inner, direction) => inner + dialogue.offsetsCs[direction].length, 0), 0)} generated offsets`
-        : buildAtoms.map((atom) => `${atom.valueSeconds} s holds ${(atom.fraction * 100).toFixed(1)} % of the generated offsets`).join('; '),
+        : buildAtoms
+            .map(
+              (atom) => `${atom.valueSeconds} s holds ${(atom.fraction * 100).toFixed(1)} % of the generated offsets`,
+            )
+            .join('; '),
   });
   checks.push({
     name: 'no-shared-runs',

@@ -6,7 +6,12 @@
  */
 import { buildIpus, DEFAULT_EVENT_THRESHOLDS, turnRelations, type EventThresholds, type Ipu } from '../events/index.ts';
 import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../model/types.ts';
-import { CHANNEL_DIRECTIONS, channelDirection, type ChannelDirection, type TimingMeasurements } from './timing-statistics.ts';
+import {
+  CHANNEL_DIRECTIONS,
+  channelDirection,
+  type ChannelDirection,
+  type TimingMeasurements,
+} from './timing-statistics.ts';
 
 /** A conversation to measure: the fields of a `ReferenceRecording` this module reads. */
 export interface MeasurableRecording {
@@ -129,7 +134,8 @@ export function measureTurnTaking(
       const list = floorTransfer ? measured.floorTransferOffsets : measured.withinTurnOverlapOffsets;
       list[direction].push(relation.offset);
       const lead = relation.turn.start - relation.floor.start;
-      if (floorTransfer && -relation.offset > thresholds.bargeInOverlap && lead >= 0) measured.bargeInLeads[direction].push(lead);
+      if (floorTransfer && -relation.offset > thresholds.bargeInOverlap && lead >= 0)
+        measured.bargeInLeads[direction].push(lead);
     }
   }
   for (const channel of [0, 1] as const) {
@@ -145,7 +151,9 @@ export function measureTurnTaking(
         else {
           listener.count += 1;
           measured.backchannels.durationsCs.push(ipu.end - ipu.start);
-          measured.backchannels.relativePositionsThousandths.push(Math.floor((1000 * (ipu.start - host.start)) / (host.end - host.start)));
+          measured.backchannels.relativePositionsThousandths.push(
+            Math.floor((1000 * (ipu.start - host.start)) / (host.end - host.start)),
+          );
         }
       }
       for (const pause of ipu.pauses) {

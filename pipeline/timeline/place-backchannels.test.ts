@@ -68,14 +68,25 @@ describe('placeBackchannels in question/answer dialogues', () => {
         withBackchannels.backchannels.map((backchannel) => [backchannel.start, backchannel.end]),
       );
       const systemTurns = events[0].filter((event) => event.event === 'TURN');
-      for (const event of backchannelEvents) expect(systemTurns.some((turn) => turn.start <= event.start && event.start < turn.end)).toBe(true);
+      for (const event of backchannelEvents)
+        expect(systemTurns.some((turn) => turn.start <= event.start && event.start < turn.end)).toBe(true);
       const relationsOf = (segments: ReturnType<typeof placedUtteranceSegments>) =>
-        turnRelations({ 0: buildIpus(segments[0]), 1: buildIpus(segments[1]) }).map((relation) => [relation.event, relation.start, relation.end]);
-      expect(relationsOf(placedUtteranceSegments(utterances, withBackchannels))).toEqual(relationsOf(placedUtteranceSegments(utterances, without)));
+        turnRelations({ 0: buildIpus(segments[0]), 1: buildIpus(segments[1]) }).map((relation) => [
+          relation.event,
+          relation.start,
+          relation.end,
+        ]);
+      expect(relationsOf(placedUtteranceSegments(utterances, withBackchannels))).toEqual(
+        relationsOf(placedUtteranceSegments(utterances, without)),
+      );
       const report = withBackchannels.backchannelReport!;
       expect(report.placed).toBe(withBackchannels.backchannels.length);
       expect(report.requested).toBe(report.placed + report.unplaced);
-      expect(report.hostSpeechCs).toBe(utterances.filter((utterance) => utterance.channel === 0).reduce((sum, utterance) => sum + utterance.durationCs, 0));
+      expect(report.hostSpeechCs).toBe(
+        utterances
+          .filter((utterance) => utterance.channel === 0)
+          .reduce((sum, utterance) => sum + utterance.durationCs, 0),
+      );
       placedCount += report.placed;
     }
     expect(placedCount).toBeGreaterThan(150);
@@ -106,7 +117,9 @@ describe('placeBackchannels: model details', () => {
       backchannels: { listenerChannel: 1, clipDurationsCs: [10, 70] },
     });
     expect(placed.backchannels.length).toBeGreaterThan(0);
-    expect(placed.backchannels.every((backchannel) => backchannel.clipIndex === 1 && backchannel.durationCs === 70)).toBe(true);
+    expect(
+      placed.backchannels.every((backchannel) => backchannel.clipIndex === 1 && backchannel.durationCs === 70),
+    ).toBe(true);
     const hostStart = placed.starts[1]!;
     for (const backchannel of placed.backchannels) {
       // positions 0.40–0.60 of the 30 s answer, widened a little by the smoothing
@@ -122,7 +135,13 @@ describe('placeBackchannels: model details', () => {
         { channel: 1, durationCs: 200 },
         { channel: 0, durationCs: 250 },
       ];
-      const placed = placeDialogue({ dialogueId: `rate-${dialogue}`, seed: 1, utterances, statistics, backchannels: { listenerChannel: 1, clipDurationsCs: [50] } });
+      const placed = placeDialogue({
+        dialogueId: `rate-${dialogue}`,
+        seed: 1,
+        utterances,
+        statistics,
+        backchannels: { listenerChannel: 1, clipDurationsCs: [50] },
+      });
       expect(placed.backchannelReport!.expected).toBe(2.5); // 2.5 s of host speech at 60 per minute
       expect([2, 3]).toContain(placed.backchannelReport!.requested);
       requested += placed.backchannelReport!.requested;
@@ -150,7 +169,12 @@ describe('placeBackchannels: model details', () => {
       const result = placeBackchannels({
         dialogueId: `room-${dialogue}`,
         seed: 5,
-        utterances: [{ channel: 1, durationCs: 300 }, { channel: 0, durationCs: 90 }, { channel: 1, durationCs: 300 }, { channel: 0, durationCs: 1000 }],
+        utterances: [
+          { channel: 1, durationCs: 300 },
+          { channel: 0, durationCs: 90 },
+          { channel: 1, durationCs: 300 },
+          { channel: 0, durationCs: 1000 },
+        ],
         starts: [0, 250, 400, 650],
         ends: [300, 340, 700, 1650],
         model,
@@ -167,7 +191,14 @@ describe('placeBackchannels: model details', () => {
 
   it('stays inside the host speech: never in a silence of more than 0.50 s inside the host utterance', () => {
     const model = fitTimingModel(statistics);
-    const host = { channel: 0 as Channel, durationCs: 2000, speechSegments: [{ start: 0, end: 900 }, { start: 1100, end: 2000 }] };
+    const host = {
+      channel: 0 as Channel,
+      durationCs: 2000,
+      speechSegments: [
+        { start: 0, end: 900 },
+        { start: 1100, end: 2000 },
+      ],
+    };
     expect(hostSpeechCs(host)).toBe(1800);
     for (let dialogue = 0; dialogue < 50; dialogue += 1) {
       const result = placeBackchannels({
@@ -188,9 +219,23 @@ describe('placeBackchannels: model details', () => {
   });
 
   it('rejects clips longer than 0.80 s, no clips, and a bad listener channel', () => {
-    const base = { dialogueId: 'bad', seed: 1, utterances: [{ channel: 1 as Channel, durationCs: 300 }, { channel: 0 as Channel, durationCs: 300 }], statistics };
-    expect(() => placeDialogue({ ...base, backchannels: { listenerChannel: 1, clipDurationsCs: [81] } })).toThrow(BackchannelPlacementError);
-    expect(() => placeDialogue({ ...base, backchannels: { listenerChannel: 1, clipDurationsCs: [] } })).toThrow(/at least one/);
-    expect(() => placeDialogue({ ...base, backchannels: { listenerChannel: 2 as Channel, clipDurationsCs: [40] } })).toThrow(/listenerChannel/);
+    const base = {
+      dialogueId: 'bad',
+      seed: 1,
+      utterances: [
+        { channel: 1 as Channel, durationCs: 300 },
+        { channel: 0 as Channel, durationCs: 300 },
+      ],
+      statistics,
+    };
+    expect(() => placeDialogue({ ...base, backchannels: { listenerChannel: 1, clipDurationsCs: [81] } })).toThrow(
+      BackchannelPlacementError,
+    );
+    expect(() => placeDialogue({ ...base, backchannels: { listenerChannel: 1, clipDurationsCs: [] } })).toThrow(
+      /at least one/,
+    );
+    expect(() =>
+      placeDialogue({ ...base, backchannels: { listenerChannel: 2 as Channel, clipDurationsCs: [40] } }),
+    ).toThrow(/listenerChannel/);
   });
 });

@@ -125,7 +125,10 @@ export function hostTurnSpans(
  * Host speech of one utterance, centiseconds: summed length of its TURN IPUs (events.md rules 1–2).
  * The per-dialogue sum over the host channel is the denominator the fidelity report needs.
  */
-export function hostSpeechCs(utterance: { durationCs: Centiseconds; speechSegments?: readonly SpeechSegment[] }): Centiseconds {
+export function hostSpeechCs(utterance: {
+  durationCs: Centiseconds;
+  speechSegments?: readonly SpeechSegment[];
+}): Centiseconds {
   return hostTurnSpans(utterance, 0).reduce((sum, span) => sum + (span.end - span.start), 0);
 }
 
@@ -144,7 +147,8 @@ export function placeBackchannels(input: PlaceBackchannelsInput): {
   const fail = (detail: string): never => {
     throw new BackchannelPlacementError(input.dialogueId, detail);
   };
-  if (request.listenerChannel !== 0 && request.listenerChannel !== 1) fail(`listenerChannel must be 0 or 1, got ${String(request.listenerChannel)}`);
+  if (request.listenerChannel !== 0 && request.listenerChannel !== 1)
+    fail(`listenerChannel must be 0 or 1, got ${String(request.listenerChannel)}`);
   if (request.clipDurationsCs.length === 0) fail('clipDurationsCs must list at least one clip duration');
   request.clipDurationsCs.forEach((duration, index) => {
     if (!Number.isSafeInteger(duration) || duration < 1 || duration > DEFAULT_EVENT_THRESHOLDS.maxBackchannel) {
@@ -164,13 +168,22 @@ export function placeBackchannels(input: PlaceBackchannelsInput): {
   const occupied: SpeechSegment[] = utterances.flatMap((utterance, index) =>
     utterance.channel === listener ? [{ start: input.starts[index] as number, end: input.ends[index] as number }] : [],
   );
-  const clear = (start: number, end: number) => occupied.every((span) => start >= span.end + gap || end + gap <= span.start);
+  const clear = (start: number, end: number) =>
+    occupied.every((span) => start >= span.end + gap || end + gap <= span.start);
 
   const hosts = utterances.flatMap((utterance, hostIndex) => {
     if (utterance.channel === listener) return [];
     const hostStart = input.starts[hostIndex] as number;
     const spans = hostTurnSpans(utterance, hostStart);
-    return [{ hostIndex, hostStart, durationCs: utterance.durationCs, spans, speech: spans.reduce((sum, span) => sum + (span.end - span.start), 0) }];
+    return [
+      {
+        hostIndex,
+        hostStart,
+        durationCs: utterance.durationCs,
+        spans,
+        speech: spans.reduce((sum, span) => sum + (span.end - span.start), 0),
+      },
+    ];
   });
   const hostSpeech = hosts.reduce((sum, host) => sum + host.speech, 0);
   const expected = (rate * hostSpeech) / 6000;
@@ -184,7 +197,8 @@ export function placeBackchannels(input: PlaceBackchannelsInput): {
     const target = drawFromDistribution(model.backchannelDurations, random);
     let clipIndex = 0;
     request.clipDurationsCs.forEach((duration, index) => {
-      if (Math.abs(duration - target) < Math.abs((request.clipDurationsCs[clipIndex] as number) - target)) clipIndex = index;
+      if (Math.abs(duration - target) < Math.abs((request.clipDurationsCs[clipIndex] as number) - target))
+        clipIndex = index;
     });
     const duration = request.clipDurationsCs[clipIndex] as number;
     // Hosts in the order they are tried: each next one drawn with probability proportional to its
@@ -206,7 +220,14 @@ export function placeBackchannels(input: PlaceBackchannelsInput): {
         const end = start + duration;
         const inside = host.spans.some((span) => start >= span.start && end <= span.end);
         if (inside && clear(start, end)) {
-          backchannels.push({ hostUtteranceIndex: host.hostIndex, channel: listener, start, end, durationCs: duration, clipIndex });
+          backchannels.push({
+            hostUtteranceIndex: host.hostIndex,
+            channel: listener,
+            start,
+            end,
+            durationCs: duration,
+            clipIndex,
+          });
           occupied.push({ start, end });
           placed = true;
         } else rejectedPositionDraws += 1;

@@ -39,7 +39,14 @@
 import { DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
 import type { Centiseconds, Channel, SpeechSegment } from '../model/types.ts';
 import { drawFromDistribution } from './empirical-distribution.ts';
-import { DEFAULT_PLACE_DIALOGUE_OPTIONS, placeDialogue, TimelinePlacementError, type PlaceDialogueInput, type PlacedDialogue, type UtteranceToPlace } from './place-dialogue.ts';
+import {
+  DEFAULT_PLACE_DIALOGUE_OPTIONS,
+  placeDialogue,
+  TimelinePlacementError,
+  type PlaceDialogueInput,
+  type PlacedDialogue,
+  type UtteranceToPlace,
+} from './place-dialogue.ts';
 import { dialogueRandomStream } from '../model/random.ts';
 import { channelDirection, fitTimingModel } from './timing-statistics.ts';
 
@@ -113,14 +120,19 @@ export function placeBargeInVariant(
   const userChannel: Channel = variant.systemChannel === 0 ? 1 : 0;
   const direction = channelDirection(variant.systemChannel, userChannel);
   const overlaps = model.speakerChangeBargeIns[direction];
-  if (overlaps === null) throw new TimelinePlacementError(dialogueId, `the timing statistics have no barge-ins (${direction}) to draw from`);
+  if (overlaps === null)
+    throw new TimelinePlacementError(dialogueId, `the timing statistics have no barge-ins (${direction}) to draw from`);
   const leads = model.bargeInLeads[direction];
   const random = dialogueRandomStream(input.seed, dialogueId, 'barge-in-variant');
   const smallestOverlap = DEFAULT_EVENT_THRESHOLDS.bargeInOverlap + 1;
   const minimumUnspokenCs = variant.minimumUnspokenCs ?? 100;
   const minimumUnspokenWords = variant.minimumUnspokenWords ?? 3;
 
-  const placed: UtteranceToPlace[] = input.utterances.map((utterance) => ({ channel: utterance.channel, durationCs: utterance.durationCs, ...(utterance.speechSegments ? { speechSegments: utterance.speechSegments } : {}) }));
+  const placed: UtteranceToPlace[] = input.utterances.map((utterance) => ({
+    channel: utterance.channel,
+    durationCs: utterance.durationCs,
+    ...(utterance.speechSegments ? { speechSegments: utterance.speechSegments } : {}),
+  }));
   const pinned = new Map<number, Centiseconds>();
   const bargeIns: PlannedBargeIn[] = [];
   const answersTooShort: number[] = [];
@@ -132,7 +144,12 @@ export function placeBargeInVariant(
     /** The cut for a lead and overlap, or null when the pair does not fit. */
     const cutFor = (leadCs: number, overlapCs: number): number | null => {
       if (leadCs < options.minimumLeadCs) return null;
-      const cut = variant.systemYields === 'runs-on' ? answer.durationCs : answer.wordEndsCs.find((end) => end >= leadCs + overlapCs && end - leadCs > DEFAULT_EVENT_THRESHOLDS.bargeInOverlap);
+      const cut =
+        variant.systemYields === 'runs-on'
+          ? answer.durationCs
+          : answer.wordEndsCs.find(
+              (end) => end >= leadCs + overlapCs && end - leadCs > DEFAULT_EVENT_THRESHOLDS.bargeInOverlap,
+            );
       if (cut === undefined || cut > answer.durationCs || cut - leadCs < overlapCs) return null;
       // the speech kept of the segment the cut falls in must stay a detectable stretch (≥ 5 cs)
       const across = answer.speechSegments?.find((segment) => segment.start < cut && cut <= segment.end);
@@ -169,12 +186,19 @@ export function placeBargeInVariant(
     placed[index] = {
       channel: answer.channel,
       durationCs: cutCs,
-      ...(answer.speechSegments
-        ? { speechSegments: clipSegments(answer.speechSegments, cutCs) }
-        : {}),
+      ...(answer.speechSegments ? { speechSegments: clipSegments(answer.speechSegments, cutCs) } : {}),
     };
     pinned.set(index + 1, leadCs - cutCs);
-    bargeIns.push({ answerIndex: index, questionIndex: index + 1, leadCs, drawnOverlapCs: overlapCs, cutCs, wordsCut: answer.wordEndsCs.filter((end) => end > cutCs).length, unspokenCs: answer.durationCs - cutCs, fallback });
+    bargeIns.push({
+      answerIndex: index,
+      questionIndex: index + 1,
+      leadCs,
+      drawnOverlapCs: overlapCs,
+      cutCs,
+      wordsCut: answer.wordEndsCs.filter((end) => end > cutCs).length,
+      unspokenCs: answer.durationCs - cutCs,
+      fallback,
+    });
   }
 
   // an answer not barged in on keeps an ordinary transition, but never one the rules would call a
@@ -186,5 +210,7 @@ export function placeBargeInVariant(
 
 /** Speech segments clipped to `[0, cutCs]` (segments after the cut dropped, the one across it shortened). */
 export function clipSegments(segments: readonly SpeechSegment[], cutCs: Centiseconds): SpeechSegment[] {
-  return segments.filter((segment) => segment.start < cutCs).map((segment) => ({ start: segment.start, end: Math.min(segment.end, cutCs) }));
+  return segments
+    .filter((segment) => segment.start < cutCs)
+    .map((segment) => ({ start: segment.start, end: Math.min(segment.end, cutCs) }));
 }

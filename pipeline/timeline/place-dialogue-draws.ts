@@ -5,7 +5,12 @@
  */
 import type { Channel } from '../model/types.ts';
 import type { RandomStream } from '../model/random.ts';
-import { drawFromDistribution, drawLowestStratumAbove, drawStratified, type EmpiricalDistribution } from './empirical-distribution.ts';
+import {
+  drawFromDistribution,
+  drawLowestStratumAbove,
+  drawStratified,
+  type EmpiricalDistribution,
+} from './empirical-distribution.ts';
 import type { PlaceDialogueOptions, UtteranceToPlace } from './place-dialogue-input.ts';
 
 /** One transition to place, with the bounds that depend only on durations (constraints 2–4). */
@@ -86,14 +91,24 @@ export function assignDraws(
   const drawnPlans = plans.filter((plan) => plan.pinned === null);
   const keys = [...new Set(drawnPlans.map((plan) => plan.key))];
   const distributionOf = new Map(drawnPlans.map((plan) => [plan.key, plan.distribution]));
-  const open = new Map(keys.map((key) => [key, new Set(plans.flatMap((plan, planIndex) => (plan.key === key && plan.pinned === null ? [planIndex] : [])))]));
-  const replacementsLeft = new Map(keys.map((key) => [key, options.maximumDraws * (open.get(key) as Set<number>).size]));
+  const open = new Map(
+    keys.map((key) => [
+      key,
+      new Set(plans.flatMap((plan, planIndex) => (plan.key === key && plan.pinned === null ? [planIndex] : []))),
+    ]),
+  );
+  const replacementsLeft = new Map(
+    keys.map((key) => [key, options.maximumDraws * (open.get(key) as Set<number>).size]),
+  );
   // The pool of drawn values, each with its key; drawn per key in key order (one stream, deterministic).
   const pool: { value: number; key: string }[] = [];
   for (const key of keys) {
     const distribution = distributionOf.get(key) as EmpiricalDistribution;
     for (const drawn of drawStratified(distribution, random, (open.get(key) as Set<number>).size)) {
-      pool.push({ value: options.jitterCs > 0 ? drawn + random.integer(-options.jitterCs, options.jitterCs) : drawn, key });
+      pool.push({
+        value: options.jitterCs > 0 ? drawn + random.integer(-options.jitterCs, options.jitterCs) : drawn,
+        key,
+      });
     }
   }
   /** The smallest value plan `planIndex` can take now: its duration bound, and each window whose other values are all assigned. */
@@ -120,7 +135,9 @@ export function assignDraws(
     });
     const { value, key } = pool.splice(smallestAt, 1)[0] as { value: number; key: string };
     const candidates = open.get(key) as Set<number>;
-    const eligible = [...candidates].filter((planIndex) => value >= lowestNow(planIndex) && value <= (plans[planIndex] as TransitionPlan).highestOffset);
+    const eligible = [...candidates].filter(
+      (planIndex) => value >= lowestNow(planIndex) && value <= (plans[planIndex] as TransitionPlan).highestOffset,
+    );
     if (eligible.length === 0) {
       unassignable += 1;
       const left = replacementsLeft.get(key) as number;

@@ -170,7 +170,10 @@ export class TimelinePlacementError extends Error {
  * The options of one dialogue: the defaults with `overrides` applied, checked.
  * @throws TimelinePlacementError naming the dialogue and the option when one is out of range
  */
-export function resolveOptions(dialogueId: string, overrides: Partial<PlaceDialogueOptions> | undefined): PlaceDialogueOptions {
+export function resolveOptions(
+  dialogueId: string,
+  overrides: Partial<PlaceDialogueOptions> | undefined,
+): PlaceDialogueOptions {
   const options: PlaceDialogueOptions = { ...DEFAULT_PLACE_DIALOGUE_OPTIONS, ...overrides };
   const fail = (detail: string): never => {
     throw new TimelinePlacementError(dialogueId, `option ${detail}`);
@@ -197,10 +200,12 @@ export function resolveOptions(dialogueId: string, overrides: Partial<PlaceDialo
         `(events.md rule 1), got ${options.minimumSameSpeakerGapCs}`,
     );
   }
-  if (options.minimumOutlastCs < 1) fail('minimumOutlastCs must be at least 1 (the new utterance must end after the floor)');
+  if (options.minimumOutlastCs < 1)
+    fail('minimumOutlastCs must be at least 1 (the new utterance must end after the floor)');
   if (options.maximumDraws < 1) fail('maximumDraws must be at least 1');
   if (typeof options.smoothing !== 'boolean') fail(`smoothing must be true or false, got ${String(options.smoothing)}`);
-  if (options.gapOnlyChannel !== null && options.gapOnlyChannel !== 0 && options.gapOnlyChannel !== 1) fail(`gapOnlyChannel must be 0, 1 or null, got ${String(options.gapOnlyChannel)}`);
+  if (options.gapOnlyChannel !== null && options.gapOnlyChannel !== 0 && options.gapOnlyChannel !== 1)
+    fail(`gapOnlyChannel must be 0, 1 or null, got ${String(options.gapOnlyChannel)}`);
   return options;
 }
 
@@ -213,7 +218,10 @@ export function validateUtterances(dialogueId: string, utterances: readonly Utte
   if (utterances.length === 0) throw new TimelinePlacementError(dialogueId, 'no utterances to place');
   utterances.forEach((utterance, index) => {
     if (utterance.channel !== 0 && utterance.channel !== 1) {
-      throw new TimelinePlacementError(dialogueId, `utterance ${index}: channel must be 0 or 1, got ${String(utterance.channel)}`);
+      throw new TimelinePlacementError(
+        dialogueId,
+        `utterance ${index}: channel must be 0 or 1, got ${String(utterance.channel)}`,
+      );
     }
     if (!Number.isSafeInteger(utterance.durationCs) || utterance.durationCs <= 0) {
       throw new TimelinePlacementError(

@@ -56,15 +56,24 @@ function constraintViolations(utterances: readonly UtteranceToPlace[], placed: P
     const end = placed.ends[index] as number;
     check(end - start === utterance.durationCs, `utterance ${index}: duration`);
     const own = lastEnd[utterance.channel];
-    check(own === null || start - own >= options.minimumSameSpeakerGapCs, `utterance ${index}: overlaps or nearly touches its own speaker`);
+    check(
+      own === null || start - own >= options.minimumSameSpeakerGapCs,
+      `utterance ${index}: overlaps or nearly touches its own speaker`,
+    );
     if (index > 0) {
       const previous = utterances[index - 1] as UtteranceToPlace;
       // every utterance ends later than all before it, so the floor is the previous utterance
-      check(placed.transitions[index - 1]?.floorIndex === index - 1, `utterance ${index}: floor is not the previous utterance`);
+      check(
+        placed.transitions[index - 1]?.floorIndex === index - 1,
+        `utterance ${index}: floor is not the previous utterance`,
+      );
       check(placed.offsets[index - 1] === start - (placed.ends[index - 1] as number), `utterance ${index}: offset`);
       check(end - latestEnd >= options.minimumOutlastCs, `utterance ${index}: swallowed by the floor`);
       if (previous.channel !== utterance.channel) {
-        check(start - (placed.starts[index - 1] as number) >= options.minimumLeadCs, `utterance ${index}: swallows the previous utterance`);
+        check(
+          start - (placed.starts[index - 1] as number) >= options.minimumLeadCs,
+          `utterance ${index}: swallows the previous utterance`,
+        );
       }
     }
     lastEnd[utterance.channel] = end;
@@ -72,7 +81,8 @@ function constraintViolations(utterances: readonly UtteranceToPlace[], placed: P
   });
   check(placed.totalDurationCs === latestEnd + options.trailingSilenceCs, 'total duration');
   check(
-    placed.resampled === placed.unassignableDraws + placed.transitions.reduce((sum, transition) => sum + transition.rejectedDraws, 0),
+    placed.resampled ===
+      placed.unassignableDraws + placed.transitions.reduce((sum, transition) => sum + transition.rejectedDraws, 0),
     'resampled count',
   );
   check(placed.fallbacks === placed.transitions.filter((transition) => transition.fallback).length, 'fallback count');
@@ -124,7 +134,12 @@ describe('placeDialogue: offsets follow the statistics', () => {
     let resampled = 0;
     for (let dialogue = 0; drawn.length < 2000; dialogue += 1) {
       // Long utterances (60 s) so the placement constraints almost never reject a draw.
-      const placed = placeDialogue({ dialogueId: `ks-${dialogue}`, seed: 11, utterances: alternating(21, 6000), statistics: statistics() });
+      const placed = placeDialogue({
+        dialogueId: `ks-${dialogue}`,
+        seed: 11,
+        utterances: alternating(21, 6000),
+        statistics: statistics(),
+      });
       drawn.push(...placed.offsets);
       resampled += placed.resampled;
       placed.offsets.forEach((offset, index) => (index % 2 === 0 ? systemResponses : userResponses).push(offset));
@@ -170,12 +185,24 @@ describe('placeDialogue: offsets follow the statistics', () => {
       { channel: 0, durationCs: 300 },
       { channel: 0, durationCs: 300 },
     ];
-    const placed = placeDialogue({ dialogueId: 'holds', seed: 5, utterances, statistics, options: { smoothing: false } });
-    expect(placed.transitions.map((transition) => transition.kind)).toEqual(['same-speaker', 'speaker-change', 'same-speaker']);
+    const placed = placeDialogue({
+      dialogueId: 'holds',
+      seed: 5,
+      utterances,
+      statistics,
+      options: { smoothing: false },
+    });
+    expect(placed.transitions.map((transition) => transition.kind)).toEqual([
+      'same-speaker',
+      'speaker-change',
+      'same-speaker',
+    ]);
     expect(placed.offsets).toEqual([90, 30, 90]);
     expect(placed.starts).toEqual([50, 440, 770, 1160]);
     // 51 and 55 fit no same-speaker transition: replaced during the assignment and never used
-    expect(placed.resampled).toBe(placed.unassignableDraws + placed.transitions[0]!.rejectedDraws + placed.transitions[2]!.rejectedDraws);
+    expect(placed.resampled).toBe(
+      placed.unassignableDraws + placed.transitions[0]!.rejectedDraws + placed.transitions[2]!.rejectedDraws,
+    );
     expect(placed.unplacedDraws).toBeGreaterThanOrEqual(placed.unassignableDraws);
     const events = computeEvents(placedUtteranceSegments(utterances, placed));
     // relation events start at the floor end, so they sort before their TURN (events.md rule 7)
@@ -203,20 +230,32 @@ describe('placeDialogue: constraints', () => {
         const distributions = samplingDistributions(statistics);
         return [
           statistics,
-          { sameSpeaker: new Set(distributions.sameSpeaker), speakerChange: new Set(distributions.speakerChange['channel0->channel1']) },
+          {
+            sameSpeaker: new Set(distributions.sameSpeaker),
+            speakerChange: new Set(distributions.speakerChange['channel0->channel1']),
+          },
         ] as const;
       }),
     );
     for (let dialogue = 0; dialogue < 3000; dialogue += 1) {
       const utterances = randomLayout(dialogue, 20);
       const statistics = dialogue % 2 === 0 ? english : japanese;
-      const placed = placeDialogue({ dialogueId: `random-${dialogue}`, seed: 2, utterances, statistics, options: { smoothing: false } });
-      violations.push(...constraintViolations(utterances, placed).map((violation) => `dialogue ${dialogue}: ${violation}`));
+      const placed = placeDialogue({
+        dialogueId: `random-${dialogue}`,
+        seed: 2,
+        utterances,
+        statistics,
+        options: { smoothing: false },
+      });
+      violations.push(
+        ...constraintViolations(utterances, placed).map((violation) => `dialogue ${dialogue}: ${violation}`),
+      );
       const measured = measuredValues.get(statistics)!;
       placed.transitions.forEach((transition) => {
         if (transition.fallback) return;
         const values = transition.kind === 'same-speaker' ? measured.sameSpeaker : measured.speakerChange;
-        if (!values.has(transition.offset)) violations.push(`dialogue ${dialogue}: offset ${transition.offset} is not a measured value`);
+        if (!values.has(transition.offset))
+          violations.push(`dialogue ${dialogue}: offset ${transition.offset} is not a measured value`);
       });
       transitions += placed.transitions.length;
       resampled += placed.resampled;
@@ -232,20 +271,29 @@ describe('placeDialogue: constraints', () => {
     for (let dialogue = 0; dialogue < 1000; dialogue += 1) {
       // all utterances longer than 0.80 s, so each is a TURN (events.md rule 2)
       const utterances = randomLayout(dialogue, 81);
-      const placed = placeDialogue({ dialogueId: `events-${dialogue}`, seed: 9, utterances, statistics: dialogue % 2 ? english : japanese });
+      const placed = placeDialogue({
+        dialogueId: `events-${dialogue}`,
+        seed: 9,
+        utterances,
+        statistics: dialogue % 2 ? english : japanese,
+      });
       const segments = placedUtteranceSegments(utterances, placed);
       const relations = turnRelations({ 0: buildIpus(segments[0]), 1: buildIpus(segments[1]) });
       expect(relations).toHaveLength(placed.transitions.length);
       relations.forEach((relation, index) => {
         const transition = placed.transitions[index]!;
-        const expected = transition.kind === 'same-speaker' ? 'TURN_HOLD' : transition.offset < -40 ? 'BARGE_IN' : 'TURN_SHIFT';
+        const expected =
+          transition.kind === 'same-speaker' ? 'TURN_HOLD' : transition.offset < -40 ? 'BARGE_IN' : 'TURN_SHIFT';
         expect(relation.event).toBe(expected);
         expect(relation.offset).toBe(transition.offset);
         expect(relation.turn.start).toBe(placed.starts[transition.index]);
       });
       const events = computeEvents(segments);
       const bargeInEvents = [...events[0], ...events[1]].filter((event) => event.event === 'BARGE_IN').length;
-      expect(bargeInEvents).toBe(placed.offsets.filter((offset, index) => placed.transitions[index]!.kind === 'speaker-change' && offset < -40).length);
+      expect(bargeInEvents).toBe(
+        placed.offsets.filter((offset, index) => placed.transitions[index]!.kind === 'speaker-change' && offset < -40)
+          .length,
+      );
       bargeIns += bargeInEvents;
       speakerChanges += placed.transitions.filter((transition) => transition.kind === 'speaker-change').length;
     }
@@ -259,7 +307,13 @@ describe('placeDialogue: constraints', () => {
     const statistics = makeStatistics({ speakerChange: [-40, -30, -5, 0, 15, 60, 200] });
     for (let dialogue = 0; dialogue < 300; dialogue += 1) {
       const utterances = randomLayout(dialogue, 81);
-      const placed = placeDialogue({ dialogueId: `calm-${dialogue}`, seed: 1, utterances, statistics, options: { smoothing: false } });
+      const placed = placeDialogue({
+        dialogueId: `calm-${dialogue}`,
+        seed: 1,
+        utterances,
+        statistics,
+        options: { smoothing: false },
+      });
       const events = computeEvents(placedUtteranceSegments(utterances, placed));
       expect([...events[0], ...events[1]].some((event) => event.event === 'BARGE_IN')).toBe(false);
     }
@@ -270,7 +324,13 @@ describe('placeDialogue: redraws and fallback (smoothing off)', () => {
   it('replaces values no transition can take and keeps only feasible measured values', () => {
     // -500 can never fit (200 cs utterances allow at most 100 cs overlap), 20 always fits
     const statistics = makeStatistics({ speakerChange: [-500, 20] });
-    const placed = placeDialogue({ dialogueId: 'redraw', seed: 1, utterances: alternating(200, 200), statistics, options: { smoothing: false } });
+    const placed = placeDialogue({
+      dialogueId: 'redraw',
+      seed: 1,
+      utterances: alternating(200, 200),
+      statistics,
+      options: { smoothing: false },
+    });
     expect(placed.backchannelLengthIndices).toEqual([]);
     expect(placed.offsets.every((offset) => offset === 20)).toBe(true);
     expect(placed.fallbacks).toBe(0);
@@ -367,26 +427,44 @@ describe('placeDialogue: options and input errors', () => {
       { channel: 0, durationCs: 80 },
       { channel: 1, durationCs: 81 },
     ];
-    expect(placeDialogue({ dialogueId: 'short', seed: 1, utterances, statistics: statistics() }).backchannelLengthIndices).toEqual([1]);
+    expect(
+      placeDialogue({ dialogueId: 'short', seed: 1, utterances, statistics: statistics() }).backchannelLengthIndices,
+    ).toEqual([1]);
   });
 
   it('rejects invalid input, naming the dialogue', () => {
     const base = { dialogueId: 'bad', seed: 1, statistics: statistics() };
     expect(() => placeDialogue({ ...base, utterances: [] })).toThrow(/dialogue bad: no utterances/);
-    expect(() => placeDialogue({ ...base, utterances: [{ channel: 1, durationCs: 1.5 }] })).toThrow(TimelinePlacementError);
-    expect(() => placeDialogue({ ...base, utterances: [{ channel: 2 as Channel, durationCs: 100 }] })).toThrow(/channel must be 0 or 1/);
-    expect(() => placeDialogue({ ...base, utterances: alternating(2, 100), options: { minimumSameSpeakerGapCs: 50 } })).toThrow(
-      /must exceed the IPU pause threshold of 50 cs/,
+    expect(() => placeDialogue({ ...base, utterances: [{ channel: 1, durationCs: 1.5 }] })).toThrow(
+      TimelinePlacementError,
     );
-    expect(() => placeDialogue({ ...base, utterances: alternating(2, 100), options: { minimumOutlastCs: 0 } })).toThrow(/minimumOutlastCs/);
+    expect(() => placeDialogue({ ...base, utterances: [{ channel: 2 as Channel, durationCs: 100 }] })).toThrow(
+      /channel must be 0 or 1/,
+    );
     expect(() =>
-      placeDialogue({ ...base, utterances: [{ channel: 1, durationCs: 100, speechSegments: [{ start: 50, end: 120 }] }] }),
+      placeDialogue({ ...base, utterances: alternating(2, 100), options: { minimumSameSpeakerGapCs: 50 } }),
+    ).toThrow(/must exceed the IPU pause threshold of 50 cs/);
+    expect(() => placeDialogue({ ...base, utterances: alternating(2, 100), options: { minimumOutlastCs: 0 } })).toThrow(
+      /minimumOutlastCs/,
+    );
+    expect(() =>
+      placeDialogue({
+        ...base,
+        utterances: [{ channel: 1, durationCs: 100, speechSegments: [{ start: 50, end: 120 }] }],
+      }),
     ).toThrow(/speech segment 0/);
     expect(() => placeDialogue({ ...base, seed: 1.5, utterances: alternating(2, 100) })).toThrow(RangeError);
     expect(() => placeDialogue({ ...base, dialogueId: '', utterances: alternating(2, 100) })).toThrow(RangeError);
     const noHolds = makeStatistics({ speakerChange: [20], turnHoldGaps: [] });
     expect(() =>
-      placeDialogue({ ...base, statistics: noHolds, utterances: [{ channel: 1, durationCs: 100 }, { channel: 1, durationCs: 100 }] }),
+      placeDialogue({
+        ...base,
+        statistics: noHolds,
+        utterances: [
+          { channel: 1, durationCs: 100 },
+          { channel: 1, durationCs: 100 },
+        ],
+      }),
     ).toThrow(/no same-speaker values/);
   });
 });

@@ -99,7 +99,16 @@ import type { Centiseconds, Channel, ChannelSegments } from '../model/types.ts';
 import { lowerBoundIndex, withoutSmoothing } from './empirical-distribution.ts';
 import { placeBackchannels } from './place-backchannels.ts';
 import { assignDraws, drawWithJitter, ownChannelWindows, type TransitionPlan } from './place-dialogue-draws.ts';
-import { resolveOptions, TimelinePlacementError, validateUtterances, type PlaceDialogueInput, type PlaceDialogueOptions, type PlacedDialogue, type PlacedTransition, type UtteranceToPlace } from './place-dialogue-input.ts';
+import {
+  resolveOptions,
+  TimelinePlacementError,
+  validateUtterances,
+  type PlaceDialogueInput,
+  type PlaceDialogueOptions,
+  type PlacedDialogue,
+  type PlacedTransition,
+  type UtteranceToPlace,
+} from './place-dialogue-input.ts';
 import { dialogueRandomStream, type RandomStream } from '../model/random.ts';
 import { channelDirection, fitTimingModel } from './timing-statistics.ts';
 
@@ -112,7 +121,6 @@ export {
   type PlacedTransition,
   type UtteranceToPlace,
 } from './place-dialogue-input.ts';
-
 
 /**
  * Places one dialogue's utterances (and, when requested, listener backchannels) on the timeline
@@ -141,7 +149,12 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
   // Phase 1: the transitions, their distribution and their bounds from constraints 2–4.
   const plans = planTransitions(input, model, options);
   // Phase 2: draw one value per transition and assign the values to transitions that can take them.
-  const assignment = assignDraws(plans, ownChannelWindows(utterances, options.minimumSameSpeakerGapCs), random, options);
+  const assignment = assignDraws(
+    plans,
+    ownChannelWindows(utterances, options.minimumSameSpeakerGapCs),
+    random,
+    options,
+  );
   // Phase 3: place in order; constraint 1 (own channel) depends on the placement so far.
   const placed = placeInOrder(dialogueId, utterances, plans, assignment.values, random, options);
 
@@ -187,7 +200,11 @@ export function placeDialogue(input: PlaceDialogueInput): PlacedDialogue {
  * @throws TimelinePlacementError when the statistics have no values for a needed kind, or a pinned
  *   offset is not an integer
  */
-function planTransitions(input: PlaceDialogueInput, model: ReturnType<typeof fitTimingModel>, options: PlaceDialogueOptions): TransitionPlan[] {
+function planTransitions(
+  input: PlaceDialogueInput,
+  model: ReturnType<typeof fitTimingModel>,
+  options: PlaceDialogueOptions,
+): TransitionPlan[] {
   const { dialogueId, utterances } = input;
   const plans: TransitionPlan[] = [];
   for (let index = 1; index < utterances.length; index += 1) {
@@ -196,20 +213,41 @@ function planTransitions(input: PlaceDialogueInput, model: ReturnType<typeof fit
     const kind = previous.channel === utterance.channel ? 'same-speaker' : 'speaker-change';
     const direction = kind === 'same-speaker' ? null : channelDirection(previous.channel, utterance.channel);
     const gapsOnly = direction !== null && utterance.channel === options.gapOnlyChannel;
-    const fitted = direction === null ? model.sameSpeaker : gapsOnly ? model.speakerChangeGaps[direction] : model.speakerChange[direction];
+    const fitted =
+      direction === null
+        ? model.sameSpeaker
+        : gapsOnly
+          ? model.speakerChangeGaps[direction]
+          : model.speakerChange[direction];
     if (fitted === null || fitted.values.length === 0) {
-      throw new TimelinePlacementError(dialogueId, `the timing statistics have no ${gapsOnly ? 'positive ' : ''}${kind} values (utterance ${index})`);
+      throw new TimelinePlacementError(
+        dialogueId,
+        `the timing statistics have no ${gapsOnly ? 'positive ' : ''}${kind} values (utterance ${index})`,
+      );
     }
     const distribution = options.smoothing ? fitted : withoutSmoothing(fitted);
     const pinned = input.pinnedOffsets?.get(index) ?? null;
-    if (pinned !== null && !Number.isSafeInteger(pinned)) throw new TimelinePlacementError(dialogueId, `pinned offset of utterance ${index} must be integer centiseconds, got ${pinned}`);
+    if (pinned !== null && !Number.isSafeInteger(pinned))
+      throw new TimelinePlacementError(
+        dialogueId,
+        `pinned offset of utterance ${index} must be integer centiseconds, got ${pinned}`,
+      );
     let lowestOffset = options.minimumOutlastCs - utterance.durationCs;
     if (kind === 'same-speaker') lowestOffset = Math.max(lowestOffset, options.minimumSameSpeakerGapCs);
     else lowestOffset = Math.max(lowestOffset, options.minimumLeadCs - previous.durationCs);
     const minimumOffset = input.minimumOffsets?.get(index) ?? null;
     if (minimumOffset !== null) lowestOffset = Math.max(lowestOffset, minimumOffset);
     const key = direction === null ? 'same-speaker' : gapsOnly ? `${direction} gaps` : direction;
-    plans.push({ index, kind, key, distribution, lowestOffset, highestOffset: options.maximumGapCs ?? Number.POSITIVE_INFINITY, pinned, minimumOffset });
+    plans.push({
+      index,
+      kind,
+      key,
+      distribution,
+      lowestOffset,
+      highestOffset: options.maximumGapCs ?? Number.POSITIVE_INFINITY,
+      pinned,
+      minimumOffset,
+    });
   }
   return plans;
 }
@@ -285,14 +323,39 @@ function placeInOrder(
   const lastEndOnChannel: Record<Channel, Centiseconds | null> = { 0: null, 1: null };
   lastEndOnChannel[first.channel] = ends[0] as number;
   let floorIndex = 0;
-  const result: PlacementInOrder = { starts, ends, offsets: [], transitions: [], rejectedDraws: 0, deferredUsed: 0, fallbacks: 0, deferred: new DeferredDraws(options.maximumDeferredDraws) };
+  const result: PlacementInOrder = {
+    starts,
+    ends,
+    offsets: [],
+    transitions: [],
+    rejectedDraws: 0,
+    deferredUsed: 0,
+    fallbacks: 0,
+    deferred: new DeferredDraws(options.maximumDeferredDraws),
+  };
 
   plans.forEach((plan, planIndex) => {
     const { index, kind } = plan;
     const utterance = utterances[index] as UtteranceToPlace;
     const floorEnd = ends[floorIndex] as number;
-    const bounds = startBounds(plan, utterance, floorEnd, starts[index - 1] as number, lastEndOnChannel[utterance.channel], options);
-    const chosen = chooseOffset(dialogueId, plan, assigned[planIndex] ?? null, floorEnd, bounds, result.deferred, random, options);
+    const bounds = startBounds(
+      plan,
+      utterance,
+      floorEnd,
+      starts[index - 1] as number,
+      lastEndOnChannel[utterance.channel],
+      options,
+    );
+    const chosen = chooseOffset(
+      dialogueId,
+      plan,
+      assigned[planIndex] ?? null,
+      floorEnd,
+      bounds,
+      result.deferred,
+      random,
+      options,
+    );
     if (chosen.source === 'deferred') result.deferredUsed += 1;
     if (chosen.source === 'fallback') result.fallbacks += 1;
     result.rejectedDraws += chosen.rejectedDraws;
@@ -302,7 +365,15 @@ function placeInOrder(
     starts.push(start);
     ends.push(end);
     result.offsets.push(chosen.offset);
-    result.transitions.push({ index, kind, floorIndex, offset: chosen.offset, source: chosen.source, rejectedDraws: chosen.rejectedDraws, fallback: chosen.source === 'fallback' });
+    result.transitions.push({
+      index,
+      kind,
+      floorIndex,
+      offset: chosen.offset,
+      source: chosen.source,
+      rejectedDraws: chosen.rejectedDraws,
+      fallback: chosen.source === 'fallback',
+    });
     lastEndOnChannel[utterance.channel] = end;
     if (end > floorEnd) floorIndex = index;
   });
@@ -376,7 +447,11 @@ function chooseOffset(
     deferred.defer(plan.key, candidate);
   }
   const smallest = plan.distribution.values[lowerBoundIndex(plan.distribution.values, lowestStart - floorEnd)];
-  return { offset: smallest !== undefined && fits(smallest) ? smallest : lowestStart - floorEnd, source: 'fallback', rejectedDraws };
+  return {
+    offset: smallest !== undefined && fits(smallest) ? smallest : lowestStart - floorEnd,
+    source: 'fallback',
+    rejectedDraws,
+  };
 }
 
 /**

@@ -73,7 +73,13 @@ export async function renderHistogramSvg(input: HistogramInput): Promise<string>
     mark: { type: 'bar', color: '#4c78a8' },
     encoding: {
       // `bin: { binned: true }`: the data are bins already (start, end), so the bars stand on y = 0
-      x: { field: 'start', type: 'quantitative', bin: { binned: true, step: input.binWidth }, title: input.axisTitle, scale: { zero: false, nice: false } },
+      x: {
+        field: 'start',
+        type: 'quantitative',
+        bin: { binned: true, step: input.binWidth },
+        title: input.axisTitle,
+        scale: { zero: false, nice: false },
+      },
       x2: { field: 'end' },
       y: { field: 'count', type: 'quantitative', title: 'count' },
     },
@@ -117,11 +123,23 @@ export async function timingStatisticsPlots(statistics: TimingStatistics): Promi
   plots.push(
     {
       fileName: 'turn-hold-gaps.svg',
-      input: { title: `TURN_HOLD gaps (${language})`, axisTitle: 'gap (s)', values: statistics.turnHoldGaps.values, binWidth: 0.1, range: [0.5, 6] },
+      input: {
+        title: `TURN_HOLD gaps (${language})`,
+        axisTitle: 'gap (s)',
+        values: statistics.turnHoldGaps.values,
+        binWidth: 0.1,
+        range: [0.5, 6],
+      },
     },
     {
       fileName: 'short-pauses.svg',
-      input: { title: `SHORTPAUSE durations (${language})`, axisTitle: 'pause (s)', values: statistics.shortPauses.values, binWidth: 0.01, range: [0, 0.5] },
+      input: {
+        title: `SHORTPAUSE durations (${language})`,
+        axisTitle: 'pause (s)',
+        values: statistics.shortPauses.values,
+        binWidth: 0.01,
+        range: [0, 0.5],
+      },
     },
     {
       fileName: 'backchannel-durations.svg',

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AlignedWord, Channel, ReferenceRecording } from '../model/types.ts';
-import { isQuestionLike, loadDefaultQuestionPauses, measureQuestionPauses, questionPausesFile, withQuestionPauses } from './question-pauses.ts';
+import {
+  isQuestionLike,
+  loadDefaultQuestionPauses,
+  measureQuestionPauses,
+  questionPausesFile,
+  withQuestionPauses,
+} from './question-pauses.ts';
 import { loadDefaultTimingStatistics } from './timing-statistics.ts';
 
 /** A recording from `[channel, start cs, end cs, word]` rows, one supervision per word. */
@@ -13,7 +19,14 @@ function recording(rows: [Channel, number, number, string][]): ReferenceRecordin
     durationCs: Math.max(...words.map((word) => word.end)),
     segments: { 0: [], 1: [] },
     channelSpeakers: { 0: 'a', 1: 'b' },
-    supervisions: words.map((word) => ({ channel: word.channel, start: word.start, end: word.end, speaker: word.channel === 0 ? 'a' : 'b', text: word.word, words: [word] })),
+    supervisions: words.map((word) => ({
+      channel: word.channel,
+      start: word.start,
+      end: word.end,
+      speaker: word.channel === 0 ? 'a' : 'b',
+      text: word.word,
+      words: [word],
+    })),
     notes: [],
   };
 }
@@ -27,17 +40,22 @@ describe('within-turn pauses of question-like turns', () => {
     expect(isQuestionLike(['um'])).toBe(false);
   });
 
-  it('measures pauses over 0.5 s inside one speaker\'s turn while the other is silent, and keeps those of questions', () => {
+  it("measures pauses over 0.5 s inside one speaker's turn while the other is silent, and keeps those of questions", () => {
     const measured = measureQuestionPauses([
       recording([
-        [0, 0, 40, 'where'], [0, 40, 80, 'is'], [0, 80, 120, 'the'], // question, then a 0.9 s pause
+        [0, 0, 40, 'where'],
+        [0, 40, 80, 'is'],
+        [0, 80, 120, 'the'], // question, then a 0.9 s pause
         [0, 210, 260, 'mill'], // a 0.3 s silence next: no pause (same IPU)
         [0, 290, 330, 'exactly'],
         [1, 400, 450, 'right'], // the other speaker: the turn ends
-        [1, 450, 500, 'go'], [1, 500, 560, 'left'], // instruction, then a 1.2 s pause
-        [1, 680, 720, 'then'], [1, 720, 760, 'down'],
+        [1, 450, 500, 'go'],
+        [1, 500, 560, 'left'], // instruction, then a 1.2 s pause
+        [1, 680, 720, 'then'],
+        [1, 720, 760, 'down'],
         [0, 800, 840, 'okay'], // a 1.4 s pause of channel 0 but channel 1 spoke in it: not within a turn
-        [1, 900, 940, 'and'], [1, 940, 980, 'there'],
+        [1, 900, 940, 'and'],
+        [1, 940, 980, 'there'],
       ]),
     ]);
     expect(measured.recordings).toBe(1);
@@ -58,6 +76,12 @@ describe('within-turn pauses of question-like turns', () => {
     const replaced = withQuestionPauses(statistics, pauses);
     expect(replaced.turnHoldGaps).toBe(pauses.questionPauses);
     expect(replaced.speakerChange).toBe(statistics.speakerChange);
-    expect(() => questionPausesFile({ withinTurn: [], questionLike: [], recordings: 0 }, { corpus: '', sourcePath: '', command: '' }, 'en')).toThrow(RangeError);
+    expect(() =>
+      questionPausesFile(
+        { withinTurn: [], questionLike: [], recordings: 0 },
+        { corpus: '', sourcePath: '', command: '' },
+        'en',
+      ),
+    ).toThrow(RangeError);
   });
 });

@@ -26,9 +26,49 @@ import { packageFile } from '../storage/package-files.ts';
 import { bandwidthFor, summarizeDurations } from './timing-summaries.ts';
 
 const WH_WORDS = new Set(['what', 'where', 'when', 'who', 'whom', 'whose', 'which', 'why', 'how']);
-const AUXILIARIES = new Set(['do', 'does', 'did', 'have', 'has', 'had', 'is', 'are', 'was', 'were', 'can', 'could', 'will', 'would', 'should', 'shall', 'am']);
+const AUXILIARIES = new Set([
+  'do',
+  'does',
+  'did',
+  'have',
+  'has',
+  'had',
+  'is',
+  'are',
+  'was',
+  'were',
+  'can',
+  'could',
+  'will',
+  'would',
+  'should',
+  'shall',
+  'am',
+]);
 const SUBJECTS = new Set(['you', 'i', 'we', 'it', 'there', 'he', 'she', 'they', 'that', 'this', 'ye']);
-const FILLERS = new Set(['uh', 'um', 'er', 'erm', 'mm', 'okay', 'ok', 'right', 'and', 'so', 'well', 'now', 'but', 'oh', 'eh', 'uh-huh', 'mmhmm', 'aye', 'yeah', 'no', 'then']);
+const FILLERS = new Set([
+  'uh',
+  'um',
+  'er',
+  'erm',
+  'mm',
+  'okay',
+  'ok',
+  'right',
+  'and',
+  'so',
+  'well',
+  'now',
+  'but',
+  'oh',
+  'eh',
+  'uh-huh',
+  'mmhmm',
+  'aye',
+  'yeah',
+  'no',
+  'then',
+]);
 
 /** Whether a turn's words (any case) open as a question does (module comment, step 3). */
 export function isQuestionLike(words: readonly string[]): boolean {
@@ -50,7 +90,9 @@ interface Ipu {
 
 /** The IPUs of one channel from its words (events.md rule 1: silences ≤ 0.50 s merge). */
 function ipusOf(recording: ReferenceRecording, channel: Channel): Ipu[] {
-  const words = (recording.supervisions ?? []).filter((supervision) => supervision.channel === channel).flatMap((supervision) => supervision.words ?? []);
+  const words = (recording.supervisions ?? [])
+    .filter((supervision) => supervision.channel === channel)
+    .flatMap((supervision) => supervision.words ?? []);
   words.sort((a, b) => a.start - b.start || a.end - b.end);
   const ipus: Ipu[] = [];
   for (const word of words) {
@@ -116,7 +158,14 @@ export interface QuestionPausesFile {
   version: 1;
   language: string;
   units: 'seconds';
-  provenance: { corpus: string; sourcePath: string; recordings: number; rule: string; command: string; benchmarkReference: string };
+  provenance: {
+    corpus: string;
+    sourcePath: string;
+    recordings: number;
+    rule: string;
+    command: string;
+    benchmarkReference: string;
+  };
   /** Every within-turn pause, for comparison. */
   withinTurnSummary: DurationSummary;
   /** The pauses a split question draws from. */
@@ -130,8 +179,15 @@ export interface QuestionPausesFile {
  * @param measurement from {@link measureQuestionPauses}
  * @throws RangeError when no question-like pause was measured
  */
-export function questionPausesFile(measurement: QuestionPauseMeasurement, provenance: Omit<QuestionPausesFile['provenance'], 'recordings' | 'rule' | 'benchmarkReference'>, language: string): QuestionPausesFile {
-  if (measurement.questionLike.length === 0) throw new RangeError('no within-turn pause of a question-like turn was measured (the recordings need word timings)');
+export function questionPausesFile(
+  measurement: QuestionPauseMeasurement,
+  provenance: Omit<QuestionPausesFile['provenance'], 'recordings' | 'rule' | 'benchmarkReference'>,
+  language: string,
+): QuestionPausesFile {
+  if (measurement.questionLike.length === 0)
+    throw new RangeError(
+      'no within-turn pause of a question-like turn was measured (the recordings need word timings)',
+    );
   const sorted = [...measurement.questionLike].sort((a, b) => a - b);
   const percentile = (p: number) => Number((quantileSorted(sorted, p) / 100).toFixed(2));
   return {
@@ -146,9 +202,15 @@ export function questionPausesFile(measurement: QuestionPauseMeasurement, proven
       benchmarkReference: "M3-DuplexBench's own MT-QA user TURN_HOLD pauses: 0.86-1.87 s",
     },
     withinTurnSummary: summarizeDurations(measurement.withinTurn),
-    questionPauses: { summary: summarizeDurations(sorted), kernelBandwidth: bandwidthFor(sorted, 100), values: sorted.map((value) => value / 100) },
+    questionPauses: {
+      summary: summarizeDurations(sorted),
+      kernelBandwidth: bandwidthFor(sorted, 100),
+      values: sorted.map((value) => value / 100),
+    },
     comparison: {
-      shareInBenchmarkRange: Number((sorted.filter((value) => value >= 86 && value <= 187).length / sorted.length).toFixed(3)),
+      shareInBenchmarkRange: Number(
+        (sorted.filter((value) => value >= 86 && value <= 187).length / sorted.length).toFixed(3),
+      ),
       p10: percentile(0.1),
       p90: percentile(0.9),
     },
@@ -175,7 +237,12 @@ export async function loadDefaultQuestionPauses(language: string): Promise<Quest
     throw error;
   }
   const parsed = JSON.parse(text) as QuestionPausesFile;
-  if (parsed.format !== QUESTION_PAUSES_FORMAT || parsed.version !== 1 || !Array.isArray(parsed.questionPauses?.values) || parsed.questionPauses.values.some((value) => !(value > 0.5))) {
+  if (
+    parsed.format !== QUESTION_PAUSES_FORMAT ||
+    parsed.version !== 1 ||
+    !Array.isArray(parsed.questionPauses?.values) ||
+    parsed.questionPauses.values.some((value) => !(value > 0.5))
+  ) {
     throw new Error(`${file}: not a ${QUESTION_PAUSES_FORMAT} file of version 1 with pauses over 0.5 s`);
   }
   return parsed;

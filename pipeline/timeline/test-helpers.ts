@@ -38,7 +38,10 @@ export function makeStatistics(input: {
       turnHoldGaps: input.turnHoldGaps ?? [60, 80, 120],
       shortPauses: input.shortPauses ?? [10, 20],
       backchannels: {
-        byListener: input.backchannels?.byListener ?? { 0: { count: 0, hostTurnCs: 6000 }, 1: { count: 0, hostTurnCs: 6000 } },
+        byListener: input.backchannels?.byListener ?? {
+          0: { count: 0, hostTurnCs: 6000 },
+          1: { count: 0, hostTurnCs: 6000 },
+        },
         outsideOtherTurns: 0,
         durationsCs: input.backchannels?.durationsCs ?? [],
         relativePositionsThousandths: input.backchannels?.relativePositionsThousandths ?? [],

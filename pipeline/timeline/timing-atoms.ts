@@ -43,11 +43,19 @@ export const ATOM_TREATMENT =
  * The lists the atom guard looks at: each direction's floor-transfer offsets, both together
  * (`speakerChange.pooled`), and the TURN_HOLD gaps; integer centiseconds.
  */
-export function atomCheckedLists(statistics: Pick<TimingStatistics, 'speakerChange' | 'turnHoldGaps'>): { list: string; valuesCs: number[] }[] {
+export function atomCheckedLists(
+  statistics: Pick<TimingStatistics, 'speakerChange' | 'turnHoldGaps'>,
+): { list: string; valuesCs: number[] }[] {
   const byDirection = statistics.speakerChange.byDirection;
   return [
-    ...CHANNEL_DIRECTIONS.map((direction) => ({ list: `speakerChange.byDirection.${direction}`, valuesCs: byDirection[direction].offsets.map(toCentiseconds) })),
-    { list: 'speakerChange.pooled', valuesCs: CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets.map(toCentiseconds)) },
+    ...CHANNEL_DIRECTIONS.map((direction) => ({
+      list: `speakerChange.byDirection.${direction}`,
+      valuesCs: byDirection[direction].offsets.map(toCentiseconds),
+    })),
+    {
+      list: 'speakerChange.pooled',
+      valuesCs: CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets.map(toCentiseconds)),
+    },
     { list: 'turnHoldGaps', valuesCs: statistics.turnHoldGaps.values.map(toCentiseconds) },
   ];
 }
@@ -57,13 +65,17 @@ export function atomCheckedLists(statistics: Pick<TimingStatistics, 'speakerChan
  * @param lists named lists of integer centiseconds
  * @returns atoms in list order, then by value ascending; fractions rounded to 4 decimals
  */
-export function findAtoms(lists: readonly { list: string; valuesCs: readonly number[] }[], limitFraction: number = ATOM_LIMIT_FRACTION): TimingAtom[] {
+export function findAtoms(
+  lists: readonly { list: string; valuesCs: readonly number[] }[],
+  limitFraction: number = ATOM_LIMIT_FRACTION,
+): TimingAtom[] {
   const atoms: TimingAtom[] = [];
   for (const { list, valuesCs } of lists) {
     const counts = new Map<number, number>();
     for (const value of valuesCs) counts.set(value, (counts.get(value) ?? 0) + 1);
     for (const [value, count] of [...counts].sort((a, b) => a[0] - b[0])) {
-      if (count > limitFraction * valuesCs.length && count >= MINIMUM_ATOM_COUNT) atoms.push({ list, valueSeconds: fromGrid(value, 100), count, fraction: fraction(count, valuesCs.length) });
+      if (count > limitFraction * valuesCs.length && count >= MINIMUM_ATOM_COUNT)
+        atoms.push({ list, valueSeconds: fromGrid(value, 100), count, fraction: fraction(count, valuesCs.length) });
     }
   }
   return atoms;
@@ -112,7 +124,11 @@ export function censorAtoms(
 }
 
 /** The atom guard settings of a statistics file, or the defaults for a file written without them. */
-export function atomGuardOf(statistics: TimingStatistics): { limitFraction: number; resolutionCs: number; atoms: TimingAtom[] } {
+export function atomGuardOf(statistics: TimingStatistics): {
+  limitFraction: number;
+  resolutionCs: number;
+  atoms: TimingAtom[];
+} {
   const guard = statistics.atomGuard;
   const limitFraction = guard?.limitFraction ?? ATOM_LIMIT_FRACTION;
   return {

@@ -49,12 +49,22 @@ export function samplingDistributions(statistics: TimingStatistics): SamplingDis
   const guard = atomGuardOf(statistics);
   const toSortedCs = (values: readonly number[]) => Object.freeze(values.map(toCentiseconds).sort((a, b) => a - b));
   const censored = (values: readonly number[], lower: number | null = null) =>
-    Object.freeze(censorAtoms(values.map(toCentiseconds), { limitFraction: guard.limitFraction, resolutionCs: guard.resolutionCs, lower }));
+    Object.freeze(
+      censorAtoms(values.map(toCentiseconds), {
+        limitFraction: guard.limitFraction,
+        resolutionCs: guard.resolutionCs,
+        lower,
+      }),
+    );
   const pooled = statistics.speakerChange.samplerUse === 'pooled';
-  const pooledOffsets = pooled ? censored(CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets)) : null;
+  const pooledOffsets = pooled
+    ? censored(CHANNEL_DIRECTIONS.flatMap((direction) => byDirection[direction].offsets))
+    : null;
   const leads = statistics.speakerChange.bargeInLeads;
-  const pooledLeads = leads && pooled ? toSortedCs(CHANNEL_DIRECTIONS.flatMap((direction) => leads[direction].values)) : null;
-  const leadsOf = (direction: ChannelDirection) => (leads ? (pooledLeads ?? toSortedCs(leads[direction].values)) : Object.freeze([] as number[]));
+  const pooledLeads =
+    leads && pooled ? toSortedCs(CHANNEL_DIRECTIONS.flatMap((direction) => leads[direction].values)) : null;
+  const leadsOf = (direction: ChannelDirection) =>
+    leads ? (pooledLeads ?? toSortedCs(leads[direction].values)) : Object.freeze([] as number[]);
   const rates = statistics.backchannels.rates;
   const distributions: SamplingDistributions = Object.freeze({
     speakerChange: Object.freeze({
@@ -62,9 +72,14 @@ export function samplingDistributions(statistics: TimingStatistics): SamplingDis
       'channel1->channel0': pooledOffsets ?? censored(byDirection['channel1->channel0'].offsets),
     }),
     sameSpeaker: censored(statistics.turnHoldGaps.values, DEFAULT_EVENT_THRESHOLDS.maxPauseInIpu + 1),
-    bargeInLeads: Object.freeze({ 'channel0->channel1': leadsOf('channel0->channel1'), 'channel1->channel0': leadsOf('channel1->channel0') }),
+    bargeInLeads: Object.freeze({
+      'channel0->channel1': leadsOf('channel0->channel1'),
+      'channel1->channel0': leadsOf('channel1->channel0'),
+    }),
     backchannelDurations: toSortedCs(statistics.backchannels.durations.values),
-    backchannelPositions: Object.freeze(statistics.backchannels.relativePositions.values.map(toThousandths).sort((a, b) => a - b)),
+    backchannelPositions: Object.freeze(
+      statistics.backchannels.relativePositions.values.map(toThousandths).sort((a, b) => a - b),
+    ),
     backchannelRatePerMinute: Object.freeze({
       0: pooled ? rates.pooled.perMinute : rates.channel0.perMinute,
       1: pooled ? rates.pooled.perMinute : rates.channel1.perMinute,
@@ -120,7 +135,10 @@ export function fitTimingModel(statistics: TimingStatistics): TimingModel {
   const pooled = statistics.speakerChange.samplerUse === 'pooled';
   const perDirection = <T>(fit: (direction: ChannelDirection) => T): Record<ChannelDirection, T> => {
     const first = fit('channel0->channel1');
-    return Object.freeze({ 'channel0->channel1': first, 'channel1->channel0': pooled ? first : fit('channel1->channel0') });
+    return Object.freeze({
+      'channel0->channel1': first,
+      'channel1->channel0': pooled ? first : fit('channel1->channel0'),
+    });
   };
   const guard = atomGuardOf(statistics);
   // A part of a list (the gaps, the barge-ins) is itself a list the sampler targets: its atoms are
@@ -128,18 +146,41 @@ export function fitTimingModel(statistics: TimingStatistics): TimingModel {
   const part = (values: readonly number[], support: { lower?: number; upper?: number }) =>
     values.length === 0
       ? null
-      : fitEmpiricalDistribution(censorAtoms(values, { limitFraction: guard.limitFraction, resolutionCs: guard.resolutionCs, lower: support.lower ?? null, upper: support.upper ?? null }), support);
-  const orNull = (values: readonly number[], support: { lower?: number; upper?: number }) => (values.length === 0 ? null : fitEmpiricalDistribution(values, support));
+      : fitEmpiricalDistribution(
+          censorAtoms(values, {
+            limitFraction: guard.limitFraction,
+            resolutionCs: guard.resolutionCs,
+            lower: support.lower ?? null,
+            upper: support.upper ?? null,
+          }),
+          support,
+        );
+  const orNull = (values: readonly number[], support: { lower?: number; upper?: number }) =>
+    values.length === 0 ? null : fitEmpiricalDistribution(values, support);
   const model: TimingModel = Object.freeze({
     speakerChange: perDirection((direction) => fitEmpiricalDistribution(lists.speakerChange[direction])),
-    speakerChangeGaps: perDirection((direction) => part(lists.speakerChange[direction].filter((offset) => offset >= 1), { lower: 1 })),
+    speakerChangeGaps: perDirection((direction) =>
+      part(
+        lists.speakerChange[direction].filter((offset) => offset >= 1),
+        { lower: 1 },
+      ),
+    ),
     speakerChangeBargeIns: perDirection((direction) =>
-      part(lists.speakerChange[direction].filter((offset) => -offset > thresholds.bargeInOverlap), { upper: -(thresholds.bargeInOverlap + 1) }),
+      part(
+        lists.speakerChange[direction].filter((offset) => -offset > thresholds.bargeInOverlap),
+        { upper: -(thresholds.bargeInOverlap + 1) },
+      ),
     ),
     bargeInLeads: perDirection((direction) => orNull(lists.bargeInLeads[direction], { lower: 0 })),
     sameSpeaker: fitEmpiricalDistribution(lists.sameSpeaker, { lower: thresholds.maxPauseInIpu + 1 }),
-    backchannelDurations: fitEmpiricalDistribution(lists.backchannelDurations, { lower: 1, upper: thresholds.maxBackchannel }),
-    backchannelPositions: fitEmpiricalDistribution(lists.backchannelPositions, { lower: 0, upper: THOUSANDTHS_PER_FRACTION - 1 }),
+    backchannelDurations: fitEmpiricalDistribution(lists.backchannelDurations, {
+      lower: 1,
+      upper: thresholds.maxBackchannel,
+    }),
+    backchannelPositions: fitEmpiricalDistribution(lists.backchannelPositions, {
+      lower: 0,
+      upper: THOUSANDTHS_PER_FRACTION - 1,
+    }),
     backchannelRatePerMinute: lists.backchannelRatePerMinute,
   });
   modelCache.set(statistics, model);

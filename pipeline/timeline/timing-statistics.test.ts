@@ -2,7 +2,11 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING_NAMES, defaultTimingFile, runDefaultTimingMeasure } from '../../scripts/derive-default-timing.ts';
+import {
+  DEFAULT_TIMING_NAMES,
+  defaultTimingFile,
+  runDefaultTimingMeasure,
+} from '../../scripts/derive-default-timing.ts';
 import { measureReferenceRecordings, plotsDirectoryFor } from '../../stages/measure-conversations.ts';
 import { parseEventsLine, segmentsFromEvents } from '../events/index.ts';
 import type { BenchmarkEvent, Channel, ChannelEvents, ReferenceRecording } from '../model/types.ts';
@@ -42,7 +46,12 @@ describe('summaries', () => {
   });
 
   it('summarizePositions works in thousandths, summarizeDurations of nothing has null statistics', () => {
-    expect(summarizePositions([0, 250, 500, 999])).toMatchObject({ count: 4, median: 0.375, minimum: 0, maximum: 0.999 });
+    expect(summarizePositions([0, 250, 500, 999])).toMatchObject({
+      count: 4,
+      median: 0.375,
+      minimum: 0,
+      maximum: 0.999,
+    });
     expect(summarizeDurations([])).toEqual({
       count: 0,
       median: null,
@@ -100,9 +109,13 @@ describe('the statistics file format (version 2)', () => {
     expect(() => parseTimingStatistics(unsorted, 'x.json')).toThrow(/turnHoldGaps\.values: values must be sorted/);
     const fine = structuredClone(statistics);
     fine.shortPauses.values = [0.105, 0.2];
-    expect(() => parseTimingStatistics(fine, 'x.json')).toThrow(/shortPauses\.values\.0: must be a whole number of centiseconds/);
+    expect(() => parseTimingStatistics(fine, 'x.json')).toThrow(
+      /shortPauses\.values\.0: must be a whole number of centiseconds/,
+    );
     expect(() => parseTimingStatistics({ ...statistics, version: 3 }, 'x.json')).toThrow(/x\.json: .*version/);
-    expect(() => parseTimingStatistics({ ...statistics, version: 1 }, 'old.json')).toThrow(/old\.json: .*version 1.*duplexsynth measure/);
+    expect(() => parseTimingStatistics({ ...statistics, version: 1 }, 'old.json')).toThrow(
+      /old\.json: .*version 1.*duplexsynth measure/,
+    );
   });
 
   it('formats deterministically and reads back identically', async () => {
@@ -114,7 +127,9 @@ describe('the statistics file format (version 2)', () => {
     expect(await loadTimingStatistics(file)).toEqual(statistics);
     await writeFile(file, '{ not json');
     await expect(loadTimingStatistics(file)).rejects.toThrow(TimingStatisticsError);
-    await expect(loadTimingStatistics(path.join(folder, 'missing.json'))).rejects.toThrow(/missing\.json: cannot be read/);
+    await expect(loadTimingStatistics(path.join(folder, 'missing.json'))).rejects.toThrow(
+      /missing\.json: cannot be read/,
+    );
   });
 
   it('samplingDistributions pools both directions and listeners unless the file says per-direction', () => {
@@ -231,7 +246,11 @@ function recordingFromEvents(file: string, id: string, events: ChannelEvents): R
  * `floor.end`, else a within-turn overlap; TURN_HOLD and SHORTPAUSE give `end − start`; a BC counts
  * for its channel when its start lies in a TURN of the other channel (position in thousandths).
  */
-function measurementsFromListedEvents(events: ChannelEvents): { measurements: TimingMeasurements; turns: number; backchannels: number } {
+function measurementsFromListedEvents(events: ChannelEvents): {
+  measurements: TimingMeasurements;
+  turns: number;
+  backchannels: number;
+} {
   const measurements: TimingMeasurements = {
     floorTransferOffsets: { 'channel0->channel1': [], 'channel1->channel0': [] },
     withinTurnOverlapOffsets: { 'channel0->channel1': [], 'channel1->channel0': [] },
@@ -245,23 +264,29 @@ function measurementsFromListedEvents(events: ChannelEvents): { measurements: Ti
       relativePositionsThousandths: [],
     },
   };
-  const of = (channel: Channel, type: BenchmarkEvent['event']) => events[channel].filter((event) => event.event === type);
+  const of = (channel: Channel, type: BenchmarkEvent['event']) =>
+    events[channel].filter((event) => event.event === type);
   for (const channel of [0, 1] as const) {
     const other: Channel = channel === 0 ? 1 : 0;
     const direction = channelDirection(other, channel);
-    for (const shift of of(channel, 'TURN_SHIFT')) measurements.floorTransferOffsets[direction].push(shift.end - shift.start);
+    for (const shift of of(channel, 'TURN_SHIFT'))
+      measurements.floorTransferOffsets[direction].push(shift.end - shift.start);
     for (const bargeIn of of(channel, 'BARGE_IN')) {
       const turn = of(channel, 'TURN').find((candidate) => candidate.start === bargeIn.start) as BenchmarkEvent;
       const list = turn.end > bargeIn.end ? measurements.floorTransferOffsets : measurements.withinTurnOverlapOffsets;
       list[direction].push(bargeIn.start - bargeIn.end);
       // the interrupted TURN is the other channel's TURN ending at the BARGE_IN's end
       const interrupted = of(other, 'TURN').find((candidate) => candidate.end === bargeIn.end);
-      if (turn.end > bargeIn.end && interrupted && bargeIn.start >= interrupted.start) measurements.bargeInLeads![direction].push(bargeIn.start - interrupted.start);
+      if (turn.end > bargeIn.end && interrupted && bargeIn.start >= interrupted.start)
+        measurements.bargeInLeads![direction].push(bargeIn.start - interrupted.start);
     }
     for (const hold of of(channel, 'TURN_HOLD')) measurements.turnHoldGaps.push(hold.end - hold.start);
     for (const pause of of(channel, 'SHORTPAUSE')) measurements.shortPauses.push(pause.end - pause.start);
     const hosts = of(other, 'TURN');
-    measurements.backchannels.byListener[channel].hostTurnCs = hosts.reduce((sum, turn) => sum + turn.end - turn.start, 0);
+    measurements.backchannels.byListener[channel].hostTurnCs = hosts.reduce(
+      (sum, turn) => sum + turn.end - turn.start,
+      0,
+    );
     for (const backchannel of of(channel, 'BC')) {
       const host = hosts.find((turn) => turn.start <= backchannel.start && backchannel.start < turn.end);
       if (host === undefined) {
@@ -270,7 +295,9 @@ function measurementsFromListedEvents(events: ChannelEvents): { measurements: Ti
       }
       measurements.backchannels.byListener[channel].count += 1;
       measurements.backchannels.durationsCs.push(backchannel.end - backchannel.start);
-      measurements.backchannels.relativePositionsThousandths.push(Math.floor((1000 * (backchannel.start - host.start)) / (host.end - host.start)));
+      measurements.backchannels.relativePositionsThousandths.push(
+        Math.floor((1000 * (backchannel.start - host.start)) / (host.end - host.start)),
+      );
     }
   }
   const count = (type: BenchmarkEvent['event']) => of(0, type).length + of(1, type).length;
@@ -326,8 +353,12 @@ describe('statistics of the conformance event files equal those read off their l
           'channel1->channel0': parts.flatMap((part) => part.measurements.floorTransferOffsets['channel1->channel0']),
         },
         withinTurnOverlapOffsets: {
-          'channel0->channel1': parts.flatMap((part) => part.measurements.withinTurnOverlapOffsets['channel0->channel1']),
-          'channel1->channel0': parts.flatMap((part) => part.measurements.withinTurnOverlapOffsets['channel1->channel0']),
+          'channel0->channel1': parts.flatMap(
+            (part) => part.measurements.withinTurnOverlapOffsets['channel0->channel1'],
+          ),
+          'channel1->channel0': parts.flatMap(
+            (part) => part.measurements.withinTurnOverlapOffsets['channel1->channel0'],
+          ),
         },
         turnHoldGaps: parts.flatMap((part) => part.measurements.turnHoldGaps),
         shortPauses: parts.flatMap((part) => part.measurements.shortPauses),
@@ -348,13 +379,17 @@ describe('statistics of the conformance event files equal those read off their l
           },
           outsideOtherTurns: parts.reduce((sum, part) => sum + part.measurements.backchannels.outsideOtherTurns, 0),
           durationsCs: parts.flatMap((part) => part.measurements.backchannels.durationsCs),
-          relativePositionsThousandths: parts.flatMap((part) => part.measurements.backchannels.relativePositionsThousandths),
+          relativePositionsThousandths: parts.flatMap(
+            (part) => part.measurements.backchannels.relativePositionsThousandths,
+          ),
         },
       },
     });
     expect(measuredParts(fromRules)).toEqual(measuredParts(direct));
     expect(fromRules.provenance.recordingsUsed).toBe(files.length);
-    expect(fromRules.provenance.sourcePaths.every((source) => source.startsWith('conformance/m3-toy/data/ja/'))).toBe(true);
+    expect(fromRules.provenance.sourcePaths.every((source) => source.startsWith('conformance/m3-toy/data/ja/'))).toBe(
+      true,
+    );
   });
 
   it('shows the figures of the files (counts of the listed events)', async () => {
@@ -372,7 +407,12 @@ describe('statistics of the conformance event files equal those read off their l
     // 21 TURN_SHIFT + 4 BARGE_IN in the chat, 24 TURN_SHIFT + 1 BARGE_IN in the task dialogue
     const relations = statistics.speakerChange.benchmarkRelationsSummary.count;
     expect(relations).toBe(21 + 4 + 24 + 1);
-    expect(statistics.provenance.counts).toMatchObject({ turns: 33 + 27, backchannels: 14 + 3, turnHolds: 7 + 1, shortPauses: 45 + 40 });
+    expect(statistics.provenance.counts).toMatchObject({
+      turns: 33 + 27,
+      backchannels: 14 + 3,
+      turnHolds: 7 + 1,
+      shortPauses: 45 + 40,
+    });
     // the toy MT-QA system always answers 0.20 s after the user (m3-format.md, known defects)
     const taskOnly = measureReferenceRecordings({
       recordings: [recordingFromEvents(CONFORMANCE_FILES[1] as string, task.id, task.events)],
@@ -398,7 +438,9 @@ describe('shipped default statistics', () => {
       expect(plots).toEqual((await readdir(plotsDirectoryFor(shipped))).sort());
       expect(plots).toHaveLength(8);
       for (const plot of plots) {
-        expect(await readFile(path.join(plotsDirectoryFor(out), plot), 'utf8')).toBe(await readFile(path.join(plotsDirectoryFor(shipped), plot), 'utf8'));
+        expect(await readFile(path.join(plotsDirectoryFor(out), plot), 'utf8')).toBe(
+          await readFile(path.join(plotsDirectoryFor(shipped), plot), 'utf8'),
+        );
       }
       // and the command's --check agrees that the shipped files are current
       expect(await runDefaultTimingMeasure(language, SHARED_FOLDER, undefined, ['--check'])).toBe(0);
@@ -415,10 +457,17 @@ describe('shipped default statistics', () => {
       'duplexsynth measure --format nxt --language en --sampler-use pooled --timing-resolution 0.01 --out en.timing.json corpora/reference-timing/maptask',
     );
     expect(en.atomGuard?.atoms).toEqual([]);
-    expect(en.speakerChange.pooledSummary).toMatchObject({ count: 7183, median: 0.45, overlapFraction: 0.2375, bargeInFraction: 0.1118 });
+    expect(en.speakerChange.pooledSummary).toMatchObject({
+      count: 7183,
+      median: 0.45,
+      overlapFraction: 0.2375,
+      bargeInFraction: 0.1118,
+    });
     expect(en.speakerChange.bargeInLeads?.['channel0->channel1'].summary.count).toBeGreaterThan(300);
     const callFriend = await loadTimingStatistics(defaultTimingFile('en.callfriend'));
-    expect(callFriend.atomGuard?.atoms.find((atom) => atom.list === 'speakerChange.pooled' && atom.valueSeconds === 0)).toEqual({
+    expect(
+      callFriend.atomGuard?.atoms.find((atom) => atom.list === 'speakerChange.pooled' && atom.valueSeconds === 0),
+    ).toEqual({
       list: 'speakerChange.pooled',
       valueSeconds: 0,
       count: 771,
@@ -432,25 +481,28 @@ describe('shipped default statistics', () => {
     expect(target).toHaveLength(4177);
   });
 
-  it.each(['zh', 'de'])('%s comes from the CallHome RTTM calls; no speaker-change offset is an atom over 2 %%, and the sampler draws no value above 2 %%', async (language) => {
-    const statistics = await loadDefaultTimingStatistics(language);
-    expect(statistics.provenance.format).toBe('rttm');
-    expect(statistics.provenance.command).toBe(
-      `duplexsynth measure --format rttm --language ${language} --speakers most-talk --sampler-use pooled --timing-resolution 0.1 --out ${language}.timing.json corpora/reference-timing/rttm/${language}`,
-    );
-    expect(statistics.provenance.recordingsUsed).toBe(language === 'zh' ? 140 : 120);
-    // the only atoms are TURN_HOLD gaps (censored by the sampler), none among the floor-transfer offsets
-    expect(statistics.atomGuard?.atoms.filter((atom) => atom.list !== 'turnHoldGaps')).toEqual([]);
-    const lists = samplingDistributions(statistics);
-    for (const [name, values] of [
-      ['speakerChange', lists.speakerChange['channel0->channel1']],
-      ['sameSpeaker', lists.sameSpeaker],
-    ] as const) {
-      const counts = new Map<number, number>();
-      for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-      expect(Math.max(...counts.values()) / values.length, name).toBeLessThanOrEqual(0.02);
-    }
-  });
+  it.each(['zh', 'de'])(
+    '%s comes from the CallHome RTTM calls; no speaker-change offset is an atom over 2 %%, and the sampler draws no value above 2 %%',
+    async (language) => {
+      const statistics = await loadDefaultTimingStatistics(language);
+      expect(statistics.provenance.format).toBe('rttm');
+      expect(statistics.provenance.command).toBe(
+        `duplexsynth measure --format rttm --language ${language} --speakers most-talk --sampler-use pooled --timing-resolution 0.1 --out ${language}.timing.json corpora/reference-timing/rttm/${language}`,
+      );
+      expect(statistics.provenance.recordingsUsed).toBe(language === 'zh' ? 140 : 120);
+      // the only atoms are TURN_HOLD gaps (censored by the sampler), none among the floor-transfer offsets
+      expect(statistics.atomGuard?.atoms.filter((atom) => atom.list !== 'turnHoldGaps')).toEqual([]);
+      const lists = samplingDistributions(statistics);
+      for (const [name, values] of [
+        ['speakerChange', lists.speakerChange['channel0->channel1']],
+        ['sameSpeaker', lists.sameSpeaker],
+      ] as const) {
+        const counts = new Map<number, number>();
+        for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+        expect(Math.max(...counts.values()) / values.length, name).toBeLessThanOrEqual(0.02);
+      }
+    },
+  );
 
   it('carry provenance and the measured figures', async () => {
     const en = await loadTimingStatistics(defaultTimingFile('en.callfriend'));
@@ -472,8 +524,18 @@ describe('shipped default statistics', () => {
       bargeInMinimumOverlapSeconds: 0.4,
     });
     // all TURN_SHIFT/BARGE_IN relations as in version 1 (same counts), split into floor transfers and within-turn overlaps
-    expect(en.speakerChange.benchmarkRelationsSummary).toMatchObject({ count: 4582, median: 0, overlapFraction: 0.4705, bargeInFraction: 0.2532 });
-    expect(ja.speakerChange.benchmarkRelationsSummary).toMatchObject({ count: 9401, median: 0.01, overlapFraction: 0.4828, bargeInFraction: 0.2779 });
+    expect(en.speakerChange.benchmarkRelationsSummary).toMatchObject({
+      count: 4582,
+      median: 0,
+      overlapFraction: 0.4705,
+      bargeInFraction: 0.2532,
+    });
+    expect(ja.speakerChange.benchmarkRelationsSummary).toMatchObject({
+      count: 9401,
+      median: 0.01,
+      overlapFraction: 0.4828,
+      bargeInFraction: 0.2779,
+    });
     expect(en.speakerChange.pooledSummary).toMatchObject({ count: 4177, bargeInFraction: 0.1808 });
     expect(ja.speakerChange.pooledSummary).toMatchObject({ count: 8565, bargeInFraction: 0.2075 });
     expect(en.provenance.counts.withinTurnOverlaps).toBe(405);

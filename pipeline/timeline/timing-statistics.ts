@@ -37,8 +37,23 @@ import { formatJson } from '../storage/readable-json.ts';
 import { readRecord } from '../storage/json-records.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { languagePackOf } from '../model/language-pack.ts';
-import { ATOM_LIMIT_FRACTION, ATOM_TREATMENT, DEFAULT_TIMING_RESOLUTION_SECONDS, atomCheckedLists, findAtoms } from './timing-atoms.ts';
-import { bandwidthFor, fromGrid, ratePerMinute, summarizeDurations, summarizeOffsets, summarizePositions, toCentiseconds, toThousandths } from './timing-summaries.ts';
+import {
+  ATOM_LIMIT_FRACTION,
+  ATOM_TREATMENT,
+  DEFAULT_TIMING_RESOLUTION_SECONDS,
+  atomCheckedLists,
+  findAtoms,
+} from './timing-atoms.ts';
+import {
+  bandwidthFor,
+  fromGrid,
+  ratePerMinute,
+  summarizeDurations,
+  summarizeOffsets,
+  summarizePositions,
+  toCentiseconds,
+  toThousandths,
+} from './timing-summaries.ts';
 
 export {
   CHANNEL_DIRECTIONS,
@@ -54,7 +69,15 @@ export {
   type TimingStatistics,
 } from '../model/timing-statistics.ts';
 export { formatJson } from '../storage/readable-json.ts';
-export { ATOM_LIMIT_FRACTION, ATOM_TREATMENT, DEFAULT_TIMING_RESOLUTION_SECONDS, MINIMUM_ATOM_COUNT, atomGuardOf, censorAtoms, findAtoms } from './timing-atoms.ts';
+export {
+  ATOM_LIMIT_FRACTION,
+  ATOM_TREATMENT,
+  DEFAULT_TIMING_RESOLUTION_SECONDS,
+  MINIMUM_ATOM_COUNT,
+  atomGuardOf,
+  censorAtoms,
+  findAtoms,
+} from './timing-atoms.ts';
 export { fitTimingModel, samplingDistributions, type SamplingDistributions, type TimingModel } from './timing-model.ts';
 export { summarizeDurations, summarizeOffsets, summarizePositions } from './timing-summaries.ts';
 
@@ -96,67 +119,116 @@ export const timingStatisticsFileSchema = z
     }
   })
   .pipe(
-    timingStatisticsSchema
-      .superRefine((statistics, context) => {
-        const check = (actual: unknown, expected: unknown, where: (string | number)[]) => {
-          if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-            context.addIssue({
-              code: 'custom',
-              path: where,
-              message: `${JSON.stringify(actual)} does not match the values (expected ${JSON.stringify(expected)})`,
-            });
-          }
-        };
-        const checkList = (
-          list: { summary: unknown; kernelBandwidth: number },
-          valuesCs: number[],
-          summarize: (values: number[]) => unknown,
-          where: string[],
-        ) => {
-          check(list.summary, summarize(valuesCs), [...where, 'summary']);
-          check(list.kernelBandwidth, bandwidthFor(valuesCs, 100), [...where, 'kernelBandwidth']);
-        };
-        const { speakerChange, backchannels } = statistics;
-        for (const direction of CHANNEL_DIRECTIONS) {
-          checkList(speakerChange.byDirection[direction], speakerChange.byDirection[direction].offsets.map(toCentiseconds), summarizeOffsets, ['speakerChange', 'byDirection', direction]);
-          checkList(speakerChange.withinTurnOverlaps[direction], speakerChange.withinTurnOverlaps[direction].offsets.map(toCentiseconds), summarizeOffsets, ['speakerChange', 'withinTurnOverlaps', direction]);
+    timingStatisticsSchema.superRefine((statistics, context) => {
+      const check = (actual: unknown, expected: unknown, where: (string | number)[]) => {
+        if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+          context.addIssue({
+            code: 'custom',
+            path: where,
+            message: `${JSON.stringify(actual)} does not match the values (expected ${JSON.stringify(expected)})`,
+          });
         }
-        const transfers = CHANNEL_DIRECTIONS.flatMap((direction) => speakerChange.byDirection[direction].offsets.map(toCentiseconds));
-        const within = CHANNEL_DIRECTIONS.flatMap((direction) => speakerChange.withinTurnOverlaps[direction].offsets.map(toCentiseconds));
-        check(speakerChange.pooledSummary, summarizeOffsets(transfers), ['speakerChange', 'pooledSummary']);
-        check(speakerChange.benchmarkRelationsSummary, summarizeOffsets([...transfers, ...within]), ['speakerChange', 'benchmarkRelationsSummary']);
-        checkList(statistics.turnHoldGaps, statistics.turnHoldGaps.values.map(toCentiseconds), summarizeDurations, ['turnHoldGaps']);
-        checkList(statistics.shortPauses, statistics.shortPauses.values.map(toCentiseconds), summarizeDurations, ['shortPauses']);
-        checkList(backchannels.durations, backchannels.durations.values.map(toCentiseconds), summarizeDurations, ['backchannels', 'durations']);
-        const positions = backchannels.relativePositions.values.map(toThousandths);
-        check(backchannels.relativePositions.summary, summarizePositions(positions), ['backchannels', 'relativePositions', 'summary']);
-        check(backchannels.relativePositions.kernelBandwidth, bandwidthFor(positions, 1000), ['backchannels', 'relativePositions', 'kernelBandwidth']);
-        for (const key of ['channel0', 'channel1', 'pooled'] as const) {
-          const rate = backchannels.rates[key];
-          check(rate.perMinute, ratePerMinute(rate.count, toCentiseconds(rate.hostTurnSeconds)), ['backchannels', 'rates', key, 'perMinute']);
-        }
-        check(
-          [backchannels.rates.pooled.count, toCentiseconds(backchannels.rates.pooled.hostTurnSeconds)],
-          [
-            backchannels.rates.channel0.count + backchannels.rates.channel1.count,
-            toCentiseconds(backchannels.rates.channel0.hostTurnSeconds) + toCentiseconds(backchannels.rates.channel1.hostTurnSeconds),
-          ],
-          ['backchannels', 'rates', 'pooled'],
+      };
+      const checkList = (
+        list: { summary: unknown; kernelBandwidth: number },
+        valuesCs: number[],
+        summarize: (values: number[]) => unknown,
+        where: string[],
+      ) => {
+        check(list.summary, summarize(valuesCs), [...where, 'summary']);
+        check(list.kernelBandwidth, bandwidthFor(valuesCs, 100), [...where, 'kernelBandwidth']);
+      };
+      const { speakerChange, backchannels } = statistics;
+      for (const direction of CHANNEL_DIRECTIONS) {
+        checkList(
+          speakerChange.byDirection[direction],
+          speakerChange.byDirection[direction].offsets.map(toCentiseconds),
+          summarizeOffsets,
+          ['speakerChange', 'byDirection', direction],
         );
-        if (speakerChange.bargeInLeads) {
-          for (const direction of CHANNEL_DIRECTIONS) {
-            const leads = speakerChange.bargeInLeads[direction];
-            checkList(leads, leads.values.map(toCentiseconds), summarizeDurations, ['speakerChange', 'bargeInLeads', direction]);
-          }
+        checkList(
+          speakerChange.withinTurnOverlaps[direction],
+          speakerChange.withinTurnOverlaps[direction].offsets.map(toCentiseconds),
+          summarizeOffsets,
+          ['speakerChange', 'withinTurnOverlaps', direction],
+        );
+      }
+      const transfers = CHANNEL_DIRECTIONS.flatMap((direction) =>
+        speakerChange.byDirection[direction].offsets.map(toCentiseconds),
+      );
+      const within = CHANNEL_DIRECTIONS.flatMap((direction) =>
+        speakerChange.withinTurnOverlaps[direction].offsets.map(toCentiseconds),
+      );
+      check(speakerChange.pooledSummary, summarizeOffsets(transfers), ['speakerChange', 'pooledSummary']);
+      check(speakerChange.benchmarkRelationsSummary, summarizeOffsets([...transfers, ...within]), [
+        'speakerChange',
+        'benchmarkRelationsSummary',
+      ]);
+      checkList(statistics.turnHoldGaps, statistics.turnHoldGaps.values.map(toCentiseconds), summarizeDurations, [
+        'turnHoldGaps',
+      ]);
+      checkList(statistics.shortPauses, statistics.shortPauses.values.map(toCentiseconds), summarizeDurations, [
+        'shortPauses',
+      ]);
+      checkList(backchannels.durations, backchannels.durations.values.map(toCentiseconds), summarizeDurations, [
+        'backchannels',
+        'durations',
+      ]);
+      const positions = backchannels.relativePositions.values.map(toThousandths);
+      check(backchannels.relativePositions.summary, summarizePositions(positions), [
+        'backchannels',
+        'relativePositions',
+        'summary',
+      ]);
+      check(backchannels.relativePositions.kernelBandwidth, bandwidthFor(positions, 1000), [
+        'backchannels',
+        'relativePositions',
+        'kernelBandwidth',
+      ]);
+      for (const key of ['channel0', 'channel1', 'pooled'] as const) {
+        const rate = backchannels.rates[key];
+        check(rate.perMinute, ratePerMinute(rate.count, toCentiseconds(rate.hostTurnSeconds)), [
+          'backchannels',
+          'rates',
+          key,
+          'perMinute',
+        ]);
+      }
+      check(
+        [backchannels.rates.pooled.count, toCentiseconds(backchannels.rates.pooled.hostTurnSeconds)],
+        [
+          backchannels.rates.channel0.count + backchannels.rates.channel1.count,
+          toCentiseconds(backchannels.rates.channel0.hostTurnSeconds) +
+            toCentiseconds(backchannels.rates.channel1.hostTurnSeconds),
+        ],
+        ['backchannels', 'rates', 'pooled'],
+      );
+      if (speakerChange.bargeInLeads) {
+        for (const direction of CHANNEL_DIRECTIONS) {
+          const leads = speakerChange.bargeInLeads[direction];
+          checkList(leads, leads.values.map(toCentiseconds), summarizeDurations, [
+            'speakerChange',
+            'bargeInLeads',
+            direction,
+          ]);
         }
-        if (statistics.atomGuard) {
-          const guard = statistics.atomGuard;
-          const expected = findAtoms(atomCheckedLists(statistics), guard.limitFraction);
-          check(guard.atoms, expected, ['atomGuard', 'atoms']);
-        }
-        check(backchannels.durations.values.length, backchannels.rates.pooled.count, ['backchannels', 'durations', 'values']);
-        check(backchannels.relativePositions.values.length, backchannels.rates.pooled.count, ['backchannels', 'relativePositions', 'values']);
-      }),
+      }
+      if (statistics.atomGuard) {
+        const guard = statistics.atomGuard;
+        const expected = findAtoms(atomCheckedLists(statistics), guard.limitFraction);
+        check(guard.atoms, expected, ['atomGuard', 'atoms']);
+      }
+      check(backchannels.durations.values.length, backchannels.rates.pooled.count, [
+        'backchannels',
+        'durations',
+        'values',
+      ]);
+      check(backchannels.relativePositions.values.length, backchannels.rates.pooled.count, [
+        'backchannels',
+        'relativePositions',
+        'values',
+      ]);
+    }),
   );
 
 /** Measured values, in integer centiseconds (positions in thousandths), from which a statistics file is built. */
@@ -285,7 +357,10 @@ export function buildTimingStatistics(input: {
     atomGuard: (() => {
       const limitFraction = input.atomGuard?.limitFraction ?? ATOM_LIMIT_FRACTION;
       const lists = [
-        ...CHANNEL_DIRECTIONS.map((direction) => ({ list: `speakerChange.byDirection.${direction}`, valuesCs: measurements.floorTransferOffsets[direction] })),
+        ...CHANNEL_DIRECTIONS.map((direction) => ({
+          list: `speakerChange.byDirection.${direction}`,
+          valuesCs: measurements.floorTransferOffsets[direction],
+        })),
         { list: 'speakerChange.pooled', valuesCs: transfers },
         { list: 'turnHoldGaps', valuesCs: measurements.turnHoldGaps },
       ];
@@ -341,7 +416,8 @@ export function parseTimingStatistics(value: unknown, source: string): TimingSta
  */
 export async function loadTimingStatistics(filePath: string): Promise<TimingStatistics> {
   return readRecord(filePath, timingStatisticsFileSchema, {
-    makeError: (message, file) => new TimingStatisticsError(file, message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message),
+    makeError: (message, file) =>
+      new TimingStatisticsError(file, message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message),
   });
 }
 
@@ -363,7 +439,9 @@ export const TIMING_PRIOR_NAME = 'prior';
  */
 export function shippedTimingStatisticsOf(language: Language): { file: string; prior: boolean } {
   const name = languagePackOf(language).timing.statistics;
-  return name === null ? { file: defaultTimingStatisticsPath(TIMING_PRIOR_NAME), prior: true } : { file: defaultTimingStatisticsPath(name), prior: false };
+  return name === null
+    ? { file: defaultTimingStatisticsPath(TIMING_PRIOR_NAME), prior: true }
+    : { file: defaultTimingStatisticsPath(name), prior: false };
 }
 
 /**

@@ -14,22 +14,52 @@ import type { ChatOptions } from './chat.ts';
 export function registerChatCommand(program: Command): Command {
   return program
     .command('chat')
-    .description('cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev')
+    .description(
+      'cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev',
+    )
     .argument('<path...>', 'recording timing files or folders of the format (audio beside them, or --audio)')
-    .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
-    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)').argParser(languageCode).makeOptionMandatory())
+    .addOption(
+      new Option('--format <format>', 'reference corpus format')
+        .choices(REFERENCE_CORPUS_FORMATS)
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)')
+        .argParser(languageCode)
+        .makeOptionMandatory(),
+    )
     .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
     .option('--dataset <name>', 'dataset folder name (default: the format)')
-    .option('--audio <dir>', 'folder of the audio, <id>.wav or <id>_0.wav + <id>_1.wav (textgrid, ctm, nxt, rttm: any format that brings no audio)')
-    .option('--speakers <A,B>', 'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)', speakerPair)
-    .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings')
+    .option(
+      '--audio <dir>',
+      'folder of the audio, <id>.wav or <id>_0.wav + <id>_1.wav (textgrid, ctm, nxt, rttm: any format that brings no audio)',
+    )
+    .option(
+      '--speakers <A,B>',
+      'rttm: the two speakers to keep, in channel order (a file with a third is refused without it)',
+      speakerPair,
+    )
+    .option(
+      '--speaker-map <file>',
+      'tab-separated recording, channel (0, 1 or the corpus label), speaker id: one id for one person across recordings',
+    )
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
-    .addOption(new Option('--vad <detector>', 'voice activity detector for stereo-wav').choices(['silero', 'webrtc']).default('silero'))
+    .addOption(
+      new Option('--vad <detector>', 'voice activity detector for stereo-wav')
+        .choices(['silero', 'webrtc'])
+        .default('silero'),
+    )
     .option('--test-hours <hours>', 'target duration of the test split', positiveNumber, 1)
-    .option('--allow-upsample', 'take audio below 16 kHz, upsampled to 16 kHz (recorded in summary.json); refused without it')
+    .option(
+      '--allow-upsample',
+      'take audio below 16 kHz, upsampled to 16 kHz (recorded in summary.json); refused without it',
+    )
     .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
     .action(async (paths: string[], options: ChatOptions) => {
-      const [{ runChat }, { checkFolder }] = await Promise.all([import('./chat.ts'), import('../../pipeline/run/output-checks.ts')]);
+      const [{ runChat }, { checkFolder }] = await Promise.all([
+        import('./chat.ts'),
+        import('../../pipeline/run/output-checks.ts'),
+      ]);
       await checkFolder(options.out, 'output folder'); // a file there, /proc, a read-only disk: one line, nothing removed
       const result = await runChat(paths, { ...options, log: (line) => console.error(line) });
       console.log(result.directory);

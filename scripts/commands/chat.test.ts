@@ -27,8 +27,20 @@ let recordings: string;
 const lengthScorer: RecordingMosScorer = {
   async scoreRecording(audio) {
     const ovrl = 2 + ((audio.channels[0]?.length ?? 0) % 997) / 997;
-    const scores = { ovrl, sig: 3, bak: 3, p808: 3, raw: { ovrl, sig: 3, bak: 3 }, windows: 1, hopCount: 1, durationSeconds: 9.01 };
-    return { channels: audio.channels.map((_, channel) => ({ channel, hasSpeech: true, scores })), dialogue: { ovrl, sig: 3, bak: 3, p808: 3, channelCount: 2 } };
+    const scores = {
+      ovrl,
+      sig: 3,
+      bak: 3,
+      p808: 3,
+      raw: { ovrl, sig: 3, bak: 3 },
+      windows: 1,
+      hopCount: 1,
+      durationSeconds: 9.01,
+    };
+    return {
+      channels: audio.channels.map((_, channel) => ({ channel, hasSpeech: true, scores })),
+      dialogue: { ovrl, sig: 3, bak: 3, p808: 3, channelCount: 2 },
+    };
   },
 };
 
@@ -51,7 +63,10 @@ beforeAll(async () => {
   );
   await runBuild(config);
   recordings = path.join(scratch, 'recordings');
-  await concatenateDialogues(path.join(scratch, 'source', 'data', 'en', 'task', 'topiocqa'), recordings, { perRecording: 3, gapSeconds: 2 });
+  await concatenateDialogues(path.join(scratch, 'source', 'data', 'en', 'task', 'topiocqa'), recordings, {
+    perRecording: 3,
+    gapSeconds: 2,
+  });
   // A cold 6-dialogue build: 20-40 s in an ordinary full-suite run, but past the suite's 3-minute
   // default while other builds share the two cores (seen on 2 December); twenty minutes still ends a hang.
 }, 1_200_000);
@@ -66,7 +81,11 @@ async function ctmUtterances(file: string): Promise<{ start: number; end: number
     .split('\n')
     .filter((line) => line.trim() !== '' && !line.startsWith(';;'))
     .map((line) => line.trim().split(/\s+/))
-    .map(([, channel, begin, duration]) => ({ channel, start: Math.round(Number(begin) * 100), end: Math.round((Number(begin) + Number(duration)) * 100) }));
+    .map(([, channel, begin, duration]) => ({
+      channel,
+      start: Math.round(Number(begin) * 100),
+      end: Math.round((Number(begin) + Number(duration)) * 100),
+    }));
   const utterances: { start: number; end: number }[] = [];
   for (const channel of ['A', 'B']) {
     let current: { start: number; end: number } | undefined;
@@ -101,7 +120,8 @@ describe('duplexsynth chat', () => {
       expect(segment.durationSeconds).toBeLessThanOrEqual(140);
       // No utterance of either speaker runs across a cut.
       for (const utterance of await ctmUtterances(path.join(recordings, `${segment.recording}.ctm`))) {
-        for (const cut of [Math.round(segment.start * 100), Math.round(segment.end * 100)]) expect(utterance.start < cut && utterance.end > cut).toBe(false);
+        for (const cut of [Math.round(segment.start * 100), Math.round(segment.end * 100)])
+          expect(utterance.start < cut && utterance.end > cut).toBe(false);
       }
       const file = path.join(result.directory, 'audio', `${segment.id}.wav`);
       const audio = decodeWav(await readFile(file), file);
@@ -110,20 +130,32 @@ describe('duplexsynth chat', () => {
     }
     // Events re-derived from the words by the recorded rules, and the loader's lookups: no problem.
     const manifest = JSON.parse(await readFile(path.join(result.directory, 'manifest.json'), 'utf8'));
-    expect(manifest.eventDerivation).toEqual({ from: 'words', hasWords: true, thresholds: { maxPauseInIpu: 50, maxBackchannel: 80, bargeInOverlap: 40 } });
+    expect(manifest.eventDerivation).toEqual({
+      from: 'words',
+      hasWords: true,
+      thresholds: { maxPauseInIpu: 50, maxBackchannel: 80, bargeInOverlap: 40 },
+    });
     const verified = await verifyDataset(result.directory);
     expect(verified.dialogues).toBe(result.segments.length);
     expect(verified.problems).toEqual([]);
     // Both channels carry turns (chat data evaluates channels 0 and 1).
-    const lines = (await readFile(path.join(result.directory, 'all.jsonl'), 'utf8')).trimEnd().split('\n').map((line) => parseEventsLine(line, 'all.jsonl'));
-    for (const line of lines) for (const channel of [0, 1] as const) expect(line.events[channel].some((event) => event.event === 'TURN')).toBe(true);
+    const lines = (await readFile(path.join(result.directory, 'all.jsonl'), 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => parseEventsLine(line, 'all.jsonl'));
+    for (const line of lines)
+      for (const channel of [0, 1] as const)
+        expect(line.events[channel].some((event) => event.event === 'TURN')).toBe(true);
     // test and dev: both present, disjoint, and no speaker in both.
     const speakersOf = async (ids: readonly string[]) =>
       new Set(
-        (await Promise.all(ids.map(async (id) => JSON.parse(await readFile(path.join(result.directory, 'metadata', `${id}.json`), 'utf8'))))).flatMap((metadata) => [
-          metadata.speakers.channel0.speakerId,
-          metadata.speakers.channel1.speakerId,
-        ]),
+        (
+          await Promise.all(
+            ids.map(async (id) =>
+              JSON.parse(await readFile(path.join(result.directory, 'metadata', `${id}.json`), 'utf8')),
+            ),
+          )
+        ).flatMap((metadata) => [metadata.speakers.channel0.speakerId, metadata.speakers.channel1.speakerId]),
       );
     const test = result.splits.test ?? [];
     const dev = result.splits.dev ?? [];
@@ -131,22 +163,31 @@ describe('duplexsynth chat', () => {
     expect(dev.length).toBeGreaterThan(0);
     const testSpeakers = await speakersOf(test);
     for (const speaker of await speakersOf(dev)) expect(testSpeakers.has(speaker)).toBe(false);
-    expect((await readdir(result.directory)).filter((name) => name.endsWith('.jsonl')).sort()).toEqual(expect.arrayContaining(['all.jsonl', 'test.jsonl']));
+    expect((await readdir(result.directory)).filter((name) => name.endsWith('.jsonl')).sort()).toEqual(
+      expect.arrayContaining(['all.jsonl', 'test.jsonl']),
+    );
   });
 
   it('writes the same bytes again from the same recordings', async () => {
     const first = await runChat([recordings], chatOptions(path.join(scratch, 'chat-a'), { score: false }));
     const second = await runChat([recordings], chatOptions(path.join(scratch, 'chat-b'), { score: false }));
-    const names = (await readdir(first.directory, { recursive: true })).filter((name) => /\.(wav|txt|jsonl|json)$/.test(name)).sort();
+    const names = (await readdir(first.directory, { recursive: true }))
+      .filter((name) => /\.(wav|txt|jsonl|json)$/.test(name))
+      .sort();
     expect(names.length).toBeGreaterThan(10);
-    for (const name of names) expect((await readFile(path.join(first.directory, name))).equals(await readFile(path.join(second.directory, name))), name).toBe(true);
+    for (const name of names)
+      expect(
+        (await readFile(path.join(first.directory, name))).equals(await readFile(path.join(second.directory, name))),
+        name,
+      ).toBe(true);
   });
 
   it('lists a recording without audio as failed and goes on with the others', async () => {
     const { copyFile, mkdir } = await import('node:fs/promises');
     const mixed = path.join(scratch, 'mixed');
     await mkdir(mixed, { recursive: true });
-    for (const name of ['synthetic-1.wav', 'synthetic-1.ctm', 'synthetic-2.ctm']) await copyFile(path.join(recordings, name), path.join(mixed, name));
+    for (const name of ['synthetic-1.wav', 'synthetic-1.ctm', 'synthetic-2.ctm'])
+      await copyFile(path.join(recordings, name), path.join(mixed, name));
     const result = await runChat([mixed], chatOptions(path.join(scratch, 'chat-mixed'), { score: false }));
     expect(result.failed).toEqual([{ id: 'synthetic-2', stage: 'read-audio', reason: 'no audio for both channels' }]);
     expect(result.segments.every((segment) => segment.recording === 'synthetic-1')).toBe(true);

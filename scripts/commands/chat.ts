@@ -28,7 +28,12 @@ import { readReferenceAudio } from '../../corpora/reference-recording.ts';
 import type { ReferenceCorpusFormat } from '../../corpora/reference-corpus-formats.ts';
 import { type RawAudio } from '../../pipeline/audio/raw-audio.ts';
 import { resample } from '../../pipeline/audio/resample.ts';
-import { chatSegmentContent, chatSegmentSpans, DEFAULT_CHAT_SEGMENT_OPTIONS, type ChatSegmentContent } from '../../stages/cut-chat-segments.ts';
+import {
+  chatSegmentContent,
+  chatSegmentSpans,
+  DEFAULT_CHAT_SEGMENT_OPTIONS,
+  type ChatSegmentContent,
+} from '../../stages/cut-chat-segments.ts';
 import { DatasetWriter, datasetRelativePath } from '../../stages/render-dataset.ts';
 import { scoreDatasetQuality } from '../../stages/score-quality.ts';
 import type { RecordingMosScorer } from '../../pipeline/services/mos/mos-scorer.ts';
@@ -38,7 +43,12 @@ import { chatDialogueMetadataSchema } from '../../pipeline/model/dialogue-metada
 import { chatSummarySchema, type ChatSummary } from '../../pipeline/model/dataset-summary.ts';
 import type { EventDerivation } from '../../pipeline/model/dataset-manifest.ts';
 import { decodeWav, encodeWavPcm16 } from '../../pipeline/audio/wav.ts';
-import { createVoiceActivityDetector, detectTrackSpeech, voiceActivitySettings, type VoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
+import {
+  createVoiceActivityDetector,
+  detectTrackSpeech,
+  voiceActivitySettings,
+  type VoiceActivityDetector,
+} from '../../pipeline/services/vad/voice-activity-detector.ts';
 import { formatRecord } from '../../pipeline/storage/json-records.ts';
 import { checkRecordingAudio, MINIMUM_SAMPLE_RATE, RecordingRefusedError } from './recording-checks.ts';
 
@@ -80,11 +90,16 @@ export interface ChatResult {
  * or 16 kHz for lower rates, which checkRecordingAudio let through only with `--allow-upsample`).
  * @throws RecordingRefusedError when both channels hold the same samples (a mono mix stored as stereo).
  */
-async function recordingTracks(recording: ReferenceRecording): Promise<{ tracks: [Float32Array, Float32Array]; sampleRate: number }> {
-  const entries = ([0, 1] as const).map((channel) => (recording.audio ?? []).find((entry) => entry.channel === channel));
+async function recordingTracks(
+  recording: ReferenceRecording,
+): Promise<{ tracks: [Float32Array, Float32Array]; sampleRate: number }> {
+  const entries = ([0, 1] as const).map((channel) =>
+    (recording.audio ?? []).find((entry) => entry.channel === channel),
+  );
   if (entries.some((entry) => entry === undefined)) throw new Error('no audio for both channels');
   const decoded = new Map<string, RawAudio>();
-  for (const entry of entries) if (!decoded.has(entry!.path)) decoded.set(entry!.path, await readReferenceAudio(entry!.path));
+  for (const entry of entries)
+    if (!decoded.has(entry!.path)) decoded.set(entry!.path, await readReferenceAudio(entry!.path));
   const channelOf = (channel: Channel): RawAudio => {
     const audio = decoded.get(entries[channel]!.path) as RawAudio;
     const samples = audio.channels.length >= 2 ? audio.channels[channel] : audio.channels[0];
@@ -97,7 +112,9 @@ async function recordingTracks(recording: ReferenceRecording): Promise<{ tracks:
   if (second.sampleRate !== first.sampleRate) second = await resample(second, first.sampleRate, 'best');
   const [track0, track1] = [first.channels[0] as Float32Array, second.channels[0] as Float32Array];
   if (track0.length === track1.length && track0.every((value, index) => value === track1[index])) {
-    throw new RecordingRefusedError(`chat: recording ${recording.id}: both channels of ${entries[0]!.path} hold the same samples (a mono mix stored as stereo); the Chat track needs one speaker per channel`);
+    throw new RecordingRefusedError(
+      `chat: recording ${recording.id}: both channels of ${entries[0]!.path} hold the same samples (a mono mix stored as stereo); the Chat track needs one speaker per channel`,
+    );
   }
   return { tracks: [track0, track1], sampleRate: first.sampleRate };
 }
@@ -124,20 +141,36 @@ export async function runChat(paths: readonly string[], options: ChatOptions): P
  * the same rules (pipeline/run/verify-chat-events.ts): the voice activity detector for recordings
  * without a transcript, else the word timings, utterance timings or speaker turns the corpus has.
  */
-export function chatEventDerivation(recordings: readonly ReferenceRecording[], detector: VoiceActivityDetector | undefined): EventDerivation {
+export function chatEventDerivation(
+  recordings: readonly ReferenceRecording[],
+  detector: VoiceActivityDetector | undefined,
+): EventDerivation {
   const thresholds = { ...DEFAULT_CHAT_SEGMENT_OPTIONS.thresholds };
-  if (detector !== undefined) return { from: 'voice-activity', hasWords: false, thresholds, voiceActivity: voiceActivitySettings(detector) };
+  if (detector !== undefined)
+    return { from: 'voice-activity', hasWords: false, thresholds, voiceActivity: voiceActivitySettings(detector) };
   const supervisions = recordings.flatMap((recording) => recording.supervisions ?? []);
-  if (supervisions.some((supervision) => supervision.words !== undefined)) return { from: 'words', hasWords: true, thresholds };
+  if (supervisions.some((supervision) => supervision.words !== undefined))
+    return { from: 'words', hasWords: true, thresholds };
   if (supervisions.length > 0) return { from: 'supervisions', hasWords: true, thresholds };
   return { from: 'turns', hasWords: false, thresholds };
 }
 
-async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, detector: VoiceActivityDetector | undefined): Promise<ChatResult> {
+async function cutAndWriteChat(
+  paths: readonly string[],
+  options: ChatOptions,
+  detector: VoiceActivityDetector | undefined,
+): Promise<ChatResult> {
   const log = options.log ?? (() => {});
-  const recordings = await loadTranscribedRecordings(options.format, paths, { ...options, ...(detector === undefined ? {} : { detector }) });
+  const recordings = await loadTranscribedRecordings(options.format, paths, {
+    ...options,
+    ...(detector === undefined ? {} : { detector }),
+  });
   const derivation = chatEventDerivation(recordings, detector);
-  const upsampled = await checkRecordingAudio(recordings, { onePerChannel: true, allowUpsample: options.allowUpsample === true, command: 'chat' });
+  const upsampled = await checkRecordingAudio(recordings, {
+    onePerChannel: true,
+    allowUpsample: options.allowUpsample === true,
+    command: 'chat',
+  });
   const dataset = options.dataset ?? options.format;
   const directory = path.resolve(options.out, datasetRelativePath(options.language, dataset, 'chat'));
   const writer = await DatasetWriter.open(directory);
@@ -162,9 +195,16 @@ async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, d
       continue;
     }
     const audioCs = Math.floor((Math.min(audio.tracks[0].length, audio.tracks[1].length) * 100) / audio.sampleRate);
-    const lastSpeech = Math.max(...[0, 1].flatMap((channel) => recording.segments[channel as Channel].map((segment) => segment.end)), 0);
+    const lastSpeech = Math.max(
+      ...[0, 1].flatMap((channel) => recording.segments[channel as Channel].map((segment) => segment.end)),
+      0,
+    );
     if (lastSpeech > audioCs) {
-      failed.push({ id: recording.id, stage: 'read-audio', reason: `the timings reach ${lastSpeech / 100} s, the audio lasts ${audioCs / 100} s` });
+      failed.push({
+        id: recording.id,
+        stage: 'read-audio',
+        reason: `the timings reach ${lastSpeech / 100} s, the audio lasts ${audioCs / 100} s`,
+      });
       log(`${recording.id}: not used: the timings reach ${lastSpeech / 100} s, the audio lasts ${audioCs / 100} s`);
       continue;
     }
@@ -172,7 +212,14 @@ async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, d
     for (const note of recording.notes) if (/--speakers|speaker map/.test(note)) notes.push(`${recording.id}: ${note}`);
     const { spans, notes: cutNotes } = chatSegmentSpans(recording.segments, audioCs);
     for (const note of cutNotes) notes.push(`${recording.id}: ${note}`);
-    if (spans.length === 0) uncut.push({ id: recording.id, stage: 'cut-chat-segments', reason: cutNotes.join('; ') || `${audioCs / 100} s of audio, no segment of ${DEFAULT_CHAT_SEGMENT_OPTIONS.minimumSeconds}-${DEFAULT_CHAT_SEGMENT_OPTIONS.maximumSeconds} s` });
+    if (spans.length === 0)
+      uncut.push({
+        id: recording.id,
+        stage: 'cut-chat-segments',
+        reason:
+          cutNotes.join('; ') ||
+          `${audioCs / 100} s of audio, no segment of ${DEFAULT_CHAT_SEGMENT_OPTIONS.minimumSeconds}-${DEFAULT_CHAT_SEGMENT_OPTIONS.maximumSeconds} s`,
+      });
     for (const span of spans) {
       const from = Math.round((span.start * audio.sampleRate) / 100);
       const to = Math.round((span.end * audio.sampleRate) / 100);
@@ -181,46 +228,76 @@ async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, d
       if (detector !== undefined) {
         // the samples as written (PCM16), so that verify, reading the WAV, sees what the detector saw here
         const written = decodeWav(encodeWavPcm16({ channels: tracks, sampleRate: audio.sampleRate }), recording.id);
-        const local = await detectTrackSpeech([written.channels[0] as Float32Array, written.channels[1] as Float32Array], audio.sampleRate, detector);
-        const shift = (segments: readonly { start: number; end: number }[]) => segments.map((segment) => ({ start: segment.start + span.start, end: segment.end + span.start }));
+        const local = await detectTrackSpeech(
+          [written.channels[0] as Float32Array, written.channels[1] as Float32Array],
+          audio.sampleRate,
+          detector,
+        );
+        const shift = (segments: readonly { start: number; end: number }[]) =>
+          segments.map((segment) => ({ start: segment.start + span.start, end: segment.end + span.start }));
         segmentRecording = { ...recording, segments: { 0: shift(local[0]), 1: shift(local[1]) } };
       }
       const content: ChatSegmentContent = chatSegmentContent(segmentRecording, span);
       for (const note of content.notes) notes.push(`${content.id}: ${note}`);
-      for (const channel of [0, 1] as const) for (const event of content.events[channel]) eventCounts[event.event] = (eventCounts[event.event] ?? 0) + 1;
-      await writer.addDialogue({
-        id: content.id,
-        tracks,
-        sampleRate: audio.sampleRate,
-        eventsLine: formatEventsLine(content.id, content.events),
-        words: content.words,
-        metadata: {
+      for (const channel of [0, 1] as const)
+        for (const event of content.events[channel]) eventCounts[event.event] = (eventCounts[event.event] ?? 0) + 1;
+      await writer.addDialogue(
+        {
           id: content.id,
-          language: options.language,
-          domain: 'chat',
-          source: { corpus: recording.format, recording: recording.id, files: recording.sources.map((file) => path.basename(file)), startSeconds: span.start / 100, endSeconds: span.end / 100 },
-          speakers: {
-            channel0: { speakerId: `${recording.format}:${recording.channelSpeakers[0]}`, channel: 0 },
-            channel1: { speakerId: `${recording.format}:${recording.channelSpeakers[1]}`, channel: 1 },
+          tracks,
+          sampleRate: audio.sampleRate,
+          eventsLine: formatEventsLine(content.id, content.events),
+          words: content.words,
+          metadata: {
+            id: content.id,
+            language: options.language,
+            domain: 'chat',
+            source: {
+              corpus: recording.format,
+              recording: recording.id,
+              files: recording.sources.map((file) => path.basename(file)),
+              startSeconds: span.start / 100,
+              endSeconds: span.end / 100,
+            },
+            speakers: {
+              channel0: { speakerId: `${recording.format}:${recording.channelSpeakers[0]}`, channel: 0 },
+              channel1: { speakerId: `${recording.format}:${recording.channelSpeakers[1]}`, channel: 1 },
+            },
+            durationSeconds: (to - from) / audio.sampleRate,
+            alignment: content.alignmentUnit,
+            ...(derivation.from === 'turns'
+              ? {
+                  speech: {
+                    channel0: content.segments[0].map(
+                      (segment) => [segment.start / 100, segment.end / 100] as [number, number],
+                    ),
+                    channel1: content.segments[1].map(
+                      (segment) => [segment.start / 100, segment.end / 100] as [number, number],
+                    ),
+                  },
+                }
+              : {}),
+            utterances: content.utterances.map((utterance, index) => ({
+              index,
+              role: `channel${utterance.channel}`,
+              kind: utterance.kind === 'BC' ? 'backchannel' : 'turn',
+              channel: utterance.channel,
+              start: utterance.start / 100,
+              end: utterance.end / 100,
+              text: { final: utterance.text },
+            })),
+            recordingNotes: recording.notes,
           },
-          durationSeconds: (to - from) / audio.sampleRate,
-          alignment: content.alignmentUnit,
-          ...(derivation.from === 'turns'
-            ? { speech: { channel0: content.segments[0].map((segment) => [segment.start / 100, segment.end / 100] as [number, number]), channel1: content.segments[1].map((segment) => [segment.start / 100, segment.end / 100] as [number, number]) } }
-            : {}),
-          utterances: content.utterances.map((utterance, index) => ({
-            index,
-            role: `channel${utterance.channel}`,
-            kind: utterance.kind === 'BC' ? 'backchannel' : 'turn',
-            channel: utterance.channel,
-            start: utterance.start / 100,
-            end: utterance.end / 100,
-            text: { final: utterance.text },
-          })),
-          recordingNotes: recording.notes,
         },
-      }, chatDialogueMetadataSchema);
-      written.push({ id: content.id, recording: recording.id, start: span.start / 100, end: span.end / 100, durationSeconds: (span.end - span.start) / 100 });
+        chatDialogueMetadataSchema,
+      );
+      written.push({
+        id: content.id,
+        recording: recording.id,
+        start: span.start / 100,
+        end: span.end / 100,
+        durationSeconds: (span.end - span.start) / 100,
+      });
     }
   }
   const summary: ChatSummary = {
@@ -229,30 +306,53 @@ async function cutAndWriteChat(paths: readonly string[], options: ChatOptions, d
     language: options.language,
     dataset,
     source: { format: options.format, recordings: recordings.length },
-    segmenting: { ...DEFAULT_CHAT_SEGMENT_OPTIONS, rule: 'cut only where neither channel is inside an IPU (events.md rule 1), nearest to 120 s, 100-140 s' },
+    segmenting: {
+      ...DEFAULT_CHAT_SEGMENT_OPTIONS,
+      rule: 'cut only where neither channel is inside an IPU (events.md rule 1), nearest to 120 s, 100-140 s',
+    },
     segments: written,
     hours: Math.round((written.reduce((sum, segment) => sum + segment.durationSeconds, 0) / 3600) * 10_000) / 10_000,
     events: Object.fromEntries(Object.entries(eventCounts).sort(([a], [b]) => (a < b ? -1 : 1))),
     failed,
     notes,
-    ...(upsampled.length > 0 ? { upsampled: upsampled.map((item) => ({ ...item, file: path.basename(item.file) })) } : {}),
+    ...(upsampled.length > 0
+      ? { upsampled: upsampled.map((item) => ({ ...item, file: path.basename(item.file) })) }
+      : {}),
   };
   if (written.length === 0) {
     // nothing to commit: say per recording why, before the one-line NothingBuiltError of commit
-    for (const item of [...failed, ...uncut].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) log(`nothing built from recording ${item.id}: ${item.reason}`);
+    for (const item of [...failed, ...uncut].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)))
+      log(`nothing built from recording ${item.id}: ${item.reason}`);
   }
   await writer.addFile('summary.json', formatRecord(path.join(directory, 'summary.json'), chatSummarySchema, summary));
   await writer.commit(
-    { language: options.language, dataset, domain: 'chat', channelsEvaluated: [0, 1], sampleRates: [...sampleRates].sort((a, b) => a - b), eventDerivation: derivation },
+    {
+      language: options.language,
+      dataset,
+      domain: 'chat',
+      channelsEvaluated: [0, 1],
+      sampleRates: [...sampleRates].sort((a, b) => a - b),
+      eventDerivation: derivation,
+    },
     { failures: written.length === 0 ? [...failed, ...uncut] : failed },
   );
   log(`${directory}: ${written.length} segments`);
   const splits: Record<string, string[]> = {};
   if (options.score && written.length > 0) {
-    await scoreDatasetQuality(directory, { log, measureLoudness: true, ...(options.dnsmosScorer === undefined ? {} : { dnsmosScorer: options.dnsmosScorer }) });
-    const [result] = await splitDatasets([directory], { testHours: options.testHours, unit: 'speaker-group', speakerDisjoint: true, log });
+    await scoreDatasetQuality(directory, {
+      log,
+      measureLoudness: true,
+      ...(options.dnsmosScorer === undefined ? {} : { dnsmosScorer: options.dnsmosScorer }),
+    });
+    const [result] = await splitDatasets([directory], {
+      testHours: options.testHours,
+      unit: 'speaker-group',
+      speakerDisjoint: true,
+      log,
+    });
     if (result !== undefined) {
-      for (const [name, split] of Object.entries(result.report.splits)) if (split !== undefined) splits[name] = split.ids;
+      for (const [name, split] of Object.entries(result.report.splits))
+        if (split !== undefined) splits[name] = split.ids;
     }
   }
   return { directory, segments: written, failed, notes, splits };

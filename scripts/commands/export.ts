@@ -4,52 +4,82 @@
  * prints the export folder. Errors propagate to scripts/cli.ts (one line, exit code 2).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { EXPORT_FORMAT_DESCRIPTIONS, EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../pipeline/export/export-formats.ts';
+import {
+  EXPORT_FORMAT_DESCRIPTIONS,
+  EXPORT_FORMAT_NAMES,
+  type ExportFormatName,
+} from '../../pipeline/export/export-formats.ts';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../../pipeline/storage/empty-folders.ts';
 
 /** Adds the `export` command to `program` (the writers load when it runs: the CLI starts fast). */
 export function registerExportCommand(program: Command): void {
   program
     .command('export')
-    .description('write a dataset for another tool: ' + EXPORT_FORMAT_NAMES.map((name) => `${name} (${EXPORT_FORMAT_DESCRIPTIONS[name]})`).join('; '))
+    .description(
+      'write a dataset for another tool: ' +
+        EXPORT_FORMAT_NAMES.map((name) => `${name} (${EXPORT_FORMAT_DESCRIPTIONS[name]})`).join('; '),
+    )
     .argument('<dataset-dir>', 'dataset folder data/{lang}/{domain}/{dataset}')
     .addOption(new Option('--to <format>', 'export format').choices(EXPORT_FORMAT_NAMES).makeOptionMandatory())
     .option('--out <dir>', 'export folder (default: {build}/exports/{format}/{lang}/{dataset})')
     .option('--absolute-paths', 'moshi-finetune, lhotse: absolute WAV paths (default: relative to the export folder)')
     .option('--copy-audio', 'lhotse: copy the WAVs into the export (audio/{id}.wav), so it stands alone')
     .option('--shard-size <n>', 'lhotse-shar: dialogues per shard (default 1000, as lhotse)', parseShardSize)
-    .addOption(new Option('--layout <layout>', 'huggingface: parquet (the Hub layout, audio embedded) or audiofolder (WAV files beside metadata.jsonl)').choices(['parquet', 'audiofolder']).default('parquet'))
-    .action(async (directory: string, options: { to: ExportFormatName; out?: string; absolutePaths?: boolean; copyAudio?: boolean; shardSize?: number; layout: 'parquet' | 'audiofolder' }, command: Command) => {
-      refuseOptionsOfOtherFormats(options.to, command);
-      const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
-      await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
-      const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([import('../../pipeline/export/index.ts'), import('../../pipeline/run/output-checks.ts')]);
-      const out = options.out ?? defaultExportDirectory(directory, options.to);
-      const created = await outermostMissingFolder(out);
-      // Ctrl-C: the export stops at its next file, removes its unfinished folder and ends with one line
-      // (exit code 4); a second Ctrl-C ends it at once
-      const stop = new AbortController();
-      const onInterrupt = () => (stop.signal.aborted ? process.exit(130) : stop.abort());
-      process.on('SIGINT', onInterrupt);
-      let result;
-      try {
-        await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-        result = await exportDataset(directory, options.to, out, {
-          absolutePaths: options.absolutePaths ?? false,
-          copyAudio: options.copyAudio ?? false,
-          ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
-          huggingFaceLayout: options.layout,
-          signal: stop.signal,
-        });
-      } catch (error) {
-        await removeFoldersLeftEmpty(out, created); // a refused or stopped export leaves no empty folder
-        throw error;
-      } finally {
-        process.removeListener('SIGINT', onInterrupt);
-      }
-      console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
-      console.log(result.directory);
-    });
+    .addOption(
+      new Option(
+        '--layout <layout>',
+        'huggingface: parquet (the Hub layout, audio embedded) or audiofolder (WAV files beside metadata.jsonl)',
+      )
+        .choices(['parquet', 'audiofolder'])
+        .default('parquet'),
+    )
+    .action(
+      async (
+        directory: string,
+        options: {
+          to: ExportFormatName;
+          out?: string;
+          absolutePaths?: boolean;
+          copyAudio?: boolean;
+          shardSize?: number;
+          layout: 'parquet' | 'audiofolder';
+        },
+        command: Command,
+      ) => {
+        refuseOptionsOfOtherFormats(options.to, command);
+        const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
+        await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
+        const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([
+          import('../../pipeline/export/index.ts'),
+          import('../../pipeline/run/output-checks.ts'),
+        ]);
+        const out = options.out ?? defaultExportDirectory(directory, options.to);
+        const created = await outermostMissingFolder(out);
+        // Ctrl-C: the export stops at its next file, removes its unfinished folder and ends with one line
+        // (exit code 4); a second Ctrl-C ends it at once
+        const stop = new AbortController();
+        const onInterrupt = () => (stop.signal.aborted ? process.exit(130) : stop.abort());
+        process.on('SIGINT', onInterrupt);
+        let result;
+        try {
+          await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
+          result = await exportDataset(directory, options.to, out, {
+            absolutePaths: options.absolutePaths ?? false,
+            copyAudio: options.copyAudio ?? false,
+            ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
+            huggingFaceLayout: options.layout,
+            signal: stop.signal,
+          });
+        } catch (error) {
+          await removeFoldersLeftEmpty(out, created); // a refused or stopped export leaves no empty folder
+          throw error;
+        } finally {
+          process.removeListener('SIGINT', onInterrupt);
+        }
+        console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
+        console.log(result.directory);
+      },
+    );
 }
 
 /** The formats each format-specific option of `export` applies to. */
@@ -69,13 +99,17 @@ function refuseOptionsOfOtherFormats(format: ExportFormatName, command: Command)
   for (const [key, formats] of Object.entries(FORMATS_OF_OPTION)) {
     if (command.getOptionValueSource(key) !== 'cli' || formats.includes(format)) continue;
     const flag = command.options.find((option) => option.attributeName() === key)!.long!;
-    command.error(`error: option '${flag}' applies to ${formats.join(' and ')}, not to --to ${format}`, { exitCode: 2, code: 'duplexsynth.optionNotForFormat' });
+    command.error(`error: option '${flag}' applies to ${formats.join(' and ')}, not to --to ${format}`, {
+      exitCode: 2,
+      code: 'duplexsynth.optionNotForFormat',
+    });
   }
 }
 
 /** `--shard-size`: a positive whole number. */
 function parseShardSize(value: string): number {
   const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError('a positive whole number of dialogues');
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1)
+    throw new InvalidArgumentError('a positive whole number of dialogues');
   return number;
 }

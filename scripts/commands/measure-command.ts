@@ -17,33 +17,63 @@ import type { MeasureOptions, ReferenceRecordingLoader } from './measure.ts';
 export function registerMeasureCommand(program: Command, loadRecordings?: ReferenceRecordingLoader): Command {
   return program
     .command('measure')
-    .description('measure turn-taking timing of real two-party recordings into timing statistics (JSON + SVG histograms)')
+    .description(
+      'measure turn-taking timing of real two-party recordings into timing statistics (JSON + SVG histograms)',
+    )
     .argument('<path...>', 'recording files or folders of the format')
-    .addOption(new Option('--format <format>', 'reference corpus format').choices(REFERENCE_CORPUS_FORMATS).makeOptionMandatory())
+    .addOption(
+      new Option('--format <format>', 'reference corpus format')
+        .choices(REFERENCE_CORPUS_FORMATS)
+        .makeOptionMandatory(),
+    )
     .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
-    .addOption(new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)').argParser(languageCode))
-    .addOption(new Option('--vad <detector>', 'voice activity detector for audio formats').choices(['silero', 'webrtc']).default('silero'))
+    .addOption(
+      new Option(
+        '--language <language>',
+        'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)',
+      ).argParser(languageCode),
+    )
+    .addOption(
+      new Option('--vad <detector>', 'voice activity detector for audio formats')
+        .choices(['silero', 'webrtc'])
+        .default('silero'),
+    )
     .option('--tiers <name...>', 'textgrid: the speaker tiers in channel order')
     .option('--speaker-map <file>', 'tab-separated recording, channel (0, 1 or the corpus label), speaker id')
-    .option('--speakers <A,B|most-talk>', 'rttm: the two speakers of a file with more, in channel order, or most-talk (the two who talk most); a file with a third is refused without it', (value: string) => (value.trim() === 'most-talk' ? 'most-talk' : speakerPair(value)))
+    .option(
+      '--speakers <A,B|most-talk>',
+      'rttm: the two speakers of a file with more, in channel order, or most-talk (the two who talk most); a file with a third is refused without it',
+      (value: string) => (value.trim() === 'most-talk' ? 'most-talk' : speakerPair(value)),
+    )
     .addOption(
-      new Option('--sampler-use <use>', 'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles')
+      new Option(
+        '--sampler-use <use>',
+        'pooled: both directions as one distribution (symmetric conversations); per-direction: channels have roles',
+      )
         .choices(['pooled', 'per-direction'])
         .default('pooled'),
     )
     .option('--corpus <text>', 'what the recordings are (written into the provenance)')
     .option('--licence <text>', 'licence of the recordings', 'not stated')
     .option('--origin <text>', 'where the recordings come from', 'not stated')
-    .option('--channel-mapping <text>', 'how speakers were put on channels 0 and 1', 'as assigned by the corpus loader (channelSpeakers)')
+    .option(
+      '--channel-mapping <text>',
+      'how speakers were put on channels 0 and 1',
+      'as assigned by the corpus loader (channelSpeakers)',
+    )
     .option('--note <text...>', 'notes to record in the provenance', [])
     .option('--relative-to <dir>', 'write source paths relative to this folder', '.')
-    .option('--relative-to-name <text>', 'what --relative-to is, as written into the file (default: the folder as given)')
+    .option(
+      '--relative-to-name <text>',
+      'what --relative-to is, as written into the file (default: the folder as given)',
+    )
     .option(
       '--timing-resolution <seconds>',
       'resolution of the source times: a value holding more than 2 % of a list (an atom) is spread over ± this much by the sampler (default 0.1)',
       (value: string) => {
         const seconds = Number(value);
-        if (!Number.isFinite(seconds) || seconds < 0.01 || Math.abs(seconds * 100 - Math.round(seconds * 100)) > 1e-9) throw new InvalidArgumentError('a number of seconds ≥ 0.01 with at most 2 decimals');
+        if (!Number.isFinite(seconds) || seconds < 0.01 || Math.abs(seconds * 100 - Math.round(seconds * 100)) > 1e-9)
+          throw new InvalidArgumentError('a number of seconds ≥ 0.01 with at most 2 decimals');
         return seconds;
       },
     )
@@ -51,7 +81,10 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     .action(async (paths: string[], options: MeasureOptions) => {
       // the default loader reads these paths: a missing one is one line, nothing written (an injected loader brings its own recordings)
       if (!loadRecordings) await requireInputPaths(paths, `${options.format} recordings`);
-      const [{ runMeasure }, { checkFolder }] = await Promise.all([import('./measure.ts'), import('../../pipeline/run/output-checks.ts')]);
+      const [{ runMeasure }, { checkFolder }] = await Promise.all([
+        import('./measure.ts'),
+        import('../../pipeline/run/output-checks.ts'),
+      ]);
       if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
       const result = await runMeasure(paths, options, loadRecordings);
       if (options.check) {

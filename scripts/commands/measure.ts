@@ -42,7 +42,12 @@ export type VoiceActivityDetectorName = 'silero' | 'webrtc';
 export type ReferenceRecordingLoader = (
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { language: Language; vad: VoiceActivityDetectorName; tiers?: readonly string[]; speakers?: MeasureSpeakers },
+  options: {
+    language: Language;
+    vad: VoiceActivityDetectorName;
+    tiers?: readonly string[];
+    speakers?: MeasureSpeakers;
+  },
 ) => Promise<MeasurableReferenceRecording[]>;
 
 /**
@@ -97,12 +102,21 @@ function shellWord(word: string): string {
  * `excludedSpeech`, so measurements containing it are discarded: `ReferenceRecording` carries only
  * the two kept channels, so the file is read again with corpora/rttm.ts.
  */
-async function withDroppedSpeakersSpeech(recording: ReferenceRecording, speakers: MeasureSpeakers | undefined): Promise<MeasurableReferenceRecording> {
+async function withDroppedSpeakersSpeech(
+  recording: ReferenceRecording,
+  speakers: MeasureSpeakers | undefined,
+): Promise<MeasurableReferenceRecording> {
   const source = recording.sources[0];
   if (source === undefined) return recording;
   const parsed = await readRttm(source);
-  if (speakers === undefined || speakers === 'most-talk') return { ...recording, excludedSpeech: toTwoChannelSegments(parsed).droppedSpeakers.flatMap((dropped) => dropped.segments) };
-  const others = parsed.turns.filter((turn) => !speakers.includes(turn.speaker)).map((turn) => ({ start: turn.start, end: turn.end }));
+  if (speakers === undefined || speakers === 'most-talk')
+    return {
+      ...recording,
+      excludedSpeech: toTwoChannelSegments(parsed).droppedSpeakers.flatMap((dropped) => dropped.segments),
+    };
+  const others = parsed.turns
+    .filter((turn) => !speakers.includes(turn.speaker))
+    .map((turn) => ({ start: turn.start, end: turn.end }));
   return { ...recording, excludedSpeech: mergeOverlappingSegments(others).segments };
 }
 
@@ -120,7 +134,9 @@ async function withDroppedSpeakersSpeech(recording: ReferenceRecording, speakers
 export async function loadReferenceRecordingsForMeasure(
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[]; speakers?: MeasureSpeakers } = { vad: 'silero' },
+  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[]; speakers?: MeasureSpeakers } = {
+    vad: 'silero',
+  },
 ): Promise<MeasurableReferenceRecording[]> {
   switch (format) {
     case 'textgrid':
@@ -136,7 +152,11 @@ export async function loadReferenceRecordingsForMeasure(
     case 'rttm': {
       const choice =
         options.speakers === undefined
-          ? { extraSpeakers: 'refuse' as const, extraSpeakersHint: '--speakers A,B (channel order) or --speakers most-talk (the two who talk most; measurements touching the others\' speech are discarded)' }
+          ? {
+              extraSpeakers: 'refuse' as const,
+              extraSpeakersHint:
+                "--speakers A,B (channel order) or --speakers most-talk (the two who talk most; measurements touching the others' speech are discarded)",
+            }
           : options.speakers === 'most-talk'
             ? { extraSpeakers: 'drop' as const }
             : { speakers: options.speakers };
@@ -167,9 +187,14 @@ export async function runMeasure(
     ...(options.tiers === undefined ? {} : { tiers: options.tiers }),
     ...(options.speakers === undefined ? {} : { speakers: options.speakers }),
   });
-  const recordings = options.speakerMap === undefined ? loaded : applySpeakerMap(loaded, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
+  const recordings =
+    options.speakerMap === undefined
+      ? loaded
+      : applySpeakerMap(loaded, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
   if (recordings.length === 0) {
-    throw new BuildInputError(`no ${options.format} recordings found in ${paths.map((file) => path.resolve(file)).join(', ')}; give files or folders of that format`);
+    throw new BuildInputError(
+      `no ${options.format} recordings found in ${paths.map((file) => path.resolve(file)).join(', ')}; give files or folders of that format`,
+    );
   }
   const usesVad = AUDIO_FORMATS.has(options.format);
   const commandWords = [
@@ -181,7 +206,9 @@ export async function runMeasure(
     language,
     ...(usesVad ? ['--vad', options.vad] : []),
     ...(options.tiers === undefined ? [] : ['--tiers', ...options.tiers]),
-    ...(options.speakers === undefined ? [] : ['--speakers', options.speakers === 'most-talk' ? 'most-talk' : options.speakers.join(',')]),
+    ...(options.speakers === undefined
+      ? []
+      : ['--speakers', options.speakers === 'most-talk' ? 'most-talk' : options.speakers.join(',')]),
     '--sampler-use',
     options.samplerUse,
     ...(options.timingResolution !== undefined ? ['--timing-resolution', String(options.timingResolution)] : []),

@@ -19,7 +19,8 @@ export function positiveInteger(value: string): number {
 /** An integer >= 0 and below 2^53 (`1e20` is an integer to JavaScript but not exact). @throws InvalidArgumentError otherwise */
 export function nonNegativeInteger(value: string): number {
   const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a non-negative integer below 2^53');
+  if (!Number.isSafeInteger(parsed) || parsed < 0)
+    throw new InvalidArgumentError('expected a non-negative integer below 2^53');
   return parsed;
 }
 
@@ -29,7 +30,8 @@ export function nonNegativeInteger(value: string): number {
  * @throws InvalidArgumentError for anything else
  */
 export function languageCode(value: string): string {
-  if (!LANGUAGE_CODE_PATTERN.test(value)) throw new InvalidArgumentError(`"${value}" is not a language code (a BCP-47 tag such as en, ja, zh, de)`);
+  if (!LANGUAGE_CODE_PATTERN.test(value))
+    throw new InvalidArgumentError(`"${value}" is not a language code (a BCP-47 tag such as en, ja, zh, de)`);
   return value;
 }
 
@@ -44,6 +46,9 @@ export function languageCodes(value: string, previous: string[] | undefined): st
  */
 export function dnsmosHop(value: string): number {
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 1 / 16000 || parsed > 3600) throw new InvalidArgumentError('expected seconds from 1/16000 (one sample) to 3600, e.g. 1 (the reference) or 9.01');
+  if (!Number.isFinite(parsed) || parsed < 1 / 16000 || parsed > 3600)
+    throw new InvalidArgumentError(
+      'expected seconds from 1/16000 (one sample) to 3600, e.g. 1 (the reference) or 9.01',
+    );
   return parsed;
 }

@@ -28,7 +28,16 @@ import { BuildInputError } from '../../pipeline/model/build-errors.ts';
 export const PROMPT_TRANSCRIPTS_FILE = 'transcripts.tsv';
 
 /** Column names of the TSV, in order. */
-export const PROMPT_TRANSCRIPT_COLUMNS = ['id', 'speaker', 'recording', 'channel', 'start', 'end', 'path', 'text'] as const;
+export const PROMPT_TRANSCRIPT_COLUMNS = [
+  'id',
+  'speaker',
+  'recording',
+  'channel',
+  'start',
+  'end',
+  'path',
+  'text',
+] as const;
 
 /** One row of the TSV. */
 export interface PromptTranscriptRow {
@@ -58,17 +67,35 @@ export function normalizeTranscript(text: string): string {
  */
 export async function readPromptTranscripts(file: string): Promise<Map<string, { text: string; line: number }>> {
   const content = await readTextFile(file, 'prompt transcripts');
-  const rows = parse(content, { delimiter: '\t', quote: false, relax_column_count: true, skip_empty_lines: true, comment: '#', info: true, columns: true }) as unknown as {
+  const rows = parse(content, {
+    delimiter: '\t',
+    quote: false,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    comment: '#',
+    info: true,
+    columns: true,
+  }) as unknown as {
     record: Record<string, string | undefined>;
     info: { lines: number };
   }[];
   const header = rows[0] === undefined ? [] : Object.keys(rows[0].record);
-  if (rows.length > 0 && (!header.includes('id') || !header.includes('text'))) throw new ReferenceCorpusError(file, {}, `the header must name the columns ${PROMPT_TRANSCRIPT_COLUMNS.join(', ')} (tab-separated); it names ${header.join(', ')}`);
+  if (rows.length > 0 && (!header.includes('id') || !header.includes('text')))
+    throw new ReferenceCorpusError(
+      file,
+      {},
+      `the header must name the columns ${PROMPT_TRANSCRIPT_COLUMNS.join(', ')} (tab-separated); it names ${header.join(', ')}`,
+    );
   const texts = new Map<string, { text: string; line: number }>();
   for (const { record, info } of rows) {
     const id = (record.id ?? '').trim();
     if (id === '') throw new ReferenceCorpusError(file, { line: info.lines }, 'a row without an id');
-    if (texts.has(id)) throw new ReferenceCorpusError(file, { line: info.lines }, `clip ${id} appears twice (first on line ${texts.get(id)?.line})`);
+    if (texts.has(id))
+      throw new ReferenceCorpusError(
+        file,
+        { line: info.lines },
+        `clip ${id} appears twice (first on line ${texts.get(id)?.line})`,
+      );
     texts.set(id, { text: normalizeTranscript(record.text ?? ''), line: info.lines });
   }
   for (const [id, entry] of texts) if (entry.text === '') texts.delete(id);
@@ -82,7 +109,18 @@ export function formatPromptTranscripts(rows: readonly PromptTranscriptRow[]): s
     '# (listen to "path"), then run the same prompts command again with --transcripts <this file>.',
     '# A clip with an empty text is never used as a voice prompt. Texts from an ASR service are here to correct.',
     PROMPT_TRANSCRIPT_COLUMNS.join('\t'),
-    ...rows.map((row) => [row.id, row.speaker, row.recording, String(row.channel), row.start.toFixed(2), row.end.toFixed(2), row.path, normalizeTranscript(row.text)].join('\t')),
+    ...rows.map((row) =>
+      [
+        row.id,
+        row.speaker,
+        row.recording,
+        String(row.channel),
+        row.start.toFixed(2),
+        row.end.toFixed(2),
+        row.path,
+        normalizeTranscript(row.text),
+      ].join('\t'),
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -120,15 +158,22 @@ export interface PromptTranscriber {
  *   anything as configured (401, 403, 404, unreachable after retries); another failure on one clip
  *   leaves that clip without text, its reason said.
  */
-export async function createPromptTranscriber(options: PromptTranscriberOptions, environment: NodeJS.ProcessEnv = process.env): Promise<PromptTranscriber> {
-  const filled = options.transcripts === undefined ? new Map<string, { text: string; line: number }>() : await readPromptTranscripts(options.transcripts);
+export async function createPromptTranscriber(
+  options: PromptTranscriberOptions,
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<PromptTranscriber> {
+  const filled =
+    options.transcripts === undefined
+      ? new Map<string, { text: string; line: number }>()
+      : await readPromptTranscripts(options.transcripts);
   const used = new Set<string>();
   let asr: OpenAITranscriber | undefined;
   if (options.asrUrl !== undefined) {
     let apiKey: string | undefined;
     if (options.asrKeyVariable !== undefined) {
       apiKey = environment[options.asrKeyVariable];
-      if (apiKey === undefined || apiKey.trim() === '') throw new BuildInputError(`--asr-key-variable ${options.asrKeyVariable}: the environment variable is not set`);
+      if (apiKey === undefined || apiKey.trim() === '')
+        throw new BuildInputError(`--asr-key-variable ${options.asrKeyVariable}: the environment variable is not set`);
     }
     asr = new OpenAITranscriber({
       baseUrl: options.asrUrl.replace(/\/+$/, ''),
@@ -138,23 +183,45 @@ export async function createPromptTranscriber(options: PromptTranscriberOptions,
     });
   }
   const fileName = options.transcripts === undefined ? undefined : path.basename(options.transcripts);
-  const parts = [...(fileName === undefined ? [] : [fileName]), ...(asr === undefined ? [] : [`asr ${asr.description}`])];
+  const parts = [
+    ...(fileName === undefined ? [] : [fileName]),
+    ...(asr === undefined ? [] : [`asr ${asr.description}`]),
+  ];
   return {
     description: parts.length === 0 ? null : parts.join(' + '),
-    unusedRows: () => [...filled.entries()].filter(([id]) => !used.has(id)).map(([id, { line }]) => `${options.transcripts}:${line}: clip ${id} was not cut in this run (other input or options than when the file was written); its text is unused`),
+    unusedRows: () =>
+      [...filled.entries()]
+        .filter(([id]) => !used.has(id))
+        .map(
+          ([id, { line }]) =>
+            `${options.transcripts}:${line}: clip ${id} was not cut in this run (other input or options than when the file was written); its text is unused`,
+        ),
     transcribe: async (clip, wav) => {
       const row = filled.get(clip.id);
       if (row !== undefined) {
         used.add(clip.id);
         return { text: row.text, transcribedBy: `filled-in ${fileName}` };
       }
-      if (asr === undefined) return { missing: fileName === undefined ? 'no text yet (fill in the transcripts TSV or give --asr-url)' : `no text in ${fileName}` };
+      if (asr === undefined)
+        return {
+          missing:
+            fileName === undefined
+              ? 'no text yet (fill in the transcripts TSV or give --asr-url)'
+              : `no text in ${fileName}`,
+        };
       try {
-        const text = normalizeTranscript(await asr.transcribe({ wav, fileName: `${clip.id}.wav`, ...(options.asrLanguage === undefined ? {} : { language: options.asrLanguage }) }));
+        const text = normalizeTranscript(
+          await asr.transcribe({
+            wav,
+            fileName: `${clip.id}.wav`,
+            ...(options.asrLanguage === undefined ? {} : { language: options.asrLanguage }),
+          }),
+        );
         if (text === '') return { missing: 'the ASR service heard no words' };
         return { text, transcribedBy: `asr ${asr.description}` };
       } catch (error) {
-        if (error instanceof TranscriptionError && !error.isServiceUnusable) return { missing: `the ASR service failed: ${error.message}` };
+        if (error instanceof TranscriptionError && !error.isServiceUnusable)
+          return { missing: `the ASR service failed: ${error.message}` };
         throw error;
       }
     },

@@ -56,7 +56,10 @@ async function filesOf(folder: string): Promise<Map<string, Buffer>> {
 describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
   it('cuts one-speaker clips with their transcripts, loudness-normalized, says what it rejected, the same bytes twice', async () => {
     const first = await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-1')));
-    const manifest = (await readFile(first.manifestPath, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
+    const manifest = (await readFile(first.manifestPath, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     // prompt-62: the right speaker talks 1.29-5.24 s while the left is silent; prompt-159: the left speaker 4.74-8.26 s.
     expect(manifest.map((entry) => [entry.speaker, entry.recording, entry.start, entry.end])).toEqual([
       ['jmoshi159-left', 'prompt-159', 4.74, 8.26],
@@ -75,8 +78,12 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
       expect(Math.abs((loudness.integratedLufs as number) - -23)).toBeLessThan(0.5);
       expect(loudness.truePeakDbtp as number).toBeLessThanOrEqual(-0.9);
     }
-    const summary = JSON.parse(await readFile(path.join(path.dirname(first.manifestPath), PROMPT_POOL_SUMMARY), 'utf8'));
-    expect(summary.speakers.map((speaker: { speaker: string; clips: number }) => [speaker.speaker, speaker.clips])).toEqual([
+    const summary = JSON.parse(
+      await readFile(path.join(path.dirname(first.manifestPath), PROMPT_POOL_SUMMARY), 'utf8'),
+    );
+    expect(
+      summary.speakers.map((speaker: { speaker: string; clips: number }) => [speaker.speaker, speaker.clips]),
+    ).toEqual([
       ['jmoshi159-left', 1],
       ['jmoshi159-right', 0],
       ['jmoshi62-left', 0],
@@ -87,7 +94,10 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
     expect(summary.rejectedByReason['shorter than 3 s']).toBeGreaterThan(0);
 
     const second = await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-2')));
-    const [one, two] = [await filesOf(path.dirname(first.manifestPath)), await filesOf(path.dirname(second.manifestPath))];
+    const [one, two] = [
+      await filesOf(path.dirname(first.manifestPath)),
+      await filesOf(path.dirname(second.manifestPath)),
+    ];
     expect([...one.keys()].sort()).toEqual([...two.keys()].sort());
     for (const [name, bytes] of one) expect(bytes.equals(two.get(name) as Buffer), name).toBe(true);
   });
@@ -95,7 +105,11 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
   it('rejects every clip under a signal-to-noise minimum it cannot meet, and names the reason', async () => {
     const result = await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-strict'), { minSnr: 200 }));
     expect(result.summary.clips).toBe(0);
-    expect(Object.keys(result.summary.rejectedByReason).some((reason) => /signal-to-noise ratio [\d.]+ dB below 200 dB/.test(reason))).toBe(true);
+    expect(
+      Object.keys(result.summary.rejectedByReason).some((reason) =>
+        /signal-to-noise ratio [\d.]+ dB below 200 dB/.test(reason),
+      ),
+    ).toBe(true);
   });
 
   // English dialogue, Japanese voices: CosyVoice2's cross-lingual mode (the prompt audio without its
@@ -104,7 +118,10 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
   // which the runaway check rightly rejects.)
   it('a CosyVoice2 build (loopback server) speaks the demo dialogue with the pool as voice prompts', async () => {
     const pool = await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-build')));
-    const manifest = (await readFile(pool.manifestPath, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
+    const manifest = (await readFile(pool.manifestPath, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const cosyvoice = await startCosyVoiceLoopbackServer({});
     try {
       const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
@@ -114,14 +131,22 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
           seed: 5,
           languages: ['en'],
           corpus: { path: base.corpus.path, limit: 1 },
-          output: { directory: path.join(scratch, 'build', 'out'), cacheDirectory: path.join(scratch, 'build', 'cache') },
+          output: {
+            directory: path.join(scratch, 'build', 'out'),
+            cacheDirectory: path.join(scratch, 'build', 'cache'),
+          },
           llm: base.llm,
           tts: {
             en: {
               backend: 'cosyvoice2',
               // The texts of our annotation are placeholders (fixture README), so the tempo measured from a
               // prompt and its text means nothing: the tempo watch is off, every other audio check stays on.
-              service: { urls: [cosyvoice.url], sampleRate: 24000, retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 }, checks: { speechRateMonitor: null } },
+              service: {
+                urls: [cosyvoice.url],
+                sampleRate: 24000,
+                retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 },
+                checks: { speechRateMonitor: null },
+              },
               speakerPrompts: { manifest: pool.manifestPath, mode: 'cross-lingual' },
             },
           },
@@ -141,15 +166,26 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
         expect(request.route).toBe('/inference_cross_lingual');
         expect(request.prompt?.sampleRate).toBe(16000);
         expect(request.prompt?.channels).toBe(1);
-        expect(durations.some((duration) => Math.abs(duration - (request.prompt?.durationSeconds ?? 0)) < 0.01)).toBe(true);
+        expect(durations.some((duration) => Math.abs(duration - (request.prompt?.durationSeconds ?? 0)) < 0.01)).toBe(
+          true,
+        );
       }
       // Both speakers of the pool were used, one per side.
       expect(new Set(requests.map((request) => request.prompt?.durationSeconds.toFixed(2))).size).toBe(2);
-      const directory = path.join(config.output.directory, 'data', 'en', 'task', String(config.datasets.en ?? 'topiocqa'));
+      const directory = path.join(
+        config.output.directory,
+        'data',
+        'en',
+        'task',
+        String(config.datasets.en ?? 'topiocqa'),
+      );
       expect(await verifyDataset(directory)).toMatchObject({ dialogues: 1, problems: [] });
       const [metadataFile] = await readdir(path.join(directory, 'metadata'));
       const metadata = JSON.parse(await readFile(path.join(directory, 'metadata', metadataFile as string), 'utf8'));
-      expect([metadata.speakers.user.speakerId, metadata.speakers.system.speakerId].sort()).toEqual(['textgrid:jmoshi159-left', 'textgrid:jmoshi62-right']);
+      expect([metadata.speakers.user.speakerId, metadata.speakers.system.speakerId].sort()).toEqual([
+        'textgrid:jmoshi159-left',
+        'textgrid:jmoshi62-right',
+      ]);
     } finally {
       await cosyvoice.close();
     }

@@ -24,7 +24,10 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReferenceRecording } from '../../pipeline/model/types.ts';
 import { writeAtomic } from '../../pipeline/storage/write-atomic.ts';
-import { createVoiceActivityDetector, type VoiceActivityDetector } from '../../pipeline/services/vad/voice-activity-detector.ts';
+import {
+  createVoiceActivityDetector,
+  type VoiceActivityDetector,
+} from '../../pipeline/services/vad/voice-activity-detector.ts';
 import { loadReferenceCorpus, type ReferenceCorpusFormat } from '../../corpora/reference-corpora.ts';
 import {
   EBU_R128_LOUDNESS,
@@ -37,7 +40,13 @@ import type { SpeakerPromptLine } from '../../pipeline/model/speaker-prompt.ts';
 import { checkRecordingAudio, type UpsampledAudio } from './recording-checks.ts';
 import { applySpeakerMap, readSpeakerMap } from './speaker-map.ts';
 import { findRecordingAudio } from '../../corpora/word-timings.ts';
-import { createPromptTranscriber, formatPromptTranscripts, PROMPT_TRANSCRIPTS_FILE, type PromptTranscriberOptions, type PromptTranscriptRow } from './prompt-transcripts.ts';
+import {
+  createPromptTranscriber,
+  formatPromptTranscripts,
+  PROMPT_TRANSCRIPTS_FILE,
+  type PromptTranscriberOptions,
+  type PromptTranscriptRow,
+} from './prompt-transcripts.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
@@ -113,10 +122,15 @@ export interface PromptPoolSummary {
 export async function loadTranscribedRecordings(
   format: ReferenceCorpusFormat,
   paths: readonly string[],
-  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers' | 'speakerMap'> & { detector?: VoiceActivityDetector },
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers' | 'speakerMap'> & {
+    detector?: VoiceActivityDetector;
+  },
 ): Promise<ReferenceRecording[]> {
   const recordings = await loadRecordingsOfFormat(format, paths, options);
-  const withAudio = options.audio === undefined ? recordings : await Promise.all(recordings.map((recording) => attachAudio(recording, path.resolve(options.audio as string))));
+  const withAudio =
+    options.audio === undefined
+      ? recordings
+      : await Promise.all(recordings.map((recording) => attachAudio(recording, path.resolve(options.audio as string))));
   if (options.speakerMap === undefined) return withAudio;
   return applySpeakerMap(withAudio, await readSpeakerMap(options.speakerMap), options.speakerMap).recordings;
 }
@@ -131,11 +145,26 @@ async function attachAudio(recording: ReferenceRecording, directory: string): Pr
   if ((recording.audio ?? []).length > 0) return recording;
   const found = await findRecordingAudio(directory, recording.id);
   if (found === undefined) return recording;
-  let next: ReferenceRecording = { ...recording, audio: found.audio, durationCs: Math.max(recording.durationCs, found.durationCs), notes: [...recording.notes, found.note] };
+  let next: ReferenceRecording = {
+    ...recording,
+    audio: found.audio,
+    durationCs: Math.max(recording.durationCs, found.durationCs),
+    notes: [...recording.notes, found.note],
+  };
   const [label0, label1] = [next.channelSpeakers[0], next.channelSpeakers[1]];
-  if (recording.format === 'rttm' && !next.notes.some((note) => note.includes('(chosen by --speakers)')) && label1 < label0) {
-    next = { ...next, segments: { 0: next.segments[1], 1: next.segments[0] }, channelSpeakers: { 0: label1, 1: label0 } };
-    next.notes.push(`channels in speaker-label order for the audio: channel 0 = ${label1}, channel 1 = ${label0} (--speakers to choose)`);
+  if (
+    recording.format === 'rttm' &&
+    !next.notes.some((note) => note.includes('(chosen by --speakers)')) &&
+    label1 < label0
+  ) {
+    next = {
+      ...next,
+      segments: { 0: next.segments[1], 1: next.segments[0] },
+      channelSpeakers: { 0: label1, 1: label0 },
+    };
+    next.notes.push(
+      `channels in speaker-label order for the audio: channel 0 = ${label1}, channel 1 = ${label0} (--speakers to choose)`,
+    );
   }
   return next;
 }
@@ -149,7 +178,8 @@ async function loadRecordingsOfFormat(
   const audioDirectory = options.audio === undefined ? {} : { audioDirectory: path.resolve(options.audio) };
   switch (format) {
     case 'stereo-wav': {
-      if (options.detector !== undefined) return await loadReferenceCorpus('stereo-wav', paths, { detector: options.detector });
+      if (options.detector !== undefined)
+        return await loadReferenceCorpus('stereo-wav', paths, { detector: options.detector });
       const detector = await createVoiceActivityDetector(options.vad);
       try {
         return await loadReferenceCorpus('stereo-wav', paths, { detector });
@@ -158,16 +188,28 @@ async function loadRecordingsOfFormat(
       }
     }
     case 'textgrid':
-      return loadReferenceCorpus('textgrid', paths, { ...audioDirectory, ...(options.tiers === undefined ? {} : { speakerTiers: options.tiers }) });
+      return loadReferenceCorpus('textgrid', paths, {
+        ...audioDirectory,
+        ...(options.tiers === undefined ? {} : { speakerTiers: options.tiers }),
+      });
     case 'ctm':
       return loadReferenceCorpus('ctm', paths, audioDirectory);
     case 'nxt':
       return loadReferenceCorpus('nxt', paths, audioDirectory);
     case 'rttm': {
       // a third voice would be in the audio: refused unless --speakers picks the two (corpora/rttm-recordings.ts)
-      const loaded = await loadReferenceCorpus('rttm', paths, { extraSpeakers: 'refuse', ...(options.speakers === undefined ? {} : { speakers: options.speakers }) });
+      const loaded = await loadReferenceCorpus('rttm', paths, {
+        extraSpeakers: 'refuse',
+        ...(options.speakers === undefined ? {} : { speakers: options.speakers }),
+      });
       // RTTM labels (A, B) repeat in every call: the speaker ids are the call's own unless a speaker map says more
-      return loaded.map((recording) => ({ ...recording, channelSpeakers: { 0: `${recording.id}:${recording.channelSpeakers[0]}`, 1: `${recording.id}:${recording.channelSpeakers[1]}` } }));
+      return loaded.map((recording) => ({
+        ...recording,
+        channelSpeakers: {
+          0: `${recording.id}:${recording.channelSpeakers[0]}`,
+          1: `${recording.id}:${recording.channelSpeakers[1]}`,
+        },
+      }));
     }
     default:
       return loadReferenceCorpus(format, paths);
@@ -177,11 +219,19 @@ async function loadRecordingsOfFormat(
 function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
   const counts = new Map<string, number>();
   for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
-  return Object.fromEntries([...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+  return Object.fromEntries(
+    [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
+  );
 }
 
 /** The summary of a written pool (deterministic order: corpus, speaker). */
-export function summarizePromptPool(format: string, recordings: readonly ReferenceRecording[], entries: readonly SpeakerPromptLine[], rejected: readonly RejectedSpeakerPrompt[], skipped: readonly string[]): PromptPoolSummary {
+export function summarizePromptPool(
+  format: string,
+  recordings: readonly ReferenceRecording[],
+  entries: readonly SpeakerPromptLine[],
+  rejected: readonly RejectedSpeakerPrompt[],
+  skipped: readonly string[],
+): PromptPoolSummary {
   const keyOf = (corpus: string, speaker: string) => `${corpus}\u0000${speaker}`;
   const speakers = new Map<string, PromptPoolSpeakerSummary>();
   const speakerOf = (corpus: string, speaker: string) => {
@@ -190,7 +240,8 @@ export function summarizePromptPool(format: string, recordings: readonly Referen
     speakers.set(key, existing);
     return existing;
   };
-  for (const recording of recordings) for (const channel of [0, 1] as const) speakerOf(recording.format, recording.channelSpeakers[channel]);
+  for (const recording of recordings)
+    for (const channel of [0, 1] as const) speakerOf(recording.format, recording.channelSpeakers[channel]);
   for (const entry of entries) speakerOf(entry.corpus, entry.speaker).clips += 1;
   for (const item of rejected) {
     const summary = speakerOf(item.corpus, item.speaker);
@@ -212,9 +263,16 @@ export function summarizePromptPool(format: string, recordings: readonly Referen
  * @returns the manifest path (in the final folder) and the summary.
  * @throws RangeError for invalid options; the loaders' and the pool's errors.
  */
-export async function runPrompts(paths: readonly string[], options: PromptsOptions): Promise<{ manifestPath: string; summary: PromptPoolSummary }> {
+export async function runPrompts(
+  paths: readonly string[],
+  options: PromptsOptions,
+): Promise<{ manifestPath: string; summary: PromptPoolSummary }> {
   const recordings = await loadTranscribedRecordings(options.format, paths, options);
-  const upsampled = await checkRecordingAudio(recordings, { onePerChannel: false, allowUpsample: options.allowUpsample === true, command: 'prompts' });
+  const upsampled = await checkRecordingAudio(recordings, {
+    onePerChannel: false,
+    allowUpsample: options.allowUpsample === true,
+    command: 'prompts',
+  });
   // read before the pool folder is replaced: the filled-in TSV may be the pool's own transcripts.tsv
   const transcriber = await createPromptTranscriber(options);
   const out = path.resolve(options.out);
@@ -249,17 +307,43 @@ async function writePool(
     transcribe: transcriber.transcribe,
   };
   const pool = await writeSpeakerPromptPool(recordings, partial, poolOptions);
-  const summary = summarizePromptPool(options.format, recordings, pool.entries, pool.rejected, [...pool.skipped, ...transcriber.unusedRows()]);
+  const summary = summarizePromptPool(options.format, recordings, pool.entries, pool.rejected, [
+    ...pool.skipped,
+    ...transcriber.unusedRows(),
+  ]);
   if (upsampled.length > 0) summary.upsampled = upsampled.map((item) => ({ ...item, file: path.basename(item.file) }));
   if (pool.transcribed.length + pool.untranscribed.length > 0) {
-    const rows: PromptTranscriptRow[] = [...pool.transcribed, ...pool.untranscribed.map((item) => ({ ...item, text: '' }))]
-      .map(({ clip, path: clipPath, text }) => ({ id: clip.id, speaker: clip.speaker, recording: clip.recording.id, channel: clip.channel, start: clip.start / 100, end: clip.end / 100, path: clipPath, text })).sort((a, b) => (a.speaker < b.speaker ? -1 : a.speaker > b.speaker ? 1 : 0) || (a.recording < b.recording ? -1 : a.recording > b.recording ? 1 : 0) || a.start - b.start || a.channel - b.channel);
+    const rows: PromptTranscriptRow[] = [
+      ...pool.transcribed,
+      ...pool.untranscribed.map((item) => ({ ...item, text: '' })),
+    ]
+      .map(({ clip, path: clipPath, text }) => ({
+        id: clip.id,
+        speaker: clip.speaker,
+        recording: clip.recording.id,
+        channel: clip.channel,
+        start: clip.start / 100,
+        end: clip.end / 100,
+        path: clipPath,
+        text,
+      }))
+      .sort(
+        (a, b) =>
+          (a.speaker < b.speaker ? -1 : a.speaker > b.speaker ? 1 : 0) ||
+          (a.recording < b.recording ? -1 : a.recording > b.recording ? 1 : 0) ||
+          a.start - b.start ||
+          a.channel - b.channel,
+      );
     await writeAtomic(path.join(partial, PROMPT_TRANSCRIPTS_FILE), formatPromptTranscripts(rows));
     summary.untranscribedSpeech = {
       transcriptsFile: PROMPT_TRANSCRIPTS_FILE,
       transcriber: transcriber.description,
       transcribed: pool.transcribed.length,
-      awaitingText: pool.untranscribed.map(({ clip, path: clipPath, reason }) => ({ id: clip.id, path: clipPath, reason })),
+      awaitingText: pool.untranscribed.map(({ clip, path: clipPath, reason }) => ({
+        id: clip.id,
+        path: clipPath,
+        reason,
+      })),
     };
   }
   await writeAtomic(path.join(partial, PROMPT_POOL_SUMMARY), `${JSON.stringify(summary, null, 2)}\n`);
@@ -270,18 +354,27 @@ async function writePool(
 
 /** The summary as printed: one line per speaker, then the rejection reasons. */
 export function formatPromptPoolSummary(manifestPath: string, summary: PromptPoolSummary): string {
-  const lines = [`${manifestPath}: ${summary.clips} clips of ${summary.speakers.filter((speaker) => speaker.clips > 0).length} speakers from ${summary.recordings} recordings`];
+  const lines = [
+    `${manifestPath}: ${summary.clips} clips of ${summary.speakers.filter((speaker) => speaker.clips > 0).length} speakers from ${summary.recordings} recordings`,
+  ];
   for (const speaker of summary.speakers) {
     const reasons = Object.entries(speaker.rejected).map(([reason, count]) => `${count} ${reason}`);
-    lines.push(`  ${speaker.corpus} ${speaker.speaker}: ${speaker.clips} clips${reasons.length > 0 ? `; rejected: ${reasons.join('; ')}` : ''}`);
+    lines.push(
+      `  ${speaker.corpus} ${speaker.speaker}: ${speaker.clips} clips${reasons.length > 0 ? `; rejected: ${reasons.join('; ')}` : ''}`,
+    );
   }
   for (const line of summary.skipped) lines.push(`  skipped: ${line}`);
   const speech = summary.untranscribedSpeech;
   if (speech !== undefined) {
     const transcriptsPath = path.join(path.dirname(manifestPath), speech.transcriptsFile);
-    if (speech.transcribed > 0) lines.push(`  ${speech.transcribed} clips cut from speech without a transcript got their text from ${speech.transcriber}; correct them in ${transcriptsPath}`);
+    if (speech.transcribed > 0)
+      lines.push(
+        `  ${speech.transcribed} clips cut from speech without a transcript got their text from ${speech.transcriber}; correct them in ${transcriptsPath}`,
+      );
     if (speech.awaitingText.length > 0) {
-      lines.push(`  ${speech.awaitingText.length} clips await their text and are not voice prompts: write what is said into the text column of ${transcriptsPath}, then run again with --transcripts ${transcriptsPath} (or give --asr-url)`);
+      lines.push(
+        `  ${speech.awaitingText.length} clips await their text and are not voice prompts: write what is said into the text column of ${transcriptsPath}, then run again with --transcripts ${transcriptsPath} (or give --asr-url)`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

@@ -52,13 +52,21 @@ interface SplitCommandOptions {
 export function registerQualityCommands(program: Command): void {
   program
     .command('score')
-    .description('measure DNSMOS, COMETKiwi (translated datasets), loudness, clipping, silence and speech rate; write quality.json and tables')
+    .description(
+      'measure DNSMOS, COMETKiwi (translated datasets), loudness, clipping, silence and speech rate; write quality.json and tables',
+    )
     .argument('<dataset-dir...>', 'dataset folders data/{lang}/task/{dataset}')
-    .option('--dnsmos-dir <dir>', 'folder with the DNSMOS ONNX files (default: DUPLEXSYNTH_DNSMOS_DIR, the user cache, or a download)')
+    .option(
+      '--dnsmos-dir <dir>',
+      'folder with the DNSMOS ONNX files (default: DUPLEXSYNTH_DNSMOS_DIR, the user cache, or a download)',
+    )
     .option('--cache-dir <dir>', 'content cache for per-dialogue DNSMOS results (e.g. outputs/.cache)')
-    .option('--comet-url <url>', `COMETKiwi HTTP scorer, POST {model, data:[{src, mt}]} -> {scores} (default: $${COMETKIWI_URL_ENVIRONMENT_VARIABLE})`)
+    .option(
+      '--comet-url <url>',
+      `COMETKiwi HTTP scorer, POST {model, data:[{src, mt}]} -> {scores} (default: $${COMETKIWI_URL_ENVIRONMENT_VARIABLE})`,
+    )
     .option('--comet-command <command>', 'the comet-score command (default: comet-score on PATH)')
-    .option('--comet-gpus <n>', 'comet-score --gpus (0 = CPU; default: the command\'s own default)', nonNegativeInteger)
+    .option('--comet-gpus <n>', "comet-score --gpus (0 = CPU; default: the command's own default)", nonNegativeInteger)
     .option('--comet-batch-size <n>', 'comet-score --batch_size', positiveInteger)
     .option('--no-comet', 'do not run COMETKiwi (recorded as not computed)')
     .option('--require-comet', 'fail when COMETKiwi cannot be computed for a translated dataset')
@@ -67,7 +75,10 @@ export function registerQualityCommands(program: Command): void {
     .option('--plain', 'progress as plain lines even on a terminal (no live bar)')
     .option('--json', 'progress as JSON lines on standard error, each with a level, the last a summary')
     .action(async (directories: string[], options: ScoreCommandOptions) => {
-      const [{ scoreDatasetQuality }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([import('../../stages/score-quality.ts'), import('../../pipeline/quality/tables.ts')]);
+      const [{ scoreDatasetQuality }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([
+        import('../../stages/score-quality.ts'),
+        import('../../pipeline/quality/tables.ts'),
+      ]);
       // a bar in channel-seconds per dataset on a terminal (pipeline/run/progress.ts)
       const display = createProgressDisplay(progressModeFor(options, process.stderr));
       const log = display.log;
@@ -86,7 +97,9 @@ export function registerQualityCommands(program: Command): void {
       }
       display.stop();
       display.finish({ level: 'info', exitCode: EXIT_CODES.done, outputs: written });
-      console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
+      console.log(
+        formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))),
+      );
 
       async function scoreOne(directory: string): Promise<void> {
         await scoreDatasetQuality(directory, {
@@ -109,13 +122,18 @@ export function registerQualityCommands(program: Command): void {
 
   program
     .command('split')
-    .description('choose test (best dialogue-level DNSMOS up to the target hours), optional test_small, and a speaker-disjoint dev; write the split files')
+    .description(
+      'choose test (best dialogue-level DNSMOS up to the target hours), optional test_small, and a speaker-disjoint dev; write the split files',
+    )
     .argument('<dataset-dir...>', 'scored dataset folders data/{lang}/task/{dataset} (one per language)')
     .option('--test-hours <hours>', 'target duration of test', positiveNumber, 1)
     .option('--test-small <n>', 'also write test_small.jsonl with the N best test dialogues', positiveInteger)
     .option('--allow-speaker-overlap', 'keep dev dialogues that share a speaker with test (recorded in split.json)')
     .addOption(
-      new Option('--split-unit <unit>', 'fill test with whole groups of dialogues connected by shared speakers (best mean DNSMOS first), or dialogue by dialogue (dev then drops those sharing a speaker with test); the config\'s default')
+      new Option(
+        '--split-unit <unit>',
+        "fill test with whole groups of dialogues connected by shared speakers (best mean DNSMOS first), or dialogue by dialogue (dev then drops those sharing a speaker with test); the config's default",
+      )
         .choices(SPLIT_UNITS)
         .default(DEFAULT_SPLIT_UNIT),
     )
@@ -123,7 +141,13 @@ export function registerQualityCommands(program: Command): void {
     .option('-q, --quiet', 'no progress lines')
     .option('--no-dev-alias', 'write the rest as test_other.jsonl only (default: also as dev.jsonl)')
     .action(async (directories: string[], options: SplitCommandOptions) => {
-      const [{ applySplitToVariant, splitDatasets }, { splitReportSchema }, { readRecord }, { BARGE_IN_SUFFIX }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([
+      const [
+        { applySplitToVariant, splitDatasets },
+        { splitReportSchema },
+        { readRecord },
+        { BARGE_IN_SUFFIX },
+        { buildDatasetTables, formatTablesMarkdown },
+      ] = await Promise.all([
         import('../../stages/split-dev-test.ts'),
         import('../../pipeline/model/split-report.ts'),
         import('../../pipeline/storage/json-records.ts'),
@@ -134,19 +158,29 @@ export function registerQualityCommands(program: Command): void {
       // A barge-in variant (`{dataset}_bargein`) takes the split of its base dataset, the sibling folder.
       const isVariant = (directory: string) => path.basename(path.resolve(directory)).endsWith(BARGE_IN_SUFFIX);
       const baseOf = (directory: string) => path.resolve(directory).slice(0, -BARGE_IN_SUFFIX.length);
-      const results = await splitDatasets(directories.filter((directory) => !isVariant(directory)), {
-        testHours: options.testHours,
-        testSmall: options.testSmall ?? null,
-        speakerDisjoint: !options.allowSpeakerOverlap,
-        unit: options.bySpeakerGroup ? 'speaker-group' : options.splitUnit,
-        devAlias: options.devAlias,
-        log,
-      });
+      const results = await splitDatasets(
+        directories.filter((directory) => !isVariant(directory)),
+        {
+          testHours: options.testHours,
+          testSmall: options.testSmall ?? null,
+          speakerDisjoint: !options.allowSpeakerOverlap,
+          unit: options.bySpeakerGroup ? 'speaker-group' : options.splitUnit,
+          devAlias: options.devAlias,
+          log,
+        },
+      );
       // a base dataset's barge-in sibling is kept in line even when not named
       const variants = [...directories.filter(isVariant)];
       for (const result of results) {
         const sibling = `${path.resolve(result.directory)}${BARGE_IN_SUFFIX}`;
-        if (!variants.some((variant) => path.resolve(variant) === sibling) && (await stat(path.join(sibling, 'manifest.json')).then(() => true, () => false))) variants.push(sibling);
+        if (
+          !variants.some((variant) => path.resolve(variant) === sibling) &&
+          (await stat(path.join(sibling, 'manifest.json')).then(
+            () => true,
+            () => false,
+          ))
+        )
+          variants.push(sibling);
       }
       for (const variant of variants) {
         const base = results.find((result) => path.resolve(result.directory) === baseOf(variant));
@@ -156,9 +190,13 @@ export function registerQualityCommands(program: Command): void {
           failNoBaseSplit(variant, baseOf(variant));
         await applySplitToVariant(baseReport, variant, { devAlias: options.devAlias, log });
       }
-      console.log(formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))));
+      console.log(
+        formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))),
+      );
       if (results.some((result) => result.report.devEmptyBecauseOfSpeakerOverlap)) {
-        console.error('duplexsynth split: a dev set is empty because every remaining dialogue shares a speaker with test (see split.json warnings)');
+        console.error(
+          'duplexsynth split: a dev set is empty because every remaining dialogue shares a speaker with test (see split.json warnings)',
+        );
         process.exitCode = 1;
       }
     });

@@ -21,11 +21,22 @@ export class RecordingRefusedError extends BuildInputError {
 }
 
 /** Channel count and sample rate of an audio file: from the WAV header, else by decoding it (ffmpeg). */
-export async function audioFileLayout(file: string): Promise<{ channelCount: number; sampleRate: number; seconds: number }> {
+export async function audioFileLayout(
+  file: string,
+): Promise<{ channelCount: number; sampleRate: number; seconds: number }> {
   const header = await readWavHeader(file).catch(() => undefined);
-  if (header !== undefined) return { channelCount: header.channelCount, sampleRate: header.sampleRate, seconds: header.frameCount / header.sampleRate };
+  if (header !== undefined)
+    return {
+      channelCount: header.channelCount,
+      sampleRate: header.sampleRate,
+      seconds: header.frameCount / header.sampleRate,
+    };
   const audio = await readReferenceAudio(file);
-  return { channelCount: audio.channels.length, sampleRate: audio.sampleRate, seconds: (audio.channels[0]?.length ?? 0) / audio.sampleRate };
+  return {
+    channelCount: audio.channels.length,
+    sampleRate: audio.sampleRate,
+    seconds: (audio.channels[0]?.length ?? 0) / audio.sampleRate,
+  };
 }
 
 /** A file whose rate is below {@link MINIMUM_SAMPLE_RATE}, upsampled because `--allow-upsample` was given. */
@@ -46,7 +57,10 @@ export interface UpsampledAudio {
  * @returns the files that will be upsampled (with `allowUpsample`).
  * @throws RecordingRefusedError naming the recording, the file and the way out.
  */
-export async function checkRecordingAudio(recordings: readonly ReferenceRecording[], options: { onePerChannel: boolean; allowUpsample: boolean; command: string }): Promise<UpsampledAudio[]> {
+export async function checkRecordingAudio(
+  recordings: readonly ReferenceRecording[],
+  options: { onePerChannel: boolean; allowUpsample: boolean; command: string },
+): Promise<UpsampledAudio[]> {
   const upsampled: UpsampledAudio[] = [];
   const seen = new Set<string>();
   for (const recording of recordings) {
@@ -59,27 +73,42 @@ export async function checkRecordingAudio(recordings: readonly ReferenceRecordin
     if (options.onePerChannel && entries.some((entry) => entry === undefined)) {
       const missing = entries.findIndex((entry) => entry === undefined);
       const present = entries.find((entry) => entry !== undefined);
-      refuse(`no audio for channel ${missing} (${present === undefined ? '' : `only ${path.basename(present.path)} for channel ${1 - missing}; `}give both speakers' files, <id>_0 and <id>_1, or a stereo file)`);
+      refuse(
+        `no audio for channel ${missing} (${present === undefined ? '' : `only ${path.basename(present.path)} for channel ${1 - missing}; `}give both speakers' files, <id>_0 and <id>_1, or a stereo file)`,
+      );
     }
     const layouts = new Map<string, Awaited<ReturnType<typeof audioFileLayout>>>();
-    for (const entry of entries) if (entry !== undefined && !layouts.has(entry.path)) layouts.set(entry.path, await audioFileLayout(entry.path));
+    for (const entry of entries)
+      if (entry !== undefined && !layouts.has(entry.path)) layouts.set(entry.path, await audioFileLayout(entry.path));
     const [first, second] = entries;
     if (options.onePerChannel && first !== undefined && second !== undefined) {
       const layout0 = layouts.get(first.path)!;
       const layout1 = layouts.get(second.path)!;
       if (first.path === second.path && layout0.channelCount < 2) {
-        refuse(`${first.path} is a mono mix (1 channel for both speakers); the Chat track needs one speaker per channel: a stereo file or one file per speaker (<id>_0, <id>_1)`);
+        refuse(
+          `${first.path} is a mono mix (1 channel for both speakers); the Chat track needs one speaker per channel: a stereo file or one file per speaker (<id>_0, <id>_1)`,
+        );
       }
-      if (first.path === second.path && layout0.channelCount > 2) refuse(`${first.path} has ${layout0.channelCount} channels, expected 2 (one speaker each)`);
+      if (first.path === second.path && layout0.channelCount > 2)
+        refuse(`${first.path} has ${layout0.channelCount} channels, expected 2 (one speaker each)`);
       if (first.path !== second.path) {
-        if (layout0.sampleRate !== layout1.sampleRate) refuse(`the speakers' files do not match: ${path.basename(first.path)} is ${layout0.sampleRate} Hz, ${path.basename(second.path)} ${layout1.sampleRate} Hz (convert one, e.g. sox in.wav -r ${Math.max(layout0.sampleRate, layout1.sampleRate)} out.wav)`);
-        if (Math.abs(layout0.seconds - layout1.seconds) > 1) refuse(`the speakers' files do not match: ${path.basename(first.path)} lasts ${layout0.seconds.toFixed(2)} s, ${path.basename(second.path)} ${layout1.seconds.toFixed(2)} s (not one conversation recorded together?)`);
+        if (layout0.sampleRate !== layout1.sampleRate)
+          refuse(
+            `the speakers' files do not match: ${path.basename(first.path)} is ${layout0.sampleRate} Hz, ${path.basename(second.path)} ${layout1.sampleRate} Hz (convert one, e.g. sox in.wav -r ${Math.max(layout0.sampleRate, layout1.sampleRate)} out.wav)`,
+          );
+        if (Math.abs(layout0.seconds - layout1.seconds) > 1)
+          refuse(
+            `the speakers' files do not match: ${path.basename(first.path)} lasts ${layout0.seconds.toFixed(2)} s, ${path.basename(second.path)} ${layout1.seconds.toFixed(2)} s (not one conversation recorded together?)`,
+          );
       }
     }
     for (const [file, layout] of layouts) {
       if (layout.sampleRate >= MINIMUM_SAMPLE_RATE || seen.has(file)) continue;
       seen.add(file);
-      if (!options.allowUpsample) refuse(`${file} is ${layout.sampleRate} Hz, below ${MINIMUM_SAMPLE_RATE} Hz (DNSMOS and the voice prompts work at 16 kHz); pass --allow-upsample to upsample it (recorded in the summary)`);
+      if (!options.allowUpsample)
+        refuse(
+          `${file} is ${layout.sampleRate} Hz, below ${MINIMUM_SAMPLE_RATE} Hz (DNSMOS and the voice prompts work at 16 kHz); pass --allow-upsample to upsample it (recorded in the summary)`,
+        );
       upsampled.push({ file, sampleRate: layout.sampleRate, to: MINIMUM_SAMPLE_RATE });
     }
   }

@@ -12,17 +12,28 @@ import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
 export function registerReportCommand(program: Command): void {
   program
     .command('report')
-    .description('write the HTML report of a build: tables, turn-taking plots, evaluable events, a listening page per dialogue')
+    .description(
+      'write the HTML report of a build: tables, turn-taking plots, evaluable events, a listening page per dialogue',
+    )
     .argument('<out>', 'the build output folder (holds data/ and summary.json)')
     .option('--dialogue-pages <n>', 'at most N dialogue pages per dataset (default: all)', positiveInteger)
-    .option('--serve', 'then serve the build folder on 127.0.0.1 and print the report\'s URL (mute and solo per channel work only on a served page)')
+    .option(
+      '--serve',
+      "then serve the build folder on 127.0.0.1 and print the report's URL (mute and solo per channel work only on a served page)",
+    )
     .option('--port <n>', 'port for --serve (default: a free one)', nonNegativeInteger)
     .action(async (out: string, options: { dialoguePages?: number; serve?: boolean; port?: number }) => {
       // a missing folder, a file, a dataset folder (the report would change a committed dataset): exit 2, nothing created
       await requireBuildOutputFolder(out, 'report', { needsDatasets: true });
       // the report code loads when the command runs: the CLI starts fast
-      const [{ writeBuildReport }, { serveBuildReport }] = await Promise.all([import('../../pipeline/report/build-report.ts'), import('../../pipeline/report/serve-report.ts')]);
-      const result = await writeBuildReport(out, options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages });
+      const [{ writeBuildReport }, { serveBuildReport }] = await Promise.all([
+        import('../../pipeline/report/build-report.ts'),
+        import('../../pipeline/report/serve-report.ts'),
+      ]);
+      const result = await writeBuildReport(
+        out,
+        options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages },
+      );
       console.error(`report: ${result.datasets} datasets, ${result.dialoguePages} dialogue pages`);
       if (!options.serve) {
         console.log(result.indexPath);

@@ -31,13 +31,30 @@ export interface SpeakerMapEntry {
  */
 export async function readSpeakerMap(file: string): Promise<SpeakerMapEntry[]> {
   const text = await readTextFile(file, 'speaker map');
-  const rows = parse(text, { delimiter: '\t', relax_column_count: true, skip_empty_lines: true, comment: '#', info: true, trim: true }) as unknown as { record: string[]; info: { lines: number } }[];
+  const rows = parse(text, {
+    delimiter: '\t',
+    relax_column_count: true,
+    skip_empty_lines: true,
+    comment: '#',
+    info: true,
+    trim: true,
+  }) as unknown as { record: string[]; info: { lines: number } }[];
   const seen = new Set<string>();
   return rows.map(({ record, info }) => {
     const [recording, channel, speaker] = record;
-    if (record.length !== 3 || !recording || !channel || !speaker) throw new ReferenceCorpusError(file, { line: info.lines }, `expected 3 tab-separated fields (recording, channel, speaker), got ${record.length}`);
+    if (record.length !== 3 || !recording || !channel || !speaker)
+      throw new ReferenceCorpusError(
+        file,
+        { line: info.lines },
+        `expected 3 tab-separated fields (recording, channel, speaker), got ${record.length}`,
+      );
     const key = `${recording}\u0000${channel}`;
-    if (seen.has(key)) throw new ReferenceCorpusError(file, { line: info.lines }, `recording ${recording} channel ${channel} is mapped twice`);
+    if (seen.has(key))
+      throw new ReferenceCorpusError(
+        file,
+        { line: info.lines },
+        `recording ${recording} channel ${channel} is mapped twice`,
+      );
     seen.add(key);
     return { recording, channel, speaker, line: info.lines };
   });
@@ -50,15 +67,31 @@ export async function readSpeakerMap(file: string): Promise<SpeakerMapEntry[]> {
  * @throws ReferenceCorpusError naming the map file and line when a line names no recording or channel
  *   of the input, or when both channels of a recording would get the same speaker.
  */
-export function applySpeakerMap<R extends ReferenceRecording>(recordings: readonly R[], entries: readonly SpeakerMapEntry[], file: string): { recordings: R[]; mapped: number } {
+export function applySpeakerMap<R extends ReferenceRecording>(
+  recordings: readonly R[],
+  entries: readonly SpeakerMapEntry[],
+  file: string,
+): { recordings: R[]; mapped: number } {
   const byId = new Map(recordings.map((recording) => [recording.id, recording]));
   const assigned = new Map<string, Record<Channel, string>>();
   for (const entry of entries) {
     const recording = byId.get(entry.recording);
-    if (recording === undefined) throw new ReferenceCorpusError(file, { line: entry.line }, `no recording ${JSON.stringify(entry.recording)} among the ${recordings.length} read`);
-    const isLabelOf = (channel: Channel) => [entry.channel, `${recording.id}:${entry.channel}`].includes(recording.channelSpeakers[channel]);
-    const channel: Channel | undefined = entry.channel === '0' ? 0 : entry.channel === '1' ? 1 : isLabelOf(0) ? 0 : isLabelOf(1) ? 1 : undefined;
-    if (channel === undefined) throw new ReferenceCorpusError(file, { line: entry.line }, `recording ${recording.id} has no channel ${JSON.stringify(entry.channel)} (0, 1, ${recording.channelSpeakers[0]}, ${recording.channelSpeakers[1]})`);
+    if (recording === undefined)
+      throw new ReferenceCorpusError(
+        file,
+        { line: entry.line },
+        `no recording ${JSON.stringify(entry.recording)} among the ${recordings.length} read`,
+      );
+    const isLabelOf = (channel: Channel) =>
+      [entry.channel, `${recording.id}:${entry.channel}`].includes(recording.channelSpeakers[channel]);
+    const channel: Channel | undefined =
+      entry.channel === '0' ? 0 : entry.channel === '1' ? 1 : isLabelOf(0) ? 0 : isLabelOf(1) ? 1 : undefined;
+    if (channel === undefined)
+      throw new ReferenceCorpusError(
+        file,
+        { line: entry.line },
+        `recording ${recording.id} has no channel ${JSON.stringify(entry.channel)} (0, 1, ${recording.channelSpeakers[0]}, ${recording.channelSpeakers[1]})`,
+      );
     const speakers = assigned.get(recording.id) ?? { ...recording.channelSpeakers };
     speakers[channel] = entry.speaker;
     assigned.set(recording.id, speakers);
@@ -67,13 +100,29 @@ export function applySpeakerMap<R extends ReferenceRecording>(recordings: readon
   const result = recordings.map((recording): R => {
     const speakers = assigned.get(recording.id);
     if (speakers === undefined) return recording;
-    if (speakers[0] === speakers[1]) throw new ReferenceCorpusError(file, {}, `recording ${recording.id}: both channels would be speaker ${JSON.stringify(speakers[0])}`);
-    mapped += (speakers[0] !== recording.channelSpeakers[0] ? 1 : 0) + (speakers[1] !== recording.channelSpeakers[1] ? 1 : 0);
+    if (speakers[0] === speakers[1])
+      throw new ReferenceCorpusError(
+        file,
+        {},
+        `recording ${recording.id}: both channels would be speaker ${JSON.stringify(speakers[0])}`,
+      );
+    mapped +=
+      (speakers[0] !== recording.channelSpeakers[0] ? 1 : 0) + (speakers[1] !== recording.channelSpeakers[1] ? 1 : 0);
     return {
       ...recording,
       channelSpeakers: speakers,
-      ...(recording.supervisions === undefined ? {} : { supervisions: recording.supervisions.map((supervision) => ({ ...supervision, speaker: speakers[supervision.channel] })) }),
-      notes: [...recording.notes, `speakers from the speaker map: channel 0 = ${speakers[0]}, channel 1 = ${speakers[1]}`],
+      ...(recording.supervisions === undefined
+        ? {}
+        : {
+            supervisions: recording.supervisions.map((supervision) => ({
+              ...supervision,
+              speaker: speakers[supervision.channel],
+            })),
+          }),
+      notes: [
+        ...recording.notes,
+        `speakers from the speaker map: channel 0 = ${speakers[0]}, channel 1 = ${speakers[1]}`,
+      ],
     };
   });
   return { recordings: result, mapped };

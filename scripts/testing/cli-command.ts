@@ -24,4 +24,8 @@ export const TEST_CLI_COMPILED: boolean = distState().fresh;
  * compiled command) when {@link TEST_CLI_COMPILED}, else scripts/duplexsynth-dev.js (the sources
  * through tsx). Arguments follow it as on the command line.
  */
-export const TEST_CLI: string = path.join(PROJECT_ROOT, 'scripts', TEST_CLI_COMPILED ? 'duplexsynth.js' : 'duplexsynth-dev.js');
+export const TEST_CLI: string = path.join(
+  PROJECT_ROOT,
+  'scripts',
+  TEST_CLI_COMPILED ? 'duplexsynth.js' : 'duplexsynth-dev.js',
+);

@@ -29,7 +29,9 @@ export async function writeFixtureAudio(directory: string): Promise<void> {
       const track = channels[Number(channel)]!;
       const frequency = channel === '0' ? 220 : 330;
       for (let index = Math.round(Number(start) * rate); index < Math.round(Number(end) * rate); index++) {
-        track[index] = 0.3 * Math.sin((2 * Math.PI * frequency * index) / rate) + high * Math.sin((2 * Math.PI * HIGH_TONE_HZ * index) / rate);
+        track[index] =
+          0.3 * Math.sin((2 * Math.PI * frequency * index) / rate) +
+          high * Math.sin((2 * Math.PI * HIGH_TONE_HZ * index) / rate);
       }
     }
     return encodeWavPcm16({ channels, sampleRate: rate });
@@ -43,7 +45,13 @@ export async function writeFixtureAudio(directory: string): Promise<void> {
   }
   const manifestFile = path.join(directory, 'manifest.json');
   const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
-  await writeFile(manifestFile, JSON.stringify({ ...manifest, fullBand: { directory: 'audio_fullband', sampleRates: [FULL_BAND_RATE], dialogues: 2 } }));
+  await writeFile(
+    manifestFile,
+    JSON.stringify({
+      ...manifest,
+      fullBand: { directory: 'audio_fullband', sampleRates: [FULL_BAND_RATE], dialogues: 2 },
+    }),
+  );
 }
 
 /**

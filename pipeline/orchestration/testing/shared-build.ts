@@ -28,7 +28,10 @@ export interface SharedBuild {
  */
 function sharedRoot(): string {
   const provided = inject('sharedBuildRoot');
-  if (!provided) throw new Error('shared builds need the end-to-end test project (vitest.config.ts END_TO_END_FILES), whose globalSetup makes their folder');
+  if (!provided)
+    throw new Error(
+      'shared builds need the end-to-end test project (vitest.config.ts END_TO_END_FILES), whose globalSetup makes their folder',
+    );
   return provided;
 }
 
@@ -41,7 +44,10 @@ function sharedRoot(): string {
 export async function sharedBuild(name: string, config: BuildConfig): Promise<SharedBuild> {
   const { output: _output, ...content } = config;
   const directory = path.join(sharedRoot(), `${name}-${contentHash(content).slice(0, 16)}`);
-  const shared: BuildConfig = { ...config, output: { directory: path.join(directory, 'out'), cacheDirectory: path.join(directory, 'cache') } };
+  const shared: BuildConfig = {
+    ...config,
+    output: { directory: path.join(directory, 'out'), cacheDirectory: path.join(directory, 'cache') },
+  };
   const reportFile = path.join(directory, 'build-report.json');
   await mkdir(directory, { recursive: true });
   // A cold demo build with scoring takes minutes on a loaded machine: wait up to about 30 minutes. The
@@ -102,7 +108,11 @@ export const TEST_DNSMOS_HOP_SECONDS = 9.01;
  */
 export async function demoConfig(): Promise<BuildConfig> {
   const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
-  return { ...base, corpus: { ...base.corpus, limit: 2 }, quality: { ...base.quality, dnsmos: { ...base.quality.dnsmos, hopSeconds: TEST_DNSMOS_HOP_SECONDS } } };
+  return {
+    ...base,
+    corpus: { ...base.corpus, limit: 2 },
+    quality: { ...base.quality, dnsmos: { ...base.quality.dnsmos, hopSeconds: TEST_DNSMOS_HOP_SECONDS } },
+  };
 }
 
 /**

@@ -27,7 +27,9 @@
   // benchmark's time unit, is about 19 px)
   const MIN_ZOOM = 15;
   const MAX_ZOOM = 1920;
-  let pixelsPerSecond = timeline ? Number(getComputedStyle(timeline).getPropertyValue('--pixels-per-second')) || 120 : 120;
+  let pixelsPerSecond = timeline
+    ? Number(getComputedStyle(timeline).getPropertyValue('--pixels-per-second')) || 120
+    : 120;
   let follow = true;
   let segment = null; // { start, end } while one event plays
   let expectedScrollLeft = null; // the last scroll position set here (a scroll event elsewhere is the user's)
@@ -122,8 +124,10 @@
       const audible = (soloed.size === 0 || soloed.has(channel)) && !muted.has(channel);
       gains[channel].gain.setValueAtTime(audible ? 1 : 0, context.currentTime);
     }
-    for (const button of document.querySelectorAll('button.mute')) button.setAttribute('aria-pressed', String(muted.has(Number(button.dataset.channel))));
-    for (const button of document.querySelectorAll('button.solo')) button.setAttribute('aria-pressed', String(soloed.has(Number(button.dataset.channel))));
+    for (const button of document.querySelectorAll('button.mute'))
+      button.setAttribute('aria-pressed', String(muted.has(Number(button.dataset.channel))));
+    for (const button of document.querySelectorAll('button.solo'))
+      button.setAttribute('aria-pressed', String(soloed.has(Number(button.dataset.channel))));
     if (context.state === 'suspended') context.resume();
   }
   /** Root-mean-square level of each channel after its gain (what is heard), over the last 2048 samples. */
@@ -161,7 +165,8 @@
     if (element === null) return;
     const button = element.closest('button');
     if (button !== null) {
-      if (button.classList.contains('play-event')) playSegment(Number(button.dataset.playStart), Number(button.dataset.playEnd), button.dataset.audio);
+      if (button.classList.contains('play-event'))
+        playSegment(Number(button.dataset.playStart), Number(button.dataset.playEnd), button.dataset.audio);
       else if (button.classList.contains('mute') || button.classList.contains('solo')) {
         const set = button.classList.contains('mute') ? muted : soloed;
         const channel = Number(button.dataset.channel);
@@ -193,7 +198,8 @@
   if (location.protocol === 'file:') {
     for (const button of document.querySelectorAll('button.mute, button.solo')) {
       button.disabled = true;
-      button.title = 'mute and solo need the report served: duplexsynth report OUT --serve (a page opened from a file gets no access to its audio samples)';
+      button.title =
+        'mute and solo need the report served: duplexsynth report OUT --serve (a page opened from a file gets no access to its audio samples)';
     }
   }
 
@@ -207,7 +213,8 @@
 
   // the listening block stays on top: what scrolls into view goes below it, not under it
   if (listening) {
-    const reserve = () => document.documentElement.style.setProperty('scroll-padding-top', `${listening.offsetHeight + 8}px`);
+    const reserve = () =>
+      document.documentElement.style.setProperty('scroll-padding-top', `${listening.offsetHeight + 8}px`);
     reserve();
     window.addEventListener('resize', reserve);
   }
@@ -218,7 +225,8 @@
     draw();
     if (graph !== null) {
       const values = levels();
-      for (const meter of document.querySelectorAll('meter.level')) meter.value = Math.min(1, values[Number(meter.dataset.channel)] * 4);
+      for (const meter of document.querySelectorAll('meter.level'))
+        meter.value = Math.min(1, values[Number(meter.dataset.channel)] * 4);
     }
     if (!audio.paused) frame = requestAnimationFrame(tick);
   };

@@ -6,7 +6,10 @@
 import { lockOutputDirectory } from '../build-lock.ts';
 
 const [directory, stale, update] = process.argv.slice(2);
-const lock = await lockOutputDirectory(directory!, { staleMilliseconds: Number(stale), updateMilliseconds: Number(update) });
+const lock = await lockOutputDirectory(directory!, {
+  staleMilliseconds: Number(stale),
+  updateMilliseconds: Number(update),
+});
 let lost = false;
 lock.lost.catch(() => {
   lost = true;

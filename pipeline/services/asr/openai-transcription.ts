@@ -99,11 +99,17 @@ export class OpenAITranscriber implements SpeechTranscriber {
     }
     const text = typeof answer === 'object' && answer !== null ? (answer as { text?: unknown }).text : undefined;
     if (typeof text !== 'string') {
-      const excerpt = (typeof answer === 'string' ? answer : JSON.stringify(answer) ?? String(answer)).slice(0, EXCERPT_LENGTH);
-      throw new TranscriptionError(`transcription of ${request.fileName} at ${serviceAddress(this.options.baseUrl)}: the answer has no "text" string (${excerpt})`, {
-        failure: 'malformed-response',
-        isRetryable: true,
-      });
+      const excerpt = (typeof answer === 'string' ? answer : (JSON.stringify(answer) ?? String(answer))).slice(
+        0,
+        EXCERPT_LENGTH,
+      );
+      throw new TranscriptionError(
+        `transcription of ${request.fileName} at ${serviceAddress(this.options.baseUrl)}: the answer has no "text" string (${excerpt})`,
+        {
+          failure: 'malformed-response',
+          isRetryable: true,
+        },
+      );
     }
     return text.trim();
   }
@@ -132,16 +138,33 @@ function retryAfterOf(headers: Headers | undefined): number | undefined {
  * Turns whatever the `openai` package threw into a {@link TranscriptionError}.
  * @param error the thrown value; `url` the base URL and `fileName` the clip, for the message.
  */
-export function transcriptionErrorOf(error: unknown, url: string, timeoutMilliseconds: number, fileName: string): TranscriptionError {
+export function transcriptionErrorOf(
+  error: unknown,
+  url: string,
+  timeoutMilliseconds: number,
+  fileName: string,
+): TranscriptionError {
   const where = `transcription of ${fileName} at ${serviceAddress(url)}`; // the address without user info or query: never a key
   if (error instanceof TranscriptionError) return error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new TranscriptionError(`${where}: no answer within the ${timeoutMilliseconds / 1000} s timeout`, { failure: 'timeout', isRetryable: true, cause: error });
+    return new TranscriptionError(`${where}: no answer within the ${timeoutMilliseconds / 1000} s timeout`, {
+      failure: 'timeout',
+      isRetryable: true,
+      cause: error,
+    });
   }
   if (error instanceof OpenAI.APIConnectionError) {
     // fetch quotes the URL it refused ("... includes credentials: http://me:KEY@host/..."): every URL named by its address
-    const cause = error.cause instanceof Error ? `: ${error.cause.message.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, (found) => serviceAddress(found))}` : '';
-    return new TranscriptionError(`${where}: connection failed (${error.message}${cause})`, { failure: 'service-unreachable', isRetryable: true, isServiceUnusable: true, cause: error });
+    const cause =
+      error.cause instanceof Error
+        ? `: ${error.cause.message.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, (found) => serviceAddress(found))}`
+        : '';
+    return new TranscriptionError(`${where}: connection failed (${error.message}${cause})`, {
+      failure: 'service-unreachable',
+      isRetryable: true,
+      isServiceUnusable: true,
+      cause: error,
+    });
   }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     return new TranscriptionError(`${where}: HTTP ${error.message}`.slice(0, 400), {
@@ -149,13 +172,23 @@ export function transcriptionErrorOf(error: unknown, url: string, timeoutMillise
       statusCode: error.status,
       isRetryable: isRetryableStatus(error.status),
       isServiceUnusable: UNUSABLE_STATUSES.has(error.status),
-      ...(retryAfterOf(error.headers) === undefined ? {} : { retryAfterMilliseconds: retryAfterOf(error.headers) as number }),
+      ...(retryAfterOf(error.headers) === undefined
+        ? {}
+        : { retryAfterMilliseconds: retryAfterOf(error.headers) as number }),
       cause: error,
     });
   }
   if (error instanceof SyntaxError) {
-    return new TranscriptionError(`${where}: the answer is not valid JSON (${error.message})`, { failure: 'malformed-response', isRetryable: true, cause: error });
+    return new TranscriptionError(`${where}: the answer is not valid JSON (${error.message})`, {
+      failure: 'malformed-response',
+      isRetryable: true,
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new TranscriptionError(`${where}: ${message}`, { failure: 'service-unreachable', isRetryable: false, cause: error });
+  return new TranscriptionError(`${where}: ${message}`, {
+    failure: 'service-unreachable',
+    isRetryable: false,
+    cause: error,
+  });
 }

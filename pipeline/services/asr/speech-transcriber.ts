@@ -32,7 +32,14 @@ export class TranscriptionError extends Error {
 
   constructor(
     message: string,
-    options: { failure: TranscriptionFailure; isRetryable: boolean; isServiceUnusable?: boolean; statusCode?: number; retryAfterMilliseconds?: number; cause?: unknown },
+    options: {
+      failure: TranscriptionFailure;
+      isRetryable: boolean;
+      isServiceUnusable?: boolean;
+      statusCode?: number;
+      retryAfterMilliseconds?: number;
+      cause?: unknown;
+    },
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TranscriptionError';

@@ -19,7 +19,12 @@ describe('createDialogueTextBackend', () => {
     const model = (backend as LanguageModelTextBackend).model;
     expect(model).toBeInstanceOf(ReplayModel);
     expect((model as ReplayModel).file).toBe(join('/project', 'recordings/demo.jsonl'));
-    expect(backend.describe('rewrite-spoken')).toMatchObject({ model: 'hand-written-demo', temperature: 0, seed: DEFAULT_SEED, structuredOutput: false });
+    expect(backend.describe('rewrite-spoken')).toMatchObject({
+      model: 'hand-written-demo',
+      temperature: 0,
+      seed: DEFAULT_SEED,
+      structuredOutput: false,
+    });
   });
 
   it('rejects unknown backends and missing fields', () => {

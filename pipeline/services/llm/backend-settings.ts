@@ -20,7 +20,12 @@ import { LanguageModelTextBackend } from './dialogue-text-backend.ts';
 import { SHARED_ENDPOINT_POOLS, type EndpointPools, type EndpointThroughput } from '../endpoint-pool.ts';
 import { QueuedModel } from './queued-model.ts';
 import { MissingApiKeyError } from './errors.ts';
-import { DEFAULT_GEMINI_API_KEY_VARIABLES, DEFAULT_GEMINI_BASE_URL, DEFAULT_GEMINI_MODEL, GeminiModel } from './gemini-model.ts';
+import {
+  DEFAULT_GEMINI_API_KEY_VARIABLES,
+  DEFAULT_GEMINI_BASE_URL,
+  DEFAULT_GEMINI_MODEL,
+  GeminiModel,
+} from './gemini-model.ts';
 import type { LanguageModel } from './language-model.ts';
 import { OpenAICompatibleModel } from './openai-compatible-model.ts';
 import { RecordingModel, ReplayModel } from './replay-model.ts';
@@ -91,7 +96,9 @@ const capabilitiesSchema = z
   })
   .strict();
 
-const environmentVariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (the key itself never goes into settings)');
+const environmentVariableName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (the key itself never goes into settings)');
 
 const clientFields = {
   /** Client-side timeout of one request, seconds. */
@@ -160,7 +167,11 @@ export const dialogueTextBackendSettingsSchema = z.discriminatedUnion('backend',
  * The backends that can translate (all but `rules`), for `llm.translate`:
  * `z.discriminatedUnion('backend', [noneSchema, ...TRANSLATION_BACKEND_SETTINGS_SCHEMAS])`.
  */
-export const TRANSLATION_BACKEND_SETTINGS_SCHEMAS = [replayBackendSettingsSchema, geminiBackendSettingsSchema, openAICompatibleBackendSettingsSchema] as const;
+export const TRANSLATION_BACKEND_SETTINGS_SCHEMAS = [
+  replayBackendSettingsSchema,
+  geminiBackendSettingsSchema,
+  openAICompatibleBackendSettingsSchema,
+] as const;
 
 /** Settings of one backend, after defaults. */
 export type DialogueTextBackendSettings = z.output<typeof dialogueTextBackendSettingsSchema>;
@@ -190,7 +201,12 @@ export const DIALOGUE_TEXT_BACKEND_FACTORIES: { [Name in DialogueTextBackendName
   replay: (settings, environment) => textBackend(new ReplayModel(resolvePath(settings.file, environment)), settings),
   gemini: (settings, environment) => {
     const client = new GeminiModel({
-      apiKey: () => readApiKey(settings.apiKeyVariable !== undefined ? [settings.apiKeyVariable] : DEFAULT_GEMINI_API_KEY_VARIABLES, environment, 'gemini'),
+      apiKey: () =>
+        readApiKey(
+          settings.apiKeyVariable !== undefined ? [settings.apiKeyVariable] : DEFAULT_GEMINI_API_KEY_VARIABLES,
+          environment,
+          'gemini',
+        ),
       baseUrl: settings.baseUrl,
       timeoutMilliseconds: settings.timeoutSeconds * 1000,
       ...(settings.capabilities !== undefined ? { capabilities: settings.capabilities } : {}),
@@ -278,7 +294,11 @@ export function throughputFromSettings(throughput: z.output<typeof throughputSet
  * @returns the key.
  * @throws MissingApiKeyError naming the variables when none is set.
  */
-export function readApiKey(variableNames: readonly string[], environment: Pick<BackendEnvironment, 'environmentVariables'>, backend: string): string {
+export function readApiKey(
+  variableNames: readonly string[],
+  environment: Pick<BackendEnvironment, 'environmentVariables'>,
+  backend: string,
+): string {
   const variables = environment.environmentVariables ?? process.env;
   for (const name of variableNames) {
     const value = variables[name];
@@ -301,11 +321,21 @@ function serviceModel(
   environment: BackendEnvironment,
 ): LanguageModel {
   const policy = retryPolicyFromSettings(settings.retry);
-  const queue = (environment.endpointPools ?? SHARED_ENDPOINT_POOLS).get(endpoint, throughputFromSettings(settings.throughput));
-  const retrying = new RetryingModel(new QueuedModel(new RedactingModel(client), queue, policy.maxDelayMilliseconds), policy, undefined, {
-    ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
-  });
-  return settings.record !== undefined ? new RecordingModel(retrying, resolvePath(settings.record, environment)) : retrying;
+  const queue = (environment.endpointPools ?? SHARED_ENDPOINT_POOLS).get(
+    endpoint,
+    throughputFromSettings(settings.throughput),
+  );
+  const retrying = new RetryingModel(
+    new QueuedModel(new RedactingModel(client), queue, policy.maxDelayMilliseconds),
+    policy,
+    undefined,
+    {
+      ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
+    },
+  );
+  return settings.record !== undefined
+    ? new RecordingModel(retrying, resolvePath(settings.record, environment))
+    : retrying;
 }
 
 /**
@@ -340,7 +370,10 @@ function textBackend(
     seed: settings.seed,
     structuredOutput: settings.structuredOutput,
   };
-  const recovery: DialogueTextRecovery = { repair: settings.recovery.repair, maximumSplitDepth: settings.recovery.maximumSplitDepth };
+  const recovery: DialogueTextRecovery = {
+    repair: settings.recovery.repair,
+    maximumSplitDepth: settings.recovery.maximumSplitDepth,
+  };
   return new LanguageModelTextBackend(model, {
     settings: generation,
     validation: { allowedLatinWords: new Set(settings.allowedLatinWords) },

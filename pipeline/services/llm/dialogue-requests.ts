@@ -63,7 +63,10 @@ export interface DialogueTextPrompts {
  * The translation template towards `targetLanguage`: its own, else the any-language one.
  * @returns undefined when there is neither
  */
-export function translationTemplateOf(prompts: DialogueTextPrompts, targetLanguage: Language): PromptTemplate | undefined {
+export function translationTemplateOf(
+  prompts: DialogueTextPrompts,
+  targetLanguage: Language,
+): PromptTemplate | undefined {
   return prompts.translate[targetLanguage] ?? prompts.translateAnyLanguage;
 }
 
@@ -73,7 +76,12 @@ export const PROMPT_IDS = {
   translate: { ja: 'translate.v1' },
   translateAnyLanguage: 'translate-spoken.v1',
   repair: 'repair-dialogue.v1',
-} as const satisfies { rewrite: string; translate: Partial<Record<Language, string>>; translateAnyLanguage: string; repair: string };
+} as const satisfies {
+  rewrite: string;
+  translate: Partial<Record<Language, string>>;
+  translateAnyLanguage: string;
+  repair: string;
+};
 
 /**
  * Loads the default templates ({@link PROMPT_IDS}).
@@ -103,9 +111,7 @@ export const responseSchema = z.object({ turns: z.array(responseTurnSchema) });
  * @returns a draft 2020-12 JSON schema.
  */
 export function dialogueResponseJsonSchema(turnCount: number): JsonSchema {
-  return z.toJSONSchema(
-    z.object({ turns: z.array(responseTurnSchema).min(turnCount).max(turnCount) }),
-  ) as JsonSchema;
+  return z.toJSONSchema(z.object({ turns: z.array(responseTurnSchema).min(turnCount).max(turnCount) })) as JsonSchema;
 }
 
 /**
@@ -152,7 +158,10 @@ export function buildTranslateRequest(
   prompts: DialogueTextPrompts = defaultDialogueTextPrompts(),
 ): GenerationRequest {
   // a translation into the language it is written in is no translation: refused, not sent
-  const template = input.sourceLanguage === 'en' && input.targetLanguage !== input.sourceLanguage ? translationTemplateOf(prompts, input.targetLanguage) : undefined;
+  const template =
+    input.sourceLanguage === 'en' && input.targetLanguage !== input.sourceLanguage
+      ? translationTemplateOf(prompts, input.targetLanguage)
+      : undefined;
   if (template === undefined) {
     throw new UnsupportedTaskError(
       `dialogue ${input.dialogueId}: no translation prompt from ${input.sourceLanguage} to ${input.targetLanguage}`,
@@ -160,7 +169,9 @@ export function buildTranslateRequest(
     );
   }
   const turns = input.turns.map((turn) => ({ turn: turn.turnNumber, question: turn.question, answer: turn.answer }));
-  const language: Record<string, string> = template.placeholders.includes('targetLanguage') ? { targetLanguage: languagePackOf(input.targetLanguage).name } : {};
+  const language: Record<string, string> = template.placeholders.includes('targetLanguage')
+    ? { targetLanguage: languagePackOf(input.targetLanguage).name }
+    : {};
   return assembleRequest(template, turns, settings, { dialogueId: input.dialogueId, task: 'translate' }, language);
 }
 
@@ -211,7 +222,10 @@ export function buildRepairRequest(
   turnCount: number,
   template: PromptTemplate = loadPromptTemplate(PROMPT_IDS.repair),
 ): GenerationRequest {
-  const quoted = previousReply.length > REPAIR_QUOTE_LIMIT ? `${previousReply.slice(0, REPAIR_QUOTE_LIMIT)}\n… (cut)` : previousReply;
+  const quoted =
+    previousReply.length > REPAIR_QUOTE_LIMIT
+      ? `${previousReply.slice(0, REPAIR_QUOTE_LIMIT)}\n… (cut)`
+      : previousReply;
   const filled = fillPromptTemplate(template, {
     taskSystem: original.system ?? '',
     taskPrompt: original.prompt,

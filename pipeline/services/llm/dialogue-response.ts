@@ -10,7 +10,12 @@ import type { GenerationResult } from './language-model.ts';
 import { findSpeakableTextProblems } from '../../text/text-checks.ts';
 import { pausePointOf } from '../../text/turn-hold-split.ts';
 import { describeIssues } from '../../model/validation.ts';
-import { responseSchema, type DialogueTextTask, type DialogueTextValidationOptions, type RewriteTurn } from './dialogue-requests.ts';
+import {
+  responseSchema,
+  type DialogueTextTask,
+  type DialogueTextValidationOptions,
+  type RewriteTurn,
+} from './dialogue-requests.ts';
 
 /** What a parsed response is checked against. */
 export interface ExpectedDialogue {
@@ -42,7 +47,13 @@ export function parseDialogueResponse(
   options: DialogueTextValidationOptions = {},
 ): TextTurn[] {
   const fail = (kind: 'unparseable' | 'invalid', problems: DialogueTextProblem[]): never => {
-    throw new DialogueTextError({ dialogueId: expected.dialogueId, task: expected.task, kind, problems, responseText: text });
+    throw new DialogueTextError({
+      dialogueId: expected.dialogueId,
+      task: expected.task,
+      kind,
+      problems,
+      responseText: text,
+    });
   };
   const extraction = extractJsonObject(text);
   if (!extraction.found) return fail('unparseable', [{ message: extraction.reason }]);
@@ -63,10 +74,12 @@ export function parseDialogueResponse(
     const reply = replyTurns[index] ?? { question: '', answer: null };
     const turnNumber = inputTurn.turnNumber;
     // a rewrite's question may mark one pause point (rewrite-spoken.v2 rule 11); it is read and removed
-    const marked = expected.task === 'rewrite-spoken' ? pausePointOf(tidy(reply.question)) : { text: tidy(reply.question) };
+    const marked =
+      expected.task === 'rewrite-spoken' ? pausePointOf(tidy(reply.question)) : { text: tidy(reply.question) };
     const question = marked.text;
     const mark = 'pausePoint' in marked && marked.pausePoint !== undefined ? { pausePoint: marked.pausePoint } : {};
-    if ('problem' in marked && marked.problem !== undefined) problems.push({ turnNumber, field: 'question', message: marked.problem });
+    if ('problem' in marked && marked.problem !== undefined)
+      problems.push({ turnNumber, field: 'question', message: marked.problem });
     for (const message of findSpeakableTextProblems(question, expected.language, options)) {
       problems.push({ turnNumber, field: 'question', message });
     }

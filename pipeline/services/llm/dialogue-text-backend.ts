@@ -85,7 +85,11 @@ export interface DialogueTextBackend {
  * @returns a stable string.
  * @throws UnsupportedTaskError when the backend cannot do the task (rules: translate).
  */
-export function backendFingerprint(backend: DialogueTextBackend, task: DialogueTextTask, targetLanguage?: Language): string {
+export function backendFingerprint(
+  backend: DialogueTextBackend,
+  task: DialogueTextTask,
+  targetLanguage?: Language,
+): string {
   return fingerprintOf(backend.describe(task, targetLanguage));
 }
 
@@ -99,7 +103,8 @@ export function fingerprintOf(description: BackendDescription): string {
   const parts = [description.backend];
   if (description.rulesVersion !== undefined) parts.push(`version=${description.rulesVersion}`);
   if (description.model !== undefined) parts.push(`model=${description.model}`);
-  if (description.promptVersion !== undefined) parts.push(`prompt=${description.promptVersion}#${description.promptSha256 ?? ''}`);
+  if (description.promptVersion !== undefined)
+    parts.push(`prompt=${description.promptVersion}#${description.promptSha256 ?? ''}`);
   if (description.temperature !== undefined) parts.push(`temperature=${description.temperature}`);
   if (description.seed !== undefined) parts.push(`seed=${description.seed}`);
   if (description.structuredOutput !== undefined) parts.push(`structured-output=${description.structuredOutput}`);
@@ -117,7 +122,8 @@ export function fingerprintOf(description: BackendDescription): string {
  */
 export function producedByLabel(description: BackendDescription): string {
   if (description.backend === 'rules') return `rules v${description.rulesVersion ?? '?'}`;
-  const backend = description.transport !== undefined ? `${description.backend}(${description.transport})` : description.backend;
+  const backend =
+    description.transport !== undefined ? `${description.backend}(${description.transport})` : description.backend;
   return [backend, description.model, description.promptVersion].filter((part) => part !== undefined).join(' ');
 }
 
@@ -151,7 +157,9 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
     this.id = `language-model(${model.id})`;
     this.prompts = options.prompts ?? defaultDialogueTextPrompts();
     this.recovery =
-      options.recovery === undefined ? undefined : { ...options.recovery, repairPrompt: options.recovery.repairPrompt ?? loadPromptTemplate(PROMPT_IDS.repair) };
+      options.recovery === undefined
+        ? undefined
+        : { ...options.recovery, repairPrompt: options.recovery.repairPrompt ?? loadPromptTemplate(PROMPT_IDS.repair) };
   }
 
   private readonly recovery: DialogueTextRecovery | undefined;
@@ -167,7 +175,11 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
    * Translates with the model; see `translateConversation` (./dialogue-text.ts) for what is thrown.
    */
   translate(input: TranslateConversationInput): Promise<TextTurn[]> {
-    return translateConversation(this.model, input, { ...this.options, prompts: this.prompts, recovery: this.recovery });
+    return translateConversation(this.model, input, {
+      ...this.options,
+      prompts: this.prompts,
+      recovery: this.recovery,
+    });
   }
 
   /**
@@ -176,9 +188,16 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
    * @throws Error when `task` is `translate` without a target language or without a template for it.
    */
   describe(task: DialogueTextTask, targetLanguage?: Language): BackendDescription {
-    const template = task === 'rewrite-spoken' ? this.prompts.rewrite : targetLanguage !== undefined ? translationTemplateOf(this.prompts, targetLanguage) : undefined;
+    const template =
+      task === 'rewrite-spoken'
+        ? this.prompts.rewrite
+        : targetLanguage !== undefined
+          ? translationTemplateOf(this.prompts, targetLanguage)
+          : undefined;
     if (template === undefined) {
-      throw new Error(`language-model backend: no ${task} prompt${targetLanguage !== undefined ? ` for ${targetLanguage}` : ' (target language missing)'}`);
+      throw new Error(
+        `language-model backend: no ${task} prompt${targetLanguage !== undefined ? ` for ${targetLanguage}` : ' (target language missing)'}`,
+      );
     }
     const { model, temperature, seed, structuredOutput } = this.options.settings;
     return {
@@ -192,7 +211,9 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
       structuredOutput,
       ...(this.recovery !== undefined ? { recovery: describeRecovery(this.recovery) } : {}),
       // the shared template names the language only inside the request: the language goes into the fingerprint
-      ...(task === 'translate' && targetLanguage !== undefined && this.prompts.translate[targetLanguage] === undefined ? { targetLanguage } : {}),
+      ...(task === 'translate' && targetLanguage !== undefined && this.prompts.translate[targetLanguage] === undefined
+        ? { targetLanguage }
+        : {}),
     };
   }
 }
@@ -205,6 +226,10 @@ export class LanguageModelTextBackend implements DialogueTextBackend {
  */
 export function describeRecovery(recovery: DialogueTextRecovery): string {
   const template = recovery.repairPrompt;
-  const repair = !recovery.repair ? 'off' : template !== undefined ? `${template.id}#${template.sha256.slice(0, 12)}` : PROMPT_IDS.repair;
+  const repair = !recovery.repair
+    ? 'off'
+    : template !== undefined
+      ? `${template.id}#${template.sha256.slice(0, 12)}`
+      : PROMPT_IDS.repair;
   return `repair=${repair},split-depth=${recovery.maximumSplitDepth}`;
 }

@@ -50,7 +50,12 @@ function expectDialogueError(action: () => unknown, pattern: RegExp): DialogueTe
 describe('request building', () => {
   it('fills the rewrite template with the turns as JSON, unanswerable turns without an answer', () => {
     const request = buildRewriteRequest({ dialogueId: 'd1', language: 'en', turns: sourceTurns }, settings);
-    expect(request).toMatchObject({ model: 'test-model', temperature: 0, seed: 7, trace: { dialogueId: 'd1', task: 'rewrite-spoken', promptVersion: 'rewrite-spoken.v2' } });
+    expect(request).toMatchObject({
+      model: 'test-model',
+      temperature: 0,
+      seed: 7,
+      trace: { dialogueId: 'd1', task: 'rewrite-spoken', promptVersion: 'rewrite-spoken.v2' },
+    });
     expect(request.system).toContain('complete spoken sentence');
     expect(request.prompt).toContain('3 turns');
     expect(request.prompt).not.toMatch(/\{\{/);
@@ -73,15 +78,25 @@ describe('request building', () => {
   });
 
   it('refuses unsupported languages', () => {
-    expect(() => buildRewriteRequest({ dialogueId: 'd1', language: 'ja', turns: sourceTurns }, settings)).toThrow(UnsupportedTaskError);
+    expect(() => buildRewriteRequest({ dialogueId: 'd1', language: 'ja', turns: sourceTurns }, settings)).toThrow(
+      UnsupportedTaskError,
+    );
     expect(() =>
-      buildTranslateRequest({ dialogueId: 'd1', sourceLanguage: 'en', targetLanguage: 'en', turns: spokenTurns }, settings),
+      buildTranslateRequest(
+        { dialogueId: 'd1', sourceLanguage: 'en', targetLanguage: 'en', turns: spokenTurns },
+        settings,
+      ),
     ).toThrow(/no translation prompt from en to en/);
   });
 });
 
 describe('parseDialogueResponse', () => {
-  const expectedJapanese: ExpectedDialogue = { dialogueId: 'demo_0007', task: 'translate', language: 'ja', turns: spokenTurns };
+  const expectedJapanese: ExpectedDialogue = {
+    dialogueId: 'demo_0007',
+    task: 'translate',
+    language: 'ja',
+    turns: spokenTurns,
+  };
 
   it('returns the turns with the input turn numbers, tidied', () => {
     const reply = '```json\n' + JSON.stringify(japaneseReply) + '\n```';
@@ -99,7 +114,10 @@ describe('parseDialogueResponse', () => {
   });
 
   it('rejects a reply without JSON, naming the dialogue', () => {
-    const error = expectDialogueError(() => parseDialogueResponse('Sorry, I cannot do that.', expectedJapanese), /dialogue demo_0007: the translate response could not be parsed/);
+    const error = expectDialogueError(
+      () => parseDialogueResponse('Sorry, I cannot do that.', expectedJapanese),
+      /dialogue demo_0007: the translate response could not be parsed/,
+    );
     expect(error.kind).toBe('unparseable');
     expect(error.responseText).toBe('Sorry, I cannot do that.');
   });
@@ -110,46 +128,71 @@ describe('parseDialogueResponse', () => {
 
   it('rejects the wrong number of turns', () => {
     const reply = { turns: japaneseReply.turns.slice(0, 2) };
-    expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedJapanese), /expected 3 turns, got 2/);
+    expectDialogueError(
+      () => parseDialogueResponse(JSON.stringify(reply), expectedJapanese),
+      /expected 3 turns, got 2/,
+    );
   });
 
   it('rejects Arabic digits, naming the turn and field', () => {
     const reply = structuredClone(japaneseReply);
     reply.turns[0]!.answer = '1887年に建てられました。';
-    const error = expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedJapanese), /turn 1 answer: contains Arabic digits \("1887"\)/);
+    const error = expectDialogueError(
+      () => parseDialogueResponse(JSON.stringify(reply), expectedJapanese),
+      /turn 1 answer: contains Arabic digits \("1887"\)/,
+    );
     expect(error.problems).toEqual([expect.objectContaining({ turnNumber: 1, field: 'answer' })]);
   });
 
   it('rejects full-width digits too', () => {
     const reply = structuredClone(japaneseReply);
     reply.turns[0]!.answer = '１８８７年に建てられました。';
-    expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedJapanese), /turn 1 answer: contains Arabic digits/);
+    expectDialogueError(
+      () => parseDialogueResponse(JSON.stringify(reply), expectedJapanese),
+      /turn 1 answer: contains Arabic digits/,
+    );
   });
 
   it('rejects English left untranslated, but allows acronyms', () => {
     const reply = structuredClone(japaneseReply);
     reply.turns[1]!.question = 'Which is the cheapest hotel?';
     reply.turns[0]!.answer = 'NHKによると、千八百八十七年に建てられました。';
-    const error = expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedJapanese), /turn 2 question: contains no kana or kanji; turn 2 question: contains untranslated Latin text/);
+    const error = expectDialogueError(
+      () => parseDialogueResponse(JSON.stringify(reply), expectedJapanese),
+      /turn 2 question: contains no kana or kanji; turn 2 question: contains untranslated Latin text/,
+    );
     expect(error.problems).toHaveLength(2);
   });
 
   it('rejects Latin words mixed into Japanese unless allowed', () => {
     const reply = structuredClone(japaneseReply);
     reply.turns[0]!.answer = 'Eiffel塔は千八百八十七年に建てられました。';
-    expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedJapanese), /untranslated Latin text \("Eiffel"\)/);
-    expect(() => parseDialogueResponse(JSON.stringify(reply), expectedJapanese, { allowedLatinWords: new Set(['Eiffel']) })).not.toThrow();
+    expectDialogueError(
+      () => parseDialogueResponse(JSON.stringify(reply), expectedJapanese),
+      /untranslated Latin text \("Eiffel"\)/,
+    );
+    expect(() =>
+      parseDialogueResponse(JSON.stringify(reply), expectedJapanese, { allowedLatinWords: new Set(['Eiffel']) }),
+    ).not.toThrow();
   });
 
   it('rejects empty strings and missing answers', () => {
     const reply = structuredClone(japaneseReply);
     reply.turns[0]!.question = '  ';
     (reply.turns[1] as { answer: string | null }).answer = null;
-    expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedJapanese), /turn 1 question: is empty; turn 2 answer: is null but the input has an answer/);
+    expectDialogueError(
+      () => parseDialogueResponse(JSON.stringify(reply), expectedJapanese),
+      /turn 1 question: is empty; turn 2 answer: is null but the input has an answer/,
+    );
   });
 
   it('rejects digits and markup in an English rewrite', () => {
-    const expectedEnglish: ExpectedDialogue = { dialogueId: 'd2', task: 'rewrite-spoken', language: 'en', turns: sourceTurns };
+    const expectedEnglish: ExpectedDialogue = {
+      dialogueId: 'd2',
+      task: 'rewrite-spoken',
+      language: 'en',
+      turns: sourceTurns,
+    };
     const reply = {
       turns: [
         { question: 'When was it built?', answer: 'In **1887**.' },
@@ -157,11 +200,19 @@ describe('parseDialogueResponse', () => {
         { question: 'And the last one?', answer: null },
       ],
     };
-    expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedEnglish), /turn 1 answer: contains Arabic digits .*; turn 1 answer: contains markup/);
+    expectDialogueError(
+      () => parseDialogueResponse(JSON.stringify(reply), expectedEnglish),
+      /turn 1 answer: contains Arabic digits .*; turn 1 answer: contains markup/,
+    );
   });
 
   it('requires an answer for an unanswerable turn (the apology)', () => {
-    const expectedEnglish: ExpectedDialogue = { dialogueId: 'd2', task: 'rewrite-spoken', language: 'en', turns: sourceTurns };
+    const expectedEnglish: ExpectedDialogue = {
+      dialogueId: 'd2',
+      task: 'rewrite-spoken',
+      language: 'en',
+      turns: sourceTurns,
+    };
     const reply = {
       turns: [
         { question: 'When was it built?', answer: 'In eighteen eighty-seven.' },
@@ -173,7 +224,12 @@ describe('parseDialogueResponse', () => {
   });
 
   it("reads a rewrite question's pause mark (rewrite-spoken.v2 rule 11) into pausePoint and removes it from the text", () => {
-    const expectedEnglish: ExpectedDialogue = { dialogueId: 'd2', task: 'rewrite-spoken', language: 'en', turns: sourceTurns };
+    const expectedEnglish: ExpectedDialogue = {
+      dialogueId: 'd2',
+      task: 'rewrite-spoken',
+      language: 'en',
+      turns: sourceTurns,
+    };
     const reply = {
       turns: [
         { question: 'Okay, so | when was the tower built?', answer: 'It was built in eighteen eighty-seven.' },
@@ -182,14 +238,29 @@ describe('parseDialogueResponse', () => {
       ],
     };
     expect(parseDialogueResponse(JSON.stringify(reply), expectedEnglish)).toEqual([
-      { turnNumber: 1, question: 'Okay, so when was the tower built?', answer: 'It was built in eighteen eighty-seven.', pausePoint: 2 },
-      { turnNumber: 2, question: 'Which hotel there is the cheapest one?', answer: "I'm sorry, I don't know that.", pausePoint: 3 },
+      {
+        turnNumber: 1,
+        question: 'Okay, so when was the tower built?',
+        answer: 'It was built in eighteen eighty-seven.',
+        pausePoint: 2,
+      },
+      {
+        turnNumber: 2,
+        question: 'Which hotel there is the cheapest one?',
+        answer: "I'm sorry, I don't know that.",
+        pausePoint: 3,
+      },
       { turnNumber: 3, question: 'And the last one?', answer: null },
     ]);
   });
 
   it('rejects two pause marks in a question, or one at its end, naming the turn (the repair request then asks again)', () => {
-    const expectedEnglish: ExpectedDialogue = { dialogueId: 'd2', task: 'rewrite-spoken', language: 'en', turns: sourceTurns };
+    const expectedEnglish: ExpectedDialogue = {
+      dialogueId: 'd2',
+      task: 'rewrite-spoken',
+      language: 'en',
+      turns: sourceTurns,
+    };
     const reply = {
       turns: [
         { question: 'Okay, so | when was | the tower built?', answer: 'It was built in eighteen eighty-seven.' },
@@ -197,7 +268,10 @@ describe('parseDialogueResponse', () => {
         { question: 'And the last one?', answer: null },
       ],
     };
-    const error = expectDialogueError(() => parseDialogueResponse(JSON.stringify(reply), expectedEnglish), /turn 1 question: marks 2 pause points with "\|"; at most one; turn 2 question: has its pause mark "\|" at the end/);
+    const error = expectDialogueError(
+      () => parseDialogueResponse(JSON.stringify(reply), expectedEnglish),
+      /turn 1 question: marks 2 pause points with "\|"; at most one; turn 2 question: has its pause mark "\|" at the end/,
+    );
     expect(error.message).not.toMatch(/turn 3/);
   });
 });
@@ -205,7 +279,11 @@ describe('parseDialogueResponse', () => {
 describe('rewriteConversation / translateConversation', () => {
   it('sends one request and parses the reply', async () => {
     const model = new FakeLanguageModel({ results: [`Sure!\n${JSON.stringify(japaneseReply)}`] });
-    const turns = await translateConversation(model, { dialogueId: 'd3', sourceLanguage: 'en', targetLanguage: 'ja', turns: spokenTurns }, { settings });
+    const turns = await translateConversation(
+      model,
+      { dialogueId: 'd3', sourceLanguage: 'en', targetLanguage: 'ja', turns: spokenTurns },
+      { settings },
+    );
     expect(turns).toHaveLength(3);
     expect(model.calls).toHaveLength(1);
     expect(model.calls[0]?.trace).toEqual({ dialogueId: 'd3', task: 'translate', promptVersion: 'translate.v1' });
@@ -217,7 +295,11 @@ describe('rewriteConversation / translateConversation', () => {
       rewriteConversation(model, { dialogueId: 'd4', language: 'en', turns: sourceTurns }, { settings }),
     ).rejects.toThrow(UnfinishedGenerationError);
     await expect(
-      rewriteConversation(new FakeLanguageModel({ results: [{ text: '', finishReason: 'safety' }] }), { dialogueId: 'd4', language: 'en', turns: sourceTurns }, { settings }),
+      rewriteConversation(
+        new FakeLanguageModel({ results: [{ text: '', finishReason: 'safety' }] }),
+        { dialogueId: 'd4', language: 'en', turns: sourceTurns },
+        { settings },
+      ),
     ).rejects.toThrow(/dialogue d4: the rewrite-spoken generation ended with finish reason "safety"/);
   });
 });
@@ -226,9 +308,17 @@ describe('LanguageModelTextBackend', () => {
   it('describes model, prompt and parameters; the fingerprint leaves out the transport', () => {
     const backend = new LanguageModelTextBackend(new FakeLanguageModel(), { settings });
     expect(backend.id).toBe('language-model(fake)');
-    expect(backend.describe('rewrite-spoken')).toMatchObject({ backend: 'language-model', transport: 'fake', model: 'test-model', promptVersion: 'rewrite-spoken.v2', seed: 7 });
+    expect(backend.describe('rewrite-spoken')).toMatchObject({
+      backend: 'language-model',
+      transport: 'fake',
+      model: 'test-model',
+      promptVersion: 'rewrite-spoken.v2',
+      seed: 7,
+    });
     const fingerprint = backendFingerprint(backend, 'translate', 'ja');
-    expect(fingerprint).toMatch(/^language-model\|model=test-model\|prompt=translate\.v1#[0-9a-f]{12}\|temperature=0\|seed=7\|structured-output=false$/);
+    expect(fingerprint).toMatch(
+      /^language-model\|model=test-model\|prompt=translate\.v1#[0-9a-f]{12}\|temperature=0\|seed=7\|structured-output=false$/,
+    );
     const other = new LanguageModelTextBackend(new FakeLanguageModel({ id: 'replay' }), { settings });
     expect(backendFingerprint(other, 'translate', 'ja')).toBe(fingerprint);
     const reseeded = new LanguageModelTextBackend(new FakeLanguageModel(), { settings: { ...settings, seed: 8 } });

@@ -99,7 +99,13 @@ async function produceDialogueTurns<Turn extends RewriteTurn>(
   const part = depth === 0 ? '' : `, turns ${turns[0]?.turnNumber ?? '?'}-${turns.at(-1)?.turnNumber ?? '?'}`;
   const where = `dialogue ${plan.dialogueId} (${plan.task}${part})`;
   const quarantine = (quarantineCause: QuarantineCause, reason: string, cause?: unknown): never => {
-    throw new QuarantinedDialogueError({ dialogueId: plan.dialogueId, task: plan.task, quarantineCause, reason: `${where}: ${reason}`, cause });
+    throw new QuarantinedDialogueError({
+      dialogueId: plan.dialogueId,
+      task: plan.task,
+      quarantineCause,
+      reason: `${where}: ${reason}`,
+      cause,
+    });
   };
 
   let result = await model.generate(request);
@@ -113,7 +119,10 @@ async function produceDialogueTurns<Turn extends RewriteTurn>(
         const second = await produceDialogueTurns(model, plan, turns.slice(middle), recovery, validation, depth + 1);
         return [...first, ...second];
       }
-      const why = turns.length < 2 ? 'a single turn cannot be split' : `already split ${depth} times (maximumSplitDepth ${recovery.maximumSplitDepth})`;
+      const why =
+        turns.length < 2
+          ? 'a single turn cannot be split'
+          : `already split ${depth} times (maximumSplitDepth ${recovery.maximumSplitDepth})`;
       return quarantine('max-tokens', `the reply${onRepair} was cut at the output token limit (MAX_TOKENS) and ${why}`);
     }
     if (result.finishReason !== 'stop') {
@@ -130,7 +139,9 @@ async function produceDialogueTurns<Turn extends RewriteTurn>(
         return quarantine(error.kind, `the reply ${state}${after}: ${listed}`, error);
       }
       repaired = true;
-      result = await model.generate(buildRepairRequest(request, result.text, error.problems, turns.length, recovery.repairPrompt));
+      result = await model.generate(
+        buildRepairRequest(request, result.text, error.problems, turns.length, recovery.repairPrompt),
+      );
     }
   }
 }
@@ -206,8 +217,13 @@ async function runTask<Turn extends RewriteTurn>(
   turns: readonly Turn[],
   options: DialogueTextOptions,
 ): Promise<TextTurn[]> {
-  if (options.recovery !== undefined) return produceDialogueTurns(model, plan, turns, options.recovery, options.validation, 0);
+  if (options.recovery !== undefined)
+    return produceDialogueTurns(model, plan, turns, options.recovery, options.validation, 0);
   const result = await model.generate(plan.build(turns));
   assertFinished(result, plan.dialogueId, plan.task);
-  return parseDialogueResponse(result.text, { dialogueId: plan.dialogueId, task: plan.task, language: plan.language, turns }, options.validation);
+  return parseDialogueResponse(
+    result.text,
+    { dialogueId: plan.dialogueId, task: plan.task, language: plan.language, turns },
+    options.validation,
+  );
 }

@@ -71,9 +71,20 @@ export class ModelCapabilityError extends LanguageModelCallError {
 
   constructor(
     message: string,
-    options: { capability: ModelCapabilityName; model: string; statusCode: number; responseBody?: string; cause?: unknown },
+    options: {
+      capability: ModelCapabilityName;
+      model: string;
+      statusCode: number;
+      responseBody?: string;
+      cause?: unknown;
+    },
   ) {
-    super(message, { statusCode: options.statusCode, responseBody: options.responseBody, isRetryable: false, cause: options.cause });
+    super(message, {
+      statusCode: options.statusCode,
+      responseBody: options.responseBody,
+      isRetryable: false,
+      cause: options.cause,
+    });
     this.capability = options.capability;
     this.model = options.model;
   }
@@ -200,10 +211,9 @@ export class DialogueTextError extends LanguageModelError {
  * @returns the formatted text.
  */
 export function describeProblem(problem: DialogueTextProblem): string {
-  const where = [
-    problem.turnNumber !== undefined ? `turn ${problem.turnNumber}` : undefined,
-    problem.field,
-  ].filter((part) => part !== undefined);
+  const where = [problem.turnNumber !== undefined ? `turn ${problem.turnNumber}` : undefined, problem.field].filter(
+    (part) => part !== undefined,
+  );
   return where.length > 0 ? `${where.join(' ')}: ${problem.message}` : problem.message;
 }
 
@@ -227,7 +237,13 @@ export class QuarantinedDialogueError extends LanguageModelError {
   /** The reason, as in the message after `quarantined: `. */
   readonly reason: string;
 
-  constructor(options: { dialogueId: string; task: string; quarantineCause: QuarantineCause; reason: string; cause?: unknown }) {
+  constructor(options: {
+    dialogueId: string;
+    task: string;
+    quarantineCause: QuarantineCause;
+    reason: string;
+    cause?: unknown;
+  }) {
     super(`quarantined: ${options.reason.replace(/\s*\n\s*/g, ' ')}`, { isRetryable: false, cause: options.cause });
     this.dialogueId = options.dialogueId;
     this.task = options.task;

@@ -43,9 +43,12 @@ export class FakeLanguageModel implements LanguageModel {
     const callIndex = this.calls.length;
     this.calls.push(request);
     const canned = this.results[callIndex];
-    const answer = canned !== undefined ? canned : this.respond !== undefined ? await this.respond(request, callIndex) : undefined;
+    const answer =
+      canned !== undefined ? canned : this.respond !== undefined ? await this.respond(request, callIndex) : undefined;
     if (answer === undefined) {
-      throw new Error(`FakeLanguageModel: no result for call ${callIndex + 1} (${this.results.length} canned, no responder)`);
+      throw new Error(
+        `FakeLanguageModel: no result for call ${callIndex + 1} (${this.results.length} canned, no responder)`,
+      );
     }
     return typeof answer === 'string' ? { text: answer, finishReason: 'stop' } : answer;
   }

@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LanguageModelCallError, ModelCapabilityError } from './errors.ts';
-import { GeminiModel, mapGeminiFinishReason, parseGoogleRpcError, parseProtobufDurationMilliseconds } from './gemini-model.ts';
+import {
+  GeminiModel,
+  mapGeminiFinishReason,
+  parseGoogleRpcError,
+  parseProtobufDurationMilliseconds,
+} from './gemini-model.ts';
 import type { GenerationRequest } from './language-model.ts';
 import {
   GEMINI_LOOPBACK_API_KEY,
@@ -28,17 +33,40 @@ function client(url: string, options: Partial<ConstructorParameters<typeof Gemin
 const schema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  properties: { turns: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'object', properties: { answer: { anyOf: [{ type: 'string' }, { type: 'null' }] } }, required: ['answer'], additionalProperties: false } } },
+  properties: {
+    turns: {
+      type: 'array',
+      minItems: 2,
+      maxItems: 2,
+      items: {
+        type: 'object',
+        properties: { answer: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+        required: ['answer'],
+        additionalProperties: false,
+      },
+    },
+  },
   required: ['turns'],
   additionalProperties: false,
 };
-const request: GenerationRequest = { model: 'gemini-2.5-flash', system: 'You translate.', prompt: 'Translate this.', temperature: 0, seed: 1234, responseSchema: schema };
+const request: GenerationRequest = {
+  model: 'gemini-2.5-flash',
+  system: 'You translate.',
+  prompt: 'Translate this.',
+  temperature: 0,
+  seed: 1234,
+  responseSchema: schema,
+};
 
 describe('GeminiModel request', () => {
   it('sends the REST shape: key header, contents, systemInstruction, generationConfig with JSON mode', async () => {
     const { url, requests } = await serve(['{"turns": []}']);
     const result = await client(url, { maxOutputTokens: 2048 }).generate(request);
-    expect(result).toEqual({ text: '{"turns": []}', finishReason: 'stop', usage: { inputTokens: expect.any(Number), outputTokens: 4, totalTokens: expect.any(Number) } });
+    expect(result).toEqual({
+      text: '{"turns": []}',
+      finishReason: 'stop',
+      usage: { inputTokens: expect.any(Number), outputTokens: 4, totalTokens: expect.any(Number) },
+    });
     const received = requests[0]!;
     expect(received.model).toBe('gemini-2.5-flash');
     expect(received.apiKey).toBe(GEMINI_LOOPBACK_API_KEY);
@@ -52,7 +80,18 @@ describe('GeminiModel request', () => {
         responseMimeType: 'application/json',
         responseSchema: {
           type: 'OBJECT',
-          properties: { turns: { type: 'ARRAY', minItems: 2, maxItems: 2, items: { type: 'OBJECT', properties: { answer: { type: 'STRING', nullable: true } }, required: ['answer'] } } },
+          properties: {
+            turns: {
+              type: 'ARRAY',
+              minItems: 2,
+              maxItems: 2,
+              items: {
+                type: 'OBJECT',
+                properties: { answer: { type: 'STRING', nullable: true } },
+                required: ['answer'],
+              },
+            },
+          },
           required: ['turns'],
         },
       },
@@ -70,39 +109,81 @@ describe('GeminiModel request', () => {
 
   it('gemma-3: the prompt-only way, no 400', async () => {
     const { url, requests } = await serve(['{}']);
-    await expect(client(url).generate({ ...request, model: 'gemma-3-27b-it' })).resolves.toMatchObject({ finishReason: 'stop' });
+    await expect(client(url).generate({ ...request, model: 'gemma-3-27b-it' })).resolves.toMatchObject({
+      finishReason: 'stop',
+    });
     expect(requests[0]!.body.systemInstruction).toBeUndefined();
     expect(requests[0]!.prompt.startsWith('You translate.\n\nTranslate this.')).toBe(true);
   });
 
   it('joins all text parts and leaves thought parts out', async () => {
-    const { url } = await serve([{ kind: 'raw', statusCode: 200, body: JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'thinking…', thought: true }, { text: '{"a":' }, { text: ' 1}' }] }, finishReason: 'STOP' }] }) }]);
+    const { url } = await serve([
+      {
+        kind: 'raw',
+        statusCode: 200,
+        body: JSON.stringify({
+          candidates: [
+            {
+              content: {
+                role: 'model',
+                parts: [{ text: 'thinking…', thought: true }, { text: '{"a":' }, { text: ' 1}' }],
+              },
+              finishReason: 'STOP',
+            },
+          ],
+        }),
+      },
+    ]);
     expect((await client(url).generate(request)).text).toBe('{"a": 1}');
   });
 
   it('maps MAX_TOKENS, SAFETY and a blocked prompt', async () => {
-    const { url } = await serve([geminiReplies.maxTokens('{"turns": [{"q'), { kind: 'text', text: '', finishReason: 'SAFETY' }, { kind: 'blocked', blockReason: 'SAFETY' }, { kind: 'text', text: 'x', finishReason: 'LANGUAGE' }]);
+    const { url } = await serve([
+      geminiReplies.maxTokens('{"turns": [{"q'),
+      { kind: 'text', text: '', finishReason: 'SAFETY' },
+      { kind: 'blocked', blockReason: 'SAFETY' },
+      { kind: 'text', text: 'x', finishReason: 'LANGUAGE' },
+    ]);
     const model = client(url);
     expect(await model.generate(request)).toMatchObject({ text: '{"turns": [{"q', finishReason: 'max-tokens' });
     expect(await model.generate(request)).toMatchObject({ finishReason: 'safety' });
     expect(await model.generate(request)).toMatchObject({ text: '', finishReason: 'safety' });
     expect(await model.generate(request)).toMatchObject({ finishReason: 'other' });
-    expect(['STOP', 'MAX_TOKENS', 'RECITATION', 'OTHER', undefined].map(mapGeminiFinishReason)).toEqual(['stop', 'max-tokens', 'safety', 'other', 'other']);
+    expect(['STOP', 'MAX_TOKENS', 'RECITATION', 'OTHER', undefined].map(mapGeminiFinishReason)).toEqual([
+      'stop',
+      'max-tokens',
+      'safety',
+      'other',
+      'other',
+    ]);
   });
 });
 
 describe('GeminiModel errors', () => {
   it('429 RESOURCE_EXHAUSTED with RetryInfo: retryable with the server delay', async () => {
     const { url } = await serve([geminiReplies.rateLimited('58s')]);
-    const error = await client(url).generate(request).catch((caught: unknown) => caught);
+    const error = await client(url)
+      .generate(request)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(LanguageModelCallError);
-    expect(error).toMatchObject({ statusCode: 429, isRetryable: true, retryAfterMilliseconds: 58_000, failure: 'status' });
-    expect((error as Error).message).toBe('Gemini gemini-2.5-flash: HTTP 429 RESOURCE_EXHAUSTED: You exceeded your current quota, please check your plan and billing details.');
+    expect(error).toMatchObject({
+      statusCode: 429,
+      isRetryable: true,
+      retryAfterMilliseconds: 58_000,
+      failure: 'status',
+    });
+    expect((error as Error).message).toBe(
+      'Gemini gemini-2.5-flash: HTTP 429 RESOURCE_EXHAUSTED: You exceeded your current quota, please check your plan and billing details.',
+    );
   });
 
   it('503 UNAVAILABLE and 500 INTERNAL: retryable, no delay given', async () => {
     const { url } = await serve([geminiReplies.unavailable(), geminiReplies.internalError()]);
-    await expect(client(url).generate(request)).rejects.toMatchObject({ statusCode: 503, isRetryable: true, retryAfterMilliseconds: undefined });
+    await expect(client(url).generate(request)).rejects.toMatchObject({
+      statusCode: 503,
+      isRetryable: true,
+      retryAfterMilliseconds: undefined,
+    });
     await expect(client(url).generate(request)).rejects.toMatchObject({ statusCode: 500, isRetryable: true });
   });
 
@@ -116,13 +197,22 @@ describe('GeminiModel errors', () => {
     expect((error as Error).message).toContain('capabilities: {systemInstruction: false}');
 
     const json = client(server.url, { capabilities: { systemInstruction: false, jsonMode: true } });
-    await expect(json.generate({ ...request, model: 'gemma-3-12b-it' })).rejects.toMatchObject({ capability: 'jsonMode', message: expect.stringContaining('capabilities: {jsonMode: false}') });
+    await expect(json.generate({ ...request, model: 'gemma-3-12b-it' })).rejects.toMatchObject({
+      capability: 'jsonMode',
+      message: expect.stringContaining('capabilities: {jsonMode: false}'),
+    });
   });
 
   it('a wrong key: 400 INVALID_ARGUMENT, not retryable', async () => {
     server = await startGeminiLoopbackServer();
-    const error = await client(server.url, { apiKey: 'wrong' }).generate(request).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ statusCode: 400, isRetryable: false, message: expect.stringContaining('API key not valid') });
+    const error = await client(server.url, { apiKey: 'wrong' })
+      .generate(request)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      statusCode: 400,
+      isRetryable: false,
+      message: expect.stringContaining('API key not valid'),
+    });
   });
 
   it('a slow response: a retryable timeout', async () => {
@@ -136,15 +226,27 @@ describe('GeminiModel errors', () => {
 
   it('an unreadable 200 body and a closed port: retryable', async () => {
     const { url } = await serve([{ kind: 'raw', statusCode: 200, body: '<html>proxy error</html>' }]);
-    await expect(client(url).generate(request)).rejects.toMatchObject({ failure: 'malformed-response', isRetryable: true });
+    await expect(client(url).generate(request)).rejects.toMatchObject({
+      failure: 'malformed-response',
+      isRetryable: true,
+    });
     await server!.close();
-    await expect(client(url).generate(request)).rejects.toMatchObject({ failure: 'network', isRetryable: true, message: expect.stringContaining('connection failed') });
+    await expect(client(url).generate(request)).rejects.toMatchObject({
+      failure: 'network',
+      isRetryable: true,
+      message: expect.stringContaining('connection failed'),
+    });
   });
 
   it('looks the key up on the first request only', async () => {
     let lookups = 0;
     const { url } = await serve(['a', 'b']);
-    const model = client(url, { apiKey: () => { lookups += 1; return GEMINI_LOOPBACK_API_KEY; } });
+    const model = client(url, {
+      apiKey: () => {
+        lookups += 1;
+        return GEMINI_LOOPBACK_API_KEY;
+      },
+    });
     expect(lookups).toBe(0);
     await model.generate(request);
     await model.generate(request);
@@ -165,13 +267,24 @@ describe('Google RPC error bodies', () => {
         ],
       },
     });
-    expect(parseGoogleRpcError(body)).toEqual({ code: 429, message: 'quota', status: 'RESOURCE_EXHAUSTED', retryDelayMilliseconds: 200 });
+    expect(parseGoogleRpcError(body)).toEqual({
+      code: 429,
+      message: 'quota',
+      status: 'RESOURCE_EXHAUSTED',
+      retryDelayMilliseconds: 200,
+    });
     expect(parseGoogleRpcError('not json')).toBeUndefined();
     expect(parseGoogleRpcError('{"message": "x"}')).toBeUndefined();
   });
 
   it('parses protobuf durations', () => {
-    expect(['58s', '0.2s', '1.500s', '58', 'soon'].map(parseProtobufDurationMilliseconds)).toEqual([58_000, 200, 1500, undefined, undefined]);
+    expect(['58s', '0.2s', '1.500s', '58', 'soon'].map(parseProtobufDurationMilliseconds)).toEqual([
+      58_000,
+      200,
+      1500,
+      undefined,
+      undefined,
+    ]);
     expect(parseProtobufDurationMilliseconds({ seconds: '3', nanos: 500_000_000 })).toBe(3500);
   });
 });

@@ -100,7 +100,11 @@ export class GeminiModel implements LanguageModel {
   async generate(request: GenerationRequest): Promise<GenerationResult> {
     const capabilities = this.capabilitiesOf(request.model);
     const adapted = adaptRequestToCapabilities(request, capabilities);
-    const config: GenerateContentConfig = { temperature: request.temperature, seed: request.seed, automaticContinuation: false };
+    const config: GenerateContentConfig = {
+      temperature: request.temperature,
+      seed: request.seed,
+      automaticContinuation: false,
+    };
     if (adapted.system !== undefined) config.systemInstruction = { parts: [{ text: adapted.system }] };
     if (adapted.responseSchema !== undefined) {
       config.responseMimeType = 'application/json';
@@ -138,7 +142,15 @@ export class GeminiModel implements LanguageModel {
   }
 }
 
-const SAFETY_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT']);
+const SAFETY_REASONS = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+]);
 
 /**
  * Maps a Gemini `finishReason` to ours.
@@ -180,7 +192,11 @@ export function geminiGenerationResult(response: GenerateContentResponse): Gener
     .filter((part) => typeof part.text === 'string' && part.thought !== true)
     .map((part) => part.text)
     .join('');
-  return { text, finishReason: mapGeminiFinishReason(candidate.finishReason), ...(usage !== undefined ? { usage } : {}) };
+  return {
+    text,
+    finishReason: mapGeminiFinishReason(candidate.finishReason),
+    ...(usage !== undefined ? { usage } : {}),
+  };
 }
 
 /**
@@ -242,7 +258,12 @@ export function parseProtobufDurationMilliseconds(value: unknown): number | unde
  * @returns ModelCapabilityError for a capability 400, else a LanguageModelCallError (or the error
  *   itself when it already is a LanguageModelError).
  */
-export function geminiCallError(error: unknown, model: string, timeoutMilliseconds: number, url?: string): LanguageModelError {
+export function geminiCallError(
+  error: unknown,
+  model: string,
+  timeoutMilliseconds: number,
+  url?: string,
+): LanguageModelError {
   const address = url === undefined ? undefined : serviceAddress(url); // a dead or silent service is named by its address (never a key written into it)
   const at = address === undefined ? '' : ` to ${address}`;
   if (error instanceof LanguageModelError) return error;
@@ -257,7 +278,8 @@ export function geminiCallError(error: unknown, model: string, timeoutMillisecon
         ? 'jsonMode'
         : undefined;
     if (error.status === 400 && capability !== undefined) {
-      const what = capability === 'systemInstruction' ? 'a system instruction' : 'JSON mode (responseMimeType application/json)';
+      const what =
+        capability === 'systemInstruction' ? 'a system instruction' : 'JSON mode (responseMimeType application/json)';
       return new ModelCapabilityError(
         `${message} — ${model} does not accept ${what}; switch it off in the llm settings: capabilities: {${capability}: false}`,
         { capability, model, statusCode: error.status, responseBody: error.message, cause: error },
@@ -272,11 +294,14 @@ export function geminiCallError(error: unknown, model: string, timeoutMillisecon
     });
   }
   if (isAbort(error)) {
-    return new LanguageModelCallError(`Gemini ${model}: no response${address === undefined ? '' : ` from ${address}`} within the ${timeoutMilliseconds / 1000} s timeout`, {
-      failure: 'timeout',
-      isRetryable: true,
-      cause: error,
-    });
+    return new LanguageModelCallError(
+      `Gemini ${model}: no response${address === undefined ? '' : ` from ${address}`} within the ${timeoutMilliseconds / 1000} s timeout`,
+      {
+        failure: 'timeout',
+        isRetryable: true,
+        cause: error,
+      },
+    );
   }
   if (error instanceof SyntaxError) {
     return new LanguageModelCallError(`Gemini ${model}: the response body is not valid JSON (${error.message})`, {
@@ -294,7 +319,11 @@ export function geminiCallError(error: unknown, model: string, timeoutMillisecon
     });
   }
   const text = error instanceof Error ? error.message : String(error);
-  return new LanguageModelCallError(`Gemini ${model}: ${text}`, { failure: 'network', isRetryable: false, cause: error });
+  return new LanguageModelCallError(`Gemini ${model}: ${text}`, {
+    failure: 'network',
+    isRetryable: false,
+    cause: error,
+  });
 }
 
 function isAbort(error: unknown): boolean {

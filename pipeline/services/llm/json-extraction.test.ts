@@ -29,7 +29,11 @@ describe('extractJsonObject', () => {
 
   it('is not fooled by braces and quotes inside strings', () => {
     const tricky = { turns: [{ question: 'What is {this} "thing" }?', answer: 'A brace: { and \\ backslash' }] };
-    expect(extractJsonObject(`Result → ${JSON.stringify(tricky)} (end)`)).toEqual({ found: true, value: tricky, source: 'balanced' });
+    expect(extractJsonObject(`Result → ${JSON.stringify(tricky)} (end)`)).toEqual({
+      found: true,
+      value: tricky,
+      source: 'balanced',
+    });
   });
 
   it('recovers after an unbalanced stray brace in the prose', () => {
@@ -37,7 +41,10 @@ describe('extractJsonObject', () => {
   });
 
   it('reports a reply without an object', () => {
-    expect(extractJsonObject('I cannot help with that.')).toEqual({ found: false, reason: 'the reply contains no parseable JSON object' });
+    expect(extractJsonObject('I cannot help with that.')).toEqual({
+      found: false,
+      reason: 'the reply contains no parseable JSON object',
+    });
     expect(extractJsonObject('')).toEqual({ found: false, reason: 'the reply is empty' });
     expect(extractJsonObject('{"turns": [')).toMatchObject({ found: false });
     expect(extractJsonObject('[1, 2]')).toMatchObject({ found: false });

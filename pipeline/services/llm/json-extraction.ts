@@ -86,7 +86,9 @@ function parseObject(candidate: string): Record<string, unknown> | undefined {
   if (!candidate.startsWith('{')) return undefined;
   try {
     const value: unknown = JSON.parse(candidate);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -13,7 +13,12 @@ import { createDialogueTextBackend, type BackendEnvironment } from './backend-se
 import type { RewriteTurn } from './dialogue-text.ts';
 import { backendFingerprint, type DialogueTextBackend } from './dialogue-text-backend.ts';
 import { EndpointPools } from '../endpoint-pool.ts';
-import { LanguageModelCallError, MissingApiKeyError, ModelCapabilityError, QuarantinedDialogueError } from './errors.ts';
+import {
+  LanguageModelCallError,
+  MissingApiKeyError,
+  ModelCapabilityError,
+  QuarantinedDialogueError,
+} from './errors.ts';
 import type { RetryEvent } from './retrying-model.ts';
 import { readDialogueRequest, validDialogueReply, validReplyTurns } from './testing/dialogue-replies.ts';
 import {
@@ -24,7 +29,12 @@ import {
   type GeminiLoopbackRequest,
   type GeminiLoopbackServer,
 } from './testing/gemini-loopback-server.ts';
-import { openAIReplies, startOpenAILoopbackServer, type OpenAILoopbackReply, type OpenAILoopbackServer } from './testing/openai-loopback-server.ts';
+import {
+  openAIReplies,
+  startOpenAILoopbackServer,
+  type OpenAILoopbackReply,
+  type OpenAILoopbackServer,
+} from './testing/openai-loopback-server.ts';
 
 const sourceTurns: RewriteTurn[] = [
   { turnNumber: 1, question: 'who designed the eiffel tower', answer: 'Gustave Eiffel' },
@@ -38,13 +48,20 @@ const spokenTurns: TextTurn[] = [
   { turnNumber: 3, question: 'How tall is it?', answer: 'It is three hundred thirty meters tall.' },
   { turnNumber: 4, question: 'And the other one?', answer: null },
 ];
-const translateInput = { dialogueId: 'topiocqa_dev_0001', sourceLanguage: 'en' as const, targetLanguage: 'ja' as const, turns: spokenTurns };
+const translateInput = {
+  dialogueId: 'topiocqa_dev_0001',
+  sourceLanguage: 'en' as const,
+  targetLanguage: 'ja' as const,
+  turns: spokenTurns,
+};
 const rewriteInput = { dialogueId: 'topiocqa_dev_0001', language: 'en' as const, turns: sourceTurns };
 
 /** What the correct translation of `spokenTurns` is (the loopback responder's answer). */
-const expectedJapanese: TextTurn[] = validReplyTurns({ task: 'translate', isRepair: false, turns: spokenTurns.map((turn) => ({ turn: turn.turnNumber, question: turn.question, answer: turn.answer })) }).map(
-  (turn, index) => ({ turnNumber: index + 1, ...turn }),
-);
+const expectedJapanese: TextTurn[] = validReplyTurns({
+  task: 'translate',
+  isRepair: false,
+  turns: spokenTurns.map((turn) => ({ turn: turn.turnNumber, question: turn.question, answer: turn.answer })),
+}).map((turn, index) => ({ turnNumber: index + 1, ...turn }));
 
 let directory: string;
 let gemini: GeminiLoopbackServer | undefined;
@@ -63,8 +80,15 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-function environment(variables: Record<string, string | undefined> = { GEMINI_API_KEY: GEMINI_LOOPBACK_API_KEY }): BackendEnvironment {
-  return { baseDirectory: directory, environmentVariables: variables, endpointPools: new EndpointPools(), onRetry: (event) => retries.push(event) };
+function environment(
+  variables: Record<string, string | undefined> = { GEMINI_API_KEY: GEMINI_LOOPBACK_API_KEY },
+): BackendEnvironment {
+  return {
+    baseDirectory: directory,
+    environmentVariables: variables,
+    endpointPools: new EndpointPools(),
+    onRetry: (event) => retries.push(event),
+  };
 }
 
 const fastRetry = { maxRetries: 4, initialDelaySeconds: 0.02, maxDelaySeconds: 2, jitter: 0 };
@@ -84,7 +108,9 @@ async function untilTrue(done: () => boolean): Promise<void> {
 }
 
 /** Replies with `faults[index]` when set (a reply or a function of the correct reply), else correctly. */
-function scripted(faults: ReadonlyArray<GeminiLoopbackReply | ((correct: string) => string) | undefined>): (request: GeminiLoopbackRequest) => GeminiLoopbackReply | string {
+function scripted(
+  faults: ReadonlyArray<GeminiLoopbackReply | ((correct: string) => string) | undefined>,
+): (request: GeminiLoopbackRequest) => GeminiLoopbackReply | string {
   return (request) => {
     const dialogue = readDialogueRequest(request.system, request.prompt);
     const correct = dialogue === undefined ? 'not a dialogue request' : validDialogueReply(dialogue);
@@ -94,12 +120,20 @@ function scripted(faults: ReadonlyArray<GeminiLoopbackReply | ((correct: string)
   };
 }
 
-async function geminiBackend(faults: Parameters<typeof scripted>[0], settings: Record<string, unknown> = {}, variables?: Record<string, string | undefined>): Promise<DialogueTextBackend> {
+async function geminiBackend(
+  faults: Parameters<typeof scripted>[0],
+  settings: Record<string, unknown> = {},
+  variables?: Record<string, string | undefined>,
+): Promise<DialogueTextBackend> {
   gemini = await startGeminiLoopbackServer({ responder: scripted(faults) });
-  return createDialogueTextBackend({ backend: 'gemini', baseUrl: gemini.url, retry: fastRetry, ...settings } as never, environment(variables));
+  return createDialogueTextBackend(
+    { backend: 'gemini', baseUrl: gemini.url, retry: fastRetry, ...settings } as never,
+    environment(variables),
+  );
 }
 
-const englishReply = (): string => JSON.stringify({ turns: spokenTurns.map((turn) => ({ question: turn.question, answer: turn.answer })) });
+const englishReply = (): string =>
+  JSON.stringify({ turns: spokenTurns.map((turn) => ({ question: turn.question, answer: turn.answer })) });
 
 describe('gemini backend: field faults end retried-and-correct', () => {
   it('no fault: one request to gemma-4-31b-it with a system instruction and no JSON mode', async () => {
@@ -110,7 +144,9 @@ describe('gemini backend: field faults end retried-and-correct', () => {
     expect(gemini!.requests[0]!.body.systemInstruction).toBeDefined();
     expect(gemini!.requests[0]!.body.generationConfig).toEqual({ temperature: 0, seed: 1234 });
     expect(backend.id).toBe('language-model(gemini)');
-    expect(backendFingerprint(backend, 'translate', 'ja')).toMatch(/^language-model\|model=gemma-4-31b-it\|prompt=translate\.v1#\w{12}\|temperature=0\|seed=1234\|structured-output=false\|recovery=repair=repair-dialogue\.v1#\w{12},split-depth=2$/);
+    expect(backendFingerprint(backend, 'translate', 'ja')).toMatch(
+      /^language-model\|model=gemma-4-31b-it\|prompt=translate\.v1#\w{12}\|temperature=0\|seed=1234\|structured-output=false\|recovery=repair=repair-dialogue\.v1#\w{12},split-depth=2$/,
+    );
   });
 
   it('429 RESOURCE_EXHAUSTED with RetryInfo "0.2s": waits exactly that long, then succeeds', async () => {
@@ -131,7 +167,9 @@ describe('gemini backend: field faults end retried-and-correct', () => {
     const backend = await geminiBackend([geminiReplies.internalError(), geminiReplies.unavailable()]);
     expect(await backend.translate(translateInput)).toEqual(expectedJapanese);
     expect(gemini!.requests).toHaveLength(3);
-    expect(retries.map((event) => [(event.error as LanguageModelCallError).statusCode, event.delayMilliseconds])).toEqual([
+    expect(
+      retries.map((event) => [(event.error as LanguageModelCallError).statusCode, event.delayMilliseconds]),
+    ).toEqual([
       [500, 20],
       [503, 40],
     ]);
@@ -158,7 +196,9 @@ describe('gemini backend: field faults end retried-and-correct', () => {
     const fenced = await geminiBackend([(correct) => `\`\`\`json\n${correct}\n\`\`\``]);
     expect(await fenced.translate(translateInput)).toEqual(expectedJapanese);
     await gemini!.close();
-    const prefixed = await geminiBackend([(correct) => `Here is the translation you asked for:\n${correct}\nI hope this helps!`]);
+    const prefixed = await geminiBackend([
+      (correct) => `Here is the translation you asked for:\n${correct}\nI hope this helps!`,
+    ]);
     expect(await prefixed.translate(translateInput)).toEqual(expectedJapanese);
     expect(gemini!.requests).toHaveLength(1);
   });
@@ -166,8 +206,14 @@ describe('gemini backend: field faults end retried-and-correct', () => {
   it('MAX_TOKENS: the conversation is halved instead of resent', async () => {
     const backend = await geminiBackend([geminiReplies.maxTokens()]);
     expect(await backend.translate(translateInput)).toEqual(expectedJapanese);
-    const turnsPerRequest = gemini!.requests.map((request) => readDialogueRequest(request.system, request.prompt)?.turns.map((turn) => turn.turn));
-    expect(turnsPerRequest).toEqual([[1, 2, 3, 4], [1, 2], [3, 4]]);
+    const turnsPerRequest = gemini!.requests.map((request) =>
+      readDialogueRequest(request.system, request.prompt)?.turns.map((turn) => turn.turn),
+    );
+    expect(turnsPerRequest).toEqual([
+      [1, 2, 3, 4],
+      [1, 2],
+      [3, 4],
+    ]);
   });
 
   it('English left untranslated: one repair request quoting the problems', async () => {
@@ -180,7 +226,9 @@ describe('gemini backend: field faults end retried-and-correct', () => {
   });
 
   it('the wrong number of turns: repaired', async () => {
-    const backend = await geminiBackend([(correct) => JSON.stringify({ turns: (JSON.parse(correct) as { turns: unknown[] }).turns.slice(1) })]);
+    const backend = await geminiBackend([
+      (correct) => JSON.stringify({ turns: (JSON.parse(correct) as { turns: unknown[] }).turns.slice(1) }),
+    ]);
     expect(await backend.translate(translateInput)).toEqual(expectedJapanese);
     expect(gemini!.requests[1]!.prompt).toContain('- expected 4 turns, got 3');
   });
@@ -215,7 +263,9 @@ describe('gemini backend: quarantine and non-retryable failures', () => {
 
   it('a blocked prompt: quarantined as a safety stop', async () => {
     const backend = await geminiBackend([{ kind: 'blocked', blockReason: 'SAFETY' }]);
-    await expect(backend.translate(translateInput)).rejects.toThrow('quarantined: dialogue topiocqa_dev_0001 (translate): the generation ended with finish reason "safety"');
+    await expect(backend.translate(translateInput)).rejects.toThrow(
+      'quarantined: dialogue topiocqa_dev_0001 (translate): the generation ended with finish reason "safety"',
+    );
   });
 
   it('503 on every request: the call error after the retries (not quarantine; the runner lists it)', async () => {
@@ -234,7 +284,9 @@ describe('gemini backend: quarantine and non-retryable failures', () => {
     const forced = await geminiBackend([], { model: 'gemma-3-27b-it', capabilities: { systemInstruction: true } });
     const error = await forced.translate(translateInput).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelCapabilityError);
-    expect((error as Error).message).toContain('switch it off in the llm settings: capabilities: {systemInstruction: false}');
+    expect((error as Error).message).toContain(
+      'switch it off in the llm settings: capabilities: {systemInstruction: false}',
+    );
     expect(gemini!.requests).toHaveLength(1);
   });
 
@@ -251,7 +303,11 @@ describe('gemini backend: quarantine and non-retryable failures', () => {
     await expect(google.translate(translateInput)).resolves.toHaveLength(4);
     await gemini!.close();
 
-    const named = await geminiBackend([], { apiKeyVariable: 'DUPLEXSYNTH_TEST_KEY' }, { DUPLEXSYNTH_TEST_KEY: GEMINI_LOOPBACK_API_KEY, GEMINI_API_KEY: 'not this one' });
+    const named = await geminiBackend(
+      [],
+      { apiKeyVariable: 'DUPLEXSYNTH_TEST_KEY' },
+      { DUPLEXSYNTH_TEST_KEY: GEMINI_LOOPBACK_API_KEY, GEMINI_API_KEY: 'not this one' },
+    );
     await expect(named.translate(translateInput)).resolves.toHaveLength(4);
   });
 });
@@ -259,7 +315,10 @@ describe('gemini backend: quarantine and non-retryable failures', () => {
 describe('record and replay', () => {
   it('records every request of a run (retries leave no trace, repairs and splits do) and replays it exactly without a server', async () => {
     const settings = { model: 'gemma-4-31b-it', seed: 99, record: 'recorded/llm.jsonl' };
-    const backend = await geminiBackend([geminiReplies.rateLimited('0.05s'), () => englishReply(), undefined, geminiReplies.maxTokens()], settings);
+    const backend = await geminiBackend(
+      [geminiReplies.rateLimited('0.05s'), () => englishReply(), undefined, geminiReplies.maxTokens()],
+      settings,
+    );
     const translated = await backend.translate(translateInput);
     const spoken = await backend.rewrite(rewriteInput);
     const requestCount = gemini!.requests.length;
@@ -269,7 +328,10 @@ describe('record and replay', () => {
 
     const lines = (await readFile(join(directory, 'recorded/llm.jsonl'), 'utf8')).trimEnd().split('\n');
     expect(lines).toHaveLength(5);
-    const replay = createDialogueTextBackend({ backend: 'replay', file: 'recorded/llm.jsonl', model: 'gemma-4-31b-it', seed: 99 }, { baseDirectory: directory });
+    const replay = createDialogueTextBackend(
+      { backend: 'replay', file: 'recorded/llm.jsonl', model: 'gemma-4-31b-it', seed: 99 },
+      { baseDirectory: directory },
+    );
     expect(await replay.translate(translateInput)).toEqual(translated);
     expect(await replay.rewrite(rewriteInput)).toEqual(spoken);
     expect(backendFingerprint(replay, 'translate', 'ja')).toBe(backendFingerprint(backend, 'translate', 'ja'));
@@ -280,12 +342,20 @@ describe('throughput: one queue per endpoint, shared by dialogues and tasks', ()
   it('never has more than `concurrency` requests in flight at the server', async () => {
     gemini = await startGeminiLoopbackServer({ latencyMs: 40 });
     const shared = environment();
-    const settings = { backend: 'gemini' as const, baseUrl: gemini.url, retry: fastRetry, throughput: { concurrency: 3 } };
+    const settings = {
+      backend: 'gemini' as const,
+      baseUrl: gemini.url,
+      retry: fastRetry,
+      throughput: { concurrency: 3 },
+    };
     const rewrite = createDialogueTextBackend(settings, shared);
     const translate = createDialogueTextBackend(settings, shared);
     const dialogues = Array.from({ length: 8 }, (_, index) => `dialogue_${index}`);
     const results = await Promise.all(
-      dialogues.flatMap((dialogueId) => [rewrite.rewrite({ ...rewriteInput, dialogueId }), translate.translate({ ...translateInput, dialogueId })]),
+      dialogues.flatMap((dialogueId) => [
+        rewrite.rewrite({ ...rewriteInput, dialogueId }),
+        translate.translate({ ...translateInput, dialogueId }),
+      ]),
     );
     expect(results).toHaveLength(16);
     expect(gemini.requests).toHaveLength(16);
@@ -296,12 +366,17 @@ describe('throughput: one queue per endpoint, shared by dialogues and tasks', ()
   it('rejects two blocks naming one endpoint with different limits', async () => {
     const shared = environment();
     createDialogueTextBackend({ backend: 'gemini', throughput: { concurrency: 2 } }, shared);
-    expect(() => createDialogueTextBackend({ backend: 'gemini', throughput: { concurrency: 5 } }, shared)).toThrow(/configured twice with different throughput/);
+    expect(() => createDialogueTextBackend({ backend: 'gemini', throughput: { concurrency: 5 } }, shared)).toThrow(
+      /configured twice with different throughput/,
+    );
   });
 });
 
 describe('openai-compatible backend', () => {
-  async function openAIBackend(replies: ReadonlyArray<OpenAILoopbackReply | ((correct: string) => string) | undefined>, settings: Record<string, unknown> = {}): Promise<DialogueTextBackend> {
+  async function openAIBackend(
+    replies: ReadonlyArray<OpenAILoopbackReply | ((correct: string) => string) | undefined>,
+    settings: Record<string, unknown> = {},
+  ): Promise<DialogueTextBackend> {
     openAI = await startOpenAILoopbackServer({
       responder: (request) => {
         const dialogue = readDialogueRequest(request.system, request.prompt);
@@ -310,11 +385,25 @@ describe('openai-compatible backend', () => {
         return fault === undefined ? correct : typeof fault === 'function' ? fault(correct) : fault;
       },
     });
-    return createDialogueTextBackend({ backend: 'openai-compatible', baseUrl: `${openAI.url}/v1`, model: 'google/gemma-3-27b-it', retry: fastRetry, ...settings } as never, environment());
+    return createDialogueTextBackend(
+      {
+        backend: 'openai-compatible',
+        baseUrl: `${openAI.url}/v1`,
+        model: 'google/gemma-3-27b-it',
+        retry: fastRetry,
+        ...settings,
+      } as never,
+      environment(),
+    );
   }
 
   it('429 with retry-after, 503, a fenced reply, finish_reason length: retried, parsed, halved', async () => {
-    const backend = await openAIBackend([openAIReplies.rateLimited(0.1), openAIReplies.unavailable(), openAIReplies.length(), (correct) => `\`\`\`json\n${correct}\n\`\`\``]);
+    const backend = await openAIBackend([
+      openAIReplies.rateLimited(0.1),
+      openAIReplies.unavailable(),
+      openAIReplies.length(),
+      (correct) => `\`\`\`json\n${correct}\n\`\`\``,
+    ]);
     expect(await backend.translate(translateInput)).toEqual(expectedJapanese);
     expect(retries.map((event) => (event.error as LanguageModelCallError).statusCode)).toEqual([429, 503]);
     expect(retries[0]?.delayMilliseconds).toBe(100);
@@ -340,7 +429,10 @@ describe('openai-compatible backend', () => {
   it('structuredOutput sends response_format json_schema with the exact turn count; jsonMode off puts it in the prompt', async () => {
     const backend = await openAIBackend([], { structuredOutput: true });
     await backend.translate(translateInput);
-    expect(openAI!.requests[0]!.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'dialogue_turns', schema: { properties: { turns: { minItems: 4, maxItems: 4 } } } } });
+    expect(openAI!.requests[0]!.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'dialogue_turns', schema: { properties: { turns: { minItems: 4, maxItems: 4 } } } },
+    });
     await openAI!.close();
     const promptOnly = await openAIBackend([], { structuredOutput: true, capabilities: { jsonMode: false } });
     await promptOnly.translate(translateInput);
@@ -380,7 +472,11 @@ translate:
     const shared = environment();
     expect(createDialogueTextBackend(yaml.rewrite, shared).id).toBe('language-model(gemini)');
     expect(createDialogueTextBackend(yaml.translate, shared).id).toBe('language-model(openai-compatible)');
-    expect(() => createDialogueTextBackend({ backend: 'gemini', apiKey: 'AIza-not-here' } as never, shared)).toThrow(/apiKey/);
-    expect(() => createDialogueTextBackend({ backend: 'openai-compatible', model: 'm' } as never, shared)).toThrow(/baseUrl/);
+    expect(() => createDialogueTextBackend({ backend: 'gemini', apiKey: 'AIza-not-here' } as never, shared)).toThrow(
+      /apiKey/,
+    );
+    expect(() => createDialogueTextBackend({ backend: 'openai-compatible', model: 'm' } as never, shared)).toThrow(
+      /baseUrl/,
+    );
   });
 });

@@ -27,7 +27,9 @@ describe('requestKey', () => {
 
 describe('describeRequest', () => {
   it('names the dialogue and task when traced', () => {
-    expect(describeRequest({ ...request, trace: { dialogueId: 'd1', task: 'translate' } })).toBe('dialogue d1 (translate)');
+    expect(describeRequest({ ...request, trace: { dialogueId: 'd1', task: 'translate' } })).toBe(
+      'dialogue d1 (translate)',
+    );
     expect(describeRequest(request)).toBe('this request');
   });
 });

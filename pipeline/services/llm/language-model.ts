@@ -118,6 +118,7 @@ export function requestKey(request: GenerationRequest): string {
 export function describeRequest(request: GenerationRequest): string {
   const dialogueId = request.trace?.dialogueId;
   const task = request.trace?.task;
-  if (dialogueId !== undefined) return task !== undefined ? `dialogue ${dialogueId} (${task})` : `dialogue ${dialogueId}`;
+  if (dialogueId !== undefined)
+    return task !== undefined ? `dialogue ${dialogueId} (${task})` : `dialogue ${dialogueId}`;
   return task !== undefined ? `this ${task} request` : 'this request';
 }

@@ -69,7 +69,9 @@ export interface ThroughputBenchResult {
  * @returns the measurements.
  * @throws when a request fails (none should: the server answers every request correctly).
  */
-export async function runLanguageModelThroughputBench(options: ThroughputBenchOptions = {}): Promise<ThroughputBenchResult> {
+export async function runLanguageModelThroughputBench(
+  options: ThroughputBenchOptions = {},
+): Promise<ThroughputBenchResult> {
   const backendName = options.backend ?? 'gemini';
   const requests = options.requests ?? 120;
   const capacity = options.capacity ?? 4;
@@ -83,17 +85,26 @@ export async function runLanguageModelThroughputBench(options: ThroughputBenchOp
   }));
 
   const serverOptions = { latencyMs: latencyMilliseconds, capacity };
-  const server = backendName === 'gemini' ? await startGeminiLoopbackServer(serverOptions) : await startOpenAILoopbackServer(serverOptions);
+  const server =
+    backendName === 'gemini'
+      ? await startGeminiLoopbackServer(serverOptions)
+      : await startOpenAILoopbackServer(serverOptions);
   const environment = {
     baseDirectory: process.cwd(),
     environmentVariables: { GEMINI_API_KEY: GEMINI_LOOPBACK_API_KEY },
     endpointPools: new EndpointPools(),
   };
-  const shared = { throughput: { concurrency: queueConcurrency }, retry: { maxRetries: 2, initialDelaySeconds: 0.05, maxDelaySeconds: 1 } };
+  const shared = {
+    throughput: { concurrency: queueConcurrency },
+    retry: { maxRetries: 2, initialDelaySeconds: 0.05, maxDelaySeconds: 1 },
+  };
   const backend =
     backendName === 'gemini'
       ? createDialogueTextBackend({ backend: 'gemini', baseUrl: server.url, ...shared }, environment)
-      : createDialogueTextBackend({ backend: 'openai-compatible', baseUrl: `${server.url}/v1`, model: 'loopback-model', ...shared }, environment);
+      : createDialogueTextBackend(
+          { backend: 'openai-compatible', baseUrl: `${server.url}/v1`, model: 'loopback-model', ...shared },
+          environment,
+        );
 
   let peakResidentBytes = 0;
   let peakHeapUsedBytes = 0;
@@ -107,7 +118,12 @@ export async function runLanguageModelThroughputBench(options: ThroughputBenchOp
     // Warm-up, not timed: one round of requests through the whole stack, so lazily loaded modules,
     // JIT compilation and the first connections are not billed to the measured run (the baseline
     // below runs after the stack, already warm, and gets its own untimed round too).
-    const warmUp = Array.from({ length: queueConcurrency }, (_, index) => ({ dialogueId: `warm_up_${index}`, sourceLanguage: 'en' as const, targetLanguage: 'ja' as const, turns }));
+    const warmUp = Array.from({ length: queueConcurrency }, (_, index) => ({
+      dialogueId: `warm_up_${index}`,
+      sourceLanguage: 'en' as const,
+      targetLanguage: 'ja' as const,
+      turns,
+    }));
     await Promise.all(warmUp.map((input) => backend.translate(input)));
     const warmUpRequests = server.requests.length;
     sample();
@@ -122,7 +138,9 @@ export async function runLanguageModelThroughputBench(options: ThroughputBenchOp
     const serverPeakConcurrency = server.statistics.peakConcurrency;
 
     // Baseline: the recorded request bodies again, by bare fetch, same concurrency.
-    const sent = server.requests.slice(warmUpRequests, warmUpRequests + requests).map((request) => JSON.stringify(request.body));
+    const sent = server.requests
+      .slice(warmUpRequests, warmUpRequests + requests)
+      .map((request) => JSON.stringify(request.body));
     const path = backendName === 'gemini' ? '/v1beta/models/gemma-4-31b-it:generateContent' : '/v1/chat/completions';
     const queue = new PQueue({ concurrency: queueConcurrency });
     const post = (body: string) =>

@@ -18,7 +18,11 @@
 import OpenAI from 'openai';
 import { LanguageModelCallError, LanguageModelError, isRetryableStatusCode } from './errors.ts';
 import type { FinishReason, GenerationRequest, GenerationResult, LanguageModel } from './language-model.ts';
-import { adaptRequestToCapabilities, OPENAI_COMPATIBLE_DEFAULT_CAPABILITIES, type ModelCapabilities } from './model-capabilities.ts';
+import {
+  adaptRequestToCapabilities,
+  OPENAI_COMPATIBLE_DEFAULT_CAPABILITIES,
+  type ModelCapabilities,
+} from './model-capabilities.ts';
 import { serviceAddress } from '../service-address.ts';
 
 /** Client-side timeout of one request, milliseconds. */
@@ -79,7 +83,10 @@ export class OpenAICompatibleModel implements LanguageModel {
     };
     if (this.options.maxOutputTokens !== undefined) body.max_tokens = this.options.maxOutputTokens;
     if (adapted.responseSchema !== undefined) {
-      body.response_format = { type: 'json_schema', json_schema: { name: RESPONSE_SCHEMA_NAME, schema: adapted.responseSchema } };
+      body.response_format = {
+        type: 'json_schema',
+        json_schema: { name: RESPONSE_SCHEMA_NAME, schema: adapted.responseSchema },
+      };
     }
     const client = this.getClient();
     let completion: OpenAI.Chat.Completions.ChatCompletion;
@@ -99,7 +106,11 @@ export class OpenAICompatibleModel implements LanguageModel {
     const usage =
       completion.usage === undefined || completion.usage === null
         ? undefined
-        : { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens, totalTokens: completion.usage.total_tokens };
+        : {
+            inputTokens: completion.usage.prompt_tokens,
+            outputTokens: completion.usage.completion_tokens,
+            totalTokens: completion.usage.total_tokens,
+          };
     return {
       text: choice.message?.content ?? '',
       finishReason: mapOpenAIFinishReason(choice.finish_reason),
@@ -147,7 +158,8 @@ export function mapOpenAIFinishReason(finishReason: string | null | undefined): 
  */
 export function retryAfterFromHeaders(headers: Headers | undefined): number | undefined {
   const milliseconds = headers?.get('retry-after-ms');
-  if (milliseconds !== null && milliseconds !== undefined && Number.isFinite(Number(milliseconds))) return Math.max(0, Number(milliseconds));
+  if (milliseconds !== null && milliseconds !== undefined && Number.isFinite(Number(milliseconds)))
+    return Math.max(0, Number(milliseconds));
   const retryAfter = headers?.get('retry-after');
   if (retryAfter === null || retryAfter === undefined) return undefined;
   if (/^\s*\d+(\.\d+)?\s*$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1000);
@@ -163,19 +175,31 @@ export function retryAfterFromHeaders(headers: Headers | undefined): number | un
  * @param timeoutMilliseconds the client timeout, for the timeout message.
  * @returns a LanguageModelCallError (or the error itself when it already is a LanguageModelError).
  */
-export function openAICompatibleCallError(error: unknown, model: string, timeoutMilliseconds: number, url?: string): LanguageModelError {
+export function openAICompatibleCallError(
+  error: unknown,
+  model: string,
+  timeoutMilliseconds: number,
+  url?: string,
+): LanguageModelError {
   const address = url === undefined ? undefined : serviceAddress(url); // a dead or silent service is named by its address (never a key written into it)
   const at = address === undefined ? '' : ` to ${address}`;
   if (error instanceof LanguageModelError) return error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new LanguageModelCallError(`OpenAI-compatible ${model}: no response${address === undefined ? '' : ` from ${address}`} within the ${timeoutMilliseconds / 1000} s timeout`, {
-      failure: 'timeout',
-      isRetryable: true,
-      cause: error,
-    });
+    return new LanguageModelCallError(
+      `OpenAI-compatible ${model}: no response${address === undefined ? '' : ` from ${address}`} within the ${timeoutMilliseconds / 1000} s timeout`,
+      {
+        failure: 'timeout',
+        isRetryable: true,
+        cause: error,
+      },
+    );
   }
   if (error instanceof OpenAI.APIUserAbortError) {
-    return new LanguageModelCallError(`OpenAI-compatible ${model}: the request was aborted`, { failure: 'network', isRetryable: false, cause: error });
+    return new LanguageModelCallError(`OpenAI-compatible ${model}: the request was aborted`, {
+      failure: 'network',
+      isRetryable: false,
+      cause: error,
+    });
   }
   if (error instanceof OpenAI.APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -195,14 +219,21 @@ export function openAICompatibleCallError(error: unknown, model: string, timeout
     });
   }
   if (error instanceof SyntaxError) {
-    return new LanguageModelCallError(`OpenAI-compatible ${model}: the response body is not valid JSON (${error.message})`, {
-      failure: 'malformed-response',
-      isRetryable: true,
-      cause: error,
-    });
+    return new LanguageModelCallError(
+      `OpenAI-compatible ${model}: the response body is not valid JSON (${error.message})`,
+      {
+        failure: 'malformed-response',
+        isRetryable: true,
+        cause: error,
+      },
+    );
   }
   const text = error instanceof Error ? error.message : String(error);
-  return new LanguageModelCallError(`OpenAI-compatible ${model}: ${text}`, { failure: 'network', isRetryable: false, cause: error });
+  return new LanguageModelCallError(`OpenAI-compatible ${model}: ${text}`, {
+    failure: 'network',
+    isRetryable: false,
+    cause: error,
+  });
 }
 
 function definedOnly<T extends object>(value: Partial<T>): Partial<T> {

@@ -13,12 +13,21 @@ afterEach(() => {
 
 const request = { model: 'm', prompt: 'p', temperature: 0, seed: 1 };
 const rateLimited = (retryAfterMilliseconds: number) =>
-  new FakeLanguageModel({ respond: () => { throw new LanguageModelCallError('quota', { statusCode: 429, retryAfterMilliseconds }); } });
+  new FakeLanguageModel({
+    respond: () => {
+      throw new LanguageModelCallError('quota', { statusCode: 429, retryAfterMilliseconds });
+    },
+  });
 
 /** When (fake milliseconds) the next call on `pool` starts. */
 async function nextStart(pool: ReturnType<typeof singleEndpointPool>): Promise<number> {
   let startedAt = Number.NaN;
-  const model = new FakeLanguageModel({ respond: () => { startedAt = performance.now(); return 'ok'; } });
+  const model = new FakeLanguageModel({
+    respond: () => {
+      startedAt = performance.now();
+      return 'ok';
+    },
+  });
   const done = new QueuedModel(model, pool).generate(request);
   await vi.runAllTimersAsync();
   await done;

@@ -41,7 +41,8 @@ export class QueuedModel implements LanguageModel {
     try {
       return await this.pool.run(() => this.inner.generate(request));
     } catch (error) {
-      const delay = error instanceof LanguageModelCallError && error.isRetryable ? error.retryAfterMilliseconds : undefined;
+      const delay =
+        error instanceof LanguageModelCallError && error.isRetryable ? error.retryAfterMilliseconds : undefined;
       if (delay !== undefined && delay <= this.maxHoldMilliseconds) this.pool.holdFor(delay);
       throw error;
     }

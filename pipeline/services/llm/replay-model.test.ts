@@ -17,7 +17,14 @@ afterEach(async () => {
 });
 
 function request(prompt: string, dialogueId = 'topiocqa_dev_0001'): GenerationRequest {
-  return { model: 'm', system: 'be brief', prompt, temperature: 0, seed: 1, trace: { dialogueId, task: 'rewrite-spoken' } };
+  return {
+    model: 'm',
+    system: 'be brief',
+    prompt,
+    temperature: 0,
+    seed: 1,
+    trace: { dialogueId, task: 'rewrite-spoken' },
+  };
 }
 
 describe('RecordingModel + ReplayModel', () => {
@@ -40,7 +47,10 @@ describe('RecordingModel + ReplayModel', () => {
     const replay = new ReplayModel(file);
     expect(replay.id).toBe('replay');
     // The trace is not part of the key: another dialogue id replays the same record.
-    expect(await replay.generate(request('b', 'another_dialogue'))).toEqual({ text: 'reply to b', finishReason: 'stop' });
+    expect(await replay.generate(request('b', 'another_dialogue'))).toEqual({
+      text: 'reply to b',
+      finishReason: 'stop',
+    });
     expect(await replay.has(request('a'))).toBe(true);
     expect((await replay.keys()).sort()).toEqual([...keys]);
   });
@@ -58,7 +68,11 @@ describe('RecordingModel + ReplayModel', () => {
 
   it('records nothing when the inner model fails', async () => {
     const file = join(directory, 'recorded.jsonl');
-    const failing = new FakeLanguageModel({ respond: () => { throw new Error('boom'); } });
+    const failing = new FakeLanguageModel({
+      respond: () => {
+        throw new Error('boom');
+      },
+    });
     await expect(new RecordingModel(failing, file).generate(request('x'))).rejects.toThrow('boom');
     await expect(readFile(file, 'utf8')).rejects.toThrow();
   });
@@ -77,7 +91,9 @@ describe('RecordingModel + ReplayModel', () => {
   });
 
   it('fails clearly on a missing or malformed file', async () => {
-    await expect(new ReplayModel(join(directory, 'absent.jsonl')).generate(request('x'))).rejects.toThrow(RecordedResponseFileError);
+    await expect(new ReplayModel(join(directory, 'absent.jsonl')).generate(request('x'))).rejects.toThrow(
+      RecordedResponseFileError,
+    );
     const file = join(directory, 'bad.jsonl');
     await writeFile(file, '{"key": "abc"}\n');
     await expect(new ReplayModel(file).generate(request('x'))).rejects.toThrow(/bad\.jsonl:1: not a recorded response/);

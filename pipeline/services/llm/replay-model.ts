@@ -10,7 +10,15 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeAtomic } from '../../storage/write-atomic.ts';
 import { NoRecordedResponseError, RecordedResponseFileError } from './errors.ts';
-import { describeRequest, generationRequestSchema, generationResultSchema, requestKey, type GenerationRequest, type GenerationResult, type LanguageModel } from './language-model.ts';
+import {
+  describeRequest,
+  generationRequestSchema,
+  generationResultSchema,
+  requestKey,
+  type GenerationRequest,
+  type GenerationResult,
+  type LanguageModel,
+} from './language-model.ts';
 import { canonicalJson } from '../../storage/canonical-json.ts';
 import { describeIssues } from '../../model/validation.ts';
 
@@ -67,10 +75,13 @@ export async function readRecordedResponses(
     }
     const parsed = recordedResponseSchema.safeParse(value);
     if (!parsed.success) {
-      throw new RecordedResponseFileError(`${file}:${lineNumber}: not a recorded response: ${describeIssues(parsed.error.issues, { root: '(line)' })}`, {
-        file,
-        lineNumber,
-      });
+      throw new RecordedResponseFileError(
+        `${file}:${lineNumber}: not a recorded response: ${describeIssues(parsed.error.issues, { root: '(line)' })}`,
+        {
+          file,
+          lineNumber,
+        },
+      );
     }
     const record = parsed.data as RecordedResponse;
     const expectedKey = requestKey(record.request);
@@ -82,7 +93,10 @@ export async function readRecordedResponses(
       );
     }
     if (records.has(record.key)) {
-      throw new RecordedResponseFileError(`${file}:${lineNumber}: key ${record.key} appears twice`, { file, lineNumber });
+      throw new RecordedResponseFileError(`${file}:${lineNumber}: key ${record.key} appears twice`, {
+        file,
+        lineNumber,
+      });
     }
     records.set(record.key, record);
   }

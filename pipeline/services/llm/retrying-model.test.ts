@@ -9,7 +9,14 @@ const request: GenerationRequest = { model: 'm', prompt: 'p', temperature: 0, se
 
 describe('isRetryableStatusCode', () => {
   it('retries 408, 409, 429, 5xx and network failures only', () => {
-    expect([408, 409, 429, 500, 503, undefined].map(isRetryableStatusCode)).toEqual([true, true, true, true, true, true]);
+    expect([408, 409, 429, 500, 503, undefined].map(isRetryableStatusCode)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect([400, 401, 403, 404].map(isRetryableStatusCode)).toEqual([false, false, false, false]);
   });
 });
@@ -19,14 +26,19 @@ describe('RetryingModel', () => {
     const delays: number[] = [];
     const inner = new FakeLanguageModel({
       respond: (_request, callIndex) => {
-        if (callIndex === 0) throw new LanguageModelCallError('rate limited', { statusCode: 429, retryAfterMilliseconds: 58_000 });
+        if (callIndex === 0)
+          throw new LanguageModelCallError('rate limited', { statusCode: 429, retryAfterMilliseconds: 58_000 });
         if (callIndex === 1) throw new LanguageModelCallError('overloaded', { statusCode: 503 });
         return 'ok';
       },
     });
-    const model = new RetryingModel(inner, { initialDelayMilliseconds: 100, backoffFactor: 3, jitter: 0 }, async (milliseconds) => {
-      delays.push(milliseconds);
-    });
+    const model = new RetryingModel(
+      inner,
+      { initialDelayMilliseconds: 100, backoffFactor: 3, jitter: 0 },
+      async (milliseconds) => {
+        delays.push(milliseconds);
+      },
+    );
     expect((await model.generate(request)).text).toBe('ok');
     expect(delays).toEqual([58_000, 300]);
     expect(inner.calls).toHaveLength(3);
@@ -34,15 +46,30 @@ describe('RetryingModel', () => {
 
   it('throws non-retryable errors at once and gives up after maxRetries', async () => {
     const noSleep = async (): Promise<void> => {};
-    const missing = new FakeLanguageModel({ respond: () => { throw new NoRecordedResponseError('miss', { key: 'k', file: 'f' }); } });
+    const missing = new FakeLanguageModel({
+      respond: () => {
+        throw new NoRecordedResponseError('miss', { key: 'k', file: 'f' });
+      },
+    });
     await expect(new RetryingModel(missing, {}, noSleep).generate(request)).rejects.toThrow('miss');
     expect(missing.calls).toHaveLength(1);
 
-    const bad = new FakeLanguageModel({ respond: () => { throw new LanguageModelCallError('bad request', { statusCode: 400 }); } });
-    await expect(new RetryingModel(bad, {}, noSleep).generate(request)).rejects.toMatchObject({ statusCode: 400, isRetryable: false });
+    const bad = new FakeLanguageModel({
+      respond: () => {
+        throw new LanguageModelCallError('bad request', { statusCode: 400 });
+      },
+    });
+    await expect(new RetryingModel(bad, {}, noSleep).generate(request)).rejects.toMatchObject({
+      statusCode: 400,
+      isRetryable: false,
+    });
     expect(bad.calls).toHaveLength(1);
 
-    const down = new FakeLanguageModel({ respond: () => { throw new LanguageModelCallError('down', { statusCode: 500 }); } });
+    const down = new FakeLanguageModel({
+      respond: () => {
+        throw new LanguageModelCallError('down', { statusCode: 500 });
+      },
+    });
     await expect(new RetryingModel(down, { maxRetries: 2 }, noSleep).generate(request)).rejects.toThrow('down');
     expect(down.calls).toHaveLength(3);
   });
@@ -64,7 +91,15 @@ describe('withRetries / jitter', () => {
       { maxRetries: 3, initialDelayMilliseconds: 1000, maxDelayMilliseconds: 10_000, backoffFactor: 2, jitter: 0.5 },
       { sleep: async (milliseconds) => void delays.push(milliseconds), random: () => 0.5 },
     );
-    expect(delays).toEqual([backoffDelayMilliseconds(0, { ...LANGUAGE_MODEL_RETRY_POLICY, initialDelayMilliseconds: 1000, maxDelayMilliseconds: 10_000, jitter: 0.5 }, undefined, () => 0.5), 5000]);
+    expect(delays).toEqual([
+      backoffDelayMilliseconds(
+        0,
+        { ...LANGUAGE_MODEL_RETRY_POLICY, initialDelayMilliseconds: 1000, maxDelayMilliseconds: 10_000, jitter: 0.5 },
+        undefined,
+        () => 0.5,
+      ),
+      5000,
+    ]);
     expect(delays[0]).toBe(1000);
   });
 
@@ -88,7 +123,15 @@ describe('withRetries / jitter', () => {
         return `done after ${attempt + 1}`;
       },
       { initialDelayMilliseconds: 10, jitter: 0 },
-      { sleep: noSleep, onRetry: (event) => events.push({ retryIndex: event.retryIndex, delayMilliseconds: event.delayMilliseconds, statusCode: (event.error as LanguageModelCallError).statusCode }) },
+      {
+        sleep: noSleep,
+        onRetry: (event) =>
+          events.push({
+            retryIndex: event.retryIndex,
+            delayMilliseconds: event.delayMilliseconds,
+            statusCode: (event.error as LanguageModelCallError).statusCode,
+          }),
+      },
     );
     expect(result).toBe('done after 3');
     expect(events).toEqual([
@@ -99,7 +142,16 @@ describe('withRetries / jitter', () => {
 
   it('does not retry errors that are not LanguageModelErrors', async () => {
     let calls = 0;
-    await expect(withRetries(async () => { calls += 1; throw new TypeError('bug'); }, {}, { sleep: noSleep })).rejects.toThrow('bug');
+    await expect(
+      withRetries(
+        async () => {
+          calls += 1;
+          throw new TypeError('bug');
+        },
+        {},
+        { sleep: noSleep },
+      ),
+    ).rejects.toThrow('bug');
     expect(calls).toBe(1);
   });
 });

@@ -80,7 +80,12 @@ export async function withRetries<T>(
     isRetryable: isRetryableLanguageModelError,
     ...(hooks.sleep !== undefined ? { sleep: (milliseconds: number) => (hooks.sleep as Sleep)(milliseconds) } : {}),
     ...(hooks.random !== undefined ? { random: hooks.random } : {}),
-    onRetry: (event) => hooks.onRetry?.({ error: event.error as LanguageModelError, retryIndex: event.retryIndex, delayMilliseconds: event.delayMilliseconds }),
+    onRetry: (event) =>
+      hooks.onRetry?.({
+        error: event.error as LanguageModelError,
+        retryIndex: event.retryIndex,
+        delayMilliseconds: event.delayMilliseconds,
+      }),
     onGiveUp: ({ error, reason }) => {
       if (reason !== 'server-delay-too-long' || !(error instanceof LanguageModelError)) return;
       const asked = error instanceof LanguageModelCallError ? (error.retryAfterMilliseconds ?? 0) : 0;

@@ -11,15 +11,29 @@ describe('RulesTextBackend', () => {
       dialogueId: 'd1',
       language: 'en',
       turns: [
-        { turnNumber: 1, question: 'when was the eiffel tower built', answer: 'Between 1887 and 1889', answerable: true },
+        {
+          turnNumber: 1,
+          question: 'when was the eiffel tower built',
+          answer: 'Between 1887 and 1889',
+          answerable: true,
+        },
         { turnNumber: 2, question: 'how tall is it?', answer: '330 m (1,083 ft)', answerable: true },
         { turnNumber: 3, question: 'was it the tallest in the world?', answer: 'Yes', answerable: true },
-        { turnNumber: 4, question: 'which hotel is cheapest?', answer: 'UNANSWERABLE text is ignored', answerable: false },
+        {
+          turnNumber: 4,
+          question: 'which hotel is cheapest?',
+          answer: 'UNANSWERABLE text is ignored',
+          answerable: false,
+        },
         { turnNumber: 5, question: 'what about the last one', answer: null, answerable: true },
       ],
     });
     expect(turns).toEqual([
-      { turnNumber: 1, question: 'When was the eiffel tower built?', answer: 'It was between eighteen eighty-seven and eighteen eighty-nine.' },
+      {
+        turnNumber: 1,
+        question: 'When was the eiffel tower built?',
+        answer: 'It was between eighteen eighty-seven and eighteen eighty-nine.',
+      },
       { turnNumber: 2, question: 'How tall is it?', answer: "It's three hundred thirty meters." },
       { turnNumber: 3, question: 'Was it the tallest in the world?', answer: 'Yes, it was.' },
       { turnNumber: 4, question: 'Which hotel is cheapest?', answer: "I'm sorry, I don't know that." },
@@ -29,15 +43,30 @@ describe('RulesTextBackend', () => {
 
   it('names the dialogue and turn when a turn cannot be made speakable', async () => {
     await expect(
-      backend.rewrite({ dialogueId: 'd9', language: 'en', turns: [{ turnNumber: 2, question: 'who?', answer: '(nothing)' }] }),
-    ).rejects.toThrow(new DialogueTextError({ dialogueId: 'd9', task: 'rewrite-spoken', kind: 'invalid', problems: [{ turnNumber: 2, field: 'answer', message: 'empty answer to "who?": "(nothing)"' }] }).message);
+      backend.rewrite({
+        dialogueId: 'd9',
+        language: 'en',
+        turns: [{ turnNumber: 2, question: 'who?', answer: '(nothing)' }],
+      }),
+    ).rejects.toThrow(
+      new DialogueTextError({
+        dialogueId: 'd9',
+        task: 'rewrite-spoken',
+        kind: 'invalid',
+        problems: [{ turnNumber: 2, field: 'answer', message: 'empty answer to "who?": "(nothing)"' }],
+      }).message,
+    );
   });
 
   it('has spoken-style rules for English only: another language is spoken as written, and checked', async () => {
     const turns = [{ turnNumber: 1, question: ' ¿Dónde está la torre? ', answer: 'En París.', answerable: true }];
-    expect(await backend.rewrite({ dialogueId: 'd1', language: 'es', turns } as never)).toEqual([{ turnNumber: 1, question: '¿Dónde está la torre?', answer: 'En París.' }]);
+    expect(await backend.rewrite({ dialogueId: 'd1', language: 'es', turns } as never)).toEqual([
+      { turnNumber: 1, question: '¿Dónde está la torre?', answer: 'En París.' },
+    ]);
     const digits = [{ turnNumber: 1, question: '¿Cuándo?', answer: 'En 1889.', answerable: true }];
-    await expect(backend.rewrite({ dialogueId: 'd1', language: 'es', turns: digits } as never)).rejects.toThrow(/turn 1.*answer|answer.*turn 1|the rules backend has no spoken-style rules for es/);
+    await expect(backend.rewrite({ dialogueId: 'd1', language: 'es', turns: digits } as never)).rejects.toThrow(
+      /turn 1.*answer|answer.*turn 1|the rules backend has no spoken-style rules for es/,
+    );
   });
 
   it('refuses to translate, saying what to configure', async () => {

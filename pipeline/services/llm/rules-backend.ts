@@ -39,12 +39,15 @@ export class RulesTextBackend implements DialogueTextBackend {
       const question = attempt(() => spokenQuestion(turn.question), turn.turnNumber, 'question', problems);
       let answer: string | null = null;
       if (turn.answerable === false) answer = unanswerableReply(turn.turnNumber);
-      else if (turn.answer !== null) answer = attempt(() => spokenAnswer(turn.question, turn.answer ?? ''), turn.turnNumber, 'answer', problems);
+      else if (turn.answer !== null)
+        answer = attempt(() => spokenAnswer(turn.question, turn.answer ?? ''), turn.turnNumber, 'answer', problems);
       if (question !== '') {
-        for (const message of findSpeakableTextProblems(question, 'en')) problems.push({ turnNumber: turn.turnNumber, field: 'question', message });
+        for (const message of findSpeakableTextProblems(question, 'en'))
+          problems.push({ turnNumber: turn.turnNumber, field: 'question', message });
       }
       if (answer !== null && answer !== '') {
-        for (const message of findSpeakableTextProblems(answer, 'en')) problems.push({ turnNumber: turn.turnNumber, field: 'answer', message });
+        for (const message of findSpeakableTextProblems(answer, 'en'))
+          problems.push({ turnNumber: turn.turnNumber, field: 'answer', message });
       }
       return { turnNumber: turn.turnNumber, question, answer };
     });
@@ -60,7 +63,10 @@ export class RulesTextBackend implements DialogueTextBackend {
    * @throws UnsupportedTaskError with {@link RULES_CANNOT_TRANSLATE}.
    */
   async translate(input: TranslateConversationInput): Promise<TextTurn[]> {
-    throw new UnsupportedTaskError(`dialogue ${input.dialogueId}: ${RULES_CANNOT_TRANSLATE}`, { backendId: this.id, task: 'translate' });
+    throw new UnsupportedTaskError(`dialogue ${input.dialogueId}: ${RULES_CANNOT_TRANSLATE}`, {
+      backendId: this.id,
+      task: 'translate',
+    });
   }
 
   /**
@@ -73,7 +79,12 @@ export class RulesTextBackend implements DialogueTextBackend {
   }
 }
 
-function attempt(produce: () => string, turnNumber: number, field: 'question' | 'answer', problems: DialogueTextProblem[]): string {
+function attempt(
+  produce: () => string,
+  turnNumber: number,
+  field: 'question' | 'answer',
+  problems: DialogueTextProblem[],
+): string {
   try {
     return produce();
   } catch (error) {
@@ -95,14 +106,22 @@ function keepWrittenText(input: RewriteConversationInput): TextTurn[] {
   const turns = input.turns.map((turn): TextTurn => {
     const question = turn.question.trim();
     const answer = turn.answer === null ? null : turn.answer.trim();
-    for (const [field, text] of [['question', question], ['answer', answer]] as const) {
+    for (const [field, text] of [
+      ['question', question],
+      ['answer', answer],
+    ] as const) {
       if (text === null) continue;
       for (const message of findSpeakableTextProblems(text, input.language)) {
-        problems.push({ turnNumber: turn.turnNumber, field, message: `${message} (the rules backend has no spoken-style rules for ${input.language}: the written text is spoken as is)` });
+        problems.push({
+          turnNumber: turn.turnNumber,
+          field,
+          message: `${message} (the rules backend has no spoken-style rules for ${input.language}: the written text is spoken as is)`,
+        });
       }
     }
     return { turnNumber: turn.turnNumber, question, answer };
   });
-  if (problems.length > 0) throw new DialogueTextError({ dialogueId: input.dialogueId, task: 'rewrite-spoken', kind: 'invalid', problems });
+  if (problems.length > 0)
+    throw new DialogueTextError({ dialogueId: input.dialogueId, task: 'rewrite-spoken', kind: 'invalid', problems });
   return turns;
 }

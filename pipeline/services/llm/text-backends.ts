@@ -28,10 +28,14 @@ export interface TextBackendsConfig {
  * @throws as createDialogueTextBackend (./backend-settings.ts): malformed settings, prompt templates that
  *   cannot be loaded, an endpoint configured twice with different throughput
  */
-export async function createTextBackends(config: TextBackendsConfig, onRetry?: (event: RetryEvent) => void): Promise<DialogueTextBackends> {
+export async function createTextBackends(
+  config: TextBackendsConfig,
+  onRetry?: (event: RetryEvent) => void,
+): Promise<DialogueTextBackends> {
   const environment = { baseDirectory: config.baseDirectory, ...(onRetry ? { onRetry } : {}) };
   return {
     rewrite: createDialogueTextBackend(config.llm.rewrite, environment),
-    translate: config.llm.translate.backend === 'none' ? null : createDialogueTextBackend(config.llm.translate, environment),
+    translate:
+      config.llm.translate.backend === 'none' ? null : createDialogueTextBackend(config.llm.translate, environment),
   };
 }

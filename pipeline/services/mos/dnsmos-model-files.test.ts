@@ -68,7 +68,9 @@ describe('SHA256SUMS and model folder checks', () => {
   test('load names a file that does not match SHA256SUMS', async () => {
     const sums = `${DNSMOS_MODEL_SOURCES['sig_bak_ovr.onnx'].sha256}  sig_bak_ovr.onnx\n${'0'.repeat(64)}  model_v8.onnx\n`;
     const directory = await linkedModelDirectory(['sig_bak_ovr.onnx', 'model_v8.onnx'], sums);
-    await expect(DnsmosScorer.load(directory)).rejects.toThrow(/model_v8\.onnx does not match .*SHA256SUMS: expected sha256 0{64}, got 9246480c/);
+    await expect(DnsmosScorer.load(directory)).rejects.toThrow(
+      /model_v8\.onnx does not match .*SHA256SUMS: expected sha256 0{64}, got 9246480c/,
+    );
   });
 
   test('personalized load needs p_sig_bak_ovr.onnx', async () => {
@@ -102,7 +104,9 @@ describe('resolveDnsmosModelDirectory', () => {
   };
 
   beforeAll(async () => {
-    const upstreamToLocal = new Map(Object.entries(DNSMOS_MODEL_SOURCES).map(([file, source]) => [source.upstreamPath, file]));
+    const upstreamToLocal = new Map(
+      Object.entries(DNSMOS_MODEL_SOURCES).map(([file, source]) => [source.upstreamPath, file]),
+    );
     server = createServer((request, response) => {
       const url = request.url ?? '';
       repository.requests.push(url);
@@ -150,17 +154,28 @@ describe('resolveDnsmosModelDirectory', () => {
   });
 
   test('2. the environment variable is used next; an incomplete folder there is an error, not skipped', async () => {
-    const resolved = await resolveDnsmosModelDirectory({ environment: { DUPLEXSYNTH_DNSMOS_DIR: SHARED }, downloadOptions: { fetch: noNetwork } });
+    const resolved = await resolveDnsmosModelDirectory({
+      environment: { DUPLEXSYNTH_DNSMOS_DIR: SHARED },
+      downloadOptions: { fetch: noNetwork },
+    });
     expect(resolved).toBe(SHARED);
     const incomplete = await linkedModelDirectory(['model_v8.onnx']);
     await expect(
-      resolveDnsmosModelDirectory({ environment: { DUPLEXSYNTH_DNSMOS_DIR: incomplete }, cacheDirectory: SHARED, downloadOptions: { fetch: noNetwork } }),
+      resolveDnsmosModelDirectory({
+        environment: { DUPLEXSYNTH_DNSMOS_DIR: incomplete },
+        cacheDirectory: SHARED,
+        downloadOptions: { fetch: noNetwork },
+      }),
     ).rejects.toThrow(/sig_bak_ovr\.onnx .*DUPLEXSYNTH_DNSMOS_DIR/);
   });
 
   test('3. a complete cache folder is used without any download', async () => {
     const cache = await linkedModelDirectory(['sig_bak_ovr.onnx', 'model_v8.onnx']);
-    const resolved = await resolveDnsmosModelDirectory({ cacheDirectory: cache, environment: {}, downloadOptions: { fetch: noNetwork } });
+    const resolved = await resolveDnsmosModelDirectory({
+      cacheDirectory: cache,
+      environment: {},
+      downloadOptions: { fetch: noNetwork },
+    });
     expect(resolved).toBe(cache);
   });
 
@@ -181,30 +196,51 @@ describe('resolveDnsmosModelDirectory', () => {
       '/microsoft/DNS-Challenge/raw/master/DNSMOS/pDNSMOS/sig_bak_ovr.onnx',
       '/media/pDNSMOS/sig_bak_ovr.onnx',
     ]);
-    expect((await readdir(cache)).sort()).toEqual(['SHA256SUMS', 'model_v8.onnx', 'p_sig_bak_ovr.onnx', 'sig_bak_ovr.onnx']);
-    for (const [file, source] of Object.entries(DNSMOS_MODEL_SOURCES)) expect(await sha256OfFile(path.join(cache, file))).toBe(source.sha256);
+    expect((await readdir(cache)).sort()).toEqual([
+      'SHA256SUMS',
+      'model_v8.onnx',
+      'p_sig_bak_ovr.onnx',
+      'sig_bak_ovr.onnx',
+    ]);
+    for (const [file, source] of Object.entries(DNSMOS_MODEL_SOURCES))
+      expect(await sha256OfFile(path.join(cache, file))).toBe(source.sha256);
     const scorer = await DnsmosScorer.load(cache, { personalized: true });
     await scorer.close();
     // A second resolution finds everything in the cache.
     repository.requests = [];
-    await resolveDnsmosModelDirectory({ cacheDirectory: cache, personalized: true, environment: {}, downloadOptions: { baseUrl: repository.baseUrl } });
+    await resolveDnsmosModelDirectory({
+      cacheDirectory: cache,
+      personalized: true,
+      environment: {},
+      downloadOptions: { baseUrl: repository.baseUrl },
+    });
     expect(repository.requests).toEqual([]);
   });
 
   test('4. only the missing file is downloaded', async () => {
     const cache = await linkedModelDirectory(['sig_bak_ovr.onnx']);
-    await resolveDnsmosModelDirectory({ cacheDirectory: cache, environment: {}, downloadOptions: { baseUrl: repository.baseUrl } });
-    expect(repository.requests.filter((request) => request.startsWith('/media/'))).toEqual(['/media/DNSMOS/model_v8.onnx']);
+    await resolveDnsmosModelDirectory({
+      cacheDirectory: cache,
+      environment: {},
+      downloadOptions: { baseUrl: repository.baseUrl },
+    });
+    expect(repository.requests.filter((request) => request.startsWith('/media/'))).toEqual([
+      '/media/DNSMOS/model_v8.onnx',
+    ]);
   });
 
   test('a download with the wrong sha256 is rejected and leaves no file behind', async () => {
     repository.corrupt = 'DNSMOS/model_v8.onnx';
     const cache = await temporaryDirectory();
-    const error = await resolveDnsmosModelDirectory({ cacheDirectory: cache, environment: {}, downloadOptions: { baseUrl: repository.baseUrl } }).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await resolveDnsmosModelDirectory({
+      cacheDirectory: cache,
+      environment: {},
+      downloadOptions: { baseUrl: repository.baseUrl },
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DnsmosModelFileError);
-    expect((error as Error).message).toMatch(/model_v8\.onnx does not match the expected sha256 for model_v8\.onnx: expected 9246480c\S+, got /);
+    expect((error as Error).message).toMatch(
+      /model_v8\.onnx does not match the expected sha256 for model_v8\.onnx: expected 9246480c\S+, got /,
+    );
     expect((error as DnsmosModelFileError).file).toBe(`${repository.baseUrl}/DNSMOS/model_v8.onnx`);
     // sig_bak_ovr.onnx (downloaded first, correct) stays; no model_v8.onnx and no partial files.
     expect(await readdir(cache)).toEqual(['sig_bak_ovr.onnx']);
@@ -214,15 +250,19 @@ describe('resolveDnsmosModelDirectory', () => {
     repository.missing = 'DNSMOS/sig_bak_ovr.onnx';
     const cache = await temporaryDirectory();
     await expect(
-      resolveDnsmosModelDirectory({ cacheDirectory: cache, environment: {}, downloadOptions: { baseUrl: repository.baseUrl } }),
+      resolveDnsmosModelDirectory({
+        cacheDirectory: cache,
+        environment: {},
+        downloadOptions: { baseUrl: repository.baseUrl },
+      }),
     ).rejects.toThrow(/download of http:\/\/127\.0\.0\.1:\d+\/.*sig_bak_ovr\.onnx failed: HTTP 404/);
     expect(await readdir(cache)).toEqual([]);
   });
 
   test('with downloads disabled, an incomplete cache is an error naming the missing files', async () => {
     const cache = await linkedModelDirectory(['model_v8.onnx']);
-    await expect(resolveDnsmosModelDirectory({ cacheDirectory: cache, environment: {}, download: false })).rejects.toThrow(
-      /not found .* sig_bak_ovr\.onnx/,
-    );
+    await expect(
+      resolveDnsmosModelDirectory({ cacheDirectory: cache, environment: {}, download: false }),
+    ).rejects.toThrow(/not found .* sig_bak_ovr\.onnx/);
   });
 });

@@ -91,7 +91,8 @@ export function parseSha256Sums(text: string): Map<string, string> {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const match = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(trimmed);
-    if (!match) throw new Error(`${SHA256SUMS_FILE_NAME} line ${index + 1} is not "<sha256>  <file>": ${JSON.stringify(line)}`);
+    if (!match)
+      throw new Error(`${SHA256SUMS_FILE_NAME} line ${index + 1} is not "<sha256>  <file>": ${JSON.stringify(line)}`);
     result.set(match[2]!, match[1]!.toLowerCase());
   });
   return result;
@@ -196,7 +197,10 @@ export async function downloadDnsmosModels(
         throw new DnsmosModelFileError(`download of ${url} failed: ${(error as Error).message}`, url, { cause: error });
       }
       if (!response.ok || response.body === null) {
-        throw new DnsmosModelFileError(`download of ${url} failed: HTTP ${response.status} ${response.statusText}`, url);
+        throw new DnsmosModelFileError(
+          `download of ${url} failed: HTTP ${response.status} ${response.statusText}`,
+          url,
+        );
       }
       const hash = createHash('sha256');
       try {
@@ -278,7 +282,10 @@ export async function resolveDnsmosModelDirectory(config: DnsmosModelLocationCon
   const files = requiredDnsmosModelFiles(config.personalized ?? false);
   const explicit: Array<[string, string | undefined]> = [
     ['config modelDirectory', config.modelDirectory],
-    [`environment variable ${DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE}`, environment[DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE]],
+    [
+      `environment variable ${DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE}`,
+      environment[DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE],
+    ],
   ];
   for (const [origin, directory] of explicit) {
     if (directory === undefined || directory === '') continue;
@@ -296,7 +303,8 @@ export async function resolveDnsmosModelDirectory(config: DnsmosModelLocationCon
   const missing: DnsmosModelFileName[] = [];
   for (const file of files) {
     const filePath = path.join(cacheDirectory, file);
-    if (!(await fileExists(filePath)) || (await sha256OfFile(filePath)) !== DNSMOS_MODEL_SOURCES[file].sha256) missing.push(file);
+    if (!(await fileExists(filePath)) || (await sha256OfFile(filePath)) !== DNSMOS_MODEL_SOURCES[file].sha256)
+      missing.push(file);
   }
   if (missing.length === 0) return cacheDirectory;
   if (config.download === false) {

@@ -4,7 +4,15 @@
  * the frames that overlapping windows share cached (`P808FeatureExtractor`, bit-identical).
  */
 import { MelSpectrogramComputer, powerToDb } from './mel-spectrogram.ts';
-import { DNSMOS_SAMPLE_RATE, DNSMOS_WINDOW_SAMPLES, P808_FFT_SIZE, P808_FRAME_COUNT, P808_HOP_LENGTH, P808_INPUT_SAMPLES, P808_MEL_BANDS } from './dnsmos-windows.ts';
+import {
+  DNSMOS_SAMPLE_RATE,
+  DNSMOS_WINDOW_SAMPLES,
+  P808_FFT_SIZE,
+  P808_FRAME_COUNT,
+  P808_HOP_LENGTH,
+  P808_INPUT_SAMPLES,
+  P808_MEL_BANDS,
+} from './dnsmos-windows.ts';
 
 function newMelComputer(): MelSpectrogramComputer {
   return new MelSpectrogramComputer({
@@ -47,7 +55,8 @@ const POWER_TO_DB_TOP_DB = 80.0;
 
 /** `10 * log10(max(amin, power))` for each of `count` values, the first step of librosa `power_to_db`. */
 function powerToUnreferencedDb(power: Float64Array, count: number, output: Float64Array, outputOffset: number): void {
-  for (let index = 0; index < count; index++) output[outputOffset + index] = 10.0 * Math.log10(Math.max(POWER_TO_DB_AMIN, power[index]!));
+  for (let index = 0; index < count; index++)
+    output[outputOffset + index] = 10.0 * Math.log10(Math.max(POWER_TO_DB_AMIN, power[index]!));
 }
 
 /**
@@ -110,7 +119,8 @@ export class P808FeatureExtractor {
 
     // power_to_db(ref=np.max): subtract 10 log10(max(amin, max power)), floor at (max - top_db).
     let referenceDb = -Infinity;
-    for (let index = 0; index < decibels.length; index++) if (decibels[index]! > referenceDb) referenceDb = decibels[index]!;
+    for (let index = 0; index < decibels.length; index++)
+      if (decibels[index]! > referenceDb) referenceDb = decibels[index]!;
     let maximum = -Infinity;
     for (let index = 0; index < decibels.length; index++) {
       const value = decibels[index]! - referenceDb;

@@ -87,7 +87,11 @@ export interface ChannelSpeechOptions {
  * so this separates talking from silent channels; pass VAD results to
  * {@link DnsmosScorer.scoreRecording} instead when you have them.
  */
-export function channelHasSpeech(samples: Float32Array, sampleRate: number, options: ChannelSpeechOptions = {}): boolean {
+export function channelHasSpeech(
+  samples: Float32Array,
+  sampleRate: number,
+  options: ChannelSpeechOptions = {},
+): boolean {
   const threshold = Math.pow(10, (options.thresholdDbfs ?? -50) / 20);
   const thresholdSquared = threshold * threshold;
   const frameLength = Math.max(1, Math.round(0.03 * sampleRate));

@@ -21,7 +21,8 @@ export const P808_HOP_LENGTH = 160;
 /** P.808 front end mel band count. */
 export const P808_MEL_BANDS = 120;
 /** Frames of the P.808 input: 1 + floor((144000 + 2 * 160 - 321) / 160) = 900 (model input [N, 900, 120]). */
-export const P808_FRAME_COUNT = 1 + Math.floor((P808_INPUT_SAMPLES + 2 * Math.floor(P808_FFT_SIZE / 2) - P808_FFT_SIZE) / P808_HOP_LENGTH);
+export const P808_FRAME_COUNT =
+  1 + Math.floor((P808_INPUT_SAMPLES + 2 * Math.floor(P808_FFT_SIZE / 2) - P808_FFT_SIZE) / P808_HOP_LENGTH);
 
 /**
  * Polynomials mapping raw model outputs to MOS, highest power first (`np.poly1d` coefficient order),
@@ -134,7 +135,8 @@ export function planDnsmosWindows(sampleCount: number, options: DnsmosWindowOpti
   const referenceWindowEnds = options.referenceWindowEnds ?? true;
   const hopSeconds = options.hopSeconds ?? DNSMOS_REFERENCE_HOP_SECONDS;
   const hopSamples = Math.round(hopSeconds * DNSMOS_SAMPLE_RATE);
-  if (!Number.isFinite(hopSeconds) || hopSamples < 1) throw new RangeError(`DNSMOS hop must be at least one sample (1/16000 s), got ${hopSeconds} s`);
+  if (!Number.isFinite(hopSeconds) || hopSamples < 1)
+    throw new RangeError(`DNSMOS hop must be at least one sample (1/16000 s), got ${hopSeconds} s`);
   let extendedLength = sampleCount;
   let doublings = 0;
   while (extendedLength < DNSMOS_WINDOW_SAMPLES) {
@@ -143,7 +145,11 @@ export function planDnsmosWindows(sampleCount: number, options: DnsmosWindowOpti
   }
   if (hopSeconds !== DNSMOS_REFERENCE_HOP_SECONDS) {
     const hopCount = Math.floor((extendedLength - DNSMOS_WINDOW_SAMPLES) / hopSamples) + 1;
-    const windows = Array.from({ length: hopCount }, (_, index) => ({ index, start: index * hopSamples, end: index * hopSamples + DNSMOS_WINDOW_SAMPLES }));
+    const windows = Array.from({ length: hopCount }, (_, index) => ({
+      index,
+      start: index * hopSamples,
+      end: index * hopSamples + DNSMOS_WINDOW_SAMPLES,
+    }));
     return { originalLength: sampleCount, extendedLength, doublings, hopCount, windows, skippedWindowIndices: [] };
   }
   const hopCount = Math.trunc(Math.floor(extendedLength / DNSMOS_SAMPLE_RATE) - DNSMOS_INPUT_SECONDS) + 1;

@@ -7,7 +7,19 @@
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
 import { DNSMOS_MODEL_FILE_NAMES, resolveDnsmosModelDirectory } from './dnsmos-model-files.ts';
-import { DEFAULT_DNSMOS_BATCH_WINDOWS, DNSMOS_SAMPLE_RATE, DNSMOS_WINDOW_SAMPLES, DnsmosScorer, dnsmosSessionOptions, P808FeatureExtractor, P808_FRAME_COUNT, P808_MEL_BANDS, extendByDoubling, planDnsmosWindows, resampleTo16k } from './dnsmos.ts';
+import {
+  DEFAULT_DNSMOS_BATCH_WINDOWS,
+  DNSMOS_SAMPLE_RATE,
+  DNSMOS_WINDOW_SAMPLES,
+  DnsmosScorer,
+  dnsmosSessionOptions,
+  P808FeatureExtractor,
+  P808_FRAME_COUNT,
+  P808_MEL_BANDS,
+  extendByDoubling,
+  planDnsmosWindows,
+  resampleTo16k,
+} from './dnsmos.ts';
 import { type ResampleQuality } from '../../audio/resample.ts';
 
 /** Options of {@link benchmarkDnsmos}. */
@@ -129,8 +141,18 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
 
   const resampleQuality = options.resampleQuality ?? 'best';
   const repetitions = Math.max(1, options.repetitions ?? 3);
-  const batched = await DnsmosScorer.load(modelDirectory, { personalized, sessionOptions, resampleQuality, ...(options.batchWindows !== undefined ? { batchWindows: options.batchWindows } : {}) });
-  const perWindow = await DnsmosScorer.load(modelDirectory, { personalized, sessionOptions, resampleQuality, batchWindows: 1 });
+  const batched = await DnsmosScorer.load(modelDirectory, {
+    personalized,
+    sessionOptions,
+    resampleQuality,
+    ...(options.batchWindows !== undefined ? { batchWindows: options.batchWindows } : {}),
+  });
+  const perWindow = await DnsmosScorer.load(modelDirectory, {
+    personalized,
+    sessionOptions,
+    resampleQuality,
+    batchWindows: 1,
+  });
 
   let audio16k = signal;
   const resampling = await measure(async () => {
@@ -145,7 +167,8 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
     audio: new ort.Tensor('float32', audio.slice(window.start, window.end), [1, DNSMOS_WINDOW_SAMPLES]),
     features: new ort.Tensor('float32', extractor.features(audio, window.start), [1, P808_FRAME_COUNT, P808_MEL_BANDS]),
   }));
-  const open = (file: string): Promise<ort.InferenceSession> => ort.InferenceSession.create(path.join(modelDirectory, file), sessionOptions);
+  const open = (file: string): Promise<ort.InferenceSession> =>
+    ort.InferenceSession.create(path.join(modelDirectory, file), sessionOptions);
   const primary = await open(DNSMOS_MODEL_FILE_NAMES.primary);
   const p808 = await open(DNSMOS_MODEL_FILE_NAMES.p808);
   const personalizedSession = personalized ? await open(DNSMOS_MODEL_FILE_NAMES.personalized) : null;
@@ -157,7 +180,8 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
 
   let windows = 0;
   let largestScoreDifference = 0;
-  const best = (current: MeasuredTime | null, next: MeasuredTime): MeasuredTime => (current === null || next.cpuSeconds < current.cpuSeconds ? next : current);
+  const best = (current: MeasuredTime | null, next: MeasuredTime): MeasuredTime =>
+    current === null || next.cpuSeconds < current.cpuSeconds ? next : current;
   let dnsmos: MeasuredTime | null = null;
   let dnsmosPerWindow: MeasuredTime | null = null;
   let bareOnnx: MeasuredTime | null = null;
@@ -170,18 +194,31 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
     for (let repetition = 0; repetition < repetitions; repetition++) {
       let batchedScores: Awaited<ReturnType<DnsmosScorer['score']>> | null = null;
       let perWindowScores: Awaited<ReturnType<DnsmosScorer['score']>> | null = null;
-      dnsmos = best(dnsmos, await measure(async () => {
-        batchedScores = await batched.score(signal, sampleRate);
-      }));
-      bareOnnx = best(bareOnnx, await measure(async () => {
-        for (const input of inputs) await runWindow(input);
-      }));
-      dnsmosPerWindow = best(dnsmosPerWindow, await measure(async () => {
-        perWindowScores = await perWindow.score(signal, sampleRate);
-      }));
-      const [a, b] = [batchedScores!, perWindowScores!] as [Awaited<ReturnType<DnsmosScorer['score']>>, Awaited<ReturnType<DnsmosScorer['score']>>];
+      dnsmos = best(
+        dnsmos,
+        await measure(async () => {
+          batchedScores = await batched.score(signal, sampleRate);
+        }),
+      );
+      bareOnnx = best(
+        bareOnnx,
+        await measure(async () => {
+          for (const input of inputs) await runWindow(input);
+        }),
+      );
+      dnsmosPerWindow = best(
+        dnsmosPerWindow,
+        await measure(async () => {
+          perWindowScores = await perWindow.score(signal, sampleRate);
+        }),
+      );
+      const [a, b] = [batchedScores!, perWindowScores!] as [
+        Awaited<ReturnType<DnsmosScorer['score']>>,
+        Awaited<ReturnType<DnsmosScorer['score']>>,
+      ];
       windows = a.windows;
-      for (const key of ['ovrl', 'sig', 'bak', 'p808'] as const) largestScoreDifference = Math.max(largestScoreDifference, Math.abs(a[key] - b[key]));
+      for (const key of ['ovrl', 'sig', 'bak', 'p808'] as const)
+        largestScoreDifference = Math.max(largestScoreDifference, Math.abs(a[key] - b[key]));
     }
   } finally {
     await batched.close();
@@ -207,7 +244,8 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
     largestScoreDifference,
     resampling,
     dnsmosSecondsPerAudioHour:
-      resampling.wallSeconds * perHourByDuration + Math.max(0, measured.dnsmos.wallSeconds - resampling.wallSeconds) * perHourByWindows,
+      resampling.wallSeconds * perHourByDuration +
+      Math.max(0, measured.dnsmos.wallSeconds - resampling.wallSeconds) * perHourByWindows,
     bareOnnxSecondsPerAudioHour: measured.bareOnnx.wallSeconds * perHourByWindows,
     ratioToBareOnnx: measured.dnsmos.wallSeconds / measured.bareOnnx.wallSeconds,
     cpuRatioToBareOnnx: measured.dnsmos.cpuSeconds / measured.bareOnnx.cpuSeconds,
@@ -218,7 +256,8 @@ export async function benchmarkDnsmos(options: DnsmosBenchmarkOptions = {}): Pro
 
 /** Human-readable summary of a {@link DnsmosBenchmarkResult} (Markdown lines). */
 export function formatDnsmosBenchmark(result: DnsmosBenchmarkResult): string {
-  const time = (measured: MeasuredTime) => `${measured.wallSeconds.toFixed(2)} s wall, ${measured.cpuSeconds.toFixed(2)} s CPU`;
+  const time = (measured: MeasuredTime) =>
+    `${measured.wallSeconds.toFixed(2)} s wall, ${measured.cpuSeconds.toFixed(2)} s CPU`;
   return [
     `DNSMOS${result.personalized ? ' (+pDNSMOS)' : ''} on ${result.audioSeconds} s of a speech-like signal at ${result.sampleRate} Hz (${result.windows} windows; each loop timed ${result.repetitions} times alternating, the run with the least CPU kept):`,
     '',
@@ -237,7 +276,12 @@ if (process.argv[1] && import.meta.url === (await import('node:url')).pathToFile
   const [seconds, sampleRate, batchWindows] = process.argv.slice(2);
   console.log(
     formatDnsmosBenchmark(
-      await benchmarkDnsmos({ modelDirectory: path.join((await import('../../config.ts')).sharedDirectory(), 'models', 'dnsmos'), audioSeconds: Number(seconds ?? 30), sampleRate: Number(sampleRate ?? 16000), ...(batchWindows ? { batchWindows: Number(batchWindows) } : {}) }),
+      await benchmarkDnsmos({
+        modelDirectory: path.join((await import('../../config.ts')).sharedDirectory(), 'models', 'dnsmos'),
+        audioSeconds: Number(seconds ?? 30),
+        sampleRate: Number(sampleRate ?? 16000),
+        ...(batchWindows ? { batchWindows: Number(batchWindows) } : {}),
+      }),
     ),
   );
 }

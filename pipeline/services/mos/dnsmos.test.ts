@@ -14,7 +14,12 @@ import {
   resampleTo16k,
   type DnsmosScores,
 } from './dnsmos.ts';
-import { mixAtSnr, seededGaussianNoise, sharedDnsmosModelDirectory, synthesizeSpeechWithEspeak } from './testing/test-support.ts';
+import {
+  mixAtSnr,
+  seededGaussianNoise,
+  sharedDnsmosModelDirectory,
+  synthesizeSpeechWithEspeak,
+} from './testing/test-support.ts';
 
 const SPEECH_TEXT =
   'The quick brown fox jumps over the lazy dog near the river bank. Yesterday we talked about the history of the old city, ' +
@@ -73,16 +78,21 @@ describe('reference length handling and windowing (dnsmos_local.py)', () => {
   test('another hop (quality.dnsmos.hopSeconds) spaces full windows by it: 9.01 s gives non-overlapping windows, a bad hop is refused', () => {
     const plan = planDnsmosWindows(60 * 16000, { hopSeconds: 9.01 });
     // floor((960000 - 144160) / 144160) + 1 = 6, against 51 hops of the reference
-    expect(plan.windows.map((window) => [window.start, window.end])).toEqual([0, 1, 2, 3, 4, 5].map((index) => [index * 144160, index * 144160 + 144160]));
+    expect(plan.windows.map((window) => [window.start, window.end])).toEqual(
+      [0, 1, 2, 3, 4, 5].map((index) => [index * 144160, index * 144160 + 144160]),
+    );
     expect(plan.hopCount).toBe(6);
     expect(planDnsmosWindows(60 * 16000).hopCount).toBe(51);
     // 2 s hop on 30 s: starts 0, 2, ... 20 s (20 s + 9.01 s fits, 22 s does not)
-    expect(planDnsmosWindows(30 * 16000, { hopSeconds: 2 }).windows.map((window) => window.start / 16000)).toEqual([0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
+    expect(planDnsmosWindows(30 * 16000, { hopSeconds: 2 }).windows.map((window) => window.start / 16000)).toEqual([
+      0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+    ]);
     // the reference hop is the default, quirks included
     expect(planDnsmosWindows(30 * 16000, { hopSeconds: 1 })).toEqual(planDnsmosWindows(30 * 16000));
     // a short signal is still doubled first: 3 s → 12 s holds one 9.01 s window at a 9.01 s hop
     expect(planDnsmosWindows(3 * 16000, { hopSeconds: 9.01 }).windows).toEqual([{ index: 0, start: 0, end: 144160 }]);
-    for (const hopSeconds of [0, -1, 1 / 40000, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => planDnsmosWindows(16000, { hopSeconds }), String(hopSeconds)).toThrow(RangeError);
+    for (const hopSeconds of [0, -1, 1 / 40000, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => planDnsmosWindows(16000, { hopSeconds }), String(hopSeconds)).toThrow(RangeError);
   });
 
   test('empty input is an error (the reference would loop forever)', () => {
@@ -136,7 +146,9 @@ describe('resampling to 16 kHz', () => {
 
 describe('P.808 features with frame caching', () => {
   test('cached extractor gives exactly the direct audio_melspec features for successive windows', () => {
-    const signal = seededGaussianNoise(16000 * 12, 3).map((value, index) => value * (0.2 + 0.8 * Math.abs(Math.sin(index / 5000))));
+    const signal = seededGaussianNoise(16000 * 12, 3).map(
+      (value, index) => value * (0.2 + 0.8 * Math.abs(Math.sin(index / 5000))),
+    );
     const extractor = new P808FeatureExtractor();
     for (const start of [0, 16000, 32000]) {
       const cached = extractor.features(signal, start);
@@ -149,7 +161,12 @@ describe('P.808 features with frame caching', () => {
 describe('channel speech rule', () => {
   test('silence and a low noise floor have no speech; a speech clip has', () => {
     expect(channelHasSpeech(new Float32Array(16000), 16000)).toBe(false);
-    expect(channelHasSpeech(seededGaussianNoise(16000, 1).map((value) => value * 1e-4), 16000)).toBe(false);
+    expect(
+      channelHasSpeech(
+        seededGaussianNoise(16000, 1).map((value) => value * 1e-4),
+        16000,
+      ),
+    ).toBe(false);
     const { samples, sampleRate } = synthesizeSpeechWithEspeak('Hello there, how are you today?');
     expect(channelHasSpeech(samples, sampleRate)).toBe(true);
   });
@@ -204,7 +221,10 @@ describe('DNSMOS scores with the shared ONNX models', () => {
     const other = await DnsmosScorer.load(sharedDnsmosModelDirectory());
     try {
       const noise = seededGaussianNoise(speech.samples.length, 20240917);
-      const [again, noisyAgain] = await Promise.all([other.score(speech.samples, speech.sampleRate), other.score(mixAtSnr(speech.samples, noise, 0), speech.sampleRate)]);
+      const [again, noisyAgain] = await Promise.all([
+        other.score(speech.samples, speech.sampleRate),
+        other.score(mixAtSnr(speech.samples, noise, 0), speech.sampleRate),
+      ]);
       expect(again).toEqual(clean);
       expect(noisyAgain).toEqual(noisy);
     } finally {
@@ -217,7 +237,9 @@ describe('DNSMOS scores with the shared ONNX models', () => {
     try {
       expect(coarse.hopSeconds).toBe(9.01);
       const scores = await coarse.score(speech.samples, speech.sampleRate);
-      expect(scores.windows).toBe(coarse.planWindows(Math.round(speech.samples.length * (16000 / speech.sampleRate))).windows.length);
+      expect(scores.windows).toBe(
+        coarse.planWindows(Math.round(speech.samples.length * (16000 / speech.sampleRate))).windows.length,
+      );
       expect(scores.windows).toBeLessThan(clean.windows);
       // the same models on a subset of the same windows (window 0 is in both): close, not equal
       expect(Math.abs(scores.ovrl - clean.ovrl)).toBeLessThan(0.5);
@@ -225,7 +247,9 @@ describe('DNSMOS scores with the shared ONNX models', () => {
     } finally {
       await coarse.close();
     }
-    await expect(DnsmosScorer.load(sharedDnsmosModelDirectory(), { hopSeconds: 0 })).rejects.toThrow(/hop must be at least one sample/);
+    await expect(DnsmosScorer.load(sharedDnsmosModelDirectory(), { hopSeconds: 0 })).rejects.toThrow(
+      /hop must be at least one sample/,
+    );
   });
 
   test('a 3 s clip is scored through doubling: 3 windows', async () => {
@@ -249,21 +273,33 @@ describe('DNSMOS scores with the shared ONNX models', () => {
     const length = speech.samples.length;
     const noisyChannel = mixAtSnr(speech.samples, seededGaussianNoise(length, 20240917), 0);
     const silent = new Float32Array(length);
-    const withSilence = await scorer.scoreRecording({ channels: [speech.samples, silent], sampleRate: speech.sampleRate });
+    const withSilence = await scorer.scoreRecording({
+      channels: [speech.samples, silent],
+      sampleRate: speech.sampleRate,
+    });
     expect(withSilence.channels[1]).toEqual({ channel: 1, hasSpeech: false, scores: null });
     expect(withSilence.channels[0]!.scores).toEqual(clean);
-    expect(withSilence.dialogue).toMatchObject({ ovrl: clean.ovrl, sig: clean.sig, bak: clean.bak, p808: clean.p808, channelCount: 1 });
+    expect(withSilence.dialogue).toMatchObject({
+      ovrl: clean.ovrl,
+      sig: clean.sig,
+      bak: clean.bak,
+      p808: clean.p808,
+      channelCount: 1,
+    });
 
-    const both = await scorer.scoreRecording({ channels: [speech.samples, noisyChannel], sampleRate: speech.sampleRate });
+    const both = await scorer.scoreRecording({
+      channels: [speech.samples, noisyChannel],
+      sampleRate: speech.sampleRate,
+    });
     expect(both.dialogue!.channelCount).toBe(2);
     expect(both.dialogue!.ovrl).toBeCloseTo((clean.ovrl + noisy.ovrl) / 2, 12);
     expect(both.dialogue!.p808).toBeCloseTo((clean.p808 + noisy.p808) / 2, 12);
 
     const none = await scorer.scoreRecording({ channels: [silent], sampleRate: speech.sampleRate });
     expect(none.dialogue).toBeNull();
-    await expect(scorer.scoreRecording({ channels: [silent], sampleRate: speech.sampleRate }, { channelHasSpeech: [true, false] })).rejects.toThrow(
-      RangeError,
-    );
+    await expect(
+      scorer.scoreRecording({ channels: [silent], sampleRate: speech.sampleRate }, { channelHasSpeech: [true, false] }),
+    ).rejects.toThrow(RangeError);
   });
 
   test('bad input is rejected with a clear error', async () => {
@@ -277,12 +313,15 @@ describe('personalized DNSMOS (pDNSMOS)', () => {
   test('runs p_sig_bak_ovr.onnx alongside and maps with the personalized polynomials', async () => {
     const scorer = await DnsmosScorer.load(sharedDnsmosModelDirectory(), { personalized: true });
     try {
-      const { samples, sampleRate } = synthesizeSpeechWithEspeak('Good morning. I would like to book a table for two people tonight.');
+      const { samples, sampleRate } = synthesizeSpeechWithEspeak(
+        'Good morning. I would like to book a table for two people tonight.',
+      );
       const scores = await scorer.score(samples, sampleRate);
       expect(scores.personalized).toBeDefined();
       const personalized = scores.personalized!;
       // With a single window, the mapped means are the mapping of the raw means.
-      if (scores.windows === 1) expect(personalized.ovrl).toBeCloseTo(mapDnsmosRawScores(personalized.raw, true).ovrl, 10);
+      if (scores.windows === 1)
+        expect(personalized.ovrl).toBeCloseTo(mapDnsmosRawScores(personalized.raw, true).ovrl, 10);
       for (const value of [personalized.ovrl, personalized.sig, personalized.bak]) {
         expect(value).toBeGreaterThan(0.5);
         expect(value).toBeLessThan(5.5);
@@ -300,7 +339,10 @@ describe('batched model runs and execution providers', () => {
     const samples = mixAtSnr(speech.samples, seededGaussianNoise(speech.samples.length, 7), 15);
     const scores: DnsmosScores[] = [];
     for (const batchWindows of [1, 2, 64]) {
-      const scorer = await DnsmosScorer.load(sharedDnsmosModelDirectory(), { batchWindows, personalized: batchWindows !== 64 });
+      const scorer = await DnsmosScorer.load(sharedDnsmosModelDirectory(), {
+        batchWindows,
+        personalized: batchWindows !== 64,
+      });
       try {
         scores.push(await scorer.score(samples, speech.sampleRate));
       } finally {
@@ -311,8 +353,11 @@ describe('batched model runs and execution providers', () => {
     expect(perWindow.windows).toBeGreaterThan(4); // several batches of 2
     for (const other of batched) {
       expect(other.windows).toBe(perWindow.windows);
-      for (const key of ['ovrl', 'sig', 'bak', 'p808'] as const) expect(Math.abs(other[key] - perWindow[key])).toBeLessThan(1e-5);
-      if (other.personalized) for (const key of ['ovrl', 'sig', 'bak'] as const) expect(Math.abs(other.personalized[key] - perWindow.personalized![key])).toBeLessThan(1e-5);
+      for (const key of ['ovrl', 'sig', 'bak', 'p808'] as const)
+        expect(Math.abs(other[key] - perWindow[key])).toBeLessThan(1e-5);
+      if (other.personalized)
+        for (const key of ['ovrl', 'sig', 'bak'] as const)
+          expect(Math.abs(other.personalized[key] - perWindow.personalized![key])).toBeLessThan(1e-5);
     }
   });
 
@@ -328,7 +373,10 @@ describe('batched model runs and execution providers', () => {
       expect(['cpu', 'cuda']).toContain(auto.executionProvider);
       expect(cpu.executionProvider).toBe('cpu');
       const speech = synthesizeSpeechWithEspeak(SPEECH_TEXT);
-      const [a, b] = [await auto.scorer.score(speech.samples, speech.sampleRate), await cpu.scorer.score(speech.samples, speech.sampleRate)];
+      const [a, b] = [
+        await auto.scorer.score(speech.samples, speech.sampleRate),
+        await cpu.scorer.score(speech.samples, speech.sampleRate),
+      ];
       expect(Math.abs(a.ovrl - b.ovrl)).toBeLessThan(1e-3);
     } finally {
       await auto.scorer.close();

@@ -28,9 +28,22 @@
  */
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
-import { DNSMOS_MODEL_FILE_NAMES, DnsmosModelFileError, requiredDnsmosModelFiles, verifyDnsmosModelDirectory } from './dnsmos-model-files.ts';
+import {
+  DNSMOS_MODEL_FILE_NAMES,
+  DnsmosModelFileError,
+  requiredDnsmosModelFiles,
+  verifyDnsmosModelDirectory,
+} from './dnsmos-model-files.ts';
 import { P808FeatureExtractor } from './dnsmos-p808-features.ts';
-import { channelHasSpeech, type DnsmosChannelResult, type DnsmosDialogueScores, type DnsmosRecordingOptions, type DnsmosRecordingScores, type DnsmosScores, type MultiChannelAudio } from './dnsmos-scores.ts';
+import {
+  channelHasSpeech,
+  type DnsmosChannelResult,
+  type DnsmosDialogueScores,
+  type DnsmosRecordingOptions,
+  type DnsmosRecordingScores,
+  type DnsmosScores,
+  type MultiChannelAudio,
+} from './dnsmos-scores.ts';
 import {
   DNSMOS_REFERENCE_HOP_SECONDS,
   DNSMOS_SAMPLE_RATE,
@@ -87,11 +100,17 @@ export {
  * array itself when it is at 16 kHz already.
  * @throws RangeError for a non-positive or non-integer sample rate.
  */
-export async function resampleTo16k(samples: Float32Array, sampleRate: number, quality: ResampleQuality = 'best'): Promise<Float32Array> {
-  if (!Number.isInteger(sampleRate) || sampleRate <= 0) throw new RangeError(`sample rate must be a positive integer in Hz, got ${sampleRate}`);
+export async function resampleTo16k(
+  samples: Float32Array,
+  sampleRate: number,
+  quality: ResampleQuality = 'best',
+): Promise<Float32Array> {
+  if (!Number.isInteger(sampleRate) || sampleRate <= 0)
+    throw new RangeError(`sample rate must be a positive integer in Hz, got ${sampleRate}`);
   if (sampleRate === DNSMOS_SAMPLE_RATE) return samples;
   if (samples.length === 0) return new Float32Array(0);
-  return (await resample({ channels: [samples], sampleRate }, DNSMOS_SAMPLE_RATE, quality, { length: 'ceil' })).channels[0]!;
+  return (await resample({ channels: [samples], sampleRate }, DNSMOS_SAMPLE_RATE, quality, { length: 'ceil' }))
+    .channels[0]!;
 }
 
 /** Options of {@link DnsmosScorer.load}. */
@@ -129,8 +148,15 @@ export const DEFAULT_DNSMOS_BATCH_WINDOWS = 4;
  * default (one per physical core). The thread pools block instead of spinning
  * ({@link ONNXRUNTIME_NO_SPINNING}, ../onnxruntime-session.ts).
  */
-export function dnsmosSessionOptions(executionProvider: 'cpu' | 'cuda' = 'cpu', intraOpThreads: number | null = null): ort.InferenceSession.SessionOptions {
-  return { executionProviders: [executionProvider], ...(intraOpThreads !== null ? { intraOpNumThreads: intraOpThreads } : {}), extra: ONNXRUNTIME_NO_SPINNING };
+export function dnsmosSessionOptions(
+  executionProvider: 'cpu' | 'cuda' = 'cpu',
+  intraOpThreads: number | null = null,
+): ort.InferenceSession.SessionOptions {
+  return {
+    executionProviders: [executionProvider],
+    ...(intraOpThreads !== null ? { intraOpNumThreads: intraOpThreads } : {}),
+    extra: ONNXRUNTIME_NO_SPINNING,
+  };
 }
 
 /** Settings of {@link loadDnsmosScorer}. */
@@ -151,9 +177,20 @@ export interface DnsmosRunSettings {
  * @returns the scorer and the provider it runs on.
  * @throws as {@link DnsmosScorer.load}; for 'cuda', onnxruntime's error when CUDA cannot be loaded.
  */
-export async function loadDnsmosScorer(modelDirectory: string, settings: DnsmosRunSettings, options: Omit<DnsmosScorerOptions, 'sessionOptions' | 'batchWindows' | 'hopSeconds'> = {}): Promise<{ scorer: DnsmosScorer; executionProvider: 'cpu' | 'cuda' }> {
-  const load = (provider: 'cpu' | 'cuda') => DnsmosScorer.load(modelDirectory, { ...options, batchWindows: settings.batchWindows, hopSeconds: settings.hopSeconds, sessionOptions: dnsmosSessionOptions(provider, settings.intraOpThreads) });
-  if (settings.executionProvider !== 'auto') return { scorer: await load(settings.executionProvider), executionProvider: settings.executionProvider };
+export async function loadDnsmosScorer(
+  modelDirectory: string,
+  settings: DnsmosRunSettings,
+  options: Omit<DnsmosScorerOptions, 'sessionOptions' | 'batchWindows' | 'hopSeconds'> = {},
+): Promise<{ scorer: DnsmosScorer; executionProvider: 'cpu' | 'cuda' }> {
+  const load = (provider: 'cpu' | 'cuda') =>
+    DnsmosScorer.load(modelDirectory, {
+      ...options,
+      batchWindows: settings.batchWindows,
+      hopSeconds: settings.hopSeconds,
+      sessionOptions: dnsmosSessionOptions(provider, settings.intraOpThreads),
+    });
+  if (settings.executionProvider !== 'auto')
+    return { scorer: await load(settings.executionProvider), executionProvider: settings.executionProvider };
   try {
     return { scorer: await load('cuda'), executionProvider: 'cuda' };
   } catch (error) {
@@ -161,7 +198,6 @@ export async function loadDnsmosScorer(modelDirectory: string, settings: DnsmosR
     return { scorer: await load('cpu'), executionProvider: 'cpu' };
   }
 }
-
 
 /**
  * Scores speech with the DNSMOS ONNX models. Create with {@link DnsmosScorer.load}; release the
@@ -194,7 +230,8 @@ export class DnsmosScorer {
     this.hopSeconds = options.hopSeconds ?? DNSMOS_REFERENCE_HOP_SECONDS;
     planDnsmosWindows(1, { hopSeconds: this.hopSeconds }); // a bad hop fails here, not at the first channel
     this.batchWindows = options.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS;
-    if (!Number.isInteger(this.batchWindows) || this.batchWindows < 1) throw new RangeError(`batchWindows must be a positive integer, got ${this.batchWindows}`);
+    if (!Number.isInteger(this.batchWindows) || this.batchWindows < 1)
+      throw new RangeError(`batchWindows must be a positive integer, got ${this.batchWindows}`);
   }
 
   /**
@@ -219,14 +256,18 @@ export class DnsmosScorer {
       if (input.isTensor) {
         const shape = input.shape.slice(1);
         if (input.type !== 'float32' || JSON.stringify(shape) !== JSON.stringify(expectedShape.slice(1))) {
-          throw new Error(`${file}: expected input_1 float32 [N, ${expectedShape.slice(1).join(', ')}], got ${input.type} ${JSON.stringify(input.shape)}`);
+          throw new Error(
+            `${file}: expected input_1 float32 [N, ${expectedShape.slice(1).join(', ')}], got ${input.type} ${JSON.stringify(input.shape)}`,
+          );
         }
       }
       return session;
     };
     const primary = await open(DNSMOS_MODEL_FILE_NAMES.primary, ['N', DNSMOS_WINDOW_SAMPLES]);
     const p808 = await open(DNSMOS_MODEL_FILE_NAMES.p808, ['N', P808_FRAME_COUNT, P808_MEL_BANDS]);
-    const personalizedSession = personalized ? await open(DNSMOS_MODEL_FILE_NAMES.personalized, ['N', DNSMOS_WINDOW_SAMPLES]) : null;
+    const personalizedSession = personalized
+      ? await open(DNSMOS_MODEL_FILE_NAMES.personalized, ['N', DNSMOS_WINDOW_SAMPLES])
+      : null;
     return new DnsmosScorer(directory, { primary, p808, personalized: personalizedSession }, options);
   }
 
@@ -238,20 +279,31 @@ export class DnsmosScorer {
    * Deterministic: the same input gives the same scores.
    * @throws RangeError for empty audio, a bad sample rate, or non-finite samples.
    */
-  async score(samples: Float32Array, sampleRate: number, onProgress?: (seconds: number) => void): Promise<DnsmosScores> {
+  async score(
+    samples: Float32Array,
+    sampleRate: number,
+    onProgress?: (seconds: number) => void,
+  ): Promise<DnsmosScores> {
     if (samples.length === 0) throw new RangeError('DNSMOS needs at least one sample, got an empty signal');
     for (let index = 0; index < samples.length; index++) {
-      if (!Number.isFinite(samples[index]!)) throw new RangeError(`sample ${index} is not a finite number (${samples[index]})`);
+      if (!Number.isFinite(samples[index]!))
+        throw new RangeError(`sample ${index} is not a finite number (${samples[index]})`);
     }
     const audio = await resampleTo16k(samples, sampleRate, this.resampleQuality);
-    const plan = planDnsmosWindows(audio.length, { referenceWindowEnds: this.referenceWindowEnds, hopSeconds: this.hopSeconds });
+    const plan = planDnsmosWindows(audio.length, {
+      referenceWindowEnds: this.referenceWindowEnds,
+      hopSeconds: this.hopSeconds,
+    });
     const extended = extendByDoubling(audio);
     const extractor = new P808FeatureExtractor();
     const batchLength = Math.min(this.batchWindows, Math.max(1, plan.windows.length));
     const featureLength = P808_FRAME_COUNT * P808_MEL_BANDS;
     // Two sets of input buffers: the next batch's samples and P.808 features are prepared (JavaScript,
     // this thread) while onnxruntime runs the current one on its own threads.
-    const buffers = [0, 1].map(() => ({ windows: new Float32Array(batchLength * DNSMOS_WINDOW_SAMPLES), features: new Float32Array(batchLength * featureLength) }));
+    const buffers = [0, 1].map(() => ({
+      windows: new Float32Array(batchLength * DNSMOS_WINDOW_SAMPLES),
+      features: new Float32Array(batchLength * featureLength),
+    }));
     const raw = { sig: 0, bak: 0, ovrl: 0 };
     const mapped = { sig: 0, bak: 0, ovrl: 0 };
     const personalizedRaw = { sig: 0, bak: 0, ovrl: 0 };
@@ -262,15 +314,32 @@ export class DnsmosScorer {
       const batch = plan.windows.slice(first, first + batchLength);
       batch.forEach((window, position) => {
         buffer.windows.set(extended.subarray(window.start, window.end), position * DNSMOS_WINDOW_SAMPLES);
-        extractor.features(extended, window.start, buffer.features.subarray(position * featureLength, (position + 1) * featureLength));
+        extractor.features(
+          extended,
+          window.start,
+          buffer.features.subarray(position * featureLength, (position + 1) * featureLength),
+        );
       });
-      const windowTensor = new ort.Tensor('float32', buffer.windows.subarray(0, batch.length * DNSMOS_WINDOW_SAMPLES), [batch.length, DNSMOS_WINDOW_SAMPLES]);
-      const featureTensor = new ort.Tensor('float32', buffer.features.subarray(0, batch.length * featureLength), [batch.length, P808_FRAME_COUNT, P808_MEL_BANDS]);
+      const windowTensor = new ort.Tensor('float32', buffer.windows.subarray(0, batch.length * DNSMOS_WINDOW_SAMPLES), [
+        batch.length,
+        DNSMOS_WINDOW_SAMPLES,
+      ]);
+      const featureTensor = new ort.Tensor('float32', buffer.features.subarray(0, batch.length * featureLength), [
+        batch.length,
+        P808_FRAME_COUNT,
+        P808_MEL_BANDS,
+      ]);
       return Promise.all([
         runP835(this.primarySession, windowTensor, batch.length),
         runP808(this.p808Session, featureTensor, batch.length),
-        this.personalizedSession !== null ? runP835(this.personalizedSession, windowTensor, batch.length) : Promise.resolve(null),
-      ]).then(([batchRaw, batchP808, batchPersonalizedRaw]) => ({ raw: batchRaw, p808: batchP808, personalizedRaw: batchPersonalizedRaw }));
+        this.personalizedSession !== null
+          ? runP835(this.personalizedSession, windowTensor, batch.length)
+          : Promise.resolve(null),
+      ]).then(([batchRaw, batchP808, batchPersonalizedRaw]) => ({
+        raw: batchRaw,
+        p808: batchP808,
+        personalizedRaw: batchPersonalizedRaw,
+      }));
     };
     let pending: Promise<BatchResult> | null = plan.windows.length > 0 ? start(0, buffers[0]!) : null;
     for (let first = 0, turn = 0; pending !== null; first += batchLength, turn++) {
@@ -306,7 +375,8 @@ export class DnsmosScorer {
       hopCount: plan.hopCount,
       durationSeconds: audio.length / DNSMOS_SAMPLE_RATE,
     };
-    if (this.personalizedSession !== null) scores.personalized = { ...divide(personalizedMapped, count), raw: divide(personalizedRaw, count) };
+    if (this.personalizedSession !== null)
+      scores.personalized = { ...divide(personalizedMapped, count), raw: divide(personalizedRaw, count) };
     return scores;
   }
 
@@ -321,18 +391,25 @@ export class DnsmosScorer {
    */
   async scoreRecording(audio: MultiChannelAudio, options: DnsmosRecordingOptions = {}): Promise<DnsmosRecordingScores> {
     if (options.channelHasSpeech !== undefined && options.channelHasSpeech.length !== audio.channels.length) {
-      throw new RangeError(`channelHasSpeech has ${options.channelHasSpeech.length} entries for ${audio.channels.length} channels`);
+      throw new RangeError(
+        `channelHasSpeech has ${options.channelHasSpeech.length} entries for ${audio.channels.length} channels`,
+      );
     }
     const channels: DnsmosChannelResult[] = [];
     for (let channel = 0; channel < audio.channels.length; channel++) {
       const samples = audio.channels[channel]!;
       const hasSpeech = options.channelHasSpeech?.[channel] ?? channelHasSpeech(samples, audio.sampleRate);
-      channels.push({ channel, hasSpeech, scores: hasSpeech ? await this.score(samples, audio.sampleRate, options.onProgress) : null });
+      channels.push({
+        channel,
+        hasSpeech,
+        scores: hasSpeech ? await this.score(samples, audio.sampleRate, options.onProgress) : null,
+      });
       if (!hasSpeech) options.onProgress?.(samples.length / audio.sampleRate);
     }
     const scored = channels.flatMap((result) => (result.scores === null ? [] : [result.scores]));
     if (scored.length === 0) return { channels, dialogue: null };
-    const mean = (pick: (scores: DnsmosScores) => number): number => scored.reduce((sum, scores) => sum + pick(scores), 0) / scored.length;
+    const mean = (pick: (scores: DnsmosScores) => number): number =>
+      scored.reduce((sum, scores) => sum + pick(scores), 0) / scored.length;
     const dialogue: DnsmosDialogueScores = {
       ovrl: mean((scores) => scores.ovrl),
       sig: mean((scores) => scores.sig),
@@ -352,7 +429,10 @@ export class DnsmosScorer {
 
   /** The windows {@link score} would run for a channel of `sampleCount` samples at 16 kHz. */
   planWindows(sampleCount: number): DnsmosWindowPlan {
-    return planDnsmosWindows(sampleCount, { referenceWindowEnds: this.referenceWindowEnds, hopSeconds: this.hopSeconds });
+    return planDnsmosWindows(sampleCount, {
+      referenceWindowEnds: this.referenceWindowEnds,
+      hopSeconds: this.hopSeconds,
+    });
   }
 
   /** Releases the onnxruntime sessions. The scorer cannot be used afterwards. */
@@ -368,15 +448,23 @@ async function runP835(session: ort.InferenceSession, input: ort.Tensor, windows
   const output = await session.run({ input_1: input });
   const tensor = output[session.outputNames[0]!]!;
   const data = tensor.data as Float32Array;
-  if (data.length !== 3 * windows) throw new Error(`P.835 model returned ${data.length} values for ${windows} windows, expected ${3 * windows} (SIG, BAK, OVRL each)`);
-  return Array.from({ length: windows }, (_, window) => ({ sig: data[3 * window]!, bak: data[3 * window + 1]!, ovrl: data[3 * window + 2]! }));
+  if (data.length !== 3 * windows)
+    throw new Error(
+      `P.835 model returned ${data.length} values for ${windows} windows, expected ${3 * windows} (SIG, BAK, OVRL each)`,
+    );
+  return Array.from({ length: windows }, (_, window) => ({
+    sig: data[3 * window]!,
+    bak: data[3 * window + 1]!,
+    ovrl: data[3 * window + 2]!,
+  }));
 }
 
 /** P.808 MOS of each of the `windows` windows of a [windows, 900, 120] input (output [windows, 1]). */
 async function runP808(session: ort.InferenceSession, input: ort.Tensor, windows: number): Promise<number[]> {
   const output = await session.run({ input_1: input });
   const data = output[session.outputNames[0]!]!.data as Float32Array;
-  if (data.length !== windows) throw new Error(`P.808 model returned ${data.length} values for ${windows} windows, expected ${windows}`);
+  if (data.length !== windows)
+    throw new Error(`P.808 model returned ${data.length} values for ${windows} windows, expected ${windows}`);
   return Array.from(data);
 }
 

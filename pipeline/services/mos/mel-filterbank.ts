@@ -54,7 +54,8 @@ export function melToHzSlaney(mel: number): number {
  * @throws RangeError when `count` < 2.
  */
 export function melFrequenciesSlaney(count: number, minimumHz: number, maximumHz: number): Float64Array {
-  if (!Number.isInteger(count) || count < 2) throw new RangeError(`mel frequency count must be an integer >= 2, got ${count}`);
+  if (!Number.isInteger(count) || count < 2)
+    throw new RangeError(`mel frequency count must be an integer >= 2, got ${count}`);
   const minimumMel = hzToMelSlaney(minimumHz);
   const maximumMel = hzToMelSlaney(maximumHz);
   const step = (maximumMel - minimumMel) / (count - 1);
@@ -109,10 +110,14 @@ export function slaneyMelFilterbank(options: MelSpectrogramOptions): MelFilterba
   const minimumFrequency = options.minimumFrequency ?? 0;
   const maximumFrequency = options.maximumFrequency ?? sampleRate / 2;
   if (!(sampleRate > 0)) throw new RangeError(`sampleRate must be positive, got ${sampleRate}`);
-  if (!Number.isInteger(fftSize) || fftSize < 2) throw new RangeError(`fftSize must be an integer >= 2, got ${fftSize}`);
-  if (!Number.isInteger(melBandCount) || melBandCount < 1) throw new RangeError(`melBandCount must be a positive integer, got ${melBandCount}`);
+  if (!Number.isInteger(fftSize) || fftSize < 2)
+    throw new RangeError(`fftSize must be an integer >= 2, got ${fftSize}`);
+  if (!Number.isInteger(melBandCount) || melBandCount < 1)
+    throw new RangeError(`melBandCount must be a positive integer, got ${melBandCount}`);
   if (!(minimumFrequency >= 0 && maximumFrequency > minimumFrequency)) {
-    throw new RangeError(`mel frequency range must satisfy 0 <= minimum < maximum, got ${minimumFrequency}..${maximumFrequency}`);
+    throw new RangeError(
+      `mel frequency range must satisfy 0 <= minimum < maximum, got ${minimumFrequency}..${maximumFrequency}`,
+    );
   }
   const frequencies = fftFrequencies(sampleRate, fftSize);
   const edges = melFrequenciesSlaney(melBandCount + 2, minimumFrequency, maximumFrequency);

@@ -90,7 +90,9 @@ function naiveP808Features(window: ArrayLike<number>): number[][] {
     for (const value of row) maximum = Math.max(maximum, value);
     mel.push(row);
   }
-  const decibels = mel.map((row) => row.map((value) => 10 * Math.log10(Math.max(1e-10, value)) - 10 * Math.log10(Math.max(1e-10, maximum))));
+  const decibels = mel.map((row) =>
+    row.map((value) => 10 * Math.log10(Math.max(1e-10, value)) - 10 * Math.log10(Math.max(1e-10, maximum))),
+  );
   let top = -Infinity;
   for (const row of decibels) for (const value of row) top = Math.max(top, value);
   return decibels.map((row) => row.map((value) => (Math.max(value, top - 80) + 40) / 40));
@@ -116,7 +118,8 @@ describe('Slaney mel scale (librosa hz_to_mel / mel_to_hz, htk=False)', () => {
   });
 
   test('mel_to_hz inverts hz_to_mel on both sides of 1 kHz', () => {
-    for (const hz of [0, 50, 999.5, 1000, 1234.5, 4000, 8000, 22050]) expect(melToHzSlaney(hzToMelSlaney(hz))).toBeCloseTo(hz, 8);
+    for (const hz of [0, 50, 999.5, 1000, 1234.5, 4000, 8000, 22050])
+      expect(melToHzSlaney(hzToMelSlaney(hz))).toBeCloseTo(hz, 8);
   });
 
   test('mel_frequencies: equally spaced in mel, exact end points', () => {
@@ -125,7 +128,8 @@ describe('Slaney mel scale (librosa hz_to_mel / mel_to_hz, htk=False)', () => {
     expect(edges[0]).toBe(0);
     expect(edges[121]).toBeCloseTo(8000, 9);
     const step = hzToMelSlaney(edges[1]!) - hzToMelSlaney(edges[0]!);
-    for (let index = 1; index < 122; index++) expect(hzToMelSlaney(edges[index]!) - hzToMelSlaney(edges[index - 1]!)).toBeCloseTo(step, 9);
+    for (let index = 1; index < 122; index++)
+      expect(hzToMelSlaney(edges[index]!) - hzToMelSlaney(edges[index - 1]!)).toBeCloseTo(step, 9);
   });
 });
 
@@ -152,15 +156,18 @@ describe('building blocks', () => {
     expect(centredFrameCount(16000, 512, 160)).toBe(101);
   });
 
-  test.each([2, 3, 5, 321, 512, 1000])('power spectrum of size %i (fft.js, Bluestein for non-powers of two) = direct DFT', (size) => {
-    const uniform = seededGaussianNoise(size, size);
-    const frame = Array.from(uniform);
-    const expected = naivePowerSpectrum(frame);
-    const actual = new Float64Array(expected.length);
-    new RealPowerSpectrum(size).compute(frame, actual);
-    const scale = Math.max(...expected);
-    expected.forEach((value, bin) => expect(Math.abs(actual[bin]! - value) / scale).toBeLessThan(1e-12));
-  });
+  test.each([2, 3, 5, 321, 512, 1000])(
+    'power spectrum of size %i (fft.js, Bluestein for non-powers of two) = direct DFT',
+    (size) => {
+      const uniform = seededGaussianNoise(size, size);
+      const frame = Array.from(uniform);
+      const expected = naivePowerSpectrum(frame);
+      const actual = new Float64Array(expected.length);
+      new RealPowerSpectrum(size).compute(frame, actual);
+      const scale = Math.max(...expected);
+      expected.forEach((value, bin) => expect(Math.abs(actual[bin]! - value) / scale).toBeLessThan(1e-12));
+    },
+  );
 
   test('power_to_db as librosa: ref=max, amin floor, top_db clamp', () => {
     const decibels = powerToDb([1, 0.1, 1e-3, 1e-12, 0], { reference: 'max' });
@@ -204,7 +211,9 @@ describe('Slaney-normalised mel filterbank (librosa filters.mel, htk=False, norm
         const offset = bin - filterbank.firstBin[band]!;
         const weights = filterbank.weights[band]!;
         const actual = offset >= 0 && offset < weights.length ? weights[offset]! : 0;
-        expect(Math.abs(actual - expected[band]![bin]!)).toBeLessThanOrEqual(Math.abs(expected[band]![bin]!) * 1e-6 + 1e-12);
+        expect(Math.abs(actual - expected[band]![bin]!)).toBeLessThanOrEqual(
+          Math.abs(expected[band]![bin]!) * 1e-6 + 1e-12,
+        );
       }
     }
   });

@@ -12,5 +12,8 @@ export interface RecordingMosScorer {
    * @param options `onProgress`: channel-seconds scored so far, in parts (DnsmosRecordingOptions)
    * @returns per-channel scores (null for a channel without speech) and the dialogue's means
    */
-  scoreRecording(audio: MultiChannelAudio, options?: Pick<DnsmosRecordingOptions, 'onProgress'>): Promise<DnsmosRecordingScores>;
+  scoreRecording(
+    audio: MultiChannelAudio,
+    options?: Pick<DnsmosRecordingOptions, 'onProgress'>,
+  ): Promise<DnsmosRecordingScores>;
 }

@@ -17,7 +17,8 @@ import FFT from 'fft.js';
  * values agree to the last bit up to `Math.cos` rounding.
  */
 export function periodicHannWindow(length: number): Float64Array {
-  if (!Number.isInteger(length) || length < 1) throw new RangeError(`window length must be a positive integer, got ${length}`);
+  if (!Number.isInteger(length) || length < 1)
+    throw new RangeError(`window length must be a positive integer, got ${length}`);
   const window = new Float64Array(length);
   if (length === 1) {
     window[0] = 1;
@@ -38,7 +39,8 @@ export function periodicHannWindow(length: number): Float64Array {
  */
 export function centredFrameCount(sampleCount: number, fftSize: number, hopLength: number): number {
   const padded = sampleCount + 2 * Math.floor(fftSize / 2);
-  if (padded < fftSize) throw new RangeError(`signal of ${sampleCount} samples is too short for frames of ${fftSize} samples`);
+  if (padded < fftSize)
+    throw new RangeError(`signal of ${sampleCount} samples is too short for frames of ${fftSize} samples`);
   return 1 + Math.floor((padded - fftSize) / hopLength);
 }
 

@@ -88,7 +88,10 @@ afterAll(async () => {
 
 const pairs = [
   { src: 'When was the Eiffel Tower built?', mt: 'エッフェル塔はいつ建てられたのですか？' },
-  { src: 'It was built between 1887 and 1889.', mt: 'エッフェル塔は千八百八十七年から\n千八百八十九年にかけて建てられました。' },
+  {
+    src: 'It was built between 1887 and 1889.',
+    mt: 'エッフェル塔は千八百八十七年から\n千八百八十九年にかけて建てられました。',
+  },
   { src: 'Who designed it?', mt: '誰が設計したのですか？' },
 ];
 
@@ -96,7 +99,8 @@ const expectedScore = (mt: string) => Number((0.5 + ([...toSegmentLine(mt)].leng
 
 describe('parseCometScoreOutput', () => {
   it('reads segment and system lines of the real format and keeps other lines aside', () => {
-    const stdout = '/tmp/x/mt.txt\tSegment 0\tscore: 0.8123\n/tmp/x/mt.txt\tSegment 1\tscore: 0.7857\n/tmp/x/mt.txt\tscore: 0.7990\nPredictions saved in: out.json.\n';
+    const stdout =
+      '/tmp/x/mt.txt\tSegment 0\tscore: 0.8123\n/tmp/x/mt.txt\tSegment 1\tscore: 0.7857\n/tmp/x/mt.txt\tscore: 0.7990\nPredictions saved in: out.json.\n';
     const output = parseCometScoreOutput(stdout);
     expect(output.segments).toEqual([
       { path: '/tmp/x/mt.txt', index: 0, score: 0.8123 },
@@ -104,16 +108,29 @@ describe('parseCometScoreOutput', () => {
     ]);
     expect(output.system).toEqual({ path: '/tmp/x/mt.txt', score: 0.799 });
     expect(output.otherLines).toEqual(['Predictions saved in: out.json.']);
-    expect(extractCometScores(output, '/tmp/x/mt.txt', 2)).toEqual({ segmentScores: [0.8123, 0.7857], systemScore: 0.799 });
+    expect(extractCometScores(output, '/tmp/x/mt.txt', 2)).toEqual({
+      segmentScores: [0.8123, 0.7857],
+      systemScore: 0.799,
+    });
   });
 
   it('rejects missing, duplicated and non-numeric segments, and a missing system line', () => {
     const twoOfThree = parseCometScoreOutput('m\tSegment 0\tscore: 0.1\nm\tSegment 2\tscore: 0.2\nm\tscore: 0.15\n');
     expect(() => extractCometScores(twoOfThree, 'm', 3)).toThrow(/2 of 3 segment scores \(first missing: segment 1\)/);
-    expect(() => extractCometScores(parseCometScoreOutput('m\tSegment 0\tscore: 0.1\nm\tSegment 0\tscore: 0.1\nm\tscore: 0.1\n'), 'm', 1)).toThrow(/twice/);
+    expect(() =>
+      extractCometScores(
+        parseCometScoreOutput('m\tSegment 0\tscore: 0.1\nm\tSegment 0\tscore: 0.1\nm\tscore: 0.1\n'),
+        'm',
+        1,
+      ),
+    ).toThrow(/twice/);
     expect(() => parseCometScoreOutput('m\tSegment 0\tscore: nan\n')).toThrow(CometKiwiError);
-    expect(() => extractCometScores(parseCometScoreOutput('m\tSegment 0\tscore: 0.1\n'), 'm', 1)).toThrow(/no system score/);
-    expect(() => extractCometScores(parseCometScoreOutput('other\tSegment 0\tscore: 0.1\nother\tscore: 0.1\n'), 'm', 1)).toThrow(/expected "m"/);
+    expect(() => extractCometScores(parseCometScoreOutput('m\tSegment 0\tscore: 0.1\n'), 'm', 1)).toThrow(
+      /no system score/,
+    );
+    expect(() =>
+      extractCometScores(parseCometScoreOutput('other\tSegment 0\tscore: 0.1\nother\tscore: 0.1\n'), 'm', 1),
+    ).toThrow(/expected "m"/);
   });
 });
 
@@ -128,11 +145,19 @@ describe('scoreTranslations with the comet-score command', () => {
     expect(result.segmentScores).toEqual(pairs.map((pair) => expectedScore(pair.mt)));
     const mean = pairs.map((pair) => expectedScore(pair.mt)).reduce((a, b) => a + b, 0) / pairs.length;
     expect(result.systemScore).toBeCloseTo(mean, 4);
-    const seen = JSON.parse(await readFile(argsFile, 'utf8')) as { args: string[]; model: string; source: string; translation: string; utf8: string };
+    const seen = JSON.parse(await readFile(argsFile, 'utf8')) as {
+      args: string[];
+      model: string;
+      source: string;
+      translation: string;
+      utf8: string;
+    };
     expect(seen.model).toBe('Unbabel/wmt22-cometkiwi-da');
     expect(seen.args.slice(4)).toEqual(['--model', 'Unbabel/wmt22-cometkiwi-da', '--gpus', '0', '--batch_size', '16']);
     expect(seen.translation.split('\n')).toHaveLength(4);
-    expect(seen.translation.split('\n')[1]).toBe('エッフェル塔は千八百八十七年から 千八百八十九年にかけて建てられました。');
+    expect(seen.translation.split('\n')[1]).toBe(
+      'エッフェル塔は千八百八十七年から 千八百八十九年にかけて建てられました。',
+    );
     expect(seen.source.split('\n')[0]).toBe('When was the Eiffel Tower built?');
     expect(seen.utf8).toBe('1');
   });
@@ -141,17 +166,27 @@ describe('scoreTranslations with the comet-score command', () => {
     const environment = { PATH: `${badBin}${path.delimiter}/usr/bin:/bin` };
     const failure = scoreTranslations(pairs, { environment });
     await expect(failure).rejects.toThrow(CometKiwiError);
-    await expect(scoreTranslations(pairs, { environment })).rejects.toThrow(/exited with code 1: .*GatedRepoError: 401/);
+    await expect(scoreTranslations(pairs, { environment })).rejects.toThrow(
+      /exited with code 1: .*GatedRepoError: 401/,
+    );
   });
 
   it('records not computed, with the reason, when no scorer is available', async () => {
     const result = await scoreTranslations(pairs, { environment: { PATH: folder } });
-    expect(result).toEqual({ computed: false, reason: expect.stringMatching(/"comet-score" is not on PATH.*no HTTP scorer is configured/) });
-    expect(await scoreTranslations([], { environment: { PATH: goodBin } })).toEqual({ computed: false, reason: 'no translated utterances to score' });
+    expect(result).toEqual({
+      computed: false,
+      reason: expect.stringMatching(/"comet-score" is not on PATH.*no HTTP scorer is configured/),
+    });
+    expect(await scoreTranslations([], { environment: { PATH: goodBin } })).toEqual({
+      computed: false,
+      reason: 'no translated utterances to score',
+    });
   });
 
   it('finds executables on PATH only when they are executable files', async () => {
-    expect(await findExecutable('comet-score', { PATH: `${folder}${path.delimiter}${goodBin}` })).toBe(path.join(goodBin, 'comet-score'));
+    expect(await findExecutable('comet-score', { PATH: `${folder}${path.delimiter}${goodBin}` })).toBe(
+      path.join(goodBin, 'comet-score'),
+    );
     expect(await findExecutable('comet-score', { PATH: folder })).toBeNull();
     expect(await findExecutable('args.json', { PATH: folder })).toBeNull();
   });
@@ -161,16 +196,30 @@ describe('scoreTranslations with an HTTP scorer', () => {
   it('posts {model, data:[{src, mt}]} in batches and reads {scores}', async () => {
     const server = await startCometKiwiLoopbackServer({
       score: (item) => expectedScore(item.mt),
-      fail: (request) => (request.data.some((item) => item.mt === 'FAIL') ? { status: 503, body: '{"detail":"model loading"}' } : null),
+      fail: (request) =>
+        request.data.some((item) => item.mt === 'FAIL') ? { status: 503, body: '{"detail":"model loading"}' } : null,
     });
     try {
-      const result = await scoreTranslations(pairs, { httpUrl: server.url, httpBatchSize: 2, environment: { PATH: goodBin } });
-      expect(result).toMatchObject({ computed: true, scorer: 'http', segmentScores: pairs.map((pair) => expectedScore(pair.mt)) });
+      const result = await scoreTranslations(pairs, {
+        httpUrl: server.url,
+        httpBatchSize: 2,
+        environment: { PATH: goodBin },
+      });
+      expect(result).toMatchObject({
+        computed: true,
+        scorer: 'http',
+        segmentScores: pairs.map((pair) => expectedScore(pair.mt)),
+      });
       expect(server.requests.map((body) => body.data.length)).toEqual([2, 1]);
       expect(server.requests[0]!.model).toBe(COMETKIWI_MODEL);
-      await expect(scoreTranslations([{ src: 'x', mt: 'FAIL' }], { httpUrl: server.url })).rejects.toThrow(/HTTP 503: \{"detail":"model loading"\}/);
+      await expect(scoreTranslations([{ src: 'x', mt: 'FAIL' }], { httpUrl: server.url })).rejects.toThrow(
+        /HTTP 503: \{"detail":"model loading"\}/,
+      );
       // the same through the QE seam
-      expect(await cometKiwiEstimator({ httpUrl: server.url }).score(pairs.slice(0, 1))).toMatchObject({ computed: true, segmentScores: [expectedScore(pairs[0]!.mt)] });
+      expect(await cometKiwiEstimator({ httpUrl: server.url }).score(pairs.slice(0, 1))).toMatchObject({
+        computed: true,
+        segmentScores: [expectedScore(pairs[0]!.mt)],
+      });
     } finally {
       await server.close();
     }
@@ -180,8 +229,19 @@ describe('scoreTranslations with an HTTP scorer', () => {
 describe('FakeTranslationQualityEstimator', () => {
   it('records the pairs of each call and scores them with its function', async () => {
     const fake = new FakeTranslationQualityEstimator((pair) => pair.mt.length / 100);
-    expect(await fake.score([{ src: 'a', mt: 'abcd' }, { src: 'b', mt: 'ab' }])).toEqual({ computed: true, scorer: 'http', model: 'fake-qe', segmentScores: [0.04, 0.02], systemScore: 0.03 });
+    expect(
+      await fake.score([
+        { src: 'a', mt: 'abcd' },
+        { src: 'b', mt: 'ab' },
+      ]),
+    ).toEqual({ computed: true, scorer: 'http', model: 'fake-qe', segmentScores: [0.04, 0.02], systemScore: 0.03 });
     expect(await fake.score([])).toMatchObject({ computed: false });
-    expect(fake.calls).toEqual([[{ src: 'a', mt: 'abcd' }, { src: 'b', mt: 'ab' }], []]);
+    expect(fake.calls).toEqual([
+      [
+        { src: 'a', mt: 'abcd' },
+        { src: 'b', mt: 'ab' },
+      ],
+      [],
+    ]);
   });
 });

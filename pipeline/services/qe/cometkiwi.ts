@@ -169,12 +169,17 @@ export function extractCometScores(
   const scores: (number | undefined)[] = new Array(expectedSegments).fill(undefined);
   for (const segment of output.segments) {
     if (segment.path !== translationPath) {
-      throw new CometKiwiError(`comet-score printed a segment line for ${JSON.stringify(segment.path)}, expected ${JSON.stringify(translationPath)}`);
+      throw new CometKiwiError(
+        `comet-score printed a segment line for ${JSON.stringify(segment.path)}, expected ${JSON.stringify(translationPath)}`,
+      );
     }
     if (segment.index >= expectedSegments) {
-      throw new CometKiwiError(`comet-score printed segment ${segment.index} but only ${expectedSegments} segments were given`);
+      throw new CometKiwiError(
+        `comet-score printed segment ${segment.index} but only ${expectedSegments} segments were given`,
+      );
     }
-    if (scores[segment.index] !== undefined) throw new CometKiwiError(`comet-score printed segment ${segment.index} twice`);
+    if (scores[segment.index] !== undefined)
+      throw new CometKiwiError(`comet-score printed segment ${segment.index} twice`);
     scores[segment.index] = segment.score;
   }
   const missing = scores.flatMap((score, index) => (score === undefined ? [index] : []));
@@ -186,7 +191,9 @@ export function extractCometScores(
   }
   if (output.system === null) throw new CometKiwiError('comet-score printed no system score line');
   if (output.system.path !== translationPath) {
-    throw new CometKiwiError(`comet-score printed the system score for ${JSON.stringify(output.system.path)}, expected ${JSON.stringify(translationPath)}`);
+    throw new CometKiwiError(
+      `comet-score printed the system score for ${JSON.stringify(output.system.path)}, expected ${JSON.stringify(translationPath)}`,
+    );
   }
   return { segmentScores: scores as number[], systemScore: output.system.score };
 }
@@ -205,10 +212,16 @@ export function toSegmentLine(text: string): string {
  * folder); otherwise each folder of the `PATH` in `environment` is tried in order.
  * @returns the absolute path of the first regular file with execute permission, or null.
  */
-export async function findExecutable(command: string, environment: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+export async function findExecutable(
+  command: string,
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<string | null> {
   const candidates = command.includes('/')
     ? [path.resolve(command)]
-    : (environment.PATH ?? '').split(path.delimiter).filter((folder) => folder !== '').map((folder) => path.resolve(folder, command));
+    : (environment.PATH ?? '')
+        .split(path.delimiter)
+        .filter((folder) => folder !== '')
+        .map((folder) => path.resolve(folder, command));
   for (const candidate of candidates) {
     try {
       await access(candidate, fileSystemConstants.X_OK);
@@ -234,7 +247,8 @@ function validatePairs(pairs: readonly TranslationPair[]): TranslationPair[] {
   return pairs.map((pair, index) => {
     const src = toSegmentLine(pair.src);
     const mt = toSegmentLine(pair.mt);
-    if (src === '' || mt === '') throw new RangeError(`translation pair ${index} has an empty ${src === '' ? 'source' : 'translation'}`);
+    if (src === '' || mt === '')
+      throw new RangeError(`translation pair ${index} has an empty ${src === '' ? 'source' : 'translation'}`);
     return { src, mt };
   });
 }
@@ -263,7 +277,8 @@ export async function runCometScoreCommand(
     await writeFile(translationPath, lines.map((pair) => `${pair.mt}\n`).join(''), 'utf8');
     const args = ['-s', sourcePath, '-t', translationPath, '--model', model];
     if (options.gpus !== undefined && options.gpus !== null) args.push('--gpus', String(options.gpus));
-    if (options.batchSize !== undefined && options.batchSize !== null) args.push('--batch_size', String(options.batchSize));
+    if (options.batchSize !== undefined && options.batchSize !== null)
+      args.push('--batch_size', String(options.batchSize));
     const result = await execa(executable, args, {
       env: { ...(options.environment ?? process.env), PYTHONUTF8: '1', PYTHONIOENCODING: 'utf-8' },
       extendEnv: false,
@@ -323,20 +338,38 @@ export async function scoreWithHttpScorer(
       });
       text = await response.text();
     } catch (error) {
-      if ((error as Error).name === 'TimeoutError') throw new CometKiwiError(`COMETKiwi HTTP scorer ${address}: no response within the ${timeoutMilliseconds / 1000} s timeout`, { cause: error });
+      if ((error as Error).name === 'TimeoutError')
+        throw new CometKiwiError(
+          `COMETKiwi HTTP scorer ${address}: no response within the ${timeoutMilliseconds / 1000} s timeout`,
+          { cause: error },
+        );
       const cause = (error as Error).cause instanceof Error ? `: ${((error as Error).cause as Error).message}` : '';
-      throw new CometKiwiError(`COMETKiwi HTTP scorer ${address} could not be reached: ${(error as Error).message}${cause}`, { cause: error });
+      throw new CometKiwiError(
+        `COMETKiwi HTTP scorer ${address} could not be reached: ${(error as Error).message}${cause}`,
+        { cause: error },
+      );
     }
-    if (response.status !== 200) throw new CometKiwiError(`COMETKiwi HTTP scorer ${address} answered HTTP ${response.status}: ${text.slice(0, 200)}`);
+    if (response.status !== 200)
+      throw new CometKiwiError(
+        `COMETKiwi HTTP scorer ${address} answered HTTP ${response.status}: ${text.slice(0, 200)}`,
+      );
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new CometKiwiError(`COMETKiwi HTTP scorer ${address} answered with a body that is not JSON: ${text.slice(0, 200)}`);
+      throw new CometKiwiError(
+        `COMETKiwi HTTP scorer ${address} answered with a body that is not JSON: ${text.slice(0, 200)}`,
+      );
     }
     const scores = (body as { scores?: unknown }).scores;
-    if (!Array.isArray(scores) || scores.length !== batch.length || !scores.every((score) => typeof score === 'number' && Number.isFinite(score))) {
-      throw new CometKiwiError(`COMETKiwi HTTP scorer ${address} answered without "scores": an array of ${batch.length} finite numbers: ${text.slice(0, 200)}`);
+    if (
+      !Array.isArray(scores) ||
+      scores.length !== batch.length ||
+      !scores.every((score) => typeof score === 'number' && Number.isFinite(score))
+    ) {
+      throw new CometKiwiError(
+        `COMETKiwi HTTP scorer ${address} answered without "scores": an array of ${batch.length} finite numbers: ${text.slice(0, 200)}`,
+      );
     }
     segmentScores.push(...(scores as number[]));
     const system = (body as { system_score?: unknown }).system_score;
@@ -373,7 +406,10 @@ export async function resolveCometKiwiScorer(
  * @throws RangeError when a pair has an empty source or translation; CometKiwiError when the chosen
  *   scorer runs but fails (see {@link runCometScoreCommand}, {@link scoreWithHttpScorer}).
  */
-export async function scoreTranslations(pairs: readonly TranslationPair[], options: CometKiwiOptions = {}): Promise<CometKiwiResult> {
+export async function scoreTranslations(
+  pairs: readonly TranslationPair[],
+  options: CometKiwiOptions = {},
+): Promise<CometKiwiResult> {
   if (pairs.length === 0) return { computed: false, reason: 'no translated utterances to score' };
   const scorer = await resolveCometKiwiScorer(options);
   if (scorer.kind === 'none') return { computed: false, reason: scorer.reason };

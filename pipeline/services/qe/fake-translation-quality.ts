@@ -24,6 +24,12 @@ export class FakeTranslationQualityEstimator implements TranslationQualityEstima
     this.calls.push([...pairs]);
     if (pairs.length === 0) return { computed: false, reason: 'no translated utterances to score' };
     const segmentScores = pairs.map((pair) => this.scoreOf(pair));
-    return { computed: true, scorer: 'http', model: this.model, segmentScores, systemScore: segmentScores.reduce((sum, score) => sum + score, 0) / segmentScores.length };
+    return {
+      computed: true,
+      scorer: 'http',
+      model: this.model,
+      segmentScores,
+      systemScore: segmentScores.reduce((sum, score) => sum + score, 0) / segmentScores.length,
+    };
   }
 }

@@ -19,7 +19,10 @@ import type { Language } from '../../model/types.ts';
 export type CosyVoiceGeneration = 'cosyvoice2' | 'cosyvoice3';
 
 /** Display names of the generations, for messages. */
-const GENERATION_NAMES: Readonly<Record<CosyVoiceGeneration, string>> = { cosyvoice2: 'CosyVoice2', cosyvoice3: 'CosyVoice3' };
+const GENERATION_NAMES: Readonly<Record<CosyVoiceGeneration, string>> = {
+  cosyvoice2: 'CosyVoice2',
+  cosyvoice3: 'CosyVoice3',
+};
 
 /**
  * The generation of a served model from its label: `cosyvoice3` when the label names CosyVoice 3

@@ -77,10 +77,16 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
     expect(request?.fields).toEqual({ tts_text: TEXT, prompt_text: prompt.transcript });
     expect(request?.prompt).toMatchObject({ sampleRate: 16000, channels: 1 });
     expect(synthesizer.version).toContain('24000 Hz');
-    expect(synthesizer.statistics()).toMatchObject({ requested: 1, succeeded: 1, attempts: 1, retries: 0, quarantined: 0 });
+    expect(synthesizer.statistics()).toMatchObject({
+      requested: 1,
+      succeeded: 1,
+      attempts: 1,
+      retries: 0,
+      quarantined: 0,
+    });
   });
 
-  it('speaks the languages of its model generation by the language packs, and sends a pack\'s tag before the text', async () => {
+  it("speaks the languages of its model generation by the language packs, and sends a pack's tag before the text", async () => {
     // CosyVoice2: zh, en, ja, ko (yue has no built-in pack); CosyVoice3 adds de, es, fr
     expect(cosyVoiceLanguages('cosyvoice2')).toEqual(['en', 'ja', 'ko', 'zh']);
     expect(cosyVoiceLanguages('cosyvoice3')).toEqual(['de', 'en', 'es', 'fr', 'ja', 'ko', 'zh']);
@@ -90,15 +96,30 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
     expect(cosyVoiceLanguageProblem('de', 'Fun-CosyVoice3-0.5B-2512', 'tts.de.service.model')).toBeNull();
     const loopback = await server();
     const cosyVoice2 = await createCosyVoice2Synthesizer(settings([loopback.url]));
-    const refused = await cosyVoice2.synthesize({ text: 'Guten Tag, wie geht es Ihnen heute?', language: 'de', voice: zeroShot() }).catch((error: unknown) => error);
+    const refused = await cosyVoice2
+      .synthesize({ text: 'Guten Tag, wie geht es Ihnen heute?', language: 'de', voice: zeroShot() })
+      .catch((error: unknown) => error);
     expect((refused as SpeechSynthesisError).failure).toBe('unsupported-language');
     expect(loopback.requests).toHaveLength(0);
-    const cosyVoice3 = await createCosyVoice2Synthesizer(settings([loopback.url], { model: 'Fun-CosyVoice3-0.5B-2512' }));
+    const cosyVoice3 = await createCosyVoice2Synthesizer(
+      settings([loopback.url], { model: 'Fun-CosyVoice3-0.5B-2512' }),
+    );
     expect(cosyVoice3.languages).toContain('de');
     // a pack that asks for a tag (as CosyVoice 1's cross-lingual <|en|>) has it put before tts_text
-    registerLanguagePacks([{ ...languagePackOf('en'), code: 'en-GB', name: 'British English', cosyVoice: { cosyvoice2: true, cosyvoice3: true, tag: '<|en|>', note: '' } }]);
+    registerLanguagePacks([
+      {
+        ...languagePackOf('en'),
+        code: 'en-GB',
+        name: 'British English',
+        cosyVoice: { cosyvoice2: true, cosyvoice3: true, tag: '<|en|>', note: '' },
+      },
+    ]);
     const tagged = await createCosyVoice2Synthesizer(settings([loopback.url]));
-    await tagged.synthesize({ text: TEXT, language: 'en-GB', voice: { mode: 'cross-lingual', promptWav: prompt.path } });
+    await tagged.synthesize({
+      text: TEXT,
+      language: 'en-GB',
+      voice: { mode: 'cross-lingual', promptWav: prompt.path },
+    });
     await tagged.synthesize({ text: TEXT, language: 'en', voice: { mode: 'cross-lingual', promptWav: prompt.path } });
     expect(loopback.requests.map((request) => request.fields.tts_text)).toEqual([`<|en|>${TEXT}`, TEXT]);
   });
@@ -106,8 +127,16 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
   it('sends cross-lingual without a transcript and instruct2 with its instruction', async () => {
     const loopback = await server();
     const synthesizer = await createCosyVoice2Synthesizer(settings([loopback.url]));
-    await synthesizer.synthesize({ text: TEXT, language: 'en', voice: { mode: 'cross-lingual', promptWav: prompt.path } });
-    await synthesizer.synthesize({ text: TEXT, language: 'en', voice: { mode: 'instruct2', promptWav: prompt.path, instructText: 'Speak slowly and calmly.' } });
+    await synthesizer.synthesize({
+      text: TEXT,
+      language: 'en',
+      voice: { mode: 'cross-lingual', promptWav: prompt.path },
+    });
+    await synthesizer.synthesize({
+      text: TEXT,
+      language: 'en',
+      voice: { mode: 'instruct2', promptWav: prompt.path, instructText: 'Speak slowly and calmly.' },
+    });
     expect(loopback.requests.map((request) => [request.route, Object.keys(request.fields).sort()])).toEqual([
       ['/inference_cross_lingual', ['tts_text']],
       ['/inference_instruct2', ['instruct_text', 'tts_text']],
@@ -123,9 +152,17 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
 
     // The model speaks at 24000 Hz, the client is told 16000 Hz: each clip is 1.5 times too long.
     const model = await server({ sampleRate: 24000 });
-    const wrong = await createCosyVoice2Synthesizer(settings([model.url], { sampleRate: 16000, checks: { speechRateMonitor: { windowSize: 3 } } }));
-    const correct = await createCosyVoice2Synthesizer(settings([model.url], { checks: { speechRateMonitor: { windowSize: 3 } } }));
-    const texts = ['Could you tell me more about its history, please?', 'It was written by Jane Austen a long time ago.', 'Sure, it started as a small village by the river.'];
+    const wrong = await createCosyVoice2Synthesizer(
+      settings([model.url], { sampleRate: 16000, checks: { speechRateMonitor: { windowSize: 3 } } }),
+    );
+    const correct = await createCosyVoice2Synthesizer(
+      settings([model.url], { checks: { speechRateMonitor: { windowSize: 3 } } }),
+    );
+    const texts = [
+      'Could you tell me more about its history, please?',
+      'It was written by Jane Austen a long time ago.',
+      'Sure, it started as a small village by the river.',
+    ];
     for (const text of texts) {
       const slow = await wrong.synthesize({ text, language: 'en', voice: zeroShot() });
       const normal = await correct.synthesize({ text, language: 'en', voice: zeroShot() });
@@ -149,9 +186,15 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
     await synthesizer.synthesize({ text: TEXT, language: 'en', voice: zeroShot(stereo) });
     expect(loopback.requests[0]?.prompt).toMatchObject({ sampleRate: 16000, channels: 1 });
     const long = await writePromptFixture(directory, prompt.transcript, { minimumSeconds: 31 });
-    await synthesizer.synthesize({ text: TEXT, language: 'en', voice: { mode: 'cross-lingual', promptWav: long.path } });
+    await synthesizer.synthesize({
+      text: TEXT,
+      language: 'en',
+      voice: { mode: 'cross-lingual', promptWav: long.path },
+    });
     expect(loopback.requests[1]?.prompt?.durationSeconds).toBe(30);
-    const rejected = await synthesizer.synthesize({ text: TEXT, language: 'en', voice: zeroShot(long) }).catch((error: unknown) => error);
+    const rejected = await synthesizer
+      .synthesize({ text: TEXT, language: 'en', voice: zeroShot(long) })
+      .catch((error: unknown) => error);
     expect((rejected as SpeechSynthesisError).failure).toBe('invalid-voice');
     expect(loopback.requests).toHaveLength(2);
   });
@@ -167,7 +210,11 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
         { mode: 'zero-shot', promptWav: `${directory}/missing.wav`, promptText: 'x' },
         zeroShot(narrow),
         { ...zeroShot(), pitch: 3 },
-      ].map((voice) => synthesizer.synthesize({ text: TEXT, language: 'en', voice }).catch((error: unknown) => (error as SpeechSynthesisError).failure)),
+      ].map((voice) =>
+        synthesizer
+          .synthesize({ text: TEXT, language: 'en', voice })
+          .catch((error: unknown) => (error as SpeechSynthesisError).failure),
+      ),
     );
     expect(failures).toEqual(['invalid-voice', 'invalid-voice', 'invalid-voice', 'invalid-voice', 'invalid-voice']);
     expect(loopback.requests).toHaveLength(0);
@@ -179,7 +226,10 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
     partial.append('tts_text', 'hi');
     const missing = await fetch(`${loopback.url}/inference_zero_shot`, { method: 'POST', body: partial });
     expect(missing.status).toBe(422);
-    expect(((await missing.json()) as { detail: { loc: string[] }[] }).detail.map((item) => item.loc[1])).toEqual(['prompt_text', 'prompt_wav']);
+    expect(((await missing.json()) as { detail: { loc: string[] }[] }).detail.map((item) => item.loc[1])).toEqual([
+      'prompt_text',
+      'prompt_wav',
+    ]);
     expect((await fetch(`${loopback.url}/inference_nothing`, { method: 'POST' })).status).toBe(404);
     expect((await fetch(`${loopback.url}/inference_zero_shot`, { method: 'PUT' })).status).toBe(405);
     const long = await writePromptFixture(directory, prompt.transcript, { minimumSeconds: 31 });
@@ -191,7 +241,6 @@ describe('cosyvoice2 FastAPI client: protocol', () => {
     expect(await tooLong.text()).toBe('Internal Server Error');
   });
 });
-
 
 describe('cosyvoice2 FastAPI client: faults', () => {
   it('retries HTTP 500 and succeeds on the next attempt', async () => {
@@ -209,16 +258,25 @@ describe('cosyvoice2 FastAPI client: faults', () => {
     expect(error.failure).toBe('service-error');
     expect(error.reason).toBe('retries-exhausted');
     expect(error.attempts).toHaveLength(FAST_RETRY.maxRetries + 1);
-    expect(error.attempts.every((attempt) => attempt.route === '/inference_zero_shot' && attempt.failure === 'service-error')).toBe(true);
+    expect(
+      error.attempts.every(
+        (attempt) => attempt.route === '/inference_zero_shot' && attempt.failure === 'service-error',
+      ),
+    ).toBe(true);
     expect(error.message).toMatch(/quarantined after 4 attempts \(retries-exhausted\)/);
     expect(synthesizer.statistics()).toMatchObject({ quarantined: 1, succeeded: 0 });
   });
 
   it('falls back from zero-shot to cross-lingual after HTTP 500 when configured', async () => {
     const loopback = await server({ zeroShotAlwaysFails: true });
-    const synthesizer = await createCosyVoice2Synthesizer(settings([loopback.url], { zeroShotFallback: 'cross-lingual' }));
+    const synthesizer = await createCosyVoice2Synthesizer(
+      settings([loopback.url], { zeroShotFallback: 'cross-lingual' }),
+    );
     await synthesizer.synthesize({ text: TEXT, language: 'en', voice: zeroShot() });
-    expect(loopback.requests.map((request) => `${request.route} ${request.status}`)).toEqual(['/inference_zero_shot 500', '/inference_cross_lingual 200']);
+    expect(loopback.requests.map((request) => `${request.route} ${request.status}`)).toEqual([
+      '/inference_zero_shot 500',
+      '/inference_cross_lingual 200',
+    ]);
     expect(synthesizer.statistics().notes).toEqual({ 'zero-shot fell back to cross-lingual': 1 });
     expect(synthesizer.version).toContain('falls back to cross-lingual');
   });
@@ -233,7 +291,10 @@ describe('cosyvoice2 FastAPI client: faults', () => {
 
   it('retries a connection reset mid-stream and a stream that ends cleanly halfway', async () => {
     const loopback = await server({
-      faults: faultsByRequestIndex({ 0: { kind: 'cut-stream', fraction: 0.5, how: 'reset' }, 1: { kind: 'cut-stream', fraction: 0.45, how: 'end' } }),
+      faults: faultsByRequestIndex({
+        0: { kind: 'cut-stream', fraction: 0.5, how: 'reset' },
+        1: { kind: 'cut-stream', fraction: 0.45, how: 'end' },
+      }),
     });
     const synthesizer = await createCosyVoice2Synthesizer(settings([loopback.url]));
     const output = await synthesizer.synthesize({ text: TEXT, language: 'en', voice: zeroShot() });
@@ -276,7 +337,12 @@ describe('cosyvoice2 FastAPI client: faults', () => {
         [0, 0, 1_000],
         [200, 5_000, 5_000],
       ]);
-      expect(synthesizer.statistics()).toMatchObject({ attempts: 2, retries: 1, succeeded: 1, failures: { timeout: 1 } });
+      expect(synthesizer.statistics()).toMatchObject({
+        attempts: 2,
+        retries: 1,
+        succeeded: 1,
+        failures: { timeout: 1 },
+      });
     } finally {
       vi.useRealTimers();
     }
@@ -310,12 +376,17 @@ describe('cosyvoice2 FastAPI client: faults', () => {
   });
 
   it('honours Retry-After on 503', async () => {
-    const loopback = await server({ faults: faultsByRequestIndex({ 0: { kind: 'http-error', status: 503, body: 'busy', retryAfterSeconds: 0.3 } }) });
-    const waits: number[] = [];
-    const synthesizer = await createCosyVoice2Synthesizer(settings([loopback.url], { retry: { ...FAST_RETRY, maxDelaySeconds: 1 } }), {
-      // the wait is recorded, not slept: the fault is scripted per request, not per time
-      sleep: async (milliseconds) => void waits.push(milliseconds),
+    const loopback = await server({
+      faults: faultsByRequestIndex({ 0: { kind: 'http-error', status: 503, body: 'busy', retryAfterSeconds: 0.3 } }),
     });
+    const waits: number[] = [];
+    const synthesizer = await createCosyVoice2Synthesizer(
+      settings([loopback.url], { retry: { ...FAST_RETRY, maxDelaySeconds: 1 } }),
+      {
+        // the wait is recorded, not slept: the fault is scripted per request, not per time
+        sleep: async (milliseconds) => void waits.push(milliseconds),
+      },
+    );
     await synthesizer.synthesize({ text: TEXT, language: 'en', voice: zeroShot() });
     expect(waits).toEqual([300]);
   });
@@ -325,7 +396,10 @@ describe('cosyvoice2 FastAPI client: several servers', () => {
   it('spreads requests over the least-busy servers, one request per server at a time', async () => {
     const pool = await Promise.all([0, 1, 2].map(() => server({ latencyMs: 80 })));
     const synthesizer = await createCosyVoice2Synthesizer(settings(pool.map((loopback) => loopback.url)));
-    const texts = Array.from({ length: 12 }, (_, index) => `Sentence number ${index + 1} is spoken here by the system.`);
+    const texts = Array.from(
+      { length: 12 },
+      (_, index) => `Sentence number ${index + 1} is spoken here by the system.`,
+    );
     await Promise.all(texts.map((text) => synthesizer.synthesize({ text, language: 'en', voice: zeroShot() })));
     // Each server gets work as soon as it is free; how much depends on its speed (espeak-ng time varies).
     for (const loopback of pool) {
@@ -354,8 +428,12 @@ describe('cosyvoice2 FastAPI client: several servers', () => {
     const dead = await server();
     await dead.close();
     const notCosyVoice = await server();
-    await expect(createCosyVoice2Synthesizer(settings([dead.url]))).rejects.toMatchObject({ failure: 'service-unreachable' });
-    await expect(createCosyVoice2Synthesizer(settings([`${notCosyVoice.url}/wrong-prefix`]))).rejects.toMatchObject({ failure: 'service-error' });
+    await expect(createCosyVoice2Synthesizer(settings([dead.url]))).rejects.toMatchObject({
+      failure: 'service-unreachable',
+    });
+    await expect(createCosyVoice2Synthesizer(settings([`${notCosyVoice.url}/wrong-prefix`]))).rejects.toMatchObject({
+      failure: 'service-error',
+    });
     await expect(createCosyVoice2Synthesizer({ urls: [] })).rejects.toThrow(/urls/);
     await expect(createCosyVoice2Synthesizer(settings([dead.url], { probe: false }))).resolves.toBeDefined();
   });
@@ -369,20 +447,42 @@ describe('cosyvoice2 FastAPI client: Japanese', () => {
     const synthesizer = await createCosyVoice2Synthesizer(settings([loopback.url]));
     const japanesePrompt = await writePromptFixture(directory, 'わたしのなまえはたなかです。', { pitch: 40 });
     const voice = { mode: 'zero-shot', promptWav: japanesePrompt.path, promptText: '私の名前は田中です。' };
-    const utterance = await synthesizeUtterance(synthesizer, { text: KANJI_TEXT, language: 'ja', voice }, { sampleRate: 16000 });
+    const utterance = await synthesizeUtterance(
+      synthesizer,
+      { text: KANJI_TEXT, language: 'ja', voice },
+      { sampleRate: 16000 },
+    );
     const request = loopback.requests[0];
     expect(request?.fields.tts_text).toBe('きょうはとうきょうでかいぎがありました。');
     expect(request?.fields.prompt_text).toBe('わたしのなまえはたなかです。');
-    expect(utterance.words.map((word) => word.word)).toEqual(['今日', 'は', '東京', 'で', '会議', 'が', 'あり', 'まし', 'た']);
+    expect(utterance.words.map((word) => word.word)).toEqual([
+      '今日',
+      'は',
+      '東京',
+      'で',
+      '会議',
+      'が',
+      'あり',
+      'まし',
+      'た',
+    ]);
     expect(utterance.durationCs).toBeGreaterThan(100);
   });
 
   it('sends the text as written when kana readings are off (the loopback, like CosyVoice, then misreads the kanji)', async () => {
     const loopback = await server();
-    const synthesizer = await createCosyVoice2Synthesizer(settings([loopback.url], { kanaReading: { enabled: false }, retry: { ...FAST_RETRY, maxRetries: 0 } }));
+    const synthesizer = await createCosyVoice2Synthesizer(
+      settings([loopback.url], { kanaReading: { enabled: false }, retry: { ...FAST_RETRY, maxRetries: 0 } }),
+    );
     expect(synthesizer.version).toContain('kana off');
     // espeak-ng spells each kanji out as "Chinese letter": far too long for the text, so it is rejected.
-    const error = await quarantine(synthesizer.synthesize({ text: KANJI_TEXT, language: 'ja', voice: { mode: 'cross-lingual', promptWav: prompt.path } }));
+    const error = await quarantine(
+      synthesizer.synthesize({
+        text: KANJI_TEXT,
+        language: 'ja',
+        voice: { mode: 'cross-lingual', promptWav: prompt.path },
+      }),
+    );
     expect(loopback.requests[0]?.fields.tts_text).toBe(KANJI_TEXT);
     expect(error.failure).toBe('runaway-audio');
   });

@@ -37,7 +37,12 @@ import {
 import { SpeechSynthesisError } from './speech-synthesizer.ts';
 import { cosyVoiceGeneration, cosyVoiceLanguages, cosyVoiceText } from './cosyvoice-languages.ts';
 import type { SpeechActivityDetector } from './synthesis-checks.ts';
-import { guessTranscriptLanguage, VOICE_PROMPT_MAXIMUM_SECONDS, VoicePromptCache, voicePromptTempo } from './voice-prompt.ts';
+import {
+  guessTranscriptLanguage,
+  VOICE_PROMPT_MAXIMUM_SECONDS,
+  VoicePromptCache,
+  voicePromptTempo,
+} from './voice-prompt.ts';
 
 /** Engine id of the CosyVoice2 FastAPI client. */
 export const COSYVOICE2_ENGINE_ID = 'cosyvoice2';
@@ -77,8 +82,14 @@ export const cosyVoiceVoiceSchema = z
   })
   .strict()
   .superRefine((voice, context) => {
-    if (voice.mode === 'zero-shot' && !voice.promptText) context.addIssue({ code: 'custom', path: ['promptText'], message: 'zero-shot needs the transcript of the prompt' });
-    if (voice.mode === 'instruct2' && !voice.instructText) context.addIssue({ code: 'custom', path: ['instructText'], message: 'instruct2 needs an instruction' });
+    if (voice.mode === 'zero-shot' && !voice.promptText)
+      context.addIssue({
+        code: 'custom',
+        path: ['promptText'],
+        message: 'zero-shot needs the transcript of the prompt',
+      });
+    if (voice.mode === 'instruct2' && !voice.instructText)
+      context.addIssue({ code: 'custom', path: ['instructText'], message: 'instruct2 needs an instruction' });
   });
 /** Parsed voice settings of the `cosyvoice2` engine. */
 export type CosyVoiceVoice = z.output<typeof cosyVoiceVoiceSchema>;
@@ -117,11 +128,17 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
    * @param promptCacheSize prepared prompts kept in memory.
    */
   constructor(
-    readonly settings: Pick<CosyVoice2FastApiSettings, 'model' | 'zeroShotFallback' | 'zeroShotFallbackAfter' | 'sampleRate'>,
+    readonly settings: Pick<
+      CosyVoice2FastApiSettings,
+      'model' | 'zeroShotFallback' | 'zeroShotFallbackAfter' | 'sampleRate'
+    >,
     promptCacheSize = 64,
   ) {
     this.prompts = new VoicePromptCache(COSYVOICE2_ENGINE_ID, promptCacheSize);
-    const fallback = settings.zeroShotFallback === 'none' ? 'no zero-shot fallback' : `zero-shot falls back to ${settings.zeroShotFallback} after ${settings.zeroShotFallbackAfter} HTTP 500`;
+    const fallback =
+      settings.zeroShotFallback === 'none'
+        ? 'no zero-shot fallback'
+        : `zero-shot falls back to ${settings.zeroShotFallback} after ${settings.zeroShotFallbackAfter} HTTP 500`;
     this.description = `FastAPI ${settings.model}, ${fallback}`;
   }
 
@@ -155,7 +172,11 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
     let tempo = this.tempos.get(key);
     if (!tempo) {
       const transcript = voice.promptText;
-      tempo = this.prompts.get(voice.promptWav).then((prompt) => voicePromptTempo(prompt, transcript, voice.promptLanguage ?? guessTranscriptLanguage(transcript)));
+      tempo = this.prompts
+        .get(voice.promptWav)
+        .then((prompt) =>
+          voicePromptTempo(prompt, transcript, voice.promptLanguage ?? guessTranscriptLanguage(transcript)),
+        );
       tempo.catch(() => this.tempos.delete(key));
       this.tempos.set(key, tempo);
     }
@@ -174,7 +195,10 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
     let note: string | undefined;
     if (mode === 'zero-shot' && this.settings.zeroShotFallback === 'cross-lingual') {
       const zeroShotServerErrors = attempt.previousErrors.filter(
-        (error) => error instanceof SpeechServiceError && error.statusCode === 500 && error.route === COSYVOICE2_ROUTES['zero-shot'],
+        (error) =>
+          error instanceof SpeechServiceError &&
+          error.statusCode === 500 &&
+          error.route === COSYVOICE2_ROUTES['zero-shot'],
       ).length;
       if (zeroShotServerErrors >= this.settings.zeroShotFallbackAfter) {
         mode = 'cross-lingual';
@@ -202,10 +226,16 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
    */
   readAudio(response: ServiceResponse, request: RemoteRequest, context: { endpoint: string; text: string }): RawAudio {
     const fail = (failure: 'truncated-audio' | 'empty-audio', detail: string): SpeechServiceError =>
-      new SpeechServiceError(this.engine, context.text, failure, detail, { endpoint: context.endpoint, route: request.route, isRetryable: true, statusCode: response.status });
+      new SpeechServiceError(this.engine, context.text, failure, detail, {
+        endpoint: context.endpoint,
+        route: request.route,
+        isRetryable: true,
+        statusCode: response.status,
+      });
     const bytes = response.chunks.reduce((total, chunk) => total + chunk.length, 0);
     if (bytes === 0) throw fail('empty-audio', 'the server answered 200 with no audio');
-    if (bytes % 2 !== 0) throw fail('truncated-audio', `the stream ended inside a sample (${bytes} bytes, an odd count)`);
+    if (bytes % 2 !== 0)
+      throw fail('truncated-audio', `the stream ended inside a sample (${bytes} bytes, an odd count)`);
     // decoded chunk by chunk into one array: the stream's chunks are never joined into a copy
     return { channels: [decodePcm16LittleEndianChunks(response.chunks)], sampleRate: this.settings.sampleRate };
   }
@@ -231,15 +261,24 @@ function promptBlob(wavBytes: Uint8Array): Blob {
  * @param timeoutMilliseconds per server.
  * @returns one probe per URL; `detail` starts with `not ` when a server answered as something else.
  */
-export async function probeCosyVoice2Endpoints(urls: readonly string[], timeoutMilliseconds = 5_000): Promise<EndpointProbe[]> {
+export async function probeCosyVoice2Endpoints(
+  urls: readonly string[],
+  timeoutMilliseconds = 5_000,
+): Promise<EndpointProbe[]> {
   return Promise.all(
     urls.map(async (url): Promise<EndpointProbe> => {
       try {
         const response = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(timeoutMilliseconds) });
-        if (!response.ok) return { url, ready: false, detail: `not a CosyVoice FastAPI server: GET /openapi.json answered HTTP ${response.status}` };
+        if (!response.ok)
+          return {
+            url,
+            ready: false,
+            detail: `not a CosyVoice FastAPI server: GET /openapi.json answered HTTP ${response.status}`,
+          };
         const description = (await response.json()) as { paths?: Record<string, unknown> };
         const missing = Object.values(COSYVOICE2_ROUTES).filter((route) => !description.paths?.[route]);
-        if (missing.length === Object.keys(COSYVOICE2_ROUTES).length) return { url, ready: false, detail: `not a CosyVoice FastAPI server: no ${missing.join(', ')} route` };
+        if (missing.length === Object.keys(COSYVOICE2_ROUTES).length)
+          return { url, ready: false, detail: `not a CosyVoice FastAPI server: no ${missing.join(', ')} route` };
         return { url, ready: true, detail: missing.length > 0 ? `ready (without ${missing.join(', ')})` : 'ready' };
       } catch (error) {
         return { url, ready: false, detail: `unreachable: ${describeNetworkError(error)}` };

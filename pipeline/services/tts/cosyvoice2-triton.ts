@@ -45,7 +45,12 @@ import {
 import { SpeechSynthesisError } from './speech-synthesizer.ts';
 import { cosyVoiceGeneration, cosyVoiceLanguages, cosyVoiceText } from './cosyvoice-languages.ts';
 import type { SpeechActivityDetector } from './synthesis-checks.ts';
-import { guessTranscriptLanguage, VOICE_PROMPT_MAXIMUM_SECONDS, VoicePromptCache, voicePromptTempo } from './voice-prompt.ts';
+import {
+  guessTranscriptLanguage,
+  VOICE_PROMPT_MAXIMUM_SECONDS,
+  VoicePromptCache,
+  voicePromptTempo,
+} from './voice-prompt.ts';
 
 /** Engine id of the CosyVoice2 Triton client. */
 export const COSYVOICE2_TRITON_ENGINE_ID = 'cosyvoice2-triton';
@@ -79,7 +84,10 @@ export type CosyVoiceTritonVoice = z.output<typeof cosyVoiceTritonVoiceSchema>;
 export const cosyVoice2TritonSettingsSchema = z
   .object({
     ...remoteServiceSettingsShape({ kanaEnabled: true, sampleRate: 24000, timeoutSeconds: 60 }),
-    modelName: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('cosyvoice2'),
+    modelName: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/)
+      .default('cosyvoice2'),
     model: z.string().min(1).default('CosyVoice2-0.5B TensorRT-LLM'),
     probe: z.boolean().default(true),
     binaryTensors: z.boolean().default(true),
@@ -166,7 +174,8 @@ function formatSamples(samples: Float32Array): string {
   let formatted = formattedSamples.get(samples);
   if (formatted === undefined) {
     const parts = new Array<string>(samples.length);
-    for (let index = 0; index < samples.length; index++) parts[index] = String(Math.round((samples[index] as number) * 1e6) / 1e6);
+    for (let index = 0; index < samples.length; index++)
+      parts[index] = String(Math.round((samples[index] as number) * 1e6) / 1e6);
     formatted = parts.join(',');
     formattedSamples.set(samples, formatted);
   }
@@ -202,7 +211,8 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
    * @param promptCacheSize prompts kept decoded.
    */
   constructor(
-    readonly settings: Pick<CosyVoice2TritonSettings, 'modelName' | 'model' | 'sampleRate'> & Partial<Pick<CosyVoice2TritonSettings, 'binaryTensors'>>,
+    readonly settings: Pick<CosyVoice2TritonSettings, 'modelName' | 'model' | 'sampleRate'> &
+      Partial<Pick<CosyVoice2TritonSettings, 'binaryTensors'>>,
     promptCacheSize = 64,
   ) {
     this.binaryTensors = settings.binaryTensors ?? true;
@@ -225,7 +235,12 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
   async prepareVoice(voice: CosyVoiceTritonVoice, text: string): Promise<void> {
     const prompt = await this.prompts.get(voice.promptWav);
     if (prompt.cut) {
-      throw new SpeechSynthesisError(this.engine, text, 'invalid-voice', `the prompt ${voice.promptWav} lasts ${prompt.originalDurationSeconds.toFixed(1)} s; at most ${VOICE_PROMPT_MAXIMUM_SECONDS} s are accepted`);
+      throw new SpeechSynthesisError(
+        this.engine,
+        text,
+        'invalid-voice',
+        `the prompt ${voice.promptWav} lasts ${prompt.originalDurationSeconds.toFixed(1)} s; at most ${VOICE_PROMPT_MAXIMUM_SECONDS} s are accepted`,
+      );
     }
   }
 
@@ -234,7 +249,11 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
     const key = `${voice.promptWav}\n${voice.promptText}`;
     let tempo = this.tempos.get(key);
     if (!tempo) {
-      tempo = this.prompts.get(voice.promptWav).then((prompt) => voicePromptTempo(prompt, voice.promptText, voice.promptLanguage ?? guessTranscriptLanguage(voice.promptText)));
+      tempo = this.prompts
+        .get(voice.promptWav)
+        .then((prompt) =>
+          voicePromptTempo(prompt, voice.promptText, voice.promptLanguage ?? guessTranscriptLanguage(voice.promptText)),
+        );
       tempo.catch(() => this.tempos.delete(key));
       this.tempos.set(key, tempo);
     }
@@ -301,14 +320,29 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
    */
   readAudio(response: ServiceResponse, request: RemoteRequest, context: { endpoint: string; text: string }): RawAudio {
     const fail = (failure: 'service-error' | 'empty-audio', detail: string, isRetryable: boolean): SpeechServiceError =>
-      new SpeechServiceError(this.engine, context.text, failure, detail, { endpoint: context.endpoint, route: request.route, isRetryable, statusCode: response.status });
+      new SpeechServiceError(this.engine, context.text, failure, detail, {
+        endpoint: context.endpoint,
+        route: request.route,
+        isRetryable,
+        statusCode: response.status,
+      });
     const body = response.body;
     const declaredHeaderLength = response.headers.get(INFERENCE_HEADER_CONTENT_LENGTH);
     let headerLength = body.length;
     if (declaredHeaderLength !== null) {
-      if (!/^\s*\d+\s*$/.test(declaredHeaderLength)) throw fail('service-error', `the Inference-Header-Content-Length header "${declaredHeaderLength.slice(0, 40)}" is not a byte count`, false);
+      if (!/^\s*\d+\s*$/.test(declaredHeaderLength))
+        throw fail(
+          'service-error',
+          `the Inference-Header-Content-Length header "${declaredHeaderLength.slice(0, 40)}" is not a byte count`,
+          false,
+        );
       headerLength = Number(declaredHeaderLength);
-      if (headerLength > body.length) throw fail('service-error', `the answer ends after ${body.length} bytes, inside its ${headerLength}-byte JSON header`, true);
+      if (headerLength > body.length)
+        throw fail(
+          'service-error',
+          `the answer ends after ${body.length} bytes, inside its ${headerLength}-byte JSON header`,
+          true,
+        );
     }
     let parsed: { outputs?: unknown };
     try {
@@ -320,7 +354,8 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
     const outputs = Array.isArray(parsed.outputs) ? (parsed.outputs as OutputTensor[]) : [];
     const output = outputs.find((tensor) => tensor.name === 'waveform') ?? outputs[0];
     if (!output) throw fail('service-error', 'the answer has no outputs', false);
-    if (output.datatype !== undefined && output.datatype !== 'FP32') throw fail('service-error', `output ${String(output.name)} is ${String(output.datatype)}, not FP32`, false);
+    if (output.datatype !== undefined && output.datatype !== 'FP32')
+      throw fail('service-error', `output ${String(output.name)} is ${String(output.datatype)}, not FP32`, false);
 
     // Binary outputs follow the JSON in output order, each `binary_data_size` bytes long.
     let binary: Uint8Array | undefined;
@@ -328,26 +363,57 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
     for (const tensor of outputs) {
       const size = tensor.parameters?.binary_data_size;
       if (size === undefined) continue;
-      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw fail('service-error', `output ${String(tensor.name)} has binary_data_size ${JSON.stringify(size)}, not a byte count`, false);
-      if (declaredHeaderLength === null) throw fail('service-error', `output ${String(tensor.name)} holds binary data but the answer lacks the Inference-Header-Content-Length header`, false);
-      if (offset + size > body.length) throw fail('service-error', `output ${String(tensor.name)} declares ${size} bytes of binary data but only ${body.length - offset} arrived`, true);
+      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+        throw fail(
+          'service-error',
+          `output ${String(tensor.name)} has binary_data_size ${JSON.stringify(size)}, not a byte count`,
+          false,
+        );
+      if (declaredHeaderLength === null)
+        throw fail(
+          'service-error',
+          `output ${String(tensor.name)} holds binary data but the answer lacks the Inference-Header-Content-Length header`,
+          false,
+        );
+      if (offset + size > body.length)
+        throw fail(
+          'service-error',
+          `output ${String(tensor.name)} declares ${size} bytes of binary data but only ${body.length - offset} arrived`,
+          true,
+        );
       if (tensor === output) binary = body.subarray(offset, offset + size);
       offset += size;
     }
-    if (offset < body.length) throw fail('service-error', `${body.length - offset} bytes follow the ${outputs.length} output(s) the JSON header declares`, false);
+    if (offset < body.length)
+      throw fail(
+        'service-error',
+        `${body.length - offset} bytes follow the ${outputs.length} output(s) the JSON header declares`,
+        false,
+      );
 
     let samples: Float32Array;
     if (binary) {
-      if (binary.length % 4 !== 0) throw fail('service-error', `output ${String(output.name)} holds ${binary.length} bytes of binary data, not a whole number of float32 values`, true);
+      if (binary.length % 4 !== 0)
+        throw fail(
+          'service-error',
+          `output ${String(output.name)} holds ${binary.length} bytes of binary data, not a whole number of float32 values`,
+          true,
+        );
       samples = decodeFloat32LittleEndian(binary);
     } else {
       const values = tensorNumbers(output.data ?? []);
-      if (!values) throw fail('service-error', `output ${String(output.name)} holds values that are not numbers`, false);
+      if (!values)
+        throw fail('service-error', `output ${String(output.name)} holds values that are not numbers`, false);
       samples = Float32Array.from(values);
     }
     if (Array.isArray(output.shape)) {
       const expected = (output.shape as unknown[]).reduce<number>((product, size) => product * Number(size), 1);
-      if (expected !== samples.length) throw fail('service-error', `output ${String(output.name)} has ${samples.length} values for shape [${(output.shape as unknown[]).join(',')}]`, true);
+      if (expected !== samples.length)
+        throw fail(
+          'service-error',
+          `output ${String(output.name)} has ${samples.length} values for shape [${(output.shape as unknown[]).join(',')}]`,
+          true,
+        );
     }
     if (samples.length === 0) throw fail('empty-audio', 'the answer holds no samples', true);
     return { channels: [samples], sampleRate: this.settings.sampleRate };
@@ -360,18 +426,34 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
  *
  * @returns one probe per URL; `detail` starts with `not ` when a server answered but lacks the model.
  */
-export async function probeCosyVoice2TritonEndpoints(urls: readonly string[], modelName: string, timeoutMilliseconds = 5_000): Promise<EndpointProbe[]> {
+export async function probeCosyVoice2TritonEndpoints(
+  urls: readonly string[],
+  modelName: string,
+  timeoutMilliseconds = 5_000,
+): Promise<EndpointProbe[]> {
   return Promise.all(
     urls.map(async (url): Promise<EndpointProbe> => {
       try {
         const ready = await fetch(`${url}/v2/health/ready`, { signal: AbortSignal.timeout(timeoutMilliseconds) });
-        if (ready.status === 404) return { url, ready: false, detail: 'not a Triton server: GET /v2/health/ready answered HTTP 404' };
+        if (ready.status === 404)
+          return { url, ready: false, detail: 'not a Triton server: GET /v2/health/ready answered HTTP 404' };
         if (!ready.ok) return { url, ready: false, detail: `unreachable: not ready (HTTP ${ready.status})` };
-        const metadata = await fetch(`${url}/v2/models/${modelName}`, { signal: AbortSignal.timeout(timeoutMilliseconds) });
-        if (!metadata.ok) return { url, ready: false, detail: `not serving model ${modelName}: HTTP ${metadata.status}` };
-        const inputs = ((await metadata.json()) as { inputs?: { name?: string }[] }).inputs?.map((input) => input.name) ?? [];
-        const missing = ['reference_wav', 'reference_wav_len', 'reference_text', 'target_text'].filter((name) => !inputs.includes(name));
-        if (missing.length > 0) return { url, ready: false, detail: `not the CosyVoice2 model: ${modelName} lacks inputs ${missing.join(', ')}` };
+        const metadata = await fetch(`${url}/v2/models/${modelName}`, {
+          signal: AbortSignal.timeout(timeoutMilliseconds),
+        });
+        if (!metadata.ok)
+          return { url, ready: false, detail: `not serving model ${modelName}: HTTP ${metadata.status}` };
+        const inputs =
+          ((await metadata.json()) as { inputs?: { name?: string }[] }).inputs?.map((input) => input.name) ?? [];
+        const missing = ['reference_wav', 'reference_wav_len', 'reference_text', 'target_text'].filter(
+          (name) => !inputs.includes(name),
+        );
+        if (missing.length > 0)
+          return {
+            url,
+            ready: false,
+            detail: `not the CosyVoice2 model: ${modelName} lacks inputs ${missing.join(', ')}`,
+          };
         return { url, ready: true, detail: 'ready' };
       } catch (error) {
         return { url, ready: false, detail: `unreachable: ${describeNetworkError(error)}` };
@@ -395,6 +477,7 @@ export async function createCosyVoice2TritonSynthesizer(
   const parsed = parseRemoteServiceSettings(COSYVOICE2_TRITON_ENGINE_ID, cosyVoice2TritonSettingsSchema, settings);
   const { detector, ...rest } = overrides;
   const options = { ...remoteSynthesizerOptions(parsed, detector), ...rest };
-  if (parsed.probe) assertProbes(COSYVOICE2_TRITON_ENGINE_ID, await probeCosyVoice2TritonEndpoints(options.urls, parsed.modelName));
+  if (parsed.probe)
+    assertProbes(COSYVOICE2_TRITON_ENGINE_ID, await probeCosyVoice2TritonEndpoints(options.urls, parsed.modelName));
   return new RemoteSpeechSynthesizer(new CosyVoice2TritonBackend(parsed, options.promptCacheSize), options);
 }

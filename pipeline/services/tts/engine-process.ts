@@ -21,16 +21,30 @@ const STDERR_EXCERPT_LENGTH = 300;
  * @throws SpeechSynthesisError `missing-binary` when the program is not found (ENOENT), `non-zero-exit`
  *   when it exits with a non-zero code or is killed (the message quotes its standard error).
  */
-export async function runEngineProcess(engine: string, binary: string, args: readonly string[], input: string, text: string): Promise<EngineProcessResult> {
+export async function runEngineProcess(
+  engine: string,
+  binary: string,
+  args: readonly string[],
+  input: string,
+  text: string,
+): Promise<EngineProcessResult> {
   const result = await execa(binary, args, { input, encoding: 'buffer', reject: false, stripFinalNewline: false });
   const stderr = Buffer.from(result.stderr).toString('utf8').trim();
   if (result.failed) {
     if (result.code === 'ENOENT') {
-      throw new SpeechSynthesisError(engine, text, 'missing-binary', `program "${binary}" was not found on PATH`, { cause: result });
+      throw new SpeechSynthesisError(engine, text, 'missing-binary', `program "${binary}" was not found on PATH`, {
+        cause: result,
+      });
     }
     const how = result.exitCode !== undefined ? `exit code ${result.exitCode}` : (result.shortMessage ?? 'failure');
     const excerpt = stderr.length > STDERR_EXCERPT_LENGTH ? `${stderr.slice(0, STDERR_EXCERPT_LENGTH)}…` : stderr;
-    throw new SpeechSynthesisError(engine, text, 'non-zero-exit', `"${binary}" ended with ${how}${excerpt ? `: ${excerpt}` : ''}`, { cause: result });
+    throw new SpeechSynthesisError(
+      engine,
+      text,
+      'non-zero-exit',
+      `"${binary}" ended with ${how}${excerpt ? `: ${excerpt}` : ''}`,
+      { cause: result },
+    );
   }
   return { stdout: result.stdout, stderr };
 }

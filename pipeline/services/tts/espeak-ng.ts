@@ -54,7 +54,9 @@ export class EspeakNgSynthesizer implements SpeechSynthesizer {
   readonly id = ESPEAK_NG_ENGINE_ID;
   /** English and every language whose language pack names espeak-ng as its offline engine. */
   get languages(): readonly Language[] {
-    return knownLanguageCodes().filter((code) => code === 'en' || findLanguagePack(code)?.offlineVoice.engine === 'espeak-ng');
+    return knownLanguageCodes().filter(
+      (code) => code === 'en' || findLanguagePack(code)?.offlineVoice.engine === 'espeak-ng',
+    );
   }
 
   constructor(
@@ -75,7 +77,12 @@ export class EspeakNgSynthesizer implements SpeechSynthesizer {
   async synthesize(request: SynthesisRequest): Promise<SynthesisOutput> {
     const text = normalizeWhitespace(request.text);
     if (!this.languages.includes(request.language)) {
-      throw new SpeechSynthesisError(this.id, request.text, 'unsupported-language', `language "${request.language}" is not supported (only ${this.languages.join(', ')})`);
+      throw new SpeechSynthesisError(
+        this.id,
+        request.text,
+        'unsupported-language',
+        `language "${request.language}" is not supported (only ${this.languages.join(', ')})`,
+      );
     }
     if (!text) throw new SpeechSynthesisError(this.id, request.text, 'empty-text', 'the text is empty');
     const voice = parseVoice(this.id, request.text, espeakNgVoiceSchema, request.voice);
@@ -88,11 +95,17 @@ export class EspeakNgSynthesizer implements SpeechSynthesizer {
       mono = downmixToMono(audio);
       sampleRate = audio.sampleRate;
     } catch (error) {
-      if (error instanceof WavDecodeError) throw new SpeechSynthesisError(this.id, request.text, 'invalid-output', error.message, { cause: error });
+      if (error instanceof WavDecodeError)
+        throw new SpeechSynthesisError(this.id, request.text, 'invalid-output', error.message, { cause: error });
       throw error;
     }
     if (!mono.some((sample) => sample !== 0)) {
-      throw new SpeechSynthesisError(this.id, request.text, 'empty-audio', `espeak-ng produced ${mono.length} samples of silence`);
+      throw new SpeechSynthesisError(
+        this.id,
+        request.text,
+        'empty-audio',
+        `espeak-ng produced ${mono.length} samples of silence`,
+      );
     }
     return { audio: { channels: [mono], sampleRate } };
   }
@@ -108,7 +121,13 @@ export async function createEspeakNgSynthesizer(options: Partial<EspeakNgOptions
   const resolved = { ...DEFAULT_ESPEAK_NG_OPTIONS, ...options };
   const { stdout } = await runEngineProcess(ESPEAK_NG_ENGINE_ID, resolved.binary, ['--version'], '', '');
   const match = /text-to-speech:\s*(\S+)/.exec(Buffer.from(stdout).toString('utf8'));
-  if (!match?.[1]) throw new SpeechSynthesisError(ESPEAK_NG_ENGINE_ID, '', 'invalid-output', 'cannot read the version from `espeak-ng --version`');
+  if (!match?.[1])
+    throw new SpeechSynthesisError(
+      ESPEAK_NG_ENGINE_ID,
+      '',
+      'invalid-output',
+      'cannot read the version from `espeak-ng --version`',
+    );
   return new EspeakNgSynthesizer(`espeak-ng ${match[1]}`, resolved);
 }
 

@@ -5,7 +5,12 @@
  */
 import { knownLanguageCodes } from '../../model/language-pack.ts';
 import type { Language } from '../../model/types.ts';
-import { SpeechSynthesisError, type SpeechSynthesizer, type SynthesisOutput, type SynthesisRequest } from './speech-synthesizer.ts';
+import {
+  SpeechSynthesisError,
+  type SpeechSynthesizer,
+  type SynthesisOutput,
+  type SynthesisRequest,
+} from './speech-synthesizer.ts';
 
 /** Shape of the fake speech; all durations in seconds. */
 export interface FakeSpeechOptions {
@@ -58,13 +63,19 @@ export class FakeSpeechSynthesizer implements SpeechSynthesizer {
    */
   async synthesize(request: SynthesisRequest): Promise<SynthesisOutput> {
     this.calls.push(request);
-    const { sampleRate, secondsPerCharacter, wordGapSeconds, pauseSeconds, edgeSilenceSeconds, frequency, amplitude } = this.options;
+    const { sampleRate, secondsPerCharacter, wordGapSeconds, pauseSeconds, edgeSilenceSeconds, frequency, amplitude } =
+      this.options;
     const tokens = request.text.split(/\s+/u).filter((token) => /[\p{L}\p{N}]/u.test(token));
-    if (tokens.length === 0) throw new SpeechSynthesisError(this.id, request.text, 'empty-text', 'the text has no word');
+    if (tokens.length === 0)
+      throw new SpeechSynthesisError(this.id, request.text, 'empty-text', 'the text has no word');
     const pieces: { seconds: number; tone: boolean }[] = [{ seconds: edgeSilenceSeconds, tone: false }];
     tokens.forEach((token, index) => {
-      pieces.push({ seconds: [...token].filter((character) => /[\p{L}\p{N}]/u.test(character)).length * secondsPerCharacter, tone: true });
-      if (index < tokens.length - 1) pieces.push({ seconds: /[,.?!、。]$/u.test(token) ? pauseSeconds : wordGapSeconds, tone: false });
+      pieces.push({
+        seconds: [...token].filter((character) => /[\p{L}\p{N}]/u.test(character)).length * secondsPerCharacter,
+        tone: true,
+      });
+      if (index < tokens.length - 1)
+        pieces.push({ seconds: /[,.?!、。]$/u.test(token) ? pauseSeconds : wordGapSeconds, tone: false });
     });
     pieces.push({ seconds: edgeSilenceSeconds, tone: false });
     const total = pieces.reduce((sum, piece) => sum + Math.round(piece.seconds * sampleRate), 0);
@@ -72,7 +83,9 @@ export class FakeSpeechSynthesizer implements SpeechSynthesizer {
     let position = 0;
     for (const piece of pieces) {
       const length = Math.round(piece.seconds * sampleRate);
-      if (piece.tone) for (let index = 0; index < length; index++) samples[position + index] = amplitude * Math.sin((2 * Math.PI * frequency * index) / sampleRate);
+      if (piece.tone)
+        for (let index = 0; index < length; index++)
+          samples[position + index] = amplitude * Math.sin((2 * Math.PI * frequency * index) / sampleRate);
       position += length;
     }
     return { audio: { channels: [samples], sampleRate } };

@@ -4,15 +4,25 @@ import { drawDialogueSpeakers, OFFLINE_SPEAKER_ROSTERS, speakerGroups } from './
 
 describe('offline speaker rosters', () => {
   it('ids are unique and every voice is accepted by its engine', async () => {
-    for (const [language, engine] of [['en', 'espeak-ng'], ['ja', 'open-jtalk']] as const) {
+    for (const [language, engine] of [
+      ['en', 'espeak-ng'],
+      ['ja', 'open-jtalk'],
+    ] as const) {
       const roster = OFFLINE_SPEAKER_ROSTERS[language]!;
       expect(new Set(roster.map((speaker) => speaker.speakerId)).size).toBe(roster.length);
       expect(new Set(roster.map((speaker) => JSON.stringify(speaker.voice))).size).toBe(roster.length);
       const synthesizer = await createSpeechSynthesizer(engine);
       // two identities of the roster really sound different (different samples)
       const text = language === 'en' ? 'Hello there.' : 'こんにちは。';
-      const [a, b] = await Promise.all([roster[0]!, roster[roster.length - 1]!].map((speaker) => synthesizer.synthesize({ text, language, voice: speaker.voice })));
-      expect(a!.audio.channels[0]!.length === b!.audio.channels[0]!.length && a!.audio.channels[0]!.every((x, i) => x === b!.audio.channels[0]![i])).toBe(false);
+      const [a, b] = await Promise.all(
+        [roster[0]!, roster[roster.length - 1]!].map((speaker) =>
+          synthesizer.synthesize({ text, language, voice: speaker.voice }),
+        ),
+      );
+      expect(
+        a!.audio.channels[0]!.length === b!.audio.channels[0]!.length &&
+          a!.audio.channels[0]!.every((x, i) => x === b!.audio.channels[0]![i]),
+      ).toBe(false);
     }
   });
 
@@ -40,7 +50,9 @@ describe('offline speaker rosters', () => {
       const pairs = Array.from({ length: 100 }, (_, index) => drawDialogueSpeakers(roster, 3, `d${index}`));
       for (const a of pairs) {
         for (const b of pairs) {
-          const shared = [a.user.speakerId, a.system.speakerId].filter((id) => id === b.user.speakerId || id === b.system.speakerId).length;
+          const shared = [a.user.speakerId, a.system.speakerId].filter(
+            (id) => id === b.user.speakerId || id === b.system.speakerId,
+          ).length;
           expect([0, 2]).toContain(shared);
         }
       }

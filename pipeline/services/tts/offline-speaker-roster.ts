@@ -26,7 +26,10 @@ function englishRoster(): SpeakerIdentity[] {
   const roster: SpeakerIdentity[] = [];
   for (const variant of variants) {
     for (const pitch of [40, 60]) {
-      roster.push({ speakerId: `espeak-ng:en-us+${variant}:p${pitch}`, voice: { voice: `en-us+${variant}`, pitch, speed: 160 } });
+      roster.push({
+        speakerId: `espeak-ng:en-us+${variant}:p${pitch}`,
+        voice: { voice: `en-us+${variant}`, pitch, speed: 160 },
+      });
     }
   }
   return roster;
@@ -37,7 +40,10 @@ function japaneseRoster(): SpeakerIdentity[] {
   for (const halfToneShift of [-2, 0, 2, 4, 6]) {
     for (const allPass of [0.5, 0.55]) {
       for (const speed of [0.95, 1.05]) {
-        roster.push({ speakerId: `open-jtalk:nitech-m001:fm${halfToneShift}:a${allPass}:r${speed}`, voice: { halfToneShift, allPass, speed } });
+        roster.push({
+          speakerId: `open-jtalk:nitech-m001:fm${halfToneShift}:a${allPass}:r${speed}`,
+          voice: { halfToneShift, allPass, speed },
+        });
       }
     }
   }
@@ -63,7 +69,11 @@ export function offlineSpeakerRosterOf(language: Language): readonly SpeakerIden
   if (voice.engine !== 'espeak-ng') throw new Error(`language ${language}: no offline roster for ${voice.engine}`);
   const roster: SpeakerIdentity[] = [];
   for (const variant of voice.variants) {
-    for (const pitch of [40, 60]) roster.push({ speakerId: `espeak-ng:${voice.voice}+${variant}:p${pitch}`, voice: { voice: `${voice.voice}+${variant}`, pitch, speed: 160 } });
+    for (const pitch of [40, 60])
+      roster.push({
+        speakerId: `espeak-ng:${voice.voice}+${variant}:p${pitch}`,
+        voice: { voice: `${voice.voice}+${variant}`, pitch, speed: 160 },
+      });
   }
   return roster;
 }
@@ -77,7 +87,8 @@ export function offlineSpeakerRosterOf(language: Language): readonly SpeakerIden
  * @throws RangeError when the roster has an odd number of identities or fewer than two
  */
 export function speakerGroups(roster: readonly SpeakerIdentity[]): [SpeakerIdentity, SpeakerIdentity][] {
-  if (roster.length < 2 || roster.length % 2 !== 0) throw new RangeError(`a speaker roster needs an even number (>= 2) of identities, got ${roster.length}`);
+  if (roster.length < 2 || roster.length % 2 !== 0)
+    throw new RangeError(`a speaker roster needs an even number (>= 2) of identities, got ${roster.length}`);
   const half = roster.length / 2;
   return roster.slice(0, half).map((identity, index) => [identity, roster[index + half]!]);
 }

@@ -99,7 +99,8 @@ export function parseOpenJtalkTrace(trace: string): EngineTiming[] {
     const line = (lines[index] as string).trim();
     if (line === '') break;
     const match = /^(\d+) (\d+) [^^\s]+\^[^-\s]+-([^+\s]+)\+/.exec(line);
-    if (!match) throw new SyntaxError(`Open JTalk trace line ${index + 1} is not "START END LABEL": ${line.slice(0, 80)}`);
+    if (!match)
+      throw new SyntaxError(`Open JTalk trace line ${index + 1} is not "START END LABEL": ${line.slice(0, 80)}`);
     timings.push({
       label: match[3] as string,
       start: Number(match[1]) / LABEL_TIME_UNITS_PER_SECOND,
@@ -133,7 +134,12 @@ export class OpenJtalkSynthesizer implements SpeechSynthesizer {
   async synthesize(request: SynthesisRequest): Promise<SynthesisOutput> {
     const text = normalizeWhitespace(request.text);
     if (!this.languages.includes(request.language)) {
-      throw new SpeechSynthesisError(this.id, request.text, 'unsupported-language', `language "${request.language}" is not supported (only Japanese)`);
+      throw new SpeechSynthesisError(
+        this.id,
+        request.text,
+        'unsupported-language',
+        `language "${request.language}" is not supported (only Japanese)`,
+      );
     }
     if (!text) throw new SpeechSynthesisError(this.id, request.text, 'empty-text', 'the text is empty');
     const voice = parseVoice(this.id, request.text, openJtalkVoiceSchema, request.voice);
@@ -142,13 +148,20 @@ export class OpenJtalkSynthesizer implements SpeechSynthesizer {
       const wavPath = join(directory, 'speech.wav');
       const tracePath = join(directory, 'trace.txt');
       const args = [
-        '-x', this.options.dictionaryDirectory,
-        '-m', this.options.voicePath,
-        '-ow', wavPath,
-        '-ot', tracePath,
-        '-fm', String(voice.halfToneShift),
-        '-a', String(voice.allPass),
-        '-r', String(voice.speed),
+        '-x',
+        this.options.dictionaryDirectory,
+        '-m',
+        this.options.voicePath,
+        '-ow',
+        wavPath,
+        '-ot',
+        tracePath,
+        '-fm',
+        String(voice.halfToneShift),
+        '-a',
+        String(voice.allPass),
+        '-r',
+        String(voice.speed),
       ];
       await runEngineProcess(this.id, this.options.binary, args, `${text}\n`, request.text);
       let mono: Float32Array;
@@ -161,12 +174,23 @@ export class OpenJtalkSynthesizer implements SpeechSynthesizer {
         engineTimings = parseOpenJtalkTrace(await readFile(tracePath, 'utf8'));
       } catch (error) {
         if (error instanceof WavDecodeError || error instanceof SyntaxError || isFileSystemError(error)) {
-          throw new SpeechSynthesisError(this.id, request.text, 'invalid-output', error instanceof Error ? error.message : String(error), { cause: error });
+          throw new SpeechSynthesisError(
+            this.id,
+            request.text,
+            'invalid-output',
+            error instanceof Error ? error.message : String(error),
+            { cause: error },
+          );
         }
         throw error;
       }
       if (!mono.some((sample) => sample !== 0)) {
-        throw new SpeechSynthesisError(this.id, request.text, 'empty-audio', `Open JTalk produced ${mono.length} samples of silence`);
+        throw new SpeechSynthesisError(
+          this.id,
+          request.text,
+          'empty-audio',
+          `Open JTalk produced ${mono.length} samples of silence`,
+        );
       }
       return { audio: { channels: [mono], sampleRate }, engineTimings };
     } finally {
@@ -184,21 +208,38 @@ export class OpenJtalkSynthesizer implements SpeechSynthesizer {
  *   dictionary directory (its `sys.dic`) or the voice file is missing; `invalid-output` when the version
  *   cannot be read from the program's usage text.
  */
-export async function createOpenJtalkSynthesizer(options: Partial<OpenJtalkOptions> = {}): Promise<OpenJtalkSynthesizer> {
+export async function createOpenJtalkSynthesizer(
+  options: Partial<OpenJtalkOptions> = {},
+): Promise<OpenJtalkSynthesizer> {
   const resolved = { ...DEFAULT_OPEN_JTALK_OPTIONS, ...options };
   // Without arguments open_jtalk prints its usage (with versions) on standard error and exits 0.
   const { stdout, stderr } = await runEngineProcess(OPEN_JTALK_ENGINE_ID, resolved.binary, [], '', '');
   const usage = `${Buffer.from(stdout).toString('utf8')}\n${stderr}`;
   const openJtalkVersion = /"Open JTalk"\s*\n\s*Version (\S+)/.exec(usage)?.[1];
   const htsEngineVersion = /"hts_engine API"\s*\n\s*Version (\S+)/.exec(usage)?.[1];
-  if (!openJtalkVersion) throw new SpeechSynthesisError(OPEN_JTALK_ENGINE_ID, '', 'invalid-output', `cannot read the version from the usage text of "${resolved.binary}"`);
+  if (!openJtalkVersion)
+    throw new SpeechSynthesisError(
+      OPEN_JTALK_ENGINE_ID,
+      '',
+      'invalid-output',
+      `cannot read the version from the usage text of "${resolved.binary}"`,
+    );
   for (const [what, path] of [
     ['dictionary', join(resolved.dictionaryDirectory, 'sys.dic')],
     ['voice', resolved.voicePath],
   ] as const) {
-    if (!(await isFile(path))) throw new SpeechSynthesisError(OPEN_JTALK_ENGINE_ID, '', 'missing-binary', `the Open JTalk ${what} file ${path} does not exist`);
+    if (!(await isFile(path)))
+      throw new SpeechSynthesisError(
+        OPEN_JTALK_ENGINE_ID,
+        '',
+        'missing-binary',
+        `the Open JTalk ${what} file ${path} does not exist`,
+      );
   }
-  const voiceHash = createHash('sha256').update(await readFile(resolved.voicePath)).digest('hex').slice(0, 12);
+  const voiceHash = createHash('sha256')
+    .update(await readFile(resolved.voicePath))
+    .digest('hex')
+    .slice(0, 12);
   const voiceName = resolved.voicePath.split('/').pop() ?? resolved.voicePath;
   const dictionaryName = resolved.dictionaryDirectory.split('/').filter(Boolean).pop() ?? resolved.dictionaryDirectory;
   const version = `open_jtalk ${openJtalkVersion}; hts_engine ${htsEngineVersion ?? 'unknown'}; voice ${voiceName} sha256:${voiceHash}; dictionary ${dictionaryName}`;

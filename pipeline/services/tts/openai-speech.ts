@@ -56,10 +56,17 @@ export type OpenAiSpeechVoice = z.output<typeof openAiSpeechVoiceSchema>;
 export const openAiSpeechSettingsSchema = z
   .object({
     ...remoteServiceSettingsShape({ kanaEnabled: false, sampleRate: 24000, timeoutSeconds: 60 }),
-    path: z.string().regex(/^\/[^\s?#]*$/).default('/v1/audio/speech'),
+    path: z
+      .string()
+      .regex(/^\/[^\s?#]*$/)
+      .default('/v1/audio/speech'),
     model: z.string().min(1).default('tts-1'),
     responseFormat: z.enum(['wav', 'pcm']).default('wav'),
-    apiKeyEnvironmentVariable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).nullable().default(null),
+    apiKeyEnvironmentVariable: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .nullable()
+      .default(null),
   })
   .strict();
 /** Settings of the `openai-speech` engine after defaults. */
@@ -75,18 +82,30 @@ export class OpenAiSpeechBackend implements RemoteSpeechBackend<OpenAiSpeechVoic
   }
   readonly description: string;
 
-  constructor(readonly settings: Pick<OpenAiSpeechSettings, 'path' | 'model' | 'responseFormat' | 'sampleRate' | 'apiKeyEnvironmentVariable'>) {
+  constructor(
+    readonly settings: Pick<
+      OpenAiSpeechSettings,
+      'path' | 'model' | 'responseFormat' | 'sampleRate' | 'apiKeyEnvironmentVariable'
+    >,
+  ) {
     this.description = `OpenAI speech ${settings.path} model ${settings.model} (${settings.responseFormat})`;
   }
 
   /** Builds the JSON request of one attempt (with the bearer key when one is configured). */
   async buildRequest(attempt: RemoteAttempt<OpenAiSpeechVoice>): Promise<RemoteRequest> {
     const { voice } = attempt;
-    const body: Record<string, unknown> = { model: voice.model ?? this.settings.model, input: attempt.spokenText, voice: voice.voice, response_format: this.settings.responseFormat };
+    const body: Record<string, unknown> = {
+      model: voice.model ?? this.settings.model,
+      input: attempt.spokenText,
+      voice: voice.voice,
+      response_format: this.settings.responseFormat,
+    };
     if (voice.speed !== undefined) body.speed = voice.speed;
     if (voice.instructions !== undefined) body.instructions = voice.instructions;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    const key = this.settings.apiKeyEnvironmentVariable ? process.env[this.settings.apiKeyEnvironmentVariable] : undefined;
+    const key = this.settings.apiKeyEnvironmentVariable
+      ? process.env[this.settings.apiKeyEnvironmentVariable]
+      : undefined;
     if (key) headers.authorization = `Bearer ${key}`;
     return { route: this.settings.path, headers, body: JSON.stringify(body) };
   }
@@ -99,14 +118,32 @@ export class OpenAiSpeechBackend implements RemoteSpeechBackend<OpenAiSpeechVoic
    *   when the answer holds no bytes (both retryable).
    */
   readAudio(response: ServiceResponse, request: RemoteRequest, context: { endpoint: string; text: string }): RawAudio {
-    const fail = (failure: 'service-error' | 'truncated-audio' | 'empty-audio', detail: string, isRetryable: boolean): SpeechServiceError =>
-      new SpeechServiceError(this.engine, context.text, failure, detail, { endpoint: context.endpoint, route: request.route, isRetryable, statusCode: response.status });
+    const fail = (
+      failure: 'service-error' | 'truncated-audio' | 'empty-audio',
+      detail: string,
+      isRetryable: boolean,
+    ): SpeechServiceError =>
+      new SpeechServiceError(this.engine, context.text, failure, detail, {
+        endpoint: context.endpoint,
+        route: request.route,
+        isRetryable,
+        statusCode: response.status,
+      });
     if ((response.headers.get('content-type') ?? '').includes('json')) {
-      throw fail('service-error', `the server answered 200 with JSON instead of audio: ${new TextDecoder().decode(response.body.subarray(0, 300))}`, false);
+      throw fail(
+        'service-error',
+        `the server answered 200 with JSON instead of audio: ${new TextDecoder().decode(response.body.subarray(0, 300))}`,
+        false,
+      );
     }
     if (response.body.length === 0) throw fail('empty-audio', 'the server answered 200 with no audio', true);
     if (this.settings.responseFormat === 'pcm') {
-      if (response.body.length % 2 !== 0) throw fail('truncated-audio', `the stream ended inside a sample (${response.body.length} bytes, an odd count)`, true);
+      if (response.body.length % 2 !== 0)
+        throw fail(
+          'truncated-audio',
+          `the stream ended inside a sample (${response.body.length} bytes, an odd count)`,
+          true,
+        );
       return { channels: [decodePcm16LittleEndian(response.body)], sampleRate: this.settings.sampleRate };
     }
     try {

@@ -8,7 +8,12 @@ import { resolveRetryPolicy, type RetryPolicy } from '../retry.ts';
 import type { Clock } from '../clock.ts';
 import type { KanaReadingOptions } from '../../text/japanese-kana.ts';
 import { normalizeBaseUrl } from './service-http.ts';
-import { resolveSynthesisCheckOptions, type SpeechActivityDetector, type SpeechRateMonitorOptions, type SynthesisCheckOptions } from './synthesis-checks.ts';
+import {
+  resolveSynthesisCheckOptions,
+  type SpeechActivityDetector,
+  type SpeechRateMonitorOptions,
+  type SynthesisCheckOptions,
+} from './synthesis-checks.ts';
 import type { RemoteSynthesisStatistics } from './remote-speech-backend.ts';
 import { describeIssues } from '../../model/validation.ts';
 
@@ -46,7 +51,11 @@ const tailTrimSchema = z
  * The settings every remote backend shares (YAML, seconds). `kanaEnabled` is the backend's default for
  * `kanaReading.enabled`, `sampleRate` its default output rate.
  */
-export function remoteServiceSettingsShape(defaults: { kanaEnabled: boolean; sampleRate: number; timeoutSeconds: number }) {
+export function remoteServiceSettingsShape(defaults: {
+  kanaEnabled: boolean;
+  sampleRate: number;
+  timeoutSeconds: number;
+}) {
   return {
     /** Base URLs of the servers, used in parallel (e.g. one per GPU). */
     urls: z.array(z.url({ protocol: /^https?$/ })).nonempty(),
@@ -55,7 +64,11 @@ export function remoteServiceSettingsShape(defaults: { kanaEnabled: boolean; sam
     /** Requests one server handles at once. */
     concurrencyPerEndpoint: z.number().int().positive().default(1),
     /** Pool-wide cap on requests started per interval; null = none. */
-    requestsPerInterval: z.object({ count: z.number().int().positive(), intervalSeconds: z.number().positive() }).strict().nullable().default(null),
+    requestsPerInterval: z
+      .object({ count: z.number().int().positive(), intervalSeconds: z.number().positive() })
+      .strict()
+      .nullable()
+      .default(null),
     /** One attempt, response body included, seconds. */
     timeoutSeconds: z.number().positive().default(defaults.timeoutSeconds),
     /** Retries after the first attempt, with exponential backoff and jitter (pipeline/services/retry.ts). */
@@ -71,7 +84,10 @@ export function remoteServiceSettingsShape(defaults: { kanaEnabled: boolean; sam
       .prefault({}),
     /** Cool-down of a server that stopped answering (doubles per consecutive failure). */
     endpointCooldown: z
-      .object({ initialSeconds: z.number().nonnegative().default(1), maximumSeconds: z.number().nonnegative().default(30) })
+      .object({
+        initialSeconds: z.number().nonnegative().default(1),
+        maximumSeconds: z.number().nonnegative().default(30),
+      })
       .strict()
       .prefault({}),
     /** Japanese: give the engine kana readings instead of kanji (japanese-kana.ts); the original text stays the alignment text. */
@@ -148,13 +164,21 @@ export interface RemoteSynthesizerOptions {
  * @param detector speech finder for the checks (e.g. a Silero VAD); default the energy detector.
  * @throws TypeError when a URL is not http(s).
  */
-export function remoteSynthesizerOptions(settings: RemoteServiceSettings, detector?: SpeechActivityDetector): RemoteSynthesizerOptions {
+export function remoteSynthesizerOptions(
+  settings: RemoteServiceSettings,
+  detector?: SpeechActivityDetector,
+): RemoteSynthesizerOptions {
   const { retry, checks, kanaReading } = settings;
   return {
     urls: settings.urls.map(normalizeBaseUrl),
     sampleRate: settings.sampleRate,
     concurrencyPerEndpoint: settings.concurrencyPerEndpoint,
-    requestRate: settings.requestsPerInterval ? { count: settings.requestsPerInterval.count, intervalMilliseconds: settings.requestsPerInterval.intervalSeconds * 1000 } : null,
+    requestRate: settings.requestsPerInterval
+      ? {
+          count: settings.requestsPerInterval.count,
+          intervalMilliseconds: settings.requestsPerInterval.intervalSeconds * 1000,
+        }
+      : null,
     timeoutMilliseconds: settings.timeoutSeconds * 1000,
     retry: resolveRetryPolicy({
       maxRetries: retry.maxRetries,
@@ -165,8 +189,12 @@ export function remoteSynthesizerOptions(settings: RemoteServiceSettings, detect
     }),
     cooldownInitialMilliseconds: settings.endpointCooldown.initialSeconds * 1000,
     cooldownMaximumMilliseconds: settings.endpointCooldown.maximumSeconds * 1000,
-    kana: kanaReading.enabled ? { script: kanaReading.script, source: kanaReading.source, scope: kanaReading.scope } : null,
-    checks: checks.enabled ? resolveSynthesisCheckOptions({ bounds: checks.bounds, tail: checks.tail, ...(detector ? { detector } : {}) }) : null,
+    kana: kanaReading.enabled
+      ? { script: kanaReading.script, source: kanaReading.source, scope: kanaReading.scope }
+      : null,
+    checks: checks.enabled
+      ? resolveSynthesisCheckOptions({ bounds: checks.bounds, tail: checks.tail, ...(detector ? { detector } : {}) })
+      : null,
     monitor: checks.enabled ? checks.speechRateMonitor : null,
     promptCacheSize: settings.promptCacheSize,
   };
@@ -183,11 +211,18 @@ export class RemoteServiceSettingsError extends Error {
  * @param engine engine id for the message.
  * @throws RemoteServiceSettingsError listing each problem as `path: message`.
  */
-export function parseRemoteServiceSettings<Schema extends z.ZodType>(engine: string, schema: Schema, settings: unknown): z.output<Schema> {
-  if (settings === undefined) throw new RemoteServiceSettingsError(`${engine}: service settings are required (at least \`urls\`)`);
+export function parseRemoteServiceSettings<Schema extends z.ZodType>(
+  engine: string,
+  schema: Schema,
+  settings: unknown,
+): z.output<Schema> {
+  if (settings === undefined)
+    throw new RemoteServiceSettingsError(`${engine}: service settings are required (at least \`urls\`)`);
   const parsed = schema.safeParse(settings);
   if (!parsed.success) {
-    throw new RemoteServiceSettingsError(`${engine}: invalid service settings: ${describeIssues(parsed.error.issues, { root: '(settings)' })}`);
+    throw new RemoteServiceSettingsError(
+      `${engine}: invalid service settings: ${describeIssues(parsed.error.issues, { root: '(settings)' })}`,
+    );
   }
   return parsed.data;
 }

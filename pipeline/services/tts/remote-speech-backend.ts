@@ -106,7 +106,10 @@ export class SpeechSynthesisQuarantineError extends SpeechSynthesisError {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    const tried = attempts.length > 0 ? `quarantined after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'} (${reason})` : `quarantined (${reason})`;
+    const tried =
+      attempts.length > 0
+        ? `quarantined after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'} (${reason})`
+        : `quarantined (${reason})`;
     super(engine, text, failure, `${tried}: ${detail}`, options);
   }
 }
@@ -149,6 +152,18 @@ export interface EndpointProbe {
  */
 export function assertProbes(engine: string, probes: readonly EndpointProbe[]): void {
   const wrong = probes.filter((probe) => !probe.ready && probe.detail.startsWith('not '));
-  if (wrong.length > 0) throw new SpeechSynthesisError(engine, '', 'service-error', wrong.map((probe) => `${probe.url}: ${probe.detail}`).join('; '));
-  if (!probes.some((probe) => probe.ready)) throw new SpeechSynthesisError(engine, '', 'service-unreachable', `no endpoint is ready: ${probes.map((probe) => `${probe.url}: ${probe.detail}`).join('; ')}`);
+  if (wrong.length > 0)
+    throw new SpeechSynthesisError(
+      engine,
+      '',
+      'service-error',
+      wrong.map((probe) => `${probe.url}: ${probe.detail}`).join('; '),
+    );
+  if (!probes.some((probe) => probe.ready))
+    throw new SpeechSynthesisError(
+      engine,
+      '',
+      'service-unreachable',
+      `no endpoint is ready: ${probes.map((probe) => `${probe.url}: ${probe.detail}`).join('; ')}`,
+    );
 }

@@ -112,7 +112,11 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
 
   /** A snapshot of the progress counters (utterances, attempts, failures, endpoints). */
   statistics(): RemoteSynthesisStatistics {
-    return structuredClone({ ...this.counters, speechRate: this.monitor?.assess() ?? null, pool: this.pool.statistics() });
+    return structuredClone({
+      ...this.counters,
+      speechRate: this.monitor?.assess() ?? null,
+      pool: this.pool.statistics(),
+    });
   }
 
   /**
@@ -141,7 +145,12 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
     this.counters.requested += 1;
     const text = normalizeWhitespace(request.text);
     if (!this.languages.includes(request.language)) {
-      throw new SpeechSynthesisError(this.id, request.text, 'unsupported-language', `language "${request.language}" is not supported (only ${this.languages.join(', ')})`);
+      throw new SpeechSynthesisError(
+        this.id,
+        request.text,
+        'unsupported-language',
+        `language "${request.language}" is not supported (only ${this.languages.join(', ')})`,
+      );
     }
     if (!text) throw new SpeechSynthesisError(this.id, request.text, 'empty-text', 'the text is empty');
     const voice = parseVoice(this.id, request.text, this.backend.voiceSchema, request.voice);
@@ -167,7 +176,14 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
             toSpoken: (other) => this.spokenText(other),
           });
           const record = (failure: SpeechSynthesisFailure | null, detail: string): void => {
-            attempts.push({ attemptIndex, endpoint: endpointUsed, route: built.route, failure, detail, elapsedMilliseconds: Math.round(this.clock.now() - started) });
+            attempts.push({
+              attemptIndex,
+              endpoint: endpointUsed,
+              route: built.route,
+              failure,
+              detail,
+              elapsedMilliseconds: Math.round(this.clock.now() - started),
+            });
             if (failure) this.counters.failures[failure] = (this.counters.failures[failure] ?? 0) + 1;
           };
           try {
@@ -181,7 +197,11 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
                 return requestService(
                   { engine: this.id, text, endpoint, route: built.route },
                   { method: 'POST', headers: built.headers, body: built.body },
-                  { timeoutMilliseconds: this.options.timeoutMilliseconds, clock: this.clock, ...(signal ? { signal } : {}) },
+                  {
+                    timeoutMilliseconds: this.options.timeoutMilliseconds,
+                    clock: this.clock,
+                    ...(signal ? { signal } : {}),
+                  },
                 );
               },
               lastEndpoint ? { avoid: lastEndpoint } : {},
@@ -219,26 +239,50 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
       if (!(error instanceof SpeechServiceError)) throw error;
       this.counters.quarantined += 1;
       this.reportProgress();
-      const history = attempts.map((attempt) => `#${attempt.attemptIndex + 1} ${attempt.endpoint}${attempt.route}: ${attempt.failure ?? 'ok'}`).join(', ');
-      throw new SpeechSynthesisQuarantineError(this.id, request.text, error.failure, giveUp, attempts, `${error.detail}; attempts: ${history}`, { cause: error });
+      const history = attempts
+        .map(
+          (attempt) => `#${attempt.attemptIndex + 1} ${attempt.endpoint}${attempt.route}: ${attempt.failure ?? 'ok'}`,
+        )
+        .join(', ');
+      throw new SpeechSynthesisQuarantineError(
+        this.id,
+        request.text,
+        error.failure,
+        giveUp,
+        attempts,
+        `${error.detail}; attempts: ${history}`,
+        { cause: error },
+      );
     }
   }
 
   /** Trims the tail and judges the duration; throws a retryable SpeechServiceError for bad audio. */
-  private async check(audio: RawAudio, route: string, text: string, language: Language, endpoint: string): Promise<{ samples: Float32Array; tempo: number; typicalSeconds: number; removed: TailKind[] }> {
+  private async check(
+    audio: RawAudio,
+    route: string,
+    text: string,
+    language: Language,
+    endpoint: string,
+  ): Promise<{ samples: Float32Array; tempo: number; typicalSeconds: number; removed: TailKind[] }> {
     const samples = audio.channels.length === 1 ? (audio.channels[0] as Float32Array) : downmixToMono(audio);
     const fail = (failure: SpeechSynthesisFailure, detail: string): SpeechServiceError =>
       new SpeechServiceError(this.id, text, failure, detail, { endpoint, route, isRetryable: true });
     if (samples.length === 0) throw fail('empty-audio', 'the service returned no samples');
     if (!this.options.checks) {
-      if (!samples.some((sample) => sample !== 0)) throw fail('empty-audio', `the service returned ${samples.length} samples of silence`);
+      if (!samples.some((sample) => sample !== 0))
+        throw fail('empty-audio', `the service returned ${samples.length} samples of silence`);
       return { samples, tempo: 0, typicalSeconds: 0, removed: [] };
     }
     const check = await checkSynthesizedSpeech(samples, audio.sampleRate, text, language, this.options.checks);
     if (check.verdict === 'no-speech') throw fail('empty-audio', check.reason);
     if (check.verdict === 'truncated') throw fail('truncated-audio', check.reason);
     if (check.verdict === 'runaway') throw fail('runaway-audio', check.reason);
-    return { samples: check.samples, tempo: check.tempo, typicalSeconds: check.range.typicalSeconds, removed: check.tail.removed };
+    return {
+      samples: check.samples,
+      tempo: check.tempo,
+      typicalSeconds: check.range.typicalSeconds,
+      removed: check.tail.removed,
+    };
   }
 
   private reportProgress(): void {

@@ -53,7 +53,13 @@ export class SpeechServiceError extends SpeechSynthesisError {
     },
   ) {
     // the service named by its address, without credentials or a query a user may have put in the URL
-    super(engine, text, failure, `${detail} [${serviceAddress(options.endpoint)}${options.route}]`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      engine,
+      text,
+      failure,
+      `${detail} [${serviceAddress(options.endpoint)}${options.route}]`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.isRetryable = options.isRetryable;
     this.endpoint = options.endpoint;
     this.route = options.route;
@@ -148,7 +154,11 @@ export function serviceResponse(status: number, headers: Headers, chunks: readon
  *   `Retry-After` delay is kept), `truncated-audio` when the body stream breaks after the headers
  *   (retryable). A caller abort rethrows the signal's reason.
  */
-export async function requestService(context: ServiceRequestContext, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array }, limits: ServiceRequestLimits): Promise<ServiceResponse> {
+export async function requestService(
+  context: ServiceRequestContext,
+  init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array },
+  limits: ServiceRequestLimits,
+): Promise<ServiceResponse> {
   // The timeout is a sleep on the clock, ended when the exchange is over.
   const timeout = new AbortController();
   const exchangeOver = new AbortController();
@@ -164,16 +174,38 @@ export async function requestService(context: ServiceRequestContext, init: { met
 }
 
 /** {@link requestService} once its timeout signal is made. */
-async function exchange(context: ServiceRequestContext, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array }, limits: ServiceRequestLimits, timeoutSignal: AbortSignal): Promise<ServiceResponse> {
+async function exchange(
+  context: ServiceRequestContext,
+  init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array },
+  limits: ServiceRequestLimits,
+  timeoutSignal: AbortSignal,
+): Promise<ServiceResponse> {
   const signal = limits.signal ? AbortSignal.any([timeoutSignal, limits.signal]) : timeoutSignal;
   const url = `${context.endpoint}${context.route}`;
-  const fail = (failure: SpeechSynthesisFailure, detail: string, options: { isRetryable: boolean; statusCode?: number; retryAfterMilliseconds?: number; responseExcerpt?: string; cause?: unknown }): SpeechServiceError =>
-    new SpeechServiceError(context.engine, context.text, failure, detail, { endpoint: context.endpoint, route: context.route, ...options });
+  const fail = (
+    failure: SpeechSynthesisFailure,
+    detail: string,
+    options: {
+      isRetryable: boolean;
+      statusCode?: number;
+      retryAfterMilliseconds?: number;
+      responseExcerpt?: string;
+      cause?: unknown;
+    },
+  ): SpeechServiceError =>
+    new SpeechServiceError(context.engine, context.text, failure, detail, {
+      endpoint: context.endpoint,
+      route: context.route,
+      ...options,
+    });
   /** The timeout error when the timeout fired; rethrows the caller's reason when the caller aborted; else undefined. */
   const abortError = (error: unknown, stage: string): SpeechServiceError | undefined => {
     if (limits.signal?.aborted && !timeoutSignal.aborted) throw limits.signal.reason;
     if (!timeoutSignal.aborted) return undefined;
-    return fail('timeout', `no complete answer within ${(limits.timeoutMilliseconds / 1000).toFixed(1)} s (${stage})`, { isRetryable: true, cause: error });
+    return fail('timeout', `no complete answer within ${(limits.timeoutMilliseconds / 1000).toFixed(1)} s (${stage})`, {
+      isRetryable: true,
+      cause: error,
+    });
   };
 
   let response: IncomingMessage;
@@ -182,11 +214,15 @@ async function exchange(context: ServiceRequestContext, init: { method: 'GET' | 
   } catch (error) {
     const timedOut = abortError(error, 'waiting for the response headers');
     if (timedOut) throw timedOut;
-    throw fail('service-unreachable', `cannot reach the service: ${describeNetworkError(error)}`, { isRetryable: true, cause: error });
+    throw fail('service-unreachable', `cannot reach the service: ${describeNetworkError(error)}`, {
+      isRetryable: true,
+      cause: error,
+    });
   }
   const status = response.statusCode ?? 0;
   const headers = new Headers();
-  for (let index = 0; index + 1 < response.rawHeaders.length; index += 2) headers.append(response.rawHeaders[index]!, response.rawHeaders[index + 1]!);
+  for (let index = 0; index + 1 < response.rawHeaders.length; index += 2)
+    headers.append(response.rawHeaders[index]!, response.rawHeaders[index + 1]!);
 
   if (status < 200 || status > 299) {
     let excerpt = '';
@@ -215,7 +251,11 @@ async function exchange(context: ServiceRequestContext, init: { method: 'GET' | 
   } catch (error) {
     const timedOut = abortError(error, `after ${received} bytes of the body`);
     if (timedOut) throw timedOut;
-    throw fail('truncated-audio', `the response stream broke after ${received} bytes: ${describeNetworkError(error)}`, { isRetryable: true, statusCode: status, cause: error });
+    throw fail('truncated-audio', `the response stream broke after ${received} bytes: ${describeNetworkError(error)}`, {
+      isRetryable: true,
+      statusCode: status,
+      cause: error,
+    });
   }
   return serviceResponse(status, headers, chunks);
 }
@@ -250,7 +290,11 @@ async function encodeMultipartForm(form: FormData): Promise<{ bytes: Buffer; con
  * form-data-encoder writes (its boundary in the content type).
  * @throws the request's error (refused, reset, DNS, the signal's abort)
  */
-async function send(url: string, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array }, signal: AbortSignal): Promise<IncomingMessage> {
+async function send(
+  url: string,
+  init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData | Uint8Array },
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
   const headers: Record<string, string | number> = { ...init.headers };
   const named = (name: string) => Object.keys(headers).some((key) => key.toLowerCase() === name);
   let body: Uint8Array | undefined;
@@ -270,14 +314,19 @@ async function send(url: string, init: { method: 'GET' | 'POST'; headers?: Recor
   const attempt = (again: boolean) =>
     new Promise<IncomingMessage>((resolve, reject) => {
       let answered = false;
-      const request = (secure ? https : http).request(url, { method: init.method, headers, signal, agent: secure ? HTTPS_AGENT : HTTP_AGENT }, (response) => {
-        answered = true;
-        resolve(response);
-      });
+      const request = (secure ? https : http).request(
+        url,
+        { method: init.method, headers, signal, agent: secure ? HTTPS_AGENT : HTTP_AGENT },
+        (response) => {
+          answered = true;
+          resolve(response);
+        },
+      );
       request.on('error', (error: NodeJS.ErrnoException) => {
         // a kept-alive socket the server closed just as this request went out on it (Node's documented
         // race, `request.reusedSocket`): sent once more, on a new connection, before any answer
-        if (!answered && !again && request.reusedSocket && error.code === 'ECONNRESET' && !signal.aborted) resolve(attempt(true));
+        if (!answered && !again && request.reusedSocket && error.code === 'ECONNRESET' && !signal.aborted)
+          resolve(attempt(true));
         else reject(error);
       });
       request.end(body);
@@ -295,7 +344,10 @@ const HTTP_AGENT = new http.Agent(KEEP_ALIVE);
 const HTTPS_AGENT = new https.Agent(KEEP_ALIVE);
 
 /** Joins byte chunks into one array of `total` bytes. */
-export function concatenateBytes(chunks: readonly Uint8Array[], total: number = chunks.reduce((sum, chunk) => sum + chunk.length, 0)): Uint8Array {
+export function concatenateBytes(
+  chunks: readonly Uint8Array[],
+  total: number = chunks.reduce((sum, chunk) => sum + chunk.length, 0),
+): Uint8Array {
   const joined = new Uint8Array(total);
   let position = 0;
   for (const chunk of chunks) {
@@ -312,7 +364,9 @@ export function describeNetworkError(error: unknown): string {
   for (let depth = 0; current && depth < 4; depth++) {
     if (current instanceof Error) {
       const code = (current as { code?: unknown }).code;
-      parts.push(`${current.message}${typeof code === 'string' && !current.message.includes(code) ? ` (${code})` : ''}`);
+      parts.push(
+        `${current.message}${typeof code === 'string' && !current.message.includes(code) ? ` (${code})` : ''}`,
+      );
       current = current.cause;
     } else {
       parts.push(String(current));
@@ -329,6 +383,7 @@ export function describeNetworkError(error: unknown): string {
  */
 export function normalizeBaseUrl(url: string): string {
   const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${url} is not an http or https URL`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new TypeError(`${url} is not an http or https URL`);
   return url.replace(/\/+$/u, '');
 }

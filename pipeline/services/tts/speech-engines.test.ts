@@ -29,7 +29,8 @@ function medianPitch(samples: Float32Array, sampleRate: number): number {
     let best = 0;
     for (let lag = shortestLag; lag <= longestLag; lag++) {
       let sum = 0;
-      for (let index = start; index < start + frame; index++) sum += (samples[index] as number) * (samples[index + lag] as number);
+      for (let index = start; index < start + frame; index++)
+        sum += (samples[index] as number) * (samples[index + lag] as number);
       if (sum > best) [best, bestLag] = [sum, lag];
     }
     if (bestLag > 0 && best > 0.3 * energy) pitches.push(sampleRate / bestLag);
@@ -51,7 +52,11 @@ describe('espeak-ng', () => {
   it('reports its version, and is deterministic: same input -> identical samples', async () => {
     const engine = await createEspeakNgSynthesizer();
     expect(engine.version).toMatch(/^espeak-ng \d+\.\d+/);
-    const request = { text: 'Hello there, how are you today?', language: 'en' as const, voice: ESPEAK_NG_DEFAULT_VOICES.user };
+    const request = {
+      text: 'Hello there, how are you today?',
+      language: 'en' as const,
+      voice: ESPEAK_NG_DEFAULT_VOICES.user,
+    };
     const first = await engine.synthesize(request);
     const second = await engine.synthesize(request);
     expect(first.audio.sampleRate).toBe(22050);
@@ -72,7 +77,11 @@ describe('espeak-ng', () => {
 
   it('speaks text that starts with a dash (text goes through standard input, not the command line)', async () => {
     const engine = await createEspeakNgSynthesizer();
-    const output = await engine.synthesize({ text: '-v nonsense --stdout and more words', language: 'en', voice: ESPEAK_NG_DEFAULT_VOICES.user });
+    const output = await engine.synthesize({
+      text: '-v nonsense --stdout and more words',
+      language: 'en',
+      voice: ESPEAK_NG_DEFAULT_VOICES.user,
+    });
     expect(samplesOf(output).length).toBeGreaterThan(22050);
   });
 
@@ -84,22 +93,42 @@ describe('espeak-ng', () => {
     expect(missing.message).toContain('scripts/setup-system.sh');
 
     const engine = await createEspeakNgSynthesizer();
-    const badVoice = await rejection(engine.synthesize({ text: 'Hello', language: 'en', voice: { voice: '-x', pitch: 500, speed: 165 } }));
+    const badVoice = await rejection(
+      engine.synthesize({ text: 'Hello', language: 'en', voice: { voice: '-x', pitch: 500, speed: 165 } }),
+    );
     expect(badVoice.failure).toBe('invalid-voice');
     expect(badVoice.message).toContain('"Hello"');
-    const unknownVoice = await rejection(engine.synthesize({ text: 'Hello world', language: 'en', voice: { voice: 'xx-nosuchvoice', pitch: 50, speed: 165 } }));
+    const unknownVoice = await rejection(
+      engine.synthesize({
+        text: 'Hello world',
+        language: 'en',
+        voice: { voice: 'xx-nosuchvoice', pitch: 50, speed: 165 },
+      }),
+    );
     expect(unknownVoice.failure).toBe('non-zero-exit');
     expect(unknownVoice.message).toMatch(/voice does not exist/);
-    expect((await rejection(engine.synthesize({ text: 'こんにちは', language: 'ja', voice: ESPEAK_NG_DEFAULT_VOICES.user }))).failure).toBe('unsupported-language');
-    expect((await rejection(engine.synthesize({ text: ' \n ', language: 'en', voice: ESPEAK_NG_DEFAULT_VOICES.user }))).failure).toBe('empty-text');
+    expect(
+      (await rejection(engine.synthesize({ text: 'こんにちは', language: 'ja', voice: ESPEAK_NG_DEFAULT_VOICES.user })))
+        .failure,
+    ).toBe('unsupported-language');
+    expect(
+      (await rejection(engine.synthesize({ text: ' \n ', language: 'en', voice: ESPEAK_NG_DEFAULT_VOICES.user })))
+        .failure,
+    ).toBe('empty-text');
   });
 });
 
 describe('Open JTalk', () => {
   it('reports its version with the voice hash, and is deterministic with a phoneme trace that covers the audio', async () => {
     const engine = await createOpenJtalkSynthesizer();
-    expect(engine.version).toMatch(/^open_jtalk \d+\.\d+; hts_engine \S+; voice nitech_jp_atr503_m001\.htsvoice sha256:[0-9a-f]{12}; dictionary naist-jdic$/);
-    const request = { text: '切手とコーヒーを買いました。', language: 'ja' as const, voice: OPEN_JTALK_DEFAULT_VOICES.user };
+    expect(engine.version).toMatch(
+      /^open_jtalk \d+\.\d+; hts_engine \S+; voice nitech_jp_atr503_m001\.htsvoice sha256:[0-9a-f]{12}; dictionary naist-jdic$/,
+    );
+    const request = {
+      text: '切手とコーヒーを買いました。',
+      language: 'ja' as const,
+      voice: OPEN_JTALK_DEFAULT_VOICES.user,
+    };
     const first = await engine.synthesize(request);
     const second = await engine.synthesize(request);
     expect(first.audio.sampleRate).toBe(48000);
@@ -121,8 +150,16 @@ describe('Open JTalk', () => {
     expect(samplesOf(user)).not.toEqual(samplesOf(system));
     expect(medianPitch(samplesOf(system), 48000)).toBeGreaterThan(medianPitch(samplesOf(user), 48000) * 1.15);
     // Open JTalk itself speaks only the first line of its input; the backend collapses whitespace.
-    const oneLine = await engine.synthesize({ text: '今日は いい天気です。', language: 'ja', voice: OPEN_JTALK_DEFAULT_VOICES.user });
-    const twoLines = await engine.synthesize({ text: '今日は\nいい天気です。', language: 'ja', voice: OPEN_JTALK_DEFAULT_VOICES.user });
+    const oneLine = await engine.synthesize({
+      text: '今日は いい天気です。',
+      language: 'ja',
+      voice: OPEN_JTALK_DEFAULT_VOICES.user,
+    });
+    const twoLines = await engine.synthesize({
+      text: '今日は\nいい天気です。',
+      language: 'ja',
+      voice: OPEN_JTALK_DEFAULT_VOICES.user,
+    });
     expect(samplesOf(twoLines)).toEqual(samplesOf(oneLine));
   });
 
@@ -135,11 +172,18 @@ describe('Open JTalk', () => {
     expect(missingVoice.message).toContain('/nonexistent/voice.htsvoice');
 
     const engine = await createOpenJtalkSynthesizer();
-    const punctuationOnly = await rejection(engine.synthesize({ text: '。', language: 'ja', voice: OPEN_JTALK_DEFAULT_VOICES.user }));
+    const punctuationOnly = await rejection(
+      engine.synthesize({ text: '。', language: 'ja', voice: OPEN_JTALK_DEFAULT_VOICES.user }),
+    );
     expect(punctuationOnly.failure).toBe('non-zero-exit');
     expect(punctuationOnly.message).toMatch(/open-jtalk: synthesis failed for "。"/);
-    expect((await rejection(engine.synthesize({ text: 'Hello', language: 'en', voice: OPEN_JTALK_DEFAULT_VOICES.user }))).failure).toBe('unsupported-language');
-    expect((await rejection(engine.synthesize({ text: 'はい', language: 'ja', voice: { halfToneShift: 0 } }))).failure).toBe('invalid-voice');
+    expect(
+      (await rejection(engine.synthesize({ text: 'Hello', language: 'en', voice: OPEN_JTALK_DEFAULT_VOICES.user })))
+        .failure,
+    ).toBe('unsupported-language');
+    expect(
+      (await rejection(engine.synthesize({ text: 'はい', language: 'ja', voice: { halfToneShift: 0 } }))).failure,
+    ).toBe('invalid-voice');
   });
 });
 

@@ -77,7 +77,8 @@ export function textExcerpt(text: string): string {
 }
 
 /** The message line that tells the user how to install the system engines. */
-export const SETUP_HINT = 'Install the speech engines with `npm run setup` (runs scripts/setup-system.sh; needs root or sudo).';
+export const SETUP_HINT =
+  'Install the speech engines with `npm run setup` (runs scripts/setup-system.sh; needs root or sudo).';
 
 /**
  * A synthesis failed. The message names the engine, an excerpt of the text and the reason; for
@@ -116,10 +117,20 @@ export function normalizeWhitespace(text: string): string {
  *
  * @throws SpeechSynthesisError `invalid-voice` listing the offending keys.
  */
-export function parseVoice<Schema extends z.ZodType>(engine: string, text: string, schema: Schema, voice: VoiceSettings): z.infer<Schema> {
+export function parseVoice<Schema extends z.ZodType>(
+  engine: string,
+  text: string,
+  schema: Schema,
+  voice: VoiceSettings,
+): z.infer<Schema> {
   const parsed = schema.safeParse(voice);
   if (!parsed.success) {
-    throw new SpeechSynthesisError(engine, text, 'invalid-voice', `voice settings ${JSON.stringify(voice)} are invalid (${describeIssues(parsed.error.issues, { root: 'voice' })})`);
+    throw new SpeechSynthesisError(
+      engine,
+      text,
+      'invalid-voice',
+      `voice settings ${JSON.stringify(voice)} are invalid (${describeIssues(parsed.error.issues, { root: 'voice' })})`,
+    );
   }
   return parsed.data;
 }

@@ -41,8 +41,16 @@ const silence = (seconds: number): Float32Array => new Float32Array(Math.round(s
 
 describe('spoken length and plausible durations', () => {
   it('counts letters (digits as 4) for English and morae for Japanese, with pauses inside the text', async () => {
-    expect(await spokenLength('Hello there, how are you? In 1889.', 'en')).toEqual({ units: 5 + 5 + 3 + 3 + 3 + 2 + 16, unit: 'letters', pauses: 2 });
-    expect(await spokenLength('今日は、いい天気です。', 'ja')).toEqual({ units: 2 + 1 + 2 + 3 + 2, unit: 'morae', pauses: 1 });
+    expect(await spokenLength('Hello there, how are you? In 1889.', 'en')).toEqual({
+      units: 5 + 5 + 3 + 3 + 3 + 2 + 16,
+      unit: 'letters',
+      pauses: 2,
+    });
+    expect(await spokenLength('今日は、いい天気です。', 'ja')).toEqual({
+      units: 2 + 1 + 2 + 3 + 2,
+      unit: 'morae',
+      pauses: 1,
+    });
   });
 
   it('derives the range from the language bounds', () => {
@@ -104,7 +112,9 @@ describe('checkSynthesizedSpeech', () => {
   });
 
   it('flags speech far shorter than the text as truncated, and a loud last frame as cut', async () => {
-    expect((await checkSynthesizedSpeech(join(syllables(1.0), silence(0.2)), RATE, text, 'en')).verdict).toBe('truncated');
+    expect((await checkSynthesizedSpeech(join(syllables(1.0), silence(0.2)), RATE, text, 'en')).verdict).toBe(
+      'truncated',
+    );
     const cut = await checkSynthesizedSpeech(syllables(2.6).subarray(0, Math.round(2.38 * RATE)), RATE, text, 'en');
     expect(cut.abruptEnd).toBe(true);
     expect(cut.verdict).toBe('truncated');
@@ -139,38 +149,45 @@ describe('SpeechRateMonitor', () => {
   // had a median of 0.72 and quarantined correct speech; the short ones (backchannels, "Yes, it was.",
   // the padded "And, …" forms) are the slow ones.
   const measured: [string, number][] = [
-  ["Who designed it?", 0.94],
-  ["It was between eighteen eighty-seven and eighteen eighty-nine.", 1.208],
-  ["It was Maurice Koechlin and Émile Nouguier, engineers working for Gustave Eiffel's company.", 1.04],
-  ["When was the eiffel tower built?", 1.042],
-  ["And, who designed it?", 0.724],
-  ["How tall is it?", 0.887],
-  ["Was it the tallest structure,", 1.049],
-  ["It's three hundred thirty meters.", 1.052],
-  ["in the world when it opened?", 1.144],
-  ["And, how tall is it?", 0.678],
-  ["Yes, it was.", 0.482],
-  ["Until when?", 0.717],
-  ["Until nineteen thirty, when the Chrysler Building in New York was completed.", 1.04],
-  ["How many people visit it each year?", 0.952],
-  ["It's about six million.", 0.954],
-  ["And, Until when?", 0.585],
-  ["Which river flows past it?", 0.918],
-  ["It's the Seine.", 0.971],
-  ["How long is that river?", 0.968],
-  ["It's seven hundred seventy-seven kilometers.", 0.953],
-  ["Well, it's the Seine.", 0.788],
-  ["uh-huh", 0.828],
-  ["mm-hmm", 0.552],
-  ["yeah", 0.719],
-  ["right", 0.85],
-  ["okay", 0.599],
+    ['Who designed it?', 0.94],
+    ['It was between eighteen eighty-seven and eighteen eighty-nine.', 1.208],
+    ["It was Maurice Koechlin and Émile Nouguier, engineers working for Gustave Eiffel's company.", 1.04],
+    ['When was the eiffel tower built?', 1.042],
+    ['And, who designed it?', 0.724],
+    ['How tall is it?', 0.887],
+    ['Was it the tallest structure,', 1.049],
+    ["It's three hundred thirty meters.", 1.052],
+    ['in the world when it opened?', 1.144],
+    ['And, how tall is it?', 0.678],
+    ['Yes, it was.', 0.482],
+    ['Until when?', 0.717],
+    ['Until nineteen thirty, when the Chrysler Building in New York was completed.', 1.04],
+    ['How many people visit it each year?', 0.952],
+    ["It's about six million.", 0.954],
+    ['And, Until when?', 0.585],
+    ['Which river flows past it?', 0.918],
+    ["It's the Seine.", 0.971],
+    ['How long is that river?', 0.968],
+    ["It's seven hundred seventy-seven kilometers.", 0.953],
+    ["Well, it's the Seine.", 0.788],
+    ['uh-huh', 0.828],
+    ['mm-hmm', 0.552],
+    ['yeah', 0.719],
+    ['right', 0.85],
+    ['okay', 0.599],
   ];
 
   it('reaches no false verdict on that dialogue in any completion order, and still catches a wrong sample rate', async () => {
-    const typical = await Promise.all(measured.map(async ([text]) => plausibleDurationRange(await spokenLength(text, 'en'), DEFAULT_SPEECH_RATE_BOUNDS.en!).typicalSeconds));
+    const typical = await Promise.all(
+      measured.map(
+        async ([text]) =>
+          plausibleDurationRange(await spokenLength(text, 'en'), DEFAULT_SPEECH_RATE_BOUNDS.en!).typicalSeconds,
+      ),
+    );
     // the worst order: the slowest first
-    const slowestFirst = measured.map(([, ratio], index) => ({ ratio, seconds: typical[index]! })).sort((a, b) => a.ratio - b.ratio);
+    const slowestFirst = measured
+      .map(([, ratio], index) => ({ ratio, seconds: typical[index]! }))
+      .sort((a, b) => a.ratio - b.ratio);
     const monitor = new SpeechRateMonitor();
     const verdicts: boolean[] = [];
     for (const { ratio, seconds } of slowestFirst) {
@@ -202,7 +219,13 @@ describe('Silero VAD as the speech finder', () => {
       const detector = speechActivityDetectorFrom(silero);
       const spans = await detector(noisy, 16000);
       expect(spans.at(-1)?.endSeconds).toBeLessThan(speech.length / 16000 + 0.1);
-      const check = await checkSynthesizedSpeech(noisy, 16000, 'Could you tell me more about its history, please?', 'en', resolveSynthesisCheckOptions({ detector }));
+      const check = await checkSynthesizedSpeech(
+        noisy,
+        16000,
+        'Could you tell me more about its history, please?',
+        'en',
+        resolveSynthesisCheckOptions({ detector }),
+      );
       expect(check.verdict).toBe('plausible');
       expect(check.samples.length / 16000).toBeLessThan(speech.length / 16000 + 0.1);
     } finally {

@@ -17,8 +17,23 @@
 import type { Language } from '../../model/types.ts';
 import { entryOfLanguage } from '../../model/language-code.ts';
 import type { WordTokenizer } from '../../alignment/spoken-words.ts';
-import { DEFAULT_SPEECH_RATE_BOUNDS, plausibleDurationRange, speechRateBoundsOf, spokenLength, type DurationRange, type SpeechRateBounds, type SpokenLength } from './synthesis-speech-rate.ts';
-import { DEFAULT_TAIL_TRIM_OPTIONS, endsAbruptly, trimTail, type SpeechActivityDetector, type TailTrimOptions, type TrimmedTail } from './synthesis-tail.ts';
+import {
+  DEFAULT_SPEECH_RATE_BOUNDS,
+  plausibleDurationRange,
+  speechRateBoundsOf,
+  spokenLength,
+  type DurationRange,
+  type SpeechRateBounds,
+  type SpokenLength,
+} from './synthesis-speech-rate.ts';
+import {
+  DEFAULT_TAIL_TRIM_OPTIONS,
+  endsAbruptly,
+  trimTail,
+  type SpeechActivityDetector,
+  type TailTrimOptions,
+  type TrimmedTail,
+} from './synthesis-tail.ts';
 
 export {
   DEFAULT_SPEECH_RATE_BOUNDS,
@@ -57,7 +72,13 @@ export interface SynthesisCheckOptions {
 }
 
 /** Resolves partial check settings. */
-export function resolveSynthesisCheckOptions(options: { bounds?: Partial<Record<Language, Partial<SpeechRateBounds>>>; tail?: Partial<TailTrimOptions>; detector?: SpeechActivityDetector } = {}): SynthesisCheckOptions {
+export function resolveSynthesisCheckOptions(
+  options: {
+    bounds?: Partial<Record<Language, Partial<SpeechRateBounds>>>;
+    tail?: Partial<TailTrimOptions>;
+    detector?: SpeechActivityDetector;
+  } = {},
+): SynthesisCheckOptions {
   const bounds: Record<Language, SpeechRateBounds> = {};
   for (const language of new Set([...Object.keys(DEFAULT_SPEECH_RATE_BOUNDS), ...Object.keys(options.bounds ?? {})])) {
     bounds[language] = { ...speechRateBoundsOf(language), ...options.bounds?.[language] };
@@ -112,7 +133,9 @@ export async function checkSynthesizedSpeech(
   options: SynthesisCheckOptions = resolveSynthesisCheckOptions(),
   tokenizer?: WordTokenizer,
 ): Promise<SpeechCheck> {
-  const bounds = Object.hasOwn(options.bounds, language) ? entryOfLanguage(options.bounds, language, 'speech-rate bounds') : speechRateBoundsOf(language);
+  const bounds = Object.hasOwn(options.bounds, language)
+    ? entryOfLanguage(options.bounds, language, 'speech-rate bounds')
+    : speechRateBoundsOf(language);
   const length = await spokenLength(text, language, tokenizer);
   const range = plausibleDurationRange(length, bounds);
   const abruptEnd = endsAbruptly(samples, sampleRate, options.tail.abruptEndDbfs);

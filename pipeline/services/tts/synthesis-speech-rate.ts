@@ -36,8 +36,20 @@ export interface SpeechRateBounds {
  * (the abrupt-end check catches cuts inside a word).
  */
 export const DEFAULT_SPEECH_RATE_BOUNDS: Readonly<Record<Language, Readonly<SpeechRateBounds>>> = Object.freeze({
-  en: Object.freeze({ typicalUnitsPerSecond: 13.5, minimumUnitsPerSecond: 5, maximumUnitsPerSecond: 24, pauseAllowanceSeconds: 0.6, allowanceSeconds: 1.0 }),
-  ja: Object.freeze({ typicalUnitsPerSecond: 7.5, minimumUnitsPerSecond: 3, maximumUnitsPerSecond: 13, pauseAllowanceSeconds: 0.6, allowanceSeconds: 1.0 }),
+  en: Object.freeze({
+    typicalUnitsPerSecond: 13.5,
+    minimumUnitsPerSecond: 5,
+    maximumUnitsPerSecond: 24,
+    pauseAllowanceSeconds: 0.6,
+    allowanceSeconds: 1.0,
+  }),
+  ja: Object.freeze({
+    typicalUnitsPerSecond: 7.5,
+    minimumUnitsPerSecond: 3,
+    maximumUnitsPerSecond: 13,
+    pauseAllowanceSeconds: 0.6,
+    allowanceSeconds: 1.0,
+  }),
 });
 
 /**
@@ -50,7 +62,13 @@ export function speechRateBoundsOf(language: Language): Readonly<SpeechRateBound
   const built = Object.hasOwn(DEFAULT_SPEECH_RATE_BOUNDS, language) ? DEFAULT_SPEECH_RATE_BOUNDS[language] : undefined;
   if (built) return built;
   const rate = languagePackOf(language).speechRate;
-  return { typicalUnitsPerSecond: rate.typical, minimumUnitsPerSecond: rate.minimum, maximumUnitsPerSecond: rate.maximum, pauseAllowanceSeconds: 0.6, allowanceSeconds: 1.0 };
+  return {
+    typicalUnitsPerSecond: rate.typical,
+    minimumUnitsPerSecond: rate.minimum,
+    maximumUnitsPerSecond: rate.maximum,
+    pauseAllowanceSeconds: 0.6,
+    allowanceSeconds: 1.0,
+  };
 }
 
 /** How long a text is when spoken, in the units of {@link DEFAULT_SPEECH_RATE_BOUNDS}. */
@@ -69,12 +87,20 @@ export interface SpokenLength {
  * @param tokenizer word splitter; default {@link defaultWordTokenizer}.
  * @throws WordTokenizerError when the Japanese dictionary cannot be loaded.
  */
-export async function spokenLength(text: string, language: Language, tokenizer: WordTokenizer = defaultWordTokenizer): Promise<SpokenLength> {
+export async function spokenLength(
+  text: string,
+  language: Language,
+  tokenizer: WordTokenizer = defaultWordTokenizer,
+): Promise<SpokenLength> {
   const words = await tokenizer.tokenize(text, language);
   const units = words.reduce((sum, word) => sum + word.weight, 0);
   const pauses = words.slice(0, -1).filter((word) => word.pauseAfter).length;
   // the tokenizer weighs kuromoji morphemes in morae, every other word in letters (spoken-words.ts)
-  return { units, unit: languagePackOf(language).script.segmentation === 'japanese-morphemes' ? 'morae' : 'letters', pauses };
+  return {
+    units,
+    unit: languagePackOf(language).script.segmentation === 'japanese-morphemes' ? 'morae' : 'letters',
+    pauses,
+  };
 }
 
 /** Plausible speech durations of one text, seconds. */
@@ -96,7 +122,10 @@ export function plausibleDurationRange(length: SpokenLength, bounds: SpeechRateB
   return {
     minimumSeconds: length.units / bounds.maximumUnitsPerSecond,
     typicalSeconds: length.units / bounds.typicalUnitsPerSecond,
-    maximumSeconds: length.units / bounds.minimumUnitsPerSecond + length.pauses * bounds.pauseAllowanceSeconds + bounds.allowanceSeconds,
+    maximumSeconds:
+      length.units / bounds.minimumUnitsPerSecond +
+      length.pauses * bounds.pauseAllowanceSeconds +
+      bounds.allowanceSeconds,
   };
 }
 
@@ -175,11 +204,15 @@ export class SpeechRateMonitor {
     if (this.ratios.length < this.options.windowSize) return null;
     const sorted = [...this.ratios].sort((a, b) => a - b);
     const middle = sorted.length / 2;
-    const medianTempoRatio = sorted.length % 2 === 1 ? (sorted[Math.floor(middle)] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+    const medianTempoRatio =
+      sorted.length % 2 === 1
+        ? (sorted[Math.floor(middle)] as number)
+        : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
     return {
       medianTempoRatio,
       count: sorted.length,
-      plausible: medianTempoRatio >= this.options.minimumTempoRatio && medianTempoRatio <= this.options.maximumTempoRatio,
+      plausible:
+        medianTempoRatio >= this.options.minimumTempoRatio && medianTempoRatio <= this.options.maximumTempoRatio,
     };
   }
 }

@@ -17,7 +17,10 @@ export interface SpeechSpan {
  * Finds speech in mono audio. Returns sorted, non-overlapping spans in seconds; pauses shorter than the
  * detector's own minimum silence are bridged.
  */
-export type SpeechActivityDetector = (samples: Float32Array, sampleRate: number) => SpeechSpan[] | Promise<SpeechSpan[]>;
+export type SpeechActivityDetector = (
+  samples: Float32Array,
+  sampleRate: number,
+) => SpeechSpan[] | Promise<SpeechSpan[]>;
 
 /**
  * A voice activity detector of pipeline/services/vad (Silero, WebRTC VAD) as the speech finder of
@@ -29,7 +32,11 @@ export type SpeechActivityDetector = (samples: Float32Array, sampleRate: number)
  * @throws whatever the detector throws (VoiceActivityDetectionError), when the returned function runs.
  */
 export function speechActivityDetectorFrom(detector: VoiceActivityDetector): SpeechActivityDetector {
-  return async (samples, sampleRate) => (await detector.detect(samples, sampleRate)).map((segment) => ({ startSeconds: segment.start / 100, endSeconds: segment.end / 100 }));
+  return async (samples, sampleRate) =>
+    (await detector.detect(samples, sampleRate)).map((segment) => ({
+      startSeconds: segment.start / 100,
+      endSeconds: segment.end / 100,
+    }));
 }
 
 /** Settings of the energy detector and of tail trimming. Levels in dBFS (full scale 1.0), durations in seconds. */
@@ -123,7 +130,11 @@ export function energySpeechDetector(options: Partial<TailTrimOptions> = {}): Sp
   };
 }
 
-function spansFromLevels(frames: Frames, isSound: (level: number, frame: number) => boolean, options: TailTrimOptions): SpeechSpan[] {
+function spansFromLevels(
+  frames: Frames,
+  isSound: (level: number, frame: number) => boolean,
+  options: TailTrimOptions,
+): SpeechSpan[] {
   const frameDuration = frames.frameLength / frames.sampleRate;
   const runs: [number, number][] = [];
   let runStart = -1;
@@ -189,11 +200,14 @@ export async function trimTail(
   const removed: TailKind[] = [];
 
   // 1. Steady noise at the end: frames well below the loudest speech whose level stays near one value.
-  const finite = Array.from(frames.levels).filter((level) => Number.isFinite(level)).sort((a, b) => a - b);
+  const finite = Array.from(frames.levels)
+    .filter((level) => Number.isFinite(level))
+    .sort((a, b) => a - b);
   const peak = finite.length > 0 ? (finite[Math.floor(finite.length * 0.95)] as number) : -Infinity;
   // A partial last frame reads quieter than it is (its RMS divides by a whole frame): leave it out.
   let soundEndFrame = Math.floor(frames.sampleCount / frames.frameLength);
-  while (soundEndFrame > 0 && !((frames.levels[soundEndFrame - 1] as number) >= resolved.silenceThresholdDbfs)) soundEndFrame--;
+  while (soundEndFrame > 0 && !((frames.levels[soundEndFrame - 1] as number) >= resolved.silenceThresholdDbfs))
+    soundEndFrame--;
   const noiseStart = steadyNoiseStart(frames, soundEndFrame, peak - resolved.noiseBelowPeakDb, resolved);
   let endSample = samples.length;
   let fade = false;
@@ -212,7 +226,11 @@ export async function trimTail(
     const gap = last.startSeconds - beforeGap.endSeconds;
     const burst = last.endSeconds - last.startSeconds;
     const covered = beforeGap.endSeconds - (speech[0] as SpeechSpan).startSeconds;
-    if (gap >= resolved.hallucinationGapSeconds && burst <= resolved.hallucinationMaximumSeconds && covered >= resolved.hallucinationCoverage * typicalSeconds) {
+    if (
+      gap >= resolved.hallucinationGapSeconds &&
+      burst <= resolved.hallucinationMaximumSeconds &&
+      covered >= resolved.hallucinationCoverage * typicalSeconds
+    ) {
       speech = speech.slice(0, -1);
       endSample = Math.min(endSample, Math.round(beforeGap.endSeconds * sampleRate));
       removed.unshift('hallucination');
@@ -238,7 +256,12 @@ export async function trimTail(
 }
 
 /** First frame of a steady trailing noise run ending at `soundEndFrame`, or null when there is none. */
-function steadyNoiseStart(frames: Frames, soundEndFrame: number, ceilingDbfs: number, options: TailTrimOptions): number | null {
+function steadyNoiseStart(
+  frames: Frames,
+  soundEndFrame: number,
+  ceilingDbfs: number,
+  options: TailTrimOptions,
+): number | null {
   const minimumFrames = Math.ceil((options.minimumNoiseSeconds * frames.sampleRate) / frames.frameLength);
   if (soundEndFrame < minimumFrames) return null;
   // The noise level: median of the last `minimumFrames` sound frames; they must all be quiet and steady.
@@ -265,7 +288,11 @@ function fadeOutInPlace(samples: Float32Array, length: number): void {
  * @param samples mono samples, nominal range [-1, 1].
  * @param sampleRate Hz.
  */
-export function endsAbruptly(samples: Float32Array, sampleRate: number, abruptEndDbfs: number = DEFAULT_TAIL_TRIM_OPTIONS.abruptEndDbfs): boolean {
+export function endsAbruptly(
+  samples: Float32Array,
+  sampleRate: number,
+  abruptEndDbfs: number = DEFAULT_TAIL_TRIM_OPTIONS.abruptEndDbfs,
+): boolean {
   const length = Math.min(samples.length, Math.round(0.02 * sampleRate));
   if (length === 0) return false;
   let energy = 0;

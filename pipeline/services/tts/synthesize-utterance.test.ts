@@ -25,7 +25,7 @@ const ENGLISH = [
   'It was written by Jane Austen, and published in 1813 - a long time ago.',
   'Mm-hmm.',
   'Could you tell me more about its history, please?',
-  "Sure: it started as a small village, then grew into a town, and finally, after many years, a city.",
+  'Sure: it started as a small village, then grew into a town, and finally, after many years, a city.',
 ];
 
 const JAPANESE = [
@@ -50,11 +50,25 @@ beforeAll(async () => {
   openJtalk = await createOpenJtalkSynthesizer();
   await loadJapaneseTokenizer();
   const jobs = [
-    ...ENGLISH.map((text, index) => ({ language: 'en' as const, text, synthesizer: espeak, voice: index % 2 === 0 ? ESPEAK_NG_DEFAULT_VOICES.user : ESPEAK_NG_DEFAULT_VOICES.system })),
-    ...JAPANESE.map((text, index) => ({ language: 'ja' as const, text, synthesizer: openJtalk, voice: index % 2 === 0 ? OPEN_JTALK_DEFAULT_VOICES.user : OPEN_JTALK_DEFAULT_VOICES.system })),
+    ...ENGLISH.map((text, index) => ({
+      language: 'en' as const,
+      text,
+      synthesizer: espeak,
+      voice: index % 2 === 0 ? ESPEAK_NG_DEFAULT_VOICES.user : ESPEAK_NG_DEFAULT_VOICES.system,
+    })),
+    ...JAPANESE.map((text, index) => ({
+      language: 'ja' as const,
+      text,
+      synthesizer: openJtalk,
+      voice: index % 2 === 0 ? OPEN_JTALK_DEFAULT_VOICES.user : OPEN_JTALK_DEFAULT_VOICES.system,
+    })),
   ];
   for (const job of jobs) {
-    const utterance = await synthesizeUtterance(job.synthesizer, { text: job.text, language: job.language, voice: job.voice }, { sampleRate: SAMPLE_RATE });
+    const utterance = await synthesizeUtterance(
+      job.synthesizer,
+      { text: job.text, language: job.language, voice: job.voice },
+      { sampleRate: SAMPLE_RATE },
+    );
     results.push({ language: job.language, text: job.text, utterance });
   }
 });
@@ -100,21 +114,57 @@ describe('synthesizeUtterance on real engines', () => {
   it('writes English words as whitespace tokens without punctuation, spread by length', () => {
     const hello = results.find(({ text }) => text === ENGLISH[0])?.utterance as SynthesizedUtterance;
     expect(hello.wordTimingSource).toBe('spread');
-    expect(hello.words.map((word) => word.word)).toEqual(['Hello', 'there', 'how', 'are', 'you', 'today', 'I', 'bought', 'a', 'stamp']);
+    expect(hello.words.map((word) => word.word)).toEqual([
+      'Hello',
+      'there',
+      'how',
+      'are',
+      'you',
+      'today',
+      'I',
+      'bought',
+      'a',
+      'stamp',
+    ]);
     // three segments (pauses after "there," and "today?"), with the breaks at the punctuation
     expect(hello.segments).toHaveLength(3);
-    expect(hello.words.filter((word) => hello.segments.some((segment) => segment.start === word.start)).map((word) => word.word)).toEqual(['Hello', 'how', 'I']);
+    expect(
+      hello.words
+        .filter((word) => hello.segments.some((segment) => segment.start === word.start))
+        .map((word) => word.word),
+    ).toEqual(['Hello', 'how', 'I']);
   });
 
   it('writes Japanese morphemes without punctuation, placed at the Open JTalk mora times when counts match', () => {
     const greeting = results.find(({ text }) => text === JAPANESE[0])?.utterance as SynthesizedUtterance;
     expect(greeting.wordTimingSource).toBe('engine');
-    expect(greeting.words.map((word) => word.word)).toEqual(['こんにちは', '今日', 'は', 'いい', '天気', 'です', 'ね', '切手', 'と', 'コーヒー', 'を', '買い', 'まし', 'た']);
+    expect(greeting.words.map((word) => word.word)).toEqual([
+      'こんにちは',
+      '今日',
+      'は',
+      'いい',
+      '天気',
+      'です',
+      'ね',
+      '切手',
+      'と',
+      'コーヒー',
+      'を',
+      '買い',
+      'まし',
+      'た',
+    ]);
     expect(greeting.segments).toHaveLength(3);
-    expect(greeting.words.filter((word) => greeting.segments.some((segment) => segment.start === word.start)).map((word) => word.word)).toEqual(['こんにちは', '今日', '切手']);
+    expect(
+      greeting.words
+        .filter((word) => greeting.segments.some((segment) => segment.start === word.start))
+        .map((word) => word.word),
+    ).toEqual(['こんにちは', '今日', '切手']);
     // numbers and Latin letters have no kuromoji reading: mora counts cannot be checked, so words are spread
     expect(results.find(({ text }) => text === JAPANESE[3])?.utterance.wordTimingSource).toBe('spread');
-    expect(results.filter(({ language, utterance }) => language === 'ja' && utterance.wordTimingSource === 'engine').length).toBeGreaterThanOrEqual(6);
+    expect(
+      results.filter(({ language, utterance }) => language === 'ja' && utterance.wordTimingSource === 'engine').length,
+    ).toBeGreaterThanOrEqual(6);
   });
 
   it('is frame-local on real speech: utterances placed on a silent track at centisecond offsets are detected at the same segments, shifted', () => {
@@ -129,39 +179,70 @@ describe('synthesizeUtterance on real engines', () => {
     const expected: SpeechSegment[] = [];
     pieces.forEach((utterance, index) => {
       placeOnTrackInPlace(track, utterance.audio, (placements[index] as number) * (SAMPLE_RATE / 100));
-      for (const segment of utterance.segments) expected.push({ start: segment.start + (placements[index] as number), end: segment.end + (placements[index] as number) });
+      for (const segment of utterance.segments)
+        expected.push({
+          start: segment.start + (placements[index] as number),
+          end: segment.end + (placements[index] as number),
+        });
     });
     expect(detectSpeechSegments(track, SAMPLE_RATE)).toEqual(expected);
   });
 
   it('is deterministic end to end', async () => {
-    const again = await synthesizeUtterance(openJtalk, { text: JAPANESE[0] as string, language: 'ja', voice: OPEN_JTALK_DEFAULT_VOICES.user }, { sampleRate: SAMPLE_RATE });
+    const again = await synthesizeUtterance(
+      openJtalk,
+      { text: JAPANESE[0] as string, language: 'ja', voice: OPEN_JTALK_DEFAULT_VOICES.user },
+      { sampleRate: SAMPLE_RATE },
+    );
     const first = results.find(({ text }) => text === JAPANESE[0])?.utterance as SynthesizedUtterance;
     expect(again.audio).toEqual(first.audio);
     expect(again.words).toEqual(first.words);
   });
 
   it('works at 48 kHz output too, and rejects an output rate that is not a multiple of 100 Hz', async () => {
-    const utterance = await synthesizeUtterance(espeak, { text: 'Good morning, everyone.', language: 'en', voice: ESPEAK_NG_DEFAULT_VOICES.user }, { sampleRate: 48000 });
+    const utterance = await synthesizeUtterance(
+      espeak,
+      { text: 'Good morning, everyone.', language: 'en', voice: ESPEAK_NG_DEFAULT_VOICES.user },
+      { sampleRate: 48000 },
+    );
     expect(utterance.audio.length).toBe(utterance.durationCs * 480);
     expect(mergeTouchingWords(utterance.words)).toEqual(utterance.segments);
-    await expect(synthesizeUtterance(espeak, { text: 'Hi', language: 'en', voice: ESPEAK_NG_DEFAULT_VOICES.user }, { sampleRate: 22050 })).rejects.toThrow(/multiple of 100/);
+    await expect(
+      synthesizeUtterance(
+        espeak,
+        { text: 'Hi', language: 'en', voice: ESPEAK_NG_DEFAULT_VOICES.user },
+        { sampleRate: 22050 },
+      ),
+    ).rejects.toThrow(/multiple of 100/);
   });
 });
 
 describe('synthesizeUtterance with the fake engine', () => {
   it('records calls and produces segments at the fake pauses', async () => {
     const fake = new FakeSpeechSynthesizer();
-    const utterance = await synthesizeUtterance(fake, { text: 'one two, three four.', language: 'en', voice: {} }, { sampleRate: SAMPLE_RATE });
+    const utterance = await synthesizeUtterance(
+      fake,
+      { text: 'one two, three four.', language: 'en', voice: {} },
+      { sampleRate: SAMPLE_RATE },
+    );
     expect(fake.calls).toEqual([{ text: 'one two, three four.', language: 'en', voice: {} }]);
     // 0.1 s edge silence, "one" 0.18 s, 0.05 s gap (bridged), "two" 0.18 s, 0.3 s pause, "three" 0.30 s, 0.05 s, "four" 0.24 s
-    expect(utterance.segments).toEqual([{ start: 0, end: 41 }, { start: 71, end: 130 }]);
+    expect(utterance.segments).toEqual([
+      { start: 0, end: 41 },
+      { start: 71, end: 130 },
+    ]);
     expect(utterance.words.map((word) => word.word)).toEqual(['one', 'two', 'three', 'four']);
     expect(utterance.words[2]?.start).toBe(71);
   });
 
   it('rejects text without words with a typed error', async () => {
     const fake = new FakeSpeechSynthesizer();
-    await expect(synthesizeUtterance(fake, { text: '1 2 3', language: 'en', voice: {} }, { sampleRate: SAMPLE_RATE, tokenizer: { tokenize: async () => [] } })).rejects.toThrow(SpeechSynthesisError);
+    await expect(
+      synthesizeUtterance(
+        fake,
+        { text: '1 2 3', language: 'en', voice: {} },
+        { sampleRate: SAMPLE_RATE, tokenizer: { tokenize: async () => [] } },
+      ),
+    ).rejects.toThrow(SpeechSynthesisError);
   });
 });

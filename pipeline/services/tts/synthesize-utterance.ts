@@ -7,7 +7,12 @@ import type { Centiseconds, Language, SpeechSegment } from '../../model/types.ts
 import { languagePackOf } from '../../model/language-pack.ts';
 import { downmixToMono, isOnPcm16Grid, quantizeToPcm16, type RawAudio } from '../../audio/raw-audio.ts';
 import { resample, type ResampleQuality } from '../../audio/resample.ts';
-import { detectSpeechSegments, samplesPerCentisecond, trimToSpeech, type SpeechDetectorOptions } from '../../audio/speech-regions.ts';
+import {
+  detectSpeechSegments,
+  samplesPerCentisecond,
+  trimToSpeech,
+  type SpeechDetectorOptions,
+} from '../../audio/speech-regions.ts';
 import { moraeFromOpenJtalkPhonemes } from '../../alignment/japanese-morae.ts';
 import { SpeechSynthesisError, type SpeechSynthesizer, type SynthesisRequest } from './speech-synthesizer.ts';
 import { defaultWordTokenizer, type WordTokenizer } from '../../alignment/spoken-words.ts';
@@ -115,17 +120,28 @@ export async function synthesizeUtterance(
   const output = await synthesizer.synthesize(request);
   // mono output is resampled as it came (resample does not change its input: no copy); the resampled
   // buffer is new and ours, so it is rounded to the 16-bit grid in place
-  const mono = { channels: [output.audio.channels.length === 1 ? (output.audio.channels[0] as Float32Array) : downmixToMono(output.audio)], sampleRate: output.audio.sampleRate };
+  const mono = {
+    channels: [
+      output.audio.channels.length === 1 ? (output.audio.channels[0] as Float32Array) : downmixToMono(output.audio),
+    ],
+    sampleRate: output.audio.sampleRate,
+  };
   const resampled = await (options.resampler ?? resample)(mono, sampleRate, options.resampleQuality ?? 'best');
   const samples = quantizeToPcm16(resampled.channels[0] as Float32Array, resampled.channels[0] as Float32Array);
 
   const detected = detectSpeechSegments(samples, sampleRate, options.detector);
   if (detected.length === 0) {
-    throw new SpeechSynthesisError(synthesizer.id, request.text, 'no-speech-detected', `no frame of the ${(samples.length / sampleRate).toFixed(2)} s of audio reached the speech threshold`);
+    throw new SpeechSynthesisError(
+      synthesizer.id,
+      request.text,
+      'no-speech-detected',
+      `no frame of the ${(samples.length / sampleRate).toFixed(2)} s of audio reached the speech threshold`,
+    );
   }
   const trimmed = trimToSpeech(samples, sampleRate, detected);
   const words = await wordsPromise;
-  if (words.length === 0) throw new SpeechSynthesisError(synthesizer.id, request.text, 'word-timing', 'the text holds no words');
+  if (words.length === 0)
+    throw new SpeechSynthesisError(synthesizer.id, request.text, 'word-timing', 'the text holds no words');
 
   let tiling: WordTiling;
   let wordTimingSource: WordTimingSource = 'spread';
@@ -139,7 +155,8 @@ export async function synthesizeUtterance(
     }
     assertWordTiling(tiling.words, tiling.segments);
   } catch (error) {
-    if (error instanceof WordTimingError) throw new SpeechSynthesisError(synthesizer.id, request.text, 'word-timing', error.message, { cause: error });
+    if (error instanceof WordTimingError)
+      throw new SpeechSynthesisError(synthesizer.id, request.text, 'word-timing', error.message, { cause: error });
     throw error;
   }
 
@@ -163,7 +180,15 @@ export async function synthesizeUtterance(
     }
     fullBand = { audio, sampleRate: engineRate };
   }
-  return { audio: trimmed.samples, sampleRate, segments: tiling.segments, words: tiling.words, wordTimingSource, durationCs, ...(fullBand ? { fullBand } : {}) };
+  return {
+    audio: trimmed.samples,
+    sampleRate,
+    segments: tiling.segments,
+    words: tiling.words,
+    wordTimingSource,
+    durationCs,
+    ...(fullBand ? { fullBand } : {}),
+  };
 }
 
 /** Expected word spans from an Open JTalk phoneme trace, or null when there is none or the mora counts differ. */
@@ -174,6 +199,11 @@ function engineWordTimes(
   trimStartCentiseconds: number,
 ): ReturnType<typeof wordsAtMoraTimes> {
   // an Open JTalk phoneme trace times morae: it applies to words weighed in morae (japanese-morphemes)
-  if (!engineTimings || engineTimings.length === 0 || languagePackOf(language).script.segmentation !== 'japanese-morphemes') return null;
+  if (
+    !engineTimings ||
+    engineTimings.length === 0 ||
+    languagePackOf(language).script.segmentation !== 'japanese-morphemes'
+  )
+    return null;
   return wordsAtMoraTimes(words, moraeFromOpenJtalkPhonemes(engineTimings), trimStartCentiseconds);
 }

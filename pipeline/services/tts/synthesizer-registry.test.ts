@@ -4,7 +4,11 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RemoteServiceSettingsError } from './remote-synthesizer.ts';
-import { createSpeechSynthesizer, isRemoteSpeechEngine, REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './synthesizer-registry.ts';
+import {
+  createSpeechSynthesizer,
+  isRemoteSpeechEngine,
+  REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS,
+} from './synthesizer-registry.ts';
 import { startCosyVoiceLoopbackServer } from './testing/cosyvoice-loopback-server.ts';
 import type { LoopbackServer } from './testing/loopback-speech.ts';
 import { fixtureDirectory, writePromptFixture } from './testing/prompt-fixtures.ts';
@@ -24,7 +28,10 @@ describe('synthesizer registry: remote engines', () => {
     expect(cosyVoice2.id).toBe('cosyvoice2');
     // the languages a CosyVoice model speaks come from the language packs (CosyVoice2: no German)
     expect(cosyVoice2.languages).toEqual(['en', 'ja', 'ko', 'zh']);
-    const tritonEngine = await createSpeechSynthesizer('cosyvoice2-triton', { urls: [triton.url], model: 'Fun-CosyVoice3-0.5B-2512 TensorRT-LLM' });
+    const tritonEngine = await createSpeechSynthesizer('cosyvoice2-triton', {
+      urls: [triton.url],
+      model: 'Fun-CosyVoice3-0.5B-2512 TensorRT-LLM',
+    });
     expect(tritonEngine.id).toBe('cosyvoice2-triton');
     expect(tritonEngine.languages).toEqual(['de', 'en', 'es', 'fr', 'ja', 'ko', 'zh']);
     const openAi = await createSpeechSynthesizer('openai-speech', { urls: ['http://127.0.0.1:9'] });
@@ -40,8 +47,16 @@ describe('synthesizer registry: remote engines', () => {
     try {
       const prompt = await writePromptFixture(directory, 'A prompt of the speaker.');
       const progress: number[] = [];
-      const synthesizer = await createSpeechSynthesizer('cosyvoice2', { urls: [cosyVoice.url] }, { onProgress: (statistics) => progress.push(statistics.succeeded) });
-      await synthesizer.synthesize({ text: 'Hello there, how are you?', language: 'en', voice: { promptWav: prompt.path, promptText: prompt.transcript } });
+      const synthesizer = await createSpeechSynthesizer(
+        'cosyvoice2',
+        { urls: [cosyVoice.url] },
+        { onProgress: (statistics) => progress.push(statistics.succeeded) },
+      );
+      await synthesizer.synthesize({
+        text: 'Hello there, how are you?',
+        language: 'en',
+        voice: { promptWav: prompt.path, promptText: prompt.transcript },
+      });
       expect(progress).toEqual([1]);
     } finally {
       await rm(directory, { recursive: true, force: true });
@@ -50,7 +65,9 @@ describe('synthesizer registry: remote engines', () => {
 
   it('needs settings for remote engines and says which are wrong', async () => {
     await expect(createSpeechSynthesizer('cosyvoice2')).rejects.toThrow(RemoteServiceSettingsError);
-    await expect(createSpeechSynthesizer('cosyvoice2', { urls: ['http://127.0.0.1:9'], sampleRate: 'fast' })).rejects.toThrow(/sampleRate/);
+    await expect(
+      createSpeechSynthesizer('cosyvoice2', { urls: ['http://127.0.0.1:9'], sampleRate: 'fast' }),
+    ).rejects.toThrow(/sampleRate/);
     await expect(createSpeechSynthesizer('openai-speech', { urls: ['ftp://example'] })).rejects.toThrow(/urls/);
   });
 
@@ -69,6 +86,9 @@ describe('synthesizer registry: remote engines', () => {
       zeroShotFallback: 'none',
       probe: true,
     });
-    expect(REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS['openai-speech'].parse({ urls: ['http://127.0.0.1:8080'] }).kanaReading.enabled).toBe(false);
+    expect(
+      REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS['openai-speech'].parse({ urls: ['http://127.0.0.1:8080'] }).kanaReading
+        .enabled,
+    ).toBe(false);
   });
 });

@@ -2,8 +2,16 @@
  * Which engine speaks which language, with which default voices, and how to create an engine by name.
  */
 import type { Language, SpeakerRole } from '../../model/types.ts';
-import { COSYVOICE2_ENGINE_ID, cosyVoice2FastApiSettingsSchema, createCosyVoice2Synthesizer } from './cosyvoice2-fastapi.ts';
-import { COSYVOICE2_TRITON_ENGINE_ID, cosyVoice2TritonSettingsSchema, createCosyVoice2TritonSynthesizer } from './cosyvoice2-triton.ts';
+import {
+  COSYVOICE2_ENGINE_ID,
+  cosyVoice2FastApiSettingsSchema,
+  createCosyVoice2Synthesizer,
+} from './cosyvoice2-fastapi.ts';
+import {
+  COSYVOICE2_TRITON_ENGINE_ID,
+  cosyVoice2TritonSettingsSchema,
+  createCosyVoice2TritonSynthesizer,
+} from './cosyvoice2-triton.ts';
 import { createEspeakNgSynthesizer, ESPEAK_NG_DEFAULT_VOICES, ESPEAK_NG_ENGINE_ID } from './espeak-ng.ts';
 import { createOpenAiSpeechSynthesizer, OPENAI_SPEECH_ENGINE_ID, openAiSpeechSettingsSchema } from './openai-speech.ts';
 import { createOpenJtalkSynthesizer, OPEN_JTALK_DEFAULT_VOICES, OPEN_JTALK_ENGINE_ID } from './open-jtalk.ts';
@@ -15,7 +23,8 @@ import type { SpeechActivityDetector } from './synthesis-checks.ts';
 export type LocalSpeechEngineId = typeof ESPEAK_NG_ENGINE_ID | typeof OPEN_JTALK_ENGINE_ID;
 
 /** Engines behind a network service; they need service settings (URLs, sample rate, ...). */
-export type RemoteSpeechEngineId = typeof COSYVOICE2_ENGINE_ID | typeof COSYVOICE2_TRITON_ENGINE_ID | typeof OPENAI_SPEECH_ENGINE_ID;
+export type RemoteSpeechEngineId =
+  typeof COSYVOICE2_ENGINE_ID | typeof COSYVOICE2_TRITON_ENGINE_ID | typeof OPENAI_SPEECH_ENGINE_ID;
 
 /** Engines this project can create by name. */
 export type SpeechEngineId = LocalSpeechEngineId | RemoteSpeechEngineId;
@@ -33,12 +42,17 @@ export interface RemoteEngineRuntime {
  * `settings`; remote engines validate `settings` (their zod schema in
  * {@link REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS}) and, unless `probe: false`, check their servers.
  */
-export const SPEECH_ENGINE_FACTORIES: Readonly<Record<SpeechEngineId, (settings?: unknown, runtime?: RemoteEngineRuntime) => Promise<SpeechSynthesizer>>> = Object.freeze({
+export const SPEECH_ENGINE_FACTORIES: Readonly<
+  Record<SpeechEngineId, (settings?: unknown, runtime?: RemoteEngineRuntime) => Promise<SpeechSynthesizer>>
+> = Object.freeze({
   [ESPEAK_NG_ENGINE_ID]: () => createEspeakNgSynthesizer(),
   [OPEN_JTALK_ENGINE_ID]: () => createOpenJtalkSynthesizer(),
-  [COSYVOICE2_ENGINE_ID]: (settings?: unknown, runtime: RemoteEngineRuntime = {}) => createCosyVoice2Synthesizer(settings, runtime),
-  [COSYVOICE2_TRITON_ENGINE_ID]: (settings?: unknown, runtime: RemoteEngineRuntime = {}) => createCosyVoice2TritonSynthesizer(settings, runtime),
-  [OPENAI_SPEECH_ENGINE_ID]: (settings?: unknown, runtime: RemoteEngineRuntime = {}) => createOpenAiSpeechSynthesizer(settings, runtime),
+  [COSYVOICE2_ENGINE_ID]: (settings?: unknown, runtime: RemoteEngineRuntime = {}) =>
+    createCosyVoice2Synthesizer(settings, runtime),
+  [COSYVOICE2_TRITON_ENGINE_ID]: (settings?: unknown, runtime: RemoteEngineRuntime = {}) =>
+    createCosyVoice2TritonSynthesizer(settings, runtime),
+  [OPENAI_SPEECH_ENGINE_ID]: (settings?: unknown, runtime: RemoteEngineRuntime = {}) =>
+    createOpenAiSpeechSynthesizer(settings, runtime),
 });
 
 /** The settings schema of each remote engine, for the build configuration (YAML `tts.<language>.service`). */
@@ -79,6 +93,10 @@ export const DEFAULT_VOICES: Readonly<Record<Language, LanguageVoices>> = Object
  *   not installed; RemoteServiceSettingsError when a remote engine's settings are missing or invalid;
  *   SpeechSynthesisError `service-unreachable` / `service-error` when its servers cannot be used.
  */
-export function createSpeechSynthesizer(engine: SpeechEngineId, settings?: unknown, runtime?: RemoteEngineRuntime): Promise<SpeechSynthesizer> {
+export function createSpeechSynthesizer(
+  engine: SpeechEngineId,
+  settings?: unknown,
+  runtime?: RemoteEngineRuntime,
+): Promise<SpeechSynthesizer> {
   return SPEECH_ENGINE_FACTORIES[engine](settings, runtime);
 }

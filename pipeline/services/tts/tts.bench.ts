@@ -84,7 +84,13 @@ const TEXTS = [
   'The library holds more than a million books.',
 ];
 
-const DEFAULT_OPTIONS: Omit<SpeechServiceBenchmarkOptions, 'callerConcurrency'> = { backend: 'cosyvoice2', utterances: 240, servers: 4, capacity: 1, latencyMilliseconds: 300 };
+const DEFAULT_OPTIONS: Omit<SpeechServiceBenchmarkOptions, 'callerConcurrency'> = {
+  backend: 'cosyvoice2',
+  utterances: 240,
+  servers: 4,
+  capacity: 1,
+  latencyMilliseconds: 300,
+};
 
 /**
  * Runs the benchmark (see the file comment).
@@ -93,7 +99,9 @@ const DEFAULT_OPTIONS: Omit<SpeechServiceBenchmarkOptions, 'callerConcurrency'> 
  * @returns measured rates (utterances per second), server utilization, memory (MiB) and client counters.
  * @throws Error when espeak-ng is missing or a synthesis is quarantined (there are no faults here).
  */
-export async function benchmarkSpeechServices(options: Partial<SpeechServiceBenchmarkOptions> = {}): Promise<SpeechServiceBenchmarkResult> {
+export async function benchmarkSpeechServices(
+  options: Partial<SpeechServiceBenchmarkOptions> = {},
+): Promise<SpeechServiceBenchmarkResult> {
   const base = { ...DEFAULT_OPTIONS, ...options };
   const resolved: SpeechServiceBenchmarkOptions = { callerConcurrency: 2 * base.servers * base.capacity, ...base };
   const directory = await fixtureDirectory();

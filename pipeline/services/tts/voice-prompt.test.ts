@@ -5,7 +5,13 @@ import { cosyVoiceVoiceSchema } from './cosyvoice2-fastapi.ts';
 import { cosyVoiceTritonVoiceSchema } from './cosyvoice2-triton.ts';
 import { drawDialogueSpeakers } from './offline-speaker-roster.ts';
 import { fixtureDirectory, writePromptFixture } from './testing/prompt-fixtures.ts';
-import { guessTranscriptLanguage, loadVoicePrompt, VoicePromptCache, voicePromptRoster, voicePromptTempo } from './voice-prompt.ts';
+import {
+  guessTranscriptLanguage,
+  loadVoicePrompt,
+  VoicePromptCache,
+  voicePromptRoster,
+  voicePromptTempo,
+} from './voice-prompt.ts';
 import type { SpeakerPromptLine } from '../../model/speaker-prompt.ts';
 
 let directory: string;
@@ -47,20 +53,67 @@ describe('loadVoicePrompt', () => {
 
 describe('voicePromptRoster', () => {
   const entries: SpeakerPromptLine[] = [
-    { id: 'candor-a-1', speaker: 'a', corpus: 'candor', text: 'first clip of a', path: 'clips/candor-a-1.wav', durationSeconds: 4 },
-    { id: 'candor-a-2', speaker: 'a', corpus: 'candor', text: 'longer clip of a', path: 'clips/candor-a-2.wav', durationSeconds: 7.5 },
-    { id: 'candor-b-1', speaker: 'b', corpus: 'candor', text: 'clip of b', path: 'clips/candor-b-1.wav', durationSeconds: 5 },
-    { id: 'magic-c-1', speaker: 'c', corpus: 'magicdata', text: 'clip of c', path: '/abs/magic-c-1.wav', durationSeconds: 3 },
-    { id: 'magic-d-1', speaker: 'd', corpus: 'magicdata', text: 'clip of d', path: 'clips/magic-d-1.wav', durationSeconds: 6 },
+    {
+      id: 'candor-a-1',
+      speaker: 'a',
+      corpus: 'candor',
+      text: 'first clip of a',
+      path: 'clips/candor-a-1.wav',
+      durationSeconds: 4,
+    },
+    {
+      id: 'candor-a-2',
+      speaker: 'a',
+      corpus: 'candor',
+      text: 'longer clip of a',
+      path: 'clips/candor-a-2.wav',
+      durationSeconds: 7.5,
+    },
+    {
+      id: 'candor-b-1',
+      speaker: 'b',
+      corpus: 'candor',
+      text: 'clip of b',
+      path: 'clips/candor-b-1.wav',
+      durationSeconds: 5,
+    },
+    {
+      id: 'magic-c-1',
+      speaker: 'c',
+      corpus: 'magicdata',
+      text: 'clip of c',
+      path: '/abs/magic-c-1.wav',
+      durationSeconds: 3,
+    },
+    {
+      id: 'magic-d-1',
+      speaker: 'd',
+      corpus: 'magicdata',
+      text: 'clip of d',
+      path: 'clips/magic-d-1.wav',
+      durationSeconds: 6,
+    },
   ];
 
   it('takes each speaker longest clip as a CosyVoice voice', () => {
     const roster = voicePromptRoster(entries, '/pool');
-    expect(roster.map((identity) => identity.speakerId)).toEqual(['candor:a', 'candor:b', 'magicdata:c', 'magicdata:d']);
-    expect(roster[0]?.voice).toEqual({ mode: 'zero-shot', promptWav: '/pool/clips/candor-a-2.wav', promptText: 'longer clip of a', promptId: 'candor-a-2', speaker: 'candor:a' });
+    expect(roster.map((identity) => identity.speakerId)).toEqual([
+      'candor:a',
+      'candor:b',
+      'magicdata:c',
+      'magicdata:d',
+    ]);
+    expect(roster[0]?.voice).toEqual({
+      mode: 'zero-shot',
+      promptWav: '/pool/clips/candor-a-2.wav',
+      promptText: 'longer clip of a',
+      promptId: 'candor-a-2',
+      speaker: 'candor:a',
+    });
     expect(roster[2]?.voice.promptWav).toBe('/abs/magic-c-1.wav');
     for (const identity of roster) expect(cosyVoiceVoiceSchema.safeParse(identity.voice).success).toBe(true);
-    for (const identity of voicePromptRoster(entries, '/pool', { engine: 'cosyvoice2-triton' })) expect(cosyVoiceTritonVoiceSchema.safeParse(identity.voice).success).toBe(true);
+    for (const identity of voicePromptRoster(entries, '/pool', { engine: 'cosyvoice2-triton' }))
+      expect(cosyVoiceTritonVoiceSchema.safeParse(identity.voice).success).toBe(true);
   });
 
   it('gives each dialogue two distinct speakers through drawDialogueSpeakers', () => {

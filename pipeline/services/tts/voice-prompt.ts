@@ -57,17 +57,35 @@ export async function loadVoicePrompt(engine: string, path: string): Promise<Voi
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new SpeechSynthesisError(engine, '', 'invalid-voice', `cannot read the voice prompt ${path}: ${(error as Error).message}`, { cause: error });
+    throw new SpeechSynthesisError(
+      engine,
+      '',
+      'invalid-voice',
+      `cannot read the voice prompt ${path}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   let audio;
   try {
     audio = decodeWav(bytes, path);
   } catch (error) {
-    if (error instanceof WavDecodeError) throw new SpeechSynthesisError(engine, '', 'invalid-voice', `the voice prompt is not usable audio: ${error.message}`, { cause: error });
+    if (error instanceof WavDecodeError)
+      throw new SpeechSynthesisError(
+        engine,
+        '',
+        'invalid-voice',
+        `the voice prompt is not usable audio: ${error.message}`,
+        { cause: error },
+      );
     throw error;
   }
   if (audio.sampleRate < VOICE_PROMPT_SAMPLE_RATE) {
-    throw new SpeechSynthesisError(engine, '', 'invalid-voice', `the voice prompt ${path} is sampled at ${audio.sampleRate} Hz; the service needs at least ${VOICE_PROMPT_SAMPLE_RATE} Hz`);
+    throw new SpeechSynthesisError(
+      engine,
+      '',
+      'invalid-voice',
+      `the voice prompt ${path} is sampled at ${audio.sampleRate} Hz; the service needs at least ${VOICE_PROMPT_SAMPLE_RATE} Hz`,
+    );
   }
   const mono = { channels: [downmixToMono(audio)], sampleRate: audio.sampleRate };
   const originalDurationSeconds = (mono.channels[0] as Float32Array).length / audio.sampleRate;
@@ -75,7 +93,8 @@ export async function loadVoicePrompt(engine: string, path: string): Promise<Voi
   const maximumSamples = VOICE_PROMPT_MAXIMUM_SECONDS * VOICE_PROMPT_SAMPLE_RATE;
   const cut = resampled.length > maximumSamples;
   const samples = quantizeToPcm16(cut ? resampled.subarray(0, maximumSamples) : resampled);
-  if (samples.length === 0) throw new SpeechSynthesisError(engine, '', 'invalid-voice', `the voice prompt ${path} holds no samples`);
+  if (samples.length === 0)
+    throw new SpeechSynthesisError(engine, '', 'invalid-voice', `the voice prompt ${path} holds no samples`);
   return {
     path,
     samples,
@@ -103,7 +122,10 @@ async function promptSpeechSeconds(samples: Float32Array): Promise<number> {
   }
   const sorted = levels.filter((level) => Number.isFinite(level)).sort((a, b) => a - b);
   const peak = sorted.length > 0 ? (sorted[Math.floor(sorted.length * 0.95)] as number) : -Infinity;
-  const spans = await energySpeechDetector({ silenceThresholdDbfs: Math.max(-50, peak - 35) })(samples, VOICE_PROMPT_SAMPLE_RATE);
+  const spans = await energySpeechDetector({ silenceThresholdDbfs: Math.max(-50, peak - 35) })(
+    samples,
+    VOICE_PROMPT_SAMPLE_RATE,
+  );
   const first = spans[0];
   const last = spans[spans.length - 1];
   return first && last ? last.endSeconds - first.startSeconds : 0;
@@ -119,7 +141,11 @@ async function promptSpeechSeconds(samples: Float32Array): Promise<number> {
  * @returns the tempo, or null when the prompt has no measurable speech or the transcript no words.
  * @throws WordTokenizerError when the Japanese dictionary cannot be loaded.
  */
-export async function voicePromptTempo(prompt: VoicePrompt, transcript: string, language: Language): Promise<number | null> {
+export async function voicePromptTempo(
+  prompt: VoicePrompt,
+  transcript: string,
+  language: Language,
+): Promise<number | null> {
   if (prompt.speechSeconds <= 0) return null;
   const length = await spokenLength(transcript, language);
   if (length.units === 0) return null;
@@ -170,7 +196,13 @@ export class VoicePromptCache {
       const info = await stat(path);
       signature = `${info.size}:${info.mtimeMs}`;
     } catch (error) {
-      throw new SpeechSynthesisError(this.engine, '', 'invalid-voice', `cannot read the voice prompt ${path}: ${(error as Error).message}`, { cause: error });
+      throw new SpeechSynthesisError(
+        this.engine,
+        '',
+        'invalid-voice',
+        `cannot read the voice prompt ${path}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     if (cached && cached.signature === signature) {
       cached.checkedAt = now;
@@ -186,7 +218,10 @@ export class VoicePromptCache {
   }
 
   /** Moves an entry to the most recently used end. */
-  private touch<Entry>(path: string, entry: Entry & { signature: string; checkedAt: number; prompt: Promise<VoicePrompt> }): Entry & { prompt: Promise<VoicePrompt> } {
+  private touch<Entry>(
+    path: string,
+    entry: Entry & { signature: string; checkedAt: number; prompt: Promise<VoicePrompt> },
+  ): Entry & { prompt: Promise<VoicePrompt> } {
     this.entries.delete(path);
     this.entries.set(path, entry);
     return entry;
@@ -214,19 +249,33 @@ export interface VoicePromptRosterOptions {
  * @param options voice shape and mode.
  * @returns identities `{speakerId, voice}`.
  */
-export function voicePromptRoster(entries: readonly SpeakerPromptLine[], manifestDirectory: string, options: Partial<VoicePromptRosterOptions> = {}): SpeakerIdentity[] {
+export function voicePromptRoster(
+  entries: readonly SpeakerPromptLine[],
+  manifestDirectory: string,
+  options: Partial<VoicePromptRosterOptions> = {},
+): SpeakerIdentity[] {
   const { engine, mode } = { engine: 'cosyvoice2', mode: 'zero-shot', ...options } as VoicePromptRosterOptions;
   const best = new Map<string, SpeakerPromptLine>();
   for (const entry of entries) {
     if (entry.durationSeconds > VOICE_PROMPT_MAXIMUM_SECONDS) continue;
     const speakerId = `${entry.corpus}:${entry.speaker}`;
     const current = best.get(speakerId);
-    if (!current || entry.durationSeconds > current.durationSeconds || (entry.durationSeconds === current.durationSeconds && entry.id < current.id)) best.set(speakerId, entry);
+    if (
+      !current ||
+      entry.durationSeconds > current.durationSeconds ||
+      (entry.durationSeconds === current.durationSeconds && entry.id < current.id)
+    )
+      best.set(speakerId, entry);
   }
   return [...best.entries()]
     .sort(([first], [second]) => (first < second ? -1 : first > second ? 1 : 0))
     .map(([speakerId, entry]) => {
-      const prompt = { promptWav: resolvePath(manifestDirectory, entry.path), promptText: entry.text, promptId: entry.id, speaker: speakerId };
+      const prompt = {
+        promptWav: resolvePath(manifestDirectory, entry.path),
+        promptText: entry.text,
+        promptId: entry.id,
+        speaker: speakerId,
+      };
       const voice: VoiceSettings = engine === 'cosyvoice2' ? { mode, ...prompt } : prompt;
       return { speakerId, voice };
     });

@@ -12,14 +12,22 @@ import { VoiceActivityDetectionError } from './errors.ts';
  */
 export function checkAudioInput(engine: string, samples: Float32Array, sampleRate: number): void {
   if (!Number.isInteger(sampleRate) || sampleRate <= 0) {
-    throw new VoiceActivityDetectionError(engine, 'invalid-audio', `sample rate ${sampleRate} Hz is not a positive integer`);
+    throw new VoiceActivityDetectionError(
+      engine,
+      'invalid-audio',
+      `sample rate ${sampleRate} Hz is not a positive integer`,
+    );
   }
   // x * 0 is 0 for every finite x and NaN for NaN and the infinities: one fast pass, then find the culprit.
   let probe = 0;
   for (let index = 0; index < samples.length; index++) probe += (samples[index] as number) * 0;
   if (probe === 0) return;
   const index = samples.findIndex((sample) => !Number.isFinite(sample));
-  throw new VoiceActivityDetectionError(engine, 'invalid-audio', `sample ${index} is ${samples[index]}, not a finite number`);
+  throw new VoiceActivityDetectionError(
+    engine,
+    'invalid-audio',
+    `sample ${index} is ${samples[index]}, not a finite number`,
+  );
 }
 
 /**
@@ -36,5 +44,7 @@ export function refinementInput(
   analysed: Float32Array,
   analysedRate: number,
 ): { samples: Float32Array; sampleRate: number } {
-  return originalRate % 100 === 0 ? { samples: original, sampleRate: originalRate } : { samples: analysed, sampleRate: analysedRate };
+  return originalRate % 100 === 0
+    ? { samples: original, sampleRate: originalRate }
+    : { samples: analysed, sampleRate: analysedRate };
 }

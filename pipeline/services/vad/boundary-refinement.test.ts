@@ -31,14 +31,22 @@ const options = DEFAULT_BOUNDARY_REFINEMENT_OPTIONS;
 describe('refineSpeechBoundaries', () => {
   it('moves late or early detector boundaries onto the level edges', () => {
     const samples = toneSignal(300, [{ start: 100, end: 200, levelDbfs: -20 }]);
-    expect(refineSpeechBoundaries([{ start: 104, end: 209 }], samples, RATE, options)).toEqual([{ start: 100, end: 200 }]);
-    expect(refineSpeechBoundaries([{ start: 96, end: 190 }], samples, RATE, options)).toEqual([{ start: 100, end: 200 }]);
+    expect(refineSpeechBoundaries([{ start: 104, end: 209 }], samples, RATE, options)).toEqual([
+      { start: 100, end: 200 },
+    ]);
+    expect(refineSpeechBoundaries([{ start: 96, end: 190 }], samples, RATE, options)).toEqual([
+      { start: 100, end: 200 },
+    ]);
   });
 
   it('keeps a boundary when no level edge lies within maxShiftSeconds', () => {
     const samples = toneSignal(300, [{ start: 100, end: 200, levelDbfs: -20 }]);
-    expect(refineSpeechBoundaries([{ start: 125, end: 205 }], samples, RATE, options)).toEqual([{ start: 125, end: 200 }]);
-    expect(refineSpeechBoundaries([{ start: 125, end: 205 }], samples, RATE, { ...options, maxShiftSeconds: 0.3 })).toEqual([{ start: 100, end: 200 }]);
+    expect(refineSpeechBoundaries([{ start: 125, end: 205 }], samples, RATE, options)).toEqual([
+      { start: 125, end: 200 },
+    ]);
+    expect(
+      refineSpeechBoundaries([{ start: 125, end: 205 }], samples, RATE, { ...options, maxShiftSeconds: 0.3 }),
+    ).toEqual([{ start: 100, end: 200 }]);
   });
 
   it('uses -50 dBFS on a quiet channel and noise floor + 10 dB on a noisy one', () => {
@@ -47,7 +55,9 @@ describe('refineSpeechBoundaries', () => {
       { start: 200, end: 210, levelDbfs: -40 }, // a weak tail: speech on a quiet channel, lost in noise on a noisy one
     ];
     const clean = toneSignal(300, stretches);
-    expect(refineSpeechBoundaries([{ start: 102, end: 205 }], clean, RATE, options)).toEqual([{ start: 100, end: 210 }]);
+    expect(refineSpeechBoundaries([{ start: 102, end: 205 }], clean, RATE, options)).toEqual([
+      { start: 100, end: 210 },
+    ]);
 
     const noisy = toneSignal(300, stretches);
     addWhiteNoiseInPlace(noisy, -45, 7);
@@ -55,7 +65,9 @@ describe('refineSpeechBoundaries', () => {
     const threshold = refinementThresholdDbfs(levels, [{ start: 100, end: 210 }], options);
     expect(threshold).toBeGreaterThan(-36.5);
     expect(threshold).toBeLessThan(-34.5);
-    expect(refineSpeechBoundaries([{ start: 102, end: 205 }], noisy, RATE, options)).toEqual([{ start: 100, end: 200 }]);
+    expect(refineSpeechBoundaries([{ start: 102, end: 205 }], noisy, RATE, options)).toEqual([
+      { start: 100, end: 200 },
+    ]);
   });
 
   it('merges neighbours split by a weak stretch the level segments cover, but not a real pause', () => {
@@ -137,7 +149,13 @@ describe('noiseFloorDbfs', () => {
 
 describe('resolveBoundaryRefinementOptions', () => {
   it('fills the documented defaults and rejects invalid values', () => {
-    expect(resolveBoundaryRefinementOptions()).toEqual({ levelThresholdDbfs: -50, noiseFloorMarginDb: 10, noiseFloorPercentile: 10, bridgeSeconds: 0.15, maxShiftSeconds: 0.2 });
+    expect(resolveBoundaryRefinementOptions()).toEqual({
+      levelThresholdDbfs: -50,
+      noiseFloorMarginDb: 10,
+      noiseFloorPercentile: 10,
+      bridgeSeconds: 0.15,
+      maxShiftSeconds: 0.2,
+    });
     expect(() => resolveBoundaryRefinementOptions({ maxShiftSeconds: -0.1 })).toThrow(VoiceActivityOptionsError);
     expect(() => resolveBoundaryRefinementOptions({ noiseFloorPercentile: 120 })).toThrow(/noiseFloorPercentile/);
     expect(() => resolveBoundaryRefinementOptions({ levelThresholdDbfs: Number.NaN })).toThrow(/levelThresholdDbfs/);

@@ -69,11 +69,15 @@ export const DEFAULT_BOUNDARY_REFINEMENT_OPTIONS: Readonly<BoundaryRefinementOpt
  * @throws VoiceActivityOptionsError when a value is not finite, a duration or margin is negative, or the
  *   percentile is outside [0, 100].
  */
-export function resolveBoundaryRefinementOptions(options: Partial<BoundaryRefinementOptions> = {}): BoundaryRefinementOptions {
+export function resolveBoundaryRefinementOptions(
+  options: Partial<BoundaryRefinementOptions> = {},
+): BoundaryRefinementOptions {
   const resolved = { ...DEFAULT_BOUNDARY_REFINEMENT_OPTIONS, ...options };
-  if (!Number.isFinite(resolved.levelThresholdDbfs)) throw new VoiceActivityOptionsError(`levelThresholdDbfs ${resolved.levelThresholdDbfs} is not finite`);
+  if (!Number.isFinite(resolved.levelThresholdDbfs))
+    throw new VoiceActivityOptionsError(`levelThresholdDbfs ${resolved.levelThresholdDbfs} is not finite`);
   for (const key of ['noiseFloorMarginDb', 'bridgeSeconds', 'maxShiftSeconds'] as const) {
-    if (!Number.isFinite(resolved[key]) || resolved[key] < 0) throw new VoiceActivityOptionsError(`${key} ${resolved[key]} is not a non-negative number`);
+    if (!Number.isFinite(resolved[key]) || resolved[key] < 0)
+      throw new VoiceActivityOptionsError(`${key} ${resolved[key]} is not a non-negative number`);
   }
   if (!(resolved.noiseFloorPercentile >= 0 && resolved.noiseFloorPercentile <= 100)) {
     throw new VoiceActivityOptionsError(`noiseFloorPercentile ${resolved.noiseFloorPercentile} is not in [0, 100]`);
@@ -104,8 +108,15 @@ export function noiseFloorDbfs(levels: Float64Array, segments: readonly SpeechSe
 }
 
 /** The level threshold {@link refineSpeechBoundaries} uses for a channel, dBFS (step 1). */
-export function refinementThresholdDbfs(levels: Float64Array, segments: readonly SpeechSegment[], options: Readonly<BoundaryRefinementOptions>): number {
-  return Math.max(options.levelThresholdDbfs, noiseFloorDbfs(levels, segments, options.noiseFloorPercentile) + options.noiseFloorMarginDb);
+export function refinementThresholdDbfs(
+  levels: Float64Array,
+  segments: readonly SpeechSegment[],
+  options: Readonly<BoundaryRefinementOptions>,
+): number {
+  return Math.max(
+    options.levelThresholdDbfs,
+    noiseFloorDbfs(levels, segments, options.noiseFloorPercentile) + options.noiseFloorMarginDb,
+  );
 }
 
 /**
@@ -189,7 +200,9 @@ export function refineSpeechBoundaries(
       const detectedSilenceStart = (segments[index - 1] as SpeechSegment).end;
       const detectedSilenceEnd = (segments[index] as SpeechSegment).start;
       const touches = segment.start <= previous.end;
-      const weakStretch = detectedSilenceEnd - detectedSilenceStart <= 2 * maxShift && insideOneLevelSegment(detectedSilenceStart, detectedSilenceEnd);
+      const weakStretch =
+        detectedSilenceEnd - detectedSilenceStart <= 2 * maxShift &&
+        insideOneLevelSegment(detectedSilenceStart, detectedSilenceEnd);
       if (touches || weakStretch) {
         previous.end = Math.max(previous.end, segment.end);
         return;

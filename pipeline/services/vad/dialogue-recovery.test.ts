@@ -26,7 +26,12 @@ import { encodeWavPcm16 } from '../../audio/wav.ts';
 import { readAudioFile } from '../../audio/read-audio-file.ts';
 import { buildIpus, computeEvents, DEFAULT_EVENT_THRESHOLDS } from '../../events/index.ts';
 import { buildSyntheticDialogue, type SyntheticDialogue } from './testing/test-dialogue.ts';
-import { createVoiceActivityDetector, detectChannels, type VoiceActivityEngine, type VoiceActivityEngineOptions } from './voice-activity-detector.ts';
+import {
+  createVoiceActivityDetector,
+  detectChannels,
+  type VoiceActivityEngine,
+  type VoiceActivityEngineOptions,
+} from './voice-activity-detector.ts';
 
 /** Largest allowed boundary error, centiseconds (50 ms). */
 const BOUNDARY_TOLERANCE = 5;
@@ -49,7 +54,8 @@ function boundaryErrors(detected: ChannelSegments, known: ChannelSegments): numb
 
 /** Describes the first difference between two event lists beyond the tolerance, or null when they match. */
 function eventDifference(detected: ChannelEvents, known: ChannelEvents): string | null {
-  const show = (event: BenchmarkEvent | undefined) => (event ? `${event.event} [${event.start}, ${event.end}]` : 'nothing');
+  const show = (event: BenchmarkEvent | undefined) =>
+    event ? `${event.event} [${event.start}, ${event.end}]` : 'nothing';
   for (const channel of CHANNELS) {
     const length = Math.max(detected[channel].length, known[channel].length);
     for (let index = 0; index < length; index++) {
@@ -83,21 +89,36 @@ function decisionMargins(known: ChannelSegments): { name: string; distance: numb
   for (const channel of CHANNELS) {
     known[channel].slice(1).forEach((segment, index) => {
       const silence = segment.start - (known[channel][index] as SpeechSegment).end;
-      margins.push({ name: `channel ${channel} silence before ${segment.start}`, distance: Math.abs(silence - DEFAULT_EVENT_THRESHOLDS.maxPauseInIpu) });
+      margins.push({
+        name: `channel ${channel} silence before ${segment.start}`,
+        distance: Math.abs(silence - DEFAULT_EVENT_THRESHOLDS.maxPauseInIpu),
+      });
     });
     for (const ipu of buildIpus(known[channel])) {
-      margins.push({ name: `channel ${channel} IPU at ${ipu.start} length`, distance: Math.abs(ipu.end - ipu.start - DEFAULT_EVENT_THRESHOLDS.maxBackchannel) });
+      margins.push({
+        name: `channel ${channel} IPU at ${ipu.start} length`,
+        distance: Math.abs(ipu.end - ipu.start - DEFAULT_EVENT_THRESHOLDS.maxBackchannel),
+      });
       if (ipu.kind === 'TURN') turns.push(ipu);
     }
     for (const event of events[channel]) {
-      const overlap = event.event === 'BARGE_IN' ? event.end - event.start : event.event === 'TURN_SHIFT' ? event.start - event.end : null;
+      const overlap =
+        event.event === 'BARGE_IN'
+          ? event.end - event.start
+          : event.event === 'TURN_SHIFT'
+            ? event.start - event.end
+            : null;
       if (overlap !== null && overlap > 0) {
-        margins.push({ name: `channel ${channel} ${event.event} at ${event.start} overlap`, distance: Math.abs(overlap - DEFAULT_EVENT_THRESHOLDS.bargeInOverlap) });
+        margins.push({
+          name: `channel ${channel} ${event.event} at ${event.start} overlap`,
+          distance: Math.abs(overlap - DEFAULT_EVENT_THRESHOLDS.bargeInOverlap),
+        });
       }
     }
     events[channel].slice(1).forEach((event, index) => {
       const difference = event.start - (events[channel][index] as BenchmarkEvent).start;
-      if (difference !== 0) margins.push({ name: `channel ${channel} order of events at ${event.start}`, distance: difference });
+      if (difference !== 0)
+        margins.push({ name: `channel ${channel} order of events at ${event.start}`, distance: difference });
     });
   }
   turns.sort((a, b) => a.start - b.start);
@@ -110,7 +131,11 @@ function decisionMargins(known: ChannelSegments): { name: string; distance: numb
 }
 
 /** Runs one engine on the audio and releases it. */
-async function detectWith<Engine extends VoiceActivityEngine>(engine: Engine, options: VoiceActivityEngineOptions[Engine], audio: RawAudio): Promise<ChannelSegments> {
+async function detectWith<Engine extends VoiceActivityEngine>(
+  engine: Engine,
+  options: VoiceActivityEngineOptions[Engine],
+  audio: RawAudio,
+): Promise<ChannelSegments> {
   const detector = await createVoiceActivityDetector(engine, options);
   try {
     return await detectChannels(audio, detector);
@@ -150,21 +175,28 @@ describe('the test dialogue is laid out as claimed', () => {
         expect(length, clip.step.text).toBeGreaterThan(100);
       }
     }
-    const pauses = CHANNELS.flatMap((channel) => knownEvents[channel].filter((event) => event.event === 'SHORTPAUSE').map((event) => event.end - event.start));
+    const pauses = CHANNELS.flatMap((channel) =>
+      knownEvents[channel].filter((event) => event.event === 'SHORTPAUSE').map((event) => event.end - event.start),
+    );
     expect(pauses.sort((a, b) => a - b)).toEqual([30, 35, 40]);
   });
 
   it('covers every event type: turn shifts with gap and with overlap, a barge-in, a turn hold, backchannels on both channels', () => {
     const types = CHANNELS.flatMap((channel) => knownEvents[channel].map((event) => event.event));
-    for (const type of ['TURN', 'BC', 'SHORTPAUSE', 'TURN_SHIFT', 'TURN_HOLD', 'BARGE_IN'] as const) expect(types).toContain(type);
-    const overlappingShifts = CHANNELS.flatMap((channel) => knownEvents[channel].filter((event) => event.event === 'TURN_SHIFT' && event.start > event.end));
+    for (const type of ['TURN', 'BC', 'SHORTPAUSE', 'TURN_SHIFT', 'TURN_HOLD', 'BARGE_IN'] as const)
+      expect(types).toContain(type);
+    const overlappingShifts = CHANNELS.flatMap((channel) =>
+      knownEvents[channel].filter((event) => event.event === 'TURN_SHIFT' && event.start > event.end),
+    );
     expect(overlappingShifts).toHaveLength(1);
     for (const channel of CHANNELS) expect(knownEvents[channel].some((event) => event.event === 'BC')).toBe(true);
   });
 
   it('has a -60 dBFS noise floor on channel 1 only', () => {
-    const lead = (channel: Channel) => (recording.channels[channel] as Float32Array).subarray(0, 0.4 * recording.sampleRate);
-    const levelDbfs = (samples: Float32Array) => 10 * Math.log10(samples.reduce((sum, sample) => sum + sample * sample, 0) / samples.length);
+    const lead = (channel: Channel) =>
+      (recording.channels[channel] as Float32Array).subarray(0, 0.4 * recording.sampleRate);
+    const levelDbfs = (samples: Float32Array) =>
+      10 * Math.log10(samples.reduce((sum, sample) => sum + sample * sample, 0) / samples.length);
     expect(levelDbfs(lead(1))).toBeCloseTo(-60, 0);
     expect(lead(0).every((sample) => sample === 0)).toBe(true);
   });
@@ -192,7 +224,10 @@ describe('Silero VAD on the dialogue', () => {
   });
 
   it('also holds for the same dialogue at 16 kHz (no resampling) with the noise on channel 0', async () => {
-    const other = await buildSyntheticDialogue(undefined, { sampleRate: 16000, noise: { channel: 0, levelDbfs: -60, seed: 7 } });
+    const other = await buildSyntheticDialogue(undefined, {
+      sampleRate: 16000,
+      noise: { channel: 0, levelDbfs: -60, seed: 7 },
+    });
     const detected = await detectWith('silero', {}, other.audio);
     const errors = boundaryErrors(detected, other.known);
     expect(errors, `segment counts differ: ${JSON.stringify(detected)}`).not.toBeNull();

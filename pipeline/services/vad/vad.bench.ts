@@ -8,7 +8,12 @@
 import * as ort from 'onnxruntime-node';
 import { performance } from 'node:perf_hooks';
 import { resample } from '../../audio/resample.ts';
-import { createSileroVoiceActivityDetector, SILERO_CONTEXT_SAMPLES, SILERO_FRAME_SAMPLES, SILERO_SAMPLE_RATE } from './silero-vad.ts';
+import {
+  createSileroVoiceActivityDetector,
+  SILERO_CONTEXT_SAMPLES,
+  SILERO_FRAME_SAMPLES,
+  SILERO_SAMPLE_RATE,
+} from './silero-vad.ts';
 import { buildSyntheticDialogue } from './testing/test-dialogue.ts';
 import { createWebRtcVoiceActivityDetector } from './webrtc-vad.ts';
 
@@ -110,8 +115,14 @@ export async function benchmarkVad(options: VadBenchmarkOptions = {}): Promise<V
     const windowSamples = SILERO_CONTEXT_SAMPLES + SILERO_FRAME_SAMPLES;
     const padded = new Float32Array(SILERO_CONTEXT_SAMPLES + frames * SILERO_FRAME_SAMPLES);
     padded.set(speech, SILERO_CONTEXT_SAMPLES);
-    const inputs = Array.from({ length: frames }, (_, frame) =>
-      new ort.Tensor('float32', padded.slice(frame * SILERO_FRAME_SAMPLES, frame * SILERO_FRAME_SAMPLES + windowSamples), [1, windowSamples]),
+    const inputs = Array.from(
+      { length: frames },
+      (_, frame) =>
+        new ort.Tensor(
+          'float32',
+          padded.slice(frame * SILERO_FRAME_SAMPLES, frame * SILERO_FRAME_SAMPLES + windowSamples),
+          [1, windowSamples],
+        ),
     );
     const sampleRateTensor = new ort.Tensor('int64', BigInt64Array.from([BigInt(SILERO_SAMPLE_RATE)]), []);
     const feedsSampleRate = session.inputNames.includes('sr');
@@ -146,7 +157,8 @@ export async function benchmarkVad(options: VadBenchmarkOptions = {}): Promise<V
       await detector.detectMany(stereo, SILERO_SAMPLE_RATE);
     });
 
-    const speech48k = (await resample({ channels: [speech], sampleRate: SILERO_SAMPLE_RATE }, 48000, 'medium')).channels[0] as Float32Array;
+    const speech48k = (await resample({ channels: [speech], sampleRate: SILERO_SAMPLE_RATE }, 48000, 'medium'))
+      .channels[0] as Float32Array;
     await detector.detect(speech48k.subarray(0, 48000), 48000); // warm the 48 kHz -> 16 kHz converter
     const silero48k = await fastest(repetitions, async () => {
       await detector.detect(speech48k, 48000);

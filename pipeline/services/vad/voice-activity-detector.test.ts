@@ -14,10 +14,15 @@ import {
 } from './voice-activity-detector.ts';
 
 /** Answers with one segment whose end is the signal's length in centiseconds, so each call can be told apart. */
-const lengthAnswer = (samples: Float32Array, sampleRate: number) => [{ start: 0, end: Math.round((samples.length * 100) / sampleRate) }];
+const lengthAnswer = (samples: Float32Array, sampleRate: number) => [
+  { start: 0, end: Math.round((samples.length * 100) / sampleRate) },
+];
 
 function silence(channels: number, sampleRate: number, seconds: number): RawAudio {
-  return { sampleRate, channels: Array.from({ length: channels }, () => new Float32Array(Math.round(sampleRate * seconds))) };
+  return {
+    sampleRate,
+    channels: Array.from({ length: channels }, () => new Float32Array(Math.round(sampleRate * seconds))),
+  };
 }
 
 describe('createVoiceActivityDetector', () => {
@@ -38,14 +43,19 @@ describe('createVoiceActivityDetector', () => {
     const webrtc = await createVoiceActivityDetector('webrtc', { mode: 1 });
     expect((webrtc as unknown as { options: { mode: number } }).options.mode).toBe(1);
     await webrtc.release?.();
-    await expect(createVoiceActivityDetector('energy' as 'silero')).rejects.toThrow(/unknown voice activity engine "energy"/);
+    await expect(createVoiceActivityDetector('energy' as 'silero')).rejects.toThrow(
+      /unknown voice activity engine "energy"/,
+    );
   });
 });
 
 describe('detectChannels', () => {
   it('maps audio channel 0 and 1 to result channels 0 and 1, batched when the detector can', async () => {
     const audio: RawAudio = { sampleRate: 16000, channels: [new Float32Array(16000), new Float32Array(16000)] };
-    const fake = new FakeVoiceActivityDetector((samples, _rate, callIndex) => [{ start: callIndex * 10, end: callIndex * 10 + 5 }], true);
+    const fake = new FakeVoiceActivityDetector(
+      (samples, _rate, callIndex) => [{ start: callIndex * 10, end: callIndex * 10 + 5 }],
+      true,
+    );
     expect(await detectChannels(audio, fake)).toEqual({ 0: [{ start: 0, end: 5 }], 1: [{ start: 10, end: 15 }] });
     expect(fake.batchCalls).toBe(1);
     expect(fake.calls).toEqual([
@@ -57,13 +67,20 @@ describe('detectChannels', () => {
   it('calls detect per channel when the detector cannot batch', async () => {
     const fake = new FakeVoiceActivityDetector([{ start: 1, end: 2 }]);
     expect(fake.detectMany).toBeUndefined();
-    expect(await detectChannels(silence(2, 8000, 0.5), fake)).toEqual({ 0: [{ start: 1, end: 2 }], 1: [{ start: 1, end: 2 }] });
+    expect(await detectChannels(silence(2, 8000, 0.5), fake)).toEqual({
+      0: [{ start: 1, end: 2 }],
+      1: [{ start: 1, end: 2 }],
+    });
     expect(fake.calls).toHaveLength(2);
   });
 
   it('rejects audio that does not have exactly two channels', async () => {
-    await expect(detectChannels(silence(1, 16000, 0.1), new FakeVoiceActivityDetector())).rejects.toThrow(/exactly 2 channels.*got 1.*detectSpeakerRecordings/);
-    await expect(detectChannels(silence(3, 16000, 0.1), new FakeVoiceActivityDetector())).rejects.toMatchObject({ failure: 'invalid-audio' });
+    await expect(detectChannels(silence(1, 16000, 0.1), new FakeVoiceActivityDetector())).rejects.toThrow(
+      /exactly 2 channels.*got 1.*detectSpeakerRecordings/,
+    );
+    await expect(detectChannels(silence(3, 16000, 0.1), new FakeVoiceActivityDetector())).rejects.toMatchObject({
+      failure: 'invalid-audio',
+    });
   });
 });
 
@@ -95,8 +112,13 @@ describe('one recording per speaker', () => {
     await writeFile(first, encodeWavPcm16(silence(1, 16000, 1.5)));
     await writeFile(second, encodeWavPcm16(silence(2, 16000, 1)));
     const fake = new FakeVoiceActivityDetector(lengthAnswer, true);
-    expect(await detectSpeakerFiles([first, second], fake)).toEqual({ 0: [{ start: 0, end: 150 }], 1: [{ start: 0, end: 100 }] });
+    expect(await detectSpeakerFiles([first, second], fake)).toEqual({
+      0: [{ start: 0, end: 150 }],
+      1: [{ start: 0, end: 100 }],
+    });
     expect(fake.batchCalls).toBe(1);
-    await expect(detectSpeakerFiles([first, path.join(folder, 'missing.wav')], fake)).rejects.toThrow(/missing\.wav \(not-found\)/);
+    await expect(detectSpeakerFiles([first, path.join(folder, 'missing.wav')], fake)).rejects.toThrow(
+      /missing\.wav \(not-found\)/,
+    );
   });
 });

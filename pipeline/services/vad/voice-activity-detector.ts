@@ -24,13 +24,17 @@ export interface VoiceActivityEngineOptions {
 }
 
 /** Engine factories by name; each imports its engine file only when called. */
-const ENGINE_FACTORIES: { [Engine in VoiceActivityEngine]: (options: VoiceActivityEngineOptions[Engine]) => Promise<VoiceActivityDetector> } = {
+const ENGINE_FACTORIES: {
+  [Engine in VoiceActivityEngine]: (options: VoiceActivityEngineOptions[Engine]) => Promise<VoiceActivityDetector>;
+} = {
   silero: async (options) => (await import('./silero-vad.ts')).createSileroVoiceActivityDetector(options),
   webrtc: async (options) => (await import('./webrtc-vad.ts')).createWebRtcVoiceActivityDetector(options),
 };
 
 /** Names accepted by {@link createVoiceActivityDetector}. */
-export const VOICE_ACTIVITY_ENGINES: readonly VoiceActivityEngine[] = Object.freeze(Object.keys(ENGINE_FACTORIES) as VoiceActivityEngine[]);
+export const VOICE_ACTIVITY_ENGINES: readonly VoiceActivityEngine[] = Object.freeze(
+  Object.keys(ENGINE_FACTORIES) as VoiceActivityEngine[],
+);
 
 /**
  * Creates a detector by engine name, loading the engine's code and model only now.
@@ -45,13 +49,19 @@ export async function createVoiceActivityDetector<Engine extends VoiceActivityEn
   engine: Engine,
   options: VoiceActivityEngineOptions[Engine] = {},
 ): Promise<VoiceActivityDetector> {
-  const factory = ENGINE_FACTORIES[engine] as ((options: VoiceActivityEngineOptions[Engine]) => Promise<VoiceActivityDetector>) | undefined;
-  if (!factory) throw new TypeError(`unknown voice activity engine "${engine}" (known: ${VOICE_ACTIVITY_ENGINES.join(', ')})`);
+  const factory = ENGINE_FACTORIES[engine] as
+    ((options: VoiceActivityEngineOptions[Engine]) => Promise<VoiceActivityDetector>) | undefined;
+  if (!factory)
+    throw new TypeError(`unknown voice activity engine "${engine}" (known: ${VOICE_ACTIVITY_ENGINES.join(', ')})`);
   return await factory(options);
 }
 
 /** Runs the detector on several signals, batched when the detector supports it. */
-function detectEach(detector: VoiceActivityDetector, channels: readonly Float32Array[], sampleRate: number): Promise<SpeechSegment[][]> {
+function detectEach(
+  detector: VoiceActivityDetector,
+  channels: readonly Float32Array[],
+  sampleRate: number,
+): Promise<SpeechSegment[][]> {
   if (detector.detectMany) return detector.detectMany(channels, sampleRate);
   return Promise.all(channels.map((channel) => detector.detect(channel, sampleRate)));
 }
@@ -88,14 +98,20 @@ export async function detectChannels(audio: RawAudio, detector: VoiceActivityDet
  * @returns per channel, integer centiseconds from the start of the recordings.
  * @throws whatever the detector or the downmix (AudioArgumentError for malformed audio) throws.
  */
-export async function detectSpeakerRecordings(recordings: readonly [RawAudio, RawAudio], detector: VoiceActivityDetector): Promise<ChannelSegments> {
+export async function detectSpeakerRecordings(
+  recordings: readonly [RawAudio, RawAudio],
+  detector: VoiceActivityDetector,
+): Promise<ChannelSegments> {
   const [first, second] = recordings;
   const monos = [downmixToMono(first), downmixToMono(second)];
   if (first.sampleRate === second.sampleRate) {
     const [segments0, segments1] = await detectEach(detector, monos, first.sampleRate);
     return { 0: segments0 as SpeechSegment[], 1: segments1 as SpeechSegment[] };
   }
-  return { 0: await detector.detect(monos[0] as Float32Array, first.sampleRate), 1: await detector.detect(monos[1] as Float32Array, second.sampleRate) };
+  return {
+    0: await detector.detect(monos[0] as Float32Array, first.sampleRate),
+    1: await detector.detect(monos[1] as Float32Array, second.sampleRate),
+  };
 }
 
 /**
@@ -105,7 +121,10 @@ export async function detectSpeakerRecordings(recordings: readonly [RawAudio, Ra
  * @param paths the file of result channel 0, then of channel 1.
  * @throws AudioFileError naming the file that cannot be read; whatever the detector throws.
  */
-export async function detectSpeakerFiles(paths: readonly [string, string], detector: VoiceActivityDetector): Promise<ChannelSegments> {
+export async function detectSpeakerFiles(
+  paths: readonly [string, string],
+  detector: VoiceActivityDetector,
+): Promise<ChannelSegments> {
   const recordings = await Promise.all([readAudioFile(paths[0]), readAudioFile(paths[1])]);
   return detectSpeakerRecordings([recordings[0], recordings[1]], detector);
 }
@@ -126,8 +145,14 @@ export interface VoiceActivitySettings {
  */
 export function voiceActivitySettings(detector: VoiceActivityDetector): VoiceActivitySettings {
   const options = (detector as { options?: unknown }).options;
-  if (!(VOICE_ACTIVITY_ENGINES as readonly string[]).includes(detector.id) || typeof options !== 'object' || options === null) {
-    throw new TypeError(`voice activity detector "${detector.id}" has no settings that could create it again (known engines: ${VOICE_ACTIVITY_ENGINES.join(', ')})`);
+  if (
+    !(VOICE_ACTIVITY_ENGINES as readonly string[]).includes(detector.id) ||
+    typeof options !== 'object' ||
+    options === null
+  ) {
+    throw new TypeError(
+      `voice activity detector "${detector.id}" has no settings that could create it again (known engines: ${VOICE_ACTIVITY_ENGINES.join(', ')})`,
+    );
   }
   return { engine: detector.id as VoiceActivityEngine, options: structuredClone(options) as Record<string, unknown> };
 }
@@ -143,11 +168,17 @@ export function voiceActivitySettings(detector: VoiceActivityDetector): VoiceAct
  * @returns per channel, sorted non-overlapping segments in integer centiseconds from the first sample.
  * @throws whatever the detector throws (VoiceActivityDetectionError).
  */
-export async function detectTrackSpeech(tracks: readonly [Float32Array, Float32Array], sampleRate: number, detector: VoiceActivityDetector): Promise<ChannelSegments> {
+export async function detectTrackSpeech(
+  tracks: readonly [Float32Array, Float32Array],
+  sampleRate: number,
+  detector: VoiceActivityDetector,
+): Promise<ChannelSegments> {
   const [first, second] = await detectEach(detector, tracks, sampleRate);
   const clip = (segments: readonly SpeechSegment[], samples: number): SpeechSegment[] => {
     const length = Math.ceil((samples * 100) / sampleRate - 1e-9);
-    return segments.map((segment) => ({ start: Math.max(0, segment.start), end: Math.min(length, segment.end) })).filter((segment) => segment.end > segment.start);
+    return segments
+      .map((segment) => ({ start: Math.max(0, segment.start), end: Math.min(length, segment.end) }))
+      .filter((segment) => segment.end > segment.start);
   };
   return { 0: clip(first ?? [], tracks[0].length), 1: clip(second ?? [], tracks[1].length) };
 }

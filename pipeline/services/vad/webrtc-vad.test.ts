@@ -20,7 +20,11 @@ let utterance22k: Float32Array;
 beforeAll(async () => {
   detector = await createWebRtcVoiceActivityDetector();
   const synthesizer = await createSpeechSynthesizer('espeak-ng');
-  const output = await synthesizer.synthesize({ text: 'Which team won the championship last year', language: 'en', voice: DEFAULT_VOICES.en!.voices.system });
+  const output = await synthesizer.synthesize({
+    text: 'Which team won the championship last year',
+    language: 'en',
+    voice: DEFAULT_VOICES.en!.voices.system,
+  });
   const pad = (samples: Float32Array, rate: number): Float32Array => {
     const padded = new Float32Array(samples.length + 2 * Math.round(rate / 2));
     padded.set(samples, Math.round(rate / 2));
@@ -80,7 +84,15 @@ describe('WebRtcVoiceActivityDetector.detect', () => {
 
 describe('resolveWebRtcVadOptions', () => {
   it('documents the defaults and validates mode and frame length', () => {
-    expect(DEFAULT_WEBRTC_VAD_OPTIONS).toMatchObject({ mode: 3, frameMilliseconds: 10, threshold: 0.5, negativeThreshold: 0.5, minSpeechSeconds: 0.1, minSilenceSeconds: 0.1, speechPadSeconds: 0 });
+    expect(DEFAULT_WEBRTC_VAD_OPTIONS).toMatchObject({
+      mode: 3,
+      frameMilliseconds: 10,
+      threshold: 0.5,
+      negativeThreshold: 0.5,
+      minSpeechSeconds: 0.1,
+      minSilenceSeconds: 0.1,
+      speechPadSeconds: 0,
+    });
     expect(resolveWebRtcVadOptions({ threshold: 0.9 }).negativeThreshold).toBe(0.9);
     expect(() => resolveWebRtcVadOptions({ mode: 4 as 3 })).toThrow(VoiceActivityOptionsError);
     expect(() => resolveWebRtcVadOptions({ frameMilliseconds: 15 as 10 })).toThrow(/frameMilliseconds 15/);

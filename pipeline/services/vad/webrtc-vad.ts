@@ -88,17 +88,23 @@ export const DEFAULT_WEBRTC_VAD_OPTIONS: Readonly<WebRtcVadOptions> = Object.fre
  */
 export function resolveWebRtcVadOptions(options: WebRtcVadOptionsInput = {}): WebRtcVadOptions {
   const timestamps = resolveSpeechTimestampOptions(
-    { ...options, negativeThreshold: options.negativeThreshold ?? options.threshold ?? DEFAULT_WEBRTC_VAD_OPTIONS.negativeThreshold },
+    {
+      ...options,
+      negativeThreshold: options.negativeThreshold ?? options.threshold ?? DEFAULT_WEBRTC_VAD_OPTIONS.negativeThreshold,
+    },
     DEFAULT_WEBRTC_VAD_OPTIONS,
   );
   const mode = options.mode ?? DEFAULT_WEBRTC_VAD_OPTIONS.mode;
   if (![0, 1, 2, 3].includes(mode)) throw new VoiceActivityOptionsError(`mode ${mode} is not 0, 1, 2 or 3`);
   const frameMilliseconds = options.frameMilliseconds ?? DEFAULT_WEBRTC_VAD_OPTIONS.frameMilliseconds;
-  if (![10, 20, 30].includes(frameMilliseconds)) throw new VoiceActivityOptionsError(`frameMilliseconds ${frameMilliseconds} is not 10, 20 or 30`);
+  if (![10, 20, 30].includes(frameMilliseconds))
+    throw new VoiceActivityOptionsError(`frameMilliseconds ${frameMilliseconds} is not 10, 20 or 30`);
   const resampleQuality = options.resampleQuality ?? DEFAULT_WEBRTC_VAD_OPTIONS.resampleQuality;
-  if (!['best', 'medium', 'fastest'].includes(resampleQuality)) throw new VoiceActivityOptionsError(`resampleQuality "${resampleQuality}" is not best, medium or fastest`);
+  if (!['best', 'medium', 'fastest'].includes(resampleQuality))
+    throw new VoiceActivityOptionsError(`resampleQuality "${resampleQuality}" is not best, medium or fastest`);
   const refinement = options.boundaryRefinement;
-  const boundaryRefinement = refinement === false || refinement === null ? null : resolveBoundaryRefinementOptions(refinement ?? {});
+  const boundaryRefinement =
+    refinement === false || refinement === null ? null : resolveBoundaryRefinementOptions(refinement ?? {});
   return { ...timestamps, mode, frameMilliseconds, boundaryRefinement, resampleQuality };
 }
 
@@ -157,14 +163,26 @@ export class WebRtcVoiceActivityDetector implements VoiceActivityDetector {
    *   rejects a frame or the detector was released.
    */
   frameDecisions(samples: Float32Array, sampleRate: number): Uint8Array {
-    if (this.released) throw new VoiceActivityDetectionError(WEBRTC_ENGINE_ID, 'inference', 'the detector was released');
+    if (this.released)
+      throw new VoiceActivityDetectionError(WEBRTC_ENGINE_ID, 'inference', 'the detector was released');
     if (!WEBRTC_SAMPLE_RATES.includes(sampleRate)) {
-      throw new VoiceActivityDetectionError(WEBRTC_ENGINE_ID, 'invalid-audio', `libfvad needs 8000, 16000, 32000 or 48000 Hz, got ${sampleRate}`);
+      throw new VoiceActivityDetectionError(
+        WEBRTC_ENGINE_ID,
+        'invalid-audio',
+        `libfvad needs 8000, 16000, 32000 or 48000 Hz, got ${sampleRate}`,
+      );
     }
     const fvad = this.fvad;
     fvad._fvad_reset(this.instance);
-    if (fvad._fvad_set_mode(this.instance, this.options.mode) !== 0 || fvad._fvad_set_sample_rate(this.instance, sampleRate) !== 0) {
-      throw new VoiceActivityDetectionError(WEBRTC_ENGINE_ID, 'inference', `libfvad rejected mode ${this.options.mode} at ${sampleRate} Hz`);
+    if (
+      fvad._fvad_set_mode(this.instance, this.options.mode) !== 0 ||
+      fvad._fvad_set_sample_rate(this.instance, sampleRate) !== 0
+    ) {
+      throw new VoiceActivityDetectionError(
+        WEBRTC_ENGINE_ID,
+        'inference',
+        `libfvad rejected mode ${this.options.mode} at ${sampleRate} Hz`,
+      );
     }
     const frameSamples = (sampleRate * this.options.frameMilliseconds) / 1000;
     const frames = Math.ceil(samples.length / frameSamples);
@@ -180,7 +198,12 @@ export class WebRtcVoiceActivityDetector implements VoiceActivityDetector {
           heap[heapIndex + index] = position < samples.length ? toInt16(samples[position] as number) : 0;
         }
         const decision = fvad._fvad_process(this.instance, pointer, frameSamples);
-        if (decision < 0) throw new VoiceActivityDetectionError(WEBRTC_ENGINE_ID, 'inference', `libfvad rejected frame ${frame} of ${frameSamples} samples`);
+        if (decision < 0)
+          throw new VoiceActivityDetectionError(
+            WEBRTC_ENGINE_ID,
+            'inference',
+            `libfvad rejected frame ${frame} of ${frameSamples} samples`,
+          );
         decisions[frame] = decision;
       }
     } finally {
@@ -203,14 +226,20 @@ export class WebRtcVoiceActivityDetector implements VoiceActivityDetector {
     const analysed =
       analysedRate === sampleRate
         ? samples
-        : ((await resample({ channels: [samples], sampleRate }, analysedRate, this.options.resampleQuality)).channels[0] as Float32Array);
+        : ((await resample({ channels: [samples], sampleRate }, analysedRate, this.options.resampleQuality))
+            .channels[0] as Float32Array);
     const decisions = this.frameDecisions(analysed, analysedRate);
     const frameSamples = (analysedRate * this.options.frameMilliseconds) / 1000;
     const sampleSegments = speechSampleSegments(decisions, frameSamples, analysed.length, analysedRate, this.options);
     const segments = sampleSegmentsToCentiseconds(sampleSegments, analysedRate);
     if (!this.options.boundaryRefinement) return segments;
     const levelSource = refinementInput(samples, sampleRate, analysed, analysedRate);
-    return refineSpeechBoundaries(segments, levelSource.samples, levelSource.sampleRate, this.options.boundaryRefinement);
+    return refineSpeechBoundaries(
+      segments,
+      levelSource.samples,
+      levelSource.sampleRate,
+      this.options.boundaryRefinement,
+    );
   }
 
   /** Frees the libfvad instance. The detector cannot be used afterwards. */
@@ -228,10 +257,13 @@ export class WebRtcVoiceActivityDetector implements VoiceActivityDetector {
  * @throws VoiceActivityOptionsError for invalid settings; VoiceActivityDetectionError `model-load`
  *   when the WebAssembly module cannot be loaded or libfvad cannot allocate a detector.
  */
-export async function createWebRtcVoiceActivityDetector(options: WebRtcVadOptionsInput = {}): Promise<WebRtcVoiceActivityDetector> {
+export async function createWebRtcVoiceActivityDetector(
+  options: WebRtcVadOptionsInput = {},
+): Promise<WebRtcVoiceActivityDetector> {
   const resolved = resolveWebRtcVadOptions(options);
   const fvad = await loadFvadModule();
   const instance = fvad._fvad_new();
-  if (instance === 0) throw new VoiceActivityDetectionError(WEBRTC_ENGINE_ID, 'model-load', 'libfvad could not allocate a detector');
+  if (instance === 0)
+    throw new VoiceActivityDetectionError(WEBRTC_ENGINE_ID, 'model-load', 'libfvad could not allocate a detector');
   return new WebRtcVoiceActivityDetector(fvad, instance, Object.freeze(resolved));
 }

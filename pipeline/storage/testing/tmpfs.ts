@@ -22,10 +22,16 @@ export interface MountedTmpfs {
 export function mountTmpfs(sizeBytes: number, options: { readOnly?: boolean } = {}): MountedTmpfs {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'duplexsynth-tmpfs-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}${options.readOnly ? ',ro' : ''}`, 'tmpfs', directory], { stdio: 'pipe' });
+    execFileSync(
+      'mount',
+      ['-t', 'tmpfs', '-o', `size=${sizeBytes}${options.readOnly ? ',ro' : ''}`, 'tmpfs', directory],
+      { stdio: 'pipe' },
+    );
   } catch (error) {
     rmSync(directory, { recursive: true, force: true });
-    throw new Error(`cannot mount a tmpfs: ${String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim()}`);
+    throw new Error(
+      `cannot mount a tmpfs: ${String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim()}`,
+    );
   }
   return {
     directory,

@@ -27,7 +27,12 @@ export async function joinSharedJapaneseRecordings(file: string, repeats: number
 }
 
 /** Runs sox on one input with output options and effects: `sox in.wav [outputOptions] out.wav [effects]`. */
-export async function soxConvert(input: string, output: string, outputOptions: readonly string[], effects: readonly string[] = []): Promise<string> {
+export async function soxConvert(
+  input: string,
+  output: string,
+  outputOptions: readonly string[],
+  effects: readonly string[] = [],
+): Promise<string> {
   await mkdir(path.dirname(output), { recursive: true });
   await execa('sox', [input, ...outputOptions, output, ...effects]);
   return output;

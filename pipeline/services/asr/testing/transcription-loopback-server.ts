@@ -38,13 +38,23 @@ export interface TranscriptionLoopbackRequest {
 /** A scripted reply. */
 export type TranscriptionLoopbackReply =
   | { kind: 'text'; text: string; delayMilliseconds?: number }
-  | { kind: 'error'; statusCode: number; message: string; type?: string; code?: string; retryAfterSeconds?: number; delayMilliseconds?: number }
+  | {
+      kind: 'error';
+      statusCode: number;
+      message: string;
+      type?: string;
+      code?: string;
+      retryAfterSeconds?: number;
+      delayMilliseconds?: number;
+    }
   | { kind: 'raw'; statusCode: number; body: string; contentType?: string; delayMilliseconds?: number }
   /** The server closes the connection without answering (a crashed worker behind a proxy). */
   | { kind: 'hang-up' };
 
 /** Produces the reply of one request; a string is a text reply. */
-export type TranscriptionLoopbackResponder = (request: TranscriptionLoopbackRequest) => TranscriptionLoopbackReply | string | Promise<TranscriptionLoopbackReply | string>;
+export type TranscriptionLoopbackResponder = (
+  request: TranscriptionLoopbackRequest,
+) => TranscriptionLoopbackReply | string | Promise<TranscriptionLoopbackReply | string>;
 
 /** Options of {@link startTranscriptionLoopbackServer}. */
 export interface TranscriptionLoopbackOptions {
@@ -70,15 +80,47 @@ export interface TranscriptionLoopbackServer {
 /** Reply builders for scripts. */
 export const transcriptionReplies = {
   text: (text: string): TranscriptionLoopbackReply => ({ kind: 'text', text }),
-  rateLimited: (retryAfterSeconds = 0): TranscriptionLoopbackReply => ({ kind: 'error', statusCode: 429, message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded', retryAfterSeconds }),
-  unavailable: (): TranscriptionLoopbackReply => ({ kind: 'error', statusCode: 503, message: 'Service Unavailable', type: 'server_error' }),
-  internalError: (): TranscriptionLoopbackReply => ({ kind: 'error', statusCode: 500, message: 'Internal Server Error', type: 'server_error' }),
+  rateLimited: (retryAfterSeconds = 0): TranscriptionLoopbackReply => ({
+    kind: 'error',
+    statusCode: 429,
+    message: 'Rate limit reached for requests',
+    type: 'requests',
+    code: 'rate_limit_exceeded',
+    retryAfterSeconds,
+  }),
+  unavailable: (): TranscriptionLoopbackReply => ({
+    kind: 'error',
+    statusCode: 503,
+    message: 'Service Unavailable',
+    type: 'server_error',
+  }),
+  internalError: (): TranscriptionLoopbackReply => ({
+    kind: 'error',
+    statusCode: 500,
+    message: 'Internal Server Error',
+    type: 'server_error',
+  }),
   /** A 400 for audio the server's decoder rejects. */
-  badAudio: (): TranscriptionLoopbackReply => ({ kind: 'error', statusCode: 400, message: 'Audio file might be corrupted or unsupported', type: 'invalid_request_error', code: 'invalid_value' }),
+  badAudio: (): TranscriptionLoopbackReply => ({
+    kind: 'error',
+    statusCode: 400,
+    message: 'Audio file might be corrupted or unsupported',
+    type: 'invalid_request_error',
+    code: 'invalid_value',
+  }),
   malformedJson: (): TranscriptionLoopbackReply => ({ kind: 'raw', statusCode: 200, body: '{"text": "cut off' }),
-  htmlPage: (): TranscriptionLoopbackReply => ({ kind: 'raw', statusCode: 200, body: '<html><body>502 Bad Gateway</body></html>', contentType: 'text/html' }),
+  htmlPage: (): TranscriptionLoopbackReply => ({
+    kind: 'raw',
+    statusCode: 200,
+    body: '<html><body>502 Bad Gateway</body></html>',
+    contentType: 'text/html',
+  }),
   withoutText: (): TranscriptionLoopbackReply => ({ kind: 'raw', statusCode: 200, body: '{"segments": []}' }),
-  slow: (delayMilliseconds: number, text = 'late'): TranscriptionLoopbackReply => ({ kind: 'text', text, delayMilliseconds }),
+  slow: (delayMilliseconds: number, text = 'late'): TranscriptionLoopbackReply => ({
+    kind: 'text',
+    text,
+    delayMilliseconds,
+  }),
   hangUp: (): TranscriptionLoopbackReply => ({ kind: 'hang-up' }),
 };
 
@@ -91,14 +133,21 @@ function errorBody(message: string, type: string, code: string | null): string {
  * @returns `{url, requests, received, close}`.
  * @throws the listen error.
  */
-export async function startTranscriptionLoopbackServer(options: TranscriptionLoopbackOptions = {}): Promise<TranscriptionLoopbackServer> {
+export async function startTranscriptionLoopbackServer(
+  options: TranscriptionLoopbackOptions = {},
+): Promise<TranscriptionLoopbackServer> {
   const responder = options.responder ?? ((request) => `clip of ${request.audio.durationSeconds.toFixed(2)} s`);
   const models = new Set(options.models ?? ['whisper-1']);
   const requests: TranscriptionLoopbackRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const state = { received: 0 };
 
-  const send = (response: ServerResponse, statusCode: number, body: string, headers: Record<string, string> = {}): void => {
+  const send = (
+    response: ServerResponse,
+    statusCode: number,
+    body: string,
+    headers: Record<string, string> = {},
+  ): void => {
     if (response.destroyed || response.writableEnded) return;
     response.writeHead(statusCode, { 'content-type': 'application/json', ...headers });
     response.end(body);
@@ -111,7 +160,11 @@ export async function startTranscriptionLoopbackServer(options: TranscriptionLoo
     incoming.on('end', () => {
       void (async () => {
         if (incoming.method !== 'POST' || !/^\/v1\/audio\/transcriptions(?:\?.*)?$/.test(incoming.url ?? '')) {
-          send(response, 404, errorBody(`Invalid URL (${incoming.method} ${incoming.url})`, 'invalid_request_error', null));
+          send(
+            response,
+            404,
+            errorBody(`Invalid URL (${incoming.method} ${incoming.url})`, 'invalid_request_error', null),
+          );
           return;
         }
         if (options.apiKey !== undefined && incoming.headers.authorization !== `Bearer ${options.apiKey}`) {
@@ -120,28 +173,64 @@ export async function startTranscriptionLoopbackServer(options: TranscriptionLoo
         }
         let form: FormData;
         try {
-          form = await new Request('http://loopback/', { method: 'POST', headers: { 'content-type': incoming.headers['content-type'] ?? '' }, body: Buffer.concat(chunks) }).formData();
+          form = await new Request('http://loopback/', {
+            method: 'POST',
+            headers: { 'content-type': incoming.headers['content-type'] ?? '' },
+            body: Buffer.concat(chunks),
+          }).formData();
         } catch (error) {
-          send(response, 400, errorBody(`could not parse multipart form (${(error as Error).message})`, 'invalid_request_error', null));
+          send(
+            response,
+            400,
+            errorBody(`could not parse multipart form (${(error as Error).message})`, 'invalid_request_error', null),
+          );
           return;
         }
         const file = form.get('file');
         const model = form.get('model');
         if (!(file instanceof Blob) || typeof model !== 'string') {
-          send(response, 400, errorBody(`${!(file instanceof Blob) ? 'file' : 'model'} is a required field`, 'invalid_request_error', null));
+          send(
+            response,
+            400,
+            errorBody(
+              `${!(file instanceof Blob) ? 'file' : 'model'} is a required field`,
+              'invalid_request_error',
+              null,
+            ),
+          );
           return;
         }
         if (!models.has(model)) {
-          send(response, 404, errorBody(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found'));
+          send(
+            response,
+            404,
+            errorBody(
+              `The model \`${model}\` does not exist or you do not have access to it.`,
+              'invalid_request_error',
+              'model_not_found',
+            ),
+          );
           return;
         }
         const bytes = new Uint8Array(await file.arrayBuffer());
         let audio: TranscriptionLoopbackRequest['audio'];
         try {
           const decoded = decodeWav(bytes, 'upload');
-          audio = { sampleRate: decoded.sampleRate, channels: decoded.channels.length, durationSeconds: (decoded.channels[0]?.length ?? 0) / decoded.sampleRate };
+          audio = {
+            sampleRate: decoded.sampleRate,
+            channels: decoded.channels.length,
+            durationSeconds: (decoded.channels[0]?.length ?? 0) / decoded.sampleRate,
+          };
         } catch (error) {
-          send(response, 400, errorBody(`Audio file might be corrupted or unsupported (${(error as Error).message})`, 'invalid_request_error', 'invalid_value'));
+          send(
+            response,
+            400,
+            errorBody(
+              `Audio file might be corrupted or unsupported (${(error as Error).message})`,
+              'invalid_request_error',
+              'invalid_value',
+            ),
+          );
           return;
         }
         const field = (name: string): string | undefined => {
@@ -164,17 +253,27 @@ export async function startTranscriptionLoopbackServer(options: TranscriptionLoo
         try {
           scripted = await responder(request);
         } catch (error) {
-          send(response, 500, errorBody(`loopback responder failed: ${(error as Error).message}`, 'server_error', null));
+          send(
+            response,
+            500,
+            errorBody(`loopback responder failed: ${(error as Error).message}`, 'server_error', null),
+          );
           return;
         }
-        const reply: TranscriptionLoopbackReply = typeof scripted === 'string' ? { kind: 'text', text: scripted } : scripted;
+        const reply: TranscriptionLoopbackReply =
+          typeof scripted === 'string' ? { kind: 'text', text: scripted } : scripted;
         if (reply.kind === 'hang-up') {
           incoming.socket.destroy();
           return;
         }
         const answer = (): void => {
           if (reply.kind === 'error') {
-            send(response, reply.statusCode, errorBody(reply.message, reply.type ?? 'error', reply.code ?? null), reply.retryAfterSeconds === undefined ? {} : { 'retry-after': String(reply.retryAfterSeconds) });
+            send(
+              response,
+              reply.statusCode,
+              errorBody(reply.message, reply.type ?? 'error', reply.code ?? null),
+              reply.retryAfterSeconds === undefined ? {} : { 'retry-after': String(reply.retryAfterSeconds) },
+            );
           } else if (reply.kind === 'raw') {
             send(response, reply.statusCode, reply.body, { 'content-type': reply.contentType ?? 'application/json' });
           } else if (request.responseFormat === 'text') {

@@ -50,8 +50,16 @@ export function readDialogueRequest(system: string | undefined, prompt: string):
   for (const span of balancedObjectSpans(prompt)) {
     try {
       const value = JSON.parse(prompt.slice(span.start, span.end)) as { turns?: unknown };
-      if (Array.isArray(value.turns) && value.turns.length > 0 && value.turns.every((turn) => typeof (turn as PromptTurn).turn === 'number')) {
-        return { task, isRepair: /Your previous reply to this request was/.test(prompt), turns: value.turns as PromptTurn[] };
+      if (
+        Array.isArray(value.turns) &&
+        value.turns.length > 0 &&
+        value.turns.every((turn) => typeof (turn as PromptTurn).turn === 'number')
+      ) {
+        return {
+          task,
+          isRepair: /Your previous reply to this request was/.test(prompt),
+          turns: value.turns as PromptTurn[],
+        };
       }
     } catch {
       // not JSON: keep looking
@@ -84,7 +92,8 @@ export function validReplyTurns(request: DialogueRequest): ReplyTurn[] {
     const number = kanjiNumeral(turn.turn);
     return {
       question: `${number}番目の質問について教えていただけますか？`,
-      answer: turn.answer === null || turn.answer === undefined ? null : `はい、${number}番目の質問の答えはこちらです。`,
+      answer:
+        turn.answer === null || turn.answer === undefined ? null : `はい、${number}番目の質問の答えはこちらです。`,
     };
   });
 }
@@ -108,7 +117,8 @@ export function validDialogueReply(request: DialogueRequest): string {
  * @throws RangeError outside 1..9999.
  */
 export function kanjiNumeral(value: number): string {
-  if (!Number.isInteger(value) || value < 1 || value > 9999) throw new RangeError(`kanjiNumeral: ${value} is outside 1..9999`);
+  if (!Number.isInteger(value) || value < 1 || value > 9999)
+    throw new RangeError(`kanjiNumeral: ${value} is outside 1..9999`);
   const digits = ['', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
   const units: Array<[number, string]> = [
     [1000, '千'],

@@ -22,7 +22,12 @@
  * RESOURCE_EXHAUSTED carrying RetryInfo `overCapacityRetryDelay` (default "1s").
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { approximateTokenCount, startLoopbackHttpServer, type LoopbackHttpReply, type OverCapacityPolicy } from './loopback-http.ts';
+import {
+  approximateTokenCount,
+  startLoopbackHttpServer,
+  type LoopbackHttpReply,
+  type OverCapacityPolicy,
+} from './loopback-http.ts';
 import type { Clock } from '../../clock.ts';
 import { readDialogueRequest, validDialogueReply } from './dialogue-replies.ts';
 
@@ -71,7 +76,11 @@ export type GeminiLoopbackReply =
       finishReason?: 'STOP' | 'MAX_TOKENS' | 'SAFETY' | 'RECITATION' | 'OTHER' | (string & {});
       delayMilliseconds?: number;
     }
-  | { kind: 'blocked'; blockReason: 'SAFETY' | 'OTHER' | 'BLOCKLIST' | 'PROHIBITED_CONTENT'; delayMilliseconds?: number }
+  | {
+      kind: 'blocked';
+      blockReason: 'SAFETY' | 'OTHER' | 'BLOCKLIST' | 'PROHIBITED_CONTENT';
+      delayMilliseconds?: number;
+    }
   | {
       kind: 'error';
       code: number;
@@ -85,7 +94,9 @@ export type GeminiLoopbackReply =
   | { kind: 'raw'; statusCode: number; body: string; contentType?: string; delayMilliseconds?: number };
 
 /** Produces the reply of one request; a string is a `STOP` text reply. */
-export type GeminiLoopbackResponder = (request: GeminiLoopbackRequest) => GeminiLoopbackReply | string | Promise<GeminiLoopbackReply | string>;
+export type GeminiLoopbackResponder = (
+  request: GeminiLoopbackRequest,
+) => GeminiLoopbackReply | string | Promise<GeminiLoopbackReply | string>;
 
 /** Options of {@link startGeminiLoopbackServer}. */
 export interface GeminiLoopbackOptions {
@@ -126,7 +137,11 @@ export const geminiReplies = {
   /** A `STOP` reply with this text. */
   text: (text: string | readonly string[]): GeminiLoopbackReply => ({ kind: 'text', text }),
   /** A reply cut at the output limit: `MAX_TOKENS` with the partial text. */
-  maxTokens: (partialText = '{"turns": [{"question": "'): GeminiLoopbackReply => ({ kind: 'text', text: partialText, finishReason: 'MAX_TOKENS' }),
+  maxTokens: (partialText = '{"turns": [{"question": "'): GeminiLoopbackReply => ({
+    kind: 'text',
+    text: partialText,
+    finishReason: 'MAX_TOKENS',
+  }),
   /** 429 RESOURCE_EXHAUSTED with RetryInfo. */
   rateLimited: (retryDelay = '58s'): GeminiLoopbackReply => ({
     kind: 'error',
@@ -136,11 +151,26 @@ export const geminiReplies = {
     retryDelay,
   }),
   /** 503 UNAVAILABLE (overload). */
-  unavailable: (): GeminiLoopbackReply => ({ kind: 'error', code: 503, status: 'UNAVAILABLE', message: 'The model is overloaded. Please try again later.' }),
+  unavailable: (): GeminiLoopbackReply => ({
+    kind: 'error',
+    code: 503,
+    status: 'UNAVAILABLE',
+    message: 'The model is overloaded. Please try again later.',
+  }),
   /** 500 INTERNAL. */
-  internalError: (): GeminiLoopbackReply => ({ kind: 'error', code: 500, status: 'INTERNAL', message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting' }),
+  internalError: (): GeminiLoopbackReply => ({
+    kind: 'error',
+    code: 500,
+    status: 'INTERNAL',
+    message:
+      'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  }),
   /** A text reply that takes this long (for client timeouts). */
-  slow: (delayMilliseconds: number, text = '{"turns": []}'): GeminiLoopbackReply => ({ kind: 'text', text, delayMilliseconds }),
+  slow: (delayMilliseconds: number, text = '{"turns": []}'): GeminiLoopbackReply => ({
+    kind: 'text',
+    text,
+    delayMilliseconds,
+  }),
 };
 
 /**
@@ -176,11 +206,23 @@ export async function startGeminiLoopbackServer(options: GeminiLoopbackOptions =
   const http = await startLoopbackHttpServer(
     {
       latencyMilliseconds: options.latencyMs ?? 0,
-      reject: () => errorReply({ kind: 'error', code: 429, status: 'RESOURCE_EXHAUSTED', message: 'loopback: over capacity', retryDelay: options.overCapacityRetryDelay ?? '1s' }),
+      reject: () =>
+        errorReply({
+          kind: 'error',
+          code: 429,
+          status: 'RESOURCE_EXHAUSTED',
+          message: 'loopback: over capacity',
+          retryDelay: options.overCapacityRetryDelay ?? '1s',
+        }),
       handle: async (incoming, text) => {
         const match = /^\/v1beta\/models\/([^/:]+):generateContent(?:\?.*)?$/.exec(incoming.url ?? '');
         if (incoming.method !== 'POST' || match === null) {
-          return errorReply({ kind: 'error', code: 404, status: 'NOT_FOUND', message: `loopback: no route ${incoming.method} ${incoming.url}` });
+          return errorReply({
+            kind: 'error',
+            code: 404,
+            status: 'NOT_FOUND',
+            message: `loopback: no route ${incoming.method} ${incoming.url}`,
+          });
         }
         const model = decodeURIComponent(match[1] ?? '');
         const headerKey = incoming.headers['x-goog-api-key'];
@@ -190,7 +232,8 @@ export async function startGeminiLoopbackServer(options: GeminiLoopbackOptions =
             kind: 'error',
             code: 403,
             status: 'PERMISSION_DENIED',
-            message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+            message:
+              "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
           });
         }
         if (apiKey !== acceptedKey) {
@@ -201,7 +244,13 @@ export async function startGeminiLoopbackServer(options: GeminiLoopbackOptions =
                 code: 400,
                 message: 'API key not valid. Please pass a valid API key.',
                 status: 'INVALID_ARGUMENT',
-                details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }],
+                details: [
+                  {
+                    '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                    reason: 'API_KEY_INVALID',
+                    domain: 'googleapis.com',
+                  },
+                ],
               },
             }),
           };
@@ -210,7 +259,12 @@ export async function startGeminiLoopbackServer(options: GeminiLoopbackOptions =
         try {
           body = JSON.parse(text) as GeminiRequestBody;
         } catch {
-          return errorReply({ kind: 'error', code: 400, status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received.' });
+          return errorReply({
+            kind: 'error',
+            code: 400,
+            status: 'INVALID_ARGUMENT',
+            message: 'Invalid JSON payload received.',
+          });
         }
         const request: GeminiLoopbackRequest = {
           index: requests.length,
@@ -219,16 +273,29 @@ export async function startGeminiLoopbackServer(options: GeminiLoopbackOptions =
           headers: incoming.headers,
           body,
           system: body.systemInstruction === undefined ? undefined : joinParts(body.systemInstruction.parts),
-          prompt: (body.contents ?? []).filter((content) => content.role !== 'model').map((content) => joinParts(content.parts)).join('\n'),
+          prompt: (body.contents ?? [])
+            .filter((content) => content.role !== 'model')
+            .map((content) => joinParts(content.parts))
+            .join('\n'),
           receivedAtMilliseconds: performance.now() - started,
         };
         requests.push(request);
         if (emulateQuirks && /^gemma-3/.test(model)) {
           if (body.systemInstruction !== undefined) {
-            return errorReply({ kind: 'error', code: 400, status: 'INVALID_ARGUMENT', message: `Developer instruction is not enabled for models/${model}` });
+            return errorReply({
+              kind: 'error',
+              code: 400,
+              status: 'INVALID_ARGUMENT',
+              message: `Developer instruction is not enabled for models/${model}`,
+            });
           }
           if (body.generationConfig?.responseMimeType === 'application/json') {
-            return errorReply({ kind: 'error', code: 400, status: 'INVALID_ARGUMENT', message: `JSON mode is not enabled for models/${model}` });
+            return errorReply({
+              kind: 'error',
+              code: 400,
+              status: 'INVALID_ARGUMENT',
+              message: `JSON mode is not enabled for models/${model}`,
+            });
           }
         }
         const scripted = await responder(request);
@@ -236,7 +303,12 @@ export async function startGeminiLoopbackServer(options: GeminiLoopbackOptions =
         return toHttpReply(reply, request);
       },
     },
-    { ...(options.capacity !== undefined ? { capacity: options.capacity } : {}), ...(options.overCapacity !== undefined ? { overCapacity: options.overCapacity } : {}), ...(options.port !== undefined ? { port: options.port } : {}), ...(options.clock !== undefined ? { clock: options.clock } : {}) },
+    {
+      ...(options.capacity !== undefined ? { capacity: options.capacity } : {}),
+      ...(options.overCapacity !== undefined ? { overCapacity: options.overCapacity } : {}),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    },
   );
   return { url: http.url, requests, statistics: http.statistics, close: http.close };
 }
@@ -248,7 +320,12 @@ function toHttpReply(reply: GeminiLoopbackReply, request: GeminiLoopbackRequest)
     case 'error':
       return { ...errorReply(reply), ...delay };
     case 'raw':
-      return { statusCode: reply.statusCode, body: reply.body, headers: { 'content-type': reply.contentType ?? 'application/json; charset=UTF-8' }, ...delay };
+      return {
+        statusCode: reply.statusCode,
+        body: reply.body,
+        headers: { 'content-type': reply.contentType ?? 'application/json; charset=UTF-8' },
+        ...delay,
+      };
     case 'blocked':
       return {
         statusCode: 200,
@@ -266,7 +343,13 @@ function toHttpReply(reply: GeminiLoopbackReply, request: GeminiLoopbackRequest)
       return {
         statusCode: 200,
         body: JSON.stringify({
-          candidates: [{ content: { parts: parts.map((text) => ({ text })), role: 'model' }, finishReason: reply.finishReason ?? 'STOP', index: 0 }],
+          candidates: [
+            {
+              content: { parts: parts.map((text) => ({ text })), role: 'model' },
+              finishReason: reply.finishReason ?? 'STOP',
+              index: 0,
+            },
+          ],
           usageMetadata: {
             promptTokenCount,
             candidatesTokenCount,
@@ -283,10 +366,20 @@ function toHttpReply(reply: GeminiLoopbackReply, request: GeminiLoopbackRequest)
 }
 
 function errorReply(reply: Extract<GeminiLoopbackReply, { kind: 'error' }>): LoopbackHttpReply {
-  const details = reply.retryDelay !== undefined ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: reply.retryDelay }] : undefined;
+  const details =
+    reply.retryDelay !== undefined
+      ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: reply.retryDelay }]
+      : undefined;
   return {
     statusCode: reply.code,
-    body: JSON.stringify({ error: { code: reply.code, message: reply.message, status: reply.status, ...(details !== undefined ? { details } : {}) } }),
+    body: JSON.stringify({
+      error: {
+        code: reply.code,
+        message: reply.message,
+        status: reply.status,
+        ...(details !== undefined ? { details } : {}),
+      },
+    }),
   };
 }
 

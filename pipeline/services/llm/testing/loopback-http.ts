@@ -71,7 +71,10 @@ export interface LoopbackHttpServer {
  * @returns the server's URL, counters and `close`.
  * @throws the listen error (e.g. EADDRINUSE for a fixed port).
  */
-export async function startLoopbackHttpServer(handlers: LoopbackHttpHandlers, options: LoopbackHttpOptions = {}): Promise<LoopbackHttpServer> {
+export async function startLoopbackHttpServer(
+  handlers: LoopbackHttpHandlers,
+  options: LoopbackHttpOptions = {},
+): Promise<LoopbackHttpServer> {
   const capacity = options.capacity ?? Number.POSITIVE_INFINITY;
   const overCapacity = options.overCapacity ?? 'queue';
   const statistics: LoopbackHttpStatistics = { received: 0, rejectedOverCapacity: 0, peakConcurrency: 0, abandoned: 0 };
@@ -126,7 +129,12 @@ export async function startLoopbackHttpServer(handlers: LoopbackHttpHandlers, op
           await wait(handlers.latencyMilliseconds + (reply.delayMilliseconds ?? 0));
           if (!closed) write(response, reply);
         } catch (error) {
-          write(response, { statusCode: 500, body: JSON.stringify({ error: { code: 500, message: `loopback handler failed: ${(error as Error).message}`, status: 'INTERNAL' } }) });
+          write(response, {
+            statusCode: 500,
+            body: JSON.stringify({
+              error: { code: 500, message: `loopback handler failed: ${(error as Error).message}`, status: 'INTERNAL' },
+            }),
+          });
         } finally {
           release();
         }

@@ -19,7 +19,12 @@
  * `retry-after: 1` (`'reject'`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { approximateTokenCount, startLoopbackHttpServer, type LoopbackHttpReply, type OverCapacityPolicy } from './loopback-http.ts';
+import {
+  approximateTokenCount,
+  startLoopbackHttpServer,
+  type LoopbackHttpReply,
+  type OverCapacityPolicy,
+} from './loopback-http.ts';
 import type { Clock } from '../../clock.ts';
 import { readDialogueRequest, validDialogueReply } from './dialogue-replies.ts';
 
@@ -51,12 +56,26 @@ export interface OpenAILoopbackRequest {
 
 /** A scripted reply. */
 export type OpenAILoopbackReply =
-  | { kind: 'text'; text: string; finishReason?: 'stop' | 'length' | 'content_filter' | (string & {}); delayMilliseconds?: number }
-  | { kind: 'error'; statusCode: number; message: string; type?: string; retryAfterSeconds?: number; delayMilliseconds?: number }
+  | {
+      kind: 'text';
+      text: string;
+      finishReason?: 'stop' | 'length' | 'content_filter' | (string & {});
+      delayMilliseconds?: number;
+    }
+  | {
+      kind: 'error';
+      statusCode: number;
+      message: string;
+      type?: string;
+      retryAfterSeconds?: number;
+      delayMilliseconds?: number;
+    }
   | { kind: 'raw'; statusCode: number; body: string; contentType?: string; delayMilliseconds?: number };
 
 /** Produces the reply of one request; a string is a `stop` text reply. */
-export type OpenAILoopbackResponder = (request: OpenAILoopbackRequest) => OpenAILoopbackReply | string | Promise<OpenAILoopbackReply | string>;
+export type OpenAILoopbackResponder = (
+  request: OpenAILoopbackRequest,
+) => OpenAILoopbackReply | string | Promise<OpenAILoopbackReply | string>;
 
 /** Options of {@link startOpenAILoopbackServer}. */
 export interface OpenAILoopbackOptions {
@@ -89,11 +108,35 @@ export interface OpenAILoopbackServer {
 export const openAIReplies = {
   text: (text: string): OpenAILoopbackReply => ({ kind: 'text', text }),
   /** `finish_reason: length` with the partial text. */
-  length: (partialText = '{"turns": [{"question": "'): OpenAILoopbackReply => ({ kind: 'text', text: partialText, finishReason: 'length' }),
-  rateLimited: (retryAfterSeconds = 1): OpenAILoopbackReply => ({ kind: 'error', statusCode: 429, message: 'Rate limit reached', type: 'rate_limit_error', retryAfterSeconds }),
-  unavailable: (): OpenAILoopbackReply => ({ kind: 'error', statusCode: 503, message: 'Service Unavailable', type: 'server_error' }),
-  internalError: (): OpenAILoopbackReply => ({ kind: 'error', statusCode: 500, message: 'Internal Server Error', type: 'server_error' }),
-  slow: (delayMilliseconds: number, text = '{"turns": []}'): OpenAILoopbackReply => ({ kind: 'text', text, delayMilliseconds }),
+  length: (partialText = '{"turns": [{"question": "'): OpenAILoopbackReply => ({
+    kind: 'text',
+    text: partialText,
+    finishReason: 'length',
+  }),
+  rateLimited: (retryAfterSeconds = 1): OpenAILoopbackReply => ({
+    kind: 'error',
+    statusCode: 429,
+    message: 'Rate limit reached',
+    type: 'rate_limit_error',
+    retryAfterSeconds,
+  }),
+  unavailable: (): OpenAILoopbackReply => ({
+    kind: 'error',
+    statusCode: 503,
+    message: 'Service Unavailable',
+    type: 'server_error',
+  }),
+  internalError: (): OpenAILoopbackReply => ({
+    kind: 'error',
+    statusCode: 500,
+    message: 'Internal Server Error',
+    type: 'server_error',
+  }),
+  slow: (delayMilliseconds: number, text = '{"turns": []}'): OpenAILoopbackReply => ({
+    kind: 'text',
+    text,
+    delayMilliseconds,
+  }),
 };
 
 /**
@@ -104,7 +147,13 @@ export const openAIReplies = {
 export function openAIDialogueResponder(): OpenAILoopbackResponder {
   return (request) => {
     const dialogue = readDialogueRequest(request.system, request.prompt);
-    if (dialogue === undefined) return { kind: 'error', statusCode: 400, message: 'loopback: not a dialogue text request', type: 'invalid_request_error' };
+    if (dialogue === undefined)
+      return {
+        kind: 'error',
+        statusCode: 400,
+        message: 'loopback: not a dialogue text request',
+        type: 'invalid_request_error',
+      };
     return validDialogueReply(dialogue);
   };
 }
@@ -123,23 +172,51 @@ export async function startOpenAILoopbackServer(options: OpenAILoopbackOptions =
   const http = await startLoopbackHttpServer(
     {
       latencyMilliseconds: options.latencyMs ?? 0,
-      reject: () => errorReply({ kind: 'error', statusCode: 429, message: 'loopback: over capacity', type: 'rate_limit_error', retryAfterSeconds: 1 }),
+      reject: () =>
+        errorReply({
+          kind: 'error',
+          statusCode: 429,
+          message: 'loopback: over capacity',
+          type: 'rate_limit_error',
+          retryAfterSeconds: 1,
+        }),
       handle: async (incoming, text) => {
         if (incoming.method !== 'POST' || !/^\/v1\/chat\/completions(?:\?.*)?$/.test(incoming.url ?? '')) {
-          return errorReply({ kind: 'error', statusCode: 404, message: `loopback: no route ${incoming.method} ${incoming.url}`, type: 'not_found_error' });
+          return errorReply({
+            kind: 'error',
+            statusCode: 404,
+            message: `loopback: no route ${incoming.method} ${incoming.url}`,
+            type: 'not_found_error',
+          });
         }
         if (options.apiKey !== undefined && incoming.headers.authorization !== `Bearer ${options.apiKey}`) {
-          return errorReply({ kind: 'error', statusCode: 401, message: 'Incorrect API key provided.', type: 'invalid_request_error' });
+          return errorReply({
+            kind: 'error',
+            statusCode: 401,
+            message: 'Incorrect API key provided.',
+            type: 'invalid_request_error',
+          });
         }
         let body: ChatCompletionRequestBody;
         try {
           body = JSON.parse(text) as ChatCompletionRequestBody;
         } catch {
-          return errorReply({ kind: 'error', statusCode: 400, message: 'Invalid JSON body', type: 'invalid_request_error' });
+          return errorReply({
+            kind: 'error',
+            statusCode: 400,
+            message: 'Invalid JSON body',
+            type: 'invalid_request_error',
+          });
         }
         const messages = body.messages ?? [];
         const textOf = (role: string): string[] =>
-          messages.filter((message) => message.role === role).map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join('')));
+          messages
+            .filter((message) => message.role === role)
+            .map((message) =>
+              typeof message.content === 'string'
+                ? message.content
+                : message.content.map((part) => part.text ?? '').join(''),
+            );
         const systemTexts = textOf('system');
         const request: OpenAILoopbackRequest = {
           index: requests.length,
@@ -152,14 +229,24 @@ export async function startOpenAILoopbackServer(options: OpenAILoopbackOptions =
         };
         requests.push(request);
         if (options.rejectSystemRole === true && request.system !== undefined) {
-          return errorReply({ kind: 'error', statusCode: 400, message: 'System role not supported', type: 'BadRequestError' });
+          return errorReply({
+            kind: 'error',
+            statusCode: 400,
+            message: 'System role not supported',
+            type: 'BadRequestError',
+          });
         }
         const scripted = await responder(request);
         const reply: OpenAILoopbackReply = typeof scripted === 'string' ? { kind: 'text', text: scripted } : scripted;
         return toHttpReply(reply, request);
       },
     },
-    { ...(options.capacity !== undefined ? { capacity: options.capacity } : {}), ...(options.overCapacity !== undefined ? { overCapacity: options.overCapacity } : {}), ...(options.port !== undefined ? { port: options.port } : {}), ...(options.clock !== undefined ? { clock: options.clock } : {}) },
+    {
+      ...(options.capacity !== undefined ? { capacity: options.capacity } : {}),
+      ...(options.overCapacity !== undefined ? { overCapacity: options.overCapacity } : {}),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    },
   );
   return { url: http.url, requests, statistics: http.statistics, close: http.close };
 }
@@ -167,7 +254,13 @@ export async function startOpenAILoopbackServer(options: OpenAILoopbackOptions =
 function toHttpReply(reply: OpenAILoopbackReply, request: OpenAILoopbackRequest): LoopbackHttpReply {
   const delay = reply.delayMilliseconds !== undefined ? { delayMilliseconds: reply.delayMilliseconds } : {};
   if (reply.kind === 'error') return { ...errorReply(reply), ...delay };
-  if (reply.kind === 'raw') return { statusCode: reply.statusCode, body: reply.body, headers: { 'content-type': reply.contentType ?? 'application/json' }, ...delay };
+  if (reply.kind === 'raw')
+    return {
+      statusCode: reply.statusCode,
+      body: reply.body,
+      headers: { 'content-type': reply.contentType ?? 'application/json' },
+      ...delay,
+    };
   const promptTokens = approximateTokenCount(`${request.system ?? ''}${request.prompt}`);
   const completionTokens = approximateTokenCount(reply.text);
   return {
@@ -177,8 +270,19 @@ function toHttpReply(reply: OpenAILoopbackReply, request: OpenAILoopbackRequest)
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: request.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, logprobs: null, finish_reason: reply.finishReason ?? 'stop' }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: reply.text },
+          logprobs: null,
+          finish_reason: reply.finishReason ?? 'stop',
+        },
+      ],
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
     }),
     ...delay,
   };

@@ -19,12 +19,16 @@ export function sharedDnsmosModelDirectory(): string {
  * -1..1 at espeak-ng's rate (22050 Hz).
  * @throws Error when espeak-ng is not installed or fails.
  */
-export function synthesizeSpeechWithEspeak(text: string, voice = 'en-us'): { samples: Float32Array; sampleRate: number } {
+export function synthesizeSpeechWithEspeak(
+  text: string,
+  voice = 'en-us',
+): { samples: Float32Array; sampleRate: number } {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'duplexsynth-espeak-'));
   try {
     const wavPath = path.join(directory, 'speech.wav');
     const result = spawnSync('espeak-ng', ['-v', voice, '-w', wavPath, text], { encoding: 'utf8' });
-    if (result.error) throw new Error(`espeak-ng could not be run (install the Debian package espeak-ng): ${result.error.message}`);
+    if (result.error)
+      throw new Error(`espeak-ng could not be run (install the Debian package espeak-ng): ${result.error.message}`);
     if (result.status !== 0) throw new Error(`espeak-ng exited with ${result.status}: ${result.stderr}`);
     const wav = new wavefile.WaveFile(readFileSync(wavPath));
     const format = wav.fmt as { sampleRate: number; numChannels: number; bitsPerSample: number };

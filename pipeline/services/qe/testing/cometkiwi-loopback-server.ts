@@ -29,7 +29,9 @@ export interface CometKiwiLoopbackServer {
 }
 
 /** Starts the server on a free port of 127.0.0.1. */
-export async function startCometKiwiLoopbackServer(options: CometKiwiLoopbackOptions = {}): Promise<CometKiwiLoopbackServer> {
+export async function startCometKiwiLoopbackServer(
+  options: CometKiwiLoopbackOptions = {},
+): Promise<CometKiwiLoopbackServer> {
   const requests: CometKiwiLoopbackRequest[] = [];
   const score = options.score ?? ((item) => Math.round((0.5 + (item.mt.length % 40) / 100) * 10_000) / 10_000);
   const server = http.createServer((request, response) => {
@@ -49,7 +51,9 @@ export async function startCometKiwiLoopbackServer(options: CometKiwiLoopbackOpt
         response.writeHead(failure.status, { 'content-type': 'application/json' }).end(failure.body);
         return;
       }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ scores: body.data.map(score) }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ scores: body.data.map(score) }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

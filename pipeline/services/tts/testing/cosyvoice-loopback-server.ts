@@ -72,7 +72,8 @@ const ROUTE_FIELDS: Readonly<Record<string, readonly string[]>> = {
 /** The OpenAPI description the server gives at `/openapi.json` (paths only, as the probe reads them). */
 function openApiDescription(): unknown {
   const paths: Record<string, unknown> = {};
-  for (const route of Object.keys(ROUTE_FIELDS)) paths[route] = { get: { summary: route.slice(1) }, post: { summary: route.slice(1) } };
+  for (const route of Object.keys(ROUTE_FIELDS))
+    paths[route] = { get: { summary: route.slice(1) }, post: { summary: route.slice(1) } };
   return { openapi: '3.1.0', info: { title: 'FastAPI', version: '0.1.0' }, paths };
 }
 
@@ -82,8 +83,20 @@ function openApiDescription(): unknown {
  * @param options latency (milliseconds), faults, model rate (Hz), capacity, chunk size, zero-shot bug, voice.
  * @returns `{url, close, requests, peakOpenRequests}`; `requests` records every request (fields, prompt, faults, timing).
  */
-export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoopbackOptions> = {}): Promise<LoopbackServer> {
-  const settings: CosyVoiceLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, chunkBytes: 9601, zeroShotAlwaysFails: false, voice: {}, realTimeFactor: 0, speech: 'espeak-ng', ...options };
+export async function startCosyVoiceLoopbackServer(
+  options: Partial<CosyVoiceLoopbackOptions> = {},
+): Promise<LoopbackServer> {
+  const settings: CosyVoiceLoopbackOptions = {
+    latencyMs: 0,
+    sampleRate: 24000,
+    capacity: 1,
+    chunkBytes: 9601,
+    zeroShotAlwaysFails: false,
+    voice: {},
+    realTimeFactor: 0,
+    speech: 'espeak-ng',
+    ...options,
+  };
   const gate = new CapacityGate(settings.capacity);
   const time = new LoopbackTime(options.clock);
   const log = new RequestLog(time);
@@ -124,7 +137,11 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
       let form: FormData;
       try {
         const body = await readRequestBody(request);
-        form = await new Request(`http://127.0.0.1${request.url ?? '/'}`, { method: 'POST', headers: { 'content-type': request.headers['content-type'] ?? '' }, body }).formData();
+        form = await new Request(`http://127.0.0.1${request.url ?? '/'}`, {
+          method: 'POST',
+          headers: { 'content-type': request.headers['content-type'] ?? '' },
+          body,
+        }).formData();
       } catch {
         record.status = 400;
         sendJson(response, 400, { detail: 'There was an error parsing the body' });
@@ -134,14 +151,30 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
       const missing = required.filter((field) => !form.has(field));
       if (missing.length > 0) {
         record.status = 422;
-        sendJson(response, 422, { detail: missing.map((field) => ({ type: 'missing', loc: ['body', field], msg: 'Field required', input: null })) });
+        sendJson(response, 422, {
+          detail: missing.map((field) => ({
+            type: 'missing',
+            loc: ['body', field],
+            msg: 'Field required',
+            input: null,
+          })),
+        });
         return;
       }
       for (const [name, value] of form.entries()) if (typeof value === 'string') record.fields[name] = value;
       const upload = form.get('prompt_wav');
       if (required.includes('prompt_wav') && typeof upload === 'string') {
         record.status = 422;
-        sendJson(response, 422, { detail: [{ type: 'value_error', loc: ['body', 'prompt_wav'], msg: `Value error, Expected UploadFile, received: <class 'str'>`, input: upload }] });
+        sendJson(response, 422, {
+          detail: [
+            {
+              type: 'value_error',
+              loc: ['body', 'prompt_wav'],
+              msg: `Value error, Expected UploadFile, received: <class 'str'>`,
+              input: upload,
+            },
+          ],
+        });
         return;
       }
 
@@ -160,7 +193,12 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
         } catch {
           return serverError(); // libsndfile cannot read it
         }
-        record.prompt = { sampleRate: header.sampleRate, channels: header.channels, durationSeconds: header.frames / header.sampleRate, bytes: bytes.length };
+        record.prompt = {
+          sampleRate: header.sampleRate,
+          channels: header.channels,
+          durationSeconds: header.frames / header.sampleRate,
+          bytes: bytes.length,
+        };
         promptSamples = header.frames;
         // load_wav asserts the rate is at least 16 kHz; the frontend asserts at most 30 s.
         if (header.sampleRate < 16000 || header.frames / header.sampleRate > 30) return serverError();
@@ -195,10 +233,22 @@ export async function startCosyVoiceLoopbackServer(options: Partial<CosyVoiceLoo
       const samples = await applyAudioFaults(await speech, settings.sampleRate, faults, voice);
       // StreamingResponse without a media type: no content-type, chunked transfer.
       response.writeHead(200);
-      record.audioBytes = await streamBytes(response, encodePcm16LittleEndian(samples), settings.chunkBytes, faults, time, {
-        startedAt: record.startedAt + extraDelay(faults),
-        durationMilliseconds: serviceMilliseconds(settings.latencyMs, settings.realTimeFactor, samples.length, settings.sampleRate),
-      });
+      record.audioBytes = await streamBytes(
+        response,
+        encodePcm16LittleEndian(samples),
+        settings.chunkBytes,
+        faults,
+        time,
+        {
+          startedAt: record.startedAt + extraDelay(faults),
+          durationMilliseconds: serviceMilliseconds(
+            settings.latencyMs,
+            settings.realTimeFactor,
+            samples.length,
+            settings.sampleRate,
+          ),
+        },
+      );
     } finally {
       release();
     }

@@ -31,7 +31,11 @@ export function isJapaneseText(text: string): boolean {
  * @returns mono samples in [-1, 1].
  * @throws Error when espeak-ng cannot run.
  */
-export function loopbackSpeech(text: string, sampleRate: number, voice: Partial<LoopbackVoice> = {}): Promise<Float32Array> {
+export function loopbackSpeech(
+  text: string,
+  sampleRate: number,
+  voice: Partial<LoopbackVoice> = {},
+): Promise<Float32Array> {
   const wordsPerMinute = Math.round(voice.wordsPerMinute ?? 175);
   const pitch = Math.round(voice.pitch ?? 50);
   const key = `${sampleRate}|${wordsPerMinute}|${pitch}|${text}`;
@@ -54,8 +58,15 @@ export type LoopbackSpeechSource = 'espeak-ng' | 'speech-like';
  * machine almost nothing and only their service time counts).
  * @returns mono samples in [-1, 1] at `sampleRate`.
  */
-export function loopbackAudio(text: string, sampleRate: number, voice: Partial<LoopbackVoice> = {}, source: LoopbackSpeechSource = 'espeak-ng'): Promise<Float32Array> {
-  return source === 'espeak-ng' ? loopbackSpeech(text, sampleRate, voice) : Promise.resolve(speechLikeSignal(text, sampleRate, voice.pitch ?? 50));
+export function loopbackAudio(
+  text: string,
+  sampleRate: number,
+  voice: Partial<LoopbackVoice> = {},
+  source: LoopbackSpeechSource = 'espeak-ng',
+): Promise<Float32Array> {
+  return source === 'espeak-ng'
+    ? loopbackSpeech(text, sampleRate, voice)
+    : Promise.resolve(speechLikeSignal(text, sampleRate, voice.pitch ?? 50));
 }
 
 /** Seconds of one syllable of {@link speechLikeSignal} (about 5 syllables per second, a conversational rate). */
@@ -117,10 +128,27 @@ export function speechLikeSignal(text: string, sampleRate: number, pitch = 50): 
   return signal;
 }
 
-async function espeakSpeech(text: string, sampleRate: number, wordsPerMinute: number, pitch: number): Promise<Float32Array> {
-  const args = ['--stdout', '-b', '1', '-v', isJapaneseText(text) ? 'ja' : 'en-us', '-s', String(Math.min(450, Math.max(80, wordsPerMinute))), '-p', String(pitch)];
+async function espeakSpeech(
+  text: string,
+  sampleRate: number,
+  wordsPerMinute: number,
+  pitch: number,
+): Promise<Float32Array> {
+  const args = [
+    '--stdout',
+    '-b',
+    '1',
+    '-v',
+    isJapaneseText(text) ? 'ja' : 'en-us',
+    '-s',
+    String(Math.min(450, Math.max(80, wordsPerMinute))),
+    '-p',
+    String(pitch),
+  ];
   const wav = await new Promise<Buffer>((resolve, reject) => {
-    const child = execFile('espeak-ng', args, { encoding: 'buffer', maxBuffer: 256 * 2 ** 20 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    const child = execFile('espeak-ng', args, { encoding: 'buffer', maxBuffer: 256 * 2 ** 20 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    );
     child.stdin?.end(text);
   });
   const audio = decodeWav(wav, 'espeak-ng standard output');
@@ -157,12 +185,20 @@ export function linearResample(samples: Float32Array, sourceRate: number, target
  *
  * @returns new samples (the input is not changed).
  */
-export async function applyAudioFaults(speech: Float32Array, sampleRate: number, faults: readonly LoopbackFault[], voice: Partial<LoopbackVoice> = {}): Promise<Float32Array> {
+export async function applyAudioFaults(
+  speech: Float32Array,
+  sampleRate: number,
+  faults: readonly LoopbackFault[],
+  voice: Partial<LoopbackVoice> = {},
+): Promise<Float32Array> {
   let samples = speech;
   for (const fault of faults) {
-    if (fault.kind === 'runaway') samples = concatenateSamples(Array.from({ length: Math.max(1, fault.repeat) }, () => samples));
-    if (fault.kind === 'silence-tail') samples = concatenateSamples([samples, new Float32Array(Math.round(fault.seconds * sampleRate))]);
-    if (fault.kind === 'noise-tail') samples = concatenateSamples([samples, steadyNoise(Math.round(fault.seconds * sampleRate), fault.levelDbfs)]);
+    if (fault.kind === 'runaway')
+      samples = concatenateSamples(Array.from({ length: Math.max(1, fault.repeat) }, () => samples));
+    if (fault.kind === 'silence-tail')
+      samples = concatenateSamples([samples, new Float32Array(Math.round(fault.seconds * sampleRate))]);
+    if (fault.kind === 'noise-tail')
+      samples = concatenateSamples([samples, steadyNoise(Math.round(fault.seconds * sampleRate), fault.levelDbfs)]);
     if (fault.kind === 'hallucinated-tail') {
       const burst = await loopbackSpeech(fault.text, sampleRate, voice);
       samples = concatenateSamples([samples, new Float32Array(Math.round(fault.gapSeconds * sampleRate)), burst]);

@@ -38,7 +38,9 @@ export type FaultScript = (request: FaultContext) => LoopbackFault | readonly Lo
  * A script from a table of request indexes: `faultsByRequestIndex({0: {kind: 'http-error', status: 500}})`
  * fails the first request only.
  */
-export function faultsByRequestIndex(table: Readonly<Record<number, LoopbackFault | readonly LoopbackFault[]>>): FaultScript {
+export function faultsByRequestIndex(
+  table: Readonly<Record<number, LoopbackFault | readonly LoopbackFault[]>>,
+): FaultScript {
   return ({ index }) => table[index] ?? null;
 }
 
@@ -55,6 +57,8 @@ export function extraDelay(faults: readonly LoopbackFault[]): number {
 }
 
 /** The first `http-error` fault, if any. */
-export function httpErrorFault(faults: readonly LoopbackFault[]): Extract<LoopbackFault, { kind: 'http-error' }> | undefined {
+export function httpErrorFault(
+  faults: readonly LoopbackFault[],
+): Extract<LoopbackFault, { kind: 'http-error' }> | undefined {
   return faults.find((fault): fault is Extract<LoopbackFault, { kind: 'http-error' }> => fault.kind === 'http-error');
 }

@@ -13,7 +13,12 @@ import type { LoopbackFault } from './loopback-faults.ts';
  * TensorRT-LLM runs at a real-time factor of about 0.03 on one L20).
  * @returns milliseconds.
  */
-export function serviceMilliseconds(latencyMs: number, realTimeFactor: number, sampleCount: number, sampleRate: number): number {
+export function serviceMilliseconds(
+  latencyMs: number,
+  realTimeFactor: number,
+  sampleCount: number,
+  sampleRate: number,
+): number {
   return latencyMs + (realTimeFactor * sampleCount * 1000) / sampleRate;
 }
 
@@ -88,7 +93,19 @@ export class RequestLog {
     this.open += 1;
     this.peak = Math.max(this.peak, this.open);
     const now = this.time.now();
-    const record: LoopbackRequestRecord = { index: this.requests.length, method, route, fields: {}, faults: [], status: 0, audioBytes: 0, openOnArrival: this.open, receivedAt: now, startedAt: now, finishedAt: now };
+    const record: LoopbackRequestRecord = {
+      index: this.requests.length,
+      method,
+      route,
+      fields: {},
+      faults: [],
+      status: 0,
+      audioBytes: 0,
+      openOnArrival: this.open,
+      receivedAt: now,
+      startedAt: now,
+      finishedAt: now,
+    };
     this.requests.push(record);
     let finished = false;
     return {
@@ -152,9 +169,18 @@ export async function readRequestBody(request: IncomingMessage): Promise<Buffer>
 }
 
 /** Sends a JSON answer. */
-export function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify(value);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   response.end(body);
 }
 
@@ -179,7 +205,9 @@ export async function streamBytes(
   time: LoopbackTime,
   schedule: { startedAt: number; durationMilliseconds: number } = { startedAt: time.now(), durationMilliseconds: 0 },
 ): Promise<number> {
-  const cut = faults.find((fault): fault is Extract<LoopbackFault, { kind: 'cut-stream' }> => fault.kind === 'cut-stream');
+  const cut = faults.find(
+    (fault): fault is Extract<LoopbackFault, { kind: 'cut-stream' }> => fault.kind === 'cut-stream',
+  );
   const limit = cut ? Math.floor(bytes.length * cut.fraction) : bytes.length;
   const chunkCount = Math.max(1, Math.ceil(bytes.length / chunkBytes));
   const steps = Math.min(STREAM_STEPS, chunkCount);
@@ -226,11 +254,17 @@ export function readWaveHeader(bytes: Uint8Array): WaveHeader {
   const tag = (offset: number): string => String.fromCharCode(...bytes.subarray(offset, offset + 4));
   if (bytes.length < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE') throw new Error('not a RIFF/WAVE file');
   let format: Omit<WaveHeader, 'frames'> | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
+  for (let offset = 12; offset + 8 <= bytes.length;) {
     const size = view.getUint32(offset + 4, true);
-    if (tag(offset) === 'fmt ') format = { channels: view.getUint16(offset + 10, true), sampleRate: view.getUint32(offset + 12, true), bitsPerSample: view.getUint16(offset + 22, true) };
+    if (tag(offset) === 'fmt ')
+      format = {
+        channels: view.getUint16(offset + 10, true),
+        sampleRate: view.getUint32(offset + 12, true),
+        bitsPerSample: view.getUint16(offset + 22, true),
+      };
     if (tag(offset) === 'data') {
-      if (!format || format.channels === 0 || format.bitsPerSample === 0) throw new Error('data chunk before a valid fmt chunk');
+      if (!format || format.channels === 0 || format.bitsPerSample === 0)
+        throw new Error('data chunk before a valid fmt chunk');
       const present = Math.min(size, bytes.length - offset - 8);
       return { ...format, frames: Math.floor(present / (format.channels * (format.bitsPerSample / 8))) };
     }

@@ -35,7 +35,11 @@ describe('speech-like loopback audio', () => {
     try {
       const prompt = await writePromptFixture(directory, 'This is the prompt speaker.');
       const synthesizer = await createCosyVoice2Synthesizer({ urls: [server.url] });
-      const output = await synthesizer.synthesize({ text: 'One two three, four five six.', language: 'en', voice: { mode: 'zero-shot', promptWav: prompt.path, promptText: prompt.transcript } });
+      const output = await synthesizer.synthesize({
+        text: 'One two three, four five six.',
+        language: 'en',
+        voice: { mode: 'zero-shot', promptWav: prompt.path, promptText: prompt.transcript },
+      });
       expect(output.audio.channels[0]!.length).toBeGreaterThan(0);
       const record = server.requests.at(-1)!;
       expect(record.status).toBe(200);
@@ -93,16 +97,28 @@ async function untilTrue(done: () => boolean): Promise<void> {
 describe('loopback speech servers on an injected clock', () => {
   it('CosyVoice2: a delay fault, then the service time in four stream steps, are waited on the given clock and timed by it', async () => {
     const clock = recordingClock();
-    const server = await startCosyVoiceLoopbackServer({ latencyMs: 60_000, chunkBytes: 1000, speech: 'speech-like', faults: faultsByRequestIndex({ 0: { kind: 'delay', milliseconds: 250 } }), clock });
+    const server = await startCosyVoiceLoopbackServer({
+      latencyMs: 60_000,
+      chunkBytes: 1000,
+      speech: 'speech-like',
+      faults: faultsByRequestIndex({ 0: { kind: 'delay', milliseconds: 250 } }),
+      clock,
+    });
     const directory = await fixtureDirectory();
     try {
       const prompt = await writePromptFixture(directory, 'This is the prompt speaker.');
       const synthesizer = await createCosyVoice2Synthesizer({ urls: [server.url], checks: { enabled: false } });
-      await synthesizer.synthesize({ text: 'One two three, four five six.', language: 'en', voice: { mode: 'zero-shot', promptWav: prompt.path, promptText: prompt.transcript } });
+      await synthesizer.synthesize({
+        text: 'One two three, four five six.',
+        language: 'en',
+        voice: { mode: 'zero-shot', promptWav: prompt.path, promptText: prompt.transcript },
+      });
       // the 250 ms fault, then the four steps due at 250 + 60000 x 1/4, 2/4, 3/4, 4/4
       expect(clock.waits).toEqual([250, 15_000, 15_000, 15_000, 15_000]);
       await untilTrue(() => server.requests[0]!.finishedAt > 0);
-      expect(server.requests.map((request) => [request.status, request.startedAt, request.finishedAt])).toEqual([[200, 0, 60_250]]);
+      expect(server.requests.map((request) => [request.status, request.startedAt, request.finishedAt])).toEqual([
+        [200, 0, 60_250],
+      ]);
     } finally {
       await server.close();
       await rm(directory, { recursive: true, force: true });
@@ -111,9 +127,17 @@ describe('loopback speech servers on an injected clock', () => {
 
   it('OpenAI speech: a delay fault and the service time are waited on the given clock', async () => {
     const clock = recordingClock();
-    const server = await startOpenAiSpeechLoopbackServer({ latencyMs: 30_000, chunkBytes: 1_000_000, faults: faultsByRequestIndex({ 0: { kind: 'delay', milliseconds: 40 } }), clock });
+    const server = await startOpenAiSpeechLoopbackServer({
+      latencyMs: 30_000,
+      chunkBytes: 1_000_000,
+      faults: faultsByRequestIndex({ 0: { kind: 'delay', milliseconds: 40 } }),
+      clock,
+    });
     try {
-      const response = await fetch(`${server.url}/v1/audio/speech`, { method: 'POST', body: JSON.stringify({ model: 'm', input: 'Hello there.', voice: 'alloy', response_format: 'wav' }) });
+      const response = await fetch(`${server.url}/v1/audio/speech`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'm', input: 'Hello there.', voice: 'alloy', response_format: 'wav' }),
+      });
       expect(response.status).toBe(200);
       await response.arrayBuffer();
       // one chunk: one step, due at 40 + 30000
@@ -130,10 +154,16 @@ describe('loopback speech servers on an injected clock', () => {
     try {
       const prompt = await writePromptFixture(directory, 'This is the prompt speaker.', { sampleRate: 24000 });
       const synthesizer = await createCosyVoice2TritonSynthesizer({ urls: [server.url], retry: { maxRetries: 0 } });
-      const answer = synthesizer.synthesize({ text: 'One two three.', language: 'en', voice: { promptWav: prompt.path, promptText: prompt.transcript } }).then(
-        () => 'answered',
-        (error: unknown) => (error as { failure?: string }).failure,
-      );
+      const answer = synthesizer
+        .synthesize({
+          text: 'One two three.',
+          language: 'en',
+          voice: { promptWav: prompt.path, promptText: prompt.transcript },
+        })
+        .then(
+          () => 'answered',
+          (error: unknown) => (error as { failure?: string }).failure,
+        );
       await untilTrue(() => clock.pending.length === 1);
       expect(clock.pending).toEqual([45_000]);
       expect(server.requests[0]!.status).toBe(0);

@@ -9,7 +9,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { startCosyVoiceLoopbackServer } from './cosyvoice-loopback-server.ts';
-import { loopbackSpeech, type LoopbackServer, type LoopbackSpeechSource, type LoopbackVoice } from './loopback-speech.ts';
+import {
+  loopbackSpeech,
+  type LoopbackServer,
+  type LoopbackSpeechSource,
+  type LoopbackVoice,
+} from './loopback-speech.ts';
 import { startOpenAiSpeechLoopbackServer } from './openai-speech-loopback-server.ts';
 import { startTritonLoopbackServer } from './triton-loopback-server.ts';
 import { RUNNING_COMPILED, TYPESCRIPT_LOADER_ARGUMENTS } from '../../../storage/package-files.ts';
@@ -121,7 +126,8 @@ export async function startLoopbackServersInProcess(options: LoopbackWorkerOptio
   });
   const next = (): Promise<unknown> =>
     new Promise((resolve, reject) => {
-      const onExit = (code: number | null): void => reject(new Error(`the loopback server process ended (exit code ${code}) before answering`));
+      const onExit = (code: number | null): void =>
+        reject(new Error(`the loopback server process ended (exit code ${code}) before answering`));
       child.once('message', (message: unknown) => {
         child.off('exit', onExit);
         resolve(message);
@@ -160,8 +166,10 @@ async function runWorker(options: LoopbackWorkerOptions, channel: ParentChannel)
   const settings = { latencyMs: options.latencyMs, capacity: options.capacity, voice: options.voice };
   const speechSettings = { realTimeFactor: options.realTimeFactor ?? 0, speech: options.speech ?? 'espeak-ng' };
   for (let index = 0; index < options.servers; index++) {
-    if (options.protocol === 'cosyvoice2') servers.push(await startCosyVoiceLoopbackServer({ ...settings, ...speechSettings }));
-    else if (options.protocol === 'cosyvoice2-triton') servers.push(await startTritonLoopbackServer({ ...settings, ...speechSettings }));
+    if (options.protocol === 'cosyvoice2')
+      servers.push(await startCosyVoiceLoopbackServer({ ...settings, ...speechSettings }));
+    else if (options.protocol === 'cosyvoice2-triton')
+      servers.push(await startTritonLoopbackServer({ ...settings, ...speechSettings }));
     else servers.push(await startOpenAiSpeechLoopbackServer(settings));
   }
   channel.on(async (message: Command) => {
@@ -177,8 +185,12 @@ async function runWorker(options: LoopbackWorkerOptions, channel: ParentChannel)
           requests: server.requests.length,
           busyMilliseconds: server.requests.reduce((sum, request) => sum + (request.finishedAt - request.startedAt), 0),
           peakOpenRequests: server.peakOpenRequests(),
-          firstStartedAt: server.requests.length ? performance.timeOrigin + Math.min(...server.requests.map((request) => request.startedAt)) : null,
-          lastFinishedAt: server.requests.length ? performance.timeOrigin + Math.max(...server.requests.map((request) => request.finishedAt)) : null,
+          firstStartedAt: server.requests.length
+            ? performance.timeOrigin + Math.min(...server.requests.map((request) => request.startedAt))
+            : null,
+          lastFinishedAt: server.requests.length
+            ? performance.timeOrigin + Math.max(...server.requests.map((request) => request.finishedAt))
+            : null,
         })),
       );
     } else {
@@ -193,7 +205,10 @@ async function runWorker(options: LoopbackWorkerOptions, channel: ParentChannel)
 function thisThreadCpuSeconds(): number | null {
   try {
     const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .trim()
+      .split(/\s+/);
     return (Number(fields[11]) + Number(fields[12])) / 100; // fields 14 and 15
   } catch {
     return null;

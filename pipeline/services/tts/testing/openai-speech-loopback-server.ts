@@ -58,7 +58,8 @@ function invalidRequest(response: ServerResponse, message: string, param: string
 function wavHeader(sampleRate: number, dataBytes: number | null): Uint8Array {
   const header = new Uint8Array(44);
   const view = new DataView(header.buffer);
-  const ascii = (offset: number, text: string): void => [...text].forEach((character, index) => (header[offset + index] = character.charCodeAt(0)));
+  const ascii = (offset: number, text: string): void =>
+    [...text].forEach((character, index) => (header[offset + index] = character.charCodeAt(0)));
   ascii(0, 'RIFF');
   view.setUint32(4, dataBytes === null ? 0xffffffff : 36 + dataBytes, true);
   ascii(8, 'WAVE');
@@ -80,15 +81,28 @@ function wavHeader(sampleRate: number, dataBytes: number | null): Uint8Array {
  *
  * @returns `{url, close, requests, peakOpenRequests}`.
  */
-export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpeechLoopbackOptions> = {}): Promise<LoopbackServer> {
-  const settings: OpenAiSpeechLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, path: '/v1/audio/speech', voices: null, wavHeader: 'exact', chunkBytes: 9601, voice: {}, ...options };
+export async function startOpenAiSpeechLoopbackServer(
+  options: Partial<OpenAiSpeechLoopbackOptions> = {},
+): Promise<LoopbackServer> {
+  const settings: OpenAiSpeechLoopbackOptions = {
+    latencyMs: 0,
+    sampleRate: 24000,
+    capacity: 1,
+    path: '/v1/audio/speech',
+    voices: null,
+    wavHeader: 'exact',
+    chunkBytes: 9601,
+    voice: {},
+    ...options,
+  };
   const gate = new CapacityGate(settings.capacity);
   const time = new LoopbackTime(options.clock);
   const log = new RequestLog(time);
 
   const server = createServer((request, response) => {
     handle(request, response).catch((caught: unknown) => {
-      if (!response.headersSent) sendJson(response, 500, { error: { message: String(caught), type: 'server_error', param: null, code: null } });
+      if (!response.headersSent)
+        sendJson(response, 500, { error: { message: String(caught), type: 'server_error', param: null, code: null } });
       else response.destroy();
     });
   });
@@ -110,16 +124,21 @@ export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpe
         record.status = 400;
         return invalidRequest(response, 'We could not parse the JSON body of your request.');
       }
-      for (const [name, value] of Object.entries(body)) record.fields[name] = typeof value === 'string' ? value : JSON.stringify(value);
+      for (const [name, value] of Object.entries(body))
+        record.fields[name] = typeof value === 'string' ? value : JSON.stringify(value);
       const reject = (message: string, param: string): void => {
         record.status = 400;
         invalidRequest(response, message, param);
       };
-      if (typeof body.input !== 'string' || body.input.length === 0) return reject("Missing required parameter: 'input'.", 'input');
-      if (typeof body.voice !== 'string' || body.voice.length === 0) return reject("Missing required parameter: 'voice'.", 'voice');
-      if (settings.voices && !settings.voices.includes(body.voice)) return reject(`Invalid value for 'voice': '${body.voice}'.`, 'voice');
+      if (typeof body.input !== 'string' || body.input.length === 0)
+        return reject("Missing required parameter: 'input'.", 'input');
+      if (typeof body.voice !== 'string' || body.voice.length === 0)
+        return reject("Missing required parameter: 'voice'.", 'voice');
+      if (settings.voices && !settings.voices.includes(body.voice))
+        return reject(`Invalid value for 'voice': '${body.voice}'.`, 'voice');
       const format = body.response_format ?? 'mp3';
-      if (format !== 'wav' && format !== 'pcm') return reject(`Unsupported response_format '${String(format)}' (this server: wav, pcm).`, 'response_format');
+      if (format !== 'wav' && format !== 'pcm')
+        return reject(`Unsupported response_format '${String(format)}' (this server: wav, pcm).`, 'response_format');
       const speed = body.speed === undefined ? 1 : Number(body.speed);
       if (!(speed >= 0.25 && speed <= 4)) return reject(`Invalid value for 'speed': ${String(body.speed)}.`, 'speed');
 
@@ -134,9 +153,23 @@ export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpe
       if (failure) {
         record.status = failure.status;
         await time.wait(record.startedAt + settings.latencyMs - time.now());
-        return sendJson(response, failure.status, { error: { message: failure.body ?? 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }, failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {});
+        return sendJson(
+          response,
+          failure.status,
+          {
+            error: {
+              message: failure.body ?? 'The server had an error while processing your request.',
+              type: 'server_error',
+              param: null,
+              code: null,
+            },
+          },
+          failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {},
+        );
       }
-      const samples = faults.some((fault) => fault.kind === 'empty') ? new Float32Array(0) : await applyAudioFaults(await speech, settings.sampleRate, faults, voice);
+      const samples = faults.some((fault) => fault.kind === 'empty')
+        ? new Float32Array(0)
+        : await applyAudioFaults(await speech, settings.sampleRate, faults, voice);
       const pcm = encodePcm16LittleEndian(samples);
       let bytes: Uint8Array = pcm;
       if (format === 'wav') {
@@ -147,7 +180,10 @@ export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpe
       }
       record.status = 200;
       response.writeHead(200, { 'content-type': format === 'wav' ? 'audio/wav' : 'audio/pcm' });
-      record.audioBytes = await streamBytes(response, bytes, settings.chunkBytes, faults, time, { startedAt: record.startedAt + extraDelay(faults), durationMilliseconds: settings.latencyMs });
+      record.audioBytes = await streamBytes(response, bytes, settings.chunkBytes, faults, time, {
+        startedAt: record.startedAt + extraDelay(faults),
+        durationMilliseconds: settings.latencyMs,
+      });
     } finally {
       release();
     }
@@ -155,5 +191,10 @@ export async function startOpenAiSpeechLoopbackServer(options: Partial<OpenAiSpe
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests: log.requests, peakOpenRequests: () => log.peakOpen(), close: () => closeServer(server, time) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: log.requests,
+    peakOpenRequests: () => log.peakOpen(),
+    close: () => closeServer(server, time),
+  };
 }

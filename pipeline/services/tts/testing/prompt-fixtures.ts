@@ -39,7 +39,11 @@ export function fixtureDirectory(): Promise<string> {
  * @param options sample rate (Hz), channels, minimum length (seconds), pitch.
  * @returns the file path and the transcript.
  */
-export async function writePromptFixture(directory: string, transcript: string, options: Partial<PromptFixtureOptions> = {}): Promise<PromptFixture> {
+export async function writePromptFixture(
+  directory: string,
+  transcript: string,
+  options: Partial<PromptFixtureOptions> = {},
+): Promise<PromptFixture> {
   const settings: PromptFixtureOptions = { sampleRate: 16000, channels: 1, minimumSeconds: 0, pitch: 50, ...options };
   const speech24k = await loopbackSpeech(transcript, 24000, { pitch: settings.pitch });
   let speech = linearResample(speech24k, 24000, settings.sampleRate);
@@ -49,7 +53,16 @@ export async function writePromptFixture(directory: string, transcript: string, 
     padded.set(speech);
     speech = padded;
   }
-  const file = path.join(directory, `prompt-${settings.sampleRate}-${settings.channels}-${settings.minimumSeconds}-${settings.pitch}-${Buffer.from(transcript).toString('hex').slice(0, 16)}.wav`);
-  await writeFile(file, encodeWavPcm16({ channels: Array.from({ length: settings.channels }, () => speech), sampleRate: settings.sampleRate }));
+  const file = path.join(
+    directory,
+    `prompt-${settings.sampleRate}-${settings.channels}-${settings.minimumSeconds}-${settings.pitch}-${Buffer.from(transcript).toString('hex').slice(0, 16)}.wav`,
+  );
+  await writeFile(
+    file,
+    encodeWavPcm16({
+      channels: Array.from({ length: settings.channels }, () => speech),
+      sampleRate: settings.sampleRate,
+    }),
+  );
   return { path: file, transcript };
 }

@@ -133,11 +133,23 @@ class BadInferenceRequest extends Error {}
  * @returns `{url, close, requests, peakOpenRequests}`.
  */
 export async function startTritonLoopbackServer(options: Partial<TritonLoopbackOptions> = {}): Promise<LoopbackServer> {
-  const settings: TritonLoopbackOptions = { latencyMs: 0, sampleRate: 24000, capacity: 1, modelName: 'cosyvoice2', voice: {}, binaryAnswers: true, cutAnswers: 'shortened', realTimeFactor: 0, speech: 'espeak-ng', ...options };
+  const settings: TritonLoopbackOptions = {
+    latencyMs: 0,
+    sampleRate: 24000,
+    capacity: 1,
+    modelName: 'cosyvoice2',
+    voice: {},
+    binaryAnswers: true,
+    cutAnswers: 'shortened',
+    realTimeFactor: 0,
+    speech: 'espeak-ng',
+    ...options,
+  };
   const gate = new CapacityGate(settings.capacity);
   const time = new LoopbackTime(options.clock);
   const log = new RequestLog(time);
-  const error = (response: ServerResponse, status: number, message: string): void => sendJson(response, status, { error: message });
+  const error = (response: ServerResponse, status: number, message: string): void =>
+    sendJson(response, status, { error: message });
 
   const server = createServer((request, response) => {
     handle(request, response).catch((caught: unknown) => {
@@ -165,7 +177,13 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
     }
     if (!model[2]) {
       if (method !== 'GET') return error(response, 405, 'Method Not Allowed');
-      sendJson(response, 200, { name: settings.modelName, versions: ['1'], platform: 'python', inputs: INPUTS, outputs: [{ name: 'waveform', datatype: 'FP32', shape: [-1, -1] }] });
+      sendJson(response, 200, {
+        name: settings.modelName,
+        versions: ['1'],
+        platform: 'python',
+        inputs: INPUTS,
+        outputs: [{ name: 'waveform', datatype: 'FP32', shape: [-1, -1] }],
+      });
       return;
     }
     if (method !== 'POST') return error(response, 405, 'Method Not Allowed');
@@ -178,14 +196,19 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
     try {
       let parsed: { header: InferenceRequestHeader; inputs: DecodedInput[] };
       try {
-        parsed = parseInferenceRequest(await readRequestBody(request), request.headers[INFERENCE_HEADER_CONTENT_LENGTH]);
+        parsed = parseInferenceRequest(
+          await readRequestBody(request),
+          request.headers[INFERENCE_HEADER_CONTENT_LENGTH],
+        );
       } catch (caught) {
         if (!(caught instanceof BadInferenceRequest)) throw caught;
         record.status = 400;
         return error(response, 400, caught.message);
       }
       const byName = new Map(parsed.inputs.map((input) => [input.name, input]));
-      const problem = validate(byName, parsed.inputs.length, settings.modelName) ?? checkRequestedOutputs(parsed.header, settings.modelName);
+      const problem =
+        validate(byName, parsed.inputs.length, settings.modelName) ??
+        checkRequestedOutputs(parsed.header, settings.modelName);
       if (problem) {
         record.status = 400;
         return error(response, 400, problem);
@@ -203,19 +226,33 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
       const speech = loopbackAudio(targetText, settings.sampleRate, voice, settings.speech);
       speech.catch(() => undefined);
       // the answer comes whole after the service time (with a real-time factor: that of the speech, before faults)
-      const serviceTime = settings.realTimeFactor > 0 ? serviceMilliseconds(settings.latencyMs, settings.realTimeFactor, (await speech).length, settings.sampleRate) : settings.latencyMs;
+      const serviceTime =
+        settings.realTimeFactor > 0
+          ? serviceMilliseconds(settings.latencyMs, settings.realTimeFactor, (await speech).length, settings.sampleRate)
+          : settings.latencyMs;
       await time.wait(record.startedAt + serviceTime + extraDelay(faults) - time.now());
       if (response.destroyed || time.closed) return;
       const failure = httpErrorFault(faults);
       if (failure) {
         record.status = failure.status;
-        return sendJson(response, failure.status, { error: failure.body ?? 'Failed to process the request(s) for model instance' }, failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {});
+        return sendJson(
+          response,
+          failure.status,
+          { error: failure.body ?? 'Failed to process the request(s) for model instance' },
+          failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {},
+        );
       }
-      let samples = faults.some((fault) => fault.kind === 'empty') ? new Float32Array(0) : await applyAudioFaults(await speech, settings.sampleRate, faults, voice);
+      let samples = faults.some((fault) => fault.kind === 'empty')
+        ? new Float32Array(0)
+        : await applyAudioFaults(await speech, settings.sampleRate, faults, voice);
       const cut = faults.find((fault) => fault.kind === 'cut-stream');
-      if (cut?.kind === 'cut-stream' && cut.how === 'end' && settings.cutAnswers === 'shortened') samples = samples.subarray(0, Math.floor(samples.length * cut.fraction));
-      const truncated = cut?.kind === 'cut-stream' && cut.how === 'end' && settings.cutAnswers === 'truncated' ? cut.fraction : 1;
-      const answer = binaryAnswer ? binaryWaveformAnswer(settings.modelName, samples, truncated) : jsonWaveformAnswer(settings.modelName, samples, truncated);
+      if (cut?.kind === 'cut-stream' && cut.how === 'end' && settings.cutAnswers === 'shortened')
+        samples = samples.subarray(0, Math.floor(samples.length * cut.fraction));
+      const truncated =
+        cut?.kind === 'cut-stream' && cut.how === 'end' && settings.cutAnswers === 'truncated' ? cut.fraction : 1;
+      const answer = binaryAnswer
+        ? binaryWaveformAnswer(settings.modelName, samples, truncated)
+        : jsonWaveformAnswer(settings.modelName, samples, truncated);
       record.status = 200;
       record.audioBytes = answer.audioBytes;
       const headers = { 'content-type': answer.contentType, 'content-length': answer.length, ...answer.headers };
@@ -242,7 +279,12 @@ export async function startTritonLoopbackServer(options: Partial<TritonLoopbackO
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests: log.requests, peakOpenRequests: () => log.peakOpen(), close: () => closeServer(server, time) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: log.requests,
+    peakOpenRequests: () => log.peakOpen(),
+    close: () => closeServer(server, time),
+  };
 }
 
 /** An answer body in parts (JSON header, then binary data when there is some), with its headers. */
@@ -259,8 +301,16 @@ interface WaveformAnswer {
 /** The JSON answer: `shape` declares all samples, `data` holds the first `fraction` of them. */
 function jsonWaveformAnswer(modelName: string, samples: Float32Array, fraction: number): WaveformAnswer {
   const sent = fraction < 1 ? samples.subarray(0, Math.floor(samples.length * fraction)) : samples;
-  const body = Buffer.from(`{"model_name":"${modelName}","model_version":"1","outputs":[{"name":"waveform","datatype":"FP32","shape":[1,${samples.length}],"data":[${formatWaveform(sent)}]}]}`);
-  return { parts: [body], length: body.length, contentType: 'application/json', headers: {}, audioBytes: sent.length * 4 };
+  const body = Buffer.from(
+    `{"model_name":"${modelName}","model_version":"1","outputs":[{"name":"waveform","datatype":"FP32","shape":[1,${samples.length}],"data":[${formatWaveform(sent)}]}]}`,
+  );
+  return {
+    parts: [body],
+    length: body.length,
+    contentType: 'application/json',
+    headers: {},
+    audioBytes: sent.length * 4,
+  };
 }
 
 /**
@@ -269,7 +319,9 @@ function jsonWaveformAnswer(modelName: string, samples: Float32Array, fraction: 
  */
 function binaryWaveformAnswer(modelName: string, samples: Float32Array, fraction: number): WaveformAnswer {
   const bytes = encodeFloat32LittleEndian(samples);
-  const header = Buffer.from(`{"model_name":"${modelName}","model_version":"1","outputs":[{"name":"waveform","datatype":"FP32","shape":[1,${samples.length}],"parameters":{"binary_data_size":${bytes.length}}}]}`);
+  const header = Buffer.from(
+    `{"model_name":"${modelName}","model_version":"1","outputs":[{"name":"waveform","datatype":"FP32","shape":[1,${samples.length}],"parameters":{"binary_data_size":${bytes.length}}}]}`,
+  );
   const sent = fraction < 1 ? bytes.subarray(0, Math.floor(bytes.length * fraction)) : bytes;
   return {
     parts: [header, sent],
@@ -288,13 +340,20 @@ function binaryWaveformAnswer(modelName: string, samples: Float32Array, fraction
  *
  * @throws BadInferenceRequest (answered 400) when the header, the JSON or the binary data are malformed.
  */
-function parseInferenceRequest(body: Buffer, headerLengthValue: string | string[] | undefined): { header: InferenceRequestHeader; inputs: DecodedInput[] } {
+function parseInferenceRequest(
+  body: Buffer,
+  headerLengthValue: string | string[] | undefined,
+): { header: InferenceRequestHeader; inputs: DecodedInput[] } {
   let headerLength = body.length;
   if (headerLengthValue !== undefined) {
     const value = Array.isArray(headerLengthValue) ? headerLengthValue.join(',') : headerLengthValue;
-    if (!/^\s*\d+\s*$/.test(value)) throw new BadInferenceRequest(`Unable to parse Inference-Header-Content-Length "${value}"`);
+    if (!/^\s*\d+\s*$/.test(value))
+      throw new BadInferenceRequest(`Unable to parse Inference-Header-Content-Length "${value}"`);
     headerLength = Number(value);
-    if (headerLength > body.length) throw new BadInferenceRequest(`Inference-Header-Content-Length ${headerLength} exceeds the ${body.length}-byte body`);
+    if (headerLength > body.length)
+      throw new BadInferenceRequest(
+        `Inference-Header-Content-Length ${headerLength} exceeds the ${body.length}-byte body`,
+      );
   }
   let header: InferenceRequestHeader;
   try {
@@ -317,15 +376,30 @@ function parseInferenceRequest(body: Buffer, headerLengthValue: string | string[
       };
     }
     const name = String(tensor.name);
-    if (headerLengthValue === undefined) throw new BadInferenceRequest(`input '${name}' has binary data but the request lacks Inference-Header-Content-Length`);
+    if (headerLengthValue === undefined)
+      throw new BadInferenceRequest(
+        `input '${name}' has binary data but the request lacks Inference-Header-Content-Length`,
+      );
     if (tensor.data !== undefined) throw new BadInferenceRequest(`input '${name}' has both binary data and JSON data`);
-    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw new BadInferenceRequest(`input '${name}' has binary_data_size ${JSON.stringify(size)}`);
-    if (offset + size > body.length) throw new BadInferenceRequest(`unexpected size for input '${name}': binary_data_size ${size} but only ${body.length - offset} bytes remain`);
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+      throw new BadInferenceRequest(`input '${name}' has binary_data_size ${JSON.stringify(size)}`);
+    if (offset + size > body.length)
+      throw new BadInferenceRequest(
+        `unexpected size for input '${name}': binary_data_size ${size} but only ${body.length - offset} bytes remain`,
+      );
     const bytes = body.subarray(offset, offset + size);
     offset += size;
-    return { name: tensor.name, datatype: tensor.datatype, shape: tensor.shape, ...decodeBinaryInput(name, tensor.datatype, bytes) };
+    return {
+      name: tensor.name,
+      datatype: tensor.datatype,
+      shape: tensor.shape,
+      ...decodeBinaryInput(name, tensor.datatype, bytes),
+    };
   });
-  if (offset !== body.length) throw new BadInferenceRequest(`unexpected additional input data: ${body.length - offset} bytes after the inputs' binary data`);
+  if (offset !== body.length)
+    throw new BadInferenceRequest(
+      `unexpected additional input data: ${body.length - offset} bytes after the inputs' binary data`,
+    );
   return { header, inputs };
 }
 
@@ -333,23 +407,33 @@ function parseInferenceRequest(body: Buffer, headerLengthValue: string | string[
 function decodeBinaryInput(name: string, datatype: unknown, bytes: Buffer): Pick<DecodedInput, 'numbers' | 'texts'> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (datatype === 'FP32' || datatype === 'INT32') {
-    if (bytes.length % 4 !== 0) throw new BadInferenceRequest(`input '${name}' holds ${bytes.length} bytes, not a whole number of ${datatype} values`);
+    if (bytes.length % 4 !== 0)
+      throw new BadInferenceRequest(
+        `input '${name}' holds ${bytes.length} bytes, not a whole number of ${datatype} values`,
+      );
     const numbers = new Array<number>(bytes.length / 4);
-    for (let index = 0; index < numbers.length; index++) numbers[index] = datatype === 'FP32' ? view.getFloat32(index * 4, true) : view.getInt32(index * 4, true);
+    for (let index = 0; index < numbers.length; index++)
+      numbers[index] = datatype === 'FP32' ? view.getFloat32(index * 4, true) : view.getInt32(index * 4, true);
     return { numbers, texts: [] };
   }
   if (datatype === 'BYTES') {
     const texts: string[] = [];
-    for (let position = 0; position < bytes.length; ) {
-      if (position + 4 > bytes.length) throw new BadInferenceRequest(`input '${name}': a BYTES element length is cut after ${bytes.length - position} bytes`);
+    for (let position = 0; position < bytes.length;) {
+      if (position + 4 > bytes.length)
+        throw new BadInferenceRequest(
+          `input '${name}': a BYTES element length is cut after ${bytes.length - position} bytes`,
+        );
       const length = view.getUint32(position, true);
-      if (position + 4 + length > bytes.length) throw new BadInferenceRequest(`input '${name}': a BYTES element of ${length} bytes exceeds the binary data`);
+      if (position + 4 + length > bytes.length)
+        throw new BadInferenceRequest(`input '${name}': a BYTES element of ${length} bytes exceeds the binary data`);
       texts.push(bytes.subarray(position + 4, position + 4 + length).toString('utf8'));
       position += 4 + length;
     }
     return { numbers: [], texts };
   }
-  throw new BadInferenceRequest(`input '${name}' has datatype '${String(datatype)}', which this server does not read as binary data`);
+  throw new BadInferenceRequest(
+    `input '${name}' has datatype '${String(datatype)}', which this server does not read as binary data`,
+  );
 }
 
 /** Whether the request asks for `waveform` as binary data (its own `binary_data`, else the request's `binary_data_output`). */
@@ -363,22 +447,27 @@ function wantsBinaryWaveform(header: InferenceRequestHeader): boolean {
 function checkRequestedOutputs(header: InferenceRequestHeader, modelName: string): string | null {
   if (header.outputs === undefined) return null;
   if (!Array.isArray(header.outputs)) return `outputs of the request for model '${modelName}' are not a list`;
-  for (const output of header.outputs as RequestedOutput[]) if (output.name !== 'waveform') return `unexpected inference output '${String(output.name)}' for model '${modelName}'`;
+  for (const output of header.outputs as RequestedOutput[])
+    if (output.name !== 'waveform')
+      return `unexpected inference output '${String(output.name)}' for model '${modelName}'`;
   return null;
 }
 
 /** Triton's checks of an inference request against the model's inputs; the error message or null. */
 function validate(byName: Map<unknown, DecodedInput>, count: number, modelName: string): string | null {
-  if (count !== INPUTS.length) return `expected ${INPUTS.length} inputs but got ${count} inputs for model '${modelName}'`;
+  if (count !== INPUTS.length)
+    return `expected ${INPUTS.length} inputs but got ${count} inputs for model '${modelName}'`;
   for (const expected of INPUTS) {
     const input = byName.get(expected.name);
     if (!input) return `unexpected inference input for model '${modelName}': missing '${expected.name}'`;
-    if (input.datatype !== expected.datatype) return `inference input '${expected.name}' data-type is '${String(input.datatype)}', but model '${modelName}' expects '${expected.datatype}'`;
+    if (input.datatype !== expected.datatype)
+      return `inference input '${expected.name}' data-type is '${String(input.datatype)}', but model '${modelName}' expects '${expected.datatype}'`;
     if (!Array.isArray(input.shape)) return `inference input '${expected.name}' needs a shape`;
     if (input.numbers === null) return `inference input '${expected.name}' holds values that are not numbers`;
     const elements = (input.shape as unknown[]).reduce<number>((product, size) => product * Number(size), 1);
     const held = expected.datatype === 'BYTES' ? input.texts.length : input.numbers.length;
-    if (elements !== held) return `unexpected number of elements for '${expected.name}': shape [${(input.shape as unknown[]).join(',')}] holds ${elements}, data holds ${held}`;
+    if (elements !== held)
+      return `unexpected number of elements for '${expected.name}': shape [${(input.shape as unknown[]).join(',')}] holds ${elements}, data holds ${held}`;
   }
   const wavLength = (byName.get('reference_wav')?.numbers as ArrayLike<number>).length;
   const length = (byName.get('reference_wav_len')?.numbers as ArrayLike<number>)[0];

@@ -47,20 +47,70 @@ export const BACKCHANNEL_SPEEDS: Readonly<Record<Channel, number>> = Object.free
  */
 export const TEST_DIALOGUE_SCRIPT: readonly DialogueStep[] = Object.freeze([
   { channel: 0, kind: 'turn', text: 'Tell me about the history of the Roman empire please' },
-  { channel: 1, kind: 'turn', text: 'The empire began when Augustus became the first emperor', position: { after: 'end', step: 0, seconds: 0.4 } },
+  {
+    channel: 1,
+    kind: 'turn',
+    text: 'The empire began when Augustus became the first emperor',
+    position: { after: 'end', step: 0, seconds: 0.4 },
+  },
   { channel: 0, kind: 'backchannel', text: 'yeah', position: { after: 'start', step: 1, seconds: 1.2 } },
-  { channel: 1, kind: 'turn', text: 'It lasted for many centuries in the west', position: { after: 'end', step: 1, seconds: 0.35 } },
-  { channel: 0, kind: 'turn', text: 'Why did it fall apart in the end', position: { after: 'end', step: 3, seconds: -0.15 } },
-  { channel: 1, kind: 'turn', text: 'Historians name many causes such as money and war', position: { after: 'end', step: 4, seconds: 0.3 } },
-  { channel: 0, kind: 'turn', text: 'Which cause mattered most to them', position: { after: 'end', step: 5, seconds: -0.8 } },
+  {
+    channel: 1,
+    kind: 'turn',
+    text: 'It lasted for many centuries in the west',
+    position: { after: 'end', step: 1, seconds: 0.35 },
+  },
+  {
+    channel: 0,
+    kind: 'turn',
+    text: 'Why did it fall apart in the end',
+    position: { after: 'end', step: 3, seconds: -0.15 },
+  },
+  {
+    channel: 1,
+    kind: 'turn',
+    text: 'Historians name many causes such as money and war',
+    position: { after: 'end', step: 4, seconds: 0.3 },
+  },
+  {
+    channel: 0,
+    kind: 'turn',
+    text: 'Which cause mattered most to them',
+    position: { after: 'end', step: 5, seconds: -0.8 },
+  },
   { channel: 1, kind: 'backchannel', text: 'okay', position: { after: 'end', step: 5, seconds: 0.7 } },
-  { channel: 1, kind: 'turn', text: 'Most scholars point to money problems first', position: { after: 'end', step: 6, seconds: 0.6 } },
-  { channel: 1, kind: 'turn', text: 'The army cost more than the state could pay', position: { after: 'end', step: 8, seconds: 0.7 } },
+  {
+    channel: 1,
+    kind: 'turn',
+    text: 'Most scholars point to money problems first',
+    position: { after: 'end', step: 6, seconds: 0.6 },
+  },
+  {
+    channel: 1,
+    kind: 'turn',
+    text: 'The army cost more than the state could pay',
+    position: { after: 'end', step: 8, seconds: 0.7 },
+  },
   { channel: 0, kind: 'backchannel', text: 'right', position: { after: 'start', step: 9, seconds: 0.8 } },
-  { channel: 1, kind: 'turn', text: 'And the borders were too long to defend', position: { after: 'end', step: 9, seconds: 0.3 } },
-  { channel: 0, kind: 'turn', text: 'Thanks for the helpful answer', position: { after: 'end', step: 11, seconds: 0.35 } },
+  {
+    channel: 1,
+    kind: 'turn',
+    text: 'And the borders were too long to defend',
+    position: { after: 'end', step: 9, seconds: 0.3 },
+  },
+  {
+    channel: 0,
+    kind: 'turn',
+    text: 'Thanks for the helpful answer',
+    position: { after: 'end', step: 11, seconds: 0.35 },
+  },
   { channel: 1, kind: 'backchannel', text: 'sure', position: { after: 'end', step: 12, seconds: -0.1 } },
-  { channel: 0, kind: 'turn', text: 'What happened to the eastern half', position: { after: 'end', step: 12, seconds: 0.4 } },
+  {
+    channel: 0,
+    kind: 'turn',
+    text: 'What happened to the eastern half',
+    position: { after: 'end', step: 12, seconds: 0.4 },
+  },
 ] satisfies DialogueStep[]);
 
 /** One placed clip. */
@@ -126,7 +176,8 @@ export function addWhiteNoiseInPlace(samples: Float32Array, levelDbfs: number, s
     const radius = Math.sqrt(-2 * Math.log(1 - random()));
     const angle = 2 * Math.PI * random();
     samples[index] = (samples[index] as number) + deviation * radius * Math.cos(angle);
-    if (index + 1 < samples.length) samples[index + 1] = (samples[index + 1] as number) + deviation * radius * Math.sin(angle);
+    if (index + 1 < samples.length)
+      samples[index + 1] = (samples[index + 1] as number) + deviation * radius * Math.sin(angle);
   }
 }
 
@@ -164,29 +215,45 @@ export async function buildSyntheticDialogue(
     let offset = lead;
     if (step.position) {
       const reference = clips[step.position.step];
-      if (!reference || step.position.step >= index) throw new Error(`step ${index} refers to step ${step.position.step}, which is not an earlier step`);
-      const anchor = step.position.after === 'start' ? reference.offset : (reference.segments[reference.segments.length - 1] as SpeechSegment).end;
+      if (!reference || step.position.step >= index)
+        throw new Error(`step ${index} refers to step ${step.position.step}, which is not an earlier step`);
+      const anchor =
+        step.position.after === 'start'
+          ? reference.offset
+          : (reference.segments[reference.segments.length - 1] as SpeechSegment).end;
       offset = anchor + Math.round(step.position.seconds * 100);
       if (offset < 0) throw new Error(`step ${index} would start before time 0`);
     }
-    clips.push({ step, offset, segments: clip.segments.map((segment) => ({ start: segment.start + offset, end: segment.end + offset })) });
+    clips.push({
+      step,
+      offset,
+      segments: clip.segments.map((segment) => ({ start: segment.start + offset, end: segment.end + offset })),
+    });
   });
 
-  const end = Math.max(...clips.map((clip) => (clip.segments[clip.segments.length - 1] as SpeechSegment).end)) + Math.round(resolved.tailSeconds * 100);
+  const end =
+    Math.max(...clips.map((clip) => (clip.segments[clip.segments.length - 1] as SpeechSegment).end)) +
+    Math.round(resolved.tailSeconds * 100);
   const tracks = [new Float32Array(end * samplesPerCentisecond), new Float32Array(end * samplesPerCentisecond)];
   const known: ChannelSegments = { 0: [], 1: [] };
   clips.forEach((clip, index) => {
     const channel = clip.step.channel;
-    placeOnTrackInPlace(tracks[channel] as Float32Array, (trimmed[index] as { samples: Float32Array }).samples, clip.offset * samplesPerCentisecond);
+    placeOnTrackInPlace(
+      tracks[channel] as Float32Array,
+      (trimmed[index] as { samples: Float32Array }).samples,
+      clip.offset * samplesPerCentisecond,
+    );
     known[channel].push(...clip.segments.map((segment) => ({ ...segment })));
   });
   for (const channel of [0, 1] as const) {
     known[channel].sort((a, b) => a.start - b.start);
     known[channel].forEach((segment, index) => {
       const previous = known[channel][index - 1];
-      if (previous && segment.start < previous.end) throw new Error(`two clips of channel ${channel} overlap at ${segment.start} cs`);
+      if (previous && segment.start < previous.end)
+        throw new Error(`two clips of channel ${channel} overlap at ${segment.start} cs`);
     });
   }
-  if (resolved.noise) addWhiteNoiseInPlace(tracks[resolved.noise.channel] as Float32Array, resolved.noise.levelDbfs, resolved.noise.seed);
+  if (resolved.noise)
+    addWhiteNoiseInPlace(tracks[resolved.noise.channel] as Float32Array, resolved.noise.levelDbfs, resolved.noise.seed);
   return { audio: { channels: tracks, sampleRate: resolved.sampleRate }, known, clips };
 }
