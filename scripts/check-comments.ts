@@ -1,0 +1,132 @@
+/**
+ * The comment check: comments in the project's code say what the code does today and why, so they
+ * name no issue numbers, dates, machine loads or earlier states ("was 3 s before"), and they cite the
+ * project's own specification pages (`docs/events.md`, `docs/dataset-format.md`) rather than files that
+ * exist only outside the repository.
+ *
+ * `npx tsx scripts/check-comments.ts [file …]` prints one `file:line: rule: text` per finding and exits
+ * 1 when there is any; with no files it checks every `.ts` and `.js` file under the source folders.
+ * Comments are found with TypeScript's own scanner, so strings and regular expressions that look like
+ * comments are not read as comments.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/** The folders whose code the check reads, relative to the project root. */
+export const CHECKED_FOLDERS = ['pipeline', 'stages', 'corpora', 'scripts'] as const;
+
+/** One comment line the check refuses. `line` is 1-based. */
+export interface CommentFinding {
+  file: string;
+  line: number;
+  rule: string;
+  text: string;
+}
+
+const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
+
+/**
+ * The rules, each a name and a pattern over one comment line. A reference to another project's
+ * tracker (`owner/repo#12`, a URL) is not an issue number of this project and is allowed.
+ */
+export const COMMENT_RULES: ReadonlyArray<{ rule: string; pattern: RegExp }> = [
+  { rule: 'issue number', pattern: /\bissues? #?\d+\b/i },
+  {
+    rule: 'date',
+    pattern: new RegExp(`\\b${MONTH} \\d{1,2}\\b|\\b\\d{1,2} ${MONTH}\\b|\\b20\\d\\d-[01]\\d-[0-3]\\d\\b`),
+  },
+  {
+    rule: 'machine load',
+    pattern: /\bload (?:average )?(?:of )?\d|\b(?:idle|loaded|busy|quiet) machine\b|\bmachine(?:'s)? load\b/i,
+  },
+  {
+    rule: 'history',
+    pattern:
+      /\bwas [\d.,]+ ?[a-zµ%×]* before\b|\bbefore (?:this|the) (?:change|fix|refactor)\b|\bused to be\b|\bpreviously\b|\bthe old (?:code|version)\b|\b(?:fell|dropped|rose|went down|went up) from [\d.,]+/i,
+  },
+];
+
+/**
+ * Applied to every line, code and strings included: the event rules and the on-disk format are
+ * `docs/events.md` and `docs/dataset-format.md` of this repository; `../shared` is not part of a clone.
+ */
+export const SPECIFICATION_RULE = {
+  rule: 'specification outside the repository',
+  pattern: /(?<![\w/-])events\.md\b|\bm3-format\.md\b|\.\.\/shared\/docs\b/,
+} as const;
+
+/** Text between backticks or double quotes: examples of input, which may hold dates. */
+const QUOTED = /`[^`]*`|"[^"]*"|“[^”]*”/g;
+
+const FOREIGN_TRACKER = /[\w.-]+\/[\w.-]+#\d+|https?:\/\//;
+
+/** The comment lines of one source text, with their 1-based line numbers. */
+export function commentLines(sourceText: string): Array<{ line: number; text: string }> {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, sourceText);
+  const lineStarts = ts.computeLineStarts(sourceText);
+  const found: Array<{ line: number; text: string }> = [];
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia) {
+      const first = ts.computeLineAndCharacterOfPosition(lineStarts, scanner.getTokenStart()).line;
+      scanner
+        .getTokenText()
+        .split('\n')
+        .forEach((text, offset) => found.push({ line: first + offset + 1, text }));
+    } else if (kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) {
+      // a `/` where an expression may start is a regular expression: rescan it as one
+      scanner.reScanSlashToken();
+    } else if (kind === ts.SyntaxKind.CloseBraceToken) {
+      scanner.reScanTemplateToken(false);
+    }
+  }
+  return found;
+}
+
+/** The findings in one file's text; `file` only labels them. */
+export function checkCommentText(file: string, sourceText: string): CommentFinding[] {
+  const findings: CommentFinding[] = [];
+  for (const { line, text } of commentLines(sourceText)) {
+    const unquoted = text.replace(QUOTED, '""');
+    for (const { rule, pattern } of COMMENT_RULES) {
+      if (!pattern.test(unquoted)) continue;
+      if (rule === 'issue number' && FOREIGN_TRACKER.test(text)) continue;
+      findings.push({ file, line, rule, text: text.trim() });
+    }
+  }
+  sourceText.split('\n').forEach((text, index) => {
+    if (SPECIFICATION_RULE.pattern.test(text)) {
+      findings.push({ file, line: index + 1, rule: SPECIFICATION_RULE.rule, text: text.trim() });
+    }
+  });
+  return findings.sort((a, b) => a.line - b.line);
+}
+
+/** Every `.ts`/`.js` file under the checked folders of `root`, relative to it, sorted. */
+export function checkedFiles(root: string): string[] {
+  const files: string[] = [];
+  const walk = (relative: string): void => {
+    for (const name of readdirSync(path.join(root, relative))) {
+      const child = path.join(relative, name);
+      if (name === 'node_modules' || name === 'fixtures') continue;
+      if (statSync(path.join(root, child)).isDirectory()) walk(child);
+      else if (/\.(?:ts|js)$/.test(name)) files.push(child.split(path.sep).join('/'));
+    }
+  };
+  for (const folder of CHECKED_FOLDERS) walk(folder);
+  return files.sort();
+}
+
+function main(argv: string[]): number {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const files = argv.length > 0 ? argv : checkedFiles(root);
+  const findings = files.flatMap((file) => checkCommentText(file, readFileSync(path.resolve(root, file), 'utf8')));
+  for (const finding of findings) console.log(`${finding.file}:${finding.line}: ${finding.rule}: ${finding.text}`);
+  if (findings.length > 0) console.error(`check-comments: ${findings.length} comment lines to reword`);
+  return findings.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}
