@@ -9,7 +9,7 @@
  * Comments are found with TypeScript's own scanner, so strings and regular expressions that look like
  * comments are not read as comments.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -39,7 +39,8 @@ export const COMMENT_RULES: ReadonlyArray<{ rule: string; pattern: RegExp }> = [
   },
   {
     rule: 'machine load',
-    pattern: /\bload (?:average )?(?:of )?\d|\b(?:idle|loaded|busy|quiet) machine\b|\bmachine(?:'s)? load\b/i,
+    pattern:
+      /\bload (?:average )?(?:of )?\d|\b(?:idle|loaded|busy|quiet) (?:machine|host)s?\b|\bmachine(?:'s)? load\b/i,
   },
   {
     rule: 'history',
@@ -65,11 +66,22 @@ const FOREIGN_TRACKER = /[\w.-]+\/[\w.-]+#\d+|https?:\/\//;
 /** The comment lines of one source text, with their 1-based line numbers. */
 export function commentLines(sourceText: string): Array<{ line: number; text: string }> {
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, sourceText);
-  const lineStarts = ts.computeLineStarts(sourceText);
+  const lineStarts = [0];
+  for (let index = sourceText.indexOf('\n'); index !== -1; index = sourceText.indexOf('\n', index + 1))
+    lineStarts.push(index + 1);
+  const lineOf = (position: number) => {
+    let low = 0;
+    for (let high = lineStarts.length - 1; low < high;) {
+      const middle = (low + high + 1) >> 1;
+      if (lineStarts[middle]! <= position) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  };
   const found: Array<{ line: number; text: string }> = [];
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
     if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia) {
-      const first = ts.computeLineAndCharacterOfPosition(lineStarts, scanner.getTokenStart()).line;
+      const first = lineOf(scanner.getTokenStart());
       scanner
         .getTokenText()
         .split('\n')
@@ -84,8 +96,24 @@ export function commentLines(sourceText: string): Array<{ line: number; text: st
   return found;
 }
 
-/** The findings in one file's text; `file` only labels them. */
-export function checkCommentText(file: string, sourceText: string): CommentFinding[] {
+/**
+ * A citation of a page of this repository, with the section or words it quotes:
+ * `README "Adding a language"`, `docs/events.md, "Synthetic dialogues"`. Another project's README
+ * (`moshi-finetune's README "…"`) is not one.
+ */
+const PAGE_CITATION =
+  /(?<!(?:[\w-]'s|\bits|\btheir) )(?<![\w./-])(README(?:\.md)?|CONTRIBUTING(?:\.md)?|docs\/[\w-]+\.md)(?:'s)?,? (?:section )?["“]([^"”]+)["”]/g;
+
+/** A page's text for the citation check, or null when the page does not exist. */
+export type PageReader = (page: string) => string | null;
+
+const normalized = (text: string) => text.replace(/[\s#*`_]+/g, ' ').toLowerCase();
+
+/**
+ * The findings in one file's text; `file` only labels them. With `readPage`, a citation of a page of
+ * this repository must name a page that exists and quote words (a heading or a phrase) it holds.
+ */
+export function checkCommentText(file: string, sourceText: string, readPage?: PageReader): CommentFinding[] {
   const findings: CommentFinding[] = [];
   for (const { line, text } of commentLines(sourceText)) {
     const unquoted = text.replace(QUOTED, '""');
@@ -98,6 +126,15 @@ export function checkCommentText(file: string, sourceText: string): CommentFindi
   sourceText.split('\n').forEach((text, index) => {
     if (SPECIFICATION_RULE.pattern.test(text)) {
       findings.push({ file, line: index + 1, rule: SPECIFICATION_RULE.rule, text: text.trim() });
+    }
+    if (!readPage) return;
+    for (const [, cited = '', words = ''] of text.matchAll(PAGE_CITATION)) {
+      const page = cited.endsWith('.md') ? cited : `${cited}.md`;
+      const pageText = readPage(page);
+      if (pageText === null || !normalized(pageText).includes(normalized(words))) {
+        const rule = pageText === null ? 'citation of a missing page' : 'citation of a missing section';
+        findings.push({ file, line: index + 1, rule, text: text.trim() });
+      }
     }
   });
   return findings.sort((a, b) => a.line - b.line);
@@ -118,10 +155,18 @@ export function checkedFiles(root: string): string[] {
   return files.sort();
 }
 
+/** Reads pages of the repository at `root` (relative paths), null for a missing one. */
+export function pageReader(root: string): PageReader {
+  return (page) => (existsSync(path.join(root, page)) ? readFileSync(path.join(root, page), 'utf8') : null);
+}
+
 function main(argv: string[]): number {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const files = argv.length > 0 ? argv : checkedFiles(root);
-  const findings = files.flatMap((file) => checkCommentText(file, readFileSync(path.resolve(root, file), 'utf8')));
+  const readPage = pageReader(root);
+  const findings = files.flatMap((file) =>
+    checkCommentText(file, readFileSync(path.resolve(root, file), 'utf8'), readPage),
+  );
   for (const finding of findings) console.log(`${finding.file}:${finding.line}: ${finding.rule}: ${finding.text}`);
   if (findings.length > 0) console.error(`check-comments: ${findings.length} comment lines to reword`);
   return findings.length > 0 ? 1 : 0;
