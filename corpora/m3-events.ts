@@ -1,16 +1,16 @@
 /**
- * M3-DuplexBench benchmark folders (../shared/docs/m3-format.md) as `ReferenceRecording`s: a folder
+ * M3-DuplexBench benchmark folders (docs/dataset-format.md) as `ReferenceRecording`s: a folder
  * `data/{lang}/{domain}/{dataset}/` with `{split}.jsonl` (one events line per dialogue),
  * `txt_align/{id}.txt` (word alignment) and, when present, `audio/{id}.wav`.
  *
  * - Segments come from the words (`segmentsFromWords`: a channel's words merged while they touch or
  *   overlap). They are checked against the segments the JSONL events imply (`segmentsFromEvents`:
  *   each TURN/BC minus its SHORTPAUSEs); every disagreement is written to `notes`, the words win.
- * - Supervisions are the words grouped into IPUs (events.md rule 1: a channel's word segments merged
+ * - Supervisions are the words grouped into IPUs (docs/events.md step 1: a channel's word segments merged
  *   across silences of at most 0.50 s, `buildIpus`), text = the IPU's words joined with
  *   `joinTranscript` (no spaces between Japanese words, one space between English words).
  * - Speakers are unknown in this format: `{id}:0` and `{id}:1`. In task (MT-QA) data channel 1 is the
- *   user and channel 0 the system (m3-format.md); the loader does not rename them.
+ *   user and channel 0 the system (docs/dataset-format.md "audio/{id}.wav"); the loader does not rename them.
  * - Splits: every `*.jsonl` of the folder by default (sorted by name), or the ones asked for. A
  *   dialogue listed in several splits (e.g. `test` and `test_small`) is loaded once, from the first
  *   split in that order, and its notes name the others.

@@ -16,22 +16,22 @@
  *   vocal activity) but gets no supervision;
  * - a line whose start and end round to the same centisecond is dropped (counted);
  * - channels: the first speaker of the session (after skipping noise lines) goes on channel 0, the
- *   other on channel 1. When the WAV file is stereo, the order is checked against the audio: a
- *   speaker should be louder on their own channel while the other is silent (level difference of at
- *   least {@link CHANNEL_ORDER_MARGIN_DB} dB). When both speakers are clearly louder on the other
- *   side, the mapping is swapped to follow the audio; when the audio does not decide (crosstalk,
- *   too little solo speech), the first-speaker order is kept. Both cases are written to the notes.
- *   A mono WAV is a mix of both speakers: both channels point at it;
+ *   other on channel 1. When the WAV file is stereo, the order is checked against the audio
+ *   (./magicdata-channel-order.ts): a speaker should be louder on their own channel while the other
+ *   is silent (level difference of at least `CHANNEL_ORDER_MARGIN_DB` dB). When both speakers are
+ *   clearly louder on the other side, the mapping is swapped to follow the audio; when the audio does
+ *   not decide (crosstalk, too little solo speech), the first-speaker order is kept. Both cases are
+ *   written to the notes. A mono WAV is a mix of both speakers: both channels point at it;
  * - more than two speakers in a session: the two with most talk time are kept, the others dropped
  *   (listed in the notes with their talk time); the recording then has no `audio` (a dropped
  *   speaker's voice is in it, so clips cut from it could hold a third voice).
  *
+ * The TXT and SPKINFO.txt files are read by ./magicdata-transcript.ts.
  * SPKINFO.txt: its exact columns vary between releases; the loader reads the first tab- or
  * space-separated field of each line as a speaker id (a header line starting with `SPKID`,
  * `SPEAKER` or `ID` is skipped) and notes session speakers it does not list.
  */
 import path from 'node:path';
-import type { RawAudio } from '../pipeline/audio/raw-audio.ts';
 import type {
   Centiseconds,
   Channel,
@@ -45,7 +45,6 @@ import {
   isDirectory,
   isFile,
   listFiles,
-  parseSecondsToCentiseconds,
   readTextFile,
   readReferenceAudio,
   readWavHeader,
@@ -55,6 +54,22 @@ import {
   type AudioFileReader,
 } from './reference-recording.ts';
 import { mergeOverlappingSegments } from './rttm.ts';
+import { checkChannelOrder } from './magicdata-channel-order.ts';
+import { HAS_MARKER, parseMagicDataSpeakerInfo, parseMagicDataTranscript } from './magicdata-transcript.ts';
+
+export {
+  CHANNEL_ORDER_MARGIN_DB,
+  CHANNEL_ORDER_MINIMUM_SOLO,
+  checkChannelOrder,
+  type ChannelOrderCheck,
+} from './magicdata-channel-order.ts';
+export {
+  cleanMagicDataText,
+  parseMagicDataSpeakerInfo,
+  parseMagicDataTranscript,
+  type MagicDataLine,
+  type MagicDataTranscript,
+} from './magicdata-transcript.ts';
 
 /** Options of {@link prepareMagicData}. */
 export interface MagicDataOptions {
@@ -64,194 +79,6 @@ export interface MagicDataOptions {
   verifyChannelOrder?: boolean;
   /** Reads an audio file; default {@link readReferenceAudio} (WAV in process, other formats through ffmpeg). */
   readAudio?: AudioFileReader;
-}
-
-/** Level difference (dB) a speaker must show between the two channels for the order to count as decided. */
-export const CHANNEL_ORDER_MARGIN_DB = 3;
-
-/** Solo speech (the other speaker silent) each speaker needs for the channel order check, in centiseconds. */
-export const CHANNEL_ORDER_MINIMUM_SOLO: Centiseconds = 100;
-
-/** One parsed transcript line. */
-export interface MagicDataLine {
-  /** 1-based line number. */
-  line: number;
-  start: Centiseconds;
-  end: Centiseconds;
-  speaker: string;
-  /** The `gender,dialect` field as written. */
-  speakerInfo: string;
-  /** Text as written (markers included). */
-  rawText: string;
-  /** Text with markers removed and whitespace collapsed; may be empty. */
-  text: string;
-}
-
-/** A parsed transcript: kept lines and what was skipped. */
-export interface MagicDataTranscript {
-  lines: MagicDataLine[];
-  /** Lines whose text starts with `[*]`. */
-  noiseLineCount: number;
-  /** Blank lines skipped. */
-  blankLineCount: number;
-}
-
-const LINE_PATTERN = /^\[([^,\]]*),([^\]]*)\]\t([^\t]*)\t([^\t]*)\t(.*)$/;
-const MARKER = /\[[^\[\]]*\]/g;
-const HAS_MARKER = /\[[^\[\]]*\]/;
-
-/**
- * Removes bracketed markers (`[+]`, `[LAUGHTER]`, ...) and collapses whitespace runs to one space.
- * `"最近は[LAUGHTER]ゴルフを"` -> `"最近はゴルフを"`; `"[LAUGHTER]"` -> `""`.
- */
-export function cleanMagicDataText(text: string): string {
-  return text.replace(MARKER, '').replace(/\s+/gu, ' ').trim();
-}
-
-/**
- * Parses one `TXT/<session>.txt` file.
- *
- * @param text file content.
- * @param file path, for error messages.
- * @returns kept lines in file order (times in integer centiseconds) and counts of skipped lines.
- * @throws ReferenceCorpusError naming the file and line (and field) when a line does not match
- *   `[start,end]<TAB>SPEAKER<TAB>gender,dialect<TAB>text`, a time is not a non-negative decimal
- *   number of seconds, the end is before the start, or the speaker is empty.
- */
-export function parseMagicDataTranscript(text: string, file: string): MagicDataTranscript {
-  const lines: MagicDataLine[] = [];
-  let noiseLineCount = 0;
-  let blankLineCount = 0;
-  const rawLines = text.replace(/^\uFEFF/, '').split('\n');
-  if (rawLines.at(-1) === '') rawLines.pop();
-  rawLines.forEach((rawLine, index) => {
-    const lineNumber = index + 1;
-    const content = rawLine.replace(/\r$/, '');
-    if (content.trim() === '') {
-      blankLineCount += 1;
-      return;
-    }
-    const fail = (reason: string, column?: string): never => {
-      throw new ReferenceCorpusError(
-        file,
-        column === undefined ? { line: lineNumber } : { line: lineNumber, column },
-        reason,
-      );
-    };
-    const match = LINE_PATTERN.exec(content);
-    if (match === null) fail('expected [start,end]<TAB>SPEAKER<TAB>gender,dialect<TAB>text');
-    const [, startText, endText, speakerText, speakerInfo, rawText] = match as unknown as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
-    const start =
-      parseSecondsToCentiseconds(startText) ??
-      fail(`${JSON.stringify(startText)} is not a non-negative decimal number of seconds`, 'start');
-    const end =
-      parseSecondsToCentiseconds(endText) ??
-      fail(`${JSON.stringify(endText)} is not a non-negative decimal number of seconds`, 'end');
-    if (end < start) fail(`end ${endText} is before start ${startText}`, 'end');
-    if (rawText.trim().startsWith('[*]')) {
-      noiseLineCount += 1;
-      return;
-    }
-    const speaker = speakerText.trim();
-    if (speaker === '') fail('empty speaker id', 'speaker');
-    lines.push({
-      line: lineNumber,
-      start,
-      end,
-      speaker,
-      speakerInfo: speakerInfo.trim(),
-      rawText,
-      text: cleanMagicDataText(rawText),
-    });
-  });
-  return { lines, noiseLineCount, blankLineCount };
-}
-
-/**
- * Parses `SPKINFO.txt` into the set of speaker ids it lists (first field of each line; a header line
- * starting with `SPKID`, `SPEAKER` or `ID` skipped).
- */
-export function parseMagicDataSpeakerInfo(text: string): Set<string> {
-  const speakers = new Set<string>();
-  for (const line of text.replace(/^\uFEFF/, '').split(/\r?\n/)) {
-    const first = line.trim().split(/\s+/)[0] ?? '';
-    if (first === '' || /^(SPKID|SPEAKER(_?ID)?|ID)$/i.test(first)) continue;
-    speakers.add(first);
-  }
-  return speakers;
-}
-
-/** Parts of `segments` not covered by `others` (both sorted, non-overlapping), in centiseconds. */
-function subtractSegments(segments: readonly SpeechSegment[], others: readonly SpeechSegment[]): SpeechSegment[] {
-  const result: SpeechSegment[] = [];
-  for (const segment of segments) {
-    let start = segment.start;
-    for (const other of others) {
-      if (other.end <= start || other.start >= segment.end) continue;
-      if (other.start > start) result.push({ start, end: other.start });
-      start = Math.max(start, other.end);
-      if (start >= segment.end) break;
-    }
-    if (start < segment.end) result.push({ start, end: segment.end });
-  }
-  return result;
-}
-
-/** Energy (sum of squares) of each audio channel over spans given in centiseconds. */
-function channelEnergies(audio: RawAudio, spans: readonly SpeechSegment[]): [number, number] {
-  const energies: [number, number] = [0, 0];
-  for (const channel of REFERENCE_CHANNELS) {
-    const samples = audio.channels[channel] as Float32Array;
-    for (const span of spans) {
-      const from = Math.min(samples.length, Math.round((span.start * audio.sampleRate) / 100));
-      const to = Math.min(samples.length, Math.round((span.end * audio.sampleRate) / 100));
-      let sum = 0;
-      for (let index = from; index < to; index += 1) sum += (samples[index] as number) ** 2;
-      energies[channel] += sum;
-    }
-  }
-  return energies;
-}
-
-/** The result of checking the channel order against stereo audio. */
-export interface ChannelOrderCheck {
-  /** `kept`: the audio agrees; `swapped`: it disagrees clearly; `undecided`: it does not tell. */
-  decision: 'kept' | 'swapped' | 'undecided';
-  /** Level of channel 0 minus channel 1 (dB) while each tentative speaker talks alone. */
-  levelDifferenceDb: [number, number];
-}
-
-/**
- * Checks that tentative channel c's speaker is louder on audio channel c while the other is silent.
- *
- * @param audio stereo audio.
- * @param segments the two speakers' segments (tentative channels 0 and 1), centiseconds.
- * @returns the decision and the level differences (channel 0 minus channel 1, in dB) for each speaker.
- */
-export function checkChannelOrder(audio: RawAudio, segments: Record<Channel, SpeechSegment[]>): ChannelOrderCheck {
-  const solo = REFERENCE_CHANNELS.map((channel) =>
-    subtractSegments(segments[channel], segments[channel === 0 ? 1 : 0]),
-  );
-  const soloLength = solo.map((spans) => spans.reduce((sum, span) => sum + span.end - span.start, 0));
-  const difference = solo.map((spans) => {
-    const [left, right] = channelEnergies(audio, spans);
-    return 10 * Math.log10((left + 1e-12) / (right + 1e-12));
-  }) as [number, number];
-  if (soloLength.some((length) => (length as number) < CHANNEL_ORDER_MINIMUM_SOLO))
-    return { decision: 'undecided', levelDifferenceDb: difference };
-  const [first, second] = difference;
-  if (first >= CHANNEL_ORDER_MARGIN_DB && second <= -CHANNEL_ORDER_MARGIN_DB)
-    return { decision: 'kept', levelDifferenceDb: difference };
-  if (first <= -CHANNEL_ORDER_MARGIN_DB && second >= CHANNEL_ORDER_MARGIN_DB)
-    return { decision: 'swapped', levelDifferenceDb: difference };
-  return { decision: 'undecided', levelDifferenceDb: difference };
 }
 
 /**

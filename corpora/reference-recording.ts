@@ -13,7 +13,7 @@
  * speakers so that this holds); when the file is mono, its one channel is used (a mono mix, or one
  * file per speaker).
  */
-import { open, readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { RawAudio } from '../pipeline/audio/raw-audio.ts';
 import { readAudioFile } from '../pipeline/audio/read-audio-file.ts';

@@ -15,7 +15,7 @@
  * - calls with more than two speakers (someone else comes to the phone): the two speakers with the
  *   most talk time are kept, the others are reported with their talk time and segments;
  * - a speaker's own bullets abut or overlap (utterance-level bullets): merged per speaker so each
- *   channel is sorted and non-overlapping, as `../shared/docs/events.md` requires of its input;
+ *   channel is sorted and non-overlapping, as `docs/events.md` requires of its input;
  * - bullets shorter than 0.005 s vanish when rounded to centiseconds: dropped and counted.
  */
 import { readFile } from 'node:fs/promises';
@@ -118,7 +118,10 @@ export function parseMicroseconds(text: string): number | null {
   return Number.isSafeInteger(micro) ? micro : null;
 }
 
-/** Integer microseconds -> integer centiseconds, round half up (events.md: round once, at input). */
+/**
+ * Integer microseconds -> integer centiseconds, round half up (docs/events.md "Input: speech segments
+ * per channel": rounded once, where times enter).
+ */
 export function microsecondsToCentiseconds(micro: number): Centiseconds {
   return Math.floor((micro + MICROSECONDS_PER_CENTISECOND / 2) / MICROSECONDS_PER_CENTISECOND);
 }
@@ -246,7 +249,7 @@ function totalLength(segments: readonly SpeechSegment[]): Centiseconds {
 }
 
 /**
- * Turns a recording into the two-channel input of the event rules (`../shared/docs/events.md`).
+ * Turns a recording into the two-channel input of the event rules (`docs/events.md`).
  *
  * Keeps the two speakers with the most talk time (after merging each speaker's own overlapping
  * bullets; ties broken by speaker label); channel 0 gets the one with more talk time. Every other

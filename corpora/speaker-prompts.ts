@@ -1,7 +1,7 @@
 /**
  * Speaker prompt pool: single-speaker clips with their exact transcripts, cut from reference
  * recordings, for zero-shot voice cloning (CosyVoice's `prompt_wav` + `prompt_text`,
- * ../shared/docs/services.md: a prompt of at most 30 s whose text is its transcript, or the prompt
+ * docs/services.md "Voice prompts": a prompt of at most 30 s whose text is its transcript, or the prompt
  * leaks into the output).
  *
  * How clips are chosen (all times integer centiseconds):

@@ -4,8 +4,8 @@
  *
  * From words to a recording (all times integer centiseconds, rounded once at input):
  * - **speech segments**: per channel, the speech words merged while they touch or overlap
- *   (`segmentsFromWords` of pipeline/events, events.md "Conformance vectors: from the words"); the
- *   measure stage then merges segments across silences ≤ 0.50 s into IPUs (events.md rule 1), so a
+ *   (`segmentsFromWords` of pipeline/events, docs/events.md "Speech segments from words and from events"); the
+ *   measure stage then merges segments across silences ≤ 0.50 s into IPUs (docs/events.md step 1), so a
  *   silence over 0.50 s splits and floor transfers are measured to the centisecond;
  * - **supervisions**: one per speech segment (a stretch of words that touch; any silence ends it,
  *   {@link SUPERVISION_MAXIMUM_PAUSE} = 0), each with its words' text joined by `joinTranscript` (no

@@ -1,6 +1,7 @@
 /**
- * Word-alignment files (`txt_align/{id}.txt`, ../shared/docs/m3-format.md) and the two ways of deriving
- * speech segments that events.md ("Conformance vectors") defines: from words and from events.
+ * Word-alignment files (`txt_align/{id}.txt`, docs/dataset-format.md) and the two ways of deriving
+ * speech segments from them (docs/events.md "Speech segments from words and from events"): from words
+ * and from events.
  */
 import type {
   AlignedWord,
@@ -11,7 +12,7 @@ import type {
   ChannelSegments,
   SpeechSegment,
 } from '../model/types.ts';
-import { CHANNELS, SegmentValidationError } from './rules.ts';
+import { SegmentValidationError } from './rules.ts';
 
 /** Thrown for a malformed alignment line; the message names file, 1-based line number and field. */
 export class AlignmentParseError extends Error {
@@ -85,9 +86,10 @@ function formatTwoDecimals(centiseconds: Centiseconds): string {
 
 /**
  * Writes a `txt_align` file: `channel<TAB>start<TAB>end<TAB>word\n` per word, seconds with exactly
- * 2 decimals (m3-format.md). Lines are sorted by time as in the synthetic reference file
- * (`task/topiocqa_ja_toy`): by (start, channel, end), stable. (The real-chat reference instead lists
- * channel 1 then channel 0 with shortest decimals; that is MagicData's own layout, not the format.)
+ * 2 decimals (docs/dataset-format.md "txt_align/{id}.txt"). Lines are sorted by time as in the
+ * synthetic reference file (`task/topiocqa_ja_toy`): by (start, channel, end), stable. (The
+ * real-chat reference instead lists channel 1 then channel 0 with shortest decimals; that is
+ * MagicData's own layout, not the format.)
  * @param words times in integer centiseconds.
  * @returns the file content, each line ending in `\n` (empty string for no words).
  * @throws RangeError for a negative or non-integer time, or a word that is empty or contains a tab or line break.
@@ -110,8 +112,8 @@ export function formatAlignment(words: readonly AlignedWord[]): string {
 }
 
 /**
- * Speech segments from words (events.md, "Conformance vectors"): per channel, words sorted by
- * (start, end) are merged while they touch or overlap (next start ≤ current end).
+ * Speech segments from words (docs/events.md, "Speech segments from words and from events"): per
+ * channel, words sorted by (start, end) are merged while they touch or overlap (next start ≤ current end).
  * @param words times in integer centiseconds, any order, both channels.
  * @returns per channel, sorted non-overlapping segments in centiseconds.
  */
@@ -130,8 +132,9 @@ export function segmentsFromWords(words: readonly AlignedWord[]): ChannelSegment
 }
 
 /**
- * Speech segments from events (events.md, "Conformance vectors"): each TURN or BC span minus the
- * SHORTPAUSE spans inside it. Relation events (TURN_HOLD, TURN_SHIFT, BARGE_IN) are ignored.
+ * Speech segments from events (docs/events.md, "Speech segments from words and from events"): each
+ * TURN or BC span minus the SHORTPAUSE spans inside it. Relation events (TURN_HOLD, TURN_SHIFT,
+ * BARGE_IN) are ignored.
  * @param events per channel, integer centiseconds.
  * @returns per channel, segments sorted by start, centiseconds.
  * @throws SegmentValidationError (channel, event index) for a SHORTPAUSE that is empty, lies inside

@@ -2,7 +2,7 @@
  * `duplexsynth annotate --alignment FILE --id ID`: a `txt_align` word file -> one benchmark JSONL line.
  */
 import { readFile } from 'node:fs/promises';
-import { AlignmentParseError, parseAlignment, segmentsFromWords } from './alignment.ts';
+import { parseAlignment, segmentsFromWords } from './alignment.ts';
 import { formatEventsLine } from './jsonl.ts';
 import { computeEvents, DEFAULT_EVENT_THRESHOLDS, type EventThresholds } from './rules.ts';
 
@@ -19,12 +19,12 @@ export class AnnotateError extends Error {
 }
 
 /**
- * Reads a `txt_align` file (m3-format.md), derives speech segments from its words (touching or
- * overlapping words of a channel merge; events.md "Conformance vectors"), computes the events
- * (events.md rules 1-8) and formats them as one JSONL line.
+ * Reads a `txt_align` file (docs/dataset-format.md), derives speech segments from its words (touching or
+ * overlapping words of a channel merge; docs/events.md "Speech segments from words and from events"),
+ * computes the events (docs/events.md steps 1-4) and formats them as one JSONL line.
  * @param path alignment file, times in seconds with at most 2 decimals.
  * @param id dialogue id to write (the WAV file name without `.wav`).
- * @param thresholds centiseconds; defaults to `DEFAULT_EVENT_THRESHOLDS` (events.md rules 1, 2, 4).
+ * @param thresholds centiseconds; defaults to `DEFAULT_EVENT_THRESHOLDS` (docs/events.md "The thresholds").
  * @returns the JSONL line without its newline.
  * @throws AlignmentParseError (message `FILE:LINE: FIELD: ...`) for a malformed line; AnnotateError
  *   (message `FILE: ...`) when the file cannot be read, has no words, or the id or thresholds are

@@ -68,7 +68,7 @@ describe('alignment formatting against the references', () => {
   });
 });
 
-describe('turn-taking statistics of the synthetic reference (m3-format.md, known defects)', () => {
+describe('turn-taking statistics of the synthetic reference (docs/dataset-format.md, known defects)', () => {
   it('shows the constant 0.20 s system response offset and the single ~0.6 s barge-in', async () => {
     const vector = CONFORMANCE_VECTORS[1];
     const words = parseAlignment(await readFile(vector.alignment, 'utf8'), vector.alignment);

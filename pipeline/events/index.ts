@@ -1,4 +1,4 @@
-/** Speech activity -> benchmark events (../shared/docs/events.md), and the files that carry them. */
+/** Speech activity -> benchmark events (docs/events.md), and the files that carry them. */
 export {
   buildIpus,
   CHANNELS,

@@ -1,5 +1,5 @@
 /**
- * One line of a benchmark `{split}.jsonl` file (../shared/docs/m3-format.md, "One JSONL line"), written
+ * One line of a benchmark `{split}.jsonl` file (docs/events.md, "Writing the line"), written
  * byte for byte as the reference does (Python `json.dumps` defaults: `", "` and `": "` separators,
  * non-ASCII escaped as `\uXXXX`, floats always with a decimal point).
  */
@@ -8,7 +8,7 @@ import { issuePath } from '../model/validation.ts';
 import type { BenchmarkEvent, BenchmarkEventType, Centiseconds, Channel, ChannelEvents } from '../model/types.ts';
 import { CHANNELS } from './rules.ts';
 
-/** The event types the benchmark loader knows (m3-format.md). */
+/** The event types the benchmark loader knows (docs/events.md). */
 export const BENCHMARK_EVENT_TYPES = [
   'TURN',
   'SHORTPAUSE',
@@ -106,7 +106,7 @@ const lineSchema = z.strictObject({
 });
 
 /**
- * Parses and validates one JSONL events line (m3-format.md); times become integer centiseconds.
+ * Parses and validates one JSONL events line (docs/events.md "Writing the line"); times become integer centiseconds.
  * @param line the line, with or without its newline.
  * @param source where it came from (file and line number), used in error messages.
  * @returns the dialogue id and its events per channel, in file order.

@@ -24,7 +24,7 @@ function dialogue(channel0: SpeechSegment[], channel1: SpeechSegment[]): Channel
 }
 
 describe('DEFAULT_EVENT_THRESHOLDS', () => {
-  it('holds the events.md values in centiseconds', () => {
+  it('holds the docs/events.md values in centiseconds', () => {
     expect(DEFAULT_EVENT_THRESHOLDS).toEqual({ maxPauseInIpu: 50, maxBackchannel: 80, bargeInOverlap: 40 });
   });
 });
@@ -292,7 +292,7 @@ function randomSegments(random: () => number, grid: number): SpeechSegment[] {
 }
 
 /**
- * Checks what the benchmark loader relies on (m3-format.md, "How the evaluation code uses events") and
+ * Checks what the benchmark loader relies on (docs/events.md, "How the benchmark's loader uses the events") and
  * what the rules imply, on one dialogue. `label` (the seed) goes into every assertion message.
  */
 function checkInvariants(label: string, segments: ChannelSegments): void {

@@ -1,8 +1,8 @@
 /**
- * Speech activity -> benchmark events, implementing ../shared/docs/events.md (rules 1-7).
+ * Speech activity -> benchmark events, implementing docs/events.md (steps 1-4).
  *
- * Everything here works in integer centiseconds (events.md: "Work in integer centiseconds
- * throughout"); floating-point seconds never enter a threshold comparison.
+ * Everything here works in integer centiseconds (docs/events.md "Input: speech segments per channel":
+ * integer centiseconds throughout); floating-point seconds never enter a threshold comparison.
  */
 import type {
   BenchmarkEvent,
@@ -13,31 +13,31 @@ import type {
   SpeechSegment,
 } from '../model/types.ts';
 
-/** Both channels, in the order they are processed and written (events.md rule 8). */
+/** Both channels, in the order they are processed and written (docs/events.md "Writing the line"). */
 export const CHANNELS: readonly Channel[] = [0, 1] as const;
 
-/** The thresholds of events.md, in centiseconds. */
+/** The thresholds of docs/events.md ("The thresholds"), in centiseconds. */
 export interface EventThresholds {
   /**
    * Longest silence between two speech segments of one channel that still merges them into one IPU
-   * (events.md rule 1: "silence ≤ 0.50 s"). A silence of exactly this length merges (0.50 s -> one IPU);
-   * one centisecond more splits (0.51 s -> two IPUs; events.md leaves 0.51 s unpinned, decided here).
+   * (docs/events.md step 1: "at most 0.50 s"). A silence of exactly this length merges (0.50 s -> one IPU);
+   * one centisecond more splits (0.51 s -> two IPUs; the reference leaves 0.51 s unpinned, decided here).
    */
   maxPauseInIpu: Centiseconds;
   /**
    * Longest IPU, start to end with its pauses included, that is a backchannel `BC`
-   * (events.md rule 2: "≤ 0.80 s"). Exactly 0.80 s -> BC; 0.81 s -> TURN.
+   * (docs/events.md step 2: "at most 0.80 s"). Exactly 0.80 s -> BC; 0.81 s -> TURN.
    */
   maxBackchannel: Centiseconds;
   /**
    * Overlap with the floor that a TURN on the other channel must exceed to be a `BARGE_IN`
-   * (events.md rule 4: "overlap > 0.40 s"). An overlap of exactly 0.40 s is a TURN_SHIFT
-   * (events.md leaves it unpinned and asks to treat it as TURN_SHIFT); 0.41 s is a BARGE_IN.
+   * (docs/events.md step 3: "more than 0.40 s"). An overlap of exactly 0.40 s is a TURN_SHIFT
+   * (the reference leaves it unpinned; docs/events.md "Decided edge cases"); 0.41 s is a BARGE_IN.
    */
   bargeInOverlap: Centiseconds;
 }
 
-/** The benchmark's thresholds: 50 cs pause (rule 1), 80 cs backchannel (rule 2), 40 cs overlap (rule 4). */
+/** The benchmark's thresholds: 50 cs pause (step 1), 80 cs backchannel (step 2), 40 cs overlap (step 3). */
 export const DEFAULT_EVENT_THRESHOLDS: Readonly<EventThresholds> = Object.freeze({
   maxPauseInIpu: 50,
   maxBackchannel: 80,
@@ -50,7 +50,7 @@ export interface TimeSpan {
   end: Centiseconds;
 }
 
-/** Inter-pausal unit: speech segments of one channel merged across short silences (events.md rule 1). */
+/** Inter-pausal unit: speech segments of one channel merged across short silences (docs/events.md step 1). */
 export interface Ipu {
   /** Start of the first segment, centiseconds. */
   start: Centiseconds;
@@ -60,7 +60,7 @@ export interface Ipu {
   segments: SpeechSegment[];
   /** The silences between the segments (each becomes a SHORTPAUSE), in order. Touching segments leave none. */
   pauses: TimeSpan[];
-  /** `BC` when `end - start <= maxBackchannel`, else `TURN` (events.md rule 2). */
+  /** `BC` when `end - start <= maxBackchannel`, else `TURN` (docs/events.md step 2). */
   kind: 'TURN' | 'BC';
 }
 
@@ -120,11 +120,11 @@ function validateThresholds(thresholds: EventThresholds): void {
 }
 
 /**
- * Merges one channel's speech segments into IPUs (events.md rule 1) and labels each TURN or BC (rule 2).
+ * Merges one channel's speech segments into IPUs (docs/events.md step 1) and labels each TURN or BC (step 2).
  * Two consecutive segments merge when the silence between them (next.start - previous.end) is
  * ≤ `thresholds.maxPauseInIpu` (50 cs); each silence > 0 inside an IPU is listed in `pauses`.
  * @param segments one channel's segments, integer centiseconds, sorted and non-overlapping.
- * @param thresholds uses `maxPauseInIpu` (rule 1) and `maxBackchannel` (rule 2).
+ * @param thresholds uses `maxPauseInIpu` (step 1) and `maxBackchannel` (step 2).
  * @param channel used only in error messages.
  * @returns the IPUs in time order.
  * @throws SegmentValidationError for invalid segments; RangeError for invalid thresholds.
@@ -154,14 +154,14 @@ export function buildIpus(
   return ipus;
 }
 
-/** The relation events of events.md rule 4. */
+/** The relation events of docs/events.md step 3. */
 export type TurnRelationType = 'TURN_HOLD' | 'TURN_SHIFT' | 'BARGE_IN';
 
 /** How one TURN takes (or keeps) the floor: one relation event plus its timing, all in centiseconds. */
 export interface TurnRelation {
   /** TURN_HOLD, TURN_SHIFT or BARGE_IN. */
   event: TurnRelationType;
-  /** Channel of the new TURN; the event is listed on this channel (rule 4). */
+  /** Channel of the new TURN; the event is listed on this channel (step 3). */
   channel: Channel;
   /** Index of the new TURN in its channel's IPU list (as returned by `buildIpus`). */
   ipuIndex: number;
@@ -184,17 +184,17 @@ export interface TurnRelation {
 
 /**
  * Sequences the TURNs of both channels and returns one relation per TURN except the dialogue's first
- * (events.md rules 3-6). TURNs are sorted by (start, end, channel): the channel tie-break (0 before 1)
+ * (docs/events.md step 3). TURNs are sorted by (start, end, channel): the channel tie-break (0 before 1)
  * is this module's rule for the unpinned case of TURNs with identical start and end on both channels;
- * with equal starts but different ends, the shorter TURN comes first (rule 4's "(start, end)").
+ * with equal starts but different ends, the shorter TURN comes first (step 3 sorts by start, then end).
  * The floor is the TURN with the latest end so far, replaced only by a TURN ending strictly later; so
- * after a BARGE_IN that ends first the floor stays with the interrupted TURN (rule 5), and BCs, which
- * are never TURNs, neither hold nor take the floor (rules 3 and 6).
+ * after a BARGE_IN that ends first the floor stays with the interrupted TURN (step 3), and BCs, which
+ * are never TURNs, neither hold nor take the floor (step 3).
  * - floor on the same channel -> TURN_HOLD [floor.end, turn.start];
  * - other channel, floor.end - turn.start > `bargeInOverlap` (40 cs) -> BARGE_IN [turn.start, floor.end];
  * - other channel otherwise -> TURN_SHIFT [floor.end, turn.start].
  * @param ipus both channels' IPUs from `buildIpus`; only `kind === 'TURN'` takes part.
- * @param thresholds uses `bargeInOverlap` (rule 4).
+ * @param thresholds uses `bargeInOverlap` (step 3).
  * @returns relations in sequencing order (the order above).
  * @throws RangeError for invalid thresholds.
  */
@@ -236,12 +236,12 @@ export function turnRelations(
 }
 
 /**
- * Computes the benchmark events of one dialogue from its per-channel speech segments (events.md).
+ * Computes the benchmark events of one dialogue from its per-channel speech segments (docs/events.md).
  * Per channel, for each IPU in time order: its unit (TURN/BC), its SHORTPAUSEs, then its relation
- * event; then the list is stable-sorted by start (rule 7), so a TURN precedes its BARGE_IN on equal
+ * event; then the list is stable-sorted by start (step 4), so a TURN precedes its BARGE_IN on equal
  * start and a TURN_SHIFT with overlap follows its TURN.
  * @param segments per channel, integer centiseconds, sorted, `start < end`, non-overlapping.
- * @param thresholds defaults to `DEFAULT_EVENT_THRESHOLDS` (rules 1, 2 and 4).
+ * @param thresholds defaults to `DEFAULT_EVENT_THRESHOLDS` (docs/events.md "The thresholds").
  * @returns events per channel, centiseconds.
  * @throws SegmentValidationError naming the channel and segment index; RangeError for invalid thresholds.
  */

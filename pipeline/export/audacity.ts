@@ -11,7 +11,7 @@
  * ```
  * (chat data: `{id}.channel0-words.txt` and `{id}.channel1-words.txt`)
  * A region label cannot run backwards, so a TURN_SHIFT whose start is after its end (an overlapping
- * shift, events.md rule 4) is written as the region [end, start] with ", overlap" in its text.
+ * shift, docs/events.md step 3) is written as the region [end, start] with ", overlap" in its text.
  * Import the dataset's WAV (`audio/{id}.wav`) next to them.
  */
 import type { Centiseconds, Channel } from '../model/types.ts';

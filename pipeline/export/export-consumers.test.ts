@@ -297,8 +297,8 @@ describe.skipIf(audacitySkip !== undefined)(
   `Audacity imports the audacity export${audacitySkip ? ` (skipped: ${audacitySkip})` : ''}`,
   () => {
     // Audacity's own time limit is 300 s after the per-user lock (fixtures/audacity-import.py); another run may hold the lock first.
-    // One retry: a GUI program started under Xvfb on a loaded machine has failed to answer in time where
-    // the next start did (the failed try's stderr names its last step and keeps Audacity's log).
+    // One retry: a GUI program started under Xvfb can fail to answer in time when the machine is slow, where
+    // the next start does (the failed try's stderr names its last step and keeps Audacity's log).
     it(
       'reads the two-channel WAV and every label of the three label files as written, UTF-8 text included (fixtures/audacity-import.py)',
       { timeout: 1_200_000, retry: 1 },

@@ -6,7 +6,8 @@
  *
  * Times are integer centiseconds, as in the events and word files. The role of each channel: for a
  * dataset whose `manifest.json` maps `channels: {user, system}` (MT-QA builds; default user 1, system 0,
- * m3-format.md) `user` and `system`; otherwise (chat: two real speakers) `channel0` and `channel1`.
+ * docs/dataset-format.md "audio/{id}.wav") `user` and `system`; otherwise (chat: two real speakers)
+ * `channel0` and `channel1`.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -202,7 +203,8 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
     throw new DatasetReadError(`${manifestFile}: ${describeIssues(manifestResult.error.issues)}`);
   }
   const manifest = manifestResult.data;
-  // MT-QA builds record the mapping; a task dataset without one has the default (m3-format.md)
+  // MT-QA builds record the mapping; a task dataset without one has the default
+  // (docs/dataset-format.md "audio/{id}.wav")
   const channels: Record<SpeakerRole, Channel> | null =
     manifest.channels ?? (folder.domain === 'task' ? { user: 1, system: 0 } : null);
   if (channels !== null && channels.user === channels.system)

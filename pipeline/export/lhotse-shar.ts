@@ -18,8 +18,8 @@
  *   member pair (it checks that the member's name without extension is the cut's id) and puts the
  *   member's bytes in as an in-memory source, so `cut.load_audio()` decodes the WAV from the shard.
  * - The audio is the dataset's full-band master (`audio_fullband/`, the TTS engine's rate) when it has
- *   one, else the benchmark's 16 kHz file: Shar is for training (issue 20: training-oriented exports
- *   use the master). The WAV bytes go into the tar unchanged (PCM 16-bit, two channels).
+ *   one, else the benchmark's 16 kHz file: Shar is for training, and training-oriented exports
+ *   use the master. The WAV bytes go into the tar unchanged (PCM 16-bit, two channels).
  * - Supervisions, events (`custom.events`) and split (`custom.split`) are those of the lhotse export.
  * - Tar members are ustar entries with mode 0644, owner 0/0 and time 0 (as Python's `tarfile.TarInfo`
  *   defaults, which lhotse's writer leaves), so the same dataset gives the same bytes; a shard is

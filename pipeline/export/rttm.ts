@@ -15,10 +15,10 @@
  *   as a Perl regular expression (`find_speaker`: `/^$name$/i`), so `espeak-ng:en-us+m4` would
  *   never match itself; the role prefix keeps the two names of a dialogue apart.
  * - Speech segments are a TURN or BC span minus its SHORTPAUSEs (the segments the events were
- *   computed from, events.md "Conformance vectors"), sorted by onset; one speaker's segments never
- *   overlap (the validator's check). The channel field is 1, as dscore requires for these one-file
- *   recordings; the channel is known from the speaker. Onset and duration have 2 decimals (the data
- *   are centiseconds).
+ *   computed from, docs/events.md "Speech segments from words and from events"), sorted by onset;
+ *   one speaker's segments never overlap (the validator's check). The channel field is 1, as dscore
+ *   requires for these one-file recordings; the channel is known from the speaker. Onset and
+ *   duration have 2 decimals (the data are centiseconds).
  * `corpora/rttm.ts` reads these files back (round-trip test).
  */
 import { segmentsFromEvents } from '../events/index.ts';

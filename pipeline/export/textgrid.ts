@@ -14,21 +14,14 @@
  *    overlap (a TURN holds its SHORTPAUSEs, a BARGE_IN starts with its TURN), those of one type on one
  *    channel do not, so each is a span of its own in Praat. A TURN_SHIFT with start > end (the new
  *    turn overlaps the floor) is the span [end, start] labelled `TURN_SHIFT (overlap)`; spans of one
- *    tier that would overlap all the same (not made by the events.md rules) are joined, labels
+ *    tier that would overlap all the same (not made by the docs/events.md rules) are joined, labels
  *    separated by " | ".
  * 4. only when there are any: TextTier `zero-length events`, a point per event whose start equals its
  *    end (a TURN_SHIFT whose turn starts the centisecond the floor ends: an interval tier cannot hold
  *    an empty span), marked `TYPE channel C`.
  * Strings are written as Praat writes them: in double quotes, a quote inside doubled.
  */
-import type {
-  AlignedWord,
-  BenchmarkEvent,
-  BenchmarkEventType,
-  Centiseconds,
-  Channel,
-  ChannelEvents,
-} from '../model/types.ts';
+import type { AlignedWord, BenchmarkEventType, Centiseconds, Channel, ChannelEvents } from '../model/types.ts';
 import type { ExportDataset, ExportDialogue } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 

@@ -2,8 +2,8 @@
  * Kana readings of Japanese text for engines that misread kanji.
  *
  * CosyVoice2 is trained on Chinese, English, Japanese, Korean and Cantonese; kanji in Japanese text
- * are often read with their Chinese readings. Upstream's advice (FunAudioLLM/CosyVoice, and
- * ../shared/docs/services.md "Known content faults") is to feed kana. This module rewrites the text
+ * are often read with their Chinese readings. Upstream's advice (FunAudioLLM/CosyVoice; the
+ * `kanaReading` option of docs/services.md "Speech backends") is to feed kana. This module rewrites the text
  * morpheme by morpheme with kuromoji (IPADIC) readings converted by wanakana, and keeps everything it
  * cannot read as written. The original text stays the alignment text: word timing still uses the
  * original morphemes (synthesize-utterance.ts `alignmentText`, or remote engines that convert

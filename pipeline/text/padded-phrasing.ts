@@ -1,6 +1,6 @@
 /**
  * Padded phrasings of a too-short question or answer (stages/synthesize-speech.ts): an IPU of at most
- * 0.8 s is labelled BC by rule 2 of ../shared/docs/events.md, so a question or answer spoken shorter is
+ * 0.8 s is labelled BC by docs/events.md "Step 2: TURN or BC", so a question or answer spoken shorter is
  * re-synthesized with a natural lead-in ("Well," / 「ええと、」), up to two steps.
  */
 import type { Language, ScriptUtterance } from '../model/types.ts';

@@ -1,4 +1,4 @@
-import { kernelDensityEstimation, mean } from 'simple-statistics';
+import { kernelDensityEstimation } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
 import {
   DistributionFitError,

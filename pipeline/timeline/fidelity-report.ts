@@ -30,7 +30,7 @@ export const FIDELITY_THRESHOLDS = Object.freeze({
 
 /** Options of `buildFidelityReport`. */
 export interface FidelityOptions {
-  /** Channel that speaks the backchannels (default 1, the user in MT-QA, m3-format.md). */
+  /** Channel that speaks the backchannels (default 1, the user in MT-QA, docs/dataset-format.md). */
   backchannelListener: Channel;
   /** Run length for the repeated-sequence count (default 5). */
   sharedRunLength: number;

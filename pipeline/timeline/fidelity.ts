@@ -8,21 +8,20 @@
  *   measured offsets when the statistics say `pooled`, else the direction's own), with the 5 %
  *   critical distance for the two sample sizes; also the distance to the direction's own measured
  *   offsets; quantiles (5, 25, 50, 75, 95 %, simple-statistics `quantileSorted`, type 7);
- * - overlap fraction (offset < 0) and barge-in fraction (overlap > 0.40 s, events.md rule 4);
+ * - overlap fraction (offset < 0) and barge-in fraction (overlap > 0.40 s, docs/events.md step 3);
  * - backchannel rate per minute of the other speaker's TURN speech (generated: total backchannels /
  *   total host speech; measured: the listener's rate, or the pooled rate when pooled);
  * - repeated offset sequences: the number of dialogue pairs sharing a run of ≥ 5 consecutive
- *   identical offsets in one direction (the toy data's reused-seed defect, m3-format.md), next to the
- *   number of identical 5-runs expected by chance under the fitted distribution
- *   (`Σ_v p(v)²` to the 5th power per pair of runs, p from `probabilityMassFunction`), since a
- *   distribution with a large atom (CallFriend English: 18 % of offsets exactly 0.00 s) repeats
+ *   identical offsets in one direction (the toy data's reused-seed defect, docs/dataset-format.md
+ *   "Known defects of the synthetic reference"), next to the number of identical 5-runs expected by
+ *   chance under the fitted distribution (`Σ_v p(v)²` to the 5th power per pair of runs, p from
+ *   `probabilityMassFunction`), since a distribution with a large atom (CallFriend English: 18 % of offsets exactly 0.00 s) repeats
  *   short runs by chance alone. (The count assumes independent draws; the sampler's stratified draws
  *   spread a dialogue's values over the quantiles, so they repeat runs less often than that.)
  *
- * Checks (thresholds in `FIDELITY_THRESHOLDS`, from issue 3 "done when"): KS distance ≤ 0.05 per
- * direction; barge-in fraction and backchannel rate within 10 % (relative) of the measured ones; no
- * value atom (issue 9: no single offset value holding more than 2 % of all generated offsets); no
- * dialogue pair sharing a 5-run.
+ * Checks (thresholds in `FIDELITY_THRESHOLDS`): KS distance ≤ 0.05 per direction; barge-in fraction
+ * and backchannel rate within 10 % (relative) of the measured ones; no value atom (no single offset
+ * value holding more than 2 % of all generated offsets); no dialogue pair sharing a 5-run.
  *
  * With a gap-only channel (the benchmark profile's system) the speaker changes into it are compared
  * with the positive part of the measured offsets (its gaps), the others with the whole distribution.

@@ -1,6 +1,6 @@
 /**
  * Measures turn-taking timing of real two-channel conversations with the benchmark's own event rules
- * (pipeline/events, implementing ../shared/docs/events.md), for `timing-statistics.ts`.
+ * (pipeline/events, implementing docs/events.md), for `timing-statistics.ts`.
  * Corpus-agnostic: input is per-channel speech segments in integer centiseconds (the `segments` of a
  * `ReferenceRecording`, pipeline/model/types.ts).
  */
@@ -93,21 +93,22 @@ function containingTurn(turns: readonly Ipu[], time: Centiseconds): Ipu | undefi
  * Measures one recording with the event rules (buildIpus, turnRelations of pipeline/events):
  * - every TURN_SHIFT and BARGE_IN gives an offset `turn.start − floor.end` (centiseconds, negative =
  *   overlap) under the direction floor channel -> new turn's channel; it is a **floor-transfer offset**
- *   when the new TURN ends strictly after the floor TURN (the floor moves, events.md rule 4), else a
+ *   when the new TURN ends strictly after the floor TURN (the floor moves, docs/events.md step 3), else a
  *   **within-turn overlap** (the TURN lies inside the floor TURN; Heldner & Edlund 2010);
  * - every floor transfer that is a BARGE_IN (overlap > 0.40 s) also gives its **lead**
  *   `turn.start − floor.start`, how far into the interrupted TURN the interrupter starts (kept when ≥ 0);
  * - every TURN_HOLD gives a gap `turn.start − floor.end` (> the IPU pause threshold);
  * - every SHORTPAUSE (silence inside an IPU, TURN or BC) gives its length;
  * - every BC whose start lies inside a TURN of the other channel (`turn.start ≤ bc.start < turn.end`,
- *   the benchmark's rule for keeping BC events, m3-format.md) gives its duration (`end − start`) and
+ *   the benchmark's rule for keeping BC events, docs/events.md "How the benchmark's loader uses
+ *   the events") gives its duration (`end − start`) and
  *   its relative position `floor(1000 · (bc.start − turn.start) / (turn.end − turn.start))` thousandths (0–999),
  *   and counts for its channel as listener; other BCs count in `outsideOtherTurns`;
  * - the host speech of a listener channel is the summed length of the other channel's TURNs.
  * Speaker changes, TURN_HOLDs and SHORTPAUSEs whose interval contains `excludedSpeech` are discarded
  * and counted.
  *
- * @param thresholds event thresholds in centiseconds; default events.md's (50, 80, 40 cs)
+ * @param thresholds event thresholds in centiseconds; default those of docs/events.md (50, 80, 40 cs)
  * @throws SegmentValidationError (pipeline/events) when a channel is unsorted or overlapping;
  *   RangeError for invalid thresholds
  */

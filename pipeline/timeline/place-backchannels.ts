@@ -5,7 +5,7 @@
  *
  * ## Model
  * - Hosts: every utterance on the other channel than the listener. Its **host speech** is the summed
- *   length of its TURN IPUs (events.md rules 1–2: its speech segments merged across pauses ≤ 0.50 s,
+ *   length of its TURN IPUs (docs/events.md steps 1–2: its speech segments merged across pauses ≤ 0.50 s,
  *   kept when longer than 0.80 s; without `speechSegments` the whole utterance is one IPU). This is
  *   the denominator of the measured rate ("per minute of the other speaker's TURN speech").
  * - Count per dialogue: the expected count `E = rate per minute × host speech / 6000 cs` over all its
@@ -22,10 +22,11 @@
  *   from the measured positions and the backchannel starts at `host.start + round(p · host.duration / 1000)`.
  * - A start is accepted only when the whole backchannel `[start, start + clip]` lies inside one TURN
  *   IPU of the host (so its start lies inside a TURN of the other channel, which is what makes the
- *   benchmark keep a BC, m3-format.md), and it is at least `minimumSameSpeakerGapCs` (default 60 cs,
- *   more than the 0.50 s IPU pause of events.md rule 1) away from every listener utterance and every
- *   backchannel already placed, so it stays its own IPU of ≤ 0.80 s, i.e. a BC (rule 2), never merges
- *   with or overlaps the listener's own speech, and, being a BC, takes no part in turn-taking (rule 3):
+ *   benchmark keep a BC, docs/events.md "How the benchmark's loader uses the events"), and it is at
+ *   least `minimumSameSpeakerGapCs` (default 60 cs, more than the 0.50 s IPU pause of docs/events.md
+ *   step 1) away from every listener utterance and every backchannel already placed, so it stays its
+ *   own IPU of ≤ 0.80 s, i.e. a BC (step 2), never merges with or overlaps the listener's own speech,
+ *   and, being a BC, takes no part in turn-taking (step 3):
  *   the utterances' TURN_SHIFT / BARGE_IN / TURN_HOLD events are unchanged.
  * - A rejected position is redrawn (up to `maximumDraws` per host tried). Positions near a host's
  *   edges are rejected more often (the listener's own question may still run there), so accepted
@@ -39,11 +40,14 @@ import type { TimingModel } from './timing-statistics.ts';
 
 /** What the caller asks for: who backchannels, and the clips available (synthesized "uh-huh"s). */
 export interface BackchannelRequest {
-  /** Channel that speaks the backchannels (MT-QA: 1, the user, m3-format.md); hosts are on the other channel. */
+  /**
+   * Channel that speaks the backchannels (MT-QA: 1, the user, docs/dataset-format.md); hosts are on
+   * the other channel.
+   */
   listenerChannel: Channel;
   /**
    * Speech durations of the available backchannel clips, integer centiseconds, each 1–80 (≤ 0.80 s, so
-   * the rules label them BC, events.md rule 2). At least one.
+   * the rules label them BC, docs/events.md step 2). At least one.
    */
   clipDurationsCs: readonly Centiseconds[];
 }
@@ -109,7 +113,7 @@ export class BackchannelPlacementError extends Error {
 }
 
 /**
- * The TURN IPUs of a host utterance placed at `start`, absolute centiseconds (events.md rules 1–2).
+ * The TURN IPUs of a host utterance placed at `start`, absolute centiseconds (docs/events.md steps 1–2).
  * @param utterance duration and optional relative speech segments (validated by the caller)
  */
 export function hostTurnSpans(
@@ -122,7 +126,7 @@ export function hostTurnSpans(
 }
 
 /**
- * Host speech of one utterance, centiseconds: summed length of its TURN IPUs (events.md rules 1–2).
+ * Host speech of one utterance, centiseconds: summed length of its TURN IPUs (docs/events.md steps 1–2).
  * The per-dialogue sum over the host channel is the denominator the fidelity report needs.
  */
 export function hostSpeechCs(utterance: {
@@ -154,7 +158,7 @@ export function placeBackchannels(input: PlaceBackchannelsInput): {
     if (!Number.isSafeInteger(duration) || duration < 1 || duration > DEFAULT_EVENT_THRESHOLDS.maxBackchannel) {
       fail(
         `clip ${index}: duration must be an integer of 1–${DEFAULT_EVENT_THRESHOLDS.maxBackchannel} cs ` +
-          `(a BC lasts at most 0.80 s, events.md rule 2), got ${duration}`,
+          `(a BC lasts at most 0.80 s, docs/events.md step 2), got ${duration}`,
       );
     }
   });

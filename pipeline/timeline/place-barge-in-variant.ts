@@ -24,7 +24,7 @@
  * question outlasts the rest of the answer (`question ≥ cut − L + minimumOutlastCs`), so the
  * question takes the floor and the event is a BARGE_IN anchored at the question's TURN start; and,
  * under `next-word-boundary`, when the cut leaves at least `minimumUnspokenCs` of the answer or
- * `minimumUnspokenWords` of its words unspoken (default 1 s or 3 words; issue 19: a barge-in after
+ * `minimumUnspokenWords` of its words unspoken (default 1 s or 3 words: a barge-in after
  * which the answer would have ended anyway is no test of stopping, and is not placed). Up to
  * `maximumDraws` pairs are drawn per answer; when none fits, the smallest barge-in (`L` =
  * `minimumLeadCs`, `o` = 0.41 s) is tried; an answer where even that does not fit is too short to

@@ -144,9 +144,9 @@ export interface PlacedDialogue {
   totalDurationCs: Centiseconds;
   /**
    * Indices of utterances of at most 0.80 s (80 cs): as one IPU they become `BC`, not `TURN`
-   * (events.md rule 2), and take no part in turn-taking, so the transitions around them will not be
-   * labelled as placed. Upstream should lengthen them (m3-format.md, known defects); listed for the
-   * quality report.
+   * (docs/events.md step 2), and take no part in turn-taking, so the transitions around them will not
+   * be labelled as placed. Upstream should lengthen them (docs/dataset-format.md "Known defects of the
+   * synthetic reference"); listed for the quality report.
    */
   backchannelLengthIndices: number[];
   /** Listener backchannels placed (empty unless requested), sorted by start. */
@@ -197,7 +197,7 @@ export function resolveOptions(
   if (options.minimumSameSpeakerGapCs <= DEFAULT_EVENT_THRESHOLDS.maxPauseInIpu) {
     fail(
       `minimumSameSpeakerGapCs must exceed the IPU pause threshold of ${DEFAULT_EVENT_THRESHOLDS.maxPauseInIpu} cs ` +
-        `(events.md rule 1), got ${options.minimumSameSpeakerGapCs}`,
+        `(docs/events.md step 1), got ${options.minimumSameSpeakerGapCs}`,
     );
   }
   if (options.minimumOutlastCs < 1)

@@ -150,7 +150,7 @@ describe('placeDialogue: offsets follow the statistics', () => {
     expect(distance).toBeLessThan(0.04);
     expect(resampled / drawn.length).toBeLessThan(0.01);
     expect(Math.abs(median(drawn) - median([...pooled]))).toBeLessThanOrEqual(5);
-    // both directions are drawn, neither is a constant (m3-format.md known defect)
+    // both directions are drawn, neither is a constant (docs/dataset-format.md, known defects)
     expect(new Set(systemResponses).size).toBeGreaterThan(100);
     expect(new Set(userResponses).size).toBeGreaterThan(100);
     const overlapShare = drawn.filter((offset) => offset < 0).length / drawn.length;
@@ -205,7 +205,7 @@ describe('placeDialogue: offsets follow the statistics', () => {
     );
     expect(placed.unplacedDraws).toBeGreaterThanOrEqual(placed.unassignableDraws);
     const events = computeEvents(placedUtteranceSegments(utterances, placed));
-    // relation events start at the floor end, so they sort before their TURN (events.md rule 7)
+    // relation events start at the floor end, so they sort before their TURN (docs/events.md step 4)
     expect(events[1].map((event) => [event.event, event.start, event.end])).toEqual([
       ['TURN', 50, 350],
       ['TURN_HOLD', 350, 440],
@@ -269,7 +269,7 @@ describe('placeDialogue: constraints', () => {
     let bargeIns = 0;
     let speakerChanges = 0;
     for (let dialogue = 0; dialogue < 1000; dialogue += 1) {
-      // all utterances longer than 0.80 s, so each is a TURN (events.md rule 2)
+      // all utterances longer than 0.80 s, so each is a TURN (docs/events.md step 2)
       const utterances = randomLayout(dialogue, 81);
       const placed = placeDialogue({
         dialogueId: `events-${dialogue}`,

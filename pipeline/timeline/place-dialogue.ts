@@ -1,13 +1,14 @@
 /**
  * Places the utterances of one dialogue on a two-channel timeline: the "sample" half of the timeline
- * (style.md, lhotse meeting_simulation), drawing every floor-transfer offset from the fitted timing
+ * (as in lhotse's meeting_simulation), drawing every floor-transfer offset from the fitted timing
  * statistics (timing-statistics.ts `fitTimingModel`, empirical-distribution.ts). All times are
  * integer centiseconds.
  *
  * ## Placement
  * - Utterance 0 starts after `leadingSilenceCs`.
  * - Each later utterance `i` starts at `floor.end + offset`, where the floor is the utterance with the
- *   latest end so far (events.md rule 4: replaced only by one ending strictly later), and the offset is
+ *   latest end so far (docs/events.md "Step 3: relations between turns": replaced only by one ending strictly
+ *   later), and the offset is
  *   drawn from the statistics:
  *   - speaker change (utterance `i − 1` is on the other channel): a floor-transfer offset (negative =
  *     overlap) from the direction's fitted distribution (pooled over both directions unless the
@@ -20,7 +21,7 @@
  *
  * ## Constraints (a draw that breaks one is not clipped: it is deferred and another is drawn)
  * 1. Own channel: `start ≥ end of the speaker's previous utterance + minimumSameSpeakerGapCs`
- *    (default 60 cs). It must exceed the IPU pause threshold (events.md rule 1: silences ≤ 0.50 s merge
+ *    (default 60 cs). It must exceed the IPU pause threshold (docs/events.md "Step 1: inter-pausal units and SHORTPAUSE": silences ≤ 0.50 s merge
  *    two segments into one IPU), so two utterances of one speaker stay two units; the 0.10 s margin
  *    absorbs rounding and voice-activity edges inside the synthesized audio.
  * 2. Nothing swallowed, previous side: for a speaker change, `start ≥ previous.start + minimumLeadCs`
@@ -31,7 +32,7 @@
  *    are measured separately and not generated). With constraints 1 and 3 every utterance ends later
  *    than all before it, so the floor is always the previous utterance, each speaker change comes out
  *    as TURN_SHIFT or (overlap > 0.40 s) BARGE_IN with exactly the drawn offset, and each same-speaker
- *    continuation as TURN_HOLD (given utterances longer than 0.80 s, which are TURNs, events.md rule 2).
+ *    continuation as TURN_HOLD (given utterances longer than 0.80 s, which are TURNs, docs/events.md "Step 2: TURN or BC").
  * 4. Optional: `offset ≤ maximumGapCs` (default null: no limit).
  *
  * Barge-ins therefore arise only from drawn overlaps larger than 0.40 s.
@@ -92,13 +93,15 @@
  *
  * ## Files
  * The input, options, output and their checks: place-dialogue-input.ts (re-exported here); the draws
- * and their assignment to transitions: place-dialogue-draws.ts.
+ * and their assignment to transitions: place-dialogue-draws.ts; placing in order with deferral and
+ * fallback: place-in-order.ts.
  */
 import { DEFAULT_EVENT_THRESHOLDS } from '../events/index.ts';
-import type { Centiseconds, Channel, ChannelSegments } from '../model/types.ts';
-import { lowerBoundIndex, withoutSmoothing } from './empirical-distribution.ts';
+import type { ChannelSegments } from '../model/types.ts';
+import { withoutSmoothing } from './empirical-distribution.ts';
 import { placeBackchannels } from './place-backchannels.ts';
-import { assignDraws, drawWithJitter, ownChannelWindows, type TransitionPlan } from './place-dialogue-draws.ts';
+import { assignDraws, ownChannelWindows, type TransitionPlan } from './place-dialogue-draws.ts';
+import { placeInOrder } from './place-in-order.ts';
 import {
   resolveOptions,
   TimelinePlacementError,
@@ -106,10 +109,9 @@ import {
   type PlaceDialogueInput,
   type PlaceDialogueOptions,
   type PlacedDialogue,
-  type PlacedTransition,
   type UtteranceToPlace,
 } from './place-dialogue-input.ts';
-import { dialogueRandomStream, type RandomStream } from '../model/random.ts';
+import { dialogueRandomStream } from '../model/random.ts';
 import { channelDirection, fitTimingModel } from './timing-statistics.ts';
 
 export {
@@ -126,7 +128,7 @@ export {
  * Places one dialogue's utterances (and, when requested, listener backchannels) on the timeline
  * (rules, constraints, deferred draws and fallback in the module comment). The steps: plan the
  * transitions (`planTransitions`), assign stratified draws to them (place-dialogue-draws.ts
- * `assignDraws`), place in order (`placeInOrder`), then add backchannels.
+ * `assignDraws`), place in order (place-in-order.ts `placeInOrder`), then add backchannels.
  *
  * @param input `utterances` in speaking order with integer centisecond durations; `statistics` a
  *   validated timing-statistics file (seconds; converted to centiseconds here); `options` overrides in
@@ -250,208 +252,6 @@ function planTransitions(
     });
   }
   return plans;
-}
-
-/**
- * The deferred values (module comment, step 4): one queue per transition key, oldest first, at most
- * `maximumDeferredDraws` long; a value pushed out of a full queue counts as evicted.
- */
-class DeferredDraws {
-  private readonly queues = new Map<string, number[]>();
-  private evicted = 0;
-
-  constructor(private readonly maximumLength: number) {}
-
-  /** Queue `value` (centiseconds) under `key`, pushing out the oldest when the queue is full. */
-  defer(key: string, value: number): void {
-    let queue = this.queues.get(key);
-    if (queue === undefined) {
-      queue = [];
-      this.queues.set(key, queue);
-    }
-    queue.push(value);
-    if (queue.length > this.maximumLength) {
-      queue.shift();
-      this.evicted += 1;
-    }
-  }
-
-  /** Remove and return the oldest value under `key` that `fits`, or null. */
-  takeFitting(key: string, fits: (offset: number) => boolean): number | null {
-    const queue = this.queues.get(key);
-    const found = queue === undefined ? -1 : queue.findIndex(fits);
-    return found < 0 ? null : ((queue as number[]).splice(found, 1)[0] as number);
-  }
-
-  /** Values never used: pushed out of a full queue or still queued. */
-  unplaced(): number {
-    return this.evicted + [...this.queues.values()].reduce((sum, queue) => sum + queue.length, 0);
-  }
-}
-
-/** The result of phase 3 (`placeInOrder`); times and offsets in centiseconds. */
-interface PlacementInOrder {
-  starts: Centiseconds[];
-  ends: Centiseconds[];
-  offsets: Centiseconds[];
-  transitions: PlacedTransition[];
-  /** Sum of the transitions' `rejectedDraws`. */
-  rejectedDraws: number;
-  deferredUsed: number;
-  fallbacks: number;
-  deferred: DeferredDraws;
-}
-
-/**
- * Phase 3: places the utterances in order, each at `floor end + offset`, the offset being (first that
- * fits) the pinned one, the oldest deferred value of its key, its assigned value, a fresh draw (up to
- * `maximumDraws`), or the deterministic fallback. Constraint 1 depends on the placement so far.
- * @param assigned the assignment's value per plan (null: none)
- * @throws TimelinePlacementError when a pinned offset breaks a constraint
- */
-function placeInOrder(
-  dialogueId: string,
-  utterances: readonly UtteranceToPlace[],
-  plans: readonly TransitionPlan[],
-  assigned: readonly (number | null)[],
-  random: RandomStream,
-  options: PlaceDialogueOptions,
-): PlacementInOrder {
-  const first = utterances[0] as UtteranceToPlace;
-  const starts: Centiseconds[] = [options.leadingSilenceCs];
-  const ends: Centiseconds[] = [options.leadingSilenceCs + first.durationCs];
-  const lastEndOnChannel: Record<Channel, Centiseconds | null> = { 0: null, 1: null };
-  lastEndOnChannel[first.channel] = ends[0] as number;
-  let floorIndex = 0;
-  const result: PlacementInOrder = {
-    starts,
-    ends,
-    offsets: [],
-    transitions: [],
-    rejectedDraws: 0,
-    deferredUsed: 0,
-    fallbacks: 0,
-    deferred: new DeferredDraws(options.maximumDeferredDraws),
-  };
-
-  plans.forEach((plan, planIndex) => {
-    const { index, kind } = plan;
-    const utterance = utterances[index] as UtteranceToPlace;
-    const floorEnd = ends[floorIndex] as number;
-    const bounds = startBounds(
-      plan,
-      utterance,
-      floorEnd,
-      starts[index - 1] as number,
-      lastEndOnChannel[utterance.channel],
-      options,
-    );
-    const chosen = chooseOffset(
-      dialogueId,
-      plan,
-      assigned[planIndex] ?? null,
-      floorEnd,
-      bounds,
-      result.deferred,
-      random,
-      options,
-    );
-    if (chosen.source === 'deferred') result.deferredUsed += 1;
-    if (chosen.source === 'fallback') result.fallbacks += 1;
-    result.rejectedDraws += chosen.rejectedDraws;
-
-    const start = floorEnd + chosen.offset;
-    const end = start + utterance.durationCs;
-    starts.push(start);
-    ends.push(end);
-    result.offsets.push(chosen.offset);
-    result.transitions.push({
-      index,
-      kind,
-      floorIndex,
-      offset: chosen.offset,
-      source: chosen.source,
-      rejectedDraws: chosen.rejectedDraws,
-      fallback: chosen.source === 'fallback',
-    });
-    lastEndOnChannel[utterance.channel] = end;
-    if (end > floorEnd) floorIndex = index;
-  });
-  return result;
-}
-
-/**
- * The allowed starts of one utterance (centiseconds): every constraint is a lower bound on the start,
- * except the optional largest gap (constraint 4).
- * @param previousStart start of utterance `index − 1`; `ownLastEnd` end of the speaker's previous utterance (null: none)
- */
-function startBounds(
-  plan: TransitionPlan,
-  utterance: UtteranceToPlace,
-  floorEnd: number,
-  previousStart: number,
-  ownLastEnd: number | null,
-  options: PlaceDialogueOptions,
-): { lowestStart: number; highestStart: number } {
-  let lowestStart = floorEnd + options.minimumOutlastCs - utterance.durationCs;
-  if (ownLastEnd !== null) lowestStart = Math.max(lowestStart, ownLastEnd + options.minimumSameSpeakerGapCs);
-  if (plan.kind === 'speaker-change') lowestStart = Math.max(lowestStart, previousStart + options.minimumLeadCs);
-  if (plan.minimumOffset !== null) lowestStart = Math.max(lowestStart, floorEnd + plan.minimumOffset);
-  lowestStart = Math.max(lowestStart, 0);
-  const highestStart = options.maximumGapCs === null ? Number.POSITIVE_INFINITY : floorEnd + options.maximumGapCs;
-  return { lowestStart, highestStart };
-}
-
-/**
- * The offset of one transition (module comment, steps 3–4 and the fallback): the pinned offset, else
- * the oldest deferred value that fits (its assigned value is then deferred), else its assigned value
- * if it fits, else fresh draws (each misfit deferred), else the smallest measured value that fits or
- * the lowest allowed start. Centiseconds.
- * @throws TimelinePlacementError when a pinned offset breaks a constraint
- */
-function chooseOffset(
-  dialogueId: string,
-  plan: TransitionPlan,
-  assigned: number | null,
-  floorEnd: number,
-  { lowestStart, highestStart }: { lowestStart: number; highestStart: number },
-  deferred: DeferredDraws,
-  random: RandomStream,
-  options: PlaceDialogueOptions,
-): { offset: number; source: PlacedTransition['source']; rejectedDraws: number } {
-  const fits = (offset: number) => floorEnd + offset >= lowestStart && floorEnd + offset <= highestStart;
-  if (plan.pinned !== null) {
-    if (!fits(plan.pinned)) {
-      throw new TimelinePlacementError(
-        dialogueId,
-        `pinned offset ${plan.pinned} cs of utterance ${plan.index} breaks a constraint (start must lie in [${lowestStart}, ${highestStart}] cs)`,
-      );
-    }
-    return { offset: plan.pinned, source: 'pinned', rejectedDraws: 0 };
-  }
-  const queued = deferred.takeFitting(plan.key, fits);
-  if (queued !== null) {
-    if (assigned !== null) deferred.defer(plan.key, assigned);
-    return { offset: queued, source: 'deferred', rejectedDraws: 0 };
-  }
-  if (assigned !== null && fits(assigned)) return { offset: assigned, source: 'drawn', rejectedDraws: 0 };
-  let rejectedDraws = 0;
-  if (assigned !== null) {
-    rejectedDraws += 1;
-    deferred.defer(plan.key, assigned);
-  }
-  for (let draw = 0; draw < options.maximumDraws; draw += 1) {
-    const candidate = drawWithJitter(plan.distribution, random, options.jitterCs);
-    if (fits(candidate)) return { offset: candidate, source: 'drawn', rejectedDraws };
-    rejectedDraws += 1;
-    deferred.defer(plan.key, candidate);
-  }
-  const smallest = plan.distribution.values[lowerBoundIndex(plan.distribution.values, lowestStart - floorEnd)];
-  return {
-    offset: smallest !== undefined && fits(smallest) ? smallest : lowestStart - floorEnd,
-    source: 'fallback',
-    rejectedDraws,
-  };
 }
 
 /**

@@ -3,11 +3,11 @@
  * user makes in the middle of a question (a TURN_HOLD of the benchmark profile, pipeline/text/
  * turn-hold-split.ts) should last as such pauses last, not as the TURN_HOLD gaps of any talk (the Map
  * Task TURN_HOLD gaps of a map-reading task, median 1.21 s with a fifth ≥ 2.4 s, are not those of a
- * person asking a question; issue 19).
+ * person asking a question).
  *
  * Measured per channel of a recording from its word timings (`supervisions[].words`; word-level
  * formats only: `nxt`, `textgrid`, `ctm`):
- * 1. words become IPUs as events.md rule 1 has it (a silence over 0.50 s splits);
+ * 1. words become IPUs as docs/events.md step 1 has it (a silence over 0.50 s splits);
  * 2. a **within-turn pause** is the silence between two consecutive IPUs of one speaker while the
  *    other channel says nothing at all from the end of the first to the start of the second (no
  *    backchannel, no overlap): the speaker keeps the turn through it;
@@ -88,7 +88,7 @@ interface Ipu {
   words: string[];
 }
 
-/** The IPUs of one channel from its words (events.md rule 1: silences ≤ 0.50 s merge). */
+/** The IPUs of one channel from its words (docs/events.md step 1: silences ≤ 0.50 s merge). */
 function ipusOf(recording: ReferenceRecording, channel: Channel): Ipu[] {
   const words = (recording.supervisions ?? [])
     .filter((supervision) => supervision.channel === channel)

@@ -106,9 +106,12 @@ export interface TimingModel {
   speakerChangeBargeIns: Record<ChannelDirection, EmpiricalDistribution | null>;
   /** Where into the interrupted TURN barge-ins start (≥ 0 cs); null when the file has none. */
   bargeInLeads: Record<ChannelDirection, EmpiricalDistribution | null>;
-  /** TURN_HOLD gaps, centiseconds, support ≥ 51 (a TURN_HOLD gap exceeds the 50 cs IPU pause, events.md rule 1). */
+  /**
+   * TURN_HOLD gaps, centiseconds, support ≥ 51 (a TURN_HOLD gap exceeds the 50 cs IPU pause,
+   * docs/events.md step 1).
+   */
   sameSpeaker: EmpiricalDistribution;
-  /** Backchannel durations, centiseconds, support [1, 80] (a BC lasts at most 0.80 s, events.md rule 2). */
+  /** Backchannel durations, centiseconds, support [1, 80] (a BC lasts at most 0.80 s, docs/events.md step 2). */
   backchannelDurations: EmpiricalDistribution;
   /** Backchannel relative positions, thousandths, support [0, 999]. */
   backchannelPositions: EmpiricalDistribution;
@@ -120,8 +123,8 @@ const modelCache = new WeakMap<TimingStatistics, TimingModel>();
 
 /**
  * Fits the smoothed empirical distributions (empirical-distribution.ts) of a statistics file, once
- * per statistics object (cached). Support bounds come from events.md: TURN_HOLD gaps > 0.50 s
- * (rule 1), BC durations ≤ 0.80 s (rule 2), barge-in overlaps > 0.40 s (rule 4); relative positions
+ * per statistics object (cached). Support bounds come from docs/events.md: TURN_HOLD gaps > 0.50 s
+ * (step 1), BC durations ≤ 0.80 s (step 2), barge-in overlaps > 0.40 s (step 3); relative positions
  * lie in [0, 1); gaps are ≥ 0.01 s.
  * @returns frozen fitted distributions
  * @throws DistributionFitError (empirical-distribution.ts) when a measured value lies outside its

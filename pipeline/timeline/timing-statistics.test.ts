@@ -15,7 +15,6 @@ import { makeStatistics, SHARED_FOLDER } from './test-helpers.ts';
 import {
   buildTimingStatistics,
   channelDirection,
-  defaultTimingStatisticsPath,
   fitTimingModel,
   formatTimingStatistics,
   loadDefaultTimingStatistics,
@@ -32,7 +31,8 @@ import {
 
 describe('summaries', () => {
   it('summarizeOffsets: seconds, quartiles, overlap and barge-in fractions (overlap > 0.40 s)', () => {
-    // -41 is a barge-in, -40 exactly is not (events.md: overlap of exactly 0.40 s is a TURN_SHIFT).
+    // -41 is a barge-in, -40 exactly is not (docs/events.md "Decided edge cases": an overlap of exactly
+    // 0.40 s is a TURN_SHIFT).
     expect(summarizeOffsets([-41, -40, -1, 0, 20, 100])).toEqual({
       count: 6,
       median: -0.005,
@@ -215,7 +215,7 @@ describe('measureTurnTaking (event rules of pipeline/events)', () => {
   });
 });
 
-/** The conformance event files (events.md): real chat and synthetic MT-QA. */
+/** The reference event files the rules are checked against: real chat and synthetic MT-QA. */
 const CONFORMANCE_FILES = [
   path.join(SHARED_FOLDER, 'conformance/m3-toy/data/ja/chat/magicdata_toy/test.jsonl'),
   path.join(SHARED_FOLDER, 'conformance/m3-toy/data/ja/task/topiocqa_ja_toy/test.jsonl'),
@@ -413,7 +413,7 @@ describe('statistics of the conformance event files equal those read off their l
       turnHolds: 7 + 1,
       shortPauses: 45 + 40,
     });
-    // the toy MT-QA system always answers 0.20 s after the user (m3-format.md, known defects)
+    // the toy MT-QA system always answers 0.20 s after the user (docs/dataset-format.md, known defects)
     const taskOnly = measureReferenceRecordings({
       recordings: [recordingFromEvents(CONFORMANCE_FILES[1] as string, task.id, task.events)],
       language: 'ja',

@@ -10,7 +10,7 @@ import type { Centiseconds } from '../model/types.ts';
 import type { DurationSummary, OffsetSummary } from '../model/timing-statistics.ts';
 import { normalReferenceBandwidth } from './empirical-distribution.ts';
 
-/** Overlap in centiseconds that a speaker change must exceed to be a BARGE_IN (events.md rule 4: 40 cs). */
+/** Overlap in centiseconds that a speaker change must exceed to be a BARGE_IN (docs/events.md step 3: 40 cs). */
 export const BARGE_IN_OVERLAP_CS = DEFAULT_EVENT_THRESHOLDS.bargeInOverlap;
 
 /** Grid steps per unit of each kind of value: centiseconds per second, thousandths per fraction. */
@@ -87,7 +87,7 @@ export function summarizePositions(valuesThousandths: readonly number[]): Durati
  * Summary of floor-transfer offsets.
  * @param offsetsCs offsets `turn.start − floor.end` in integer centiseconds, any order
  * @returns `summarizeDurations` plus `overlapFraction` (offset < 0) and `bargeInFraction`
- *   (offset < −40 cs, i.e. overlap > 0.40 s, events.md rule 4), rounded to 4 decimals
+ *   (offset < −40 cs, i.e. overlap > 0.40 s, docs/events.md step 3), rounded to 4 decimals
  */
 export function summarizeOffsets(offsetsCs: readonly Centiseconds[]): OffsetSummary {
   const overlaps = offsetsCs.filter((offset) => offset < 0).length;
