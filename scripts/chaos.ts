@@ -1,5 +1,6 @@
 /**
- * The chaos run (issue 21), for anyone to rerun: `npm run chaos -- [--runs N] [--seed S] [--limit L]`.
+ * The chaos run (a build killed at random moments must still commit the reference's bytes), for anyone
+ * to rerun: `npm run chaos -- [--runs N] [--seed S] [--limit L]`.
  *
  * 1. A reference build: `duplexsynth build` (offline English, rules rewrite, espeak-ng) of the first L
  *    real TopiOCQA dev conversations, with its own cold cache; its wall time is measured.

@@ -1,8 +1,8 @@
 /**
  * Lists the user TURN_HOLD splits of a written dataset that fall inside a title: a question spoken in
  * two parts (metadata `questionPart` 1 and 2) whose pause lies strictly inside one of the dialogue's
- * TopiOCQA topics (e.g. "the man ‖ with the golden gun"). Issue 19: a person does not pause inside a
- * title they are asking about; the 30-dialogue real build must list none.
+ * TopiOCQA topics (e.g. "the man ‖ with the golden gun"). A person does not pause inside a title they
+ * are asking about; the 30-dialogue real build must list none.
  *
  *   npx tsx scripts/check-pause-points.ts DATASET_DIR...
  *

@@ -1,6 +1,6 @@
 /**
- * The README's numbers about the real-corpus build, generated from that build (issue 19: the README
- * and a closing note gave 295 and 294 barge-ins for one build). Reads a build's output folder (the
+ * The README's numbers about the real-corpus build, generated from that build, so that the README
+ * and the build it describes cannot disagree. Reads a build's output folder (the
  * README's real-corpus command with `--out`): per dataset `summary.json`, `split.json`, `quality.json`
  * and `all.jsonl`, and the base dataset's `fidelity.json`, and writes the table between the README's `<!-- real-corpus-numbers:begin -->` and
  * `<!-- real-corpus-numbers:end -->` markers.
@@ -24,7 +24,7 @@ import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 export const BEGIN_MARKER = '<!-- real-corpus-numbers:begin -->';
 export const END_MARKER = '<!-- real-corpus-numbers:end -->';
 
-/** The benchmark's own MT-QA TURN_HOLD pauses span 0.86–1.87 s (issue 19). */
+/** The benchmark's own MT-QA TURN_HOLD pauses span 0.86–1.87 s. */
 const BENCHMARK_PAUSE_RANGE: [number, number] = [0.86, 1.87];
 
 /** The parts of `fidelity.json` (pipeline/timeline/fidelity.ts) the table quotes. */
@@ -39,7 +39,7 @@ const fidelitySchema = z.object({
   checks: z.array(z.object({ name: z.string(), passed: z.boolean() })),
 });
 
-/** The user channel of task data (m3-format.md: user 1, system 0). */
+/** The user channel of task data (docs/dataset-format.md, section audio/{id}.wav: user 1, system 0). */
 const USER_CHANNEL = 1;
 
 async function readJson(file: string): Promise<unknown> {

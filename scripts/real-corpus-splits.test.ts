@@ -1,5 +1,5 @@
 /**
- * Issue 19: the README's real-corpus command (`duplexsynth build --corpus topiocqa_dev.json --lang en
+ * The README's real-corpus command (`duplexsynth build --corpus topiocqa_dev.json --lang en
  * --limit N`) writes what the benchmark's scripts/pipe.sh reads. pipe.sh takes `--dataset
  * en_task_topiocqa[_bargein] --split test|test_small|test_other` and hands run_inference.py
  * `data/en/task/{dataset}/{split}.jsonl` (`--data`), `data/en/task/{dataset}/audio` (`--audio-dir`,

@@ -1,10 +1,11 @@
 /**
- * The `duplexsynth` command as the tests run it in a child process (issue 23: a fast test suite).
+ * The `duplexsynth` command as the tests run it in a child process, started the cheapest way that runs
+ * the current sources.
  *
  * `npm test` compiles the sources to dist/ before vitest starts (its pretest step,
  * scripts/ensure-node-modules.js), so the tests spawn the compiled command, scripts/duplexsynth.js, as
  * users run it: it starts without a TypeScript loader, about 1.4 CPU s less per process than the
- * sources through tsx (a worker start: 1.6 against 3.0 CPU s, measured 3 December), and a run of
+ * sources through tsx (a worker start: 1.6 against 3.0 CPU s), and a run of
  * the suite starts it 67 times. Where dist/ is missing or is not a build of the sources as they are
  * now (`npx vitest run FILE` after an edit), the tests run the sources through tsx
  * (scripts/duplexsynth-dev.js) instead, so a test never runs code older than the sources.
