@@ -6,8 +6,8 @@
  *
  * `npx tsx scripts/check-comments.ts [file …]` prints one `file:line: rule: text` per finding and exits
  * 1 when there is any; with no files it checks every `.ts` and `.js` file under the source folders.
- * Comments are found with TypeScript's own scanner, so strings and regular expressions that look like
- * comments are not read as comments.
+ * Comments are found with TypeScript's own parser, so strings, templates and regular expressions that
+ * look like comments are not read as comments.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -64,34 +64,30 @@ const QUOTED = /`[^`]*`|"[^"]*"|“[^”]*”/g;
 const FOREIGN_TRACKER = /[\w.-]+\/[\w.-]+#\d+|https?:\/\//;
 
 /** The comment lines of one source text, with their 1-based line numbers. */
-export function commentLines(sourceText: string): Array<{ line: number; text: string }> {
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, sourceText);
-  const lineStarts = [0];
-  for (let index = sourceText.indexOf('\n'); index !== -1; index = sourceText.indexOf('\n', index + 1))
-    lineStarts.push(index + 1);
-  const lineOf = (position: number) => {
-    let low = 0;
-    for (let high = lineStarts.length - 1; low < high;) {
-      const middle = (low + high + 1) >> 1;
-      if (lineStarts[middle]! <= position) low = middle;
-      else high = middle - 1;
-    }
-    return low;
+export function commentLines(sourceText: string, fileName = 'source.ts'): Array<{ line: number; text: string }> {
+  const kind = /\.[cm]?js$/.test(fileName) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(fileName, sourceText, ts.ScriptTarget.Latest, false, kind);
+  // every comment is trivia before some token: the same-line comments after the previous token
+  // ("trailing") and the lines before this one ("leading"); a comment is keyed by its start
+  const ranges = new Map<number, number>();
+  const visit = (node: ts.Node): void => {
+    if (node.kind >= ts.SyntaxKind.FirstJSDocNode && node.kind <= ts.SyntaxKind.LastJSDocNode) return;
+    const start = node.getFullStart();
+    const trivia = [
+      ...(ts.getTrailingCommentRanges(sourceText, start) ?? []),
+      ...(ts.getLeadingCommentRanges(sourceText, start) ?? []),
+    ];
+    for (const range of trivia) ranges.set(range.pos, range.end);
+    for (const child of node.getChildren(source)) visit(child);
   };
+  visit(source);
   const found: Array<{ line: number; text: string }> = [];
-  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
-    if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia) {
-      const first = lineOf(scanner.getTokenStart());
-      scanner
-        .getTokenText()
-        .split('\n')
-        .forEach((text, offset) => found.push({ line: first + offset + 1, text }));
-    } else if (kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) {
-      // a `/` where an expression may start is a regular expression: rescan it as one
-      scanner.reScanSlashToken();
-    } else if (kind === ts.SyntaxKind.CloseBraceToken) {
-      scanner.reScanTemplateToken(false);
-    }
+  for (const [pos, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    const first = source.getLineAndCharacterOfPosition(pos).line;
+    sourceText
+      .slice(pos, end)
+      .split('\n')
+      .forEach((text, offset) => found.push({ line: first + offset + 1, text }));
   }
   return found;
 }
@@ -115,7 +111,7 @@ const normalized = (text: string) => text.replace(/[\s#*`_]+/g, ' ').toLowerCase
  */
 export function checkCommentText(file: string, sourceText: string, readPage?: PageReader): CommentFinding[] {
   const findings: CommentFinding[] = [];
-  for (const { line, text } of commentLines(sourceText)) {
+  for (const { line, text } of commentLines(sourceText, file)) {
     const unquoted = text.replace(QUOTED, '""');
     for (const { rule, pattern } of COMMENT_RULES) {
       if (!pattern.test(unquoted)) continue;
