@@ -195,7 +195,6 @@ export async function splitDatasets(
     const { folder, selection, report } = entry;
     const order = new Map(folder.dialogues.map((dialogue, index) => [dialogue.id, index]));
     const inFileOrder = (ids: readonly string[]) => [...ids].sort((a, b) => order.get(a)! - order.get(b)!);
-    const lineOf = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.line]));
     const durationOf = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.metadata.durationSeconds]));
     const describe = (ids: readonly string[]) => {
       const sorted = inFileOrder(ids);
