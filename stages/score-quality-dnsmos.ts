@@ -49,8 +49,7 @@ const DNSMOS_CACHE_VERSION = 1;
 
 /**
  * The cache entry of one dialogue's DNSMOS scores: the WAV's sha256 under `dnsmos`, and the window hop
- * when it is not the reference's 1 s (the key of the reference hop is the one of earlier versions, so
- * their entries are still found).
+ * when it is not the reference's 1 s (a key without a hop means the reference hop).
  */
 export function dnsmosCacheKey(audioSha256: string, hopSeconds: number = DNSMOS_REFERENCE_HOP_SECONDS): StageCacheKey {
   return {
