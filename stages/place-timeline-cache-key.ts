@@ -125,6 +125,25 @@ const PLACEMENT_STAGE_MODULE = /^(place-timeline|synthesize-speech)(-[a-z-]+)?\.
  */
 export function placementCodeDigest(): string {
   if (codeDigest !== null) return codeDigest;
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const hash = createHash('sha256');
+  // a missing kernel file is keyed as such (the JavaScript loops then render, the same bytes)
+  const contents = (file: string) => (file === AUDIO_KERNELS_FILE && !existsSync(file) ? 'absent' : readFileSync(file));
+  for (const file of placementCodeFiles())
+    hash
+      .update(`${path.relative(root, file).split(path.sep).join('/')}\n`)
+      .update(contents(file))
+      .update('\n');
+  codeDigest = hash.digest('hex');
+  return codeDigest;
+}
+
+/**
+ * The files {@link placementCodeDigest} hashes, absolute paths in the order hashed: the stage modules
+ * ({@link PLACEMENT_STAGE_MODULE}, sorted by name), the WebAssembly kernels, then the modules of
+ * pipeline/timeline/ and pipeline/audio/ (each folder sorted by name).
+ */
+export function placementCodeFiles(): string[] {
   const stages = path.dirname(fileURLToPath(import.meta.url));
   const root = path.resolve(stages, '..');
   const code = (file: string) =>
@@ -138,14 +157,5 @@ export function placementCodeDigest(): string {
     const directory = path.join(root, folder);
     for (const name of readdirSync(directory).sort()) if (code(name)) files.push(path.join(directory, name));
   }
-  const hash = createHash('sha256');
-  // a missing kernel file is keyed as such (the JavaScript loops then render, the same bytes)
-  const contents = (file: string) => (file === AUDIO_KERNELS_FILE && !existsSync(file) ? 'absent' : readFileSync(file));
-  for (const file of files)
-    hash
-      .update(`${path.relative(root, file).split(path.sep).join('/')}\n`)
-      .update(contents(file))
-      .update('\n');
-  codeDigest = hash.digest('hex');
-  return codeDigest;
+  return files;
 }
