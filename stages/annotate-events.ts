@@ -1,7 +1,7 @@
 /**
  * Stage `annotate-events`: the benchmark events of a placed dialogue, computed from the speech
- * segments inside the placed utterances with the events.md rules (pipeline/events), plus the
- * role-aware check of events.md ("Synthetic dialogues"): every question or answer that the rules
+ * segments inside the placed utterances with the docs/events.md rules (pipeline/events), plus the
+ * role-aware check of docs/events.md ("Synthetic dialogues: roles versus labels"): every question or answer that the rules
  * label BC, wholly or in part, is reported. The event file itself always follows the rules.
  */
 import { computeEvents, formatEventsLine } from '../pipeline/events/index.ts';
@@ -64,7 +64,7 @@ export interface AnnotateEventsInput {
 
 /**
  * Stage `annotate-events`: {@link annotateDialogue} of the timeline's speech segments. No parameters
- * (the events.md rules are fixed); not cached.
+ * (the docs/events.md rules are fixed); not cached.
  * @throws as {@link annotateDialogue}
  */
 export const annotateEventsStage: Stage<AnnotateEventsInput, Record<string, never>, AnnotatedDialogue> = {

@@ -44,7 +44,7 @@ describe('chat segment cuts', () => {
   });
 
   it('never cuts inside an IPU: a 0.5 s pause is not a place to cut, 0.51 s is', () => {
-    // Bursts of 1 s with 0.5 s pauses form one IPU (events.md rule 1); one 0.51 s pause at 120 s.
+    // Bursts of 1 s with 0.5 s pauses form one IPU (docs/events.md, Step 1); one 0.51 s pause at 120 s.
     const segments: SpeechSegment[] = [];
     for (let start = 0; start < 30000; start += 150) segments.push({ start, end: start + 100 });
     const at = segments.findIndex((segment) => segment.start >= 12000);

@@ -1,12 +1,12 @@
 /**
  * Stage `cut-chat-segments`: real two-party recordings (`ReferenceRecording`, any loader of corpora/)
- * -> Chat-track dialogues of about 120 s (../shared/docs/m3-format.md: "Chat dialogues are cut into
- * ~120 s segments without splitting an utterance"), each with its speech segments, benchmark events
- * (events.md rules via pipeline/events `computeEvents`) and word alignment, times relative to the
+ * -> Chat-track dialogues of about 120 s, cut without splitting an utterance (docs/corpora.md,
+ * "`chat`: Chat-track datasets"), each with its speech segments, benchmark events
+ * (docs/events.md rules via pipeline/events `computeEvents`) and word alignment, times relative to the
  * segment start. Pure: audio is cut by the caller (scripts/commands/chat.ts).
  *
  * Where a segment ends (all times integer centiseconds):
- * - the utterances are the IPUs of both channels (events.md rule 1: a channel's speech merged across
+ * - the utterances are the IPUs of both channels (docs/events.md, Step 1: a channel's speech merged across
  *   silences of at most 0.50 s); a cut may only fall where neither channel is inside an IPU, so no
  *   utterance, and no SHORTPAUSE, is split;
  * - from the segment start, the cut is the point of such a silence nearest to start + 120 s, at least
@@ -47,7 +47,7 @@ export interface ChatSegmentOptions {
   maximumSeconds: number;
   /** How far a cut is kept from speech on either side; shorter silences are not cut in. Default 0.2. */
   edgeMarginSeconds: number;
-  /** Event thresholds (IPU pause, backchannel, barge-in), centiseconds. Default events.md's. */
+  /** Event thresholds (IPU pause, backchannel, barge-in), centiseconds. Default docs/events.md's. */
   thresholds: EventThresholds;
 }
 

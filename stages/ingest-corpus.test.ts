@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 6: text is checked at ingest, before any service is called. Control characters
+ * Text is checked at ingest, before any service is called. Control characters
  * (NUL, ESC and whole terminal escape sequences) are removed with a note per turn, or reject the
  * conversation; invalid UTF-8 is an error naming the file and the byte offset; letters of another
  * script than the build language's and emoji are noted per turn; an utterance over the length limit
@@ -69,7 +69,7 @@ describe('control characters', () => {
     const corpus = await ingestCorpus(configFor(file));
     const answer = corpus.conversations[1]!.turns[2]!.answer!;
     expect(answer).not.toMatch(/[\u0000-\u001f\u202e]/);
-    expect(answer).not.toContain('[31m'); // "\x1b[31m" used to be spoken as "thirty-one meters"
+    expect(answer).not.toContain('[31m'); // "\x1b[31m" left in would be spoken as "thirty-one meters"
     expect(answer.endsWith(' end')).toBe(true);
     expect(corpus.conversations[0]!.turns[0]!.question).toBe('what is it?');
     expect(corpus.notes).toEqual(

@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 /** A dataset of `ids`, one second of silence each, committed into `directory`. */
-async function writeDataset(directory: string, ids: string[], seed: number): Promise<DatasetWriter> {
+async function writeDataset(directory: string, ids: string[]): Promise<DatasetWriter> {
   const writer = await DatasetWriter.open(directory);
   for (const id of ids) {
     const track = new Float32Array(16000);
@@ -43,19 +43,19 @@ const settings = (seed: number) => ({
 describe('DatasetWriter commit: the complete old dataset is never lost', () => {
   it('replaces the old dataset and leaves no aside folder', async () => {
     const directory = path.join(root, 'a', 'topiocqa');
-    await (await writeDataset(directory, ['d1', 'd2'], 1)).commit(settings(1));
-    await (await writeDataset(directory, ['d1', 'd2'], 2)).commit(settings(2));
+    await (await writeDataset(directory, ['d1', 'd2'])).commit(settings(1));
+    await (await writeDataset(directory, ['d1', 'd2'])).commit(settings(2));
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(2);
     expect((await readdir(path.dirname(directory))).sort()).toEqual(['topiocqa']);
   });
 
   it('a commit killed between its two renames: the next open puts the old dataset back, and the build can go on', async () => {
     const directory = path.join(root, 'b', 'topiocqa');
-    await (await writeDataset(directory, ['d1', 'd2'], 1)).commit(settings(1));
+    await (await writeDataset(directory, ['d1', 'd2'])).commit(settings(1));
     // the state a kill leaves after the first rename of a second commit: old aside, new still .partial
-    await writeDataset(directory, ['d1', 'd2'], 2);
+    await writeDataset(directory, ['d1', 'd2']);
     await rename(directory, `${directory}.previous`);
-    const again = await writeDataset(directory, ['d1', 'd2'], 3);
+    const again = await writeDataset(directory, ['d1', 'd2']);
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(1); // restored
     await again.commit(settings(3));
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(3);
@@ -64,11 +64,11 @@ describe('DatasetWriter commit: the complete old dataset is never lost', () => {
 
   it('a commit killed after both renames: the leftover aside folder is removed, the new dataset kept', async () => {
     const directory = path.join(root, 'c', 'topiocqa');
-    await (await writeDataset(directory, ['d1'], 1)).commit(settings(1));
+    await (await writeDataset(directory, ['d1'])).commit(settings(1));
     await rename(directory, `${directory}.previous`);
-    await (await writeDataset(directory, ['d1'], 2)).commit(settings(2));
+    await (await writeDataset(directory, ['d1'])).commit(settings(2));
     // simulate: new in place and an old aside left over
-    await (await writeDataset(path.join(root, 'tmp'), ['d1'], 9)).commit(settings(9));
+    await (await writeDataset(path.join(root, 'tmp'), ['d1'])).commit(settings(9));
     await rename(path.join(root, 'tmp'), `${directory}.previous`);
     await DatasetWriter.open(directory);
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(2);
@@ -79,17 +79,17 @@ describe('DatasetWriter commit: the complete old dataset is never lost', () => {
 describe('DatasetWriter commit: the files are checked, not read back', () => {
   it('a file cut or removed after it was written, or a file nobody wrote, stops the commit naming it; the old dataset stays', async () => {
     const directory = path.join(root, 'checked', 'topiocqa');
-    await (await writeDataset(directory, ['d1'], 1)).commit(settings(1));
-    const cut = await writeDataset(directory, ['d1', 'd2'], 2);
+    await (await writeDataset(directory, ['d1'])).commit(settings(1));
+    const cut = await writeDataset(directory, ['d1', 'd2']);
     const wav = path.join(`${directory}.partial`, 'audio', 'd2.wav');
     await writeFile(wav, (await readFile(wav)).subarray(0, 100));
     await expect(cut.commit(settings(2))).rejects.toThrow(/audio\/d2\.wav: 100 bytes, \d+ were written; not committed/);
-    const removed = await writeDataset(directory, ['d1', 'd2'], 3);
+    const removed = await writeDataset(directory, ['d1', 'd2']);
     await rm(path.join(`${directory}.partial`, 'txt_align', 'd1.txt'));
     await expect(removed.commit(settings(3))).rejects.toThrow(
       /txt_align\/d1\.txt: listed in the manifest but missing \(ENOENT\)/,
     );
-    const stray = await writeDataset(directory, ['d1', 'd2'], 4);
+    const stray = await writeDataset(directory, ['d1', 'd2']);
     await writeFile(path.join(`${directory}.partial`, 'audio', 'extra.wav'), 'x');
     await expect(stray.commit(settings(4))).rejects.toThrow(/audio\/extra\.wav: not in the manifest; not committed/);
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(1);

@@ -95,7 +95,7 @@ export interface RewriteSpokenParameters {
 
 /** The cache entry of one rewrite: `{fingerprint, dialogueId, turns}` under `rewrite-spoken`. */
 function rewriteCacheKey(input: RewriteSpokenInput, parameters: RewriteSpokenParameters): StageCacheKey {
-  // the language enters the key only when it is not English, so English keys stay as they were
+  // the language enters the key only when it is not English, so English entries keep keys without it
   const language = input.language !== undefined && input.language !== 'en' ? { language: input.language } : {};
   return {
     stage: 'rewrite-spoken',

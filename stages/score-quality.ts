@@ -11,9 +11,12 @@
  *   dialogues of `summary.json`.
  * Deterministic: the same dataset and settings give the same bytes (no timestamps, fixed order,
  * rounded values). The quality tables (tables.md / tables.json) are written too.
+ *
+ * DNSMOS (models, cache entries, rounding) is in stages/score-quality-dnsmos.ts, COMETKiwi in
+ * stages/score-quality-cometkiwi.ts; this module scores a dataset, holds the stage and exports the
+ * names of both.
  */
-import { access, readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { decodeWav } from '../pipeline/audio/wav.ts';
 import {
   readDatasetFolder,
@@ -27,35 +30,30 @@ import {
   type DatasetCometKiwi,
   type DatasetQualityReport,
   type DialogueCometKiwi,
-  type DialogueDnsmos,
   type DialogueQuality,
 } from '../pipeline/quality/quality-report.ts';
 import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
 import { speechRateUnit } from '../pipeline/quality/speech-rate.ts';
-import { findLanguagePack, languagePackSource } from '../pipeline/model/language-pack.ts';
 import { writeQualityTables } from '../pipeline/quality/tables.ts';
 import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/quality/thresholds.ts';
-import { sharedDirectory } from '../pipeline/config.ts';
-import { bytesHash, ContentCache } from '../pipeline/storage/content-cache.ts';
-import type { DnsmosRecordingScores, MultiChannelAudio } from '../pipeline/services/mos/dnsmos.ts';
+import { ContentCache } from '../pipeline/storage/content-cache.ts';
 import {
   DEFAULT_DNSMOS_BATCH_WINDOWS,
   DNSMOS_REFERENCE_HOP_SECONDS,
-  DnsmosScorer,
-  loadDnsmosScorer,
   type DnsmosRunSettings,
+  type DnsmosScorer,
 } from '../pipeline/services/mos/dnsmos.ts';
-import {
-  DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE,
-  DNSMOS_MODEL_FILE_NAMES,
-  resolveDnsmosModelDirectory,
-  type DnsmosModelLocationConfig,
-} from '../pipeline/services/mos/dnsmos-model-files.ts';
-import { CometKiwiError, type CometKiwiOptions, type TranslationPair } from '../pipeline/services/qe/cometkiwi.ts';
-import { cometKiwiEstimator, type TranslationQualityEstimator } from '../pipeline/services/qe/translation-quality.ts';
+import type { DnsmosModelLocationConfig } from '../pipeline/services/mos/dnsmos-model-files.ts';
+import type { CometKiwiOptions } from '../pipeline/services/qe/cometkiwi.ts';
+import type { TranslationQualityEstimator } from '../pipeline/services/qe/translation-quality.ts';
 import type { RecordingMosScorer } from '../pipeline/services/mos/mos-scorer.ts';
-import { cachedJson, type Stage, type StageCacheKey } from '../pipeline/run/stage.ts';
+import { cachedJson, type Stage } from '../pipeline/run/stage.ts';
 import type { ProgressListener } from '../pipeline/run/progress.ts';
+import { isTranslated, scoreTranslations } from './score-quality-cometkiwi.ts';
+import { dnsmosCacheKey, loadDatasetDnsmosScorer, roundDnsmos } from './score-quality-dnsmos.ts';
+
+export { cacheDialogueDnsmos, defaultDnsmosModelLocation, roundDnsmos } from './score-quality-dnsmos.ts';
+export { translationPairs } from './score-quality-cometkiwi.ts';
 
 /** Options of {@link scoreDatasetQuality}; every field is optional. */
 export interface ScoreQualityOptions {
@@ -100,119 +98,6 @@ export interface ScoreQualityOptions {
 }
 
 /**
- * The default DNSMOS model location: the project's shared copy `{shared}/models/dnsmos`
- * (pipeline/config.ts sharedDirectory) when it holds `sig_bak_ovr.onnx` and the
- * `DUPLEXSYNTH_DNSMOS_DIR` environment variable is not set; otherwise `{}`, i.e. the search order of
- * resolveDnsmosModelDirectory (environment variable, user cache, download).
- */
-export async function defaultDnsmosModelLocation(
-  environment: NodeJS.ProcessEnv = process.env,
-): Promise<DnsmosModelLocationConfig> {
-  if (environment[DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE]) return {};
-  const shared = path.join(sharedDirectory(), 'models', 'dnsmos');
-  try {
-    await access(path.join(shared, DNSMOS_MODEL_FILE_NAMES.primary));
-    return { modelDirectory: shared };
-  } catch {
-    return {};
-  }
-}
-
-/** Version of the DNSMOS cache entries; bump when the stored shape or the computation changes. */
-const DNSMOS_CACHE_VERSION = 1;
-
-/**
- * The cache entry of one dialogue's DNSMOS scores: the WAV's sha256 under `dnsmos`, and the window hop
- * when it is not the reference's 1 s (the key of the reference hop is the one of earlier versions, so
- * their entries are still found).
- */
-function dnsmosCacheKey(audioSha256: string, hopSeconds: number = DNSMOS_REFERENCE_HOP_SECONDS): StageCacheKey {
-  return {
-    stage: 'dnsmos',
-    keyMaterial: {
-      version: DNSMOS_CACHE_VERSION,
-      audioSha256,
-      scorer: 'DnsmosScorer default (sig_bak_ovr + model_v8, reference windows)',
-      ...(hopSeconds !== DNSMOS_REFERENCE_HOP_SECONDS ? { hopSeconds } : {}),
-    },
-  };
-}
-
-/**
- * Score one rendered dialogue WAV with DNSMOS into the cache, under the same entry `score-quality`
- * looks up for a written WAV with these bytes (a queue worker's scoring job: the coordinator's
- * scoring then hits the cache). Does nothing when the entry is there already.
- * @param wav the dialogue's WAV file bytes, exactly as the dataset writer writes them
- * @param label names the dialogue in decoding errors
- * @param scorer a scorer loaded with the default settings (loadDnsmosScorer), as score-quality's own
- * @param hopSeconds the scorer's window hop (quality.dnsmos.hopSeconds), s: part of the cache key
- * @throws as decodeWav (not a WAV) and the scorer
- */
-export async function cacheDialogueDnsmos(
-  cache: ContentCache,
-  wav: Uint8Array,
-  label: string,
-  scorer: RecordingMosScorer,
-  hopSeconds: number = DNSMOS_REFERENCE_HOP_SECONDS,
-): Promise<void> {
-  await cachedJson(cache, dnsmosCacheKey(bytesHash(wav), hopSeconds), async () =>
-    roundDnsmos(await scorer.scoreRecording(decodeWav(wav, label))),
-  );
-}
-
-function round4(value: number): number {
-  return Math.round(value * 10_000) / 10_000;
-}
-
-/** DNSMOS scores of a recording, rounded to 4 decimals (stable across runs and machines). */
-export function roundDnsmos(scores: DnsmosRecordingScores): DialogueDnsmos {
-  return {
-    dialogue: scores.dialogue
-      ? {
-          ovrl: round4(scores.dialogue.ovrl),
-          sig: round4(scores.dialogue.sig),
-          bak: round4(scores.dialogue.bak),
-          p808: round4(scores.dialogue.p808),
-        }
-      : null,
-    channels: scores.channels.map((channel) => ({
-      channel: channel.channel,
-      hasSpeech: channel.hasSpeech,
-      scores: channel.scores
-        ? {
-            ovrl: round4(channel.scores.ovrl),
-            sig: round4(channel.scores.sig),
-            bak: round4(channel.scores.bak),
-            p808: round4(channel.scores.p808),
-            windows: channel.scores.windows,
-          }
-        : null,
-    })),
-  };
-}
-
-/** The language translations are made from (the prompt templates translate English: build.ts checkBuildIsPossible). */
-const TRANSLATION_SOURCE_LANGUAGE = 'en';
-
-/** Whether a dialogue is a translation: its metadata names a translation producer. */
-function isTranslated(dialogue: DatasetDialogue): boolean {
-  return typeof dialogue.metadata.text?.translatedBy === 'string' && dialogue.metadata.text.translatedBy !== '';
-}
-
-/**
- * The (source, translation) pairs of a dialogue: every utterance whose `text.spoken` (English
- * spoken-style source) and `text.final` (translation) are both non-empty.
- * @returns pairs with the utterance index each came from, in metadata order.
- */
-export function translationPairs(dialogue: DatasetDialogue): (TranslationPair & { utteranceIndex: number })[] {
-  return dialogue.metadata.utterances.flatMap((utterance) => {
-    const src = utterance.text.spoken?.trim() ?? '';
-    const mt = utterance.text.final?.trim() ?? '';
-    return src !== '' && mt !== '' ? [{ src, mt, utteranceIndex: utterance.index }] : [];
-  });
-}
-
-/**
  * Scores one dataset folder and writes `quality.json`, `tables.md` and `tables.json` into it.
  * Order: COMETKiwi first (one run for the whole dataset, so a required scorer fails before the long
  * DNSMOS pass), then per dialogue DNSMOS and the signal checks.
@@ -232,68 +117,11 @@ export async function scoreDatasetQuality(
   const translated = folder.dialogues.some(isTranslated);
 
   let datasetCometKiwi: DatasetCometKiwi | null = null;
-  const cometByDialogue = new Map<string, DialogueCometKiwi>();
+  let cometByDialogue = new Map<string, DialogueCometKiwi>();
   if (translated) {
-    const pairsByDialogue = folder.dialogues.map((dialogue) => ({
-      id: dialogue.id,
-      pairs: isTranslated(dialogue) ? translationPairs(dialogue) : [],
-    }));
-    const allPairs = pairsByDialogue.flatMap((entry) => entry.pairs);
-    let scores: number[] | null = null;
-    // the direction: source = the corpus's spoken-style text (English: a build translates from English
-    // only, build.ts checkBuildIsPossible), target = the dataset's language; COMETKiwi (XLM-R) must cover both
-    const unsupported = [TRANSLATION_SOURCE_LANGUAGE, folder.language]
-      .map((code) => findLanguagePack(code))
-      .find((pack) => pack !== undefined && !pack.cometKiwi.supported);
-    if (options.cometKiwiEnabled === false) {
-      datasetCometKiwi = { computed: false, reason: 'disabled by the caller (cometKiwiEnabled: false)' };
-    } else if (unsupported !== undefined) {
-      datasetCometKiwi = {
-        computed: false,
-        reason: `COMETKiwi does not cover ${unsupported.name} (${languagePackSource(unsupported)} cometKiwi.supported: false)`,
-      };
-      log(`[${folder.language}] COMETKiwi not computed: ${datasetCometKiwi.reason}`);
-    } else {
-      log(
-        `[${folder.language}] COMETKiwi ${TRANSLATION_SOURCE_LANGUAGE}→${folder.language}: ${allPairs.length} translated utterances (source text.spoken, translation text.final)`,
-      );
-      try {
-        const result = await (options.translationQuality ?? cometKiwiEstimator(options.cometKiwi ?? {})).score(
-          allPairs,
-        );
-        if (result.computed) {
-          scores = result.segmentScores;
-          datasetCometKiwi = {
-            computed: true,
-            scorer: result.scorer,
-            model: result.model,
-            systemScore: round4(result.systemScore),
-            segments: result.segmentScores.length,
-          };
-        } else {
-          if (options.cometKiwiRequired)
-            throw new CometKiwiError(`COMETKiwi is required but not available: ${result.reason}`);
-          datasetCometKiwi = { computed: false, reason: result.reason };
-        }
-      } catch (error) {
-        if (options.cometKiwiRequired || !(error instanceof CometKiwiError)) throw error;
-        datasetCometKiwi = { computed: false, reason: `scorer failed: ${error.message}` };
-      }
-      if (!datasetCometKiwi.computed) log(`[${folder.language}] COMETKiwi not computed: ${datasetCometKiwi.reason}`);
-    }
-    let offset = 0;
-    for (const entry of pairsByDialogue) {
-      const segmentScores = entry.pairs.map((pair, index) => ({
-        utteranceIndex: pair.utteranceIndex,
-        score: scores ? scores[offset + index]! : null,
-      }));
-      offset += entry.pairs.length;
-      const values = segmentScores.flatMap((segment) => (segment.score === null ? [] : [segment.score]));
-      cometByDialogue.set(entry.id, {
-        mean: values.length ? round4(values.reduce((a, b) => a + b, 0) / values.length) : null,
-        segments: segmentScores,
-      });
-    }
+    const scores = await scoreTranslations(folder, options, log);
+    datasetCometKiwi = scores.dataset;
+    cometByDialogue = scores.byDialogue;
   }
 
   const hopSeconds = options.dnsmos?.hopSeconds ?? DNSMOS_REFERENCE_HOP_SECONDS;
@@ -306,12 +134,7 @@ export async function scoreDatasetQuality(
       batchWindows: options.dnsmos?.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS,
       hopSeconds,
     };
-    loaded = (
-      await loadDnsmosScorer(
-        await resolveDnsmosModelDirectory(options.dnsmosModels ?? (await defaultDnsmosModelLocation())),
-        run,
-      )
-    ).scorer;
+    loaded = await loadDatasetDnsmosScorer(options.dnsmosModels, run);
     scorer = loaded;
   }
   const cache = options.cacheDirectory ? new ContentCache(options.cacheDirectory) : null;

@@ -1,7 +1,8 @@
 /**
- * Stage `split-dev-test`: divides each dataset folder into the benchmark's splits (m3-format.md:
- * "Test sets are about one hour each, chosen as the dialogues with the highest dialogue-level DNSMOS;
- * the rest is the dev set, kept speaker-disjoint from test"):
+ * Stage `split-dev-test`: divides each dataset folder into the benchmark's splits (docs/dataset-format.md,
+ * "{split}.jsonl", and docs/quality-and-splits.md, "Split selection": test sets of about one hour each,
+ * the dialogues with the highest dialogue-level DNSMOS; the rest is the dev set, kept speaker-disjoint
+ * from test):
  *
  * 1. rank the dialogues by dialogue-level DNSMOS OVRL from `quality.json`, highest first; equal
  *    scores by id (code-unit order, ascending); dialogues without a DNSMOS value (no speech) are
@@ -195,7 +196,6 @@ export async function splitDatasets(
     const { folder, selection, report } = entry;
     const order = new Map(folder.dialogues.map((dialogue, index) => [dialogue.id, index]));
     const inFileOrder = (ids: readonly string[]) => [...ids].sort((a, b) => order.get(a)! - order.get(b)!);
-    const lineOf = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.line]));
     const durationOf = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.metadata.durationSeconds]));
     const describe = (ids: readonly string[]) => {
       const sorted = inFileOrder(ids);

@@ -42,8 +42,8 @@ describe('translateDialogue', () => {
 
   it("translations into two languages by the shared template never share a cache key; Japanese keeps its own template's key", () => {
     const backend = new LanguageModelTextBackend(new FakeLanguageModel({ results: [] }), { settings });
-    // the cache key is {fingerprint, dialogueId, turns}: the demo build of zh then de took de's
-    // translation from zh's cache entry while the fingerprint did not name the language (issue 18)
+    // the cache key is {fingerprint, dialogueId, turns}: a fingerprint without the language would let a
+    // build of zh then de take de's translation from zh's cache entry
     expect(translateFingerprint(backend, 'zh')).not.toBe(translateFingerprint(backend, 'de'));
     expect(translateFingerprint(backend, 'de')).toMatch(/prompt=translate-spoken\.v1#[0-9a-f]{12}\|.*target=de$/);
     expect(translateFingerprint(backend, 'ja')).not.toMatch(/target=/);
