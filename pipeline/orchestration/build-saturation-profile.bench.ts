@@ -112,7 +112,7 @@ export function stepOfFrame(functionName: string, frameUrl: string): string | nu
     )
   )
     return 'decode';
-  if (url.includes('/stages/place-timeline.ts') || url.includes('/pipeline/timeline/')) return 'placement';
+  if (url.includes('/stages/place-timeline') || url.includes('/pipeline/timeline/')) return 'placement';
   if (url.includes('/stages/annotate-events.ts') || url.includes('/pipeline/events/')) return 'events';
   if (url.includes('/stages/render-dataset.ts') || url.includes('/pipeline/orchestration/dataset-output.ts'))
     return 'render';
@@ -148,7 +148,7 @@ function sourceUrl(url: string): string {
  */
 export function subtreeStepOfFrame(functionName: string, frameUrl: string): string | null {
   const url = sourceUrl(frameUrl);
-  if (functionName === 'composeFullBand' && url.includes('/stages/place-timeline.ts')) return 'full-band master';
+  if (functionName === 'composeFullBand' && url.includes('/stages/place-timeline')) return 'full-band master';
   if (functionName === 'writeFullBandMaster' && url.includes('/stages/render-dataset.ts')) return 'full-band master';
   return null;
 }

@@ -25,6 +25,7 @@ describe('local cost by step from a CPU profile', () => {
     expect(stepOfFrame('detectSpeechSegments', 'file:///x/pipeline/audio/speech-regions.ts')).toBe('detection');
     expect(stepOfFrame('spreadWordsOverSegments', 'file:///x/pipeline/services/tts/word-timing.ts')).toBe('timing');
     expect(stepOfFrame('composeTimeline', 'file:///x/stages/place-timeline.ts')).toBe('placement');
+    expect(stepOfFrame('composeTimeline', 'file:///x/stages/place-timeline-compose.ts')).toBe('placement');
     expect(stepOfFrame('writeAtomic', 'file:///x/pipeline/storage/write-atomic.ts')).toBe('write');
     expect(stepOfFrame('(garbage collector)', '')).toBe('garbage collection');
     expect(stepOfFrame('wasm-function[12]', 'wasm://wasm/0001ce4a')).toBeNull();
