@@ -6,8 +6,8 @@
  * memory. A measurement, nothing asserted.
  *
  * Baseline, measured in the same run: bare `fetch` calls with the same bodies through a p-queue of the
- * same concurrency (no SDK, no text layer), so the machine's own per-request cost (loopback HTTP on a
- * loaded machine) is told apart from the stack's. With `queueConcurrency` above the server capacity,
+ * same concurrency (no SDK, no text layer), so the machine's own per-request cost (loopback HTTP, which
+ * slows when the cores are shared) is told apart from the stack's. With `queueConcurrency` above the server capacity,
  * one request per slot waits at the server, hiding the client's per-request cost (as a server with a
  * request queue, e.g. vLLM, allows).
  *
