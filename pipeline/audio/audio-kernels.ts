@@ -6,13 +6,14 @@
  * magnitude per block), each
  * giving exactly the numbers of the JavaScript loop it replaces, four samples per instruction.
  *
- * Why: in a 20-dialogue saturation build these loops ran 2-5 times slower than in isolation (the WAV
- * encoding of the masters 4.9 ns per frame against 2.3 in a loop of its own). `node --trace-opt` shows
- * them optimized again and again: 4-6 optimizing compilations per build each (the encoder, the
- * decoder, the true-peak estimate), and deoptimizations in between, so part of every call runs
- * unoptimized. WebAssembly is compiled once and keeps its machine code. The WAV encoding of the masters
- * and the synthesis cache entries fell from 0.85-1.0 s to about 0.2 s of the build's thread, the mixer's
- * additions from 0.32 to 0.08 s, the true-peak limiter from 0.37 to 0.07 s (README, "Throughput").
+ * Why: in a 20-dialogue saturation build these loops run 2-5 times slower in JavaScript than in
+ * isolation (the WAV encoding of the masters 4.9 ns per frame against 2.3 in a loop of its own).
+ * `node --trace-opt` shows them optimized again and again: 4-6 optimizing compilations per build each
+ * (the encoder, the decoder, the true-peak estimate), and deoptimizations in between, so part of every
+ * call runs unoptimized. WebAssembly is compiled once and keeps its machine code. With it, the WAV encoding of the
+ * masters and the synthesis cache entries takes about 0.2 s of the build's thread (0.85-1.0 s in
+ * JavaScript), the mixer's additions 0.08 s (0.32 s), the true-peak limiter 0.07 s (0.37 s) (README,
+ * "Throughput").
  *
  * The samples are copied into the module's memory in chunks of {@link CHUNK_SAMPLES} and the results
  * copied out (a memcpy each way). Nothing awaits between the two, so one instance per thread is safe;

@@ -9,7 +9,7 @@
  *   of speech, where speech = the TURN and BC spans of the events on the utterance's channel inside
  *   the utterance, minus their SHORTPAUSEs (the benchmark's own view of where speech is);
  * - role/label agreement: a question or answer the 0.8 s rule labelled BC, or a backchannel labelled
- *   TURN (events.md, "Synthetic dialogues: role-aware labelling").
+ *   TURN (docs/events.md, "Synthetic dialogues: roles versus labels").
  * Thresholds come from thresholds.ts. Checks flag; they never change the dataset.
  */
 import type { BenchmarkEvent, Centiseconds, ChannelEvents, Language } from '../model/types.ts';

@@ -8,7 +8,6 @@ import {
   benchmarkLoaderSettings,
   evaluableEventsReport,
   formatEvaluableEventsMarkdown,
-  type EvaluableEventsReport,
 } from '../events/evaluable-events.ts';
 import type { BenchmarkEventType, Channel, ChannelEvents, Language } from '../model/types.ts';
 import type { DatasetSummary, FailedDialogue, RoleLabelDisagreement } from '../model/dataset-summary.ts';

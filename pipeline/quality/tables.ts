@@ -30,7 +30,10 @@ export const TABLES_JSON_FILE_NAME = 'tables.json';
 /** Split names in split.json (`dev` is the rest, shown as `test_other`). */
 export const TABLE_SPLITS = ['test', 'test_small', 'dev', 'all'] as const;
 
-/** Event types of the statistics table (m3-format.md published table plus TURN_HOLD and BC). */
+/**
+ * Event types of the statistics table: those of the paper's published table (SHIFT, BARGE_IN) plus
+ * TURN_HOLD and BC.
+ */
 export const STATISTICS_EVENT_TYPES = [
   'TURN_SHIFT',
   'TURN_HOLD',

@@ -1,8 +1,8 @@
 /**
  * A service's URL as every failure message shows it: scheme, host, port and path, without the parts
  * where credentials hide (a user name and password before the host, a query string such as
- * `?key=…`, a fragment). A message names the service a user must check (issue 21: a dead service is
- * named by its address) and never carries an API key, also when a user wrote it into the URL.
+ * `?key=…`, a fragment). A message names the service a user must check (a dead service is named by
+ * its address) and never carries an API key, also when a user wrote it into the URL.
  */
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Issue 21: a dead or silent service ends in one line naming the service's address, and never an API
+ * A dead or silent service ends in one line naming the service's address, and never an API
  * key. Every remote client (the OpenAI-compatible and Gemini LLM backends, the CosyVoice2 FastAPI and
  * Triton speech servers, the COMETKiwi HTTP scorer; DNSMOS runs locally) is the real client, against
  * a closed loopback port (connection refused) and a loopback server that accepts the connection and

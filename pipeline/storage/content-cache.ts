@@ -17,25 +17,28 @@
  * are read as before and rewritten with their hashes, so a cache from an earlier version keeps its
  * results (LLM replies cost money) and is checked from then on.
  */
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { canonicalJson } from './canonical-json.ts';
+import {
+  binaryEnvelope,
+  checkRecordedData,
+  CorruptEntryError,
+  decodeBinaryEntry,
+  decodeStoredFiles,
+  isBinaryEnvelope,
+  isFilesEnvelope,
+  isJsonEnvelope,
+  jsonEnvelopeText,
+  parseEntry,
+  readEntry,
+  serializeValue,
+  type FilesEntryEnvelope,
+  type StoredFile,
+} from './cache-entry-files.ts';
+import { bytesHash, contentHash } from './content-hash.ts';
 import { writeAtomic } from './write-atomic.ts';
 
-/**
- * sha256 (hex) of the canonical JSON (RFC 8785) of `value`: key order does not matter,
- * `undefined` fields are dropped.
- * @throws TypeError when `value` holds something JSON cannot represent (a function, a bigint)
- */
-export function contentHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-/** sha256 (hex) of raw bytes or a string. */
-export function bytesHash(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
+export { bytesHash, contentHash } from './content-hash.ts';
+export type { StoredFile } from './cache-entry-files.ts';
 
 /**
  * Counts per stage, for the run report and the "synthesizes nothing" check. `misses` includes the
@@ -47,19 +50,6 @@ export type CacheStatistics = Record<string, { hits: number; misses: number; cor
 export interface ContentCacheOptions {
   /** Called for every damaged entry found (it is then recomputed): the entry's file and what is wrong with it. */
   onCorrupt?: (file: string, reason: string) => void;
-}
-
-/**
- * What a binary entry's metadata file holds: the codec's metadata plus the data file's length and
- * sha256, so a truncated or altered data file is noticed even when it still decodes.
- */
-interface BinaryEntryEnvelope<M> {
-  contentCacheEntry: 2;
-  dataBytes: number;
-  dataSha256: string;
-  /** sha256 of the canonical JSON of `metadata` ({@link contentHash}). */
-  metadataSha256: string;
-  metadata: M;
 }
 
 /** How {@link ContentCache.binary} turns a value into one data file and metadata, and back. */
@@ -81,55 +71,6 @@ export interface BinaryCodec<T, M> {
 export interface FilesCodec<T, M, U = T> {
   encode(value: U): { parts: readonly Uint8Array[]; metadata: M };
   decode(parts: StoredFile[], metadata: M): T;
-}
-
-/**
- * What the metadata file of an entry of several data files holds ({@link ContentCache.binaryFiles}):
- * each data file's length and sha256 (index = part), and the metadata and its hash.
- */
-interface FilesEntryEnvelope<M> {
-  contentCacheEntry: 3;
-  files: { bytes: number; sha256: string }[];
-  /** sha256 of the canonical JSON of `metadata` ({@link contentHash}). */
-  metadataSha256: string;
-  metadata: M;
-}
-
-/**
- * One data file of an entry as {@link ContentCache.binaryFiles} hands it to its codec: the bytes, the
- * file that holds them (stored atomically and never rewritten in place, so a hard link to it keeps
- * these bytes: the dataset writer links its WAVs to it) and their sha256, checked against the bytes on
- * every read and computed from them on every write.
- */
-export interface StoredFile {
-  bytes: Buffer;
-  path: string;
-  sha256: string;
-}
-
-/** What a JSON entry's file holds: the value and the sha256 of its canonical JSON. */
-interface JsonEntryEnvelope {
-  contentCacheEntry: 2;
-  valueSha256: string;
-  value: unknown;
-}
-
-/** The JSON text of `value` as stored, and the hash of what a reader parses back from it. */
-function serializeValue(value: unknown): { text: string; parsed: unknown; sha256: string } {
-  const text = JSON.stringify(value);
-  // hash what a reader gets back (JSON.stringify drops undefined, turns NaN into null, calls toJSON)
-  const parsed = text === undefined ? null : (JSON.parse(text) as unknown);
-  return { text: text ?? 'null', parsed, sha256: contentHash(parsed) };
-}
-
-/** A cache entry that exists but cannot be used. */
-class CorruptEntryError extends Error {
-  constructor(
-    readonly file: string,
-    reason: string,
-  ) {
-    super(reason);
-  }
 }
 
 /** A content-addressed cache rooted at one folder. */
@@ -334,136 +275,5 @@ export class ContentCache {
     await this.store(metadataFile, JSON.stringify(envelope));
     codec.stored?.(value, envelope.dataSha256);
     return value;
-  }
-}
-
-/** The entry's bytes, or undefined when it does not exist. @throws CorruptEntryError when it exists but cannot be read */
-async function readEntry(file: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new CorruptEntryError(file, `cannot read: ${code ?? (error as Error).message}`);
-  }
-}
-
-/** @throws CorruptEntryError when `bytes` is not JSON */
-function parseEntry(file: string, bytes: Buffer): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new CorruptEntryError(file, `not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-/** A JSON entry's file text: the envelope with the value's hash. */
-function jsonEnvelopeText(value: unknown): string {
-  const { parsed, sha256 } = serializeValue(value);
-  const envelope: JsonEntryEnvelope = { contentCacheEntry: 2, valueSha256: sha256, value: parsed };
-  return JSON.stringify(envelope);
-}
-
-/** A binary entry's metadata file: the data's length and sha256, the metadata and its hash. */
-function binaryEnvelope<M>(bytes: Uint8Array, metadata: M): BinaryEntryEnvelope<M> {
-  const { parsed, sha256 } = serializeValue(metadata);
-  return {
-    contentCacheEntry: 2,
-    dataBytes: bytes.byteLength,
-    dataSha256: bytesHash(bytes),
-    metadataSha256: sha256,
-    metadata: parsed as M,
-  };
-}
-
-function entryVersion(value: unknown): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as { contentCacheEntry?: unknown }).contentCacheEntry
-    : undefined;
-}
-
-function isJsonEnvelope(value: unknown): value is JsonEntryEnvelope {
-  return entryVersion(value) === 2 && 'valueSha256' in (value as object);
-}
-
-function isFilesEnvelope(value: unknown): value is FilesEntryEnvelope<unknown> {
-  return (
-    entryVersion(value) === 3 &&
-    Array.isArray((value as { files?: unknown }).files) &&
-    typeof (value as { metadataSha256?: unknown }).metadataSha256 === 'string'
-  );
-}
-
-/** `codec.decode` of an entry's stored files. @throws CorruptEntryError (naming the metadata file) when it throws */
-function decodeStoredFiles<T, M>(
-  metadataFile: string,
-  parts: StoredFile[],
-  metadata: M,
-  codec: { decode(parts: StoredFile[], metadata: M): T },
-): T {
-  try {
-    return codec.decode(parts, metadata);
-  } catch (error) {
-    throw new CorruptEntryError(
-      metadataFile,
-      `cannot decode: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-}
-
-/** A binary entry's metadata file: version 1 (data hash only) or 2 (data and metadata hashes). */
-function isBinaryEnvelope(
-  value: unknown,
-): value is {
-  contentCacheEntry: 1 | 2;
-  dataBytes: number;
-  dataSha256: string;
-  metadataSha256?: string;
-  metadata: unknown;
-} {
-  const version = entryVersion(value);
-  return (version === 1 || version === 2) && 'dataSha256' in (value as object);
-}
-
-/**
- * A data file's bytes against the length and sha256 its metadata file recorded.
- * @returns the sha256 (hex) of `bytes`
- * @throws CorruptEntryError naming `file` when either differs
- */
-function checkRecordedData(file: string, bytes: Buffer, recordedBytes: number, recordedSha256: string): string {
-  if (bytes.byteLength !== recordedBytes)
-    throw new CorruptEntryError(file, `${bytes.byteLength} bytes, expected ${recordedBytes}`);
-  const sha256 = bytesHash(bytes);
-  if (sha256 !== recordedSha256)
-    throw new CorruptEntryError(file, 'sha256 differs from the one recorded at write time');
-  return sha256;
-}
-
-/** Check a binary entry's data against its metadata file and decode it. @throws CorruptEntryError when it does not fit */
-function decodeBinaryEntry<T, M>(
-  metadataFile: string,
-  stored: unknown,
-  dataFile: string,
-  bytes: Buffer | undefined,
-  codec: { decode(bytes: Buffer, metadata: M): T },
-): T {
-  if (bytes === undefined)
-    throw new CorruptEntryError(dataFile, `missing, though its metadata ${path.basename(metadataFile)} exists`);
-  let metadata: M;
-  if (isJsonEnvelope(stored))
-    throw new CorruptEntryError(metadataFile, "holds a JSON value, not a binary entry's metadata");
-  if (isBinaryEnvelope(stored)) {
-    checkRecordedData(dataFile, bytes, stored.dataBytes, stored.dataSha256);
-    if (stored.contentCacheEntry === 2 && contentHash(stored.metadata) !== stored.metadataSha256) {
-      throw new CorruptEntryError(metadataFile, 'metadata differs from the sha256 recorded at write time');
-    }
-    metadata = stored.metadata as M;
-  } else {
-    metadata = stored as M; // an entry from before the envelope
-  }
-  try {
-    return codec.decode(bytes, metadata);
-  } catch (error) {
-    throw new CorruptEntryError(dataFile, `cannot decode: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

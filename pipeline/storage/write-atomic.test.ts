@@ -1,5 +1,5 @@
 /**
- * Issue 11, defects 2 and 9: an atomic write on a full or filling disk never leaves a short file under
+ * An atomic write on a full or filling disk never leaves a short file under
  * its final name and says which file and how much space; temporary files a killed writer left in the
  * cache are removed, those of a running writer kept. The disk is a real tmpfs (root only).
  */

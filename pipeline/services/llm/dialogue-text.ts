@@ -10,7 +10,7 @@
  *   that are processed separately (recursively, up to `maximumSplitDepth` halvings);
  * - whatever still fails is quarantined: {@link QuarantinedDialogueError}, message `quarantined: <reason>`.
  * Without it (the default of the plain functions) the first failure is thrown as a
- * {@link DialogueTextError} or {@link UnfinishedGenerationError}.
+ * {@link DialogueTextError} or `UnfinishedGenerationError` (errors.ts).
  * Every step goes through the model, so a recording of a run (RecordingModel) replays it exactly.
  *
  * The requests (tasks, inputs, prompts, reply schema): dialogue-requests.ts; reading a reply:
@@ -18,13 +18,7 @@
  */
 import type { Language, TextTurn } from '../../model/types.ts';
 import type { PromptTemplate } from '../../prompts/prompt-template.ts';
-import {
-  describeProblem,
-  DialogueTextError,
-  QuarantinedDialogueError,
-  UnfinishedGenerationError,
-  type QuarantineCause,
-} from './errors.ts';
+import { describeProblem, DialogueTextError, QuarantinedDialogueError, type QuarantineCause } from './errors.ts';
 import type { GenerationRequest, LanguageModel } from './language-model.ts';
 import {
   buildRepairRequest,

@@ -104,3 +104,29 @@ export function channelHasSpeech(
   }
   return false;
 }
+
+/**
+ * The dialogue-level DNSMOS of a recording: the arithmetic mean of each value over the scored
+ * channels (the channels with speech), personalized values included when `personalized`.
+ *
+ * @param scored the per-channel scores, at least one.
+ */
+export function dialogueDnsmosScores(scored: readonly DnsmosScores[], personalized: boolean): DnsmosDialogueScores {
+  const mean = (pick: (scores: DnsmosScores) => number): number =>
+    scored.reduce((sum, scores) => sum + pick(scores), 0) / scored.length;
+  const dialogue: DnsmosDialogueScores = {
+    ovrl: mean((scores) => scores.ovrl),
+    sig: mean((scores) => scores.sig),
+    bak: mean((scores) => scores.bak),
+    p808: mean((scores) => scores.p808),
+    channelCount: scored.length,
+  };
+  if (personalized) {
+    dialogue.personalized = {
+      ovrl: mean((scores) => scores.personalized!.ovrl),
+      sig: mean((scores) => scores.personalized!.sig),
+      bak: mean((scores) => scores.personalized!.bak),
+    };
+  }
+  return dialogue;
+}

@@ -13,7 +13,7 @@
  *    samples. Note: in IEEE double arithmetic `(idx + 9.01) * 16000` falls just below the integer
  *    for many `idx` (7..23, 119..., first at 7), so the reference silently skips those windows; by
  *    default this module does the same, so scores match the reference (see
- *    {@link DnsmosWindowOptions.referenceWindowEnds});
+ *    `DnsmosWindowOptions.referenceWindowEnds` (./dnsmos-windows.ts));
  * 4. `sig_bak_ovr.onnx` gets the window as float32 [1, 144160] and returns raw [SIG, BAK, OVRL];
  *    `model_v8.onnx` gets the log-mel spectrogram of the window minus its last 160 samples
  *    (librosa `melspectrogram(n_fft=321, hop_length=160, n_mels=120, sr=16000)`, then
@@ -24,7 +24,8 @@
  * 6. every value is averaged (arithmetic mean) over the scored windows.
  *
  * Sizes, polynomials and the window plan: ./dnsmos-windows.ts; the P.808 input: ./dnsmos-p808-features.ts;
- * the results and the speech rule for a recording's channels: ./dnsmos-scores.ts.
+ * the onnxruntime sessions and model runs: ./dnsmos-model-runs.ts; the results, the speech rule for a
+ * recording's channels and the dialogue-level mean: ./dnsmos-scores.ts.
  */
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
@@ -37,8 +38,8 @@ import {
 import { P808FeatureExtractor } from './dnsmos-p808-features.ts';
 import {
   channelHasSpeech,
+  dialogueDnsmosScores,
   type DnsmosChannelResult,
-  type DnsmosDialogueScores,
   type DnsmosRecordingOptions,
   type DnsmosRecordingScores,
   type DnsmosScores,
@@ -56,9 +57,9 @@ import {
   type DnsmosWindowPlan,
   type P835Values,
 } from './dnsmos-windows.ts';
-import { resample, type ResampleQuality } from '../../audio/resample.ts';
-import type { DnsmosWindowOptions } from './dnsmos-windows.ts';
-import { ONNXRUNTIME_NO_SPINNING } from '../onnxruntime-session.ts';
+import type { ResampleQuality } from '../../audio/resample.ts';
+import { resampleTo16k } from './dnsmos-input-resampling.ts';
+import { dnsmosSessionOptions, openDnsmosSession, runP808, runP835 } from './dnsmos-model-runs.ts';
 
 export {
   DNSMOS_HOP_SAMPLES,
@@ -82,6 +83,8 @@ export {
   type P835Values,
 } from './dnsmos-windows.ts';
 export { P808FeatureExtractor, p808MelFeatures } from './dnsmos-p808-features.ts';
+export { dnsmosSessionOptions } from './dnsmos-model-runs.ts';
+export { resampleTo16k } from './dnsmos-input-resampling.ts';
 export {
   channelHasSpeech,
   type ChannelSpeechOptions,
@@ -93,26 +96,6 @@ export {
   type MultiChannelAudio,
 } from './dnsmos-scores.ts';
 
-/**
- * Resamples one channel to 16 kHz with the project's resampler (../../audio/resample.ts, libsamplerate
- * `SRC_SINC_BEST_QUALITY` by default). The output has `ceil(n * 16000 / sampleRate)` samples, the
- * length `librosa.resample` produces (the last one from the zeros after the signal). Returns the input
- * array itself when it is at 16 kHz already.
- * @throws RangeError for a non-positive or non-integer sample rate.
- */
-export async function resampleTo16k(
-  samples: Float32Array,
-  sampleRate: number,
-  quality: ResampleQuality = 'best',
-): Promise<Float32Array> {
-  if (!Number.isInteger(sampleRate) || sampleRate <= 0)
-    throw new RangeError(`sample rate must be a positive integer in Hz, got ${sampleRate}`);
-  if (sampleRate === DNSMOS_SAMPLE_RATE) return samples;
-  if (samples.length === 0) return new Float32Array(0);
-  return (await resample({ channels: [samples], sampleRate }, DNSMOS_SAMPLE_RATE, quality, { length: 'ceil' }))
-    .channels[0]!;
-}
-
 /** Options of {@link DnsmosScorer.load}. */
 export interface DnsmosScorerOptions {
   /** Also run `p_sig_bak_ovr.onnx` and report pDNSMOS values. Default false. */
@@ -121,9 +104,9 @@ export interface DnsmosScorerOptions {
   sessionOptions?: ort.InferenceSession.SessionOptions;
   /** Resampling converter for non-16 kHz input. Default 'best' (libsamplerate SRC_SINC_BEST_QUALITY). */
   resampleQuality?: ResampleQuality;
-  /** See {@link DnsmosWindowOptions.referenceWindowEnds}. Default true (match the reference). */
+  /** See `DnsmosWindowOptions.referenceWindowEnds` (./dnsmos-windows.ts). Default true (match the reference). */
   referenceWindowEnds?: boolean;
-  /** See {@link DnsmosWindowOptions.hopSeconds}. Default 1 (the reference); other values change the scores. */
+  /** See `DnsmosWindowOptions.hopSeconds` (./dnsmos-windows.ts). Default 1 (the reference); other values change the scores. */
   hopSeconds?: number;
   /**
    * Windows of one channel given to each model in one `session.run` (the models' batch dimension N
@@ -140,24 +123,6 @@ export interface DnsmosScorerOptions {
  * next one's features to be computed while onnxruntime runs the current one.
  */
 export const DEFAULT_DNSMOS_BATCH_WINDOWS = 4;
-
-/**
- * onnxruntime session options for DNSMOS from an execution provider and an intra-op thread count:
- * 'cpu' (default) or 'cuda' (onnxruntime-node's CUDA provider; needs the CUDA build of its shared
- * libraries, which `npm install` does not fetch here, and a GPU). `intraOpThreads` null: onnxruntime's
- * default (one per physical core). The thread pools block instead of spinning
- * ({@link ONNXRUNTIME_NO_SPINNING}, ../onnxruntime-session.ts).
- */
-export function dnsmosSessionOptions(
-  executionProvider: 'cpu' | 'cuda' = 'cpu',
-  intraOpThreads: number | null = null,
-): ort.InferenceSession.SessionOptions {
-  return {
-    executionProviders: [executionProvider],
-    ...(intraOpThreads !== null ? { intraOpNumThreads: intraOpThreads } : {}),
-    extra: ONNXRUNTIME_NO_SPINNING,
-  };
-}
 
 /** Settings of {@link loadDnsmosScorer}. */
 export interface DnsmosRunSettings {
@@ -247,22 +212,8 @@ export class DnsmosScorer {
     const personalized = options.personalized ?? false;
     await verifyDnsmosModelDirectory(directory, requiredDnsmosModelFiles(personalized));
     const sessionOptions = options.sessionOptions ?? dnsmosSessionOptions();
-    const open = async (file: string, expectedShape: readonly (number | string)[]): Promise<ort.InferenceSession> => {
-      const session = await ort.InferenceSession.create(path.join(directory, file), sessionOptions);
-      const input = session.inputMetadata[0];
-      if (session.inputNames.length !== 1 || session.inputNames[0] !== 'input_1' || input === undefined) {
-        throw new Error(`${file}: expected one input named input_1, got ${JSON.stringify(session.inputNames)}`);
-      }
-      if (input.isTensor) {
-        const shape = input.shape.slice(1);
-        if (input.type !== 'float32' || JSON.stringify(shape) !== JSON.stringify(expectedShape.slice(1))) {
-          throw new Error(
-            `${file}: expected input_1 float32 [N, ${expectedShape.slice(1).join(', ')}], got ${input.type} ${JSON.stringify(input.shape)}`,
-          );
-        }
-      }
-      return session;
-    };
+    const open = (file: string, expectedShape: readonly (number | string)[]): Promise<ort.InferenceSession> =>
+      openDnsmosSession(directory, file, expectedShape, sessionOptions);
     const primary = await open(DNSMOS_MODEL_FILE_NAMES.primary, ['N', DNSMOS_WINDOW_SAMPLES]);
     const p808 = await open(DNSMOS_MODEL_FILE_NAMES.p808, ['N', P808_FRAME_COUNT, P808_MEL_BANDS]);
     const personalizedSession = personalized
@@ -408,23 +359,7 @@ export class DnsmosScorer {
     }
     const scored = channels.flatMap((result) => (result.scores === null ? [] : [result.scores]));
     if (scored.length === 0) return { channels, dialogue: null };
-    const mean = (pick: (scores: DnsmosScores) => number): number =>
-      scored.reduce((sum, scores) => sum + pick(scores), 0) / scored.length;
-    const dialogue: DnsmosDialogueScores = {
-      ovrl: mean((scores) => scores.ovrl),
-      sig: mean((scores) => scores.sig),
-      bak: mean((scores) => scores.bak),
-      p808: mean((scores) => scores.p808),
-      channelCount: scored.length,
-    };
-    if (this.personalized) {
-      dialogue.personalized = {
-        ovrl: mean((scores) => scores.personalized!.ovrl),
-        sig: mean((scores) => scores.personalized!.sig),
-        bak: mean((scores) => scores.personalized!.bak),
-      };
-    }
-    return { channels, dialogue };
+    return { channels, dialogue: dialogueDnsmosScores(scored, this.personalized) };
   }
 
   /** The windows {@link score} would run for a channel of `sampleCount` samples at 16 kHz. */
@@ -441,31 +376,6 @@ export class DnsmosScorer {
     await this.p808Session.release();
     if (this.personalizedSession !== null) await this.personalizedSession.release();
   }
-}
-
-/** Raw [SIG, BAK, OVRL] of each of the `windows` windows of a [windows, 144160] input (output [windows, 3]). */
-async function runP835(session: ort.InferenceSession, input: ort.Tensor, windows: number): Promise<P835Values[]> {
-  const output = await session.run({ input_1: input });
-  const tensor = output[session.outputNames[0]!]!;
-  const data = tensor.data as Float32Array;
-  if (data.length !== 3 * windows)
-    throw new Error(
-      `P.835 model returned ${data.length} values for ${windows} windows, expected ${3 * windows} (SIG, BAK, OVRL each)`,
-    );
-  return Array.from({ length: windows }, (_, window) => ({
-    sig: data[3 * window]!,
-    bak: data[3 * window + 1]!,
-    ovrl: data[3 * window + 2]!,
-  }));
-}
-
-/** P.808 MOS of each of the `windows` windows of a [windows, 900, 120] input (output [windows, 1]). */
-async function runP808(session: ort.InferenceSession, input: ort.Tensor, windows: number): Promise<number[]> {
-  const output = await session.run({ input_1: input });
-  const data = output[session.outputNames[0]!]!.data as Float32Array;
-  if (data.length !== windows)
-    throw new Error(`P.808 model returned ${data.length} values for ${windows} windows, expected ${windows}`);
-  return Array.from(data);
 }
 
 function accumulate(total: P835Values, add: P835Values): void {

@@ -9,7 +9,7 @@
  * tokens `<|zh|>`, `<|en|>`, `<|jp|>`, `<|yue|>`, `<|ko|>` (upstream example.py, cosyvoice/tokenizer/
  * tokenizer.py `LANGUAGES`); CosyVoice2 and 3 use a Qwen tokenizer whose added special tokens are
  * `<|endofprompt|>` and paralinguistic marks only, and their examples send text untagged, so a tag is
- * read as text (leading garbage, ../shared/docs/services.md). A pack's `cosyVoice.tag` is sent before
+ * read as text (leading garbage, docs/services.md "Speech backends"). A pack's `cosyVoice.tag` is sent before
  * the text when set; every built-in pack leaves it null.
  */
 import { findLanguagePack, knownLanguageCodes, languagePackOf, languagePackSource } from '../../model/language-pack.ts';

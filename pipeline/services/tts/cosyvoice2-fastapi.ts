@@ -2,7 +2,7 @@
  * CosyVoice2 through its FastAPI server (FunAudioLLM/CosyVoice `runtime/python/fastapi/server.py`,
  * default port 50000), voice-prompted with a reference speaker.
  *
- * Protocol (../shared/docs/services.md): POST (GET also works) `multipart/form-data` to
+ * Protocol (docs/services.md, "Speech backends"): POST (GET also works) `multipart/form-data` to
  * - `/inference_zero_shot`: `tts_text`, `prompt_text` (the prompt's transcript), `prompt_wav` (file);
  * - `/inference_cross_lingual`: `tts_text`, `prompt_wav`;
  * - `/inference_instruct2`: `tts_text`, `instruct_text`, `prompt_wav`.

@@ -2,7 +2,7 @@
  * CosyVoice2 through the Triton Inference Server deployment (FunAudioLLM/CosyVoice
  * `runtime/triton_trtllm`, HTTP port 8000), which the maintainers recommend for throughput.
  *
- * Protocol (KServe v2, ../shared/docs/services.md; the layout follows the upstream
+ * Protocol (KServe v2, docs/services.md "Speech backends"; the layout follows the upstream
  * `client_http.py`): `POST /v2/models/cosyvoice2/infer` with the inputs reference_wav FP32 [1,N]
  * (16 kHz), reference_wav_len INT32 [1,1] = [[N]], reference_text BYTES [1,1], target_text BYTES
  * [1,1]; the answer's `outputs` hold `waveform` FP32 samples at 24 kHz. Errors come as
@@ -29,14 +29,13 @@ import { z } from 'zod';
 import { languageCodeSchema } from '../../model/language-code.ts';
 import type { Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
-import { concatenateBytes, describeNetworkError, SpeechServiceError, type ServiceResponse } from './service-http.ts';
+import { concatenateBytes, SpeechServiceError, type ServiceResponse } from './service-http.ts';
 import {
   assertProbes,
   parseRemoteServiceSettings,
   RemoteSpeechSynthesizer,
   remoteServiceSettingsShape,
   remoteSynthesizerOptions,
-  type EndpointProbe,
   type RemoteAttempt,
   type RemoteRequest,
   type RemoteSpeechBackend,
@@ -51,6 +50,25 @@ import {
   VoicePromptCache,
   voicePromptTempo,
 } from './voice-prompt.ts';
+import {
+  decodeFloat32LittleEndian,
+  encodeBytesElement,
+  encodeFloat32LittleEndian,
+  formatSamples,
+  INFERENCE_HEADER_CONTENT_LENGTH,
+  type OutputTensor,
+  tensorNumbers,
+} from './kserve-tensors.ts';
+import { probeCosyVoice2TritonEndpoints } from './cosyvoice2-triton-probe.ts';
+
+export { probeCosyVoice2TritonEndpoints } from './cosyvoice2-triton-probe.ts';
+export {
+  decodeFloat32LittleEndian,
+  encodeBytesElement,
+  encodeFloat32LittleEndian,
+  INFERENCE_HEADER_CONTENT_LENGTH,
+  tensorNumbers,
+} from './kserve-tensors.ts';
 
 /** Engine id of the CosyVoice2 Triton client. */
 export const COSYVOICE2_TRITON_ENGINE_ID = 'cosyvoice2-triton';
@@ -95,105 +113,6 @@ export const cosyVoice2TritonSettingsSchema = z
   .strict();
 /** Settings of the `cosyvoice2-triton` engine after defaults. */
 export type CosyVoice2TritonSettings = z.output<typeof cosyVoice2TritonSettingsSchema>;
-
-/** One KServe v2 output tensor as this client reads it. */
-interface OutputTensor {
-  name?: unknown;
-  datatype?: unknown;
-  shape?: unknown;
-  data?: unknown;
-  parameters?: { binary_data_size?: unknown };
-}
-
-/**
- * HTTP header of the binary tensor data extension: the byte length of the JSON object that starts the
- * body (the tensors' raw bytes follow it). Lower case, as `Headers` reports names.
- */
-export const INFERENCE_HEADER_CONTENT_LENGTH = 'inference-header-content-length';
-
-/** True when typed arrays use little-endian byte order here (x86, ARM as Node runs them). */
-const PLATFORM_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-const encodedSamples = new WeakMap<Float32Array, Uint8Array>();
-
-/**
- * Float samples as the raw bytes of a binary FP32 tensor: 4 bytes per sample, IEEE 754 little-endian.
- * On a little-endian platform the bytes are a view of the samples (no copy; do not change the samples
- * afterwards), elsewhere a converted copy remembered per sample array (a prompt is encoded once).
- *
- * @returns samples.length * 4 bytes.
- */
-export function encodeFloat32LittleEndian(samples: Float32Array): Uint8Array {
-  if (PLATFORM_IS_LITTLE_ENDIAN) return new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
-  let bytes = encodedSamples.get(samples);
-  if (!bytes) {
-    bytes = new Uint8Array(samples.length * 4);
-    const view = new DataView(bytes.buffer);
-    for (let index = 0; index < samples.length; index++) view.setFloat32(index * 4, samples[index] as number, true);
-    encodedSamples.set(samples, bytes);
-  }
-  return bytes;
-}
-
-/**
- * The raw bytes of a binary FP32 tensor (IEEE 754 little-endian) as float samples (a copy).
- *
- * @param bytes a multiple of 4 bytes, any alignment.
- * @returns bytes.length / 4 samples.
- * @throws RangeError when the byte count is not a multiple of 4 (the data ends inside a value).
- */
-export function decodeFloat32LittleEndian(bytes: Uint8Array): Float32Array {
-  if (bytes.length % 4 !== 0) throw new RangeError(`${bytes.length} bytes is not a whole number of 32-bit floats`);
-  const samples = new Float32Array(bytes.length / 4);
-  if (PLATFORM_IS_LITTLE_ENDIAN) {
-    new Uint8Array(samples.buffer).set(bytes);
-    return samples;
-  }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let index = 0; index < samples.length; index++) samples[index] = view.getFloat32(index * 4, true);
-  return samples;
-}
-
-/** One element of a binary BYTES tensor: its UTF-8 byte length (4 bytes, unsigned little-endian), then the bytes. */
-export function encodeBytesElement(text: string): Uint8Array {
-  const utf8 = new TextEncoder().encode(text);
-  const element = new Uint8Array(4 + utf8.length);
-  new DataView(element.buffer).setUint32(0, utf8.length, true);
-  element.set(utf8, 4);
-  return element;
-}
-
-const formattedSamples = new WeakMap<Float32Array, string>();
-
-/**
- * Formats float samples as the inside of a JSON array without the 17-digit noise of `JSON.stringify`
- * on float32 values: 6 decimals (1e-6 is below one 16-bit step, 3e-5). Remembered per sample array
- * (a prompt is formatted once, not once per request).
- */
-function formatSamples(samples: Float32Array): string {
-  let formatted = formattedSamples.get(samples);
-  if (formatted === undefined) {
-    const parts = new Array<string>(samples.length);
-    for (let index = 0; index < samples.length; index++)
-      parts[index] = String(Math.round((samples[index] as number) * 1e6) / 1e6);
-    formatted = parts.join(',');
-    formattedSamples.set(samples, formatted);
-  }
-  return formatted;
-}
-
-/**
- * The numbers of a KServe v2 JSON tensor, flattened: `data` may be flat (as Triton answers) or nested
- * row by row (as clients often send).
- *
- * @returns the values in row-major order, or null when one is not a number.
- */
-export function tensorNumbers(data: unknown): number[] | null {
-  if (!Array.isArray(data)) return null;
-  const values: unknown[] = data.length > 0 && Array.isArray(data[0]) ? data.flat(Infinity) : data;
-  for (const value of values) if (typeof value !== 'number') return null;
-  return values as number[];
-}
 
 /** The Triton protocol as a {@link RemoteSpeechBackend}. */
 export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTritonVoice> {
@@ -418,48 +337,6 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
     if (samples.length === 0) throw fail('empty-audio', 'the answer holds no samples', true);
     return { channels: [samples], sampleRate: this.settings.sampleRate };
   }
-}
-
-/**
- * Checks each server: `GET /v2/health/ready` must answer 200 and `GET /v2/models/{modelName}` must
- * list the four inputs.
- *
- * @returns one probe per URL; `detail` starts with `not ` when a server answered but lacks the model.
- */
-export async function probeCosyVoice2TritonEndpoints(
-  urls: readonly string[],
-  modelName: string,
-  timeoutMilliseconds = 5_000,
-): Promise<EndpointProbe[]> {
-  return Promise.all(
-    urls.map(async (url): Promise<EndpointProbe> => {
-      try {
-        const ready = await fetch(`${url}/v2/health/ready`, { signal: AbortSignal.timeout(timeoutMilliseconds) });
-        if (ready.status === 404)
-          return { url, ready: false, detail: 'not a Triton server: GET /v2/health/ready answered HTTP 404' };
-        if (!ready.ok) return { url, ready: false, detail: `unreachable: not ready (HTTP ${ready.status})` };
-        const metadata = await fetch(`${url}/v2/models/${modelName}`, {
-          signal: AbortSignal.timeout(timeoutMilliseconds),
-        });
-        if (!metadata.ok)
-          return { url, ready: false, detail: `not serving model ${modelName}: HTTP ${metadata.status}` };
-        const inputs =
-          ((await metadata.json()) as { inputs?: { name?: string }[] }).inputs?.map((input) => input.name) ?? [];
-        const missing = ['reference_wav', 'reference_wav_len', 'reference_text', 'target_text'].filter(
-          (name) => !inputs.includes(name),
-        );
-        if (missing.length > 0)
-          return {
-            url,
-            ready: false,
-            detail: `not the CosyVoice2 model: ${modelName} lacks inputs ${missing.join(', ')}`,
-          };
-        return { url, ready: true, detail: 'ready' };
-      } catch (error) {
-        return { url, ready: false, detail: `unreachable: ${describeNetworkError(error)}` };
-      }
-    }),
-  );
 }
 
 /**

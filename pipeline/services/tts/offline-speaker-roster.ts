@@ -3,7 +3,7 @@
  * the same two voices: each dialogue draws one speaker group (two identities: its user and its system
  * speaker) from the roster of its language, from a random stream seeded by (build seed, dialogue id). Distinct
  * speakers across dialogues are what makes a speaker-disjoint dev/test split possible
- * (m3-format.md: "the rest is the dev set, kept speaker-disjoint from test").
+ * (docs/dataset-format.md, "{split}.jsonl": "the rest is dev, kept speaker-disjoint from test").
  *
  * - English (espeak-ng): 12 voice variants (espeak-ng's `m1`–`m7` male and `f1`–`f5` female
  *   variants of `en-us`) at two pitch levels = 24 identities.

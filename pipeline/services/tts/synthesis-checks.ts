@@ -1,7 +1,8 @@
 /**
  * Checks on audio that came back from a remote TTS service, before it is accepted:
  * - tail trimming: silence, stationary noise and a short hallucinated burst after a long gap are cut
- *   from the end (CosyVoice's known "silence or hallucinated tails", ../shared/docs/services.md);
+ *   from the end (CosyVoice's known silent or hallucinated tails, docs/services.md "Faults the speech
+ *   client survives");
  * - abrupt end: speech still loud in the last 20 ms means the stream was cut mid-word;
  * - duration plausibility: the speech must last between what the text predicts at a very fast and at a
  *   very slow speaking rate (truncated stream / runaway output), see {@link DEFAULT_SPEECH_RATE_BOUNDS};

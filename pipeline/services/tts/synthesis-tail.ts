@@ -2,7 +2,8 @@
  * Finding speech in synthesized audio and cutting its tail (./synthesis-checks.ts): speech spans and
  * the detector seam (a VAD or the energy detector here, meant for synthetic speech with near-silent
  * pauses), tail trimming of silence, stationary noise and a short hallucinated burst after a long gap
- * (CosyVoice's known "silence or hallucinated tails", ../shared/docs/services.md), and the abrupt-end
+ * (CosyVoice's known silent or hallucinated tails, docs/services.md "Faults the speech client survives"),
+ * and the abrupt-end
  * test (speech still loud in the last 20 ms: the stream was cut mid-word).
  */
 import type { VoiceActivityDetector } from '../vad/voice-activity-detector.ts';

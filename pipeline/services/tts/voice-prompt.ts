@@ -4,7 +4,7 @@
  * service's 30 s limit, encoded as 16-bit WAV for upload, with its speaking tempo measured so the
  * output's tempo can be compared with it (synthesis-checks.ts, SpeechRateMonitor).
  *
- * Service rules (../shared/docs/services.md): a file libsndfile reads (we send WAV PCM16), >= 16 kHz,
+ * Service rules (docs/services.md, "Voice prompts"): a file libsndfile reads (we send WAV PCM16), >= 16 kHz,
  * mono preferred, <= 30 s (CosyVoice's frontend asserts it when extracting speech tokens), and
  * `prompt_text` must be the transcript of the prompt or the prompt leaks into the output.
  */

@@ -17,8 +17,8 @@
  *    the noise floor is the `noiseFloorPercentile` of the frame levels outside the detected segments
  *    (so a quiet channel keeps the synthetic timeline's -50 dBFS, a noisy one moves above its noise).
  * 2. Level segments: frames at or above that threshold, silences shorter than `bridgeSeconds` bridged —
- *    the steps of the clean speech detector ({@link detectSpeechSegments}), applied to the frame levels
- *    already computed for step 1 ({@link levelSegments}; a test keeps the two equal).
+ *    the steps of the clean speech detector (`detectSpeechSegments`, audio/speech-regions.ts), applied
+ *    to the frame levels already computed for step 1 ({@link levelSegments}; a test keeps the two equal).
  * 3. Each detected start moves to the nearest level-segment start, each end to the nearest
  *    level-segment end, when one lies within `maxShiftSeconds`; otherwise the boundary stays.
  * 4. Two neighbours merge when they now touch or overlap, or when the silence the detector saw between
@@ -26,7 +26,7 @@
  *    speech, such as an /h/ or a fading nasal, that the detector scored as non-speech).
  */
 import type { SpeechSegment } from '../../model/types.ts';
-import { frameLevelsDbfs, type detectSpeechSegments } from '../../audio/speech-regions.ts';
+import { frameLevelsDbfs } from '../../audio/speech-regions.ts';
 import { VoiceActivityOptionsError } from './errors.ts';
 
 /** Settings of {@link refineSpeechBoundaries}; levels in dBFS (full scale = 1.0), durations in seconds. */
@@ -122,7 +122,8 @@ export function refinementThresholdDbfs(
 /**
  * Speech segments from frame levels: runs of frames with level >= `thresholdDbfs`, with silent runs
  * shorter than `bridgeFrames` between two speech runs bridged. These are steps 1 and 2 of
- * {@link detectSpeechSegments} (with no minimum speech length), on levels computed once.
+ * `detectSpeechSegments` (audio/speech-regions.ts; with no minimum speech length), on levels computed
+ * once.
  *
  * @param levels one level per 10 ms frame, dBFS (frame k = centisecond k).
  * @param thresholdDbfs a frame is speech at or above this level.

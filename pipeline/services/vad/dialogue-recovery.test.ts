@@ -1,5 +1,5 @@
 /**
- * Issue 3, "done when": voice activity detection on a stereo dialogue with KNOWN speech placement
+ * Voice activity detection on a stereo dialogue with KNOWN speech placement
  * recovers every segment boundary within 50 ms, and the events computed from the detected segments
  * equal the events computed from the known placement.
  *

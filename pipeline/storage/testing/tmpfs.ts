@@ -1,5 +1,5 @@
 /**
- * Small tmpfs mounts for tests that need a full, filling or read-only disk (issue 11). Mounting needs
+ * Small tmpfs mounts for tests that need a full, filling or read-only disk. Mounting needs
  * root (or CAP_SYS_ADMIN): {@link tmpfsSkipReason} says why a test is skipped where it is not allowed.
  */
 import { execFileSync } from 'node:child_process';
