@@ -45,7 +45,7 @@ import {
 /**
  * Tokens that are not speech by default, compared case-insensitively after trimming. Sources:
  * - `''`: an empty interval, how Montreal Forced Aligner 2+ writes silence in its word tiers (MFA
- *   issue #324: "any blank output in the textgrid ... means silence");
+ *   MontrealCorpusTools/Montreal-Forced-Aligner#324: "any blank output in the textgrid ... means silence");
  * - `sil`, `sp`, `<sil>`, `{SL}`, `<eps>`: silence / short pause / Kaldi epsilon (MFA 1 and HTK/Kaldi
  *   aligners, MFA with `--disable_textgrid_cleanup`);
  * - `spn`, `<spn>`, `{LG}`, `{NS}`, ...: MFA's spoken-noise and laughter/noise dictionary symbols;

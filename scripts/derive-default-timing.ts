@@ -76,7 +76,7 @@ export const DEFAULT_TIMING_SOURCES: Record<
     timingResolution: '0.01',
     notes: [
       'Word-level times (NXT timed units, 4 decimals): words of one speaker that touch or overlap form one speech segment, noise ' +
-        'and silence elements are not speech, and speech segments become IPUs by the events.md rules, so floor transfers are ' +
+        'and silence elements are not speech, and speech segments become IPUs by the docs/events.md rules, so floor transfers are ' +
         'measured to the centisecond (no transcript-bullet atom at 0.00 s).',
       'Task-oriented dialogue over maps (64 dialogues with eye contact, 64 without): gaps are somewhat longer than in casual conversation.',
       'CallFriend English (utterance-level telephone calls) is shipped as an alternative: en.callfriend.timing.json.',

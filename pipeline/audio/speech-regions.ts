@@ -215,8 +215,7 @@ export function trimToSpeech(
   }
   const startSample = first.start * frameLength;
   const endSample = last.end * frameLength;
-  // a view where no padding is needed (every synthesized utterance: a copy each was 97 MB of a
-  // 20-dialogue saturation build, issue 23)
+  // a view where no padding is needed (every synthesized utterance), so no clip is copied here
   let trimmed = samples.subarray(startSample, endSample);
   if (endSample > samples.length) {
     trimmed = new Float32Array(endSample - startSample);

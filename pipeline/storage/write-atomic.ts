@@ -31,8 +31,8 @@ export function temporaryPathFor(file: string): string {
  * Write a file atomically: the data goes to a temporary file beside it (`{file}.{host}-{pid}-{random}.tmp`),
  * is flushed to the disk (fsync), its length is checked against the data, and only then is it renamed
  * over `file`. Readers see either the old file or the complete new one; a short write never ends up
- * under the final name (write-file-atomic, used before, wrote with one `fs.write` and ignored a short
- * count: on a filling disk a cut WAV got its final name; issue 11). Parent folders are created. Text is written as UTF-8 with every registered API
+ * under the final name (a single `fs.write` whose short count is ignored would let a cut WAV on a
+ * filling disk reach its final name). Parent folders are created. Text is written as UTF-8 with every registered API
  * key replaced by its variable name (./redact.ts).
  * @throws DiskFullError (./build-errors.ts) when the file system is full or the write came out short,
  *   naming the file, the bytes needed and the bytes free; Error naming the file and the cause for

@@ -199,7 +199,7 @@ describe('barge-in variant', () => {
         // every planned barge-in is a BARGE_IN event starting at its question, and every BARGE_IN is kept
         for (const bargeIn of variant.bargeIns)
           expect(userBargeIns.map((event) => event.start)).toContain(variant.placement.starts[bargeIn.questionIndex]);
-        // and every BARGE_IN is a planned one: an answer not barged in on gets no overlap beyond 0.40 s (issue 19)
+        // and every BARGE_IN is a planned one: an answer not barged in on gets no overlap beyond 0.40 s
         expect(userBargeIns).toHaveLength(variant.bargeIns.length);
         expect(kept.filter((decision) => decision.event === 'BARGE_IN')).toHaveLength(userBargeIns.length);
         expect(kept.every((decision) => decision.event === 'BARGE_IN')).toBe(true);

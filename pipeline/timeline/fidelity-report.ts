@@ -18,7 +18,7 @@ export interface GeneratedDialogueTiming {
   otherSpeakerSpeechSeconds: number;
 }
 
-/** Thresholds of the checks (issue 3, "done when"). */
+/** Thresholds of the checks: what a generated timeline must reach against the measured statistics. */
 export const FIDELITY_THRESHOLDS = Object.freeze({
   /** Largest KS distance per direction. */
   maximumKolmogorovSmirnovDistance: 0.05,

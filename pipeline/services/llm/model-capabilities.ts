@@ -1,7 +1,7 @@
 /**
  * What a hosted model accepts, and how a request is adapted when it does not.
  *
- * Sources (docs/services.md, "Gemma on the Gemini API"): Gemma 3 on the Gemini API rejects both a
+ * Sources (docs/services.md, "Language model backends"): Gemma 3 on the Gemini API rejects both a
  * system instruction (HTTP 400 `Developer instruction is not enabled for models/gemma-3-…`) and JSON
  * mode (HTTP 400 `JSON mode is not enabled for models/gemma-3-…`); Gemma 4 (`gemma-4-31b-it`) accepts
  * system instructions but its JSON mode is unconfirmed, so it is off; Gemini models accept both.

@@ -69,7 +69,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-/** Timeout of the requests that are meant to be answered: far above any stall of a loaded machine. */
+/** Timeout of the requests that are meant to be answered: far above any stall of a machine whose cores are shared. */
 const ANSWER_TIMEOUT = 60_000;
 const context = (route: string) => ({ engine: 'test', text: 'hello', endpoint: url, route });
 const failure = (promise: Promise<unknown>): Promise<SpeechServiceError> =>

@@ -249,8 +249,8 @@ export async function trimTail(
       endSample = withMargin;
     }
   }
-  // a view when nothing is faded (the synthesis path keeps every clip: a copy per utterance was 156 MB
-  // of a 20-dialogue saturation build, issue 23); a fade is written into a copy, never into the input
+  // a view when nothing is faded (the synthesis path keeps every clip, so a copy per utterance would
+  // add up over a build); a fade is written into a copy, never into the input
   const kept = fade ? samples.slice(0, endSample) : samples.subarray(0, endSample);
   if (fade) fadeOutInPlace(kept, Math.min(kept.length, Math.round(0.01 * sampleRate)));
   return { samples: kept, removedSeconds: (samples.length - endSample) / sampleRate, removed, speech };
