@@ -119,7 +119,8 @@ async function buildWithPages(context: BuildWithPagesContext): Promise<BuildRepo
   const shared = await createSharedBuildServices(config, log);
   const totals: BuildTotals = { summaries: [], audioSeconds: 0, failedCount: 0, timingPriorWarnings: [] };
   const queueWaits = new QueueWaits();
-  for (const language of config.languages) await buildLanguageDatasets(context, language, shared, totals, queueWaits);
+  for (const language of config.languages)
+    await buildLanguageDatasets({ context, language, shared, totals, queueWaits });
 
   await shared.resamplePool?.close();
   await shared.renderPool?.close();

@@ -48,13 +48,16 @@ export class QueueWaits {
  * @throws BuildStoppedError subclasses (the queue's wait stopped: this language's datasets are
  *   discarded; a dataset refused or not written), errors that end the build
  */
-export async function buildLanguageDatasets(
-  context: BuildWithPagesContext,
-  language: Language,
-  shared: SharedBuildServices,
-  totals: BuildTotals,
-  queueWaits: QueueWaits,
-): Promise<void> {
+export async function buildLanguageDatasets(run: {
+  context: BuildWithPagesContext;
+  language: Language;
+  shared: SharedBuildServices;
+  /** Added to as the datasets are committed. */
+  totals: BuildTotals;
+  /** The build's waits on the queue's workers (all languages share one). */
+  queueWaits: QueueWaits;
+}): Promise<void> {
+  const { context, language, shared, totals, queueWaits } = run;
   const { config, corpus, runner, log, progress, queueHook, preRendered } = context;
   const dataset = datasetNameOf(config, language);
   const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } =
