@@ -1,11 +1,11 @@
 /**
- * Issue 11: what happens when a build fails, tried as a user would, with `duplexsynth build` as a real
+ * What happens when a build fails, tried as a user would, with `duplexsynth build` as a real
  * child process on real TopiOCQA dialogues (offline English build):
  *
- * - defect 1: a run in which every dialogue fails for an environmental reason (the LLM service down,
+ * - a run in which every dialogue fails for an environmental reason (the LLM service down,
  *   the cache unwritable) commits nothing and keeps the complete dataset; a smaller dataset replaces a
  *   larger one only with `--allow-shrink`;
- * - defect 2: a disk that fills during the build (another process takes the space) stops it with the
+ * - a disk that fills during the build (another process takes the space) stops it with the
  *   file and the space named, the old dataset intact; once space is freed the rerun completes;
  * - the kill -9 trial: a build killed at several moments resumes at once (the dead holder's lock is
  *   taken over) and ends with byte-identical files; no temporary file is left behind;
@@ -255,7 +255,7 @@ describe('duplexsynth build when things fail', () => {
         });
         expect(result.code, result.stderr).toBe(4);
         const last = result.stderr.trim().split('\n').at(-1)!;
-        // the stop removes its own unfinished .partial folders and says how much that freed (issue 21)
+        // the stop removes its own unfinished .partial folders and says how much that freed
         expect(last).toMatch(
           new RegExp(
             `^duplexsynth: ${out}/\\S+: no space left on the device: it needs [\\d.]+ (bytes|kB|MB), [\\d.]+ (bytes|kB|MB) free; ` +

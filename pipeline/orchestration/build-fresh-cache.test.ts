@@ -6,7 +6,7 @@
  * same-seed build beside build.test.ts's second run.
  *
  * What the same-seed build does not redo: DNSMOS. A cold demo build spends about 345 of its 380 CPU s
- * in DNSMOS (866 channel-seconds, 2 December), so the same-seed build's cache starts with the shared
+ * in DNSMOS (866 channel-seconds), so the same-seed build's cache starts with the shared
  * build's `dnsmos` entries and nothing else. Those entries are keyed by the sha256 of the dialogue's
  * WAV, so one is used only for a WAV byte-identical to the shared build's (any other WAV is scored
  * afresh, and the tree comparison fails on it anyway); every other stage (text, speech, timeline,

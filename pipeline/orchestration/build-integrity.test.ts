@@ -1,5 +1,5 @@
 /**
- * Issue 21, integrity you can check, on one tiny real build shared by the file (the first TopiOCQA dev
+ * Integrity you can check, on one tiny real build shared by the file (the first TopiOCQA dev
  * conversation, English, offline rules rewrite and espeak-ng, no barge-in variant, no scoring):
  *
  * - a content-cache entry edited after it was written (a rewrite reply, a word of the timings beside a

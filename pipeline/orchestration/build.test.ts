@@ -154,7 +154,7 @@ describe('demo build (both languages, recorded responses)', () => {
     }
   });
 
-  it('the barge-in variants: a cut answer says the words before the cut (planned text, cut time, unspoken words kept) and is quality-scored; every dialogue has a full-band master above 8 kHz (issue 20)', async () => {
+  it('the barge-in variants: a cut answer says the words before the cut (planned text, cut time, unspoken words kept) and is quality-scored; every dialogue has a full-band master above 8 kHz', async () => {
     /** Share of the power above 8 kHz (Hann-windowed 4096-sample frames), over both channels. */
     const highBandShare = (audio: { channels: Float32Array[]; sampleRate: number }) => {
       const size = 4096;

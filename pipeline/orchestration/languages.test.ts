@@ -1,5 +1,5 @@
 /**
- * Languages as data (issue 18): a Spanish corpus in the TopiOCQA layout built without translation, a
+ * Languages as data: a Spanish corpus in the TopiOCQA layout built without translation, a
  * language the code has never heard of (Italian) added by a YAML language pack alone, Mandarin from
  * the demo corpus (hand-written recorded translations) with segmenter words in txt_align; and the bad
  * input refused before any service is called. The builds run once each (beforeAll) and are shared.

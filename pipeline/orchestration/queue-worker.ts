@@ -1,6 +1,6 @@
 /**
  * `duplexsynth worker --queue redis://…`: takes the jobs of a queued build (./queued-build.ts) from
- * BullMQ and runs them with the same stage code as a local build (./build.ts `languageWork`, run by
+ * BullMQ and runs them with the same stage code as a local build (./language-work.ts `languageWork`, run by
  * the stage runner): a `dialogue` job makes one dialogue's text, speech, placement, events and render
  * (and its barge-in variant), leaving the text, the speech and the placed and rendered dialogues (WAV
  * bytes, full-band master, placement; stages/place-timeline.ts) in the shared content cache; a `score`
@@ -47,13 +47,10 @@ import {
   type DialogueJobData,
   type DialogueJobResult,
 } from './build-queue.ts';
-import {
-  checkBuildIsPossible,
-  createSharedBuildServices,
-  languageWork,
-  STAGES,
-  type SharedBuildServices,
-} from './build.ts';
+import { checkBuildIsPossible } from './build-checks.ts';
+import { languageWork } from './language-work.ts';
+import { createSharedBuildServices, type SharedBuildServices } from './shared-build-services.ts';
+import { STAGES } from './stage-list.ts';
 
 /** Options of {@link runQueueWorker}. */
 export interface QueueWorkerOptions {

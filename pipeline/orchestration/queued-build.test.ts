@@ -260,7 +260,7 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       expect(await coordinator.exited, coordinator.output()).toBe(0);
       for (const worker of workers) worker.child.kill('SIGTERM');
       await Promise.all(workers.map((worker) => worker.exited));
-      // what each process said, for the message of any check below that fails (one failure in about ten runs on 3 December went unexplained)
+      // what each process said, for the message of any check below that fails (so that a rare failure is explained by its message)
       const said = () =>
         [
           `coordinator:\n${coordinator.output()}`,
@@ -269,7 +269,7 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       expect(await filesUnder(path.join(out, 'data')), said()).toEqual(reference);
       // every dialogue job was taken by some worker. Which one is BullMQ's race: under the shared rate
       // limit every worker waits for the next window and the first to ask gets its job, so one worker can
-      // take all six (seen once in a full `npm test` on a loaded machine, 4 December); that another
+      // take all six when the others are slow to ask; that another
       // worker takes over a job is the kill -9 test's check
       const took = workers.map((worker) => (worker.output().match(/took dialogue/g) ?? []).length);
       expect(

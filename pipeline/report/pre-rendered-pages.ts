@@ -1,8 +1,8 @@
 /**
  * Dialogue pages of the report made while the build still runs: each page as soon as its dialogue is
- * written, so that the report after the last answer only moves them into place (issue 23: the report
- * was most of the time the speech servers sat idle at the end of a build; its dialogue pages, each
- * reading its whole WAV for the waveform, were half of it).
+ * written, so that the report after the last answer only moves them into place (the report
+ * takes most of the time the speech servers sit idle at the end of a build, and its dialogue pages,
+ * each reading its whole WAV for the waveform, are half of it).
  *
  * A page is kept under a key of everything it is made from: the page's dataset fields
  * (dialogue-page.ts `PAGE_DATASET_FIELDS`: the page's type lets it read no others), the dialogue as the report reads it (export-dataset.ts

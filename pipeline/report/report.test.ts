@@ -47,7 +47,7 @@ import { readDatasetFolder } from '../quality/dataset-files.ts';
 /**
  * How far past an event's end playback may be seen, in seconds: the page checks the position once
  * per animation frame and the test samples it with timers, both late when the renderer is starved
- * (a 2-core machine running the whole test suite: 0.15 s failed at load 12–14). Playback that does
+ * (a 2-core machine running the whole test suite misses a slack of 0.15 s). Playback that does
  * not stop or loop at all runs on for seconds, so the checks still tell it apart.
  */
 const FRAME_SLACK = 0.5;
@@ -829,7 +829,7 @@ describe('the report in headless Chromium', () => {
     await button.click();
     await opened.waitForFunction(`!${AUDIO}.paused`);
     await positions(); // the start of the playback: the positions of the previous source
-    // until it has gone back once (playback on a loaded machine can run slower than the clock, so no
+    // until it has gone back once (a starved renderer plays slower than the clock, so no
     // fixed wait), then half a span more: it went back to the start each time it reached the end
     await opened.waitForFunction(
       'window.positions.some((position, index, all) => index > 0 && position < all[index - 1])',

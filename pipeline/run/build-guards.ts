@@ -1,5 +1,5 @@
 /**
- * What a build does around its work so that nothing is lost, leaked or hung (issue 11), in two calls
+ * What a build does around its work so that nothing is lost, leaked or hung, in two calls
  * from `runBuild` (./build.ts):
  *
  * 1. {@link beginGuardedBuild}, first: registers every configured API key for redaction, checks the

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 5: the output folder's lock records its holder; a killed holder on this host is
+ * The output folder's lock records its holder; a killed holder on this host is
  * taken over at once (it used to cost 60 s); a holder that still runs is never taken over, however
  * long it is paused; a build that loses its lock learns it with a one-line error and commits nothing.
  * Holders are real child processes (paused with SIGSTOP, killed with SIGKILL).

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 4: an LLM endpoint whose 401 body echoes the API key (some gateways do) must not put
+ * An LLM endpoint whose 401 body echoes the API key (some gateways do) must not put
  * the key on stderr, in the build log, in any summary, metadata, cache or recorded-response file. The
  * key is planted in the replies of loopback servers speaking the real protocols (OpenAI-compatible,
  * Gemini): in a 401 error body and inside a successful reply's text.

@@ -23,7 +23,7 @@ import { runBuild } from '../orchestration/build.ts';
 import { verifyDataset } from './verify-dataset.ts';
 import { readWavFileLayout } from '../audio/wav.ts';
 
-/** Seconds of a WAV file (a speaker prompt manifest's durationSeconds must match its clip: issue 21). */
+/** Seconds of a WAV file (a speaker prompt manifest's durationSeconds must match its clip). */
 function wavSeconds(file: string): number {
   const layout = readWavFileLayout(file)!;
   return Math.round((layout.dataBytes / layout.format.blockAlign / layout.format.sampleRate) * 100) / 100;

@@ -13,7 +13,7 @@
  * functions (closures) growing with the dialogues (227 at 10, 584 at 40), and no one function compiled
  * more than 12 times (`node --log-code`), so there is no one place in the code to change. With 8 times
  * the budget the same 20-dialogue build made 228 (1.0 CPU s). In 9 pairs of runs one after the other
- * (5 December) the process's other threads used 0.4-1.7 CPU s less per build and its main thread
+ * the process's other threads used 0.4-1.7 CPU s less per build and its main thread
  * 0.5 s less to 0.8 s more (code optimized later runs slower until then); audio seconds per CPU second
  * rose in 7 of the 9 pairs (README, Throughput; `npm run bench`, section saturation, has the baseline
  * with V8's own budget).

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defects 3, 7 and 8: output and cache folders are checked up front with one-line messages
+ * Output and cache folders are checked up front with one-line messages
  * naming the folder and the cause (a folder under /proc no longer hangs; a read-only file system, a
  * file in the way and a full disk are named), and bad settings are refused before the lock, leaving
  * nothing behind.
@@ -205,7 +205,7 @@ describe('what a killed build left', () => {
   });
 });
 
-describe('settings refused before the lock (defect 8)', () => {
+describe('settings refused before the lock', () => {
   async function demoConfig(): Promise<BuildConfig> {
     return loadConfigFile(DEFAULT_CONFIG_FILE);
   }

@@ -7,7 +7,7 @@
  *
  * What is checked per dialogue, by source:
  * - `words`, `supervisions`: the events re-derived from `txt_align` (segments from the lines that
- *   touch or overlap merged, events.md rules with the recorded thresholds) equal the events line;
+ *   touch or overlap merged, the rules of docs/events.md with the recorded thresholds) equal the events line;
  * - `turns`: the same from the speech segments written in the dialogue's metadata (`speech`);
  * - `voice-activity`: the recorded detector, run again on both channels of the written WAV
  *   (`detectTrackSpeech`), gives the events line; `txt_align` is empty, as the manifest says.

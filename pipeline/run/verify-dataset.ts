@@ -1,5 +1,5 @@
 /**
- * Independent check of a written dataset folder (m3-format.md), as the benchmark's loader would see it:
+ * Independent check of a written dataset folder (docs/dataset-format.md), as the benchmark's loader would see it:
  * - every WAV has exactly 2 channels and its id equals the file name;
  * - in every events line, each TURN_SHIFT start equals a TURN end on the other channel, each TURN_HOLD
  *   start a TURN end on its own channel, each BARGE_IN start a TURN start on its own channel (the
@@ -45,7 +45,7 @@ export interface DatasetVerification {
 
 /**
  * The loader lookups the benchmark performs, as problems (empty when all hold).
- * Source: m3-format.md, "How the evaluation code uses events".
+ * Source: docs/events.md, "How the benchmark's loader uses the events".
  */
 export function loaderLookupProblems(id: string, events: ChannelEvents): string[] {
   const problems: string[] = [];

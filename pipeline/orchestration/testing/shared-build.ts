@@ -50,7 +50,7 @@ export async function sharedBuild(name: string, config: BuildConfig): Promise<Sh
   };
   const reportFile = path.join(directory, 'build-report.json');
   await mkdir(directory, { recursive: true });
-  // A cold demo build with scoring takes minutes on a loaded machine: wait up to about 30 minutes. The
+  // A cold demo build with scoring takes minutes when the cores are shared: wait up to about 30 minutes. The
   // lock only saves duplicate work, so a lock that goes stale behind a busy event loop is not an error.
   const release = await lockfile.lock(directory, {
     lockfilePath: `${directory}.lock`,
@@ -94,8 +94,8 @@ export async function sharedDemoBuild(): Promise<SharedBuild> {
 /**
  * DNSMOS window hop of the tests' demo builds, s: non-overlapping 9.01 s windows instead of the
  * reference's one per second (quality.dnsmos.hopSeconds). DNSMOS of the demo's 866 channel-seconds
- * with the reference hop was about 345 of the cold build's 380 CPU s, the longest chain of the test
- * suite (2 December); at this hop it runs about 1/8 of the windows. The scores differ, and the tests
+ * with the reference hop is about 345 of the cold build's 380 CPU s, the longest chain of the test
+ * suite; at this hop it runs about 1/8 of the windows. The scores differ, and the tests
  * of these builds compare builds with each other, never with published DNSMOS numbers: the reference
  * hop is checked by pipeline/services/mos/dnsmos.test.ts, and run end to end by `npm run demo` (.ci/run).
  */
@@ -119,9 +119,9 @@ export async function demoConfig(): Promise<BuildConfig> {
  * Time limit of a hook or test that waits for the shared demo build or makes a cold demo build: cold
  * demo builds (both languages, every utterance synthesized, DNSMOS quality scoring and the split)
  * outlast the suite's 6-minute default (vitest.config.ts). The cold build with scoring takes about
- * 380 CPU s (365 user + 15 system, 2 December, load 1-8: DNSMOS of 866 channel-seconds is about 345 of
- * them, the build without scoring 36); with the two cores shared by other builds and test runs (load
- * 12-18, 2 December) the first build took about 14 minutes. Twenty minutes still ends a hung build.
+ * 380 CPU s (365 user + 15 system; DNSMOS of 866 channel-seconds is about 345 of them, the build
+ * without scoring 36); with two cores shared by other builds and test runs, the first build can take
+ * about 14 minutes. Twenty minutes still ends a hung build.
  */
 export const DEMO_BUILD_TIMEOUT = 1_200_000;
 

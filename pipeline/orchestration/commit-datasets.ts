@@ -1,0 +1,82 @@
+/**
+ * Committing one language's datasets once all its dialogues are written: the base dataset, then the
+ * barge-in variant, each with its manifest settings and summary. A dataset that is refused (empty,
+ * smaller) or cannot be written stops the build, and the ones not yet committed are discarded.
+ */
+import type { BuildConfig } from '../config.ts';
+import type { DatasetSummary } from '../model/dataset-summary.ts';
+import type { Language } from '../model/types.ts';
+import type { TimingStatistics } from '../timeline/timing-statistics.ts';
+import type { BuildLog } from './build-context.ts';
+import type { DatasetOutput } from './dataset-output.ts';
+import type { TimelinePlacement } from './dialogue-steps.ts';
+import type { SharedBuildServices } from './shared-build-services.ts';
+
+/** What {@link commitLanguageDatasets} commits, and with which settings. */
+export interface LanguageCommit {
+  config: BuildConfig;
+  language: Language;
+  /** The base dataset's name (the variant's manifest names it). */
+  dataset: string;
+  base: DatasetOutput;
+  variant: DatasetOutput | null;
+  statistics: TimingStatistics;
+  detector: SharedBuildServices['detector'];
+  turnHoldShare: number;
+  backchannelPhrases: string[];
+  placement: TimelinePlacement;
+  allowShrink: boolean;
+  log: BuildLog;
+  /** Told each committed dataset folder. */
+  kept: (output: string) => void;
+}
+
+/**
+ * Commit the base dataset, then the variant.
+ * @returns their summaries, in that order
+ * @throws as DatasetOutput.commit (the datasets not yet committed are discarded first)
+ */
+export async function commitLanguageDatasets(commit: LanguageCommit): Promise<DatasetSummary[]> {
+  const { config, language, dataset, base, variant, log } = commit;
+  const commitSettings = {
+    domain: 'task' as const,
+    sampleRate: config.audio.sampleRate,
+    channels: { user: config.channels.user, system: config.channels.system },
+    speechDetection: commit.detector,
+    build: { name: config.name, seed: config.seed },
+    timeline: { profile: config.timeline.profile, turnHoldShare: commit.turnHoldShare },
+  };
+  const fidelityOptions = {
+    backchannelListener: config.channels.user,
+    backchannelsGenerated: commit.backchannelPhrases.length > 0,
+    gapOnlyChannel: commit.placement.options.gapOnlyChannel,
+  };
+  const summaries: DatasetSummary[] = [];
+  const outputs = variant ? [base, variant] : [base];
+  for (const [position, output] of outputs.entries()) {
+    // a dataset that is refused (empty, smaller) or cannot be written stops the build: the ones not yet committed are discarded
+    let summary: DatasetSummary;
+    try {
+      summary = await output.commit(
+        commit.statistics,
+        output === base ? fidelityOptions : null,
+        {
+          ...commitSettings,
+          ...(output === variant
+            ? { variant: { kind: 'barge-in', of: dataset, systemYields: config.timeline.bargeIn.systemYields } }
+            : {}),
+        },
+        { allowShrink: commit.allowShrink, variant: output === variant ? 'barge-in' : 'default' },
+      );
+    } catch (error) {
+      for (const later of outputs.slice(position + 1)) await later.discard();
+      throw error;
+    }
+    commit.kept(output.directory);
+    summaries.push(summary);
+    log(
+      `[${language}] wrote ${summary.dialogues} dialogues to ${output.directory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`,
+    );
+  }
+  return summaries;
+}
