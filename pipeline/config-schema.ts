@@ -58,7 +58,9 @@ export const buildConfigInputSchema = z
       .nonnegative()
       .max(Number.MAX_SAFE_INTEGER)
       .default(0)
-      .describe('Seed of every random draw of the build (voices, timeline, splits).'),
+      .describe(
+        "Build seed: each dialogue's speakers and timeline draws come from streams seeded by it and the dialogue id.",
+      ),
     languages: z
       .array(
         languageCodeSchema.describe('A BCP-47 language code with a language pack (en, ja, zh, de, es, fr, ko, …).'),
