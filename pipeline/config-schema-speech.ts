@@ -69,7 +69,7 @@ function remoteBackend<Name extends keyof typeof REMOTE_SPEECH_ENGINE_SETTINGS_S
       voices: voicesSchema,
       service: REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS[name]
         .optional()
-        .describe(`Service settings of ${name} (urls, sample rate, retries, checks).`),
+        .describe(`Service settings of ${name} (urls, sample rate, retries, checks); a build needs at least urls.`),
       speakerPrompts: speakerPromptsSchema,
     })
     .strict()

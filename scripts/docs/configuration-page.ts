@@ -53,8 +53,8 @@ export function renderConfigurationPage(): string {
     [
       'Keys are written as dotted paths. `<language>` stands for a language code (`en`, `ja`, `pt-BR`),',
       '`<name>` for any name. Defaults are JSON; `unset` means the key may be left out and has no default',
-      '(its meaning says what happens then), `required` that it must be given when its section is.',
-      'Where a section is chosen by `backend`, a table per backend lists its keys.',
+      '(its meaning says what happens then), `required` that it must be given when its section is, and',
+      '`—` marks an entry of a map. Where a section is chosen by `backend`, a table per backend lists its keys.',
     ].join('\n'),
     section('Top-level keys', 'The build itself: its name, seed, languages, added language packs and queue.', topLevel),
   ];

@@ -16,6 +16,7 @@ function cell(text: string): string {
 
 function defaultCell(row: SchemaKeyRow): string {
   if (row.hasDefault) return codeValue(row.default);
+  if (row.path.endsWith('>')) return '—'; // an entry of a map: there as often as the map has keys
   return row.optional ? 'unset' : 'required';
 }
 
