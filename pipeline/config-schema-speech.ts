@@ -9,14 +9,19 @@ import { z } from 'zod';
 import { languageCodeSchema } from './model/language-code.ts';
 import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from './services/tts/synthesizer-registry.ts';
 
-const voiceSettings = z
-  .record(z.string(), z.union([z.string(), z.number()]).describe('One engine-specific voice setting.'))
-  .meta({ examples: [{ voice: 'en-us+m3', pitch: 40 }] });
+const voiceSettings = z.record(
+  z.string(),
+  z.union([z.string(), z.number()]).describe('One engine-specific voice setting.'),
+);
 
 const voicesSchema = z
   .object({
-    user: voiceSettings.describe("Voice settings of the user's speaker identity (engine-specific keys)."),
-    system: voiceSettings.describe("Voice settings of the system's speaker identity (engine-specific keys)."),
+    user: voiceSettings
+      .describe("Voice settings of the user's speaker identity (engine-specific keys).")
+      .meta({ examples: [{ voice: 'en-us+m3', pitch: 40, speed: 165 }] }),
+    system: voiceSettings
+      .describe("Voice settings of the system's speaker identity (engine-specific keys).")
+      .meta({ examples: [{ voice: 'en-us+f3', pitch: 60, speed: 160 }] }),
   })
   .strict()
   .optional()
