@@ -7,7 +7,7 @@
  *   2 pipeline/orchestration/                      the MT-QA build: the list of stages and the lock
  *   3 stages/                                      one module per stage
  *   4 pipeline/run/                                stage machinery (Stage, runner, lock, guards, progress)
- *   5 pipeline/config.ts                           the build config: its schema is assembled from the
+ *   5 pipeline/config.ts, pipeline/config-*.ts     the build config: its schema is assembled from the
  *                                                  services' settings schemas, so it sits above them
  *   6 pipeline/{report,export,quality,timeline}, corpora/
  *   7 pipeline/{services,events,audio,text,alignment,prompts}
@@ -35,7 +35,7 @@ const LAYERS = [
   { name: 'orchestration', paths: ['^pipeline/orchestration/'] },
   { name: 'stages', paths: ['^stages/'] },
   { name: 'run', paths: ['^pipeline/run/'] },
-  { name: 'config', paths: ['^pipeline/config\\.ts$'] },
+  { name: 'config', paths: ['^pipeline/config\\.ts$', '^pipeline/config-[a-z-]+\\.ts$'] },
   { name: 'analysis', paths: ['^pipeline/(report|export|quality|timeline)/', '^corpora/'] },
   { name: 'services', paths: ['^pipeline/(services|events|audio|text|alignment|prompts)/'] },
   { name: 'foundation', paths: ['^pipeline/(storage|model)/'] },

@@ -15,7 +15,7 @@ import {
 const createdDirectories: string[] = [];
 
 describe('build configuration', () => {
-  it('the built-in default resolves completely, with absolute paths and the m3-format channel mapping', async () => {
+  it('the built-in default resolves completely, with absolute paths and the channel mapping of docs/dataset-format.md', async () => {
     const config = await loadConfigFile(DEFAULT_CONFIG_FILE);
     expect(config.channels).toEqual({ user: 1, system: 0 });
     expect(path.isAbsolute(config.corpus.path)).toBe(true);

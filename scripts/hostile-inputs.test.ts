@@ -92,6 +92,7 @@ async function config(
       corpus: { path: TOPIOCQA_DEV, limit: 1 },
       output: { directory: out, cacheDirectory: cache },
       llm: { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+      quality: { enabled: false },
       ...settings,
     }),
   );

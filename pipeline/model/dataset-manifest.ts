@@ -1,5 +1,5 @@
 /**
- * `manifest.json` of a dataset folder: what it is and the sha256 of every file in it (m3-format.md).
+ * `manifest.json` of a dataset folder: what it is and the sha256 of every file in it (docs/dataset-format.md).
  * {@link datasetManifestSchema} is what readers rely on (datasets of any version and domain);
  * {@link writtenManifestSchema} is what duplexsynth writes (stages/render-dataset.ts `commit`), the
  * settings of the build in the middle.
@@ -14,7 +14,7 @@ const channel = z.number().int().min(0).max(1);
  * judges it by the same rules: `words` (word timings, written to `txt_align`), `supervisions`
  * (utterance timings, one `txt_align` line each), `turns` (speaker turns without text, e.g. RTTM: the
  * segments are in each dialogue's metadata `speech`), `voice-activity` (no transcript: the detector in
- * `voiceActivity`, run on each written WAV). `thresholds` are the events.md thresholds in centiseconds.
+ * `voiceActivity`, run on each written WAV). `thresholds` are the docs/events.md thresholds in centiseconds.
  */
 export const eventDerivationSchema = z.object({
   from: z.enum(['words', 'supervisions', 'turns', 'voice-activity']),

@@ -1,5 +1,5 @@
 /**
- * `metadata/{id}.json`, the record of one dialogue of a dataset (m3-format.md: duplexsynth's own
+ * `metadata/{id}.json`, the record of one dialogue of a dataset (docs/dataset-format.md: duplexsynth's own
  * addition beside the benchmark files). {@link dialogueMetadataSchema} is what every dataset's
  * metadata has (MT-QA builds, `duplexsynth chat`, datasets of earlier versions): readers use it.
  * {@link taskDialogueMetadataSchema} is what an MT-QA build writes (the render stage validates each

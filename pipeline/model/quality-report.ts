@@ -76,7 +76,7 @@ export const qualityThresholdsSchema = z.object({
   speechRate: z.record(languageCodeSchema, rateRangeSchema),
   /**
    * The BC rule of the benchmark: an inter-pausal unit of at most this many seconds is a BC
-   * (events.md rule 2). Used only to explain the role/label check in reports.
+   * (docs/events.md rule 2). Used only to explain the role/label check in reports.
    */
   backchannelMaximumSeconds: z.number(),
 });

@@ -3,7 +3,7 @@
  *
  * Each dialogue gets its own stream, seeded by hashing (build seed, dialogue id, stream name) with
  * SHA-256 into the generator's full 128-bit state, so dialogues never share an offset sequence
- * (the published toy data reused one seed for every dialogue: m3-format.md, "Known defects").
+ * (the published toy data reused one seed for every dialogue).
  */
 import { createHash } from 'node:crypto';
 import { unsafeUniformIntDistribution, xoroshiro128plus, type RandomGenerator } from 'pure-rand';

@@ -14,7 +14,7 @@
  * TURN, 3 decimals; every list sorted ascending):
  * - `speakerChange.byDirection[direction].offsets`: **floor-transfer offsets** (Heldner & Edlund 2010,
  *   "Pauses, gaps and overlaps in conversations", J. Phonetics 38): `turn.start − floor.end` of each
- *   TURN_SHIFT or BARGE_IN (events.md rule 4) whose TURN ends after the floor TURN, so the floor moves
+ *   TURN_SHIFT or BARGE_IN (docs/events.md rule 4) whose TURN ends after the floor TURN, so the floor moves
  *   to the new speaker (positive = gap, negative = overlap).
  * - `speakerChange.withinTurnOverlaps`: the other speaker's TURNs that start and end inside the floor
  *   TURN (Heldner & Edlund's "within-speaker overlaps"): labelled BARGE_IN by the benchmark rules (their
@@ -24,8 +24,8 @@
  *   kinds above), i.e. the barge-in rate the benchmark annotation of the real data shows.
  * - `turnHoldGaps.values`: `turn.start − floor.end` of each TURN_HOLD (always > 0.50 s).
  * - `shortPauses.values`: length of each SHORTPAUSE (silence inside an IPU, 0.01–0.50 s).
- * - `backchannels`: BCs (IPUs ≤ 0.80 s, events.md rule 2) whose start lies inside a TURN of the
- *   other channel (the benchmark keeps only those, m3-format.md): count and rate **per minute of the
+ * - `backchannels`: BCs (IPUs ≤ 0.80 s, docs/events.md rule 2) whose start lies inside a TURN of the
+ *   other channel (the benchmark keeps only those, docs/dataset-format.md): count and rate **per minute of the
  *   other speaker's TURN speech** (sum of the other channel's TURN lengths, pauses included) per
  *   listener channel and pooled; their durations; their relative position inside the host TURN,
  *   `(bc.start − turn.start) / (turn.end − turn.start)` in [0, 1); and the count of BCs outside any
@@ -39,13 +39,13 @@
  *   thresholds, voice activity detection, smoothing, the command that wrote the file, notes.
  *
  * Directions are named by benchmark channel: `channel1->channel0` is a change from channel 1 to
- * channel 0. In MT-QA data channel 1 is the user and channel 0 the system (m3-format.md), so
+ * channel 0. In MT-QA data channel 1 is the user and channel 0 the system (docs/dataset-format.md), so
  * `channel1->channel0` is "user->system" (the system responds) and `channel0->channel1` is
  * "system->user". `speakerChange.samplerUse` says how the sampler uses the measurements: `pooled`
  * (both directions as one distribution, and the pooled backchannel rate, for symmetric conversations
  * such as telephone calls where the channel carries no role) or `per-direction`.
  *
- * Thresholds come from ../shared/docs/events.md (IPU pause ≤ 0.50 s, BC ≤ 0.80 s, barge-in overlap
+ * Thresholds come from docs/events.md (IPU pause ≤ 0.50 s, BC ≤ 0.80 s, barge-in overlap
  * > 0.40 s), as implemented in pipeline/events (`DEFAULT_EVENT_THRESHOLDS`).
  */
 import { z } from 'zod';
@@ -102,7 +102,7 @@ const offsetSummarySchema = durationSummarySchema
   .extend({
     /** Fraction of offsets < 0 (the next speaker starts before the floor ends). */
     overlapFraction: z.number().min(0).max(1),
-    /** Fraction of offsets < −0.40 s (overlap > 0.40 s: BARGE_IN, events.md rule 4). */
+    /** Fraction of offsets < −0.40 s (overlap > 0.40 s: BARGE_IN, docs/events.md rule 4). */
     bargeInFraction: z.number().min(0).max(1),
   })
   .strict();

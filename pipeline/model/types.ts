@@ -2,14 +2,14 @@
  * Core data types shared by every stage. Plain values, no behaviour.
  *
  * Time convention: everything that takes part in event computation is in **integer centiseconds**
- * (0.01 s), rounded once at input (../shared/docs/events.md: "Work in integer centiseconds
+ * (0.01 s), rounded once at input (docs/events.md: "Work in integer centiseconds
  * throughout"). Audio-level code works in samples; conversion happens at the boundary.
  */
 
 /** Integer number of centiseconds (0.01 s). */
 export type Centiseconds = number;
 
-/** Benchmark channel index. In MT-QA data channel 1 is the user, channel 0 the system (m3-format.md). */
+/** Benchmark channel index. In MT-QA data channel 1 is the user, channel 0 the system (docs/dataset-format.md). */
 export type Channel = 0 | 1;
 
 /** One contiguous stretch of speech on one channel, `[start, end]` in centiseconds, start < end. */
@@ -21,12 +21,12 @@ export interface SpeechSegment {
 /** Speech segments of the two channels, each sorted by start and non-overlapping. */
 export type ChannelSegments = Record<Channel, SpeechSegment[]>;
 
-/** Event types the benchmark loader knows (m3-format.md). */
+/** Event types the benchmark loader knows (docs/dataset-format.md). */
 export type BenchmarkEventType = 'TURN' | 'SHORTPAUSE' | 'BC' | 'TURN_HOLD' | 'TURN_SHIFT' | 'BARGE_IN';
 
 /**
  * One benchmark event, times in centiseconds. For TURN_SHIFT with overlap, start > end
- * (events.md rule 4: `TURN_SHIFT [floor.end, turn.start]`).
+ * (docs/events.md rule 4: `TURN_SHIFT [floor.end, turn.start]`).
  */
 export interface BenchmarkEvent {
   event: BenchmarkEventType;
@@ -54,7 +54,7 @@ export type Language = string;
 /** Who speaks an utterance in an MT-QA dialogue. */
 export type SpeakerRole = 'user' | 'system';
 
-/** What an utterance is for; used for role-aware checks (events.md, "Synthetic dialogues"). */
+/** What an utterance is for; used for role-aware checks (docs/events.md, "Synthetic dialogues"). */
 export type UtteranceKind = 'question' | 'answer' | 'backchannel';
 
 /** One turn of an ingested source conversation (TopiOCQA), after quirk handling. */

@@ -50,6 +50,7 @@ async function writeConfig(
     corpus: { path: TOPIOCQA_DEV, limit: settings.limit ?? 2 },
     output: { directory: settings.out, cacheDirectory: settings.cache },
     llm: settings.llm ?? { rewrite: { backend: 'rules' }, translate: { backend: 'none' } },
+    quality: { enabled: false },
   };
   await writeFile(file, JSON.stringify(config));
   return file;

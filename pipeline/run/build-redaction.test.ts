@@ -91,6 +91,7 @@ describe('a key echoed by the server never reaches a message or a file', () => {
           },
           translate: { backend: 'none' },
         },
+        quality: { enabled: false },
       };
       await writeFile(configFile, JSON.stringify(config));
       const result = await run(process.execPath, [CLI, 'build', '--config', configFile], {
@@ -146,6 +147,7 @@ describe('a key echoed by the server never reaches a message or a file', () => {
             },
             translate: { backend: 'none' },
           },
+          quality: { enabled: false },
         },
         'redact (test)',
         scratch,

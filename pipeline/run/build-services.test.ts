@@ -53,6 +53,7 @@ async function serviceConfig(name: string, llm: unknown, ttsEnglish: unknown): P
       llm,
       tts: { en: ttsEnglish },
       synthesis: { concurrency: 4 },
+      quality: { enabled: false },
     },
     `${name} (test)`,
     scratch,

@@ -106,10 +106,24 @@ export type CosyVoiceVoice = z.output<typeof cosyVoiceVoiceSchema>;
 export const cosyVoice2FastApiSettingsSchema = z
   .object({
     ...remoteServiceSettingsShape({ kanaEnabled: true, sampleRate: COSYVOICE2_SAMPLE_RATE, timeoutSeconds: 60 }),
-    model: z.string().min(1).default('CosyVoice2-0.5B'),
-    zeroShotFallback: z.enum(['none', 'cross-lingual']).default('none'),
-    zeroShotFallbackAfter: z.number().int().positive().default(1),
-    probe: z.boolean().default(true),
+    model: z
+      .string()
+      .min(1)
+      .default('CosyVoice2-0.5B')
+      .describe('Label of the served model, part of the engine version (cache keys).'),
+    zeroShotFallback: z
+      .enum(['none', 'cross-lingual'])
+      .default('none')
+      .describe(
+        'cross-lingual: after zeroShotFallbackAfter HTTP 500 answers to zero-shot, retry the utterance cross-lingual with the same prompt.',
+      ),
+    zeroShotFallbackAfter: z
+      .number()
+      .int()
+      .positive()
+      .default(1)
+      .describe('HTTP 500 answers to zero-shot for one utterance before zeroShotFallback applies.'),
+    probe: z.boolean().default(true).describe("Read each server's /openapi.json when the engine is created."),
   })
   .strict();
 /** Settings of the `cosyvoice2` engine after defaults. */

@@ -105,10 +105,23 @@ export const cosyVoice2TritonSettingsSchema = z
     modelName: z
       .string()
       .regex(/^[A-Za-z0-9_.-]+$/)
-      .default('cosyvoice2'),
-    model: z.string().min(1).default('CosyVoice2-0.5B TensorRT-LLM'),
-    probe: z.boolean().default(true),
-    binaryTensors: z.boolean().default(true),
+      .default('cosyvoice2')
+      .describe('The Triton model name requests go to.'),
+    model: z
+      .string()
+      .min(1)
+      .default('CosyVoice2-0.5B TensorRT-LLM')
+      .describe('Label of the served model, part of the engine version (cache keys).'),
+    probe: z
+      .boolean()
+      .default(true)
+      .describe("Check /v2/health/ready and the model's metadata when the engine is created."),
+    binaryTensors: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Send and ask for tensors as raw bytes (Triton's binary tensor data extension); false: KServe v2 JSON only.",
+      ),
   })
   .strict();
 /** Settings of the `cosyvoice2-triton` engine after defaults. */

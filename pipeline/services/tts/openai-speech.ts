@@ -59,14 +59,19 @@ export const openAiSpeechSettingsSchema = z
     path: z
       .string()
       .regex(/^\/[^\s?#]*$/)
-      .default('/v1/audio/speech'),
-    model: z.string().min(1).default('tts-1'),
-    responseFormat: z.enum(['wav', 'pcm']).default('wav'),
+      .default('/v1/audio/speech')
+      .describe('Path of the speech endpoint below each URL.'),
+    model: z.string().min(1).default('tts-1').describe('model of every request (a voice may override it).'),
+    responseFormat: z
+      .enum(['wav', 'pcm'])
+      .default('wav')
+      .describe('Audio format asked for: wav, or raw 16-bit pcm at sampleRate.'),
     apiKeyEnvironmentVariable: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
       .nullable()
-      .default(null),
+      .default(null)
+      .describe('Environment variable whose value is sent as Authorization: Bearer; null = none.'),
   })
   .strict();
 /** Settings of the `openai-speech` engine after defaults. */

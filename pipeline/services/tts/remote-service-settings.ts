@@ -21,28 +21,82 @@ const languageSchema = languageCodeSchema;
 
 const speechRateBoundsSchema = z
   .object({
-    typicalUnitsPerSecond: z.number().positive(),
-    minimumUnitsPerSecond: z.number().positive(),
-    maximumUnitsPerSecond: z.number().positive(),
-    pauseAllowanceSeconds: z.number().nonnegative(),
-    allowanceSeconds: z.number().nonnegative(),
+    typicalUnitsPerSecond: z
+      .number()
+      .positive()
+      .describe(
+        'Rate of ordinary conversational speech, spoken units per second; gives the predicted duration and the tempo ratio.',
+      ),
+    minimumUnitsPerSecond: z
+      .number()
+      .positive()
+      .describe('Slower than this, spoken units per second (with the allowances), is runaway output.'),
+    maximumUnitsPerSecond: z
+      .number()
+      .positive()
+      .describe('Faster than this, spoken units per second, is truncated output (or a sample rate set too high).'),
+    pauseAllowanceSeconds: z
+      .number()
+      .nonnegative()
+      .describe('Longest pause one pausing punctuation mark may add to the maximum duration, seconds.'),
+    allowanceSeconds: z
+      .number()
+      .nonnegative()
+      .describe('Fixed slack added to the maximum duration, seconds (short utterances vary most).'),
   })
   .partial()
   .strict();
 
 const tailTrimSchema = z
   .object({
-    silenceThresholdDbfs: z.number().max(0),
-    minimumSilenceSeconds: z.number().nonnegative(),
-    minimumSpeechSeconds: z.number().nonnegative(),
-    noiseBelowPeakDb: z.number().positive(),
-    noiseSpreadDb: z.number().positive(),
-    minimumNoiseSeconds: z.number().positive(),
-    marginSeconds: z.number().nonnegative(),
-    hallucinationGapSeconds: z.number().positive(),
-    hallucinationMaximumSeconds: z.number().positive(),
-    hallucinationCoverage: z.number().min(0).max(1),
-    abruptEndDbfs: z.number().max(0),
+    silenceThresholdDbfs: z
+      .number()
+      .max(0)
+      .describe('A 10 ms frame at or above this RMS level, dBFS, is sound; default -50.'),
+    minimumSilenceSeconds: z
+      .number()
+      .nonnegative()
+      .describe('Silences shorter than this, seconds, are bridged inside speech; default 0.15.'),
+    minimumSpeechSeconds: z
+      .number()
+      .nonnegative()
+      .describe('Sound runs shorter than this, seconds, are ignored; default 0.03.'),
+    noiseBelowPeakDb: z
+      .number()
+      .positive()
+      .describe(
+        'A trailing stretch at least this many dB below the loudest frames, steady within noiseSpreadDb, is noise; default 20.',
+      ),
+    noiseSpreadDb: z
+      .number()
+      .positive()
+      .describe("Largest distance of a noise frame's level from the noise's median level, dB; default 6."),
+    minimumNoiseSeconds: z
+      .number()
+      .positive()
+      .describe('A steady trailing stretch must last this long, seconds, to be called noise; default 0.3.'),
+    marginSeconds: z.number().nonnegative().describe('Kept after the last speech, seconds; default 0.05.'),
+    hallucinationGapSeconds: z
+      .number()
+      .positive()
+      .describe(
+        'A silence gap at least this long, seconds, before a final short burst marks a hallucinated tail; default 0.8.',
+      ),
+    hallucinationMaximumSeconds: z
+      .number()
+      .positive()
+      .describe('The burst after the gap is cut only when it lasts at most this long, seconds; default 2.0.'),
+    hallucinationCoverage: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe(
+        'The burst is cut only when the speech before the gap lasts this share of the typical duration; default 0.8.',
+      ),
+    abruptEndDbfs: z
+      .number()
+      .max(0)
+      .describe('The last 20 ms at or above this RMS level, dBFS, means the audio was cut mid-speech; default -30.'),
   })
   .partial()
   .strict();
@@ -57,75 +111,121 @@ export function remoteServiceSettingsShape(defaults: {
   timeoutSeconds: number;
 }) {
   return {
-    /** Base URLs of the servers, used in parallel (e.g. one per GPU). */
-    urls: z.array(z.url({ protocol: /^https?$/ })).nonempty(),
-    /** Sample rate of the audio the service returns, Hz (raw PCM carries none). */
-    sampleRate: z.number().int().min(8000).max(96000).default(defaults.sampleRate),
-    /** Requests one server handles at once. */
-    concurrencyPerEndpoint: z.number().int().positive().default(1),
-    /** Pool-wide cap on requests started per interval; null = none. */
+    urls: z
+      .array(z.url({ protocol: /^https?$/ }))
+      .nonempty()
+      .describe('Base URLs of the servers, used in parallel (e.g. one per GPU).')
+      .meta({ examples: [['http://127.0.0.1:50000']] }),
+    sampleRate: z
+      .number()
+      .int()
+      .min(8000)
+      .max(96000)
+      .default(defaults.sampleRate)
+      .describe('Sample rate of the audio the service returns, Hz (raw PCM carries none).'),
+    concurrencyPerEndpoint: z.number().int().positive().default(1).describe('Requests one server handles at once.'),
     requestsPerInterval: z
-      .object({ count: z.number().int().positive(), intervalSeconds: z.number().positive() })
+      .object({
+        count: z.number().int().positive().describe('Requests started per interval.'),
+        intervalSeconds: z.number().positive().describe('Length of the interval, seconds.'),
+      })
       .strict()
       .nullable()
-      .default(null),
-    /** One attempt, response body included, seconds. */
-    timeoutSeconds: z.number().positive().default(defaults.timeoutSeconds),
-    /** Retries after the first attempt, with exponential backoff and jitter (pipeline/services/retry.ts). */
+      .default(null)
+      .describe('Pool-wide cap on requests started per interval; null = none.'),
+    timeoutSeconds: z
+      .number()
+      .positive()
+      .default(defaults.timeoutSeconds)
+      .describe('One attempt, response body included, seconds.'),
     retry: z
       .object({
-        maxRetries: z.number().int().nonnegative().default(4),
-        initialDelaySeconds: z.number().nonnegative().default(1),
-        maxDelaySeconds: z.number().nonnegative().default(30),
-        backoffFactor: z.number().min(1).default(2),
-        jitter: z.number().min(0).max(1).default(0.3),
+        maxRetries: z.number().int().nonnegative().default(4).describe('Retries after the first attempt.'),
+        initialDelaySeconds: z.number().nonnegative().default(1).describe('Backoff before the first retry, seconds.'),
+        maxDelaySeconds: z.number().nonnegative().default(30).describe('Longest wait before one retry, seconds.'),
+        backoffFactor: z.number().min(1).default(2).describe('Factor by which the delay grows per retry.'),
+        jitter: z.number().min(0).max(1).default(0.3).describe('Relative jitter of the delays, 0..1.'),
       })
       .strict()
-      .prefault({}),
-    /** Cool-down of a server that stopped answering (doubles per consecutive failure). */
+      .prefault({})
+      .describe('Retries after the first attempt, with exponential backoff and jitter (pipeline/services/retry.ts).'),
     endpointCooldown: z
       .object({
-        initialSeconds: z.number().nonnegative().default(1),
-        maximumSeconds: z.number().nonnegative().default(30),
+        initialSeconds: z
+          .number()
+          .nonnegative()
+          .default(1)
+          .describe('Cool-down after the first failure, seconds (doubles per consecutive failure).'),
+        maximumSeconds: z.number().nonnegative().default(30).describe('Longest cool-down, seconds.'),
       })
       .strict()
-      .prefault({}),
-    /** Japanese: give the engine kana readings instead of kanji (japanese-kana.ts); the original text stays the alignment text. */
+      .prefault({})
+      .describe('Cool-down of a server that stopped answering (doubles per consecutive failure).'),
     kanaReading: z
       .object({
-        enabled: z.boolean().default(defaults.kanaEnabled),
-        script: z.enum(['hiragana', 'katakana']).default('hiragana'),
-        source: z.enum(['reading', 'pronunciation']).default('reading'),
-        scope: z.enum(['kanji-morphemes', 'all-morphemes']).default('kanji-morphemes'),
+        enabled: z
+          .boolean()
+          .default(defaults.kanaEnabled)
+          .describe('Send Japanese text as kana readings (the alignment keeps the original text).'),
+        script: z.enum(['hiragana', 'katakana']).default('hiragana').describe('Kana script of the readings.'),
+        source: z
+          .enum(['reading', 'pronunciation'])
+          .default('reading')
+          .describe('kuromoji field the kana come from: the reading or the pronunciation.'),
+        scope: z
+          .enum(['kanji-morphemes', 'all-morphemes'])
+          .default('kanji-morphemes')
+          .describe('Morphemes given as kana: those with kanji, or all.'),
       })
       .strict()
-      .prefault({}),
-    /** Checks on returned audio (synthesis-checks.ts). */
+      .prefault({})
+      .describe('Japanese: give the engine kana readings instead of kanji (japanese-kana.ts).'),
     checks: z
       .object({
-        /** Tail trimming, duration checks and the speech-rate watch; false accepts audio as received. */
-        enabled: z.boolean().default(true),
-        /** Per-language overrides of DEFAULT_SPEECH_RATE_BOUNDS. */
-        bounds: z.record(languageSchema, speechRateBoundsSchema).default({}),
-        /** Overrides of DEFAULT_TAIL_TRIM_OPTIONS. */
-        tail: tailTrimSchema.default({}),
-        /** Median tempo watch over recent utterances; null = off. */
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe('Tail trimming, duration checks and the speech-rate watch; false accepts audio as received.'),
+        bounds: z
+          .record(languageSchema, speechRateBoundsSchema.describe('Speech-rate bounds of this language code.'))
+          .default({})
+          .describe('Per-language overrides of the speech-rate bounds (DEFAULT_SPEECH_RATE_BOUNDS).'),
+        tail: tailTrimSchema
+          .default({})
+          .describe('Overrides of the tail trimming settings (DEFAULT_TAIL_TRIM_OPTIONS).'),
         speechRateMonitor: z
           .object({
-            windowSize: z.number().int().positive().default(8),
-            minimumTempoRatio: z.number().positive().default(0.75),
-            maximumTempoRatio: z.number().positive().default(1.4),
-            /** Shorter utterances (predicted seconds) are not looked at. */
-            minimumTypicalSeconds: z.number().nonnegative().default(1.5),
+            windowSize: z
+              .number()
+              .int()
+              .positive()
+              .default(8)
+              .describe('Accepted utterances looked at (the most recent ones); no verdict before this many.'),
+            minimumTempoRatio: z
+              .number()
+              .positive()
+              .default(0.75)
+              .describe('A median tempo ratio below this is implausible.'),
+            maximumTempoRatio: z
+              .number()
+              .positive()
+              .default(1.4)
+              .describe('A median tempo ratio above this is implausible.'),
+            minimumTypicalSeconds: z
+              .number()
+              .nonnegative()
+              .default(1.5)
+              .describe('Utterances predicted shorter than this, seconds, are not looked at.'),
           })
           .strict()
           .nullable()
-          .prefault({}),
+          .prefault({})
+          .describe('Median tempo watch over recent utterances; null = off.'),
       })
       .strict()
-      .prefault({}),
-    /** Prepared voice prompts kept in memory. */
-    promptCacheSize: z.number().int().positive().default(64),
+      .prefault({})
+      .describe('Checks on returned audio (synthesis-checks.ts).'),
+    promptCacheSize: z.number().int().positive().default(64).describe('Prepared voice prompts kept in memory.'),
   };
 }
 

@@ -1,0 +1,119 @@
+/**
+ * The build configuration's `quality` section: scoring (DNSMOS, COMETKiwi, signal checks) and the
+ * dev/test split after rendering. On by default; `quality: {enabled: false}` (or `--no-score`) skips
+ * both. Every default is written here once.
+ */
+import { z } from 'zod';
+import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from './model/split-report.ts';
+
+// Scores do not depend on these settings (to float32 rounding of the model outputs), except
+// `hopSeconds` (pipeline/services/mos/dnsmos.ts, dnsmos-windows.ts).
+const dnsmosSchema = z
+  .object({
+    executionProvider: z
+      .enum(['cpu', 'cuda', 'auto'])
+      .default('cpu')
+      .describe(
+        "onnxruntime execution provider: cpu; cuda (needs onnxruntime-node's CUDA binaries and a GPU); auto tries CUDA, then the CPU.",
+      ),
+    intraOpThreads: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe('onnxruntime intra-op threads; null = one per core.'),
+    batchWindows: z.number().int().positive().default(4).describe('DNSMOS windows per model run.'),
+    concurrentDialogues: z
+      .number()
+      .int()
+      .positive()
+      .default(2)
+      .describe("Dialogues scored at once (their signal checks and loudness overlap the next one's model runs)."),
+    hopSeconds: z
+      .number()
+      .min(1 / 16000)
+      .max(3600)
+      .default(1)
+      .describe(
+        'Seconds between the 9.01 s windows: 1 as the reference (DNS-Challenge dnsmos_local.py, the published numbers); 9.01 = non-overlapping, about 1/9 of the model runs.',
+      ),
+  })
+  .strict()
+  .prefault({})
+  .describe('How DNSMOS runs (pipeline/services/mos/dnsmos.ts).');
+
+const cometKiwiSchema = z
+  .object({
+    httpUrl: z
+      .string()
+      .url()
+      .nullable()
+      .default(null)
+      .describe('URL of an HTTP COMETKiwi scorer; null = run the command.'),
+    command: z
+      .string()
+      .default('comet-score')
+      .describe('The comet-score command of unbabel-comet, run when httpUrl is null.'),
+    gpus: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .default(null)
+      .describe("GPUs given to comet-score (--gpus); null = comet-score's default."),
+    batchSize: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe("Batch size given to comet-score (--batch_size); null = comet-score's default."),
+  })
+  .strict()
+  .prefault({})
+  .describe('COMETKiwi for translated datasets: an HTTP scorer or the comet-score command (README).');
+
+/** `quality`: scoring and the dev/test split, after rendering. */
+export const qualitySchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe('Score and split at the end of the build; false (or --no-score) writes the datasets only.'),
+    dnsmosModelDirectory: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe(
+        'DNSMOS model folder; null = DUPLEXSYNTH_DNSMOS_DIR, then ../shared/models/dnsmos, the user cache, a download.',
+      ),
+    dnsmos: dnsmosSchema,
+    testHours: z
+      .number()
+      .positive()
+      .default(1)
+      .describe('Target test duration per language, hours (the benchmark uses about one hour).'),
+    testSmall: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe('Size of the optional test_small split (the best N dialogues of test); null = none.'),
+    // speaker-group keeps dev speaker-disjoint and non-empty; dialogue is the paper's method.
+    splitUnit: z
+      .enum(SPLIT_UNITS)
+      .default(DEFAULT_SPLIT_UNIT)
+      .describe(
+        'speaker-group: test takes whole groups of dialogues sharing speakers, best mean DNSMOS first; dialogue: best dialogues one by one, then dev drops those sharing a speaker with test.',
+      ),
+    devAlias: z
+      .boolean()
+      .default(true)
+      .describe('Also write the dialogues not in test (test_other.jsonl) as dev.jsonl, the same lines.'),
+    cometKiwi: cometKiwiSchema,
+  })
+  .strict()
+  .prefault({})
+  .describe('Quality scoring (DNSMOS, COMETKiwi, signal checks) and the dev/test split, after rendering.');
