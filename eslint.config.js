@@ -21,6 +21,11 @@ export default tseslint.config(
     },
   },
   {
+    // the report's page scripts run in the browser
+    files: ['pipeline/report/assets/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: { '@typescript-eslint/no-floating-promises': 'error' },

@@ -3,7 +3,7 @@
  * The CLI (scripts/cli.ts) prints `duplexsynth: <message>` and exits with the error's `exitCode`;
  * any other error exits with {@link EXIT_CODES.badInput}.
  *
- * Exit codes (README "What happens when it fails"):
+ * Exit codes (docs/failures.md, "Exit codes"):
  * - 0: done;
  * - 1: `verify` (or another checking command) found problems in a dataset;
  * - 2: bad input: options, configuration, corpus, output or cache folder (nothing was written);
