@@ -7,7 +7,7 @@
  */
 import { access, constants } from 'node:fs/promises';
 import { connect } from 'node:net';
-import type { DoctorCheck } from './doctor.ts';
+import type { DoctorCheck } from './doctor-check.ts';
 
 /** A URL answers over HTTP within the timeout (any status), or the reason it did not. */
 async function httpReachable(url: string, timeoutMilliseconds: number): Promise<{ ok: boolean; detail: string }> {

@@ -8,20 +8,9 @@
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import { checkConfiguredServices } from './doctor-services.ts';
+import type { DoctorCheck } from './doctor-check.ts';
 
-/** One thing `doctor` looked for. */
-export interface DoctorCheck {
-  /** What it is: `ffmpeg`, `espeak-ng voice cmn (zh)`, `DNSMOS models`, `llm.rewrite openai-compatible`. */
-  name: string;
-  /** Where it belongs: a Debian tool, a voice, model files or a configured service. */
-  group: 'tool' | 'voice' | 'model' | 'service';
-  /** Found (a tool, a file) or reachable (a service). */
-  ok: boolean;
-  /** Where it was found, or what is wrong. */
-  detail: string;
-  /** What to do when it is missing (absent when `ok`). */
-  fix?: string;
-}
+export type { DoctorCheck } from './doctor-check.ts';
 
 /** What `doctor` runs with. */
 export interface DoctorOptions {
