@@ -1,6 +1,6 @@
 /**
- * Issues 20 and 23: `duplexsynth --help` and `--version` start in well under 0.5 s because the command
- * loads its heavy modules only when a command runs (scripts/cli.ts imports them lazily). The start time
+ * `duplexsynth --help` and `--version` start in well under 0.5 s because the command loads its heavy
+ * modules only when a command runs (scripts/cli.ts and scripts/commands/ import them lazily). The start time
  * itself is measured in `npm run bench` (section `cli`), not asserted here; this test checks the cause,
  * deterministically: which modules a start loads, recorded by a Node module loader hook (node:module
  * `register`, the `load` hook sees every module URL). A new static import of a heavy package on the
@@ -75,7 +75,7 @@ function projectModuleOf(url: string): string | undefined {
 }
 
 describe(`duplexsynth's start loads no heavy module (${TEST_CLI_COMPILED ? 'compiled' : 'sources through tsx'})`, () => {
-  for (const args of [['--help'], ['--version'], ['build', '--help'], ['export', '--help']]) {
+  for (const args of [['--help'], ['--version'], ['build', '--help'], ['export', '--help'], ['doctor', '--help']]) {
     it(`${args.join(' ')}: only ${[...START_PACKAGES].join(', ')} from node_modules, and nothing of the stages, services or orchestration`, async () => {
       const { urls, code, stdout } = await modulesLoadedBy(args);
       expect(code).toBe(0);

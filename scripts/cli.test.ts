@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, sharedDirectory } from '../pipeline/config.ts';
 import { TEST_CLI } from './testing/cli-command.ts';
+import { createProgram } from './cli.ts';
 
 const run = promisify(execFile);
 const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
@@ -56,7 +57,7 @@ describe('duplexsynth build: bad options and input', () => {
       'build',
       '--corpus',
       path.join(sharedDirectory(), 'corpora/topiocqa/topiocqa_dev.json'),
-      '--lang',
+      '--language',
       'ja',
       '--limit',
       '1',
@@ -144,5 +145,60 @@ describe('duplexsynth build: bad options and input', () => {
   it('--plain is an option of build (plain lines even on a terminal)', async () => {
     const result = await cli('build', '--help');
     expect(result.stdout).toMatch(/--plain\s+progress as plain lines/);
+  });
+});
+
+describe('the output options of the long-running commands', () => {
+  const LONG_RUNNING = [
+    'build',
+    'demo',
+    'worker',
+    'verify',
+    'score',
+    'split',
+    'measure',
+    'export',
+    'report',
+    'prompts',
+    'chat',
+  ];
+
+  it('each has -q/--quiet, --plain and --json, -q and --plain with the same meaning everywhere', () => {
+    const program = createProgram();
+    for (const name of LONG_RUNNING) {
+      const command = program.commands.find((each) => each.name() === name)!;
+      const option = (flag: string) => command.options.find((each) => each.long === flag);
+      expect(option('--quiet')?.short, name).toBe('-q');
+      expect(option('--quiet')?.description, name).toBe('no progress lines: only the final line(s) and errors');
+      expect(option('--plain')?.description, name).toBe(
+        'progress as plain lines even on a terminal (no live bars, no terminal control)',
+      );
+      expect(option('--json')?.description, name).toMatch(/JSON/);
+    }
+  });
+
+  it('verify --quick --json: the result as one JSON object on standard output; -q: the problems and the last line only', async () => {
+    const dataset = path.join(PROJECT_ROOT, 'pipeline/export/fixtures/tiny-dataset/data/en/task/tiny');
+    const json = await cli('verify', '--quick', '--json', dataset);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ filesChecked: 0, problems: [] });
+    // the note is a JSON log event on standard error
+    expect(JSON.parse(json.stderr.trim())).toMatchObject({
+      type: 'log',
+      level: 'info',
+      line: expect.stringMatching(/^note: /),
+    });
+    const quiet = await cli('verify', '-q', dataset);
+    expect(quiet.code).toBe(1); // the fixture has no audio
+    expect(quiet.stdout).toBe('0 files checked against manifest.json, 2 dialogues checked, 2 problems\n');
+    expect(quiet.stderr).not.toMatch(/note:/);
+    expect(quiet.stderr).toMatch(/tiny_0001\.wav: cannot be read/);
+  });
+
+  it('languages --json: one JSON array of the packs', async () => {
+    const result = await cli('languages', '--json');
+    expect(result.code).toBe(0);
+    const languages = JSON.parse(result.stdout) as { code: string; offlineVoice: { engine: string } }[];
+    expect(languages.find((language) => language.code === 'ja')?.offlineVoice.engine).toBe('open-jtalk');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 21's hostile-input suite: the CLI's entry point (`main`, in this process) against inputs
+ * The hostile-input suite: the CLI's entry point (`main`, in this process) against inputs
  * meant to break it. Each case asserts the exact one-line message and the exit code, and that nothing
  * was created or left behind; only the empty-final-answer case synthesizes (two short turns,
  * espeak-ng). Elsewhere: the tampered dataset and the corrupted cache in
@@ -20,8 +20,8 @@ import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 
 /**
- * Run the CLI's `main` in this process, as `duplexsynth ARGS` would run (a child process per case
- * cost 20 s of tsx start-up on a loaded machine): exit code, standard output, the lines of standard
+ * Run the CLI's `main` in this process, as `duplexsynth ARGS` would run (no child process: each would
+ * start the TypeScript loader anew, seconds per case): exit code, standard output, the lines of standard
  * error. `environment` is set for the call; the Gemini key variables are unset unless given.
  */
 async function cli(

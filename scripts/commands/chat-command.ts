@@ -1,8 +1,10 @@
 /** The `chat` command's options (its code: ./chat.ts, loaded when the command runs). */
 import { Command, Option } from 'commander';
 import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
-import { languageCode, positiveNumber } from './option-parsers.ts';
+import { positiveNumber } from './option-parsers.ts';
+import { addLanguageOption } from './language-option.ts';
 import { speakerPair } from './prompts-command.ts';
+import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import type { ChatOptions } from './chat.ts';
 
 /**
@@ -12,7 +14,7 @@ import type { ChatOptions } from './chat.ts';
  * @returns the `chat` command
  */
 export function registerChatCommand(program: Command): Command {
-  return program
+  const command = program
     .command('chat')
     .description(
       'cut real two-party recordings into ~120 s Chat-track dialogues (benchmark layout), score DNSMOS, split test/dev',
@@ -22,12 +24,9 @@ export function registerChatCommand(program: Command): Command {
       new Option('--format <format>', 'reference corpus format')
         .choices(REFERENCE_CORPUS_FORMATS)
         .makeOptionMandatory(),
-    )
-    .addOption(
-      new Option('--language <language>', 'language of the recordings (a BCP-47 code such as en, ja, zh, de)')
-        .argParser(languageCode)
-        .makeOptionMandatory(),
-    )
+    );
+  addLanguageOption(command, 'language of the recordings (a BCP-47 code such as en, ja, zh, de)', { mandatory: true });
+  command
     .requiredOption('--out <dir>', 'output folder (the dataset goes to data/{lang}/chat/{dataset}/)')
     .option('--dataset <name>', 'dataset folder name (default: the format)')
     .option(
@@ -54,18 +53,27 @@ export function registerChatCommand(program: Command): Command {
       '--allow-upsample',
       'take audio below 16 kHz, upsampled to 16 kHz (recorded in summary.json); refused without it',
     )
-    .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
-    .action(async (paths: string[], options: ChatOptions) => {
-      const [{ runChat }, { checkFolder }] = await Promise.all([
-        import('./chat.ts'),
-        import('../../pipeline/run/output-checks.ts'),
-      ]);
-      await checkFolder(options.out, 'output folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-      const result = await runChat(paths, { ...options, log: (line) => console.error(line) });
-      console.log(result.directory);
-      for (const segment of result.segments) console.log(`  ${segment.id}: ${segment.durationSeconds.toFixed(2)} s`);
-      for (const [name, ids] of Object.entries(result.splits)) console.log(`  ${name}: ${ids.length} segments`);
-      for (const failure of result.failed) console.error(`  failed: ${failure.id}: ${failure.reason}`);
-      if (result.failed.length > 0) process.exitCode = 3;
-    });
+    .option('--no-score', 'write the dataset only (no DNSMOS, no split)');
+  addOutputOptions(
+    command,
+    'the dataset folder, its segments, splits and failed recordings as JSON on standard output',
+  );
+  return command.action(async (paths: string[], options: ChatOptions & OutputOptions) => {
+    const [{ runChat }, { checkFolder }] = await Promise.all([
+      import('./chat.ts'),
+      import('../../pipeline/run/output-checks.ts'),
+    ]);
+    await checkFolder(options.out, 'output folder'); // a file there, /proc, a read-only disk: one line, nothing removed
+    const output = commandOutput(options);
+    const result = await runChat(paths, { ...options, log: output.log });
+    const lines = [result.directory];
+    // -q: the dataset folder only
+    if (!options.quiet) {
+      for (const segment of result.segments) lines.push(`  ${segment.id}: ${segment.durationSeconds.toFixed(2)} s`);
+      for (const [name, ids] of Object.entries(result.splits)) lines.push(`  ${name}: ${ids.length} segments`);
+    }
+    output.result(result, `${lines.join('\n')}\n`);
+    if (!options.json) for (const failure of result.failed) console.error(`  failed: ${failure.id}: ${failure.reason}`);
+    if (result.failed.length > 0) process.exitCode = 3;
+  });
 }

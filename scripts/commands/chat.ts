@@ -1,6 +1,6 @@
 /**
  * `duplexsynth chat`: real two-party recordings -> a Chat-track dataset in the benchmark layout,
- * `OUT/data/{lang}/chat/{dataset}/` (../shared/docs/m3-format.md):
+ * `OUT/data/{lang}/chat/{dataset}/` (docs/dataset-format.md "One dataset folder"):
  *
  *     duplexsynth chat --format ctm|textgrid|nxt|candor|magicdata|... --language CODE --out OUT
  *       [--dataset NAME] [--audio DIR] [--tiers NAME...] [--speakers A,B] [--speaker-map FILE]
@@ -8,7 +8,7 @@
  *
  * Steps: load the recordings with their timings (any loader of corpora/, audio required), cut each
  * into segments of about 120 s without splitting an utterance (stages/cut-chat-segments.ts), write per
- * segment a 2-channel PCM16 WAV, its events line (events.md rules, both channels evaluated: the
+ * segment a 2-channel PCM16 WAV, its events line (docs/events.md, both channels evaluated: the
  * benchmark's `--channels 0,1`), `txt_align` from the word timings, and metadata (speakers from the
  * corpus); commit the dataset atomically (stages/render-dataset.ts `DatasetWriter`), then score
  * dialogue-level DNSMOS (stages/score-quality.ts) and split test/dev speaker-disjoint by whole

@@ -9,11 +9,12 @@ import {
   EXPORT_FORMAT_NAMES,
   type ExportFormatName,
 } from '../../pipeline/export/export-formats.ts';
+import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../../pipeline/storage/empty-folders.ts';
 
 /** Adds the `export` command to `program` (the writers load when it runs: the CLI starts fast). */
 export function registerExportCommand(program: Command): void {
-  program
+  const command = program
     .command('export')
     .description(
       'write a dataset for another tool: ' +
@@ -32,54 +33,55 @@ export function registerExportCommand(program: Command): void {
       )
         .choices(['parquet', 'audiofolder'])
         .default('parquet'),
-    )
-    .action(
-      async (
-        directory: string,
-        options: {
-          to: ExportFormatName;
-          out?: string;
-          absolutePaths?: boolean;
-          copyAudio?: boolean;
-          shardSize?: number;
-          layout: 'parquet' | 'audiofolder';
-        },
-        command: Command,
-      ) => {
-        refuseOptionsOfOtherFormats(options.to, command);
-        const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
-        await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
-        const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([
-          import('../../pipeline/export/index.ts'),
-          import('../../pipeline/run/output-checks.ts'),
-        ]);
-        const out = options.out ?? defaultExportDirectory(directory, options.to);
-        const created = await outermostMissingFolder(out);
-        // Ctrl-C: the export stops at its next file, removes its unfinished folder and ends with one line
-        // (exit code 4); a second Ctrl-C ends it at once
-        const stop = new AbortController();
-        const onInterrupt = () => (stop.signal.aborted ? process.exit(130) : stop.abort());
-        process.on('SIGINT', onInterrupt);
-        let result;
-        try {
-          await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-          result = await exportDataset(directory, options.to, out, {
-            absolutePaths: options.absolutePaths ?? false,
-            copyAudio: options.copyAudio ?? false,
-            ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
-            huggingFaceLayout: options.layout,
-            signal: stop.signal,
-          });
-        } catch (error) {
-          await removeFoldersLeftEmpty(out, created); // a refused or stopped export leaves no empty folder
-          throw error;
-        } finally {
-          process.removeListener('SIGINT', onInterrupt);
-        }
-        console.error(`export: ${result.dialogues} dialogues as ${result.format}`);
-        console.log(result.directory);
-      },
     );
+  addOutputOptions(command, 'the export folder, format and dialogue count as JSON on standard output').action(
+    async (
+      directory: string,
+      options: {
+        to: ExportFormatName;
+        out?: string;
+        absolutePaths?: boolean;
+        copyAudio?: boolean;
+        shardSize?: number;
+        layout: 'parquet' | 'audiofolder';
+      } & OutputOptions,
+      command: Command,
+    ) => {
+      refuseOptionsOfOtherFormats(options.to, command);
+      const { requireDatasetFolder } = await import('../../pipeline/run/dataset-integrity.ts');
+      await requireDatasetFolder(directory); // before any folder is made: a missing or wrong path creates nothing (exit 2)
+      const [{ defaultExportDirectory, exportDataset }, { checkFolder }] = await Promise.all([
+        import('../../pipeline/export/index.ts'),
+        import('../../pipeline/run/output-checks.ts'),
+      ]);
+      const out = options.out ?? defaultExportDirectory(directory, options.to);
+      const created = await outermostMissingFolder(out);
+      // Ctrl-C: the export stops at its next file, removes its unfinished folder and ends with one line
+      // (exit code 4); a second Ctrl-C ends it at once
+      const stop = new AbortController();
+      const onInterrupt = () => (stop.signal.aborted ? process.exit(130) : stop.abort());
+      process.on('SIGINT', onInterrupt);
+      let result;
+      try {
+        await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
+        result = await exportDataset(directory, options.to, out, {
+          absolutePaths: options.absolutePaths ?? false,
+          copyAudio: options.copyAudio ?? false,
+          ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
+          huggingFaceLayout: options.layout,
+          signal: stop.signal,
+        });
+      } catch (error) {
+        await removeFoldersLeftEmpty(out, created); // a refused or stopped export leaves no empty folder
+        throw error;
+      } finally {
+        process.removeListener('SIGINT', onInterrupt);
+      }
+      const output = commandOutput(options);
+      output.log(`export: ${result.dialogues} dialogues as ${result.format}`);
+      output.result(result, `${result.directory}\n`);
+    },
+  );
 }
 
 /** The formats each format-specific option of `export` applies to. */

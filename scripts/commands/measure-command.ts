@@ -2,9 +2,10 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
-import { languageCode } from './option-parsers.ts';
+import { addLanguageOption } from './language-option.ts';
 import { speakerPair } from './prompts-command.ts';
 import { requireInputPaths } from '../../pipeline/run/command-paths.ts';
+import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import type { MeasureOptions, ReferenceRecordingLoader } from './measure.ts';
 
 /**
@@ -15,7 +16,7 @@ import type { MeasureOptions, ReferenceRecordingLoader } from './measure.ts';
  * @returns the `measure` command
  */
 export function registerMeasureCommand(program: Command, loadRecordings?: ReferenceRecordingLoader): Command {
-  return program
+  const command = program
     .command('measure')
     .description(
       'measure turn-taking timing of real two-party recordings into timing statistics (JSON + SVG histograms)',
@@ -26,13 +27,12 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
         .choices(REFERENCE_CORPUS_FORMATS)
         .makeOptionMandatory(),
     )
-    .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/')
-    .addOption(
-      new Option(
-        '--language <language>',
-        'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)',
-      ).argParser(languageCode),
-    )
+    .requiredOption('--out <file>', 'statistics JSON to write; histograms go to <file without .json>.plots/');
+  addLanguageOption(
+    command,
+    'language of the recordings (a BCP-47 code such as en, ja, zh, de; default: en for candor, ja for magicdata)',
+  );
+  command
     .addOption(
       new Option('--vad <detector>', 'voice activity detector for audio formats')
         .choices(['silero', 'webrtc'])
@@ -77,21 +77,24 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
         return seconds;
       },
     )
-    .option('--check', 'write nothing; exit 1 when a file would change')
-    .action(async (paths: string[], options: MeasureOptions) => {
-      // the default loader reads these paths: a missing one is one line, nothing written (an injected loader brings its own recordings)
-      if (!loadRecordings) await requireInputPaths(paths, `${options.format} recordings`);
-      const [{ runMeasure }, { checkFolder }] = await Promise.all([
-        import('./measure.ts'),
-        import('../../pipeline/run/output-checks.ts'),
-      ]);
-      if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
-      const result = await runMeasure(paths, options, loadRecordings);
-      if (options.check) {
-        for (const file of result.paths) console.error(`${file}: out of date`);
-        if (result.changed) process.exitCode = 1;
-        return;
-      }
-      for (const file of result.paths) console.log(file);
-    });
+    .option('--check', 'write nothing; exit 1 when a file would change');
+  addOutputOptions(command, 'the written (or, with --check, stale) files as JSON on standard output: {paths, changed}');
+  return command.action(async (paths: string[], options: MeasureOptions & OutputOptions) => {
+    // the default loader reads these paths: a missing one is one line, nothing written (an injected loader brings its own recordings)
+    if (!loadRecordings) await requireInputPaths(paths, `${options.format} recordings`);
+    const [{ runMeasure }, { checkFolder }] = await Promise.all([
+      import('./measure.ts'),
+      import('../../pipeline/run/output-checks.ts'),
+    ]);
+    if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
+    const result = await runMeasure(paths, options, loadRecordings);
+    const output = commandOutput(options);
+    if (options.check) {
+      if (options.json) output.result({ paths: result.paths, changed: result.changed }, '');
+      else for (const file of result.paths) console.error(`${file}: out of date`);
+      if (result.changed) process.exitCode = 1;
+      return;
+    }
+    output.result({ paths: result.paths, changed: result.changed }, result.paths.map((file) => `${file}\n`).join(''));
+  });
 }

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { REFERENCE_CORPUS_FORMATS } from '../../corpora/reference-corpus-formats.ts';
 import { EBU_R128_LOUDNESS } from '../../corpora/speaker-prompt-loudness.ts';
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
+import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import type { PromptsOptions } from './prompts.ts';
 
 /** `--speakers` value: two different speaker labels separated by a comma. */
@@ -33,7 +34,7 @@ function decibels(value: string): number {
  * @returns the `prompts` command
  */
 export function registerPromptsCommand(program: Command): Command {
-  return program
+  const command = program
     .command('prompts')
     .description(
       'cut the speaker prompt pool (voice prompts with exact transcripts) from real conversations; without transcripts, texts from an ASR service or a TSV you fill in',
@@ -97,15 +98,23 @@ export function registerPromptsCommand(program: Command): Command {
       '--asr-key-variable <name>',
       "environment variable holding the ASR service's API key (default: no key sent)",
     )
-    .option('--asr-timeout <s>', 'seconds per ASR request', positiveNumber, 120)
-    .action(async (paths: string[], options: PromptsOptions) => {
-      const [{ formatPromptPoolSummary, runPrompts }, { checkFolder }] = await Promise.all([
-        import('./prompts.ts'),
-        import('../../pipeline/run/output-checks.ts'),
-      ]);
-      await checkFolder(options.out, 'prompt pool folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-      const result = await runPrompts(paths, options);
-      process.stdout.write(formatPromptPoolSummary(result.manifestPath, result.summary));
-      if (result.summary.clips === 0) process.exitCode = 1;
-    });
+    .option('--asr-timeout <s>', 'seconds per ASR request', positiveNumber, 120);
+  addOutputOptions(
+    command,
+    'the pool manifest path and its summary as JSON on standard output: {manifestPath, summary}',
+  );
+  return command.action(async (paths: string[], options: PromptsOptions & OutputOptions) => {
+    const [{ formatPromptPoolSummary, runPrompts }, { checkFolder }] = await Promise.all([
+      import('./prompts.ts'),
+      import('../../pipeline/run/output-checks.ts'),
+    ]);
+    await checkFolder(options.out, 'prompt pool folder'); // a file there, /proc, a read-only disk: one line, nothing removed
+    const result = await runPrompts(paths, options);
+    // -q: the manifest's path only
+    commandOutput(options).result(
+      { manifestPath: result.manifestPath, summary: result.summary },
+      options.quiet ? `${result.manifestPath}\n` : formatPromptPoolSummary(result.manifestPath, result.summary),
+    );
+    if (result.summary.clips === 0) process.exitCode = 1;
+  });
 }

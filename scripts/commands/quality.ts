@@ -14,11 +14,12 @@ import { stat } from 'node:fs/promises';
 import { createProgressDisplay, failureOutcome, progressModeFor } from '../../pipeline/run/progress.ts';
 import { EXIT_CODES, exitCodeOf } from '../../pipeline/model/build-errors.ts';
 import path from 'node:path';
+import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 
 /** Environment variable naming a COMETKiwi HTTP scorer URL (used when --comet-url is not given). */
 export const COMETKIWI_URL_ENVIRONMENT_VARIABLE = 'DUPLEXSYNTH_COMETKIWI_URL';
 
-interface ScoreCommandOptions {
+interface ScoreCommandOptions extends OutputOptions {
   dnsmosDir?: string;
   cacheDir?: string;
   cometUrl?: string;
@@ -28,19 +29,15 @@ interface ScoreCommandOptions {
   comet: boolean;
   requireComet?: boolean;
   loudness: boolean;
-  quiet?: boolean;
-  plain?: boolean;
-  json?: boolean;
 }
 
-interface SplitCommandOptions {
+interface SplitCommandOptions extends OutputOptions {
   devAlias: boolean;
   testHours: number;
   testSmall?: number;
   allowSpeakerOverlap?: boolean;
   bySpeakerGroup?: boolean;
   splitUnit: SplitUnit;
-  quiet?: boolean;
 }
 
 /**
@@ -50,7 +47,7 @@ interface SplitCommandOptions {
  * when a command runs, so the CLI starts fast.
  */
 export function registerQualityCommands(program: Command): void {
-  program
+  const score = program
     .command('score')
     .description(
       'measure DNSMOS, COMETKiwi (translated datasets), loudness, clipping, silence and speech rate; write quality.json and tables',
@@ -70,57 +67,59 @@ export function registerQualityCommands(program: Command): void {
     .option('--comet-batch-size <n>', 'comet-score --batch_size', positiveInteger)
     .option('--no-comet', 'do not run COMETKiwi (recorded as not computed)')
     .option('--require-comet', 'fail when COMETKiwi cannot be computed for a translated dataset')
-    .option('--no-loudness', 'skip the ffmpeg EBU R 128 measurement')
-    .option('-q, --quiet', 'no progress lines')
-    .option('--plain', 'progress as plain lines even on a terminal (no live bar)')
-    .option('--json', 'progress as JSON lines on standard error, each with a level, the last a summary')
-    .action(async (directories: string[], options: ScoreCommandOptions) => {
-      const [{ scoreDatasetQuality }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([
-        import('../../stages/score-quality.ts'),
-        import('../../pipeline/quality/tables.ts'),
-      ]);
-      // a bar in channel-seconds per dataset on a terminal (pipeline/run/progress.ts)
-      const display = createProgressDisplay(progressModeFor(options, process.stderr));
-      const log = display.log;
-      const httpUrl = options.cometUrl ?? process.env[COMETKIWI_URL_ENVIRONMENT_VARIABLE] ?? null;
-      // each dataset's quality.json once written: a later dataset's failure leaves it in place
-      const written: string[] = [];
-      try {
-        for (const directory of directories) {
-          await scoreOne(directory);
-          written.push(path.join(directory, 'quality.json'));
-        }
-      } catch (error) {
-        display.stop();
-        display.finish(failureOutcome(error, exitCodeOf(error), written));
-        throw error;
+    .option('--no-loudness', 'skip the ffmpeg EBU R 128 measurement');
+  addOutputOptions(
+    score,
+    'the tables as JSON on standard output; progress as JSON lines on standard error, each with a level, the last a summary',
+  ).action(async (directories: string[], options: ScoreCommandOptions) => {
+    const [{ scoreDatasetQuality }, { buildDatasetTables, formatTablesMarkdown }] = await Promise.all([
+      import('../../stages/score-quality.ts'),
+      import('../../pipeline/quality/tables.ts'),
+    ]);
+    // a bar in channel-seconds per dataset on a terminal (pipeline/run/progress.ts)
+    const display = createProgressDisplay(progressModeFor(options, process.stderr));
+    const log = display.log;
+    const httpUrl = options.cometUrl ?? process.env[COMETKIWI_URL_ENVIRONMENT_VARIABLE] ?? null;
+    // each dataset's quality.json once written: a later dataset's failure leaves it in place
+    const written: string[] = [];
+    try {
+      for (const directory of directories) {
+        await scoreOne(directory);
+        written.push(path.join(directory, 'quality.json'));
       }
+    } catch (error) {
       display.stop();
-      display.finish({ level: 'info', exitCode: EXIT_CODES.done, outputs: written });
-      console.log(
-        formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))),
-      );
+      display.finish(failureOutcome(error, exitCodeOf(error), written));
+      throw error;
+    }
+    display.stop();
+    display.finish({ level: 'info', exitCode: EXIT_CODES.done, outputs: written });
+    printTables(
+      await Promise.all(directories.map((directory) => buildDatasetTables(directory))),
+      options,
+      formatTablesMarkdown,
+    );
 
-      async function scoreOne(directory: string): Promise<void> {
-        await scoreDatasetQuality(directory, {
-          ...(options.dnsmosDir ? { dnsmosModels: { modelDirectory: options.dnsmosDir } } : {}),
-          ...(options.cacheDir ? { cacheDirectory: options.cacheDir } : {}),
-          cometKiwi: {
-            httpUrl,
-            ...(options.cometCommand ? { command: options.cometCommand } : {}),
-            ...(options.cometGpus !== undefined ? { gpus: options.cometGpus } : {}),
-            ...(options.cometBatchSize !== undefined ? { batchSize: options.cometBatchSize } : {}),
-          },
-          cometKiwiEnabled: options.comet,
-          cometKiwiRequired: options.requireComet ?? false,
-          measureLoudness: options.loudness,
-          log,
-          progress: display.progress,
-        });
-      }
-    });
+    async function scoreOne(directory: string): Promise<void> {
+      await scoreDatasetQuality(directory, {
+        ...(options.dnsmosDir ? { dnsmosModels: { modelDirectory: options.dnsmosDir } } : {}),
+        ...(options.cacheDir ? { cacheDirectory: options.cacheDir } : {}),
+        cometKiwi: {
+          httpUrl,
+          ...(options.cometCommand ? { command: options.cometCommand } : {}),
+          ...(options.cometGpus !== undefined ? { gpus: options.cometGpus } : {}),
+          ...(options.cometBatchSize !== undefined ? { batchSize: options.cometBatchSize } : {}),
+        },
+        cometKiwiEnabled: options.comet,
+        cometKiwiRequired: options.requireComet ?? false,
+        measureLoudness: options.loudness,
+        log,
+        progress: display.progress,
+      });
+    }
+  });
 
-  program
+  const split = program
     .command('split')
     .description(
       'choose test (best dialogue-level DNSMOS up to the target hours), optional test_small, and a speaker-disjoint dev; write the split files',
@@ -138,68 +137,77 @@ export function registerQualityCommands(program: Command): void {
         .default(DEFAULT_SPLIT_UNIT),
     )
     .option('--by-speaker-group', 'the same as --split-unit speaker-group (the default)')
-    .option('-q, --quiet', 'no progress lines')
-    .option('--no-dev-alias', 'write the rest as test_other.jsonl only (default: also as dev.jsonl)')
-    .action(async (directories: string[], options: SplitCommandOptions) => {
-      const [
-        { applySplitToVariant, splitDatasets },
-        { splitReportSchema },
-        { readRecord },
-        { BARGE_IN_SUFFIX },
-        { buildDatasetTables, formatTablesMarkdown },
-      ] = await Promise.all([
-        import('../../stages/split-dev-test.ts'),
-        import('../../pipeline/model/split-report.ts'),
-        import('../../pipeline/storage/json-records.ts'),
-        import('../../pipeline/orchestration/dataset-output.ts'),
-        import('../../pipeline/quality/tables.ts'),
-      ]);
-      const log = options.quiet ? () => {} : (line: string) => console.error(line);
-      // A barge-in variant (`{dataset}_bargein`) takes the split of its base dataset, the sibling folder.
-      const isVariant = (directory: string) => path.basename(path.resolve(directory)).endsWith(BARGE_IN_SUFFIX);
-      const baseOf = (directory: string) => path.resolve(directory).slice(0, -BARGE_IN_SUFFIX.length);
-      const results = await splitDatasets(
-        directories.filter((directory) => !isVariant(directory)),
-        {
-          testHours: options.testHours,
-          testSmall: options.testSmall ?? null,
-          speakerDisjoint: !options.allowSpeakerOverlap,
-          unit: options.bySpeakerGroup ? 'speaker-group' : options.splitUnit,
-          devAlias: options.devAlias,
-          log,
-        },
+    .option('--no-dev-alias', 'write the rest as test_other.jsonl only (default: also as dev.jsonl)');
+  addOutputOptions(
+    split,
+    'the tables as JSON on standard output; progress as JSON lines (each with a level) on standard error',
+  ).action(async (directories: string[], options: SplitCommandOptions) => {
+    const [
+      { applySplitToVariant, splitDatasets },
+      { splitReportSchema },
+      { readRecord },
+      { BARGE_IN_SUFFIX },
+      { buildDatasetTables, formatTablesMarkdown },
+    ] = await Promise.all([
+      import('../../stages/split-dev-test.ts'),
+      import('../../pipeline/model/split-report.ts'),
+      import('../../pipeline/storage/json-records.ts'),
+      import('../../pipeline/orchestration/dataset-output.ts'),
+      import('../../pipeline/quality/tables.ts'),
+    ]);
+    const log = commandOutput(options).log;
+    // A barge-in variant (`{dataset}_bargein`) takes the split of its base dataset, the sibling folder.
+    const isVariant = (directory: string) => path.basename(path.resolve(directory)).endsWith(BARGE_IN_SUFFIX);
+    const baseOf = (directory: string) => path.resolve(directory).slice(0, -BARGE_IN_SUFFIX.length);
+    const results = await splitDatasets(
+      directories.filter((directory) => !isVariant(directory)),
+      {
+        testHours: options.testHours,
+        testSmall: options.testSmall ?? null,
+        speakerDisjoint: !options.allowSpeakerOverlap,
+        unit: options.bySpeakerGroup ? 'speaker-group' : options.splitUnit,
+        devAlias: options.devAlias,
+        log,
+      },
+    );
+    // a base dataset's barge-in sibling is kept in line even when not named
+    const variants = [...directories.filter(isVariant)];
+    for (const result of results) {
+      const sibling = `${path.resolve(result.directory)}${BARGE_IN_SUFFIX}`;
+      if (
+        !variants.some((variant) => path.resolve(variant) === sibling) &&
+        (await stat(path.join(sibling, 'manifest.json')).then(
+          () => true,
+          () => false,
+        ))
+      )
+        variants.push(sibling);
+    }
+    for (const variant of variants) {
+      const base = results.find((result) => path.resolve(result.directory) === baseOf(variant));
+      const baseReport =
+        base?.report ??
+        (await readRecord(path.join(baseOf(variant), 'split.json'), splitReportSchema, { optional: true })) ??
+        failNoBaseSplit(variant, baseOf(variant));
+      await applySplitToVariant(baseReport, variant, { devAlias: options.devAlias, log });
+    }
+    printTables(
+      await Promise.all(directories.map((directory) => buildDatasetTables(directory))),
+      options,
+      formatTablesMarkdown,
+    );
+    if (results.some((result) => result.report.devEmptyBecauseOfSpeakerOverlap)) {
+      console.error(
+        'duplexsynth split: a dev set is empty because every remaining dialogue shares a speaker with test (see split.json warnings)',
       );
-      // a base dataset's barge-in sibling is kept in line even when not named
-      const variants = [...directories.filter(isVariant)];
-      for (const result of results) {
-        const sibling = `${path.resolve(result.directory)}${BARGE_IN_SUFFIX}`;
-        if (
-          !variants.some((variant) => path.resolve(variant) === sibling) &&
-          (await stat(path.join(sibling, 'manifest.json')).then(
-            () => true,
-            () => false,
-          ))
-        )
-          variants.push(sibling);
-      }
-      for (const variant of variants) {
-        const base = results.find((result) => path.resolve(result.directory) === baseOf(variant));
-        const baseReport =
-          base?.report ??
-          (await readRecord(path.join(baseOf(variant), 'split.json'), splitReportSchema, { optional: true })) ??
-          failNoBaseSplit(variant, baseOf(variant));
-        await applySplitToVariant(baseReport, variant, { devAlias: options.devAlias, log });
-      }
-      console.log(
-        formatTablesMarkdown(await Promise.all(directories.map((directory) => buildDatasetTables(directory)))),
-      );
-      if (results.some((result) => result.report.devEmptyBecauseOfSpeakerOverlap)) {
-        console.error(
-          'duplexsynth split: a dev set is empty because every remaining dialogue shares a speaker with test (see split.json warnings)',
-        );
-        process.exitCode = 1;
-      }
-    });
+      process.exitCode = 1;
+    }
+  });
+}
+
+/** The tables of the datasets on standard output: Markdown, or JSON with `--json`. */
+function printTables<Tables>(tables: Tables[], options: OutputOptions, markdown: (tables: Tables[]) => string): void {
+  console.log(options.json ? JSON.stringify(tables, null, 2) : markdown(tables));
 }
 
 /** A barge-in variant whose base folder has no split.json yet. */

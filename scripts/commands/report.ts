@@ -6,11 +6,12 @@
  */
 import { Command } from 'commander';
 import { nonNegativeInteger, positiveInteger } from './option-parsers.ts';
+import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
 
 /** Adds the `report` command to `program`. */
 export function registerReportCommand(program: Command): void {
-  program
+  const command = program
     .command('report')
     .description(
       'write the HTML report of a build: tables, turn-taking plots, evaluable events, a listening page per dialogue',
@@ -21,28 +22,32 @@ export function registerReportCommand(program: Command): void {
       '--serve',
       "then serve the build folder on 127.0.0.1 and print the report's URL (mute and solo per channel work only on a served page)",
     )
-    .option('--port <n>', 'port for --serve (default: a free one)', nonNegativeInteger)
-    .action(async (out: string, options: { dialoguePages?: number; serve?: boolean; port?: number }) => {
-      // a missing folder, a file, a dataset folder (the report would change a committed dataset): exit 2, nothing created
-      await requireBuildOutputFolder(out, 'report', { needsDatasets: true });
-      // the report code loads when the command runs: the CLI starts fast
-      const [{ writeBuildReport }, { serveBuildReport }] = await Promise.all([
-        import('../../pipeline/report/build-report.ts'),
-        import('../../pipeline/report/serve-report.ts'),
-      ]);
-      const result = await writeBuildReport(
-        out,
-        options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages },
-      );
-      console.error(`report: ${result.datasets} datasets, ${result.dialoguePages} dialogue pages`);
-      if (!options.serve) {
-        console.log(result.indexPath);
-        return;
-      }
-      const server = await serveBuildReport(out, options.port === undefined ? {} : { port: options.port });
-      console.log(server.url);
-      console.error('report: serving until interrupted (Ctrl-C)');
-      await new Promise<void>((resolve) => process.once('SIGINT', resolve));
-      await server.close();
-    });
+    .option('--port <n>', 'port for --serve (default: a free one)', nonNegativeInteger);
+  addOutputOptions(
+    command,
+    "the report's index path, datasets and dialogue pages (and with --serve its URL) as JSON on standard output",
+  ).action(async (out: string, options: { dialoguePages?: number; serve?: boolean; port?: number } & OutputOptions) => {
+    // a missing folder, a file, a dataset folder (the report would change a committed dataset): exit 2, nothing created
+    await requireBuildOutputFolder(out, 'report', { needsDatasets: true });
+    // the report code loads when the command runs: the CLI starts fast
+    const [{ writeBuildReport }, { serveBuildReport }] = await Promise.all([
+      import('../../pipeline/report/build-report.ts'),
+      import('../../pipeline/report/serve-report.ts'),
+    ]);
+    const result = await writeBuildReport(
+      out,
+      options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages },
+    );
+    const output = commandOutput(options);
+    output.log(`report: ${result.datasets} datasets, ${result.dialoguePages} dialogue pages`);
+    if (!options.serve) {
+      output.result(result, `${result.indexPath}\n`);
+      return;
+    }
+    const server = await serveBuildReport(out, options.port === undefined ? {} : { port: options.port });
+    output.result({ ...result, url: server.url }, `${server.url}\n`);
+    output.log('report: serving until interrupted (Ctrl-C)');
+    await new Promise<void>((resolve) => process.once('SIGINT', resolve));
+    await server.close();
+  });
 }
