@@ -67,7 +67,7 @@ export function registerBuildCommands(program: Command): void {
   addBuildOptions(program.command('build').description('run the whole pipeline and write the datasets'))
     .option(
       '--queue <url>',
-      'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB; or queue: in the config); see README "Running on many machines"',
+      'spread the build over `duplexsynth worker` processes through BullMQ on this Redis (redis://HOST:PORT/DB; or queue: in the config); see docs/scale-out.md',
     )
     .option(
       '--give-up-seconds <n>',

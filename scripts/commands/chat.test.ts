@@ -68,7 +68,7 @@ beforeAll(async () => {
     gapSeconds: 2,
   });
   // A cold 6-dialogue build: 20-40 s in an ordinary full-suite run, but past the suite's 3-minute
-  // default while other builds share the two cores (seen on 2 December); twenty minutes still ends a hang.
+  // default when other builds share the cores; twenty minutes still ends a hang.
 }, 1_200_000);
 
 afterAll(async () => {

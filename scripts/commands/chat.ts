@@ -308,7 +308,7 @@ async function cutAndWriteChat(
     source: { format: options.format, recordings: recordings.length },
     segmenting: {
       ...DEFAULT_CHAT_SEGMENT_OPTIONS,
-      rule: 'cut only where neither channel is inside an IPU (events.md rule 1), nearest to 120 s, 100-140 s',
+      rule: 'cut only where neither channel is inside an IPU (docs/events.md, Step 1), nearest to 120 s, 100-140 s',
     },
     segments: written,
     hours: Math.round((written.reduce((sum, segment) => sum + segment.durationSeconds, 0) / 3600) * 10_000) / 10_000,

@@ -43,7 +43,7 @@ function sectionOf(page: string, command: string): string {
 }
 
 describe('docs/cli.md', () => {
-  it('is the rendering of the command definitions (npx tsx scripts/write-cli-reference.ts writes it)', async () => {
+  it('is the rendering of the command definitions (npm run docs writes it)', async () => {
     expect(await readFile(PAGE, 'utf8')).toBe(renderCliReference());
   });
 

@@ -3,6 +3,7 @@
  * `npm run docs` (scripts/generate-docs.ts) writes them; `--check` and scripts/docs/docs-pages.test.ts
  * report the stale ones.
  */
+import { renderCliReference } from './cli-reference.ts';
 import { renderConfigurationPage } from './configuration-page.ts';
 import { renderLanguagePacksPage } from './language-packs-page.ts';
 
@@ -14,6 +15,7 @@ export interface DocsPage {
 
 /** Every generated page. */
 export const DOCS_PAGES: DocsPage[] = [
+  { file: 'docs/cli.md', render: renderCliReference },
   { file: 'docs/configuration.md', render: renderConfigurationPage },
   { file: 'docs/language-packs.md', render: renderLanguagePacksPage },
 ];
