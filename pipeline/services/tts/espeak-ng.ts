@@ -132,8 +132,10 @@ export async function createEspeakNgSynthesizer(options: Partial<EspeakNgOptions
 }
 
 /**
- * The voice (language) names espeak-ng has: the `Language` column of `espeak-ng --voices` (`de`, `cmn`,
- * `en-us`, …), what `-v` takes before a `+variant`.
+ * The voice (language) names espeak-ng has, what `-v` takes before a `+variant`: the `Language` column
+ * of `espeak-ng --voices` (`de`, `cmn`, `en-us`, `fr-fr`, …) and the names of its `Other Languages`
+ * column (`(fr 5)`: `fr`, which `-v fr` selects), so a pack naming a language espeak-ng lists only as
+ * an alias of a regional voice is found.
  * @throws SpeechSynthesisError `missing-binary` when espeak-ng is not installed
  */
 export async function espeakNgVoiceNames(binary: string = DEFAULT_ESPEAK_NG_OPTIONS.binary): Promise<Set<string>> {
@@ -142,6 +144,7 @@ export async function espeakNgVoiceNames(binary: string = DEFAULT_ESPEAK_NG_OPTI
   for (const line of Buffer.from(stdout).toString('utf8').split('\n').slice(1)) {
     const name = line.trim().split(/\s+/)[1];
     if (name) names.add(name);
+    for (const [, alias] of line.matchAll(/\(([^\s()]+) \d+\)/g)) if (alias) names.add(alias);
   }
   return names;
 }
