@@ -164,8 +164,8 @@ export const audioSchema = z
       .describe(
         "Also write each dialogue at the TTS engine's own rate when above sampleRate (24000 Hz CosyVoice2, 22050 Hz espeak-ng, 48000 Hz Open JTalk) as audio_fullband/{id}.wav, for training data.",
       ),
-    // 0 by default: on a 2-core machine beside 4 loopback servers one thread freed the build's thread
-    // of about 2 of its 12 CPU s per 20 dialogues but kept the servers no busier (README "Throughput").
+    // 0 by default: a render thread takes CPU from the main thread but does not keep the speech servers
+    // any busier, which is what bounds a build (docs/performance.md, the bench's saturation section)
     renderThreads: z
       .number()
       .int()

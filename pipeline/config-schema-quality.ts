@@ -36,7 +36,7 @@ const dnsmosSchema = z
       .max(3600)
       .default(1)
       .describe(
-        'Seconds between the 9.01 s windows: 1 as the reference (DNS-Challenge dnsmos_local.py, the published numbers); 9.01 = non-overlapping, about 1/9 of the model runs.',
+        'Seconds between the 9.01 s windows: 1 as the reference (DNS-Challenge dnsmos_local.py, the published numbers); 9.01 = non-overlapping, about 1/8 of the model runs on dialogues of one to three minutes.',
       ),
   })
   .strict()
@@ -72,7 +72,9 @@ const cometKiwiSchema = z
   })
   .strict()
   .prefault({})
-  .describe('COMETKiwi for translated datasets: an HTTP scorer or the comet-score command (README).');
+  .describe(
+    'COMETKiwi for translated datasets: an HTTP scorer or the comet-score command (docs/quality-and-splits.md).',
+  );
 
 /** `quality`: scoring and the dev/test split, after rendering. */
 export const qualitySchema = z

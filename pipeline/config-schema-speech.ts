@@ -33,7 +33,7 @@ const speakerPromptsSchema = z
     manifest: z
       .string()
       .describe('Speaker prompt pool manifest (duplexsynth prompts), relative to the config file.')
-      .meta({ examples: ['../prompts/en/manifest.json'] }),
+      .meta({ examples: ['prompts/en/speaker-prompts.jsonl'] }),
     mode: z
       .enum(['zero-shot', 'cross-lingual'])
       .default('zero-shot')

@@ -76,7 +76,7 @@ export const buildConfigInputSchema = z
           .meta({ examples: ['../packs/it.yaml'] }),
       )
       .default([])
-      .describe('Language packs added to the built-in ones (docs/language-packs.md; README "Adding a language").'),
+      .describe('Language packs added to the built-in ones (docs/language-packs.md, docs/languages.md).'),
     queue: z
       .string()
       .min(1)

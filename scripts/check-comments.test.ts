@@ -56,14 +56,16 @@ describe('the comment check', () => {
   it('finds citations of pages or sections the repository does not have', () => {
     const pages: Record<string, string> = {
       'README.md': '# duplexsynth\n## Adding a language\n',
-      'docs/events.md': 'Work in *integer centiseconds*.',
+      'docs/events.md': '## Input: speech *segments* per channel\nWork in integer centiseconds.\n',
     };
     const readPage = (page: string) => pages[page] ?? null;
     // the citations are put together so that this file does not make them itself
     const rules = (page: string, words: string, before = '') =>
       checkCommentText('x.ts', `// ${before}${page} "${words}"\n`, readPage).map((finding) => finding.rule);
     expect(rules('README', 'Adding a language')).toEqual([]);
-    expect(rules('docs/events.md,', 'work in integer centiseconds')).toEqual([]);
+    expect(rules('docs/events.md,', 'input: speech segments')).toEqual([]);
+    // words of the page that are no heading do not name a section
+    expect(rules('docs/events.md,', 'work in integer centiseconds')).toEqual(['citation of a missing section']);
     expect(rules('README', 'Throughput')).toEqual(['citation of a missing section']);
     expect(rules('docs/speed.md', 'Throughput')).toEqual(['citation of a missing page']);
     expect(rules('README', 'Prepare dataset', "moshi-finetune's ")).toEqual([]);

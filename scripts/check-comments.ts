@@ -94,7 +94,7 @@ export function commentLines(sourceText: string, fileName = 'source.ts'): Array<
 
 /**
  * A citation of a page of this repository, with the section or words it quotes:
- * `README "Adding a language"`, `docs/events.md, "Synthetic dialogues"`. Another project's README
+ * `docs/failures.md "Exit codes"`, `docs/events.md, "Synthetic dialogues"`. Another project's README
  * (`moshi-finetune's README "…"`) is not one.
  */
 const PAGE_CITATION =
@@ -103,11 +103,22 @@ const PAGE_CITATION =
 /** A page's text for the citation check, or null when the page does not exist. */
 export type PageReader = (page: string) => string | null;
 
-const normalized = (text: string) => text.replace(/[\s#*`_]+/g, ' ').toLowerCase();
+const normalized = (text: string) =>
+  text
+    .replace(/[\s#*`_]+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+/** The headings of a Markdown page, normalized: a citation names a section by (part of) its heading. */
+const headingsOf = (page: string) =>
+  page
+    .split('\n')
+    .filter((line) => /^#{1,6} /.test(line))
+    .map(normalized);
 
 /**
  * The findings in one file's text; `file` only labels them. With `readPage`, a citation of a page of
- * this repository must name a page that exists and quote words (a heading or a phrase) it holds.
+ * this repository must name a page that exists and quote (part of) one of its headings.
  */
 export function checkCommentText(file: string, sourceText: string, readPage?: PageReader): CommentFinding[] {
   const findings: CommentFinding[] = [];
@@ -127,7 +138,7 @@ export function checkCommentText(file: string, sourceText: string, readPage?: Pa
     for (const [, cited = '', words = ''] of text.matchAll(PAGE_CITATION)) {
       const page = cited.endsWith('.md') ? cited : `${cited}.md`;
       const pageText = readPage(page);
-      if (pageText === null || !normalized(pageText).includes(normalized(words))) {
+      if (pageText === null || !headingsOf(pageText).some((heading) => heading.includes(normalized(words)))) {
         const rule = pageText === null ? 'citation of a missing page' : 'citation of a missing section';
         findings.push({ file, line: index + 1, rule, text: text.trim() });
       }

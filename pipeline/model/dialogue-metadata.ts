@@ -20,7 +20,7 @@ export const metadataSpeakerSchema = z.object({
 
 /**
  * Texts of an utterance through the pipeline, in the order the stages make them; null when the stage
- * has none (an unanswered turn). The field names are the stages' (README "Output"), not what is
+ * has none (an unanswered turn). The field names are the stages' (docs/dataset-format.md, "metadata/{id}.json"), not what is
  * heard: **`spoken` is the spoken-style rewrite** (a stage's output, written before any audio exists,
  * in English also for a translated dataset), **`transcript` is what the audio says**. `spoken` keeps
  * its name: the datasets of earlier versions have it and this schema reads them. For the turn's

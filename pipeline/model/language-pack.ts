@@ -147,7 +147,7 @@ export function languagePackOf(code: string): LanguagePack {
   const pack = findLanguagePack(code);
   if (!pack) {
     throw new LanguagePackError(
-      `no language pack for ${code} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (README "Adding a language")`,
+      `no language pack for ${code} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (docs/languages.md)`,
     );
   }
   return pack;

@@ -1,5 +1,5 @@
 /**
- * One line of a speaker prompt pool manifest (`manifest.jsonl`, written by `duplexsynth prompts`,
+ * One line of a speaker prompt pool manifest (`speaker-prompts.jsonl`, written by `duplexsynth prompts`,
  * corpora/speaker-prompts.ts; read by the TTS voice-prompt roster): a single-speaker clip of a real
  * recording with its exact transcript.
  */

@@ -26,7 +26,7 @@ export function checkBuildIsPossible(config: BuildConfig): void {
   for (const [index, language] of config.languages.entries()) {
     if (!findLanguagePack(language)) {
       throw new ConfigError(
-        `${source === undefined ? 'languages' : `${source}: languages.${index}`}: no language pack for ${language} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (README "Adding a language")`,
+        `${source === undefined ? 'languages' : `${source}: languages.${index}`}: no language pack for ${language} (built in or added: ${knownLanguageCodes().join(', ')}); add one with --language-pack FILE or languagePacks: in the build config (docs/languages.md)`,
       );
     }
   }
@@ -42,7 +42,7 @@ export function checkBuildIsPossible(config: BuildConfig): void {
     throw new ConfigError(
       `${name} needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ` +
         '{backend: gemini, model: gemma-4-31b-it} with GEMINI_API_KEY set, or {backend: openai-compatible, baseUrl: ..., model: ...}, ' +
-        'or to recorded responses {backend: replay, file: ..., model: ...}; see README "Real services". The demo corpus has recordings (npm run demo).',
+        'or to recorded responses {backend: replay, file: ..., model: ...}; see docs/services.md. The demo corpus has recordings (npm run demo).',
     );
   }
   for (const language of config.languages) {

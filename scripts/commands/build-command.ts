@@ -18,7 +18,7 @@ function addBuildOptions(command: Command): Command {
     .option('--limit <n>', 'only the first N conversations', positiveInteger);
   addLanguageOption(command, 'languages to build (BCP-47 codes such as en, ja, zh, de)', { variadic: true });
   command
-    .option('--language-pack <file...>', 'language pack YAML files adding languages (README "Adding a language")')
+    .option('--language-pack <file...>', 'language pack YAML files adding languages (docs/languages.md)')
     .option(
       '--out <dir>',
       'output folder (the cache goes beside it, {out}/../.cache, unless the --config file sets output.cacheDirectory)',

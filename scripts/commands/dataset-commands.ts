@@ -69,7 +69,9 @@ export function registerDatasetCommands(program: Command): void {
 
   program
     .command('bench')
-    .description('time each stage of a 20-dialogue English build of the real corpus (see README)')
+    .description(
+      'time each stage of a 20-dialogue English build of the real corpus (CONTRIBUTING.md; figures in docs/performance.md)',
+    )
     .option('--corpus <path>', 'TopiOCQA JSON (default: ../shared/corpora/topiocqa/topiocqa_dev.json)')
     .option('--limit <n>', 'dialogues', positiveInteger, 20)
     .addOption(

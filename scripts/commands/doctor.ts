@@ -156,7 +156,7 @@ async function checkDnsmosModels(environment: NodeJS.ProcessEnv): Promise<Doctor
       group: 'model',
       ok: false,
       detail: (error as Error).message.split('\n')[0]!,
-      fix: `set ${DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE} to a folder holding sig_bak_ovr.onnx and model_v8.onnx, or let the first scoring download them (network access to github.com)`,
+      fix: `set ${DNSMOS_DIRECTORY_ENVIRONMENT_VARIABLE} to a folder holding sig_bak_ovr.onnx and model_v8.onnx (or DUPLEXSYNTH_SHARED to a shared folder with models/dnsmos), or let the first scoring download them (network access to github.com)`,
     };
   }
 }

@@ -55,7 +55,7 @@ export function registerQualityCommands(program: Command): void {
     .argument('<dataset-dir...>', 'dataset folders data/{lang}/task/{dataset}')
     .option(
       '--dnsmos-dir <dir>',
-      'folder with the DNSMOS ONNX files (default: DUPLEXSYNTH_DNSMOS_DIR, the user cache, or a download)',
+      'folder with the DNSMOS ONNX files (default: DUPLEXSYNTH_DNSMOS_DIR, else models/dnsmos of the shared folder (DUPLEXSYNTH_SHARED, ../shared), the user cache, or a download)',
     )
     .option('--cache-dir <dir>', 'content cache for per-dialogue DNSMOS results (e.g. outputs/.cache)')
     .option(
