@@ -97,7 +97,7 @@ describe('duplexsynth build: bad options and input', () => {
     ] as const) {
       const result = await cli('export', 'no/such/dataset', ...args);
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr, args.join(' ')).toContain(`error: ${message}`);
+      expect(result.stderr, args.join(' ')).toBe(`duplexsynth: ${message} (run with --help for usage)\n`);
     }
     // accepted: the dataset folder is then what is refused
     const accepted = await cli('export', 'no/such/dataset', '--to', 'huggingface', '--layout', 'audiofolder');

@@ -32,12 +32,28 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/**
+ * Commander's usage error (`error: unknown option '--x'\n`, possibly with its "Did you mean" line) as
+ * the one line every duplexsynth error is: `duplexsynth: unknown option '--x' (Did you mean --y?)
+ * (run with --help for usage)\n`.
+ */
+export function usageErrorLine(text: string): string {
+  const reason = text
+    .replace(/^error: /, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+    .join(' ');
+  return `duplexsynth: ${reason} (run with --help for usage)\n`;
+}
+
 /** Build the program (exported for tests and for docs/cli.md, scripts/docs/cli-reference.ts). */
 export function createProgram(): Command {
   const program = new Command('duplexsynth')
     .description('Build full-duplex spoken dialogue benchmark data (M3-DuplexBench layout) from TopiOCQA.')
     .version(packageVersion(), '-V, --version', 'print the duplexsynth version')
-    .showHelpAfterError('(run with --help for usage)')
+    // a usage error is one line like every other error: `duplexsynth: <reason> (run with --help for usage)`
+    .configureOutput({ outputError: (text, write) => write(usageErrorLine(text)) })
     // usage errors reach main's handler (exit code 2) instead of commander's process.exit(1)
     .exitOverride();
   registerBuildCommands(program);
