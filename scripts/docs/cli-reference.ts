@@ -20,7 +20,7 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof EXIT_CODES, string
   someDialoguesFailed:
     'the build finished, but some dialogues failed (listed with their stage and reason in the summary); `chat`: a recording failed.',
   buildStopped:
-    'the build stopped before committing: every dialogue failed, the dataset would shrink (`--allow-shrink`), the disk is full, the output folder is locked by another build or the lock was lost, Redis was away too long (`--queue`), or an export was interrupted. Every dataset already in the output folder is left as it was; rerunning resumes from the cache.',
+    'the build stopped before committing: every dialogue failed, the dataset would shrink (`--allow-shrink`), the disk is full, the output folder is locked by another build or the lock was lost, Redis was away too long or Ctrl-C stopped the coordinator (`--queue`), or an export was interrupted (Ctrl-C). Every dataset already in the output folder is left as it was; rerunning resumes from the cache.',
   internalError:
     'an error escaped the handling above (a bug); the message says so, and `DUPLEXSYNTH_DEBUG=1` prints the stack.',
 };
