@@ -58,6 +58,9 @@ export const SPECIFICATION_RULE = {
   pattern: /(?<![\w/-])events\.md\b|\bm3-format\.md\b|\.\.\/shared\/docs\b/,
 } as const;
 
+/** Issue numbers in code and strings (test names, messages); comment lines are the comment rules'. */
+const ISSUE_IN_CODE = { rule: 'issue number', pattern: /\bissues? #?\d+\b/i } as const;
+
 /** Text between backticks or double quotes: examples of input, which may hold dates. */
 const QUOTED = /`[^`]*`|"[^"]*"|“[^”]*”/g;
 
@@ -122,7 +125,9 @@ const headingsOf = (page: string) =>
  */
 export function checkCommentText(file: string, sourceText: string, readPage?: PageReader): CommentFinding[] {
   const findings: CommentFinding[] = [];
-  for (const { line, text } of commentLines(sourceText, file)) {
+  const comments = commentLines(sourceText, file);
+  const commented = new Set(comments.filter(({ text }) => /\bissues? #?\d+\b/i.test(text)).map(({ line }) => line));
+  for (const { line, text } of comments) {
     const unquoted = text.replace(QUOTED, '""');
     for (const { rule, pattern } of COMMENT_RULES) {
       if (!pattern.test(unquoted)) continue;
@@ -131,6 +136,10 @@ export function checkCommentText(file: string, sourceText: string, readPage?: Pa
     }
   }
   sourceText.split('\n').forEach((text, index) => {
+    // an issue number is history in a test name or a message too, not only in a comment
+    if (ISSUE_IN_CODE.pattern.test(text) && !FOREIGN_TRACKER.test(text) && !commented.has(index + 1)) {
+      findings.push({ file, line: index + 1, rule: ISSUE_IN_CODE.rule, text: text.trim() });
+    }
     if (SPECIFICATION_RULE.pattern.test(text)) {
       findings.push({ file, line: index + 1, rule: SPECIFICATION_RULE.rule, text: text.trim() });
     }

@@ -60,7 +60,7 @@ describe('splitting a question where a speaker would pause', () => {
     expect(splitEnglishQuestion('That is very interesting indeed. What did they do next?')).toBeNull();
   });
 
-  it("English: never inside the turn's topic, a capitalised or quoted span, a number phrase or the answer (the issue 19 cases)", () => {
+  it("English: never inside the turn's topic, a capitalised or quoted span, a number phrase or the answer", () => {
     // the real TopiOCQA dev questions whose pause fell inside a title before
     const golden = splitEnglishQuestion('Where does the man with the golden gun take place?', undefined, [
       'The Man with the Golden Gun (film)',
@@ -105,7 +105,7 @@ describe('splitting a question where a speaker would pause', () => {
     ).toBe(true);
   });
 
-  it('English: a pause point the rewrite marked is taken when allowed, else the rules choose (issue 19)', () => {
+  it('English: a pause point the rewrite marked is taken when allowed, else the rules choose', () => {
     // the mark wins over a comma the rules would prefer
     const marked = pausePointOf('So tell me more, what did the band do | in the last years of the tour?');
     expect(marked).toEqual({

@@ -68,7 +68,7 @@ function check(report: FidelityReport, name: string) {
   return report.checks.find((entry) => entry.name === name)!;
 }
 
-describe('fidelity of generated question/answer timelines (issue 3, done when)', () => {
+describe('fidelity of generated question/answer timelines against the measured statistics', () => {
   it.each([
     ['en', () => english],
     ['ja', () => japanese],
