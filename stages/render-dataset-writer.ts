@@ -189,19 +189,50 @@ export class DatasetWriter {
       formatRecord(path.join(this.finalDirectory, metadataFile), metadataSchema, dialogue.metadata),
     );
     const alignmentText = redactSecrets(formatAlignment(dialogue.words));
-    const audioFile = path.join('audio', `${dialogue.id}.wav`);
-    const fullBandFile = path.join(FULL_BAND_DIRECTORY, `${dialogue.id}.wav`);
-    const alignmentFile = path.join('txt_align', `${dialogue.id}.txt`);
-    const done: string[] = [];
-    try {
-      await this.put(
-        audioFile,
+    return this.addFormattedDialogue({
+      id: dialogue.id,
+      eventsLine: dialogue.eventsLine,
+      audio:
         'wavFile' in dialogue
           ? dialogue.wavFile
           : 'wav' in dialogue
             ? dialogue.wav
             : encodeWavPcm16({ channels: dialogue.tracks, sampleRate: dialogue.sampleRate }),
-      );
+      ...(dialogue.fullBand ? { fullBand: dialogue.fullBand } : {}),
+      metadataText,
+      alignmentText,
+    });
+  }
+
+  /**
+   * Write one dialogue whose metadata and alignment are already formatted (as {@link addDialogue}
+   * formats them: a dialogue record a worker of a queued build made), and keep its events line.
+   * Nothing is read or hashed but the two texts: a stored WAV becomes a hard link to its cache file
+   * and is listed with the sha256 it was stored with.
+   * @returns as {@link addDialogue}
+   * @throws RangeError when the id is not a safe file name; as `put` (the dialogue's files written
+   *   until then are removed)
+   */
+  async addFormattedDialogue(dialogue: {
+    id: string;
+    eventsLine: string;
+    audio: Uint8Array | StoredWav;
+    fullBand?: ({ tracks: [Float32Array, Float32Array] } | { wav: Uint8Array } | { file: StoredWav }) & {
+      sampleRate: number;
+    };
+    metadataText: string;
+    alignmentText: string;
+  }): Promise<WrittenDialogue> {
+    if (!/^[A-Za-z0-9._-]+$/.test(dialogue.id))
+      throw new RangeError(`dialogue id "${dialogue.id}" is not a safe file name`);
+    const { metadataText, alignmentText } = dialogue;
+    const metadataFile = path.join('metadata', `${dialogue.id}.json`);
+    const audioFile = path.join('audio', `${dialogue.id}.wav`);
+    const fullBandFile = path.join(FULL_BAND_DIRECTORY, `${dialogue.id}.wav`);
+    const alignmentFile = path.join('txt_align', `${dialogue.id}.txt`);
+    const done: string[] = [];
+    try {
+      await this.put(audioFile, dialogue.audio);
       done.push(audioFile);
       if (dialogue.fullBand) {
         await this.writeFullBandMaster(dialogue.id, dialogue.fullBand);

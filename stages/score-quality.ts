@@ -16,8 +16,6 @@
  * stages/score-quality-cometkiwi.ts; this module scores a dataset, holds the stage and exports the
  * names of both.
  */
-import { readFile } from 'node:fs/promises';
-import { decodeWav } from '../pipeline/audio/wav.ts';
 import {
   readDatasetFolder,
   dialogueSpeakerIds,
@@ -32,7 +30,6 @@ import {
   type DialogueCometKiwi,
   type DialogueQuality,
 } from '../pipeline/quality/quality-report.ts';
-import { checkDialogueSignal } from '../pipeline/quality/signal-checks.ts';
 import { speechRateUnit } from '../pipeline/quality/speech-rate.ts';
 import { writeQualityTables } from '../pipeline/quality/tables.ts';
 import { resolveQualityThresholds, type QualityThresholds } from '../pipeline/quality/thresholds.ts';
@@ -47,10 +44,11 @@ import type { DnsmosModelLocationConfig } from '../pipeline/services/mos/dnsmos-
 import type { CometKiwiOptions } from '../pipeline/services/qe/cometkiwi.ts';
 import type { TranslationQualityEstimator } from '../pipeline/services/qe/translation-quality.ts';
 import type { RecordingMosScorer } from '../pipeline/services/mos/mos-scorer.ts';
-import { cachedJson, type Stage } from '../pipeline/run/stage.ts';
+import type { Stage } from '../pipeline/run/stage.ts';
 import type { ProgressListener } from '../pipeline/run/progress.ts';
 import { isTranslated, scoreTranslations } from './score-quality-cometkiwi.ts';
-import { dnsmosCacheKey, loadDatasetDnsmosScorer, roundDnsmos } from './score-quality-dnsmos.ts';
+import { dnsmosCacheKey, loadDatasetDnsmosScorer } from './score-quality-dnsmos.ts';
+import { scoreDialogueAudio } from './score-quality-dialogue.ts';
 
 export { cacheDialogueDnsmos, defaultDnsmosModelLocation, roundDnsmos } from './score-quality-dnsmos.ts';
 export { translationPairs } from './score-quality-cometkiwi.ts';
@@ -66,6 +64,8 @@ export interface ScoreQualityOptions {
    * scorer settings), e.g. the build's `output.cacheDirectory`. Default: no cache.
    */
   cacheDirectory?: string;
+  /** The build's content cache, when it is `cacheDirectory`'s (its hits and misses are then the build's). */
+  cache?: ContentCache;
   /** COMETKiwi scorer settings (HTTP URL, command, GPUs, batch size). */
   cometKiwi?: CometKiwiOptions;
   /** The translation quality estimator to use. Default: the COMETKiwi client with `cometKiwi`. */
@@ -125,19 +125,24 @@ export async function scoreDatasetQuality(
   }
 
   const hopSeconds = options.dnsmos?.hopSeconds ?? DNSMOS_REFERENCE_HOP_SECONDS;
-  let scorer = options.dnsmosScorer;
-  let loaded: DnsmosScorer | null = null;
-  if (!scorer) {
+  // the models are loaded on the first dialogue whose DNSMOS is not cached (none, when workers scored them all)
+  let loaded: Promise<DnsmosScorer> | null = null;
+  const scorer = async (): Promise<RecordingMosScorer> => {
+    if (options.dnsmosScorer) return options.dnsmosScorer;
     const run = {
       executionProvider: options.dnsmos?.executionProvider ?? 'cpu',
       intraOpThreads: options.dnsmos?.intraOpThreads ?? null,
       batchWindows: options.dnsmos?.batchWindows ?? DEFAULT_DNSMOS_BATCH_WINDOWS,
       hopSeconds,
     };
-    loaded = await loadDatasetDnsmosScorer(options.dnsmosModels, run);
-    scorer = loaded;
-  }
-  const cache = options.cacheDirectory ? new ContentCache(options.cacheDirectory) : null;
+    return (loaded ??= loadDatasetDnsmosScorer(options.dnsmosModels, run));
+  };
+  const cache =
+    options.cache && options.cache.directory === options.cacheDirectory
+      ? options.cache
+      : options.cacheDirectory
+        ? new ContentCache(options.cacheDirectory)
+        : null;
   // Dialogues are scored a few at a time (their WAV decoding, signal checks and ffmpeg loudness
   // overlap another one's model runs), in order: results are kept by position, so the report does not
   // depend on which finishes first; at most `concurrentDialogues` recordings are in memory.
@@ -153,36 +158,18 @@ export async function scoreDatasetQuality(
     progress({ type: 'item-planned', ...stage, id: dialogue.id, amount: 2 * dialogue.metadata.durationSeconds });
   const computedIds = new Set<string>();
   const scoreDialogue = async (dialogue: DatasetDialogue): Promise<DialogueQuality> => {
-    const audio = decodeWav(await readFile(dialogue.audioFile), dialogue.audioFile);
-    const onProgress = (channelSeconds: number) =>
-      progress({ type: 'item-advanced', ...stage, id: dialogue.id, amount: channelSeconds });
-    const compute = async () => {
-      computedIds.add(dialogue.id);
-      return roundDnsmos(await scorer!.scoreRecording(audio, { onProgress }));
-    };
-    const dnsmos =
-      cache && dialogue.audioSha256 && loaded
-        ? await cachedJson(cache, dnsmosCacheKey(dialogue.audioSha256, hopSeconds), compute)
-        : await compute();
-    const signal = await checkDialogueSignal(
-      {
-        file: dialogue.audioFile,
-        audio,
-        language: folder.language,
-        events: dialogue.events,
-        utterances: dialogue.metadata.utterances.map((utterance) => ({
-          index: utterance.index,
-          role: utterance.role,
-          kind: utterance.kind,
-          channel: utterance.channel,
-          start: utterance.start,
-          end: utterance.end,
-          spokenText: utterance.text.transcript ?? utterance.text.synthesized ?? utterance.text.final ?? '',
-        })),
-      },
+    const { dnsmos, signal, dnsmosComputed } = await scoreDialogueAudio(dialogue, {
+      language: folder.language,
       thresholds,
-      { measureLoudness: options.measureLoudness ?? true },
-    );
+      measureLoudness: options.measureLoudness ?? true,
+      hopSeconds,
+      scorer,
+      cache,
+      cacheDnsmos: !options.dnsmosScorer,
+      onProgress: (channelSeconds: number) =>
+        progress({ type: 'item-advanced', ...stage, id: dialogue.id, amount: channelSeconds }),
+    });
+    if (dnsmosComputed) computedIds.add(dialogue.id);
     return {
       id: dialogue.id,
       durationSeconds: signal.durationSeconds,
@@ -227,7 +214,8 @@ export async function scoreDatasetQuality(
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
   } finally {
-    if (loaded) await loaded.close();
+    const loading = loaded as Promise<DnsmosScorer> | null; // set by the first dialogue that needed the models
+    if (loading) await (await loading.catch(() => null))?.close();
   }
 
   const unit = speechRateUnit(folder.language);
@@ -288,5 +276,5 @@ export const scoreQualityStage: Stage<{ directory: string }, ScoreQualityOptions
       dialogue.audioSha256 ? [dnsmosCacheKey(dialogue.audioSha256, parameters.dnsmos?.hopSeconds)] : [],
     );
   },
-  run: (input, parameters) => scoreDatasetQuality(input.directory, parameters),
+  run: (input, parameters, context) => scoreDatasetQuality(input.directory, { ...parameters, cache: context.cache }),
 };

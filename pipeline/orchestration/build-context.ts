@@ -58,6 +58,8 @@ export interface BuildContext {
   progress: ProgressListener;
   /** Set when the build is queued (./queued-build.ts). */
   queueHook: BuildQueueHook | null;
+  /** The queued build's config hash (./build-queue.ts `buildConfigHash`): the workers' dialogue records are stored under keys made with it. */
+  queueConfigHash: string | null;
   /** Told each output as soon as it is written to stay. */
   kept: (output: string) => void;
 }

@@ -45,7 +45,10 @@ export async function writeBuildOutputs(
   // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.
   let reportPath: string | null = null;
   try {
-    const written = await writeBuildReport(config.output.directory, preRendered ? { preRendered } : {});
+    const written = await writeBuildReport(config.output.directory, {
+      ...(preRendered ? { preRendered } : {}),
+      cache: context.runner.context.cache,
+    });
     reportPath = written.indexPath;
     kept(reportPath);
     const unmade =

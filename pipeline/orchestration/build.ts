@@ -43,7 +43,8 @@ export { STAGES } from './stage-list.ts';
  * Run a whole build.
  * @param options `log` for progress lines (API keys redacted); `allowShrink` to let a dataset replace
  *   one with more dialogues; `queue` when the build is queued (./queued-build.ts): its dialogues wait for
- *   the workers' jobs, and a stop of that wait discards the uncommitted datasets; `kept` is told each
+ *   the workers' jobs and are written from the records they stored under keys made with
+ *   `queueConfigHash`, and a stop of that wait discards the uncommitted datasets; `kept` is told each
  *   output as soon as it is written to stay (a committed dataset folder, `summary.md`, `summary.json`,
  *   the report's `index.html`), so a caller can name what a build that fails later left behind
  * @throws ConfigError when the configuration cannot build what it asks for; corpus-level errors
@@ -60,6 +61,7 @@ export async function runBuild(
     allowShrink?: boolean;
     progress?: ProgressListener;
     queue?: BuildQueueHook;
+    queueConfigHash?: string;
     kept?: (output: string) => void;
   } = {},
 ): Promise<BuildReport> {
@@ -91,6 +93,7 @@ export async function runBuild(
       allowShrink: options.allowShrink === true,
       progress: options.progress ?? (() => {}),
       queueHook: options.queue ?? null,
+      queueConfigHash: options.queueConfigHash ?? null,
       kept: options.kept ?? (() => {}),
     }),
   );
@@ -105,7 +108,9 @@ export async function runBuild(
  */
 async function buildLocked(context: BuildContext): Promise<BuildReport> {
   const { config } = context;
-  const preRendered = config.quality.enabled ? null : await PreRenderedDialoguePages.open(config.output.directory);
+  const preRendered = config.quality.enabled
+    ? null
+    : await PreRenderedDialoguePages.open(config.output.directory, context.runner.context.cache);
   try {
     return await buildWithPages({ ...context, preRendered });
   } finally {

@@ -18,9 +18,10 @@ import { parseEventsLine } from '../events/index.ts';
 import type { PageDataset } from '../report/dialogue-page.ts';
 import type { PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
 import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../quality/summarize-dataset.ts';
+import { recordDialogue, storedWavOf, type DatasetDialogueRecord } from './dialogue-record.ts';
 import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
 import type { Channel, Language, SpeakerRole } from '../model/types.ts';
-import { taskDialogueMetadataSchema, type TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
+import type { TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
 import type { ManifestSettings } from '../model/dataset-manifest.ts';
 import { datasetSummarySchema } from '../model/dataset-summary.ts';
 import { formatRecord } from '../storage/json-records.ts';
@@ -29,7 +30,6 @@ import {
   buildFidelityReport,
   formatFidelityJson,
   formatFidelityMarkdown,
-  generatedDialogueTiming,
   type FidelityOptions,
   type GeneratedDialogueTiming,
 } from '../timeline/fidelity.ts';
@@ -67,12 +67,14 @@ export class DatasetOutput implements DialogueSink {
     private readonly writer: DatasetWriter,
     private readonly corpus: IngestedCorpus,
     private readonly pages: DialoguePageSettings | null,
+    private readonly cacheDirectory: string,
   ) {
     this.failed = corpus.rejected.map((item) => ({ id: item.id, stage: 'ingest-corpus', reason: item.reason }));
   }
 
   /**
    * Starts writing the dataset folder `directory` (DatasetWriter.open: `.partial` first).
+   * @param cacheDirectory the build's cache folder, which holds the rendered WAVs its dialogues' records name
    * @param options `linkToStored`: link the WAVs to the rendering's cache files (output.linkAudioToCache;
    *   default true); `pages`: make each dialogue's report page as it is written (default: none)
    * @throws as DatasetWriter.open (a foreign folder)
@@ -82,6 +84,7 @@ export class DatasetOutput implements DialogueSink {
     dataset: string,
     directory: string,
     corpus: IngestedCorpus,
+    cacheDirectory: string,
     options: { linkToStored?: boolean; pages?: DialoguePageSettings } = {},
   ): Promise<DatasetOutput> {
     return new DatasetOutput(
@@ -91,11 +94,13 @@ export class DatasetOutput implements DialogueSink {
       await DatasetWriter.open(directory, options),
       corpus,
       options.pages ?? null,
+      cacheDirectory,
     );
   }
 
   /**
-   * Writes one dialogue and keeps what the summary and the fidelity report need.
+   * Writes one dialogue and keeps what the summary and the fidelity report need: its record
+   * (./dialogue-record.ts) made and added as {@link addRecord} adds a worker's.
    * @param spoken the utterances as placed (same order as the timeline's)
    * @param userChannel the listener channel of backchannels (the user)
    */
@@ -108,45 +113,41 @@ export class DatasetOutput implements DialogueSink {
     userChannel: Channel,
     extra: DialogueCounts = {},
   ): Promise<void> {
-    const written = await this.writer.addDialogue(
-      {
-        id,
-        wavFile: timeline.wavFile,
-        eventsLine: annotated.line,
-        words: timeline.words,
-        metadata,
-        ...(timeline.fullBand ? { fullBand: timeline.fullBand } : {}),
-      },
-      taskDialogueMetadataSchema,
+    const record = recordDialogue(
+      { id, timeline, annotated, metadata, spoken, extra },
+      userChannel,
+      this.cacheDirectory,
+      path.join(this.directory, 'metadata', `${id}.json`),
     );
-    if (this.pages !== null)
-      await this.preRenderPage(id, annotated.line, metadata.durationSeconds, written, this.pages);
-    this.timings.push(
-      generatedDialogueTiming(
-        id,
-        spoken.map((utterance, position) => ({
-          channel: timeline.channels[position]!,
-          durationCs: utterance.durationCs,
-        })),
-        timeline.placement,
-        userChannel,
-      ),
-    );
-    this.results.push({
-      id,
-      durationSeconds: timeline.totalDurationCs / 100,
-      events: annotated.events,
-      disagreements: annotated.disagreements,
-      paddedUtterances: spoken.filter((utterance) => utterance.paddingSteps > 0).length,
-      rephrasedUtterances: spoken.filter((utterance) => utterance.rephrasedForSpeechRate).length,
-      resampledDraws: timeline.placement.resampled,
-      placementFallbacks: timeline.placement.fallbacks,
-      sampledOffsetsCs: timeline.placement.transitions
-        .filter((transition) => transition.kind === 'speaker-change')
-        .map((transition) => transition.offset),
-      splitQuestions: spoken.filter((utterance) => utterance.part === 1).length,
-      ...extra,
+    await this.addRecord(record);
+  }
+
+  /**
+   * Writes one dialogue from its record: its WAVs linked to the cache files the record names, its
+   * metadata and alignment as the record holds them, its line kept for `all.jsonl`; and keeps the
+   * record's summary and timing. No audio is read or hashed (`verify` is the full check).
+   * @throws as DatasetWriter.addFormattedDialogue (an unsafe id, a write error)
+   */
+  async addRecord(record: DatasetDialogueRecord): Promise<void> {
+    const written = await this.writer.addFormattedDialogue({
+      id: record.id,
+      eventsLine: record.eventsLine,
+      audio: storedWavOf(record.audio, this.cacheDirectory),
+      ...(record.fullBand
+        ? {
+            fullBand: {
+              file: storedWavOf(record.fullBand, this.cacheDirectory),
+              sampleRate: record.fullBand.sampleRate,
+            },
+          }
+        : {}),
+      metadataText: record.metadataText,
+      alignmentText: record.alignmentText,
     });
+    if (this.pages !== null)
+      await this.preRenderPage(record.id, record.eventsLine, record.durationSeconds, written, this.pages);
+    this.timings.push(record.timing);
+    this.results.push(record.summary);
   }
 
   /**

@@ -22,6 +22,7 @@ import {
 } from '../../stages/place-timeline.ts';
 import { renderDatasetStage, type DialogueSink } from '../../stages/render-dataset.ts';
 import { synthesizeSettingsOf, synthesizeSpeechStage, type DialogueSpeech } from '../../stages/synthesize-speech.ts';
+import type { DialogueRecord } from './dialogue-record.ts';
 import { prepareTextStage } from './prepare-text.ts';
 import type { SharedBuildServices } from './shared-build-services.ts';
 import { bargeInVariantMetadata, taskDialogueMetadata } from './task-metadata.ts';
@@ -41,6 +42,8 @@ export interface DialogueWork {
   timeline?: RenderedTimeline;
   bargeInTimeline?: RenderedBargeInTimeline;
   annotated?: AnnotatedDialogue;
+  /** Set when the dialogue was written from the record a queued build's worker stored (./queued-dialogue-steps.ts): no stage runs for it. */
+  record?: DialogueRecord;
 }
 
 /** A stage's output that an earlier stage of the list makes. @throws Error when the list is out of order */

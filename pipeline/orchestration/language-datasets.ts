@@ -15,7 +15,12 @@ import type { BuildWithPagesContext } from './build-context.ts';
 import { commitLanguageDatasets } from './commit-datasets.ts';
 import { BARGE_IN_SUFFIX, DatasetOutput } from './dataset-output.ts';
 import { made, type DialogueWork } from './dialogue-steps.ts';
+import { buildConfigHash } from './build-queue.ts';
 import { languageWork } from './language-work.ts';
+import { queuedDialogueSteps, type QueueWaits } from './queued-dialogue-steps.ts';
+
+export { QueueWaits } from './queued-dialogue-steps.ts';
+import { recordedDatasets } from './worker-jobs.ts';
 import type { SharedBuildServices } from './shared-build-services.ts';
 
 /** What the languages of a build add up to, in the order they are built. */
@@ -25,22 +30,6 @@ export interface BuildTotals {
   failedCount: number;
   /** Languages built with the cross-language timing prior: a warning each, repeated in summary.md. */
   timingPriorWarnings: string[];
-}
-
-/** A queued build's waits on its workers, and the error that stopped one (Redis gone, Ctrl-C). */
-export class QueueWaits {
-  /** The error that stopped a wait: the datasets being written are then discarded. */
-  stop: unknown = undefined;
-
-  /** Await `waiting`, remembering the first error it stops with. @throws what `waiting` throws */
-  async wait(waiting: Promise<void>): Promise<void> {
-    try {
-      await waiting;
-    } catch (error) {
-      this.stop ??= error;
-      throw error;
-    }
-  }
 }
 
 /**
@@ -84,6 +73,7 @@ export async function buildLanguageDatasets(run: {
     dataset,
     path.join(config.output.directory, datasetRelativePath(language, dataset)),
     corpus,
+    config.output.cacheDirectory,
     linking,
   );
   const variantDataset = `${dataset}${BARGE_IN_SUFFIX}`;
@@ -93,6 +83,7 @@ export async function buildLanguageDatasets(run: {
         variantDataset,
         path.join(config.output.directory, datasetRelativePath(language, variantDataset)),
         corpus,
+        config.output.cacheDirectory,
         linking,
       )
     : null;
@@ -124,21 +115,22 @@ export async function buildLanguageDatasets(run: {
             ],
       )
     : baseSteps;
-  // queued: each dialogue waits for its job on the workers (whose results are then cache hits), so the local pass runs alongside them
+  // queued: each dialogue waits for its job on the workers, then is written from the record they
+  // stored (./queued-dialogue-steps.ts); the stages run here only for a dialogue whose job failed
   const steps: StageStep<DialogueWork>[] = queueHook
-    ? [
-        {
-          name: 'wait-for-workers',
-          cacheStages: [],
-          startAhead: 'all',
-          progress: null,
-          run: async (work) => {
-            await queueWaits.wait(queueHook.dialogueReady(language, work.conversation.id));
-            return work;
-          },
-        },
-        ...languageSteps,
-      ]
+    ? queuedDialogueSteps({
+        language,
+        queueHook,
+        queueWaits,
+        cache: runner.context.cache,
+        configHash: context.queueConfigHash ?? buildConfigHash(config),
+        base,
+        variant,
+        variantDataset,
+        log,
+        languageSteps,
+        ids: corpus.conversations.map((conversation) => conversation.id),
+      })
     : languageSteps;
 
   const total = corpus.conversations.length;
@@ -151,12 +143,16 @@ export async function buildLanguageDatasets(run: {
         initial,
         steps,
         completed: (_conversation, work) => {
+          if (work.record) {
+            totals.audioSeconds += recordedDatasets(work.record).reduce((sum, entry) => sum + entry.durationSeconds, 0);
+            return `${work.record.base.durationSeconds.toFixed(1)} s, ${work.record.base.utterances} utterances`;
+          }
           const timeline = made(work.timeline, 'timeline', work);
           totals.audioSeconds += timeline.totalDurationCs / 100;
           return `${(timeline.totalDurationCs / 100).toFixed(1)} s, ${made(work.speech, 'speech', work).spoken.length} utterances`;
         },
         afterCompleted: async (conversation, work, position) => {
-          if (variant === null) return;
+          if (variant === null || work.record) return; // a record holds its variant
           const early = earlyVariantPlacements.get(conversation.id);
           earlyVariantPlacements.delete(conversation.id);
           const placed = early ? await early : await runner.runSteps(variantSteps.slice(0, 1), work);

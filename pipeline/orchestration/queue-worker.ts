@@ -19,20 +19,16 @@ import os from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { BuildConfig } from '../config.ts';
 import { BuildInputError, endsTheBuild } from '../model/build-errors.ts';
-import { taskDialogueMetadataSchema } from '../model/dialogue-metadata.ts';
 import type { Language, SourceConversation } from '../model/types.ts';
 import { firstLine, StageRunner } from '../run/stage-runner.ts';
 import { registerConfiguredSecrets } from '../run/build-guards.ts';
 import { ContentCache } from '../storage/content-cache.ts';
-import { formatRecord } from '../storage/json-records.ts';
 import { redactSecrets } from '../storage/redact.ts';
 import { resolveDnsmosModelDirectory } from '../services/mos/dnsmos-model-files.ts';
 import { DEFAULT_DNSMOS_BATCH_WINDOWS, loadDnsmosScorer } from '../services/mos/dnsmos.ts';
 import type { RecordingMosScorer } from '../services/mos/mos-scorer.ts';
 import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
-import type { DialogueSink } from '../../stages/render-dataset.ts';
-import { cacheDialogueDnsmos, defaultDnsmosModelLocation } from '../../stages/score-quality.ts';
-import { readStoredWav, type RenderedTimeline, type StoredWav } from '../../stages/place-timeline.ts';
+import { defaultDnsmosModelLocation } from '../../stages/score-quality.ts';
 import {
   BUILD_KEY,
   buildConfigHash,
@@ -48,9 +44,11 @@ import {
   type DialogueJobResult,
 } from './build-queue.ts';
 import { checkBuildIsPossible } from './build-checks.ts';
+import { dialogueRecordKey, readDialogueRecord, storeDialogueRecord, type DialogueRecord } from './dialogue-record.ts';
 import { languageWork } from './language-work.ts';
 import { createSharedBuildServices, type SharedBuildServices } from './shared-build-services.ts';
 import { STAGES } from './stage-list.ts';
+import { cacheRecordWaveforms, RecordingSink, recordedDatasets, scoreRecord } from './worker-jobs.ts';
 
 /** Options of {@link runQueueWorker}. */
 export interface QueueWorkerOptions {
@@ -73,18 +71,6 @@ export interface QueueWorkerOptions {
   maximumJobs?: number;
   /** Stops the worker (it finishes its jobs first). */
   signal?: AbortSignal;
-}
-
-/** A render sink that keeps the stored WAV the dataset writer would link to (and checks the metadata as it would). */
-class RenderedDialogue implements DialogueSink {
-  wavFile: StoredWav | null = null;
-  seconds = 0;
-
-  async add(id: string, timeline: RenderedTimeline, _annotated: unknown, metadata: unknown): Promise<void> {
-    formatRecord(`${id}/metadata.json`, taskDialogueMetadataSchema, metadata as never);
-    this.wavFile = timeline.wavFile;
-    this.seconds = timeline.totalDurationCs / 100;
-  }
 }
 
 /**
@@ -167,30 +153,44 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
       return (await loadDnsmosScorer(await resolveDnsmosModelDirectory(location), run)).scorer;
     })());
 
-  /** One dialogue through the stage lists; `variant` too for a dialogue job. @throws Error `{id}: FAILED at {stage}: {reason}` */
-  const renderDialogue = async (
-    data: DialogueJobData,
-    withVariant: boolean,
-  ): Promise<{ base: RenderedDialogue; seconds: number }> => {
+  /**
+   * One dialogue through the stage lists (its barge-in variant too), its record stored in the cache
+   * and its waveforms kept for the report (./worker-jobs.ts).
+   * @throws Error `{id}: FAILED at {stage}: {reason}` when the base dialogue fails (a variant's failure is recorded)
+   */
+  const buildDialogueRecord = async (data: DialogueJobData): Promise<DialogueRecord> => {
     const { work, conversations } = await languageOf(data.language);
     const conversation = conversations.get(data.id);
     if (!conversation) throw new Error(`${data.id}: not in ${config.corpus.path} (${data.language}) on this worker`);
-    const base = new RenderedDialogue();
-    const variant = withVariant && config.datasets.bargeIn ? new RenderedDialogue() : null;
+    const cacheDirectory = config.output.cacheDirectory;
+    const base = new RecordingSink(cacheDirectory);
+    const variant = config.datasets.bargeIn ? new RecordingSink(cacheDirectory) : null;
     const { steps, variantSteps } = work.stepsInto({ base, variant });
     const outcome = await runner.runSteps(steps, work.initial(conversation));
     if (!outcome.ok) {
       if (endsTheBuild(outcome.error)) throw outcome.error;
       throw new Error(`${data.id}: FAILED at ${outcome.stage}: ${firstLine(outcome.error)}`);
     }
+    let variantRecord: DialogueRecord['variant'] = null;
     if (variant) {
       const variantOutcome = await runner.runSteps(variantSteps, outcome.state);
-      if (!variantOutcome.ok)
-        throw new Error(
-          `${data.id} (barge-in variant): FAILED at ${variantOutcome.stage}: ${firstLine(variantOutcome.error)}`,
-        );
+      if (!variantOutcome.ok && endsTheBuild(variantOutcome.error)) throw variantOutcome.error;
+      variantRecord = variantOutcome.ok
+        ? variant.record!
+        : { failed: { stage: variantOutcome.stage, reason: firstLine(variantOutcome.error) } };
     }
-    return { base, seconds: base.seconds + (variant?.seconds ?? 0) };
+    const record: DialogueRecord = { base: base.record!, variant: variantRecord };
+    const cache = runner.context.cache;
+    await storeDialogueRecord(cache, dialogueRecordKey(configHash, data.language, conversation), record);
+    await cacheRecordWaveforms(cache, record);
+    return record;
+  };
+
+  /** The stored record of a dialogue whose job completed, or null. */
+  const storedRecord = async (data: DialogueJobData): Promise<DialogueRecord | null> => {
+    const conversation = (await languageOf(data.language)).conversations.get(data.id);
+    if (!conversation) return null;
+    return readDialogueRecord(runner.context.cache, dialogueRecordKey(configHash, data.language, conversation));
   };
 
   let refused: string | null = null;
@@ -208,25 +208,21 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
       if (job.name === 'score') {
         // the dialogue job is this job's child: when it failed all its attempts, there is nothing to score
         const children = Object.values(await job.getChildrenValues<DialogueJobResult>());
-        if (children.length === 0) return { scored: false };
-        const { base } = await renderDialogue(job.data, false);
-        await cacheDialogueDnsmos(
-          runner.context.cache,
-          await readStoredWav(base.wavFile!),
-          `${job.data.id}.wav`,
-          await dnsmosScorer(),
-          config.quality.dnsmos.hopSeconds,
-        );
+        const record =
+          children.length === 0 ? null : ((await storedRecord(job.data)) ?? (await buildDialogueRecord(job.data)));
+        if (record === null) return { scored: false };
+        await scoreRecord(runner.context.cache, record, job.data.language, config, dnsmosScorer);
         log(
           `worker ${name}: scored ${job.data.language}/${job.data.id} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
         );
         return { scored: true };
       }
-      const { base, seconds } = await renderDialogue(job.data, true);
+      const record = await buildDialogueRecord(job.data);
+      const seconds = recordedDatasets(record).reduce((total, dataset) => total + dataset.durationSeconds, 0);
       log(
         `worker ${name}: built ${job.data.language}/${job.data.id}: ${seconds.toFixed(1)} s of audio (${((performance.now() - started) / 1000).toFixed(1)} s)`,
       );
-      return { audioSha256: base.wavFile!.sha256, audioSeconds: seconds };
+      return { audioSha256: record.base.audio.sha256, audioSeconds: seconds };
     };
     const stalledMilliseconds = (options.stalledSeconds ?? 30) * 1000;
     const worker: Worker<DialogueJobData> = new Worker<DialogueJobData>(DIALOGUES_QUEUE, processJob, {

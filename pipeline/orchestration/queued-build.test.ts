@@ -173,7 +173,7 @@ async function redisCommand(...args: string[]): Promise<void> {
 /** A build config of the six dialogues with its own output and cache folders; returns its file. */
 async function writeConfig(
   label: string,
-  changes: { seed?: number; cache?: string; queue?: string } = {},
+  changes: { seed?: number; cache?: string; queue?: string; scored?: boolean } = {},
 ): Promise<{ file: string; out: string; cache: string }> {
   serial += 1;
   const out = path.join(scratch, `${label}-out`);
@@ -191,7 +191,8 @@ async function writeConfig(
       'llm: { rewrite: { backend: rules }, translate: { backend: none } }',
       'tts: { en: { backend: espeak-ng } }',
       'synthesis: { concurrency: 1 }',
-      'quality: { enabled: false }',
+      // scored: DNSMOS every 9.01 s (an eighth of the reference's model runs), the rest as the default
+      changes.scored ? 'quality: { enabled: true, dnsmos: { hopSeconds: 9.01 } }' : 'quality: { enabled: false }',
       ...(changes.queue ? [`queue: ${changes.queue}`] : []),
       '',
     ].join('\n'),
@@ -294,12 +295,13 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
         tookAt.at(-1)! - tookAt[0]!,
         `job starts at ${tookAt.map((time) => time - tookAt[0]!).join(', ')} ms\n${said()}`,
       ).toBeGreaterThanOrEqual(8000);
-      // the coordinator's local pass placed and rendered nothing: the workers' renderings (base and barge-in variant) were cache hits
+      // the coordinator wrote every dialogue from the workers' records: it placed, rendered and synthesized nothing
       const record = JSON.parse(await readFile(runRecordFile(cache, 'queued', path.resolve(out)), 'utf8')) as {
         cache: Record<string, { hits: number; misses: number }>;
       };
-      expect(record.cache['place-timeline'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
-      expect(record.cache['synthesize-speech']?.misses, said()).toBe(0);
+      expect(record.cache['dialogue-record'], said()).toEqual({ hits: 6, misses: 0, corrupt: 0 });
+      expect(record.cache['place-timeline'], said()).toBeUndefined();
+      expect(record.cache['synthesize-speech'], said()).toBeUndefined();
     },
   );
 
@@ -348,6 +350,44 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       client.disconnect();
     }
   });
+
+  it(
+    'scored: the workers score both WAVs of every dialogue; the coordinator writes, scores, splits and reports from their records and reads no audio; data and pages byte-identical to a scored local build',
+    { timeout: 900_000 },
+    async () => {
+      const local = await writeConfig('scored-local', { scored: true });
+      await runBuild(await loadConfigFile(local.file));
+      const scoredReference = await filesUnder(path.join(local.out, 'data'));
+      expect([...scoredReference.keys()].filter((file) => file.endsWith('quality.json'))).toHaveLength(2);
+      const { file, out, cache } = await writeConfig('scored', { scored: true });
+      const workers = ['a', 'b'].map((name) =>
+        cli(['worker', '--queue', queueUrl(), '--config', file, '--name', name]),
+      );
+      const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+      expect(await coordinator.exited, coordinator.output()).toBe(0);
+      for (const worker of workers) worker.child.kill('SIGTERM');
+      await Promise.all(workers.map((worker) => worker.exited));
+      const said = () =>
+        [coordinator, ...workers]
+          .map((running, index) => `${['coordinator', 'a', 'b'][index]}:\n${running.output()}`)
+          .join('\n');
+      expect(await filesUnder(path.join(out, 'data')), said()).toEqual(scoredReference);
+      // the dialogue pages (waveforms from the cache) are those of the local build
+      expect(await filesUnder(path.join(out, 'report', 'dialogues')), said()).toEqual(
+        await filesUnder(path.join(local.out, 'report', 'dialogues')),
+      );
+      const record = JSON.parse(await readFile(runRecordFile(cache, 'queued', path.resolve(out)), 'utf8')) as {
+        cache: Record<string, { hits: number; misses: number }>;
+      };
+      // 6 records read; 12 WAVs (base and barge-in) scored and drawn by the workers: hits only; no stage ran
+      expect(record.cache['dialogue-record'], said()).toEqual({ hits: 6, misses: 0, corrupt: 0 });
+      expect(record.cache['dnsmos'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
+      expect(record.cache['signal-checks'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
+      expect(record.cache['waveform-envelopes'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
+      for (const stage of ['prepare-text', 'synthesize-speech', 'place-timeline'])
+        expect(record.cache[stage], `${stage}\n${said()}`).toBeUndefined();
+    },
+  );
 
   it(
     'the local pass runs alongside the workers: a dialogue whose job is done is written while other jobs still wait',

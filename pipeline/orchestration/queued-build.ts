@@ -165,6 +165,7 @@ export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOp
         ...(options.allowShrink !== undefined ? { allowShrink: options.allowShrink } : {}),
         ...(options.kept ? { kept: options.kept } : {}),
         queue: watcher,
+        queueConfigHash: configHash,
       });
     } finally {
       await watcher.close();

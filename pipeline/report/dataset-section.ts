@@ -3,6 +3,7 @@
  * turn-taking plots, evaluable events, dialogues, failed dialogues), its dialogue pages and its page
  * of every event.
  */
+import type { ContentCache } from '../storage/content-cache.ts';
 import path from 'node:path';
 import type PQueue from 'p-queue';
 import { evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
@@ -30,6 +31,8 @@ export interface BuildReportOptions {
   dialoguePagesPerDataset?: number;
   /** Dialogue pages the build made while it ran: each is used when made from the same inputs, else made again. */
   preRendered?: PreRenderedDialoguePages;
+  /** The build's content cache: waveforms are read from it by the WAV's sha256 (./waveform-cache.ts), and kept in it. */
+  cache?: ContentCache;
 }
 
 /** One dataset's part of the report: its entry in the contents, its section of index.html, and how many dialogue pages it wrote. */
@@ -108,7 +111,9 @@ export async function datasetSection(part: {
       (await options.preRendered.take(page, dataset, dialogue, links, audioSha256.get(dialogue.id) ?? null, target))
     )
       return;
-    await writeAtomic(target, await renderDialoguePage(dataset, dialogue, links));
+    const sha256 = audioSha256.get(dialogue.id) ?? null;
+    const envelopeCache = options.cache && sha256 !== null ? { cache: options.cache, sha256 } : null;
+    await writeAtomic(target, await renderDialoguePage(dataset, dialogue, links, dialogue.audioFile, envelopeCache));
   };
   const paged = dataset.dialogues.slice(0, Math.min(limit, dataset.dialogues.length));
   await allSettledInOrder(paged.map((dialogue) => pages.add(() => writePage(dialogue))));

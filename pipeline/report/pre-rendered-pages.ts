@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExportDataset, ExportDialogue } from '../export/export-dataset.ts';
+import type { ContentCache } from '../storage/content-cache.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import {
   dialoguePageHtml,
@@ -28,7 +29,7 @@ import {
   type DialoguePageLinks,
   type PageDataset,
 } from './dialogue-page.ts';
-import { readWavEnvelopes } from './waveform.ts';
+import { cachedWavEnvelopes, type EnvelopeCache } from './waveform-cache.ts';
 
 /** Folder of a build's pre-rendered pages inside its output folder. */
 export const PRE_RENDERED_PAGES_DIRECTORY = 'report-pages.partial';
@@ -76,7 +77,8 @@ export function dialoguePagePlan(
 
 /**
  * The HTML of a dialogue's page, its waveform read from `audioFile` (default: the dialogue's own WAV;
- * a build reads it where it is until its dataset is committed).
+ * a build reads it where it is until its dataset is committed), or from the cache entry of the WAV's
+ * sha256 when `envelopeCache` is given and holds one (./waveform-cache.ts).
  * @throws as readWavEnvelopes (a WAV that cannot be read or decoded, named) and dialoguePageHtml
  */
 export async function renderDialoguePage(
@@ -84,8 +86,9 @@ export async function renderDialoguePage(
   dialogue: ExportDialogue,
   links: DialoguePageLinks,
   audioFile: string = dialogue.audioFile,
+  envelopeCache: EnvelopeCache | null = null,
 ): Promise<string> {
-  const envelopes = await readWavEnvelopes(audioFile, waveformColumns(dialogue));
+  const envelopes = await cachedWavEnvelopes(audioFile, waveformColumns(dialogue), envelopeCache);
   return dialoguePageHtml(dataset, dialogue, envelopes, links);
 }
 
@@ -135,18 +138,22 @@ export class PreRenderedDialoguePages {
   /** Pages handed to the report. */
   taken = 0;
 
-  private constructor(readonly directory: string) {}
+  private constructor(
+    readonly directory: string,
+    private readonly cache: ContentCache | null,
+  ) {}
 
   /**
    * Starts the pre-rendered pages of the build in `outputDirectory`: `{output}/report-pages.partial/`,
    * emptied first (what an interrupted build left there).
+   * @param cache the build's content cache: the waveforms are read from and kept in it (./waveform-cache.ts)
    * @throws the file-system error when the folder cannot be made
    */
-  static async open(outputDirectory: string): Promise<PreRenderedDialoguePages> {
+  static async open(outputDirectory: string, cache: ContentCache | null = null): Promise<PreRenderedDialoguePages> {
     const directory = path.join(path.resolve(outputDirectory), PRE_RENDERED_PAGES_DIRECTORY);
     await rm(directory, { recursive: true, force: true });
     await mkdir(directory, { recursive: true });
-    return new PreRenderedDialoguePages(directory);
+    return new PreRenderedDialoguePages(directory, cache);
   }
 
   /**
@@ -165,7 +172,13 @@ export class PreRenderedDialoguePages {
   ): Promise<void> {
     const { page, links } = dialoguePagePlan(path.resolve(outputDirectory), dataset, dialogue);
     try {
-      const html = await renderDialoguePage(dataset, dialogue, links, audioFile);
+      const html = await renderDialoguePage(
+        dataset,
+        dialogue,
+        links,
+        audioFile,
+        this.cache ? { cache: this.cache, sha256: audioSha256 } : null,
+      );
       const key = dialoguePageKey(dataset, dialogue, links, await pageAudioIdentity(audioFile, audioSha256));
       await writeAtomic(path.join(this.directory, page), html);
       this.keys.set(page, key);

@@ -1,0 +1,115 @@
+/**
+ * What a worker of a queued build (./queue-worker.ts) leaves in the shared cache for one dialogue:
+ * - its `dialogue` job: the dialogue's dataset record and its barge-in variant's (./dialogue-record.ts)
+ *   under the key of the dialogue's inputs, and the waveform envelopes of both WAVs for the report
+ *   (pipeline/report/waveform-cache.ts);
+ * - its `score` job: DNSMOS and signal checks of both WAVs (stages/score-quality-dialogue.ts), under
+ *   the keys the coordinator's scoring looks up.
+ * So the coordinator writes, scores and reports the datasets from records and cache entries, reading
+ * no audio.
+ */
+import path from 'node:path';
+import type { BuildConfig } from '../config.ts';
+import { parseEventsLine } from '../events/index.ts';
+import { dialogueMetadataSchema } from '../model/dialogue-metadata.ts';
+import type { Channel, Language } from '../model/types.ts';
+import type { DatasetDialogue } from '../quality/dataset-files.ts';
+import { resolveQualityThresholds } from '../quality/thresholds.ts';
+import { waveformColumns } from '../report/dialogue-page.ts';
+import { cachedWavEnvelopes } from '../report/waveform-cache.ts';
+import type { RecordingMosScorer } from '../services/mos/mos-scorer.ts';
+import type { ContentCache } from '../storage/content-cache.ts';
+import { parseRecord } from '../storage/json-records.ts';
+import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
+import type { PlacedUtterance, RenderedTimeline } from '../../stages/place-timeline.ts';
+import type { DialogueCounts, DialogueSink } from '../../stages/render-dataset.ts';
+import { scoreDialogueAudio } from '../../stages/score-quality-dialogue.ts';
+import type { TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
+import { recordDialogue, storedWavOf, type DatasetDialogueRecord, type DialogueRecord } from './dialogue-record.ts';
+
+/** A render sink that makes the dialogue's record instead of writing it (the coordinator writes it). */
+export class RecordingSink implements DialogueSink {
+  record: DatasetDialogueRecord | null = null;
+
+  constructor(private readonly cacheDirectory: string) {}
+
+  async add(
+    id: string,
+    timeline: RenderedTimeline,
+    annotated: AnnotatedDialogue,
+    metadata: TaskDialogueMetadata,
+    spoken: readonly PlacedUtterance[],
+    userChannel: Channel,
+    extra: DialogueCounts = {},
+  ): Promise<void> {
+    this.record = recordDialogue(
+      { id, timeline, annotated, metadata, spoken, extra },
+      userChannel,
+      this.cacheDirectory,
+      path.join('metadata', `${id}.json`),
+    );
+  }
+}
+
+/** The dataset records of a dialogue record that hold a WAV: the base's, and the variant's unless it failed. */
+export function recordedDatasets(record: DialogueRecord): DatasetDialogueRecord[] {
+  return record.variant === null || 'failed' in record.variant ? [record.base] : [record.base, record.variant];
+}
+
+/**
+ * Keep the waveform envelopes of every WAV of `record` in the cache, as the report's dialogue pages
+ * draw them (so the report reads no WAV).
+ * @throws as cachedWavEnvelopes (a WAV that cannot be read)
+ */
+export async function cacheRecordWaveforms(cache: ContentCache, record: DialogueRecord): Promise<void> {
+  for (const dataset of recordedDatasets(record)) {
+    const stored = storedWavOf(dataset.audio, cache.directory);
+    await cachedWavEnvelopes(stored.path, waveformColumns({ durationSeconds: dataset.durationSeconds }), {
+      cache,
+      sha256: stored.sha256,
+    });
+  }
+}
+
+/**
+ * A dataset record as the scoring reads a written dataset's dialogue (pipeline/quality/dataset-files.ts):
+ * its events line parsed, its metadata through the schema, its WAV the cache file.
+ * @throws Error naming the record when its line or metadata cannot be read
+ */
+export function recordAsDatasetDialogue(record: DatasetDialogueRecord, cacheDirectory: string): DatasetDialogue {
+  const line = `${record.eventsLine}\n`;
+  const where = `the dialogue record of ${record.id}`;
+  return {
+    id: record.id,
+    line,
+    events: parseEventsLine(line, where).events,
+    metadata: parseRecord(record.metadataText, `${where} (metadata)`, dialogueMetadataSchema),
+    audioFile: storedWavOf(record.audio, cacheDirectory).path,
+    audioSha256: record.audio.sha256,
+  };
+}
+
+/**
+ * Score every WAV of `record` (DNSMOS and signal checks) into the cache, with the settings the
+ * build's scoring uses (pipeline/orchestration/score-and-split.ts: the default thresholds, loudness
+ * measured, `quality.dnsmos.hopSeconds`), so that its lookups hit.
+ * @throws as scoreDialogueAudio
+ */
+export async function scoreRecord(
+  cache: ContentCache,
+  record: DialogueRecord,
+  language: Language,
+  config: BuildConfig,
+  scorer: () => Promise<RecordingMosScorer>,
+): Promise<void> {
+  for (const dataset of recordedDatasets(record))
+    await scoreDialogueAudio(recordAsDatasetDialogue(dataset, cache.directory), {
+      language,
+      thresholds: resolveQualityThresholds({}),
+      measureLoudness: true,
+      hopSeconds: config.quality.dnsmos.hopSeconds,
+      scorer,
+      cache,
+      cacheDnsmos: true,
+    });
+}
