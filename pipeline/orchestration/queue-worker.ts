@@ -1,11 +1,12 @@
 /**
  * `duplexsynth worker --queue redis://…`: takes the jobs of a queued build (./queued-build.ts) from
  * BullMQ and runs them with the same stage code as a local build (./language-work.ts `languageWork`, run by
- * the stage runner): a `dialogue` job makes one dialogue's text, speech, placement, events and render
- * (and its barge-in variant), leaving the text, the speech and the placed and rendered dialogues (WAV
- * bytes, full-band master, placement; stages/place-timeline.ts) in the shared content cache; a `score`
- * job scores the rendered WAV (a cache hit) with DNSMOS into the cache. The coordinator then writes
- * the datasets from cache hits, placing and rendering nothing itself.
+ * the stage runner). A `dialogue` job makes one dialogue's text, speech, placement, events and render
+ * (and its barge-in variant) and ends with the dialogue's record in the shared cache
+ * (./dialogue-record.ts, ./worker-jobs.ts): everything its datasets need, the WAVs as cache files,
+ * and the waveforms the report draws. A `score` job scores both WAVs of the record (DNSMOS, signal
+ * checks, loudness) into the cache. The coordinator then writes, scores and reports the datasets from
+ * records and cache hits, placing, rendering and scoring nothing itself.
  *
  * - Before taking a job the worker checks the build's stamp in Redis (./build-queue.ts): the same
  *   project version, the same config hash, and the coordinator's marker in its cache folder; it

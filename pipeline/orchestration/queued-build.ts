@@ -8,16 +8,16 @@
  *    per dialogue (with quality scoring on), each the parent of the dialogue's job (text, speech,
  *    placement, events, render, barge-in variant); job ids are fixed by the config hash, so adding
  *    the flows again (a second `build` after Ctrl-C) continues the same jobs;
- * 3. runs the local build (./build.ts `runBuild`) alongside the workers: one watcher
- *    (`QueueWatcher`) polls the states of the dialogue jobs the local pass waits for, a bounded batch
- *    at a time, and each dialogue goes through the stages as soon as its job completed (or failed
- *    all its attempts), so every text and speech result and every placed and rendered dialogue (its
- *    WAV bytes; stages/place-timeline.ts) is a cache hit; before the first dataset is committed it
- *    waits until every dataset's children are done (scoring jobs included, so every DNSMOS score is a
- *    cache hit too), printing the queue's counts per worker as they change. The commit, scoring,
- *    split and report go through today's code path, so the output is byte-identical to a one-machine
- *    build with the same config and seed. A dialogue that failed all its attempts on the workers is
- *    retried there once and quarantined exactly as a local build quarantines it;
+ * 3. runs the local build (./build.ts `runBuild`) alongside the workers: each dialogue waits for its
+ *    job (`QueueWatcher`, ./queue-watcher.ts), then is written from the record the worker stored in
+ *    the shared cache (./queued-dialogue-steps.ts): its files linked, its line appended, its hashes
+ *    listed, no stage run and no audio read; before the first dataset is committed it waits until
+ *    every dataset's children are done (scoring jobs included, which score both WAVs of every
+ *    dialogue, so the scoring step only gathers cache hits), printing the queue's counts per worker as
+ *    they change. The commit, scoring, split and report go through the local build's code, and a
+ *    local build writes its own dialogues through the same record code, so the output is
+ *    byte-identical to a one-machine build with the same config and seed. A dialogue whose job failed
+ *    all its attempts goes through the stages here and is quarantined as a local build quarantines it;
  * 4. removes the build's jobs and stamp from Redis.
  *
  * Redis going away is said in one line, and coming back in another; gone for longer than
