@@ -233,7 +233,7 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
         const report = await runBuild(config);
         expect(report.datasets[0]?.failed).toEqual([]);
         const syntheses = cosyvoice.requests.filter((request) => request.route.startsWith('/inference')).length;
-        return { syntheses, data: await sha256Of(path.join(config.output.directory, 'data')) };
+        return { syntheses, cache: report.cache, data: await sha256Of(path.join(config.output.directory, 'data')) };
       } finally {
         await cosyvoice.close();
       }
@@ -251,6 +251,10 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
     await rm(poolA, { recursive: true });
     const second = await build(poolB, path.join(scratch, 'moved-2'));
     expect(second.syntheses).toBe(0);
+    // every synthesis and every placed timeline found under the keys the first build wrote
+    expect(second.cache['synthesize-speech']?.misses).toBe(0);
+    expect(second.cache['synthesize-speech']?.hits).toBeGreaterThan(4);
+    expect(second.cache['place-timeline']?.misses).toBe(0);
     expect(first.data.size).toBeGreaterThan(5);
     expect(Object.fromEntries(second.data)).toEqual(Object.fromEntries(first.data));
   });
