@@ -12,7 +12,12 @@ import type { BuildConfig } from '../pipeline/config.ts';
 import type { Language, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
 import type { StageCacheKey } from '../pipeline/run/stage.ts';
 import type { ContentCache } from '../pipeline/storage/content-cache.ts';
-import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
+import {
+  SpeechSynthesisError,
+  type SpeechSynthesizer,
+  type VoiceSettings,
+} from '../pipeline/services/tts/speech-synthesizer.ts';
+import { voiceCacheKeyOf } from '../pipeline/services/tts/voice-files.ts';
 import {
   synthesizeUtterance,
   type SynthesizedUtterance,
@@ -87,6 +92,10 @@ function resampleQualityOf(settings: Pick<SynthesizeSettings, 'resampleQuality'>
 /**
  * The cache entry of one synthesis: engine id and version, voice, text, language, sample rate,
  * detector settings, and the resampler unless it is libsamplerate's `best`, under `synthesize-speech`.
+ * The voice's files enter by the sha256 of their bytes, not by their path
+ * (pipeline/services/tts/voice-files.ts `voiceCacheKeyOf`), so the same prompt recordings at another
+ * path (another machine, a copied pool) name the same entries; voices without files keep their keys.
+ * @throws SpeechSynthesisError `invalid-voice` when a file the voice names cannot be read
  */
 export function synthesisCacheKey(
   synthesizer: SpeechSynthesizer,
@@ -98,7 +107,7 @@ export function synthesisCacheKey(
     version: SYNTHESIZE_STAGE_VERSION,
     engine: synthesizer.id,
     engineVersion: synthesizer.version,
-    voice: settings.voices[role],
+    voice: voiceKeyOf(synthesizer, text, settings.voices[role]),
     text,
     language: settings.language,
     sampleRate: settings.sampleRate,
@@ -110,6 +119,21 @@ export function synthesisCacheKey(
     ...(settings.fullBand ? { fullBand: true } : {}),
   };
   return { stage: SYNTHESIZE_STAGE, keyMaterial };
+}
+
+/** {@link voiceCacheKeyOf}, a file that cannot be read reported as the engine reports an unusable voice. */
+function voiceKeyOf(synthesizer: SpeechSynthesizer, text: string, voice: VoiceSettings): VoiceSettings {
+  try {
+    return voiceCacheKeyOf(voice);
+  } catch (error) {
+    throw new SpeechSynthesisError(
+      synthesizer.id,
+      text,
+      'invalid-voice',
+      `cannot read the voice prompt ${String(voice.promptWav)}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
 }
 
 /** What {@link synthesizeCached} synthesizes with: the cache in front of the engine, and the stage's settings. */

@@ -15,6 +15,7 @@ import { DEFAULT_VOICES } from '../services/tts/synthesizer-registry.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../services/tts/speech-synthesizer.ts';
 import { offlineSpeakerRosterOf, type SpeakerIdentity } from '../services/tts/offline-speaker-roster.ts';
 import { guessTranscriptLanguage, voicePromptRoster } from '../services/tts/voice-prompt.ts';
+import { voiceRecordOf } from '../services/tts/voice-files.ts';
 import {
   DEFAULT_SPEECH_RATE_BOUNDS,
   plausibleDurationRange,
@@ -23,7 +24,10 @@ import {
 import { readWavFileLayout } from '../audio/wav.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
 
-/** A language's speakers: a fixed pair (the same in every dialogue), or identities each dialogue draws its pair from. */
+/**
+ * A language's speakers: a fixed pair (the same in every dialogue), or identities each dialogue draws
+ * its pair from. Identities whose voice names files carry `voiceRecord` (voice-files.ts).
+ */
 export interface SpeakerRoster {
   fixed?: Record<SpeakerRole, SpeakerIdentity>;
   identities: readonly SpeakerIdentity[];
@@ -32,25 +36,35 @@ export interface SpeakerRoster {
 /**
  * The speaker identities dialogues draw from: the two configured voices (`tts.{lang}.voices`, the same
  * pair in every dialogue), the speakers of a voice prompt manifest (in pairs: an odd one out is left
- * unused) or, by default, the engine's offline roster.
+ * unused) or, by default, the engine's offline roster. Voice prompt files are read once here for
+ * their sha256 (`voiceRecord`: what metadata records instead of this machine's paths).
  * @throws ConfigError for a manifest line its schema refuses (naming file and line), a manifest with
- *   fewer than two speakers, or an engine that has no default voices; the read error of a missing manifest
+ *   fewer than two speakers, an engine that has no default voices, or a voice prompt file that cannot
+ *   be read; the read error of a missing manifest
  */
 export function speakerRoster(language: Language, config: BuildConfig, synthesizer: SpeechSynthesizer): SpeakerRoster {
   const configured = ttsOf(config, language).voices;
   if (configured) {
-    const fixed = {
-      user: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.user)}`, voice: configured.user },
-      system: { speakerId: `${synthesizer.id}:${canonicalVoice(configured.system)}`, voice: configured.system },
+    // a fixed voice's files are recorded relative to the config's folder, the one they were written against
+    const identity = (role: SpeakerRole): SpeakerIdentity => {
+      const voice = configured[role];
+      const voiceRecord = recordOf(voice, config.baseDirectory, `tts.${language}.voices.${role}`);
+      return { speakerId: `${synthesizer.id}:${canonicalVoice(voiceRecord)}`, voice, voiceRecord };
     };
+    const fixed = { user: identity('user'), system: identity('system') };
     return { fixed, identities: [fixed.user, fixed.system] };
   }
   const prompts = ttsOf(config, language).speakerPrompts;
   if (prompts) {
-    const identities = voicePromptRoster(readSpeakerPromptManifest(prompts.manifest), path.dirname(prompts.manifest), {
+    const root = path.dirname(prompts.manifest);
+    const identities = voicePromptRoster(readSpeakerPromptManifest(prompts.manifest), root, {
       engine: synthesizer.id as 'cosyvoice2',
       mode: prompts.mode,
-    });
+    }).map((identity) => ({
+      ...identity,
+      // a pool's clips are recorded relative to its manifest, as the manifest names them
+      voiceRecord: recordOf(identity.voice, root, `${prompts.manifest}: prompt ${String(identity.voice.promptId)}`),
+    }));
     // speaker groups are pairs: an odd speaker out is left unused
     const usable = identities.slice(0, identities.length - (identities.length % 2));
     if (usable.length < 2)
@@ -88,6 +102,18 @@ export function readSpeakerPromptManifest(manifest: string): SpeakerPromptLine[]
         (message) => new ConfigError(`${message} (a speaker prompt manifest line)`),
       ),
     );
+}
+
+/**
+ * {@link voiceRecordOf}: the voice with its files by relative path and sha256.
+ * @throws ConfigError naming `where` and the file when a file cannot be read
+ */
+function recordOf(voice: VoiceSettings, root: string, where: string): VoiceSettings {
+  try {
+    return voiceRecordOf(voice, root);
+  } catch (error) {
+    throw new ConfigError(`${where}: ${describeFileSystemError(error, String(voice.promptWav), 'voice prompt')}`);
+  }
 }
 
 /** A voice's settings as `key=value` pairs sorted by key (its part of a fixed speaker's id). */

@@ -45,7 +45,8 @@ export function taskDialogueMetadata(input: TaskMetadataInput): TaskDialogueMeta
     speakerId: input.speakers[role].speakerId,
     engine: input.synthesizer.id,
     engineVersion: input.synthesizer.version,
-    voice: input.speakers[role].voice,
+    // prompt files by their path relative to the pool or config, and their sha256: no machine's paths
+    voice: input.speakers[role].voiceRecord ?? input.speakers[role].voice,
   });
   return {
     id: conversation.id,

@@ -4,7 +4,8 @@
  * intervals placed with Silero VAD, texts are placeholders, see its README), then a CosyVoice2 build
  * against the loopback server that uses the pool.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { runBuild } from '../../pipeline/orchestration/build.ts';
 import { verifyDataset } from '../../pipeline/run/verify-dataset.ts';
 import { startCosyVoiceLoopbackServer } from '../../pipeline/services/tts/testing/cosyvoice-loopback-server.ts';
 import { FIXTURES } from '../../corpora/reference-test-audio.ts';
+import { SPEAKER_PROMPT_MANIFEST } from '../../corpora/speaker-prompt-options.ts';
 import { PROMPT_POOL_SUMMARY, runPrompts, type PromptsOptions } from './prompts.ts';
 
 const AUDIO = path.join(sharedDirectory(), 'corpora', 'reference-audio', 'ja');
@@ -51,6 +53,52 @@ async function filesOf(folder: string): Promise<Map<string, Buffer>> {
     }
   }
   return files;
+}
+
+/**
+ * An English CosyVoice2 build of one demo dialogue against a loopback server, its two speakers drawn
+ * from the speaker prompt pool `manifest` in cross-lingual mode (the prompt audio without its
+ * transcript, the mode for prompts in another language than the dialogue); output in `{folder}/out`,
+ * cache in `cache` (default `{folder}/cache`).
+ */
+async function cosyVoiceBuildConfig(manifest: string, url: string, folder: string, cache = path.join(folder, 'cache')) {
+  const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
+  return resolveConfig(
+    {
+      name: 'prompts-build',
+      seed: 5,
+      languages: ['en'],
+      corpus: { path: base.corpus.path, limit: 1 },
+      output: { directory: path.join(folder, 'out'), cacheDirectory: cache },
+      llm: base.llm,
+      tts: {
+        en: {
+          backend: 'cosyvoice2',
+          // The texts of our annotation are placeholders (fixture README), so the tempo measured from a
+          // prompt and its text means nothing: the tempo watch is off, every other audio check stays on.
+          service: {
+            urls: [url],
+            sampleRate: 24000,
+            retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 },
+            checks: { speechRateMonitor: null },
+          },
+          speakerPrompts: { manifest, mode: 'cross-lingual' },
+        },
+      },
+      synthesis: { concurrency: 2 },
+      quality: { enabled: false },
+    },
+    'prompts build (test)',
+    scratch,
+  );
+}
+
+/** sha256 (hex) of every file under `folder`, by path relative to it. */
+async function sha256Of(folder: string): Promise<Map<string, string>> {
+  const digests = new Map<string, string>();
+  for (const [name, bytes] of await filesOf(folder))
+    digests.set(name, createHash('sha256').update(bytes).digest('hex'));
+  return digests;
 }
 
 describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
@@ -124,38 +172,7 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
       .map((line) => JSON.parse(line));
     const cosyvoice = await startCosyVoiceLoopbackServer({});
     try {
-      const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
-      const config = resolveConfig(
-        {
-          name: 'prompts-build',
-          seed: 5,
-          languages: ['en'],
-          corpus: { path: base.corpus.path, limit: 1 },
-          output: {
-            directory: path.join(scratch, 'build', 'out'),
-            cacheDirectory: path.join(scratch, 'build', 'cache'),
-          },
-          llm: base.llm,
-          tts: {
-            en: {
-              backend: 'cosyvoice2',
-              // The texts of our annotation are placeholders (fixture README), so the tempo measured from a
-              // prompt and its text means nothing: the tempo watch is off, every other audio check stays on.
-              service: {
-                urls: [cosyvoice.url],
-                sampleRate: 24000,
-                retry: { initialDelaySeconds: 0.05, maxDelaySeconds: 1 },
-                checks: { speechRateMonitor: null },
-              },
-              speakerPrompts: { manifest: pool.manifestPath, mode: 'cross-lingual' },
-            },
-          },
-          synthesis: { concurrency: 2 },
-          quality: { enabled: false },
-        },
-        'prompts build (test)',
-        scratch,
-      );
+      const config = await cosyVoiceBuildConfig(pool.manifestPath, cosyvoice.url, path.join(scratch, 'build'));
       const report = await runBuild(config);
       expect(report.datasets[0]?.failed).toEqual([]);
       const requests = cosyvoice.requests.filter((request) => request.status === 200);
@@ -186,8 +203,59 @@ describe('duplexsynth prompts on the real Japanese stereo recordings', () => {
         'textgrid:jmoshi159-left',
         'textgrid:jmoshi62-right',
       ]);
+      // The voices name their clips as the manifest does, relative to its folder, with the clips' sha256.
+      for (const role of ['user', 'system']) {
+        const voice = metadata.speakers[role].voice;
+        const entry = manifest.find((line) => line.id === voice.promptId);
+        expect(voice.promptWav).toBe(entry.path);
+        const clip = await readFile(path.join(path.dirname(pool.manifestPath), entry.path));
+        expect(voice.promptWavSha256).toBe(createHash('sha256').update(clip).digest('hex'));
+      }
+      expect(JSON.stringify(metadata)).not.toContain(scratch);
     } finally {
       await cosyvoice.close();
     }
+  });
+
+  it('the same pool copied to another folder: a second build into the same cache sends no request and writes the same bytes', async () => {
+    const poolA = path.dirname((await runPrompts([ANNOTATION], options(path.join(scratch, 'pool-a')))).manifestPath);
+    const poolB = path.join(scratch, 'elsewhere', 'pool-b');
+    const cache = path.join(scratch, 'moved-cache');
+    const build = async (pool: string, folder: string) => {
+      const cosyvoice = await startCosyVoiceLoopbackServer({});
+      try {
+        const config = await cosyVoiceBuildConfig(
+          path.join(pool, SPEAKER_PROMPT_MANIFEST),
+          cosyvoice.url,
+          folder,
+          cache,
+        );
+        const report = await runBuild(config);
+        expect(report.datasets[0]?.failed).toEqual([]);
+        const syntheses = cosyvoice.requests.filter((request) => request.route.startsWith('/inference')).length;
+        return { syntheses, cache: report.cache, data: await sha256Of(path.join(config.output.directory, 'data')) };
+      } finally {
+        await cosyvoice.close();
+      }
+    };
+    const first = await build(poolA, path.join(scratch, 'moved-1'));
+    expect(first.syntheses).toBeGreaterThan(4);
+    // the manifest and its clips (at the paths it names) copied, the first pool gone
+    await mkdir(poolB, { recursive: true });
+    await copyFile(path.join(poolA, SPEAKER_PROMPT_MANIFEST), path.join(poolB, SPEAKER_PROMPT_MANIFEST));
+    for (const line of (await readFile(path.join(poolA, SPEAKER_PROMPT_MANIFEST), 'utf8')).trimEnd().split('\n')) {
+      const clip = (JSON.parse(line) as { path: string }).path;
+      await mkdir(path.dirname(path.join(poolB, clip)), { recursive: true });
+      await copyFile(path.join(poolA, clip), path.join(poolB, clip));
+    }
+    await rm(poolA, { recursive: true });
+    const second = await build(poolB, path.join(scratch, 'moved-2'));
+    expect(second.syntheses).toBe(0);
+    // every synthesis and every placed timeline found under the keys the first build wrote
+    expect(second.cache['synthesize-speech']?.misses).toBe(0);
+    expect(second.cache['synthesize-speech']?.hits).toBeGreaterThan(4);
+    expect(second.cache['place-timeline']?.misses).toBe(0);
+    expect(first.data.size).toBeGreaterThan(5);
+    expect(Object.fromEntries(second.data)).toEqual(Object.fromEntries(first.data));
   });
 });

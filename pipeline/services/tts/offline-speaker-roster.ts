@@ -18,7 +18,13 @@ import type { VoiceSettings } from './speech-synthesizer.ts';
 /** One speaker identity: a stable id (used for speaker-disjoint splits) and its voice settings. */
 export interface SpeakerIdentity {
   speakerId: string;
+  /** What the engine is given (file fields such as `promptWav` absolute, to be read by this process). */
   voice: VoiceSettings;
+  /**
+   * The voice as dataset metadata records it, when it names files: each as its path relative to the
+   * folder it was configured under, with its sha256 (voice-files.ts `voiceRecordOf`). Absent: `voice`.
+   */
+  voiceRecord?: VoiceSettings;
 }
 
 function englishRoster(): SpeakerIdentity[] {

@@ -239,8 +239,9 @@ export interface VoicePromptRosterOptions {
 /**
  * Speaker identities for a voice-cloning engine from a speaker prompt pool: one per (corpus, speaker),
  * with the speaker's longest clip within 30 s (ties: the smaller clip id), sorted by speaker id
- * (`<corpus>:<speaker>`). Each voice holds the absolute `promptWav`, the transcript as `promptText`,
- * and `promptId`/`speaker` (so cache keys change when a clip changes). Give the roster to
+ * (`<corpus>:<speaker>`). Each voice holds the absolute `promptWav` (for this process to read; keys
+ * and records name the clip by its sha256 and relative path instead: voice-files.ts), the transcript
+ * as `promptText`, and `promptId`/`speaker` (so cache keys change when a clip changes). Give the roster to
  * `drawDialogueSpeakers` (offline-speaker-roster.ts) to draw one speaker group (two distinct speakers)
  * per dialogue; it needs an even number of identities.
  *

@@ -1,0 +1,76 @@
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeSpeechSynthesizer } from '../pipeline/services/tts/fake-speech-synthesizer.ts';
+import { SpeechSynthesisError, type VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
+import { contentHash } from '../pipeline/storage/content-cache.ts';
+import { synthesisCacheKey } from './synthesize-speech-cache.ts';
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-voice-key-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe('synthesisCacheKey: a voice prompt enters by its bytes, not its path', () => {
+  const synthesizer = new FakeSpeechSynthesizer();
+  const settings = {
+    language: 'en' as const,
+    sampleRate: 16000,
+    detector: {},
+    minimumUtteranceSeconds: 0.5,
+    maximumInternalPauseSeconds: null,
+  };
+  const voiceOf = (promptWav: string): VoiceSettings => ({
+    mode: 'zero-shot',
+    promptWav,
+    promptText: 'I grew up near the sea.',
+  });
+  const keyOf = (user: VoiceSettings) => {
+    const key = synthesisCacheKey(synthesizer, 'Hello there.', 'user', {
+      ...settings,
+      voices: { user, system: { voice: 'system' } },
+    });
+    return { hash: contentHash(key), material: key.keyMaterial as { voice: VoiceSettings } };
+  };
+
+  it('the same bytes at two paths name one entry; other bytes another; no path is in the key', async () => {
+    const first = path.join(scratch, 'machine-a', 'pool', 'clip.wav');
+    const second = path.join(scratch, 'machine-b', 'mounted', 'elsewhere', 'clip.wav');
+    const other = path.join(scratch, 'machine-a', 'pool', 'other.wav');
+    await mkdir(path.dirname(first), { recursive: true });
+    await mkdir(path.dirname(second), { recursive: true });
+    await writeFile(first, Buffer.from('RIFF one recording'));
+    await copyFile(first, second);
+    await writeFile(other, Buffer.from('RIFF another recording'));
+
+    const atFirst = keyOf(voiceOf(first));
+    expect(keyOf(voiceOf(second)).hash).toBe(atFirst.hash);
+    expect(keyOf(voiceOf(other)).hash).not.toBe(atFirst.hash);
+    expect(JSON.stringify(atFirst.material)).not.toContain(scratch);
+    expect(atFirst.material.voice).toEqual({
+      mode: 'zero-shot',
+      promptText: 'I grew up near the sea.',
+      // sha256sum of the file
+      promptWavSha256: '9c2953ba1254a4dd7e73b8001028fb90761c8eb3349006f15495ae967da24735',
+    });
+    // a record (relative path and digest, as metadata holds it) keys as the file it names
+    const record = { ...voiceOf('pool/clip.wav'), promptWavSha256: atFirst.material.voice.promptWavSha256! };
+    expect(keyOf(record).hash).toBe(atFirst.hash);
+    // the file rewritten in place: its new bytes are read again (size and modification time changed)
+    await writeFile(second, Buffer.from('RIFF a third, longer recording'));
+    expect(keyOf(voiceOf(second)).hash).not.toBe(atFirst.hash);
+  });
+
+  it('a voice without files keeps its key; an unreadable prompt is an invalid voice', () => {
+    const offline = { voice: 'en-us+m3', pitch: 40, speed: 165 };
+    expect(keyOf(offline).material.voice).toBe(offline);
+    expect(() => keyOf(voiceOf(path.join(scratch, 'missing.wav')))).toThrow(SpeechSynthesisError);
+    expect(() => keyOf(voiceOf(path.join(scratch, 'missing.wav')))).toThrow(
+      /invalid-voice.*cannot read the voice prompt/,
+    );
+  });
+});
