@@ -8,16 +8,13 @@ import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import type { PlacedUtterance, RenderedTimeline } from '../../stages/place-timeline.ts';
 import {
   DatasetWriter,
-  FULL_BAND_DIRECTORY,
   type DialogueCounts,
   type DialogueSink,
   type WrittenDialogue,
 } from '../../stages/render-dataset.ts';
-import { channelRoles, exportDialogue, type ExportDialogue } from '../export/export-dataset.ts';
-import { parseEventsLine } from '../events/index.ts';
-import type { PageDataset } from '../report/dialogue-page.ts';
 import type { PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
 import { formatSummaryMarkdown, summarizeDataset, type DialogueSummaryInput } from '../quality/summarize-dataset.ts';
+import { dialoguePageInputs } from './dialogue-page-inputs.ts';
 import { recordDialogue, storedWavOf, type DatasetDialogueRecord } from './dialogue-record.ts';
 import { type DatasetSummary, type FailedDialogue } from '../model/dataset-summary.ts';
 import type { Channel, Language, SpeakerRole } from '../model/types.ts';
@@ -144,7 +141,7 @@ export class DatasetOutput implements DialogueSink {
       metadataText: record.metadataText,
       alignmentText: record.alignmentText,
     });
-    if (this.pages !== null)
+    if (this.pages !== null && record.pageKept !== true)
       await this.preRenderPage(record.id, record.eventsLine, record.durationSeconds, written, this.pages);
     this.timings.push(record.timing);
     this.results.push(record.summary);
@@ -162,48 +159,32 @@ export class DatasetOutput implements DialogueSink {
     written: WrittenDialogue,
     pages: DialoguePageSettings,
   ): Promise<void> {
-    const dataset: PageDataset = {
-      dataset: this.dataset,
-      language: this.language,
-      domain: 'task',
-      channels: pages.channels,
-      roles: channelRoles(pages.channels),
-      sampleRate: pages.sampleRate,
-      fullBand:
-        written.fullBandSampleRate === null
-          ? null
-          : { directory: FULL_BAND_DIRECTORY, sampleRates: [written.fullBandSampleRate] },
-    };
-    const directory = path.resolve(this.directory); // the report reads the dataset by its absolute path
-    let dialogue: ExportDialogue;
+    let inputs: ReturnType<typeof dialoguePageInputs>;
     try {
-      const line = `${eventsLine}\n`; // as all.jsonl holds it
-      const metadataFile = path.join(directory, 'metadata', `${id}.json`);
-      dialogue = exportDialogue(
-        {
-          directory,
-          channels: pages.channels,
-          roles: dataset.roles,
-          fullBandDirectory: dataset.fullBand?.directory ?? null,
-          hasFullBandFile: () => written.fullBandSampleRate !== null,
-          split: () => null,
-          testSmall: () => false,
-        },
-        {
-          id,
-          line,
-          events: parseEventsLine(line, path.join(directory, 'all.jsonl')).events,
-          audioFile: path.join(directory, 'audio', `${id}.wav`),
-          metadata: { durationSeconds },
-        },
-        { text: written.metadataText, file: metadataFile },
-        { text: written.alignmentText, file: path.join(directory, 'txt_align', `${id}.txt`) },
-      );
+      inputs = dialoguePageInputs({
+        language: this.language,
+        dataset: this.dataset,
+        directory: this.directory,
+        id,
+        eventsLine,
+        durationSeconds,
+        metadataText: written.metadataText,
+        alignmentText: written.alignmentText,
+        fullBandSampleRate: written.fullBandSampleRate,
+        channels: pages.channels,
+        sampleRate: pages.sampleRate,
+      });
     } catch {
       pages.preRendered.failures += 1;
       return;
     }
-    await pages.preRendered.add(pages.outputDirectory, dataset, dialogue, written.audioFile, written.audioSha256);
+    await pages.preRendered.add(
+      pages.outputDirectory,
+      inputs.dataset,
+      inputs.dialogue,
+      written.audioFile,
+      written.audioSha256,
+    );
   }
 
   /** Abandons the dataset: its `.partial` folder is removed, a dataset already in place is kept. */

@@ -54,6 +54,8 @@ export interface DatasetDialogueRecord {
   summary: DialogueSummaryInput;
   /** Its generated timing, for the fidelity report. */
   timing: GeneratedDialogueTiming;
+  /** Its report page is kept in the cache (pipeline/report/cached-dialogue-pages.ts): the dataset writer makes none. */
+  pageKept?: boolean;
 }
 
 /** A dialogue's records: the base dataset's, and its barge-in variant's (or why that failed; null without a variant). */

@@ -18,7 +18,7 @@
  */
 import os from 'node:os';
 import { Worker, type Job } from 'bullmq';
-import type { BuildConfig } from '../config.ts';
+import { datasetNameOf, type BuildConfig } from '../config.ts';
 import { BuildInputError, endsTheBuild } from '../model/build-errors.ts';
 import type { Language, SourceConversation } from '../model/types.ts';
 import { firstLine, StageRunner } from '../run/stage-runner.ts';
@@ -45,11 +45,12 @@ import {
   type DialogueJobResult,
 } from './build-queue.ts';
 import { checkBuildIsPossible } from './build-checks.ts';
+import { BARGE_IN_SUFFIX } from './dataset-output.ts';
 import { dialogueRecordKey, readDialogueRecord, storeDialogueRecord, type DialogueRecord } from './dialogue-record.ts';
 import { languageWork } from './language-work.ts';
 import { createSharedBuildServices, type SharedBuildServices } from './shared-build-services.ts';
 import { STAGES } from './stage-list.ts';
-import { cacheRecordWaveforms, RecordingSink, recordedDatasets, scoreRecord } from './worker-jobs.ts';
+import { cacheRecordWaveforms, keepRecordPages, RecordingSink, recordedDatasets, scoreRecord } from './worker-jobs.ts';
 
 /** Options of {@link runQueueWorker}. */
 export interface QueueWorkerOptions {
@@ -182,8 +183,16 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     }
     const record: DialogueRecord = { base: base.record!, variant: variantRecord };
     const cache = runner.context.cache;
-    await storeDialogueRecord(cache, dialogueRecordKey(configHash, data.language, conversation), record);
     await cacheRecordWaveforms(cache, record);
+    const dataset = datasetNameOf(config, data.language);
+    await keepRecordPages(
+      cache,
+      record,
+      data.language,
+      { base: dataset, variant: `${dataset}${BARGE_IN_SUFFIX}` },
+      config,
+    );
+    await storeDialogueRecord(cache, dialogueRecordKey(configHash, data.language, conversation), record);
     return record;
   };
 

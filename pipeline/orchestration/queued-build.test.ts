@@ -302,6 +302,9 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       expect(record.cache['dialogue-record'], said()).toEqual({ hits: 6, misses: 0, corrupt: 0 });
       expect(record.cache['place-timeline'], said()).toBeUndefined();
       expect(record.cache['synthesize-speech'], said()).toBeUndefined();
+      // and wrote every report page the workers drew
+      expect(record.cache['dialogue-pages'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
+      expect(coordinator.output(), said()).toMatch(/12 of 12 dialogue pages made during the build/);
     },
   );
 
@@ -383,7 +386,9 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       expect(record.cache['dialogue-record'], said()).toEqual({ hits: 6, misses: 0, corrupt: 0 });
       expect(record.cache['dnsmos'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
       expect(record.cache['signal-checks'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
-      expect(record.cache['waveform-envelopes'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
+      // the pages were drawn by the workers: the coordinator only filled in each page's split
+      expect(record.cache['dialogue-pages'], said()).toEqual({ hits: 12, misses: 0, corrupt: 0 });
+      expect(record.cache['waveform-envelopes'], said()).toBeUndefined();
       for (const stage of ['prepare-text', 'synthesize-speech', 'place-timeline'])
         expect(record.cache[stage], `${stage}\n${said()}`).toBeUndefined();
     },

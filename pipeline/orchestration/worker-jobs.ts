@@ -16,15 +16,18 @@ import type { Channel, Language } from '../model/types.ts';
 import type { DatasetDialogue } from '../quality/dataset-files.ts';
 import { resolveQualityThresholds } from '../quality/thresholds.ts';
 import { waveformColumns } from '../report/dialogue-page.ts';
+import { keepDialoguePage } from '../report/cached-dialogue-pages.ts';
+import { dialoguePagePlan } from '../report/pre-rendered-pages.ts';
 import { cachedWavEnvelopes } from '../report/waveform-cache.ts';
 import type { RecordingMosScorer } from '../services/mos/mos-scorer.ts';
 import type { ContentCache } from '../storage/content-cache.ts';
 import { parseRecord } from '../storage/json-records.ts';
 import type { AnnotatedDialogue } from '../../stages/annotate-events.ts';
 import type { PlacedUtterance, RenderedTimeline } from '../../stages/place-timeline.ts';
-import type { DialogueCounts, DialogueSink } from '../../stages/render-dataset.ts';
+import { datasetRelativePath, type DialogueCounts, type DialogueSink } from '../../stages/render-dataset.ts';
 import { scoreDialogueAudio } from '../../stages/score-quality-dialogue.ts';
 import type { TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
+import { dialoguePageInputs } from './dialogue-page-inputs.ts';
 import { recordDialogue, storedWavOf, type DatasetDialogueRecord, type DialogueRecord } from './dialogue-record.ts';
 
 /** A render sink that makes the dialogue's record instead of writing it (the coordinator writes it). */
@@ -68,6 +71,54 @@ export async function cacheRecordWaveforms(cache: ContentCache, record: Dialogue
       cache,
       sha256: stored.sha256,
     });
+  }
+}
+
+/** Any absolute folder: the pages a worker keeps name their files relative to the output folder only. */
+const PAGE_OUTPUT_DIRECTORY = path.resolve(path.sep, 'duplexsynth-output');
+
+/**
+ * Draw the report page of every WAV of `record` and keep it in the cache (pipeline/report/cached-dialogue-pages.ts),
+ * marking the records `pageKept`; a page that cannot be drawn is left to the report.
+ * @param datasets the base dataset's and the barge-in variant's names
+ * @throws as the cache's write
+ */
+export async function keepRecordPages(
+  cache: ContentCache,
+  record: DialogueRecord,
+  language: Language,
+  datasets: { base: string; variant: string },
+  config: BuildConfig,
+): Promise<void> {
+  for (const dataset of recordedDatasets(record)) {
+    const name = dataset === record.base ? datasets.base : datasets.variant;
+    let inputs: ReturnType<typeof dialoguePageInputs>;
+    try {
+      inputs = dialoguePageInputs({
+        language,
+        dataset: name,
+        directory: path.join(PAGE_OUTPUT_DIRECTORY, datasetRelativePath(language, name)),
+        id: dataset.id,
+        eventsLine: dataset.eventsLine,
+        durationSeconds: dataset.durationSeconds,
+        metadataText: dataset.metadataText,
+        alignmentText: dataset.alignmentText,
+        fullBandSampleRate: dataset.fullBand?.sampleRate ?? null,
+        channels: { user: config.channels.user, system: config.channels.system },
+        sampleRate: config.audio.sampleRate,
+      });
+    } catch {
+      continue; // the report makes it, and says why it cannot
+    }
+    const { links } = dialoguePagePlan(PAGE_OUTPUT_DIRECTORY, inputs.dataset, inputs.dialogue);
+    const stored = storedWavOf(dataset.audio, cache.directory);
+    await keepDialoguePage(
+      cache,
+      PAGE_OUTPUT_DIRECTORY,
+      { ...inputs, links },
+      { file: stored.path, sha256: stored.sha256 },
+    );
+    dataset.pageKept = true;
   }
 }
 

@@ -4,6 +4,7 @@
  * of every event.
  */
 import type { ContentCache } from '../storage/content-cache.ts';
+import { keptDialoguePage } from './cached-dialogue-pages.ts';
 import path from 'node:path';
 import type PQueue from 'p-queue';
 import { evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
@@ -105,6 +106,16 @@ export async function datasetSection(part: {
   const writePage = async (dialogue: ExportDialogue) => {
     const { page, links } = dialoguePagePlan(output, dataset, dialogue);
     const target = path.join(work, page);
+    const kept =
+      options.cache && audioSha256.get(dialogue.id)
+        ? await keptDialoguePage(options.cache, output, dataset, dialogue, links, audioSha256.get(dialogue.id)!)
+        : null;
+    if (kept !== null) {
+      // drawn by the worker that rendered the dialogue (cached-dialogue-pages.ts)
+      await writeAtomic(target, kept);
+      if (options.preRendered) options.preRendered.taken += 1;
+      return;
+    }
     // made while the build ran, from exactly these inputs (pre-rendered-pages.ts), or made now
     if (
       options.preRendered &&

@@ -129,6 +129,7 @@ export function waveformColumns(dialogue: Pick<ExportDialogue, 'durationSeconds'
  * The HTML of one dialogue page.
  * @param envelopes the waveform envelope of each WAV channel (index = channel) in {@link waveformColumns} columns
  *   (pipeline/report/waveform.ts readWavEnvelopes)
+ * @param splitName the split the page names (default: the dialogue's, as the benchmark names it)
  * @throws RangeError when an envelope has another number of columns
  */
 export function dialoguePageHtml(
@@ -136,6 +137,7 @@ export function dialoguePageHtml(
   dialogue: ExportDialogue,
   envelopes: readonly WaveformEnvelope[],
   links: DialoguePageLinks,
+  splitName: string = benchmarkSplitName(dialogue.split),
 ): string {
   const width = pageWidth(dialogue);
   const columns = waveformColumns(dialogue);
@@ -170,7 +172,7 @@ export function dialoguePageHtml(
     .join('');
   const body = `<p><a href="${escapeHtml(links.index)}">← report</a>${links.events ? ` · <a href="${escapeHtml(links.events)}">every event of ${escapeHtml(dataset.dataset)}</a>` : ''}</p>
 <h1>${escapeHtml(dialogue.id)}</h1>
-<p class="note">${escapeHtml(dataset.dataset)} (${dataset.language}) · ${dialogue.durationSeconds.toFixed(2)} s · split: ${benchmarkSplitName(dialogue.split)} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · audio ${dataset.sampleRate} Hz`}${fullBandNote(dataset, dialogue)}</p>
+<p class="note">${escapeHtml(dataset.dataset)} (${dataset.language}) · ${dialogue.durationSeconds.toFixed(2)} s · split: ${splitName} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · audio ${dataset.sampleRate} Hz`}${fullBandNote(dataset, dialogue)}</p>
 <div class="listening" id="listening">
 <div class="player"><audio id="dialogue-audio" controls preload="auto" src="${escapeHtml(links.audio)}"></audio><span id="clock">0.00 s</span>
 ${controls(dataset, order)}</div>
