@@ -14,7 +14,7 @@ import type { Channel, Language, SourceConversation } from '../model/types.ts';
 import { taskDialogueMetadataSchema, type TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
 import type { DialogueSummaryInput } from '../quality/summarize-dataset.ts';
 import type { StageFailure } from '../run/stage-runner.ts';
-import { contentHash, type ContentCache } from '../storage/content-cache.ts';
+import { contentHash, type BinaryCodec, type ContentCache } from '../storage/content-cache.ts';
 import { formatRecord } from '../storage/json-records.ts';
 import { redactSecrets } from '../storage/redact.ts';
 import { sourceDigest } from '../storage/source-digest.ts';
@@ -156,12 +156,21 @@ export function recordDialogue(
 class NoRecord extends Error {}
 
 /**
+ * A record as a cache entry: its JSON text as the data file (checked by its sha256 on every read,
+ * cheaper than hashing the parsed value), nothing else as metadata.
+ */
+const recordCodec: BinaryCodec<DialogueRecord, Record<string, never>> = {
+  encode: (record) => ({ bytes: Buffer.from(JSON.stringify(record), 'utf8'), metadata: {} }),
+  decode: (bytes) => JSON.parse(bytes.toString('utf8')) as DialogueRecord,
+};
+
+/**
  * The record stored under `key`, or null when there is none (or it is damaged: the cache counts it).
  * @throws the cache folder's read errors other than a missing or damaged entry
  */
 export async function readDialogueRecord(cache: ContentCache, key: unknown): Promise<DialogueRecord | null> {
   try {
-    return await cache.json<DialogueRecord>(DIALOGUE_RECORD_STAGE, key, () => Promise.reject(new NoRecord()));
+    return await cache.binary(DIALOGUE_RECORD_STAGE, key, () => Promise.reject(new NoRecord()), recordCodec, '.record');
   } catch (error) {
     if (error instanceof NoRecord) return null;
     throw error;
@@ -169,10 +178,10 @@ export async function readDialogueRecord(cache: ContentCache, key: unknown): Pro
 }
 
 /**
- * Store a dialogue's record under `key` (atomically, like every cache entry).
+ * Store a dialogue's record under `key` (atomically, like every cache entry; a record already there
+ * is kept: the same inputs made it).
  * @throws as the cache's write (disk full, permissions)
  */
 export async function storeDialogueRecord(cache: ContentCache, key: unknown, record: DialogueRecord): Promise<void> {
-  // the cache stores what `compute` returns on a miss; a record already there is the same value
-  await cache.json<DialogueRecord>(DIALOGUE_RECORD_STAGE, key, () => Promise.resolve(record));
+  await cache.binary(DIALOGUE_RECORD_STAGE, key, () => Promise.resolve(record), recordCodec, '.record');
 }

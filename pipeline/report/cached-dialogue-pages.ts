@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type { ExportDialogue } from '../export/export-dataset.ts';
-import type { ContentCache } from '../storage/content-cache.ts';
+import type { BinaryCodec, ContentCache } from '../storage/content-cache.ts';
 import {
   dialoguePageHtml,
   PAGE_DATASET_FIELDS,
@@ -25,6 +25,12 @@ export const DIALOGUE_PAGE_CACHE_STAGE = 'dialogue-pages';
 
 /** Stands for the split in a kept page: a NUL never appears in a page's escaped text (control characters are removed from corpus text on ingest). */
 const SPLIT_PLACEHOLDER = '\u0000split\u0000';
+
+/** A page as a cache entry: its HTML as the data file. */
+const pageCodec: BinaryCodec<string, Record<string, never>> = {
+  encode: (html) => ({ bytes: Buffer.from(html, 'utf8'), metadata: {} }),
+  decode: (bytes) => bytes.toString('utf8'),
+};
 
 /** The key material of a dialogue's page (module comment). */
 function pageKey(
@@ -59,10 +65,19 @@ export async function keepDialoguePage(
 ): Promise<void> {
   const { dataset, dialogue, links } = page;
   const key = pageKey(outputDirectory, dataset, dialogue, links, audio.sha256);
-  await cache.json<{ html: string }>(DIALOGUE_PAGE_CACHE_STAGE, key, async () => {
-    const envelopes = await cachedWavEnvelopes(audio.file, waveformColumns(dialogue), { cache, sha256: audio.sha256 });
-    return { html: dialoguePageHtml(dataset, dialogue, envelopes, links, SPLIT_PLACEHOLDER) };
-  });
+  await cache.binary(
+    DIALOGUE_PAGE_CACHE_STAGE,
+    key,
+    async () => {
+      const envelopes = await cachedWavEnvelopes(audio.file, waveformColumns(dialogue), {
+        cache,
+        sha256: audio.sha256,
+      });
+      return dialoguePageHtml(dataset, dialogue, envelopes, links, SPLIT_PLACEHOLDER);
+    },
+    pageCodec,
+    '.html',
+  );
 }
 
 /** Thrown inside {@link keptDialoguePage}'s lookup to leave a missing page missing. */
@@ -82,13 +97,13 @@ export async function keptDialoguePage(
   audioSha256: string,
 ): Promise<string | null> {
   const key = pageKey(outputDirectory, dataset, dialogue, links, audioSha256);
-  let kept: { html: string };
+  let kept: string;
   try {
-    kept = await cache.json<{ html: string }>(DIALOGUE_PAGE_CACHE_STAGE, key, () => Promise.reject(new NoPage()));
+    kept = await cache.binary(DIALOGUE_PAGE_CACHE_STAGE, key, () => Promise.reject(new NoPage()), pageCodec, '.html');
   } catch (error) {
     if (error instanceof NoPage) return null;
     throw error;
   }
-  const parts = kept.html.split(SPLIT_PLACEHOLDER);
+  const parts = kept.split(SPLIT_PLACEHOLDER);
   return parts.length === 2 ? parts.join(benchmarkSplitName(dialogue.split)) : null;
 }
