@@ -9,8 +9,8 @@
  *    placement, events, render, barge-in variant); job ids are fixed by the config hash, so adding
  *    the flows again (a second `build` after Ctrl-C) continues the same jobs;
  * 3. runs the local build (./build.ts `runBuild`) alongside the workers: one watcher
- *    (`QueueWatcher`) polls the states of the dialogue jobs the local pass waits for, a bounded batch
- *    at a time, and each dialogue goes through the stages as soon as its job completed (or failed
+ *    (`QueueWatcher`) follows BullMQ's events of the queues (no polling; ./queue-watcher.ts), and
+ *    each dialogue goes through the stages as soon as its job completed (or failed
  *    all its attempts), so every text and speech result and every placed and rendered dialogue (its
  *    WAV bytes; stages/place-timeline.ts) is a cache hit; before the first dataset is committed it
  *    waits until every dataset's children are done (scoring jobs included, so every DNSMOS score is a
