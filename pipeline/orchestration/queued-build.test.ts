@@ -19,6 +19,7 @@ import { Queue } from 'bullmq';
 import { connectQueue, DIALOGUES_QUEUE, parseQueueUrl, WORKERS_KEY } from './build-queue.ts';
 import { formatQueueCounts, readQueueCounts, settledWorkerCounts } from './queued-build.ts';
 import { freePort } from './queued-build.bench.ts';
+import { readRedisCommandCounts, resetRedisCommandCounts, type RedisCommandCounts } from './redis-command-count.ts';
 import { TEST_CLI } from '../../scripts/testing/cli-command.ts';
 
 const CLI = TEST_CLI; // the compiled command when dist/ is a build of these sources, else the sources through tsx (scripts/testing/cli-command.ts)
@@ -417,6 +418,48 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       const output = coordinator.output();
       expect(output.indexOf('[en] 1/6 ')).toBeLessThan(output.indexOf('queue: every job is done'));
       expect(await filesUnder(path.join(out, 'data'))).toEqual(reference);
+    },
+  );
+
+  it(
+    "Redis commands per dialogue over the whole build (coordinator and worker) are bounded and do not grow with the build's length: a build whose worker starts 10 s late and takes one job per 4 s costs at most 20 commands per dialogue more than one whose worker takes them at once",
+    { timeout: 600_000 },
+    async () => {
+      const client = await connectQueue(queueUrl());
+      try {
+        /** The whole build's commands, from the coordinator's start to its end. */
+        const measure = async (label: string, slow: boolean): Promise<RedisCommandCounts> => {
+          await redisCommand('flushall');
+          const { file } = await writeConfig(label);
+          const workerArgs = ['worker', '--queue', queueUrl(), '--config', file, '--name', label];
+          let worker = slow ? null : cli(workerArgs);
+          await worker?.waitFor(/waiting for a build/);
+          await resetRedisCommandCounts(client);
+          const coordinator = cli(['build', '--queue', queueUrl(), '--config', file]);
+          if (slow) {
+            await coordinator.waitFor(/waiting for the workers/);
+            await new Promise((resolve) => setTimeout(resolve, 10_000));
+            worker = cli([...workerArgs, '--rate-limit', '1/4']);
+          }
+          expect(await coordinator.exited, coordinator.output()).toBe(0);
+          const counts = await readRedisCommandCounts(client);
+          worker!.child.kill('SIGTERM');
+          await worker!.exited;
+          return counts;
+        };
+        const fast = await measure('fast', false);
+        const slow = await measure('slow', true);
+        const perDialogue = (counts: RedisCommandCounts) => ({
+          commands: Math.round(counts.commands / 6),
+          calls: Math.round(counts.calls / 6),
+        });
+        const said = `Redis commands per dialogue (INFO stats, INFO commandstats): fast ${JSON.stringify(perDialogue(fast))}, slow ${JSON.stringify(perDialogue(slow))}`;
+        console.log(said);
+        expect(fast.commands / 6, said).toBeLessThanOrEqual(120);
+        expect(slow.commands / 6, said).toBeLessThanOrEqual(fast.commands / 6 + 20);
+      } finally {
+        client.disconnect();
+      }
     },
   );
 

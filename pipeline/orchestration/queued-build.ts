@@ -9,7 +9,7 @@
  *    placement, events, render, barge-in variant); job ids are fixed by the config hash, so adding
  *    the flows again (a second `build` after Ctrl-C) continues the same jobs;
  * 3. runs the local build (./build.ts `runBuild`) alongside the workers: each dialogue waits for its
- *    job (`QueueWatcher`, ./queue-watcher.ts), then is written from the record the worker stored in
+ *    job (`QueueWatcher`, ./queue-watcher.ts, which follows BullMQ's events: no polling), then is written from the record the worker stored in
  *    the shared cache (./queued-dialogue-steps.ts): its files linked, its line appended, its hashes
  *    listed, no stage run and no audio read; before the first dataset is committed it waits until
  *    every dataset's children are done (scoring jobs included, which score both WAVs of every
