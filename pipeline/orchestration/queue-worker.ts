@@ -256,12 +256,26 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
       redisDown = false;
     });
     worker.on('error', () => {}); // the same outage, seen by BullMQ's connections: said above
-    // this worker's counts, for the coordinator's progress and `status`
-    // (one transaction per event, so that a reader never sees a job counted neither active nor done)
+    // this worker's counts, for the coordinator's progress and `status`: one command, or one
+    // transaction, per event (a reader never sees a job counted neither active nor done); the worker's
+    // name joins the set of workers with its first count, and again after Redis was away (it may have
+    // lost the set)
+    let listed = false;
+    client.on('ready', () => (listed = false));
     const count = (changes: Partial<Record<'active' | 'done' | 'failed' | 'gaveUp', number>>) => {
-      const transaction = client.multi().sadd(WORKERS_KEY, name);
-      for (const [field, by] of Object.entries(changes)) transaction.hincrby(`${WORKERS_KEY}:${name}`, field, by);
-      void transaction.exec().catch(() => {});
+      const entries = Object.entries(changes);
+      const key = `${WORKERS_KEY}:${name}`;
+      if (listed && entries.length === 1) {
+        void client.hincrby(key, entries[0]![0], entries[0]![1]).catch(() => {});
+        return;
+      }
+      const transaction = client.multi();
+      if (!listed) transaction.sadd(WORKERS_KEY, name);
+      for (const [field, by] of entries) transaction.hincrby(key, field, by);
+      void transaction.exec().then(
+        () => (listed = true),
+        () => {},
+      );
     };
     worker.on('active', () => count({ active: 1 }));
     worker.on('failed', (job, error) => {
