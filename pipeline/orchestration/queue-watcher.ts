@@ -39,8 +39,8 @@ export interface QueueWatcherOptions {
  */
 const SLOW_REFRESH_MILLISECONDS = 30_000;
 const SLOWEST_REFRESH_MILLISECONDS = 300_000;
-/** The shortest time between two event-driven readings of the counts, per worker that has counts (ms; at least 1000 in all). */
-const REFRESH_MILLISECONDS_PER_WORKER = 250;
+/** The shortest time between two event-driven readings of the counts, per worker that has counts (ms; at least 2000 in all). */
+const REFRESH_MILLISECONDS_PER_WORKER = 500;
 /** How long one reading of Redis may take before Redis counts as away (ms). */
 const ANSWER_MILLISECONDS = 3000;
 
@@ -249,12 +249,12 @@ export class QueueWatcher implements BuildQueueHook {
     waiter.resolve();
   }
 
-  /** Read the counts soon (a job finished; the next one is active already when its worker had one waiting): at most once a second, and once per {@link REFRESH_MILLISECONDS_PER_WORKER} ms per worker. */
+  /** Read the counts soon (a job finished; the next one is active already when its worker had one waiting): at most every 2 s, and once per {@link REFRESH_MILLISECONDS_PER_WORKER} ms per worker. */
   private scheduleRefresh(): void {
     this.jobEvents += 1;
     if (this.refreshTimer !== null || this.over) return;
     const workers = this.lastCounts?.workers.length ?? 0;
-    const interval = Math.max(1000, REFRESH_MILLISECONDS_PER_WORKER * workers);
+    const interval = Math.max(2000, REFRESH_MILLISECONDS_PER_WORKER * workers);
     const wait = Math.max(0, this.lastRefreshAt + interval - Date.now());
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = null;
