@@ -51,6 +51,7 @@ import { formatMeasurement, loadAverage, measure } from './bench-measure.ts';
 import { dryRunSection, memorySection } from './bench-memory-sections.ts';
 import { writePerformancePage, type SectionFigures } from './bench-performance-page.ts';
 import { saturationSection } from './bench-saturation-section.ts';
+import { simulatedMachinesSection } from './bench-simulated-machines.ts';
 import type { BenchOptions, BenchSection, SectionFindings } from './bench-section.ts';
 import {
   chatScoringSection,
@@ -96,6 +97,11 @@ const SECTIONS: readonly [string, string, BenchSection][] = [
     'queue',
     'Queued build: 1, 2, 4 worker processes against one process (BullMQ on a local redis-server)',
     queueSection,
+  ],
+  [
+    'machines',
+    'Queued build on simulated machines: a CPU-quota cgroup per process, 1, 2, 4 workers against one machine',
+    simulatedMachinesSection,
   ],
   ['build', 'Build (offline engines)', buildSection],
   ['saturation', 'Saturation: the build against fast CosyVoice2 servers', saturationSection],

@@ -14,6 +14,7 @@ import { addOutputOptions, commandOutput, type OutputOptions } from './output-op
 /** The sections of `duplexsynth bench`, in the order they run (scripts/bench.ts). */
 const BENCH_SECTIONS = [
   'queue',
+  'machines',
   'build',
   'saturation',
   'memory',
