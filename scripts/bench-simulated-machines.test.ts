@@ -4,7 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cgroupLayout, CgroupMachines, quotaMicroseconds } from './bench-cgroups.ts';
-import { formatMachineRuns, gpusPerCoordinator, type MachineRun } from './bench-simulated-machines.ts';
+import {
+  formatMachineRuns,
+  gpusPerCoordinator,
+  replaceMeasuredBlock,
+  type MachineRun,
+} from './bench-simulated-machines.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -53,6 +58,14 @@ describe('simulated machines', () => {
     await machines.removeAll();
     const { existsSync } = await import('node:fs');
     expect(existsSync(group)).toBe(false);
+  });
+
+  it('rewrites only the measured block of the scale-out page, and names the page without one', () => {
+    const page = 'intro\n<!-- bench:machines -->\nold\n<!-- /bench:machines -->\nrest\n';
+    expect(replaceMeasuredBlock(page, 'new figures\n')).toBe(
+      'intro\n<!-- bench:machines -->\nnew figures\n<!-- /bench:machines -->\nrest\n',
+    );
+    expect(() => replaceMeasuredBlock('no block', 'x', 'docs/scale-out.md')).toThrow(/docs\/scale-out\.md/);
   });
 
   it('GPUs per coordinator: speech seconds × RTF over the coordinator seconds per dialogue', () => {

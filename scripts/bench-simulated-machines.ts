@@ -225,6 +225,22 @@ export function formatMachineRuns(runs: readonly MachineRun[]): string {
   ].join('\n');
 }
 
+/** The page whose measured block the section rewrites, and the block's markers. */
+const SCALE_OUT_PAGE = path.join(PACKAGE_ROOT, 'docs', 'scale-out.md');
+const BLOCK_START = '<!-- bench:machines -->';
+const BLOCK_END = '<!-- /bench:machines -->';
+
+/**
+ * `page` with the text between the section's markers replaced by `block`.
+ * @throws Error naming the page when it lacks the markers
+ */
+export function replaceMeasuredBlock(page: string, block: string, file = SCALE_OUT_PAGE): string {
+  const start = page.indexOf(BLOCK_START);
+  const end = page.indexOf(BLOCK_END);
+  if (start < 0 || end < start) throw new Error(`${file}: no ${BLOCK_START} … ${BLOCK_END} block to rewrite`);
+  return `${page.slice(0, start + BLOCK_START.length)}\n${block.trim()}\n${page.slice(end)}`;
+}
+
 /** Bench section `machines` (module comment). */
 export async function simulatedMachinesSection(options: BenchOptions, findings: SectionFindings): Promise<string> {
   const layout = cgroupLayout();
@@ -281,6 +297,21 @@ export async function simulatedMachinesSection(options: BenchOptions, findings: 
     measure: `simulated machines: GPU speech servers one coordinator keeps pace with (RTF ${GPU_REAL_TIME_FACTOR})`,
     value: Number.isFinite(gpus) ? gpus.toFixed(0) : 'unbounded',
   });
+  const scored = runs.find((run) => run.label === 'scored-n3')!;
+  const scoredOne = runs.find((run) => run.label === 'scored-one')!;
+  const ratioOf = (run: MachineRun, baseline: MachineRun) =>
+    (baseline.wallSeconds / baseline.dialogues / (run.wallSeconds / run.dialogues)).toFixed(2);
+  const block = [
+    `On machines of ${MACHINE_CORES} core each, with the offline engine: the coordinator spends ${(marginal * 1000).toFixed(1)} CPU ms per added dialogue, so with dialogues of ${full.baseDialogueSeconds.toFixed(0)} s at a real-time factor of ${GPU_REAL_TIME_FACTOR} one coordinator keeps pace with **about ${Number.isFinite(gpus) ? gpus.toFixed(0) : 'any number of'} GPUs**.`,
+    `Throughput against one machine: ${runs
+      .filter((run) => !run.scored && run.workers > 0 && run.label !== 'half')
+      .map((run) => `${run.workers} worker${run.workers > 1 ? 's' : ''} ${ratioOf(run, one)} ×`)
+      .join(
+        ', ',
+      )}; scored, 3 workers ${ratioOf(scored, scoredOne)} ×. Redis: ${(full.redisCommands / full.dialogues).toFixed(0)} commands and ${(full.redisBytes / full.dialogues / 1024).toFixed(1)} KiB per dialogue.`,
+  ].join('\n');
+  const page = await readFile(SCALE_OUT_PAGE, 'utf8').catch(() => null);
+  if (page !== null) await writeFile(SCALE_OUT_PAGE, replaceMeasuredBlock(page, block));
   return [
     `Each process in its own cgroup of ${MACHINE_CORES} core (cgroup v${layout.version}): redis-server, the coordinator, every worker; the one-process build in one such machine. TopiOCQA dev, English, offline engine (espeak-ng), barge-in variants; scored runs with DNSMOS every 9.01 s. Every run from an empty cache.`,
     '',
