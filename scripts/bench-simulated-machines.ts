@@ -247,7 +247,7 @@ export async function simulatedMachinesSection(options: BenchOptions, findings: 
   if (layout.version === null) return `Skipped: ${layout.reason}.`;
   const corpus = options.corpus ?? path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
   const dialogues = Math.max(8, options.limit);
-  const scoredDialogues = Math.max(6, Math.round(dialogues / 3));
+  const scoredDialogues = Math.max(6, Math.round(dialogues / 4));
   const machines = new CgroupMachines(layout, `duplexsynth-bench-${process.pid}`);
   // stopped (Ctrl-C, kill): the groups go, then the process ends as the signal would have ended it
   const removeOnExit = (signal: NodeJS.Signals) =>

@@ -72,6 +72,8 @@ export async function scoreAndSplit(
         unit: config.quality.splitUnit,
         devAlias: config.quality.devAlias,
         log,
+        // the datasets were committed and scored just now, from the files this build listed
+        checkAudio: false,
       },
       context,
     );
