@@ -50,7 +50,7 @@ import { dialogueRecordKey, readDialogueRecord, storeDialogueRecord, type Dialog
 import { languageWork } from './language-work.ts';
 import { createSharedBuildServices, type SharedBuildServices } from './shared-build-services.ts';
 import { STAGES } from './stage-list.ts';
-import { cacheRecordWaveforms, keepRecordPages, RecordingSink, recordedDatasets, scoreRecord } from './worker-jobs.ts';
+import { keepRecordPages, RecordingSink, recordedDatasets, scoreRecord } from './worker-jobs.ts';
 
 /** Options of {@link runQueueWorker}. */
 export interface QueueWorkerOptions {
@@ -157,7 +157,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
 
   /**
    * One dialogue through the stage lists (its barge-in variant too), its record stored in the cache
-   * and its waveforms kept for the report (./worker-jobs.ts).
+   * and its report pages kept (./worker-jobs.ts).
    * @throws Error `{id}: FAILED at {stage}: {reason}` when the base dialogue fails (a variant's failure is recorded)
    */
   const buildDialogueRecord = async (data: DialogueJobData): Promise<DialogueRecord> => {
@@ -183,7 +183,6 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     }
     const record: DialogueRecord = { base: base.record!, variant: variantRecord };
     const cache = runner.context.cache;
-    await cacheRecordWaveforms(cache, record);
     const dataset = datasetNameOf(config, data.language);
     await keepRecordPages(
       cache,

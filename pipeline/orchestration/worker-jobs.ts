@@ -1,8 +1,8 @@
 /**
  * What a worker of a queued build (./queue-worker.ts) leaves in the shared cache for one dialogue:
  * - its `dialogue` job: the dialogue's dataset record and its barge-in variant's (./dialogue-record.ts)
- *   under the key of the dialogue's inputs, and the waveform envelopes of both WAVs for the report
- *   (pipeline/report/waveform-cache.ts);
+ *   under the key of the dialogue's inputs, and the report page of both WAVs, its waveform kept
+ *   beside it (pipeline/report/cached-dialogue-pages.ts, waveform-cache.ts);
  * - its `score` job: DNSMOS and signal checks of both WAVs (stages/score-quality-dialogue.ts), under
  *   the keys the coordinator's scoring looks up.
  * So the coordinator writes, scores and reports the datasets from records and cache entries, reading
@@ -15,10 +15,8 @@ import { dialogueMetadataSchema } from '../model/dialogue-metadata.ts';
 import type { Channel, Language } from '../model/types.ts';
 import type { DatasetDialogue } from '../quality/dataset-files.ts';
 import { resolveQualityThresholds } from '../quality/thresholds.ts';
-import { waveformColumns } from '../report/dialogue-page.ts';
 import { keepDialoguePage } from '../report/cached-dialogue-pages.ts';
 import { dialoguePagePlan } from '../report/pre-rendered-pages.ts';
-import { cachedWavEnvelopes } from '../report/waveform-cache.ts';
 import type { RecordingMosScorer } from '../services/mos/mos-scorer.ts';
 import type { ContentCache } from '../storage/content-cache.ts';
 import { parseRecord } from '../storage/json-records.ts';
@@ -57,21 +55,6 @@ export class RecordingSink implements DialogueSink {
 /** The dataset records of a dialogue record that hold a WAV: the base's, and the variant's unless it failed. */
 export function recordedDatasets(record: DialogueRecord): DatasetDialogueRecord[] {
   return record.variant === null || 'failed' in record.variant ? [record.base] : [record.base, record.variant];
-}
-
-/**
- * Keep the waveform envelopes of every WAV of `record` in the cache, as the report's dialogue pages
- * draw them (so the report reads no WAV).
- * @throws as cachedWavEnvelopes (a WAV that cannot be read)
- */
-export async function cacheRecordWaveforms(cache: ContentCache, record: DialogueRecord): Promise<void> {
-  for (const dataset of recordedDatasets(record)) {
-    const stored = storedWavOf(dataset.audio, cache.directory);
-    await cachedWavEnvelopes(stored.path, waveformColumns({ durationSeconds: dataset.durationSeconds }), {
-      cache,
-      sha256: stored.sha256,
-    });
-  }
 }
 
 /** Any absolute folder: the pages a worker keeps name their files relative to the output folder only. */
