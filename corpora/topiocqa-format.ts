@@ -189,7 +189,8 @@ interface TopiocqaFormatErrorInit {
 
 /**
  * A problem with a TopiOCQA file. The message reads
- * `topiocqa_dev.json: conversation 17, turn 3: field "Question": expected string, got number`.
+ * `topiocqa_dev.json: conversation 17, turn 3: field "Question": expected string, got number`, or
+ * `/data/topiocqa_dev.json: file is empty` for a problem of the whole file (named by its full path).
  */
 export class TopiocqaFormatError extends Error {
   override readonly name = 'TopiocqaFormatError';
@@ -204,7 +205,11 @@ export class TopiocqaFormatError extends Error {
   readonly detail: string;
 
   constructor(init: TopiocqaFormatErrorInit) {
-    const location: string[] = [path.basename(init.file)];
+    // a problem of the whole file (empty, not JSON, unreadable) names it by its full path, the one a
+    // user must open; a problem inside a record names the file's base name before the record's place
+    const wholeFile =
+      init.conversationNumber === undefined && init.recordIndex === undefined && init.field === undefined;
+    const location: string[] = [wholeFile ? path.resolve(init.file) : path.basename(init.file)];
     if (init.conversationNumber !== undefined) {
       let where = `conversation ${init.conversationNumber}`;
       if (init.turnNumber !== undefined) where += `, turn ${init.turnNumber}`;

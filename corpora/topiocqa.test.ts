@@ -359,20 +359,21 @@ describe('loadTopiocqa malformed input', () => {
   });
 
   it.each([
-    ['empty.json', 'empty', 'empty.json: file is empty'],
-    ['whitespace-only.json', 'empty', 'whitespace-only.json: file is empty'],
-    ['empty-list.json', 'empty', 'empty-list.json: the list holds no turn records'],
-    ['not-array.json', 'not-array', 'not-array.json: expected a JSON list of turn records, got object'],
-  ])('always throws for a whole-file problem: %s', async (name, kind, message) => {
+    ['empty.json', 'empty', 'file is empty'],
+    ['whitespace-only.json', 'empty', 'file is empty'],
+    ['empty-list.json', 'empty', 'the list holds no turn records'],
+    ['not-array.json', 'not-array', 'expected a JSON list of turn records, got object'],
+  ])('always throws for a whole-file problem, naming the file by its full path: %s', async (name, kind, detail) => {
     const error = await expectFormatError(() => loadTopiocqa(fixture(name), { onInvalid: 'skip' }));
     expect(error.kind).toBe(kind);
-    expect(error.message).toBe(message);
+    expect(error.message).toBe(`${path.resolve(fixture(name))}: ${detail}`);
+    expect(path.isAbsolute(error.message.split(': ')[0]!)).toBe(true);
   });
 
   it('always throws for a file that is not JSON', async () => {
     const error = await expectFormatError(() => loadTopiocqa(fixture('not-json.json'), { onInvalid: 'skip' }));
     expect(error.kind).toBe('not-json');
-    expect(error.message).toMatch(/^not-json\.json: not valid JSON \(/);
+    expect(error.message.startsWith(`${path.resolve(fixture('not-json.json'))}: not valid JSON (`)).toBe(true);
     expect(error.cause).toBeInstanceOf(SyntaxError);
   });
 
@@ -389,7 +390,7 @@ describe('loadTopiocqa malformed input', () => {
   it('throws an unreadable error for a missing file', async () => {
     const error = await expectFormatError(() => loadTopiocqa(fixture('no-such-file.json')));
     expect(error.kind).toBe('unreadable');
-    expect(error.message).toBe(`no-such-file.json: cannot read ${fixture('no-such-file.json')} (ENOENT)`);
+    expect(error.message).toBe(`${fixture('no-such-file.json')}: cannot read ${fixture('no-such-file.json')} (ENOENT)`);
   });
 });
 

@@ -116,7 +116,7 @@ describe('invalid UTF-8', () => {
     expect(error).toBeInstanceOf(TopiocqaFormatError);
     expect((error as TopiocqaFormatError).kind).toBe('invalid-utf8');
     expect((error as Error).message).toBe(
-      `latin1.json: not valid UTF-8 at byte offset ${offset} (line 1: bytes c3 28 ${bad
+      `${path.resolve(file)}: not valid UTF-8 at byte offset ${offset} (line 1: bytes c3 28 ${bad
         .subarray(offset + 2, offset + 4)
         .toString('hex')
         .replace(/(..)(..)/, '$1 $2')}); save the file as UTF-8`,

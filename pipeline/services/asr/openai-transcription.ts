@@ -19,14 +19,13 @@
 import OpenAI, { toFile } from 'openai';
 import { retryWithBackoff, type RetryPolicy } from '../retry.ts';
 import { serviceAddress } from '../service-address.ts';
+import { describeReply } from '../reply-excerpt.ts';
 import { TranscriptionError, type SpeechTranscriber, type TranscriptionRequest } from './speech-transcriber.ts';
 
 /** Client-side timeout of one request, milliseconds (a 30 s clip takes a CPU Whisper well under a minute). */
 export const DEFAULT_TRANSCRIPTION_TIMEOUT_MILLISECONDS = 120_000;
 /** Model name sent when none is configured: OpenAI's Whisper; local servers take their own names. */
 export const DEFAULT_TRANSCRIPTION_MODEL = 'whisper-1';
-/** Characters of an error body quoted in messages. */
-const EXCERPT_LENGTH = 200;
 
 /** Options of an {@link OpenAITranscriber}. */
 export interface OpenAITranscriberOptions {
@@ -85,26 +84,27 @@ export class OpenAITranscriber implements SpeechTranscriber {
 
   private async transcribeOnce(request: TranscriptionRequest): Promise<string> {
     let answer: unknown;
+    let contentType: string | null = null;
     try {
       const file = await toFile(request.wav, request.fileName, { type: 'audio/wav' });
-      answer = await this.client.audio.transcriptions.create({
-        file,
-        model: this.model,
-        response_format: 'json',
-        temperature: 0,
-        ...(request.language === undefined ? {} : { language: request.language }),
-      });
+      const answered = await this.client.audio.transcriptions
+        .create({
+          file,
+          model: this.model,
+          response_format: 'json',
+          temperature: 0,
+          ...(request.language === undefined ? {} : { language: request.language }),
+        })
+        .withResponse();
+      answer = answered.data;
+      contentType = answered.response.headers.get('content-type');
     } catch (error) {
       throw transcriptionErrorOf(error, this.options.baseUrl, this.timeoutMilliseconds, request.fileName);
     }
     const text = typeof answer === 'object' && answer !== null ? (answer as { text?: unknown }).text : undefined;
     if (typeof text !== 'string') {
-      const excerpt = (typeof answer === 'string' ? answer : (JSON.stringify(answer) ?? String(answer))).slice(
-        0,
-        EXCERPT_LENGTH,
-      );
       throw new TranscriptionError(
-        `transcription of ${request.fileName} at ${serviceAddress(this.options.baseUrl)}: the answer has no "text" string (${excerpt})`,
+        `transcription of ${request.fileName} at ${serviceAddress(this.options.baseUrl)}: the answer has no "text" string (${describeReply(contentType, answer)})`,
         {
           failure: 'malformed-response',
           isRetryable: true,

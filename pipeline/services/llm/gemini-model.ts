@@ -22,6 +22,7 @@ import { LanguageModelCallError, LanguageModelError, ModelCapabilityError, isRet
 import type { FinishReason, GenerationRequest, GenerationResult, LanguageModel } from './language-model.ts';
 import { adaptRequestToCapabilities, geminiModelCapabilities, type ModelCapabilities } from './model-capabilities.ts';
 import { serviceAddress } from '../service-address.ts';
+import { describeReply } from '../reply-excerpt.ts';
 
 /** The paper's model. */
 export const DEFAULT_GEMINI_MODEL = 'gemma-4-31b-it';
@@ -95,7 +96,8 @@ export class GeminiModel implements LanguageModel {
    * @throws MissingApiKeyError when the key resolver finds no key; ModelCapabilityError (HTTP 400 for a
    *   system instruction or JSON mode the model lacks; not retryable); LanguageModelCallError for every
    *   other failure: HTTP status (retryable for 408, 409, 429, ≥ 500; 429 carries the RetryInfo delay),
-   *   timeout and network failures (retryable), an unreadable success body (retryable).
+   *   timeout and network failures (retryable), an unreadable success body or one with neither a
+   *   candidate nor a blocked prompt (retryable; the message names the address, content type and body start).
    */
   async generate(request: GenerationRequest): Promise<GenerationResult> {
     const capabilities = this.capabilitiesOf(request.model);
@@ -121,6 +123,17 @@ export class GeminiModel implements LanguageModel {
       });
     } catch (error) {
       throw geminiCallError(error, request.model, this.timeoutMilliseconds, this.baseUrl);
+    }
+    if ((response.candidates ?? []).length === 0 && response.promptFeedback?.blockReason === undefined) {
+      // neither a candidate nor a blocked prompt: not a reply of the Gemini API (a proxy's page, another service)
+      const reply = describeReply(response.sdkHttpResponse?.headers?.['content-type'], {
+        ...response,
+        sdkHttpResponse: undefined,
+      });
+      throw new LanguageModelCallError(
+        `Gemini ${request.model}: the response from ${serviceAddress(this.baseUrl)} has no candidates (${reply})`,
+        { failure: 'malformed-response', isRetryable: true, responseBody: JSON.stringify(response).slice(0, 2000) },
+      );
     }
     return geminiGenerationResult(response);
   }
@@ -304,11 +317,14 @@ export function geminiCallError(
     );
   }
   if (error instanceof SyntaxError) {
-    return new LanguageModelCallError(`Gemini ${model}: the response body is not valid JSON (${error.message})`, {
-      failure: 'malformed-response',
-      isRetryable: true,
-      cause: error,
-    });
+    return new LanguageModelCallError(
+      `Gemini ${model}: the response body${address === undefined ? '' : ` from ${address}`} is not valid JSON (${error.message})`,
+      {
+        failure: 'malformed-response',
+        isRetryable: true,
+        cause: error,
+      },
+    );
   }
   if (error instanceof TypeError && /fetch failed|terminated|network|socket/i.test(error.message)) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';

@@ -24,6 +24,7 @@ import {
   type ModelCapabilities,
 } from './model-capabilities.ts';
 import { serviceAddress } from '../service-address.ts';
+import { describeReply } from '../reply-excerpt.ts';
 
 /** Client-side timeout of one request, milliseconds. */
 export const DEFAULT_OPENAI_COMPATIBLE_TIMEOUT_MILLISECONDS = 120_000;
@@ -90,18 +91,28 @@ export class OpenAICompatibleModel implements LanguageModel {
     }
     const client = this.getClient();
     let completion: OpenAI.Chat.Completions.ChatCompletion;
+    let contentType: string | null = null;
     try {
-      completion = await client.chat.completions.create(body);
+      const answered = await client.chat.completions.create(body).withResponse();
+      completion = answered.data;
+      contentType = answered.response.headers.get('content-type');
     } catch (error) {
       throw openAICompatibleCallError(error, request.model, this.timeoutMilliseconds, this.options.baseUrl);
     }
     const choice = completion.choices?.[0];
     if (choice === undefined) {
-      throw new LanguageModelCallError(`OpenAI-compatible ${request.model}: the response has no choices`, {
-        failure: 'malformed-response',
-        isRetryable: true,
-        responseBody: JSON.stringify(completion).slice(0, 2000),
-      });
+      // the package returns a body that is not JSON (an HTML page answered with 200) as a string
+      const what = typeof completion === 'string' ? 'is not a chat completion' : 'has no choices';
+      const address = serviceAddress(this.options.baseUrl);
+      const reply = describeReply(contentType, completion);
+      throw new LanguageModelCallError(
+        `OpenAI-compatible ${request.model}: the response from ${address} ${what} (${reply})`,
+        {
+          failure: 'malformed-response',
+          isRetryable: true,
+          responseBody: JSON.stringify(completion).slice(0, 2000),
+        },
+      );
     }
     const usage =
       completion.usage === undefined || completion.usage === null
@@ -220,7 +231,7 @@ export function openAICompatibleCallError(
   }
   if (error instanceof SyntaxError) {
     return new LanguageModelCallError(
-      `OpenAI-compatible ${model}: the response body is not valid JSON (${error.message})`,
+      `OpenAI-compatible ${model}: the response body${address === undefined ? '' : ` from ${address}`} is not valid JSON (${error.message})`,
       {
         failure: 'malformed-response',
         isRetryable: true,

@@ -22,6 +22,7 @@ import type { Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
 import { decodePcm16LittleEndianChunks } from '../../audio/wav.ts';
 import { describeNetworkError, SpeechServiceError, type ServiceResponse } from './service-http.ts';
+import { describeReply } from '../reply-excerpt.ts';
 import {
   assertProbes,
   parseRemoteServiceSettings,
@@ -236,16 +237,27 @@ export class CosyVoice2FastApiBackend implements RemoteSpeechBackend<CosyVoiceVo
    * Reads the streamed body (already read to its end, as its chunks) as int16 at the configured rate.
    *
    * @throws SpeechServiceError `truncated-audio` when the body has an odd number of bytes (cut inside
-   *   a sample); `empty-audio` when it is empty. Both retryable.
+   *   a sample); `empty-audio` when it is empty (both retryable); `service-error` (not retryable) when
+   *   the answer is text, HTML or JSON, naming its content type and start.
    */
   readAudio(response: ServiceResponse, request: RemoteRequest, context: { endpoint: string; text: string }): RawAudio {
-    const fail = (failure: 'truncated-audio' | 'empty-audio', detail: string): SpeechServiceError =>
+    const fail = (
+      failure: 'truncated-audio' | 'empty-audio' | 'service-error',
+      detail: string,
+      isRetryable = true,
+    ): SpeechServiceError =>
       new SpeechServiceError(this.engine, context.text, failure, detail, {
         endpoint: context.endpoint,
         route: request.route,
-        isRetryable: true,
+        isRetryable,
         statusCode: response.status,
       });
+    // the server streams raw PCM without a media type; a text, HTML or JSON answer is some other service
+    const contentType = response.headers.get('content-type');
+    if (contentType !== null && /^(text\/|application\/(json|xhtml|problem))/i.test(contentType)) {
+      const reply = describeReply(contentType, new TextDecoder().decode(response.body.subarray(0, 1000)));
+      throw fail('service-error', `the server answered 200 with no audio (${reply})`, false);
+    }
     const bytes = response.chunks.reduce((total, chunk) => total + chunk.length, 0);
     if (bytes === 0) throw fail('empty-audio', 'the server answered 200 with no audio');
     if (bytes % 2 !== 0)
