@@ -47,6 +47,7 @@ export interface BuildOptions {
   dnsmosHop?: number;
   queue?: string;
   giveUpSeconds?: number;
+  idleSeconds?: number;
 }
 
 /**

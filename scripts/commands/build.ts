@@ -51,6 +51,7 @@ export async function build(options: BuildOptions): Promise<void> {
         signal: stop.signal,
         kept: keep,
         ...(options.giveUpSeconds !== undefined ? { giveUpSeconds: options.giveUpSeconds } : {}),
+        ...(options.idleSeconds !== undefined ? { idleSeconds: options.idleSeconds } : {}),
       });
     } else {
       const { runBuild } = await import('../../pipeline/orchestration/build.ts');
