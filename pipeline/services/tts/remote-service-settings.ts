@@ -216,6 +216,22 @@ export function remoteServiceSettingsShape(defaults: {
               .nonnegative()
               .default(1.5)
               .describe('Utterances predicted shorter than this, seconds, are not looked at.'),
+            voiceWindowSize: z
+              .number()
+              .int()
+              .positive()
+              .default(8)
+              .describe("Utterances of one voice, each against the voice's own prompt, before its median counts."),
+            minimumVoiceTempoRatio: z
+              .number()
+              .positive()
+              .default(0.95)
+              .describe("Every voice's median tempo ratio below this is implausible (a sample rate set too low)."),
+            maximumVoiceTempoRatio: z
+              .number()
+              .positive()
+              .default(1.045)
+              .describe("Every voice's median tempo ratio above this is implausible (a sample rate set too high)."),
           })
           .strict()
           .nullable()

@@ -29,6 +29,7 @@ import {
   type SynthesisRequest,
 } from './speech-synthesizer.ts';
 import { checkSynthesizedSpeech, SpeechRateMonitor, type TailKind } from './synthesis-checks.ts';
+import { likelySampleRate } from './synthesis-speech-rate.ts';
 import type { RemoteSynthesizerOptions } from './remote-service-settings.ts';
 import {
   SpeechSynthesisQuarantineError,
@@ -228,8 +229,13 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
       if (built.note) this.counters.notes[built.note] = (this.counters.notes[built.note] ?? 0) + 1;
       for (const kind of checked.removed) this.counters.trimmedTails[kind] += 1;
       if (this.monitor && checked.tempo > 0) {
-        const reference = (await this.backend.referenceTempo?.(voice)) ?? 1;
-        this.monitor.record(checked.tempo / reference, checked.typicalSeconds);
+        // against the voice's own prompt when it has one: then also watched per voice
+        const prompted = (await this.backend.referenceTempo?.(voice)) ?? null;
+        this.monitor.record(
+          checked.tempo / (prompted ?? 1),
+          checked.typicalSeconds,
+          prompted === null ? undefined : JSON.stringify(voice),
+        );
       }
       this.counters.succeeded += 1;
       this.counters.audioSeconds += checked.samples.length / sampleRate;
@@ -293,16 +299,23 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
   private assertPlausibleSpeechRate(text: string): void {
     const assessment = this.monitor?.assess();
     if (!assessment || assessment.plausible) return;
-    const likelyRate = Math.round(this.options.sampleRate / assessment.medianTempoRatio);
+    const { estimate, likely } = likelySampleRate(this.options.sampleRate, assessment.medianTempoRatio);
+    const options = this.monitor!.options;
+    const ratio = assessment.medianTempoRatio.toFixed(2);
+    const found =
+      assessment.voices === undefined
+        ? `the median tempo of the last ${assessment.count} utterances is ${ratio} times the voice's own ` +
+          `(plausible ${options.minimumTempoRatio}-${options.maximumTempoRatio})`
+        : `each of the ${assessment.voices} voices watched speaks ${ratio} times the tempo of its own prompt ` +
+          `(median over its last ${options.voiceWindowSize} utterances; plausible ${options.minimumVoiceTempoRatio}-${options.maximumVoiceTempoRatio})`;
     throw new SpeechSynthesisQuarantineError(
       this.id,
       text,
       'implausible-speech-rate',
       'implausible-speech-rate',
       [],
-      `the median tempo of the last ${assessment.count} utterances is ${assessment.medianTempoRatio.toFixed(2)} times the voice's own ` +
-        `(plausible ${this.monitor?.options.minimumTempoRatio}-${this.monitor?.options.maximumTempoRatio}); the configured sampleRate ` +
-        `${this.options.sampleRate} Hz is probably not the model's (the tempo suggests about ${likelyRate} Hz; CosyVoice2 outputs 24000 Hz)`,
+      `${found}; the configured sampleRate ${this.options.sampleRate} Hz is probably not the model's ` +
+        `(the tempo suggests about ${estimate} Hz, likely ${likely} Hz: set sampleRate: ${likely}; CosyVoice2 outputs 24000 Hz, CosyVoice 1 22050 Hz)`,
     );
   }
 }

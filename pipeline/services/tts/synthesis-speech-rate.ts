@@ -142,6 +142,12 @@ export interface SpeechRateMonitorOptions {
    * {@link DurationRange.typicalSeconds}) are not looked at. Default 1.5.
    */
   minimumTypicalSeconds: number;
+  /** Utterances of one voice (each against its own prompt) before its median counts. Default 8. */
+  voiceWindowSize: number;
+  /** Every voice's median below this is implausible (a rate read too low). Default 0.95. */
+  minimumVoiceTempoRatio: number;
+  /** Every voice's median above this is implausible (a rate read too high). Default 1.045. */
+  maximumVoiceTempoRatio: number;
 }
 
 /**
@@ -154,12 +160,22 @@ export interface SpeechRateMonitorOptions {
  * CosyVoice2 loopback server: the ratios of texts under 1.5 s ran 0.48-0.94 ("Yes, it was.",
  * "mm-hmm", "And, how tall is it?"), those above 0.89-1.21; with the short ones counted, 8 in a row
  * in an unlucky completion order had a median of 0.72 and quarantined correct speech.
+ *
+ * Each voice with a prompt is also watched against its own prompt: a rate mismatch moves every voice
+ * by the same factor, a voice's own pace moves only that voice. Once every voice with
+ * `voiceWindowSize` utterances has a median above 1.045 (or every one below 0.95), and there are two
+ * such voices (or only one voice was heard), the rate is taken for wrong: a CosyVoice 1 model (22050 Hz) read as 24000 Hz is 9 % fast. Measured through the
+ * CosyVoice2 loopback server with two espeak-ng prompts over ten sentences: the medians of correct
+ * speech were 0.965 and 0.993, of 22050 Hz speech read as 24000 Hz 1.052 and 1.082.
  */
 export const DEFAULT_SPEECH_RATE_MONITOR_OPTIONS: Readonly<SpeechRateMonitorOptions> = Object.freeze({
   windowSize: 8,
   minimumTempoRatio: 0.75,
   maximumTempoRatio: 1.4,
   minimumTypicalSeconds: 1.5,
+  voiceWindowSize: 8,
+  minimumVoiceTempoRatio: 0.95,
+  maximumVoiceTempoRatio: 1.045,
 });
 
 /** What {@link SpeechRateMonitor.assess} concludes. */
@@ -169,6 +185,11 @@ export interface SpeechRateAssessment {
   /** Ratios in the window. */
   count: number;
   plausible: boolean;
+  /**
+   * Voices whose medians, each against its own prompt, concluded it (every watched voice beyond the
+   * same voice bound); absent when the window over all utterances concluded.
+   */
+  voices?: number;
 }
 
 /**
@@ -180,6 +201,8 @@ export interface SpeechRateAssessment {
 export class SpeechRateMonitor {
   readonly options: SpeechRateMonitorOptions;
   private readonly ratios: number[] = [];
+  /** Each voice's recent ratios (against its own prompt), by voice key. */
+  private readonly voiceRatios = new Map<string, number[]>();
 
   constructor(options: Partial<SpeechRateMonitorOptions> = {}) {
     this.options = { ...DEFAULT_SPEECH_RATE_MONITOR_OPTIONS, ...options };
@@ -191,28 +214,68 @@ export class SpeechRateMonitor {
    * @param tempoRatio the utterance's tempo divided by the reference tempo (> 0; others are ignored).
    * @param typicalSeconds the speech its text predicts at the language's typical rate, seconds
    *   (utterances under `minimumTypicalSeconds` are ignored)
+   * @param voice the voice's key when the ratio is against the voice's own prompt (also watched per
+   *   voice); undefined when the reference is the language's typical rate
    */
-  record(tempoRatio: number, typicalSeconds: number): void {
+  record(tempoRatio: number, typicalSeconds: number, voice?: string): void {
     if (!(tempoRatio > 0) || !Number.isFinite(tempoRatio)) return;
     if (!(typicalSeconds >= this.options.minimumTypicalSeconds)) return;
     this.ratios.push(tempoRatio);
     if (this.ratios.length > this.options.windowSize) this.ratios.shift();
+    if (voice === undefined) return;
+    const ratios = this.voiceRatios.get(voice) ?? [];
+    ratios.push(tempoRatio);
+    if (ratios.length > this.options.voiceWindowSize) ratios.shift();
+    this.voiceRatios.set(voice, ratios);
   }
 
   /** @returns the verdict over the window, or null while fewer than `windowSize` utterances were recorded. */
   assess(): SpeechRateAssessment | null {
     if (this.ratios.length < this.options.windowSize) return null;
-    const sorted = [...this.ratios].sort((a, b) => a - b);
-    const middle = sorted.length / 2;
-    const medianTempoRatio =
-      sorted.length % 2 === 1
-        ? (sorted[Math.floor(middle)] as number)
-        : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-    return {
-      medianTempoRatio,
-      count: sorted.length,
-      plausible:
-        medianTempoRatio >= this.options.minimumTempoRatio && medianTempoRatio <= this.options.maximumTempoRatio,
-    };
+    const medianTempoRatio = median(this.ratios);
+    const plausible =
+      medianTempoRatio >= this.options.minimumTempoRatio && medianTempoRatio <= this.options.maximumTempoRatio;
+    if (!plausible) return { medianTempoRatio, count: this.ratios.length, plausible };
+    const voiceMedians = [...this.voiceRatios.values()]
+      .filter((ratios) => ratios.length >= this.options.voiceWindowSize)
+      .map(median);
+    // one voice's own pace never decides alone while another voice was heard
+    const beyond =
+      voiceMedians.length >= Math.min(2, this.voiceRatios.size) &&
+      voiceMedians.length > 0 &&
+      (voiceMedians.every((value) => value > this.options.maximumVoiceTempoRatio) ||
+        voiceMedians.every((value) => value < this.options.minimumVoiceTempoRatio));
+    if (beyond) {
+      const count = voiceMedians.length * this.options.voiceWindowSize;
+      return { medianTempoRatio: median(voiceMedians), count, plausible: false, voices: voiceMedians.length };
+    }
+    return { medianTempoRatio, count: this.ratios.length, plausible };
   }
+}
+
+/** Sample rates speech models output, Hz: what a rate suggested by the tempo is rounded to. */
+export const MODEL_SAMPLE_RATES: readonly number[] = [8000, 16000, 22050, 24000, 32000, 44100, 48000];
+
+/**
+ * The model's likely sample rate when audio read at `configuredRate` runs `tempoRatio` times its
+ * expected tempo: the nearest of {@link MODEL_SAMPLE_RATES} other than the configured one.
+ * @param configuredRate the `sampleRate` setting, Hz.
+ * @param tempoRatio the median tempo ratio (> 0).
+ * @returns `{estimate, likely}`: the rate the tempo gives, rounded, and the nearest model rate.
+ */
+export function likelySampleRate(configuredRate: number, tempoRatio: number): { estimate: number; likely: number } {
+  const estimate = Math.round(configuredRate / tempoRatio);
+  const candidates = MODEL_SAMPLE_RATES.filter((rate) => rate !== configuredRate);
+  const likely = candidates.reduce((best, rate) =>
+    Math.abs(Math.log(rate / estimate)) < Math.abs(Math.log(best / estimate)) ? rate : best,
+  );
+  return { estimate, likely };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[Math.floor(middle)] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
