@@ -21,11 +21,10 @@ import { outermostMissingFolder, removeFoldersLeftEmpty } from '../storage/empty
 import {
   checkBuildFolders,
   checkBuildSettings,
-  checkFreeSpace,
-  estimatePlannedAudioBytes,
   removeUnfinishedDatasets,
   removeUnfinishedReportPages,
 } from './output-checks.ts';
+import { checkBuildSpace } from './build-space-estimate.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
 /**
@@ -96,16 +95,8 @@ async function runWithLock<T>(
       if (removed.length > 0)
         log(`cleanup: removed ${removed.length} temporary files left by killed builds in ${directory}`);
     }
-    // each language's dataset, and its barge-in variant when asked for (counted at full length: an over-estimate)
-    const datasetsPerLanguage = config.datasets.bargeIn ? 2 : 1;
-    await checkFreeSpace(
-      config,
-      estimatePlannedAudioBytes(
-        corpus.conversations,
-        config.languages.length * datasetsPerLanguage,
-        config.audio.sampleRate,
-      ),
-    );
+    // every byte the build writes: datasets, barge-in variants, full-band masters, cache, report
+    await checkBuildSpace(config, corpus.conversations);
     const running = work();
     running.catch(() => {}); // when the lock is lost first, the abandoned work's failure is not reported twice
     try {
