@@ -30,6 +30,7 @@ import { languageCodeSchema } from '../../model/language-code.ts';
 import type { Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
 import { concatenateBytes, SpeechServiceError, type ServiceResponse } from './service-http.ts';
+import { describeReply } from '../reply-excerpt.ts';
 import {
   assertProbes,
   parseRemoteServiceSettings,
@@ -281,11 +282,20 @@ export class CosyVoice2TritonBackend implements RemoteSpeechBackend<CosyVoiceTri
       parsed = JSON.parse(new TextDecoder().decode(body.subarray(0, headerLength))) as { outputs?: unknown };
     } catch (error) {
       const without = declaredHeaderLength === null ? 'has no Inference-Header-Content-Length header and ' : '';
-      throw fail('service-error', `the answer ${without}is not JSON (${(error as Error).message})`, false);
+      const reply = describeReply(
+        response.headers.get('content-type'),
+        new TextDecoder().decode(body.subarray(0, 1000)),
+      );
+      throw fail('service-error', `the answer ${without}is not JSON (${(error as Error).message}; ${reply})`, false);
     }
     const outputs = Array.isArray(parsed.outputs) ? (parsed.outputs as OutputTensor[]) : [];
     const output = outputs.find((tensor) => tensor.name === 'waveform') ?? outputs[0];
-    if (!output) throw fail('service-error', 'the answer has no outputs', false);
+    if (!output)
+      throw fail(
+        'service-error',
+        `the answer has no outputs (${describeReply(response.headers.get('content-type'), new TextDecoder().decode(body.subarray(0, Math.min(headerLength, 1000))))})`,
+        false,
+      );
     if (output.datatype !== undefined && output.datatype !== 'FP32')
       throw fail('service-error', `output ${String(output.name)} is ${String(output.datatype)}, not FP32`, false);
 
