@@ -26,6 +26,8 @@ import {
   removeUnfinishedDatasets,
   removeUnfinishedReportPages,
 } from './output-checks.ts';
+import { currentStopScope } from './stop-signals.ts';
+import { removeUnfinishedOutputsOnStop } from './stopped-build.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
 /**
@@ -67,6 +69,12 @@ export async function runLocked<T>(
     output: await outermostMissingFolder(config.output.directory),
     cache: await outermostMissingFolder(config.output.cacheDirectory),
   };
+  const scope = currentStopScope();
+  // a stop removes these too when they are left empty (./stop-signals.ts)
+  const withdrawFolders = [
+    scope?.removeCreatedFoldersOnStop(config.output.directory, created.output),
+    scope?.removeCreatedFoldersOnStop(config.output.cacheDirectory, created.cache),
+  ];
   try {
     await checkBuildFolders(config);
     return await runWithLock(config, corpus, log, work);
@@ -74,6 +82,8 @@ export async function runLocked<T>(
     await removeFoldersLeftEmpty(config.output.directory, created.output);
     await removeFoldersLeftEmpty(config.output.cacheDirectory, created.cache);
     throw error;
+  } finally {
+    for (const withdraw of withdrawFolders) withdraw?.();
   }
 }
 
@@ -85,6 +95,8 @@ async function runWithLock<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const lock = await lockOutputDirectory(config.output.directory, { log });
+  // a signal that stops the build removes its `.partial` folders while it holds the lock (./stopped-build.ts)
+  const withdrawPartials = removeUnfinishedOutputsOnStop(config.output.directory);
   try {
     const unfinished = await removeUnfinishedDatasets(config.output.directory);
     if (unfinished.length > 0)
@@ -115,6 +127,7 @@ async function runWithLock<T>(
       throw error;
     }
   } finally {
+    withdrawPartials();
     await lock.release();
   }
 }
