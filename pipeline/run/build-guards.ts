@@ -95,7 +95,9 @@ async function runWithLock<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const lock = await lockOutputDirectory(config.output.directory, { log });
-  // a signal that stops the build removes its `.partial` folders while it holds the lock (./stopped-build.ts)
+  // a signal that stops the build removes its `.partial` folders while it holds the lock, then gives the
+  // lock back, so that the folders it created can go when empty (./stopped-build.ts, ./stop-signals.ts)
+  const withdrawLock = currentStopScope()?.onStop(() => lock.releaseSync());
   const withdrawPartials = removeUnfinishedOutputsOnStop(config.output.directory);
   try {
     const unfinished = await removeUnfinishedDatasets(config.output.directory);
@@ -128,6 +130,7 @@ async function runWithLock<T>(
     }
   } finally {
     withdrawPartials();
+    withdrawLock?.();
     await lock.release();
   }
 }
