@@ -175,6 +175,24 @@ export async function runStoppable<T>(
   }
 }
 
+/**
+ * Installs, for the whole process, the stop of a command outside {@link runStoppable}: a signal while
+ * the command starts (its code loading) or after its work (printing its result) ends it with the same
+ * kind of line and exit code, `duplexsynth: {command} stopped by {signal}; what it had finished is
+ * kept`. Inside runStoppable the scope's own handler answers instead.
+ * @param command the command's name (the first argument), or null without one
+ */
+export function installStopFallback(command: string | null): void {
+  const listener = (signal: NodeJS.Signals) => {
+    if (current !== null) return;
+    process.stderr.write(
+      `duplexsynth: ${command ?? 'duplexsynth'} stopped by ${signal}; what it had finished is kept\n`,
+    );
+    process.exit(STOP_EXIT_CODES[signal as StopSignal]);
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, listener);
+}
+
 /** Removes `folder` when it holds only empty folders, then its parents up to `createdFrom` while empty. */
 function removeEmptyChain(folder: string, createdFrom: string): void {
   if (folder !== createdFrom && !folder.startsWith(`${createdFrom}${path.sep}`)) return;
