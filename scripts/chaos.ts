@@ -10,6 +10,9 @@
  * 3. A last build runs to its end; its output folder must be byte-identical (every file's sha256) to
  *    the reference's, and no `.partial`, `.previous` or temporary file may be left.
  *
+ * 4. The signal section (./chaos-signals.ts): SIGTERM at seeded random moments to build, export,
+ *    report and score; each output must be the old one or the new one, with one line each time.
+ *
  * Prints one line per kill and the verdict; exit code 0 when identical, 1 otherwise. Same seed, same
  * kill moments (the moments a kill hits depend on the machine's speed, so a run is a sample).
  */
@@ -22,6 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT, sharedDirectory } from '../pipeline/config.ts';
 import { dialogueRandomStream } from '../pipeline/model/random.ts';
+import { runSignalChaos } from './chaos-signals.ts';
 
 const CLI = path.join(PROJECT_ROOT, 'scripts', 'duplexsynth.js'); // the compiled command, as users run it
 
@@ -129,11 +133,26 @@ async function main(): Promise<void> {
       console.log(
         `byte-identical: ${actual.size} files after ${runs} kills (seed ${seed}); resumed in ${last.seconds.toFixed(1)} s`,
       );
-      return;
+    } else {
+      for (const file of differing) console.log(`differs: ${file}`);
+      for (const file of leftovers) console.log(`left behind: ${file}`);
+      process.exitCode = 1;
     }
-    for (const file of differing) console.log(`differs: ${file}`);
-    for (const file of leftovers) console.log(`left behind: ${file}`);
-    process.exitCode = 1;
+    // SIGTERM at random moments to build, export, report and score (./chaos-signals.ts)
+    const problems = await runSignalChaos({
+      cli: CLI,
+      scratch,
+      referenceOut,
+      buildConfig: config,
+      buildOut: out,
+      runs,
+      seed,
+      hashTree,
+    });
+    console.log(
+      problems === 0 ? `signals: every stop as it should be (seed ${seed})` : `signals: ${problems} problems`,
+    );
+    if (problems > 0) process.exitCode = 1;
   } finally {
     if (!values.keep) await rm(scratch, { recursive: true, force: true });
     else console.log(`kept: ${scratch}`);

@@ -22,6 +22,7 @@ import { registerPromptsCommand } from './commands/prompts-command.ts';
 import { registerChatCommand } from './commands/chat-command.ts';
 import { registerSetupCommands } from './commands/setup-commands.ts';
 import { reportCommandError } from './cli-errors.ts';
+import { installStopFallback } from '../pipeline/run/stop-signals.ts';
 
 // Only commander, the progress display and the commands' option definitions load at start: each
 // command imports the pipeline when it runs (`--help` and `--version` in well under 0.5 s; `npm run
@@ -83,6 +84,8 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on('uncaughtException', escaped);
   process.on('unhandledRejection', escaped);
+  // a signal before or after a command's stoppable work ends it with one line too (pipeline/run/stop-signals.ts)
+  installStopFallback(argv.slice(2).find((argument) => !argument.startsWith('-')) ?? null);
   // fewer full garbage collections started by audio buffers (pipeline/run/heap-growth.ts)
   widenHeapGrowth();
   // fewer optimizing compilations of code a build runs anew for each dialogue (pipeline/run/optimization-budget.ts)

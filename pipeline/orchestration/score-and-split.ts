@@ -8,6 +8,7 @@ import type { BuildConfig } from '../config.ts';
 import type { DatasetSummary } from '../model/dataset-summary.ts';
 import type { SplitReport } from '../model/split-report.ts';
 import { firstLine } from '../run/stage-runner.ts';
+import { restoreScoringOutputsOnStop } from '../run/stopped-build.ts';
 import { datasetRelativePath } from '../../stages/render-dataset.ts';
 import { scoreQualityStage } from '../../stages/score-quality.ts';
 import { applySplitToVariant, splitDevTestStage } from '../../stages/split-dev-test.ts';
@@ -39,6 +40,8 @@ export async function scoreAndSplit(
   const built = summaries.filter((summary) => summary.dialogues > 0);
   const directories = built.filter((summary) => summary.variant === 'default').map(directoryOf);
   const { cometKiwi } = config.quality;
+  // a signal before every dataset is scored and split puts their scoring files back as the commit left them
+  const withdrawRestore = restoreScoringOutputsOnStop(built.map(directoryOf), 'run the build again to score them');
   try {
     // every dataset is scored (a barge-in variant's recordings differ from its base's: cut answers,
     // overlaps), so each has its quality table; only the base datasets are ranked into splits
@@ -95,5 +98,7 @@ export async function scoreAndSplit(
     const reason = firstLine(error);
     log(`quality: not done: ${reason}`, 'warn');
     return [{ directory: config.output.directory, error: reason }];
+  } finally {
+    withdrawRestore();
   }
 }

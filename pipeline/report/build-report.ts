@@ -63,8 +63,15 @@ export async function writeBuildReport(
   await mkdir(work, { recursive: true });
   try {
     const result = await writeReportInto(output, work, options);
-    await rm(finalDirectory, { recursive: true, force: true });
+    // the old report is moved aside, not removed, until the new one is in place: a process stopped
+    // between the two renames (../run/stop-signals.ts) puts it back
+    const previous = `${finalDirectory}.previous`;
+    await rm(previous, { recursive: true, force: true });
+    await rename(finalDirectory, previous).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
     await rename(work, finalDirectory);
+    await rm(previous, { recursive: true, force: true });
     return { ...result, indexPath: path.join(finalDirectory, 'index.html') };
   } catch (error) {
     await rm(work, { recursive: true, force: true });

@@ -25,6 +25,8 @@ import {
   removeUnfinishedReportPages,
 } from './output-checks.ts';
 import { checkBuildSpace } from './build-space-estimate.ts';
+import { currentStopScope } from './stop-signals.ts';
+import { removeUnfinishedOutputsOnStop } from './stopped-build.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
 /**
@@ -66,6 +68,12 @@ export async function runLocked<T>(
     output: await outermostMissingFolder(config.output.directory),
     cache: await outermostMissingFolder(config.output.cacheDirectory),
   };
+  const scope = currentStopScope();
+  // a stop removes these too when they are left empty (./stop-signals.ts)
+  const withdrawFolders = [
+    scope?.removeCreatedFoldersOnStop(config.output.directory, created.output),
+    scope?.removeCreatedFoldersOnStop(config.output.cacheDirectory, created.cache),
+  ];
   try {
     await checkBuildFolders(config);
     return await runWithLock(config, corpus, log, work);
@@ -73,6 +81,8 @@ export async function runLocked<T>(
     await removeFoldersLeftEmpty(config.output.directory, created.output);
     await removeFoldersLeftEmpty(config.output.cacheDirectory, created.cache);
     throw error;
+  } finally {
+    for (const withdraw of withdrawFolders) withdraw?.();
   }
 }
 
@@ -84,6 +94,10 @@ async function runWithLock<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const lock = await lockOutputDirectory(config.output.directory, { log });
+  // a signal that stops the build removes its `.partial` folders while it holds the lock, then gives the
+  // lock back, so that the folders it created can go when empty (./stopped-build.ts, ./stop-signals.ts)
+  const withdrawLock = currentStopScope()?.onStop(() => lock.releaseSync());
+  const withdrawPartials = removeUnfinishedOutputsOnStop(config.output.directory);
   try {
     const unfinished = await removeUnfinishedDatasets(config.output.directory);
     if (unfinished.length > 0)
@@ -106,6 +120,8 @@ async function runWithLock<T>(
       throw error;
     }
   } finally {
+    withdrawPartials();
+    withdrawLock?.();
     await lock.release();
   }
 }

@@ -16,6 +16,7 @@
  *   dataset is committed) refuses, so it never replaces what the other build wrote.
  */
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LockLostError, OutputLockedError } from '../model/build-errors.ts';
@@ -49,6 +50,8 @@ export interface OutputLock {
   assertHeld(): void;
   /** Give the lock back (removes the holder record); nothing to do when it was lost. */
   release(): Promise<void>;
+  /** {@link release} done synchronously, for a signal's stop path (./stop-signals.ts), where nothing may wait. */
+  releaseSync(): void;
 }
 
 /** Locks held by this process, for {@link assertOutputLockHeld}. */
@@ -188,6 +191,17 @@ export async function lockOutputDirectory(
       await release();
       // the record goes last, and only when it is still ours (a new holder may have written its own)
       if ((await readOwner(resolved))?.pid === record.pid) await rm(ownerPath, { force: true });
+    },
+    releaseSync: () => {
+      heldLocks.delete(entry);
+      if (entry.lostError) return;
+      try {
+        lockfile.unlockSync(resolved, { lockfilePath, realpath: false });
+        if ((JSON.parse(readFileSync(ownerPath, 'utf8')) as { pid?: unknown }).pid === record.pid)
+          rmSync(ownerPath, { force: true });
+      } catch {
+        // already released, or the record is another holder's or unreadable: left as it is
+      }
     },
   };
 }

@@ -6,6 +6,7 @@
  */
 import { EXIT_CODES, BuildInputError, exitCodeOf } from '../../pipeline/model/build-errors.ts';
 import { createProgressDisplay, failureOutcome, progressModeFor } from '../../pipeline/run/progress.ts';
+import { runStoppable, type StopScope } from '../../pipeline/run/stop-signals.ts';
 import { configModules, loadBuildConfig, type BuildOptions } from './build-config.ts';
 
 /**
@@ -15,6 +16,13 @@ import { configModules, loadBuildConfig, type BuildOptions } from './build-confi
  * @throws the build's errors (scripts/cli.ts reports them with their exit code)
  */
 export async function build(options: BuildOptions): Promise<void> {
+  await runStoppable('build', 'nothing committed; run the build again to continue from the cache', (scope) =>
+    buildStoppable(options, scope),
+  );
+}
+
+/** {@link build} under the stop path (pipeline/run/stop-signals.ts). */
+async function buildStoppable(options: BuildOptions, scope: StopScope): Promise<void> {
   const modules = await configModules();
   if (options.dryRun) {
     const config = await loadBuildConfig(options, modules);
@@ -30,25 +38,27 @@ export async function build(options: BuildOptions): Promise<void> {
   // what the build has written to stay so far: the summary event names it, also when the build fails later
   const kept: string[] = [];
   const keep = (output: string) => void kept.push(output);
-  // Ctrl-C while a queued build waits for its workers: the jobs stay queued, `build` again continues them
-  const stop = new AbortController();
-  const onInterrupt = () => stop.abort();
-  // `on`, not `once`: proper-lockfile's signal-exit re-raises a SIGINT when it finds itself the only listener,
-  // and a `once` listener is removed before the listeners run
+  const committed = (rest: string) =>
+    kept.length === 0 ? `nothing committed; ${rest}` : `kept ${kept.join(', ')}; ${rest}`;
+  scope.keep(() => committed('run the build again to continue from the cache'));
+  scope.onStop(display.stop);
   let queue: string | null = null;
   try {
     const config = await loadBuildConfig(options, modules);
     // --queue, else the config's `queue:`
     queue = options.queue ?? config.queue ?? null;
     if (queue) {
-      process.on('SIGINT', onInterrupt);
+      // a signal while a queued build waits for its workers stops the wait: the jobs stay queued, `build` again continues them
+      scope.cooperative = true;
+      const queueName = queue;
+      scope.keep(() => committed(`the jobs stay queued on ${queueName}; run the same build again to continue`));
       const { runQueuedBuild } = await import('../../pipeline/orchestration/queued-build.ts');
       report = await runQueuedBuild(config, {
         queue,
         log: display.log,
         progress: display.progress,
         allowShrink: options.allowShrink === true,
-        signal: stop.signal,
+        signal: scope.signal,
         kept: keep,
         ...(options.giveUpSeconds !== undefined ? { giveUpSeconds: options.giveUpSeconds } : {}),
         ...(options.idleSeconds !== undefined ? { idleSeconds: options.idleSeconds } : {}),
@@ -68,7 +78,6 @@ export async function build(options: BuildOptions): Promise<void> {
     display.finish(failureOutcome(error, exitCodeOf(error), kept));
     throw error;
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
     // BullMQ's reconnect timers outlive a build that stopped because Redis went away: end within 5 s
     if (queue) setTimeout(() => process.exit(), 5000).unref();
   }
@@ -126,22 +135,25 @@ export async function worker(options: WorkerOptions): Promise<void> {
       throw new BuildInputError(`--rate-limit ${options.rateLimit}: give JOBS/SECONDS, e.g. 60/60`);
     rateLimit = { jobs: Number(match[1]), seconds: Number(match[2]) };
   }
-  const stop = new AbortController();
-  // `on`, not `once`, as in build(): a signal-exit listener alone would re-raise the signal
-  process.on('SIGINT', () => stop.abort());
-  process.on('SIGTERM', () => stop.abort());
   // ioredis reconnect timers may outlive the worker (a server that is not Redis, Redis away): end within 2 s of its end
   const exitSoon = () => setTimeout(() => process.exit(), 2000).unref();
   // the worker's lines: none with -q, JSON log events with --json, plain lines otherwise (it draws no bars)
   const display = createProgressDisplay(progressModeFor({ ...options, plain: true }, process.stderr));
-  await runQueueWorker(config, {
-    queue,
-    concurrency: options.concurrency,
-    stalledSeconds: options.stalledSeconds,
-    rateLimit,
-    ...(options.name ? { name: options.name } : {}),
-    ...(options.maxJobs ? { maximumJobs: options.maxJobs } : {}),
-    log: (line) => display.log(line),
-    signal: stop.signal,
-  }).finally(exitSoon);
+  // a signal stops the worker at its next step (pipeline/run/stop-signals.ts): the jobs it had not finished stay on the queue
+  await runStoppable(
+    'worker',
+    `the jobs it had not finished stay queued on ${queue} for another worker`,
+    (scope) =>
+      runQueueWorker(config, {
+        queue,
+        concurrency: options.concurrency,
+        stalledSeconds: options.stalledSeconds,
+        rateLimit,
+        ...(options.name ? { name: options.name } : {}),
+        ...(options.maxJobs ? { maximumJobs: options.maxJobs } : {}),
+        log: (line) => display.log(line),
+        signal: scope.signal,
+      }),
+    { cooperative: true },
+  ).finally(exitSoon);
 }

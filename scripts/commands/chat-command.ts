@@ -6,6 +6,7 @@ import { addLanguageOption } from './language-option.ts';
 import { speakerPair } from './prompts-command.ts';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import type { ChatOptions } from './chat.ts';
+import { runStoppable } from '../../pipeline/run/stop-signals.ts';
 
 /**
  * Adds the `chat` command to a commander program. Prints the dataset folder and one line per segment;
@@ -65,7 +66,10 @@ export function registerChatCommand(program: Command): Command {
     ]);
     await checkFolder(options.out, 'output folder'); // a file there, /proc, a read-only disk: one line, nothing removed
     const output = commandOutput(options);
-    const result = await runChat(paths, { ...options, log: output.log });
+    // a signal: one line, exit 128 + its number (pipeline/run/stop-signals.ts)
+    const result = await runStoppable('chat', `the datasets in ${options.out} are as they were`, () =>
+      runChat(paths, { ...options, log: output.log }),
+    );
     const lines = [result.directory];
     // -q: the dataset folder only
     if (!options.quiet) {

@@ -10,6 +10,7 @@ import { Command, Option } from 'commander';
 import { PACKAGE_ROOT } from '../../pipeline/storage/package-files.ts';
 import { positiveInteger } from './option-parsers.ts';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
+import { runStoppable } from '../../pipeline/run/stop-signals.ts';
 
 /** The sections of `duplexsynth bench`, in the order they run (scripts/bench.ts). */
 const BENCH_SECTIONS = [
@@ -50,7 +51,10 @@ export function registerDatasetCommands(program: Command): void {
   addOutputOptions(
     verify,
     'the files and dialogues checked, the problems and the evaluable events as JSON on standard output',
-  ).action(verifyCommand);
+  ).action((directory: string, options: { quick?: boolean } & OutputOptions) =>
+    // a signal: one line, exit 128 + its number (pipeline/run/stop-signals.ts); verify writes nothing
+    runStoppable('verify', `${directory} was not changed`, () => verifyCommand(directory, options)),
+  );
 
   program
     .command('schema')

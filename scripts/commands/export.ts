@@ -10,7 +10,9 @@ import {
   type ExportFormatName,
 } from '../../pipeline/export/export-formats.ts';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
+import path from 'node:path';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../../pipeline/storage/empty-folders.ts';
+import { runStoppable } from '../../pipeline/run/stop-signals.ts';
 
 /** Adds the `export` command to `program` (the writers load when it runs: the CLI starts fast). */
 export function registerExportCommand(program: Command): void {
@@ -56,27 +58,26 @@ export function registerExportCommand(program: Command): void {
       ]);
       const out = options.out ?? defaultExportDirectory(directory, options.to);
       const created = await outermostMissingFolder(out);
-      // Ctrl-C: the export stops at its next file, removes its unfinished folder and ends with one line
-      // (exit code 4); a second Ctrl-C ends it at once
-      const stop = new AbortController();
-      const onInterrupt = () => (stop.signal.aborted ? process.exit(130) : stop.abort());
-      process.on('SIGINT', onInterrupt);
-      let result;
-      try {
-        await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-        result = await exportDataset(directory, options.to, out, {
-          absolutePaths: options.absolutePaths ?? false,
-          copyAudio: options.copyAudio ?? false,
-          ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
-          huggingFaceLayout: options.layout,
-          signal: stop.signal,
-        });
-      } catch (error) {
-        await removeFoldersLeftEmpty(out, created); // a refused or stopped export leaves no empty folder
-        throw error;
-      } finally {
-        process.removeListener('SIGINT', onInterrupt);
-      }
+      // a signal (pipeline/run/stop-signals.ts) removes the unfinished `{out}.partial` and the folders the
+      // export created, and ends with one line; a refusal or an error removes the folders it left empty
+      const result = await runStoppable('export', `nothing written to ${out}`, async (scope) => {
+        // latest first at a stop: the `.partial` goes, then the folders it leaves empty
+        scope.removeCreatedFoldersOnStop(out, created);
+        scope.removeOnStop(`${path.resolve(out)}.partial`);
+        try {
+          await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
+          return await exportDataset(directory, options.to, out, {
+            absolutePaths: options.absolutePaths ?? false,
+            copyAudio: options.copyAudio ?? false,
+            ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
+            huggingFaceLayout: options.layout,
+            signal: scope.signal,
+          });
+        } catch (error) {
+          await removeFoldersLeftEmpty(out, created); // a refused export leaves no empty folder
+          throw error;
+        }
+      });
       const output = commandOutput(options);
       output.log(`export: ${result.dialogues} dialogues as ${result.format}`);
       output.result(result, `${result.directory}\n`);

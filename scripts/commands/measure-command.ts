@@ -7,6 +7,7 @@ import { speakerPair } from './prompts-command.ts';
 import { requireInputPaths } from '../../pipeline/run/command-paths.ts';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import type { MeasureOptions, ReferenceRecordingLoader } from './measure.ts';
+import { runStoppable } from '../../pipeline/run/stop-signals.ts';
 
 /**
  * Adds the `measure` command to a commander program (the lead wires it into scripts/cli.ts).
@@ -87,7 +88,10 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
       import('../../pipeline/run/output-checks.ts'),
     ]);
     if (!options.check) await checkFolder(path.dirname(path.resolve(options.out)), 'statistics folder'); // /proc, a read-only disk: one line
-    const result = await runMeasure(paths, options, loadRecordings);
+    // a signal: one line, exit 128 + its number (pipeline/run/stop-signals.ts); each file is written atomically
+    const result = await runStoppable('measure', `the statistics files are as they were`, () =>
+      runMeasure(paths, options, loadRecordings),
+    );
     const output = commandOutput(options);
     if (options.check) {
       if (options.json) output.result({ paths: result.paths, changed: result.changed }, '');

@@ -5,6 +5,8 @@ import { EBU_R128_LOUDNESS } from '../../corpora/speaker-prompt-loudness.ts';
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import type { PromptsOptions } from './prompts.ts';
+import path from 'node:path';
+import { runStoppable } from '../../pipeline/run/stop-signals.ts';
 
 /** `--speakers` value: two different speaker labels separated by a comma. */
 export function speakerPair(value: string): [string, string] {
@@ -109,7 +111,11 @@ export function registerPromptsCommand(program: Command): Command {
       import('../../pipeline/run/output-checks.ts'),
     ]);
     await checkFolder(options.out, 'prompt pool folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-    const result = await runPrompts(paths, options);
+    // a signal removes the unfinished `{out}.partial` (pipeline/run/stop-signals.ts): the previous pool stays
+    const result = await runStoppable('prompts', `the prompt pool in ${options.out} is as it was`, (scope) => {
+      scope.removeOnStop(`${path.resolve(options.out)}.partial`);
+      return runPrompts(paths, options);
+    });
     // -q: the manifest's path only
     commandOutput(options).result(
       { manifestPath: result.manifestPath, summary: result.summary },

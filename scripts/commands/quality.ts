@@ -15,6 +15,8 @@ import { createProgressDisplay, failureOutcome, progressModeFor } from '../../pi
 import { EXIT_CODES, exitCodeOf } from '../../pipeline/model/build-errors.ts';
 import path from 'node:path';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
+import { runStoppable } from '../../pipeline/run/stop-signals.ts';
+import { restoreScoringOutputsOnStop } from '../../pipeline/run/stopped-build.ts';
 
 /** Environment variable naming a COMETKiwi HTTP scorer URL (used when --comet-url is not given). */
 export const COMETKIWI_URL_ENVIRONMENT_VARIABLE = 'DUPLEXSYNTH_COMETKIWI_URL';
@@ -83,10 +85,19 @@ export function registerQualityCommands(program: Command): void {
     // each dataset's quality.json once written: a later dataset's failure leaves it in place
     const written: string[] = [];
     try {
-      for (const directory of directories) {
-        await scoreOne(directory);
-        written.push(path.join(directory, 'quality.json'));
-      }
+      // a signal (pipeline/run/stop-signals.ts) puts back the scoring files of the dataset being scored
+      await runStoppable('score', 'no dataset scored', async () => {
+        for (const directory of directories) {
+          const rerun =
+            written.length === 0
+              ? 'run score again to score it'
+              : `scored: ${written.join(', ')}; run score again for the rest`;
+          const withdraw = restoreScoringOutputsOnStop([directory], rerun);
+          await scoreOne(directory);
+          withdraw();
+          written.push(path.join(directory, 'quality.json'));
+        }
+      });
     } catch (error) {
       display.stop();
       display.finish(failureOutcome(error, exitCodeOf(error), written));
@@ -142,67 +153,80 @@ export function registerQualityCommands(program: Command): void {
     split,
     'the tables as JSON on standard output; progress as JSON lines (each with a level) on standard error',
   ).action(async (directories: string[], options: SplitCommandOptions) => {
-    const [
-      { applySplitToVariant, splitDatasets },
-      { splitReportSchema },
-      { readRecord },
-      { BARGE_IN_SUFFIX },
-      { buildDatasetTables, formatTablesMarkdown },
-    ] = await Promise.all([
-      import('../../stages/split-dev-test.ts'),
-      import('../../pipeline/model/split-report.ts'),
-      import('../../pipeline/storage/json-records.ts'),
-      import('../../pipeline/orchestration/dataset-output.ts'),
-      import('../../pipeline/quality/tables.ts'),
-    ]);
-    const log = commandOutput(options).log;
-    // A barge-in variant (`{dataset}_bargein`) takes the split of its base dataset, the sibling folder.
-    const isVariant = (directory: string) => path.basename(path.resolve(directory)).endsWith(BARGE_IN_SUFFIX);
-    const baseOf = (directory: string) => path.resolve(directory).slice(0, -BARGE_IN_SUFFIX.length);
-    const results = await splitDatasets(
-      directories.filter((directory) => !isVariant(directory)),
-      {
-        testHours: options.testHours,
-        testSmall: options.testSmall ?? null,
-        speakerDisjoint: !options.allowSpeakerOverlap,
-        unit: options.bySpeakerGroup ? 'speaker-group' : options.splitUnit,
-        devAlias: options.devAlias,
-        log,
-      },
-    );
-    // a base dataset's barge-in sibling is kept in line even when not named
-    const variants = [...directories.filter(isVariant)];
-    for (const result of results) {
-      const sibling = `${path.resolve(result.directory)}${BARGE_IN_SUFFIX}`;
-      if (
-        !variants.some((variant) => path.resolve(variant) === sibling) &&
-        (await stat(path.join(sibling, 'manifest.json')).then(
-          () => true,
-          () => false,
-        ))
-      )
-        variants.push(sibling);
-    }
-    for (const variant of variants) {
-      const base = results.find((result) => path.resolve(result.directory) === baseOf(variant));
-      const baseReport =
-        base?.report ??
-        (await readRecord(path.join(baseOf(variant), 'split.json'), splitReportSchema, { optional: true })) ??
-        failNoBaseSplit(variant, baseOf(variant));
-      await applySplitToVariant(baseReport, variant, { devAlias: options.devAlias, log });
-    }
-    printTables(
-      await Promise.all(directories.map((directory) => buildDatasetTables(directory))),
-      options,
-      formatTablesMarkdown,
-    );
-    if (results.some((result) => result.report.devEmptyBecauseOfSpeakerOverlap)) {
-      console.error(
-        'duplexsynth split: a dev set is empty because every remaining dialogue shares a speaker with test (see split.json warnings)',
-      );
-      process.exitCode = 1;
-    }
+    const { BARGE_IN_SUFFIX } = await import('../../pipeline/orchestration/dataset-output.ts');
+    // a signal (pipeline/run/stop-signals.ts) puts back the split files of every dataset named and of
+    // the barge-in siblings kept in line: each is as it was, or split
+    const siblings = directories.map((directory) => `${path.resolve(directory)}${BARGE_IN_SUFFIX}`);
+    await runStoppable('split', 'no dataset split', async () => {
+      const withdraw = restoreScoringOutputsOnStop([...directories, ...siblings], 'run split again');
+      await splitCommand(directories, options);
+      withdraw();
+    });
   });
+}
+
+/** `duplexsynth split` (see {@link registerQualityCommands}). */
+async function splitCommand(directories: string[], options: SplitCommandOptions): Promise<void> {
+  const [
+    { applySplitToVariant, splitDatasets },
+    { splitReportSchema },
+    { readRecord },
+    { BARGE_IN_SUFFIX },
+    { buildDatasetTables, formatTablesMarkdown },
+  ] = await Promise.all([
+    import('../../stages/split-dev-test.ts'),
+    import('../../pipeline/model/split-report.ts'),
+    import('../../pipeline/storage/json-records.ts'),
+    import('../../pipeline/orchestration/dataset-output.ts'),
+    import('../../pipeline/quality/tables.ts'),
+  ]);
+  const log = commandOutput(options).log;
+  // A barge-in variant (`{dataset}_bargein`) takes the split of its base dataset, the sibling folder.
+  const isVariant = (directory: string) => path.basename(path.resolve(directory)).endsWith(BARGE_IN_SUFFIX);
+  const baseOf = (directory: string) => path.resolve(directory).slice(0, -BARGE_IN_SUFFIX.length);
+  const results = await splitDatasets(
+    directories.filter((directory) => !isVariant(directory)),
+    {
+      testHours: options.testHours,
+      testSmall: options.testSmall ?? null,
+      speakerDisjoint: !options.allowSpeakerOverlap,
+      unit: options.bySpeakerGroup ? 'speaker-group' : options.splitUnit,
+      devAlias: options.devAlias,
+      log,
+    },
+  );
+  // a base dataset's barge-in sibling is kept in line even when not named
+  const variants = [...directories.filter(isVariant)];
+  for (const result of results) {
+    const sibling = `${path.resolve(result.directory)}${BARGE_IN_SUFFIX}`;
+    if (
+      !variants.some((variant) => path.resolve(variant) === sibling) &&
+      (await stat(path.join(sibling, 'manifest.json')).then(
+        () => true,
+        () => false,
+      ))
+    )
+      variants.push(sibling);
+  }
+  for (const variant of variants) {
+    const base = results.find((result) => path.resolve(result.directory) === baseOf(variant));
+    const baseReport =
+      base?.report ??
+      (await readRecord(path.join(baseOf(variant), 'split.json'), splitReportSchema, { optional: true })) ??
+      failNoBaseSplit(variant, baseOf(variant));
+    await applySplitToVariant(baseReport, variant, { devAlias: options.devAlias, log });
+  }
+  printTables(
+    await Promise.all(directories.map((directory) => buildDatasetTables(directory))),
+    options,
+    formatTablesMarkdown,
+  );
+  if (results.some((result) => result.report.devEmptyBecauseOfSpeakerOverlap)) {
+    console.error(
+      'duplexsynth split: a dev set is empty because every remaining dialogue shares a speaker with test (see split.json warnings)',
+    );
+    process.exitCode = 1;
+  }
 }
 
 /** The tables of the datasets on standard output: Markdown, or JSON with `--json`. */

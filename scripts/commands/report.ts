@@ -4,7 +4,11 @@
  * 127.0.0.1 and prints the report's URL until interrupted (mute and solo need a served page:
  * pipeline/report/serve-report.ts). Errors propagate to scripts/cli.ts.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
+import { runStoppable } from '../../pipeline/run/stop-signals.ts';
+import { restoreReportSync } from '../../pipeline/run/stopped-build.ts';
 import { nonNegativeInteger, positiveInteger } from './option-parsers.ts';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
 import { requireBuildOutputFolder } from '../../pipeline/run/command-paths.ts';
@@ -34,9 +38,21 @@ export function registerReportCommand(program: Command): void {
       import('../../pipeline/report/build-report.ts'),
       import('../../pipeline/report/serve-report.ts'),
     ]);
-    const result = await writeBuildReport(
-      out,
-      options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages },
+    // a signal while the report is written (pipeline/run/stop-signals.ts) removes `report.partial`: the
+    // report that was there before stays
+    const result = await runStoppable(
+      'report',
+      existsSync(path.join(out, 'report', 'index.html'))
+        ? `the previous report in ${path.join(out, 'report')} is kept`
+        : `no report written in ${out}`,
+      (scope) => {
+        // its `report.partial` removed; stopped between the report's two renames, the old one goes back
+        scope.onStop(() => restoreReportSync(path.resolve(out)));
+        return writeBuildReport(
+          out,
+          options.dialoguePages === undefined ? {} : { dialoguePagesPerDataset: options.dialoguePages },
+        );
+      },
     );
     const output = commandOutput(options);
     output.log(`report: ${result.datasets} datasets, ${result.dialoguePages} dialogue pages`);
@@ -47,7 +63,12 @@ export function registerReportCommand(program: Command): void {
     const server = await serveBuildReport(out, options.port === undefined ? {} : { port: options.port });
     output.result({ ...result, url: server.url }, `${server.url}\n`);
     output.log('report: serving until interrupted (Ctrl-C)');
-    await new Promise<void>((resolve) => process.once('SIGINT', resolve));
-    await server.close();
+    // serving ends at a signal like any other command (pipeline/run/stop-signals.ts): the report stays
+    await runStoppable(
+      'report --serve',
+      `the report in ${path.dirname(result.indexPath)} is kept`,
+      (scope) => new Promise<void>((resolve) => scope.signal.addEventListener('abort', () => resolve())),
+      { cooperative: true },
+    ).finally(() => server.close());
   });
 }

@@ -7,6 +7,7 @@
  */
 import type { Command, Help } from 'commander';
 import { EXIT_CODES } from '../../pipeline/model/build-errors.ts';
+import { STOP_EXIT_CODES, type StopSignal } from '../../pipeline/run/stop-signals.ts';
 import { PACKAGE_ROOT } from '../../pipeline/storage/package-files.ts';
 import { createProgram } from '../cli.ts';
 
@@ -20,10 +21,18 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof EXIT_CODES, string
   someDialoguesFailed:
     'the build finished, but some dialogues failed (listed with their stage and reason in the summary); `chat`: a recording failed.',
   buildStopped:
-    'the build stopped before committing: every dialogue failed, the dataset would shrink (`--allow-shrink`), the disk is full, the output folder is locked by another build or the lock was lost, Redis was away too long or Ctrl-C stopped the coordinator (`--queue`), or an export was interrupted (Ctrl-C). Every dataset already in the output folder is left as it was; rerunning resumes from the cache.',
+    'the build stopped before committing: every dialogue failed, the dataset would shrink (`--allow-shrink`), the disk is full, the output folder is locked by another build or the lock was lost, or Redis was away too long (`--queue`). Every dataset already in the output folder is left as it was; rerunning resumes from the cache.',
   internalError:
     'an error escaped the handling above (a bug); the message says so, and `DUPLEXSYNTH_DEBUG=1` prints the stack.',
 };
+
+/** The meaning of the exit code of a stop by `signal` (pipeline/run/stop-signals.ts). */
+function stopMeaning(signal: StopSignal): string {
+  const sender = { SIGHUP: 'the terminal closed', SIGINT: 'Ctrl-C', SIGTERM: 'kill, systemd, docker stop, Slurm' }[
+    signal
+  ];
+  return `stopped by ${signal} (${sender}), any long command: one line says what stopped and what is kept; its \`.partial\` files and the folders it created are removed, a dataset being scored is as it was before scoring, a queued build's jobs stay queued.`;
+}
 
 /**
  * Help text as the page shows it: the project folder written as `<project>` (a default such as
@@ -121,6 +130,9 @@ export function renderCliReference(): string {
     ...(Object.entries(EXIT_CODES) as [keyof typeof EXIT_CODES, number][]).map(
       ([name, code]) => `| ${code} | ${tableCell(EXIT_CODE_MEANINGS[name])} |`,
     ),
+    ...(Object.entries(STOP_EXIT_CODES) as [StopSignal, number][])
+      .sort(([, a], [, b]) => a - b)
+      .map(([signal, code]) => `| ${code} | ${tableCell(stopMeaning(signal))} |`),
     '',
   ];
   return lines.join('\n');
