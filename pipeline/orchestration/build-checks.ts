@@ -66,7 +66,8 @@ export function checkBuildIsPossible(config: BuildConfig): void {
 
 /**
  * Checks, before any work, that the espeak-ng voice of each language built with espeak-ng without
- * configured voices (its language pack's `offlineVoice.voice`) exists in `espeak-ng --voices`.
+ * configured voices (its language pack's `offlineVoice.voice`) is one of espeak-ng's voice names,
+ * aliases or voice files (`espeak-ng --voices`), in any case.
  * @throws ConfigError naming the pack's field and the voice
  */
 export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
@@ -78,7 +79,7 @@ export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
   const voices = await espeakNgVoiceNames();
   for (const language of needed) {
     const pack = languagePackOf(language);
-    if (!voices.has(pack.offlineVoice.voice)) {
+    if (!voices.has(pack.offlineVoice.voice.toLowerCase())) {
       throw new ConfigError(
         `${languagePackSource(pack)}: offlineVoice.voice: espeak-ng has no voice "${pack.offlineVoice.voice}" (see espeak-ng --voices)`,
       );
