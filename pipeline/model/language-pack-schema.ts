@@ -43,7 +43,10 @@ const numberLibrarySchema = z
         'How a four-digit year (1000-2099) is read: cardinal (a number: mil ochocientos ochenta y siete), digits (digit by digit: 一八八七) or a template for 1100-1999 read in hundreds, {century} and {rest} replaced by words ("{century}hundert{rest}").',
       ),
     units: z
-      .record(z.string().min(1), z.string().min(1))
+      .record(
+        z.string().min(1),
+        z.string().min(1).describe('The spoken word after the number, or a template with {number} (百分之{number}).'),
+      )
       .default({})
       .describe('Unit symbols written after a number and their spoken words ({"%": por ciento, km: kilómetros}).'),
   })
