@@ -30,7 +30,8 @@ export interface BuildConfig extends Omit<
 > {
   /** The added language packs, read and validated (the build registers them before any work). */
   languagePacks: LanguagePack[];
-  corpus: ParsedConfig['corpus'];
+  /** The corpus; `path` is '' when the file names none (`--corpus FILE` gives it; a build without one stops). */
+  corpus: Omit<ParsedConfig['corpus'], 'path'> & { path: string };
   output: ParsedConfig['output'];
   llm: ParsedConfig['llm'];
   /** Dataset folder name per language code (every language built has one), and whether the barge-in variant is written. */
@@ -199,7 +200,7 @@ function resolveConfigValue(value: unknown, source: string, baseDirectory: strin
       ...[...new Set(['en', 'ja', ...parsed.languages])].map((lang) => [lang, defaultDatasetName(lang)]),
       ...Object.entries(parsed.datasets),
     ]) as BuildConfig['datasets'],
-    corpus: { ...parsed.corpus, path: resolvePath(parsed.corpus.path) },
+    corpus: { ...parsed.corpus, path: parsed.corpus.path === undefined ? '' : resolvePath(parsed.corpus.path) },
     output: {
       ...parsed.output,
       directory: resolvePath(parsed.output.directory),

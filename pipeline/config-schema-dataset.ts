@@ -27,7 +27,8 @@ export const corpusSchema = z
       .describe('Language the corpus is written in (TopiOCQA: English); other build languages are translated from it.'),
     path: z
       .string()
-      .describe('TopiOCQA raw-release JSON file, relative to the config file.')
+      .optional()
+      .describe('TopiOCQA raw-release JSON file, relative to the config file; required unless --corpus FILE gives it.')
       .meta({ examples: ['../corpora/demo/demo_topiocqa.json'] }),
     limit: z
       .number()

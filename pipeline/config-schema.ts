@@ -23,8 +23,11 @@ import { speechDetectionSchema, timelineSchema } from './config-schema-timeline.
 import { synthesisSchema, ttsSchema } from './config-schema-speech.ts';
 import { qualitySchema } from './config-schema-quality.ts';
 
-/** `llm.translate`: `none` (no translation possible: non-English languages stop at once) or a backend. */
-const translateBackend = z.discriminatedUnion('backend', [
+/**
+ * `llm.translate`: `none` (no translation possible: non-English languages stop at once) or a backend;
+ * the bare word `none` is short for `{backend: none}`.
+ */
+const translateBackendBlock = z.discriminatedUnion('backend', [
   z
     .object({
       backend: z.literal('none').describe('none: no translation; a build of a non-English language stops at once.'),
@@ -33,11 +36,25 @@ const translateBackend = z.discriminatedUnion('backend', [
     .describe('none: no translation; a build of a non-English language stops at once.'),
   ...TRANSLATION_BACKEND_SETTINGS_SCHEMAS,
 ]);
+const translateBackend = z.union([
+  z
+    .literal('none')
+    .transform(() => ({ backend: 'none' as const }))
+    .describe('none: short for {backend: none}.'),
+  translateBackendBlock,
+]);
 
 /** `llm`: the dialogue text backends (pipeline/services/llm/backend-settings.ts). */
 const llmSchema = z
   .object({
-    rewrite: dialogueTextBackendSettingsSchema
+    rewrite: z
+      .union([
+        z
+          .literal('rules')
+          .transform(() => ({ backend: 'rules' as const }))
+          .describe('rules: short for {backend: rules}.'),
+        dialogueTextBackendSettingsSchema,
+      ])
       .default({ backend: 'rules' })
       .describe('Backend that rewrites the corpus text as spoken-style dialogue (rules: offline, English only).'),
     translate: translateBackend

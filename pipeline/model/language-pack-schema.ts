@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { languageCodeSchema } from './language-code.ts';
+import { cardinalSpeller, NUMBER_LIBRARIES } from './number-library.ts';
 
 /** A Unicode script name as `\p{Script=…}` takes it (`Latin`, `Han`, `Hangul`, `Hiragana`, …). */
 const unicodeScript = z.string().refine((name) => {
@@ -19,6 +20,45 @@ const unicodeScript = z.string().refine((name) => {
 const phraseList = z.array(z.string().min(1)).nonempty();
 /** A padding template: `{text}` is replaced by the utterance. */
 const paddingTemplate = z.string().includes('{text}', { message: 'must contain {text}' });
+
+/**
+ * `numbers` by a number library (pipeline/model/number-library.ts): the offline rewrite of a corpus in
+ * the language spells every number with it (pipeline/text/spoken-numbers.ts). `locale` is the library's
+ * module name and is checked when the pack is read.
+ */
+const numberLibrarySchema = z
+  .object({
+    library: z.enum(NUMBER_LIBRARIES).describe('The library: n2words (71 languages) or to-words.'),
+    locale: z
+      .string()
+      .min(2)
+      .describe("The library's locale module: es-ES, de-DE, nl-NL, hi-IN, th-TH, zh-Hans-CN (n2words src/ names)."),
+    years: z
+      .union([
+        z.enum(['cardinal', 'digits']),
+        z.string().includes('{century}', { message: 'a years template must contain {century}' }),
+      ])
+      .default('cardinal')
+      .describe(
+        'How a four-digit year (1000-2099) is read: cardinal (a number: mil ochocientos ochenta y siete), digits (digit by digit: 一八八七) or a template for 1100-1999 read in hundreds, {century} and {rest} replaced by words ("{century}hundert{rest}").',
+      ),
+    units: z
+      .record(
+        z.string().min(1),
+        z.string().min(1).describe('The spoken word after the number, or a template with {number} (百分之{number}).'),
+      )
+      .default({})
+      .describe('Unit symbols written after a number and their spoken words ({"%": por ciento, km: kilómetros}).'),
+  })
+  .strict()
+  .superRefine((numbers, context) => {
+    if (cardinalSpeller(numbers.library, numbers.locale) === null)
+      context.addIssue({
+        code: 'custom',
+        path: ['locale'],
+        message: `${numbers.library} has no locale "${numbers.locale}"`,
+      });
+  });
 
 /** zod schema of a language pack file. */
 export const languagePackSchema = z
@@ -73,9 +113,9 @@ export const languagePackSchema = z
       .strict()
       .describe('The letters of the language and how its text is cut into words.'),
     numbers: z
-      .enum(['english-rules', 'language-model'])
+      .union([z.enum(['english-rules', 'language-model']), numberLibrarySchema])
       .describe(
-        'How numbers, dates and units become words: english-rules (offline rules) or language-model (the rewrite or translation writes them; replies are checked to hold no digits).',
+        'How numbers, dates and units become words offline: english-rules (the English rules), {library, locale, years, units} (a number library spells them in the language), or language-model (no library covers the language: only an LLM rewrite or translation writes them). LLM replies are checked to hold no digits.',
       ),
     offlineVoice: z
       .object({

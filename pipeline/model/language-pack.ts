@@ -12,8 +12,11 @@
  * - `script.segmentation`: how text becomes the words of `txt_align`: `spaces` (white space, punctuation
  *   stripped), `intl-segmenter` (ICU word boundaries, `Intl.Segmenter` word granularity, dictionary-based
  *   for Chinese, Japanese, Thai, Khmer, Lao, Burmese), `japanese-morphemes` (kuromoji IPADIC morphemes).
- * - `numbers`: `english-rules` (the offline rules of pipeline/text/spoken-english.ts) or `language-model`
- *   (the LLM rewrite or translation writes numbers as words; every reply is checked to hold no digits).
+ * - `numbers`: `english-rules` (the offline rules of pipeline/text/spoken-english.ts), a number library
+ *   (`{library: n2words, locale: es-ES, years, units}`: the offline rewrite of a corpus in the language
+ *   spells numbers, years and units with it, pipeline/text/spoken-numbers.ts), or `language-model` (no
+ *   library covers the language: only an LLM rewrite or translation writes numbers as words). Every
+ *   reply is checked to hold no digits.
  * - `offlineVoice`: the offline engine (`espeak-ng` voice name from `espeak-ng --voices`, or
  *   `open-jtalk` for Japanese) and its speaker roster (voice variants × pitches).
  * - `cosyVoice`: which CosyVoice generation speaks the language (a build with a model that does not

@@ -23,6 +23,10 @@ import { REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS } from '../services/tts/synthesiz
 export function checkBuildIsPossible(config: BuildConfig): void {
   registerLanguagePacks(config.languagePacks);
   const source = configSourceOf(config);
+  if (config.corpus.path === '')
+    throw new ConfigError(
+      `${source ?? 'the build config'}: corpus.path: no corpus; name it there or give --corpus FILE`,
+    );
   for (const [index, language] of config.languages.entries()) {
     if (!findLanguagePack(language)) {
       throw new ConfigError(
@@ -40,7 +44,9 @@ export function checkBuildIsPossible(config: BuildConfig): void {
   if (translated !== undefined && config.llm.translate.backend === 'none') {
     const name = languagePackOf(translated).name;
     throw new ConfigError(
-      `${name} needs a translation backend: set llm.translate in a build config (--config FILE) to an LLM, ` +
+      `${name} needs a translation backend: the corpus is in ${languagePackOf(config.corpus.language).name} (corpus.language: ${config.corpus.language}). ` +
+        `If the corpus is written in ${name}, say so: corpus.language: ${translated} in the build config, or --corpus-language ${translated}, and nothing is translated. ` +
+        'Else set llm.translate in a build config (--config FILE) to an LLM, ' +
         '{backend: gemini, model: gemma-4-31b-it} with GEMINI_API_KEY set, or {backend: openai-compatible, baseUrl: ..., model: ...}, ' +
         'or to recorded responses {backend: replay, file: ..., model: ...}; see docs/services.md. The demo corpus has recordings (npm run demo).',
     );
@@ -66,7 +72,8 @@ export function checkBuildIsPossible(config: BuildConfig): void {
 
 /**
  * Checks, before any work, that the espeak-ng voice of each language built with espeak-ng without
- * configured voices (its language pack's `offlineVoice.voice`) exists in `espeak-ng --voices`.
+ * configured voices (its language pack's `offlineVoice.voice`) is one of espeak-ng's voice names,
+ * aliases or voice files (`espeak-ng --voices`), in any case.
  * @throws ConfigError naming the pack's field and the voice
  */
 export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
@@ -78,7 +85,7 @@ export async function checkOfflineVoices(config: BuildConfig): Promise<void> {
   const voices = await espeakNgVoiceNames();
   for (const language of needed) {
     const pack = languagePackOf(language);
-    if (!voices.has(pack.offlineVoice.voice)) {
+    if (!voices.has(pack.offlineVoice.voice.toLowerCase())) {
       throw new ConfigError(
         `${languagePackSource(pack)}: offlineVoice.voice: espeak-ng has no voice "${pack.offlineVoice.voice}" (see espeak-ng --voices)`,
       );

@@ -98,7 +98,9 @@ describe('bad configuration and bad corpus input', () => {
       }),
       'no-translate',
     );
-    await expect(runBuild(noTranslate)).rejects.toThrow(/Japanese needs a translation backend: set llm\.translate/);
+    await expect(runBuild(noTranslate)).rejects.toThrow(
+      /Japanese needs a translation backend: the corpus is in English \(corpus\.language: en\)\. If the corpus is written in Japanese, say so: corpus\.language: ja .*--corpus-language ja.*set llm\.translate/,
+    );
     expect(existsSync(noTranslate.output.directory)).toBe(false);
   });
 

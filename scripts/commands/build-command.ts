@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from '../../pipeline/model/split-report.ts';
-import { dnsmosHop, nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
+import { dnsmosHop, languageCode, nonNegativeInteger, positiveInteger, positiveNumber } from './option-parsers.ts';
 import { addLanguageOption } from './language-option.ts';
 import { addOutputOptions } from './output-options.ts';
 import type { BuildOptions } from './build-config.ts';
@@ -15,6 +15,11 @@ function addBuildOptions(command: Command): Command {
   command
     .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
     .option('--corpus <path>', 'TopiOCQA raw-release JSON to read instead of the configured corpus')
+    .option(
+      '--corpus-language <code>',
+      "the language the corpus is written in (corpus.language; default en): it is built without translation, its numbers spelled by its language pack's number library",
+      languageCode,
+    )
     .option('--limit <n>', 'only the first N conversations', positiveInteger);
   addLanguageOption(command, 'languages to build (BCP-47 codes such as en, ja, zh, de)', { variadic: true });
   command
@@ -89,6 +94,7 @@ export function registerBuildCommands(program: Command): void {
     .option('--queue <url>', "the Redis of the build (redis://HOST:PORT/DB; default: the config's queue:)")
     .option('-c, --config <file>', 'YAML build configuration (default: the built-in offline demo config)')
     .option('--corpus <path>', 'as for build')
+    .option('--corpus-language <code>', 'as for build', languageCode)
     .option('--seed <n>', 'as for build', nonNegativeInteger)
     .option('--concurrency <n>', 'jobs at once (more keep remote speech servers busy)', positiveInteger, 1)
     .option(

@@ -27,6 +27,8 @@ export async function configModules(): Promise<ConfigModules> {
 export interface BuildOptions {
   config?: string;
   corpus?: string;
+  /** `--corpus-language`: corpus.language. */
+  corpusLanguage?: string;
   limit?: number;
   /** `--language` (alias `--lang`): the languages to build. */
   language?: string[];
@@ -63,7 +65,8 @@ export async function loadBuildConfig(options: BuildOptions, modules: ConfigModu
 
 /**
  * Apply command-line overrides to a resolved config (paths relative to the working directory).
- * A real corpus given without `--config` is built as the benchmark reads it: rules rewrite, English,
+ * A real corpus given without `--config` is built as the benchmark reads it: rules rewrite, in its
+ * `--corpus-language` (default English) with no translation,
  * scored and split (test, test_small with `--test-small`, test_other and its `dev` alias) with the
  * config's split defaults. With `--config`, scoring follows the file's `quality.enabled`; `--no-score`
  * turns it off in every case. The cache goes beside the output folder (`{out}/../.cache`) unless a
@@ -84,6 +87,7 @@ export function applyOverrides(
   const next: BuildConfig = structuredClone(config);
   next.languagePacks = [...config.languagePacks]; // the same pack records: messages name the file each was read from
   if (options.corpus) next.corpus.path = path.resolve(options.corpus);
+  if (options.corpusLanguage) next.corpus.language = options.corpusLanguage as BuildConfig['corpus']['language'];
   if (options.limit !== undefined) next.corpus.limit = options.limit;
   if (options.languagePack) {
     // language packs from files (pipeline/model/language-pack.ts): validated here, before any work
@@ -106,7 +110,7 @@ export function applyOverrides(
   // cannot answer for it, so the English rewrite falls back to the offline rules backend.
   if (options.corpus && !options.config) {
     next.llm = { rewrite: { backend: 'rules' }, translate: { backend: 'none' } };
-    if (!options.language) next.languages = ['en'];
+    if (!options.language) next.languages = [next.corpus.language];
     // scored and split by default, so pipe.sh's --split test|test_small|test_other finds its files
     next.quality = {
       ...next.quality,

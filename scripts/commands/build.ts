@@ -99,6 +99,7 @@ export interface WorkerOptions {
   queue?: string;
   config?: string;
   corpus?: string;
+  corpusLanguage?: string;
   seed?: number;
   concurrency: number;
   stalledSeconds: number;
@@ -119,6 +120,7 @@ export async function worker(options: WorkerOptions): Promise<void> {
   const overrides = {
     ...(options.config ? { config: options.config } : {}),
     ...(options.corpus ? { corpus: options.corpus } : {}),
+    ...(options.corpusLanguage ? { corpusLanguage: options.corpusLanguage } : {}),
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
   };
   const config = await loadBuildConfig(overrides, modules);

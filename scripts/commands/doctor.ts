@@ -102,7 +102,8 @@ async function checkOfflineVoices(espeakNg: string | undefined, openJtalk: strin
     if (engine === 'espeak-ng') {
       if (!espeakNg)
         checks.push({ name, group: 'voice', ok: false, detail: 'espeak-ng is not installed', fix: SETUP_FIX });
-      else if (voices?.has(voice)) checks.push({ name, group: 'voice', ok: true, detail: 'in espeak-ng --voices' });
+      else if (voices?.has(voice.toLowerCase()))
+        checks.push({ name, group: 'voice', ok: true, detail: 'in espeak-ng --voices' });
       else
         checks.push({
           name,

@@ -44,7 +44,7 @@ export function renderConfigurationPage(): string {
     '# Build configuration reference',
     [
       'A build is described by one YAML file (`duplexsynth build --config FILE`). Every key is optional',
-      'except `corpus.path`; each has the default shown below, and relative paths resolve against the',
+      'except `corpus.path`, unless `--corpus FILE` gives it; each has the default shown below, and relative paths resolve against the',
       "config file's folder. The built-in demo configuration, pipeline/default-config.yaml, sets only what",
       'differs from these defaults. `duplexsynth schema` writes the JSON Schema of this file',
       '(pipeline/config.schema.json) for editors: start a config with',

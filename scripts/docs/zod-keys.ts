@@ -167,7 +167,10 @@ function exampleOf(unwrapped: Unwrapped): unknown {
   return undefined;
 }
 
-/** The object schemas a core schema holds keys of: the object itself, or each variant of a union of objects. */
+/**
+ * The object schemas a core schema holds keys of: the object itself, each variant of a union of objects,
+ * or the objects among the options of any other union.
+ */
 function objectVariants(schema: AnySchema, owner: string): { variant: string; object: AnySchema }[] {
   const definition = definitionOf(schema);
   if (definition.type === 'object') return [{ variant: '', object: schema }];
@@ -179,6 +182,9 @@ function objectVariants(schema: AnySchema, owner: string): { variant: string; ob
       return { variant: `${owner} with ${key}: ${String(literal[0])}`, object: option };
     });
   }
+  // a union of a shorthand value and objects (`none` or a backend block): the objects' keys
+  if (definition.type === 'union')
+    return (definition.options as AnySchema[]).flatMap((option) => objectVariants(unwrap(option).core, owner));
   return [];
 }
 

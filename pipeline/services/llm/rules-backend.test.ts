@@ -1,4 +1,11 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  BUILT_IN_LANGUAGE_PACK_DIRECTORY,
+  parseLanguagePack,
+  readLanguagePackFile,
+  registerLanguagePacks,
+} from '../../model/language-pack.ts';
 import { backendFingerprint } from './dialogue-text-backend.ts';
 import { DialogueTextError, UnsupportedTaskError } from './errors.ts';
 import { RULES_CANNOT_TRANSLATE, RulesTextBackend } from './rules-backend.ts';
@@ -63,9 +70,30 @@ describe('RulesTextBackend', () => {
     expect(await backend.rewrite({ dialogueId: 'd1', language: 'es', turns } as never)).toEqual([
       { turnNumber: 1, question: '¿Dónde está la torre?', answer: 'En París.' },
     ]);
-    const digits = [{ turnNumber: 1, question: '¿Cuándo?', answer: 'En 1889.', answerable: true }];
-    await expect(backend.rewrite({ dialogueId: 'd1', language: 'es', turns: digits } as never)).rejects.toThrow(
-      /turn 1.*answer|answer.*turn 1|the rules backend has no spoken-style rules for es/,
+  });
+
+  it("writes another language's numbers, years and units by its pack's number library", async () => {
+    const turns = [
+      { turnNumber: 1, question: '¿Cuándo se construyó?', answer: 'Entre 1887 y 1889; mide 330 m.', answerable: true },
+    ];
+    expect(await backend.rewrite({ dialogueId: 'd1', language: 'es', turns } as never)).toEqual([
+      {
+        turnNumber: 1,
+        question: '¿Cuándo se construyó?',
+        answer:
+          'Entre mil ochocientos ochenta y siete y mil ochocientos ochenta y nueve; mide trescientos treinta metros.',
+      },
+    ]);
+  });
+
+  it('keeps the digits of a language no number library covers, saying an LLM rewrite must write them', async () => {
+    const spanish = readLanguagePackFile(path.join(BUILT_IN_LANGUAGE_PACK_DIRECTORY, 'es.yaml'));
+    registerLanguagePacks([
+      parseLanguagePack({ ...spanish, code: 'eu', name: 'Basque', numbers: 'language-model' }, 'eu.yaml'),
+    ]);
+    const digits = [{ turnNumber: 1, question: 'Noiz?', answer: '1889an.', answerable: true }];
+    await expect(backend.rewrite({ dialogueId: 'd1', language: 'eu', turns: digits } as never)).rejects.toThrow(
+      /turn 1 answer: contains Arabic digits \("1889"\).*no number library \(eu\.yaml: numbers: language-model\).*LLM rewrite/,
     );
   });
 

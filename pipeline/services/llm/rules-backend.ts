@@ -9,6 +9,8 @@ import type { BackendDescription, DialogueTextBackend } from './dialogue-text-ba
 import { DialogueTextError, UnsupportedTaskError, type DialogueTextProblem } from './errors.ts';
 import { spokenAnswer, spokenQuestion, unanswerableReply } from '../../text/spoken-turns.ts';
 import { findSpeakableTextProblems } from '../../text/text-checks.ts';
+import { spellNumbers } from '../../text/spoken-numbers.ts';
+import { languagePackOf, languagePackSource } from '../../model/language-pack.ts';
 
 /** Bump when a rule change alters output, so cached rewrites are redone. */
 export const RULES_VERSION = 1;
@@ -96,27 +98,32 @@ function attempt(
 /**
  * The rules backend on a corpus in another language than English (a user's own QA corpus in the
  * TopiOCQA layout, `corpus.language`): there are no spoken-style rules for it, so the text is kept as
- * written (an unanswerable turn keeps its answer), and every question and answer must already be
- * speakable in the language's pack: no digits (numbers written as words), its script.
+ * written (an unanswerable turn keeps its answer), its numbers, years and units written as words by
+ * the number library of the language's pack (`numbers: {library, locale}`, ../../text/spoken-numbers.ts),
+ * and every question and answer must then be speakable in the language's pack: no digits, its script.
+ * A pack whose `numbers` names no library (`language-model`) keeps the digits, and the message says an
+ * LLM rewrite must write them.
  * @throws DialogueTextError naming the dialogue, turn and field of each problem (e.g. digits left:
  *   write them as words, or use a language-model rewrite)
  */
 function keepWrittenText(input: RewriteConversationInput): TextTurn[] {
+  const pack = languagePackOf(input.language);
+  const spell = typeof pack.numbers === 'string' ? (text: string) => text : (text: string) => spellNumbers(text, pack);
+  const unspoken =
+    typeof pack.numbers === 'string'
+      ? `the rules backend has no spoken-style rules for ${input.language} and no number library (${languagePackSource(pack)}: numbers: ${pack.numbers}): write numbers as words in the corpus, or use an LLM rewrite (llm.rewrite)`
+      : `the rules backend has no spoken-style rules for ${input.language}: the written text is spoken as is`;
   const problems: DialogueTextProblem[] = [];
   const turns = input.turns.map((turn): TextTurn => {
-    const question = turn.question.trim();
-    const answer = turn.answer === null ? null : turn.answer.trim();
+    const question = spell(turn.question.trim());
+    const answer = turn.answer === null ? null : spell(turn.answer.trim());
     for (const [field, text] of [
       ['question', question],
       ['answer', answer],
     ] as const) {
       if (text === null) continue;
       for (const message of findSpeakableTextProblems(text, input.language)) {
-        problems.push({
-          turnNumber: turn.turnNumber,
-          field,
-          message: `${message} (the rules backend has no spoken-style rules for ${input.language}: the written text is spoken as is)`,
-        });
+        problems.push({ turnNumber: turn.turnNumber, field, message: `${message} (${unspoken})` });
       }
     }
     return { turnNumber: turn.turnNumber, question, answer };

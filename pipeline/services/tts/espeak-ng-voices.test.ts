@@ -19,15 +19,28 @@ const folder = await mkdtemp(path.join(tmpdir(), 'duplexsynth-espeak-voices-'));
 afterAll(() => rm(folder, { recursive: true, force: true }));
 
 describe('espeak-ng voice names', () => {
-  it('are the Language column and the names of the Other Languages column', async () => {
+  it('are the Language column, the Other Languages names and the voice files, lower-cased', async () => {
     const binary = path.join(folder, 'espeak-ng');
     await writeFile(path.join(folder, 'voices.txt'), VOICES_TABLE);
     await writeFile(binary, `#!/bin/sh\ncat "${path.join(folder, 'voices.txt')}"\n`);
     await chmod(binary, 0o755);
     const names = await espeakNgVoiceNames(binary);
-    expect([...names].sort()).toEqual(['af', 'en', 'en-gb', 'en-us', 'fr', 'fr-be', 'fr-fr']);
+    expect([...names].sort()).toEqual([
+      'af',
+      'en',
+      'en-gb',
+      'en-us',
+      'fr',
+      'fr-be',
+      'fr-fr',
+      'gmw/af',
+      'gmw/en',
+      'gmw/en-us',
+      'roa/fr',
+      'roa/fr-be',
+    ]);
     // a voice name in parentheses is not an alias
-    expect(names.has('Belgium')).toBe(false);
+    expect(names.has('belgium')).toBe(false);
   });
 
   it('include every espeak-ng voice the built-in packs name, on the installed espeak-ng', async () => {
@@ -37,5 +50,7 @@ describe('espeak-ng voice names', () => {
       .map((pack) => pack.offlineVoice!.voice);
     expect(voices).toContain('fr');
     for (const voice of voices) expect(names, voice).toContain(voice);
+    // voice files, which -v takes too
+    for (const voice of ['roa/fr', 'sit/cmn', 'fr-be']) expect(names, voice).toContain(voice);
   });
 });

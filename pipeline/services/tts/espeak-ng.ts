@@ -132,19 +132,34 @@ export async function createEspeakNgSynthesizer(options: Partial<EspeakNgOptions
 }
 
 /**
- * The voice (language) names espeak-ng has, what `-v` takes before a `+variant`: the `Language` column
- * of `espeak-ng --voices` (`de`, `cmn`, `en-us`, `fr-fr`, …) and the names of its `Other Languages`
- * column (`(fr 5)`: `fr`, which `-v fr` selects), so a pack naming a language espeak-ng lists only as
- * an alias of a regional voice is found.
+ * The voice names espeak-ng has, what `-v` takes before a `+variant`, lower-cased (espeak-ng matches
+ * them in any case), read from `espeak-ng --voices`: the `Language` column (`de`, `cmn`, `en-us`,
+ * `fr-fr`), the names of its `Other Languages` column (`(fr 5)`: `fr`, which `-v fr` selects), and the
+ * voice file, by its path under the voices folder (`roa/fr`) and its name (`fr`, `fr-be`), which `-v`
+ * also takes. So a pack naming a language espeak-ng lists only as an alias or a file is found.
  * @throws SpeechSynthesisError `missing-binary` when espeak-ng is not installed
  */
 export async function espeakNgVoiceNames(binary: string = DEFAULT_ESPEAK_NG_OPTIONS.binary): Promise<Set<string>> {
   const { stdout } = await runEngineProcess(ESPEAK_NG_ENGINE_ID, binary, ['--voices'], '', '');
+  return parseEspeakNgVoices(Buffer.from(stdout).toString('utf8'));
+}
+
+/**
+ * The voice names of an `espeak-ng --voices` listing (see {@link espeakNgVoiceNames}).
+ * @param listing the listing: a header line, then `Pty Language Age/Gender VoiceName File (alias pty)…`.
+ * @returns lower-case names.
+ */
+export function parseEspeakNgVoices(listing: string): Set<string> {
   const names = new Set<string>();
-  for (const line of Buffer.from(stdout).toString('utf8').split('\n').slice(1)) {
-    const name = line.trim().split(/\s+/)[1];
-    if (name) names.add(name);
-    for (const [, alias] of line.matchAll(/\(([^\s()]+) \d+\)/g)) if (alias) names.add(alias);
+  for (const line of listing.split('\n').slice(1)) {
+    const columns = line.trim().split(/\s+/);
+    const [, language, , , file] = columns;
+    if (language) names.add(language.toLowerCase());
+    if (file && !file.startsWith('(')) {
+      names.add(file.toLowerCase());
+      names.add(file.slice(file.lastIndexOf('/') + 1).toLowerCase());
+    }
+    for (const [, alias] of line.matchAll(/\(([^\s()]+) \d+\)/g)) if (alias) names.add(alias.toLowerCase());
   }
   return names;
 }

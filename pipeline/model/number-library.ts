@@ -1,0 +1,56 @@
+/**
+ * The number-spelling libraries a language pack may name (`numbers.library`): npm `n2words` (71
+ * languages, one module per locale: `n2words/es-ES`) and npm `to-words` (`to-words/fr-FR`). Both are
+ * dependencies of the package and work offline; a locale is a module of the library, so whether it
+ * exists is known when the pack is read.
+ */
+import { createRequire } from 'node:module';
+
+/** The libraries a pack may name. */
+export const NUMBER_LIBRARIES = ['n2words', 'to-words'] as const;
+/** One of {@link NUMBER_LIBRARIES}. */
+export type NumberLibraryName = (typeof NUMBER_LIBRARIES)[number];
+
+/** Cardinal words of a non-negative number given as digits with an optional `.` fraction (`"1887"`, `"3.5"`). */
+export type CardinalSpeller = (digits: string) => string;
+
+const require = createRequire(import.meta.url);
+
+interface N2wordsModule {
+  toCardinal(value: string, options?: { formal?: boolean }): string;
+}
+interface ToWordsModule {
+  toWords(value: number): string;
+}
+
+const loaded = new Map<string, CardinalSpeller | null>();
+
+/**
+ * The cardinal speller of a library's locale, or null when the library has no such locale.
+ * n2words is asked for everyday numerals (`formal: false`: 一千八百八十七, not the financial 壹仟捌佰捌拾柒);
+ * to-words writes Title Case, lower-cased here in the locale.
+ *
+ * @param library `n2words` or `to-words`.
+ * @param locale the library's module name (`es-ES`, `zh-Hans-CN`, `nl-NL`); see its `src/` or
+ *   `dist/esm/locales/` folder.
+ */
+export function cardinalSpeller(library: NumberLibraryName, locale: string): CardinalSpeller | null {
+  const key = `${library}/${locale}`;
+  if (loaded.has(key)) return loaded.get(key) ?? null;
+  let speller: CardinalSpeller | null = null;
+  if (/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/.test(locale)) {
+    try {
+      if (library === 'n2words') {
+        const module = require(`n2words/${locale}`) as N2wordsModule;
+        speller = (digits) => module.toCardinal(digits, { formal: false });
+      } else {
+        const module = require(`to-words/${locale}`) as ToWordsModule;
+        speller = (digits) => module.toWords(Number(digits)).toLocaleLowerCase(locale);
+      }
+    } catch {
+      speller = null;
+    }
+  }
+  loaded.set(key, speller);
+  return speller;
+}

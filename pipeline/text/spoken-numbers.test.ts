@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { languagePackOf, parseLanguagePack } from '../model/language-pack.ts';
+import { spellNumbers } from './spoken-numbers.ts';
+
+describe('spellNumbers', () => {
+  it('reads numbers, years and units in each built-in language by its number library', () => {
+    expect(spellNumbers('Entre 1887 y 1889 midió 330 m; 12.345 personas, 3,5 km y 45 %.', languagePackOf('es'))).toBe(
+      'Entre mil ochocientos ochenta y siete y mil ochocientos ochenta y nueve midió trescientos treinta metros; doce mil trescientos cuarenta y cinco personas, tres punto cinco kilómetros y cuarenta y cinco por ciento.',
+    );
+    // German years in hundreds, counts as cardinals
+    expect(spellNumbers('1887 und 2024: 1900 Meter? Nein, 45 %.', languagePackOf('de'))).toBe(
+      'achtzehnhundertsiebenundachtzig und zweitausendvierundzwanzig: neunzehnhundert Meter? Nein, fünfundvierzig Prozent.',
+    );
+    expect(spellNumbers('En 1887, 12 345 visiteurs', languagePackOf('fr'))).toBe(
+      'En mille huit cent quatre-vingt-sept, douze mille trois cent quarante-cinq visiteurs',
+    );
+    expect(spellNumbers('１８８７年に330mの塔', languagePackOf('ja'))).toBe('千八百八十七年に三百三十メートルの塔');
+    expect(spellNumbers('1887년에 330 m', languagePackOf('ko'))).toBe('천팔백팔십칠년에 삼백삼십 미터');
+    // Chinese years digit by digit, everyday numerals, percent before the number
+    expect(spellNumbers('1887年建成，高330米，45%', languagePackOf('zh'))).toBe(
+      '一八八七年建成，高三百三十米，百分之四十五',
+    );
+  });
+
+  it('leaves a unit symbol that is the start of a longer word', () => {
+    expect(spellNumbers('5 kmh', languagePackOf('es'))).toBe('cinco kmh');
+  });
+
+  it('refuses a pack whose numbers name no library; the schema refuses an unknown locale', () => {
+    expect(() => spellNumbers('1', languagePackOf('en'))).toThrow(/names no number library/);
+    const pack = { ...languagePackOf('es'), numbers: { library: 'n2words', locale: 'xx-XX' } };
+    expect(() => parseLanguagePack(pack, 'xx.yaml')).toThrow(/numbers\.locale.*n2words has no locale "xx-XX"/);
+  });
+});
