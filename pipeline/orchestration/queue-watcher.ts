@@ -13,7 +13,6 @@ import { withTimeout } from './build-queue.ts';
 import { formatQueueCounts, readQueueCounts, settledWorkerCounts, type QueueCounts } from './queue-counts.ts';
 import { lastEventId, readFinishedJobIds, subscribeQueueEvents } from './queue-job-events.ts';
 import { RedisOutage } from './queue-outage.ts';
-import { QueueIdleWatch, type QueueIdleWatchOptions } from './queue-refusals.ts';
 
 export { QueueLostError } from './queue-outage.ts';
 
@@ -31,8 +30,6 @@ export interface QueueWatcherOptions {
   signal: AbortSignal | undefined;
   /** The Redis URL as log lines name it. */
   described: string;
-  /** The build's refusals printed and a build no worker serves stopped (./queue-refusals.ts); undefined: not watched. */
-  idle?: Pick<QueueIdleWatchOptions, 'stamp' | 'idleSeconds' | 'noticeSeconds'>;
 }
 
 /**
@@ -84,7 +81,6 @@ export class QueueWatcher implements BuildQueueHook {
   private rejectDone!: (error: unknown) => void;
   private events: QueueEvents[] = [];
   private readonly outage: RedisOutage;
-  private readonly idle: QueueIdleWatch | null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private slowTimer: NodeJS.Timeout | null = null;
   private slowDelay = SLOW_REFRESH_MILLISECONDS;
@@ -118,18 +114,6 @@ export class QueueWatcher implements BuildQueueHook {
       back: () => void this.sync(), // read once what the events may have missed
       giveUp: (error) => this.stop(error),
     });
-    const { idle } = options;
-    this.idle = idle
-      ? new QueueIdleWatch({
-          ...idle,
-          client,
-          dialogues: options.dialogues,
-          log: options.log,
-          described: options.described,
-          giveUpSeconds: options.giveUpSeconds,
-          giveUp: (error) => this.stop(error),
-        })
-      : null;
     signal?.addEventListener('abort', this.onAbort, { once: true });
     this.scheduleSlowRefresh();
     if (signal?.aborted) this.onAbort();
@@ -374,7 +358,6 @@ export class QueueWatcher implements BuildQueueHook {
     const { signal } = this.options;
     if (this.slowTimer) clearTimeout(this.slowTimer);
     this.outage.end();
-    this.idle?.end();
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     signal?.removeEventListener('abort', this.onAbort);
     this.teardown = Promise.all(

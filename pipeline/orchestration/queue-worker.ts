@@ -45,7 +45,6 @@ import {
   type DialogueJobResult,
 } from './build-queue.ts';
 import { checkBuildIsPossible } from './build-checks.ts';
-import { recordRefusal } from './queue-refusals.ts';
 import { BARGE_IN_SUFFIX } from './dataset-output.ts';
 import { dialogueRecordKey, readDialogueRecord, storeDialogueRecord, type DialogueRecord } from './dialogue-record.ts';
 import { languageWork } from './language-work.ts';
@@ -109,7 +108,6 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
   }
   const refusal = await refusalOf(stamp, config, configHash);
   if (refusal !== null) {
-    await recordRefusal(client, stamp, { worker: name, reason: refusal }); // the coordinator prints it (./queue-refusals.ts)
     client.disconnect();
     throw new BuildInputError(`worker refused the build ${stamp.name} on ${described}: ${refusal}`);
   }
@@ -211,7 +209,6 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
       const jobRefusal = await refusalOf(job.data.stamp, config, configHash);
       if (jobRefusal !== null) {
         refused = `worker refused job ${job.id} on ${described}: ${jobRefusal}`;
-        await recordRefusal(client, job.data.stamp, { worker: name, reason: jobRefusal });
         void worker.close();
         throw new Error(refused);
       }

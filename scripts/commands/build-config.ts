@@ -49,7 +49,6 @@ export interface BuildOptions {
   dnsmosHop?: number;
   queue?: string;
   giveUpSeconds?: number;
-  idleSeconds?: number;
 }
 
 /**
