@@ -19,6 +19,7 @@ import {
 } from './dialogue-page.ts';
 import { benchmarkSplitName } from './loader-verdicts.ts';
 import { cachedWavEnvelopes } from './waveform-cache.ts';
+import { redactSecrets } from '../storage/redact.ts';
 
 /** Cache folder of the pages. */
 export const DIALOGUE_PAGE_CACHE_STAGE = 'dialogue-pages';
@@ -26,10 +27,16 @@ export const DIALOGUE_PAGE_CACHE_STAGE = 'dialogue-pages';
 /** Stands for the split in a kept page: a NUL never appears in a page's escaped text (control characters are removed from corpus text on ingest). */
 const SPLIT_PLACEHOLDER = '\u0000split\u0000';
 
-/** A page as a cache entry: its HTML as the data file. */
-const pageCodec: BinaryCodec<string, Record<string, never>> = {
-  encode: (html) => ({ bytes: Buffer.from(html, 'utf8'), metadata: {} }),
-  decode: (bytes) => bytes.toString('utf8'),
+/** The placeholder as UTF-8 bytes, as it is found in a kept page. */
+const SPLIT_PLACEHOLDER_BYTES = Buffer.from(SPLIT_PLACEHOLDER, 'utf8');
+
+/**
+ * A page as a cache entry: its HTML, secrets redacted (as writeAtomic redacts text), as the data file.
+ * Kept pages are handled as bytes: the report writes them as read, with only the split put in.
+ */
+const pageCodec: BinaryCodec<Buffer, Record<string, never>> = {
+  encode: (bytes) => ({ bytes, metadata: {} }),
+  decode: (bytes) => bytes,
 };
 
 /** The key material of a dialogue's page (module comment). */
@@ -73,7 +80,10 @@ export async function keepDialoguePage(
         cache,
         sha256: audio.sha256,
       });
-      return dialoguePageHtml(dataset, dialogue, envelopes, links, SPLIT_PLACEHOLDER);
+      return Buffer.from(
+        redactSecrets(dialoguePageHtml(dataset, dialogue, envelopes, links, SPLIT_PLACEHOLDER)),
+        'utf8',
+      );
     },
     pageCodec,
     '.html',
@@ -84,8 +94,8 @@ export async function keepDialoguePage(
 class NoPage extends Error {}
 
 /**
- * The HTML of a dialogue's page kept by {@link keepDialoguePage} from the same inputs, with the
- * dialogue's split filled in; null when there is none.
+ * The HTML of a dialogue's page kept by {@link keepDialoguePage} from the same inputs, as UTF-8 bytes
+ * with the dialogue's split filled in (secrets redacted when it was kept); null when there is none.
  * @throws the cache folder's read errors other than a missing or damaged entry
  */
 export async function keptDialoguePage(
@@ -95,15 +105,17 @@ export async function keptDialoguePage(
   dialogue: ExportDialogue,
   links: DialoguePageLinks,
   audioSha256: string,
-): Promise<string | null> {
+): Promise<Buffer | null> {
   const key = pageKey(outputDirectory, dataset, dialogue, links, audioSha256);
-  let kept: string;
+  let kept: Buffer;
   try {
     kept = await cache.binary(DIALOGUE_PAGE_CACHE_STAGE, key, () => Promise.reject(new NoPage()), pageCodec, '.html');
   } catch (error) {
     if (error instanceof NoPage) return null;
     throw error;
   }
-  const parts = kept.split(SPLIT_PLACEHOLDER);
-  return parts.length === 2 ? parts.join(benchmarkSplitName(dialogue.split)) : null;
+  const at = kept.indexOf(SPLIT_PLACEHOLDER_BYTES);
+  if (at < 0 || kept.indexOf(SPLIT_PLACEHOLDER_BYTES, at + 1) >= 0) return null; // not exactly one split
+  const split = Buffer.from(benchmarkSplitName(dialogue.split), 'utf8');
+  return Buffer.concat([kept.subarray(0, at), split, kept.subarray(at + SPLIT_PLACEHOLDER_BYTES.length)]);
 }
