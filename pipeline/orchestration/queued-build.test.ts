@@ -594,9 +594,9 @@ describe('a build queued on Redis (BullMQ) and run by worker processes', () => {
       ]);
 
       coordinator.child.kill('SIGINT');
-      expect(await coordinator.exited).toBe(4);
+      expect(await coordinator.exited).toBe(130);
       expect(coordinator.output().trim().split('\n').at(-1)).toMatch(
-        /^duplexsynth: queue: stopped waiting; the jobs stay on .* run the same build again to continue/,
+        /^duplexsynth: build stopped by SIGINT; nothing committed; the jobs stay queued on .*; run the same build again to continue/,
       );
 
       // the jobs stayed queued: the same build again (its Redis named by `queue:` in the config this time) continues them
