@@ -211,27 +211,54 @@ export function registerConfiguredSecrets(
   environment: Readonly<Record<string, string | undefined>> = process.env,
 ): void {
   for (const name of configuredKeyVariables(config)) registerSecret(environment[name], name);
-  // a password (or token) written into a URL's user info (`http://me:sk-…@host/v1`): fetch refuses such a URL
-  // with a message that quotes it whole, and every line the build writes goes through the redaction
-  for (const url of urlsWithCredentials(config)) {
-    registerSecret(decodeURIComponent(url.password), 'URL_PASSWORD');
-    if (url.password === '') registerSecret(decodeURIComponent(url.username), 'URL_USER');
+  // a password (or token) written into a URL's user info (`http://me:sk-…@host/v1`) or its query
+  // (`…/v1?token=…`): fetch and the SDKs refuse or report such a URL with a message that quotes it whole,
+  // and every line the build writes goes through the redaction
+  for (const url of configuredUrls(config)) {
+    registerSecret(safeDecode(url.password), 'URL_PASSWORD');
+    if (url.password === '') registerSecret(safeDecode(url.username), 'URL_USER');
+    for (const [, value] of url.searchParams) {
+      registerSecret(value, 'URL_QUERY_VALUE');
+      // the raw form as written (`%2B` or `+` kept), which a message may quote instead of the decoded one
+      registerSecret(rawQueryValue(url.search, value), 'URL_QUERY_VALUE');
+    }
   }
 }
 
-/** Every string in `value` (any depth) that parses as a URL with a user name or password before its host. */
-function urlsWithCredentials(value: unknown): URL[] {
+/** `text` percent-decoded, or as it is when it is not valid percent-encoding. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The query `search` part whose decoded value is `value`, as written (undefined when none differs). */
+function rawQueryValue(search: string, value: string): string | undefined {
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    const raw = pair.slice(pair.indexOf('=') + 1);
+    if (pair.includes('=') && raw !== value && new URLSearchParams(`x=${raw}`).get('x') === value) return raw;
+  }
+  return undefined;
+}
+
+/**
+ * Every string in `value` (any depth) that parses as a URL with a user name or password before its
+ * host or a query string: the configured endpoints that carry credentials.
+ */
+export function configuredUrls(value: unknown): URL[] {
   if (typeof value === 'string') {
-    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(value)) return [];
+    if (!/^[a-z][a-z0-9+.-]*:\/\/([^/]*@|[^?#]*\?.)/i.test(value)) return [];
     try {
       const url = new URL(value);
-      return url.username !== '' || url.password !== '' ? [url] : [];
+      return url.username !== '' || url.password !== '' || url.search !== '' ? [url] : [];
     } catch {
       return [];
     }
   }
-  if (Array.isArray(value)) return value.flatMap(urlsWithCredentials);
+  if (Array.isArray(value)) return value.flatMap(configuredUrls);
   if (value !== null && typeof value === 'object')
-    return Object.values(value as Record<string, unknown>).flatMap(urlsWithCredentials);
+    return Object.values(value as Record<string, unknown>).flatMap(configuredUrls);
   return [];
 }
