@@ -17,7 +17,7 @@ import { lockOutputDirectory } from './build-lock.ts';
 import { formatBytes, removeOrphanedTemporaryFiles } from '../storage/write-atomic.ts';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { outermostMissingFolder, removeFoldersLeftEmpty } from '../storage/empty-folders.ts';
+import { outermostMissingFolder, removeCreatedFolders, removeFoldersLeftEmpty } from '../storage/empty-folders.ts';
 import {
   checkBuildFolders,
   checkBuildSettings,
@@ -67,12 +67,17 @@ export async function runLocked<T>(
     output: await outermostMissingFolder(config.output.directory),
     cache: await outermostMissingFolder(config.output.cacheDirectory),
   };
+  const held = { lock: false };
   try {
     await checkBuildFolders(config);
-    return await runWithLock(config, corpus, log, work);
+    return await runWithLock(config, corpus, log, work, held);
   } catch (error) {
-    await removeFoldersLeftEmpty(config.output.directory, created.output);
-    await removeFoldersLeftEmpty(config.output.cacheDirectory, created.cache);
+    // only what this build made: below the output folder only while it held the lock (a build refused
+    // by another's lock must not touch that build's folders or lock); in the cache, shared with other
+    // builds, only below a cache folder this build made
+    if (held.lock) await removeFoldersLeftEmpty(config.output.directory, created.output);
+    else await removeCreatedFolders(config.output.directory, created.output);
+    if (created.cache !== null) await removeFoldersLeftEmpty(config.output.cacheDirectory, created.cache);
     throw error;
   }
 }
@@ -83,8 +88,10 @@ async function runWithLock<T>(
   corpus: { readonly conversations: readonly SourceConversation[] },
   log: (line: string) => void,
   work: () => Promise<T>,
+  held: { lock: boolean },
 ): Promise<T> {
   const lock = await lockOutputDirectory(config.output.directory, { log });
+  held.lock = true;
   try {
     const unfinished = await removeUnfinishedDatasets(config.output.directory);
     if (unfinished.length > 0)
