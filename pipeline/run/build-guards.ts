@@ -17,7 +17,7 @@ import { lockOutputDirectory } from './build-lock.ts';
 import { formatBytes, removeOrphanedTemporaryFiles } from '../storage/write-atomic.ts';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { outermostMissingFolder, removeFoldersLeftEmpty } from '../storage/empty-folders.ts';
+import { outermostMissingFolder, removeCreatedFolders, removeFoldersLeftEmpty } from '../storage/empty-folders.ts';
 import {
   checkBuildFolders,
   checkBuildSettings,
@@ -74,12 +74,17 @@ export async function runLocked<T>(
     scope?.removeCreatedFoldersOnStop(config.output.directory, created.output),
     scope?.removeCreatedFoldersOnStop(config.output.cacheDirectory, created.cache),
   ];
+  const held = { lock: false };
   try {
     await checkBuildFolders(config);
-    return await runWithLock(config, corpus, log, work);
+    return await runWithLock(config, corpus, log, work, held);
   } catch (error) {
-    await removeFoldersLeftEmpty(config.output.directory, created.output);
-    await removeFoldersLeftEmpty(config.output.cacheDirectory, created.cache);
+    // only what this build made: below the output folder only while it held the lock (a build refused
+    // by another's lock must not touch that build's folders or lock); in the cache, shared with other
+    // builds, only below a cache folder this build made
+    if (held.lock) await removeFoldersLeftEmpty(config.output.directory, created.output);
+    else await removeCreatedFolders(config.output.directory, created.output);
+    if (created.cache !== null) await removeFoldersLeftEmpty(config.output.cacheDirectory, created.cache);
     throw error;
   } finally {
     for (const withdraw of withdrawFolders) withdraw?.();
@@ -92,12 +97,14 @@ async function runWithLock<T>(
   corpus: { readonly conversations: readonly SourceConversation[] },
   log: (line: string) => void,
   work: () => Promise<T>,
+  held: { lock: boolean },
 ): Promise<T> {
   const lock = await lockOutputDirectory(config.output.directory, { log });
   // a signal that stops the build removes its `.partial` folders while it holds the lock, then gives the
   // lock back, so that the folders it created can go when empty (./stopped-build.ts, ./stop-signals.ts)
   const withdrawLock = currentStopScope()?.onStop(() => lock.releaseSync());
   const withdrawPartials = removeUnfinishedOutputsOnStop(config.output.directory);
+  held.lock = true;
   try {
     const unfinished = await removeUnfinishedDatasets(config.output.directory);
     if (unfinished.length > 0)
@@ -218,27 +225,54 @@ export function registerConfiguredSecrets(
   environment: Readonly<Record<string, string | undefined>> = process.env,
 ): void {
   for (const name of configuredKeyVariables(config)) registerSecret(environment[name], name);
-  // a password (or token) written into a URL's user info (`http://me:sk-…@host/v1`): fetch refuses such a URL
-  // with a message that quotes it whole, and every line the build writes goes through the redaction
-  for (const url of urlsWithCredentials(config)) {
-    registerSecret(decodeURIComponent(url.password), 'URL_PASSWORD');
-    if (url.password === '') registerSecret(decodeURIComponent(url.username), 'URL_USER');
+  // a password (or token) written into a URL's user info (`http://me:sk-…@host/v1`) or its query
+  // (`…/v1?token=…`): fetch and the SDKs refuse or report such a URL with a message that quotes it whole,
+  // and every line the build writes goes through the redaction
+  for (const url of configuredUrls(config)) {
+    registerSecret(safeDecode(url.password), 'URL_PASSWORD');
+    if (url.password === '') registerSecret(safeDecode(url.username), 'URL_USER');
+    for (const [, value] of url.searchParams) {
+      registerSecret(value, 'URL_QUERY_VALUE');
+      // the raw form as written (`%2B` or `+` kept), which a message may quote instead of the decoded one
+      registerSecret(rawQueryValue(url.search, value), 'URL_QUERY_VALUE');
+    }
   }
 }
 
-/** Every string in `value` (any depth) that parses as a URL with a user name or password before its host. */
-function urlsWithCredentials(value: unknown): URL[] {
+/** `text` percent-decoded, or as it is when it is not valid percent-encoding. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The query `search` part whose decoded value is `value`, as written (undefined when none differs). */
+function rawQueryValue(search: string, value: string): string | undefined {
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    const raw = pair.slice(pair.indexOf('=') + 1);
+    if (pair.includes('=') && raw !== value && new URLSearchParams(`x=${raw}`).get('x') === value) return raw;
+  }
+  return undefined;
+}
+
+/**
+ * Every string in `value` (any depth) that parses as a URL with a user name or password before its
+ * host or a query string: the configured endpoints that carry credentials.
+ */
+export function configuredUrls(value: unknown): URL[] {
   if (typeof value === 'string') {
-    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(value)) return [];
+    if (!/^[a-z][a-z0-9+.-]*:\/\/([^/]*@|[^?#]*\?.)/i.test(value)) return [];
     try {
       const url = new URL(value);
-      return url.username !== '' || url.password !== '' ? [url] : [];
+      return url.username !== '' || url.password !== '' || url.search !== '' ? [url] : [];
     } catch {
       return [];
     }
   }
-  if (Array.isArray(value)) return value.flatMap(urlsWithCredentials);
+  if (Array.isArray(value)) return value.flatMap(configuredUrls);
   if (value !== null && typeof value === 'object')
-    return Object.values(value as Record<string, unknown>).flatMap(urlsWithCredentials);
+    return Object.values(value as Record<string, unknown>).flatMap(configuredUrls);
   return [];
 }
