@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { ReferenceRecording } from '../pipeline/model/types.ts';
 import { isDirectory, listFiles, ReferenceCorpusError } from './reference-recording.ts';
 import { readRttm, recordingContentKey, toTwoChannelSegments, type RttmRecording } from './rttm.ts';
+import { describeSkippedRecord } from './skipped-records.ts';
 
 /** Options of {@link prepareRttm}. */
 export interface RttmRecordingOptions {
@@ -38,12 +39,18 @@ export interface RttmRecordingOptions {
   extraSpeakers?: 'drop' | 'refuse';
   /** How the refusal says to choose (default `--speakers A,B (channel order)`; the measure command adds `most-talk`). */
   extraSpeakersHint?: string;
+  /**
+   * Stop at the first malformed `SPEAKER` line (RttmFormatError naming file and line). Default true;
+   * false skips such lines: each is listed in the recording's `skippedRecords` and counted in a note.
+   */
+  strict?: boolean;
 }
 
 /** Defaults of {@link RttmRecordingOptions}. */
 export const DEFAULT_RTTM_RECORDING_OPTIONS: Readonly<Required<Omit<RttmRecordingOptions, 'speakers'>>> = Object.freeze(
   {
     skipDuplicates: true,
+    strict: true,
     extraSpeakers: 'drop' as const,
     extraSpeakersHint: '--speakers A,B (channel order)',
   },
@@ -145,7 +152,7 @@ export async function prepareRttm(
   for (const file of files) {
     let parsed: RttmRecording;
     try {
-      parsed = await readRttm(file);
+      parsed = await readRttm(file, { strict: resolved.strict });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
         throw new ReferenceCorpusError(file, {}, 'RTTM file not found', { cause: error });
@@ -176,6 +183,10 @@ export async function prepareRttm(
       resolved.speakers === undefined
         ? rttmToReferenceRecording(parsed)
         : withChosenSpeakers(parsed, resolved.speakers).recording;
+    if (parsed.skippedRecords.length > 0) {
+      recording.skippedRecords = parsed.skippedRecords.map(describeSkippedRecord);
+      recording.notes.push(`skipped ${parsed.skippedRecords.length} malformed SPEAKER lines (not strict)`);
+    }
     byContent.set(key, recording);
     recordings.push(recording);
   }

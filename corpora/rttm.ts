@@ -21,6 +21,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../pipeline/model/types.ts';
+import type { SkippedRecord } from './skipped-records.ts';
 
 /** One `SPEAKER` line of an RTTM file. */
 export interface RttmTurn {
@@ -53,6 +54,17 @@ export interface RttmRecording {
   speakers: string[];
   /** Lines skipped because their type is not `SPEAKER` (comments and blank lines not counted). */
   skippedLineCount: number;
+  /** Malformed `SPEAKER` lines skipped (`strict: false`), in file order; empty when strict. */
+  skippedRecords: SkippedRecord[];
+}
+
+/** Options of {@link parseRttm} and {@link readRttm}. */
+export interface RttmParseOptions {
+  /**
+   * Stop at the first malformed `SPEAKER` line (RttmFormatError). Default true; with false such a
+   * line is skipped and listed in `skippedRecords` (a file with no good line still fails).
+   */
+  strict?: boolean;
 }
 
 /** A speaker left out of the two-channel view, with how much they said. */
@@ -131,25 +143,49 @@ export function microsecondsToCentiseconds(micro: number): Centiseconds {
  *
  * @param text file content
  * @param source path or name used in error messages and stored as `path`
+ * @param options `strict: false` skips malformed `SPEAKER` lines instead of throwing.
  * @returns the recording; times kept both as parsed seconds and as integer centiseconds
  * @throws RttmFormatError (naming `source` and the 1-based line) when a `SPEAKER` line does not have
  *   10 fields, its onset or duration is not a non-negative decimal, its duration is 0, its file id
- *   differs from the first line's (one recording per file), or the file has no `SPEAKER` line.
+ *   differs from the first line's (one recording per file) (these only when strict), or the file has
+ *   no good `SPEAKER` line.
  */
-export function parseRttm(text: string, source: string): RttmRecording {
+export function parseRttm(text: string, source: string, options: RttmParseOptions = {}): RttmRecording {
+  const strict = options.strict ?? true;
+  const skippedRecords: SkippedRecord[] = [];
   const turns: RttmTurn[] = [];
   const speakers: string[] = [];
   let fileId: string | null = null;
   let skippedLineCount = 0;
   const lines = text.split(/\r?\n/);
   for (let index = 0; index < lines.length; index += 1) {
+    try {
+      readLine(index);
+    } catch (error) {
+      if (strict || !(error instanceof RttmFormatError) || error.line === null) throw error;
+      skippedRecords.push({ source, line: error.line, reason: error.reason });
+    }
+  }
+  if (fileId === null) {
+    const first = skippedRecords[0];
+    throw new RttmFormatError(
+      source,
+      null,
+      first === undefined ? 'no SPEAKER line' : `no good SPEAKER line (line ${first.line}: ${first.reason})`,
+    );
+  }
+  const id = path.basename(source).replace(/\.[^.]*$/, '');
+  return { path: source, fileId, id, turns, speakers, skippedLineCount, skippedRecords };
+
+  /** Reads line `index` (0-based) into the turns; throws RttmFormatError for a malformed SPEAKER line. */
+  function readLine(index: number): void {
     const lineNumber = index + 1;
     const trimmed = (lines[index] ?? '').trim();
-    if (trimmed === '' || trimmed.startsWith(';;')) continue;
+    if (trimmed === '' || trimmed.startsWith(';;')) return;
     const fields = trimmed.split(/\s+/);
     if (fields[0] !== 'SPEAKER') {
       skippedLineCount += 1;
-      continue;
+      return;
     }
     if (fields.length !== 10) {
       throw new RttmFormatError(source, lineNumber, `SPEAKER line has ${fields.length} fields, expected 10`);
@@ -166,8 +202,7 @@ export function parseRttm(text: string, source: string): RttmRecording {
       string,
       string,
     ];
-    if (fileId === null) fileId = lineFileId;
-    else if (lineFileId !== fileId) {
+    if (fileId !== null && lineFileId !== fileId) {
       throw new RttmFormatError(
         source,
         lineNumber,
@@ -193,6 +228,7 @@ export function parseRttm(text: string, source: string): RttmRecording {
     if (durationMicro === 0) {
       throw new RttmFormatError(source, lineNumber, 'duration is 0');
     }
+    fileId ??= lineFileId;
     if (!speakers.includes(speaker)) speakers.push(speaker);
     turns.push({
       speaker,
@@ -204,19 +240,17 @@ export function parseRttm(text: string, source: string): RttmRecording {
       line: lineNumber,
     });
   }
-  if (fileId === null) throw new RttmFormatError(source, null, 'no SPEAKER line');
-  const id = path.basename(source).replace(/\.[^.]*$/, '');
-  return { path: source, fileId, id, turns, speakers, skippedLineCount };
 }
 
 /**
  * Reads one RTTM file.
  *
  * @param filePath path of a `.rttm` file holding one recording
+ * @param options as `parseRttm`.
  * @throws RttmFormatError as `parseRttm`; the file-system error when the file cannot be read
  */
-export async function readRttm(filePath: string): Promise<RttmRecording> {
-  return parseRttm(await readFile(filePath, 'utf8'), filePath);
+export async function readRttm(filePath: string, options: RttmParseOptions = {}): Promise<RttmRecording> {
+  return parseRttm(await readFile(filePath, 'utf8'), filePath, options);
 }
 
 /**

@@ -89,6 +89,7 @@ export function measureReferenceRecordings(input: MeasureTurnTakingInput): Timin
   const parts = [];
   const sourcePaths = new Set<string>();
   let totalDurationCs = 0;
+  let skippedRecordCount = 0;
   for (const recording of recordings) {
     if (seenIds.has(recording.id)) throw new MeasureTurnTakingError(`recording id ${recording.id} appears twice`);
     seenIds.add(recording.id);
@@ -102,6 +103,8 @@ export function measureReferenceRecordings(input: MeasureTurnTakingInput): Timin
     }
     seenContent.set(key, recording.id);
     for (const note of recording.notes) loaderNotes.push(`${recording.id}: ${note}`);
+    for (const skipped of recording.skippedRecords ?? []) loaderNotes.push(`${recording.id}: skipped ${skipped}`);
+    skippedRecordCount += recording.skippedRecords?.length ?? 0;
     totalDurationCs += recording.durationCs;
     try {
       parts.push(measureTurnTaking(recording));
@@ -118,6 +121,9 @@ export function measureReferenceRecordings(input: MeasureTurnTakingInput): Timin
       (transfers.length > 0 && zeroOffsets / transfers.length > ATOM_LIMIT_FRACTION
         ? ' (an atom typical of utterance-level transcript times where the two speakers\u2019 segments abut; see atomGuard: the sampler spreads it over the timing resolution)'
         : ''),
+    ...(skippedRecordCount > 0
+      ? [`${skippedRecordCount} malformed corpus records skipped by the reader (each in loaderNotes)`]
+      : []),
   ];
   const { provenance } = input;
   return buildTimingStatistics({

@@ -153,6 +153,11 @@ export interface ReferenceRecording {
   supervisions?: ReferenceSupervision[];
   /** What the loader did that a user should know (dropped speakers, skipped lines), one line each. */
   notes: string[];
+  /**
+   * Malformed records the reader skipped (corpora/skipped-records.ts), each `FILE:LINE: REASON` once;
+   * absent when none were skipped.
+   */
+  skippedRecords?: string[];
 }
 
 /** One transcribed utterance of a reference recording. */

@@ -78,7 +78,8 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
         return seconds;
       },
     )
-    .option('--check', 'write nothing; exit 1 when a file would change');
+    .option('--check', 'write nothing; exit 1 when a file would change')
+    .option('--strict', 'stop at the first malformed corpus record (default: skip it, name it and count it)');
   addOutputOptions(command, 'the written (or, with --check, stale) files as JSON on standard output: {paths, changed}');
   return command.action(async (paths: string[], options: MeasureOptions & OutputOptions) => {
     // the default loader reads these paths: a missing one is one line, nothing written (an injected loader brings its own recordings)
@@ -92,6 +93,11 @@ export function registerMeasureCommand(program: Command, loadRecordings?: Refere
     const result = await runStoppable('measure', `the statistics files are as they were`, () =>
       runMeasure(paths, options, loadRecordings),
     );
+    for (const skipped of result.skippedRecords) console.error(`skipped ${skipped}`);
+    if (result.skippedRecords.length > 0)
+      console.error(
+        `${result.skippedRecords.length} malformed records skipped (counted in the statistics file's loaderNotes; --strict stops at the first)`,
+      );
     const output = commandOutput(options);
     if (options.check) {
       if (options.json) output.result({ paths: result.paths, changed: result.changed }, '');

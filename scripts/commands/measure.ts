@@ -47,6 +47,8 @@ export type ReferenceRecordingLoader = (
     vad: VoiceActivityDetectorName;
     tiers?: readonly string[];
     speakers?: MeasureSpeakers;
+    /** Stop at the first malformed record instead of skipping it (`--strict`). */
+    strict?: boolean;
   },
 ) => Promise<MeasurableReferenceRecording[]>;
 
@@ -85,6 +87,8 @@ export interface MeasureOptions {
   tiers?: string[];
   /** `--speakers A,B` or `--speakers most-talk`: which two of an RTTM file with more speakers (refused without it). */
   speakers?: MeasureSpeakers;
+  /** `--strict`: stop at the first malformed corpus record (default: skip it, name it, count it). */
+  strict?: boolean;
 }
 
 function displayPath(file: string, directory: string): string {
@@ -105,10 +109,11 @@ function shellWord(word: string): string {
 async function withDroppedSpeakersSpeech(
   recording: ReferenceRecording,
   speakers: MeasureSpeakers | undefined,
+  strict: boolean,
 ): Promise<MeasurableReferenceRecording> {
   const source = recording.sources[0];
   if (source === undefined) return recording;
-  const parsed = await readRttm(source);
+  const parsed = await readRttm(source, { strict });
   if (speakers === undefined || speakers === 'most-talk')
     return {
       ...recording,
@@ -124,7 +129,7 @@ async function withDroppedSpeakersSpeech(
  * The default loader: the reference corpus registry (corpora/reference-corpora.ts), with
  * - `stereo-wav`: the chosen voice activity detector (pipeline/services/vad), created here and
  *   released afterwards;
- * - `rttm`: duplicates kept by the loader (`skipDuplicates: false`) so that the measure stage skips
+ * - `rttm`: malformed SPEAKER lines skipped (listed in `skippedRecords`) unless `strict`; duplicates kept by the loader (`skipDuplicates: false`) so that the measure stage skips
  *   and records them in the provenance; a file with a third speaker refused unless `speakers` says
  *   which two to keep (labels, or `most-talk`), the others' speech added as `excludedSpeech`.
  * @throws the registry's and the loaders' errors (RangeError for an unknown format,
@@ -134,7 +139,12 @@ async function withDroppedSpeakersSpeech(
 export async function loadReferenceRecordingsForMeasure(
   format: ReferenceFormat,
   paths: readonly string[],
-  options: { vad: VoiceActivityDetectorName; tiers?: readonly string[]; speakers?: MeasureSpeakers } = {
+  options: {
+    vad: VoiceActivityDetectorName;
+    tiers?: readonly string[];
+    speakers?: MeasureSpeakers;
+    strict?: boolean;
+  } = {
     vad: 'silero',
   },
 ): Promise<MeasurableReferenceRecording[]> {
@@ -160,8 +170,9 @@ export async function loadReferenceRecordingsForMeasure(
           : options.speakers === 'most-talk'
             ? { extraSpeakers: 'drop' as const }
             : { speakers: options.speakers };
-      const loaded = await loadReferenceCorpus('rttm', paths, { skipDuplicates: false, ...choice });
-      return Promise.all(loaded.map((recording) => withDroppedSpeakersSpeech(recording, options.speakers)));
+      const strict = options.strict ?? false;
+      const loaded = await loadReferenceCorpus('rttm', paths, { skipDuplicates: false, strict, ...choice });
+      return Promise.all(loaded.map((recording) => withDroppedSpeakersSpeech(recording, options.speakers, strict)));
     }
     default:
       return loadReferenceCorpus(format, paths);
@@ -170,7 +181,8 @@ export async function loadReferenceRecordingsForMeasure(
 
 /**
  * Runs the measure command's work (without commander): load, measure, then write or check.
- * @returns the paths written (or, with `check`, the paths that would change; empty when up to date)
+ * @returns the paths written (or, with `check`, the paths that would change; empty when up to date), and
+ *   the malformed records the readers skipped (`FILE:LINE: REASON`, each once)
  * @throws Error when the language is missing for a format that does not imply one; the loader's and
  *   the stage's errors (MeasureTurnTakingError, SegmentValidationError, TimingStatisticsError)
  */
@@ -178,7 +190,7 @@ export async function runMeasure(
   paths: readonly string[],
   options: MeasureOptions,
   loadRecordings: ReferenceRecordingLoader = loadReferenceRecordingsForMeasure,
-): Promise<{ paths: string[]; changed: boolean }> {
+): Promise<{ paths: string[]; changed: boolean; skippedRecords: string[] }> {
   const language = options.language ?? FORMAT_LANGUAGE[options.format];
   if (language === undefined) throw new Error(`--language is required for --format ${options.format}`);
   const loaded = await loadRecordings(options.format, paths, {
@@ -186,7 +198,9 @@ export async function runMeasure(
     vad: options.vad,
     ...(options.tiers === undefined ? {} : { tiers: options.tiers }),
     ...(options.speakers === undefined ? {} : { speakers: options.speakers }),
+    ...(options.strict === undefined ? {} : { strict: options.strict }),
   });
+  const skippedRecords = loaded.flatMap((recording) => recording.skippedRecords ?? []);
   const recordings =
     options.speakerMap === undefined
       ? loaded
@@ -239,7 +253,7 @@ export async function runMeasure(
       const current = await readFile(file, 'utf8').catch(() => null);
       if (current !== text) stale.push(file);
     }
-    return { paths: stale, changed: stale.length > 0 };
+    return { paths: stale, changed: stale.length > 0, skippedRecords };
   }
-  return { paths: await writeTimingStatisticsFiles(statistics, options.out), changed: true };
+  return { paths: await writeTimingStatisticsFiles(statistics, options.out), changed: true, skippedRecords };
 }

@@ -7,9 +7,52 @@
  */
 import { z } from 'zod';
 import { DEFAULT_GEMINI_BASE_URL, DEFAULT_GEMINI_MODEL } from './gemini-model.ts';
+import { DEFAULT_LANGUAGE_IDENTIFICATION } from '../../text/language-identification.ts';
 
 /** Default seed of every generation request. */
 export const DEFAULT_SEED = 1234;
+
+const identificationDefaults = DEFAULT_LANGUAGE_IDENTIFICATION;
+
+/**
+ * `languageIdentification`: the language of every reply line checked against the target language
+ * (pipeline/text/language-identification.ts, where the defaults are explained); a line in another
+ * language is a problem of the reply (one repair request, then quarantine).
+ */
+export const languageIdentificationSettingsSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(identificationDefaults.enabled)
+      .describe('Identify the language of every reply line and treat another language as a problem.'),
+    minimumLetters: z
+      .number()
+      .int()
+      .min(1)
+      .default(identificationDefaults.minimumLetters)
+      .describe('Lines with fewer letters (names left out) pass unidentified ("yes", a name).'),
+    fullConfidenceLetters: z
+      .number()
+      .int()
+      .min(1)
+      .default(identificationDefaults.fullConfidenceLetters)
+      .describe('Letters at which the length factor of the confidence reaches 1 (linear below).'),
+    decisiveLead: z
+      .number()
+      .positive()
+      .max(1)
+      .default(identificationDefaults.decisiveLead)
+      .describe("Relative lead of the detected language's score over the target's at which the lead factor is 1."),
+    minimumConfidence: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(identificationDefaults.minimumConfidence)
+      .describe('Confidence (lead factor x length factor, 0..1) from which a line is in the wrong language.'),
+  })
+  .strict()
+  .prefault({})
+  .describe('Language identification of every reply line against the target language (npm eld).');
 
 const generationFields = {
   model: z.string().min(1).describe('Provider model name, the model of every request (part of the replay key).'),
@@ -23,6 +66,7 @@ const generationFields = {
     .array(z.string())
     .default([])
     .describe('Latin words allowed in Japanese output besides short all-capital acronyms.'),
+  languageIdentification: languageIdentificationSettingsSchema,
 };
 
 /** `recovery`: one repair request on an invalid reply; halving on MAX_TOKENS; then quarantine. */

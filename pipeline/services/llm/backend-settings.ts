@@ -236,7 +236,10 @@ function textBackend(
   };
   return new LanguageModelTextBackend(model, {
     settings: generation,
-    validation: { allowedLatinWords: new Set(settings.allowedLatinWords) },
+    validation: {
+      allowedLatinWords: new Set(settings.allowedLatinWords),
+      languageIdentification: settings.languageIdentification,
+    },
     recovery,
   });
 }

@@ -10,6 +10,7 @@ import { fillPromptTemplate, loadPromptTemplate, type PromptTemplate } from '../
 import { describeProblem, UnsupportedTaskError, type DialogueTextProblem } from './errors.ts';
 import type { GenerationRequest, JsonSchema } from './language-model.ts';
 import type { SpeakableTextOptions } from '../../text/text-checks.ts';
+import type { LanguageIdentificationSettings } from '../../text/language-identification.ts';
 
 /** The two text tasks. */
 export type DialogueTextTask = 'rewrite-spoken' | 'translate';
@@ -97,8 +98,13 @@ export function defaultDialogueTextPrompts(): DialogueTextPrompts {
   };
 }
 
-/** Options of the validation (allowed Latin words in Japanese). */
-export type DialogueTextValidationOptions = SpeakableTextOptions;
+/**
+ * Options of the validation: allowed Latin words in Japanese, and the thresholds of the language
+ * identification of each line (unset = `DEFAULT_LANGUAGE_IDENTIFICATION`).
+ */
+export type DialogueTextValidationOptions = SpeakableTextOptions & {
+  languageIdentification?: LanguageIdentificationSettings;
+};
 
 const responseTurnSchema = z.object({ question: z.string(), answer: z.string().nullable() });
 /** The reply: one question and answer per turn, in order. */

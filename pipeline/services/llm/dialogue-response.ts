@@ -8,6 +8,8 @@ import { DialogueTextError, UnfinishedGenerationError, type DialogueTextProblem 
 import { extractJsonObject } from './json-extraction.ts';
 import type { GenerationResult } from './language-model.ts';
 import { findSpeakableTextProblems } from '../../text/text-checks.ts';
+import { identifyWrongLanguage } from '../../text/language-identification.ts';
+import { languagePackOf } from '../../model/language-pack.ts';
 import { pausePointOf } from '../../text/turn-hold-split.ts';
 import { describeIssues } from '../../model/validation.ts';
 import {
@@ -29,14 +31,16 @@ export interface ExpectedDialogue {
 
 /**
  * Parses and validates a reply: extracts the JSON object, checks the shape with zod, the turn count,
- * non-empty strings, and that each line is speakable in the language ({@link findSpeakableTextProblems}).
+ * non-empty strings, that each line is speakable in the language ({@link findSpeakableTextProblems}) and
+ * that no line is identified as another language (../../text/language-identification.ts; lines too
+ * short to identify pass).
  * Turns whose input answer was null (and answerable) get a null answer whatever the reply says.
  * Strings are trimmed and inner whitespace collapsed. A rewrite's question loses its pause mark ` | `,
  * kept as the turn's `pausePoint` (more than one mark, or one at an end, is a problem).
  *
  * @param text the model's reply.
  * @param expected the input it answers.
- * @param options allowed Latin words for Japanese.
+ * @param options allowed Latin words for Japanese, language identification thresholds.
  * @returns the turns with the input's turn numbers.
  * @throws DialogueTextError (`unparseable` when no JSON object or the wrong shape, `invalid` when the
  *   turns fail a check), naming the dialogue and each failing turn.
@@ -83,6 +87,8 @@ export function parseDialogueResponse(
     for (const message of findSpeakableTextProblems(question, expected.language, options)) {
       problems.push({ turnNumber, field: 'question', message });
     }
+    const questionLanguage = wrongLanguageProblem(question, expected.language, options);
+    if (questionLanguage !== undefined) problems.push({ turnNumber, field: 'question', message: questionLanguage });
     const keepsNull = inputTurn.answer === null && inputTurn.answerable !== false;
     if (keepsNull) return { turnNumber, question, answer: null, ...mark };
     if (reply.answer === null) {
@@ -93,6 +99,8 @@ export function parseDialogueResponse(
     for (const message of findSpeakableTextProblems(answer, expected.language, options)) {
       problems.push({ turnNumber, field: 'answer', message });
     }
+    const answerLanguage = wrongLanguageProblem(answer, expected.language, options);
+    if (answerLanguage !== undefined) problems.push({ turnNumber, field: 'answer', message: answerLanguage });
     return { turnNumber, question, answer, ...mark };
   });
   if (problems.length > 0) fail('invalid', problems);
@@ -115,6 +123,26 @@ export function assertFinished(result: GenerationResult, dialogueId: string, tas
       { finishReason: result.finishReason, dialogueId },
     );
   }
+}
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/**
+ * The problem message of a line identified as another language than `language`, e.g.
+ * `is in French (fr), not English (en): language identification confidence 0.53 over 32 letters`.
+ */
+function wrongLanguageProblem(
+  text: string,
+  language: Language,
+  options: DialogueTextValidationOptions,
+): string | undefined {
+  const wrong = identifyWrongLanguage(text, language, options.languageIdentification);
+  if (wrong === undefined) return undefined;
+  const detectedName = languageNames.of(wrong.detected) ?? wrong.detected;
+  return (
+    `is in ${detectedName} (${wrong.detected}), not ${languagePackOf(language).name} (${language}): ` +
+    `language identification confidence ${wrong.confidence} over ${wrong.letters} letters`
+  );
 }
 
 function tidy(text: string): string {

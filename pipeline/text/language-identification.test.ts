@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import {
+  countLetters,
+  DEFAULT_LANGUAGE_IDENTIFICATION,
+  identifyWrongLanguage,
+  isIdentifiableLanguage,
+} from './language-identification.ts';
+
+describe('identifyWrongLanguage', () => {
+  it('finds French in an English line and English in a Spanish line', () => {
+    expect(identifyWrongLanguage('Quand a-t-elle été construite et par qui ?', 'en')).toMatchObject({
+      detected: 'fr',
+      letters: 32,
+    });
+    expect(identifyWrongLanguage('When was the tower built and by whom?', 'es')?.detected).toBe('en');
+  });
+
+  it('passes lines in their language, short lines and English lines with foreign names', () => {
+    expect(identifyWrongLanguage('¿Cuándo se construyó la torre Eiffel?', 'es')).toBeUndefined();
+    expect(identifyWrongLanguage('Oui.', 'en')).toBeUndefined();
+    expect(identifyWrongLanguage('François Mitterrand', 'en')).toBeUndefined();
+    expect(identifyWrongLanguage('Who was Karl von Frisch?', 'en')).toBeUndefined();
+    expect(
+      identifyWrongLanguage(
+        'The main characters are Meredith Grey, Alex Karev, Miranda Bailey and Richard Webber.',
+        'en',
+      ),
+    ).toBeUndefined();
+  });
+
+  it('scales the confidence down for short lines, and can be disabled', () => {
+    const long = identifyWrongLanguage(
+      'Elle a été construite entre mille huit cent quatre-vingt-sept et mille huit cent quatre-vingt-neuf.',
+      'en',
+    );
+    const short = identifyWrongLanguage('Quand a-t-elle été construite et par qui ?', 'en');
+    expect(long!.confidence).toBeGreaterThan(short!.confidence);
+    const disabled = { ...DEFAULT_LANGUAGE_IDENTIFICATION, enabled: false };
+    expect(identifyWrongLanguage('Quand a-t-elle été construite et par qui ?', 'en', disabled)).toBeUndefined();
+  });
+
+  it('does not check a language the detector does not know', () => {
+    expect(isIdentifiableLanguage('pt-BR')).toBe(true);
+    expect(isIdentifiableLanguage('xx')).toBe(false);
+    expect(identifyWrongLanguage('When was the tower built and by whom?', 'xx')).toBeUndefined();
+  });
+});
+
+describe('countLetters', () => {
+  it('counts a Devanagari consonant with its vowel sign once', () => {
+    expect(countLetters('नमस्ते')).toBe(3);
+    expect(countLetters('a b, c!')).toBe(3);
+  });
+});
