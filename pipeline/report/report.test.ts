@@ -374,6 +374,9 @@ describe('the report in headless Chromium', () => {
       headless: true,
       args: CHROMIUM_ARGUMENTS,
       viewport: { width: 1400, height: 900 },
+      // the tests drive pages with expressions evaluated in them, which the served report's
+      // Content-Security-Policy forbids ('unsafe-eval'); its headers are tested in serve-report.test.ts
+      bypassCSP: true,
     });
     context.on('page', (opened) => {
       opened.on('console', (message) => {
