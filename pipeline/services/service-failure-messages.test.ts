@@ -18,6 +18,7 @@ import { createCosyVoice2TritonSynthesizer } from './tts/cosyvoice2-triton.ts';
 import { fixtureDirectory, writePromptFixture, type PromptFixture } from './tts/testing/prompt-fixtures.ts';
 import { scoreWithHttpScorer } from './qe/cometkiwi.ts';
 import { serviceAddress } from './service-address.ts';
+import { rejectionMessage } from './testing/rejection-message.ts';
 
 const KEY = 'sk-issue21-never-in-a-message-4f9a';
 const request: GenerationRequest = { model: 'm', prompt: 'Say hi.', temperature: 0, seed: 1 };
@@ -59,14 +60,7 @@ afterAll(async () => {
 });
 
 /** The message of what `promise` rejects with. */
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(Error);
-  return (error as Error).message;
-}
+const failure = rejectionMessage;
 
 /** One line, the address named, no key anywhere (message or address). */
 function expectNamedWithoutKey(message: string, address: string): void {

@@ -15,6 +15,7 @@ import { OpenAITranscriber } from './asr/openai-transcription.ts';
 import { createCosyVoice2Synthesizer } from './tts/cosyvoice2-fastapi.ts';
 import { fixtureDirectory, writePromptFixture, type PromptFixture } from './tts/testing/prompt-fixtures.ts';
 import { replyExcerpt } from './reply-excerpt.ts';
+import { rejectionMessage } from './testing/rejection-message.ts';
 
 const KEY = 'sk-reply-never-in-a-message-77c1';
 const PAGE =
@@ -56,14 +57,7 @@ afterAll(async () => {
 });
 
 /** The message of what `promise` rejects with. */
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(Error);
-  return (error as Error).message;
-}
+const failure = rejectionMessage;
 
 /** One line naming the address, the content type and the page's title; no key. */
 function expectNamesWhatCameBack(message: string, address: string, contentType: string): void {
