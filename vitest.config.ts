@@ -19,6 +19,7 @@ export const END_TO_END_FILES = [
   'pipeline/orchestration/build-saturation.test.ts',
   'pipeline/orchestration/demo-data-digest.test.ts',
   'pipeline/orchestration/plan-build.test.ts',
+  'pipeline/orchestration/queue-refusals.test.ts',
   'pipeline/run/build-services.test.ts',
   'pipeline/run/build-redaction.test.ts',
   'pipeline/run/output-checks.test.ts',

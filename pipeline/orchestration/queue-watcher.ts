@@ -13,6 +13,7 @@ import { withTimeout } from './build-queue.ts';
 import { formatQueueCounts, readQueueCounts, settledWorkerCounts, type QueueCounts } from './queue-counts.ts';
 import { lastEventId, readFinishedJobIds, subscribeQueueEvents } from './queue-job-events.ts';
 import { RedisOutage } from './queue-outage.ts';
+import { QueueIdleWatch, REFUSAL_EVENT, type QueueIdleWatchOptions } from './queue-refusals.ts';
 
 export { QueueLostError } from './queue-outage.ts';
 
@@ -30,6 +31,8 @@ export interface QueueWatcherOptions {
   signal: AbortSignal | undefined;
   /** The Redis URL as log lines name it. */
   described: string;
+  /** Refusals printed and a build no worker serves stopped (./queue-refusals.ts); undefined: not watched. */
+  idle?: Pick<QueueIdleWatchOptions, 'stamp' | 'idleSeconds' | 'noticeSeconds'>;
 }
 
 /**
@@ -81,6 +84,7 @@ export class QueueWatcher implements BuildQueueHook {
   private rejectDone!: (error: unknown) => void;
   private events: QueueEvents[] = [];
   private readonly outage: RedisOutage;
+  private readonly idle: QueueIdleWatch | null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private slowTimer: NodeJS.Timeout | null = null;
   private slowDelay = SLOW_REFRESH_MILLISECONDS;
@@ -114,6 +118,17 @@ export class QueueWatcher implements BuildQueueHook {
       back: () => void this.sync(), // read once what the events may have missed
       giveUp: (error) => this.stop(error),
     });
+    this.idle = options.idle
+      ? new QueueIdleWatch({
+          ...options.idle,
+          dialogues: options.dialogues,
+          log: options.log,
+          described: options.described,
+          giveUpSeconds: options.giveUpSeconds,
+          redisDown: () => this.outage.down,
+          giveUp: (error) => this.stop(error),
+        })
+      : null;
     signal?.addEventListener('abort', this.onAbort, { once: true });
     this.scheduleSlowRefresh();
     if (signal?.aborted) this.onAbort();
@@ -211,13 +226,20 @@ export class QueueWatcher implements BuildQueueHook {
   /** `QueueEvents` on both queues, reading their streams from the given ids on. */
   private subscribe(dialoguesFrom: string, datasetsFrom: string): void {
     const dialogueEvents = subscribeQueueEvents(this.options.dialogues, dialoguesFrom);
+    // the events this stream carries anyway tell the idle watch that work moves, at no command's cost
+    dialogueEvents.on('active', () => this.idle?.moved());
+    dialogueEvents.on(REFUSAL_EVENT as 'active', (fields: unknown) =>
+      this.idle?.refused(fields as Record<string, unknown>),
+    );
     dialogueEvents.on('completed', ({ jobId }) => {
+      this.idle?.moved();
       this.jobFinished(jobId);
       this.scheduleRefresh();
     });
     // BullMQ adds a job's `failed` event when it moves the job to its failed set, after its last
     // attempt; a retried attempt adds `delayed` or `waiting` instead. Its state says so, one command per failure.
     dialogueEvents.on('failed', ({ jobId }) => {
+      this.idle?.moved();
       this.scheduleRefresh();
       void this.guarded(`failed ${jobId}`, async () => {
         if ((await this.answer(this.options.dialogues.getJobState(jobId))) === 'failed') this.jobFinished(jobId);
@@ -358,6 +380,7 @@ export class QueueWatcher implements BuildQueueHook {
     const { signal } = this.options;
     if (this.slowTimer) clearTimeout(this.slowTimer);
     this.outage.end();
+    this.idle?.end();
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     signal?.removeEventListener('abort', this.onAbort);
     this.teardown = Promise.all(

@@ -45,6 +45,7 @@ import {
   type DialogueJobResult,
 } from './build-queue.ts';
 import { checkBuildIsPossible } from './build-checks.ts';
+import { publishRefusal } from './queue-refusals.ts';
 import { BARGE_IN_SUFFIX } from './dataset-output.ts';
 import { dialogueRecordKey, readDialogueRecord, storeDialogueRecord, type DialogueRecord } from './dialogue-record.ts';
 import { languageWork } from './language-work.ts';
@@ -108,6 +109,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
   }
   const refusal = await refusalOf(stamp, config, configHash);
   if (refusal !== null) {
+    await publishRefusal(client, stamp, { worker: name, reason: refusal }); // the coordinator prints it (./queue-refusals.ts)
     client.disconnect();
     throw new BuildInputError(`worker refused the build ${stamp.name} on ${described}: ${refusal}`);
   }
@@ -209,6 +211,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
       const jobRefusal = await refusalOf(job.data.stamp, config, configHash);
       if (jobRefusal !== null) {
         refused = `worker refused job ${job.id} on ${described}: ${jobRefusal}`;
+        await publishRefusal(client, job.data.stamp, { worker: name, reason: jobRefusal });
         void worker.close();
         throw new Error(refused);
       }

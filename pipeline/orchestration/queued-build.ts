@@ -22,7 +22,9 @@
  *
  * Redis going away is said in one line, and coming back in another; gone for longer than
  * `giveUpSeconds` (or Ctrl-C), the build stops with exit code 4 and its uncommitted datasets are
- * discarded: nothing is written.
+ * discarded: nothing is written. A worker refusing the build is printed as it refuses; jobs waiting
+ * with no worker taking one for `idleSeconds` is said once a minute, and after `giveUpSeconds` more
+ * the build stops the same way (./queue-refusals.ts).
  */
 import { FlowProducer, Job, Queue, type FlowJob } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -65,8 +67,15 @@ export interface QueuedBuildOptions {
   log?: BuildLog;
   progress?: ProgressListener;
   allowShrink?: boolean;
-  /** How long Redis may be away before the build stops (seconds; default 300). */
+  /**
+   * How long Redis may be away before the build stops, and how long more than `idleSeconds` jobs may
+   * wait with no worker taking one (seconds; default 300).
+   */
   giveUpSeconds?: number;
+  /** How long jobs may wait with no worker taking one before it is said once a minute (seconds; default 300; ./queue-refusals.ts). */
+  idleSeconds?: number;
+  /** How often that is said (seconds; default 60). */
+  idleNoticeSeconds?: number;
   /** Stops waiting (Ctrl-C): the jobs stay in the queue and a second `build` continues them. */
   signal?: AbortSignal;
   /** Told each output as it is written to stay (runBuild's `kept`). */
@@ -156,6 +165,7 @@ export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOp
       giveUpSeconds: options.giveUpSeconds,
       signal: options.signal,
       described,
+      idle: { stamp, idleSeconds: options.idleSeconds, noticeSeconds: options.idleNoticeSeconds },
     });
     let report: BuildReport;
     try {

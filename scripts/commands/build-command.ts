@@ -76,7 +76,12 @@ export function registerBuildCommands(program: Command): void {
     )
     .option(
       '--give-up-seconds <n>',
-      'with --queue: how long Redis may be away before the build stops (exit code 4)',
+      'with --queue: how long Redis may be away, or jobs wait past --idle-seconds with no worker taking one, before the build stops (exit code 4)',
+      positiveInteger,
+    )
+    .option(
+      '--idle-seconds <n>',
+      'with --queue: how long jobs may wait with no worker taking one before the build says so, once a minute (default 300)',
       positiveInteger,
     )
     .action(async (options: BuildOptions) => (await import('./build.ts')).build(options));

@@ -49,6 +49,7 @@ export interface BuildOptions {
   dnsmosHop?: number;
   queue?: string;
   giveUpSeconds?: number;
+  idleSeconds?: number;
 }
 
 /**

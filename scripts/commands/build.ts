@@ -61,6 +61,7 @@ async function buildStoppable(options: BuildOptions, scope: StopScope): Promise<
         signal: scope.signal,
         kept: keep,
         ...(options.giveUpSeconds !== undefined ? { giveUpSeconds: options.giveUpSeconds } : {}),
+        ...(options.idleSeconds !== undefined ? { idleSeconds: options.idleSeconds } : {}),
       });
     } else {
       const { runBuild } = await import('../../pipeline/orchestration/build.ts');
