@@ -11,7 +11,9 @@ import { formatAlignment } from '../pipeline/events/index.ts';
 import { NothingBuiltError, ShrinkRefusedError } from '../pipeline/model/build-errors.ts';
 import { assertOutputLockHeld } from '../pipeline/run/build-lock.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
+import { syncFileSystemOf } from '../pipeline/storage/file-system-sync.ts';
 import { linkOrWriteAtomic, writeAtomic } from '../pipeline/storage/write-atomic.ts';
+
 import { redactSecrets } from '../pipeline/storage/redact.ts';
 import { formatRecord } from '../pipeline/storage/json-records.ts';
 import { dialogueMetadataSchema, type DialogueMetadata } from '../pipeline/model/dialogue-metadata.ts';
@@ -28,6 +30,9 @@ import {
   replaceFinalFolder,
   restorePreviousDataset,
 } from './render-dataset-replace.ts';
+
+/** Files of the work folder are flushed together before the commit renames it (../pipeline/storage/file-system-sync.ts). */
+const WORK_FOLDER_WRITE = { durable: false };
 
 /** Whether `data` is a stored WAV (a file and its record) rather than bytes or text. */
 function isStoredWav(data: Uint8Array | string | StoredWav): data is StoredWav {
@@ -115,10 +120,11 @@ export class DatasetWriter {
           target,
           { byteLength: data.byteLength, read: () => readStoredWav(data) },
           data.path,
+          WORK_FOLDER_WRITE,
         );
         if (how === 'linked') this.linked.add(key);
       } else {
-        await writeAtomic(target, await readStoredWav(data));
+        await writeAtomic(target, await readStoredWav(data), WORK_FOLDER_WRITE);
       }
       this.files.set(key, data.sha256);
       this.sizes.set(key, data.byteLength);
@@ -126,7 +132,7 @@ export class DatasetWriter {
     }
     // writeAtomic redacts text; the recorded sha256 must be of what is written
     const content = typeof data === 'string' ? redactSecrets(data) : data;
-    await writeAtomic(target, content);
+    await writeAtomic(target, content, WORK_FOLDER_WRITE);
     this.files.set(key, bytesHash(content));
     this.sizes.set(key, typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength);
   }
@@ -341,15 +347,17 @@ export class DatasetWriter {
     await writeAtomic(
       path.join(this.workDirectory, 'manifest.json'),
       formatRecord(path.join(this.finalDirectory, 'manifest.json'), writtenManifestSchema, manifest),
+      WORK_FOLDER_WRITE,
     );
     await this.checkAgainstManifest(files);
+    await syncFileSystemOf(this.workDirectory); // every file on the disk before the folder takes its name
     assertOutputLockHeld(this.finalDirectory);
     await replaceFinalFolder(this.finalDirectory, this.workDirectory);
   }
 
   /**
    * Check the work folder: every file the manifest lists is there with the length written (writeAtomic
-   * fsync'd it and checked that length, so the bytes are not read back), and no other file is.
+   * checked that length, so the bytes are not read back), and no other file is.
    * @throws Error naming the file
    */
   private async checkAgainstManifest(files: Record<string, string>): Promise<void> {

@@ -27,6 +27,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import { readDatasetFolder, type DatasetFolder } from '../quality/dataset-files.ts';
 import { packageFile } from '../storage/package-files.ts';
+import { syncFileSystemOf } from '../storage/file-system-sync.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { escapeHtml, htmlPage } from './html.ts';
 import { datasetSection, type BuildReportOptions } from './dataset-section.ts';
@@ -63,6 +64,8 @@ export async function writeBuildReport(
   await mkdir(work, { recursive: true });
   try {
     const result = await writeReportInto(output, work, options);
+    // its files are written without an fsync each (../storage/file-system-sync.ts): flushed together here
+    await syncFileSystemOf(work);
     // the old report is moved aside, not removed, until the new one is in place: a process stopped
     // between the two renames (../run/stop-signals.ts) puts it back
     const previous = `${finalDirectory}.previous`;
@@ -107,7 +110,7 @@ async function writeReportInto(
 <p class="note">${build?.seed !== undefined ? `seed ${build.seed} · ` : ''}${directories.length} datasets · ${dialoguePages} dialogue pages · static report: open this file in a browser (works offline)</p>
 <ul>${contents.join('')}</ul>
 ${sections.join('\n')}`;
-  await writeAtomic(path.join(work, 'index.html'), htmlPage(title, 'assets', body));
+  await writeAtomic(path.join(work, 'index.html'), htmlPage(title, 'assets', body), { durable: false });
   return { datasets: directories.length, dialoguePages };
 }
 

@@ -112,7 +112,7 @@ export async function datasetSection(part: {
         : null;
     if (kept !== null) {
       // drawn by the worker that rendered the dialogue (cached-dialogue-pages.ts)
-      await writeAtomic(target, kept);
+      await writeAtomic(target, kept, { durable: false });
       if (options.preRendered) options.preRendered.taken += 1;
       return;
     }
@@ -124,7 +124,9 @@ export async function datasetSection(part: {
       return;
     const sha256 = audioSha256.get(dialogue.id) ?? null;
     const envelopeCache = options.cache && sha256 !== null ? { cache: options.cache, sha256 } : null;
-    await writeAtomic(target, await renderDialoguePage(dataset, dialogue, links, dialogue.audioFile, envelopeCache));
+    await writeAtomic(target, await renderDialoguePage(dataset, dialogue, links, dialogue.audioFile, envelopeCache), {
+      durable: false,
+    });
   };
   const paged = dataset.dialogues.slice(0, Math.min(limit, dataset.dialogues.length));
   await allSettledInOrder(paged.map((dialogue) => pages.add(() => writePage(dialogue))));
@@ -158,6 +160,7 @@ export async function datasetSection(part: {
       index: fromEventsPage(path.join(output, 'report', 'index.html')),
       dialogues: listed,
     }),
+    { durable: false },
   );
   const failed = summary?.failed ?? [];
   const failedHtml = failed.length

@@ -180,7 +180,7 @@ export class PreRenderedDialoguePages {
         this.cache ? { cache: this.cache, sha256: audioSha256 } : null,
       );
       const key = dialoguePageKey(dataset, dialogue, links, await pageAudioIdentity(audioFile, audioSha256));
-      await writeAtomic(path.join(this.directory, page), html);
+      await writeAtomic(path.join(this.directory, page), html, { durable: false });
       this.keys.set(page, key);
     } catch {
       this.keys.delete(page);

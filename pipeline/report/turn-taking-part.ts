@@ -171,6 +171,7 @@ export async function turnTakingPart(part: {
       await writeAtomic(
         path.join(work, file),
         await render(`Floor-transfer offsets ${label}, ${kind === 'cdf' ? 'CDF' : 'histogram'}`, series),
+        { durable: false },
       );
       plotImages.push(
         `<img src="${escapeHtml(file)}" alt="${escapeHtml(`${kind} of floor-transfer offsets ${direction}`)}">`,
@@ -203,7 +204,9 @@ export async function turnTakingPart(part: {
   }
   if (bars.length > 0) {
     const file = `plots/${key}-rates.svg`;
-    await writeAtomic(path.join(work, file), await ratesSvg('Barge-in and backchannel rates', bars));
+    await writeAtomic(path.join(work, file), await ratesSvg('Barge-in and backchannel rates', bars), {
+      durable: false,
+    });
     plotImages.push(`<img src="${escapeHtml(file)}" alt="barge-in and backchannel rates, measured and generated">`);
   }
   const fidelityRows: Cell[][] = (fidelity?.directions ?? []).map((entry) => [

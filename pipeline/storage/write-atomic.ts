@@ -34,12 +34,18 @@ export function temporaryPathFor(file: string): string {
  * under the final name (a single `fs.write` whose short count is ignored would let a cut WAV on a
  * filling disk reach its final name). Parent folders are created. Text is written as UTF-8 with every registered API
  * key replaced by its variable name (./redact.ts).
+ * @param options `durable: false` skips the fsync, for a file in a work folder that is flushed whole
+ *   before it is renamed into place (./file-system-sync.ts); the length check and rename still happen.
  * @throws DiskFullError (./build-errors.ts) when the file system is full or the write came out short,
  *   naming the file, the bytes needed and the bytes free; Error naming the file and the cause for
  *   every other failure (read-only file system, a file where a folder should be, permissions), with the
  *   system error's `code` kept. The temporary file is removed on failure.
  */
-export async function writeAtomic(file: string, data: Uint8Array | string): Promise<void> {
+export async function writeAtomic(
+  file: string,
+  data: Uint8Array | string,
+  options: { durable?: boolean } = {},
+): Promise<void> {
   const bytes =
     typeof data === 'string'
       ? Buffer.from(redactSecrets(data), 'utf8')
@@ -49,7 +55,7 @@ export async function writeAtomic(file: string, data: Uint8Array | string): Prom
   try {
     handle = await openCreatingFolder(temporary);
     await handle.writeFile(bytes); // loops over short writes; ENOSPC surfaces here
-    await handle.sync();
+    if (options.durable !== false) await handle.sync();
     const { size } = await handle.stat();
     if (size !== bytes.byteLength) {
       throw Object.assign(new Error(`wrote ${size} of ${bytes.byteLength} bytes`), { code: 'ESHORTWRITE' });
@@ -75,8 +81,8 @@ export interface DeferredBytes {
  * rewritten in place (a content-cache entry: storage/content-cache.ts writes each entry to a new file
  * and renames it over the old), so the bytes are on disk once; else, when linking fails (another
  * filesystem: EXDEV; one without hard links: EPERM, ENOTSUP; too many links: EMLINK; the source gone:
- * ENOENT; any other reason) or `source` has another length than `data`, writes them ({@link writeAtomic};
- * {@link DeferredBytes} are read only then).
+ * ENOENT; any other reason) or `source` has another length than `data`, writes them ({@link writeAtomic}
+ * with `options`; {@link DeferredBytes} are read only then).
  * Atomic either way: the link is made under a temporary name, then renamed over `file`. Like DVC's
  * `cache.type: hardlink`, the two names share one file: a program that rewrites one of them in place
  * changes the other (the cache notices by its sha256 and computes the entry again).
@@ -88,6 +94,7 @@ export async function linkOrWriteAtomic(
   file: string,
   data: Uint8Array | DeferredBytes,
   source: string,
+  options: { durable?: boolean } = {},
 ): Promise<'linked' | 'written'> {
   const temporary = temporaryPathFor(file);
   let linked = false;
@@ -103,7 +110,7 @@ export async function linkOrWriteAtomic(
   }
   if (!linked) {
     await rm(temporary, { force: true }).catch(() => {});
-    await writeAtomic(file, data instanceof Uint8Array ? data : await data.read());
+    await writeAtomic(file, data instanceof Uint8Array ? data : await data.read(), options);
     return 'written';
   }
   try {
