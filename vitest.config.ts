@@ -37,6 +37,7 @@ export const END_TO_END_FILES = [
   'corpora/demo/demo-recordings.test.ts',
   'pipeline/export/export-consumers.test.ts',
   'scripts/stop-signals.test.ts',
+  'scripts/stop-signals-queued.test.ts',
 ];
 
 /**

@@ -12,11 +12,31 @@ import { languageCodeSchema } from './model/language-code.ts';
  */
 export const SAFE_FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** A name that is one safe folder name and not that of an unfinished dataset. */
+/**
+ * Endings a build gives its own folders beside a dataset or report: `.partial` (one being written),
+ * `.previous` (the old one kept aside while a commit replaces it), `.lock` (the output folder's lock).
+ * A build or dataset named with one of them would be taken for a build's own leftover.
+ */
+export const RESERVED_FOLDER_SUFFIXES = ['.partial', '.previous', '.lock'] as const;
+
+/** The reserved ending `name` ends in ({@link RESERVED_FOLDER_SUFFIXES}), or undefined. */
+export function reservedSuffixOf(name: string): string | undefined {
+  return RESERVED_FOLDER_SUFFIXES.find((suffix) => name.endsWith(suffix));
+}
+
+/** Why a name with a reserved ending is refused, e.g. `must not end in ".previous" (…)`. */
+export function reservedSuffixMessage(suffix: string): string {
+  return `must not end in "${suffix}": a build names its own folders so (".partial" while writing, ".previous" for the old one kept during a commit, ".lock")`;
+}
+
+/** A name that is one safe folder name and does not end in a reserved ending. */
 export const safeFolderNameSchema = z
   .string()
   .regex(SAFE_FOLDER_NAME, 'letters, digits, dot, dash and underscore only, starting with a letter or digit')
-  .refine((value) => !value.endsWith('.partial'), 'must not end in ".partial" (the name of an unfinished dataset)');
+  .superRefine((value, context) => {
+    const suffix = reservedSuffixOf(value);
+    if (suffix !== undefined) context.addIssue({ code: 'custom', message: reservedSuffixMessage(suffix) });
+  });
 
 /** `corpus`: the TopiOCQA release read and the limits checked before any service is called. */
 export const corpusSchema = z

@@ -13,7 +13,12 @@ import { z } from 'zod';
 import { buildConfigInputSchema } from './config-schema.ts';
 
 export { buildConfigInputSchema, type BuildConfigInput } from './config-schema.ts';
-export { SAFE_FOLDER_NAME } from './config-schema-dataset.ts';
+export {
+  RESERVED_FOLDER_SUFFIXES,
+  SAFE_FOLDER_NAME,
+  reservedSuffixMessage,
+  reservedSuffixOf,
+} from './config-schema-dataset.ts';
 export {
   ConfigError,
   configSourceOf,

@@ -11,7 +11,8 @@
  *   files but the scoring ones), and a last build completes to the reference's bytes;
  * - no `.partial`, `.previous` or temporary file is left.
  *
- * Moments are uniform over the command's own time to its end, from a seeded random stream.
+ * Moments are uniform over the command's own time to its end (for `build`, a build from the warm
+ * cache, as the stops run it), from a seeded random stream.
  */
 import { spawn } from 'node:child_process';
 import { cp, rm } from 'node:fs/promises';
@@ -105,9 +106,16 @@ async function buildStops(
     problem(`build failed without a signal (exit ${first.code}): ${lastLine(first.stderr)}`);
     return;
   }
+  // the stops rebuild from the warm cache: their moments are drawn over the time of such a build
+  await rm(setting.buildOut, { recursive: true, force: true });
+  const warm = await run(setting.cli, ['build', '--config', setting.buildConfig, '--quiet']);
+  if (warm.code !== 0) {
+    problem(`build from the cache failed without a signal (exit ${warm.code}): ${lastLine(warm.stderr)}`);
+    return;
+  }
   for (let stop = 1; stop <= setting.runs; stop++) {
     await rm(setting.buildOut, { recursive: true, force: true });
-    const moment = random.uniform() * first.seconds;
+    const moment = random.uniform() * warm.seconds;
     const result = await run(setting.cli, ['build', '--config', setting.buildConfig, '--quiet'], moment);
     console.log(`build ${stop}/${setting.runs}: SIGTERM at ${moment.toFixed(2)} s: ${outcome(result)}`);
     checkEnding('build', result, problem);
@@ -142,6 +150,12 @@ function checkEnding(command: string, result: RunResult, problem: (text: string)
     .split('\n')
     .filter((line) => line.startsWith('duplexsynth:'));
   if (result.code === 0 && lines.length === 0) return;
+  if (result.signal === 'SIGTERM') {
+    problem(
+      `${command}: ended by SIGTERM's default action after ${result.seconds.toFixed(2)} s, with no line: the signal came before the command set its stop handlers`,
+    );
+    return;
+  }
   if (result.code !== 143) problem(`${command}: exit ${result.code} (${result.signal ?? 'no signal'}), not 143`);
   if (lines.length !== 1 || !STOP_LINE.test(lines[0]!))
     problem(`${command}: expected one stop line, got ${JSON.stringify(lines)}`);

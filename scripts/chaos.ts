@@ -1,6 +1,8 @@
 /**
  * The chaos run (a build killed at random moments must still commit the reference's bytes), for anyone
- * to rerun: `npm run chaos -- [--runs N] [--seed S] [--limit L]`.
+ * to rerun: `npm run chaos -- [--runs N] [--seed S] [--limit L] [--section kills|signals] [--keep]`
+ * (`--section`: only the kills, steps 2 and 3, or only the signals, step 4; both by default). It runs
+ * the compiled command, so dist/ is compiled first when it is missing or stale.
  *
  * 1. A reference build: `duplexsynth build` (offline English, rules rewrite, espeak-ng) of the first L
  *    real TopiOCQA dev conversations, with its own cold cache; its wall time is measured.
@@ -16,7 +18,7 @@
  * Prints one line per kill and the verdict; exit code 0 when identical, 1 otherwise. Same seed, same
  * kill moments (the moments a kill hits depend on the machine's speed, so a run is a sample).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -96,7 +98,15 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '21' },
       limit: { type: 'string', default: '2' },
       keep: { type: 'boolean', default: false },
+      section: { type: 'string' },
     },
+  });
+  const section = values.section;
+  if (section !== undefined && section !== 'kills' && section !== 'signals')
+    throw new Error(`--section ${section}: kills or signals`);
+  // the command refuses a dist/ that is not a build of the sources as they are now
+  execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build-dist.js'), '--if-stale'], {
+    stdio: 'inherit',
   });
   const runs = Number(values.runs);
   const seed = Number(values.seed);
@@ -114,30 +124,8 @@ async function main(): Promise<void> {
     console.log(`reference: ${limit} dialogues in ${reference.seconds.toFixed(1)} s`);
     const out = path.join(scratch, 'chaos', 'out');
     const config = await writeConfig(scratch, 'chaos', limit, out, path.join(scratch, 'chaos', 'cache'));
-    const random = dialogueRandomStream(seed, 'chaos', 'kill-moments');
-    for (let run = 1; run <= runs; run++) {
-      const moment = random.uniform() * reference.seconds;
-      const result = await build(config, moment);
-      const outcome = result.signal === 'SIGKILL' ? 'killed' : `ended first (exit ${result.code})`;
-      console.log(`run ${run}/${runs}: kill at ${moment.toFixed(2)} s: ${outcome}`);
-    }
-    const last = await build(config);
-    if (last.code !== 0)
-      throw new Error(`the last build failed (exit ${last.code}): ${last.stderr.trim().split('\n').at(-1)}`);
-    const [expected, actual] = [await hashTree(referenceOut), await hashTree(out)];
-    const differing = [...new Set([...expected.keys(), ...actual.keys()])]
-      .filter((file) => expected.get(file) !== actual.get(file))
-      .sort();
-    const leftovers = [...actual.keys()].filter((file) => /\.partial|\.previous|\.tmp|\.duplexsynth-/.test(file));
-    if (differing.length === 0 && leftovers.length === 0) {
-      console.log(
-        `byte-identical: ${actual.size} files after ${runs} kills (seed ${seed}); resumed in ${last.seconds.toFixed(1)} s`,
-      );
-    } else {
-      for (const file of differing) console.log(`differs: ${file}`);
-      for (const file of leftovers) console.log(`left behind: ${file}`);
-      process.exitCode = 1;
-    }
+    if (section !== 'signals') await killRuns(config, out, referenceOut, reference.seconds, runs, seed);
+    if (section === 'kills') return;
     // SIGTERM at random moments to build, export, report and score (./chaos-signals.ts)
     const problems = await runSignalChaos({
       cli: CLI,
@@ -156,6 +144,46 @@ async function main(): Promise<void> {
   } finally {
     if (!values.keep) await rm(scratch, { recursive: true, force: true });
     else console.log(`kept: ${scratch}`);
+  }
+}
+
+/**
+ * Steps 2 and 3 (see the file header): `runs` builds into `out` killed with SIGKILL at seeded moments
+ * uniform over `referenceSeconds`, then one to its end compared with `referenceOut`. Sets the exit code 1
+ * on a difference or a leftover.
+ * @throws Error when the last build fails
+ */
+async function killRuns(
+  config: string,
+  out: string,
+  referenceOut: string,
+  referenceSeconds: number,
+  runs: number,
+  seed: number,
+): Promise<void> {
+  const random = dialogueRandomStream(seed, 'chaos', 'kill-moments');
+  for (let run = 1; run <= runs; run++) {
+    const moment = random.uniform() * referenceSeconds;
+    const result = await build(config, moment);
+    const outcome = result.signal === 'SIGKILL' ? 'killed' : `ended first (exit ${result.code})`;
+    console.log(`run ${run}/${runs}: kill at ${moment.toFixed(2)} s: ${outcome}`);
+  }
+  const last = await build(config);
+  if (last.code !== 0)
+    throw new Error(`the last build failed (exit ${last.code}): ${last.stderr.trim().split('\n').at(-1)}`);
+  const [expected, actual] = [await hashTree(referenceOut), await hashTree(out)];
+  const differing = [...new Set([...expected.keys(), ...actual.keys()])]
+    .filter((file) => expected.get(file) !== actual.get(file))
+    .sort();
+  const leftovers = [...actual.keys()].filter((file) => /\.partial|\.previous|\.tmp|\.duplexsynth-/.test(file));
+  if (differing.length === 0 && leftovers.length === 0) {
+    console.log(
+      `byte-identical: ${actual.size} files after ${runs} kills (seed ${seed}); resumed in ${last.seconds.toFixed(1)} s`,
+    );
+  } else {
+    for (const file of differing) console.log(`differs: ${file}`);
+    for (const file of leftovers) console.log(`left behind: ${file}`);
+    process.exitCode = 1;
   }
 }
 

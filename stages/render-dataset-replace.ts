@@ -4,7 +4,8 @@
  * the old one kept aside until the new one is in place, and the recovery of a commit interrupted
  * between its two renames.
  */
-import { readdir, rename, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readRecord } from '../pipeline/storage/json-records.ts';
 import { datasetManifestSchema } from '../pipeline/model/dataset-manifest.ts';
@@ -34,47 +35,98 @@ function previousDirectoryOf(directory: string): string {
 }
 
 /**
- * After a commit that was interrupted between its two renames: `{dataset}.previous` holds the last
- * complete dataset. It goes back into place when the folder itself is missing (or empty); when the
- * folder is complete again (the new one arrived), the leftover is removed.
+ * The file `commit` writes into the old dataset just before it moves it aside as `{dataset}.previous`,
+ * holding the dataset's folder name: a `{dataset}.previous` without it (or naming another dataset) is
+ * not a commit's backup and is never removed or restored. It is not in the manifest; a dataset folder
+ * that still holds it (a kill between writing it and the rename) has it removed by the next `open`.
+ */
+export const BACKUP_MARKER = '.duplexsynth-backup';
+
+/** Thrown when `{dataset}.previous` exists but is not a commit's backup: the build stops, that folder is left as it is. */
+export class ForeignPreviousFolderError extends Error {
+  constructor(previous: string) {
+    super(
+      `${previous}: not a backup left by a duplexsynth commit (no ${BACKUP_MARKER} in it), and a commit keeps the old dataset under that name; it was left as it is: rename or move it, or choose another --out`,
+    );
+    this.name = 'ForeignPreviousFolderError';
+  }
+}
+
+/** Whether `previous` holds the marker naming the dataset folder `directory` ({@link BACKUP_MARKER}). */
+async function isOwnBackup(previous: string, directory: string): Promise<boolean> {
+  const marker = await readFile(path.join(previous, BACKUP_MARKER), 'utf8').catch(() => null);
+  return marker !== null && marker.trim() === path.basename(directory);
+}
+
+/**
+ * After a commit that was interrupted between its two renames: `{dataset}.previous` (marked as the
+ * commit's backup) holds the last complete dataset. It goes back into place when the folder itself is
+ * missing (or empty); when the folder is complete again (the new one arrived), the leftover is removed.
+ * A marker left in the dataset folder itself is removed.
+ * @throws ForeignPreviousFolderError when `{dataset}.previous` exists without the marker (nothing is touched)
  */
 export async function restorePreviousDataset(directory: string): Promise<void> {
   const previous = previousDirectoryOf(directory);
   const previousEntries = await readdir(previous).catch(() => null);
-  if (previousEntries === null) return;
+  if (previousEntries === null) {
+    await rm(path.join(directory, BACKUP_MARKER), { force: true }).catch(() => {});
+    return;
+  }
+  if (!(await isOwnBackup(previous, directory))) throw new ForeignPreviousFolderError(previous);
   const current = await readdir(directory).catch(() => null);
   if (current !== null && current.includes('manifest.json')) {
     await rm(previous, { recursive: true, force: true });
+    await rm(path.join(directory, BACKUP_MARKER), { force: true });
     return;
   }
   if (current !== null) await rm(directory, { recursive: true, force: true });
-  if (previousEntries.includes('manifest.json')) await rename(previous, directory);
-  else await rm(previous, { recursive: true, force: true });
+  if (previousEntries.includes('manifest.json')) {
+    await rename(previous, directory);
+    await rm(path.join(directory, BACKUP_MARKER), { force: true });
+  } else await rm(previous, { recursive: true, force: true });
 }
 
 /**
- * Renames the finished `workDirectory` over `finalDirectory`. The complete old dataset is moved aside,
- * not deleted, until the new one is in place: a kill or an error between the two renames leaves
- * `{dataset}.previous`, which {@link restorePreviousDataset} puts back.
- * @throws the rename's error (the old dataset is renamed back first)
+ * Renames the finished `workDirectory` over `finalDirectory`. The complete old dataset is marked as
+ * the commit's backup ({@link BACKUP_MARKER}) and moved aside, not deleted, until the new one is in
+ * place: a kill or an error between the two renames leaves `{dataset}.previous`, which
+ * {@link restorePreviousDataset} puts back.
+ * @throws ForeignPreviousFolderError when an unmarked `{dataset}.previous` appeared since `open`
+ *   (nothing is renamed); the rename's error (the old dataset is renamed back first)
  */
 export async function replaceFinalFolder(finalDirectory: string, workDirectory: string): Promise<void> {
   const aside = previousDirectoryOf(finalDirectory);
-  await rm(aside, { recursive: true, force: true });
-  const hadOld = await rename(finalDirectory, aside).then(
+  if (existsSync(aside)) {
+    if (!(await isOwnBackup(aside, finalDirectory))) throw new ForeignPreviousFolderError(aside);
+    await rm(aside, { recursive: true, force: true });
+  }
+  const marker = path.join(finalDirectory, BACKUP_MARKER);
+  // the marker goes in before the rename, so a backup is never without it
+  const hadOld = await writeFile(marker, `${path.basename(finalDirectory)}\n`).then(
     () => true,
     (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return false;
       throw error;
     },
   );
+  if (hadOld) {
+    try {
+      await rename(finalDirectory, aside);
+    } catch (error) {
+      await rm(marker, { force: true }).catch(() => {});
+      throw error;
+    }
+  }
   try {
     await rename(workDirectory, finalDirectory);
   } catch (error) {
-    if (hadOld) await rename(aside, finalDirectory).catch(() => {});
+    if (hadOld) {
+      await rename(aside, finalDirectory).catch(() => {});
+      await rm(marker, { force: true }).catch(() => {});
+    }
     throw error;
   }
   // the new dataset is in place; an old one that cannot be removed (a read-only subfolder) is left
-  // as `{dataset}.previous` and removed by the next build's `open`
+  // as `{dataset}.previous` (marked) and removed by the next build's `open`
   await rm(aside, { recursive: true, force: true }).catch(() => {});
 }

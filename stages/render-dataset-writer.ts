@@ -84,10 +84,12 @@ export class DatasetWriter {
   /**
    * Start writing a dataset at `directory` (the final folder). A leftover `.partial` folder from an
    * interrupted run is removed first. A final folder that duplexsynth wrote (it has `manifest.json`) is
-   * replaced on `commit`.
+   * replaced on `commit`. A `{dataset}.previous` that a commit left (render-dataset-replace.ts) is put back
+   * or removed; one without the commit's marker is left as it is and stops the build.
    * @param options `linkToStored` (default true): a WAV given with the cache file that holds it becomes
    *   a hard link to that file (`put`); false: every file is written
-   * @throws Error when `directory` exists with files but no manifest.json (someone else's folder)
+   * @throws Error when `directory` exists with files but no manifest.json (someone else's folder);
+   *   ForeignPreviousFolderError when `{dataset}.previous` exists and is not a commit's backup
    */
   static async open(directory: string, options: { linkToStored?: boolean } = {}): Promise<DatasetWriter> {
     await restorePreviousDataset(directory);

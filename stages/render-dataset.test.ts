@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import { DatasetWriter } from './render-dataset.ts';
+import { BACKUP_MARKER } from './render-dataset-replace.ts';
 
 let root: string;
 beforeAll(async () => {
@@ -32,6 +33,12 @@ async function writeDataset(directory: string, ids: string[]): Promise<DatasetWr
   return writer;
 }
 
+/** What a commit killed after its first rename leaves: the old dataset, marked, moved aside as `.previous`. */
+async function markAndMoveAside(directory: string): Promise<void> {
+  await writeFile(path.join(directory, BACKUP_MARKER), `${path.basename(directory)}\n`);
+  await rename(directory, `${directory}.previous`);
+}
+
 /** Manifest settings of build `seed` (read back as `build.seed`, to tell the commits apart). */
 const settings = (seed: number) => ({
   language: 'en' as const,
@@ -54,7 +61,7 @@ describe('DatasetWriter commit: the complete old dataset is never lost', () => {
     await (await writeDataset(directory, ['d1', 'd2'])).commit(settings(1));
     // the state a kill leaves after the first rename of a second commit: old aside, new still .partial
     await writeDataset(directory, ['d1', 'd2']);
-    await rename(directory, `${directory}.previous`);
+    await markAndMoveAside(directory);
     const again = await writeDataset(directory, ['d1', 'd2']);
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(1); // restored
     await again.commit(settings(3));
@@ -65,14 +72,46 @@ describe('DatasetWriter commit: the complete old dataset is never lost', () => {
   it('a commit killed after both renames: the leftover aside folder is removed, the new dataset kept', async () => {
     const directory = path.join(root, 'c', 'topiocqa');
     await (await writeDataset(directory, ['d1'])).commit(settings(1));
-    await rename(directory, `${directory}.previous`);
+    await markAndMoveAside(directory);
     await (await writeDataset(directory, ['d1'])).commit(settings(2));
     // simulate: new in place and an old aside left over
     await (await writeDataset(path.join(root, 'tmp'), ['d1'])).commit(settings(9));
+    await writeFile(path.join(root, 'tmp', BACKUP_MARKER), 'topiocqa\n');
     await rename(path.join(root, 'tmp'), `${directory}.previous`);
     await DatasetWriter.open(directory);
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(2);
     expect((await readdir(path.dirname(directory))).filter((name) => name.endsWith('.previous'))).toEqual([]);
+  });
+});
+
+describe('DatasetWriter: a {dataset}.previous that no commit left', () => {
+  it('is never removed nor restored: open stops naming it, its files stay', async () => {
+    const directory = path.join(root, 'foreign', 'tq');
+    await (await writeDataset(directory, ['d1'])).commit(settings(1));
+    const foreign = `${directory}.previous`;
+    await mkdir(path.join(foreign, 'audio'), { recursive: true });
+    await writeFile(path.join(foreign, 'manifest.json'), '{"mine": true}');
+    await writeFile(path.join(foreign, 'audio', 'keep.wav'), 'user data');
+    await expect(writeDataset(directory, ['d1'])).rejects.toThrow(
+      `${foreign}: not a backup left by a duplexsynth commit (no .duplexsynth-backup in it), and a commit keeps the old dataset under that name; it was left as it is: rename or move it, or choose another --out`,
+    );
+    expect(await readFile(path.join(foreign, 'audio', 'keep.wav'), 'utf8')).toBe('user data');
+    expect(await readFile(path.join(foreign, 'manifest.json'), 'utf8')).toBe('{"mine": true}');
+    expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(1);
+    // with the folder itself missing, it is not taken for the old dataset either
+    await rm(directory, { recursive: true });
+    await expect(DatasetWriter.open(directory)).rejects.toThrow(/not a backup left by a duplexsynth commit/);
+    expect(await readFile(path.join(foreign, 'audio', 'keep.wav'), 'utf8')).toBe('user data');
+  });
+
+  it('a commit leaves no marker in the committed dataset, and a marker left by a kill before the first rename is removed by open', async () => {
+    const directory = path.join(root, 'marker', 'tq');
+    await (await writeDataset(directory, ['d1'])).commit(settings(1));
+    await (await writeDataset(directory, ['d1'])).commit(settings(2));
+    expect(await readdir(directory)).not.toContain(BACKUP_MARKER);
+    await writeFile(path.join(directory, BACKUP_MARKER), 'tq\n');
+    await DatasetWriter.open(directory);
+    expect(await readdir(directory)).not.toContain(BACKUP_MARKER);
   });
 });
 

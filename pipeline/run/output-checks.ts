@@ -11,7 +11,7 @@
 import { constants, existsSync } from 'node:fs';
 import { access, mkdir, readdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SAFE_FOLDER_NAME, type BuildConfig } from '../config.ts';
+import { SAFE_FOLDER_NAME, reservedSuffixMessage, reservedSuffixOf, type BuildConfig } from '../config.ts';
 import type { SourceConversation } from '../model/types.ts';
 import { BuildInputError, DiskFullError } from '../model/build-errors.ts';
 import { formatBytes, temporaryPathFor } from '../storage/write-atomic.ts';
@@ -55,17 +55,19 @@ const MARGIN_BYTES = 1_000_000;
 /**
  * Check the values the schema cannot see once a config object is built or overridden in code:
  * `name` and each built language's dataset name are safe folder names (letters, digits, `.`, `_`, `-`,
- * starting with a letter or digit, not ending in `.partial`), the seed a non-negative safe integer,
+ * starting with a letter or digit, not ending in `.partial`, `.previous` or `.lock`), the seed a non-negative safe integer,
  * and the output and cache folders differ.
  * @throws BuildInputError naming the setting and the value
  */
 export function checkBuildSettings(config: BuildConfig): void {
   const folderName = (value: string, setting: string) => {
-    if (!SAFE_FOLDER_NAME.test(value) || value.endsWith('.partial')) {
+    if (!SAFE_FOLDER_NAME.test(value)) {
       throw new BuildInputError(
-        `${setting}: "${value}" is not a safe folder name (letters, digits, ".", "_" and "-", starting with a letter or digit, not ending in ".partial")`,
+        `${setting}: "${value}" is not a safe folder name (letters, digits, ".", "_" and "-", starting with a letter or digit)`,
       );
     }
+    const suffix = reservedSuffixOf(value);
+    if (suffix !== undefined) throw new BuildInputError(`${setting}: "${value}" ${reservedSuffixMessage(suffix)}`);
   };
   folderName(config.name, 'name');
   for (const language of config.languages) folderName(String(config.datasets[language] ?? ''), `datasets.${language}`);
