@@ -35,6 +35,7 @@ export const END_TO_END_FILES = [
   'scripts/examples.test.ts',
   'corpora/demo/demo-recordings.test.ts',
   'pipeline/export/export-consumers.test.ts',
+  'pipeline/export/contained-paths.test.ts',
   'scripts/stop-signals.test.ts',
 ];
 
