@@ -3,7 +3,8 @@
  * `export` (every format) nor `report` read or write a file outside its folders: each stops with one
  * line naming the file, its line and the id, exits 2, and leaves the sandbox the dataset sits in as
  * it was, byte for byte. The dialogue's files are where that id leads, so a command that followed it
- * would find them and write beside them.
+ * would find them and write beside them. A dataset name in `manifest.json` that is a path (the
+ * moshi-finetune export's `{dataset}.jsonl`, the report's `dialogues/{lang}/{dataset}/`) is refused the same way.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -71,9 +72,8 @@ afterAll(async () => {
 });
 
 /** The one line every refusal prints: the file and line of the id, and the id. */
-function refusal(): string {
-  const metadata = path.join(dataset, 'metadata');
-  return `duplexsynth: ${path.join(dataset, 'all.jsonl')}:2: id "${ESCAPING_ID}" is not a file name (it names files in ${metadata}: no "/", "\\" or NUL character, not "." or "..")\n`;
+function refusal(file: string, field: string): string {
+  return `duplexsynth: ${file}: ${field} "${ESCAPING_ID}" is not a file name (it names files and folders: no "/", "\\" or NUL character, not "." or "..")\n`;
 }
 
 describe('a dialogue id that is a path', () => {
@@ -82,7 +82,7 @@ describe('a dialogue id that is a path', () => {
     // the export folder deep in the sandbox: `{out}.partial/../../../../x.*` would still land inside it
     const out = path.join(sandbox, 'd1', 'd2', 'd3', 'd4', `out-${format}`);
     const run = duplexsynth('export', dataset, '--to', format, '--out', out);
-    expect(run.stderr).toBe(refusal());
+    expect(run.stderr).toBe(refusal(`${path.join(dataset, 'all.jsonl')}:2`, 'id'));
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(await snapshot(sandbox)).toEqual(before);
@@ -91,8 +91,41 @@ describe('a dialogue id that is a path', () => {
   it('report: one line, exit 2, nothing written anywhere', async () => {
     const before = await snapshot(sandbox);
     const run = duplexsynth('report', build);
-    expect(run.stderr).toBe(refusal());
+    expect(run.stderr).toBe(refusal(`${path.join(dataset, 'all.jsonl')}:2`, 'id'));
     expect(run.status).toBe(2);
     expect(await snapshot(sandbox)).toEqual(before);
+  });
+});
+
+describe('a dataset name that is a path', () => {
+  let named: string;
+  let namedDataset: string;
+  beforeAll(async () => {
+    named = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-contained-names-'));
+    await mkdir(path.join(named, 'd1', 'd2'), { recursive: true });
+    namedDataset = await copyExportFixture(path.join(named, 'd1', 'd2'));
+    const manifest = path.join(namedDataset, 'manifest.json');
+    await writeFile(
+      manifest,
+      JSON.stringify({ ...JSON.parse(await readFile(manifest, 'utf8')), dataset: ESCAPING_ID }),
+    );
+  });
+  afterAll(async () => {
+    await rm(named, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['export --to moshi-finetune (its {dataset}.jsonl)', 'export'],
+    ['report (its dialogues/{lang}/{dataset}/ pages)', 'report'],
+  ])('%s: one line, exit 2, nothing written anywhere', async (_name, command) => {
+    const before = await snapshot(named);
+    const out = path.join(named, 'd1', 'd2', 'd3', 'd4', 'out');
+    const run =
+      command === 'export'
+        ? duplexsynth('export', namedDataset, '--to', 'moshi-finetune', '--out', out)
+        : duplexsynth('report', path.join(named, 'd1', 'd2', 'build'));
+    expect(run.stderr).toBe(refusal(path.join(namedDataset, 'manifest.json'), 'dataset'));
+    expect(run.status).toBe(2);
+    expect(await snapshot(named)).toEqual(before);
   });
 });

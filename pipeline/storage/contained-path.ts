@@ -48,7 +48,7 @@ export function containedPath(root: string, relative: string, name: PathName): s
     (fileName && (name.value === '' || name.value === '.' || name.value === '..' || /[/\\]/.test(name.value)))
   )
     throw new PathOutsideFolderError(
-      `${where} is not a file name (it names files in ${root}: no "/", "\\" or NUL character, not "." or "..")`,
+      `${where} is not a file name (it names files and folders: no "/", "\\" or NUL character, not "." or "..")`,
     );
   const absoluteRoot = path.resolve(root);
   const resolved = path.resolve(absoluteRoot, relative);
