@@ -36,6 +36,7 @@ export const END_TO_END_FILES = [
   'scripts/examples.test.ts',
   'corpora/demo/demo-recordings.test.ts',
   'pipeline/export/export-consumers.test.ts',
+  'pipeline/export/contained-paths.test.ts',
   'scripts/stop-signals.test.ts',
   'scripts/stop-signals-queued.test.ts',
 ];

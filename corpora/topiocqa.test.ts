@@ -390,7 +390,7 @@ describe('loadTopiocqa malformed input', () => {
   it('throws an unreadable error for a missing file', async () => {
     const error = await expectFormatError(() => loadTopiocqa(fixture('no-such-file.json')));
     expect(error.kind).toBe('unreadable');
-    expect(error.message).toBe(`${fixture('no-such-file.json')}: cannot read ${fixture('no-such-file.json')} (ENOENT)`);
+    expect(error.message).toBe(`${fixture('no-such-file.json')}: cannot read: does not exist (ENOENT); check the path`);
   });
 });
 

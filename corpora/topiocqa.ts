@@ -17,7 +17,7 @@
  * spaces; every question is lower case (left alone: the spoken-style rewrite handles casing).
  */
 import { readFile, stat } from 'node:fs/promises';
-import { describeFileSystemError, errorCode } from '../pipeline/storage/file-system-errors.ts';
+import { describeFileSystemError } from '../pipeline/storage/file-system-errors.ts';
 import path from 'node:path';
 import type { SourceConversation } from '../pipeline/model/types.ts';
 import { buildConversation, finishTurns, type BuiltConversation, type IndexedRecord } from './topiocqa-conversation.ts';
@@ -87,13 +87,12 @@ export async function loadTopiocqa(file: string, options: TopiocqaOptions = {}):
     bytes = await readFile(file);
   } catch (error) {
     if (error instanceof TopiocqaFormatError) throw error;
-    const code = errorCode(error);
     throw new TopiocqaFormatError({
       kind: 'unreadable',
       file,
-      // words for the errno (pipeline/storage/file-system-errors.ts), the code after them
-      detail:
-        code === 'ENOENT' ? `cannot read ${file} (ENOENT)` : `cannot read ${describeFileSystemError(error, file)}`,
+      // words for the errno and the code after them (pipeline/storage/file-system-errors.ts), without
+      // the path that one line starts with: the error's message names the file once, before it
+      detail: describeFileSystemError(error, file, 'cannot read').slice(file.length + 2),
       cause: error,
     });
   }

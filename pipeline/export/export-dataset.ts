@@ -32,6 +32,7 @@ import {
 } from '../quality/dataset-files.ts';
 import { describeIssues } from '../model/validation.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
+import { containedPath } from '../storage/contained-path.ts';
 
 /** One utterance of a dialogue: a question, an answer or a placed backchannel (chat: a turn or a backchannel). */
 export interface ExportUtterance {
@@ -243,9 +244,11 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
     testSmall: (id) => testSmall?.has(id) ?? false,
   };
   const dialogues: ExportDialogue[] = [];
+  const jsonlFile = path.join(folder.directory, 'all.jsonl');
   for (const dialogue of folder.dialogues) {
-    const metadataFile = path.join(folder.directory, 'metadata', `${dialogue.id}.json`);
-    const alignmentFile = path.join(folder.directory, 'txt_align', `${dialogue.id}.txt`);
+    const name = { value: dialogue.id, file: jsonlFile, field: 'id' };
+    const metadataFile = containedPath(path.join(folder.directory, 'metadata'), `${dialogue.id}.json`, name);
+    const alignmentFile = containedPath(path.join(folder.directory, 'txt_align'), `${dialogue.id}.txt`, name);
     const metadataText = await readText(metadataFile);
     dialogues.push(
       exportDialogue(
@@ -365,7 +368,11 @@ export function exportDialogue(
     audioFile: dialogue.audioFile,
     fullBandAudioFile:
       fullBandRelative !== null && context.hasFullBandFile(fullBandRelative)
-        ? path.join(context.directory, fullBandRelative)
+        ? containedPath(context.directory, fullBandRelative, {
+            value: dialogue.id,
+            file: metadataFile,
+            field: 'id',
+          })
         : null,
     durationSeconds: dialogue.metadata.durationSeconds,
     eventsLine: dialogue.line,

@@ -10,6 +10,7 @@ import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises
 import path from 'node:path';
 import { BuildStoppedError } from '../model/build-errors.ts';
 import { bytesHash } from '../storage/content-cache.ts';
+import { containedPath } from '../storage/contained-path.ts';
 import { writeAtomic, writeAtomicChunks } from '../storage/write-atomic.ts';
 
 /** The marker file of an export folder. */
@@ -83,10 +84,23 @@ export class ExportWriter {
       );
   }
 
-  /** Writes `data` at `relative` (forward slashes) inside the export. */
+  /**
+   * The absolute path of `relative` inside `folder` (the work or the final folder).
+   * @throws PathOutsideFolderError naming the export folder and `relative` when it leads outside the folder
+   */
+  private inside(folder: string, relative: string): string {
+    return containedPath(folder, relative, {
+      value: relative,
+      file: this.finalDirectory,
+      field: 'export file',
+      fileName: false,
+    });
+  }
+
+  /** Writes `data` at `relative` (forward slashes) inside the export. @throws PathOutsideFolderError when `relative` leads outside it */
   async write(relative: string, data: Uint8Array | string): Promise<void> {
     this.throwIfStopped();
-    await writeAtomic(path.join(this.workDirectory, relative), data);
+    await writeAtomic(this.inside(this.workDirectory, relative), data);
     this.files.set(relative, bytesHash(data));
   }
 
@@ -105,7 +119,7 @@ export class ExportWriter {
         yield chunk;
       }
     }
-    const bytes = await writeAtomicChunks(path.join(this.workDirectory, relative), hashed());
+    const bytes = await writeAtomicChunks(this.inside(this.workDirectory, relative), hashed());
     this.files.set(relative, hash.digest('hex'));
     return bytes;
   }
@@ -113,7 +127,7 @@ export class ExportWriter {
   /** Copies the file `source` to `relative` inside the export (bytes unchanged). */
   async copy(relative: string, source: string): Promise<void> {
     this.throwIfStopped();
-    const target = path.join(this.workDirectory, relative);
+    const target = this.inside(this.workDirectory, relative);
     await mkdir(path.dirname(target), { recursive: true });
     await copyFile(source, target);
     this.files.set(relative, bytesHash(await readFile(target)));
@@ -121,7 +135,7 @@ export class ExportWriter {
 
   /** Absolute path a relative export path will have once committed. */
   finalPath(relative: string): string {
-    return path.join(this.finalDirectory, relative);
+    return this.inside(this.finalDirectory, relative);
   }
 
   /**

@@ -13,6 +13,7 @@ import { datasetManifestSchema } from '../model/dataset-manifest.ts';
 import { summaryFailuresSchema } from '../model/dataset-summary.ts';
 import { readRecord } from '../storage/json-records.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
+import { containedPath } from '../storage/contained-path.ts';
 
 /** A dataset folder could not be read: a file is missing or malformed (named in the message). */
 export class DatasetReadError extends Error {
@@ -101,6 +102,8 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
       `${manifestFile}: language "${language}" is not a language code (BCP-47, e.g. en, ja, zh)`,
     );
   const dataset = manifest.dataset ?? path.basename(absolute);
+  // the report names folders by it (dialogues/{lang}/{dataset}/)
+  containedPath(absolute, dataset, { value: dataset, file: manifestFile, field: 'dataset' });
   const jsonlFile = path.join(absolute, 'all.jsonl');
   const lines = splitJsonlLines(await readText(jsonlFile));
   const dialogues: DatasetDialogue[] = [];
@@ -115,7 +118,12 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
     if (seen.has(parsed.id))
       throw new DatasetReadError(`${jsonlFile}:${index + 1}: dialogue id ${parsed.id} appears twice`);
     seen.add(parsed.id);
-    const metadataFile = path.join(absolute, 'metadata', `${parsed.id}.json`);
+    // an id names the dialogue's files: one outside the dataset folder is refused before anything is read
+    const metadataFile = containedPath(path.join(absolute, 'metadata'), `${parsed.id}.json`, {
+      value: parsed.id,
+      file: `${jsonlFile}:${index + 1}`,
+      field: 'id',
+    });
     const metadata = await readRecord(metadataFile, dialogueMetadataSchema, { makeError: readError });
     const audioSha256 = manifestFiles[`audio/${parsed.id}.wav`];
     dialogues.push({

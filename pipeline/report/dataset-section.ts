@@ -17,6 +17,7 @@ import {
   dialoguePagePlan,
   eventListPagePath,
   renderDialoguePage,
+  reportPageFile,
   type PreRenderedDialoguePages,
 } from './pre-rendered-pages.ts';
 import { escapeHtml, htmlTable, type Cell } from './html.ts';
@@ -105,7 +106,7 @@ export async function datasetSection(part: {
   const audioSha256 = new Map(folder.dialogues.map((dialogue) => [dialogue.id, dialogue.audioSha256]));
   const writePage = async (dialogue: ExportDialogue) => {
     const { page, links } = dialoguePagePlan(output, dataset, dialogue);
-    const target = path.join(work, page);
+    const target = reportPageFile(work, page);
     const kept =
       options.cache && audioSha256.get(dialogue.id)
         ? await keptDialoguePage(options.cache, output, dataset, dialogue, links, audioSha256.get(dialogue.id)!)
@@ -154,7 +155,7 @@ export async function datasetSection(part: {
     ]);
   }
   await writeAtomic(
-    path.join(work, eventsPage),
+    reportPageFile(work, eventsPage),
     eventListPageHtml(dataset, {
       assets: fromEventsPage(path.join(output, 'report', 'assets')),
       index: fromEventsPage(path.join(output, 'report', 'index.html')),

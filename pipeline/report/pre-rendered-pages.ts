@@ -21,6 +21,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExportDataset, ExportDialogue } from '../export/export-dataset.ts';
 import type { ContentCache } from '../storage/content-cache.ts';
+import { containedPath } from '../storage/contained-path.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import {
   dialoguePageHtml,
@@ -44,6 +45,15 @@ export interface DialoguePagePlan {
 /** A dialogue's page inside the report folder, `/`-separated. */
 export function dialoguePagePath(dataset: Pick<ExportDataset, 'language' | 'dataset'>, id: string): string {
   return `dialogues/${dataset.language}/${dataset.dataset}/${id}.html`;
+}
+
+/**
+ * The absolute path of `page` (a page path of the report, `/`-separated, made from a dialogue id or a
+ * dataset name) inside `folder` (the report's work folder, or the pre-rendered pages' folder).
+ * @throws PathOutsideFolderError naming the folder and the page when it leads outside the folder
+ */
+export function reportPageFile(folder: string, page: string): string {
+  return containedPath(folder, page, { value: page, file: folder, field: 'report page', fileName: false });
 }
 
 /** A dataset's event list page inside the report folder, `/`-separated. */
@@ -180,7 +190,7 @@ export class PreRenderedDialoguePages {
         this.cache ? { cache: this.cache, sha256: audioSha256 } : null,
       );
       const key = dialoguePageKey(dataset, dialogue, links, await pageAudioIdentity(audioFile, audioSha256));
-      await writeAtomic(path.join(this.directory, page), html, { durable: false });
+      await writeAtomic(reportPageFile(this.directory, page), html, { durable: false });
       this.keys.set(page, key);
     } catch {
       this.keys.delete(page);
@@ -207,7 +217,7 @@ export class PreRenderedDialoguePages {
     const audio = await pageAudioIdentity(dialogue.audioFile, audioSha256).catch(() => null);
     if (audio === null || dialoguePageKey(dataset, dialogue, links, audio) !== key) return false;
     await mkdir(path.dirname(target), { recursive: true });
-    const moved = await rename(path.join(this.directory, page), target).then(
+    const moved = await rename(reportPageFile(this.directory, page), target).then(
       () => true,
       () => false,
     );

@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sirv from 'sirv';
+import { isInsideFolder } from '../storage/contained-path.ts';
 import { REPORT_DIRECTORY } from './build-report.ts';
 
 /** A running report server. */
@@ -62,7 +63,7 @@ export function servedFile(root: string, requestPath: string): boolean {
     } catch {
       return false;
     }
-    return real.startsWith(base + path.sep);
+    return isInsideFolder(base, real);
   });
 }
 

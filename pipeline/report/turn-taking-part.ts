@@ -11,6 +11,7 @@ import type { ExportDataset } from '../export/export-dataset.ts';
 import type { Centiseconds, Channel } from '../model/types.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
+import { containedPath } from '../storage/contained-path.ts';
 import {
   CHANNEL_DIRECTIONS,
   fitTimingModel,
@@ -40,7 +41,14 @@ async function generatedOffsets(
   const reads = new PQueue({ concurrency: METADATA_READ_CONCURRENCY });
   const read = await reads.addAll(
     dataset.dialogues.map(
-      (dialogue) => () => readJson<Metadata>(path.join(dataset.directory, 'metadata', `${dialogue.id}.json`)),
+      (dialogue) => () =>
+        readJson<Metadata>(
+          containedPath(path.join(dataset.directory, 'metadata'), `${dialogue.id}.json`, {
+            value: dialogue.id,
+            file: path.join(dataset.directory, 'all.jsonl'),
+            field: 'id',
+          }),
+        ),
     ),
   );
   for (const found of read) {
