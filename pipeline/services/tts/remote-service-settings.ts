@@ -14,6 +14,7 @@ import {
   type SpeechRateMonitorOptions,
   type SynthesisCheckOptions,
 } from './synthesis-checks.ts';
+import type { SpeechRecognitionCheckOptions } from './synthesis-recognition.ts';
 import type { RemoteSynthesisStatistics } from './remote-speech-backend.ts';
 import { describeIssues } from '../../model/validation.ts';
 
@@ -264,6 +265,8 @@ export interface RemoteSynthesizerOptions {
   checks: SynthesisCheckOptions | null;
   monitor: SpeechRateMonitorOptions | null;
   promptCacheSize: number;
+  /** Transcribe every accepted clip and resynthesize the misspoken ones (synthesis-recognition.ts); unset = no recognition. */
+  speechRecognition?: SpeechRecognitionCheckOptions;
   /** Waits between retries; injectable for tests. Default the clock's sleep. */
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
   /** Request timeouts, endpoint cool-downs and rate waits, retry waits (unless `sleep` is given) and attempt times; injectable for tests. Default the system clock. */

@@ -133,6 +133,11 @@ export interface RemoteSynthesisStatistics {
   audioSeconds: number;
   speechRate: SpeechRateAssessment | null;
   pool: EndpointPoolStatistics;
+  /**
+   * Speech recognition of the accepted clips, when configured: clips transcribed, edits and reference
+   * tokens summed (edits / referenceTokens is the error rate over all of them).
+   */
+  speechRecognition?: { utterances: number; edits: number; referenceTokens: number };
 }
 
 /** Result of probing one endpoint when an engine is created. */

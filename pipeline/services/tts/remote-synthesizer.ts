@@ -30,6 +30,7 @@ import {
 } from './speech-synthesizer.ts';
 import { checkSynthesizedSpeech, SpeechRateMonitor, type TailKind } from './synthesis-checks.ts';
 import { likelySampleRate } from './synthesis-speech-rate.ts';
+import { checkRecognizedSpeech } from './synthesis-recognition.ts';
 import type { RemoteSynthesizerOptions } from './remote-service-settings.ts';
 import {
   SpeechSynthesisQuarantineError,
@@ -58,6 +59,15 @@ export {
   type RemoteSynthesisStatistics,
   type SynthesisAttemptRecord,
 } from './remote-speech-backend.ts';
+
+/** An accepted clip: tail trimmed, its tempo, what was trimmed, and the recognizer's error count when one ran. */
+interface CheckedAudio {
+  samples: Float32Array;
+  tempo: number;
+  typicalSeconds: number;
+  removed: TailKind[];
+  recognized?: { edits: number; referenceTokens: number };
+}
 
 /**
  * A remote TTS service behind the {@link SpeechSynthesizer} seam (see the file comment).
@@ -109,6 +119,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
       clock: this.clock,
     });
     this.monitor = options.checks && options.monitor ? new SpeechRateMonitor(options.monitor) : null;
+    if (options.speechRecognition) this.counters.speechRecognition = { utterances: 0, edits: 0, referenceTokens: 0 };
   }
 
   /** A snapshot of the progress counters (utterances, attempts, failures, endpoints). */
@@ -226,6 +237,11 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
         },
       );
       const { built, checked, sampleRate } = accepted;
+      if (this.counters.speechRecognition && checked.recognized) {
+        this.counters.speechRecognition.utterances += 1;
+        this.counters.speechRecognition.edits += checked.recognized.edits;
+        this.counters.speechRecognition.referenceTokens += checked.recognized.referenceTokens;
+      }
       if (built.note) this.counters.notes[built.note] = (this.counters.notes[built.note] ?? 0) + 1;
       for (const kind of checked.removed) this.counters.trimmedTails[kind] += 1;
       if (this.monitor && checked.tempo > 0) {
@@ -262,14 +278,38 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
     }
   }
 
-  /** Trims the tail and judges the duration; throws a retryable SpeechServiceError for bad audio. */
+  /**
+   * Trims the tail, judges the duration, then (when configured) compares what a recognizer hears with
+   * the text; throws a retryable SpeechServiceError for bad audio.
+   */
   private async check(
     audio: RawAudio,
     route: string,
     text: string,
     language: Language,
     endpoint: string,
-  ): Promise<{ samples: Float32Array; tempo: number; typicalSeconds: number; removed: TailKind[] }> {
+  ): Promise<CheckedAudio> {
+    const checked = await this.checkDuration(audio, route, text, language, endpoint);
+    const recognition = this.options.speechRecognition;
+    if (!recognition) return checked;
+    const recognized = await checkRecognizedSpeech(checked.samples, audio.sampleRate, text, language, recognition);
+    if (recognized.misspoken)
+      throw new SpeechServiceError(this.id, text, 'misspoken-audio', recognized.reason, {
+        endpoint,
+        route,
+        isRetryable: true,
+      });
+    return { ...checked, recognized: recognized.errorRate };
+  }
+
+  /** Trims the tail and judges the duration; throws a retryable SpeechServiceError for bad audio. */
+  private async checkDuration(
+    audio: RawAudio,
+    route: string,
+    text: string,
+    language: Language,
+    endpoint: string,
+  ): Promise<CheckedAudio> {
     const samples = audio.channels.length === 1 ? (audio.channels[0] as Float32Array) : downmixToMono(audio);
     const fail = (failure: SpeechSynthesisFailure, detail: string): SpeechServiceError =>
       new SpeechServiceError(this.id, text, failure, detail, { endpoint, route, isRetryable: true });

@@ -65,6 +65,7 @@ export type SpeechSynthesisFailure =
   | 'timeout' // the service did not finish within the configured time
   | 'truncated-audio' // the audio ended early: stream cut, or far shorter than the text predicts
   | 'runaway-audio' // the audio is far longer than the text predicts (hallucinated or endless output)
+  | 'misspoken-audio' // a speech recognizer heard other words than the text (synthesis-recognition.ts)
   | 'implausible-speech-rate'; // speech rate over many utterances says the configured sample rate is wrong
 
 /** Characters of the text quoted in error messages. */

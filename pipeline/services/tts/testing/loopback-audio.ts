@@ -181,7 +181,7 @@ export function linearResample(samples: Float32Array, sourceRate: number, target
 }
 
 /**
- * Applies the audio faults (tails, runaway) to speech.
+ * Applies the audio faults (leading speech, tails, runaway) to speech.
  *
  * @returns new samples (the input is not changed).
  */
@@ -199,6 +199,8 @@ export async function applyAudioFaults(
       samples = concatenateSamples([samples, new Float32Array(Math.round(fault.seconds * sampleRate))]);
     if (fault.kind === 'noise-tail')
       samples = concatenateSamples([samples, steadyNoise(Math.round(fault.seconds * sampleRate), fault.levelDbfs)]);
+    if (fault.kind === 'leading-speech')
+      samples = concatenateSamples([await loopbackSpeech(fault.text, sampleRate, voice), samples]);
     if (fault.kind === 'hallucinated-tail') {
       const burst = await loopbackSpeech(fault.text, sampleRate, voice);
       samples = concatenateSamples([samples, new Float32Array(Math.round(fault.gapSeconds * sampleRate)), burst]);

@@ -15,6 +15,11 @@ export type LoopbackFault =
   | { kind: 'noise-tail'; seconds: number; levelDbfs: number }
   /** Append a gap of silence, then the speech of `text` (a hallucinated tail). */
   | { kind: 'hallucinated-tail'; gapSeconds: number; text: string }
+  /**
+   * Speak `text` before the text asked for, without a pause: a language tag read aloud (`<|en|>` as
+   * "en"), or the voice prompt's transcript leaking into the reply (known CosyVoice failures).
+   */
+  | { kind: 'leading-speech'; text: string }
   /** Repeat the whole speech this many times in total (runaway output). */
   | { kind: 'runaway'; repeat: number }
   /** Wait this much longer before answering. */
