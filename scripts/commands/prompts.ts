@@ -20,7 +20,7 @@
  * and renamed over DIR when complete, so a failed run leaves the previous pool intact. The same
  * input, options and seed give byte-identical files (corpora/speaker-prompts.ts).
  */
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReferenceRecording } from '../../pipeline/model/types.ts';
 import { writeAtomic } from '../../pipeline/storage/write-atomic.ts';
