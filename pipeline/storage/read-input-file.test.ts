@@ -40,8 +40,8 @@ describe('readInputFile', () => {
     await expect(readWavEnvelopes(link, 10)).rejects.toThrow('is a character device, not a regular file');
   });
 
-  it('refuses a directory', async () => {
-    await expect(readInputFile(folder)).rejects.toThrow(`${folder}: is a directory, not a regular file`);
+  it('refuses a directory with the errno readFile gives', async () => {
+    await expect(readInputFile(folder)).rejects.toMatchObject({ code: 'EISDIR' });
   });
 
   it('refuses a file over the bound, naming the bound', async () => {

@@ -35,13 +35,11 @@ function fileTypeWords(stats: {
   isCharacterDevice(): boolean;
   isBlockDevice(): boolean;
   isSocket(): boolean;
-  isDirectory(): boolean;
 }): string {
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';
   if (stats.isSocket()) return 'a socket';
-  if (stats.isDirectory()) return 'a directory';
   return 'a special file';
 }
 
@@ -50,7 +48,7 @@ function fileTypeWords(stats: {
  * checks the open handle: it must be a regular file (symbolic links are followed) of at most
  * `maximumBytes`. The caller reads from the handle and closes it.
  * @returns the handle and the file's size in bytes
- * @throws InputFileError `not-regular` (`{file}: is a FIFO, not a regular file`) or `too-large`
+ * @throws an `EISDIR` error (as `readFile` throws) for a directory; InputFileError `not-regular` (`{file}: is a FIFO, not a regular file`) or `too-large`
  *   (`{file}: {size} bytes, more than the {maximumBytes} allowed ({boundName})`); the file-system
  *   error of `open` or `fstat` (with its errno `code`) when the file cannot be opened
  */
@@ -62,6 +60,14 @@ export async function openInputFile(
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stats = await handle.stat();
+    if (stats.isDirectory()) {
+      // what readFile reports for a folder, so callers keep their errno wording
+      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), {
+        code: 'EISDIR',
+        syscall: 'read',
+        path: file,
+      });
+    }
     if (!stats.isFile()) {
       throw new InputFileError(file, 'not-regular', `is ${fileTypeWords(stats)}, not a regular file`);
     }
