@@ -13,7 +13,8 @@
  * speakers so that this holds); when the file is mono, its one channel is used (a mono mix, or one
  * file per speaker).
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { InputFileError, readInputText } from '../pipeline/storage/read-input-file.ts';
 import path from 'node:path';
 import type { RawAudio } from '../pipeline/audio/raw-audio.ts';
 import { readAudioFile } from '../pipeline/audio/read-audio-file.ts';
@@ -288,13 +289,17 @@ export async function listFiles(folder: string, extensions: readonly string[]): 
  */
 export async function readTextFile(file: string, what: string): Promise<string> {
   try {
-    return (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+    return (await readInputText(file)).replace(/^\uFEFF/, '');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ReferenceCorpusError(
       file,
       {},
-      code === 'ENOENT' ? `${what} file not found` : `cannot read ${what} file (${code ?? (error as Error).message})`,
+      code === 'ENOENT'
+        ? `${what} file not found`
+        : error instanceof InputFileError
+          ? `cannot read ${what} file: it ${error.reason}`
+          : `cannot read ${what} file (${code ?? (error as Error).message})`,
       {
         cause: error,
       },

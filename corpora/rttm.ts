@@ -18,7 +18,7 @@
  *   channel is sorted and non-overlapping, as `docs/events.md` requires of its input;
  * - bullets shorter than 0.005 s vanish when rounded to centiseconds: dropped and counted.
  */
-import { readFile } from 'node:fs/promises';
+import { readInputText } from '../pipeline/storage/read-input-file.ts';
 import path from 'node:path';
 import type { Centiseconds, Channel, ChannelSegments, SpeechSegment } from '../pipeline/model/types.ts';
 import type { SkippedRecord } from './skipped-records.ts';
@@ -247,10 +247,11 @@ export function parseRttm(text: string, source: string, options: RttmParseOption
  *
  * @param filePath path of a `.rttm` file holding one recording
  * @param options as `parseRttm`.
- * @throws RttmFormatError as `parseRttm`; the file-system error when the file cannot be read
+ * @throws RttmFormatError as `parseRttm`; the file-system error when the file cannot be read;
+ *   InputFileError when it is not a regular file or is too large to read
  */
 export async function readRttm(filePath: string, options: RttmParseOptions = {}): Promise<RttmRecording> {
-  return parseRttm(await readFile(filePath, 'utf8'), filePath, options);
+  return parseRttm(await readInputText(filePath), filePath, options);
 }
 
 /**

@@ -6,7 +6,7 @@
  * (Praat manual, "TextGrid file formats"). UTF-8 or UTF-16 with a byte-order mark; every error names
  * the file and line.
  */
-import { readFile } from 'node:fs/promises';
+import { InputFileError, readInputFile } from '../pipeline/storage/read-input-file.ts';
 import type { Centiseconds } from '../pipeline/model/types.ts';
 import { parseSecondsToCentiseconds, ReferenceCorpusError } from './reference-recording.ts';
 
@@ -290,18 +290,23 @@ export function parseTextGrid(text: string, file: string): TextGrid {
 
 /**
  * Reads and parses a TextGrid file ({@link decodeTextGrid}, {@link parseTextGrid}).
- * @throws ReferenceCorpusError naming the file when it is missing, and as parseTextGrid.
+ * @throws ReferenceCorpusError naming the file when it is missing or not a regular
+ *   file, and as parseTextGrid.
  */
 export async function readTextGrid(file: string): Promise<TextGrid> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(file);
+    bytes = await readInputFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ReferenceCorpusError(
       file,
       {},
-      code === 'ENOENT' ? 'TextGrid file not found' : `cannot read TextGrid file (${code ?? (error as Error).message})`,
+      code === 'ENOENT'
+        ? 'TextGrid file not found'
+        : error instanceof InputFileError
+          ? `cannot read TextGrid file: it ${error.reason}`
+          : `cannot read TextGrid file (${code ?? (error as Error).message})`,
       { cause: error },
     );
   }

@@ -16,7 +16,6 @@
  * also have an empty `Topic` and `Topic_section`; 180 questions have no `?`; 115 text fields carry NBSP or repeated
  * spaces; every question is lower case (left alone: the spoken-style rewrite handles casing).
  */
-import { readFile, stat } from 'node:fs/promises';
 import { describeFileSystemError } from '../pipeline/storage/file-system-errors.ts';
 import path from 'node:path';
 import type { SourceConversation } from '../pipeline/model/types.ts';
@@ -33,6 +32,7 @@ import {
 } from './topiocqa-format.ts';
 import { describeValue, gotDetail, isPlainObject, isPositiveInteger } from './topiocqa-issues.ts';
 import { summariseQuirks } from './topiocqa-warnings.ts';
+import { InputFileError, readInputFile } from '../pipeline/storage/read-input-file.ts';
 
 export {
   DEFAULT_TOPIOCQA_OPTIONS,
@@ -75,18 +75,16 @@ export async function loadTopiocqa(file: string, options: TopiocqaOptions = {}):
   const resolved = resolveTopiocqaOptions(file, options);
   let bytes: Buffer;
   try {
-    // the size first: a file over the limit is never read into memory
-    const { size } = await stat(file);
-    if (size > resolved.maximumFileBytes) {
+    // the size is checked on the open handle: a file over the limit is never read into memory
+    bytes = await readInputFile(file, { maximumBytes: resolved.maximumFileBytes });
+  } catch (error) {
+    if (error instanceof InputFileError && error.kind === 'too-large') {
       throw new TopiocqaFormatError({
         kind: 'too-large',
         file,
-        detail: `${size} bytes, more than the ${resolved.maximumFileBytes} allowed for a corpus file (corpus.maximumFileBytes)`,
+        detail: `${error.size} bytes, more than the ${resolved.maximumFileBytes} allowed for a corpus file (corpus.maximumFileBytes)`,
       });
     }
-    bytes = await readFile(file);
-  } catch (error) {
-    if (error instanceof TopiocqaFormatError) throw error;
     throw new TopiocqaFormatError({
       kind: 'unreadable',
       file,

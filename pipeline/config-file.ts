@@ -3,7 +3,7 @@
  * a size limit checked before it is read) into a resolved `BuildConfig`, and the built-in default
  * configuration file.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { InputFileError, readInputText } from './storage/read-input-file.ts';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { describeFileSystemError } from './storage/file-system-errors.ts';
@@ -30,15 +30,13 @@ export async function loadConfigFile(file: string): Promise<BuildConfig> {
   let text: string;
   const limit = maximumConfigFileBytes();
   try {
-    const { size } = await stat(file);
-    if (size > limit) {
+    text = await readInputText(file, { maximumBytes: limit });
+  } catch (error) {
+    if (error instanceof InputFileError && error.kind === 'too-large') {
       throw new ConfigError(
-        `${file}: ${size} bytes, more than the ${limit} allowed for a configuration file (${MAXIMUM_CONFIG_BYTES_VARIABLE}); a build config is a few kB`,
+        `${file}: ${error.size} bytes, more than the ${limit} allowed for a configuration file (${MAXIMUM_CONFIG_BYTES_VARIABLE}); a build config is a few kB`,
       );
     }
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
     throw new ConfigError(describeFileSystemError(error, file, 'configuration file'));
   }
   const document = parseDocument(text);
@@ -79,8 +77,9 @@ function maximumConfigFileBytes(): number {
 export async function configFileSetsCacheDirectory(file: string): Promise<boolean> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readInputText(file, { maximumBytes: maximumConfigFileBytes() });
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError(`${file}: cannot read configuration: ${(error as Error).message}`);
   }
   const document = parseDocument(text);

@@ -8,6 +8,7 @@
  * written into their URLs, in pipeline/services/service-failure-messages.test.ts; `--dry-run` memory
  * in `npm run bench -- --sections dryrun`; kills at random moments in scripts/chaos.ts, `npm run chaos`.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -204,6 +205,16 @@ describe('hostile corpora', () => {
     expect(result.stderr.at(-1)).toBe(
       `duplexsynth: ${out}/data/en/task/topiocqa: no dialogue was built, so nothing was committed; 1 of 1 dialogues failed with: long.json: conversation 1: field "Turn_no": 150 turns, more than the 100 allowed per conversation (corpus.maximumTurnsPerConversation)`,
     );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a corpus that is a FIFO: refused at once with one line, nothing created', async () => {
+    const fifo = path.join(scratch, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    const out = path.join(scratch, 'fifo-out');
+    const result = await cli(['build', '--corpus', fifo, '--out', out, '--dry-run']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.at(-1)).toBe(`duplexsynth: ${fifo}: cannot read ${fifo}: is a FIFO, not a regular file`);
     expect(existsSync(out)).toBe(false);
   });
 

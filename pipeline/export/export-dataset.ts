@@ -10,7 +10,7 @@
  * `channel0` and `channel1`.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readInputText } from '../storage/read-input-file.ts';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseAlignment } from '../events/index.ts';
@@ -161,7 +161,7 @@ function toCentiseconds(seconds: number): Centiseconds {
 
 async function readText(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return await readInputText(file);
   } catch (error) {
     throw new DatasetReadError(describeFileSystemError(error, file, 'cannot be read'));
   }
@@ -169,7 +169,7 @@ async function readText(file: string): Promise<string> {
 
 /** Ids listed in a split file (`test.jsonl`, ...), or null when the file does not exist. */
 async function splitIds(file: string): Promise<Set<string> | null> {
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const text = await readInputText(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw new DatasetReadError(describeFileSystemError(error, file, 'cannot be read'));
   });

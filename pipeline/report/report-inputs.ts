@@ -3,7 +3,8 @@
  * be absent, and the fields of `fidelity.json` it shows.
  */
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { readInputText } from '../storage/read-input-file.ts';
 import path from 'node:path';
 import type { ChannelDirection } from '../timeline/timing-statistics.ts';
 
@@ -31,7 +32,7 @@ export interface FidelityJson {
 
 /** A JSON file, or null when there is none. @throws Error naming the file when it is not valid JSON; other read errors */
 export async function readJson<T>(file: string): Promise<T | null> {
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const text = await readInputText(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });

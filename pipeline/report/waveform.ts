@@ -3,7 +3,7 @@
  * as one closed SVG path (upper edge left to right, lower edge back), so a page draws a minute of
  * audio without any script.
  */
-import { open, readFile } from 'node:fs/promises';
+import { openInputFile, readInputFile } from '../storage/read-input-file.ts';
 import { decodeWav, isPcm16, readWavFileLayout } from '../audio/wav.ts';
 import { WavDecodeError } from '../audio/raw-audio.ts';
 
@@ -13,7 +13,7 @@ import { WavDecodeError } from '../audio/raw-audio.ts';
  * @throws WavDecodeError naming the file when it is not a WAV file `decodeWav` can read
  */
 export async function readWavChannels(file: string): Promise<Float32Array[]> {
-  return decodeWav(await readFile(file), file).channels;
+  return decodeWav(await readInputFile(file), file).channels;
 }
 
 /** Frames of 16-bit PCM read at a time by {@link readWavEnvelopes} (256 KiB for two channels). */
@@ -32,6 +32,8 @@ const ENVELOPE_READ_FRAMES = 65536;
 export async function readWavEnvelopes(file: string, columns: number): Promise<WaveformEnvelope[]> {
   if (!Number.isInteger(columns) || columns <= 0)
     throw new RangeError(`columns must be a positive integer, got ${columns}`);
+  // refuses a FIFO or device before the header is read by path
+  await (await openInputFile(file)).handle.close();
   const layout = readWavFileLayout(file);
   if (
     layout === undefined ||
@@ -54,7 +56,7 @@ export async function readWavEnvelopes(file: string, columns: number): Promise<W
     channelCount === 2 && buffer.byteOffset % 4 === 0
       ? new Int32Array(buffer.buffer, buffer.byteOffset, ENVELOPE_READ_FRAMES)
       : null;
-  const handle = await open(file, 'r');
+  const { handle } = await openInputFile(file);
   try {
     let windowStart = 0;
     let windowEnd = 0; // frames [windowStart, windowEnd) are in `pcm`

@@ -9,7 +9,7 @@
  *   forever under /proc), and have room for the planned audio ({@link estimatePlannedAudioBytes}).
  */
 import { constants, existsSync } from 'node:fs';
-import { access, mkdir, readdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, realpath, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SAFE_FOLDER_NAME, reservedSuffixMessage, reservedSuffixOf, type BuildConfig } from '../config.ts';
 import type { SourceConversation } from '../model/types.ts';
@@ -39,6 +39,43 @@ export const SPECIAL_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
   [0x42494e4d, 'binfmt_misc'],
   [0x958458f6, 'hugetlbfs'],
 ]);
+
+/**
+ * Mount types (the third field after ` - ` in /proc/self/mountinfo) that hold no build output. devtmpfs
+ * is among them: statfs reports it as tmpfs, so only the mount table tells /dev from /dev/shm.
+ */
+export const SPECIAL_MOUNT_TYPES: ReadonlySet<string> = new Set([
+  'devtmpfs',
+  'proc',
+  'sysfs',
+  'devpts',
+  'cgroup',
+  'cgroup2',
+  'debugfs',
+  'securityfs',
+]);
+
+/**
+ * The file-system type of the mount holding `realPath` (an absolute path with links resolved), from
+ * /proc/self/mountinfo: the mount point that is the longest prefix of the path, the last listed when
+ * several mounts share it. Undefined when the table cannot be read (not Linux).
+ */
+export async function mountTypeOf(realPath: string): Promise<string | undefined> {
+  const table = await readFile('/proc/self/mountinfo', 'utf8').catch(() => undefined);
+  if (table === undefined) return undefined;
+  let best: { point: string; type: string } | undefined;
+  for (const line of table.split('\n')) {
+    const fields = line.split(' ');
+    const separator = fields.indexOf('-');
+    if (fields.length < 5 || separator < 0) continue;
+    // mount points escape space, tab, newline and backslash as octal
+    const point = fields[4]!.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+    const inside = point === '/' || realPath === point || realPath.startsWith(`${point}/`);
+    if (inside && (best === undefined || point.length >= best.point.length))
+      best = { point, type: fields[separator + 1] ?? '' };
+  }
+  return best?.type;
+}
 
 /**
  * Characters per second of synthesized speech used for the space estimate: the offline English
@@ -193,6 +230,9 @@ export async function checkFolder(folder: string, role: string, neededBytes?: nu
   const fileSystem = await statfs(existing).catch(() => undefined);
   const special = fileSystem === undefined ? undefined : SPECIAL_FILE_SYSTEMS.get(fileSystem.type);
   if (special !== undefined) throw fail(`it is on the special file system ${special}, which holds no ordinary files`);
+  const mountType = await mountTypeOf(await realpath(existing).catch(() => existing));
+  if (mountType !== undefined && SPECIAL_MOUNT_TYPES.has(mountType))
+    throw fail(`it is on the special file system ${mountType}, which holds no ordinary files`);
   try {
     await mkdir(resolved, { recursive: true });
     // named as a temporary file: one a build killed here left is removed by the next (under its lock)

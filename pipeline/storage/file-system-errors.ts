@@ -25,6 +25,26 @@ const FILE_SYSTEM_REASONS: Readonly<Record<string, { words: string; advice?: str
   ERR_STRING_TOO_LONG: { words: 'too large to read as text', advice: 'give a smaller file' },
 };
 
+/**
+ * An input file refused before it is read (pipeline/storage/read-input-file.ts): not a regular file
+ * (FIFO, device, socket, directory) or larger than the caller's bound. The message is
+ * `{file}: {reason}`; {@link describeFileSystemError} uses the reason in its own line.
+ */
+export class InputFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly kind: 'not-regular' | 'too-large',
+    readonly reason: string,
+    /** The file's size in bytes (`too-large`). */
+    readonly size?: number,
+    /** The bound it exceeds, bytes (`too-large`). */
+    readonly maximumBytes?: number,
+  ) {
+    super(`${file}: ${reason}`);
+    this.name = 'InputFileError';
+  }
+}
+
 /** The errno code of an error, when it has one. */
 export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -42,6 +62,7 @@ export function describeFileSystemError(error: unknown, file: string, what?: str
   const code = errorCode(error);
   const reason = code === undefined ? undefined : FILE_SYSTEM_REASONS[code];
   const subject = what ? `${file}: ${what}` : file;
+  if (error instanceof InputFileError) return `${subject}: ${error.reason}`;
   if (reason === undefined) {
     const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     return `${subject}: ${message.replace(/^[A-Z_]+: /, '')}`;

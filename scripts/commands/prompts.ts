@@ -20,7 +20,7 @@
  * and renamed over DIR when complete, so a failed run leaves the previous pool intact. The same
  * input, options and seed give byte-identical files (corpora/speaker-prompts.ts).
  */
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReferenceRecording } from '../../pipeline/model/types.ts';
 import { writeAtomic } from '../../pipeline/storage/write-atomic.ts';
@@ -47,6 +47,7 @@ import {
   type PromptTranscriberOptions,
   type PromptTranscriptRow,
 } from './prompt-transcripts.ts';
+import { restoreInterruptedSwap, swapPoolIntoPlace } from './prompt-pool-swap.ts';
 
 /** File name of the summary inside the pool folder. */
 export const PROMPT_POOL_SUMMARY = 'prompt-pool-summary.json';
@@ -277,6 +278,7 @@ export async function runPrompts(
   const transcriber = await createPromptTranscriber(options);
   const out = path.resolve(options.out);
   const partial = `${out}.partial`;
+  await restoreInterruptedSwap(out);
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
   try {
@@ -347,8 +349,7 @@ async function writePool(
     };
   }
   await writeAtomic(path.join(partial, PROMPT_POOL_SUMMARY), `${JSON.stringify(summary, null, 2)}\n`);
-  await rm(out, { recursive: true, force: true });
-  await rename(partial, out);
+  await swapPoolIntoPlace(partial, out);
   return { manifestPath: path.join(out, SPEAKER_PROMPT_MANIFEST), summary };
 }
 

@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InputFileError, readInputFile, readInputText } from './read-input-file.ts';
+import { loadTopiocqa } from '../../corpora/topiocqa.ts';
+import { loadConfigFile } from '../config-file.ts';
+import { readWavEnvelopes } from '../report/waveform.ts';
+import { checkFolder, mountTypeOf } from '../run/output-checks.ts';
+
+let folder: string;
+let fifo: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(os.tmpdir(), 'read-input-file-'));
+  fifo = path.join(folder, 'corpus.json');
+  execFileSync('mkfifo', [fifo]);
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('readInputFile', () => {
+  it('reads a regular file', async () => {
+    const file = path.join(folder, 'small.txt');
+    await writeFile(file, 'hello');
+    expect(await readInputText(file)).toBe('hello');
+  });
+
+  it('refuses a FIFO at once, naming it', async () => {
+    await expect(readInputFile(fifo)).rejects.toThrow(`${fifo}: is a FIFO, not a regular file`);
+  });
+
+  it('refuses a symbolic link to /dev/zero as a character device', async () => {
+    const link = path.join(folder, 'zero.wav');
+    await symlink('/dev/zero', link);
+    await expect(readInputFile(link)).rejects.toThrow(`${link}: is a character device, not a regular file`);
+    await expect(readWavEnvelopes(link, 10)).rejects.toThrow('is a character device, not a regular file');
+  });
+
+  it('refuses a directory with the errno readFile gives', async () => {
+    await expect(readInputFile(folder)).rejects.toMatchObject({ code: 'EISDIR' });
+  });
+
+  it('refuses a file over the bound, naming the bound', async () => {
+    const file = path.join(folder, 'large.txt');
+    await writeFile(file, 'x'.repeat(11));
+    const refusal = await readInputFile(file, { maximumBytes: 10, boundName: 'test.maximumBytes' }).catch(
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(InputFileError);
+    expect((refusal as Error).message).toBe(`${file}: 11 bytes, more than the 10 allowed (test.maximumBytes)`);
+  });
+});
+
+describe('readers refuse what is not a regular file', () => {
+  it('a TopiOCQA corpus that is a FIFO', async () => {
+    await expect(loadTopiocqa(fifo)).rejects.toThrow('is a FIFO, not a regular file');
+  });
+
+  it('a configuration file that is a FIFO', async () => {
+    await expect(loadConfigFile(fifo)).rejects.toThrow(`${fifo}: configuration file: is a FIFO, not a regular file`);
+  });
+});
+
+describe('output folders on special file systems', () => {
+  it('a folder through a link to /dev/shm is accepted', async () => {
+    if (!existsSync('/dev/shm')) return expect.fail('/dev/shm is missing on this machine');
+    const link = path.join(folder, 'shm');
+    await symlink('/dev/shm', link);
+    const target = path.join(link, `read-input-file-${process.pid}`);
+    await checkFolder(target, 'output folder');
+    await rm(target, { recursive: true, force: true });
+  });
+
+  it('a folder through a link to /dev (devtmpfs) is refused and nothing is written there', async (context) => {
+    if ((await mountTypeOf('/dev')) !== 'devtmpfs') return context.skip('/dev is not devtmpfs on this machine');
+    const link = path.join(folder, 'dev');
+    await symlink('/dev', link);
+    const name = `read-input-file-${process.pid}`;
+    await expect(checkFolder(path.join(link, name), 'output folder')).rejects.toThrow(
+      'it is on the special file system devtmpfs',
+    );
+    expect(existsSync(path.join('/dev', name))).toBe(false);
+  });
+});
