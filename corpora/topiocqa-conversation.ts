@@ -15,6 +15,7 @@ import {
   type TopiocqaRawTurn,
 } from './topiocqa-format.ts';
 import { turnError } from './topiocqa-issues.ts';
+import { lacksQuestionMark } from '../pipeline/model/question-marks.ts';
 
 /**
  * Normalises whitespace the way the loader does: zero-width spaces removed, every run of whitespace (including NBSP
@@ -146,7 +147,7 @@ export function buildConversation(
       });
     }
     limitLength('Question', question);
-    if (!question.includes('?')) note('question-without-question-mark', 'Question');
+    if (lacksQuestionMark(question)) note('question-without-question-mark', 'Question');
 
     const answerText = clean('Answer', rawTurn.Answer);
     limitLength('Answer', answerText);

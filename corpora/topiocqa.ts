@@ -33,6 +33,7 @@ import {
 import { describeValue, gotDetail, isPlainObject, isPositiveInteger } from './topiocqa-issues.ts';
 import { summariseQuirks } from './topiocqa-warnings.ts';
 import { InputFileError, readInputFile } from '../pipeline/storage/read-input-file.ts';
+import { lacksQuestionMark } from '../pipeline/model/question-marks.ts';
 
 export {
   DEFAULT_TOPIOCQA_OPTIONS,
@@ -187,7 +188,7 @@ export function parseTopiocqa(text: string, sourceFile: string, options: Topiocq
     unanswerable: allTurns.filter((turn) => !turn.answerable).length,
     emptyAnswers: allTurns.filter((turn) => turn.answerable && turn.answer === null).length,
     topicSwitches: allTurns.filter((turn) => turn.topicSwitch).length,
-    questionsWithoutQuestionMark: allTurns.filter((turn) => !turn.question.includes('?')).length,
+    questionsWithoutQuestionMark: allTurns.filter((turn) => lacksQuestionMark(turn.question)).length,
     droppedTurns,
     droppedConversations,
     rejectedConversations: rejected.length,

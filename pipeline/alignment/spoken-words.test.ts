@@ -41,3 +41,19 @@ describe('splitJapaneseMorphemes', () => {
     ]);
   });
 });
+
+describe('spoken length in grapheme clusters', () => {
+  it('weighs a Devanagari word by its clusters, a vowel sign or virama counting with its letter', () => {
+    const [word] = splitEnglishWords('किताब', 'hi');
+    // कि ता ब: three clusters (code points: 5)
+    expect(word?.weight).toBe(3);
+  });
+
+  it('weighs Thai segmenter words by clusters, tone marks included in their letter', async () => {
+    const { splitSegmenterWords } = await import('./spoken-words.ts');
+    const words = splitSegmenterWords('ไม่ใช่', 'th');
+    const total = words.reduce((sum, word) => sum + word.weight, 0);
+    // ไ ม่ ใ ช่: four clusters; six code points
+    expect(total).toBe(4);
+  });
+});

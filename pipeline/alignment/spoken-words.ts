@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import kuromoji from 'kuromoji';
 import type { Language } from '../model/types.ts';
 import { languagePackOf } from '../model/language-pack.ts';
+import { countGraphemeClusters, graphemeClusters } from '../model/grapheme-clusters.ts';
 import { countMorae, estimateMorae } from './japanese-morae.ts';
 
 /** One word to be timed. */
@@ -40,13 +41,16 @@ const TRAILING_PUNCTUATION = /\p{P}+$/u;
 /**
  * English words: whitespace-separated tokens with leading and trailing punctuation stripped (inner
  * punctuation stays: "don't", "U.S"). Tokens that are only punctuation are dropped (their pause flag
- * goes to the previous word). Weight = the word's spoken length in letters, estimated as its letters
- * and symbols plus 4 per digit (numbers are read as words: "1889" -> "eighteen eighty-nine", "330" ->
- * "three hundred and thirty"), at least 1.
+ * goes to the previous word). Weight = the word's spoken length in letters, estimated as its grapheme
+ * clusters of letters and symbols plus 4 per digit (numbers are read as words: "1889" -> "eighteen
+ * eighty-nine", "330" -> "three hundred and thirty"), at least 1. A cluster is a letter with the marks
+ * written on it (pipeline/model/grapheme-clusters.ts): Devanagari "हि" and Thai "ดี" count 1 each, and
+ * Latin letters without combining marks count one each.
  *
+ * @param language BCP-47 code of the text, for the grapheme segmenter (default English).
  * @returns the words in order; empty when the text has none.
  */
-export function splitEnglishWords(text: string): SpokenWord[] {
+export function splitEnglishWords(text: string, language: Language = 'en'): SpokenWord[] {
   const words: SpokenWord[] = [];
   for (const token of text.split(/\s+/u)) {
     if (!token) continue;
@@ -58,7 +62,7 @@ export function splitEnglishWords(text: string): SpokenWord[] {
       if (previous && pauses) previous.pauseAfter = true;
       continue;
     }
-    words.push({ text: word, weight: englishSpokenLength(word), morae: null, pauseAfter: pauses });
+    words.push({ text: word, weight: spokenLengthOfWord(word, language), morae: null, pauseAfter: pauses });
   }
   return words;
 }
@@ -66,11 +70,12 @@ export function splitEnglishWords(text: string): SpokenWord[] {
 /** Letters a digit stands for when read out, on average (see {@link splitEnglishWords}). */
 const LETTERS_PER_SPOKEN_DIGIT = 4;
 
-function englishSpokenLength(word: string): number {
+function spokenLengthOfWord(word: string, language: Language): number {
   let length = 0;
-  for (const character of word) {
-    if (/\p{Nd}/u.test(character)) length += LETTERS_PER_SPOKEN_DIGIT;
-    else if (/[\p{L}\p{N}\p{S}]/u.test(character)) length += 1;
+  for (const cluster of graphemeClusters(word, language)) {
+    const digits = cluster.match(/\p{Nd}/gu)?.length ?? 0;
+    if (digits > 0) length += digits * LETTERS_PER_SPOKEN_DIGIT;
+    else if (/[\p{L}\p{N}\p{S}]/u.test(cluster)) length += 1;
   }
   return Math.max(1, length);
 }
@@ -151,7 +156,8 @@ const segmenters = new Map<string, Intl.Segmenter>();
  * (`Intl.Segmenter` with word granularity, which segments Chinese, Japanese, Thai, Khmer, Lao and
  * Burmese by dictionary). Segments that are not word-like (punctuation, spaces) are dropped, their pause
  * flag going to the previous word; so the words joined equal the text without its punctuation and
- * spaces. Weight = the word's letters and digits (a Chinese character is one syllable), at least 1.
+ * spaces. Weight = the word's grapheme clusters holding a letter or digit (a Chinese character is one
+ * syllable; a Thai consonant with its vowel sign and tone mark is one cluster), at least 1.
  *
  * @param language the BCP-47 code given to the segmenter.
  * @returns the words in order; empty when the text has none.
@@ -172,7 +178,7 @@ export function splitSegmenterWords(text: string, language: Language): SpokenWor
     }
     words.push({
       text: spoken,
-      weight: Math.max(1, [...spoken].filter((character) => /[\p{L}\p{N}]/u.test(character)).length),
+      weight: Math.max(1, countGraphemeClusters(spoken, language, /[\p{L}\p{N}]/u)),
       morae: null,
       pauseAfter: false,
     });
@@ -192,6 +198,6 @@ export const defaultWordTokenizer: WordTokenizer = {
     const segmentation = languagePackOf(language).script.segmentation;
     if (segmentation === 'japanese-morphemes') return splitJapaneseMorphemes(await loadJapaneseTokenizer(), text);
     if (segmentation === 'intl-segmenter') return splitSegmenterWords(text, language);
-    return splitEnglishWords(text);
+    return splitEnglishWords(text, language);
   },
 };

@@ -183,8 +183,9 @@ export const languagePackSchema = z
       .strict()
       .describe("The user's backchannels and the lead-ins that pad too-short utterances."),
     /**
-     * Speaking-rate bounds of synthesized speech, in the word tokenizer's units per second (letters, or
-     * morae for japanese-morphemes segmentation), and how quality scoring counts the rate.
+     * Speaking-rate bounds of synthesized speech, in the word tokenizer's units per second (letters as
+     * grapheme clusters, pipeline/model/grapheme-clusters.ts, or morae for japanese-morphemes
+     * segmentation), and how quality scoring counts the rate.
      */
     speechRate: z
       .object({
@@ -201,7 +202,7 @@ export const languagePackSchema = z
          * How the quality speech rate's units are counted (pipeline/quality/speech-rate.ts): `english-syllables`
          * (CMU dictionary, rules where unknown), `japanese-morae` (kuromoji IPADIC pronunciations), or
          * `script-syllables` (default: one per Chinese character, Hangul block or kana, one per vowel group
-         * in alphabetic words).
+         * in Latin, Greek and Cyrillic words, one per grapheme cluster of a letter of any other script).
          */
         qualityCounter: z
           .enum(['english-syllables', 'japanese-morae', 'script-syllables'])
@@ -237,7 +238,7 @@ export const languagePackSchema = z
           .number()
           .positive()
           .describe(
-            "Typical speaking rate, the word tokenizer's units per second (letters, or morae for japanese-morphemes).",
+            "Typical speaking rate, the word tokenizer's units per second (letters counted as grapheme clusters, a letter with its vowel signs and marks being one; morae for japanese-morphemes).",
           ),
         minimum: z
           .number()

@@ -12,6 +12,7 @@
 import type { Language } from '../model/types.ts';
 import { findLanguagePack, languagePackOf } from '../model/language-pack.ts';
 import { estimateMorae } from '../alignment/japanese-morae.ts';
+import { graphemeClusters } from '../model/grapheme-clusters.ts';
 import { loadJapaneseTokenizer, splitJapaneseMorphemes } from '../alignment/spoken-words.ts';
 
 /** Spoken units of one text. */
@@ -144,22 +145,31 @@ export function countSpokenUnits(text: string, language: Language): Promise<Spok
   const counter = languagePackOf(language).speechRate.qualityCounter;
   if (counter === 'japanese-morae') return countJapaneseMorae(text);
   if (counter === 'english-syllables') return countEnglishSyllables(text);
-  return Promise.resolve(countSyllablesOfScript(text));
+  return Promise.resolve(countSyllablesOfScript(text, language));
 }
 
 /** Letters that are one syllable each: Chinese characters, Hangul blocks, kana. */
 const SYLLABIC_CHARACTER = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** Vowel letters of alphabetic scripts (Latin with diacritics, Greek, Cyrillic). */
 const VOWEL_GROUP = /[aeiouyàáâãäåæèéêëìíîïòóôõöøœùúûüýÿāēīōūăĕĭŏŭąęįųαεηιοωυаеёиоуыэюяіїє]+/giu;
+/** Letters of the alphabetic scripts whose syllables {@link VOWEL_GROUP} counts. */
+const VOWEL_GROUP_SCRIPT = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
 
 /**
  * Syllables of a text of a language without a counter of its own: one per Chinese character,
- * Hangul block or kana, one per vowel group in alphabetic words (a heuristic: diphthongs across a
- * syllable boundary count once, silent vowels once each).
+ * Hangul block or kana, one per vowel group in Latin, Greek and Cyrillic words (a heuristic: diphthongs
+ * across a syllable boundary count once, silent vowels once each), and one per grapheme cluster of a
+ * letter of any other script (Devanagari, Thai, Arabic, …: a consonant with the vowel sign and marks
+ * written on it, pipeline/model/grapheme-clusters.ts; an abugida's syllable is about one such cluster,
+ * a Thai leading vowel or final consonant counts one more).
+ * @param language BCP-47 code of the text, for the grapheme segmenter (default `und`).
  */
-export function countSyllablesOfScript(text: string): SpokenUnitCount {
+export function countSyllablesOfScript(text: string, language: Language = 'und'): SpokenUnitCount {
   let units = 0;
-  for (const character of text) if (SYLLABIC_CHARACTER.test(character)) units += 1;
+  for (const cluster of graphemeClusters(text, language)) {
+    if (SYLLABIC_CHARACTER.test(cluster)) units += 1;
+    else if (/\p{L}/u.test(cluster) && !VOWEL_GROUP_SCRIPT.test(cluster)) units += 1;
+  }
   units += (text.match(VOWEL_GROUP) ?? []).length;
   return {
     units,
