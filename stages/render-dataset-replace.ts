@@ -5,8 +5,9 @@
  * between its two renames.
  */
 import { existsSync } from 'node:fs';
-import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { BACKUP_MARKER, isOwnBackup } from '../pipeline/storage/commit-backup-marker.ts';
 import { readRecord } from '../pipeline/storage/json-records.ts';
 import { datasetManifestSchema } from '../pipeline/model/dataset-manifest.ts';
 
@@ -34,13 +35,7 @@ function previousDirectoryOf(directory: string): string {
   return `${directory}.previous`;
 }
 
-/**
- * The file `commit` writes into the old dataset just before it moves it aside as `{dataset}.previous`,
- * holding the dataset's folder name: a `{dataset}.previous` without it (or naming another dataset) is
- * not a commit's backup and is never removed or restored. It is not in the manifest; a dataset folder
- * that still holds it (a kill between writing it and the rename) has it removed by the next `open`.
- */
-export const BACKUP_MARKER = '.duplexsynth-backup';
+export { BACKUP_MARKER };
 
 /** Thrown when `{dataset}.previous` exists but is not a commit's backup: the build stops, that folder is left as it is. */
 export class ForeignPreviousFolderError extends Error {
@@ -50,12 +45,6 @@ export class ForeignPreviousFolderError extends Error {
     );
     this.name = 'ForeignPreviousFolderError';
   }
-}
-
-/** Whether `previous` holds the marker naming the dataset folder `directory` ({@link BACKUP_MARKER}). */
-async function isOwnBackup(previous: string, directory: string): Promise<boolean> {
-  const marker = await readFile(path.join(previous, BACKUP_MARKER), 'utf8').catch(() => null);
-  return marker !== null && marker.trim() === path.basename(directory);
 }
 
 /**

@@ -8,6 +8,7 @@
  * - `verify` on a tampered copy of the dataset (a deleted metadata file, an edited `txt_align` word,
  *   flipped WAV bytes, an extra file) names each problem, before re-deriving the events.
  */
+import { BACKUP_MARKER } from '../storage/commit-backup-marker.ts';
 import { cp, readdir, readFile, rm, stat, unlink, writeFile, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -145,6 +146,11 @@ describe('verify checks the manifest first', () => {
   it('a dataset whose commit was interrupted between its renames: verify names the .previous and the command that restores it', async () => {
     const moved = path.join(scratch, 'interrupted', 'topiocqa');
     await cp(path.join(clean.output.directory, DATASET), `${moved}.previous`, { recursive: true });
+    // without the commit's marker the folder is someone else's: verify does not advise moving it
+    const foreign = await cli('verify', '--quick', moved);
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).not.toContain('interrupted commit');
+    await writeFile(path.join(`${moved}.previous`, BACKUP_MARKER), `${path.basename(moved)}\n`);
     const result = await cli('verify', '--quick', moved);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { isOwnBackup } from '../storage/commit-backup-marker.ts';
 import { datasetManifestSchema, type DatasetManifest } from '../model/dataset-manifest.ts';
 import { BuildInputError } from '../model/build-errors.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
@@ -62,6 +63,7 @@ export async function requireDatasetFolder(directory: string): Promise<void> {
     const previous = `${absolute}.previous`;
     if (
       stats.code === 'ENOENT' &&
+      (await isOwnBackup(previous, absolute)) &&
       (await stat(path.join(previous, 'manifest.json')).then(
         () => true,
         () => false,
@@ -180,12 +182,7 @@ export async function verifyDatasetIntegrity(directory: string): Promise<Dataset
     }
   }
   const previous = `${absolute}.previous`;
-  if (
-    await stat(previous).then(
-      () => true,
-      () => false,
-    )
-  ) {
+  if (await isOwnBackup(previous, absolute)) {
     notes.push(
       `${previous}: left by an interrupted commit; ${absolute} is the newer complete dataset: remove the old one with \`rm -r '${previous}'\` (the next build does the same)`,
     );
