@@ -31,7 +31,7 @@ export const DATASETS_QUEUE = 'duplexsynth-datasets';
 export const DIALOGUES_QUEUE = 'duplexsynth-dialogues';
 /** Redis key of the current build's stamp. */
 export const BUILD_KEY = 'duplexsynth:build';
-/** Redis set of the names of the workers of the current build; each keeps its counts in the hash `{WORKERS_KEY}:{name}` (active, done, failed). */
+/** Redis set of the names of the workers of the current build; each keeps its counts in the hash `{WORKERS_KEY}:{name}` (started, done, failed, gaveUp). */
 export const WORKERS_KEY = 'duplexsynth:workers';
 /** Attempts of a dialogue or scoring job before it counts as failed (then the coordinator quarantines it as a local build does). */
 export const JOB_ATTEMPTS = 3;

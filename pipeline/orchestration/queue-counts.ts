@@ -51,7 +51,8 @@ export async function readQueueCounts(queue: Queue, client: Redis): Promise<Queu
     const fields = reply as Record<string, string>;
     return {
       name,
-      active: Number(fields.active ?? 0),
+      // workers count jobs taken and finished (./queue-worker.ts); active is what is taken and not finished
+      active: Math.max(0, Number(fields.started ?? 0) - Number(fields.done ?? 0) - Number(fields.failed ?? 0)),
       done: Number(fields.done ?? 0),
       failed: Number(fields.failed ?? 0),
       gaveUp: Number(fields.gaveUp ?? 0),

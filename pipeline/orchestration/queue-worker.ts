@@ -258,13 +258,14 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
       redisDown = false;
     });
     worker.on('error', () => {}); // the same outage, seen by BullMQ's connections: said above
-    // this worker's counts, for the coordinator's progress and `status`: one command, or one
-    // transaction, per event (a reader never sees a job counted neither active nor done); the worker's
-    // name joins the set of workers with its first count, and again after Redis was away (it may have
-    // lost the set)
+    // this worker's counts, for the coordinator's progress and `status`: jobs taken (`started`) and
+    // finished (`done`, `failed`), one HINCRBY per event, so that a reader computes active as
+    // started - done - failed and never sees a job counted neither active nor finished; a last failed
+    // attempt also counts `gaveUp` (one transaction, failures only). The worker's name joins the set of
+    // workers with its first count, and again after Redis was away (it may have lost the set).
     let listed = false;
     client.on('ready', () => (listed = false));
-    const count = (changes: Partial<Record<'active' | 'done' | 'failed' | 'gaveUp', number>>) => {
+    const count = (changes: Partial<Record<'started' | 'done' | 'failed' | 'gaveUp', number>>) => {
       const entries = Object.entries(changes);
       const key = `${WORKERS_KEY}:${name}`;
       if (listed && entries.length === 1) {
@@ -279,17 +280,17 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
         () => {},
       );
     };
-    worker.on('active', () => count({ active: 1 }));
+    worker.on('active', () => count({ started: 1 }));
     worker.on('failed', (job, error) => {
       // BullMQ sets finishedOn when the job is not retried: its last attempt, which the queue counts failed
-      count({ active: -1, failed: 1, ...(job?.finishedOn ? { gaveUp: 1 } : {}) });
+      count({ failed: 1, ...(job?.finishedOn ? { gaveUp: 1 } : {}) });
       if (job)
         log(
           `worker ${name}: ${job.name} ${job.data.language}/${job.data.id} failed (attempt ${job.attemptsMade} of ${JOB_ATTEMPTS}): ${firstLine(error)}`,
         );
     });
     worker.on('completed', () => {
-      count({ active: -1, done: 1 });
+      count({ done: 1 });
       done += 1;
       if (options.maximumJobs !== undefined && done >= options.maximumJobs) void worker.close();
     });
