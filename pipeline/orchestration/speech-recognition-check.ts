@@ -10,6 +10,11 @@ import { ttsOf } from '../config.ts';
 import { OpenAITranscriber } from '../services/asr/openai-transcription.ts';
 import { readApiKey } from '../services/llm/backend-settings.ts';
 import { isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
+import { RemoteSpeechSynthesizer } from '../services/tts/remote-synthesizer.ts';
+import type { SpeechSynthesizer } from '../services/tts/speech-synthesizer.ts';
+import { errorRateUnitOf } from '../services/asr/recognition-error-rate.ts';
+import { languagePackOf } from '../model/language-pack.ts';
+import type { DatasetSummary } from '../model/dataset-summary.ts';
 import type { SpeechRecognitionCheckOptions } from '../services/tts/synthesis-recognition.ts';
 
 /**
@@ -36,5 +41,24 @@ export function speechRecognitionCheckOf(
       ...(apiKey === undefined ? {} : { apiKey }),
     }),
     maximumErrorRate: settings.maximumErrorRate,
+  };
+}
+
+/**
+ * What the check counted on `synthesizer` so far, for the dataset summary: utterances accepted, their
+ * edits and reference tokens (words, or characters for languages written without spaces) and edits /
+ * reference tokens; undefined when the synthesizer ran no check.
+ */
+export function speechRecognitionSummaryOf(
+  synthesizer: SpeechSynthesizer,
+  language: Language,
+): DatasetSummary['speechRecognition'] {
+  if (!(synthesizer instanceof RemoteSpeechSynthesizer)) return undefined;
+  const counts = synthesizer.statistics().speechRecognition;
+  if (!counts) return undefined;
+  return {
+    unit: errorRateUnitOf(languagePackOf(language)),
+    ...counts,
+    errorRate: counts.referenceTokens === 0 ? null : counts.edits / counts.referenceTokens,
   };
 }
