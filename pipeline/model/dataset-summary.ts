@@ -127,7 +127,8 @@ export const datasetSummarySchema = z.object({
    * The speech recognition check (`quality.speechRecognition`) of the utterances a remote engine
    * synthesized in this build (clips from the synthesis cache are not transcribed again): accepted
    * utterances, their edits and reference words (characters for languages written without spaces),
-   * and edits / reference tokens (null without tokens). Base datasets only; absent when the check is off.
+   * and edits / reference tokens (null without tokens). Base datasets of local builds only (in a queued
+   * build the workers synthesize); absent when the check is off.
    */
   speechRecognition: z
     .object({

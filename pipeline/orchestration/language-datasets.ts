@@ -214,7 +214,8 @@ export async function buildLanguageDatasets(run: {
     allowShrink: context.allowShrink,
     log,
     kept: context.kept,
-    speechRecognition: speechRecognitionSummaryOf(synthesizer, language),
+    // queued, the workers synthesize (and count) the dialogues: this process's counts would cover only failed jobs
+    speechRecognition: queueHook ? undefined : speechRecognitionSummaryOf(synthesizer, language),
   });
   for (const summary of committed) {
     totals.failedCount += summary.failed.length;
