@@ -5,6 +5,11 @@
  */
 import { z } from 'zod';
 import { DEFAULT_SPLIT_UNIT, SPLIT_UNITS } from './model/split-report.ts';
+import {
+  DEFAULT_TRANSCRIPTION_MODEL,
+  DEFAULT_TRANSCRIPTION_TIMEOUT_MILLISECONDS,
+} from './services/asr/openai-transcription.ts';
+import { DEFAULT_MAXIMUM_WORD_ERROR_RATE } from './services/tts/synthesis-recognition.ts';
 
 // Scores do not depend on these settings (to float32 rounding of the model outputs), except
 // `hopSeconds` (pipeline/services/mos/dnsmos.ts, dnsmos-windows.ts).
@@ -76,6 +81,45 @@ const cometKiwiSchema = z
     'COMETKiwi for translated datasets: an HTTP scorer or the comet-score command (docs/quality-and-splits.md).',
   );
 
+// What a recognizer hears compared with the text of every freshly synthesized utterance of a remote
+// TTS engine (pipeline/services/tts/synthesis-recognition.ts); a clip from the synthesis cache was
+// accepted when it was made and is not transcribed again, so the setting is not part of its cache key.
+const speechRecognitionSchema = z
+  .object({
+    baseUrl: z
+      .url()
+      .describe(
+        'OpenAI-compatible transcription service, base URL including the API prefix (POST <baseUrl>/audio/transcriptions).',
+      )
+      .meta({ examples: ['http://127.0.0.1:8000/v1'] }),
+    model: z
+      .string()
+      .min(1)
+      .default(DEFAULT_TRANSCRIPTION_MODEL)
+      .describe("Model name sent with each clip (OpenAI's whisper-1; local servers take their own names)."),
+    apiKeyVariable: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name (the key itself never goes into settings)')
+      .optional()
+      .describe('Environment variable with the API key; unset = no Authorization header.'),
+    timeoutSeconds: z
+      .number()
+      .positive()
+      .default(DEFAULT_TRANSCRIPTION_TIMEOUT_MILLISECONDS / 1000)
+      .describe('Client-side timeout of one transcription request, seconds.'),
+    maximumErrorRate: z
+      .number()
+      .nonnegative()
+      .default(DEFAULT_MAXIMUM_WORD_ERROR_RATE)
+      .describe(
+        'Highest accepted word error rate of an utterance (character error rate for languages written without spaces); above it the utterance is synthesized again, then its dialogue quarantined.',
+      ),
+  })
+  .strict()
+  .describe(
+    'Transcribe every utterance a remote TTS engine synthesizes and resynthesize the misspoken ones (a spoken language tag, a leaked prompt transcript); the language of each clip is sent to the service. Clips from the synthesis cache are not transcribed again.',
+  );
+
 /** `quality`: scoring and the dev/test split, after rendering. */
 export const qualitySchema = z
   .object({
@@ -115,6 +159,12 @@ export const qualitySchema = z
       .default(true)
       .describe('Also write the dialogues not in test (test_other.jsonl) as dev.jsonl, the same lines.'),
     cometKiwi: cometKiwiSchema,
+    speechRecognition: speechRecognitionSchema
+      .nullable()
+      .default(null)
+      .describe(
+        'Speech recognition check of freshly synthesized utterances of remote TTS engines (independent of enabled); null = off.',
+      ),
   })
   .strict()
   .prefault({})

@@ -123,6 +123,22 @@ export const datasetSummarySchema = z.object({
         .optional(),
     })
     .nullable(),
+  /**
+   * The speech recognition check (`quality.speechRecognition`) of the utterances a remote engine
+   * synthesized in this build (clips from the synthesis cache are not transcribed again): accepted
+   * utterances, their edits and reference words (characters for languages written without spaces),
+   * and edits / reference tokens (null without tokens). Base datasets of local builds only (in a queued
+   * build the workers synthesize); absent when the check is off.
+   */
+  speechRecognition: z
+    .object({
+      unit: z.enum(['word', 'character']),
+      utterances: z.number().int().nonnegative(),
+      edits: z.number().int().nonnegative(),
+      referenceTokens: z.number().int().nonnegative(),
+      errorRate: z.number().nonnegative().nullable(),
+    })
+    .optional(),
   /** The benchmark's evaluation as scripts/pipe.sh calls it for task data, without and with context. */
   evaluableEvents: z.array(evaluableEventsReportSchema),
 });

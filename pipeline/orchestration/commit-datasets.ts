@@ -29,6 +29,8 @@ export interface LanguageCommit {
   log: BuildLog;
   /** Told each committed dataset folder. */
   kept: (output: string) => void;
+  /** The speech recognition check's counts, for the base dataset's summary (absent when the check is off). */
+  speechRecognition?: DatasetSummary['speechRecognition'];
 }
 
 /**
@@ -66,7 +68,11 @@ export async function commitLanguageDatasets(commit: LanguageCommit): Promise<Da
             ? { variant: { kind: 'barge-in', of: dataset, systemYields: config.timeline.bargeIn.systemYields } }
             : {}),
         },
-        { allowShrink: commit.allowShrink, variant: output === variant ? 'barge-in' : 'default' },
+        {
+          allowShrink: commit.allowShrink,
+          variant: output === variant ? 'barge-in' : 'default',
+          ...(output === base && commit.speechRecognition ? { speechRecognition: commit.speechRecognition } : {}),
+        },
       );
     } catch (error) {
       for (const later of outputs.slice(position + 1)) await later.discard();

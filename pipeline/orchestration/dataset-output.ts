@@ -196,6 +196,7 @@ export class DatasetOutput implements DialogueSink {
    * Writes the fidelity report (when `fidelity` is given and a dialogue was built), the summary, the
    * events file and the manifest, then puts the folder in place.
    * @param manifestExtra settings recorded in manifest.json
+   * @param options `speechRecognition`: the recognition check's counts, written into the summary
    * @returns the dataset's summary
    * @throws as DatasetWriter.commit (an empty or smaller dataset, a write error)
    */
@@ -203,7 +204,12 @@ export class DatasetOutput implements DialogueSink {
     statistics: TimingStatistics,
     fidelity: Partial<FidelityOptions> | null,
     manifestExtra: Omit<ManifestSettings, 'language' | 'dataset'>,
-    options: { allowShrink: boolean; variant: 'default' | 'barge-in'; userChannel?: Channel },
+    options: {
+      allowShrink: boolean;
+      variant: 'default' | 'barge-in';
+      userChannel?: Channel;
+      speechRecognition?: DatasetSummary['speechRecognition'];
+    },
   ): Promise<DatasetSummary> {
     if (fidelity !== null && this.timings.length > 0) {
       const report = buildFidelityReport(statistics, this.timings, fidelity);
@@ -212,11 +218,14 @@ export class DatasetOutput implements DialogueSink {
     }
     const builtIds = new Set(this.results.map((result) => result.id));
     const notes = this.corpus.notes.filter((note) => builtIds.has(note.split(' ')[0] as string));
-    const summary = summarizeDataset(this.language, this.dataset, this.results, this.failed, notes, {
-      variant: options.variant,
-      corpusWarnings: this.corpus.warnings,
-      ...(options.userChannel !== undefined ? { userChannel: options.userChannel } : {}),
-    });
+    const summary: DatasetSummary = {
+      ...summarizeDataset(this.language, this.dataset, this.results, this.failed, notes, {
+        variant: options.variant,
+        corpusWarnings: this.corpus.warnings,
+        ...(options.userChannel !== undefined ? { userChannel: options.userChannel } : {}),
+      }),
+      ...(options.speechRecognition ? { speechRecognition: options.speechRecognition } : {}),
+    };
     await this.writer.addFile(
       'summary.json',
       formatRecord(path.join(this.directory, 'summary.json'), datasetSummarySchema, summary),

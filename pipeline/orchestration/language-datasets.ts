@@ -17,6 +17,7 @@ import { BARGE_IN_SUFFIX, DatasetOutput } from './dataset-output.ts';
 import { made, type DialogueWork } from './dialogue-steps.ts';
 import { buildConfigHash } from './build-queue.ts';
 import { languageWork } from './language-work.ts';
+import { speechRecognitionSummaryOf } from './speech-recognition-check.ts';
 import { queuedDialogueSteps, type QueueWaits } from './queued-dialogue-steps.ts';
 
 export { QueueWaits } from './queued-dialogue-steps.ts';
@@ -49,8 +50,16 @@ export async function buildLanguageDatasets(run: {
   const { context, language, shared, totals, queueWaits } = run;
   const { config, corpus, runner, log, progress, queueHook, preRendered } = context;
   const dataset = datasetNameOf(config, language);
-  const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } =
-    await languageWork(config, language, shared, progress);
+  const {
+    stepsInto,
+    initial,
+    statistics,
+    placement,
+    turnHoldShare,
+    backchannelPhrases,
+    timingPriorWarning,
+    synthesizer,
+  } = await languageWork(config, language, shared, progress);
   if (timingPriorWarning !== null) {
     log(`warning: ${timingPriorWarning}`);
     totals.timingPriorWarnings.push(timingPriorWarning);
@@ -205,6 +214,8 @@ export async function buildLanguageDatasets(run: {
     allowShrink: context.allowShrink,
     log,
     kept: context.kept,
+    // queued, the workers synthesize (and count) the dialogues: this process's counts would cover only failed jobs
+    speechRecognition: queueHook ? undefined : speechRecognitionSummaryOf(synthesizer, language),
   });
   for (const summary of committed) {
     totals.failedCount += summary.failed.length;

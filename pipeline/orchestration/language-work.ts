@@ -17,13 +17,14 @@ import { BARGE_IN_SUFFIX, DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-ou
 import type { DialogueStepContext, DialogueWork, TimelinePlacement } from './dialogue-steps.ts';
 import type { SharedBuildServices } from './shared-build-services.ts';
 import { speakerRoster } from './speaker-roster.ts';
+import { speechRecognitionCheckOf } from './speech-recognition-check.ts';
 import { BARGE_IN_STAGE_LIST, DIALOGUE_STAGE_LIST } from './stage-list.ts';
 
 /**
  * One language's stage lists, `stepsInto(sinks)`: `steps` (text, speech, placement, events, render
  * into `sinks.base`) and `variantSteps` (the barge-in variant from the same speech, rendered into
  * `sinks.variant`; empty without a variant), the state a dialogue starts from, and the warning when
- * the language has no measured timing statistics. The local build runs them over the whole corpus, a
+ * the language has no measured timing statistics, and the synthesizer (its counters for the summary). The local build runs them over the whole corpus, a
  * queue worker (./queue-worker.ts) over one dialogue per job: the same code either way.
  * @param progress synthesis progress events
  * @throws as createSpeechSynthesizer and the timing statistics' loading
@@ -36,7 +37,12 @@ export async function languageWork(
 ) {
   const { textBackends, detector, queue, resamplePool, renderPool } = shared;
   const dataset = datasetNameOf(config, language);
-  const synthesizer = await createSpeechSynthesizer(ttsOf(config, language).backend, ttsOf(config, language).service);
+  const speechRecognition = speechRecognitionCheckOf(config, language);
+  const synthesizer = await createSpeechSynthesizer(
+    ttsOf(config, language).backend,
+    ttsOf(config, language).service,
+    speechRecognition ? { speechRecognition } : undefined,
+  );
   const roster = speakerRoster(language, config, synthesizer);
   const shipped = shippedTimingStatisticsOf(language);
   const statisticsFile = config.timeline.statistics[language] ?? shipped.file;
@@ -99,5 +105,14 @@ export async function languageWork(
     conversation,
     speakers: roster.fixed ?? drawDialogueSpeakers(roster.identities, config.seed, conversation.id),
   });
-  return { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning };
+  return {
+    stepsInto,
+    initial,
+    statistics,
+    placement,
+    turnHoldShare,
+    backchannelPhrases,
+    timingPriorWarning,
+    synthesizer,
+  };
 }

@@ -192,6 +192,12 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
         `  - ${item.dialogueId} utterance ${item.utteranceIndex} (turn ${item.turnNumber}, ${item.role} ${item.kind}, ${item.extent}): ${spans} — "${item.text}"`,
       );
     }
+    if (summary.speechRecognition) {
+      const { unit, utterances, edits, referenceTokens, errorRate } = summary.speechRecognition;
+      lines.push(
+        `- speech recognition of the utterances synthesized in this build: ${unit} error rate ${errorRate === null ? 'none' : errorRate.toFixed(3)} (${edits} edits in ${referenceTokens} ${unit}s, ${utterances} utterances)`,
+      );
+    }
     lines.push(`- failed dialogues: ${summary.failed.length}`);
     for (const failure of summary.failed) lines.push(`  - ${failure.id} at ${failure.stage}: ${failure.reason}`);
     if ((summary.corpusWarnings ?? []).length > 0) {

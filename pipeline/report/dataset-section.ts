@@ -4,6 +4,7 @@
  * of every event.
  */
 import type { ContentCache } from '../storage/content-cache.ts';
+import type { DatasetSummary } from '../model/dataset-summary.ts';
 import { keptDialoguePage } from './cached-dialogue-pages.ts';
 import path from 'node:path';
 import type PQueue from 'p-queue';
@@ -65,7 +66,13 @@ export async function datasetSection(part: {
   const summary = await readJson<{
     failed?: { id: string; stage: string; reason: string }[];
     evaluableEvents?: EvaluableEventsReport[];
+    speechRecognition?: DatasetSummary['speechRecognition'];
   }>(path.join(directory, 'summary.json'));
+  const recognition = summary?.speechRecognition;
+  const recognitionHtml =
+    recognition && recognition.errorRate !== null
+      ? `\n<p class="note">Speech recognition of the utterances synthesized in this build: ${recognition.unit} error rate ${recognition.errorRate.toFixed(3)} (${recognition.edits} edits in ${recognition.referenceTokens} ${recognition.unit}s, ${recognition.utterances} utterances).</p>`
+      : '';
   const fidelity = await readJson<FidelityJson>(path.join(directory, 'fidelity.json'));
 
   const { placed, plotImages, ratesNote, fidelityHtml, measuredNote } = await turnTakingPart({
@@ -174,7 +181,7 @@ export async function datasetSection(part: {
 <h2>${escapeHtml(tables.track)}: ${escapeHtml(dataset.dataset)}</h2>
 <p class="note">${escapeHtml(path.relative(output, directory).split(path.sep).join('/'))} · channel 0 = ${dataset.roles[0]}, channel 1 = ${dataset.roles[1]}${dataset.sampleRate === null ? '' : ` · ${dataset.sampleRate} Hz`}${dataset.fullBand === null ? '' : ` · full-band masters (${escapeHtml(dataset.fullBand.directory)}/) at ${dataset.fullBand.sampleRates.join(' or ')} Hz`}</p>
 <h3>Statistics (like the paper's Table 3)</h3>
-${statisticsTable(tables)}
+${statisticsTable(tables)}${recognitionHtml}
 <h3>Quality (like the paper's Table 2)</h3>
 ${qualityTable(tables)}
 <h3>Turn-taking: measured against generated</h3>

@@ -35,6 +35,11 @@ export interface RecognitionErrorRate {
   hypothesis: string;
 }
 
+/** The unit a language's error rate counts: words when its script separates them with spaces, else characters. */
+export function errorRateUnitOf(pack: LanguagePack): ErrorRateUnit {
+  return pack.script.segmentation === 'spaces' ? 'word' : 'character';
+}
+
 /**
  * The Levenshtein distance between two token sequences (unit cost for substitution, insertion, deletion).
  * @returns the number of edits; O(|a|·|b|) time, O(|b|) memory.
@@ -93,7 +98,7 @@ function tokensOf(normalised: string, unit: ErrorRateUnit, language: string): st
  * @throws RangeError from the pack's number library when its locale is unknown (the pack schema checks this).
  */
 export function recognitionErrorRate(reference: string, hypothesis: string, pack: LanguagePack): RecognitionErrorRate {
-  const unit: ErrorRateUnit = pack.script.segmentation === 'spaces' ? 'word' : 'character';
+  const unit = errorRateUnitOf(pack);
   const normalisedReference = normaliseForErrorRate(reference, pack);
   const normalisedHypothesis = normaliseForErrorRate(hypothesis, pack);
   const referenceTokens = tokensOf(normalisedReference, unit, pack.code);

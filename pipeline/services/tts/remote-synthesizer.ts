@@ -31,6 +31,7 @@ import {
 import { checkSynthesizedSpeech, SpeechRateMonitor, type TailKind } from './synthesis-checks.ts';
 import { likelySampleRate } from './synthesis-speech-rate.ts';
 import { checkRecognizedSpeech } from './synthesis-recognition.ts';
+import { TranscriptionError } from '../asr/speech-transcriber.ts';
 import type { RemoteSynthesizerOptions } from './remote-service-settings.ts';
 import {
   SpeechSynthesisQuarantineError,
@@ -280,7 +281,8 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
 
   /**
    * Trims the tail, judges the duration, then (when configured) compares what a recognizer hears with
-   * the text; throws a retryable SpeechServiceError for bad audio.
+   * the text; throws a retryable SpeechServiceError for bad audio, and a non-retryable one (the
+   * utterance is quarantined) when the transcription service fails after its own retries.
    */
   private async check(
     audio: RawAudio,
@@ -292,7 +294,20 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
     const checked = await this.checkDuration(audio, route, text, language, endpoint);
     const recognition = this.options.speechRecognition;
     if (!recognition) return checked;
-    const recognized = await checkRecognizedSpeech(checked.samples, audio.sampleRate, text, language, recognition);
+    let recognized;
+    try {
+      recognized = await checkRecognizedSpeech(checked.samples, audio.sampleRate, text, language, recognition);
+    } catch (error) {
+      // the transcriber has retried per its policy (retry.ts): the utterance fails, not the build
+      if (!(error instanceof TranscriptionError)) throw error;
+      throw new SpeechServiceError(
+        this.id,
+        text,
+        error.failure === 'malformed-response' ? 'service-error' : error.failure,
+        `speech recognition failed: ${error.message}`,
+        { endpoint, route, isRetryable: false, cause: error },
+      );
+    }
     if (recognized.misspoken)
       throw new SpeechServiceError(this.id, text, 'misspoken-audio', recognized.reason, {
         endpoint,

@@ -121,6 +121,21 @@ describe('speech recognition of synthesized utterances', () => {
     expect(error.detail).toContain(`heard "${prompt.transcript} ${ANSWER}"`);
   });
 
+  it('quarantines an utterance when the transcription service fails, naming its address', async () => {
+    const failing = await startTranscriptionLoopbackServer({
+      responder: () => ({ kind: 'error', statusCode: 503, message: 'model is loading' }),
+    });
+    servers.push(failing);
+    const loopback = await tts(speaking(() => null));
+    const synthesizer = await synthesizerFor(loopback, failing);
+    const error = await quarantine(synthesizer.synthesize({ text: QUESTION, language: 'en', voice: zeroShot() }));
+    expect(error.failure).toBe('service-error');
+    expect(error.detail).toContain(`speech recognition failed: transcription of utterance.wav at ${failing.url}`);
+    expect(error.detail).toContain('503');
+    // not resynthesized: the transcriber has used its own retries
+    expect(loopback.requests).toHaveLength(1);
+  });
+
   it('accepts the leaked prompt without a recognizer (what the recognition check is for)', async () => {
     const synthesizer = await synthesizerFor(await tts(speaking(() => 'en')), null);
     const output = await synthesizer.synthesize({ text: QUESTION, language: 'en', voice: zeroShot() });

@@ -18,6 +18,7 @@ import { createOpenJtalkSynthesizer, OPEN_JTALK_DEFAULT_VOICES, OPEN_JTALK_ENGIN
 import type { RemoteSynthesisStatistics } from './remote-synthesizer.ts';
 import type { SpeechSynthesizer, VoiceSettings } from './speech-synthesizer.ts';
 import type { SpeechActivityDetector } from './synthesis-checks.ts';
+import type { SpeechRecognitionCheckOptions } from './synthesis-recognition.ts';
 
 /** Engines that run on this machine (programs installed by `npm run setup`). */
 export type LocalSpeechEngineId = typeof ESPEAK_NG_ENGINE_ID | typeof OPEN_JTALK_ENGINE_ID;
@@ -35,6 +36,8 @@ export interface RemoteEngineRuntime {
   detector?: SpeechActivityDetector;
   /** Called with the engine's counters after each utterance (progress display). */
   onProgress?: (statistics: RemoteSynthesisStatistics) => void;
+  /** Transcribe every synthesized clip and resynthesize the misspoken ones (synthesis-recognition.ts); unset = no recognition. */
+  speechRecognition?: SpeechRecognitionCheckOptions;
 }
 
 /**
@@ -88,7 +91,7 @@ export const DEFAULT_VOICES: Readonly<Record<Language, LanguageVoices>> = Object
  *
  * @param engine the engine id.
  * @param settings remote engines only: their service settings (see {@link REMOTE_SPEECH_ENGINE_SETTINGS_SCHEMAS}).
- * @param runtime remote engines only: speech finder for the checks and a progress callback.
+ * @param runtime remote engines only: speech finder for the checks, a progress callback, the speech recognition check.
  * @throws SpeechSynthesisError `missing-binary` (with the `npm run setup` hint) when a local engine is
  *   not installed; RemoteServiceSettingsError when a remote engine's settings are missing or invalid;
  *   SpeechSynthesisError `service-unreachable` / `service-error` when its servers cannot be used.

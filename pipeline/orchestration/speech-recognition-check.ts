@@ -1,0 +1,64 @@
+/**
+ * The build's speech recognition check (`quality.speechRecognition`, pipeline/config-schema-quality.ts)
+ * as the options a remote TTS engine takes (pipeline/services/tts/synthesis-recognition.ts): an
+ * OpenAI-compatible transcriber (pipeline/services/asr/openai-transcription.ts) and the highest
+ * accepted error rate. Local engines are not checked.
+ */
+import type { BuildConfig } from '../config.ts';
+import type { Language } from '../model/types.ts';
+import { ttsOf } from '../config.ts';
+import { OpenAITranscriber } from '../services/asr/openai-transcription.ts';
+import { readApiKey } from '../services/llm/backend-settings.ts';
+import { isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
+import { RemoteSpeechSynthesizer } from '../services/tts/remote-synthesizer.ts';
+import type { SpeechSynthesizer } from '../services/tts/speech-synthesizer.ts';
+import { errorRateUnitOf } from '../services/asr/recognition-error-rate.ts';
+import { languagePackOf } from '../model/language-pack.ts';
+import type { DatasetSummary } from '../model/dataset-summary.ts';
+import type { SpeechRecognitionCheckOptions } from '../services/tts/synthesis-recognition.ts';
+
+/**
+ * The check's options for `language`'s engine, or undefined when the check is off or the engine is local.
+ * @param environment where `apiKeyVariable` is looked up (default `process.env`).
+ * @throws MissingApiKeyError when `apiKeyVariable` names a variable that is not set.
+ */
+export function speechRecognitionCheckOf(
+  config: BuildConfig,
+  language: Language,
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): SpeechRecognitionCheckOptions | undefined {
+  const settings = config.quality.speechRecognition;
+  if (settings === null || !isRemoteSpeechEngine(ttsOf(config, language).backend)) return undefined;
+  const apiKey =
+    settings.apiKeyVariable === undefined
+      ? undefined
+      : readApiKey([settings.apiKeyVariable], { environmentVariables: environment }, 'speech recognition');
+  return {
+    transcriber: new OpenAITranscriber({
+      baseUrl: settings.baseUrl.replace(/\/+$/, ''),
+      model: settings.model,
+      timeoutMilliseconds: settings.timeoutSeconds * 1000,
+      ...(apiKey === undefined ? {} : { apiKey }),
+    }),
+    maximumErrorRate: settings.maximumErrorRate,
+  };
+}
+
+/**
+ * What the check counted on `synthesizer` so far, for the dataset summary: utterances accepted, their
+ * edits and reference tokens (words, or characters for languages written without spaces) and edits /
+ * reference tokens; undefined when the synthesizer ran no check.
+ */
+export function speechRecognitionSummaryOf(
+  synthesizer: SpeechSynthesizer,
+  language: Language,
+): DatasetSummary['speechRecognition'] {
+  if (!(synthesizer instanceof RemoteSpeechSynthesizer)) return undefined;
+  const counts = synthesizer.statistics().speechRecognition;
+  if (!counts) return undefined;
+  return {
+    unit: errorRateUnitOf(languagePackOf(language)),
+    ...counts,
+    errorRate: counts.referenceTokens === 0 ? null : counts.edits / counts.referenceTokens,
+  };
+}
