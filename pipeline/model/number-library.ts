@@ -58,7 +58,7 @@ export function cardinalSpeller(library: NumberLibraryName, locale: string): Car
 /**
  * A speller that reads the decimal separator with `decimalWord` in place of the library's own word
  * (n2words reads `punto` for es-ES, where Spain says `coma`). The library's word is found by spelling
- * `0.0` (`cero punto cero`) and taking what stands between its two zeros; the words of the whole part
+ * `0.5` (`cero punto cinco`) and taking what stands between the words of 0 and 5; the words of the whole part
  * and of the fraction stay the library's.
  *
  * @param speak a speller of {@link cardinalSpeller}.
@@ -68,9 +68,10 @@ export function cardinalSpeller(library: NumberLibraryName, locale: string): Car
 export function withDecimalWord(speak: CardinalSpeller, decimalWord: string | undefined): CardinalSpeller {
   if (decimalWord === undefined) return speak;
   const zero = speak('0');
-  const zeroPointZero = speak('0.0');
-  if (!zeroPointZero.startsWith(zero) || !zeroPointZero.endsWith(zero)) return speak;
-  const libraryWord = zeroPointZero.slice(zero.length, zeroPointZero.length - zero.length).trim();
+  const five = speak('5');
+  const zeroPointFive = speak('0.5');
+  if (!zeroPointFive.startsWith(zero) || !zeroPointFive.endsWith(five)) return speak;
+  const libraryWord = zeroPointFive.slice(zero.length, zeroPointFive.length - five.length).trim();
   if (libraryWord === '') return speak;
   return (digits) => {
     const words = speak(digits);

@@ -35,6 +35,8 @@ describe('spellNumbers', () => {
       'th.yaml',
     );
     expect(spellNumbers('3.5', thai)).toBe('สามทศนิยมห้า');
+    const toWords = { ...spanish, numbers: { ...numbers, library: 'to-words' as const } };
+    expect(spellNumbers('12,25', toWords)).toBe('doce coma veinticinco');
   });
 
   it('leaves a unit symbol that is the start of a longer word', () => {
