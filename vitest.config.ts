@@ -34,6 +34,7 @@ export const END_TO_END_FILES = [
   'scripts/commands/chat-real.test.ts',
   'scripts/cli.test.ts',
   'scripts/built-in-packs.test.ts',
+  'scripts/newcomer-languages.test.ts',
   'scripts/cli-schema-version.test.ts',
   'scripts/examples.test.ts',
   'corpora/demo/demo-recordings.test.ts',

@@ -8,6 +8,11 @@ import { LanguageModelTextBackend } from '../pipeline/services/llm/dialogue-text
 import { FakeLanguageModel } from '../pipeline/services/llm/fake-language-model.ts';
 import { RulesTextBackend } from '../pipeline/services/llm/rules-backend.ts';
 import { rewriteSpoken, rewriteSpokenFingerprint, rewriteSpokenStage } from './rewrite-spoken.ts';
+import {
+  forgetRegisteredLanguagePacks,
+  languagePackOf,
+  registerLanguagePacks,
+} from '../pipeline/model/language-pack.ts';
 
 const sourceTurns: SourceTurn[] = [
   {
@@ -97,6 +102,27 @@ describe('rewriteSpokenStage', () => {
       expect(cache.statistics['rewrite-spoken']).toEqual({ hits: 1, misses: 1, corrupt: 0 });
     } finally {
       await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('rewrite-spoken cache key of a corpus in another language', () => {
+  it("changes with the pack's numbers, which the rules backend spells by", async () => {
+    const input = {
+      dialogueId: 'es_0001',
+      turns: [{ turnNumber: 1, question: '¿Cuánto?', answer: '3,5 km' }],
+      language: 'es',
+    };
+    const parameters = { backend: new RulesTextBackend() };
+    const builtIn = await rewriteSpokenStage.cacheKeys(input, parameters);
+    const spanish = languagePackOf('es');
+    const numbers = spanish.numbers as Exclude<typeof spanish.numbers, string>;
+    registerLanguagePacks([{ ...spanish, numbers: { ...numbers, decimalWord: 'punto' } }]);
+    try {
+      const replaced = await rewriteSpokenStage.cacheKeys(input, parameters);
+      expect(JSON.stringify(replaced)).not.toBe(JSON.stringify(builtIn));
+    } finally {
+      forgetRegisteredLanguagePacks();
     }
   });
 });

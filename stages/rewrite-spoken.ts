@@ -14,6 +14,7 @@ import {
 } from '../pipeline/services/llm/dialogue-text-backend.ts';
 import type { RewriteTurn } from '../pipeline/services/llm/dialogue-text.ts';
 import { cachedJson, type Stage, type StageCacheKey } from '../pipeline/run/stage.ts';
+import { languagePackOf } from '../pipeline/model/language-pack.ts';
 
 /** The output of a text stage and what produced it. */
 export interface TextStageOutput {
@@ -97,6 +98,12 @@ export interface RewriteSpokenParameters {
 function rewriteCacheKey(input: RewriteSpokenInput, parameters: RewriteSpokenParameters): StageCacheKey {
   // the language enters the key only when it is not English, so English entries keep keys without it
   const language = input.language !== undefined && input.language !== 'en' ? { language: input.language } : {};
+  // the rules backend spells a non-English corpus's numbers by its pack's `numbers` (library, locale,
+  // years, units, decimalWord), so a changed pack redoes the rewrite
+  const numbers =
+    language.language !== undefined && parameters.backend.describe('rewrite-spoken').backend === 'rules'
+      ? { numbers: languagePackOf(language.language).numbers }
+      : {};
   return {
     stage: 'rewrite-spoken',
     keyMaterial: {
@@ -104,6 +111,7 @@ function rewriteCacheKey(input: RewriteSpokenInput, parameters: RewriteSpokenPar
       dialogueId: input.dialogueId,
       turns: input.turns,
       ...language,
+      ...numbers,
     },
   };
 }

@@ -49,6 +49,13 @@ const numberLibrarySchema = z
       )
       .default({})
       .describe('Unit symbols written after a number and their spoken words ({"%": por ciento, km: kilómetros}).'),
+    decimalWord: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The word read for the decimal separator (3,5: tres coma cinco), in place of the library's own (n2words reads punto in every Spanish locale); default the library's.",
+      ),
   })
   .strict()
   .superRefine((numbers, context) => {

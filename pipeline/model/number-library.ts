@@ -54,3 +54,31 @@ export function cardinalSpeller(library: NumberLibraryName, locale: string): Car
   loaded.set(key, speller);
   return speller;
 }
+
+/**
+ * A speller that reads the decimal separator with `decimalWord` in place of the library's own word
+ * (n2words reads `punto` for es-ES, where Spain says `coma`). The library's word is found by spelling
+ * `0.5` (`cero punto cinco`) and taking what stands between the words of 0 and 5; the words of the whole part
+ * and of the fraction stay the library's.
+ *
+ * @param speak a speller of {@link cardinalSpeller}.
+ * @param decimalWord the word to read for the separator (`coma`), or undefined to keep the library's.
+ * @returns `speak` itself when `decimalWord` is undefined or the library's word cannot be found.
+ */
+export function withDecimalWord(speak: CardinalSpeller, decimalWord: string | undefined): CardinalSpeller {
+  if (decimalWord === undefined) return speak;
+  const zero = speak('0');
+  const five = speak('5');
+  const zeroPointFive = speak('0.5');
+  if (!zeroPointFive.startsWith(zero) || !zeroPointFive.endsWith(five)) return speak;
+  const libraryWord = zeroPointFive.slice(zero.length, zeroPointFive.length - five.length).trim();
+  if (libraryWord === '') return speak;
+  return (digits) => {
+    const words = speak(digits);
+    const point = digits.indexOf('.');
+    if (point < 0) return words;
+    const whole = speak(digits.slice(0, point));
+    const start = words.startsWith(whole) ? whole.length : 0;
+    return words.slice(0, start) + words.slice(start).replace(libraryWord, decimalWord);
+  };
+}

@@ -8,10 +8,11 @@
  * groups of three and its decimal separator before a fraction (`Intl.NumberFormat(code)`: `1.887,5` in
  * Spanish, `1,887.5` in Thai). A bare four-digit whole number from 1000 to 2099 is a year and is read by
  * the pack's `years` rule. A unit symbol of the pack's `units` right after a number (a space between
- * allowed) is spoken by its word or template.
+ * allowed) is spoken by its word or template. The decimal separator is read by the pack's `decimalWord`
+ * when it gives one (`coma` in Spanish), else by the library's word.
  */
 import type { LanguagePack } from '../model/language-pack.ts';
-import { cardinalSpeller, type CardinalSpeller } from '../model/number-library.ts';
+import { cardinalSpeller, withDecimalWord, type CardinalSpeller } from '../model/number-library.ts';
 
 /** A pack's `numbers` when it names a library. */
 export type LibraryNumbers = Exclude<LanguagePack['numbers'], string>;
@@ -74,8 +75,9 @@ function yearWords(year: number, numbers: LibraryNumbers, speak: CardinalSpeller
 export function spellNumbers(text: string, pack: LanguagePack): string {
   const numbers = pack.numbers;
   if (typeof numbers === 'string') throw new RangeError(`${pack.name}: numbers: ${numbers} names no number library`);
-  const speak = cardinalSpeller(numbers.library, numbers.locale);
-  if (speak === null) throw new RangeError(`${numbers.library} has no locale "${numbers.locale}"`);
+  const librarySpeller = cardinalSpeller(numbers.library, numbers.locale);
+  if (librarySpeller === null) throw new RangeError(`${numbers.library} has no locale "${numbers.locale}"`);
+  const speak = withDecimalWord(librarySpeller, numbers.decimalWord);
   if (!/[0-9\uff10-\uff19]/.test(text)) return text;
   const { group, decimal } = separators(pack.code);
   const groupPattern = new RegExp(group, 'gu');

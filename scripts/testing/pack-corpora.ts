@@ -66,12 +66,16 @@ export const PACK_CORPUS_TURNS: Readonly<Record<string, readonly PackCorpusTurn[
 /**
  * The corpus of one pack as TopiOCQA raw-release records (one conversation, `Conversation_no` 1).
  *
- * @param code a key of {@link PACK_CORPUS_TURNS}.
+ * @param code a key of {@link PACK_CORPUS_TURNS}, or any language code when `given` is passed.
+ * @param given the turns, for a language that is not built in (default: the code's built-in corpus).
  * @returns the records, ready for `JSON.stringify`.
  * @throws RangeError for a code with no corpus.
  */
-export function packCorpusRecords(code: string): Record<string, unknown>[] {
-  const turns = PACK_CORPUS_TURNS[code];
+export function packCorpusRecords(
+  code: string,
+  given: readonly PackCorpusTurn[] | undefined = PACK_CORPUS_TURNS[code],
+): Record<string, unknown>[] {
+  const turns = given;
   if (turns === undefined) throw new RangeError(`no corpus for pack "${code}"`);
   const passage = turns.map((turn) => turn.answer).join(' ');
   return turns.map((turn, index) => ({
