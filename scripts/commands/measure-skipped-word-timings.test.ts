@@ -98,6 +98,45 @@ describe('measure --format ctm with a corrupt word line', () => {
   });
 });
 
+describe('measure --format textgrid with a corrupt interval', () => {
+  async function pairCopy(replace: [string, string]): Promise<string[]> {
+    const first = await corruptCopy('textgrid/pair_0.TextGrid', replace);
+    const second = path.join(directory, 'pair_1.TextGrid');
+    await writeFile(second, await readFile(path.join(FIXTURES, 'textgrid', 'pair_1.TextGrid')));
+    return [first, second];
+  }
+
+  it('skips an interval ending before it starts, naming file:line and tier once; --strict stops at it', async () => {
+    const inputs = await pairCopy(['1.05\n1.2\n"did"', '1.05\n0.2\n"did"']);
+    await expectSkippedThenStrict(
+      'textgrid',
+      inputs,
+      `${inputs[0]}:23: interval 4 of tier 1 ("words") ends before it starts`,
+      'pair',
+    );
+  });
+
+  it('skips an interval with a negative time', async () => {
+    const inputs = await pairCopy(['1.2\n1.33\n"you"', '-1.2\n1.33\n"you"']);
+    await expectSkippedThenStrict(
+      'textgrid',
+      inputs,
+      `${inputs[0]}:25: the xmin of interval 5 of tier 1 ("words") -1.2 is negative`,
+      'pair',
+    );
+  });
+
+  it('skips an interval overlapping the one before it', async () => {
+    const inputs = await pairCopy(['1.2\n1.33\n"you"', '1.1\n1.33\n"you"']);
+    await expectSkippedThenStrict(
+      'textgrid',
+      inputs,
+      `${inputs[0]}:25: tier "words": the interval 1.10-1.33 s overlaps the interval 1.05-1.20 s (line 22); the intervals of one tier must not overlap`,
+      'pair',
+    );
+  });
+});
+
 describe('parseCtm strict: false', () => {
   it('keeps the good lines, lists the bad ones, and still fails on a misplaced alternation marker', async () => {
     const text = ['w A 0.1 0.2 a', 'w A 0.3 -1 b', 'w B 0.5', 'w B 0.6 0.1 c'].join('\n');
