@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseCtm, prepareCtm } from '../../corpora/ctm.ts';
+import { sharedDirectory } from '../../pipeline/config-file.ts';
 import { runMeasure, type MeasureOptions } from './measure.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', '..', 'corpora', 'fixtures');
@@ -133,6 +134,40 @@ describe('measure --format textgrid with a corrupt interval', () => {
       inputs,
       `${inputs[0]}:25: tier "words": the interval 1.10-1.33 s overlaps the interval 1.05-1.20 s (line 22); the intervals of one tier must not overlap`,
       'pair',
+    );
+  });
+});
+
+describe('measure --format nxt with a corrupt element', () => {
+  const MAP_TASK = path.join(sharedDirectory(), 'corpora', 'reference-timing', 'maptask');
+  async function dialogueCopy(replace: [string, string]): Promise<string> {
+    const text = await readFile(path.join(MAP_TASK, 'q1ec1.g.timed-units.xml'), 'utf8');
+    expect(text).toContain(replace[0]);
+    await writeFile(path.join(directory, 'q1ec1.g.timed-units.xml'), text.replace(replace[0], replace[1]));
+    await writeFile(
+      path.join(directory, 'q1ec1.f.timed-units.xml'),
+      await readFile(path.join(MAP_TASK, 'q1ec1.f.timed-units.xml')),
+    );
+    return path.join(directory, 'q1ec1.g.timed-units.xml');
+  }
+
+  it('skips an element ending before it starts, naming file:line once; --strict stops at it', async () => {
+    const input = await dialogueCopy(['start="0.3294" end="0.8432"', 'start="0.3294" end="0.2432"']);
+    await expectSkippedThenStrict(
+      'nxt',
+      [directory],
+      `${input}:4: column "end": <tu> ends (0.2432) before it starts (0.3294)`,
+      'q1ec1',
+    );
+  });
+
+  it('skips an element with a non-numeric time', async () => {
+    const input = await dialogueCopy(['start="0.8432" end="1.3702"', 'start="0.84x2" end="1.3702"']);
+    await expectSkippedThenStrict(
+      'nxt',
+      [directory],
+      `${input}:5: column "start": <tu> start="0.84x2" is not a non-negative decimal number of seconds`,
+      'q1ec1',
     );
   });
 });
