@@ -4,7 +4,6 @@
  * collects them (its `strict` option stops at the first instead); the commands print each once and
  * count them in what they write.
  */
-import type { ReferenceCorpusError } from './reference-recording.ts';
 
 /** One skipped record: where it is and why it was not read. */
 export interface SkippedRecord {
@@ -30,10 +29,16 @@ export function describeSkippedRecord(record: SkippedRecord): string {
  * The skipped record a reader's per-record error stands for: its file, its line (null when the
  * error names none) and the rest of its message as the reason (a column it names included).
  *
- * @param error a ReferenceCorpusError (corpora/reference-recording.ts) thrown for one record.
+ * @param error a ReferenceCorpusError (corpora/reference-recording.ts, which imports this file, so its
+ *   shape is written here) thrown for one record.
  * @returns the record, whose {@link describeSkippedRecord} line equals the error's message.
  */
-export function skippedRecordOf(error: ReferenceCorpusError): SkippedRecord {
+export function skippedRecordOf(error: {
+  file: string;
+  location: { line?: number };
+  reason: string;
+  message: string;
+}): SkippedRecord {
   const line = error.location.line ?? null;
   const prefix = `${error.file}${line === null ? '' : `:${line}`}: `;
   const reason = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.reason;
