@@ -34,6 +34,7 @@ import path from 'node:path';
 import type { Centiseconds, Channel, ReferenceRecording } from '../pipeline/model/types.ts';
 import { isDirectory, isFile, listFiles, readTextFile, ReferenceCorpusError } from './reference-recording.ts';
 import { microsecondsToCentiseconds, parseMicroseconds } from './rttm.ts';
+import { describeSkippedRecord, skippedRecordOf, type SkippedRecord } from './skipped-records.ts';
 import {
   findRecordingAudio,
   recordingFromTimedTokens,
@@ -62,24 +63,53 @@ export interface CtmFile {
   words: CtmWord[];
   /** Words of alternatives after the first (left out). */
   droppedAlternativeWords: number;
+  /** Malformed word lines skipped (`strict: false`), in file order; empty when strict. */
+  skippedRecords: SkippedRecord[];
+  /** The waveform field of each skipped line, by line (which recording the record belongs to). */
+  skippedWaveforms: Map<number, string>;
+}
+
+/** Options of {@link parseCtm}. */
+export interface CtmParseOptions {
+  /** Stop at the first malformed word line (default true); false skips it into `skippedRecords`. */
+  strict?: boolean;
 }
 
 /**
  * Parses the text of one CTM file.
  * @param text file content.
  * @param file path for messages.
+ * @param options `strict: false` skips malformed word lines instead of throwing.
  * @returns the words in file order (alternations resolved to their first alternative).
  * @throws ReferenceCorpusError naming the file and line for a line with fewer than 5 or more than 6
  *   fields, a begin time or duration that is not a non-negative decimal (or `*` outside an
- *   alternation marker), a confidence that is not a number, or an alternation marker out of place.
+ *   alternation marker), a confidence that is not a number (these only when strict), or an
+ *   alternation marker out of place.
  */
-export function parseCtm(text: string, file: string): CtmFile {
+export function parseCtm(text: string, file: string, options: CtmParseOptions = {}): CtmFile {
+  const strict = options.strict ?? true;
   const words: CtmWord[] = [];
+  const skippedRecords: SkippedRecord[] = [];
+  const skippedWaveforms = new Map<number, string>();
   let droppedAlternativeWords = 0;
   let alternation: { line: number; alternative: number } | undefined;
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, index) => {
-    const line = index + 1;
+    try {
+      readLine(raw, index + 1);
+    } catch (error) {
+      if (strict || !(error instanceof ReferenceCorpusError) || error.reason.includes('<ALT')) throw error; // a misplaced alternation marker is the file's structure, not one record
+      skippedRecords.push(skippedRecordOf(error));
+      const waveform = raw.trim().split(/\s+/)[0];
+      if (waveform !== undefined && waveform !== '') skippedWaveforms.set(index + 1, waveform);
+    }
+  });
+  if (alternation !== undefined)
+    throw new ReferenceCorpusError(file, { line: alternation.line }, '<ALT_BEGIN> is never closed by <ALT_END>');
+  return { file, words, droppedAlternativeWords, skippedRecords, skippedWaveforms };
+
+  /** Reads one line into `words`; throws ReferenceCorpusError for a malformed one. */
+  function readLine(raw: string, line: number): void {
     const trimmed = raw.trim();
     if (trimmed === '' || trimmed.startsWith(';;')) return;
     const fields = trimmed.split(/\s+/);
@@ -155,10 +185,7 @@ export function parseCtm(text: string, file: string): CtmFile {
       file,
       line,
     });
-  });
-  if (alternation !== undefined)
-    throw new ReferenceCorpusError(file, { line: alternation.line }, '<ALT_BEGIN> is never closed by <ALT_END>');
-  return { file, words, droppedAlternativeWords };
+  }
 }
 
 /** Options of {@link prepareCtm}. */
@@ -167,6 +194,13 @@ export interface CtmOptions extends NonSpeechTokenOptions {
   channelSpeakers?: Readonly<Record<string, Readonly<Record<Channel, string>>>>;
   /** Look for the audio here instead of beside the CTM file. */
   audioDirectory?: string;
+  /**
+   * Stop at the first malformed record (ReferenceCorpusError naming file and line). Default true;
+   * false skips malformed word lines ({@link parseCtm}) and the words of a waveform's third and
+   * further channel labels (the two with most words are kept): each is listed in its recording's
+   * `skippedRecords` and counted in a note.
+   */
+  strict?: boolean;
 }
 
 const PAIR_NAME = /^(.+)_([01])$/;
@@ -196,7 +230,8 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
     else throw new ReferenceCorpusError(given, {}, 'no such file or folder');
   }
   const parsed: CtmFile[] = [];
-  for (const file of [...new Set(files)]) parsed.push(parseCtm(await readTextFile(file, 'CTM'), file));
+  const strict = options.strict ?? true;
+  for (const file of [...new Set(files)]) parsed.push(parseCtm(await readTextFile(file, 'CTM'), file, { strict }));
   const byWaveform = new Map<string, CtmWord[]>();
   for (const ctm of parsed) {
     for (const word of ctm.words) {
@@ -205,6 +240,11 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
       byWaveform.set(word.waveform, list);
     }
   }
+  const skipped = strict ? [] : skipExtraChannels(byWaveform);
+  for (const ctm of parsed)
+    for (const record of ctm.skippedRecords)
+      skipped.push({ waveform: ctm.skippedWaveforms.get(record.line ?? 0) ?? '', record });
+  const placed = new Set<SkippedRecord>();
   const isSpeech = speechTokenPredicate(options.nonSpeechTokens);
   type Planned = { id: string; channels: { waveform: string; label: string; words: CtmWord[] }[] };
   const planned = new Map<string, Planned>();
@@ -300,6 +340,10 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
       );
     const audio = await findRecordingAudio(options.audioDirectory ?? path.dirname(sources[0] as string), recording.id);
     if (audio !== undefined) notes.push(audio.note);
+    const waveforms = new Set(recording.channels.map((channel) => channel.waveform));
+    const own = skipped.filter((entry) => waveforms.has(entry.waveform)).map((entry) => entry.record);
+    for (const record of own) placed.add(record);
+    if (own.length > 0) notes.push(`skipped ${own.length} malformed CTM records (not strict)`);
     recordings.push(
       recordingFromTimedTokens({
         id: recording.id,
@@ -313,6 +357,44 @@ export async function prepareCtm(paths: readonly string[], options: CtmOptions =
         notes,
       }),
     );
+    if (own.length > 0) (recordings.at(-1) as ReferenceRecording).skippedRecords = own.map(describeSkippedRecord);
+  }
+  const unplaced = skipped.map((entry) => entry.record).filter((record) => !placed.has(record));
+  const first = recordings[0];
+  if (unplaced.length > 0 && first !== undefined) {
+    // a line whose waveform field names no recording (or is missing): counted once, with the first recording
+    first.skippedRecords = [...(first.skippedRecords ?? []), ...unplaced.map(describeSkippedRecord)];
+    first.notes.push(`skipped ${unplaced.length} malformed CTM records of no recording (not strict)`);
   }
   return recordings;
+}
+
+/**
+ * Leaves out the words of a waveform's channel labels beyond the two with the most words (ties: label
+ * order), removing them from `byWaveform` in place.
+ * @returns one skipped record per word left out, with its waveform.
+ */
+function skipExtraChannels(byWaveform: Map<string, CtmWord[]>): { waveform: string; record: SkippedRecord }[] {
+  const skipped: { waveform: string; record: SkippedRecord }[] = [];
+  for (const [waveform, words] of byWaveform) {
+    const counts = new Map<string, number>();
+    for (const word of words) counts.set(word.channel, (counts.get(word.channel) ?? 0) + 1);
+    if (counts.size <= 2) continue;
+    const labels = [...counts.keys()].sort(compareText);
+    const kept = [...labels].sort((a, b) => (counts.get(b) as number) - (counts.get(a) as number)).slice(0, 2);
+    for (const word of words.filter((entry) => !kept.includes(entry.channel)))
+      skipped.push({
+        waveform,
+        record: {
+          source: word.file,
+          line: word.line,
+          reason: `channel ${word.channel} of waveform ${waveform} is a third channel (the waveform has ${labels.join(', ')}; two speakers expected)`,
+        },
+      });
+    byWaveform.set(
+      waveform,
+      words.filter((entry) => kept.includes(entry.channel)),
+    );
+  }
+  return skipped;
 }

@@ -13,7 +13,8 @@
  * silence, `noi` a non-speech noise (`type`: inbreath, outbreath, breath, lipsmack, lowamp, nonvocal,
  * laugh, phongesture, cough, unintelligible). Times are seconds with 4 decimals, rounded once,
  * exactly on the written decimal, to integer centiseconds. The XML is read with fast-xml-parser
- * (validated first, so malformed XML is an error naming file, line and column).
+ * (validated first, so malformed XML is an error naming file, line and column; the file reader:
+ * nxt-timed-units.ts, re-exported).
  *
  * Quirks of the real Map Task files, handled here and counted in each recording's `notes`:
  * - some `tu` elements have start = end (e.g. `i'll try` at 252.0066 s in q3ec8.g): elided words
@@ -34,17 +35,17 @@
  * beside the XML files (or in `audioDirectory`), when present.
  */
 import path from 'node:path';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { Centiseconds, Channel, ReferenceRecording } from '../pipeline/model/types.ts';
-import {
-  isDirectory,
-  isFile,
-  listFiles,
-  parseSecondsToCentiseconds,
-  readTextFile,
-  REFERENCE_CHANNELS,
-  ReferenceCorpusError,
-} from './reference-recording.ts';
+import type { Channel, ReferenceRecording } from '../pipeline/model/types.ts';
+import { isDirectory, isFile, listFiles, REFERENCE_CHANNELS, ReferenceCorpusError } from './reference-recording.ts';
+import { describeSkippedRecord } from './skipped-records.ts';
+import { readNxtTimedUnits, type NxtTimedUnitsFile } from './nxt-timed-units.ts';
+
+export {
+  parseNxtTimedUnits,
+  readNxtTimedUnits,
+  type NxtTimedElement,
+  type NxtTimedUnitsFile,
+} from './nxt-timed-units.ts';
 import {
   findRecordingAudio,
   recordingFromTimedTokens,
@@ -63,150 +64,14 @@ export interface NxtOptions extends NonSpeechTokenOptions {
   noiseTypesAsSpeech?: readonly string[];
   /** Look for the audio here instead of beside the XML files. */
   audioDirectory?: string;
+  /** Stop at the first bad element (default true); false skips it into the recording's `skippedRecords` and a note. */
+  strict?: boolean;
 }
 
 /** File name ending of NXT timed-unit files. */
 export const NXT_TIMED_UNITS_SUFFIX = '.timed-units.xml';
 
 const TIMED_UNITS_NAME = /^(.+)\.([^.]+)\.timed-units\.xml$/;
-
-/** One element of a timed-units file. */
-export interface NxtTimedElement {
-  /** `tu`, `sil` or `noi`. */
-  kind: 'tu' | 'sil' | 'noi';
-  id: string;
-  start: Centiseconds;
-  end: Centiseconds;
-  /** Element text (`tu`), trimmed, entities decoded; empty for `sil`/`noi`. */
-  text: string;
-  /** `noi` type attribute; empty when absent. */
-  noiseType: string;
-  /** `realisation` attribute of a `tu` (the pronounced form), when present. */
-  realisation?: string;
-  /** 1-based line of the element's start tag. */
-  line: number;
-}
-
-/** The parsed content of one timed-units file. */
-export interface NxtTimedUnitsFile {
-  file: string;
-  /** Elements in file order. */
-  elements: NxtTimedElement[];
-  /** Elements other than `tu`/`sil`/`noi` that were skipped, by name. */
-  skippedElements: Map<string, number>;
-}
-
-/** 1-based line number of a character offset, from the offsets where lines start. */
-function lineAt(lineStarts: readonly number[], offset: number): number {
-  let low = 0;
-  let high = lineStarts.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((lineStarts[middle] as number) <= offset) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-type OrderedNode = Record<string, unknown> & { ':@'?: Record<string, string> };
-
-/**
- * Parses the text of one NXT timed-units file.
- *
- * @param text file content (UTF-8, byte-order mark already removed).
- * @param file path for messages.
- * @returns the `tu`/`sil`/`noi` elements (times in integer centiseconds) and counts of other elements.
- * @throws ReferenceCorpusError naming the file and line when the XML is malformed, the root element
- *   is missing, or an element lacks `start`/`end`, has a time that is not a non-negative decimal, or
- *   ends before it starts.
- */
-export function parseNxtTimedUnits(text: string, file: string): NxtTimedUnitsFile {
-  const validation = XMLValidator.validate(text);
-  if (validation !== true) {
-    throw new ReferenceCorpusError(
-      file,
-      { line: validation.err.line },
-      `malformed XML (column ${validation.err.col}): ${validation.err.msg}`,
-    );
-  }
-  const parser = new XMLParser({
-    preserveOrder: true,
-    ignoreAttributes: false,
-    attributeNamePrefix: '',
-    parseAttributeValue: false,
-    parseTagValue: false,
-    trimValues: false,
-    captureMetaData: true,
-  });
-  const metadata = XMLParser.getMetaDataSymbol() as unknown as symbol;
-  const document = parser.parse(text) as OrderedNode[];
-  const lineStarts = [0];
-  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lineStarts.push(index + 1);
-  const lineOf = (node: OrderedNode): number => {
-    const start = (node[metadata as unknown as string] as { startIndex?: number } | undefined)?.startIndex;
-    return start === undefined ? 1 : lineAt(lineStarts, start);
-  };
-  const rootNode = document.find((node) =>
-    Object.keys(node).some((key) => key !== ':@' && !key.startsWith('?') && key !== '#text' && key !== '#comment'),
-  );
-  if (rootNode === undefined) throw new ReferenceCorpusError(file, {}, 'no root element');
-  const rootName = Object.keys(rootNode).find((key) => key !== ':@') as string;
-  const children = rootNode[rootName] as OrderedNode[];
-  const elements: NxtTimedElement[] = [];
-  const skippedElements = new Map<string, number>();
-  for (const child of children) {
-    const name = Object.keys(child).find((key) => key !== ':@') as string;
-    if (name === '#text' || name === '#comment') continue;
-    if (name !== 'tu' && name !== 'sil' && name !== 'noi') {
-      skippedElements.set(name, (skippedElements.get(name) ?? 0) + 1);
-      continue;
-    }
-    const line = lineOf(child);
-    const attributes = child[':@'] ?? {};
-    const time = (attribute: 'start' | 'end'): Centiseconds => {
-      const value = attributes[attribute];
-      if (value === undefined)
-        throw new ReferenceCorpusError(file, { line, column: attribute }, `<${name}> has no ${attribute} attribute`);
-      const centiseconds = parseSecondsToCentiseconds(value);
-      if (centiseconds === undefined) {
-        throw new ReferenceCorpusError(
-          file,
-          { line, column: attribute },
-          `<${name}> ${attribute}=${JSON.stringify(value)} is not a non-negative decimal number of seconds`,
-        );
-      }
-      return centiseconds;
-    };
-    const start = time('start');
-    const end = time('end');
-    if (end < start) {
-      throw new ReferenceCorpusError(
-        file,
-        { line, column: 'end' },
-        `<${name}> ends (${attributes.end}) before it starts (${attributes.start})`,
-      );
-    }
-    const content = (child[name] as OrderedNode[])
-      .map((part) => (typeof part['#text'] === 'string' ? part['#text'] : ''))
-      .join('');
-    elements.push({
-      kind: name,
-      id: attributes.id ?? '',
-      start,
-      end,
-      text: name === 'tu' ? content.replace(/\s+/g, ' ').trim() : '',
-      noiseType: attributes.type ?? '',
-      ...(attributes.realisation === undefined ? {} : { realisation: attributes.realisation }),
-      line,
-    });
-  }
-  return { file, elements, skippedElements };
-}
-
-/** Reads and parses one timed-units file ({@link parseNxtTimedUnits}). */
-export async function readNxtTimedUnits(file: string): Promise<NxtTimedUnitsFile> {
-  return parseNxtTimedUnits(await readTextFile(file, 'NXT timed-units'), file);
-}
 
 /** `q1ec1.g.timed-units.xml` -> `{ dialogue: 'q1ec1', agent: 'g' }`, or undefined. */
 export function parseNxtFileName(file: string): { dialogue: string; agent: string } | undefined {
@@ -372,7 +237,11 @@ export async function prepareNxt(paths: readonly string[], options: NxtOptions =
           {},
           `missing: dialogue ${dialogue} needs the timed units of agents ${agents.join(' and ')}`,
         );
-    const parsed = [await readNxtTimedUnits(files[0] as string), await readNxtTimedUnits(files[1] as string)] as const;
+    const strict = { strict: options.strict ?? true };
+    const parsed = [
+      await readNxtTimedUnits(files[0] as string, strict),
+      await readNxtTimedUnits(files[1] as string, strict),
+    ] as const;
     const speakers = { 0: `${dialogue}.${agents[0]}`, 1: `${dialogue}.${agents[1]}` };
     recordings.push(
       nxtToReferenceRecording(
@@ -383,6 +252,12 @@ export async function prepareNxt(paths: readonly string[], options: NxtOptions =
         await findNxtAudio(options.audioDirectory ?? folder, dialogue, agents),
       ),
     );
+    const skipped = parsed.flatMap((file) => file.skippedRecords ?? []);
+    const recording = recordings.at(-1) as ReferenceRecording;
+    if (skipped.length > 0) {
+      recording.skippedRecords = skipped.map(describeSkippedRecord);
+      recording.notes.push(`skipped ${skipped.length} malformed NXT elements (not strict)`);
+    }
   }
   return recordings;
 }

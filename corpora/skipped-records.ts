@@ -24,3 +24,23 @@ export interface SkippedRecord {
 export function describeSkippedRecord(record: SkippedRecord): string {
   return `${record.source}${record.line === null ? '' : `:${record.line}`}: ${record.reason}`;
 }
+
+/**
+ * The skipped record a reader's per-record error stands for: its file, its line (null when the
+ * error names none) and the rest of its message as the reason (a column it names included).
+ *
+ * @param error a ReferenceCorpusError (corpora/reference-recording.ts, which imports this file, so its
+ *   shape is written here) thrown for one record.
+ * @returns the record, whose {@link describeSkippedRecord} line equals the error's message.
+ */
+export function skippedRecordOf(error: {
+  file: string;
+  location: { line?: number };
+  reason: string;
+  message: string;
+}): SkippedRecord {
+  const line = error.location.line ?? null;
+  const prefix = `${error.file}${line === null ? '' : `:${line}`}: `;
+  const reason = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.reason;
+  return { source: error.file, line, reason };
+}

@@ -9,6 +9,7 @@
 import { InputFileError, readInputFile } from '../pipeline/storage/read-input-file.ts';
 import type { Centiseconds } from '../pipeline/model/types.ts';
 import { parseSecondsToCentiseconds, ReferenceCorpusError } from './reference-recording.ts';
+import { skippedRecordOf, type SkippedRecord } from './skipped-records.ts';
 
 /** One interval (or point: start = end) of a tier. */
 export interface TextGridInterval {
@@ -40,6 +41,17 @@ export interface TextGrid {
   start: Centiseconds;
   end: Centiseconds;
   tiers: TextGridTier[];
+  /** Intervals and points skipped for a bad time (`strict: false`), in file order. */
+  skippedRecords?: SkippedRecord[];
+}
+
+/** Options of {@link parseTextGrid} and {@link readTextGrid}. */
+export interface TextGridParseOptions {
+  /**
+   * Stop at the first interval or point with a bad time (negative, unusable, or an interval ending
+   * before it starts). Default true; false skips it into `skippedRecords`.
+   */
+  strict?: boolean;
 }
 
 type Token =
@@ -140,13 +152,16 @@ export function decodeTextGrid(bytes: Uint8Array): string {
  *
  * @param text the decoded file content.
  * @param file path for messages.
+ * @param options `strict: false` skips an interval or point with a bad time instead of throwing.
  * @returns the tiers with times in integer centiseconds (rounded half up on the written decimal).
  * @throws ReferenceCorpusError naming the file and line when the header is not `"ooTextFile"` +
  *   `"TextGrid"` (a binary TextGrid is named as such), a value has the wrong kind (a text where a
  *   number belongs, ...), a time is negative, an interval ends before it starts, a tier class is
  *   unknown, or the file ends before the counts say it should.
  */
-export function parseTextGrid(text: string, file: string): TextGrid {
+export function parseTextGrid(text: string, file: string, options: TextGridParseOptions = {}): TextGrid {
+  const strict = options.strict ?? true;
+  const skippedRecords: SkippedRecord[] = [];
   if (text.startsWith('ooBinaryFile'))
     throw new ReferenceCorpusError(
       file,
@@ -189,8 +204,8 @@ export function parseTextGrid(text: string, file: string): TextGrid {
       );
     return token;
   };
-  const expectTime = (what: string): { value: Centiseconds; line: number } => {
-    const token = expectNumber(what);
+  const expectTime = (what: string): { value: Centiseconds; line: number } => timeOf(expectNumber(what), what);
+  const timeOf = (token: Extract<Token, { kind: 'number' }>, what: string): { value: Centiseconds; line: number } => {
     if (token.value < 0)
       throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is negative`);
     const exact = parseSecondsToCentiseconds(token.text.replace(/^\+/, ''));
@@ -250,29 +265,21 @@ export function parseTextGrid(text: string, file: string): TextGrid {
       const count = expectCount(`the number of ${kind.value === 'IntervalTier' ? 'intervals' : 'points'} of ${label}`);
       const intervals: TextGridInterval[] = [];
       for (let item = 1; item <= count; item += 1) {
-        if (kind.value === 'IntervalTier') {
-          const from = expectTime(`the xmin of interval ${item} of ${label}`);
-          const to = expectTime(`the xmax of interval ${item} of ${label}`);
+        // the tokens of one record are read first, so a bad time can be skipped without losing the place
+        const isInterval = kind.value === 'IntervalTier';
+        const record = isInterval ? `interval ${item} of ${label}` : `point ${item} of ${label}`;
+        const fromToken = expectNumber(isInterval ? `the xmin of ${record}` : `the time of ${record}`);
+        const toToken = isInterval ? expectNumber(`the xmax of ${record}`) : fromToken;
+        const recordText = expectText(isInterval ? `the text of ${record}` : `the mark of ${record}`).value;
+        try {
+          const from = timeOf(fromToken, isInterval ? `the xmin of ${record}` : `the time of ${record}`);
+          const to = isInterval ? timeOf(toToken, `the xmax of ${record}`) : from;
           if (to.value < from.value)
-            throw new ReferenceCorpusError(
-              file,
-              { line: to.line },
-              `interval ${item} of ${label} ends before it starts`,
-            );
-          intervals.push({
-            start: from.value,
-            end: to.value,
-            text: expectText(`the text of interval ${item} of ${label}`).value,
-            line: from.line,
-          });
-        } else {
-          const time = expectTime(`the time of point ${item} of ${label}`);
-          intervals.push({
-            start: time.value,
-            end: time.value,
-            text: expectText(`the mark of point ${item} of ${label}`).value,
-            line: time.line,
-          });
+            throw new ReferenceCorpusError(file, { line: to.line }, `${record} ends before it starts`);
+          intervals.push({ start: from.value, end: to.value, text: recordText, line: from.line });
+        } catch (error) {
+          if (strict || !(error instanceof ReferenceCorpusError)) throw error;
+          skippedRecords.push(skippedRecordOf(error));
         }
       }
       tiers.push({ kind: kind.value, name, start: tierStart, end: tierEnd, intervals, line: kind.line });
@@ -285,7 +292,7 @@ export function parseTextGrid(text: string, file: string): TextGrid {
       { line: extra.line },
       `unexpected ${describe(extra)} after the last tier (do the counts match the intervals?)`,
     );
-  return { file, form: sawLabels ? 'long' : 'short', start, end, tiers };
+  return { file, form: sawLabels ? 'long' : 'short', start, end, tiers, skippedRecords };
 }
 
 /**
@@ -293,7 +300,7 @@ export function parseTextGrid(text: string, file: string): TextGrid {
  * @throws ReferenceCorpusError naming the file when it is missing or not a regular
  *   file, and as parseTextGrid.
  */
-export async function readTextGrid(file: string): Promise<TextGrid> {
+export async function readTextGrid(file: string, options: TextGridParseOptions = {}): Promise<TextGrid> {
   let bytes: Uint8Array;
   try {
     bytes = await readInputFile(file);
@@ -310,5 +317,5 @@ export async function readTextGrid(file: string): Promise<TextGrid> {
       { cause: error },
     );
   }
-  return parseTextGrid(decodeTextGrid(bytes), file);
+  return parseTextGrid(decodeTextGrid(bytes), file, options);
 }

@@ -47,6 +47,7 @@ import {
   ReferenceCorpusError,
 } from './reference-recording.ts';
 import { readTextGrid, type TextGrid, type TextGridTier } from './textgrid-format.ts';
+import { describeSkippedRecord, skippedRecordOf, type SkippedRecord } from './skipped-records.ts';
 import {
   findRecordingAudio,
   recordingFromTimedTokens,
@@ -70,6 +71,13 @@ export interface TextGridOptions extends NonSpeechTokenOptions {
   speakerTiers?: readonly string[];
   /** Look for the audio here instead of beside each TextGrid. */
   audioDirectory?: string;
+  /**
+   * Stop at the first bad interval or point (ReferenceCorpusError naming file, line and tier).
+   * Default true; false skips an interval or point with a bad time (textgrid-format.ts) and an
+   * interval overlapping the one before it in its tier: each is listed in the recording's
+   * `skippedRecords` and counted in a note.
+   */
+  strict?: boolean;
 }
 
 /** A speaker tier chosen from a TextGrid, with the speaker id it gives (undefined for a bare `words` tier). */
@@ -174,6 +182,7 @@ export function textGridToReferenceRecording(
   }
   const tokens: TimedToken[] = [];
   const notes: string[] = [];
+  const skipped: SkippedRecord[] = grids.flatMap((grid) => grid.skippedRecords ?? []);
   chosen.forEach(({ tier, speaker, grid }, channel) => {
     notes.push(
       `channel ${channel} = ${speaker} (tier ${JSON.stringify(tier.name)} of ${path.basename(grid.file)}, ${grid.form} text form)`,
@@ -182,11 +191,14 @@ export function textGridToReferenceRecording(
     for (const interval of tier.intervals) {
       // An interval tier tiles time (Praat): an overlap is a hand edit or a merge gone wrong, never merged silently.
       if (previous !== undefined && interval.start < previous.end) {
-        throw new ReferenceCorpusError(
+        const error = new ReferenceCorpusError(
           grid.file,
           { line: interval.line },
           `tier ${JSON.stringify(tier.name)}: the interval ${formatCentiseconds(interval.start)}-${formatCentiseconds(interval.end)} s overlaps the interval ${formatCentiseconds(previous.start)}-${formatCentiseconds(previous.end)} s (line ${previous.line}); the intervals of one tier must not overlap`,
         );
+        if (options.strict ?? true) throw error;
+        skipped.push(skippedRecordOf(error));
+        continue;
       }
       if (previous === undefined || interval.end > previous.end) previous = interval;
       const text = interval.text.replace(/\s+/g, ' ').trim();
@@ -212,7 +224,8 @@ export function textGridToReferenceRecording(
     if (Math.abs(audio.durationCs - gridEnd) > 10)
       notes.push(`the audio lasts ${audio.durationCs / 100} s, the TextGrid ${gridEnd / 100} s`);
   }
-  return recordingFromTimedTokens({
+  if (skipped.length > 0) notes.push(`skipped ${skipped.length} malformed TextGrid intervals (not strict)`);
+  const recording = recordingFromTimedTokens({
     id,
     format: 'textgrid',
     sources: grids.map((grid) => grid.file),
@@ -222,6 +235,8 @@ export function textGridToReferenceRecording(
     ...(audio === undefined ? {} : { audio: audio.audio }),
     notes,
   });
+  if (skipped.length > 0) recording.skippedRecords = skipped.map(describeSkippedRecord);
+  return recording;
 }
 
 /**
@@ -276,7 +291,7 @@ export async function prepareTextGrid(
   const recordings: ReferenceRecording[] = [];
   for (const recording of [...planned.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     const grids = [];
-    for (const file of recording.files) grids.push(await readTextGrid(file));
+    for (const file of recording.files) grids.push(await readTextGrid(file, { strict: options.strict ?? true }));
     const audio = await findRecordingAudio(
       options.audioDirectory ?? path.dirname(recording.files[0] as string),
       recording.id,

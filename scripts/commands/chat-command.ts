@@ -54,7 +54,8 @@ export function registerChatCommand(program: Command): Command {
       '--allow-upsample',
       'take audio below 16 kHz, upsampled to 16 kHz (recorded in summary.json); refused without it',
     )
-    .option('--no-score', 'write the dataset only (no DNSMOS, no split)');
+    .option('--no-score', 'write the dataset only (no DNSMOS, no split)')
+    .option('--strict', 'stop at the first malformed corpus record (default: skip it, name it and count it)');
   addOutputOptions(
     command,
     'the dataset folder, its segments, splits and failed recordings as JSON on standard output',
@@ -70,6 +71,11 @@ export function registerChatCommand(program: Command): Command {
     const result = await runStoppable('chat', `the datasets in ${options.out} are as they were`, () =>
       runChat(paths, { ...options, log: output.log }),
     );
+    for (const skipped of result.skippedRecords) console.error(`skipped ${skipped}`);
+    if (result.skippedRecords.length > 0)
+      console.error(
+        `${result.skippedRecords.length} malformed records skipped (counted in the dataset's summary.json notes; --strict stops at the first)`,
+      );
     const lines = [result.directory];
     // -q: the dataset folder only
     if (!options.quiet) {

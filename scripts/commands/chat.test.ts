@@ -194,4 +194,28 @@ describe('duplexsynth chat', () => {
     const summary = JSON.parse(await readFile(path.join(result.directory, 'summary.json'), 'utf8'));
     expect(summary.failed).toEqual(result.failed);
   });
+
+  it('skips a corrupt word line, names it once and counts it in the summary; --strict stops at it', async () => {
+    const { copyFile, mkdir, writeFile } = await import('node:fs/promises');
+    const corrupt = path.join(scratch, 'corrupt');
+    await mkdir(corrupt, { recursive: true });
+    await copyFile(path.join(recordings, 'synthetic-1.wav'), path.join(corrupt, 'synthetic-1.wav'));
+    const lines = (await readFile(path.join(recordings, 'synthetic-1.ctm'), 'utf8')).split('\n');
+    const index = lines.findIndex((line) => line.trim() !== '' && !line.startsWith(';;'));
+    const fields = lines[index]!.trim().split(/\s+/);
+    fields[3] = `-${fields[3]}`;
+    lines[index] = fields.join(' ');
+    const input = path.join(corrupt, 'synthetic-1.ctm');
+    await writeFile(input, lines.join('\n'));
+    const expected = `${input}:${index + 1}: column "duration": "${fields[3]}" is not a non-negative decimal number of seconds`;
+    const result = await runChat([corrupt], chatOptions(path.join(scratch, 'chat-corrupt'), { score: false }));
+    expect(result.skippedRecords).toEqual([expected]);
+    expect(result.segments.length).toBeGreaterThan(0);
+    const summary = JSON.parse(await readFile(path.join(result.directory, 'summary.json'), 'utf8'));
+    expect(summary.notes.filter((note: string) => note.includes(expected))).toEqual([`skipped ${expected}`]);
+    expect(summary.notes).toContain('1 malformed corpus records skipped by the reader (--strict stops at the first)');
+    await expect(
+      runChat([corrupt], chatOptions(path.join(scratch, 'chat-corrupt-strict'), { score: false, strict: true })),
+    ).rejects.toThrow(expected);
+  });
 });

@@ -64,6 +64,8 @@ export interface ChatOptions {
   testHours: number;
   /** `--speakers A,B`: the two speakers of an RTTM file with more, in channel order (else such a file is refused). */
   speakers?: [string, string];
+  /** `--strict`: stop at the first malformed corpus record (default: skip it, name it, count it in the notes). */
+  strict?: boolean;
   /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts), for the speaker-disjoint split. */
   speakerMap?: string;
   /** `--allow-upsample`: take audio below 16 kHz, upsampled to 16 kHz (recorded in the summary); else refused. */
@@ -81,6 +83,8 @@ export interface ChatResult {
   segments: { id: string; recording: string; start: number; end: number; durationSeconds: number }[];
   failed: { id: string; stage: string; reason: string }[];
   notes: string[];
+  /** Malformed corpus records the readers skipped (`FILE:LINE: REASON`, each once; also in `notes`). */
+  skippedRecords: string[];
   /** Written split files (`test.jsonl`, `dev.jsonl`, ...) when scored. */
   splits: Record<string, string[]>;
 }
@@ -175,7 +179,10 @@ async function cutAndWriteChat(
   const directory = path.resolve(options.out, datasetRelativePath(options.language, dataset, 'chat'));
   const writer = await DatasetWriter.open(directory);
   const failed: ChatResult['failed'] = [];
-  const notes: string[] = [];
+  const skippedRecords = recordings.flatMap((recording) => recording.skippedRecords ?? []);
+  const notes: string[] = skippedRecords.map((record) => `skipped ${record}`);
+  if (skippedRecords.length > 0)
+    notes.push(`${skippedRecords.length} malformed corpus records skipped by the reader (--strict stops at the first)`);
   const written: ChatResult['segments'] = [];
   const eventCounts: Record<string, number> = {};
   const sampleRates = new Set<number>();
@@ -355,5 +362,5 @@ async function cutAndWriteChat(
         if (split !== undefined) splits[name] = split.ids;
     }
   }
-  return { directory, segments: written, failed, notes, splits };
+  return { directory, segments: written, failed, notes, skippedRecords, splits };
 }

@@ -100,7 +100,8 @@ export function registerPromptsCommand(program: Command): Command {
       '--asr-key-variable <name>',
       "environment variable holding the ASR service's API key (default: no key sent)",
     )
-    .option('--asr-timeout <s>', 'seconds per ASR request', positiveNumber, 120);
+    .option('--asr-timeout <s>', 'seconds per ASR request', positiveNumber, 120)
+    .option('--strict', 'stop at the first malformed corpus record (default: skip it, name it and count it)');
   addOutputOptions(
     command,
     'the pool manifest path and its summary as JSON on standard output: {manifestPath, summary}',

@@ -73,6 +73,8 @@ export interface PromptsOptions extends PromptTranscriberOptions {
   allowUpsample?: boolean;
   /** `--speakers A,B`: the two speakers of an RTTM file with more, in channel order. */
   speakers?: [string, string];
+  /** `--strict`: stop at the first malformed corpus record (default: skip it, name it, count it). */
+  strict?: boolean;
   /** `--speaker-map FILE`: recording/channel -> speaker id (speaker-map.ts). */
   speakerMap?: string;
 }
@@ -95,6 +97,8 @@ export interface PromptPoolSummary {
   rejectedByReason: Record<string, number>;
   /** Recordings or channels left out (no transcripts, no audio) and speakers over the limit. */
   skipped: string[];
+  /** Malformed corpus records the readers skipped (`FILE:LINE: REASON`, each once); absent when none. */
+  skippedRecords?: string[];
   /** Every rejected candidate (times in seconds). */
   rejected: (Omit<RejectedSpeakerPrompt, 'start' | 'end'> & { start: number; end: number })[];
   /** Audio below 16 kHz taken with `--allow-upsample`: file name, its rate and the clips' rate, Hz. */
@@ -123,7 +127,7 @@ export interface PromptPoolSummary {
 export async function loadTranscribedRecordings(
   format: ReferenceCorpusFormat,
   paths: readonly string[],
-  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers' | 'speakerMap'> & {
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers' | 'speakerMap' | 'strict'> & {
     detector?: VoiceActivityDetector;
   },
 ): Promise<ReferenceRecording[]> {
@@ -174,9 +178,15 @@ async function attachAudio(recording: ReferenceRecording, directory: string): Pr
 async function loadRecordingsOfFormat(
   format: ReferenceCorpusFormat,
   paths: readonly string[],
-  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers'> & { detector?: VoiceActivityDetector },
+  options: Pick<PromptsOptions, 'audio' | 'tiers' | 'vad' | 'speakers' | 'strict'> & {
+    detector?: VoiceActivityDetector;
+  },
 ): Promise<ReferenceRecording[]> {
-  const audioDirectory = options.audio === undefined ? {} : { audioDirectory: path.resolve(options.audio) };
+  const strict = options.strict ?? false; // a malformed record is skipped and named (recording.skippedRecords) unless --strict
+  const readerOptions = {
+    strict,
+    ...(options.audio === undefined ? {} : { audioDirectory: path.resolve(options.audio) }),
+  };
   switch (format) {
     case 'stereo-wav': {
       if (options.detector !== undefined)
@@ -190,16 +200,17 @@ async function loadRecordingsOfFormat(
     }
     case 'textgrid':
       return loadReferenceCorpus('textgrid', paths, {
-        ...audioDirectory,
+        ...readerOptions,
         ...(options.tiers === undefined ? {} : { speakerTiers: options.tiers }),
       });
     case 'ctm':
-      return loadReferenceCorpus('ctm', paths, audioDirectory);
+      return loadReferenceCorpus('ctm', paths, readerOptions);
     case 'nxt':
-      return loadReferenceCorpus('nxt', paths, audioDirectory);
+      return loadReferenceCorpus('nxt', paths, readerOptions);
     case 'rttm': {
       // a third voice would be in the audio: refused unless --speakers picks the two (corpora/rttm-recordings.ts)
       const loaded = await loadReferenceCorpus('rttm', paths, {
+        strict,
         extraSpeakers: 'refuse',
         ...(options.speakers === undefined ? {} : { speakers: options.speakers }),
       });
@@ -313,6 +324,8 @@ async function writePool(
     ...pool.skipped,
     ...transcriber.unusedRows(),
   ]);
+  const skippedRecords = recordings.flatMap((recording) => recording.skippedRecords ?? []);
+  if (skippedRecords.length > 0) summary.skippedRecords = skippedRecords;
   if (upsampled.length > 0) summary.upsampled = upsampled.map((item) => ({ ...item, file: path.basename(item.file) }));
   if (pool.transcribed.length + pool.untranscribed.length > 0) {
     const rows: PromptTranscriptRow[] = [
@@ -365,6 +378,10 @@ export function formatPromptPoolSummary(manifestPath: string, summary: PromptPoo
     );
   }
   for (const line of summary.skipped) lines.push(`  skipped: ${line}`);
+  const records = summary.skippedRecords ?? [];
+  for (const line of records) lines.push(`  skipped record: ${line}`);
+  if (records.length > 0)
+    lines.push(`  ${records.length} malformed corpus records skipped (--strict stops at the first)`);
   const speech = summary.untranscribedSpeech;
   if (speech !== undefined) {
     const transcriptsPath = path.join(path.dirname(manifestPath), speech.transcriptsFile);
