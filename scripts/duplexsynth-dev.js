@@ -7,8 +7,11 @@ import os from 'node:os';
 // a signal while the modules load (before the command's own stop path is set) ends it with one
 // line and the shells' exit code, 128 + the signal's number (pipeline/run/stop-signals.ts)
 const STARTING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const startingCommand = process.argv.slice(2).find((argument) => !argument.startsWith('-')) ?? 'duplexsynth';
 const stoppedWhileStarting = (signal) => {
-  process.stderr.write(`duplexsynth: stopped by ${signal} while starting; nothing was written\n`);
+  process.stderr.write(
+    `duplexsynth: ${startingCommand} stopped by ${signal}; nothing was written: it was still starting\n`,
+  );
   process.exit(128 + os.constants.signals[signal]);
 };
 for (const signal of STARTING_SIGNALS) process.on(signal, stoppedWhileStarting);
