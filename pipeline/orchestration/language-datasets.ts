@@ -30,6 +30,8 @@ export interface BuildTotals {
   failedCount: number;
   /** Languages built with the cross-language timing prior: a warning each, repeated in summary.md. */
   timingPriorWarnings: string[];
+  /** Datasets not written and benchmark dimensions without samples (./commit-datasets.ts): summary.json `warnings` and summary.md. */
+  datasetWarnings?: string[];
 }
 
 /**
@@ -205,6 +207,7 @@ export async function buildLanguageDatasets(run: {
     allowShrink: context.allowShrink,
     log,
     kept: context.kept,
+    warn: (warning) => (totals.datasetWarnings ??= []).push(warning),
   });
   for (const summary of committed) {
     totals.failedCount += summary.failed.length;
