@@ -77,7 +77,7 @@ export async function commitLanguageDatasets(commit: LanguageCommit): Promise<Da
     await variant.discard();
     outputs.pop();
     warn(
-      `${variant.dataset}: not written: its ${variant.results.length} dialogues hold no BARGE_IN event (no answer was long enough to barge in on, or barge-ins are placed nowhere)`,
+      `${variant.dataset}: not written: ${variant.results.length === 1 ? 'its dialogue holds' : `its ${variant.results.length} dialogues hold`} no BARGE_IN event (no answer was long enough to barge in on)`,
     );
   }
   for (const [position, output] of outputs.entries()) {
