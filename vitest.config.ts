@@ -42,6 +42,7 @@ export const END_TO_END_FILES = [
   'pipeline/export/contained-paths.test.ts',
   'scripts/stop-signals.test.ts',
   'scripts/stop-signals-queued.test.ts',
+  'pipeline/orchestration/benchmark-dimensions-build.test.ts',
 ];
 
 /**

@@ -149,6 +149,12 @@ export const buildSummarySchema = z.object({
   name: z.string(),
   seed: z.number().int().nonnegative(),
   datasets: z.array(datasetSummarySchema),
+  /**
+   * What the build warns of about its datasets, one line each: a barge-in variant not written for want
+   * of barge-ins, a benchmark dimension a dataset gives no sample for, a language the benchmark's
+   * evaluation does not know. Absent when there is none.
+   */
+  warnings: z.array(z.string()).optional(),
 });
 export type BuildSummary = z.infer<typeof buildSummarySchema>;
 

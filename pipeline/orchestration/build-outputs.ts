@@ -13,7 +13,7 @@ import type { BuildReport, BuildWithPagesContext } from './build-context.ts';
 import { runRecordFile } from './build-status.ts';
 import type { BuildTotals } from './language-datasets.ts';
 import type { SplitOutcome } from './score-and-split.ts';
-import { formatBuildSummaryMarkdown } from './summary-markdown.ts';
+import { formatBuildSummaryMarkdown, formatWarningsMarkdown, newLanguageNote } from './summary-markdown.ts';
 
 /**
  * Write the summary files, the report and the run record.
@@ -34,12 +34,19 @@ export async function writeBuildOutputs(
     timingPriorWarnings.length > 0
       ? `\n## Timing statistics assumed, not measured\n\n${timingPriorWarnings.map((warning) => `- ${warning}`).join('\n')}\n`
       : '';
-  await writeAtomic(summaryMarkdownPath, (await formatBuildSummaryMarkdown(config, summaries, splits)) + timingNote);
+  const languageNote = newLanguageNote(config.languages);
+  if (languageNote !== null) log(`note: ${languageNote}`);
+  const warnings = [...(totals.datasetWarnings ?? []), ...(languageNote === null ? [] : [languageNote])];
+  await writeAtomic(
+    summaryMarkdownPath,
+    (await formatBuildSummaryMarkdown(config, summaries, splits)) + timingNote + formatWarningsMarkdown(warnings),
+  );
   kept(summaryMarkdownPath);
   await writeRecord(path.join(config.output.directory, 'summary.json'), buildSummarySchema, {
     name: config.name,
     seed: config.seed,
     datasets: summaries,
+    ...(warnings.length > 0 ? { warnings } : {}),
   });
   kept(path.join(config.output.directory, 'summary.json'));
   // The HTML report (pipeline/report): tables, offset plots, a listening page per dialogue.

@@ -1,8 +1,12 @@
 /**
  * Committing one language's datasets once all its dialogues are written: the base dataset, then the
  * barge-in variant, each with its manifest settings and summary. A dataset that is refused (empty,
- * smaller) or cannot be written stops the build, and the ones not yet committed are discarded.
+ * smaller) or cannot be written stops the build, and the ones not yet committed are discarded. A
+ * barge-in variant whose dialogues hold no BARGE_IN event is not written (the benchmark's barge-in
+ * dimension would get nothing from it), and each benchmark dimension a committed dataset gives no
+ * sample for is a warning (pipeline/events/benchmark-dimensions.ts).
  */
+import { missingDimensionWarnings } from '../events/benchmark-dimensions.ts';
 import type { BuildConfig } from '../config.ts';
 import type { DatasetSummary } from '../model/dataset-summary.ts';
 import type { Language } from '../model/types.ts';
@@ -31,6 +35,17 @@ export interface LanguageCommit {
   kept: (output: string) => void;
   /** The speech recognition check's counts, for the base dataset's summary (absent when the check is off). */
   speechRecognition?: DatasetSummary['speechRecognition'];
+  /** Told each warning for the build's summary (a variant not written, a dimension without samples); each is logged too. */
+  warn?: (warning: string) => void;
+}
+
+/** How many BARGE_IN events the dialogues of a dataset hold, in their event files. */
+function bargeInEvents(output: DatasetOutput): number {
+  return output.results.reduce(
+    (sum, dialogue) =>
+      sum + dialogue.events[0].concat(dialogue.events[1]).filter((event) => event.event === 'BARGE_IN').length,
+    0,
+  );
 }
 
 /**
@@ -53,8 +68,20 @@ export async function commitLanguageDatasets(commit: LanguageCommit): Promise<Da
     backchannelsGenerated: commit.backchannelPhrases.length > 0,
     gapOnlyChannel: commit.placement.options.gapOnlyChannel,
   };
+  const warn = (warning: string) => {
+    log(`[${language}] warning: ${warning}`, 'warn');
+    commit.warn?.(warning);
+  };
   const summaries: DatasetSummary[] = [];
   const outputs = variant ? [base, variant] : [base];
+  if (variant && variant.results.length > 0 && bargeInEvents(variant) === 0) {
+    // nothing for the barge-in dimension: the variant is not written rather than split and verified as if usable
+    await variant.discard();
+    outputs.pop();
+    warn(
+      `${variant.dataset}: not written: ${variant.results.length === 1 ? 'its dialogue holds' : `its ${variant.results.length} dialogues hold`} no BARGE_IN event (no answer was long enough to barge in on)`,
+    );
+  }
   for (const [position, output] of outputs.entries()) {
     // a dataset that is refused (empty, smaller) or cannot be written stops the build: the ones not yet committed are discarded
     let summary: DatasetSummary;
@@ -83,6 +110,8 @@ export async function commitLanguageDatasets(commit: LanguageCommit): Promise<Da
     log(
       `[${language}] wrote ${summary.dialogues} dialogues to ${output.directory}${summary.failed.length ? ` (${summary.failed.length} failed)` : ''}`,
     );
+    for (const warning of missingDimensionWarnings(summary.dataset, summary.variant, summary.evaluableEvents))
+      warn(warning);
   }
   return summaries;
 }

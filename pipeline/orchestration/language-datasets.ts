@@ -31,6 +31,8 @@ export interface BuildTotals {
   failedCount: number;
   /** Languages built with the cross-language timing prior: a warning each, repeated in summary.md. */
   timingPriorWarnings: string[];
+  /** Datasets not written and benchmark dimensions without samples (./commit-datasets.ts): summary.json `warnings` and summary.md. */
+  datasetWarnings?: string[];
 }
 
 /**
@@ -216,6 +218,7 @@ export async function buildLanguageDatasets(run: {
     kept: context.kept,
     // queued, the workers synthesize (and count) the dialogues: this process's counts would cover only failed jobs
     speechRecognition: queueHook ? undefined : speechRecognitionSummaryOf(synthesizer, language),
+    warn: (warning) => (totals.datasetWarnings ??= []).push(warning),
   });
   for (const summary of committed) {
     totals.failedCount += summary.failed.length;

@@ -10,6 +10,25 @@ import { buildDatasetTables, formatStatisticsTableMarkdown } from '../quality/ta
 import { datasetRelativePath } from '../../stages/render-dataset.ts';
 import type { SplitOutcome } from './score-and-split.ts';
 
+/** The languages M3-DuplexBench's evaluation takes as `--lang` (its ASR and text normalisation). */
+export const BENCHMARK_EVALUATION_LANGUAGES: readonly string[] = Object.freeze(['en', 'ja']);
+
+/**
+ * One line pointing to docs/new-language-benchmark.md when the build makes a language the
+ * benchmark's evaluation does not take ({@link BENCHMARK_EVALUATION_LANGUAGES}), else null.
+ */
+export function newLanguageNote(languages: readonly string[]): string | null {
+  const others = languages.filter((language) => !BENCHMARK_EVALUATION_LANGUAGES.includes(language));
+  if (others.length === 0) return null;
+  return `${others.join(', ')}: M3-DuplexBench evaluates --lang en or ja only; docs/new-language-benchmark.md says what to change on the benchmark's side to run ${others.length === 1 ? 'this language' : 'these languages'}`;
+}
+
+/** The `## Warnings` part of `summary.md`: one item per warning, nothing when there is none. */
+export function formatWarningsMarkdown(warnings: readonly string[]): string {
+  if (warnings.length === 0) return '';
+  return `\n## Warnings\n\n${warnings.map((warning) => `- ${warning}`).join('\n')}\n`;
+}
+
 /**
  * The text of `summary.md`.
  * @param splits the split outcomes (empty when quality scoring is off)

@@ -8,6 +8,7 @@ import type { DatasetSummary } from '../model/dataset-summary.ts';
 import { keptDialoguePage } from './cached-dialogue-pages.ts';
 import path from 'node:path';
 import type PQueue from 'p-queue';
+import { missingDimensionWarnings } from '../events/benchmark-dimensions.ts';
 import { evaluableEventsReport, type EvaluableEventsReport } from '../events/evaluable-events.ts';
 import { readExportDataset, type ExportDialogue } from '../export/export-dataset.ts';
 import type { DatasetFolder } from '../quality/dataset-files.ts';
@@ -98,6 +99,16 @@ export async function datasetSection(part: {
     : dataset.hasSplits
       ? `test split, ${evaluated.length} dialogues`
       : `all ${evaluated.length} dialogues`;
+
+  // one line per benchmark dimension this dataset gives no sample for
+  const dimensionWarnings = missingDimensionWarnings(
+    dataset.dataset,
+    dataset.dataset.endsWith('_bargein') ? 'barge-in' : 'default',
+    reports,
+  );
+  const dimensionsHtml = dimensionWarnings
+    .map((warning) => `<p class="note failed">warning: ${escapeHtml(warning)}</p>\n`)
+    .join('');
 
   // dialogue pages
   const limit = options.dialoguePagesPerDataset ?? Number.POSITIVE_INFINITY;
@@ -190,7 +201,7 @@ ${placed ? `<p class="note">Floor-transfer offsets of speaker changes (next TURN
 ${ratesNote}
 ${fidelityHtml}
 ${evaluableEventsSection(reports, evaluableScope)}
-<p><a href="${escapeHtml(eventsPage)}">Every event of ${escapeHtml(dataset.dataset)}</a>: filter by type and by what the loader keeps, play each one.</p>
+${dimensionsHtml}<p><a href="${escapeHtml(eventsPage)}">Every event of ${escapeHtml(dataset.dataset)}</a>: filter by type and by what the loader keeps, play each one.</p>
 <h3>Dialogues</h3>
 ${htmlTable(['id', 'split', 'seconds', 'TURN_SHIFT', 'TURN_HOLD', 'BC', 'BARGE_IN', 'SHORTPAUSE'], dialogueRows)}
 ${failedHtml}
