@@ -12,7 +12,10 @@
 import { existsSync } from 'node:fs';
 import { readInputText } from '../storage/read-input-file.ts';
 import path from 'node:path';
-import { z } from 'zod';
+import {
+  exportManifestSchema as manifestSchema,
+  exportMetadataSchema as metadataSchema,
+} from './export-dataset-schemas.ts';
 import { parseAlignment } from '../events/index.ts';
 import type {
   AlignedWord,
@@ -100,50 +103,6 @@ export interface ExportDataset {
   /** In `all.jsonl` order (sorted by id). */
   dialogues: ExportDialogue[];
 }
-
-const channelSchema = z.union([z.literal(0), z.literal(1)]);
-const manifestSchema = z.object({
-  sampleRate: z.number().int().positive().optional(),
-  sampleRates: z.array(z.number().int().positive()).optional(),
-  channels: z.object({ user: channelSchema, system: channelSchema }).optional(),
-  fullBand: z
-    .object({ directory: z.string().regex(/^[A-Za-z0-9._-]+$/), sampleRates: z.array(z.number().int().positive()) })
-    .optional(),
-  files: z.record(z.string(), z.string()).optional(),
-});
-const textSchema = z.object({
-  synthesized: z.string().nullable().optional(),
-  final: z.string().nullable().optional(),
-  spoken: z.string().nullable().optional(),
-  source: z.string().nullable().optional(),
-  transcript: z.string().nullable().optional(),
-});
-const metadataSchema = z.object({
-  /** MT-QA: `user` and `system`; chat: `channel0` and `channel1`; each with its channel. */
-  speakers: z.record(z.string(), z.object({ speakerId: z.string().min(1), channel: channelSchema.optional() })),
-  utterances: z.array(
-    z.object({
-      turnNumber: z.number().int().optional(),
-      role: z.string(),
-      kind: z.enum(['question', 'answer', 'backchannel', 'turn']),
-      channel: channelSchema,
-      start: z.number().nonnegative(),
-      end: z.number().nonnegative(),
-      text: textSchema,
-      cutOff: z.object({ plannedText: z.string(), unspokenWords: z.array(z.string()) }).optional(),
-    }),
-  ),
-  backchannels: z
-    .array(
-      z.object({
-        channel: channelSchema,
-        start: z.number().nonnegative(),
-        end: z.number().nonnegative(),
-        text: z.string(),
-      }),
-    )
-    .default([]),
-});
 
 /** `JSON.parse` of a file's text. @throws DatasetReadError naming the file when it is not JSON */
 function parseJson(text: string, file: string): unknown {
