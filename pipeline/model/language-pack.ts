@@ -34,7 +34,8 @@
  *   particles).
  * The word separator of a transcript follows `script.segmentation` (spaces, or none).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readInputTextSync } from '../storage/read-input-file.ts';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -74,6 +75,9 @@ export function languagePackSource(pack: LanguagePack): string {
   return sources.get(pack) ?? `language pack ${pack.code}`;
 }
 
+/** Largest language pack file read (bytes): the built-in packs are a few kilobytes. */
+const LANGUAGE_PACK_MAXIMUM_BYTES = 1024 * 1024;
+
 /**
  * Reads and validates a language pack YAML file.
  * @throws LanguagePackError when the file cannot be read, is not YAML or fails the schema (naming the file and field)
@@ -81,7 +85,8 @@ export function languagePackSource(pack: LanguagePack): string {
 export function readLanguagePackFile(file: string): LanguagePack {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // a regular file of at most 1 MB, read without blocking on a FIFO (../storage/read-input-file.ts)
+    text = readInputTextSync(file, { maximumBytes: LANGUAGE_PACK_MAXIMUM_BYTES });
   } catch (error) {
     throw new LanguagePackError(`${file}: cannot read language pack: ${(error as Error).message}`);
   }

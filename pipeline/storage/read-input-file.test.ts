@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputFileError, readInputFile, readInputText } from './read-input-file.ts';
 import { loadTopiocqa } from '../../corpora/topiocqa.ts';
 import { loadConfigFile } from '../config-file.ts';
+import { readLanguagePackFile } from '../model/language-pack.ts';
 import { readWavEnvelopes } from '../report/waveform.ts';
 import { checkFolder, mountTypeOf } from '../run/output-checks.ts';
 
@@ -62,6 +63,15 @@ describe('readers refuse what is not a regular file', () => {
 
   it('a configuration file that is a FIFO', async () => {
     await expect(loadConfigFile(fifo)).rejects.toThrow(`${fifo}: configuration file: is a FIFO, not a regular file`);
+  });
+
+  it('a language pack that is a FIFO, or larger than 1 MB (read without waiting)', async () => {
+    expect(() => readLanguagePackFile(fifo)).toThrow(
+      `${fifo}: cannot read language pack: ${fifo}: is a FIFO, not a regular file`,
+    );
+    const large = path.join(folder, 'large.yaml');
+    await writeFile(large, `# ${'x'.repeat(1024 * 1024)}\n`);
+    expect(() => readLanguagePackFile(large)).toThrow(/large\.yaml: \d+ bytes, more than the 1048576 allowed/);
   });
 });
 

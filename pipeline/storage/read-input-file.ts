@@ -4,7 +4,7 @@
  * larger than a bound, and the bytes are read from that same handle, so a FIFO, a device such as
  * `/dev/zero` or a socket is refused at once with one line instead of hanging or filling memory.
  */
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { InputFileError } from './file-system-errors.ts';
 
@@ -43,6 +43,31 @@ function fileTypeWords(stats: {
   return 'a special file';
 }
 
+/** The checks of {@link openInputFile} on a file's stats. @throws as openInputFile */
+function checkInputStats(file: string, stats: Stats, maximumBytes: number, boundName: string | undefined): void {
+  if (stats.isDirectory()) {
+    // what readFile reports for a folder, so callers keep their errno wording
+    throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), {
+      code: 'EISDIR',
+      syscall: 'read',
+      path: file,
+    });
+  }
+  if (!stats.isFile()) {
+    throw new InputFileError(file, 'not-regular', `is ${fileTypeWords(stats)}, not a regular file`);
+  }
+  if (stats.size > maximumBytes) {
+    const name = boundName === undefined ? '' : ` (${boundName})`;
+    throw new InputFileError(
+      file,
+      'too-large',
+      `${stats.size} bytes, more than the ${maximumBytes} allowed${name}`,
+      stats.size,
+      maximumBytes,
+    );
+  }
+}
+
 /**
  * Opens `file` for reading with O_NONBLOCK (a FIFO with no writer does not block the open) and
  * checks the open handle: it must be a regular file (symbolic links are followed) of at most
@@ -60,27 +85,7 @@ export async function openInputFile(
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stats = await handle.stat();
-    if (stats.isDirectory()) {
-      // what readFile reports for a folder, so callers keep their errno wording
-      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), {
-        code: 'EISDIR',
-        syscall: 'read',
-        path: file,
-      });
-    }
-    if (!stats.isFile()) {
-      throw new InputFileError(file, 'not-regular', `is ${fileTypeWords(stats)}, not a regular file`);
-    }
-    if (stats.size > maximumBytes) {
-      const name = bound.boundName === undefined ? '' : ` (${bound.boundName})`;
-      throw new InputFileError(
-        file,
-        'too-large',
-        `${stats.size} bytes, more than the ${maximumBytes} allowed${name}`,
-        stats.size,
-        maximumBytes,
-      );
-    }
+    checkInputStats(file, stats, maximumBytes, bound.boundName);
     return { handle, size: stats.size };
   } catch (error) {
     await handle.close();
@@ -109,4 +114,19 @@ export async function readInputFile(file: string, bound: InputFileBound = {}): P
 export async function readInputText(file: string, bound: InputFileBound = {}): Promise<string> {
   const bytes = await readInputFile(file, { maximumBytes: DEFAULT_MAXIMUM_TEXT_BYTES, ...bound });
   return bytes.toString('utf8');
+}
+
+/**
+ * {@link readInputText} for callers that cannot wait (a language pack read while a config is
+ * resolved): the same O_NONBLOCK open, checks on the open descriptor, and read from it.
+ * @throws InputFileError and file-system errors as {@link openInputFile}
+ */
+export function readInputTextSync(file: string, bound: InputFileBound = {}): string {
+  const descriptor = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    checkInputStats(file, fstatSync(descriptor), bound.maximumBytes ?? DEFAULT_MAXIMUM_TEXT_BYTES, bound.boundName);
+    return readFileSync(descriptor, 'utf8');
+  } finally {
+    closeSync(descriptor);
+  }
 }
