@@ -5,6 +5,7 @@
  * called wrong only when the detector places it clearly in another language.
  */
 import { eld } from 'eld/small';
+import { countGraphemeClusters } from '../model/grapheme-clusters.ts';
 import type { Language } from '../model/types.ts';
 
 /** Thresholds of {@link identifyWrongLanguage}; the config key `languageIdentification` of a backend. */
@@ -47,9 +48,6 @@ export interface WrongLanguage {
   letters: number;
 }
 
-const LETTER_CLUSTER = /\p{L}/u;
-const segmenter = new Intl.Segmenter('und', { granularity: 'grapheme' });
-
 /** Languages the detector knows (ISO 639-1), read once from its database. */
 const KNOWN_LANGUAGES: ReadonlySet<string> = new Set(Object.values(eld.info().Languages));
 
@@ -61,9 +59,7 @@ const KNOWN_LANGUAGES: ReadonlySet<string> = new Set(Object.values(eld.info().La
  * @returns the count.
  */
 export function countLetters(text: string): number {
-  let count = 0;
-  for (const { segment } of segmenter.segment(text)) if (LETTER_CLUSTER.test(segment)) count += 1;
-  return count;
+  return countGraphemeClusters(text, 'und');
 }
 
 /**

@@ -13,6 +13,7 @@
  * here on token arrays: the string distance libraries in node_modules (fast-levenshtein) compare
  * strings character by character, not word sequences.
  */
+import { graphemeClusters } from '../../model/grapheme-clusters.ts';
 import type { LanguagePack } from '../../model/language-pack.ts';
 import { spellNumbers } from '../../text/spoken-numbers.ts';
 import { normaliseSpokenEnglish } from '../../text/spoken-english.ts';
@@ -84,8 +85,7 @@ export function normaliseForErrorRate(text: string, pack: LanguagePack): string 
 function tokensOf(normalised: string, unit: ErrorRateUnit, language: string): string[] {
   if (normalised === '') return [];
   if (unit === 'word') return normalised.split(' ');
-  const segmenter = new Intl.Segmenter(language, { granularity: 'grapheme' });
-  return [...segmenter.segment(normalised.replace(/\s+/gu, ''))].map((part) => part.segment);
+  return graphemeClusters(normalised.replace(/\s+/gu, ''), language);
 }
 
 /**
