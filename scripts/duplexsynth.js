@@ -3,21 +3,12 @@
 // demo` and `npm test` build it when it is missing or stale), so nothing is compiled at start and the
 // types were checked when it was built. A dist/ that is not a build of the sources as they are now is
 // refused (exit code 2) instead of run. From the sources through tsx: scripts/duplexsynth-dev.js.
-import os from 'node:os';
+import { stopWhileStarting } from './starting-signals.js';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
-// a signal while the modules load (before the command's own stop path is set) ends it with one
-// line and the shells' exit code, 128 + the signal's number (pipeline/run/stop-signals.ts)
-const STARTING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-const startingCommand = process.argv.slice(2).find((argument) => !argument.startsWith('-')) ?? 'duplexsynth';
-const stoppedWhileStarting = (signal) => {
-  process.stderr.write(
-    `duplexsynth: ${startingCommand} stopped by ${signal}; nothing was written: it was still starting\n`,
-  );
-  process.exit(128 + os.constants.signals[signal]);
-};
-for (const signal of STARTING_SIGNALS) process.on(signal, stoppedWhileStarting);
+// a signal while the modules load ends the command with one line (./starting-signals.js)
+const started = stopWhileStarting(process.argv);
 
 // loaded after the handler above (static imports would load first)
 const { PROJECT_ROOT, distState } = await import('./build-dist.js');
@@ -30,5 +21,5 @@ if (!state.fresh) {
 }
 const { main } = await import(pathToFileURL(path.join(PROJECT_ROOT, 'dist', 'scripts', 'cli.js')).href);
 // main installs its own stop path before its first await
-for (const signal of STARTING_SIGNALS) process.removeListener(signal, stoppedWhileStarting);
+started();
 await main(process.argv);
