@@ -6,50 +6,25 @@
  * dialogue quarantined with the error rate and what was heard; the summaries carry the dataset's
  * error rate.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../config.ts';
-import { readWavFileLayout } from '../audio/wav.ts';
 import { startTranscriptionLoopbackServer } from '../services/asr/testing/transcription-loopback-server.ts';
 import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-loopback-server.ts';
 import type { FaultScript } from '../services/tts/testing/loopback-speech.ts';
-import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
+import { writePromptManifest } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild } from './build.ts';
 
 let scratch: string;
 let manifest: string;
 
-/** Seconds of a WAV file (a speaker prompt manifest's durationSeconds must match its clip). */
-function wavSeconds(file: string): number {
-  const layout = readWavFileLayout(file)!;
-  return Math.round((layout.dataBytes / layout.format.blockAlign / layout.format.sampleRate) * 100) / 100;
-}
-
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-recognition-'));
   const prompts = path.join(scratch, 'prompts');
   await mkdir(prompts, { recursive: true });
-  const lines: string[] = [];
-  for (const [index, transcript] of [
-    'I grew up near the sea and I still love the sound of waves.',
-    'My favourite season is autumn because the light is so soft.',
-  ].entries()) {
-    const fixture = await writePromptFixture(prompts, transcript, { pitch: 30 + index * 40, minimumSeconds: 3 });
-    lines.push(
-      JSON.stringify({
-        id: `clip-${index}`,
-        speaker: `speaker-${index}`,
-        corpus: 'fixture',
-        text: transcript,
-        path: fixture.path,
-        durationSeconds: wavSeconds(fixture.path),
-      }),
-    );
-  }
-  manifest = path.join(prompts, 'manifest.jsonl');
-  await writeFile(manifest, `${lines.join('\n')}\n`);
+  manifest = await writePromptManifest(prompts);
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@
  * protocols (Gemini API + CosyVoice2 FastAPI with voice prompts; OpenAI-compatible chat + OpenAI-style
  * speech), with faults injected: the dataset must come out valid and the faults retried.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -18,16 +18,9 @@ import { openAIDialogueResponder, startOpenAILoopbackServer } from '../services/
 import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-loopback-server.ts';
 import { faultsByRequestIndex } from '../services/tts/testing/loopback-speech.ts';
 import { startOpenAiSpeechLoopbackServer } from '../services/tts/testing/openai-speech-loopback-server.ts';
-import { writePromptFixture } from '../services/tts/testing/prompt-fixtures.ts';
+import { writePromptManifest } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild } from '../orchestration/build.ts';
 import { verifyDataset } from './verify-dataset.ts';
-import { readWavFileLayout } from '../audio/wav.ts';
-
-/** Seconds of a WAV file (a speaker prompt manifest's durationSeconds must match its clip). */
-function wavSeconds(file: string): number {
-  const layout = readWavFileLayout(file)!;
-  return Math.round((layout.dataBytes / layout.format.blockAlign / layout.format.sampleRate) * 100) / 100;
-}
 
 let scratch: string;
 beforeAll(async () => {
@@ -89,24 +82,7 @@ describe('build with real service clients on loopback servers', () => {
       const prompts = path.join(scratch, 'prompts');
       await rm(prompts, { recursive: true, force: true });
       await import('node:fs/promises').then((fs) => fs.mkdir(prompts, { recursive: true }));
-      const lines: string[] = [];
-      for (const [index, transcript] of [
-        'I grew up near the sea and I still love the sound of waves.',
-        'My favourite season is autumn because the light is so soft.',
-      ].entries()) {
-        const fixture = await writePromptFixture(prompts, transcript, { pitch: 30 + index * 40, minimumSeconds: 3 });
-        lines.push(
-          JSON.stringify({
-            id: `clip-${index}`,
-            speaker: `speaker-${index}`,
-            corpus: 'fixture',
-            text: transcript,
-            path: fixture.path,
-            durationSeconds: wavSeconds(fixture.path),
-          }),
-        );
-      }
-      await writeFile(path.join(prompts, 'manifest.jsonl'), `${lines.join('\n')}\n`);
+      await writePromptManifest(prompts);
       vi.stubEnv('DUPLEXSYNTH_TEST_GEMINI_KEY', GEMINI_LOOPBACK_API_KEY);
       const config = await serviceConfig(
         'gemini-cosyvoice',

@@ -5,7 +5,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeWavPcm16 } from '../../../audio/wav.ts';
+import { encodeWavPcm16, readWavFileLayout } from '../../../audio/wav.ts';
 import { linearResample, loopbackSpeech } from './loopback-speech.ts';
 
 /** A prompt file and its transcript. */
@@ -65,4 +65,39 @@ export async function writePromptFixture(
     }),
   );
   return { path: file, transcript };
+}
+
+/** The two English transcripts of {@link writePromptManifest}'s speakers. */
+const MANIFEST_TRANSCRIPTS = [
+  'I grew up near the sea and I still love the sound of waves.',
+  'My favourite season is autumn because the light is so soft.',
+];
+
+/**
+ * Writes a speaker prompt manifest of two espeak-ng speakers (`speaker-0`, `speaker-1`, pitches 30
+ * and 70, at least 3 s each) into `directory`, as `speakerPrompts.manifest` reads it.
+ * @param directory an existing folder; the clips and `manifest.jsonl` are written into it.
+ * @returns the path of `manifest.jsonl`.
+ */
+export async function writePromptManifest(directory: string): Promise<string> {
+  const lines: string[] = [];
+  for (const [index, transcript] of MANIFEST_TRANSCRIPTS.entries()) {
+    const fixture = await writePromptFixture(directory, transcript, { pitch: 30 + index * 40, minimumSeconds: 3 });
+    const layout = readWavFileLayout(fixture.path)!;
+    lines.push(
+      JSON.stringify({
+        id: `clip-${index}`,
+        speaker: `speaker-${index}`,
+        corpus: 'fixture',
+        text: transcript,
+        path: fixture.path,
+        // rounded as a manifest writes it; it must match the clip
+        durationSeconds:
+          Math.round((layout.dataBytes / layout.format.blockAlign / layout.format.sampleRate) * 100) / 100,
+      }),
+    );
+  }
+  const manifest = path.join(directory, 'manifest.jsonl');
+  await writeFile(manifest, `${lines.join('\n')}\n`);
+  return manifest;
 }
