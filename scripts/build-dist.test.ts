@@ -10,14 +10,15 @@ import { distState, sourceFingerprint } from './build-dist.js';
 const run = promisify(execFile);
 
 /**
- * A tiny project beside the real one: the real scripts/duplexsynth.js and scripts/build-dist.js, one
- * source file, and a dist/ whose cli.js prints what it was given (no tsc needed).
+ * A tiny project beside the real one: the real scripts/duplexsynth.js with the modules it imports
+ * (build-dist.js, starting-signals.js), one source file, and a dist/ whose cli.js prints what it was
+ * given (no tsc needed).
  */
 function makeProject(): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'duplexsynth-dist-'));
   mkdirSync(path.join(root, 'scripts'));
   mkdirSync(path.join(root, 'pipeline'));
-  for (const file of ['duplexsynth.js', 'build-dist.js'])
+  for (const file of ['duplexsynth.js', 'build-dist.js', 'starting-signals.js'])
     cpSync(path.join(PROJECT_ROOT, 'scripts', file), path.join(root, 'scripts', file));
   writeFileSync(path.join(root, 'package.json'), '{"name": "duplexsynth", "type": "module"}\n');
   writeFileSync(path.join(root, 'tsconfig.json'), '{}\n');
