@@ -5,7 +5,7 @@
  * offline (`build --corpus F --corpus-language CODE --language-pack P --no-score`, no `--lang`: the
  * corpus language is built). Every number is spoken by the pack's n2words locale, so no digit is left in
  * `txt_align`; a pack whose numbers name no library (`language-model`) stops the offline build of a
- * corpus with digits, saying an LLM rewrite must write them.
+ * corpus with digits before any dialogue, in one line saying an LLM rewrite must write them.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -71,11 +71,14 @@ describe('a newcomer language on the first try', () => {
     const dutch = await readFile(path.join(PACKS, 'nl.yaml'), 'utf8');
     const pack = path.join(folder, 'nl.yaml');
     await writeFile(pack, dutch.replace(/^numbers: .*$/m, 'numbers: language-model'));
-    const result = await buildOffline('nl', pack, path.join(folder, 'out'));
-    expect(String(result)).toMatch(/^4: /);
-    expect(String(result)).toContain('contains Arabic digits ("1887", "31", "1889")');
-    expect(String(result)).toContain(
-      'numbers: language-model): write numbers as words in the corpus, or use an LLM rewrite (llm.rewrite)',
-    );
+    const out = path.join(folder, 'out');
+    const result = String(await buildOffline('nl', pack, out));
+    // stopped before any dialogue, with one line naming the pack file, its field and the LLM rewrite
+    expect(result).toMatch(/^2: /);
+    const lines = result.replace(/^2: /, '').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`${pack}: numbers: language-model: no number library writes Dutch numbers`);
+    expect(lines[0]).toContain('an LLM rewrite backend is needed (llm.rewrite: ');
+    expect(existsSync(path.join(out, 'data'))).toBe(false);
   });
 });

@@ -25,6 +25,7 @@ import { ContentCache } from '../storage/content-cache.ts';
 import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
 import type { BuildContext, BuildLog, BuildQueueHook, BuildReport, BuildWithPagesContext } from './build-context.ts';
 import { checkBuildIsPossible, checkOfflineVoices } from './build-checks.ts';
+import { checkCorpusNumbersCanBeSpoken } from '../../stages/rewrite-spoken-numbers.ts';
 import { writeBuildOutputs } from './build-outputs.ts';
 import { buildLanguageDatasets, QueueWaits, type BuildTotals } from './language-datasets.ts';
 import { scoreAndSplit } from './score-and-split.ts';
@@ -81,6 +82,7 @@ export async function runBuild(
   for (const note of corpus.notes) log(`ingest: note: ${note}`);
   // what the corpus loader did to the text (empty answers, dropped turns, removed control characters): printed, never silent
   for (const warning of corpus.warnings) log(`ingest: warning: ${warning}`, 'warn');
+  checkCorpusNumbersCanBeSpoken(config, corpus.conversations); // digits a rules rewrite cannot speak
   // voice prompts that cannot be what their manifest says stop the build before any request (a truncated clip)
   for (const language of config.languages) await checkSpeakerPromptClips(language, config);
   // folder checks, the output folder's lock, cleanup after killed builds (pipeline/run/build-guards.ts)

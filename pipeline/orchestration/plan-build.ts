@@ -39,6 +39,7 @@ import { createSpeechSynthesizer, isRemoteSpeechEngine } from '../services/tts/s
 import { planTurnHolds, protectedPhrasesOf } from '../text/turn-hold-split.ts';
 import { dialogueRandomStream } from '../model/random.ts';
 import { checkBuildIsPossible, checkOfflineVoices } from './build.ts';
+import { checkCorpusNumbersCanBeSpoken } from '../../stages/rewrite-spoken-numbers.ts';
 import { speakerRoster } from './speaker-roster.ts';
 import { DEFAULT_BENCHMARK_TURN_HOLD_SHARE } from './dataset-output.ts';
 import { ContentCache, type BinaryCodec } from '../storage/content-cache.ts';
@@ -205,6 +206,7 @@ export async function planBuild(config: BuildConfig): Promise<BuildPlan> {
   checkBuildIsPossible(config);
   await checkOfflineVoices(config);
   const corpus = await ingestCorpus(config);
+  checkCorpusNumbersCanBeSpoken(config, corpus.conversations);
   const cache = new PlanningCache(config.output.cacheDirectory);
   const real = await createTextBackends(config);
   const remote = {
