@@ -60,5 +60,7 @@ describe('built-in language packs offline', () => {
       .map((line) => line.split('\t')[3] ?? '');
     expect(words.length).toBeGreaterThan(20);
     expect(words.filter((word) => /[0-9\uff10-\uff19]/.test(word))).toEqual([]);
+    // a German date's day is an ordinal in the dative after "am" (am 31. März)
+    if (code === 'de') expect(words.join(' ')).toMatch(/\bam einunddreißigsten März\b/);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { languageCodeSchema } from './language-code.ts';
-import { cardinalSpeller, NUMBER_LIBRARIES } from './number-library.ts';
+import { cardinalSpeller, NUMBER_LIBRARIES, ordinalSpeller } from './number-library.ts';
 
 /** A Unicode script name as `\p{Script=…}` takes it (`Latin`, `Han`, `Hangul`, `Hiragana`, …). */
 const unicodeScript = z.string().refine((name) => {
@@ -56,6 +56,26 @@ const numberLibrarySchema = z
       .describe(
         "The word read for the decimal separator (3,5: tres coma cinco), in place of the library's own (n2words reads punto in every Spanish locale); default the library's.",
       ),
+    dates: z
+      .object({
+        months: z
+          .array(z.string().min(1))
+          .length(12)
+          .describe(
+            'The twelve month names, January first: a day 1-31 written with a period before one (3. Oktober) is read as an ordinal.',
+          ),
+        endings: z
+          .record(z.string().min(1), z.string().describe('The ending added to the ordinal after this word (n).'))
+          .default({})
+          .describe(
+            "The words before a date whose case changes the ordinal, and the ending added after them ({am: n}: am dritten Oktober); after any other word the library's ordinal (der dritte Oktober).",
+          ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Dates with ordinal days (German 3. Oktober), read by the library's ordinals (n2words); default none: the day is read as a number.",
+      ),
   })
   .strict()
   .superRefine((numbers, context) => {
@@ -64,6 +84,12 @@ const numberLibrarySchema = z
         code: 'custom',
         path: ['locale'],
         message: `${numbers.library} has no locale "${numbers.locale}"`,
+      });
+    else if (numbers.dates !== undefined && ordinalSpeller(numbers.library, numbers.locale) === null)
+      context.addIssue({
+        code: 'custom',
+        path: ['dates'],
+        message: `${numbers.library} has no ordinals for "${numbers.locale}" (n2words has them)`,
       });
   });
 

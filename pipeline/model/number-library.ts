@@ -18,6 +18,7 @@ const require = createRequire(import.meta.url);
 
 interface N2wordsModule {
   toCardinal(value: string, options?: { formal?: boolean }): string;
+  toOrdinal?(value: string): string;
 }
 interface ToWordsModule {
   toWords(value: number): string;
@@ -52,6 +53,28 @@ export function cardinalSpeller(library: NumberLibraryName, locale: string): Car
     }
   }
   loaded.set(key, speller);
+  return speller;
+}
+
+const loadedOrdinals = new Map<string, CardinalSpeller | null>();
+
+/**
+ * The ordinal speller of a library's locale (`"3"` → `dritte` in de-DE, n2words `toOrdinal`), or null
+ * when the library has no ordinals for it (to-words has none; an n2words locale without `toOrdinal`).
+ *
+ * @param library `n2words` or `to-words`.
+ * @param locale the library's module name, as for {@link cardinalSpeller}.
+ */
+export function ordinalSpeller(library: NumberLibraryName, locale: string): CardinalSpeller | null {
+  const key = `${library}/${locale}`;
+  if (loadedOrdinals.has(key)) return loadedOrdinals.get(key) ?? null;
+  let speller: CardinalSpeller | null = null;
+  if (library === 'n2words' && cardinalSpeller(library, locale) !== null) {
+    const module = require(`n2words/${locale}`) as N2wordsModule;
+    const toOrdinal = module.toOrdinal;
+    if (typeof toOrdinal === 'function') speller = (digits) => toOrdinal(digits);
+  }
+  loadedOrdinals.set(key, speller);
   return speller;
 }
 

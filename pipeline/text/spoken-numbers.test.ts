@@ -39,6 +39,29 @@ describe('spellNumbers', () => {
     expect(spellNumbers('12,25', toWords)).toBe('doce coma veinticinco');
   });
 
+  it('reads a German date with an ordinal day, in the dative after am, vom and zum', () => {
+    const german = languagePackOf('de');
+    expect(spellNumbers('am 3. Oktober 1990', german)).toBe('am dritten Oktober neunzehnhundertneunzig');
+    expect(spellNumbers('Vom 1. Mai bis zum 31. Dezember', german)).toBe(
+      'Vom ersten Mai bis zum einunddreißigsten Dezember',
+    );
+    // the library's ordinal after any other word: the nominative after der
+    expect(spellNumbers('Der 3. Oktober 1990 war ein Mittwoch.', german)).toBe(
+      'Der dritte Oktober neunzehnhundertneunzig war ein Mittwoch.',
+    );
+    // no month after the period, no day of a month, or a longer word: a number
+    expect(spellNumbers('Kapitel 3. Danach am 32. Mai, am 3. Oktoberfest', german)).toBe(
+      'Kapitel drei. Danach am zweiunddreißig. Mai, am drei. Oktoberfest',
+    );
+  });
+
+  it('refuses dates for a library without ordinals', () => {
+    const german = languagePackOf('de');
+    const numbers = german.numbers as Exclude<typeof german.numbers, string>;
+    const pack = { ...german, numbers: { ...numbers, library: 'to-words', locale: 'en-US' } };
+    expect(() => parseLanguagePack(pack, 'de.yaml')).toThrow(/numbers\.dates.*to-words has no ordinals for "en-US"/);
+  });
+
   it('leaves a unit symbol that is the start of a longer word', () => {
     expect(spellNumbers('5 kmh', languagePackOf('es'))).toBe('cinco kmh');
   });

@@ -10,9 +10,15 @@
  * the pack's `years` rule. A unit symbol of the pack's `units` right after a number (a space between
  * allowed) is spoken by its word or template. The decimal separator is read by the pack's `decimalWord`
  * when it gives one (`coma` in Spanish), else by the library's word.
+ *
+ * A pack with `dates` reads a day 1-31 written with a period before one of its month names as the
+ * library's ordinal (`3. Oktober` → `dritte Oktober`), with the ending `dates.endings` gives the word
+ * right before it (German `am`, `vom`, `zum`, `dem`, `den`, `des`: `am dritten Oktober`, the dative or
+ * accusative); after any other word, or none, the library's own ordinal stays (`der dritte Oktober`).
+ * The year after the month is then read as any year.
  */
 import type { LanguagePack } from '../model/language-pack.ts';
-import { cardinalSpeller, withDecimalWord, type CardinalSpeller } from '../model/number-library.ts';
+import { cardinalSpeller, ordinalSpeller, withDecimalWord, type CardinalSpeller } from '../model/number-library.ts';
 
 /** A pack's `numbers` when it names a library. */
 export type LibraryNumbers = Exclude<LanguagePack['numbers'], string>;
@@ -51,6 +57,31 @@ function numberPattern(pack: LanguagePack, numbers: LibraryNumbers): RegExp {
   return new RegExp(`(${value})${unit}`, 'gu');
 }
 
+/** The ordinal dates of {@link spellNumbers} (file comment) spelled out; other numbers left as they are. */
+function spellOrdinalDates(text: string, pack: LanguagePack, numbers: LibraryNumbers): string {
+  const dates = numbers.dates;
+  const ordinal = ordinalSpeller(numbers.library, numbers.locale);
+  if (dates === undefined || ordinal === null) return text;
+  const endings = new Map(
+    Object.entries(dates.endings).map(([word, ending]) => [word.toLocaleLowerCase(pack.code), ending]),
+  );
+  const months = dates.months.map(escapeForPattern).join('|');
+  // a day of one or two digits not inside a longer number, the word before it kept for its ending
+  const pattern = new RegExp(
+    `(?<![\\p{L}\\p{N}.])(?:(\\p{L}+)([ \\u00a0]+))?([0-9\\uff10-\\uff19]{1,2})\\.[ \\u00a0]*(${months})(?!\\p{L})`,
+    'gu',
+  );
+  return text.replace(
+    pattern,
+    (match, before: string | undefined, space: string | undefined, day: string, month: string) => {
+      const value = Number(day.normalize('NFKC'));
+      if (value < 1 || value > 31) return match;
+      const ending = before === undefined ? '' : (endings.get(before.toLocaleLowerCase(pack.code)) ?? '');
+      return `${before ?? ''}${space ?? ''}${ordinal(String(value))}${ending} ${month}`;
+    },
+  );
+}
+
 function yearWords(year: number, numbers: LibraryNumbers, speak: CardinalSpeller): string {
   if (numbers.years === 'cardinal') return speak(String(year));
   if (numbers.years === 'digits') return [...String(year)].map((digit) => speak(digit)).join('');
@@ -82,13 +113,16 @@ export function spellNumbers(text: string, pack: LanguagePack): string {
   const { group, decimal } = separators(pack.code);
   const groupPattern = new RegExp(group, 'gu');
   const decimalPattern = new RegExp(decimal, 'u');
-  return text.replace(numberPattern(pack, numbers), (_match, written: string, symbol: string | undefined) => {
-    const digits = written.normalize('NFKC').replace(groupPattern, '').replace(decimalPattern, '.');
-    const whole = /^\d+$/.test(digits) ? Number(digits) : Number.NaN;
-    const isYear = !symbol && written.length === 4 && whole >= FIRST_YEAR && whole <= LAST_YEAR;
-    const words = isYear ? yearWords(whole, numbers, speak) : speak(digits);
-    if (!symbol) return words;
-    const unit = numbers.units[symbol] ?? symbol;
-    return unit.includes('{number}') ? unit.replace('{number}', words) : `${words} ${unit}`;
-  });
+  return spellOrdinalDates(text, pack, numbers).replace(
+    numberPattern(pack, numbers),
+    (_match, written: string, symbol: string | undefined) => {
+      const digits = written.normalize('NFKC').replace(groupPattern, '').replace(decimalPattern, '.');
+      const whole = /^\d+$/.test(digits) ? Number(digits) : Number.NaN;
+      const isYear = !symbol && written.length === 4 && whole >= FIRST_YEAR && whole <= LAST_YEAR;
+      const words = isYear ? yearWords(whole, numbers, speak) : speak(digits);
+      if (!symbol) return words;
+      const unit = numbers.units[symbol] ?? symbol;
+      return unit.includes('{number}') ? unit.replace('{number}', words) : `${words} ${unit}`;
+    },
+  );
 }

@@ -41,7 +41,7 @@ export const PACK_CORPUS_TURNS: Readonly<Record<string, readonly PackCorpusTurn[
   de: [
     {
       question: 'Wann wurde der Eiffelturm gebaut?',
-      answer: 'Der Bau begann 1887, eröffnet wurde er im März 1889.',
+      answer: 'Der Bau begann 1887, eröffnet wurde er am 31. März 1889.',
     },
     { question: 'Wie hoch ist er?', answer: 'Er ist 330 m hoch und steht 3,5 km vom Louvre entfernt.' },
     { question: 'Wird er oft besucht?', answer: 'Ja, von etwa 7 Millionen Menschen im Jahr, zu 75 % aus dem Ausland.' },
