@@ -7,6 +7,7 @@ import { CsvError, parse } from 'csv-parse/sync';
 import { z } from 'zod';
 import type { Centiseconds } from '../pipeline/model/types.ts';
 import { parseSecondsToCentiseconds, ReferenceCorpusError } from './reference-recording.ts';
+import { skippedRecordOf, type SkippedRecord } from './skipped-records.ts';
 
 /** The three transcript segmentations CANDOR publishes. */
 export const CANDOR_SEGMENTATIONS = ['audiophile', 'cliffhanger', 'backbiter'] as const;
@@ -18,10 +19,18 @@ export type CandorSegmentation = (typeof CANDOR_SEGMENTATIONS)[number];
 export interface CandorOptions {
   /** Which transcript to read; default `backbiter` (see the file comment for why). */
   segmentation?: CandorSegmentation;
+  /**
+   * Stop at the first malformed transcript row (default true); false skips it: the row is listed in
+   * the recording's `skippedRecords` and counted in a note.
+   */
+  strict?: boolean;
 }
 
 /** Defaults of {@link CandorOptions}. */
-export const DEFAULT_CANDOR_OPTIONS: Readonly<Required<CandorOptions>> = Object.freeze({ segmentation: 'backbiter' });
+export const DEFAULT_CANDOR_OPTIONS: Readonly<Required<CandorOptions>> = Object.freeze({
+  segmentation: 'backbiter',
+  strict: true,
+});
 
 /** Columns every segmentation must have. */
 export const CANDOR_REQUIRED_COLUMNS = ['turn_id', 'speaker', 'start', 'stop', 'utterance'] as const;
@@ -117,22 +126,52 @@ function collapseWhitespace(text: string): string {
 }
 
 /**
- * Parses one CANDOR transcript CSV.
+ * Parses one CANDOR transcript CSV, stopping at the first malformed row.
  *
  * @param text file content.
  * @param file path, for error messages.
  * @param segmentation which segmentation the file is (backbiter adds the backchannel columns).
  * @returns the rows in file order, times in integer centiseconds (rounded half up on the written decimal).
- * @throws ReferenceCorpusError naming the file, and the line, row and column where known: malformed
- *   CSV (e.g. a row with a different number of cells), a missing column, an empty speaker, a start or
- *   stop that is not a non-negative decimal number of seconds, a stop before its start, a
- *   `backchannel_count` that is not a whole number, or a backchannel without speaker, start or stop.
+ * @throws ReferenceCorpusError as {@link parseCandorTranscriptRecords} with `strict: true`.
  */
 export function parseCandorTranscript(
   text: string,
   file: string,
   segmentation: CandorSegmentation,
 ): CandorTranscriptRow[] {
+  return parseCandorTranscriptRecords(text, file, segmentation, { strict: true }).rows;
+}
+
+/** The rows of a transcript and the malformed rows left out of them. */
+export interface CandorTranscript {
+  rows: CandorTranscriptRow[];
+  /** Rows skipped (`strict: false`), in file order; empty when strict. */
+  skippedRecords: SkippedRecord[];
+}
+
+/**
+ * Parses one CANDOR transcript CSV; with `strict: false` a malformed row is skipped into
+ * `skippedRecords` (its file, line and reason) and the others are read.
+ *
+ * @param text file content.
+ * @param file path, for error messages.
+ * @param segmentation which segmentation the file is (backbiter adds the backchannel columns).
+ * @param options `strict` (default true): stop at the first malformed row.
+ * @returns the rows in file order, times in integer centiseconds (rounded half up on the written
+ *   decimal), and the skipped rows.
+ * @throws ReferenceCorpusError naming the file, and the line, row and column where known: CSV that
+ *   cannot be split into rows (an unclosed quote), a missing column, and, only when strict, a row's
+ *   problem: a different number of cells than the header, an empty speaker, a start or stop that is
+ *   not a non-negative decimal number of seconds, a stop before its start, a `backchannel_count`
+ *   that is not a whole number, or a backchannel without speaker, start or stop.
+ */
+export function parseCandorTranscriptRecords(
+  text: string,
+  file: string,
+  segmentation: CandorSegmentation,
+  options: { strict?: boolean } = {},
+): CandorTranscript {
+  const strict = options.strict ?? true;
   let records: { record: string[]; info: { lines: number; records: number }; raw?: string }[];
   try {
     records = parse(text.replace(/^\uFEFF/, ''), {
@@ -141,6 +180,8 @@ export function parseCandorTranscript(
       info: true,
       raw: true,
       skip_empty_lines: true,
+      // not strict: a row with another number of cells is one skipped record (checked below)
+      relax_column_count: !strict,
     }) as unknown as typeof records;
   } catch (error) {
     if (error instanceof CsvError) {
@@ -171,62 +212,92 @@ export function parseCandorTranscript(
       );
     }
   }
-  return body.map(({ record, info, raw }) => {
-    const row = info.records - 1;
-    const line = info.lines - ((raw ?? '').replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
-    const cell = (name: string): string => record[index.get(name) as number] ?? '';
-    const fail = (column: string, reason: string): never => {
-      throw new ReferenceCorpusError(file, { line, row, column }, reason);
-    };
-    const time = (column: string): Centiseconds => {
-      const value = cell(column);
-      const parsed = MISSING_VALUES.has(value.trim()) ? undefined : parseSecondsToCentiseconds(value);
-      return parsed ?? fail(column, `${JSON.stringify(value)} is not a non-negative decimal number of seconds`);
-    };
-    const speaker = cell('speaker').trim();
-    if (MISSING_VALUES.has(speaker)) fail('speaker', 'empty speaker id');
-    const start = time('start');
-    const end = time('stop');
-    if (end < start) fail('stop', `stop ${cell('stop')} is before start ${cell('start')}`);
-    const backchannels: CandorBackchannel[] = [];
-    if (segmentation === 'backbiter') {
-      const countText = cell('backchannel_count').trim();
-      let count = 0;
-      if (!MISSING_VALUES.has(countText)) {
-        if (!/^\d+(?:\.0*)?$/.test(countText))
-          fail('backchannel_count', `${JSON.stringify(countText)} is not a whole number`);
-        count = Number.parseInt(countText, 10);
-      }
-      const hasSpan = !MISSING_VALUES.has(cell('backchannel_start').trim());
-      if (count > 0 || hasSpan) {
-        const backchannelSpeaker = cell('backchannel_speaker').trim();
-        if (MISSING_VALUES.has(backchannelSpeaker))
-          fail('backchannel_speaker', 'a backchannel is listed but its speaker is empty');
-        const backchannelStart = time('backchannel_start');
-        const backchannelEnd = time('backchannel_stop');
-        if (backchannelEnd < backchannelStart)
-          fail(
-            'backchannel_stop',
-            `backchannel_stop ${cell('backchannel_stop')} is before backchannel_start ${cell('backchannel_start')}`,
-          );
-        backchannels.push({
-          speaker: backchannelSpeaker,
-          start: backchannelStart,
-          end: backchannelEnd,
-          text: collapseWhitespace(cell('backchannel')),
-          count: Math.max(1, count),
-        });
-      }
+  const rows: CandorTranscriptRow[] = [];
+  const skippedRecords: SkippedRecord[] = [];
+  for (const entry of body) {
+    try {
+      rows.push(parseRow(entry, { file, segmentation, index, columnCount: columns.length }));
+    } catch (error) {
+      if (strict || !(error instanceof ReferenceCorpusError)) throw error;
+      skippedRecords.push(skippedRecordOf(error));
     }
-    return {
-      row,
-      line,
-      turnId: cell('turn_id').trim(),
-      speaker,
-      start,
-      end,
-      utterance: collapseWhitespace(cell('utterance')),
-      backchannels,
-    };
-  });
+  }
+  return { rows, skippedRecords };
+}
+
+/** What {@link parseRow} needs of the transcript: its file, segmentation and header. */
+interface TranscriptShape {
+  file: string;
+  segmentation: CandorSegmentation;
+  /** Column name → position in the header. */
+  index: ReadonlyMap<string, number>;
+  /** Cells of the header row. */
+  columnCount: number;
+}
+
+/**
+ * One data row of a transcript.
+ * @throws ReferenceCorpusError naming the file, line, row and column of the row's problem
+ */
+function parseRow(
+  { record, info, raw }: { record: string[]; info: { lines: number; records: number }; raw?: string },
+  { file, segmentation, index, columnCount }: TranscriptShape,
+): CandorTranscriptRow {
+  const row = info.records - 1;
+  const line = info.lines - ((raw ?? '').replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
+  const cell = (name: string): string => record[index.get(name) as number] ?? '';
+  const fail = (column: string | undefined, reason: string): never => {
+    throw new ReferenceCorpusError(file, column === undefined ? { line, row } : { line, row, column }, reason);
+  };
+  if (record.length !== columnCount) fail(undefined, `${record.length} cells, the header has ${columnCount}`);
+  const time = (column: string): Centiseconds => {
+    const value = cell(column);
+    const parsed = MISSING_VALUES.has(value.trim()) ? undefined : parseSecondsToCentiseconds(value);
+    return parsed ?? fail(column, `${JSON.stringify(value)} is not a non-negative decimal number of seconds`);
+  };
+  const speaker = cell('speaker').trim();
+  if (MISSING_VALUES.has(speaker)) fail('speaker', 'empty speaker id');
+  const start = time('start');
+  const end = time('stop');
+  if (end < start) fail('stop', `stop ${cell('stop')} is before start ${cell('start')}`);
+  const backchannels: CandorBackchannel[] = [];
+  if (segmentation === 'backbiter') {
+    const countText = cell('backchannel_count').trim();
+    let count = 0;
+    if (!MISSING_VALUES.has(countText)) {
+      if (!/^\d+(?:\.0*)?$/.test(countText))
+        fail('backchannel_count', `${JSON.stringify(countText)} is not a whole number`);
+      count = Number.parseInt(countText, 10);
+    }
+    const hasSpan = !MISSING_VALUES.has(cell('backchannel_start').trim());
+    if (count > 0 || hasSpan) {
+      const backchannelSpeaker = cell('backchannel_speaker').trim();
+      if (MISSING_VALUES.has(backchannelSpeaker))
+        fail('backchannel_speaker', 'a backchannel is listed but its speaker is empty');
+      const backchannelStart = time('backchannel_start');
+      const backchannelEnd = time('backchannel_stop');
+      if (backchannelEnd < backchannelStart)
+        fail(
+          'backchannel_stop',
+          `backchannel_stop ${cell('backchannel_stop')} is before backchannel_start ${cell('backchannel_start')}`,
+        );
+      backchannels.push({
+        speaker: backchannelSpeaker,
+        start: backchannelStart,
+        end: backchannelEnd,
+        text: collapseWhitespace(cell('backchannel')),
+        count: Math.max(1, count),
+      });
+    }
+  }
+  return {
+    row,
+    line,
+    turnId: cell('turn_id').trim(),
+    speaker,
+    start,
+    end,
+    utterance: collapseWhitespace(cell('utterance')),
+    backchannels,
+  };
 }

@@ -63,11 +63,12 @@ import {
 import {
   DEFAULT_CANDOR_OPTIONS,
   parseCandorChannelMap,
-  parseCandorTranscript,
+  parseCandorTranscriptRecords,
   type CandorOptions,
   type CandorSegmentation,
   type CandorTranscriptRow,
 } from './candor-files.ts';
+import { describeSkippedRecord } from './skipped-records.ts';
 
 export {
   CANDOR_BACKCHANNEL_COLUMNS,
@@ -76,10 +77,12 @@ export {
   DEFAULT_CANDOR_OPTIONS,
   parseCandorChannelMap,
   parseCandorTranscript,
+  parseCandorTranscriptRecords,
   type CandorBackchannel,
   type CandorChannelMap,
   type CandorOptions,
   type CandorSegmentation,
+  type CandorTranscript,
   type CandorTranscriptRow,
 } from './candor-files.ts';
 
@@ -121,15 +124,21 @@ function audioCandidates(folder: string, id: string): string[] {
  *   own overlapping or abutting spans become one segment), rows whose start and stop round to the same
  *   centisecond dropped. `durationCs` is the WAV audio's length when a WAV file is found, else the
  *   end of the last utterance.
- * @throws ReferenceCorpusError (file, line, row, column) as {@link parseCandorTranscript}, plus: the
+ * @throws ReferenceCorpusError (file, line, row, column) as {@link parseCandorTranscriptRecords} (a
+ *   malformed row only when `strict`, else it is in `skippedRecords` and counted in a note), plus: the
  *   transcript file is missing, a row's speaker (or backchannel speaker) is not in `channel_map.json`,
  *   the transcript has a third speaker (no channel map) or fewer than two speakers.
  */
 export async function readCandorConversation(folder: string, options: CandorOptions = {}): Promise<ReferenceRecording> {
-  const { segmentation } = { ...DEFAULT_CANDOR_OPTIONS, ...options };
+  const { segmentation, strict } = { ...DEFAULT_CANDOR_OPTIONS, ...options };
   const id = path.basename(path.resolve(folder));
   const transcript = await transcriptFile(folder, segmentation);
-  const rows = parseCandorTranscript(await readTextFile(transcript, 'transcript'), transcript, segmentation);
+  const { rows, skippedRecords } = parseCandorTranscriptRecords(
+    await readTextFile(transcript, 'transcript'),
+    transcript,
+    segmentation,
+    { strict },
+  );
   const notes: string[] = [];
   const sources = [transcript];
 
@@ -206,6 +215,7 @@ export async function readCandorConversation(folder: string, options: CandorOpti
     );
   }
   notes.push(`segmentation ${segmentation} (${path.basename(transcript)}): ${rows.length} rows`);
+  if (skippedRecords.length > 0) notes.push(`skipped ${skippedRecords.length} malformed CANDOR rows (not strict)`);
   if (segmentation === 'backbiter') notes.push(`${backchannelCount} backchannels as their own supervisions`);
   if (sharedSpans > 0)
     notes.push(
@@ -231,6 +241,7 @@ export async function readCandorConversation(folder: string, options: CandorOpti
     supervisions: supervisions.sort(compareSupervisions),
     notes,
   };
+  if (skippedRecords.length > 0) recording.skippedRecords = skippedRecords.map(describeSkippedRecord);
 
   const listedAudio = channelMap?.audio === undefined ? undefined : path.join(folder, channelMap.audio);
   let audioFile: string | undefined;

@@ -6,6 +6,7 @@
  */
 import type { Centiseconds } from '../pipeline/model/types.ts';
 import { parseSecondsToCentiseconds, ReferenceCorpusError } from './reference-recording.ts';
+import { skippedRecordOf, type SkippedRecord } from './skipped-records.ts';
 
 /** One parsed transcript line. */
 export interface MagicDataLine {
@@ -29,6 +30,8 @@ export interface MagicDataTranscript {
   noiseLineCount: number;
   /** Blank lines skipped. */
   blankLineCount: number;
+  /** Malformed lines skipped (`strict: false`), in file order; empty when strict. */
+  skippedRecords: SkippedRecord[];
 }
 
 const LINE_PATTERN = /^\[([^,\]]*),([^\]]*)\]\t([^\t]*)\t([^\t]*)\t(.*)$/;
@@ -49,19 +52,38 @@ export function cleanMagicDataText(text: string): string {
  *
  * @param text file content.
  * @param file path, for error messages.
- * @returns kept lines in file order (times in integer centiseconds) and counts of skipped lines.
- * @throws ReferenceCorpusError naming the file and line (and field) when a line does not match
- *   `[start,end]<TAB>SPEAKER<TAB>gender,dialect<TAB>text`, a time is not a non-negative decimal
- *   number of seconds, the end is before the start, or the speaker is empty.
+ * @param options `strict` (default true): stop at the first malformed line; false skips it into
+ *   `skippedRecords` (file, line and reason) and reads the others.
+ * @returns kept lines in file order (times in integer centiseconds), counts of skipped lines and the
+ *   malformed lines skipped.
+ * @throws ReferenceCorpusError, only when strict, naming the file and line (and field) when a line
+ *   does not match `[start,end]<TAB>SPEAKER<TAB>gender,dialect<TAB>text`, a time is not a
+ *   non-negative decimal number of seconds, the end is before the start, or the speaker is empty.
  */
-export function parseMagicDataTranscript(text: string, file: string): MagicDataTranscript {
+export function parseMagicDataTranscript(
+  text: string,
+  file: string,
+  options: { strict?: boolean } = {},
+): MagicDataTranscript {
+  const strict = options.strict ?? true;
+  const skippedRecords: SkippedRecord[] = [];
   const lines: MagicDataLine[] = [];
   let noiseLineCount = 0;
   let blankLineCount = 0;
   const rawLines = text.replace(/^\uFEFF/, '').split('\n');
   if (rawLines.at(-1) === '') rawLines.pop();
   rawLines.forEach((rawLine, index) => {
-    const lineNumber = index + 1;
+    try {
+      readLine(rawLine, index + 1);
+    } catch (error) {
+      if (strict || !(error instanceof ReferenceCorpusError)) throw error;
+      skippedRecords.push(skippedRecordOf(error));
+    }
+  });
+  return { lines, noiseLineCount, blankLineCount, skippedRecords };
+
+  /** Reads one line into `lines` or the counts. @throws ReferenceCorpusError for a malformed line */
+  function readLine(rawLine: string, lineNumber: number): void {
     const content = rawLine.replace(/\r$/, '');
     if (content.trim() === '') {
       blankLineCount += 1;
@@ -106,8 +128,7 @@ export function parseMagicDataTranscript(text: string, file: string): MagicDataT
       rawText,
       text: cleanMagicDataText(rawText),
     });
-  });
-  return { lines, noiseLineCount, blankLineCount };
+  }
 }
 
 /**

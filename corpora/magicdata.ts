@@ -56,6 +56,7 @@ import {
 import { mergeOverlappingSegments } from './rttm.ts';
 import { checkChannelOrder } from './magicdata-channel-order.ts';
 import { HAS_MARKER, parseMagicDataSpeakerInfo, parseMagicDataTranscript } from './magicdata-transcript.ts';
+import { describeSkippedRecord } from './skipped-records.ts';
 
 export {
   CHANNEL_ORDER_MARGIN_DB,
@@ -79,6 +80,11 @@ export interface MagicDataOptions {
   verifyChannelOrder?: boolean;
   /** Reads an audio file; default {@link readReferenceAudio} (WAV in process, other formats through ffmpeg). */
   readAudio?: AudioFileReader;
+  /**
+   * Stop at the first malformed transcript line (default true); false skips it: the line is listed in
+   * the recording's `skippedRecords` and counted in a note.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -91,7 +97,8 @@ export interface MagicDataOptions {
  * @returns a `ReferenceRecording` (`format: 'magicdata'`): one supervision per kept line with text,
  *   segments = the kept lines' spans merged per channel; `durationCs` = the WAV length when there is
  *   a WAV (at least the last segment end), else the end of the last segment.
- * @throws ReferenceCorpusError (file and line) as {@link parseMagicDataTranscript}; when the TXT file
+ * @throws ReferenceCorpusError (file and line) as {@link parseMagicDataTranscript} (a malformed line
+ *   only when `strict`, else it is in `skippedRecords` and counted in a note); when the TXT file
  *   is missing or has fewer than two speakers; the reader's error when the WAV cannot be decoded.
  */
 export async function readMagicDataSession(
@@ -101,7 +108,9 @@ export async function readMagicDataSession(
   options: MagicDataOptions = {},
 ): Promise<ReferenceRecording> {
   const transcriptFile = path.join(corpusFolder, 'TXT', `${session}.txt`);
-  const transcript = parseMagicDataTranscript(await readTextFile(transcriptFile, 'transcript'), transcriptFile);
+  const transcript = parseMagicDataTranscript(await readTextFile(transcriptFile, 'transcript'), transcriptFile, {
+    strict: options.strict ?? true,
+  });
   const notes: string[] = [];
   const sources = [transcriptFile];
 
@@ -208,6 +217,8 @@ export async function readMagicDataSession(
     else supervisions.push({ channel, start: line.start, end: line.end, speaker: line.speaker, text: line.text });
   }
   const { segments, mergedCount } = segmentsFromSpans(spans);
+  if (transcript.skippedRecords.length > 0)
+    notes.push(`skipped ${transcript.skippedRecords.length} malformed MagicData lines (not strict)`);
   if (transcript.noiseLineCount > 0) notes.push(`skipped ${transcript.noiseLineCount} noise or invalid lines ([*])`);
   if (markersRemoved > 0) notes.push(`removed markers ([+], [LAUGHTER], ...) from the text of ${markersRemoved} lines`);
   if (markerOnly > 0) notes.push(`${markerOnly} lines hold only markers: speech segment kept, no supervision`);
@@ -230,6 +241,8 @@ export async function readMagicDataSession(
     supervisions: supervisions.sort(compareSupervisions),
     notes,
   };
+  if (transcript.skippedRecords.length > 0)
+    recording.skippedRecords = transcript.skippedRecords.map(describeSkippedRecord);
   if (audio !== undefined && order.length > 2) {
     notes.push('audio left out: the dropped speakers are heard in it, so it is not one speaker per channel');
   } else if (audio !== undefined) {

@@ -129,7 +129,7 @@ async function withDroppedSpeakersSpeech(
  * The default loader: the reference corpus registry (corpora/reference-corpora.ts), with
  * - `stereo-wav`: the chosen voice activity detector (pipeline/services/vad), created here and
  *   released afterwards;
- * - `ctm`, `textgrid`, `nxt`: malformed records skipped (listed in `skippedRecords`) unless `strict`;
+ * - `ctm`, `textgrid`, `nxt`, `candor`, `magicdata`: malformed records skipped (listed in `skippedRecords`) unless `strict`;
  * - `rttm`: malformed SPEAKER lines skipped (listed in `skippedRecords`) unless `strict`; duplicates kept by the loader (`skipDuplicates: false`) so that the measure stage skips
  *   and records them in the provenance; a file with a third speaker refused unless `speakers` says
  *   which two to keep (labels, or `most-talk`), the others' speech added as `excludedSpeech`.
@@ -159,6 +159,9 @@ export async function loadReferenceRecordingsForMeasure(
       return loadReferenceCorpus('ctm', paths, { strict: options.strict ?? false });
     case 'nxt':
       return loadReferenceCorpus('nxt', paths, { strict: options.strict ?? false });
+    case 'candor':
+    case 'magicdata':
+      return loadReferenceCorpus(format, paths, { strict: options.strict ?? false });
     case 'stereo-wav': {
       const detector = await createVoiceActivityDetector(options.vad);
       try {
