@@ -5,6 +5,11 @@
  * (the labels of the long form, text after `!`), so one reader handles the long and the short form
  * (Praat manual, "TextGrid file formats"). UTF-8 or UTF-16 with a byte-order mark; every error names
  * the file and line.
+ *
+ * A value that is not a number where one belongs is kept as a number token without a value (NaN),
+ * so it is named rather than read as a prefix or passed over: a word that starts like a number but
+ * goes on (`1.2.3`, `0.7s`), and in the long form any word right after `=` (`xmin = abc`). At an
+ * interval's or point's time, a text in double quotes (`xmin = "abc"`) is such a value too.
  */
 import { InputFileError, readInputFile } from '../pipeline/storage/read-input-file.ts';
 import type { Centiseconds } from '../pipeline/model/types.ts';
@@ -48,12 +53,13 @@ export interface TextGrid {
 /** Options of {@link parseTextGrid} and {@link readTextGrid}. */
 export interface TextGridParseOptions {
   /**
-   * Stop at the first interval or point with a bad time (negative, unusable, or an interval ending
-   * before it starts). Default true; false skips it into `skippedRecords`.
+   * Stop at the first interval or point with a bad time (not a number, negative, unusable, or an
+   * interval ending before it starts). Default true; false skips it into `skippedRecords`.
    */
   strict?: boolean;
 }
 
+/** `value` is NaN for a value written where a number belongs that is not one (module comment). */
 type Token =
   | { kind: 'number'; value: number; text: string; line: number }
   | { kind: 'text'; value: string; line: number }
@@ -71,9 +77,13 @@ function tokenize(text: string, file: string): { tokens: Token[]; sawLabels: boo
   let sawLabels = false;
   let line = 1;
   let index = 0;
+  // a long-form label ends with `=` and its value follows on the same line
+  let afterEquals = false;
   const length = text.length;
   while (index < length) {
     const character = text[index] as string;
+    if (character !== ' ' && character !== '\t' && character !== '\r' && character !== '\f' && character !== '\v')
+      afterEquals = afterEquals && character !== '\n' && character !== '"' && character !== '<' && character !== '!';
     if (character === '\n') {
       line += 1;
       index += 1;
@@ -124,8 +134,11 @@ function tokenize(text: string, file: string): { tokens: Token[]; sawLabels: boo
       while (end < length && !/\s/.test(text[end] as string) && text[end] !== '"' && text[end] !== '!') end += 1;
       const word = text.slice(index, end);
       const number = NUMBER_PREFIX.exec(word);
-      if (number !== null) tokens.push({ kind: 'number', value: Number(number[0]), text: number[0], line });
+      if (number !== null)
+        tokens.push({ kind: 'number', value: number[0] === word ? Number(word) : Number.NaN, text: word, line });
+      else if (afterEquals) tokens.push({ kind: 'number', value: Number.NaN, text: word, line });
       else if (tokens.length >= 2) sawLabels = true;
+      afterEquals = word === '=';
       index = end;
     }
   }
@@ -156,8 +169,9 @@ export function decodeTextGrid(bytes: Uint8Array): string {
  * @returns the tiers with times in integer centiseconds (rounded half up on the written decimal).
  * @throws ReferenceCorpusError naming the file and line when the header is not `"ooTextFile"` +
  *   `"TextGrid"` (a binary TextGrid is named as such), a value has the wrong kind (a text where a
- *   number belongs, ...), a time is negative, an interval ends before it starts, a tier class is
- *   unknown, or the file ends before the counts say it should.
+ *   number belongs, ...), a time is not a number or is negative, an interval ends before it starts,
+ *   a tier class is unknown, or the file ends before the counts say it should; a bad time of an
+ *   interval or point only when strict.
  */
 export function parseTextGrid(text: string, file: string, options: TextGridParseOptions = {}): TextGrid {
   const strict = options.strict ?? true;
@@ -204,8 +218,21 @@ export function parseTextGrid(text: string, file: string, options: TextGridParse
       );
     return token;
   };
+  // a text at a record's time is a bad value of that record (skippable), not a misplaced text
+  const expectRecordTime = (what: string): Extract<Token, { kind: 'number' }> => {
+    const token = tokens[position];
+    if (token?.kind !== 'text') return expectNumber(what);
+    position += 1;
+    return { kind: 'number', value: Number.NaN, text: token.value, line: token.line };
+  };
   const expectTime = (what: string): { value: Centiseconds; line: number } => timeOf(expectNumber(what), what);
   const timeOf = (token: Extract<Token, { kind: 'number' }>, what: string): { value: Centiseconds; line: number } => {
+    if (Number.isNaN(token.value))
+      throw new ReferenceCorpusError(
+        file,
+        { line: token.line },
+        `${what} ${JSON.stringify(token.text)} is not a number`,
+      );
     if (token.value < 0)
       throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is negative`);
     const exact = parseSecondsToCentiseconds(token.text.replace(/^\+/, ''));
@@ -217,7 +244,11 @@ export function parseTextGrid(text: string, file: string, options: TextGridParse
   const expectCount = (what: string): number => {
     const token = expectNumber(what);
     if (!Number.isSafeInteger(token.value) || token.value < 0)
-      throw new ReferenceCorpusError(file, { line: token.line }, `${what} ${token.text} is not a whole number`);
+      throw new ReferenceCorpusError(
+        file,
+        { line: token.line },
+        `${what} ${Number.isNaN(token.value) ? JSON.stringify(token.text) : token.text} is not a whole number`,
+      );
     return token.value;
   };
   const fileType = tokens[0];
@@ -268,8 +299,8 @@ export function parseTextGrid(text: string, file: string, options: TextGridParse
         // the tokens of one record are read first, so a bad time can be skipped without losing the place
         const isInterval = kind.value === 'IntervalTier';
         const record = isInterval ? `interval ${item} of ${label}` : `point ${item} of ${label}`;
-        const fromToken = expectNumber(isInterval ? `the xmin of ${record}` : `the time of ${record}`);
-        const toToken = isInterval ? expectNumber(`the xmax of ${record}`) : fromToken;
+        const fromToken = expectRecordTime(isInterval ? `the xmin of ${record}` : `the time of ${record}`);
+        const toToken = isInterval ? expectRecordTime(`the xmax of ${record}`) : fromToken;
         const recordText = expectText(isInterval ? `the text of ${record}` : `the mark of ${record}`).value;
         try {
           const from = timeOf(fromToken, isInterval ? `the xmin of ${record}` : `the time of ${record}`);

@@ -81,7 +81,7 @@ describe('TextGrid reader: malformed files name file and line', () => {
     [
       'a text where a time belongs',
       `${header}0\n6\n<exists>\n1\n"IntervalTier"\n"A"\n0\n6\n1\n0\n"six"\n""\n`,
-      /bad\.TextGrid:14: expected the xmax of interval 1 of tier 1 \("A"\) \(a number\), found the text "six"/,
+      /bad\.TextGrid:14: the xmax of interval 1 of tier 1 \("A"\) "six" is not a number/,
     ],
     [
       'an interval that ends before it starts',
@@ -240,6 +240,45 @@ describe('prepareTextGrid', () => {
       await expect(prepareTextGrid([path.join(temporary.folder, 'empty')])).rejects.toThrow(
         /no \*\.TextGrid files in the folder/,
       );
+    } finally {
+      await temporary.remove();
+    }
+  });
+});
+
+describe('TextGrid reader: a time that is not a number', () => {
+  const RECORD = 'the xmin of interval 3 of tier 1 ("spk1 - words")';
+
+  it.each([
+    ['a bare word', 'xmin = abc ', 'abc'],
+    ['a text in double quotes', 'xmin = "abc" ', 'abc'],
+    ['a number that goes on', 'xmin = 1.2.3 ', '1.2.3'],
+    ['a number with letters after it', 'xmin = 0.71s ', '0.71s'],
+  ])('%s is a skipped record naming file:line and the field, or stops when strict', async (_, written, value) => {
+    const text = (await readFile(path.join(FOLDER, 'mfa-long.TextGrid'), 'utf8')).replace(
+      '            xmin = 0.71 ',
+      `            ${written}`,
+    );
+    const reason = `${RECORD} ${JSON.stringify(value)} is not a number`;
+    const grid = parseTextGrid(text, 'bad.TextGrid', { strict: false });
+    expect(grid.skippedRecords).toEqual([{ source: 'bad.TextGrid', line: 24, reason }]);
+    const [words] = grid.tiers;
+    expect(words?.intervals.map((interval) => interval.text)).not.toContain('where');
+    expect(
+      words?.intervals.every((interval) => Number.isInteger(interval.start) && Number.isInteger(interval.end)),
+    ).toBe(true);
+    expect(() => parseTextGrid(text, 'bad.TextGrid')).toThrow(`bad.TextGrid:24: ${reason}`);
+  });
+
+  it('the recording lists the skipped interval as FILE:LINE: REASON', async () => {
+    const temporary = await temporaryFolder('textgrid-nan');
+    try {
+      const file = path.join(temporary.folder, 'call.TextGrid');
+      const text = await readFile(path.join(FOLDER, 'mfa-long.TextGrid'), 'utf8');
+      await writeFile(file, text.replace('            xmin = 0.71 ', '            xmin = abc '));
+      const [recording] = await prepareTextGrid([file], { strict: false });
+      expect(recording?.skippedRecords).toEqual([`${file}:24: ${RECORD} "abc" is not a number`]);
+      await expect(prepareTextGrid([file])).rejects.toThrow(`${file}:24: ${RECORD} "abc" is not a number`);
     } finally {
       await temporary.remove();
     }
