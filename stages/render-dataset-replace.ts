@@ -1,11 +1,12 @@
 /**
  * Replacing a committed dataset folder without losing it: how many dialogues the folder there holds
  * (a commit refuses to shrink it unless asked), the rename of the finished work folder over it with
- * the old one kept aside until the new one is in place, and the recovery of a commit interrupted
- * between its two renames.
+ * the old one kept aside until the new one is in place, the recovery of a commit interrupted
+ * between its two renames, and the removal of a barge-in variant an earlier build committed when
+ * this build commits none.
  */
 import { existsSync } from 'node:fs';
-import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BACKUP_MARKER, isOwnBackup } from '../pipeline/storage/commit-backup-marker.ts';
 import { readRecord } from '../pipeline/storage/json-records.ts';
@@ -118,4 +119,81 @@ export async function replaceFinalFolder(finalDirectory: string, workDirectory: 
   // the new dataset is in place; an old one that cannot be removed (a read-only subfolder) is left
   // as `{dataset}.previous` (marked) and removed by the next build's `open`
   await rm(aside, { recursive: true, force: true }).catch(() => {});
+}
+
+/** What {@link removeStaleVariantDataset} did with a variant folder it found. */
+export interface StaleVariantOutcome {
+  /** True when the folder was removed; false when it was left (not provably a commit's variant). */
+  removed: boolean;
+  /** One line naming the folder and what was done, for the build log (removed) or a warning (left). */
+  message: string;
+}
+
+/** Every file below `directory`, as paths relative to it with `/` separators. */
+async function filesBelow(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.relative(directory, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+}
+
+/**
+ * Why `directory` is not provably the barge-in variant of `dataset` that a commit wrote, or null when
+ * it is: its `manifest.json` is duplexsynth's (`format: m3-duplexbench`), names the folder as its
+ * dataset and `{kind: barge-in, of: dataset}` as its variant, and lists every other file in it (a
+ * commit checks that no other file is there, stages/render-dataset-writer.ts).
+ */
+async function notOwnVariantReason(directory: string, dataset: string): Promise<string | null> {
+  let manifest;
+  try {
+    manifest = await readRecord(path.join(directory, 'manifest.json'), datasetManifestSchema, { optional: true });
+  } catch {
+    return 'its manifest.json cannot be read';
+  }
+  if (manifest === undefined) return 'it has no manifest.json';
+  if (manifest.format !== 'm3-duplexbench' || manifest.dataset !== path.basename(directory))
+    return `its manifest.json is not a duplexsynth manifest of ${path.basename(directory)}`;
+  if (manifest.variant?.kind !== 'barge-in' || manifest.variant.of !== dataset)
+    return `its manifest.json does not name it the barge-in variant of ${dataset}`;
+  const listed = new Set(Object.keys(manifest.files ?? {}));
+  const unlisted = (await filesBelow(directory)).filter((file) => file !== 'manifest.json' && !listed.has(file));
+  if (unlisted.length > 0)
+    return `it holds files its manifest.json does not list (${unlisted.slice(0, 3).join(', ')}${unlisted.length > 3 ? ', …' : ''})`;
+  return null;
+}
+
+/**
+ * Removes the barge-in variant folder `directory` (`{dataset}_bargein`) an earlier build committed,
+ * for a build that commits no barge-in dataset (the variant is off, or its dialogues hold no
+ * BARGE_IN event): left in place, it would be read as this build's. Only a folder that is provably a
+ * commit's variant of `dataset` ({@link notOwnVariantReason}) is removed: its other files first and
+ * its manifest last, so a removal cut short leaves a folder the next build still recognises. Its
+ * commit's backup (`{dataset}_bargein.previous` with the marker) goes with it.
+ * @param directory the variant's dataset folder.
+ * @param dataset the base dataset's name (the variant's manifest names it in `variant.of`).
+ * @returns null when there is no such folder; else whether it was removed, and a line saying so
+ * @throws the file system's error when a removal fails
+ */
+export async function removeStaleVariantDataset(
+  directory: string,
+  dataset: string,
+): Promise<StaleVariantOutcome | null> {
+  const previous = previousDirectoryOf(directory);
+  if (existsSync(previous) && (await isOwnBackup(previous, directory)))
+    await rm(previous, { recursive: true, force: true });
+  if (!existsSync(directory)) return null;
+  const reason = await notOwnVariantReason(directory, dataset);
+  if (reason !== null)
+    return {
+      removed: false,
+      message: `${directory}: left as it is: this build writes no barge-in dataset, and the folder is not provably one a build wrote (${reason}); remove it if it is stale`,
+    };
+  for (const entry of await readdir(directory))
+    if (entry !== 'manifest.json') await rm(path.join(directory, entry), { recursive: true, force: true });
+  await rm(path.join(directory, 'manifest.json'), { force: true });
+  await rmdir(directory);
+  return {
+    removed: true,
+    message: `${directory}: removed: the barge-in dataset of an earlier build (this build writes none)`,
+  };
 }

@@ -3,8 +3,9 @@
  * barge-in variant, each with its manifest settings and summary. A dataset that is refused (empty,
  * smaller) or cannot be written stops the build, and the ones not yet committed are discarded. A
  * barge-in variant whose dialogues hold no BARGE_IN event is not written (the benchmark's barge-in
- * dimension would get nothing from it), and each benchmark dimension a committed dataset gives no
- * sample for is a warning (pipeline/events/benchmark-dimensions.ts).
+ * dimension would get nothing from it), nor is one an earlier build committed kept beside it, and
+ * each benchmark dimension a committed dataset gives no sample for is a warning
+ * (pipeline/events/benchmark-dimensions.ts).
  */
 import { missingDimensionWarnings } from '../events/benchmark-dimensions.ts';
 import type { BuildConfig } from '../config.ts';
@@ -12,7 +13,8 @@ import type { DatasetSummary } from '../model/dataset-summary.ts';
 import type { Language } from '../model/types.ts';
 import type { TimingStatistics } from '../timeline/timing-statistics.ts';
 import type { BuildLog } from './build-context.ts';
-import type { DatasetOutput } from './dataset-output.ts';
+import { removeStaleVariantDataset } from '../../stages/render-dataset-replace.ts';
+import { BARGE_IN_SUFFIX, type DatasetOutput } from './dataset-output.ts';
 import type { TimelinePlacement } from './dialogue-steps.ts';
 import type { SharedBuildServices } from './shared-build-services.ts';
 
@@ -113,5 +115,12 @@ export async function commitLanguageDatasets(commit: LanguageCommit): Promise<Da
     for (const warning of missingDimensionWarnings(summary.dataset, summary.variant, summary.evaluableEvents))
       warn(warning);
   }
+  // no barge-in dataset this build: one an earlier build committed is removed, or named when not provably ours
+  const stale =
+    variant && outputs.includes(variant)
+      ? null
+      : await removeStaleVariantDataset(`${base.directory}${BARGE_IN_SUFFIX}`, dataset);
+  if (stale?.removed) log(`[${language}] ${stale.message}`);
+  else if (stale) warn(stale.message);
   return summaries;
 }
