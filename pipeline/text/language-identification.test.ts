@@ -1,10 +1,35 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   countLetters,
   DEFAULT_LANGUAGE_IDENTIFICATION,
   identifyWrongLanguage,
   isIdentifiableLanguage,
+  loadLanguageIdentification,
 } from './language-identification.ts';
+
+describe('loading the detector', () => {
+  it('reading the default build config loads no detector; a check loads it and identifies', async () => {
+    // a module graph of its own: the unit files share one, where another file may have loaded it
+    vi.resetModules();
+    const fresh = await import('./language-identification.ts');
+    const { DEFAULT_CONFIG_FILE, loadConfigFile } = await import('../config.ts');
+    const config = await loadConfigFile(DEFAULT_CONFIG_FILE);
+    expect(config.llm.rewrite.backend).toBeDefined();
+    expect(fresh.isLanguageIdentificationLoaded()).toBe(false);
+    // a disabled check needs no detector; an enabled one names the missing load
+    const disabled = { ...fresh.DEFAULT_LANGUAGE_IDENTIFICATION, enabled: false };
+    expect(fresh.identifyWrongLanguage('Quand a-t-elle été construite et par qui ?', 'en', disabled)).toBeUndefined();
+    expect(() => fresh.identifyWrongLanguage('Quand a-t-elle été construite et par qui ?', 'en')).toThrow(
+      /not loaded: await loadLanguageIdentification\(\)/,
+    );
+    await Promise.all([fresh.loadLanguageIdentification(), fresh.loadLanguageIdentification()]);
+    expect(fresh.isLanguageIdentificationLoaded()).toBe(true);
+    expect(fresh.identifyWrongLanguage('Quand a-t-elle été construite et par qui ?', 'en')?.detected).toBe('fr');
+    vi.resetModules();
+  });
+});
+
+beforeAll(loadLanguageIdentification);
 
 describe('identifyWrongLanguage', () => {
   it('finds French in an English line and English in a Spanish line', () => {

@@ -3,8 +3,12 @@
  * n-gram detector (npm `eld`, its `small` database: 60 languages, ISO 639-1 codes). The confidence is
  * length-aware, so that short turns ("yes", a name) that no detector can place pass, and a line is
  * called wrong only when the detector places it clearly in another language.
+ *
+ * The detector's database takes about a second to load, so it is loaded only when a reply is to be
+ * checked: {@link loadLanguageIdentification} (an ES module import, hence asynchronous) once before
+ * the first check (pipeline/services/llm/dialogue-text.ts does it before each task's replies); the
+ * settings and defaults here load nothing, so reading a build config does not load it.
  */
-import { eld } from 'eld/small';
 import { countGraphemeClusters } from '../model/grapheme-clusters.ts';
 import type { Language } from '../model/types.ts';
 
@@ -48,8 +52,44 @@ export interface WrongLanguage {
   letters: number;
 }
 
-/** Languages the detector knows (ISO 639-1), read once from its database. */
-const KNOWN_LANGUAGES: ReadonlySet<string> = new Set(Object.values(eld.info().Languages));
+/** The loaded detector (`eld/small`) and the languages it knows (ISO 639-1). */
+interface LoadedDetector {
+  detect: (text: string) => { language: string; getScores: () => Record<string, number> };
+  knownLanguages: ReadonlySet<string>;
+}
+
+let loaded: LoadedDetector | null = null;
+let loading: Promise<void> | null = null;
+
+/**
+ * Loads the detector's database (`eld/small`), once per process; later calls return at once.
+ * @returns when {@link identifyWrongLanguage} and {@link isIdentifiableLanguage} can be called
+ * @throws the module's import error (eld missing from node_modules); a later call tries again
+ */
+export function loadLanguageIdentification(): Promise<void> {
+  loading ??= import('eld/small').then(
+    ({ eld }) => {
+      loaded = { detect: (text) => eld.detect(text), knownLanguages: new Set(Object.values(eld.info().Languages)) };
+    },
+    (error: unknown) => {
+      loading = null;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** Whether the detector's database has been loaded in this process ({@link loadLanguageIdentification}). */
+export function isLanguageIdentificationLoaded(): boolean {
+  return loaded !== null;
+}
+
+/** @throws Error when the detector is not loaded yet */
+function detector(): LoadedDetector {
+  if (loaded === null)
+    throw new Error('language identification is not loaded: await loadLanguageIdentification() before the first check');
+  return loaded;
+}
 
 /**
  * The number of letters of a line, in grapheme clusters that hold a letter (so Devanagari or Thai
@@ -67,9 +107,10 @@ export function countLetters(text: string): number {
  *
  * @param language a BCP 47 code.
  * @returns false for languages outside the detector's 60, whose replies are not checked.
+ * @throws Error when {@link loadLanguageIdentification} has not finished
  */
 export function isIdentifiableLanguage(language: Language): boolean {
-  return KNOWN_LANGUAGES.has(primarySubtag(language));
+  return detector().knownLanguages.has(primarySubtag(language));
 }
 
 /**
@@ -86,6 +127,7 @@ export function isIdentifiableLanguage(language: Language): boolean {
  * @returns the wrong language, or undefined when the line is in the expected language, too short,
  *   not identifiable (the detector finds nothing, or does not know the expected language), or the
  *   check is disabled.
+ * @throws Error when the check is enabled and {@link loadLanguageIdentification} has not finished
  */
 export function identifyWrongLanguage(
   text: string,
@@ -93,12 +135,13 @@ export function identifyWrongLanguage(
   settings: LanguageIdentificationSettings = DEFAULT_LANGUAGE_IDENTIFICATION,
 ): WrongLanguage | undefined {
   if (!settings.enabled) return undefined;
+  const { detect, knownLanguages } = detector();
   const expectedCode = primarySubtag(expected);
-  if (!KNOWN_LANGUAGES.has(expectedCode)) return undefined;
+  if (!knownLanguages.has(expectedCode)) return undefined;
   const words = withoutNames(text);
   const letters = countLetters(words);
   if (letters < settings.minimumLetters) return undefined;
-  const result = eld.detect(words);
+  const result = detect(words);
   const detected = result.language;
   if (detected === '' || detected === expectedCode) return undefined;
   const scores = result.getScores();

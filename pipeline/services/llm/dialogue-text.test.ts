@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TextTurn } from '../../model/types.ts';
+import { loadLanguageIdentification } from '../../text/language-identification.ts';
 import {
   buildRewriteRequest,
   buildTranslateRequest,
@@ -13,6 +14,9 @@ import {
 import { backendFingerprint, LanguageModelTextBackend } from './dialogue-text-backend.ts';
 import { DialogueTextError, UnfinishedGenerationError, UnsupportedTaskError } from './errors.ts';
 import { FakeLanguageModel } from './fake-language-model.ts';
+
+// parseDialogueResponse checks each line's language synchronously: the detector is loaded first
+beforeAll(loadLanguageIdentification);
 
 const settings: GenerationSettings = { model: 'test-model', temperature: 0, seed: 7, structuredOutput: false };
 

@@ -33,6 +33,7 @@ import {
   type TranslateConversationInput,
 } from './dialogue-requests.ts';
 import { assertFinished, parseDialogueResponse, type ExpectedDialogue } from './dialogue-response.ts';
+import { loadLanguageIdentification } from '../../text/language-identification.ts';
 
 export {
   buildRepairRequest,
@@ -211,6 +212,8 @@ async function runTask<Turn extends RewriteTurn>(
   turns: readonly Turn[],
   options: DialogueTextOptions,
 ): Promise<TextTurn[]> {
+  // the reply check identifies each line's language (synchronously): its detector is loaded first, once
+  if (options.validation?.languageIdentification?.enabled !== false) await loadLanguageIdentification();
   if (options.recovery !== undefined)
     return produceDialogueTurns(model, plan, turns, options.recovery, options.validation, 0);
   const result = await model.generate(plan.build(turns));
