@@ -6,11 +6,12 @@
  * refused, and so is one holding an export of another format (replacing it would lose that export).
  */
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { BuildStoppedError } from '../model/build-errors.ts';
 import { bytesHash } from '../storage/content-cache.ts';
 import { containedPath } from '../storage/contained-path.ts';
+import { openInputStream, readInputText } from '../storage/read-input-file.ts';
 import { writeAtomic, writeAtomicChunks } from '../storage/write-atomic.ts';
 
 /** The marker file of an export folder. */
@@ -52,7 +53,7 @@ export class ExportWriter {
     }
     if (existing.length > 0) {
       const markerFile = path.join(absolute, EXPORT_MANIFEST_FILE);
-      const held = await readFile(markerFile, 'utf8').then(
+      const held = await readInputText(markerFile).then(
         (text) => {
           try {
             return (JSON.parse(text) as { format?: unknown }).format;
@@ -124,13 +125,20 @@ export class ExportWriter {
     return bytes;
   }
 
-  /** Copies the file `source` to `relative` inside the export (bytes unchanged). */
+  /**
+   * Copies the file `source` to `relative` inside the export (bytes unchanged), streamed from the
+   * handle pipeline/storage/read-input-file.ts opened and checked (a FIFO or a device is refused
+   * before anything is written), its sha256 taken on the way.
+   * @throws InputFileError naming `source` when it is not a regular file; the file-system error of its open or read
+   */
   async copy(relative: string, source: string): Promise<void> {
     this.throwIfStopped();
-    const target = this.inside(this.workDirectory, relative);
-    await mkdir(path.dirname(target), { recursive: true });
-    await copyFile(source, target);
-    this.files.set(relative, bytesHash(await readFile(target)));
+    const { stream } = await openInputStream(source);
+    try {
+      await this.writeChunks(relative, stream);
+    } finally {
+      stream.destroy();
+    }
   }
 
   /** Absolute path a relative export path will have once committed. */
