@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sharedDirectory } from '../pipeline/config.ts';
 import { main } from './cli.ts';
 import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
+import { copyExportFixture } from '../pipeline/export/testing/export-fixture.ts';
 
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 
@@ -463,6 +464,19 @@ describe('side commands on wrong paths', () => {
     expect(result.stderr).toEqual([
       `duplexsynth: ${through}: build output folder: a part of the path is a file, not a folder (ENOTDIR); check the path; give the folder a build wrote (it holds data/ and summary.json)`,
     ]);
+  });
+
+  it('report on a build whose WAV is a symbolic link to /dev/zero: one line naming it, exit 2, nothing written', async () => {
+    const tiny = await copyExportFixture(path.join(scratch, 'zero-wav'));
+    const build = path.join(scratch, 'zero-wav', 'build');
+    const wav = path.join(tiny, 'audio', 'tiny_0001.wav');
+    await rm(wav);
+    await symlink('/dev/zero', wav);
+    const before = (await readdir(build, { recursive: true })).sort();
+    const result = await cli(['report', build]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toEqual([`duplexsynth: ${wav}: is a character device, not a regular file`]);
+    expect((await readdir(build, { recursive: true })).sort()).toEqual(before);
   });
 
   it('status on a file: exit 2', async () => {
