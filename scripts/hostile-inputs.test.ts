@@ -479,6 +479,26 @@ describe('side commands on wrong paths', () => {
     expect((await readdir(build, { recursive: true })).sort()).toEqual(before);
   });
 
+  it('report beside a folder named report.previous that no report left: one line naming it, exit 2, it and the report kept', async () => {
+    await copyExportFixture(path.join(scratch, 'foreign-previous'));
+    const build = path.join(scratch, 'foreign-previous', 'build');
+    const first = await cli(['report', build]);
+    expect(first.code).toBe(0);
+    const foreign = path.join(build, 'report.previous');
+    await mkdir(foreign);
+    await writeFile(path.join(foreign, 'notes.txt'), 'mine');
+    const index = await readFile(path.join(build, 'report', 'index.html'));
+    const result = await cli(['report', build]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toEqual([
+      `duplexsynth: ${foreign}: not a backup left by duplexsynth (no .duplexsynth-backup in it), and the report is kept under that name while its new version is swapped in; it was left as it is: rename or move it`,
+    ]);
+    expect(await readdir(foreign)).toEqual(['notes.txt']);
+    expect(await readFile(path.join(foreign, 'notes.txt'), 'utf8')).toBe('mine');
+    expect(await readFile(path.join(build, 'report', 'index.html'))).toEqual(index);
+    expect(existsSync(path.join(build, 'report.partial'))).toBe(false);
+  });
+
   it('status on a file: exit 2', async () => {
     const result = await cli(['status', file]);
     expect(result.code).toBe(2);
