@@ -13,6 +13,7 @@ import { addOutputOptions, commandOutput, type OutputOptions } from './output-op
 import path from 'node:path';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../../pipeline/storage/empty-folders.ts';
 import { runStoppable } from '../../pipeline/run/stop-signals.ts';
+import { restoreSwappedFolderSync } from '../../pipeline/storage/folder-swap.ts';
 
 /** Adds the `export` command to `program` (the writers load when it runs: the CLI starts fast). */
 export function registerExportCommand(program: Command): void {
@@ -61,8 +62,11 @@ export function registerExportCommand(program: Command): void {
       // a signal (pipeline/run/stop-signals.ts) removes the unfinished `{out}.partial` and the folders the
       // export created, and ends with one line; a refusal or an error removes the folders it left empty
       const result = await runStoppable('export', `nothing written to ${out}`, async (scope) => {
-        // latest first at a stop: the `.partial` goes, then the folders it leaves empty
+        // latest first at a stop: the `.partial` goes, then the old export comes back when the stop
+        // fell between the commit's two renames (or its backup goes when the new one is in place),
+        // then the folders it leaves empty go
         scope.removeCreatedFoldersOnStop(out, created);
+        scope.onStop(() => restoreSwappedFolderSync(out));
         scope.removeOnStop(`${path.resolve(out)}.partial`);
         try {
           await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
