@@ -10,6 +10,7 @@ import {
   type ExportFormatName,
 } from '../../pipeline/export/export-formats.ts';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../../pipeline/storage/empty-folders.ts';
 import { runStoppable } from '../../pipeline/run/stop-signals.ts';
@@ -61,7 +62,9 @@ export function registerExportCommand(program: Command): void {
       const created = await outermostMissingFolder(out);
       // a signal (pipeline/run/stop-signals.ts) removes the unfinished `{out}.partial` and the folders the
       // export created, and ends with one line; a refusal or an error removes the folders it left empty
-      const result = await runStoppable('export', `nothing written to ${out}`, async (scope) => {
+      const earlier = existsSync(path.join(out, 'duplexsynth-export.json'));
+      const kept = earlier ? `the earlier export in ${out} is kept` : `nothing written to ${out}`;
+      const result = await runStoppable('export', kept, async (scope) => {
         // latest first at a stop: the `.partial` goes, then the old export comes back when the stop
         // fell between the commit's two renames (or its backup goes when the new one is in place),
         // then the folders it leaves empty go
@@ -70,13 +73,15 @@ export function registerExportCommand(program: Command): void {
         scope.removeOnStop(`${path.resolve(out)}.partial`);
         try {
           await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-          return await exportDataset(directory, options.to, out, {
+          const exported = await exportDataset(directory, options.to, out, {
             absolutePaths: options.absolutePaths ?? false,
             copyAudio: options.copyAudio ?? false,
             ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
             huggingFaceLayout: options.layout,
             signal: scope.signal,
           });
+          scope.keep(`the export in ${out} is written`); // a stop from here on keeps the new export
+          return exported;
         } catch (error) {
           await removeFoldersLeftEmpty(out, created); // a refused export leaves no empty folder
           throw error;
