@@ -40,6 +40,8 @@ export const END_TO_END_FILES = [
   'corpora/demo/demo-recordings.test.ts',
   'pipeline/export/export-consumers.test.ts',
   'pipeline/export/contained-paths.test.ts',
+  'pipeline/export/hostile-audio.test.ts',
+  'pipeline/export/export-stop.test.ts',
   'scripts/stop-signals.test.ts',
   'scripts/stop-signals-queued.test.ts',
   'pipeline/orchestration/benchmark-dimensions-build.test.ts',

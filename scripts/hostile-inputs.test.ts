@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sharedDirectory } from '../pipeline/config.ts';
 import { main } from './cli.ts';
 import { encodeWavPcm16 } from '../pipeline/audio/wav.ts';
+import { copyExportFixture } from '../pipeline/export/testing/export-fixture.ts';
 
 const TOPIOCQA_DEV = path.join(sharedDirectory(), 'corpora', 'topiocqa', 'topiocqa_dev.json');
 
@@ -463,6 +464,39 @@ describe('side commands on wrong paths', () => {
     expect(result.stderr).toEqual([
       `duplexsynth: ${through}: build output folder: a part of the path is a file, not a folder (ENOTDIR); check the path; give the folder a build wrote (it holds data/ and summary.json)`,
     ]);
+  });
+
+  it('report on a build whose WAV is a symbolic link to /dev/zero: one line naming it, exit 2, nothing written', async () => {
+    const tiny = await copyExportFixture(path.join(scratch, 'zero-wav'));
+    const build = path.join(scratch, 'zero-wav', 'build');
+    const wav = path.join(tiny, 'audio', 'tiny_0001.wav');
+    await rm(wav);
+    await symlink('/dev/zero', wav);
+    const before = (await readdir(build, { recursive: true })).sort();
+    const result = await cli(['report', build]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toEqual([`duplexsynth: ${wav}: is a character device, not a regular file`]);
+    expect((await readdir(build, { recursive: true })).sort()).toEqual(before);
+  });
+
+  it('report beside a folder named report.previous that no report left: one line naming it, exit 2, it and the report kept', async () => {
+    await copyExportFixture(path.join(scratch, 'foreign-previous'));
+    const build = path.join(scratch, 'foreign-previous', 'build');
+    const first = await cli(['report', build]);
+    expect(first.code).toBe(0);
+    const foreign = path.join(build, 'report.previous');
+    await mkdir(foreign);
+    await writeFile(path.join(foreign, 'notes.txt'), 'mine');
+    const index = await readFile(path.join(build, 'report', 'index.html'));
+    const result = await cli(['report', build]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toEqual([
+      `duplexsynth: ${foreign}: not a backup left by duplexsynth (no .duplexsynth-backup in it), and the report is kept under that name while its new version is swapped in; it was left as it is: rename or move it`,
+    ]);
+    expect(await readdir(foreign)).toEqual(['notes.txt']);
+    expect(await readFile(path.join(foreign, 'notes.txt'), 'utf8')).toBe('mine');
+    expect(await readFile(path.join(build, 'report', 'index.html'))).toEqual(index);
+    expect(existsSync(path.join(build, 'report.partial'))).toBe(false);
   });
 
   it('status on a file: exit 2', async () => {

@@ -1,16 +1,19 @@
 /**
  * Writes one export folder without ever leaving it half-written: everything goes into
- * `{folder}.partial/` and is renamed over the final folder on `commit`, with
+ * `{folder}.partial/` and is swapped in for the final folder on `commit` (the old export kept aside
+ * as a marked `{folder}.previous` until the new one is in place: ../storage/folder-swap.ts), with
  * `duplexsynth-export.json` (format, source dataset, every file with its sha256) written last.
  * A final folder that holds files but no `duplexsynth-export.json` belongs to someone else and is
  * refused, and so is one holding an export of another format (replacing it would lose that export).
  */
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { BuildStoppedError } from '../model/build-errors.ts';
 import { bytesHash } from '../storage/content-cache.ts';
 import { containedPath } from '../storage/contained-path.ts';
+import { refuseForeignBackupFolder, restoreSwappedFolderSync, swapInFolder } from '../storage/folder-swap.ts';
+import { openInputStream, readInputText } from '../storage/read-input-file.ts';
 import { writeAtomic, writeAtomicChunks } from '../storage/write-atomic.ts';
 
 /** The marker file of an export folder. */
@@ -36,14 +39,18 @@ export class ExportWriter {
 
   /**
    * Starts writing an export of `format` at `directory` (an export of the same format there is
-   * replaced on commit); a leftover `{directory}.partial/` is removed first.
+   * replaced on commit); a leftover `{directory}.partial/` is removed first, and the old export a
+   * commit killed between its two renames left as `{directory}.previous` is put back.
    * @param signal stops the export (Ctrl-C): once aborted, the next write, copy or commit throws
    *   BuildStoppedError and nothing is committed (the caller then calls {@link abandon})
    * @throws Error naming the folder when it exists with files but without `duplexsynth-export.json`,
-   *   or holds an export of another format (or an unreadable marker)
+   *   or holds an export of another format (or an unreadable marker); ForeignBackupFolderError when
+   *   a `{directory}.previous` that no commit left is there
    */
   static async open(directory: string, format: string, signal?: AbortSignal): Promise<ExportWriter> {
     const absolute = path.resolve(directory);
+    await refuseForeignBackupFolder(absolute, 'the export');
+    restoreSwappedFolderSync(absolute);
     const existing = await readdir(absolute).catch(() => [] as string[]);
     if (existing.length > 0 && !existing.includes(EXPORT_MANIFEST_FILE)) {
       throw new Error(
@@ -52,7 +59,7 @@ export class ExportWriter {
     }
     if (existing.length > 0) {
       const markerFile = path.join(absolute, EXPORT_MANIFEST_FILE);
-      const held = await readFile(markerFile, 'utf8').then(
+      const held = await readInputText(markerFile).then(
         (text) => {
           try {
             return (JSON.parse(text) as { format?: unknown }).format;
@@ -124,13 +131,20 @@ export class ExportWriter {
     return bytes;
   }
 
-  /** Copies the file `source` to `relative` inside the export (bytes unchanged). */
+  /**
+   * Copies the file `source` to `relative` inside the export (bytes unchanged), streamed from the
+   * handle pipeline/storage/read-input-file.ts opened and checked (a FIFO or a device is refused
+   * before anything is written), its sha256 taken on the way.
+   * @throws InputFileError naming `source` when it is not a regular file; the file-system error of its open or read
+   */
   async copy(relative: string, source: string): Promise<void> {
     this.throwIfStopped();
-    const target = this.inside(this.workDirectory, relative);
-    await mkdir(path.dirname(target), { recursive: true });
-    await copyFile(source, target);
-    this.files.set(relative, bytesHash(await readFile(target)));
+    const { stream } = await openInputStream(source);
+    try {
+      await this.writeChunks(relative, stream);
+    } finally {
+      stream.destroy();
+    }
   }
 
   /** Absolute path a relative export path will have once committed. */
@@ -147,9 +161,9 @@ export class ExportWriter {
     const files = Object.fromEntries([...this.files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     const marker = { format, source, ...details, files };
     await writeAtomic(path.join(this.workDirectory, EXPORT_MANIFEST_FILE), `${JSON.stringify(marker, null, 2)}\n`);
-    await rm(this.finalDirectory, { recursive: true, force: true });
     await mkdir(path.dirname(this.finalDirectory), { recursive: true });
-    await rename(this.workDirectory, this.finalDirectory);
+    // a stop between the swap's renames puts the old export back (scripts/commands/export.ts)
+    await swapInFolder(this.workDirectory, this.finalDirectory, 'the export');
   }
 
   /** Removes the work folder (after a failure). */

@@ -23,10 +23,10 @@
  * {@link MAX_SHARD_BYTES} (`MAX_SHARD_SIZE = "500MB"`), each at least one dialogue. The plan depends only
  * on the WAV files' sizes, so the same input gives the same bytes.
  */
-import { stat, readFile } from 'node:fs/promises';
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
 import { DatasetReadError } from '../quality/dataset-files.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
+import { openInputFile, readInputFile } from '../storage/read-input-file.ts';
 import type { ExportDialogue } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 import { readDialogueWav } from './wav-info.ts';
@@ -235,7 +235,9 @@ export async function checkDialogueWav(dialogue: ExportDialogue): Promise<number
     throw new DatasetReadError(
       `${file}: WAV of dialogue ${dialogue.id} has ${info.channels} channel(s); the huggingface export's audio column holds two-channel dialogues`,
     );
-  return (await stat(file)).size;
+  const { handle, size } = await openInputFile(file); // the header was read from a regular file (wav-info.ts)
+  await handle.close();
+  return size;
 }
 
 /** The Hub's file name of shard `index` of `count` of `split` (`data/test-00000-of-00001.parquet`). */
@@ -261,7 +263,7 @@ function columnValue(column: HuggingFaceColumn, value: unknown): unknown {
 /** Reads one dialogue's WAV for the audio column. @throws DatasetReadError naming the file and the dialogue id */
 async function readAudio(dialogue: ExportDialogue): Promise<Uint8Array> {
   try {
-    return await readFile(dialogue.audioFile);
+    return await readInputFile(dialogue.audioFile);
   } catch (error) {
     throw new DatasetReadError(
       describeFileSystemError(

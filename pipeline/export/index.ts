@@ -3,9 +3,9 @@
  * module per format, chosen from a registry; each writes into an {@link ExportWriter} (nothing
  * half-written; `duplexsynth-export.json` records the source dataset and every file's sha256).
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bytesHash } from '../storage/content-cache.ts';
+import { readInputFile } from '../storage/read-input-file.ts';
 import { writeAudacityExport } from './audacity.ts';
 import { readExportDataset, type ExportDataset } from './export-dataset.ts';
 import { ExportWriter } from './export-writer.ts';
@@ -107,7 +107,7 @@ export async function exportDataset(
   const writer = await ExportWriter.open(outDirectory, format, options.signal);
   try {
     const details = await EXPORT_FORMATS[format].write(dataset, writer, options);
-    const manifestSha256 = bytesHash(await readFile(path.join(dataset.directory, 'manifest.json')));
+    const manifestSha256 = bytesHash(await readInputFile(path.join(dataset.directory, 'manifest.json')));
     await writer.commit(format, { language: dataset.language, dataset: dataset.dataset, manifestSha256 }, details);
     return { format, directory: writer.finalDirectory, dialogues: dataset.dialogues.length, details };
   } catch (error) {

@@ -27,8 +27,8 @@
  * - No `.idx` files: lhotse's indexed random access needs uncompressed `cuts.*.jsonl`; the streaming
  *   reader (the default for `.jsonl.gz` cuts) needs none.
  */
-import { readFile } from 'node:fs/promises';
 import tarStream from 'tar-stream';
+import { readInputFile } from '../storage/read-input-file.ts';
 import type { ExportDataset } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 import { gzipJsonl, lhotseCut, lhotseDialogueManifests } from './lhotse.ts';
@@ -94,7 +94,7 @@ export async function writeLhotseSharExport(
         const manifests = await lhotseDialogueManifests(dataset, dialogue, audioFile, '', 'shar');
         sampleRates.add(manifests.recording.sampling_rate as number);
         cuts.push(pythonJson(lhotseCut(dialogue, manifests)));
-        await addMember(pack, `${dialogue.id}.wav`, await readFile(audioFile));
+        await addMember(pack, `${dialogue.id}.wav`, await readInputFile(audioFile));
         await addMember(pack, `${dialogue.id}.json`, Buffer.from(`${pythonJson(manifests.recording)}\n`, 'utf8'));
       }
       pack.finalize();

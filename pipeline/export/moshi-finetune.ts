@@ -26,10 +26,10 @@
  *   which). Resampling to 24 kHz uses the project's libsamplerate converter (`resample`, best quality).
  */
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
 import { resample } from '../audio/resample.ts';
 import { decodeWav, encodeWavPcm16 } from '../audio/wav.ts';
 import type { AlignedWord } from '../model/types.ts';
+import { readInputFile } from '../storage/read-input-file.ts';
 import { mainChannel, type ExportDataset } from './export-dataset.ts';
 import type { ExportWriter } from './export-writer.ts';
 import { pythonFloat, pythonJson } from './python-json.ts';
@@ -81,7 +81,7 @@ export async function writeMoshiFinetuneExport(
     if (dialogue.fullBandAudioFile !== null) fromFullBand += 1;
     // decodeWav keeps the frames a cut-short file holds: refuse it first (its header names the rest)
     await readDialogueWav(source, dialogue, 'the moshi-finetune stereo WAV');
-    const audio = decodeWav(await readFile(source), source);
+    const audio = decodeWav(await readInputFile(source), source);
     if (audio.channels.length !== 2)
       throw new RangeError(`${source}: ${audio.channels.length} channels; a dialogue recording has 2`);
     sourceRates.add(audio.sampleRate);

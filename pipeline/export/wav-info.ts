@@ -3,6 +3,7 @@ import { WavDecodeError } from '../audio/raw-audio.ts';
 import { readWavFileLayout } from '../audio/wav.ts';
 import { DatasetReadError } from '../quality/dataset-files.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
+import { openInputFile } from '../storage/read-input-file.ts';
 
 /** Facts from a WAV header. */
 export interface WavInfo {
@@ -19,10 +20,14 @@ export interface WavInfo {
  * Reads the header of the WAV file `file` (pipeline/audio/wav.ts; the samples are not read).
  * A file that ends before the data its header declares is `truncated`, its `sampleCount` the whole
  * frames that are there (a file cut in the middle of a frame is cut short, not malformed).
+ * The file is first opened and checked as every input file is (pipeline/storage/read-input-file.ts):
+ * a FIFO, a device such as `/dev/zero` or a socket is refused before its header is read by path.
  * @throws WavDecodeError naming the file when it is not a RIFF/WAVE file with a `fmt ` and a `data`
- *   chunk, or its complete data is not a whole number of frames; the file-system error when it cannot be read
+ *   chunk, or its complete data is not a whole number of frames; InputFileError when it is not a
+ *   regular file; the file-system error when it cannot be read
  */
 export async function readWavInfo(file: string): Promise<WavInfo> {
+  await (await openInputFile(file)).handle.close();
   const layout = readWavFileLayout(file);
   if (layout === undefined) throw new WavDecodeError(file, 'not a RIFF/WAVE file with a fmt and a data chunk');
   const { channels, sampleRate, bitsPerSample } = layout.format;

@@ -4,7 +4,7 @@
  * `summary.json` (failed, i.e. quarantined, dialogues) and `audio/{id}.wav` paths.
  */
 import { LANGUAGE_CODE_PATTERN } from '../model/language-code.ts';
-import { readFile } from 'node:fs/promises';
+import { readInputText } from '../storage/read-input-file.ts';
 import path from 'node:path';
 import { parseEventsLine } from '../events/index.ts';
 import type { ChannelEvents, Language } from '../model/types.ts';
@@ -61,7 +61,7 @@ export interface DatasetFolder {
 
 async function readText(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return await readInputText(file);
   } catch (error) {
     throw new DatasetReadError(describeFileSystemError(error, file, 'cannot be read'));
   }

@@ -22,12 +22,13 @@
  * Deterministic: the same build gives the same bytes (no timestamps). Nothing half-written: the
  * report is written into `report.partial/` and renamed over `report/`.
  */
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { readDatasetFolder, type DatasetFolder } from '../quality/dataset-files.ts';
 import { packageFile } from '../storage/package-files.ts';
 import { syncFileSystemOf } from '../storage/file-system-sync.ts';
+import { refuseForeignBackupFolder, swapInFolder } from '../storage/folder-swap.ts';
 import { writeAtomic } from '../storage/write-atomic.ts';
 import { escapeHtml, htmlPage } from './html.ts';
 import { datasetSection, type BuildReportOptions } from './dataset-section.ts';
@@ -51,7 +52,8 @@ export interface BuildReportResult {
 /**
  * Writes the report of the build in `outputDirectory` (module comment) and returns where.
  * @throws Error naming the file when a dataset folder cannot be read (DatasetReadError), a JSON file
- *   is malformed, or a WAV cannot be decoded; the previous report (if any) is then left as it was
+ *   is malformed, or a WAV cannot be decoded; the previous report (if any) is then left as it was;
+ *   ForeignBackupFolderError when a `report.previous` without the swap's marker is there (nothing written)
  */
 export async function writeBuildReport(
   outputDirectory: string,
@@ -60,21 +62,16 @@ export async function writeBuildReport(
   const output = path.resolve(outputDirectory);
   const finalDirectory = path.join(output, REPORT_DIRECTORY);
   const work = `${finalDirectory}.partial`;
+  await refuseForeignBackupFolder(finalDirectory, 'the report'); // a user's report.previous: before any work
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   try {
     const result = await writeReportInto(output, work, options);
     // its files are written without an fsync each (../storage/file-system-sync.ts): flushed together here
     await syncFileSystemOf(work);
-    // the old report is moved aside, not removed, until the new one is in place: a process stopped
-    // between the two renames (../run/stop-signals.ts) puts it back
-    const previous = `${finalDirectory}.previous`;
-    await rm(previous, { recursive: true, force: true });
-    await rename(finalDirectory, previous).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
-    await rename(work, finalDirectory);
-    await rm(previous, { recursive: true, force: true });
+    // the old report is marked and moved aside as report.previous, not removed, until the new one is
+    // in place: a process stopped between the two renames (../run/stop-signals.ts) puts it back
+    await swapInFolder(work, finalDirectory, 'the report');
     return { ...result, indexPath: path.join(finalDirectory, 'index.html') };
   } catch (error) {
     await rm(work, { recursive: true, force: true });

@@ -8,13 +8,13 @@
  * with the command that restores it.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isOwnBackup } from '../storage/commit-backup-marker.ts';
 import { datasetManifestSchema, type DatasetManifest } from '../model/dataset-manifest.ts';
 import { BuildInputError } from '../model/build-errors.ts';
 import { describeFileSystemError } from '../storage/file-system-errors.ts';
+import { openInputStream, readInputText } from '../storage/read-input-file.ts';
 
 /**
  * Files the score and split stages write into a committed dataset (not in its manifest: they are
@@ -44,10 +44,14 @@ export interface DatasetIntegrity {
   notes: string[];
 }
 
-/** sha256 (hex) of a file, read as a stream (a dataset's WAVs are never all in memory). */
+/**
+ * sha256 (hex) of a file, read as a stream (a dataset's WAVs are never all in memory) from the handle
+ * ../storage/read-input-file.ts checked: a FIFO or a device put there since its stat is refused.
+ */
 async function fileSha256(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  const { stream } = await openInputStream(file, { maximumBytes: Number.MAX_SAFE_INTEGER });
+  for await (const chunk of stream) hash.update(chunk);
   return hash.digest('hex');
 }
 
@@ -96,7 +100,7 @@ export async function requireDatasetFolder(directory: string): Promise<void> {
  */
 export async function readDatasetManifest(directory: string): Promise<DatasetManifest> {
   const manifestFile = path.join(path.resolve(directory), 'manifest.json');
-  const text = await readFile(manifestFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const text = await readInputText(manifestFile).catch((error: NodeJS.ErrnoException) => {
     throw new BuildInputError(describeFileSystemError(error, manifestFile, 'dataset manifest'));
   });
   let value: unknown;

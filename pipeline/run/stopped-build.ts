@@ -10,8 +10,9 @@
  *   were (or removed when there were none) when the stop comes before the split is done, so a dataset
  *   is never left half-scored: it is as the commit left it, or scored and split.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { restoreSwappedFolderSync } from '../storage/folder-swap.ts';
 import { currentStopScope } from './stop-signals.ts';
 
 /** The files of a dataset folder that `score` and `split` write (stages/score-quality.ts, stages/split-dev-test.ts). */
@@ -60,13 +61,14 @@ export function removeUnfinishedBuildOutputsSync(outputDirectory: string): strin
 
 /**
  * Undoes a report write stopped part-way (../report/build-report.ts): removes `report.partial/`, and
- * puts `report.previous/` back as `report/` when the new report was not in place yet (else removes it).
+ * puts the report's marked backup `report.previous/` back as `report/` when the new report was not in
+ * place yet (else removes it); a `report.previous/` without the marker is not the report's and is
+ * left as it is (../storage/folder-swap.ts).
  */
 export function restoreReportSync(outputDirectory: string): void {
   const report = path.join(outputDirectory, 'report');
   rmSync(`${report}.partial`, { recursive: true, force: true });
-  if (!existsSync(report) && existsSync(`${report}.previous`)) renameSync(`${report}.previous`, report);
-  else rmSync(`${report}.previous`, { recursive: true, force: true });
+  restoreSwappedFolderSync(report);
 }
 
 /**

@@ -4,7 +4,7 @@
  * one message shape for every failure: `{file}: not valid JSON (…)` or `{file}: {field}: {problem}`
  * (pipeline/model/validation.ts).
  */
-import { readFile } from 'node:fs/promises';
+import { InputFileError, readInputText } from './read-input-file.ts';
 import type { z } from 'zod';
 import { describeIssues } from '../model/validation.ts';
 import { writeAtomic } from './write-atomic.ts';
@@ -73,10 +73,11 @@ export async function readRecord<S extends z.ZodType>(
   const makeError = options.makeError ?? defaultError;
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readInputText(file); // a FIFO or a device is refused at once (./read-input-file.ts)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && options.optional) return undefined;
+    if (error instanceof InputFileError) throw makeError(error.message, file, error);
     throw makeError(`${file}: cannot be read (${code ?? (error as Error).message})`, file, error);
   }
   return parseRecord(text, file, schema, makeError);

@@ -4,7 +4,7 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InputFileError, readInputFile, readInputText } from './read-input-file.ts';
+import { InputFileError, openInputStream, readInputFile, readInputText } from './read-input-file.ts';
 import { loadTopiocqa } from '../../corpora/topiocqa.ts';
 import { loadConfigFile } from '../config-file.ts';
 import { readLanguagePackFile } from '../model/language-pack.ts';
@@ -53,6 +53,26 @@ describe('readInputFile', () => {
     );
     expect(refusal).toBeInstanceOf(InputFileError);
     expect((refusal as Error).message).toBe(`${file}: 11 bytes, more than the 10 allowed (test.maximumBytes)`);
+  });
+});
+
+describe('openInputStream', () => {
+  it('streams the bytes of a regular file from the checked handle, with its size', async () => {
+    const file = path.join(folder, 'stream.bin');
+    const bytes = Buffer.alloc(200_000, 7);
+    await writeFile(file, bytes);
+    const { stream, size } = await openInputStream(file);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(size).toBe(200_000);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+  });
+
+  it('refuses a FIFO and a link to /dev/zero before any byte is read', async () => {
+    await expect(openInputStream(fifo)).rejects.toThrow(`${fifo}: is a FIFO, not a regular file`);
+    const link = path.join(folder, 'zero-stream.wav');
+    await symlink('/dev/zero', link);
+    await expect(openInputStream(link)).rejects.toThrow(`${link}: is a character device, not a regular file`);
   });
 });
 

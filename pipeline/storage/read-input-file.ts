@@ -6,6 +6,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { InputFileError } from './file-system-errors.ts';
 
 export { InputFileError } from './file-system-errors.ts';
@@ -104,6 +105,21 @@ export async function readInputFile(file: string, bound: InputFileBound = {}): P
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The bytes of an input file as a stream, for a file too large to hold in memory at once (a dataset's
+ * WAV copied into an export): the handle is opened and checked as {@link openInputFile}, and the
+ * stream reads from that same handle (it closes it at its end, on an error, or when destroyed).
+ * @returns the stream (chunks of at most 64 KiB) and the file's size in bytes
+ * @throws InputFileError and file-system errors as {@link openInputFile}, before any byte is read
+ */
+export async function openInputStream(
+  file: string,
+  bound: InputFileBound = {},
+): Promise<{ stream: Readable & AsyncIterable<Buffer>; size: number }> {
+  const { handle, size } = await openInputFile(file, bound);
+  return { stream: handle.createReadStream({ autoClose: true }), size };
 }
 
 /**

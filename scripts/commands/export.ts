@@ -10,9 +10,11 @@ import {
   type ExportFormatName,
 } from '../../pipeline/export/export-formats.ts';
 import { addOutputOptions, commandOutput, type OutputOptions } from './output-options.ts';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { outermostMissingFolder, removeFoldersLeftEmpty } from '../../pipeline/storage/empty-folders.ts';
 import { runStoppable } from '../../pipeline/run/stop-signals.ts';
+import { restoreSwappedFolderSync } from '../../pipeline/storage/folder-swap.ts';
 
 /** Adds the `export` command to `program` (the writers load when it runs: the CLI starts fast). */
 export function registerExportCommand(program: Command): void {
@@ -60,19 +62,26 @@ export function registerExportCommand(program: Command): void {
       const created = await outermostMissingFolder(out);
       // a signal (pipeline/run/stop-signals.ts) removes the unfinished `{out}.partial` and the folders the
       // export created, and ends with one line; a refusal or an error removes the folders it left empty
-      const result = await runStoppable('export', `nothing written to ${out}`, async (scope) => {
-        // latest first at a stop: the `.partial` goes, then the folders it leaves empty
+      const earlier = existsSync(path.join(out, 'duplexsynth-export.json'));
+      const kept = earlier ? `the earlier export in ${out} is kept` : `nothing written to ${out}`;
+      const result = await runStoppable('export', kept, async (scope) => {
+        // latest first at a stop: the `.partial` goes, then the old export comes back when the stop
+        // fell between the commit's two renames (or its backup goes when the new one is in place),
+        // then the folders it leaves empty go
         scope.removeCreatedFoldersOnStop(out, created);
+        scope.onStop(() => restoreSwappedFolderSync(out));
         scope.removeOnStop(`${path.resolve(out)}.partial`);
         try {
           await checkFolder(out, 'export folder'); // a file there, /proc, a read-only disk: one line, nothing removed
-          return await exportDataset(directory, options.to, out, {
+          const exported = await exportDataset(directory, options.to, out, {
             absolutePaths: options.absolutePaths ?? false,
             copyAudio: options.copyAudio ?? false,
             ...(options.shardSize === undefined ? {} : { shardSize: options.shardSize }),
             huggingFaceLayout: options.layout,
             signal: scope.signal,
           });
+          scope.keep(`the export in ${out} is written`); // a stop from here on keeps the new export
+          return exported;
         } catch (error) {
           await removeFoldersLeftEmpty(out, created); // a refused export leaves no empty folder
           throw error;
