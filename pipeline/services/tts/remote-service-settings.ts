@@ -268,7 +268,7 @@ export interface RemoteSynthesizerOptions {
   promptCacheSize: number;
   /** Transcribe every accepted clip and resynthesize the misspoken ones (synthesis-recognition.ts); unset = no recognition. */
   speechRecognition?: SpeechRecognitionCheckOptions;
-  /** Resynthesize, once, clips whose speech runs well beyond their text (synthesis-speech-length.ts; needs `checks`); unset = no check. */
+  /** Resynthesize, once, clips whose speech runs well beyond their text (synthesis-speech-length.ts; needs `checks` and a voice prompt with its transcript); unset = no check. */
   speechLength?: SpeechLengthCheckOptions;
   /** Waits between retries; injectable for tests. Default the clock's sleep. */
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;

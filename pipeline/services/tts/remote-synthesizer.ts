@@ -173,13 +173,10 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
     this.assertPlausibleSpeechRate(text);
     await this.backend.prepareVoice?.(voice, text);
     const spokenText = await this.spokenText(text);
-    // the speech-length check measures against the voice's own tempo; its first overlong clip is resynthesized once
+    // the speech-length check needs the voice's own tempo (a prompt with its transcript); its first overlong clip is resynthesized once
     const options = this.options.speechLength;
-    const length = options && {
-      options,
-      voiceTempo: (await this.backend.referenceTempo?.(voice)) ?? null,
-      overlong: 0,
-    };
+    const voiceTempo = options ? ((await this.backend.referenceTempo?.(voice)) ?? null) : null;
+    const length = options && voiceTempo !== null ? { options, voiceTempo, overlong: 0 } : undefined;
 
     const attempts: SynthesisAttemptRecord[] = [];
     let lastEndpoint: string | undefined;

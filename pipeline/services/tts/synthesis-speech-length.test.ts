@@ -113,6 +113,17 @@ describe('the speech-length check of synthesized utterances', () => {
     expect(synthesizer.statistics()).toMatchObject({ succeeded: 6, failures: {} });
   });
 
+  it('does not check a voice without a prompt transcript (its tempo is unknown)', async () => {
+    const { loopback, synthesizer } = await tts(leading(() => prompt.transcript));
+    await synthesizer.synthesize({
+      text: ANSWER,
+      language: 'en',
+      voice: { mode: 'cross-lingual', promptWav: prompt.path },
+    });
+    expect(loopback.requests).toHaveLength(1);
+    expect(synthesizer.statistics()).toMatchObject({ succeeded: 1, failures: {} });
+  });
+
   it('accepts a leaked prompt when the check is not configured', async () => {
     const loopback = await startCosyVoiceLoopbackServer({ faults: leading(() => prompt.transcript) });
     servers.push(loopback);

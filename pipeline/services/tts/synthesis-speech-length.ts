@@ -3,13 +3,14 @@
  * to last speech end, after tail trimming: synthesis-checks.ts) is compared with how long its text
  * takes to say at the voice's own tempo (the speech-rate model of synthesis-speech-rate.ts, scaled by
  * the tempo of the voice prompt, voice-prompt.ts). Speech well beyond that is speech before the first
- * or after the last word of the text: a voice prompt's transcript leaking into the reply, or a
- * spoken prompt or tag, both known CosyVoice failures that speak without a pause before the text.
+ * or after the last word of the text: a voice prompt's transcript leaking into the reply, a known
+ * CosyVoice failure that speaks without a pause before the text.
  *
- * The remote synthesizer (remote-synthesizer.ts) runs it on every accepted clip when no speech
- * recognizer checks the clips (synthesis-recognition.ts hears the words themselves): over the limit
- * the clip is resynthesized once (`extra-speech`), and a second such clip quarantines the utterance
- * with the measured and the expected seconds in the reason.
+ * The remote synthesizer (remote-synthesizer.ts) runs it on every accepted clip of a voice with a
+ * prompt and its transcript (the tempo of a voice without one is unknown: a slow voice would read as
+ * extra speech) when no speech recognizer checks the clips (synthesis-recognition.ts hears the words
+ * themselves): over the limit the clip is resynthesized once (`extra-speech`), and a second such clip
+ * quarantines the utterance with the measured and the expected seconds in the reason.
  */
 
 /** Settings of {@link judgeSpeechLength}: how much longer than expected speech may run. */

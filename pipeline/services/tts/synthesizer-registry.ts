@@ -39,7 +39,7 @@ export interface RemoteEngineRuntime {
   onProgress?: (statistics: RemoteSynthesisStatistics) => void;
   /** Transcribe every synthesized clip and resynthesize the misspoken ones (synthesis-recognition.ts); unset = no recognition. */
   speechRecognition?: SpeechRecognitionCheckOptions;
-  /** Resynthesize, once, clips whose speech runs well beyond their text (synthesis-speech-length.ts); unset = no check. */
+  /** Resynthesize, once, clips whose speech runs well beyond their text (synthesis-speech-length.ts; voices with a prompt transcript); unset = no check. */
   speechLength?: SpeechLengthCheckOptions;
 }
 
