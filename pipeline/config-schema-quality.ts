@@ -10,6 +10,7 @@ import {
   DEFAULT_TRANSCRIPTION_TIMEOUT_MILLISECONDS,
 } from './services/asr/openai-transcription.ts';
 import { DEFAULT_MAXIMUM_WORD_ERROR_RATE } from './services/tts/synthesis-recognition.ts';
+import { DEFAULT_SPEECH_LENGTH_CHECK_OPTIONS } from './services/tts/synthesis-speech-length.ts';
 
 // Scores do not depend on these settings (to float32 rounding of the model outputs), except
 // `hopSeconds` (pipeline/services/mos/dnsmos.ts, dnsmos-windows.ts).
@@ -120,6 +121,37 @@ const speechRecognitionSchema = z
     'Transcribe every utterance a remote TTS engine synthesizes and resynthesize the misspoken ones (a spoken language tag, a leaked prompt transcript); the language of each clip is sent to the service. Clips from the synthesis cache are not transcribed again.',
   );
 
+// Without a recognizer, how long the speech of every freshly synthesized utterance of a remote TTS
+// engine runs against what its text takes at the voice's tempo (pipeline/services/tts/synthesis-speech-length.ts,
+// where the defaults are measured); like the recognition check, not part of the synthesis cache key.
+const speechLengthSchema = z
+  .object({
+    relativeMargin: z
+      .number()
+      .nonnegative()
+      .default(DEFAULT_SPEECH_LENGTH_CHECK_OPTIONS.relativeMargin)
+      .describe("Share of the text's expected seconds (at the voice prompt's tempo) the speech may run over."),
+    pauseSeconds: z
+      .number()
+      .nonnegative()
+      .default(DEFAULT_SPEECH_LENGTH_CHECK_OPTIONS.pauseSeconds)
+      .describe('Seconds each pausing punctuation mark inside the text may add.'),
+    digitSeconds: z
+      .number()
+      .nonnegative()
+      .default(DEFAULT_SPEECH_LENGTH_CHECK_OPTIONS.digitSeconds)
+      .describe('Seconds each digit of the text may add (numbers read out run longer than their letters predict).'),
+    marginSeconds: z
+      .number()
+      .nonnegative()
+      .default(DEFAULT_SPEECH_LENGTH_CHECK_OPTIONS.marginSeconds)
+      .describe('Fixed seconds the speech may run over (short utterances vary most).'),
+  })
+  .strict()
+  .describe(
+    "When quality.speechRecognition is null: speech of a remote TTS engine's utterance longer than its text takes at the voice's tempo, by more than the margins, is speech before its first or after its last word (a leaked voice prompt); the utterance is synthesized once more, then its dialogue quarantined. Clips from the synthesis cache are not checked again.",
+  );
+
 /** `quality`: scoring and the dev/test split, after rendering. */
 export const qualitySchema = z
   .object({
@@ -164,6 +196,12 @@ export const qualitySchema = z
       .default(null)
       .describe(
         'Speech recognition check of freshly synthesized utterances of remote TTS engines (independent of enabled); null = off.',
+      ),
+    speechLength: speechLengthSchema
+      .nullable()
+      .prefault({})
+      .describe(
+        'Speech-length check of freshly synthesized utterances of remote TTS engines without a recognizer (independent of enabled); null = off.',
       ),
   })
   .strict()

@@ -18,6 +18,7 @@ import type { DialogueStepContext, DialogueWork, TimelinePlacement } from './dia
 import type { SharedBuildServices } from './shared-build-services.ts';
 import { speakerRoster } from './speaker-roster.ts';
 import { speechRecognitionCheckOf } from './speech-recognition-check.ts';
+import { speechLengthCheckOf } from './speech-length-check.ts';
 import { BARGE_IN_STAGE_LIST, DIALOGUE_STAGE_LIST } from './stage-list.ts';
 
 /**
@@ -38,10 +39,13 @@ export async function languageWork(
   const { textBackends, detector, queue, resamplePool, renderPool } = shared;
   const dataset = datasetNameOf(config, language);
   const speechRecognition = speechRecognitionCheckOf(config, language);
+  const speechLength = speechLengthCheckOf(config, language);
   const synthesizer = await createSpeechSynthesizer(
     ttsOf(config, language).backend,
     ttsOf(config, language).service,
-    speechRecognition ? { speechRecognition } : undefined,
+    speechRecognition || speechLength
+      ? { ...(speechRecognition ? { speechRecognition } : {}), ...(speechLength ? { speechLength } : {}) }
+      : undefined,
   );
   const roster = speakerRoster(language, config, synthesizer);
   const shipped = shippedTimingStatisticsOf(language);

@@ -15,6 +15,7 @@ import {
   type SynthesisCheckOptions,
 } from './synthesis-checks.ts';
 import type { SpeechRecognitionCheckOptions } from './synthesis-recognition.ts';
+import type { SpeechLengthCheckOptions } from './synthesis-speech-length.ts';
 import type { RemoteSynthesisStatistics } from './remote-speech-backend.ts';
 import { describeIssues } from '../../model/validation.ts';
 
@@ -267,6 +268,8 @@ export interface RemoteSynthesizerOptions {
   promptCacheSize: number;
   /** Transcribe every accepted clip and resynthesize the misspoken ones (synthesis-recognition.ts); unset = no recognition. */
   speechRecognition?: SpeechRecognitionCheckOptions;
+  /** Resynthesize, once, clips whose speech runs well beyond their text (synthesis-speech-length.ts; needs `checks` and a voice prompt with its transcript); unset = no check. */
+  speechLength?: SpeechLengthCheckOptions;
   /** Waits between retries; injectable for tests. Default the clock's sleep. */
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
   /** Request timeouts, endpoint cool-downs and rate waits, retry waits (unless `sleep` is given) and attempt times; injectable for tests. Default the system clock. */

@@ -31,6 +31,7 @@ import {
 import { checkSynthesizedSpeech, SpeechRateMonitor, type TailKind } from './synthesis-checks.ts';
 import { likelySampleRate } from './synthesis-speech-rate.ts';
 import { checkRecognizedSpeech } from './synthesis-recognition.ts';
+import { judgeSpeechLength, type SpeechLengthState } from './synthesis-speech-length.ts';
 import { TranscriptionError } from '../asr/speech-transcriber.ts';
 import type { RemoteSynthesizerOptions } from './remote-service-settings.ts';
 import {
@@ -61,11 +62,13 @@ export {
   type SynthesisAttemptRecord,
 } from './remote-speech-backend.ts';
 
-/** An accepted clip: tail trimmed, its tempo, what was trimmed, and the recognizer's error count when one ran. */
+/** An accepted clip: tail trimmed, its tempo and speech, what was trimmed, and the recognizer's error count when one ran. */
 interface CheckedAudio {
   samples: Float32Array;
   tempo: number;
   typicalSeconds: number;
+  /** First speech start to last speech end, seconds, and the text's pausing punctuation marks (0 with checks off). */
+  speech: { seconds: number; pauses: number };
   removed: TailKind[];
   recognized?: { edits: number; referenceTokens: number };
 }
@@ -151,7 +154,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
    * @throws SpeechSynthesisError `unsupported-language`, `empty-text`, `invalid-voice` before any
    *   request; {@link SpeechSynthesisQuarantineError} when the service failed (its `failure` is the last
    *   attempt's: `service-unreachable`, `service-error`, `timeout`, `truncated-audio`,
-   *   `runaway-audio`, `empty-audio`), or at once with `implausible-speech-rate` once the median
+   *   `runaway-audio`, `empty-audio`, `misspoken-audio`, `extra-speech`), or at once with `implausible-speech-rate` once the median
    *   tempo of recent utterances says the configured sample rate is wrong.
    */
   async synthesize(request: SynthesisRequest): Promise<SynthesisOutput> {
@@ -170,6 +173,10 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
     this.assertPlausibleSpeechRate(text);
     await this.backend.prepareVoice?.(voice, text);
     const spokenText = await this.spokenText(text);
+    // the speech-length check needs the voice's own tempo (a prompt with its transcript); its first overlong clip is resynthesized once
+    const options = this.options.speechLength;
+    const voiceTempo = options ? ((await this.backend.referenceTempo?.(voice)) ?? null) : null;
+    const length = options && voiceTempo !== null ? { options, voiceTempo, overlong: 0 } : undefined;
 
     const attempts: SynthesisAttemptRecord[] = [];
     let lastEndpoint: string | undefined;
@@ -220,7 +227,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
               lastEndpoint ? { avoid: lastEndpoint } : {},
             );
             const audio = this.backend.readAudio(response, built, { endpoint: endpointUsed, text });
-            const checked = await this.check(audio, built.route, text, request.language, endpointUsed);
+            const checked = await this.check(audio, built.route, text, request.language, endpointUsed, length);
             record(null, built.note ?? '');
             return { built, checked, sampleRate: audio.sampleRate };
           } catch (error) {
@@ -280,9 +287,10 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
   }
 
   /**
-   * Trims the tail, judges the duration, then (when configured) compares what a recognizer hears with
-   * the text; throws a retryable SpeechServiceError for bad audio, and a non-retryable one (the
-   * utterance is quarantined) when the transcription service fails after its own retries.
+   * Trims the tail, judges the duration, then (when configured) the speech's length at the voice's
+   * tempo (`length`: its overlong clips so far) and what a recognizer hears against the text; throws a
+   * retryable SpeechServiceError for bad audio (a second overlong clip is not retryable), and a
+   * non-retryable one when the transcription service fails after its own retries.
    */
   private async check(
     audio: RawAudio,
@@ -290,8 +298,16 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
     text: string,
     language: Language,
     endpoint: string,
+    length?: SpeechLengthState,
   ): Promise<CheckedAudio> {
     const checked = await this.checkDuration(audio, route, text, language, endpoint);
+    const judged = length && checked.speech.seconds > 0 ? judgeSpeechLength({ ...checked, text }, length) : undefined;
+    if (judged?.overlong)
+      throw new SpeechServiceError(this.id, text, 'extra-speech', judged.reason, {
+        endpoint,
+        route,
+        isRetryable: length!.overlong++ === 0,
+      });
     const recognition = this.options.speechRecognition;
     if (!recognition) return checked;
     let recognized;
@@ -332,7 +348,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
     if (!this.options.checks) {
       if (!samples.some((sample) => sample !== 0))
         throw fail('empty-audio', `the service returned ${samples.length} samples of silence`);
-      return { samples, tempo: 0, typicalSeconds: 0, removed: [] };
+      return { samples, tempo: 0, typicalSeconds: 0, speech: { seconds: 0, pauses: 0 }, removed: [] };
     }
     const check = await checkSynthesizedSpeech(samples, audio.sampleRate, text, language, this.options.checks);
     if (check.verdict === 'no-speech') throw fail('empty-audio', check.reason);
@@ -342,6 +358,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
       samples: check.samples,
       tempo: check.tempo,
       typicalSeconds: check.range.typicalSeconds,
+      speech: { seconds: check.speechSeconds, pauses: check.length.pauses },
       removed: check.tail.removed,
     };
   }

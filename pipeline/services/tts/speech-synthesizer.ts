@@ -66,6 +66,7 @@ export type SpeechSynthesisFailure =
   | 'truncated-audio' // the audio ended early: stream cut, or far shorter than the text predicts
   | 'runaway-audio' // the audio is far longer than the text predicts (hallucinated or endless output)
   | 'misspoken-audio' // a speech recognizer heard other words than the text (synthesis-recognition.ts)
+  | 'extra-speech' // speech well beyond what the text takes at the voice's tempo (synthesis-speech-length.ts)
   | 'implausible-speech-rate'; // speech rate over many utterances says the configured sample rate is wrong
 
 /** Characters of the text quoted in error messages. */

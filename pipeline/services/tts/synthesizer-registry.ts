@@ -19,6 +19,7 @@ import type { RemoteSynthesisStatistics } from './remote-synthesizer.ts';
 import type { SpeechSynthesizer, VoiceSettings } from './speech-synthesizer.ts';
 import type { SpeechActivityDetector } from './synthesis-checks.ts';
 import type { SpeechRecognitionCheckOptions } from './synthesis-recognition.ts';
+import type { SpeechLengthCheckOptions } from './synthesis-speech-length.ts';
 
 /** Engines that run on this machine (programs installed by `npm run setup`). */
 export type LocalSpeechEngineId = typeof ESPEAK_NG_ENGINE_ID | typeof OPEN_JTALK_ENGINE_ID;
@@ -38,6 +39,8 @@ export interface RemoteEngineRuntime {
   onProgress?: (statistics: RemoteSynthesisStatistics) => void;
   /** Transcribe every synthesized clip and resynthesize the misspoken ones (synthesis-recognition.ts); unset = no recognition. */
   speechRecognition?: SpeechRecognitionCheckOptions;
+  /** Resynthesize, once, clips whose speech runs well beyond their text (synthesis-speech-length.ts; voices with a prompt transcript); unset = no check. */
+  speechLength?: SpeechLengthCheckOptions;
 }
 
 /**

@@ -1,0 +1,109 @@
+/**
+ * The speech-length check in a whole build (`quality.speechLength`, on by default without
+ * `quality.speechRecognition`): CosyVoice2 on a loopback server with zero-shot voice prompts. A server
+ * that speaks a voice prompt's transcript before one utterance (every time it is asked for) gets that
+ * utterance resynthesized once and its dialogue quarantined, the reason naming the utterance and the
+ * measured and expected seconds; a server that speaks only the text quarantines nothing.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../config.ts';
+import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-loopback-server.ts';
+import type { FaultScript } from '../services/tts/testing/loopback-speech.ts';
+import { writePromptManifest } from '../services/tts/testing/prompt-fixtures.ts';
+import { runBuild } from './build.ts';
+
+/** The first transcript of writePromptManifest's speakers (pipeline/services/tts/testing/prompt-fixtures.ts). */
+const LEAKED_PROMPT = 'I grew up near the sea and I still love the sound of waves.';
+
+let scratch: string;
+let manifest: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-speech-length-'));
+  const prompts = path.join(scratch, 'prompts');
+  await mkdir(prompts, { recursive: true });
+  manifest = await writePromptManifest(prompts);
+});
+
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/**
+ * Builds the first two demo dialogues in English with CosyVoice2 on a loopback server whose replies
+ * start with `leading(text)` (nothing when null); the requests' texts in order.
+ */
+async function buildWith(name: string, leading: (text: string) => string | null) {
+  const texts: string[] = [];
+  const faults: FaultScript = ({ text }) => {
+    texts.push(text);
+    const extra = leading(text);
+    return extra === null ? null : { kind: 'leading-speech', text: extra };
+  };
+  const cosyvoice = await startCosyVoiceLoopbackServer({ faults });
+  try {
+    const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
+    const config: BuildConfig = resolveConfig(
+      {
+        name,
+        seed: 5,
+        languages: ['en'],
+        corpus: { path: base.corpus.path, limit: 2 },
+        output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, name, 'cache') },
+        tts: {
+          en: {
+            backend: 'cosyvoice2',
+            service: {
+              urls: [cosyvoice.url],
+              sampleRate: 24000,
+              retry: { maxRetries: 2, initialDelaySeconds: 0.01, maxDelaySeconds: 0.05 },
+            },
+            speakerPrompts: { manifest },
+          },
+        },
+        synthesis: { concurrency: 1 },
+        quality: { enabled: false },
+      },
+      `${name} (test)`,
+      scratch,
+    );
+    expect(config.quality.speechLength).not.toBeNull();
+    return { report: await runBuild(config), texts };
+  } finally {
+    await cosyvoice.close();
+  }
+}
+
+describe('the speech-length check in a build', () => {
+  it('quarantines the dialogue whose utterance is spoken after a leaked voice prompt', async () => {
+    let leaked: string | null = null;
+    const { report, texts } = await buildWith('leaked', (text) => {
+      // the first utterance of six to ten words synthesized, every time it is asked for
+      const words = text.split(/\s+/).length;
+      if (leaked === null && words >= 6 && words <= 10) leaked = text;
+      return text === leaked ? LEAKED_PROMPT : null;
+    });
+    expect(leaked).not.toBeNull();
+    // the first reply and one resynthesis, although the retry policy allows two retries
+    expect(texts.filter((text) => text === leaked)).toHaveLength(2);
+    const dataset = report.datasets.find((entry) => entry.variant === 'default')!;
+    expect(dataset.dialogues).toBe(1);
+    expect(dataset.failed).toHaveLength(1);
+    const reason = dataset.failed[0]!.reason;
+    expect(reason).toContain(`synthesis failed for "${leaked}" (extra-speech): quarantined after 2 attempts`);
+    expect(reason).toMatch(
+      /: \d+\.\d\d s of speech where the text takes \d+\.\d\d s at the voice's tempo \(\d\.\d\d\) \(accepted up to \d+\.\d\d s\): \d+\.\d\d s of speech before its first or after its last word/,
+    );
+  });
+
+  it('quarantines nothing when the server speaks only the text', async () => {
+    const { report, texts } = await buildWith('clean', () => null);
+    const dataset = report.datasets.find((entry) => entry.variant === 'default')!;
+    expect(dataset.failed).toEqual([]);
+    expect(dataset.dialogues).toBe(2);
+    expect(texts.length).toBeGreaterThan(10);
+  });
+});
