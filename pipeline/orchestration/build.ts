@@ -22,7 +22,7 @@ import { beginGuardedBuild, runLocked } from '../run/build-guards.ts';
 import type { ProgressListener } from '../run/progress.ts';
 import { StageRunner } from '../run/stage-runner.ts';
 import { ContentCache } from '../storage/content-cache.ts';
-import { ingestCorpusStage } from '../../stages/ingest-corpus.ts';
+import { ingestCorpusStage, type IngestedCorpus } from '../../stages/ingest-corpus.ts';
 import type { BuildContext, BuildLog, BuildQueueHook, BuildReport, BuildWithPagesContext } from './build-context.ts';
 import { checkBuildIsPossible, checkOfflineVoices } from './build-checks.ts';
 import { checkCorpusNumbersCanBeSpoken } from '../../stages/rewrite-spoken-numbers.ts';
@@ -47,7 +47,9 @@ export { STAGES } from './stage-list.ts';
  *   the workers' jobs and are written from the records they stored under keys made with
  *   `queueConfigHash`, and a stop of that wait discards the uncommitted datasets; `kept` is told each
  *   output as soon as it is written to stay (a committed dataset folder, `summary.md`, `summary.json`,
- *   the report's `index.html`), so a caller can name what a build that fails later left behind
+ *   the report's `index.html`), so a caller can name what a build that fails later left behind;
+ *   `corpus` is `config.corpus` as the caller already ingested it (a queued build ingests it to queue
+ *   its jobs: the corpus is not read and checked twice, a cost that grows with the corpus)
  * @throws ConfigError when the configuration cannot build what it asks for; corpus-level errors
  *   (unreadable, invalid UTF-8, not JSON, malformed) from the ingest stage; BuildInputError for a bad
  *   setting or output/cache folder; BuildStoppedError subclasses (pipeline/model/build-errors.ts, exit
@@ -64,6 +66,7 @@ export async function runBuild(
     queue?: BuildQueueHook;
     queueConfigHash?: string;
     kept?: (output: string) => void;
+    corpus?: IngestedCorpus;
   } = {},
 ): Promise<BuildReport> {
   checkBuildIsPossible(config);
@@ -74,7 +77,9 @@ export async function runBuild(
     onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn'),
   });
   const runner = new StageRunner(STAGES, { cache });
-  const corpus = await runner.runStage(ingestCorpusStage, { corpus: config.corpus }, { languages: config.languages });
+  const corpus =
+    options.corpus ??
+    (await runner.runStage(ingestCorpusStage, { corpus: config.corpus }, { languages: config.languages }));
   log(
     `ingest: ${corpus.conversations.length} conversations from ${config.corpus.path}${corpus.rejected.length ? `, ${corpus.rejected.length} rejected` : ''}`,
   );

@@ -176,6 +176,7 @@ export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOp
         ...(options.kept ? { kept: options.kept } : {}),
         queue: watcher,
         queueConfigHash: configHash,
+        corpus,
       });
     } finally {
       await watcher.close();

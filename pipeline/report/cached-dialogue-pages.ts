@@ -51,7 +51,7 @@ function pageKey(
     file === null ? null : path.relative(outputDirectory, file).split(path.sep).join('/');
   const { split: _split, testSmall: _testSmall, ...rest } = dialogue;
   return {
-    version: 1,
+    version: 2, // of the drawing code: a page another version drew is not taken
     fields: Object.fromEntries(PAGE_DATASET_FIELDS.map((field) => [field, dataset[field]])),
     dialogue: { ...rest, audioFile: relative(rest.audioFile), fullBandAudioFile: relative(rest.fullBandAudioFile) },
     links,

@@ -34,35 +34,50 @@ export function eventListPageHtml(dataset: ExportDataset, links: EventListLinks)
   const settings = datasetLoaderSettings(dataset);
   const rows: string[] = [];
   const counts = new Map<BenchmarkEventType, number>();
+  // the cells every row of a dialogue shares, and each distinct verdict's cell, are made once
+  const verdictCells = new Map<string, { kept: string; html: string }>();
+  const verdictCell = (
+    verdicts: ReturnType<typeof loaderVerdicts> extends Map<string, infer V> ? V | undefined : never,
+  ) => {
+    const key = verdicts ? verdicts.map((verdict) => `${verdict.setting}\u0000${verdict.dropped}`).join('\u0001') : '';
+    let cell = verdictCells.get(key);
+    if (cell === undefined) {
+      const verdict = formatVerdicts(verdicts);
+      const kept = verdict.kept.replace(' ', '-');
+      cell = {
+        kept,
+        html: `<span class="verdict ${kept}" title="${escapeHtml(verdict.title)}">${escapeHtml(verdict.text)}</span>`,
+      };
+      verdictCells.set(key, cell);
+    }
+    return cell;
+  };
+  const channelCells = ([0, 1] as Channel[]).map((channel) => cellHtml(`${channel} (${dataset.roles[channel]})`));
   for (const dialogue of dataset.dialogues) {
     const verdicts = loaderVerdicts(dialogue.events, settings);
     const target = links.dialogues.get(dialogue.id);
+    const dialogueCell = target?.page
+      ? `<a href="${escapeHtml(target.page)}">${escapeHtml(dialogue.id)}</a>`
+      : escapeHtml(dialogue.id);
+    const splitCell = cellHtml(benchmarkSplitName(dialogue.split));
     const events = ([0, 1] as Channel[])
       .flatMap((channel) => dialogue.events[channel].map((event, index) => ({ channel, event, index })))
       .sort((a, b) => a.event.start - b.event.start || a.channel - b.channel);
     for (const { channel, event, index } of events) {
       counts.set(event.event, (counts.get(event.event) ?? 0) + 1);
-      const verdict = formatVerdicts(verdicts.get(verdictKey(channel, index)));
+      const verdict = verdictCell(verdicts.get(verdictKey(channel, index)));
       const { from, to } = eventSpanSeconds(event);
-      const cells: Cell[] = [
-        {
-          html: target?.page
-            ? `<a href="${escapeHtml(target.page)}">${escapeHtml(dialogue.id)}</a>`
-            : escapeHtml(dialogue.id),
-        },
-        benchmarkSplitName(dialogue.split),
-        `${event.event}${event.start > event.end ? ' (overlapping)' : ''}`,
-        `${channel} (${dataset.roles[channel]})`,
+      const cells: string[] = [
+        dialogueCell,
+        splitCell,
+        cellHtml(`${event.event}${event.start > event.end ? ' (overlapping)' : ''}`),
+        channelCells[channel]!,
         (event.start / 100).toFixed(2),
         (event.end / 100).toFixed(2),
-        {
-          html: `<span class="verdict ${verdict.kept.replace(' ', '-')}" title="${escapeHtml(verdict.title)}">${escapeHtml(verdict.text)}</span>`,
-        },
-        { html: target ? playButton(from, to, event.event, target.audio) : '' },
+        verdict.html,
+        target ? playButton(from, to, event.event, target.audio) : '',
       ];
-      rows.push(
-        `<tr data-type="${event.event}" data-kept="${verdict.kept.replace(' ', '-')}">${cells.map((cell) => `<td>${cellHtml(cell)}</td>`).join('')}</tr>`,
-      );
+      rows.push(`<tr data-type="${event.event}" data-kept="${verdict.kept}"><td>${cells.join('</td><td>')}</td></tr>`);
     }
   }
   const header = ['dialogue', 'split', 'event', 'channel', 'start (s)', 'end (s)', 'benchmark loader', 'play']

@@ -1,11 +1,22 @@
 /** Small HTML helpers for the static report: escaping and tables. */
 
-/** Escapes text for HTML content and attribute values (`& < > " '`). */
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const HTML_SPECIAL = /[&<>"']/;
+const HTML_SPECIAL_ALL = /[&<>"']/g;
+
+/**
+ * Escapes text for HTML content and attribute values (`& < > " '`). Text without any of them (most
+ * of a report's ids, paths and numbers) is returned as it is, without a replace.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
-  );
+  if (!HTML_SPECIAL.test(text)) return text;
+  return text.replace(HTML_SPECIAL_ALL, (char) => HTML_ESCAPES[char]!);
 }
 
 /** A cell: text (escaped) or `{ html }` (inserted as is). */

@@ -108,7 +108,10 @@ describe('waveformEnvelope / waveformPath', () => {
     const envelope = waveformEnvelope(samples, 4);
     expect(Array.from(envelope.maximum)).toEqual([0.5, 0, 0, 1]);
     expect(Array.from(envelope.minimum)).toEqual([0, -0.25, 0, -1]);
-    expect(waveformPath(envelope, 2, 20)).toBe('M0 5L2 10L4 10L6 0L6 20L4 10L2 12.5L0 10Z');
+    // whole pixels, relative steps, the level run of two columns as one h
+    expect(waveformPath(envelope, 2, 20)).toBe('M0 5l2 5h2l2-10v20l-2-10l-2 3l-2-3Z');
+    // silence: one level run each way
+    expect(waveformPath(waveformEnvelope(new Float32Array(100), 10), 2, 56)).toBe('M0 28h18h-18Z');
     expect(() => waveformEnvelope(samples, 0)).toThrow(RangeError);
   });
 });

@@ -175,16 +175,36 @@ export function waveformEnvelope(samples: Float32Array, columns: number): Wavefo
 
 /**
  * The SVG path (`d`) of an envelope: column `c` at x = c × `columnWidth` px, amplitude 1 at the lane's
- * edge (y = 0 top, `height` bottom, silence on the middle line). Coordinates are rounded to 0.1 px.
+ * edge (y = 0 top, `height` bottom, silence on the middle line). Coordinates are whole pixels (each
+ * column's y rounded, so the steps add up to the rounded positions); after the first point every step
+ * is relative (`l dx dy`), and a run of level steps (silence, mostly) is one `h`: a dialogue's lane is
+ * about a third of the bytes of absolute 0.1 px coordinates, drawn the same at the page's zoom 1.
  */
 export function waveformPath(envelope: WaveformEnvelope, columnWidth: number, height: number): string {
   const middle = height / 2;
-  const y = (value: number) => Math.round((middle - value * middle) * 10) / 10;
-  const x = (column: number) => Math.round(column * columnWidth * 10) / 10;
+  const y = (value: number) => Math.round(middle - value * middle);
+  const x = (column: number) => Math.round(column * columnWidth);
   const columns = envelope.maximum.length;
-  const upper: string[] = [];
-  const lower: string[] = [];
-  for (let column = 0; column < columns; column++) upper.push(`${x(column)} ${y(envelope.maximum[column]!)}`);
-  for (let column = columns - 1; column >= 0; column--) lower.push(`${x(column)} ${y(envelope.minimum[column]!)}`);
-  return `M${upper.join('L')}L${lower.join('L')}Z`;
+  const parts: string[] = [];
+  let atX = x(0);
+  let atY = y(envelope.maximum[0]!);
+  parts.push(`M${atX} ${atY}`);
+  let level = 0; // a level run not yet written, px
+  const step = (toX: number, toY: number) => {
+    const dx = toX - atX;
+    const dy = toY - atY;
+    if (dy === 0 && (level === 0 || Math.sign(dx) === Math.sign(level))) level += dx;
+    else {
+      if (level !== 0) parts.push(`h${level}`);
+      level = 0;
+      if (dy === 0) level = dx;
+      else parts.push(dx === 0 ? `v${dy}` : `l${dx}${dy < 0 ? '' : ' '}${dy}`); // a minus sign separates the numbers
+    }
+    atX = toX;
+    atY = toY;
+  };
+  for (let column = 1; column < columns; column++) step(x(column), y(envelope.maximum[column]!));
+  for (let column = columns - 1; column >= 0; column--) step(x(column), y(envelope.minimum[column]!));
+  if (level !== 0) parts.push(`h${level}`);
+  return `${parts.join('')}Z`;
 }
