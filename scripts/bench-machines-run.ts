@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { currentStopScope } from '../pipeline/run/stop-signals.ts';
 import { PACKAGE_ROOT } from '../pipeline/storage/package-files.ts';
 import type { CgroupMachine, CgroupMachines } from './bench-cgroups.ts';
 import { startSpeechStandIns, type SpeechStandIns } from './bench-machines-gpu.ts';
@@ -71,13 +72,36 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** A process started inside `machine` (it joins the cgroup before it execs, so all its CPU is counted). */
+/** The processes of the runs that have not ended yet. */
+const running = new Set<ChildProcess>();
+
+/** Send `signal` to the process group of `child` (GNU time and the coordinator under it; else the one process). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+/** End every process of the runs at once (SIGKILL; the bench is being stopped); never throws. */
+export function killRunningProcesses(): void {
+  for (const child of running) signalGroup(child, 'SIGKILL');
+}
+
+/**
+ * A process started inside `machine` (it joins the cgroup before it execs, so all its CPU is counted),
+ * in a process group of its own, which {@link signalGroup} ends whole.
+ */
 function spawnIn(machine: CgroupMachine, command: string, args: string[], log: string[]): ChildProcess {
   const join = machine.procsFiles.map((file) => `echo $$ > ${file}`).join(' && ');
   const child = spawn('sh', ['-c', `${join} && exec "$0" "$@"`, command, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: PACKAGE_ROOT,
+    detached: true,
   });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   child.stdout!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
   return child;
@@ -130,6 +154,8 @@ export function peakResidentFromLog(log: string): number | null {
  */
 export async function runOnMachines(machines: CgroupMachines, run: MachineRunPlan): Promise<MachineRun> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-machines-'));
+  // a stop (pipeline/run/stop-signals.ts) removes the folder too
+  const withdraw = currentStopScope()?.removeOnStop(scratch);
   const cli = path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js');
   const children: ChildProcess[] = [];
   let standIns: SpeechStandIns | null = null;
@@ -206,10 +232,10 @@ export async function runOnMachines(machines: CgroupMachines, run: MachineRunPla
     }
     const others = children.filter((child) => child !== coordinator);
     // the workers first, then redis-server (the first child of a queued run)
-    for (const child of others.slice(1)) child.kill('SIGTERM');
+    for (const child of others.slice(1)) signalGroup(child, 'SIGTERM');
     await Promise.all(others.slice(1).map(exited));
     if (others[0]) {
-      others[0].kill('SIGTERM');
+      signalGroup(others[0], 'SIGTERM');
       await exited(others[0]);
     }
     const summary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8')) as {
@@ -231,8 +257,10 @@ export async function runOnMachines(machines: CgroupMachines, run: MachineRunPla
       baseDialogueSeconds: summary.datasets.find((dataset) => dataset.variant === 'default')!.meanSeconds,
     };
   } finally {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGKILL');
     await standIns?.close().catch(() => {});
     await rm(scratch, { recursive: true, force: true });
+    withdraw?.();
   }
 }

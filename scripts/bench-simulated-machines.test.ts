@@ -74,6 +74,18 @@ describe('simulated machines', () => {
     expect(existsSync(group)).toBe(false);
   });
 
+  it('removeAllNow removes the groups without waiting, in a stop handler', async () => {
+    const root = path.join(scratch, 'v2-now');
+    await mkdir(root, { recursive: true });
+    const machines = new CgroupMachines({ version: 2, root }, 'bench');
+    await machines.machine('w1', 0.3);
+    await machines.machine('w2', 0.3);
+    for (const name of ['bench-w1', 'bench-w2']) await rm(path.join(root, name, 'cpu.max'));
+    machines.removeAllNow();
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(path.join(root, 'bench-w1')) || existsSync(path.join(root, 'bench-w2'))).toBe(false);
+  });
+
   it('rewrites only the measured block of the scale-out page, and names the page without one', () => {
     const page = 'intro\n<!-- bench:machines -->\nold\n<!-- /bench:machines -->\nrest\n';
     expect(replaceMeasuredBlock(page, 'new figures\n')).toBe(

@@ -20,14 +20,22 @@
  * GPU speech servers one coordinator keeps pace with. Without root or cgroups the section says so in
  * one line; the groups are removed whatever happens (also on SIGINT and SIGTERM).
  */
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sharedDirectory } from '../pipeline/config.ts';
+import { runStoppable } from '../pipeline/run/stop-signals.ts';
 import { PACKAGE_ROOT } from '../pipeline/storage/package-files.ts';
 import { cgroupLayout, CgroupMachines } from './bench-cgroups.ts';
 import { GPU_REAL_TIME_FACTOR } from './bench-machines-gpu.ts';
-import { MACHINE_CORES, runOnMachines, type MachineRun, type MachineRunPlan } from './bench-machines-run.ts';
+import {
+  killRunningProcesses,
+  MACHINE_CORES,
+  runOnMachines,
+  type MachineRun,
+  type MachineRunPlan,
+} from './bench-machines-run.ts';
 import {
   flatAtScale,
   formatScaleRuns,
@@ -185,42 +193,41 @@ export async function simulatedMachinesSection(options: BenchOptions, findings: 
   const sizes = scaleSizes(options.scaleDialogues);
   const machines = new CgroupMachines(layout, `duplexsynth-bench-${process.pid}`);
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-machines-corpus-'));
-  // stopped (Ctrl-C, kill): the groups go, then the process ends as the signal would have ended it
-  const removeOnExit = (signal: NodeJS.Signals) =>
-    void machines
-      .removeAll()
-      .then(() => rm(scratch, { recursive: true, force: true }))
-      .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  process.once('SIGINT', removeOnExit);
-  process.once('SIGTERM', removeOnExit);
   const runs: MachineRun[] = [];
   const scaleRuns: MachineRun[] = [];
-  try {
-    const scaleCorpus = await writeScaleCorpus(corpus, scratch, sizes[1]);
-    const plan: (MachineRunPlan & { scale?: boolean })[] = [
-      ...machinesPlan(dialogues).map((run) => ({ ...run, corpus })),
-      ...sizes.map((size) => ({
-        label: `scale-${size}`,
-        dialogues: size,
-        workers: SCALE_WORKERS,
-        scored: false,
-        corpus: scaleCorpus,
-        scale: true,
-      })),
-    ];
-    for (const { scale, ...run } of plan) {
-      console.log(
-        `bench machines: ${run.label} (${run.dialogues} dialogues, ${run.workers} workers${run.scored ? ', scored' : ''}${run.gpu ? ', GPU stand-ins' : ''})`,
-      );
-      (scale ? scaleRuns : runs).push(await runOnMachines(machines, run));
+  // stopped (Ctrl-C, kill): the runs' processes, the groups and the folder go before the process ends
+  // (pipeline/run/stop-signals.ts runs the undo actions, then exits with the signal's code)
+  await runStoppable('bench', 'the report of the sections before machines', async (scope) => {
+    scope.onStop(() => {
+      killRunningProcesses();
+      machines.removeAllNow();
+      rmSync(scratch, { recursive: true, force: true });
+    });
+    try {
+      const scaleCorpus = await writeScaleCorpus(corpus, scratch, sizes[1]);
+      const plan: (MachineRunPlan & { scale?: boolean })[] = [
+        ...machinesPlan(dialogues).map((run) => ({ ...run, corpus })),
+        ...sizes.map((size) => ({
+          label: `scale-${size}`,
+          dialogues: size,
+          workers: SCALE_WORKERS,
+          scored: false,
+          corpus: scaleCorpus,
+          scale: true,
+        })),
+      ];
+      for (const { scale, ...run } of plan) {
+        console.log(
+          `bench machines: ${run.label} (${run.dialogues} dialogues, ${run.workers} workers${run.scored ? ', scored' : ''}${run.gpu ? ', GPU stand-ins' : ''})`,
+        );
+        (scale ? scaleRuns : runs).push(await runOnMachines(machines, run));
+        await machines.removeAll();
+      }
+    } finally {
       await machines.removeAll();
+      await rm(scratch, { recursive: true, force: true });
     }
-  } finally {
-    await machines.removeAll();
-    await rm(scratch, { recursive: true, force: true });
-    process.off('SIGINT', removeOnExit);
-    process.off('SIGTERM', removeOnExit);
-  }
+  });
   const byLabel = (label: string) => runs.find((run) => run.label === label)!;
   const half = byLabel('half');
   const full = byLabel('n2');
