@@ -4,7 +4,8 @@
  * one-process build, each in a process of its own started from the bench's process, so outside every
  * machine's CPU quota. Each serves one request at a time and sleeps the answer's audio duration ×
  * {@link GPU_REAL_TIME_FACTOR} while it streams a cheap speech-like signal, so it costs the host
- * little and stands for a GPU elsewhere.
+ * little and stands for a GPU elsewhere. The clients' speech-rate watch is off (that signal has no
+ * prompt's tempo); the per-utterance checks run as in a real build.
  */
 import {
   startLoopbackServersInProcess,
@@ -79,7 +80,12 @@ export async function startSpeechStandIns(directory: string, count: number): Pro
   return {
     ttsSettings: (index) => ({
       backend: 'cosyvoice2',
-      service: { urls: servers[index % servers.length]!.urls, sampleRate: 24000 },
+      // the speech-like signal keeps no prompt's tempo: the per-voice tempo watch would quarantine it
+      service: {
+        urls: servers[index % servers.length]!.urls,
+        sampleRate: 24000,
+        checks: { speechRateMonitor: null },
+      },
       voices: { user: voice(0), system: voice(1) },
     }),
     resetCpu: async () => {
