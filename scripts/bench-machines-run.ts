@@ -154,8 +154,9 @@ export function peakResidentFromLog(log: string): number | null {
  */
 export async function runOnMachines(machines: CgroupMachines, run: MachineRunPlan): Promise<MachineRun> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-machines-'));
-  // a stop (pipeline/run/stop-signals.ts) removes the folder too
-  const withdraw = currentStopScope()?.removeOnStop(scratch);
+  // a stop (pipeline/run/stop-signals.ts; undo actions run latest first) ends the processes, then removes the folder
+  const scope = currentStopScope();
+  const withdrawals = scope ? [scope.removeOnStop(scratch), scope.onStop(killRunningProcesses)] : [];
   const cli = path.join(PACKAGE_ROOT, 'scripts', 'duplexsynth-dev.js');
   const children: ChildProcess[] = [];
   let standIns: SpeechStandIns | null = null;
@@ -261,6 +262,6 @@ export async function runOnMachines(machines: CgroupMachines, run: MachineRunPla
       if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGKILL');
     await standIns?.close().catch(() => {});
     await rm(scratch, { recursive: true, force: true });
-    withdraw?.();
+    for (const withdraw of withdrawals) withdraw();
   }
 }
