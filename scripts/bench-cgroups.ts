@@ -3,9 +3,10 @@
  * build scales over many machines, each "machine" a fraction of a core. cgroup v1 (`cpu` and
  * `cpuacct` hierarchies: `cpu.cfs_quota_us` over `cpu.cfs_period_us`, `cpuacct.usage`) or cgroup v2
  * (`cpu.max`, `cpu.stat` `usage_usec`), whichever the host mounts; root needed. Every group made is
- * removed by {@link CgroupMachines.removeAll} (its processes moved back to the root group first).
+ * removed by {@link CgroupMachines.removeAll} (its processes moved back to the root group first), or
+ * by {@link CgroupMachines.removeAllNow} in a stop handler, which cannot wait.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -106,6 +107,38 @@ export class CgroupMachines {
       for (const pid of procs.split('\n').filter(Boolean))
         await writeFile(path.join(root, 'cgroup.procs'), pid).catch(() => {});
       await rmdir(group).catch(() => {});
+    }
+    this.made.length = 0;
+  }
+
+  /**
+   * {@link removeAll} without waiting on promises, for a stop handler (the process exits right after):
+   * a group whose processes are still ending is tried again for up to `patienceMilliseconds`; never throws.
+   */
+  removeAllNow(patienceMilliseconds = 2000): void {
+    const until = Date.now() + patienceMilliseconds;
+    for (const group of this.made.reverse()) {
+      for (;;) {
+        let procs = '';
+        try {
+          procs = readFileSync(path.join(group, 'cgroup.procs'), 'utf8');
+        } catch {
+          // gone already
+        }
+        for (const pid of procs.split('\n').filter(Boolean))
+          try {
+            writeFileSync(path.join(path.dirname(group), 'cgroup.procs'), pid);
+          } catch {
+            // the process ended meanwhile
+          }
+        try {
+          rmdirSync(group);
+          break;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EBUSY' || Date.now() > until) break;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+        }
+      }
     }
     this.made.length = 0;
   }

@@ -10,6 +10,8 @@ export interface BenchOptions {
   corpus?: string;
   /** Dialogues of the build sections. */
   limit: number;
+  /** The two build sizes of the `machines` section's flat-at-scale builds, dialogues; default 100 and 1,000. */
+  scaleDialogues?: number[];
 }
 
 /** One row of docs/performance.md: a figure the section measured and, where it has one, its ratio to its baseline. */

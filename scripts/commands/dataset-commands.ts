@@ -82,7 +82,12 @@ export function registerDatasetCommands(program: Command): void {
     .addOption(
       new Option('--sections <name...>', 'only these sections (default: all, in this order)').choices(BENCH_SECTIONS),
     )
-    .action(async (options: { corpus?: string; limit: number; sections?: string[] }) => {
+    .option(
+      '--scale-dialogues <n...>',
+      "section machines: the two build sizes of the coordinator's flat-at-scale builds (default: 100 1000)",
+      (value: string, previous: number[] | undefined) => [...(previous ?? []), positiveInteger(value)],
+    )
+    .action(async (options: { corpus?: string; limit: number; sections?: string[]; scaleDialogues?: number[] }) => {
       const { runBenchmarks } = await import('../bench.ts');
       await runBenchmarks(options);
     });
