@@ -8,7 +8,7 @@
 import type { BenchmarkEventType, Channel } from '../model/types.ts';
 import type { ExportDataset } from '../export/export-dataset.ts';
 import { playButton } from './dialogue-page.ts';
-import { cellHtml, escapeHtml, htmlPage, type Cell } from './html.ts';
+import { cellHtml, escapeHtml, htmlPage } from './html.ts';
 import {
   benchmarkSplitName,
   datasetLoaderSettings,
