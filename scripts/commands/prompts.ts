@@ -207,10 +207,6 @@ async function loadRecordingsOfFormat(
       return loadReferenceCorpus('ctm', paths, readerOptions);
     case 'nxt':
       return loadReferenceCorpus('nxt', paths, readerOptions);
-    case 'candor':
-      return loadReferenceCorpus('candor', paths, { strict });
-    case 'magicdata':
-      return loadReferenceCorpus('magicdata', paths, { strict });
     case 'rttm': {
       // a third voice would be in the audio: refused unless --speakers picks the two (corpora/rttm-recordings.ts)
       const loaded = await loadReferenceCorpus('rttm', paths, {
@@ -228,7 +224,7 @@ async function loadRecordingsOfFormat(
       }));
     }
     default:
-      return loadReferenceCorpus(format, paths);
+      return loadReferenceCorpus(format, paths, { strict });
   }
 }
 
