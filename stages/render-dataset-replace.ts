@@ -6,9 +6,10 @@
  * this build commits none.
  */
 import { existsSync } from 'node:fs';
-import { readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { BACKUP_MARKER, isOwnBackup } from '../pipeline/storage/commit-backup-marker.ts';
+import { renameInMarked } from '../pipeline/storage/folder-swap.ts';
 import { readRecord } from '../pipeline/storage/json-records.ts';
 import { datasetManifestSchema } from '../pipeline/model/dataset-manifest.ts';
 
@@ -90,32 +91,7 @@ export async function replaceFinalFolder(finalDirectory: string, workDirectory: 
     if (!(await isOwnBackup(aside, finalDirectory))) throw new ForeignPreviousFolderError(aside);
     await rm(aside, { recursive: true, force: true });
   }
-  const marker = path.join(finalDirectory, BACKUP_MARKER);
-  // the marker goes in before the rename, so a backup is never without it
-  const hadOld = await writeFile(marker, `${path.basename(finalDirectory)}\n`).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    },
-  );
-  if (hadOld) {
-    try {
-      await rename(finalDirectory, aside);
-    } catch (error) {
-      await rm(marker, { force: true }).catch(() => {});
-      throw error;
-    }
-  }
-  try {
-    await rename(workDirectory, finalDirectory);
-  } catch (error) {
-    if (hadOld) {
-      await rename(aside, finalDirectory).catch(() => {});
-      await rm(marker, { force: true }).catch(() => {});
-    }
-    throw error;
-  }
+  await renameInMarked(workDirectory, finalDirectory, aside);
   // the new dataset is in place; an old one that cannot be removed (a read-only subfolder) is left
   // as `{dataset}.previous` (marked) and removed by the next build's `open`
   await rm(aside, { recursive: true, force: true }).catch(() => {});

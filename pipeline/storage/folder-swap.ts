@@ -55,32 +55,7 @@ export async function swapInFolder(workDirectory: string, directory: string, wha
   const previous = backupFolderOf(final);
   await refuseForeignBackupFolder(final, what);
   await rm(previous, { recursive: true, force: true }); // a swap's own leftover
-  const marker = path.join(final, BACKUP_MARKER);
-  // the marker goes in before the rename, so a backup is never without it
-  const hadOld = await writeFile(marker, `${path.basename(final)}\n`).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    },
-  );
-  if (hadOld) {
-    try {
-      await rename(final, previous);
-    } catch (error) {
-      await rm(marker, { force: true }).catch(() => {});
-      throw error;
-    }
-  }
-  try {
-    await rename(workDirectory, final);
-  } catch (error) {
-    if (hadOld) {
-      await rename(previous, final).catch(() => {});
-      await rm(marker, { force: true }).catch(() => {});
-    }
-    throw error;
-  }
+  await renameInMarked(workDirectory, final, previous);
   await rm(previous, { recursive: true, force: true }).catch(() => {}); // marked: the next swap removes it
 }
 
@@ -101,5 +76,40 @@ export function restoreSwappedFolderSync(directory: string): void {
     rmSync(path.join(final, BACKUP_MARKER), { force: true });
   } catch {
     // a folder that cannot be renamed or removed: the next swap sees the marked backup
+  }
+}
+
+/**
+ * The two renames of a swap: an old `directory` gets the marker and is renamed to `previous`, then
+ * `workDirectory` is renamed to `directory`. Shared by the report's swap and the dataset commit
+ * (stages/render-dataset-replace.ts), so a backup is never without its marker.
+ * @throws the rename's error, after the old folder is renamed back and its marker removed
+ */
+export async function renameInMarked(workDirectory: string, directory: string, previous: string): Promise<void> {
+  const marker = path.join(directory, BACKUP_MARKER);
+  // the marker goes in before the rename, so a backup is never without it
+  const hadOld = await writeFile(marker, `${path.basename(directory)}\n`).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+  if (hadOld) {
+    try {
+      await rename(directory, previous);
+    } catch (error) {
+      await rm(marker, { force: true }).catch(() => {});
+      throw error;
+    }
+  }
+  try {
+    await rename(workDirectory, directory);
+  } catch (error) {
+    if (hadOld) {
+      await rename(previous, directory).catch(() => {});
+      await rm(marker, { force: true }).catch(() => {});
+    }
+    throw error;
   }
 }
