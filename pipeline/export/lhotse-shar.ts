@@ -81,12 +81,18 @@ export async function writeLhotseSharExport(
     const dialogues = dataset.dialogues.slice(first, first + shardSize);
     const cuts: string[] = [];
     const pack = tarStream.pack();
-    const writing = writer
-      .writeChunks(`${SHAR_FOLDER}/recording.${number}.tar`, pack as AsyncIterable<Uint8Array>)
-      .catch((error: unknown) => {
-        pack.destroy(error as Error); // stops the producer, which waits while the disk is behind
-        throw error;
-      });
+    // the side that fails first names the cause: the other one then fails only because the pack
+    // was destroyed. The listener keeps a pack destroyed before the writer has begun reading it
+    // from throwing that error as an uncaught 'error' event.
+    let cause: { error: unknown } | undefined;
+    const stop = (error: unknown) => {
+      cause ??= { error };
+      pack.destroy(error as Error);
+      throw error;
+    };
+    pack.on('error', () => {});
+    // a writer's error (a full disk) stops the producer, which waits while the disk is behind
+    const writing = writer.writeChunks(`${SHAR_FOLDER}/recording.${number}.tar`, pack as AsyncIterable<Uint8Array>);
     const producing = (async () => {
       for (const dialogue of dialogues) {
         const audioFile = dialogue.fullBandAudioFile ?? dialogue.audioFile;
@@ -98,15 +104,10 @@ export async function writeLhotseSharExport(
         await addMember(pack, `${dialogue.id}.json`, Buffer.from(`${pythonJson(manifests.recording)}\n`, 'utf8'));
       }
       pack.finalize();
-    })().catch((error: unknown) => {
-      pack.destroy(error as Error); // ends the writer's iteration, which removes its temporary file
-      throw error;
-    });
-    // a producer's error (a bad WAV) reaches the writer through the destroyed pack and comes out
-    // of it unchanged; a writer's error (a full disk) stops the producer
-    const [written, produced] = await Promise.allSettled([writing, producing]);
-    if (written.status === 'rejected') throw written.reason;
-    if (produced.status === 'rejected') throw produced.reason;
+    })();
+    // a producer's error (a bad WAV) ends the writer's iteration, which removes its temporary file
+    await Promise.allSettled([writing.catch(stop), producing.catch(stop)]);
+    if (cause !== undefined) throw cause.error;
     await writer.write(`${SHAR_FOLDER}/cuts.${number}.jsonl.gz`, gzipJsonl(cuts));
     shards.push(number);
   }
