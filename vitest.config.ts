@@ -23,6 +23,7 @@ export const END_TO_END_FILES = [
   'pipeline/run/build-services.test.ts',
   'pipeline/orchestration/build-speech-recognition.test.ts',
   'pipeline/orchestration/build-speech-length.test.ts',
+  'pipeline/orchestration/queued-build-speech-recognition.test.ts',
   'pipeline/run/build-redaction.test.ts',
   'pipeline/run/output-checks.test.ts',
   'pipeline/run/build-space-estimate.test.ts',

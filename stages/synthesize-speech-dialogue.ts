@@ -3,6 +3,7 @@
  * its internal pauses capped, re-synthesized with phrase breaks when it came out implausibly slow, and
  * re-synthesized with padded phrasing while it is too short to be a TURN.
  */
+import { AsyncResource } from 'node:async_hooks';
 import PQueue from 'p-queue';
 import type { Centiseconds, ScriptUtterance, SpeakerRole, SpeechSegment } from '../pipeline/model/types.ts';
 import { paddedTexts } from '../pipeline/text/padded-phrasing.ts';
@@ -61,59 +62,62 @@ export async function synthesizeDialogue(
   const minimumCs = Math.round(settings.minimumUtteranceSeconds * 100);
   return Promise.all(
     utterances.map((utterance) =>
-      queue.add(async () => {
-        const synthesize = async (text: string) => {
-          const raw = await synthesizeCached({ cache, synthesizer, settings }, text, utterance.role);
-          const maximumPause = settings.maximumInternalPauseSeconds;
-          return maximumPause === null ? raw : capInternalPauses(raw, Math.round(maximumPause * 100));
-        };
-        let spokenText = utterance.text;
-        let result = await synthesize(spokenText);
-        let rephrasedForSpeechRate = false;
-        // the language pack's repair of implausibly slow offline speech (ja: phrase breaks for Open JTalk)
-        const slowSpeechRepair = languagePackOf(settings.language).speechRate.slowSpeechRepair;
-        if (
-          slowSpeechRepair !== null &&
-          speechRateIsImplausiblySlow(spokenText, result.durationCs, slowSpeechRepair.below)
-        ) {
-          const rephrased = await japanesePhraseBreaks(spokenText);
-          if (rephrased !== spokenText) {
-            spokenText = rephrased;
-            result = await synthesize(spokenText);
-            rephrasedForSpeechRate = true;
+      // bound to the caller's async context: a task the queue starts later still counts for its own dialogue (recognition-tally.ts)
+      queue.add(
+        AsyncResource.bind(async () => {
+          const synthesize = async (text: string) => {
+            const raw = await synthesizeCached({ cache, synthesizer, settings }, text, utterance.role);
+            const maximumPause = settings.maximumInternalPauseSeconds;
+            return maximumPause === null ? raw : capInternalPauses(raw, Math.round(maximumPause * 100));
+          };
+          let spokenText = utterance.text;
+          let result = await synthesize(spokenText);
+          let rephrasedForSpeechRate = false;
+          // the language pack's repair of implausibly slow offline speech (ja: phrase breaks for Open JTalk)
+          const slowSpeechRepair = languagePackOf(settings.language).speechRate.slowSpeechRepair;
+          if (
+            slowSpeechRepair !== null &&
+            speechRateIsImplausiblySlow(spokenText, result.durationCs, slowSpeechRepair.below)
+          ) {
+            const rephrased = await japanesePhraseBreaks(spokenText);
+            if (rephrased !== spokenText) {
+              spokenText = rephrased;
+              result = await synthesize(spokenText);
+              rephrasedForSpeechRate = true;
+            }
           }
-        }
-        let paddingSteps = 0;
-        // A part of a split question is not padded: when it is too short the caller speaks the question whole.
-        for (const padded of utterance.part === undefined
-          ? paddedTexts(settings.language, utterance.kind, utterance.text)
-          : []) {
-          if (result.durationCs > minimumCs) break;
-          spokenText = padded;
-          paddingSteps += 1;
-          result = await synthesize(spokenText);
-        }
-        const spoken: SpokenUtterance = {
-          index: utterance.index,
-          role: utterance.role,
-          kind: utterance.kind,
-          turnNumber: utterance.turnNumber,
-          scriptText: utterance.text,
-          spokenText,
-          paddingSteps,
-          rephrasedForSpeechRate,
-          ...(utterance.part !== undefined ? { part: utterance.part } : {}),
-          audio: result.audio,
-          sampleRate: result.sampleRate,
-          durationCs: result.durationCs,
-          segments: result.segments,
-          words: result.words,
-          wordTimingSource: result.wordTimingSource,
-          ...(result.fullBand ? { fullBand: result.fullBand } : {}),
-        };
-        onUtterance();
-        return spoken;
-      }),
+          let paddingSteps = 0;
+          // A part of a split question is not padded: when it is too short the caller speaks the question whole.
+          for (const padded of utterance.part === undefined
+            ? paddedTexts(settings.language, utterance.kind, utterance.text)
+            : []) {
+            if (result.durationCs > minimumCs) break;
+            spokenText = padded;
+            paddingSteps += 1;
+            result = await synthesize(spokenText);
+          }
+          const spoken: SpokenUtterance = {
+            index: utterance.index,
+            role: utterance.role,
+            kind: utterance.kind,
+            turnNumber: utterance.turnNumber,
+            scriptText: utterance.text,
+            spokenText,
+            paddingSteps,
+            rephrasedForSpeechRate,
+            ...(utterance.part !== undefined ? { part: utterance.part } : {}),
+            audio: result.audio,
+            sampleRate: result.sampleRate,
+            durationCs: result.durationCs,
+            segments: result.segments,
+            words: result.words,
+            wordTimingSource: result.wordTimingSource,
+            ...(result.fullBand ? { fullBand: result.fullBand } : {}),
+          };
+          onUtterance();
+          return spoken;
+        }),
+      ),
     ),
   );
 }

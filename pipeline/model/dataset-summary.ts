@@ -127,8 +127,10 @@ export const datasetSummarySchema = z.object({
    * The speech recognition check (`quality.speechRecognition`) of the utterances a remote engine
    * synthesized in this build (clips from the synthesis cache are not transcribed again): accepted
    * utterances, their edits and reference words (characters for languages written without spaces),
-   * and edits / reference tokens (null without tokens). Base datasets of local builds only (in a queued
-   * build the workers synthesize); absent when the check is off.
+   * and edits / reference tokens (null without tokens). Base datasets only; in a queued build the
+   * workers' counts, carried in each dialogue's record (a record the cache held from an earlier build
+   * with that build's counts), plus the coordinator's own for the dialogues whose jobs failed; absent
+   * when the check is off.
    */
   speechRecognition: z
     .object({

@@ -14,6 +14,7 @@ import type { Channel, Language, SourceConversation } from '../model/types.ts';
 import { taskDialogueMetadataSchema, type TaskDialogueMetadata } from '../model/dialogue-metadata.ts';
 import type { DialogueSummaryInput } from '../quality/summarize-dataset.ts';
 import type { StageFailure } from '../run/stage-runner.ts';
+import type { RecognitionCounts } from '../services/tts/recognition-tally.ts';
 import { contentHash, type BinaryCodec, type ContentCache } from '../storage/content-cache.ts';
 import { formatRecord } from '../storage/json-records.ts';
 import { redactSecrets } from '../storage/redact.ts';
@@ -58,10 +59,21 @@ export interface DatasetDialogueRecord {
   pageKept?: boolean;
 }
 
-/** A dialogue's records: the base dataset's, and its barge-in variant's (or why that failed; null without a variant). */
+/**
+ * A dialogue's records: the base dataset's, and its barge-in variant's (or why that failed; null
+ * without a variant), and the speech recognition check's counts of the clips synthesized for it.
+ */
 export interface DialogueRecord {
   base: DatasetDialogueRecord;
   variant: DatasetDialogueRecord | { failed: StageFailure } | null;
+  /**
+   * The speech recognition check (`quality.speechRecognition`) of the clips the worker synthesized
+   * and accepted for this dialogue (pipeline/services/tts/recognition-tally.ts): what the coordinator
+   * adds up into the base dataset's summary. Clips from the synthesis cache are not counted; a record
+   * the cache already held from an earlier build keeps that build's counts. Absent when the check is
+   * off (or the engine is local).
+   */
+  speechRecognition?: RecognitionCounts;
 }
 
 /**

@@ -17,7 +17,7 @@ import { BARGE_IN_SUFFIX, DatasetOutput } from './dataset-output.ts';
 import { made, type DialogueWork } from './dialogue-steps.ts';
 import { buildConfigHash } from './build-queue.ts';
 import { languageWork } from './language-work.ts';
-import { speechRecognitionSummaryOf } from './speech-recognition-check.ts';
+import { addRecognitionCounts, speechRecognitionSummaryOf } from './speech-recognition-check.ts';
 import { queuedDialogueSteps, type QueueWaits } from './queued-dialogue-steps.ts';
 
 export { QueueWaits } from './queued-dialogue-steps.ts';
@@ -145,6 +145,8 @@ export async function buildLanguageDatasets(run: {
     : languageSteps;
 
   const total = corpus.conversations.length;
+  // the speech recognition check's counts in the records merged (./dialogue-record.ts; queued builds)
+  let recordedRecognition = { utterances: 0, edits: 0, referenceTokens: 0 };
   try {
     try {
       await runner.runDataset<SourceConversation, DialogueWork>({
@@ -155,6 +157,8 @@ export async function buildLanguageDatasets(run: {
         steps,
         completed: (_conversation, work) => {
           if (work.record) {
+            if (work.record.speechRecognition)
+              recordedRecognition = addRecognitionCounts(recordedRecognition, work.record.speechRecognition);
             totals.audioSeconds += recordedDatasets(work.record).reduce((sum, entry) => sum + entry.durationSeconds, 0);
             return `${work.record.base.durationSeconds.toFixed(1)} s, ${work.record.base.utterances} utterances`;
           }
@@ -216,8 +220,8 @@ export async function buildLanguageDatasets(run: {
     allowShrink: context.allowShrink,
     log,
     kept: context.kept,
-    // queued, the workers synthesize (and count) the dialogues: this process's counts would cover only failed jobs
-    speechRecognition: queueHook ? undefined : speechRecognitionSummaryOf(synthesizer, language),
+    // queued, the workers synthesize (and count) the dialogues: their records' counts, and this process's for the failed jobs
+    speechRecognition: speechRecognitionSummaryOf(synthesizer, language, queueHook ? recordedRecognition : null),
     warn: (warning) => (totals.datasetWarnings ??= []).push(warning),
   });
   for (const summary of committed) {

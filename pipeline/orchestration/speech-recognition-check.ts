@@ -16,6 +16,7 @@ import { errorRateUnitOf } from '../services/asr/recognition-error-rate.ts';
 import { languagePackOf } from '../model/language-pack.ts';
 import type { DatasetSummary } from '../model/dataset-summary.ts';
 import type { SpeechRecognitionCheckOptions } from '../services/tts/synthesis-recognition.ts';
+import type { RecognitionCounts } from '../services/tts/recognition-tally.ts';
 
 /**
  * The check's options for `language`'s engine, or undefined when the check is off or the engine is local.
@@ -28,7 +29,7 @@ export function speechRecognitionCheckOf(
   environment: Readonly<Record<string, string | undefined>> = process.env,
 ): SpeechRecognitionCheckOptions | undefined {
   const settings = config.quality.speechRecognition;
-  if (settings === null || !isRemoteSpeechEngine(ttsOf(config, language).backend)) return undefined;
+  if (settings === null || !speechRecognitionIsChecked(config, language)) return undefined;
   const apiKey =
     settings.apiKeyVariable === undefined
       ? undefined
@@ -44,21 +45,39 @@ export function speechRecognitionCheckOf(
   };
 }
 
+/** Whether the check runs on `language`'s clips: configured, and the language's engine is remote. */
+export function speechRecognitionIsChecked(config: BuildConfig, language: Language): boolean {
+  return config.quality.speechRecognition !== null && isRemoteSpeechEngine(ttsOf(config, language).backend);
+}
+
 /**
  * What the check counted on `synthesizer` so far, for the dataset summary: utterances accepted, their
  * edits and reference tokens (words, or characters for languages written without spaces) and edits /
  * reference tokens; undefined when the synthesizer ran no check.
+ * @param recorded what a queued build's workers counted, summed over the dialogue records merged
+ *   (./dialogue-record.ts), added to this process's counts (the dialogues whose jobs failed)
  */
 export function speechRecognitionSummaryOf(
   synthesizer: SpeechSynthesizer,
   language: Language,
+  recorded: RecognitionCounts | null = null,
 ): DatasetSummary['speechRecognition'] {
   if (!(synthesizer instanceof RemoteSpeechSynthesizer)) return undefined;
-  const counts = synthesizer.statistics().speechRecognition;
-  if (!counts) return undefined;
+  const own = synthesizer.statistics().speechRecognition;
+  if (!own) return undefined;
+  const counts = recorded === null ? own : addRecognitionCounts(own, recorded);
   return {
     unit: errorRateUnitOf(languagePackOf(language)),
     ...counts,
     errorRate: counts.referenceTokens === 0 ? null : counts.edits / counts.referenceTokens,
+  };
+}
+
+/** The sum of two counts of the check. */
+export function addRecognitionCounts(first: RecognitionCounts, second: RecognitionCounts): RecognitionCounts {
+  return {
+    utterances: first.utterances + second.utterances,
+    edits: first.edits + second.edits,
+    referenceTokens: first.referenceTokens + second.referenceTokens,
   };
 }

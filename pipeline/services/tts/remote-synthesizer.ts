@@ -31,6 +31,7 @@ import {
 import { checkSynthesizedSpeech, SpeechRateMonitor, type TailKind } from './synthesis-checks.ts';
 import { likelySampleRate } from './synthesis-speech-rate.ts';
 import { checkRecognizedSpeech } from './synthesis-recognition.ts';
+import { countRecognizedSpeech } from './recognition-tally.ts';
 import { judgeSpeechLength, type SpeechLengthState } from './synthesis-speech-length.ts';
 import { TranscriptionError } from '../asr/speech-transcriber.ts';
 import type { RemoteSynthesizerOptions } from './remote-service-settings.ts';
@@ -249,6 +250,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
         this.counters.speechRecognition.utterances += 1;
         this.counters.speechRecognition.edits += checked.recognized.edits;
         this.counters.speechRecognition.referenceTokens += checked.recognized.referenceTokens;
+        countRecognizedSpeech(checked.recognized);
       }
       if (built.note) this.counters.notes[built.note] = (this.counters.notes[built.note] ?? 0) + 1;
       for (const kind of checked.removed) this.counters.trimmedTails[kind] += 1;
