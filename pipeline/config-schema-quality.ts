@@ -130,7 +130,9 @@ const speechLengthSchema = z
       .number()
       .nonnegative()
       .default(DEFAULT_SPEECH_LENGTH_CHECK_OPTIONS.relativeMargin)
-      .describe("Share of the text's expected seconds (at the voice prompt's tempo) the speech may run over."),
+      .describe(
+        "Share of the text's expected seconds (at the voice prompt's tempo; at the language's typical rate for a voice without a prompt transcript) the speech may run over.",
+      ),
     pauseSeconds: z
       .number()
       .nonnegative()

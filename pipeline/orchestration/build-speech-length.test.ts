@@ -3,7 +3,9 @@
  * `quality.speechRecognition`): CosyVoice2 on a loopback server with zero-shot voice prompts. A server
  * that speaks a voice prompt's transcript before one utterance (every time it is asked for) gets that
  * utterance resynthesized once and its dialogue quarantined, the reason naming the utterance and the
- * measured and expected seconds; a server that speaks only the text quarantines nothing.
+ * measured and expected seconds; a server that speaks only the text quarantines nothing. The same
+ * with cross-lingual voices, whose prompts have no transcript: their clips are measured at the
+ * language's typical rate.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -12,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../config.ts';
 import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-loopback-server.ts';
 import type { FaultScript } from '../services/tts/testing/loopback-speech.ts';
-import { writePromptManifest } from '../services/tts/testing/prompt-fixtures.ts';
+import { writePromptFixture, writePromptManifest } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild } from './build.ts';
 
 /** The first transcript of writePromptManifest's speakers (pipeline/services/tts/testing/prompt-fixtures.ts). */
@@ -20,12 +22,23 @@ const LEAKED_PROMPT = 'I grew up near the sea and I still love the sound of wave
 
 let scratch: string;
 let manifest: string;
+/** Cross-lingual voices of two espeak-ng prompts: no transcript, so no tempo of their own. */
+let untranscribed: { user: Record<string, string>; system: Record<string, string> };
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'duplexsynth-speech-length-'));
   const prompts = path.join(scratch, 'prompts');
   await mkdir(prompts, { recursive: true });
   manifest = await writePromptManifest(prompts);
+  const [user, system] = await Promise.all(
+    ['Good morning, how can I help you today?', 'The weather here has been lovely all week long.'].map(
+      (transcript, index) => writePromptFixture(prompts, transcript, { pitch: 30 + index * 40, minimumSeconds: 3 }),
+    ),
+  );
+  untranscribed = {
+    user: { mode: 'cross-lingual', promptWav: user!.path },
+    system: { mode: 'cross-lingual', promptWav: system!.path },
+  };
 });
 
 afterAll(async () => {
@@ -35,8 +48,9 @@ afterAll(async () => {
 /**
  * Builds the first two demo dialogues in English with CosyVoice2 on a loopback server whose replies
  * start with `leading(text)` (nothing when null); the requests' texts in order.
+ * @param voices the two voices (default: the speakers of the prompt manifest, with their transcripts)
  */
-async function buildWith(name: string, leading: (text: string) => string | null) {
+async function buildWith(name: string, leading: (text: string) => string | null, voices?: typeof untranscribed) {
   const texts: string[] = [];
   const faults: FaultScript = ({ text }) => {
     texts.push(text);
@@ -61,7 +75,7 @@ async function buildWith(name: string, leading: (text: string) => string | null)
               sampleRate: 24000,
               retry: { maxRetries: 2, initialDelaySeconds: 0.01, maxDelaySeconds: 0.05 },
             },
-            speakerPrompts: { manifest },
+            ...(voices ? { voices } : { speakerPrompts: { manifest } }),
           },
         },
         synthesis: { concurrency: 1 },
@@ -71,7 +85,7 @@ async function buildWith(name: string, leading: (text: string) => string | null)
       scratch,
     );
     expect(config.quality.speechLength).not.toBeNull();
-    return { report: await runBuild(config), texts };
+    return { report: await runBuild(config), texts, routes: cosyvoice.requests.map((request) => request.route) };
   } finally {
     await cosyvoice.close();
   }
@@ -105,5 +119,38 @@ describe('the speech-length check in a build', () => {
     expect(dataset.failed).toEqual([]);
     expect(dataset.dialogues).toBe(2);
     expect(texts.length).toBeGreaterThan(10);
+  });
+
+  it('quarantines the leaked prompt of a voice without a transcript, measured at the typical rate', async () => {
+    let leaked: string | null = null;
+    const { report, texts, routes } = await buildWith(
+      'leaked-untranscribed',
+      (text) => {
+        const words = text.split(/\s+/).length;
+        if (leaked === null && words >= 6 && words <= 10) leaked = text;
+        return text === leaked ? LEAKED_PROMPT : null;
+      },
+      untranscribed,
+    );
+    expect(new Set(routes)).toEqual(new Set(['/inference_cross_lingual']));
+    expect(leaked).not.toBeNull();
+    expect(texts.filter((text) => text === leaked)).toHaveLength(2);
+    const dataset = report.datasets.find((entry) => entry.variant === 'default')!;
+    expect(dataset.dialogues).toBe(1);
+    expect(dataset.failed).toHaveLength(1);
+    const reason = dataset.failed[0]!.reason;
+    expect(reason).toContain(`synthesis failed for "${leaked}" (extra-speech): quarantined after 2 attempts`);
+    expect(reason).toMatch(
+      /: \d+\.\d\d s of speech where the text takes \d+\.\d\d s at the language's typical rate \(accepted up to \d+\.\d\d s\)/,
+    );
+  });
+
+  it('quarantines nothing of a voice without a transcript when the server speaks only the text', async () => {
+    const { report, texts } = await buildWith('clean-untranscribed', () => null, untranscribed);
+    const dataset = report.datasets.find((entry) => entry.variant === 'default')!;
+    expect(dataset.failed).toEqual([]);
+    expect(dataset.dialogues).toBe(2);
+    // every text asked for once: no clip was resynthesized
+    expect(new Set(texts).size).toBe(texts.length);
   });
 });

@@ -174,10 +174,11 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
     this.assertPlausibleSpeechRate(text);
     await this.backend.prepareVoice?.(voice, text);
     const spokenText = await this.spokenText(text);
-    // the speech-length check needs the voice's own tempo (a prompt with its transcript); its first overlong clip is resynthesized once
+    // the speech-length check at the voice's own tempo (a prompt with its transcript), else at the
+    // language's typical rate (synthesis-speech-length.ts); its first overlong clip is resynthesized once
     const options = this.options.speechLength;
     const voiceTempo = options ? ((await this.backend.referenceTempo?.(voice)) ?? null) : null;
-    const length = options && voiceTempo !== null ? { options, voiceTempo, overlong: 0 } : undefined;
+    const length = options ? { options, voiceTempo, overlong: 0 } : undefined;
 
     const attempts: SynthesisAttemptRecord[] = [];
     let lastEndpoint: string | undefined;

@@ -6,11 +6,16 @@
  * or after the last word of the text: a voice prompt's transcript leaking into the reply, a known
  * CosyVoice failure that speaks without a pause before the text.
  *
- * The remote synthesizer (remote-synthesizer.ts) runs it on every accepted clip of a voice with a
- * prompt and its transcript (the tempo of a voice without one is unknown: a slow voice would read as
- * extra speech) when no speech recognizer checks the clips (synthesis-recognition.ts hears the words
- * themselves): over the limit the clip is resynthesized once (`extra-speech`), and a second such clip
- * quarantines the utterance with the measured and the expected seconds in the reason.
+ * The remote synthesizer (remote-synthesizer.ts) runs it on every accepted clip when no speech
+ * recognizer checks the clips (synthesis-recognition.ts hears the words themselves). The expected
+ * length is at the tempo of the voice's prompt when the voice has a prompt with its transcript. A
+ * voice without one (a cross-lingual prompt, a built-in or named voice) is taken to speak at the
+ * language's typical rate (synthesis-speech-rate.ts `speechRateBoundsOf`: 13.5 letters/s for
+ * English, 7.5 morae/s for Japanese, the language pack's `speechRate.typical` otherwise), with the
+ * same margins: speech leaked before or after its text is caught there too, and a voice much slower
+ * than typical may read as extra speech. Over the limit the clip is resynthesized once
+ * (`extra-speech`), and a second such clip quarantines the utterance with the measured and the
+ * expected seconds in the reason.
  */
 
 /** Settings of {@link judgeSpeechLength}: how much longer than expected speech may run. */
