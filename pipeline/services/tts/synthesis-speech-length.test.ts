@@ -113,15 +113,27 @@ describe('the speech-length check of synthesized utterances', () => {
     expect(synthesizer.statistics()).toMatchObject({ succeeded: 6, failures: {} });
   });
 
-  it('does not check a voice without a prompt transcript (its tempo is unknown)', async () => {
+  it("measures a voice without a prompt transcript at the language's typical rate", async () => {
+    const crossLingual = { mode: 'cross-lingual', promptWav: prompt.path };
     const { loopback, synthesizer } = await tts(leading(() => prompt.transcript));
-    await synthesizer.synthesize({
-      text: ANSWER,
-      language: 'en',
-      voice: { mode: 'cross-lingual', promptWav: prompt.path },
-    });
-    expect(loopback.requests).toHaveLength(1);
-    expect(synthesizer.statistics()).toMatchObject({ succeeded: 1, failures: {} });
+    const error = await synthesizer.synthesize({ text: ANSWER, language: 'en', voice: crossLingual }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(SpeechSynthesisQuarantineError);
+    expect(loopback.requests).toHaveLength(2);
+    expect((error as SpeechSynthesisQuarantineError).failure).toBe('extra-speech');
+    const typical = plausibleDurationRange(await spokenLength(ANSWER, 'en'), speechRateBoundsOf('en')).typicalSeconds;
+    expect((error as SpeechSynthesisQuarantineError).message).toContain(
+      `s of speech where the text takes ${typical.toFixed(2)} s at the language's typical rate (accepted up to`,
+    );
+
+    // the same voice on a server that speaks only the text: accepted at once
+    const clean = await tts(undefined);
+    for (const text of ['yes', QUESTION, ANSWER])
+      await clean.synthesizer.synthesize({ text, language: 'en', voice: crossLingual });
+    expect(clean.loopback.requests).toHaveLength(3);
+    expect(clean.synthesizer.statistics()).toMatchObject({ succeeded: 3, failures: {} });
   });
 
   it('accepts a leaked prompt when the check is not configured', async () => {
