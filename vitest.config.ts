@@ -45,6 +45,7 @@ export const END_TO_END_FILES = [
   'pipeline/export/export-stop.test.ts',
   'scripts/stop-signals.test.ts',
   'scripts/stop-signals-queued.test.ts',
+  'scripts/stop-signals-ending.test.ts',
   'pipeline/orchestration/benchmark-dimensions-build.test.ts',
 ];
 
