@@ -46,6 +46,8 @@ export const END_TO_END_FILES = [
   'pipeline/export/export-stop.test.ts',
   'scripts/stop-signals.test.ts',
   'scripts/stop-signals-queued.test.ts',
+  'scripts/stop-signals-ending.test.ts',
+  'pipeline/run/foreign-backup-build.test.ts',
   'pipeline/orchestration/benchmark-dimensions-build.test.ts',
 ];
 

@@ -18,7 +18,7 @@
  */
 import type { BuildConfig } from '../config.ts';
 import { PreRenderedDialoguePages } from '../report/pre-rendered-pages.ts';
-import { beginGuardedBuild, runLocked } from '../run/build-guards.ts';
+import { beginGuardedBuild, refuseForeignBackupFolders, runLocked } from '../run/build-guards.ts';
 import type { ProgressListener } from '../run/progress.ts';
 import { StageRunner } from '../run/stage-runner.ts';
 import { ContentCache } from '../storage/content-cache.ts';
@@ -27,7 +27,7 @@ import type { BuildContext, BuildLog, BuildQueueHook, BuildReport, BuildWithPage
 import { checkBuildIsPossible, checkOfflineVoices } from './build-checks.ts';
 import { checkCorpusNumbersCanBeSpoken } from '../../stages/rewrite-spoken-numbers.ts';
 import { writeBuildOutputs } from './build-outputs.ts';
-import { buildLanguageDatasets, QueueWaits, type BuildTotals } from './language-datasets.ts';
+import { buildLanguageDatasets, committedDatasetFolders, QueueWaits, type BuildTotals } from './language-datasets.ts';
 import { scoreAndSplit } from './score-and-split.ts';
 import { createSharedBuildServices } from './shared-build-services.ts';
 import { checkSpeakerPromptClips } from './speaker-roster.ts';
@@ -72,6 +72,8 @@ export async function runBuild(
   checkBuildIsPossible(config);
   await checkOfflineVoices(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {})); // keys redacted; settings checked (pipeline/run/build-guards.ts)
+  // someone else's report.previous or {dataset}.previous stops the build here, not at its swap
+  await refuseForeignBackupFolders(config.output.directory, committedDatasetFolders(config));
   // a damaged cache entry (its content hash differs) is recomputed; each is named, the count closes the build
   const cache = new ContentCache(config.output.cacheDirectory, {
     onCorrupt: (file, reason) => log(`cache: corrupt entry redone: ${file}: ${reason}`, 'warn'),

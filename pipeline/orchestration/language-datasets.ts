@@ -4,7 +4,7 @@
  * build, each dialogue after its job on the workers), then the datasets committed.
  */
 import path from 'node:path';
-import { datasetNameOf } from '../config.ts';
+import { datasetNameOf, type BuildConfig } from '../config.ts';
 import { endsTheBuild } from '../model/build-errors.ts';
 import type { DatasetSummary } from '../model/dataset-summary.ts';
 import type { Language, SourceConversation } from '../model/types.ts';
@@ -33,6 +33,18 @@ export interface BuildTotals {
   timingPriorWarnings: string[];
   /** Datasets not written and benchmark dimensions without samples (./commit-datasets.ts): summary.json `warnings` and summary.md. */
   datasetWarnings?: string[];
+}
+
+/**
+ * The dataset folders a build commits: each language's base dataset, and its barge-in variant when
+ * `datasets.bargeIn` is on (as {@link buildLanguageDatasets} opens them), as absolute paths.
+ */
+export function committedDatasetFolders(config: BuildConfig): string[] {
+  return config.languages.flatMap((language) => {
+    const dataset = datasetNameOf(config, language);
+    const names = config.datasets.bargeIn ? [dataset, `${dataset}${BARGE_IN_SUFFIX}`] : [dataset];
+    return names.map((name) => path.resolve(config.output.directory, datasetRelativePath(language, name)));
+  });
 }
 
 /**

@@ -31,7 +31,7 @@ import type { Redis } from 'ioredis';
 import type { BuildConfig } from '../config.ts';
 import { BuildInputError } from '../model/build-errors.ts';
 import type { Language } from '../model/types.ts';
-import { beginGuardedBuild } from '../run/build-guards.ts';
+import { beginGuardedBuild, refuseForeignBackupFolders } from '../run/build-guards.ts';
 import type { ProgressListener } from '../run/progress.ts';
 import { firstLine } from '../run/stage-runner.ts';
 import { ContentCache } from '../storage/content-cache.ts';
@@ -47,6 +47,7 @@ import {
   type DialogueJobData,
 } from './build-queue.ts';
 import { checkBuildIsPossible, runBuild, type BuildLog, type BuildReport } from './build.ts';
+import { committedDatasetFolders } from './language-datasets.ts';
 import { clearBuild, closeQueues, stampBuild } from './queue-stamp.ts';
 import { QueueLostError, QueueWatcher } from './queue-watcher.ts';
 
@@ -91,6 +92,8 @@ export interface QueuedBuildOptions {
 export async function runQueuedBuild(config: BuildConfig, options: QueuedBuildOptions): Promise<BuildReport> {
   checkBuildIsPossible(config);
   const log = beginGuardedBuild(config, options.log ?? (() => {}));
+  // before any job is queued: someone else's report.previous or {dataset}.previous (pipeline/run/build-guards.ts)
+  await refuseForeignBackupFolders(config.output.directory, committedDatasetFolders(config));
   const described = describeQueueUrl(options.queue);
   const connection = parseQueueUrl(options.queue);
   let client: Redis;

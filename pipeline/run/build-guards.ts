@@ -4,7 +4,9 @@
  *
  * 1. {@link beginGuardedBuild}, first: registers every configured API key for redaction, checks the
  *    settings the schema cannot see, and returns the build log with keys redacted;
- * 2. {@link runLocked}, after ingestion: checks the output and cache folders (folder, writable, not a
+ * 2. {@link refuseForeignBackupFolders}, before ingestion: a `.previous` folder the build would swap
+ *    through (the report's, each dataset's) that is someone else's stops the build before any work;
+ * 3. {@link runLocked}, after ingestion: checks the output and cache folders (folder, writable, not a
  *    special file system), takes the output folder's lock, removes what killed builds left (`.partial`
  *    datasets, temporary files in the cache and the output folder), checks there is room for the
  *    planned audio, runs the work, and ends it with a one-line LockLostError as soon as the lock is lost.
@@ -26,6 +28,8 @@ import {
 } from './output-checks.ts';
 import { checkBuildSpace } from './build-space-estimate.ts';
 import { currentStopScope } from './stop-signals.ts';
+import { REPORT_DIRECTORY } from '../report/build-report.ts';
+import { refuseForeignBackupFolder } from '../storage/folder-swap.ts';
 import { removeUnfinishedOutputsOnStop } from './stopped-build.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
@@ -45,6 +49,24 @@ export function beginGuardedBuild(
   checkBuildSettings(config);
   checkConfiguredKeys(config);
   return (line, level) => log(redactSecrets(line), level);
+}
+
+/**
+ * Refuses a build whose swaps would meet a `{folder}.previous` that no swap left (no backup marker),
+ * before any work, as the swap itself refuses it after all the synthesis: the report's
+ * (`report.previous`, pipeline/report/build-report.ts) and each dataset folder's the build commits
+ * (`{dataset}.previous`, stages/render-dataset-replace.ts). The swaps keep their own check, for a
+ * folder made while the build runs.
+ * @param outputDirectory the build's output folder (need not exist)
+ * @param datasetFolders the dataset folders the build commits (base and barge-in variant, every language)
+ * @throws ForeignBackupFolderError (exit code 2) naming the first such folder; nothing is touched
+ */
+export async function refuseForeignBackupFolders(
+  outputDirectory: string,
+  datasetFolders: readonly string[],
+): Promise<void> {
+  await refuseForeignBackupFolder(path.join(outputDirectory, REPORT_DIRECTORY), 'the report');
+  for (const folder of datasetFolders) await refuseForeignBackupFolder(folder, 'the dataset');
 }
 
 /**

@@ -179,7 +179,9 @@ export async function runStoppable<T>(
  * Installs, for the whole process, the stop of a command outside {@link runStoppable}: a signal while
  * the command starts (its code loading) or after its work (printing its result) ends it with the same
  * kind of line and exit code, `duplexsynth: {command} stopped by {signal}; what it had finished is
- * kept`. Inside runStoppable the scope's own handler answers instead.
+ * kept`. Inside runStoppable the scope's own handler answers instead. It stays installed until the
+ * process exits, and a natural end exits at once (see {@link endAtOnce}), so no signal finds the
+ * process without it.
  * @param command the command's name (the first argument), or null without one
  */
 export function installStopFallback(command: string | null): void {
@@ -191,6 +193,19 @@ export function installStopFallback(command: string | null): void {
     process.exit(STOP_EXIT_CODES[signal as StopSignal]);
   };
   for (const signal of STOP_SIGNALS) process.on(signal, listener);
+  process.once('beforeExit', endAtOnce);
+}
+
+/**
+ * Ends the process with its exit code as soon as its event loop is empty. Left to end by itself, Node
+ * closes its signal handles after the 'exit' listeners and spends some milliseconds more tearing down,
+ * and a signal in that window meets the default disposition: the process dies by the signal with no
+ * line. `process.exit` runs the 'exit' listeners and exits without that teardown, so a signal after
+ * this point leaves the command's own ending (its output, its exit code) and one before it meets the
+ * listener of {@link installStopFallback}.
+ */
+function endAtOnce(): void {
+  process.exit(process.exitCode);
 }
 
 /** Removes `folder` when it holds only empty folders, then its parents up to `createdFrom` while empty. */
