@@ -42,7 +42,14 @@ export interface QueueWatcherOptions {
  */
 const SLOW_REFRESH_MILLISECONDS = 30_000;
 const SLOWEST_REFRESH_MILLISECONDS = 300_000;
-/** The shortest time between two event-driven readings of the counts, per worker that has counts (ms; at least 2000 in all). */
+/**
+ * The shortest time between two event-driven readings of the counts (ms), and the part of it per
+ * worker that has counts: one reading costs about ten commands (BullMQ's counts script, the workers'
+ * set and each worker's hash), as many as a dialogue's job costs BullMQ, so readings every few
+ * seconds would dominate a build's commands; every 10 s keeps the progress line fresh enough for a
+ * person watching it. The last counts are read when every job is done in any case.
+ */
+const REFRESH_MILLISECONDS = 10_000;
 const REFRESH_MILLISECONDS_PER_WORKER = 500;
 /** How long one reading of Redis may take before Redis counts as away (ms). */
 const ANSWER_MILLISECONDS = 3000;
@@ -62,8 +69,8 @@ interface Waiter {
  * `build` continuing the same jobs) are read once from the queue's completed and failed sets, a
  * thousand ids per command; so are the jobs of any events that may have been missed: after Redis
  * came back, and when the queue counts more finished jobs than the events told (BullMQ trims its
- * events stream). The counts are printed as they change, read when a job finished (at most once a
- * second, less often with many workers) and at a slow pace ({@link SLOW_REFRESH_MILLISECONDS} ms,
+ * events stream). The counts are printed as they change, read when a job finished (at most once every
+ * 10 s, less often with many workers) and at a slow pace ({@link SLOW_REFRESH_MILLISECONDS} ms,
  * slower while nothing happens). Redis going away is said
  * in one line and its return in another; away longer than `giveUpSeconds`, or Ctrl-C (`signal`),
  * every wait is rejected with the same QueueLostError / BuildStoppedError. Once every dataset is
@@ -271,12 +278,12 @@ export class QueueWatcher implements BuildQueueHook {
     waiter.resolve();
   }
 
-  /** Read the counts soon (a job finished; the next one is active already when its worker had one waiting): at most every 2 s, and once per {@link REFRESH_MILLISECONDS_PER_WORKER} ms per worker. */
+  /** Read the counts soon (a job finished; the next one is active already when its worker had one waiting): at most every {@link REFRESH_MILLISECONDS} ms, and once per {@link REFRESH_MILLISECONDS_PER_WORKER} ms per worker. */
   private scheduleRefresh(): void {
     this.jobEvents += 1;
     if (this.refreshTimer !== null || this.over) return;
     const workers = this.lastCounts?.workers.length ?? 0;
-    const interval = Math.max(2000, REFRESH_MILLISECONDS_PER_WORKER * workers);
+    const interval = Math.max(REFRESH_MILLISECONDS, REFRESH_MILLISECONDS_PER_WORKER * workers);
     const wait = Math.max(0, this.lastRefreshAt + interval - Date.now());
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = null;
