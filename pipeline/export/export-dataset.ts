@@ -208,14 +208,13 @@ export async function readExportDataset(directory: string | DatasetFolder): Prom
     const name = { value: dialogue.id, file: jsonlFile, field: 'id' };
     const metadataFile = containedPath(path.join(folder.directory, 'metadata'), `${dialogue.id}.json`, name);
     const alignmentFile = containedPath(path.join(folder.directory, 'txt_align'), `${dialogue.id}.txt`, name);
-    const metadataText = await readText(metadataFile);
+    // the metadata as readDatasetFolder parsed it, else (a folder made in memory) read from its file
+    const metadataSource =
+      dialogue.metadataJson !== undefined
+        ? { json: dialogue.metadataJson, file: metadataFile }
+        : { text: await readText(metadataFile), file: metadataFile };
     dialogues.push(
-      exportDialogue(
-        context,
-        dialogue,
-        { text: metadataText, file: metadataFile },
-        { text: await readText(alignmentFile), file: alignmentFile },
-      ),
+      exportDialogue(context, dialogue, metadataSource, { text: await readText(alignmentFile), file: alignmentFile }),
     );
   }
   return {
@@ -252,7 +251,8 @@ export interface ExportDialogueContext {
  * One dialogue for export, from its line of `all.jsonl` and metadata (as readDatasetFolder reads them)
  * and the text of its metadata and `txt_align` files: what {@link readExportDataset} does per dialogue,
  * without reading (a build calls it with the texts it has just written).
- * @param metadata the text of `metadata/{id}.json` and the path named in errors
+ * @param metadataSource the text of `metadata/{id}.json`, or its value as `JSON.parse` gave it (`json`),
+ *   and the path named in errors
  * @param alignment the text of `txt_align/{id}.txt` and the path named in errors
  * @throws DatasetReadError naming the file and field when the metadata does not fit, lacks a channel's
  *   speaker, or the alignment does not parse
@@ -262,12 +262,14 @@ export function exportDialogue(
   dialogue: Pick<DatasetDialogue, 'id' | 'line' | 'events' | 'audioFile'> & {
     metadata: Pick<DatasetDialogue['metadata'], 'durationSeconds'>;
   },
-  metadataSource: { text: string; file: string },
+  metadataSource: { text: string; file: string } | { json: unknown; file: string },
   alignment: { text: string; file: string },
 ): ExportDialogue {
   const { channels, roles } = context;
   const metadataFile = metadataSource.file;
-  const parsed = metadataSchema.safeParse(parseJson(metadataSource.text, metadataFile));
+  const parsed = metadataSchema.safeParse(
+    'json' in metadataSource ? metadataSource.json : parseJson(metadataSource.text, metadataFile),
+  );
   if (!parsed.success) {
     throw new DatasetReadError(`${metadataFile}: ${describeIssues(parsed.error.issues)}`);
   }

@@ -4,7 +4,8 @@
  * `summary.json` (failed, i.e. quarantined, dialogues) and `audio/{id}.wav` paths.
  */
 import { LANGUAGE_CODE_PATTERN } from '../model/language-code.ts';
-import { readInputText } from '../storage/read-input-file.ts';
+import { InputFileError, readInputText } from '../storage/read-input-file.ts';
+import { describeIssues } from '../model/validation.ts';
 import path from 'node:path';
 import { parseEventsLine } from '../events/index.ts';
 import type { ChannelEvents, Language } from '../model/types.ts';
@@ -37,6 +38,11 @@ export interface DatasetDialogue {
   audioFile: string;
   /** sha256 (hex) of the WAV as listed in `manifest.json` `files`; null when the manifest has none. */
   audioSha256: string | null;
+  /**
+   * `metadata/{id}.json` as `JSON.parse` read it, every field kept (`metadata` holds only the checked
+   * ones), so that the report and export read each metadata file once; absent in a folder made in memory.
+   */
+  metadataJson?: unknown;
 }
 
 /** A quarantined (failed) dialogue from `summary.json`. */
@@ -57,6 +63,31 @@ export interface DatasetFolder {
   dialogues: DatasetDialogue[];
   /** Failed dialogues listed in `summary.json` (empty when it has none or there is no summary). */
   quarantined: QuarantinedDialogue[];
+}
+
+/**
+ * Reads `metadata/{id}.json` as readRecord reads it (the same messages), keeping the parsed JSON too.
+ * @returns the checked fields and the whole value as parsed
+ * @throws DatasetReadError naming the file when it cannot be read, is not JSON or does not fit the schema
+ */
+async function readMetadata(file: string): Promise<{ metadata: DialogueMetadata; json: unknown }> {
+  let text: string;
+  try {
+    text = await readInputText(file);
+  } catch (error) {
+    if (error instanceof InputFileError) throw new DatasetReadError(error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new DatasetReadError(`${file}: cannot be read (${code ?? (error as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new DatasetReadError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+  const result = dialogueMetadataSchema.safeParse(json);
+  if (!result.success) throw new DatasetReadError(`${file}: ${describeIssues(result.error.issues)}`);
+  return { metadata: result.data, json };
 }
 
 async function readText(file: string): Promise<string> {
@@ -124,7 +155,7 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
       file: `${jsonlFile}:${index + 1}`,
       field: 'id',
     });
-    const metadata = await readRecord(metadataFile, dialogueMetadataSchema, { makeError: readError });
+    const { metadata, json: metadataJson } = await readMetadata(metadataFile);
     const audioSha256 = manifestFiles[`audio/${parsed.id}.wav`];
     dialogues.push({
       id: parsed.id,
@@ -133,6 +164,7 @@ export async function readDatasetFolder(directory: string): Promise<DatasetFolde
       metadata,
       audioFile: path.join(absolute, 'audio', `${parsed.id}.wav`),
       audioSha256: typeof audioSha256 === 'string' ? audioSha256 : null,
+      metadataJson,
     });
   }
   let quarantined: QuarantinedDialogue[] = [];

@@ -76,11 +76,14 @@ export async function datasetSection(part: {
       : '';
   const fidelity = await readJson<FidelityJson>(path.join(directory, 'fidelity.json'));
 
+  // the metadata readDatasetFolder parsed, when it kept every dialogue's (each file is read once)
+  const metadata = folder.dialogues.map((dialogue) => dialogue.metadataJson);
   const { placed, plotImages, ratesNote, fidelityHtml, measuredNote } = await turnTakingPart({
     dataset,
     work,
     key,
     fidelity,
+    ...(metadata.every((value) => value !== undefined) ? { metadata } : {}),
   });
 
   // evaluable events: the build's own report in summary.json (its loader settings, barge-in variants

@@ -27,30 +27,41 @@ const DEFAULT_STATISTICS_DIRECTORY = packageFile('pipeline', 'timeline', 'defaul
 /** Metadata files a dataset's placement offsets are read from at once. */
 const METADATA_READ_CONCURRENCY = 16;
 
-/** The placement offsets of a dataset's speaker changes by direction, from `metadata/{id}.json` (`offsetFromFloor`), centiseconds. */
+/** What {@link generatedOffsets} reads of a dialogue's metadata. */
+type OffsetMetadata = {
+  timing?: { statistics?: string };
+  utterances?: { channel: Channel; offsetFromFloor?: number | null }[];
+};
+
+/**
+ * The placement offsets of a dataset's speaker changes by direction, from `metadata/{id}.json`
+ * (`offsetFromFloor`), centiseconds.
+ * @param parsed the metadata of every dialogue in `dataset.dialogues` order as already parsed (the
+ *   report's dataset folder holds it); null: each file is read
+ */
 async function generatedOffsets(
   dataset: ExportDataset,
+  parsed: readonly unknown[] | null,
 ): Promise<{ offsets: Record<ChannelDirection, Centiseconds[]>; statisticsFile: string | null }> {
   const offsets: Record<ChannelDirection, Centiseconds[]> = { 'channel0->channel1': [], 'channel1->channel0': [] };
   let statisticsFile: string | null = null;
-  type Metadata = {
-    timing?: { statistics?: string };
-    utterances?: { channel: Channel; offsetFromFloor?: number | null }[];
-  };
   // METADATA_READ_CONCURRENCY files open at a time, not one per dialogue (a dataset of thousands ran out of file descriptors)
   const reads = new PQueue({ concurrency: METADATA_READ_CONCURRENCY });
-  const read = await reads.addAll(
-    dataset.dialogues.map(
-      (dialogue) => () =>
-        readJson<Metadata>(
-          containedPath(path.join(dataset.directory, 'metadata'), `${dialogue.id}.json`, {
-            value: dialogue.id,
-            file: path.join(dataset.directory, 'all.jsonl'),
-            field: 'id',
-          }),
-        ),
-    ),
-  );
+  const read: (OffsetMetadata | null)[] =
+    parsed !== null && parsed.length === dataset.dialogues.length
+      ? (parsed as (OffsetMetadata | null)[])
+      : await reads.addAll(
+          dataset.dialogues.map(
+            (dialogue) => () =>
+              readJson<OffsetMetadata>(
+                containedPath(path.join(dataset.directory, 'metadata'), `${dialogue.id}.json`, {
+                  value: dialogue.id,
+                  file: path.join(dataset.directory, 'all.jsonl'),
+                  field: 'id',
+                }),
+              ),
+          ),
+        );
   for (const found of read) {
     const metadata = found ?? {};
     statisticsFile ??= metadata.timing?.statistics ?? null;
@@ -151,10 +162,12 @@ export async function turnTakingPart(part: {
   /** `{language}-{dataset}`, the prefix of the plot files. */
   key: string;
   fidelity: FidelityJson | null;
+  /** Every dialogue's metadata as `JSON.parse` read it, in `dataset.dialogues` order; absent: read from the files. */
+  metadata?: readonly unknown[];
 }): Promise<TurnTakingPart> {
   const { dataset, work, key, fidelity } = part;
   // turn-taking: measured against generated offsets, per direction
-  const generated = await generatedOffsets(dataset);
+  const generated = await generatedOffsets(dataset, part.metadata ?? null);
   const gapDirections = new Set(
     (fidelity?.directions ?? []).filter((entry) => entry.part === 'gaps').map((entry) => entry.direction),
   );
