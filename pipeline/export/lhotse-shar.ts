@@ -81,15 +81,11 @@ export async function writeLhotseSharExport(
     const dialogues = dataset.dialogues.slice(first, first + shardSize);
     const cuts: string[] = [];
     const pack = tarStream.pack();
-    // the side that fails first names the cause: the other one then fails only because the pack
-    // was destroyed. The listener keeps a pack destroyed before the writer has begun reading it
-    // from throwing that error as an uncaught 'error' event.
+    // the side that fails first names the cause: a writer's error (a full disk, a stop) destroys the
+    // pack, and the producer's error that follows it ("tar entry destroyed") is only its consequence.
+    // The listener keeps a pack destroyed before the writer has begun reading it from throwing that
+    // error as an uncaught 'error' event.
     let cause: { error: unknown } | undefined;
-    const stop = (error: unknown) => {
-      cause ??= { error };
-      pack.destroy(error as Error);
-      throw error;
-    };
     pack.on('error', () => {});
     // a writer's error (a full disk) stops the producer, which waits while the disk is behind
     const writing = writer.writeChunks(`${SHAR_FOLDER}/recording.${number}.tar`, pack as AsyncIterable<Uint8Array>);
@@ -106,7 +102,20 @@ export async function writeLhotseSharExport(
       pack.finalize();
     })();
     // a producer's error (a bad WAV) ends the writer's iteration, which removes its temporary file
-    await Promise.allSettled([writing.catch(stop), producing.catch(stop)]);
+    const [written, produced] = await Promise.allSettled([
+      writing.catch((error: unknown) => {
+        cause ??= { error };
+        pack.destroy(error as Error);
+        throw error;
+      }),
+      producing.catch((error: unknown) => {
+        if (!pack.destroyed) cause ??= { error };
+        pack.destroy(error as Error);
+        throw error;
+      }),
+    ]);
+    if (cause === undefined && written.status === 'rejected') cause = { error: written.reason };
+    if (cause === undefined && produced.status === 'rejected') cause = { error: produced.reason };
     if (cause !== undefined) throw cause.error;
     await writer.write(`${SHAR_FOLDER}/cuts.${number}.jsonl.gz`, gzipJsonl(cuts));
     shards.push(number);
