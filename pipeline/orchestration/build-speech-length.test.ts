@@ -11,11 +11,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../config.ts';
 import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-loopback-server.ts';
 import type { FaultScript } from '../services/tts/testing/loopback-speech.ts';
 import { writePromptFixture, writePromptManifest } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild } from './build.ts';
+import { loopbackCosyVoiceConfig } from './testing/loopback-cosyvoice-config.ts';
 
 /** The first transcript of writePromptManifest's speakers (pipeline/services/tts/testing/prompt-fixtures.ts). */
 const LEAKED_PROMPT = 'I grew up near the sea and I still love the sound of waves.';
@@ -59,31 +59,13 @@ async function buildWith(name: string, leading: (text: string) => string | null,
   };
   const cosyvoice = await startCosyVoiceLoopbackServer({ faults });
   try {
-    const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
-    const config: BuildConfig = resolveConfig(
-      {
-        name,
-        seed: 5,
-        languages: ['en'],
-        corpus: { path: base.corpus.path, limit: 2 },
-        output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, name, 'cache') },
-        tts: {
-          en: {
-            backend: 'cosyvoice2',
-            service: {
-              urls: [cosyvoice.url],
-              sampleRate: 24000,
-              retry: { maxRetries: 2, initialDelaySeconds: 0.01, maxDelaySeconds: 0.05 },
-            },
-            ...(voices ? { voices } : { speakerPrompts: { manifest } }),
-          },
-        },
-        synthesis: { concurrency: 1 },
-        quality: { enabled: false },
-      },
-      `${name} (test)`,
+    const config = await loopbackCosyVoiceConfig({
+      name,
       scratch,
-    );
+      url: cosyvoice.url,
+      voices: voices ? { voices } : { speakerPrompts: { manifest } },
+      quality: { enabled: false },
+    });
     expect(config.quality.speechLength).not.toBeNull();
     return { report: await runBuild(config), texts, routes: cosyvoice.requests.map((request) => request.route) };
   } finally {
@@ -92,14 +74,32 @@ async function buildWith(name: string, leading: (text: string) => string | null,
 }
 
 describe('the speech-length check in a build', () => {
-  it('quarantines the dialogue whose utterance is spoken after a leaked voice prompt', async () => {
+  it.each([
+    {
+      voices: "the manifest's voices (with transcripts)",
+      untranscribed: false,
+      tempo: "at the voice's tempo \\(\\d\\.\\d\\d\\)",
+      routes: null,
+    },
+    {
+      voices: 'voices without a transcript',
+      untranscribed: true,
+      tempo: "at the language's typical rate",
+      routes: ['/inference_cross_lingual'],
+    },
+  ])('$voices: quarantines the dialogue whose utterance is spoken after a leaked voice prompt', async (kind) => {
     let leaked: string | null = null;
-    const { report, texts } = await buildWith('leaked', (text) => {
-      // the first utterance of six to ten words synthesized, every time it is asked for
-      const words = text.split(/\s+/).length;
-      if (leaked === null && words >= 6 && words <= 10) leaked = text;
-      return text === leaked ? LEAKED_PROMPT : null;
-    });
+    const { report, texts, routes } = await buildWith(
+      `leaked-${kind.untranscribed ? 'untranscribed' : 'transcribed'}`,
+      (text) => {
+        // the first utterance of six to ten words synthesized, every time it is asked for
+        const words = text.split(/\s+/).length;
+        if (leaked === null && words >= 6 && words <= 10) leaked = text;
+        return text === leaked ? LEAKED_PROMPT : null;
+      },
+      kind.untranscribed ? untranscribed : undefined,
+    );
+    if (kind.routes !== null) expect(new Set(routes)).toEqual(new Set(kind.routes));
     expect(leaked).not.toBeNull();
     // the first reply and one resynthesis, although the retry policy allows two retries
     expect(texts.filter((text) => text === leaked)).toHaveLength(2);
@@ -109,8 +109,12 @@ describe('the speech-length check in a build', () => {
     const reason = dataset.failed[0]!.reason;
     expect(reason).toContain(`synthesis failed for "${leaked}" (extra-speech): quarantined after 2 attempts`);
     expect(reason).toMatch(
-      /: \d+\.\d\d s of speech where the text takes \d+\.\d\d s at the voice's tempo \(\d\.\d\d\) \(accepted up to \d+\.\d\d s\): \d+\.\d\d s of speech before its first or after its last word/,
+      new RegExp(
+        `: \\d+\\.\\d\\d s of speech where the text takes \\d+\\.\\d\\d s ${kind.tempo} \\(accepted up to \\d+\\.\\d\\d s\\)`,
+      ),
     );
+    // the leaked words come before the text, so the span says where the extra speech is
+    if (!kind.untranscribed) expect(reason).toMatch(/ s of speech before its first or after its last word/);
   });
 
   it('quarantines nothing when the server speaks only the text', async () => {
@@ -119,30 +123,6 @@ describe('the speech-length check in a build', () => {
     expect(dataset.failed).toEqual([]);
     expect(dataset.dialogues).toBe(2);
     expect(texts.length).toBeGreaterThan(10);
-  });
-
-  it('quarantines the leaked prompt of a voice without a transcript, measured at the typical rate', async () => {
-    let leaked: string | null = null;
-    const { report, texts, routes } = await buildWith(
-      'leaked-untranscribed',
-      (text) => {
-        const words = text.split(/\s+/).length;
-        if (leaked === null && words >= 6 && words <= 10) leaked = text;
-        return text === leaked ? LEAKED_PROMPT : null;
-      },
-      untranscribed,
-    );
-    expect(new Set(routes)).toEqual(new Set(['/inference_cross_lingual']));
-    expect(leaked).not.toBeNull();
-    expect(texts.filter((text) => text === leaked)).toHaveLength(2);
-    const dataset = report.datasets.find((entry) => entry.variant === 'default')!;
-    expect(dataset.dialogues).toBe(1);
-    expect(dataset.failed).toHaveLength(1);
-    const reason = dataset.failed[0]!.reason;
-    expect(reason).toContain(`synthesis failed for "${leaked}" (extra-speech): quarantined after 2 attempts`);
-    expect(reason).toMatch(
-      /: \d+\.\d\d s of speech where the text takes \d+\.\d\d s at the language's typical rate \(accepted up to \d+\.\d\d s\)/,
-    );
   });
 
   it('quarantines nothing of a voice without a transcript when the server speaks only the text', async () => {

@@ -10,12 +10,12 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../config.ts';
 import { startTranscriptionLoopbackServer } from '../services/asr/testing/transcription-loopback-server.ts';
 import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-loopback-server.ts';
 import type { FaultScript } from '../services/tts/testing/loopback-speech.ts';
 import { writePromptManifest } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild } from './build.ts';
+import { loopbackCosyVoiceConfig } from './testing/loopback-cosyvoice-config.ts';
 
 let scratch: string;
 let manifest: string;
@@ -45,31 +45,13 @@ async function buildWith(name: string, leading: (text: string) => string | null)
   const cosyvoice = await startCosyVoiceLoopbackServer({ faults });
   const asr = await startTranscriptionLoopbackServer({ responder: () => spoken[spoken.length - 1] ?? '' });
   try {
-    const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
-    const config: BuildConfig = resolveConfig(
-      {
-        name,
-        seed: 5,
-        languages: ['en'],
-        corpus: { path: base.corpus.path, limit: 2 },
-        output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, name, 'cache') },
-        tts: {
-          en: {
-            backend: 'cosyvoice2',
-            service: {
-              urls: [cosyvoice.url],
-              sampleRate: 24000,
-              retry: { maxRetries: 2, initialDelaySeconds: 0.01, maxDelaySeconds: 0.05 },
-            },
-            speakerPrompts: { manifest },
-          },
-        },
-        synthesis: { concurrency: 1 },
-        quality: { enabled: false, speechRecognition: { baseUrl: `${asr.url}/v1` } },
-      },
-      `${name} (test)`,
+    const config = await loopbackCosyVoiceConfig({
+      name,
       scratch,
-    );
+      url: cosyvoice.url,
+      voices: { speakerPrompts: { manifest } },
+      quality: { enabled: false, speechRecognition: { baseUrl: `${asr.url}/v1` } },
+    });
     const report = await runBuild(config);
     const summary = JSON.parse(await readFile(path.join(config.output.directory, 'summary.json'), 'utf8'));
     const markdown = await readFile(path.join(config.output.directory, 'summary.md'), 'utf8');

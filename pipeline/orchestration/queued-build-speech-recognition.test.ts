@@ -12,7 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../config.ts';
 import { startTranscriptionLoopbackServer } from '../services/asr/testing/transcription-loopback-server.ts';
 import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-loopback-server.ts';
 import type { FaultScript } from '../services/tts/testing/loopback-speech.ts';
@@ -21,6 +20,7 @@ import { runBuild } from './build.ts';
 import { freePort } from './queued-build.bench.ts';
 import { runQueuedBuild } from './queued-build.ts';
 import { runQueueWorker } from './queue-worker.ts';
+import { loopbackCosyVoiceConfig } from './testing/loopback-cosyvoice-config.ts';
 
 let scratch: string;
 let manifest: string;
@@ -75,31 +75,13 @@ async function buildWith(name: string, queued: boolean) {
   // one utterance is synthesized at a time (one worker, one job, synthesis concurrency 1): the last reply is the one heard
   const asr = await startTranscriptionLoopbackServer({ responder: () => heard(spoken[spoken.length - 1] ?? '') });
   try {
-    const base = await loadConfigFile(DEFAULT_CONFIG_FILE);
-    const config: BuildConfig = resolveConfig(
-      {
-        name,
-        seed: 5,
-        languages: ['en'],
-        corpus: { path: base.corpus.path, limit: 2 },
-        output: { directory: path.join(scratch, name, 'out'), cacheDirectory: path.join(scratch, name, 'cache') },
-        tts: {
-          en: {
-            backend: 'cosyvoice2',
-            service: {
-              urls: [cosyvoice.url],
-              sampleRate: 24000,
-              retry: { maxRetries: 2, initialDelaySeconds: 0.01, maxDelaySeconds: 0.05 },
-            },
-            speakerPrompts: { manifest },
-          },
-        },
-        synthesis: { concurrency: 1 },
-        quality: { enabled: false, speechRecognition: { baseUrl: `${asr.url}/v1` } },
-      },
-      `${name} (test)`,
+    const config = await loopbackCosyVoiceConfig({
+      name,
       scratch,
-    );
+      url: cosyvoice.url,
+      voices: { speakerPrompts: { manifest } },
+      quality: { enabled: false, speechRecognition: { baseUrl: `${asr.url}/v1` } },
+    });
     let report;
     if (!queued) report = await runBuild(config);
     else {
