@@ -15,7 +15,7 @@ import { startCosyVoiceLoopbackServer } from '../services/tts/testing/cosyvoice-
 import type { FaultScript } from '../services/tts/testing/loopback-speech.ts';
 import { writePromptManifest } from '../services/tts/testing/prompt-fixtures.ts';
 import { runBuild } from './build.ts';
-import { loopbackCosyVoiceConfig } from './testing/loopback-cosyvoice-config.ts';
+import { loopbackCosyVoiceConfig, readBuildSummaries } from './testing/loopback-cosyvoice-config.ts';
 
 let scratch: string;
 let manifest: string;
@@ -53,8 +53,7 @@ async function buildWith(name: string, leading: (text: string) => string | null)
       quality: { enabled: false, speechRecognition: { baseUrl: `${asr.url}/v1` } },
     });
     const report = await runBuild(config);
-    const summary = JSON.parse(await readFile(path.join(config.output.directory, 'summary.json'), 'utf8'));
-    const markdown = await readFile(path.join(config.output.directory, 'summary.md'), 'utf8');
+    const { summary, markdown } = await readBuildSummaries(config.output.directory);
     return { report, summary, markdown, cosyvoice, asr };
   } finally {
     await cosyvoice.close();

@@ -20,7 +20,7 @@ import { runBuild } from './build.ts';
 import { freePort } from './queued-build.bench.ts';
 import { runQueuedBuild } from './queued-build.ts';
 import { runQueueWorker } from './queue-worker.ts';
-import { loopbackCosyVoiceConfig } from './testing/loopback-cosyvoice-config.ts';
+import { loopbackCosyVoiceConfig, readBuildSummaries } from './testing/loopback-cosyvoice-config.ts';
 
 let scratch: string;
 let manifest: string;
@@ -94,8 +94,7 @@ async function buildWith(name: string, queued: boolean) {
         await worker;
       }
     }
-    const summary = JSON.parse(await readFile(path.join(config.output.directory, 'summary.json'), 'utf8'));
-    const markdown = await readFile(path.join(config.output.directory, 'summary.md'), 'utf8');
+    const { summary, markdown } = await readBuildSummaries(config.output.directory);
     return { report, summary, markdown, cosyvoice, asr };
   } finally {
     await cosyvoice.close();

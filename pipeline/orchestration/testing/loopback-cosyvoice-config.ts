@@ -3,6 +3,7 @@
  * English, CosyVoice2 on a loopback server at `url`, one utterance synthesized at a time (so the last
  * request is the one a loopback transcription service hears), output and cache under `scratch/name`.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_CONFIG_FILE, loadConfigFile, resolveConfig, type BuildConfig } from '../../config.ts';
 
@@ -52,3 +53,18 @@ export async function loopbackCosyVoiceConfig(settings: LoopbackCosyVoiceSetting
     scratch,
   );
 }
+
+/**
+ * A finished build's summaries: `summary.json` parsed and `summary.md` as text.
+ * @param outputDirectory the build's `output.directory`
+ * @throws the file system's error when either file is missing; SyntaxError for a summary.json that is not JSON
+ */
+export async function readBuildSummaries(outputDirectory: string): Promise<{ summary: SummaryJson; markdown: string }> {
+  const summary = JSON.parse(await readFile(path.join(outputDirectory, 'summary.json'), 'utf8')) as SummaryJson;
+  const markdown = await readFile(path.join(outputDirectory, 'summary.md'), 'utf8');
+  return { summary, markdown };
+}
+
+/** summary.json as these tests read it: untyped beyond its datasets list. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type SummaryJson = any;
