@@ -12,6 +12,7 @@ import type { EndpointPoolStatistics } from '../endpoint-pool.ts';
 import type { ServiceResponse } from './service-http.ts';
 import { SpeechSynthesisError, type SpeechSynthesisFailure } from './speech-synthesizer.ts';
 import type { SpeechRateAssessment, TailKind } from './synthesis-checks.ts';
+import type { RecognitionCounts } from './recognition-tally.ts';
 
 /** One attempt, as a backend sees it when it builds the request. */
 export interface RemoteAttempt<Voice> {
@@ -137,7 +138,7 @@ export interface RemoteSynthesisStatistics {
    * Speech recognition of the accepted clips, when configured: clips transcribed, edits and reference
    * tokens summed (edits / referenceTokens is the error rate over all of them).
    */
-  speechRecognition?: { utterances: number; edits: number; referenceTokens: number };
+  speechRecognition?: RecognitionCounts;
 }
 
 /** Result of probing one endpoint when an engine is created. */
