@@ -5,7 +5,8 @@
  * 1. {@link beginGuardedBuild}, first: registers every configured API key for redaction, checks the
  *    settings the schema cannot see, and returns the build log with keys redacted;
  * 2. {@link refuseForeignBackupFolders}, before ingestion: a `.previous` folder the build would swap
- *    through (the report's, each dataset's) that is someone else's stops the build before any work;
+ *    through (the report's, each dataset's), or a dataset folder, that is someone else's stops the
+ *    build before any work;
  * 3. {@link runLocked}, after ingestion: checks the output and cache folders (folder, writable, not a
  *    special file system), takes the output folder's lock, removes what killed builds left (`.partial`
  *    datasets, temporary files in the cache and the output folder), checks there is room for the
@@ -29,7 +30,8 @@ import {
 import { checkBuildSpace } from './build-space-estimate.ts';
 import { currentStopScope } from './stop-signals.ts';
 import { REPORT_DIRECTORY } from '../report/build-report.ts';
-import { refuseForeignBackupFolder } from '../storage/folder-swap.ts';
+import { backupFolderOf, refuseForeignBackupFolder } from '../storage/folder-swap.ts';
+import { existsSync } from 'node:fs';
 import { removeUnfinishedOutputsOnStop } from './stopped-build.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
 
@@ -55,11 +57,14 @@ export function beginGuardedBuild(
  * Refuses a build whose swaps would meet a `{folder}.previous` that no swap left (no backup marker),
  * before any work, as the swap itself refuses it after all the synthesis: the report's
  * (`report.previous`, pipeline/report/build-report.ts) and each dataset folder's the build commits
- * (`{dataset}.previous`, stages/render-dataset-replace.ts). The swaps keep their own check, for a
- * folder made while the build runs.
+ * (`{dataset}.previous`, stages/render-dataset-replace.ts). Likewise a dataset folder that holds files
+ * but no `manifest.json` (someone else's folder, which the dataset writer refuses to replace when it
+ * opens that dataset, stages/render-dataset-writer.ts). The swaps and the writer keep their own
+ * checks, for a folder made while the build runs.
  * @param outputDirectory the build's output folder (need not exist)
  * @param datasetFolders the dataset folders the build commits (base and barge-in variant, every language)
- * @throws ForeignBackupFolderError (exit code 2) naming the first such folder; nothing is touched
+ * @throws ForeignBackupFolderError (exit code 2) naming the first such `.previous` folder;
+ *   ForeignDatasetFolderError (exit code 2) naming the first such dataset folder; nothing is touched
  */
 export async function refuseForeignBackupFolders(
   outputDirectory: string,
@@ -67,6 +72,32 @@ export async function refuseForeignBackupFolders(
 ): Promise<void> {
   await refuseForeignBackupFolder(path.join(outputDirectory, REPORT_DIRECTORY), 'the report');
   for (const folder of datasetFolders) await refuseForeignBackupFolder(folder, 'the dataset');
+  for (const folder of datasetFolders) await refuseForeignDatasetFolder(folder);
+}
+
+/** A dataset folder the build would replace that duplexsynth did not write (files, no manifest.json). */
+export class ForeignDatasetFolderError extends BuildInputError {
+  override name = 'ForeignDatasetFolderError';
+
+  /** @param folder the dataset folder, named first in the line */
+  constructor(folder: string) {
+    super(
+      `${folder}: exists, holds files and was not written by duplexsynth (no manifest.json); it was left as it is: remove it or choose another --out`,
+    );
+  }
+}
+
+/**
+ * Refuses a dataset folder that holds files and no `manifest.json`, unless a commit's own backup
+ * (`{dataset}.previous` with the marker) is beside it: then the folder is what an interrupted commit
+ * left, and opening the dataset puts the backup back (stages/render-dataset-replace.ts).
+ * @throws ForeignDatasetFolderError naming the folder
+ */
+async function refuseForeignDatasetFolder(folder: string): Promise<void> {
+  if (existsSync(backupFolderOf(folder))) return; // own backup (a foreign one was refused above)
+  const entries = await readdir(folder).catch(() => null);
+  if (entries !== null && entries.length > 0 && !entries.includes('manifest.json'))
+    throw new ForeignDatasetFolderError(folder);
 }
 
 /**

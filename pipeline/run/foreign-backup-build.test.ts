@@ -1,6 +1,7 @@
 /**
  * A build whose output folder holds a user's own `report.previous` or `{dataset}.previous` (a folder
- * without the swap's backup marker, pipeline/storage/folder-swap.ts) is refused before any work
+ * without the swap's backup marker, pipeline/storage/folder-swap.ts), or a user's own folder where a
+ * dataset goes (files, no manifest.json), is refused before any work
  * (pipeline/run/build-guards.ts `refuseForeignBackupFolders`), run as `duplexsynth build` in a child
  * process (offline English build: rules rewrite, espeak-ng): exit code 2, one line naming the folder,
  * nothing synthesized (the cache folder not made), nothing written into the output folder, and the
@@ -45,9 +46,18 @@ async function entriesBelow(folder: string): Promise<string[]> {
 }
 
 describe('a build meeting a user’s own .previous folder', () => {
-  for (const [name, relative] of [
-    ['report.previous', 'report.previous'],
-    ['the barge-in dataset’s .previous', path.join('data', 'en', 'task', 'topiocqa_bargein.previous')],
+  for (const [name, relative, refusal] of [
+    ['report.previous', 'report.previous', 'not a backup left by duplexsynth'],
+    [
+      'the barge-in dataset’s .previous',
+      path.join('data', 'en', 'task', 'topiocqa_bargein.previous'),
+      'not a backup left by duplexsynth',
+    ],
+    [
+      'a dataset folder without manifest',
+      path.join('data', 'en', 'task', 'topiocqa'),
+      'exists, holds files and was not written by duplexsynth',
+    ],
   ] as const) {
     it(`refuses ${name} before any work and leaves it byte for byte`, async () => {
       const root = path.join(scratch, name.replace(/[^a-z]+/g, '-'));
@@ -80,9 +90,7 @@ describe('a build meeting a user’s own .previous folder', () => {
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        new RegExp(
-          `^duplexsynth: ${userFolder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a backup left by duplexsynth`,
-        ),
+        new RegExp(`^duplexsynth: ${userFolder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${refusal}`),
       );
       // nothing synthesized: the build's cache was never made; nothing written beside the user's folder
       expect(existsSync(cache)).toBe(false);
