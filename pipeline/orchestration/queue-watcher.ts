@@ -329,16 +329,26 @@ export class QueueWatcher implements BuildQueueHook {
     this.slowTimer = setTimeout(() => void this.slowRefresh(), this.slowDelay);
   }
 
-  /** Read the dataset parents' states; when none waits for children any more, finish. @throws nothing (a vanished parent stops the watch) */
+  /**
+   * Whether each dataset parent still waits for its children: one ZSCORE per parent of the datasets
+   * queue's waiting-children set (where BullMQ keeps a parent until its last child finished), in one
+   * round trip; one EXISTS per parent not there tells a parent that moved on from one that vanished.
+   * When none waits any more, finish.
+   * @throws nothing (a vanished parent stops the watch)
+   */
   private async checkParents(): Promise<void> {
-    const { datasets, parents, described } = this.options;
+    const { client, datasets, parents, described } = this.options;
     await this.guarded('parents', async () => {
-      const states = await this.answer(Promise.all(parents.map((parent) => datasets.getJobState(parent.id))));
-      if (states.includes('unknown'))
+      const waitingChildren = datasets.toKey('waiting-children');
+      const scores = await this.answer(Promise.all(parents.map((parent) => client.zscore(waitingChildren, parent.id))));
+      const moved = parents.filter((_, index) => scores[index] === null);
+      const present = await this.answer(Promise.all(moved.map((parent) => client.exists(datasets.toKey(parent.id)))));
+      if (present.includes(0))
         throw new BuildStoppedError(
           `queue: a job vanished from ${described} (the queue was cleared by someone else); run the build again`,
         );
-      if (states.every((state) => state !== 'waiting-children')) void this.finish();
+      if (moved.length < parents.length) return;
+      void this.finish();
     });
   }
 

@@ -39,13 +39,14 @@ import {
   JOB_ATTEMPTS,
   parseQueueUrl,
   refusalOf,
-  WORKERS_KEY,
+  withTimeout,
   type BuildStamp,
   type DialogueJobData,
   type DialogueJobResult,
 } from './build-queue.ts';
 import { checkBuildIsPossible } from './build-checks.ts';
 import { publishRefusal } from './queue-refusals.ts';
+import { WorkerCountWriter } from './queue-worker-counts.ts';
 import { BARGE_IN_SUFFIX } from './dataset-output.ts';
 import { dialogueRecordKey, readDialogueRecord, storeDialogueRecord, type DialogueRecord } from './dialogue-record.ts';
 import { languageWork } from './language-work.ts';
@@ -115,6 +116,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     client.disconnect();
     throw new BuildInputError(`worker refused the build ${stamp.name} on ${described}: ${refusal}`);
   }
+  const servedBuild = stamp.markerToken;
   log(`worker ${name}: serving build ${stamp.name} (config ${configHash.slice(0, 12)}) on ${described}`);
 
   const runner = new StageRunner(STAGES, { cache: new ContentCache(config.output.cacheDirectory) });
@@ -211,6 +213,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     return readDialogueRecord(runner.context.cache, dialogueRecordKey(configHash, data.language, conversation));
   };
 
+  const counts = new WorkerCountWriter(client, name);
   let refused: string | null = null;
   let done = 0;
   const finished = new Promise<void>((resolve) => {
@@ -265,39 +268,20 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
       redisDown = false;
     });
     worker.on('error', () => {}); // the same outage, seen by BullMQ's connections: said above
-    // this worker's counts, for the coordinator's progress and `status`: jobs taken (`started`) and
-    // finished (`done`, `failed`), one HINCRBY per event, so that a reader computes active as
-    // started - done - failed and never sees a job counted neither active nor finished; a last failed
-    // attempt also counts `gaveUp` (one transaction, failures only). The worker's name joins the set of
-    // workers with its first count, and again after Redis was away (it may have lost the set).
-    let listed = false;
-    client.on('ready', () => (listed = false));
-    const count = (changes: Partial<Record<'started' | 'done' | 'failed' | 'gaveUp', number>>) => {
-      const entries = Object.entries(changes);
-      const key = `${WORKERS_KEY}:${name}`;
-      if (listed && entries.length === 1) {
-        void client.hincrby(key, entries[0]![0], entries[0]![1]).catch(() => {});
-        return;
-      }
-      const transaction = client.multi();
-      if (!listed) transaction.sadd(WORKERS_KEY, name);
-      for (const [field, by] of entries) transaction.hincrby(key, field, by);
-      void transaction.exec().then(
-        () => (listed = true),
-        () => {},
-      );
-    };
-    worker.on('active', () => count({ started: 1 }));
+    // this worker's counts, for the coordinator's progress and `status`: one write per job taken and
+    // finished in a row (./queue-worker-counts.ts); a last failed attempt also counts `gaveUp`
+    const build = (job: Job<DialogueJobData> | undefined) => job?.data.stamp.markerToken ?? servedBuild;
+    worker.on('active', (job) => counts.count(build(job), { started: 1 }));
     worker.on('failed', (job, error) => {
       // BullMQ sets finishedOn when the job is not retried: its last attempt, which the queue counts failed
-      count({ failed: 1, ...(job?.finishedOn ? { gaveUp: 1 } : {}) });
+      counts.count(build(job), { failed: 1, ...(job?.finishedOn ? { gaveUp: 1 } : {}) });
       if (job)
         log(
           `worker ${name}: ${job.name} ${job.data.language}/${job.data.id} failed (attempt ${job.attemptsMade} of ${JOB_ATTEMPTS}): ${firstLine(error)}`,
         );
     });
-    worker.on('completed', () => {
-      count({ done: 1 });
+    worker.on('completed', (job) => {
+      counts.count(build(job), { done: 1 });
       done += 1;
       if (options.maximumJobs !== undefined && done >= options.maximumJobs) void worker.close();
     });
@@ -318,6 +302,7 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     );
   });
   await finished;
+  await withTimeout(counts.flush(), 3000, 'no answer').catch(() => {}); // Redis away: the last counts are lost with it
   client.disconnect();
   const services = shared ? await (shared as Promise<SharedBuildServices>) : null;
   await services?.resamplePool?.close();
