@@ -11,6 +11,7 @@ import { formatAlignment } from '../pipeline/events/index.ts';
 import { NothingBuiltError, ShrinkRefusedError } from '../pipeline/model/build-errors.ts';
 import { assertOutputLockHeld } from '../pipeline/run/build-lock.ts';
 import { bytesHash } from '../pipeline/storage/content-cache.ts';
+import { refuseForeignDatasetFolder } from '../pipeline/storage/foreign-dataset-folder.ts';
 import { syncFileSystemOf } from '../pipeline/storage/file-system-sync.ts';
 import { linkOrWriteAtomic, writeAtomic } from '../pipeline/storage/write-atomic.ts';
 
@@ -88,17 +89,13 @@ export class DatasetWriter {
    * or removed; one without the commit's marker is left as it is and stops the build.
    * @param options `linkToStored` (default true): a WAV given with the cache file that holds it becomes
    *   a hard link to that file (`put`); false: every file is written
-   * @throws Error when `directory` exists with files but no manifest.json (someone else's folder);
+   * @throws ForeignDatasetFolderError (exit code 2) when `directory` exists with files but no
+   *   manifest.json (someone else's folder, ../pipeline/storage/foreign-dataset-folder.ts);
    *   ForeignPreviousFolderError when `{dataset}.previous` exists and is not a commit's backup
    */
   static async open(directory: string, options: { linkToStored?: boolean } = {}): Promise<DatasetWriter> {
     await restorePreviousDataset(directory);
-    const existing = await readdir(directory).catch(() => [] as string[]);
-    if (existing.length > 0 && !existing.includes('manifest.json')) {
-      throw new Error(
-        `${directory}: exists, holds files and was not written by duplexsynth (no manifest.json); remove it or choose another --out`,
-      );
-    }
+    await refuseForeignDatasetFolder(directory);
     const work = `${directory}.partial`;
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });

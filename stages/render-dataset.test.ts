@@ -7,6 +7,8 @@ import { bytesHash } from '../pipeline/storage/content-cache.ts';
 import { writeAtomic } from '../pipeline/storage/write-atomic.ts';
 import { DatasetWriter } from './render-dataset.ts';
 import { BACKUP_MARKER } from './render-dataset-replace.ts';
+import { EXIT_CODES } from '../pipeline/model/build-errors.ts';
+import { ForeignDatasetFolderError } from '../pipeline/storage/foreign-dataset-folder.ts';
 
 let root: string;
 beforeAll(async () => {
@@ -81,6 +83,22 @@ describe('DatasetWriter commit: the complete old dataset is never lost', () => {
     await DatasetWriter.open(directory);
     expect(JSON.parse(await readFile(path.join(directory, 'manifest.json'), 'utf8')).build.seed).toBe(2);
     expect((await readdir(path.dirname(directory))).filter((name) => name.endsWith('.previous'))).toEqual([]);
+  });
+});
+
+describe('DatasetWriter: a dataset folder that no build wrote', () => {
+  it('is refused as the build refuses it before any work: same line, exit code 2, its files stay', async () => {
+    const directory = path.join(root, 'user-folder', 'tq');
+    await mkdir(directory, { recursive: true });
+    await writeFile(path.join(directory, 'notes.txt'), 'mine');
+    const refusal = await DatasetWriter.open(directory).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ForeignDatasetFolderError);
+    expect((refusal as ForeignDatasetFolderError).exitCode).toBe(EXIT_CODES.badInput);
+    expect((refusal as Error).message).toBe(
+      `${directory}: exists, holds files and was not written by duplexsynth (no manifest.json); it was left as it is: remove it or choose another --out`,
+    );
+    expect(await readFile(path.join(directory, 'notes.txt'), 'utf8')).toBe('mine');
+    expect(await readdir(path.dirname(directory))).toEqual(['tq']);
   });
 });
 

@@ -30,10 +30,12 @@ import {
 import { checkBuildSpace } from './build-space-estimate.ts';
 import { currentStopScope } from './stop-signals.ts';
 import { REPORT_DIRECTORY } from '../report/build-report.ts';
-import { backupFolderOf, refuseForeignBackupFolder } from '../storage/folder-swap.ts';
-import { existsSync } from 'node:fs';
+import { refuseForeignBackupFolder } from '../storage/folder-swap.ts';
+import { refuseForeignDatasetFolder } from '../storage/foreign-dataset-folder.ts';
 import { removeUnfinishedOutputsOnStop } from './stopped-build.ts';
 import { GEMINI_DEFAULT_KEY_VARIABLES, redactSecrets, registerSecret } from '../storage/redact.ts';
+
+export { ForeignDatasetFolderError } from '../storage/foreign-dataset-folder.ts';
 
 /**
  * Register the configuration's API keys for redaction and check its settings.
@@ -58,8 +60,8 @@ export function beginGuardedBuild(
  * before any work, as the swap itself refuses it after all the synthesis: the report's
  * (`report.previous`, pipeline/report/build-report.ts) and each dataset folder's the build commits
  * (`{dataset}.previous`, stages/render-dataset-replace.ts). Likewise a dataset folder that holds files
- * but no `manifest.json` (someone else's folder, which the dataset writer refuses to replace when it
- * opens that dataset, stages/render-dataset-writer.ts). The swaps and the writer keep their own
+ * but no `manifest.json` (someone else's folder: ../storage/foreign-dataset-folder.ts, the check the
+ * dataset writer repeats when it opens that dataset). The swaps and the writer keep their own
  * checks, for a folder made while the build runs.
  * @param outputDirectory the build's output folder (need not exist)
  * @param datasetFolders the dataset folders the build commits (base and barge-in variant, every language)
@@ -73,31 +75,6 @@ export async function refuseForeignBackupFolders(
   await refuseForeignBackupFolder(path.join(outputDirectory, REPORT_DIRECTORY), 'the report');
   for (const folder of datasetFolders) await refuseForeignBackupFolder(folder, 'the dataset');
   for (const folder of datasetFolders) await refuseForeignDatasetFolder(folder);
-}
-
-/** A dataset folder the build would replace that duplexsynth did not write (files, no manifest.json). */
-export class ForeignDatasetFolderError extends BuildInputError {
-  override name = 'ForeignDatasetFolderError';
-
-  /** @param folder the dataset folder, named first in the line */
-  constructor(folder: string) {
-    super(
-      `${folder}: exists, holds files and was not written by duplexsynth (no manifest.json); it was left as it is: remove it or choose another --out`,
-    );
-  }
-}
-
-/**
- * Refuses a dataset folder that holds files and no `manifest.json`, unless a commit's own backup
- * (`{dataset}.previous` with the marker) is beside it: then the folder is what an interrupted commit
- * left, and opening the dataset puts the backup back (stages/render-dataset-replace.ts).
- * @throws ForeignDatasetFolderError naming the folder
- */
-async function refuseForeignDatasetFolder(folder: string): Promise<void> {
-  if (existsSync(backupFolderOf(folder))) return; // own backup (a foreign one was refused above)
-  const entries = await readdir(folder).catch(() => null);
-  if (entries !== null && entries.length > 0 && !entries.includes('manifest.json'))
-    throw new ForeignDatasetFolderError(folder);
 }
 
 /**
