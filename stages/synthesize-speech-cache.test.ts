@@ -3,9 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSpeechSynthesizer } from '../pipeline/services/tts/fake-speech-synthesizer.ts';
-import { SpeechSynthesisError, type VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
-import { contentHash } from '../pipeline/storage/content-cache.ts';
-import { synthesisCacheKey } from './synthesize-speech-cache.ts';
+import type { RecognizedClip } from '../pipeline/services/tts/recognition-tally.ts';
+import {
+  SpeechSynthesisError,
+  type SynthesisOutput,
+  type SynthesisRequest,
+  type VoiceSettings,
+} from '../pipeline/services/tts/speech-synthesizer.ts';
+import { ContentCache, contentHash } from '../pipeline/storage/content-cache.ts';
+import { synthesisCacheKey, synthesizeCached } from './synthesize-speech-cache.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -72,5 +78,52 @@ describe('synthesisCacheKey: a voice prompt enters by its bytes, not its path', 
     expect(() => keyOf(voiceOf(path.join(scratch, 'missing.wav')))).toThrow(
       /invalid-voice.*cannot read the voice prompt/,
     );
+  });
+});
+
+describe('synthesizeCached: the speech recognition check’s counts live in the clip’s entry', () => {
+  const settings = {
+    language: 'en' as const,
+    sampleRate: 16000,
+    detector: {},
+    minimumUtteranceSeconds: 0.5,
+    maximumInternalPauseSeconds: null,
+    voices: { user: { voice: 'user' }, system: { voice: 'system' } },
+  };
+
+  /** The fake engine, its answers carrying `recognized` when given; `answers` counts the requests. */
+  class CheckedFake extends FakeSpeechSynthesizer {
+    answers = 0;
+    constructor(private readonly recognized?: RecognizedClip) {
+      super();
+    }
+    override async synthesize(request: SynthesisRequest): Promise<SynthesisOutput> {
+      this.answers += 1;
+      const output = await super.synthesize(request);
+      return this.recognized ? { ...output, recognized: this.recognized } : output;
+    }
+  }
+
+  it('returns the counts of a fresh clip and of the same clip read from the cache', async () => {
+    const cache = new ContentCache(path.join(scratch, 'checked-cache'));
+    const fresh = await synthesizeCached(
+      { cache, synthesizer: new CheckedFake({ edits: 1, referenceTokens: 4 }), settings },
+      'Where was it built?',
+      'user',
+    );
+    expect(fresh.recognized).toEqual({ edits: 1, referenceTokens: 4 });
+    const again = new CheckedFake({ edits: 3, referenceTokens: 4 });
+    const cached = await synthesizeCached({ cache, synthesizer: again, settings }, 'Where was it built?', 'user');
+    expect(again.answers).toBe(0);
+    expect(cached.recognized).toEqual({ edits: 1, referenceTokens: 4 });
+  });
+
+  it('an entry stored without counts is read without them', async () => {
+    const cache = new ContentCache(path.join(scratch, 'unchecked-cache'));
+    await synthesizeCached({ cache, synthesizer: new CheckedFake(), settings }, 'Who designed it?', 'user');
+    const again = new CheckedFake({ edits: 0, referenceTokens: 3 });
+    const cached = await synthesizeCached({ cache, synthesizer: again, settings }, 'Who designed it?', 'user');
+    expect(again.answers).toBe(0);
+    expect(cached.recognized).toBeUndefined();
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The synthesis cache: one entry per synthesized text, keyed by the engine id and version, voice,
  * text, language, sample rate, detector settings and resampler, holding the clip as a WAV (and the
- * full-band clip after it) with its speech segments and word timings. Also the stage's settings as
+ * full-band clip after it) with its speech segments and word timings, and what the speech
+ * recognition check found in it when the engine ran one (its edits and reference tokens: the
+ * dataset summary's error rate is summed from these, pipeline/services/tts/recognition-tally.ts). Also the stage's settings as
  * resolved from the build config, which the keys are made of.
  */
 import { type ResampleQuality } from '../pipeline/audio/resample.ts';
@@ -74,6 +76,8 @@ interface CachedMetadata {
   segments: SpeechSegment[];
   words: { start: number; end: number; word: string }[];
   wordTimingSource: SynthesizedUtterance['wordTimingSource'];
+  /** The speech recognition check's counts of the clip; absent when the engine ran none (and in entries stored before the counts were kept). */
+  recognized?: SynthesizedUtterance['recognized'];
   /** With a full-band clip: the entry's bytes are the output-rate WAV, then the full-band WAV from this byte offset. */
   fullBand?: { byteOffset: number; sampleRate: number };
 }
@@ -177,6 +181,7 @@ export async function synthesizeCached(
           segments: value.segments,
           words: value.words,
           wordTimingSource: value.wordTimingSource,
+          ...(value.recognized ? { recognized: value.recognized } : {}),
         };
         const audio = { channels: [value.audio], sampleRate: value.sampleRate };
         if (!value.fullBand) return { bytes: encodeWavPcm16(audio), metadata };

@@ -11,6 +11,7 @@ import type { ContentCache } from '../pipeline/storage/content-cache.ts';
 import type { SpeechSynthesizer } from '../pipeline/services/tts/speech-synthesizer.ts';
 import type { FullBandClip, SynthesizedUtterance } from '../pipeline/services/tts/synthesize-utterance.ts';
 import { languagePackOf } from '../pipeline/model/language-pack.ts';
+import type { RecognizedClip } from '../pipeline/services/tts/recognition-tally.ts';
 import { synthesizeCached, type SynthesizeSettings } from './synthesize-speech-cache.ts';
 import { capInternalPauses } from './synthesize-speech-pauses.ts';
 import { japanesePhraseBreaks, speechRateIsImplausiblySlow } from './synthesize-speech-rate.ts';
@@ -47,7 +48,9 @@ export interface SpokenUtterance {
 /**
  * Synthesize every utterance of one dialogue (in parallel through `queue`), with the BC guard.
  * @param utterances the dialogue script in speaking order
- * @param onUtterance called as each utterance is spoken (found in the cache or synthesized), for progress
+ * @param onUtterance called as each utterance is spoken (found in the cache or synthesized), for
+ *   progress, with what the speech recognition check found in the clip it is spoken with (its cache
+ *   entry's counts; undefined when the engine ran no check or the entry holds none)
  * @returns one SpokenUtterance per script utterance, same order
  * @throws SpeechSynthesisError when the engine fails on an utterance (the caller quarantines the dialogue)
  */
@@ -57,12 +60,12 @@ export async function synthesizeDialogue(
   settings: SynthesizeSettings,
   cache: ContentCache,
   queue: PQueue,
-  onUtterance: () => void = () => {},
+  onUtterance: (spoken: SpokenUtterance, recognized: RecognizedClip | undefined) => void = () => {},
 ): Promise<SpokenUtterance[]> {
   const minimumCs = Math.round(settings.minimumUtteranceSeconds * 100);
   return Promise.all(
     utterances.map((utterance) =>
-      // bound to the caller's async context: a task the queue starts later still counts for its own dialogue (recognition-tally.ts)
+      // bound to the caller's async context: a task the queue starts later runs in its own dialogue's, not the freeing task's
       queue.add(
         AsyncResource.bind(async () => {
           const synthesize = async (text: string) => {
@@ -114,7 +117,7 @@ export async function synthesizeDialogue(
             wordTimingSource: result.wordTimingSource,
             ...(result.fullBand ? { fullBand: result.fullBand } : {}),
           };
-          onUtterance();
+          onUtterance(spoken, result.recognized);
           return spoken;
         }),
       ),

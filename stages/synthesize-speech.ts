@@ -21,6 +21,11 @@ import type PQueue from 'p-queue';
 import type { DialogueText, ScriptUtterance, SpeakerRole } from '../pipeline/model/types.ts';
 import type { Stage } from '../pipeline/run/stage.ts';
 import type { SpeechSynthesizer, VoiceSettings } from '../pipeline/services/tts/speech-synthesizer.ts';
+import {
+  recognitionCountsOf,
+  type RecognitionCounts,
+  type RecognizedClip,
+} from '../pipeline/services/tts/recognition-tally.ts';
 import { SYNTHESIZE_STAGE, synthesisCacheKey, type SynthesizeSettings } from './synthesize-speech-cache.ts';
 import { synthesizeDialogue, type SpokenUtterance } from './synthesize-speech-dialogue.ts';
 import { backchannelScript, dialogueScript, plannedScript, type ScriptRequest } from './synthesize-speech-script.ts';
@@ -85,6 +90,12 @@ export interface DialogueSpeech {
   backchannelClips: SpokenUtterance[];
   /** Questions chosen for a split but spoken whole because a part came out too short to be a TURN. */
   splitQuestionsSpokenWhole: number;
+  /**
+   * The speech recognition check's counts of the clips `spoken` is spoken with, from their synthesis
+   * cache entries (pipeline/services/tts/recognition-tally.ts `recognitionCountsOf`; backchannel clips
+   * are not counted); absent when no clip carries counts (the check is off, or the engine is local).
+   */
+  speechRecognition?: RecognitionCounts;
 }
 
 /** What a dialogue's script is planned from: its text and the build's TURN_HOLD settings. */
@@ -123,12 +134,17 @@ export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeec
   run: async (input, parameters, context) => {
     const settings = { ...parameters.settings, voices: input.voices };
     const spokenOne = () => parameters.progress?.spoken(input.dialogueId);
-    const synthesize = (script: ScriptUtterance[]) =>
-      synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue, spokenOne);
+    const synthesize = (script: ScriptUtterance[], clips: { recognized?: RecognizedClip }[] = []) =>
+      synthesizeDialogue(script, parameters.synthesizer, settings, context.cache, parameters.queue, (_, recognized) => {
+        spokenOne();
+        clips.push(recognized ? { recognized } : {});
+      });
     const minimumUtteranceCs = Math.round(settings.minimumUtteranceSeconds * 100);
     const { holds, script } = await plannedScript(scriptRequestOf(input, parameters));
     parameters.progress?.planned(input.dialogueId, script.length + parameters.backchannelPhrases.length);
-    let spoken = await synthesize(script);
+    // the recognition counts of the clips the kept utterances are spoken with (a script spoken again replaces them)
+    let recognized: { recognized?: RecognizedClip }[] = [];
+    let spoken = await synthesize(script, recognized);
     const tooShort = new Set(
       spoken
         .filter((utterance) => utterance.part !== undefined && utterance.durationCs <= minimumUtteranceCs)
@@ -136,11 +152,18 @@ export const synthesizeSpeechStage: Stage<SynthesizeSpeechInput, SynthesizeSpeec
     );
     if (tooShort.size > 0) {
       for (const turnNumber of tooShort) holds.delete(turnNumber);
-      spoken = await synthesize(dialogueScript(input.text, holds));
+      recognized = [];
+      spoken = await synthesize(dialogueScript(input.text, holds), recognized);
     }
     const backchannelClips = (await synthesize(backchannelScript(parameters.backchannelPhrases))).filter(
       (clip) => clip.durationCs <= MAXIMUM_BACKCHANNEL_CS,
     );
-    return { spoken, backchannelClips, splitQuestionsSpokenWhole: tooShort.size };
+    const speechRecognition = recognitionCountsOf(recognized);
+    return {
+      spoken,
+      backchannelClips,
+      splitQuestionsSpokenWhole: tooShort.size,
+      ...(speechRecognition.utterances > 0 ? { speechRecognition } : {}),
+    };
   },
 };

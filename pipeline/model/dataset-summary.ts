@@ -124,13 +124,12 @@ export const datasetSummarySchema = z.object({
     })
     .nullable(),
   /**
-   * The speech recognition check (`quality.speechRecognition`) of the utterances a remote engine
-   * synthesized in this build (clips from the synthesis cache are not transcribed again): accepted
-   * utterances, their edits and reference words (characters for languages written without spaces),
-   * and edits / reference tokens (null without tokens). Base datasets only; in a queued build the
-   * workers' counts, carried in each dialogue's record (a record the cache held from an earlier build
-   * with that build's counts), plus the coordinator's own for the dialogues whose jobs failed; absent
-   * when the check is off.
+   * The speech recognition check (`quality.speechRecognition`) of the dataset's utterances: the
+   * counts stored with the synthesis cache entry of the clip each utterance of a committed dialogue
+   * is spoken with, summed (utterances counted, their edits and reference words, characters for
+   * languages written without spaces), and edits / reference tokens (null without tokens). The same
+   * in a cold build, a rebuild from the cache and a queued build; an entry stored without counts is
+   * left out. Base datasets only; absent when the check is off or the engine is local.
    */
   speechRecognition: z
     .object({

@@ -61,16 +61,16 @@ export interface DatasetDialogueRecord {
 
 /**
  * A dialogue's records: the base dataset's, and its barge-in variant's (or why that failed; null
- * without a variant), and the speech recognition check's counts of the clips synthesized for it.
+ * without a variant), and the speech recognition check's counts of the clips it is spoken with.
  */
 export interface DialogueRecord {
   base: DatasetDialogueRecord;
   variant: DatasetDialogueRecord | { failed: StageFailure } | null;
   /**
-   * The speech recognition check (`quality.speechRecognition`) of the clips the worker synthesized
-   * and accepted for this dialogue (pipeline/services/tts/recognition-tally.ts): what the coordinator
-   * adds up into the base dataset's summary. Clips from the synthesis cache are not counted; a record
-   * the cache already held from an earlier build keeps that build's counts. Absent when the check is
+   * The speech recognition check (`quality.speechRecognition`) of the clips the dialogue's utterances
+   * are spoken with, summed from their synthesis cache entries (stages/synthesize-speech.ts
+   * `DialogueSpeech.speechRecognition`): what the coordinator adds up into the base dataset's
+   * summary, the same counts a local build sums from the dialogue's speech. Absent when the check is
    * off (or the engine is local).
    */
   speechRecognition?: RecognitionCounts;

@@ -18,6 +18,7 @@ import { made, type DialogueWork } from './dialogue-steps.ts';
 import { buildConfigHash } from './build-queue.ts';
 import { languageWork } from './language-work.ts';
 import { addRecognitionCounts, speechRecognitionSummaryOf } from './speech-recognition-check.ts';
+import { noRecognitionCounts } from '../services/tts/recognition-tally.ts';
 import { queuedDialogueSteps, type QueueWaits } from './queued-dialogue-steps.ts';
 
 export { QueueWaits } from './queued-dialogue-steps.ts';
@@ -64,16 +65,8 @@ export async function buildLanguageDatasets(run: {
   const { context, language, shared, totals, queueWaits } = run;
   const { config, corpus, runner, log, progress, queueHook, preRendered } = context;
   const dataset = datasetNameOf(config, language);
-  const {
-    stepsInto,
-    initial,
-    statistics,
-    placement,
-    turnHoldShare,
-    backchannelPhrases,
-    timingPriorWarning,
-    synthesizer,
-  } = await languageWork(config, language, shared, progress);
+  const { stepsInto, initial, statistics, placement, turnHoldShare, backchannelPhrases, timingPriorWarning } =
+    await languageWork(config, language, shared, progress);
   if (timingPriorWarning !== null) {
     log(`warning: ${timingPriorWarning}`);
     totals.timingPriorWarnings.push(timingPriorWarning);
@@ -157,8 +150,9 @@ export async function buildLanguageDatasets(run: {
     : languageSteps;
 
   const total = corpus.conversations.length;
-  // the speech recognition check's counts in the records merged (./dialogue-record.ts; queued builds)
-  let recordedRecognition = { utterances: 0, edits: 0, referenceTokens: 0 };
+  // the speech recognition check's counts of the dialogues written: from each one's record (queued
+  // builds, ./dialogue-record.ts) or its speech (built here), both summed from the clips' cache entries
+  let recognition = noRecognitionCounts();
   try {
     try {
       await runner.runDataset<SourceConversation, DialogueWork>({
@@ -170,11 +164,13 @@ export async function buildLanguageDatasets(run: {
         completed: (_conversation, work) => {
           if (work.record) {
             if (work.record.speechRecognition)
-              recordedRecognition = addRecognitionCounts(recordedRecognition, work.record.speechRecognition);
+              recognition = addRecognitionCounts(recognition, work.record.speechRecognition);
             totals.audioSeconds += recordedDatasets(work.record).reduce((sum, entry) => sum + entry.durationSeconds, 0);
             return `${work.record.base.durationSeconds.toFixed(1)} s, ${work.record.base.utterances} utterances`;
           }
           const timeline = made(work.timeline, 'timeline', work);
+          const speechRecognition = made(work.speech, 'speech', work).speechRecognition;
+          if (speechRecognition) recognition = addRecognitionCounts(recognition, speechRecognition);
           totals.audioSeconds += timeline.totalDurationCs / 100;
           return `${(timeline.totalDurationCs / 100).toFixed(1)} s, ${made(work.speech, 'speech', work).spoken.length} utterances`;
         },
@@ -232,8 +228,7 @@ export async function buildLanguageDatasets(run: {
     allowShrink: context.allowShrink,
     log,
     kept: context.kept,
-    // queued, the workers synthesize (and count) the dialogues: their records' counts, and this process's for the failed jobs
-    speechRecognition: speechRecognitionSummaryOf(synthesizer, language, queueHook ? recordedRecognition : null),
+    speechRecognition: speechRecognitionSummaryOf(config, language, recognition),
     warn: (warning) => (totals.datasetWarnings ??= []).push(warning),
   });
   for (const summary of committed) {

@@ -51,7 +51,7 @@ import { BARGE_IN_SUFFIX } from './dataset-output.ts';
 import { dialogueRecordKey, readDialogueRecord, storeDialogueRecord, type DialogueRecord } from './dialogue-record.ts';
 import { languageWork } from './language-work.ts';
 import { speechRecognitionIsChecked } from './speech-recognition-check.ts';
-import { tallyRecognizedSpeech } from '../services/tts/recognition-tally.ts';
+import { noRecognitionCounts } from '../services/tts/recognition-tally.ts';
 import { createSharedBuildServices, type SharedBuildServices } from './shared-build-services.ts';
 import { STAGES } from './stage-list.ts';
 import { keepRecordPages, RecordingSink, recordedDatasets, scoreRecord } from './worker-jobs.ts';
@@ -174,24 +174,25 @@ export async function runQueueWorker(config: BuildConfig, options: QueueWorkerOp
     const base = new RecordingSink(cacheDirectory);
     const variant = config.datasets.bargeIn ? new RecordingSink(cacheDirectory) : null;
     const { steps, variantSteps } = work.stepsInto({ base, variant });
-    // the recognition check's counts of this dialogue's clips alone (other jobs of this worker synthesize beside it)
-    const { result: variantRecord, counts } = await tallyRecognizedSpeech(async () => {
-      const outcome = await runner.runSteps(steps, work.initial(conversation));
-      if (!outcome.ok) {
-        if (endsTheBuild(outcome.error)) throw outcome.error;
-        throw new Error(`${data.id}: FAILED at ${outcome.stage}: ${firstLine(outcome.error)}`);
-      }
-      if (!variant) return null;
+    const outcome = await runner.runSteps(steps, work.initial(conversation));
+    if (!outcome.ok) {
+      if (endsTheBuild(outcome.error)) throw outcome.error;
+      throw new Error(`${data.id}: FAILED at ${outcome.stage}: ${firstLine(outcome.error)}`);
+    }
+    let variantRecord: DialogueRecord['variant'] = null;
+    if (variant) {
       const variantOutcome = await runner.runSteps(variantSteps, outcome.state);
       if (!variantOutcome.ok && endsTheBuild(variantOutcome.error)) throw variantOutcome.error;
-      return variantOutcome.ok
+      variantRecord = variantOutcome.ok
         ? variant.record!
         : { failed: { stage: variantOutcome.stage, reason: firstLine(variantOutcome.error) } };
-    });
+    }
+    // the recognition check's counts of the clips this dialogue is spoken with, as their cache entries hold them
+    const speechRecognition = outcome.state.speech?.speechRecognition ?? noRecognitionCounts();
     const record: DialogueRecord = {
       base: base.record!,
       variant: variantRecord,
-      ...(speechRecognitionIsChecked(config, data.language) ? { speechRecognition: counts } : {}),
+      ...(speechRecognitionIsChecked(config, data.language) ? { speechRecognition } : {}),
     };
     const cache = runner.context.cache;
     const dataset = datasetNameOf(config, data.language);

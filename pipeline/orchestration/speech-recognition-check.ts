@@ -10,8 +10,6 @@ import { ttsOf } from '../config.ts';
 import { OpenAITranscriber } from '../services/asr/openai-transcription.ts';
 import { readApiKey } from '../services/llm/backend-settings.ts';
 import { isRemoteSpeechEngine } from '../services/tts/synthesizer-registry.ts';
-import { RemoteSpeechSynthesizer } from '../services/tts/remote-synthesizer.ts';
-import type { SpeechSynthesizer } from '../services/tts/speech-synthesizer.ts';
 import { errorRateUnitOf } from '../services/asr/recognition-error-rate.ts';
 import { languagePackOf } from '../model/language-pack.ts';
 import type { DatasetSummary } from '../model/dataset-summary.ts';
@@ -51,21 +49,18 @@ export function speechRecognitionIsChecked(config: BuildConfig, language: Langua
 }
 
 /**
- * What the check counted on `synthesizer` so far, for the dataset summary: utterances accepted, their
- * edits and reference tokens (words, or characters for languages written without spaces) and edits /
- * reference tokens; undefined when the synthesizer ran no check.
- * @param recorded what a queued build's workers counted, summed over the dialogue records merged
- *   (./dialogue-record.ts), added to this process's counts (the dialogues whose jobs failed)
+ * The base dataset summary's speech recognition entry (`speechRecognition`): `counts` (utterances
+ * counted, their edits and reference tokens: words, or characters for languages written without
+ * spaces, summed over the clips the committed dialogues are spoken with, as their synthesis cache
+ * entries hold them) and edits / reference tokens (null when there are none); undefined when the
+ * check does not run on `language` ({@link speechRecognitionIsChecked}).
  */
 export function speechRecognitionSummaryOf(
-  synthesizer: SpeechSynthesizer,
+  config: BuildConfig,
   language: Language,
-  recorded: RecognitionCounts | null = null,
+  counts: RecognitionCounts,
 ): DatasetSummary['speechRecognition'] {
-  if (!(synthesizer instanceof RemoteSpeechSynthesizer)) return undefined;
-  const own = synthesizer.statistics().speechRecognition;
-  if (!own) return undefined;
-  const counts = recorded === null ? own : addRecognitionCounts(own, recorded);
+  if (!speechRecognitionIsChecked(config, language)) return undefined;
   return {
     unit: errorRateUnitOf(languagePackOf(language)),
     ...counts,

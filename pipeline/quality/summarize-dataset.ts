@@ -195,7 +195,7 @@ export function formatSummaryMarkdown(title: string, summaries: readonly Dataset
     if (summary.speechRecognition) {
       const { unit, utterances, edits, referenceTokens, errorRate } = summary.speechRecognition;
       lines.push(
-        `- speech recognition of the utterances synthesized in this build: ${unit} error rate ${errorRate === null ? 'none' : errorRate.toFixed(3)} (${edits} edits in ${referenceTokens} ${unit}s, ${utterances} utterances)`,
+        `- speech recognition of the utterances of this dataset: ${unit} error rate ${errorRate === null ? 'none' : errorRate.toFixed(3)} (${edits} edits in ${referenceTokens} ${unit}s, ${utterances} utterances)`,
       );
     }
     lines.push(`- failed dialogues: ${summary.failed.length}`);

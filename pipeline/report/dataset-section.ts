@@ -72,7 +72,7 @@ export async function datasetSection(part: {
   const recognition = summary?.speechRecognition;
   const recognitionHtml =
     recognition && recognition.errorRate !== null
-      ? `\n<p class="note">Speech recognition of the utterances synthesized in this build: ${recognition.unit} error rate ${recognition.errorRate.toFixed(3)} (${recognition.edits} edits in ${recognition.referenceTokens} ${recognition.unit}s, ${recognition.utterances} utterances).</p>`
+      ? `\n<p class="note">Speech recognition of the utterances of this dataset: ${recognition.unit} error rate ${recognition.errorRate.toFixed(3)} (${recognition.edits} edits in ${recognition.referenceTokens} ${recognition.unit}s, ${recognition.utterances} utterances).</p>`
       : '';
   const fidelity = await readJson<FidelityJson>(path.join(directory, 'fidelity.json'));
 

@@ -1,37 +1,23 @@
 /**
- * The per-context tally of the speech recognition check: two pieces of work counting at the same
- * time each get their own clips, also through a p-queue of one slot whose tasks are bound to their
- * caller's context (as stages/synthesize-speech-dialogue.ts adds them); outside a tally nothing counts.
+ * The sum of the speech recognition check's counts over clips: a clip with counts is one utterance,
+ * a clip without (an engine that ran no check, a cache entry stored without counts) is left out.
  */
-import { AsyncResource } from 'node:async_hooks';
-import PQueue from 'p-queue';
 import { describe, expect, it } from 'vitest';
-import { countRecognizedSpeech, tallyRecognizedSpeech } from './recognition-tally.ts';
+import { noRecognitionCounts, recognitionCountsOf } from './recognition-tally.ts';
 
-describe('tallyRecognizedSpeech', () => {
-  it('counts the clips of each piece of work apart, through a queue that starts tasks later', async () => {
-    const queue = new PQueue({ concurrency: 1 });
-    const work = (edits: number, clips: number) =>
-      tallyRecognizedSpeech(() =>
-        Promise.all(
-          Array.from({ length: clips }, () =>
-            queue.add(
-              AsyncResource.bind(async () => {
-                await new Promise((resolve) => setTimeout(resolve, 1));
-                countRecognizedSpeech({ edits, referenceTokens: 10 });
-              }),
-            ),
-          ),
-        ),
-      );
-    const [first, second] = await Promise.all([work(1, 3), work(2, 4)]);
-    expect(first.counts).toEqual({ utterances: 3, edits: 3, referenceTokens: 30 });
-    expect(second.counts).toEqual({ utterances: 4, edits: 8, referenceTokens: 40 });
+describe('recognitionCountsOf', () => {
+  it('sums the clips that carry counts and leaves the others out', () => {
+    expect(
+      recognitionCountsOf([
+        { recognized: { edits: 1, referenceTokens: 10 } },
+        {},
+        { recognized: { edits: 0, referenceTokens: 4 } },
+      ]),
+    ).toEqual({ utterances: 2, edits: 1, referenceTokens: 14 });
   });
 
-  it('counts nothing outside a tally', async () => {
-    countRecognizedSpeech({ edits: 5, referenceTokens: 5 });
-    const { counts } = await tallyRecognizedSpeech(() => Promise.resolve());
-    expect(counts).toEqual({ utterances: 0, edits: 0, referenceTokens: 0 });
+  it('counts nothing in no clips', () => {
+    expect(recognitionCountsOf([])).toEqual(noRecognitionCounts());
+    expect(noRecognitionCounts()).toEqual({ utterances: 0, edits: 0, referenceTokens: 0 });
   });
 });

@@ -31,7 +31,7 @@ import {
 import { checkSynthesizedSpeech, SpeechRateMonitor, type TailKind } from './synthesis-checks.ts';
 import { likelySampleRate } from './synthesis-speech-rate.ts';
 import { checkRecognizedSpeech } from './synthesis-recognition.ts';
-import { countRecognizedSpeech } from './recognition-tally.ts';
+import type { RecognizedClip } from './recognition-tally.ts';
 import { judgeSpeechLength, type SpeechLengthState } from './synthesis-speech-length.ts';
 import { TranscriptionError } from '../asr/speech-transcriber.ts';
 import type { RemoteSynthesizerOptions } from './remote-service-settings.ts';
@@ -71,7 +71,7 @@ interface CheckedAudio {
   /** First speech start to last speech end, seconds, and the text's pausing punctuation marks (0 with checks off). */
   speech: { seconds: number; pauses: number };
   removed: TailKind[];
-  recognized?: { edits: number; referenceTokens: number };
+  recognized?: RecognizedClip;
 }
 
 /**
@@ -151,7 +151,7 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
    * Synthesizes one utterance on the least-busy server, retrying retryable failures.
    *
    * @returns mono audio, tail trimmed, at the configured sample rate (raw PCM answers) or the rate a
-   *   WAV answer declares; no engine timings.
+   *   WAV answer declares; no engine timings; the recognition check's counts (`recognized`) when it ran.
    * @throws SpeechSynthesisError `unsupported-language`, `empty-text`, `invalid-voice` before any
    *   request; {@link SpeechSynthesisQuarantineError} when the service failed (its `failure` is the last
    *   attempt's: `service-unreachable`, `service-error`, `timeout`, `truncated-audio`,
@@ -251,7 +251,6 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
         this.counters.speechRecognition.utterances += 1;
         this.counters.speechRecognition.edits += checked.recognized.edits;
         this.counters.speechRecognition.referenceTokens += checked.recognized.referenceTokens;
-        countRecognizedSpeech(checked.recognized);
       }
       if (built.note) this.counters.notes[built.note] = (this.counters.notes[built.note] ?? 0) + 1;
       for (const kind of checked.removed) this.counters.trimmedTails[kind] += 1;
@@ -267,7 +266,9 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
       this.counters.succeeded += 1;
       this.counters.audioSeconds += checked.samples.length / sampleRate;
       this.reportProgress();
-      return { audio: { channels: [checked.samples], sampleRate } };
+      // the clip's counts go with it into its synthesis cache entry (stages/synthesize-speech-cache.ts)
+      const recognized = checked.recognized ? { recognized: checked.recognized } : {};
+      return { audio: { channels: [checked.samples], sampleRate }, ...recognized };
     } catch (error) {
       if (!(error instanceof SpeechServiceError)) throw error;
       this.counters.quarantined += 1;
@@ -333,7 +334,8 @@ export class RemoteSpeechSynthesizer<Voice> implements SpeechSynthesizer {
         route,
         isRetryable: true,
       });
-    return { ...checked, recognized: recognized.errorRate };
+    const { edits, referenceTokens } = recognized.errorRate;
+    return { ...checked, recognized: { edits, referenceTokens } };
   }
 
   /** Trims the tail and judges the duration; throws a retryable SpeechServiceError for bad audio. */

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { EngineTiming, Language } from '../../model/types.ts';
 import type { RawAudio } from '../../audio/raw-audio.ts';
 import { describeIssues } from '../../model/validation.ts';
+import type { RecognizedClip } from './recognition-tally.ts';
 
 /**
  * Engine-specific voice settings as a flat record (serializable, so it can be part of a cache key).
@@ -28,6 +29,8 @@ export interface SynthesisOutput {
   audio: RawAudio;
   /** Phoneme (or mora) trace with times, when the engine gives one; in order, non-overlapping. */
   engineTimings?: EngineTiming[];
+  /** What the speech recognition check found in the clip, when the engine ran it (remote engines with `quality.speechRecognition`). */
+  recognized?: RecognizedClip;
 }
 
 /** A text-to-speech engine. */

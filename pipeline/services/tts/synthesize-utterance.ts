@@ -15,6 +15,7 @@ import {
 } from '../../audio/speech-regions.ts';
 import { moraeFromOpenJtalkPhonemes } from '../../alignment/japanese-morae.ts';
 import { SpeechSynthesisError, type SpeechSynthesizer, type SynthesisRequest } from './speech-synthesizer.ts';
+import type { RecognizedClip } from './recognition-tally.ts';
 import { defaultWordTokenizer, type WordTokenizer } from '../../alignment/spoken-words.ts';
 import {
   assertWordTiling,
@@ -49,6 +50,8 @@ export interface SynthesizedUtterance {
    * `fullBandSample(cs, rate)` for a time of cs centiseconds).
    */
   fullBand?: FullBandClip;
+  /** What the engine's speech recognition check found in the clip, when it ran one (SynthesisOutput `recognized`). */
+  recognized?: RecognizedClip;
 }
 
 /** A clip at the TTS engine's own sample rate, beside the output-rate clip it matches. */
@@ -188,6 +191,7 @@ export async function synthesizeUtterance(
     wordTimingSource,
     durationCs,
     ...(fullBand ? { fullBand } : {}),
+    ...(output.recognized ? { recognized: output.recognized } : {}),
   };
 }
 
