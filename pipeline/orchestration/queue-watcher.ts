@@ -36,18 +36,16 @@ export interface QueueWatcherOptions {
 }
 
 /**
- * How long after the last slow reading the counts and the dataset parents' states are read again even
- * without a job finishing (ms); doubled after each slow reading with no job event since the one
- * before, up to {@link SLOWEST_REFRESH_MILLISECONDS}, so that an idle build costs ever fewer commands.
+ * How long after the last slow reading the counts and dataset parents are read again with no job finishing
+ * (ms); doubled after each with no job event, up to {@link SLOWEST_REFRESH_MILLISECONDS}: idle costs less.
  */
 const SLOW_REFRESH_MILLISECONDS = 30_000;
 const SLOWEST_REFRESH_MILLISECONDS = 300_000;
 /**
- * The shortest time between two event-driven readings of the counts (ms), and the part of it per
- * worker that has counts: one reading costs about ten commands (BullMQ's counts script, the workers'
- * set and each worker's hash), as many as a dialogue's job costs BullMQ, so readings every few
- * seconds would dominate a build's commands; every 10 s keeps the progress line fresh enough for a
- * person watching it. The last counts are read when every job is done in any case.
+ * The shortest time between two event-driven readings of the counts (ms), and the part of it per worker
+ * that has counts: a reading costs about ten commands (BullMQ's counts script, the workers' set and each
+ * worker's hash), as many as a dialogue's job costs BullMQ, so readings every 10 s keep a build's commands
+ * low and the progress line fresh enough; the last counts are read when every job is done in any case.
  */
 const REFRESH_MILLISECONDS = 10_000;
 const REFRESH_MILLISECONDS_PER_WORKER = 500;
@@ -63,18 +61,16 @@ interface Waiter {
 
 /**
  * One watcher for a whole queued build: it answers the local pass's `dialogueReady` (a dialogue's job
- * completed, or failed all its attempts) and `beforeCommit` (every dataset parent left
- * `waiting-children`) from BullMQ's events (`QueueEvents` on the dialogues and datasets queues, read
- * from where their streams ended when the watcher started). Jobs that finished before that (a second
- * `build` continuing the same jobs) are read once from the queue's completed and failed sets, a
- * thousand ids per command; so are the jobs of any events that may have been missed: after Redis
- * came back, and when the queue counts more finished jobs than the events told (BullMQ trims its
- * events stream). The counts are printed as they change, read when a job finished (at most once every
- * 10 s, less often with many workers) and at a slow pace ({@link SLOW_REFRESH_MILLISECONDS} ms,
- * slower while nothing happens). Redis going away is said
- * in one line and its return in another; away longer than `giveUpSeconds`, or Ctrl-C (`signal`),
- * every wait is rejected with the same QueueLostError / BuildStoppedError. Once every dataset is
- * done, no wait rejects any more.
+ * completed, or failed all its attempts) and `beforeCommit` (every dataset parent left `waiting-children`)
+ * from BullMQ's events (`QueueEvents` on the dialogues and datasets queues, read from where their streams
+ * ended when the watcher started). Jobs that finished before that (a second `build` continuing the same
+ * jobs) are read once from the queue's completed and failed sets, a thousand ids per command; so are the
+ * jobs of any events that may have been missed: after Redis came back, and when the queue counts more
+ * finished jobs than the events told (BullMQ trims its events stream). The counts are printed as they
+ * change, read when a job finished (at most once every 10 s, less often with many workers) and at a slow
+ * pace ({@link SLOW_REFRESH_MILLISECONDS} ms, slower while nothing happens). Redis going away is said in
+ * one line and its return in another; away longer than `giveUpSeconds`, or Ctrl-C (`signal`), every wait is
+ * rejected with the same QueueLostError / BuildStoppedError. Once every dataset is done, none rejects.
  */
 export class QueueWatcher implements BuildQueueHook {
   /** Dialogue jobs still waited for: job id → its promise's resolvers. */
@@ -330,10 +326,8 @@ export class QueueWatcher implements BuildQueueHook {
   }
 
   /**
-   * Whether each dataset parent still waits for its children: one ZSCORE per parent of the datasets
-   * queue's waiting-children set (where BullMQ keeps a parent until its last child finished), in one
-   * round trip; one EXISTS per parent not there tells a parent that moved on from one that vanished.
-   * When none waits any more, finish.
+   * Finish when no dataset parent waits for children: ZSCORE of each in BullMQ's waiting-children set
+   * (one round trip); EXISTS tells a parent that moved on from one that vanished.
    * @throws nothing (a vanished parent stops the watch)
    */
   private async checkParents(): Promise<void> {
@@ -347,8 +341,7 @@ export class QueueWatcher implements BuildQueueHook {
         throw new BuildStoppedError(
           `queue: a job vanished from ${described} (the queue was cleared by someone else); run the build again`,
         );
-      if (moved.length < parents.length) return;
-      void this.finish();
+      if (moved.length === parents.length) void this.finish();
     });
   }
 
