@@ -21,15 +21,18 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
+/** The synthesis settings both groups of cases share: English at 16 kHz, the default checks. */
+const englishSettings = {
+  language: 'en' as const,
+  sampleRate: 16000,
+  detector: {},
+  minimumUtteranceSeconds: 0.5,
+  maximumInternalPauseSeconds: null,
+};
+
 describe('synthesisCacheKey: a voice prompt enters by its bytes, not its path', () => {
   const synthesizer = new FakeSpeechSynthesizer();
-  const settings = {
-    language: 'en' as const,
-    sampleRate: 16000,
-    detector: {},
-    minimumUtteranceSeconds: 0.5,
-    maximumInternalPauseSeconds: null,
-  };
+  const settings = englishSettings;
   const voiceOf = (promptWav: string): VoiceSettings => ({
     mode: 'zero-shot',
     promptWav,
@@ -82,14 +85,7 @@ describe('synthesisCacheKey: a voice prompt enters by its bytes, not its path', 
 });
 
 describe('synthesizeCached: the speech recognition check’s counts live in the clip’s entry', () => {
-  const settings = {
-    language: 'en' as const,
-    sampleRate: 16000,
-    detector: {},
-    minimumUtteranceSeconds: 0.5,
-    maximumInternalPauseSeconds: null,
-    voices: { user: { voice: 'user' }, system: { voice: 'system' } },
-  };
+  const settings = { ...englishSettings, voices: { user: { voice: 'user' }, system: { voice: 'system' } } };
 
   /** The fake engine, its answers carrying `recognized` when given; `answers` counts the requests. */
   class CheckedFake extends FakeSpeechSynthesizer {
